@@ -9,7 +9,7 @@ import (
 )
 
 // Every repository method that takes a context, in every generated file,
-// begins a call record (ctx, call := cqlgenimpl.StartCall(...)), so that a
+// begins a call record (defer cqlgenimpl.Observe(&ctx, ...).End(&err)), so that a
 // CallObserver sees one record per repository call, whichever method it
 // is. A method written without the shared prologue fails here.
 func TestEveryRepositoryCallIsObserved(t *testing.T) {
@@ -34,7 +34,7 @@ func TestEveryRepositoryCallIsObserved(t *testing.T) {
 			}
 			methods++
 			if !startsCall(fn) {
-				t.Errorf("%s: %s does not begin with cqlgenimpl.StartCall", name, fn.Name.Name)
+				t.Errorf("%s: %s does not begin with cqlgenimpl.Observe", name, fn.Name.Name)
 			}
 		}
 	}
@@ -56,14 +56,18 @@ func startsCall(fn *ast.FuncDecl) bool {
 	if fn.Body == nil || len(fn.Body.List) == 0 {
 		return false
 	}
-	as, ok := fn.Body.List[0].(*ast.AssignStmt)
-	if !ok || len(as.Rhs) != 1 {
+	d, ok := fn.Body.List[0].(*ast.DeferStmt)
+	if !ok {
 		return false
 	}
-	call, ok := as.Rhs[0].(*ast.CallExpr)
+	end, ok := d.Call.Fun.(*ast.SelectorExpr)
+	if !ok || end.Sel.Name != "End" {
+		return false
+	}
+	call, ok := end.X.(*ast.CallExpr)
 	if !ok {
 		return false
 	}
 	sel, ok := call.Fun.(*ast.SelectorExpr)
-	return ok && sel.Sel.Name == "StartCall"
+	return ok && sel.Sel.Name == "Observe"
 }

@@ -16,85 +16,24 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// userUsers: the statements of table users, which is the source of truth of
-// User.
+// userUsers is table users, which is the source of truth of User (statements
+// in schema.md).
 var userUsers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "users",
-	Pattern: "Users",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "name", Type: "text"},
-		{Name: "email", Type: "text"},
-		{Name: "country", Type: "text"},
-		{Name: "age", Type: "int"},
-		{Name: "score", Type: "bigint"},
-		{Name: "created_at", Type: "timestamp"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:    userUsersInsertCQL,
-		InsertTTL: userUsersInsertTTLCQL,
-		Create:    userUsersCreateCQL,
-		Delete:    userUsersDeleteCQL,
-		Get:       userUsersGetCQL,
-		GetMany:   userUsersGetManyCQL,
-	},
+	Name:         "users",
+	Pattern:      "Users",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Columns:      cqlgenimpl.Cols("name text", "email text", "country text", "age int", "score bigint", "created_at timestamp"),
+	Canonical:    true,
+	Single:       true,
 })
 
-// userUsersInsertCQL writes a whole row of users. Its placeholders bind
-// user_id, name, email, country, age, score, created_at, the write timestamp.
-const userUsersInsertCQL = `INSERT INTO users (user_id, name, email, country, age, score,
-		created_at)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// userUsersRow binds userUsersInsertCQL for e, written at ts.
-func userUsersRow(e *User, ts int64) []any {
+func userUsersRow(e *User, ts int64, _ bool) []any {
 	return []any{e.UserID, e.Name, e.Email, e.Country, e.Age, e.Score, e.CreatedAt, ts}
 }
 
-// userUsersInsertTTLCQL writes a whole row of users with a TTL of the call's
-// (cqlgen.WithTTL). cqlgenimpl.ReadPage binds user_id, name, email, country,
-// age, score, created_at, the TTL in seconds (unset: the table's default), the
-// write timestamp.
-const userUsersInsertTTLCQL = `INSERT INTO users (user_id, name, email, country, age, score,
-		created_at)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// userUsersCreateCQL writes a whole row of users if no row has its key, for
-// InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no client
-// timestamp. cqlgenimpl.ReadPage binds user_id, name, email, country, age,
-// score, created_at, the TTL in seconds (unset: the table's default).
-const userUsersCreateCQL = `INSERT INTO users (user_id, name, email, country, age, score,
-		created_at)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// userUsersDeleteCQL deletes a row of users by its primary key. Its
-// placeholders bind the write timestamp, user_id.
-const userUsersDeleteCQL = `DELETE FROM users
-	USING TIMESTAMP ?
-	WHERE user_id = ?`
-
-// userUsersGetCQL reads a row of users by its primary key. Its placeholders
-// bind user_id.
-const userUsersGetCQL = `SELECT user_id, name, email, country, age, score, created_at
-	FROM users
-	WHERE user_id = ?`
-
-// userUsersScan reads one row of users into e; false when there is none.
 func userUsersScan(it cqlgenimpl.Iter, e *User) bool {
 	return it.Scan(&e.UserID, &e.Name, &e.Email, &e.Country, &e.Age, &e.Score, &e.CreatedAt)
 }
-
-// userUsersGetManyCQL reads the rows of users of several partition keys at
-// once. cqlgenimpl.GetMany binds the list of user_id values.
-const userUsersGetManyCQL = `SELECT user_id, name, email, country, age, score, created_at
-	FROM users
-	WHERE user_id IN ?`
 
 // UserRepo reads and writes User in table users.
 type UserRepo struct {
@@ -102,150 +41,79 @@ type UserRepo struct {
 	opts cqlgen.Options
 }
 
-// NewUserRepo returns a repository of User on s. The default strategy is a
-// logged batch.
+// NewUserRepo returns a repository of User on s.
 func NewUserRepo(s cqlgen.Session, opts ...cqlgen.Option) *UserRepo {
-	return &UserRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &UserRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// userCheck rejects a User whose partition key values are empty.
 func userCheck(e *User) error {
 	if e.UserID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "users",
-		}
+		return cqlgenimpl.EmptyKey("users", "user_id")
 	}
 	return nil
 }
 
-// Insert writes e to users, at a client-side timestamp. Nil pointers and empty
-// collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+var userOne = cqlgenimpl.One[User]{
+	Check: userCheck,
+	Delete: func(e *User, ts int64) []any {
+		return []any{ts, e.UserID}
+	},
+	Key: func(e *User) []any {
+		return []any{e.UserID}
+	},
+	Row:   userUsersRow,
+	Scan:  userUsersScan,
+	Table: userUsers,
+}
+
+// Insert writes e to users, leaving nil pointers and empty collections unset;
+// it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *UserRepo) Insert(ctx context.Context, e *User, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "User", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, userCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, userUsers, e, []any{e.UserID}, func(e *User, _ bool) []any {
-			return userUsersRow(e, 0)
-		}, userUsersScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(userUsers, o.TTL, userUsersRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "User", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &userOne, e)
 }
 
-// InsertIfAbsent writes e to users only if no row has its key (INSERT ... IF
-// NOT EXISTS): create, never replace. The result says whether it applied and,
-// when a row was there, holds it as Current. A row that holds every value e
-// would write counts as applied, with Again set: a call sent again after its
-// reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in users unless a row has its key (IF NOT EXISTS);
+// see docs/repositories.md, Conditional insert.
 func (r *UserRepo) InsertIfAbsent(ctx context.Context, e *User, opts ...cqlgen.Option) (_ cqlgen.Inserted[User], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "User", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, userCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[User]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, userUsers, e, []any{e.UserID}, func(e *User, _ bool) []any {
-		return userUsersRow(e, 0)
-	}, userUsersScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "User", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &userOne, e)
 }
 
-// Update writes e over the row with its key in users. Unlike Insert, nil
-// pointers and empty collections clear their columns. With cqlgen.WithTTL the
-// row expires after that time instead of the table's default.
+// Update writes e over the row with its key in users; nil pointers and empty
+// collections clear their columns.
 func (r *UserRepo) Update(ctx context.Context, e *User, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "User", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, userCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(userUsers, o.TTL, userUsersRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "User", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &userOne, e)
 }
 
 // Delete removes the row with e's key from users.
 func (r *UserRepo) Delete(ctx context.Context, e *User, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "User", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, userCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   userUsers.Delete,
-			Values: []any{ts, e.UserID},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "User", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &userOne, e)
 }
 
-// Get reads the User with the given key from users, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the User with the given key from users; cqlgen.ErrNotFound if
+// there is none.
 func (r *UserRepo) Get(ctx context.Context, userID string) (_ *User, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "User", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "User", "Get").End(&err)
 	if userID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "users",
-		}
+		return nil, cqlgenimpl.EmptyKey("users", "user_id")
 	}
 	var e User
 	e.UserID = userID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   userUsers.Get,
-		Values: []any{e.UserID},
-	}, userUsersScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, userUsers.Get, []any{e.UserID}, userUsersScan)
 }
 
-// GetMany reads the Users with the given user_id values from users, the source
-// of truth, in one query (user_id IN ?): Rows[i] is the User of userIDs[i],
-// nil when there is none, and Missing lists those indexes. More keys than the
-// repository allows (cqlgen.DefaultMaxKeys, or cqlgen.WithMaxKeys) get a
-// *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Users with the given user_id values from users in one
+// query: Rows[i] is userIDs[i]'s, nil when missing (docs/repositories.md,
+// Multi-get).
 func (r *UserRepo) GetMany(ctx context.Context, userIDs []string) (_ cqlgen.Found[User], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "User", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "User", "GetMany").End(&err)
 	for _, k := range userIDs {
 		if k == "" {
-			return cqlgen.Found[User]{}, &cqlgen.EmptyKeyError{
-				Column: "user_id",
-				Table:  "users",
-			}
+			return cqlgen.Found[User]{}, cqlgenimpl.EmptyKey("users", "user_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, userUsers, []any{}, userIDs, r.opts.MaxKeys, userUsersScan, func(e *User) string {
@@ -253,163 +121,32 @@ func (r *UserRepo) GetMany(ctx context.Context, userIDs []string) (_ cqlgen.Foun
 	})
 }
 
-// eventEventsByStream: the statements of table events_by_stream, which is the
-// source of truth of Event.
+// eventEventsByStream is table events_by_stream, which is the source of truth
+// of Event (statements in schema.md).
 var eventEventsByStream = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "events_by_stream",
-	Pattern: "EventsByStream",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "stream_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "event_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "stream_id", Type: "text"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "event_id", Type: "text"},
-		{Name: "kind", Type: "text"},
-		{Name: "payload", Type: "text"},
-		{Name: "value", Type: "double"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      eventEventsByStreamInsertCQL,
-		InsertTTL:   eventEventsByStreamInsertTTLCQL,
-		Create:      eventEventsByStreamCreateCQL,
-		Delete:      eventEventsByStreamDeleteCQL,
-		Get:         eventEventsByStreamGetCQL,
-		First:       eventEventsByStreamFirstCQL,
-		FirstFrom:   eventEventsByStreamFirstFromCQL,
-		FirstTo:     eventEventsByStreamFirstToCQL,
-		FirstFromTo: eventEventsByStreamFirstFromToCQL,
-		After: []string{
-			eventEventsByStreamAfter0CQL,
-			eventEventsByStreamAfter1CQL,
-		},
-		AfterTo:   eventEventsByStreamAfterToCQL,
-		AtOrAfter: eventEventsByStreamAtOrAfterCQL,
-	},
+	Name:         "events_by_stream",
+	Pattern:      "EventsByStream",
+	PartitionKey: cqlgenimpl.Cols("stream_id text"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "event_id text"),
+	Columns:      cqlgenimpl.Cols("kind text", "payload text", "value double"),
+	Canonical:    true,
+	Single:       true,
 })
 
-// eventEventsByStreamInsertCQL writes a whole row of events_by_stream. Its
-// placeholders bind stream_id, at, event_id, kind, payload, value, the write
-// timestamp.
-const eventEventsByStreamInsertCQL = `INSERT INTO events_by_stream (stream_id, at, event_id, kind, payload,
-		value)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// eventEventsByStreamRow binds eventEventsByStreamInsertCQL for e, written at
-// ts.
-func eventEventsByStreamRow(e *Event, ts int64) []any {
+func eventEventsByStreamRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.StreamID, e.At, e.EventID, e.Kind, e.Payload, e.Value, ts}
 }
 
-// eventEventsByStreamInsertTTLCQL writes a whole row of events_by_stream with
-// a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds stream_id,
-// at, event_id, kind, payload, value, the TTL in seconds (unset: the table's
-// default), the write timestamp.
-const eventEventsByStreamInsertTTLCQL = `INSERT INTO events_by_stream (stream_id, at, event_id, kind, payload,
-		value)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// eventEventsByStreamCreateCQL writes a whole row of events_by_stream if no
-// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
-// takes no client timestamp. cqlgenimpl.ReadPage binds stream_id, at,
-// event_id, kind, payload, value, the TTL in seconds (unset: the table's
-// default).
-const eventEventsByStreamCreateCQL = `INSERT INTO events_by_stream (stream_id, at, event_id, kind, payload,
-		value)
-	VALUES (?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// eventEventsByStreamDeleteCQL deletes a row of events_by_stream by its
-// primary key. Its placeholders bind the write timestamp, stream_id, at,
-// event_id.
-const eventEventsByStreamDeleteCQL = `DELETE FROM events_by_stream
-	USING TIMESTAMP ?
-	WHERE stream_id = ? AND at = ? AND event_id = ?`
-
-// eventEventsByStreamGetCQL reads a row of events_by_stream by its primary
-// key. Its placeholders bind stream_id, at, event_id.
-const eventEventsByStreamGetCQL = `SELECT stream_id, at, event_id, kind, payload, value
-	FROM events_by_stream
-	WHERE stream_id = ? AND at = ? AND event_id = ?`
-
-// eventEventsByStreamScan reads one row of events_by_stream into e; false when
-// there is none.
 func eventEventsByStreamScan(it cqlgenimpl.Iter, e *Event) bool {
 	return it.Scan(&e.StreamID, &e.At, &e.EventID, &e.Kind, &e.Payload, &e.Value)
 }
 
-// eventEventsByStreamFirstCQL reads a partition of events_by_stream from its
-// first row. cqlgenimpl.ReadPage binds stream_id.
-const eventEventsByStreamFirstCQL = `SELECT stream_id, at, event_id, kind, payload, value
-	FROM events_by_stream
-	WHERE stream_id = ?`
-
-// eventEventsByStreamFirstFromCQL reads a partition of events_by_stream from
-// the From bound. cqlgenimpl.ReadPage binds stream_id, From.
-const eventEventsByStreamFirstFromCQL = `SELECT stream_id, at, event_id, kind, payload, value
-	FROM events_by_stream
-	WHERE stream_id = ? AND at <= ?`
-
-// eventEventsByStreamFirstToCQL reads a partition of events_by_stream from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds stream_id, To.
-const eventEventsByStreamFirstToCQL = `SELECT stream_id, at, event_id, kind, payload, value
-	FROM events_by_stream
-	WHERE stream_id = ? AND at > ?`
-
-// eventEventsByStreamFirstFromToCQL reads a partition of events_by_stream
-// between the bounds. cqlgenimpl.ReadPage binds stream_id, From, To.
-const eventEventsByStreamFirstFromToCQL = `SELECT stream_id, at, event_id, kind, payload, value
-	FROM events_by_stream
-	WHERE stream_id = ? AND at <= ? AND at > ?`
-
-// eventEventsByStreamAfter0CQL continues a read of events_by_stream after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds stream_id, at.
-const eventEventsByStreamAfter0CQL = `SELECT stream_id, at, event_id, kind, payload, value
-	FROM events_by_stream
-	WHERE stream_id = ? AND at < ?`
-
-// eventEventsByStreamAfter1CQL continues a read of events_by_stream after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds stream_id, at, event_id.
-const eventEventsByStreamAfter1CQL = `SELECT stream_id, at, event_id, kind, payload, value
-	FROM events_by_stream
-	WHERE stream_id = ? AND at = ? AND event_id > ?`
-
-// eventEventsByStreamAfterToCQL continues a read of events_by_stream after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds stream_id, at, To.
-const eventEventsByStreamAfterToCQL = `SELECT stream_id, at, event_id, kind, payload, value
-	FROM events_by_stream
-	WHERE stream_id = ? AND at < ? AND at > ?`
-
-// eventEventsByStreamAtOrAfterCQL continues a read of events_by_stream at or
-// after a row. cqlgenimpl.ReadPage binds stream_id, at, event_id.
-const eventEventsByStreamAtOrAfterCQL = `SELECT stream_id, at, event_id, kind, payload, value
-	FROM events_by_stream
-	WHERE stream_id = ? AND at = ? AND event_id >= ?`
-
-// eventEventsByStreamClustering is the clustering key of e in
-// events_by_stream, in order.
 func eventEventsByStreamClustering(e *Event) []any {
 	return []any{e.At, e.EventID}
 }
 
-// eventEventsByStreamCompare orders rows of events_by_stream as its clustering
-// order does.
 func eventEventsByStreamCompare(a, b *Event) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.EventID, b.EventID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.EventID, b.EventID))
 }
 
 // EventRepo reads and writes Event in table events_by_stream.
@@ -418,271 +155,131 @@ type EventRepo struct {
 	opts cqlgen.Options
 }
 
-// NewEventRepo returns a repository of Event on s. The default strategy is a
-// logged batch.
+// NewEventRepo returns a repository of Event on s.
 func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
-	return &EventRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &EventRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// eventCheck rejects a Event whose partition key values are empty.
 func eventCheck(e *Event) error {
 	if e.StreamID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "stream_id",
-			Table:  "events_by_stream",
-		}
+		return cqlgenimpl.EmptyKey("events_by_stream", "stream_id")
 	}
 	return nil
 }
 
-// Insert writes e to events_by_stream, at a client-side timestamp. Nil
-// pointers and empty collections are left unset, so no tombstones are written.
-// With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
-// change an entity that exists, use Update. With cqlgen.WithTTL the row
-// expires after that time instead of the table's default. With cqlgen.IfAbsent
-// it creates only, as InsertIfAbsent does, and a row with the key that differs
-// is a *cqlgen.VersionConflictError.
+var eventOne = cqlgenimpl.One[Event]{
+	Check: eventCheck,
+	Delete: func(e *Event, ts int64) []any {
+		return []any{ts, e.StreamID, e.At, e.EventID}
+	},
+	Key: func(e *Event) []any {
+		return []any{e.StreamID, e.At, e.EventID}
+	},
+	Row:   eventEventsByStreamRow,
+	Scan:  eventEventsByStreamScan,
+	Table: eventEventsByStream,
+}
+
+// Insert writes e to events_by_stream, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, eventCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, eventEventsByStream, e, []any{e.StreamID, e.At, e.EventID}, func(e *Event, _ bool) []any {
-			return eventEventsByStreamRow(e, 0)
-		}, eventEventsByStreamScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(eventEventsByStream, o.TTL, eventEventsByStreamRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &eventOne, e)
 }
 
-// InsertIfAbsent writes e to events_by_stream only if no row has its key
-// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
-// it applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in events_by_stream unless a row has its key (IF
+// NOT EXISTS); see docs/repositories.md, Conditional insert.
 func (r *EventRepo) InsertIfAbsent(ctx context.Context, e *Event, opts ...cqlgen.Option) (_ cqlgen.Inserted[Event], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, eventCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Event]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, eventEventsByStream, e, []any{e.StreamID, e.At, e.EventID}, func(e *Event, _ bool) []any {
-		return eventEventsByStreamRow(e, 0)
-	}, eventEventsByStreamScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &eventOne, e)
 }
 
-// Update writes e over the row with its key in events_by_stream. Unlike
-// Insert, nil pointers and empty collections clear their columns. With
-// cqlgen.WithTTL the row expires after that time instead of the table's
-// default.
+// Update writes e over the row with its key in events_by_stream; nil pointers
+// and empty collections clear their columns.
 func (r *EventRepo) Update(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, eventCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(eventEventsByStream, o.TTL, eventEventsByStreamRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &eventOne, e)
 }
 
 // Delete removes the row with e's key from events_by_stream.
 func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   eventEventsByStream.Delete,
-			Values: []any{ts, e.StreamID, e.At, e.EventID},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &eventOne, e)
 }
 
-// Get reads the Event with the given key from events_by_stream, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Event with the given key from events_by_stream;
+// cqlgen.ErrNotFound if there is none.
 func (r *EventRepo) Get(ctx context.Context, streamID string, at time.Time, eventID string) (_ *Event, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Get").End(&err)
 	if streamID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "stream_id",
-			Table:  "events_by_stream",
-		}
+		return nil, cqlgenimpl.EmptyKey("events_by_stream", "stream_id")
 	}
 	var e Event
 	e.StreamID = streamID
 	e.At = at
 	e.EventID = eventID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   eventEventsByStream.Get,
-		Values: []any{e.StreamID, e.At, e.EventID},
-	}, eventEventsByStreamScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, eventEventsByStream.Get, []any{e.StreamID, e.At, e.EventID}, eventEventsByStreamScan)
 }
 
 // EventsByStreamOptions are the optional parts of a EventsByStream read.
 type EventsByStreamOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
+}
+
+var eventEventsByStreamRead = cqlgenimpl.ReadSpec[Event]{
+	Compare: eventEventsByStreamCompare,
+	Key:     eventEventsByStreamClustering,
+	Scan:    eventEventsByStreamScan,
+	Table:   eventEventsByStream,
 }
 
 // EventsByStream reads a stream's events, newest first, from events_by_stream,
 // in pages: one partition, in clustering order.
 func (r *EventRepo) EventsByStream(ctx context.Context, streamID string, o *EventsByStreamOptions) (_ cqlgen.Page[Event], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "EventsByStream")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "EventsByStream").End(&err)
 	if streamID == "" {
-		return cqlgen.Page[Event]{}, &cqlgen.EmptyKeyError{
-			Column: "stream_id",
-			Table:  "events_by_stream",
-		}
+		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("events_by_stream", "stream_id")
 	}
 	if o == nil {
 		o = &EventsByStreamOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Event]{
-		Compare:   eventEventsByStreamCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       eventEventsByStreamClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{streamID},
-		Scan:      eventEventsByStreamScan,
-		Table:     eventEventsByStream,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := eventEventsByStreamRead.With([]any{streamID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// messageMessages: the statements of table messages, which is the source of
-// truth of Message.
+// messageMessages is table messages, which is the source of truth of Message
+// (statements in schema.md).
 var messageMessages = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "messages",
-	Pattern: "Messages",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "message_id", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:  messageMessagesInsertCQL,
-		Delete:  messageMessagesDeleteCQL,
-		Get:     messageMessagesGetCQL,
-		GetMany: messageMessagesGetManyCQL,
-		Scan:    messageMessagesScanCQL,
-		State:   messageMessagesStateCQL,
-	},
+	Name:         "messages",
+	Pattern:      "Messages",
+	PartitionKey: cqlgenimpl.Cols("message_id text"),
+	Columns:      cqlgenimpl.Cols("conversation_id text", "sender_id text", "recipient_id text", "sent_at timestamp", "body text"),
+	Canonical:    true,
+	Maintained:   true,
 })
 
-// messageMessagesInsertCQL writes a whole row of messages. Its placeholders
-// bind message_id, conversation_id, sender_id, recipient_id, sent_at, body,
-// the write timestamp.
-const messageMessagesInsertCQL = `INSERT INTO messages (message_id, conversation_id, sender_id,
-		recipient_id, sent_at, body)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// messageMessagesRow binds messageMessagesInsertCQL for e, written at ts;
-// messages has no column to leave unset.
 func messageMessagesRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.MessageID, e.ConversationID, e.SenderID, e.RecipientID, e.SentAt, e.Body, ts}
 }
 
-// messageMessagesDeleteCQL deletes a row of messages by its primary key. Its
-// placeholders bind the write timestamp, message_id.
-const messageMessagesDeleteCQL = `DELETE FROM messages
-	USING TIMESTAMP ?
-	WHERE message_id = ?`
-
-// messageMessagesGetCQL reads a row of messages by its primary key. Its
-// placeholders bind message_id.
-const messageMessagesGetCQL = `SELECT message_id, conversation_id, sender_id, recipient_id, sent_at,
-		body
-	FROM messages
-	WHERE message_id = ?`
-
-// messageMessagesScan reads one row of messages into e; false when there is
-// none.
 func messageMessagesScan(it cqlgenimpl.Iter, e *Message) bool {
 	return it.Scan(&e.MessageID, &e.ConversationID, &e.SenderID, &e.RecipientID, &e.SentAt, &e.Body)
 }
 
-// messageMessagesGetManyCQL reads the rows of messages of several partition
-// keys at once. cqlgenimpl.GetMany binds the list of message_id values.
-const messageMessagesGetManyCQL = `SELECT message_id, conversation_id, sender_id, recipient_id, sent_at,
-		body
-	FROM messages
-	WHERE message_id IN ?`
-
-// messageMessagesScanCQL reads a token range of messages for verify, repair
-// and backfill. Its placeholders bind the lower token (excluded), the upper
-// token.
-const messageMessagesScanCQL = `SELECT message_id, conversation_id, sender_id, recipient_id, sent_at,
-		body, writetime(conversation_id), writetime(sender_id),
-		writetime(recipient_id), writetime(sent_at), writetime(body)
-	FROM messages
-	WHERE token(message_id) > ? AND token(message_id) <= ?`
-
-// messageMessagesStateCQL reads a row of messages again for repair, with its
-// write timestamp. Its placeholders bind message_id.
-const messageMessagesStateCQL = `SELECT message_id, conversation_id, sender_id, recipient_id, sent_at,
-		body, writetime(conversation_id), writetime(sender_id),
-		writetime(recipient_id), writetime(sent_at), writetime(body)
-	FROM messages
-	WHERE message_id = ?`
-
-// messageMessagesState binds messageMessagesStateCQL: the primary key of e.
 func messageMessagesState(e *Message) []any {
 	return []any{e.MessageID}
 }
 
-// messageMessagesScanState reads a row of messages with its last write
-// timestamp, less 1µs, as its version.
 func messageMessagesScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Message], ok bool) {
 	var wt [5]*int64
 	ok = it.Scan(&v.Row.MessageID, &v.Row.ConversationID, &v.Row.SenderID, &v.Row.RecipientID, &v.Row.SentAt, &v.Row.Body, &wt[0], &wt[1], &wt[2], &wt[3], &wt[4])
@@ -690,537 +287,127 @@ func messageMessagesScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Message], 
 	return
 }
 
-// messageMessagesByConversation: the statements of table
-// messages_by_conversation, which serves MessagesByConversation.
+// messageMessagesByConversation is table messages_by_conversation, which
+// serves MessagesByConversation (statements in schema.md).
 var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "messages_by_conversation",
-	Pattern: "MessagesByConversation",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "conversation_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "sent_at", Type: "timestamp", Desc: true},
-		{Name: "message_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "conversation_id", Type: "text"},
-		{Name: "sent_at", Type: "timestamp", Desc: true},
-		{Name: "message_id", Type: "text"},
-		{Name: "sender_id", Type: "text"},
-		{Name: "recipient_id", Type: "text"},
-		{Name: "body", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      messageMessagesByConversationInsertCQL,
-		Delete:      messageMessagesByConversationDeleteCQL,
-		Scan:        messageMessagesByConversationScanCQL,
-		First:       messageMessagesByConversationFirstCQL,
-		FirstFrom:   messageMessagesByConversationFirstFromCQL,
-		FirstTo:     messageMessagesByConversationFirstToCQL,
-		FirstFromTo: messageMessagesByConversationFirstFromToCQL,
-		After: []string{
-			messageMessagesByConversationAfter0CQL,
-			messageMessagesByConversationAfter1CQL,
-		},
-		AfterTo:   messageMessagesByConversationAfterToCQL,
-		AtOrAfter: messageMessagesByConversationAtOrAfterCQL,
-	},
+	Name:         "messages_by_conversation",
+	Pattern:      "MessagesByConversation",
+	PartitionKey: cqlgenimpl.Cols("conversation_id text"),
+	Clustering:   cqlgenimpl.Cols("sent_at timestamp desc", "message_id text"),
+	Columns:      cqlgenimpl.Cols("sender_id text", "recipient_id text", "body text"),
+	Maintained:   true,
 })
 
-// messageMessagesByConversationInsertCQL writes a whole row of
-// messages_by_conversation. Its placeholders bind conversation_id, sent_at,
-// message_id, sender_id, recipient_id, body, the write timestamp.
-const messageMessagesByConversationInsertCQL = `INSERT INTO messages_by_conversation (conversation_id, sent_at,
-		message_id, sender_id, recipient_id, body)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// messageMessagesByConversationRow binds
-// messageMessagesByConversationInsertCQL for e, written at ts;
-// messages_by_conversation has no column to leave unset.
 func messageMessagesByConversationRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.ConversationID, e.SentAt, e.MessageID, e.SenderID, e.RecipientID, e.Body, ts}
 }
 
-// messageMessagesByConversationDeleteCQL deletes a row of
-// messages_by_conversation by its primary key. Its placeholders bind the write
-// timestamp, conversation_id, sent_at, message_id.
-const messageMessagesByConversationDeleteCQL = `DELETE FROM messages_by_conversation
-	USING TIMESTAMP ?
-	WHERE conversation_id = ? AND sent_at = ? AND message_id = ?`
-
-// messageMessagesByConversationScanCQL reads a token range of
-// messages_by_conversation for verify, repair and backfill. Its placeholders
-// bind the lower token (excluded), the upper token.
-const messageMessagesByConversationScanCQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
-		body, writetime(sender_id), writetime(recipient_id), writetime(body)
-	FROM messages_by_conversation
-	WHERE token(conversation_id) > ? AND token(conversation_id) <= ?`
-
-// messageMessagesByConversationFirstCQL reads a partition of
-// messages_by_conversation from its first row. cqlgenimpl.ReadPage binds
-// conversation_id.
-const messageMessagesByConversationFirstCQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
-		body
-	FROM messages_by_conversation
-	WHERE conversation_id = ?`
-
-// messageMessagesByConversationFirstFromCQL reads a partition of
-// messages_by_conversation from the From bound. cqlgenimpl.ReadPage binds
-// conversation_id, From.
-const messageMessagesByConversationFirstFromCQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
-		body
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at <= ?`
-
-// messageMessagesByConversationFirstToCQL reads a partition of
-// messages_by_conversation from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds conversation_id, To.
-const messageMessagesByConversationFirstToCQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
-		body
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at > ?`
-
-// messageMessagesByConversationFirstFromToCQL reads a partition of
-// messages_by_conversation between the bounds. cqlgenimpl.ReadPage binds
-// conversation_id, From, To.
-const messageMessagesByConversationFirstFromToCQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
-		body
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at <= ? AND sent_at > ?`
-
-// messageMessagesByConversationAfter0CQL continues a read of
-// messages_by_conversation after a row, at one run of clustering columns of
-// one direction. cqlgenimpl.ReadPage binds conversation_id, sent_at.
-const messageMessagesByConversationAfter0CQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
-		body
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at < ?`
-
-// messageMessagesByConversationAfter1CQL continues a read of
-// messages_by_conversation after a row, at one run of clustering columns of
-// one direction. cqlgenimpl.ReadPage binds conversation_id, sent_at,
-// message_id.
-const messageMessagesByConversationAfter1CQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
-		body
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at = ? AND message_id > ?`
-
-// messageMessagesByConversationAfterToCQL continues a read of
-// messages_by_conversation after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds conversation_id, sent_at, To.
-const messageMessagesByConversationAfterToCQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
-		body
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at < ? AND sent_at > ?`
-
-// messageMessagesByConversationAtOrAfterCQL continues a read of
-// messages_by_conversation at or after a row. cqlgenimpl.ReadPage binds
-// conversation_id, sent_at, message_id.
-const messageMessagesByConversationAtOrAfterCQL = `SELECT conversation_id, sent_at, message_id, sender_id, recipient_id,
-		body
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at = ? AND message_id >= ?`
-
-// messageMessagesByConversationScan reads one row of messages_by_conversation
-// into e; false when there is none.
 func messageMessagesByConversationScan(it cqlgenimpl.Iter, e *Message) bool {
 	return it.Scan(&e.ConversationID, &e.SentAt, &e.MessageID, &e.SenderID, &e.RecipientID, &e.Body)
 }
 
-// messageMessagesByConversationClustering is the clustering key of e in
-// messages_by_conversation, in order.
 func messageMessagesByConversationClustering(e *Message) []any {
 	return []any{e.SentAt, e.MessageID}
 }
 
-// messageMessagesByConversationCompare orders rows of messages_by_conversation
-// as its clustering order does.
 func messageMessagesByConversationCompare(a, b *Message) int {
-	if c := a.SentAt.Compare(b.SentAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.MessageID, b.MessageID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.SentAt.Compare(b.SentAt), cmp.Compare(a.MessageID, b.MessageID))
 }
 
-// messageMessagesBySender: the statements of table messages_by_sender, which
-// serves MessagesBySender.
+// messageMessagesBySender is table messages_by_sender, which serves
+// MessagesBySender (statements in schema.md).
 var messageMessagesBySender = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "messages_by_sender",
-	Pattern: "MessagesBySender",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sender_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "sent_at", Type: "timestamp", Desc: true},
-		{Name: "message_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sender_id", Type: "text"},
-		{Name: "sent_at", Type: "timestamp", Desc: true},
-		{Name: "message_id", Type: "text"},
-		{Name: "conversation_id", Type: "text"},
-		{Name: "recipient_id", Type: "text"},
-		{Name: "body", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      messageMessagesBySenderInsertCQL,
-		Delete:      messageMessagesBySenderDeleteCQL,
-		Scan:        messageMessagesBySenderScanCQL,
-		First:       messageMessagesBySenderFirstCQL,
-		FirstFrom:   messageMessagesBySenderFirstFromCQL,
-		FirstTo:     messageMessagesBySenderFirstToCQL,
-		FirstFromTo: messageMessagesBySenderFirstFromToCQL,
-		After: []string{
-			messageMessagesBySenderAfter0CQL,
-			messageMessagesBySenderAfter1CQL,
-		},
-		AfterTo:   messageMessagesBySenderAfterToCQL,
-		AtOrAfter: messageMessagesBySenderAtOrAfterCQL,
-	},
+	Name:         "messages_by_sender",
+	Pattern:      "MessagesBySender",
+	PartitionKey: cqlgenimpl.Cols("sender_id text"),
+	Clustering:   cqlgenimpl.Cols("sent_at timestamp desc", "message_id text"),
+	Columns:      cqlgenimpl.Cols("conversation_id text", "recipient_id text", "body text"),
+	Maintained:   true,
 })
 
-// messageMessagesBySenderInsertCQL writes a whole row of messages_by_sender.
-// Its placeholders bind sender_id, sent_at, message_id, conversation_id,
-// recipient_id, body, the write timestamp.
-const messageMessagesBySenderInsertCQL = `INSERT INTO messages_by_sender (sender_id, sent_at, message_id,
-		conversation_id, recipient_id, body)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// messageMessagesBySenderRow binds messageMessagesBySenderInsertCQL for e,
-// written at ts; messages_by_sender has no column to leave unset.
 func messageMessagesBySenderRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.SenderID, e.SentAt, e.MessageID, e.ConversationID, e.RecipientID, e.Body, ts}
 }
 
-// messageMessagesBySenderDeleteCQL deletes a row of messages_by_sender by its
-// primary key. Its placeholders bind the write timestamp, sender_id, sent_at,
-// message_id.
-const messageMessagesBySenderDeleteCQL = `DELETE FROM messages_by_sender
-	USING TIMESTAMP ?
-	WHERE sender_id = ? AND sent_at = ? AND message_id = ?`
-
-// messageMessagesBySenderScanCQL reads a token range of messages_by_sender for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const messageMessagesBySenderScanCQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
-		body, writetime(conversation_id), writetime(recipient_id),
-		writetime(body)
-	FROM messages_by_sender
-	WHERE token(sender_id) > ? AND token(sender_id) <= ?`
-
-// messageMessagesBySenderFirstCQL reads a partition of messages_by_sender from
-// its first row. cqlgenimpl.ReadPage binds sender_id.
-const messageMessagesBySenderFirstCQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
-		body
-	FROM messages_by_sender
-	WHERE sender_id = ?`
-
-// messageMessagesBySenderFirstFromCQL reads a partition of messages_by_sender
-// from the From bound. cqlgenimpl.ReadPage binds sender_id, From.
-const messageMessagesBySenderFirstFromCQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
-		body
-	FROM messages_by_sender
-	WHERE sender_id = ? AND sent_at <= ?`
-
-// messageMessagesBySenderFirstToCQL reads a partition of messages_by_sender
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds sender_id,
-// To.
-const messageMessagesBySenderFirstToCQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
-		body
-	FROM messages_by_sender
-	WHERE sender_id = ? AND sent_at > ?`
-
-// messageMessagesBySenderFirstFromToCQL reads a partition of
-// messages_by_sender between the bounds. cqlgenimpl.ReadPage binds sender_id,
-// From, To.
-const messageMessagesBySenderFirstFromToCQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
-		body
-	FROM messages_by_sender
-	WHERE sender_id = ? AND sent_at <= ? AND sent_at > ?`
-
-// messageMessagesBySenderAfter0CQL continues a read of messages_by_sender
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds sender_id, sent_at.
-const messageMessagesBySenderAfter0CQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
-		body
-	FROM messages_by_sender
-	WHERE sender_id = ? AND sent_at < ?`
-
-// messageMessagesBySenderAfter1CQL continues a read of messages_by_sender
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds sender_id, sent_at, message_id.
-const messageMessagesBySenderAfter1CQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
-		body
-	FROM messages_by_sender
-	WHERE sender_id = ? AND sent_at = ? AND message_id > ?`
-
-// messageMessagesBySenderAfterToCQL continues a read of messages_by_sender
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds sender_id,
-// sent_at, To.
-const messageMessagesBySenderAfterToCQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
-		body
-	FROM messages_by_sender
-	WHERE sender_id = ? AND sent_at < ? AND sent_at > ?`
-
-// messageMessagesBySenderAtOrAfterCQL continues a read of messages_by_sender
-// at or after a row. cqlgenimpl.ReadPage binds sender_id, sent_at, message_id.
-const messageMessagesBySenderAtOrAfterCQL = `SELECT sender_id, sent_at, message_id, conversation_id, recipient_id,
-		body
-	FROM messages_by_sender
-	WHERE sender_id = ? AND sent_at = ? AND message_id >= ?`
-
-// messageMessagesBySenderScan reads one row of messages_by_sender into e;
-// false when there is none.
 func messageMessagesBySenderScan(it cqlgenimpl.Iter, e *Message) bool {
 	return it.Scan(&e.SenderID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.RecipientID, &e.Body)
 }
 
-// messageMessagesBySenderClustering is the clustering key of e in
-// messages_by_sender, in order.
 func messageMessagesBySenderClustering(e *Message) []any {
 	return []any{e.SentAt, e.MessageID}
 }
 
-// messageMessagesBySenderCompare orders rows of messages_by_sender as its
-// clustering order does.
 func messageMessagesBySenderCompare(a, b *Message) int {
-	if c := a.SentAt.Compare(b.SentAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.MessageID, b.MessageID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.SentAt.Compare(b.SentAt), cmp.Compare(a.MessageID, b.MessageID))
 }
 
-// messageMessagesByRecipient: the statements of table messages_by_recipient,
-// which serves MessagesByRecipient.
+// messageMessagesByRecipient is table messages_by_recipient, which serves
+// MessagesByRecipient (statements in schema.md).
 var messageMessagesByRecipient = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "messages_by_recipient",
-	Pattern: "MessagesByRecipient",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "recipient_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "sent_at", Type: "timestamp", Desc: true},
-		{Name: "message_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "recipient_id", Type: "text"},
-		{Name: "sent_at", Type: "timestamp", Desc: true},
-		{Name: "message_id", Type: "text"},
-		{Name: "conversation_id", Type: "text"},
-		{Name: "sender_id", Type: "text"},
-		{Name: "body", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      messageMessagesByRecipientInsertCQL,
-		Delete:      messageMessagesByRecipientDeleteCQL,
-		Scan:        messageMessagesByRecipientScanCQL,
-		First:       messageMessagesByRecipientFirstCQL,
-		FirstFrom:   messageMessagesByRecipientFirstFromCQL,
-		FirstTo:     messageMessagesByRecipientFirstToCQL,
-		FirstFromTo: messageMessagesByRecipientFirstFromToCQL,
-		After: []string{
-			messageMessagesByRecipientAfter0CQL,
-			messageMessagesByRecipientAfter1CQL,
-		},
-		AfterTo:   messageMessagesByRecipientAfterToCQL,
-		AtOrAfter: messageMessagesByRecipientAtOrAfterCQL,
-	},
+	Name:         "messages_by_recipient",
+	Pattern:      "MessagesByRecipient",
+	PartitionKey: cqlgenimpl.Cols("recipient_id text"),
+	Clustering:   cqlgenimpl.Cols("sent_at timestamp desc", "message_id text"),
+	Columns:      cqlgenimpl.Cols("conversation_id text", "sender_id text", "body text"),
+	Maintained:   true,
 })
 
-// messageMessagesByRecipientInsertCQL writes a whole row of
-// messages_by_recipient. Its placeholders bind recipient_id, sent_at,
-// message_id, conversation_id, sender_id, body, the write timestamp.
-const messageMessagesByRecipientInsertCQL = `INSERT INTO messages_by_recipient (recipient_id, sent_at, message_id,
-		conversation_id, sender_id, body)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// messageMessagesByRecipientRow binds messageMessagesByRecipientInsertCQL for
-// e, written at ts; messages_by_recipient has no column to leave unset.
 func messageMessagesByRecipientRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.RecipientID, e.SentAt, e.MessageID, e.ConversationID, e.SenderID, e.Body, ts}
 }
 
-// messageMessagesByRecipientDeleteCQL deletes a row of messages_by_recipient
-// by its primary key. Its placeholders bind the write timestamp, recipient_id,
-// sent_at, message_id.
-const messageMessagesByRecipientDeleteCQL = `DELETE FROM messages_by_recipient
-	USING TIMESTAMP ?
-	WHERE recipient_id = ? AND sent_at = ? AND message_id = ?`
-
-// messageMessagesByRecipientScanCQL reads a token range of
-// messages_by_recipient for verify, repair and backfill. Its placeholders bind
-// the lower token (excluded), the upper token.
-const messageMessagesByRecipientScanCQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
-		body, writetime(conversation_id), writetime(sender_id), writetime(body)
-	FROM messages_by_recipient
-	WHERE token(recipient_id) > ? AND token(recipient_id) <= ?`
-
-// messageMessagesByRecipientFirstCQL reads a partition of
-// messages_by_recipient from its first row. cqlgenimpl.ReadPage binds
-// recipient_id.
-const messageMessagesByRecipientFirstCQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
-		body
-	FROM messages_by_recipient
-	WHERE recipient_id = ?`
-
-// messageMessagesByRecipientFirstFromCQL reads a partition of
-// messages_by_recipient from the From bound. cqlgenimpl.ReadPage binds
-// recipient_id, From.
-const messageMessagesByRecipientFirstFromCQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
-		body
-	FROM messages_by_recipient
-	WHERE recipient_id = ? AND sent_at <= ?`
-
-// messageMessagesByRecipientFirstToCQL reads a partition of
-// messages_by_recipient from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds recipient_id, To.
-const messageMessagesByRecipientFirstToCQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
-		body
-	FROM messages_by_recipient
-	WHERE recipient_id = ? AND sent_at > ?`
-
-// messageMessagesByRecipientFirstFromToCQL reads a partition of
-// messages_by_recipient between the bounds. cqlgenimpl.ReadPage binds
-// recipient_id, From, To.
-const messageMessagesByRecipientFirstFromToCQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
-		body
-	FROM messages_by_recipient
-	WHERE recipient_id = ? AND sent_at <= ? AND sent_at > ?`
-
-// messageMessagesByRecipientAfter0CQL continues a read of
-// messages_by_recipient after a row, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadPage binds recipient_id, sent_at.
-const messageMessagesByRecipientAfter0CQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
-		body
-	FROM messages_by_recipient
-	WHERE recipient_id = ? AND sent_at < ?`
-
-// messageMessagesByRecipientAfter1CQL continues a read of
-// messages_by_recipient after a row, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadPage binds recipient_id, sent_at, message_id.
-const messageMessagesByRecipientAfter1CQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
-		body
-	FROM messages_by_recipient
-	WHERE recipient_id = ? AND sent_at = ? AND message_id > ?`
-
-// messageMessagesByRecipientAfterToCQL continues a read of
-// messages_by_recipient after a row, up to the To bound. cqlgenimpl.ReadPage
-// binds recipient_id, sent_at, To.
-const messageMessagesByRecipientAfterToCQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
-		body
-	FROM messages_by_recipient
-	WHERE recipient_id = ? AND sent_at < ? AND sent_at > ?`
-
-// messageMessagesByRecipientAtOrAfterCQL continues a read of
-// messages_by_recipient at or after a row. cqlgenimpl.ReadPage binds
-// recipient_id, sent_at, message_id.
-const messageMessagesByRecipientAtOrAfterCQL = `SELECT recipient_id, sent_at, message_id, conversation_id, sender_id,
-		body
-	FROM messages_by_recipient
-	WHERE recipient_id = ? AND sent_at = ? AND message_id >= ?`
-
-// messageMessagesByRecipientScan reads one row of messages_by_recipient into
-// e; false when there is none.
 func messageMessagesByRecipientScan(it cqlgenimpl.Iter, e *Message) bool {
 	return it.Scan(&e.RecipientID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.SenderID, &e.Body)
 }
 
-// messageMessagesByRecipientClustering is the clustering key of e in
-// messages_by_recipient, in order.
 func messageMessagesByRecipientClustering(e *Message) []any {
 	return []any{e.SentAt, e.MessageID}
 }
 
-// messageMessagesByRecipientCompare orders rows of messages_by_recipient as
-// its clustering order does.
 func messageMessagesByRecipientCompare(a, b *Message) int {
-	if c := a.SentAt.Compare(b.SentAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.MessageID, b.MessageID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.SentAt.Compare(b.SentAt), cmp.Compare(a.MessageID, b.MessageID))
 }
 
 // MessageRepo reads and writes Message in its tables (messages,
-// messages_by_conversation, messages_by_sender, messages_by_recipient),
-// keeping every copy in step; messages is the source of truth.
+// messages_by_conversation, messages_by_sender, messages_by_recipient), kept
+// in step with messages.
 type MessageRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewMessageRepo returns a repository of Message on s. The default strategy is
-// a logged batch.
+// NewMessageRepo returns a repository of Message on s.
 func NewMessageRepo(s cqlgen.Session, opts ...cqlgen.Option) *MessageRepo {
-	return &MessageRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &MessageRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// messageCheck rejects a Message whose partition key values are empty.
 func messageCheck(e *Message) error {
 	if e.MessageID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "message_id",
-			Table:  "messages",
-		}
+		return cqlgenimpl.EmptyKey("messages", "message_id")
 	}
 	if e.ConversationID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "conversation_id",
-			Table:  "messages_by_conversation",
-		}
+		return cqlgenimpl.EmptyKey("messages_by_conversation", "conversation_id")
 	}
 	if e.SenderID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "sender_id",
-			Table:  "messages_by_sender",
-		}
+		return cqlgenimpl.EmptyKey("messages_by_sender", "sender_id")
 	}
 	if e.RecipientID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "recipient_id",
-			Table:  "messages_by_recipient",
-		}
+		return cqlgenimpl.EmptyKey("messages_by_recipient", "recipient_id")
 	}
 	return nil
 }
 
-// messageCheckKey rejects a Message whose partition key value in messages, the
-// source of truth, is empty.
 func messageCheckKey(e *Message) error {
 	if e.MessageID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "message_id",
-			Table:  "messages",
-		}
+		return cqlgenimpl.EmptyKey("messages", "message_id")
 	}
 	return nil
 }
 
-// Insert writes e to every table of Message in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// Insert writes e to every table of Message in one logical write, leaving nil
+// pointers and empty collections unset (docs/repositories.md, Writes).
 func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Insert").End(&err)
 	o, err := cqlgenimpl.Begin(e, messageCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1242,14 +429,10 @@ func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Opt
 	})
 }
 
-// Delete removes the Message whose key in messages is e's from every table,
-// found from messages's values, in one logical write under the repository's
-// strategy. Deleting what does not exist is not an error.
+// Delete removes the Message with e's key from every table, found from
+// messages's values, in one logical write.
 func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, messageCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1274,8 +457,6 @@ func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Opt
 	})
 }
 
-// messageWrites describes Message, which is immutable, for verify, repair and
-// backfill: its source of truth, messages, and the tables derived from it.
 var messageWrites = &cqlgenimpl.Entity[Message]{
 	Canonical: messageMessages,
 	Immutable: true,
@@ -1303,91 +484,54 @@ var messageWrites = &cqlgenimpl.Entity[Message]{
 	},
 }
 
-// Entity names the entity MessageRepo keeps: Message.
+// Entity is Message.
 func (r *MessageRepo) Entity() string {
 	return "Message"
 }
 
-// Tables lists the tables of Message that Repair and Backfill write: every one
-// but messages, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but messages.
 func (r *MessageRepo) Tables() []string {
 	return []string{"messages_by_conversation", "messages_by_sender", "messages_by_recipient"}
 }
 
-// Verify compares every table of Message with what messages, the source of
-// truth, implies, and reports the rows missing, stale or orphaned. It writes
-// nothing.
+// Verify reports the rows missing, stale or orphaned against messages.
 func (r *MessageRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Message wins over; it
-// is safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *MessageRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", true, o)
 }
 
-// Backfill writes every row messages implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row messages implies into table.
 func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, messageWrites, "Message", table, o)
 }
 
-// Get reads the Message with the given key from messages, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Message with the given key from messages; cqlgen.ErrNotFound
+// if there is none.
 func (r *MessageRepo) Get(ctx context.Context, messageID string) (_ *Message, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Get").End(&err)
 	if messageID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "message_id",
-			Table:  "messages",
-		}
+		return nil, cqlgenimpl.EmptyKey("messages", "message_id")
 	}
 	var e Message
 	e.MessageID = messageID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   messageMessages.Get,
-		Values: []any{e.MessageID},
-	}, messageMessagesScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, messageMessages.Get, []any{e.MessageID}, messageMessagesScan)
 }
 
-// GetMany reads the Messages with the given message_id values from messages,
-// the source of truth, in one query (message_id IN ?): Rows[i] is the Message
-// of messageIDs[i], nil when there is none, and Missing lists those indexes.
-// More keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Messages with the given message_id values from messages in
+// one query: Rows[i] is messageIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *MessageRepo) GetMany(ctx context.Context, messageIDs []string) (_ cqlgen.Found[Message], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "GetMany").End(&err)
 	for _, k := range messageIDs {
 		if k == "" {
-			return cqlgen.Found[Message]{}, &cqlgen.EmptyKeyError{
-				Column: "message_id",
-				Table:  "messages",
-			}
+			return cqlgen.Found[Message]{}, cqlgenimpl.EmptyKey("messages", "message_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, messageMessages, []any{}, messageIDs, r.opts.MaxKeys, messageMessagesScan, func(e *Message) string {
@@ -1398,195 +542,122 @@ func (r *MessageRepo) GetMany(ctx context.Context, messageIDs []string) (_ cqlge
 // MessagesByConversationOptions are the optional parts of a
 // MessagesByConversation read.
 type MessagesByConversationOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at in read
+	// order; nil: open.
 	SentAtFrom, SentAtTo *time.Time
-	// SentAtFromExclusive leaves out the rows at SentAtFrom, SentAtToInclusive
-	// takes in those at SentAtTo; each is ignored without its bound.
+	// SentAtFromExclusive and SentAtToInclusive change the bounds' defaults.
 	SentAtFromExclusive, SentAtToInclusive bool
+}
+
+var messageMessagesByConversationRead = cqlgenimpl.ReadSpec[Message]{
+	Compare: messageMessagesByConversationCompare,
+	Key:     messageMessagesByConversationClustering,
+	Scan:    messageMessagesByConversationScan,
+	Table:   messageMessagesByConversation,
 }
 
 // MessagesByConversation reads a conversation's messages, newest first, from
 // messages_by_conversation, in pages: one partition, in clustering order.
 func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID string, o *MessagesByConversationOptions) (_ cqlgen.Page[Message], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "MessagesByConversation")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "MessagesByConversation").End(&err)
 	if conversationID == "" {
-		return cqlgen.Page[Message]{}, &cqlgen.EmptyKeyError{
-			Column: "conversation_id",
-			Table:  "messages_by_conversation",
-		}
+		return cqlgen.Page[Message]{}, cqlgenimpl.EmptyKey("messages_by_conversation", "conversation_id")
 	}
 	if o == nil {
 		o = &MessagesByConversationOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Message]{
-		Compare:   messageMessagesByConversationCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       messageMessagesByConversationClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{conversationID},
-		Scan:      messageMessagesByConversationScan,
-		Table:     messageMessagesByConversation,
-	}
-	if o.SentAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.SentAtFrom, o.SentAtFromExclusive
-	}
-	if o.SentAtTo != nil {
-		spec.To, spec.ToInclusive = *o.SentAtTo, o.SentAtToInclusive
-	}
+	spec := messageMessagesByConversationRead.With([]any{conversationID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // MessagesBySenderOptions are the optional parts of a MessagesBySender read.
 type MessagesBySenderOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at in read
+	// order; nil: open.
 	SentAtFrom, SentAtTo *time.Time
-	// SentAtFromExclusive leaves out the rows at SentAtFrom, SentAtToInclusive
-	// takes in those at SentAtTo; each is ignored without its bound.
+	// SentAtFromExclusive and SentAtToInclusive change the bounds' defaults.
 	SentAtFromExclusive, SentAtToInclusive bool
+}
+
+var messageMessagesBySenderRead = cqlgenimpl.ReadSpec[Message]{
+	Compare: messageMessagesBySenderCompare,
+	Key:     messageMessagesBySenderClustering,
+	Scan:    messageMessagesBySenderScan,
+	Table:   messageMessagesBySender,
 }
 
 // MessagesBySender reads the messages a user sent, newest first, from
 // messages_by_sender, in pages: one partition, in clustering order.
 func (r *MessageRepo) MessagesBySender(ctx context.Context, senderID string, o *MessagesBySenderOptions) (_ cqlgen.Page[Message], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "MessagesBySender")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "MessagesBySender").End(&err)
 	if senderID == "" {
-		return cqlgen.Page[Message]{}, &cqlgen.EmptyKeyError{
-			Column: "sender_id",
-			Table:  "messages_by_sender",
-		}
+		return cqlgen.Page[Message]{}, cqlgenimpl.EmptyKey("messages_by_sender", "sender_id")
 	}
 	if o == nil {
 		o = &MessagesBySenderOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Message]{
-		Compare:   messageMessagesBySenderCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       messageMessagesBySenderClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{senderID},
-		Scan:      messageMessagesBySenderScan,
-		Table:     messageMessagesBySender,
-	}
-	if o.SentAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.SentAtFrom, o.SentAtFromExclusive
-	}
-	if o.SentAtTo != nil {
-		spec.To, spec.ToInclusive = *o.SentAtTo, o.SentAtToInclusive
-	}
+	spec := messageMessagesBySenderRead.With([]any{senderID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // MessagesByRecipientOptions are the optional parts of a MessagesByRecipient
 // read.
 type MessagesByRecipientOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at in read
+	// order; nil: open.
 	SentAtFrom, SentAtTo *time.Time
-	// SentAtFromExclusive leaves out the rows at SentAtFrom, SentAtToInclusive
-	// takes in those at SentAtTo; each is ignored without its bound.
+	// SentAtFromExclusive and SentAtToInclusive change the bounds' defaults.
 	SentAtFromExclusive, SentAtToInclusive bool
+}
+
+var messageMessagesByRecipientRead = cqlgenimpl.ReadSpec[Message]{
+	Compare: messageMessagesByRecipientCompare,
+	Key:     messageMessagesByRecipientClustering,
+	Scan:    messageMessagesByRecipientScan,
+	Table:   messageMessagesByRecipient,
 }
 
 // MessagesByRecipient reads the messages a user received, newest first, from
 // messages_by_recipient, in pages: one partition, in clustering order.
 func (r *MessageRepo) MessagesByRecipient(ctx context.Context, recipientID string, o *MessagesByRecipientOptions) (_ cqlgen.Page[Message], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "MessagesByRecipient")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "MessagesByRecipient").End(&err)
 	if recipientID == "" {
-		return cqlgen.Page[Message]{}, &cqlgen.EmptyKeyError{
-			Column: "recipient_id",
-			Table:  "messages_by_recipient",
-		}
+		return cqlgen.Page[Message]{}, cqlgenimpl.EmptyKey("messages_by_recipient", "recipient_id")
 	}
 	if o == nil {
 		o = &MessagesByRecipientOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Message]{
-		Compare:   messageMessagesByRecipientCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       messageMessagesByRecipientClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{recipientID},
-		Scan:      messageMessagesByRecipientScan,
-		Table:     messageMessagesByRecipient,
-	}
-	if o.SentAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.SentAtFrom, o.SentAtFromExclusive
-	}
-	if o.SentAtTo != nil {
-		spec.To, spec.ToInclusive = *o.SentAtTo, o.SentAtToInclusive
-	}
+	spec := messageMessagesByRecipientRead.With([]any{recipientID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// scoreScores: the statements of table scores, which is the source of truth of
-// Score.
+// scoreScores is table scores, which is the source of truth of Score
+// (statements in schema.md).
 var scoreScores = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "scores",
-	Pattern: "Scores",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-		{Name: "player_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-		{Name: "player_id", Type: "text"},
-		{Name: "points", Type: "bigint"},
-		{Name: "name", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:     scoreScoresGetCQL,
-		GetMany: scoreScoresGetManyCQL,
-		State:   scoreScoresStateCQL,
-		Change:  scoreScoresChangeCQL,
-		Remove:  scoreScoresRemoveCQL,
-		Settle:  scoreScoresSettleCQL,
-		Scan:    scoreScoresScanCQL,
-	},
+	Name:         "scores",
+	Pattern:      "Scores",
+	PartitionKey: cqlgenimpl.Cols("board text", "player_id text"),
+	Columns:      cqlgenimpl.Cols("points bigint", "name text"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
-// scoreScoresGetCQL reads a row of scores by its primary key. Its placeholders
-// bind board, player_id.
-const scoreScoresGetCQL = `SELECT board, player_id, points, name, cqlgen_deleted
-	FROM scores
-	WHERE board = ? AND player_id = ?`
-
-// scoreScoresScan reads the next row of scores that is no grave of a deleted
-// Score into e; false when there is none.
 func scoreScoresScan(it cqlgenimpl.Iter, e *Score) bool {
 	for {
 		var deleted bool
@@ -1600,724 +671,157 @@ func scoreScoresScan(it cqlgenimpl.Iter, e *Score) bool {
 	}
 }
 
-// scoreScoresGetManyCQL reads the rows of scores of several partition keys at
-// once. cqlgenimpl.GetMany binds board, the list of player_id values.
-const scoreScoresGetManyCQL = `SELECT board, player_id, points, name, cqlgen_deleted
-	FROM scores
-	WHERE board = ? AND player_id IN ?`
-
-// scoreScoresStateCQL reads a row of scores with the write protocol's columns.
-// Its placeholders bind board, player_id.
-const scoreScoresStateCQL = `SELECT board, player_id, points, name, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM scores
-	WHERE board = ? AND player_id = ?`
-
-// scoreScoresState binds scoreScoresStateCQL: the primary key of e.
 func scoreScoresState(e *Score) []any {
 	return []any{e.Board, e.PlayerID}
 }
 
-// scoreScoresScanState reads a row of scores with its version, its mark of
-// deletion, its pending record and its last changes.
 func scoreScoresScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Score], ok bool) {
 	ok = it.Scan(&v.Row.Board, &v.Row.PlayerID, &v.Row.Points, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// scoreScoresData is every column of e's row in scores, in table order.
 func scoreScoresData(e *Score) []any {
 	return []any{e.Board, e.PlayerID, e.Points, e.Name}
 }
 
-// scoreScoresChangeCQL writes a row of scores if its version is the one read
-// (null: if there is no row). Its placeholders bind points, name,
-// cqlgen_version (the write timestamp), the pending record, the record of the
-// last changes, board, player_id, the version read.
-const scoreScoresChangeCQL = `UPDATE scores
-	SET points = ?, name = ?, cqlgen_version = ?, cqlgen_deleted = false,
-		cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE board = ? AND player_id = ?
-	IF cqlgen_version = ?`
-
-// scoreScoresChange binds scoreScoresChangeCQL: it sets e's values, at version
-// c.TS, if the version is still c.Old.
 func scoreScoresChange(e *Score, c cqlgenimpl.Change) []any {
 	return []any{e.Points, e.Name, c.TS, c.Pending, c.Writes, e.Board, e.PlayerID, c.Old}
 }
 
-// scoreScoresRemoveCQL leaves a grave of a row of scores if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, board, player_id, the
-// version read.
-const scoreScoresRemoveCQL = `UPDATE scores
-	USING TTL 864000
-	SET points = null, name = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE board = ? AND player_id = ?
-	IF cqlgen_version = ?`
-
-// scoreScoresRemove binds scoreScoresRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
 func scoreScoresRemove(e *Score, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.Board, e.PlayerID, c.Old}
 }
 
-// scoreScoresSettleCQL clears the pending record of a row of scores if its
-// version is the one read. Its placeholders bind board, player_id, the version
-// read.
-const scoreScoresSettleCQL = `UPDATE scores
-	SET cqlgen_pending = null
-	WHERE board = ? AND player_id = ?
-	IF cqlgen_version = ?`
-
-// scoreScoresSettle binds scoreScoresSettleCQL: it clears the pending record
-// of e's row if the version is still version.
 func scoreScoresSettle(e *Score, version int64) []any {
 	return []any{e.Board, e.PlayerID, version}
 }
 
-// scoreScoresScanCQL reads a token range of scores for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const scoreScoresScanCQL = `SELECT board, player_id, points, name, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM scores
-	WHERE token(board, player_id) > ? AND token(board, player_id) <= ?`
-
-// scoreBoard: the statements of table board, which serves Board.
+// scoreBoard is table board, which serves Board (statements in schema.md).
 var scoreBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "board",
-	Pattern: "Board",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "player_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "player_id", Type: "text"},
-		{Name: "name", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      scoreBoardInsertCQL,
-		Delete:      scoreBoardDeleteCQL,
-		Scan:        scoreBoardScanCQL,
-		First:       scoreBoardFirstCQL,
-		FirstFrom:   scoreBoardFirstFromCQL,
-		FirstTo:     scoreBoardFirstToCQL,
-		FirstFromTo: scoreBoardFirstFromToCQL,
-		After: []string{
-			scoreBoardAfter0CQL,
-			scoreBoardAfter1CQL,
-		},
-		AfterTo:   scoreBoardAfterToCQL,
-		AtOrAfter: scoreBoardAtOrAfterCQL,
-	},
+	Name:         "board",
+	Pattern:      "Board",
+	PartitionKey: cqlgenimpl.Cols("board text"),
+	Clustering:   cqlgenimpl.Cols("points bigint desc", "player_id text"),
+	Columns:      cqlgenimpl.Cols("name text"),
+	Maintained:   true,
 })
 
-// scoreBoardInsertCQL writes a whole row of board. Its placeholders bind
-// board, points, player_id, name, the write timestamp.
-const scoreBoardInsertCQL = `INSERT INTO board (board, points, player_id, name)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// scoreBoardRow binds scoreBoardInsertCQL for e, written at ts; board has no
-// column to leave unset.
 func scoreBoardRow(e *Score, ts int64, _ bool) []any {
 	return []any{e.Board, e.Points, e.PlayerID, e.Name, ts}
 }
 
-// scoreBoardKey is the primary key of e in board, in order, bucket included.
 func scoreBoardKey(e *Score) []any {
 	return []any{e.Board, e.Points, e.PlayerID}
 }
 
-// scoreBoardDeleteCQL deletes a row of board by its primary key. Its
-// placeholders bind the write timestamp, board, points, player_id.
-const scoreBoardDeleteCQL = `DELETE FROM board
-	USING TIMESTAMP ?
-	WHERE board = ? AND points = ? AND player_id = ?`
-
-// scoreBoardScanCQL reads a token range of board for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const scoreBoardScanCQL = `SELECT board, points, player_id, name, writetime(name)
-	FROM board
-	WHERE token(board) > ? AND token(board) <= ?`
-
-// scoreBoardFirstCQL reads a partition of board from its first row.
-// cqlgenimpl.ReadPage binds board.
-const scoreBoardFirstCQL = `SELECT board, points, player_id, name
-	FROM board
-	WHERE board = ?`
-
-// scoreBoardFirstFromCQL reads a partition of board from the From bound.
-// cqlgenimpl.ReadPage binds board, From.
-const scoreBoardFirstFromCQL = `SELECT board, points, player_id, name
-	FROM board
-	WHERE board = ? AND points <= ?`
-
-// scoreBoardFirstToCQL reads a partition of board from its first row up to the
-// To bound. cqlgenimpl.ReadPage binds board, To.
-const scoreBoardFirstToCQL = `SELECT board, points, player_id, name
-	FROM board
-	WHERE board = ? AND points > ?`
-
-// scoreBoardFirstFromToCQL reads a partition of board between the bounds.
-// cqlgenimpl.ReadPage binds board, From, To.
-const scoreBoardFirstFromToCQL = `SELECT board, points, player_id, name
-	FROM board
-	WHERE board = ? AND points <= ? AND points > ?`
-
-// scoreBoardAfter0CQL continues a read of board after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds board,
-// points.
-const scoreBoardAfter0CQL = `SELECT board, points, player_id, name
-	FROM board
-	WHERE board = ? AND points < ?`
-
-// scoreBoardAfter1CQL continues a read of board after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds board,
-// points, player_id.
-const scoreBoardAfter1CQL = `SELECT board, points, player_id, name
-	FROM board
-	WHERE board = ? AND points = ? AND player_id > ?`
-
-// scoreBoardAfterToCQL continues a read of board after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds board, points, To.
-const scoreBoardAfterToCQL = `SELECT board, points, player_id, name
-	FROM board
-	WHERE board = ? AND points < ? AND points > ?`
-
-// scoreBoardAtOrAfterCQL continues a read of board at or after a row.
-// cqlgenimpl.ReadPage binds board, points, player_id.
-const scoreBoardAtOrAfterCQL = `SELECT board, points, player_id, name
-	FROM board
-	WHERE board = ? AND points = ? AND player_id >= ?`
-
-// scoreBoardScan reads one row of board into e; false when there is none.
 func scoreBoardScan(it cqlgenimpl.Iter, e *Score) bool {
 	return it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
 }
 
-// scoreBoardClustering is the clustering key of e in board, in order.
 func scoreBoardClustering(e *Score) []any {
 	return []any{e.Points, e.PlayerID}
 }
 
-// scoreBoardCompare orders rows of board as its clustering order does.
 func scoreBoardCompare(a, b *Score) int {
-	if c := cmp.Compare(a.Points, b.Points); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.PlayerID, b.PlayerID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.PlayerID, b.PlayerID))
 }
 
-// scoreBoard16: the statements of table board_16, which serves Board16.
+// scoreBoard16 is table board_16, which serves Board16 (statements in
+// schema.md).
 var scoreBoard16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "board_16",
-	Pattern: "Board16",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-		{Name: "shard", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "player_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-		{Name: "shard", Type: "int"},
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "player_id", Type: "text"},
-		{Name: "name", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      scoreBoard16InsertCQL,
-		Delete:      scoreBoard16DeleteCQL,
-		Scan:        scoreBoard16ScanCQL,
-		First:       scoreBoard16FirstCQL,
-		FirstFrom:   scoreBoard16FirstFromCQL,
-		FirstTo:     scoreBoard16FirstToCQL,
-		FirstFromTo: scoreBoard16FirstFromToCQL,
-		After: []string{
-			scoreBoard16After0CQL,
-			scoreBoard16After1CQL,
-		},
-		AfterTo:   scoreBoard16AfterToCQL,
-		AtOrAfter: scoreBoard16AtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       scoreBoard16ScatterFirstCQL,
-				FirstFrom:   scoreBoard16ScatterFirstFromCQL,
-				FirstTo:     scoreBoard16ScatterFirstToCQL,
-				FirstFromTo: scoreBoard16ScatterFirstFromToCQL,
-				After: []string{
-					scoreBoard16ScatterAfter0CQL,
-					scoreBoard16ScatterAfter1CQL,
-				},
-				AfterTo:   scoreBoard16ScatterAfterToCQL,
-				AtOrAfter: scoreBoard16ScatterAtOrAfterCQL,
-			},
-		},
-	},
+	Name:         "board_16",
+	Pattern:      "Board16",
+	PartitionKey: cqlgenimpl.Cols("board text", "shard int"),
+	Clustering:   cqlgenimpl.Cols("points bigint desc", "player_id text"),
+	Columns:      cqlgenimpl.Cols("name text"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketHash,
 })
 
-// scoreBoard16InsertCQL writes a whole row of board_16. Its placeholders bind
-// board, shard, points, player_id, name, the write timestamp.
-const scoreBoard16InsertCQL = `INSERT INTO board_16 (board, shard, points, player_id, name)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// scoreBoard16Row binds scoreBoard16InsertCQL for e, written at ts; board_16
-// has no column to leave unset.
 func scoreBoard16Row(e *Score, ts int64, _ bool) []any {
 	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 16), e.Points, e.PlayerID, e.Name, ts}
 }
 
-// scoreBoard16Key is the primary key of e in board_16, in order, bucket
-// included.
 func scoreBoard16Key(e *Score) []any {
 	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 16), e.Points, e.PlayerID}
 }
 
-// scoreBoard16DeleteCQL deletes a row of board_16 by its primary key. Its
-// placeholders bind the write timestamp, board, shard, points, player_id.
-const scoreBoard16DeleteCQL = `DELETE FROM board_16
-	USING TIMESTAMP ?
-	WHERE board = ? AND shard = ? AND points = ? AND player_id = ?`
-
-// scoreBoard16ScanCQL reads a token range of board_16 for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const scoreBoard16ScanCQL = `SELECT board, shard, points, player_id, name, writetime(name)
-	FROM board_16
-	WHERE token(board, shard) > ? AND token(board, shard) <= ?`
-
-// scoreBoard16FirstCQL reads a partition of board_16 from its first row.
-// cqlgenimpl.ReadPage binds board, shard.
-const scoreBoard16FirstCQL = `SELECT board, points, player_id, name
-	FROM board_16
-	WHERE board = ? AND shard = ?`
-
-// scoreBoard16FirstFromCQL reads a partition of board_16 from the From bound.
-// cqlgenimpl.ReadPage binds board, shard, From.
-const scoreBoard16FirstFromCQL = `SELECT board, points, player_id, name
-	FROM board_16
-	WHERE board = ? AND shard = ? AND points <= ?`
-
-// scoreBoard16FirstToCQL reads a partition of board_16 from its first row up
-// to the To bound. cqlgenimpl.ReadPage binds board, shard, To.
-const scoreBoard16FirstToCQL = `SELECT board, points, player_id, name
-	FROM board_16
-	WHERE board = ? AND shard = ? AND points > ?`
-
-// scoreBoard16FirstFromToCQL reads a partition of board_16 between the bounds.
-// cqlgenimpl.ReadPage binds board, shard, From, To.
-const scoreBoard16FirstFromToCQL = `SELECT board, points, player_id, name
-	FROM board_16
-	WHERE board = ? AND shard = ? AND points <= ? AND points > ?`
-
-// scoreBoard16After0CQL continues a read of board_16 after a row, at one run
-// of clustering columns of one direction. cqlgenimpl.ReadPage binds board,
-// shard, points.
-const scoreBoard16After0CQL = `SELECT board, points, player_id, name
-	FROM board_16
-	WHERE board = ? AND shard = ? AND points < ?`
-
-// scoreBoard16After1CQL continues a read of board_16 after a row, at one run
-// of clustering columns of one direction. cqlgenimpl.ReadPage binds board,
-// shard, points, player_id.
-const scoreBoard16After1CQL = `SELECT board, points, player_id, name
-	FROM board_16
-	WHERE board = ? AND shard = ? AND points = ? AND player_id > ?`
-
-// scoreBoard16AfterToCQL continues a read of board_16 after a row, up to the
-// To bound. cqlgenimpl.ReadPage binds board, shard, points, To.
-const scoreBoard16AfterToCQL = `SELECT board, points, player_id, name
-	FROM board_16
-	WHERE board = ? AND shard = ? AND points < ? AND points > ?`
-
-// scoreBoard16AtOrAfterCQL continues a read of board_16 at or after a row.
-// cqlgenimpl.ReadPage binds board, shard, points, player_id.
-const scoreBoard16AtOrAfterCQL = `SELECT board, points, player_id, name
-	FROM board_16
-	WHERE board = ? AND shard = ? AND points = ? AND player_id >= ?`
-
-// scoreBoard16ScatterFirstCQL reads a partition of board_16 from its first
-// row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, the most rows per
-// bucket.
-const scoreBoard16ScatterFirstCQL = `SELECT board, points, player_id, name, shard
-	FROM board_16
-	WHERE board = ? AND shard IN ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard16ScatterFirstFromCQL reads a partition of board_16 from the From
-// bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, From, the most
-// rows per bucket.
-const scoreBoard16ScatterFirstFromCQL = `SELECT board, points, player_id, name, shard
-	FROM board_16
-	WHERE board = ? AND shard IN ? AND points <= ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard16ScatterFirstToCQL reads a partition of board_16 from its first
-// row up to the To bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, To, the most rows
-// per bucket.
-const scoreBoard16ScatterFirstToCQL = `SELECT board, points, player_id, name, shard
-	FROM board_16
-	WHERE board = ? AND shard IN ? AND points > ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard16ScatterFirstFromToCQL reads a partition of board_16 between the
-// bounds, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, From, To, the
-// most rows per bucket.
-const scoreBoard16ScatterFirstFromToCQL = `SELECT board, points, player_id, name, shard
-	FROM board_16
-	WHERE board = ? AND shard IN ? AND points <= ? AND points > ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard16ScatterAfter0CQL continues a read of board_16 after a row, at
-// one run of clustering columns of one direction, in every hash bucket at
-// once, the bucket named last. cqlgenimpl.ReadPage binds board, the list of
-// shard values, points, the most rows per bucket.
-const scoreBoard16ScatterAfter0CQL = `SELECT board, points, player_id, name, shard
-	FROM board_16
-	WHERE board = ? AND shard IN ? AND points < ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard16ScatterAfter1CQL continues a read of board_16 after a row, at
-// one run of clustering columns of one direction, in every hash bucket at
-// once, the bucket named last. cqlgenimpl.ReadPage binds board, the list of
-// shard values, points, player_id, the most rows per bucket.
-const scoreBoard16ScatterAfter1CQL = `SELECT board, points, player_id, name, shard
-	FROM board_16
-	WHERE board = ? AND shard IN ? AND points = ? AND player_id > ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard16ScatterAfterToCQL continues a read of board_16 after a row, up
-// to the To bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, points, To, the
-// most rows per bucket.
-const scoreBoard16ScatterAfterToCQL = `SELECT board, points, player_id, name, shard
-	FROM board_16
-	WHERE board = ? AND shard IN ? AND points < ? AND points > ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard16ScatterAtOrAfterCQL continues a read of board_16 at or after a
-// row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, points,
-// player_id, the most rows per bucket.
-const scoreBoard16ScatterAtOrAfterCQL = `SELECT board, points, player_id, name, shard
-	FROM board_16
-	WHERE board = ? AND shard IN ? AND points = ? AND player_id >= ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard16Scan reads one row of board_16 into e; false when there is none.
 func scoreBoard16Scan(it cqlgenimpl.Iter, e *Score) bool {
 	return it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
 }
 
-// scoreBoard16Clustering is the clustering key of e in board_16, in order.
 func scoreBoard16Clustering(e *Score) []any {
 	return []any{e.Points, e.PlayerID}
 }
 
-// scoreBoard16Compare orders rows of board_16 as its clustering order does.
 func scoreBoard16Compare(a, b *Score) int {
-	if c := cmp.Compare(a.Points, b.Points); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.PlayerID, b.PlayerID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.PlayerID, b.PlayerID))
 }
 
-// scoreBoard100: the statements of table board_100, which serves Board100.
+// scoreBoard100 is table board_100, which serves Board100 (statements in
+// schema.md).
 var scoreBoard100 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "board_100",
-	Pattern: "Board100",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-		{Name: "shard", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "player_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-		{Name: "shard", Type: "int"},
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "player_id", Type: "text"},
-		{Name: "name", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      scoreBoard100InsertCQL,
-		Delete:      scoreBoard100DeleteCQL,
-		Scan:        scoreBoard100ScanCQL,
-		First:       scoreBoard100FirstCQL,
-		FirstFrom:   scoreBoard100FirstFromCQL,
-		FirstTo:     scoreBoard100FirstToCQL,
-		FirstFromTo: scoreBoard100FirstFromToCQL,
-		After: []string{
-			scoreBoard100After0CQL,
-			scoreBoard100After1CQL,
-		},
-		AfterTo:   scoreBoard100AfterToCQL,
-		AtOrAfter: scoreBoard100AtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       scoreBoard100ScatterFirstCQL,
-				FirstFrom:   scoreBoard100ScatterFirstFromCQL,
-				FirstTo:     scoreBoard100ScatterFirstToCQL,
-				FirstFromTo: scoreBoard100ScatterFirstFromToCQL,
-				After: []string{
-					scoreBoard100ScatterAfter0CQL,
-					scoreBoard100ScatterAfter1CQL,
-				},
-				AfterTo:   scoreBoard100ScatterAfterToCQL,
-				AtOrAfter: scoreBoard100ScatterAtOrAfterCQL,
-			},
-		},
-	},
+	Name:         "board_100",
+	Pattern:      "Board100",
+	PartitionKey: cqlgenimpl.Cols("board text", "shard int"),
+	Clustering:   cqlgenimpl.Cols("points bigint desc", "player_id text"),
+	Columns:      cqlgenimpl.Cols("name text"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketHash,
 })
 
-// scoreBoard100InsertCQL writes a whole row of board_100. Its placeholders
-// bind board, shard, points, player_id, name, the write timestamp.
-const scoreBoard100InsertCQL = `INSERT INTO board_100 (board, shard, points, player_id, name)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// scoreBoard100Row binds scoreBoard100InsertCQL for e, written at ts;
-// board_100 has no column to leave unset.
 func scoreBoard100Row(e *Score, ts int64, _ bool) []any {
 	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 100), e.Points, e.PlayerID, e.Name, ts}
 }
 
-// scoreBoard100Key is the primary key of e in board_100, in order, bucket
-// included.
 func scoreBoard100Key(e *Score) []any {
 	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 100), e.Points, e.PlayerID}
 }
 
-// scoreBoard100DeleteCQL deletes a row of board_100 by its primary key. Its
-// placeholders bind the write timestamp, board, shard, points, player_id.
-const scoreBoard100DeleteCQL = `DELETE FROM board_100
-	USING TIMESTAMP ?
-	WHERE board = ? AND shard = ? AND points = ? AND player_id = ?`
-
-// scoreBoard100ScanCQL reads a token range of board_100 for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const scoreBoard100ScanCQL = `SELECT board, shard, points, player_id, name, writetime(name)
-	FROM board_100
-	WHERE token(board, shard) > ? AND token(board, shard) <= ?`
-
-// scoreBoard100FirstCQL reads a partition of board_100 from its first row.
-// cqlgenimpl.ReadPage binds board, shard.
-const scoreBoard100FirstCQL = `SELECT board, points, player_id, name
-	FROM board_100
-	WHERE board = ? AND shard = ?`
-
-// scoreBoard100FirstFromCQL reads a partition of board_100 from the From
-// bound. cqlgenimpl.ReadPage binds board, shard, From.
-const scoreBoard100FirstFromCQL = `SELECT board, points, player_id, name
-	FROM board_100
-	WHERE board = ? AND shard = ? AND points <= ?`
-
-// scoreBoard100FirstToCQL reads a partition of board_100 from its first row up
-// to the To bound. cqlgenimpl.ReadPage binds board, shard, To.
-const scoreBoard100FirstToCQL = `SELECT board, points, player_id, name
-	FROM board_100
-	WHERE board = ? AND shard = ? AND points > ?`
-
-// scoreBoard100FirstFromToCQL reads a partition of board_100 between the
-// bounds. cqlgenimpl.ReadPage binds board, shard, From, To.
-const scoreBoard100FirstFromToCQL = `SELECT board, points, player_id, name
-	FROM board_100
-	WHERE board = ? AND shard = ? AND points <= ? AND points > ?`
-
-// scoreBoard100After0CQL continues a read of board_100 after a row, at one run
-// of clustering columns of one direction. cqlgenimpl.ReadPage binds board,
-// shard, points.
-const scoreBoard100After0CQL = `SELECT board, points, player_id, name
-	FROM board_100
-	WHERE board = ? AND shard = ? AND points < ?`
-
-// scoreBoard100After1CQL continues a read of board_100 after a row, at one run
-// of clustering columns of one direction. cqlgenimpl.ReadPage binds board,
-// shard, points, player_id.
-const scoreBoard100After1CQL = `SELECT board, points, player_id, name
-	FROM board_100
-	WHERE board = ? AND shard = ? AND points = ? AND player_id > ?`
-
-// scoreBoard100AfterToCQL continues a read of board_100 after a row, up to the
-// To bound. cqlgenimpl.ReadPage binds board, shard, points, To.
-const scoreBoard100AfterToCQL = `SELECT board, points, player_id, name
-	FROM board_100
-	WHERE board = ? AND shard = ? AND points < ? AND points > ?`
-
-// scoreBoard100AtOrAfterCQL continues a read of board_100 at or after a row.
-// cqlgenimpl.ReadPage binds board, shard, points, player_id.
-const scoreBoard100AtOrAfterCQL = `SELECT board, points, player_id, name
-	FROM board_100
-	WHERE board = ? AND shard = ? AND points = ? AND player_id >= ?`
-
-// scoreBoard100ScatterFirstCQL reads a partition of board_100 from its first
-// row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, the most rows per
-// bucket.
-const scoreBoard100ScatterFirstCQL = `SELECT board, points, player_id, name, shard
-	FROM board_100
-	WHERE board = ? AND shard IN ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard100ScatterFirstFromCQL reads a partition of board_100 from the
-// From bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, From, the most
-// rows per bucket.
-const scoreBoard100ScatterFirstFromCQL = `SELECT board, points, player_id, name, shard
-	FROM board_100
-	WHERE board = ? AND shard IN ? AND points <= ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard100ScatterFirstToCQL reads a partition of board_100 from its first
-// row up to the To bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, To, the most rows
-// per bucket.
-const scoreBoard100ScatterFirstToCQL = `SELECT board, points, player_id, name, shard
-	FROM board_100
-	WHERE board = ? AND shard IN ? AND points > ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard100ScatterFirstFromToCQL reads a partition of board_100 between
-// the bounds, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, From, To, the
-// most rows per bucket.
-const scoreBoard100ScatterFirstFromToCQL = `SELECT board, points, player_id, name, shard
-	FROM board_100
-	WHERE board = ? AND shard IN ? AND points <= ? AND points > ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard100ScatterAfter0CQL continues a read of board_100 after a row, at
-// one run of clustering columns of one direction, in every hash bucket at
-// once, the bucket named last. cqlgenimpl.ReadPage binds board, the list of
-// shard values, points, the most rows per bucket.
-const scoreBoard100ScatterAfter0CQL = `SELECT board, points, player_id, name, shard
-	FROM board_100
-	WHERE board = ? AND shard IN ? AND points < ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard100ScatterAfter1CQL continues a read of board_100 after a row, at
-// one run of clustering columns of one direction, in every hash bucket at
-// once, the bucket named last. cqlgenimpl.ReadPage binds board, the list of
-// shard values, points, player_id, the most rows per bucket.
-const scoreBoard100ScatterAfter1CQL = `SELECT board, points, player_id, name, shard
-	FROM board_100
-	WHERE board = ? AND shard IN ? AND points = ? AND player_id > ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard100ScatterAfterToCQL continues a read of board_100 after a row, up
-// to the To bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, points, To, the
-// most rows per bucket.
-const scoreBoard100ScatterAfterToCQL = `SELECT board, points, player_id, name, shard
-	FROM board_100
-	WHERE board = ? AND shard IN ? AND points < ? AND points > ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard100ScatterAtOrAfterCQL continues a read of board_100 at or after a
-// row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, points,
-// player_id, the most rows per bucket.
-const scoreBoard100ScatterAtOrAfterCQL = `SELECT board, points, player_id, name, shard
-	FROM board_100
-	WHERE board = ? AND shard IN ? AND points = ? AND player_id >= ?
-	PER PARTITION LIMIT ?`
-
-// scoreBoard100Scan reads one row of board_100 into e; false when there is
-// none.
 func scoreBoard100Scan(it cqlgenimpl.Iter, e *Score) bool {
 	return it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
 }
 
-// scoreBoard100Clustering is the clustering key of e in board_100, in order.
 func scoreBoard100Clustering(e *Score) []any {
 	return []any{e.Points, e.PlayerID}
 }
 
-// scoreBoard100Compare orders rows of board_100 as its clustering order does.
 func scoreBoard100Compare(a, b *Score) int {
-	if c := cmp.Compare(a.Points, b.Points); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.PlayerID, b.PlayerID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.PlayerID, b.PlayerID))
 }
 
 // ScoreRepo reads and writes Score in its tables (scores, board, board_16,
-// board_100), keeping every copy in step; scores is the source of truth.
+// board_100), kept in step with scores.
 type ScoreRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewScoreRepo returns a repository of Score on s. The default strategy is a
-// logged batch.
+// NewScoreRepo returns a repository of Score on s.
 func NewScoreRepo(s cqlgen.Session, opts ...cqlgen.Option) *ScoreRepo {
-	return &ScoreRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &ScoreRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// scoreCheck rejects a Score whose partition key values are empty.
 func scoreCheck(e *Score) error {
 	if e.Board == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "scores",
-		}
+		return cqlgenimpl.EmptyKey("scores", "board")
 	}
 	if e.PlayerID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "player_id",
-			Table:  "scores",
-		}
+		return cqlgenimpl.EmptyKey("scores", "player_id")
 	}
 	return nil
 }
 
-// scoreCheckKey rejects a Score whose partition key value in scores, the
-// source of truth, is empty.
 func scoreCheckKey(e *Score) error {
 	if e.Board == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "scores",
-		}
+		return cqlgenimpl.EmptyKey("scores", "board")
 	}
 	if e.PlayerID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "player_id",
-			Table:  "scores",
-		}
+		return cqlgenimpl.EmptyKey("scores", "player_id")
 	}
 	return nil
 }
 
-// scoreWrites is the write protocol of Score: its source of truth, scores, and
-// the tables the protocol keeps in step with it.
 var scoreWrites = &cqlgenimpl.Entity[Score]{
 	Canonical: scoreScores,
 	State:     scoreScoresState,
@@ -2351,18 +855,11 @@ var scoreWrites = &cqlgenimpl.Entity[Score]{
 	},
 }
 
-// Insert writes e to every table of Score, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on scores, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Score, leaving nil pointers
+// and empty collections unset, through the write protocol on scores
+// (docs/repositories.md, The write protocol).
 func (r *ScoreRepo) Insert(ctx context.Context, e *Score, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Score", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, scoreCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2370,19 +867,11 @@ func (r *ScoreRepo) Insert(ctx context.Context, e *Score, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, scoreWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Score whose key in scores is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on scores's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Score with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// scores (docs/repositories.md, The write protocol).
 func (r *ScoreRepo) Update(ctx context.Context, e *Score, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Score", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, scoreCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2390,16 +879,11 @@ func (r *ScoreRepo) Update(ctx context.Context, e *Score, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, scoreWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Score whose key in scores is e's from every table; the
-// rows of the other tables are found from scores's values, so e needs only its
-// key. Deleting what does not exist is not an error. If it returns an error,
-// it may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Score with e's key from every table (e needs only its
+// key), through the write protocol on scores (docs/repositories.md, The write
+// protocol).
 func (r *ScoreRepo) Delete(ctx context.Context, e *Score, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Score", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, scoreCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -2407,26 +891,15 @@ func (r *ScoreRepo) Delete(ctx context.Context, e *Score, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, scoreWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Score with the given key from scores, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Score since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Score with the given key from scores with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *ScoreRepo) GetVersioned(ctx context.Context, board string, playerID string) (_ *Score, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Score", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "GetVersioned").End(&err)
 	if board == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "scores",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("scores", "board")
 	}
 	if playerID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "player_id",
-			Table:  "scores",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("scores", "player_id")
 	}
 	e := &Score{}
 	e.Board = board
@@ -2434,33 +907,16 @@ func (r *ScoreRepo) GetVersioned(ctx context.Context, board string, playerID str
 	return cqlgenimpl.Versioned(ctx, r.s, scoreWrites, e)
 }
 
-// Modify reads the Score with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Score since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// scores (cqlgen.ErrKeyChanged). It returns the Score written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Score with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *ScoreRepo) Modify(ctx context.Context, board string, playerID string, change func(*Score) error, opts ...cqlgen.Option) (_ *Score, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Score", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Modify").End(&err)
 	if board == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "scores",
-		}
+		return nil, cqlgenimpl.EmptyKey("scores", "board")
 	}
 	if playerID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "player_id",
-			Table:  "scores",
-		}
+		return nil, cqlgenimpl.EmptyKey("scores", "player_id")
 	}
 	e := &Score{}
 	e.Board = board
@@ -2472,103 +928,61 @@ func (r *ScoreRepo) Modify(ctx context.Context, board string, playerID string, c
 	return cqlgenimpl.Modify(ctx, r.s, o, scoreWrites, e, scoreCheck, change)
 }
 
-// Entity names the entity ScoreRepo keeps: Score.
+// Entity is Score.
 func (r *ScoreRepo) Entity() string {
 	return "Score"
 }
 
-// Tables lists the tables of Score that Repair and Backfill write: every one
-// but scores, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but scores.
 func (r *ScoreRepo) Tables() []string {
 	return []string{"board", "board_16", "board_100"}
 }
 
-// Verify compares every table of Score with what scores, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows missing, stale or orphaned against scores.
 func (r *ScoreRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Score", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, scoreWrites, "Score", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Score wins over; it is
-// safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *ScoreRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Score", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, scoreWrites, "Score", true, o)
 }
 
-// Backfill writes every row scores implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row scores implies into table.
 func (r *ScoreRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Score", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, scoreWrites, "Score", table, o)
 }
 
-// Get reads the Score with the given key from scores, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Score with the given key from scores; cqlgen.ErrNotFound if
+// there is none.
 func (r *ScoreRepo) Get(ctx context.Context, board string, playerID string) (_ *Score, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Score", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Get").End(&err)
 	if board == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "scores",
-		}
+		return nil, cqlgenimpl.EmptyKey("scores", "board")
 	}
 	if playerID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "player_id",
-			Table:  "scores",
-		}
+		return nil, cqlgenimpl.EmptyKey("scores", "player_id")
 	}
 	var e Score
 	e.Board = board
 	e.PlayerID = playerID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   scoreScores.Get,
-		Values: []any{e.Board, e.PlayerID},
-	}, scoreScoresScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, scoreScores.Get, []any{e.Board, e.PlayerID}, scoreScoresScan)
 }
 
 // GetMany reads the Scores of one board with the given player_id values from
-// scores, the source of truth, in one query (player_id IN ?): Rows[i] is the
-// Score of playerIDs[i], nil when there is none, and Missing lists those
-// indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// scores in one query: Rows[i] is playerIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *ScoreRepo) GetMany(ctx context.Context, board string, playerIDs []string) (_ cqlgen.Found[Score], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Score", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "GetMany").End(&err)
 	if board == "" {
-		return cqlgen.Found[Score]{}, &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "scores",
-		}
+		return cqlgen.Found[Score]{}, cqlgenimpl.EmptyKey("scores", "board")
 	}
 	for _, k := range playerIDs {
 		if k == "" {
-			return cqlgen.Found[Score]{}, &cqlgen.EmptyKeyError{
-				Column: "player_id",
-				Table:  "scores",
-			}
+			return cqlgen.Found[Score]{}, cqlgenimpl.EmptyKey("scores", "player_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, scoreScores, []any{board}, playerIDs, r.opts.MaxKeys, scoreScoresScan, func(e *Score) string {
@@ -2578,200 +992,124 @@ func (r *ScoreRepo) GetMany(ctx context.Context, board string, playerIDs []strin
 
 // BoardOptions are the optional parts of a Board read.
 type BoardOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PointsFrom and PointsTo bound points, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
+	// order; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive leaves out the rows at PointsFrom, PointsToInclusive
-	// takes in those at PointsTo; each is ignored without its bound.
+	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
 	PointsFromExclusive, PointsToInclusive bool
+}
+
+var scoreBoardRead = cqlgenimpl.ReadSpec[Score]{
+	Compare: scoreBoardCompare,
+	Key:     scoreBoardClustering,
+	Scan:    scoreBoardScan,
+	Table:   scoreBoard,
 }
 
 // Board reads a board, best first, in one partition, from board, in pages: one
 // partition, in clustering order.
 func (r *ScoreRepo) Board(ctx context.Context, board string, o *BoardOptions) (_ cqlgen.Page[Score], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Score", "Board")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Board").End(&err)
 	if board == "" {
-		return cqlgen.Page[Score]{}, &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "board",
-		}
+		return cqlgen.Page[Score]{}, cqlgenimpl.EmptyKey("board", "board")
 	}
 	if o == nil {
 		o = &BoardOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Score]{
-		Compare:   scoreBoardCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       scoreBoardClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{board},
-		Scan:      scoreBoardScan,
-		Table:     scoreBoard,
-	}
-	if o.PointsFrom != nil {
-		spec.From, spec.FromExclusive = *o.PointsFrom, o.PointsFromExclusive
-	}
-	if o.PointsTo != nil {
-		spec.To, spec.ToInclusive = *o.PointsTo, o.PointsToInclusive
-	}
+	spec := scoreBoardRead.With([]any{board}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // Board16Options are the optional parts of a Board16 read.
 type Board16Options struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PointsFrom and PointsTo bound points, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
+	// order; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive leaves out the rows at PointsFrom, PointsToInclusive
-	// takes in those at PointsTo; each is ignored without its bound.
+	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
 	PointsFromExclusive, PointsToInclusive bool
+}
+
+var scoreBoard16Read = cqlgenimpl.ReadSpec[Score]{
+	Compare:     scoreBoard16Compare,
+	HashBuckets: 16,
+	Key:         scoreBoard16Clustering,
+	Scan:        scoreBoard16Scan,
+	Table:       scoreBoard16,
 }
 
 // Board16 reads a board, best first, over 16 hash buckets, from board_16, in
 // pages: all 16 hash buckets read in parallel and merged in clustering order.
 func (r *ScoreRepo) Board16(ctx context.Context, board string, o *Board16Options) (_ cqlgen.Page[Score], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Score", "Board16")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Board16").End(&err)
 	if board == "" {
-		return cqlgen.Page[Score]{}, &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "board_16",
-		}
+		return cqlgen.Page[Score]{}, cqlgenimpl.EmptyKey("board_16", "board")
 	}
 	if o == nil {
 		o = &Board16Options{}
 	}
-	spec := cqlgenimpl.ReadSpec[Score]{
-		Compare:     scoreBoard16Compare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 16,
-		Key:         scoreBoard16Clustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{board},
-		Scan:        scoreBoard16Scan,
-		Scatter:     r.opts.Scatter,
-		Table:       scoreBoard16,
-	}
-	if o.PointsFrom != nil {
-		spec.From, spec.FromExclusive = *o.PointsFrom, o.PointsFromExclusive
-	}
-	if o.PointsTo != nil {
-		spec.To, spec.ToInclusive = *o.PointsTo, o.PointsToInclusive
-	}
+	spec := scoreBoard16Read.With([]any{board}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // Board100Options are the optional parts of a Board100 read.
 type Board100Options struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PointsFrom and PointsTo bound points, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
+	// order; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive leaves out the rows at PointsFrom, PointsToInclusive
-	// takes in those at PointsTo; each is ignored without its bound.
+	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
 	PointsFromExclusive, PointsToInclusive bool
+}
+
+var scoreBoard100Read = cqlgenimpl.ReadSpec[Score]{
+	Compare:     scoreBoard100Compare,
+	HashBuckets: 100,
+	Key:         scoreBoard100Clustering,
+	Scan:        scoreBoard100Scan,
+	Table:       scoreBoard100,
 }
 
 // Board100 reads a board, best first, over 100 hash buckets, from board_100,
 // in pages: all 100 hash buckets read in parallel and merged in clustering
 // order.
 func (r *ScoreRepo) Board100(ctx context.Context, board string, o *Board100Options) (_ cqlgen.Page[Score], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Score", "Board100")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Board100").End(&err)
 	if board == "" {
-		return cqlgen.Page[Score]{}, &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "board_100",
-		}
+		return cqlgen.Page[Score]{}, cqlgenimpl.EmptyKey("board_100", "board")
 	}
 	if o == nil {
 		o = &Board100Options{}
 	}
-	spec := cqlgenimpl.ReadSpec[Score]{
-		Compare:     scoreBoard100Compare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 100,
-		Key:         scoreBoard100Clustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{board},
-		Scan:        scoreBoard100Scan,
-		Scatter:     r.opts.Scatter,
-		Table:       scoreBoard100,
-	}
-	if o.PointsFrom != nil {
-		spec.From, spec.FromExclusive = *o.PointsFrom, o.PointsFromExclusive
-	}
-	if o.PointsTo != nil {
-		spec.To, spec.ToInclusive = *o.PointsTo, o.PointsToInclusive
-	}
+	spec := scoreBoard100Read.With([]any{board}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// tallyTallies: the statements of table tallies, which is the source of truth
-// of Tally.
+// tallyTallies is table tallies, which is the source of truth of Tally
+// (statements in schema.md).
 var tallyTallies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "tallies",
-	Pattern: "Tallies",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "tally_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "tally_id", Type: "text"},
-		{Name: "board", Type: "text"},
-		{Name: "points", Type: "bigint"},
-		{Name: "name", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:     tallyTalliesGetCQL,
-		GetMany: tallyTalliesGetManyCQL,
-		State:   tallyTalliesStateCQL,
-		Change:  tallyTalliesChangeCQL,
-		Remove:  tallyTalliesRemoveCQL,
-		Settle:  tallyTalliesSettleCQL,
-		Scan:    tallyTalliesScanCQL,
-	},
+	Name:         "tallies",
+	Pattern:      "Tallies",
+	PartitionKey: cqlgenimpl.Cols("tally_id text"),
+	Columns:      cqlgenimpl.Cols("board text", "points bigint", "name text"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
-// tallyTalliesGetCQL reads a row of tallies by its primary key. Its
-// placeholders bind tally_id.
-const tallyTalliesGetCQL = `SELECT tally_id, board, points, name, cqlgen_deleted
-	FROM tallies
-	WHERE tally_id = ?`
-
-// tallyTalliesScan reads the next row of tallies that is no grave of a deleted
-// Tally into e; false when there is none.
 func tallyTalliesScan(it cqlgenimpl.Iter, e *Tally) bool {
 	for {
 		var deleted bool
@@ -2785,277 +1123,91 @@ func tallyTalliesScan(it cqlgenimpl.Iter, e *Tally) bool {
 	}
 }
 
-// tallyTalliesGetManyCQL reads the rows of tallies of several partition keys
-// at once. cqlgenimpl.GetMany binds the list of tally_id values.
-const tallyTalliesGetManyCQL = `SELECT tally_id, board, points, name, cqlgen_deleted
-	FROM tallies
-	WHERE tally_id IN ?`
-
-// tallyTalliesStateCQL reads a row of tallies with the write protocol's
-// columns. Its placeholders bind tally_id.
-const tallyTalliesStateCQL = `SELECT tally_id, board, points, name, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM tallies
-	WHERE tally_id = ?`
-
-// tallyTalliesState binds tallyTalliesStateCQL: the primary key of e.
 func tallyTalliesState(e *Tally) []any {
 	return []any{e.TallyID}
 }
 
-// tallyTalliesScanState reads a row of tallies with its version, its mark of
-// deletion, its pending record and its last changes.
 func tallyTalliesScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Tally], ok bool) {
 	ok = it.Scan(&v.Row.TallyID, &v.Row.Board, &v.Row.Points, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// tallyTalliesData is every column of e's row in tallies, in table order.
 func tallyTalliesData(e *Tally) []any {
 	return []any{e.TallyID, e.Board, e.Points, e.Name}
 }
 
-// tallyTalliesChangeCQL writes a row of tallies if its version is the one read
-// (null: if there is no row). Its placeholders bind board, points, name,
-// cqlgen_version (the write timestamp), the pending record, the record of the
-// last changes, tally_id, the version read.
-const tallyTalliesChangeCQL = `UPDATE tallies
-	SET board = ?, points = ?, name = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE tally_id = ?
-	IF cqlgen_version = ?`
-
-// tallyTalliesChange binds tallyTalliesChangeCQL: it sets e's values, at
-// version c.TS, if the version is still c.Old.
 func tallyTalliesChange(e *Tally, c cqlgenimpl.Change) []any {
 	return []any{e.Board, e.Points, e.Name, c.TS, c.Pending, c.Writes, e.TallyID, c.Old}
 }
 
-// tallyTalliesRemoveCQL leaves a grave of a row of tallies if its version is
-// the one read. Its placeholders bind cqlgen_version (the write timestamp),
-// the pending record, the record of the last changes, tally_id, the version
-// read.
-const tallyTalliesRemoveCQL = `UPDATE tallies
-	USING TTL 864000
-	SET board = null, points = null, name = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE tally_id = ?
-	IF cqlgen_version = ?`
-
-// tallyTalliesRemove binds tallyTalliesRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
 func tallyTalliesRemove(e *Tally, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.TallyID, c.Old}
 }
 
-// tallyTalliesSettleCQL clears the pending record of a row of tallies if its
-// version is the one read. Its placeholders bind tally_id, the version read.
-const tallyTalliesSettleCQL = `UPDATE tallies
-	SET cqlgen_pending = null
-	WHERE tally_id = ?
-	IF cqlgen_version = ?`
-
-// tallyTalliesSettle binds tallyTalliesSettleCQL: it clears the pending record
-// of e's row if the version is still version.
 func tallyTalliesSettle(e *Tally, version int64) []any {
 	return []any{e.TallyID, version}
 }
 
-// tallyTalliesScanCQL reads a token range of tallies for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const tallyTalliesScanCQL = `SELECT tally_id, board, points, name, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM tallies
-	WHERE token(tally_id) > ? AND token(tally_id) <= ?`
-
-// tallyTalliesByBoard: the statements of table tallies_by_board, which serves
-// TalliesByBoard.
+// tallyTalliesByBoard is table tallies_by_board, which serves TalliesByBoard
+// (statements in schema.md).
 var tallyTalliesByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "tallies_by_board",
-	Pattern: "TalliesByBoard",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "tally_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "tally_id", Type: "text"},
-		{Name: "name", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      tallyTalliesByBoardInsertCQL,
-		Delete:      tallyTalliesByBoardDeleteCQL,
-		Scan:        tallyTalliesByBoardScanCQL,
-		First:       tallyTalliesByBoardFirstCQL,
-		FirstFrom:   tallyTalliesByBoardFirstFromCQL,
-		FirstTo:     tallyTalliesByBoardFirstToCQL,
-		FirstFromTo: tallyTalliesByBoardFirstFromToCQL,
-		After: []string{
-			tallyTalliesByBoardAfter0CQL,
-			tallyTalliesByBoardAfter1CQL,
-		},
-		AfterTo:   tallyTalliesByBoardAfterToCQL,
-		AtOrAfter: tallyTalliesByBoardAtOrAfterCQL,
-	},
+	Name:         "tallies_by_board",
+	Pattern:      "TalliesByBoard",
+	PartitionKey: cqlgenimpl.Cols("board text"),
+	Clustering:   cqlgenimpl.Cols("points bigint desc", "tally_id text"),
+	Columns:      cqlgenimpl.Cols("name text"),
+	Maintained:   true,
 })
 
-// tallyTalliesByBoardInsertCQL writes a whole row of tallies_by_board. Its
-// placeholders bind board, points, tally_id, name, the write timestamp.
-const tallyTalliesByBoardInsertCQL = `INSERT INTO tallies_by_board (board, points, tally_id, name)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// tallyTalliesByBoardRow binds tallyTalliesByBoardInsertCQL for e, written at
-// ts; tallies_by_board has no column to leave unset.
 func tallyTalliesByBoardRow(e *Tally, ts int64, _ bool) []any {
 	return []any{e.Board, e.Points, e.TallyID, e.Name, ts}
 }
 
-// tallyTalliesByBoardKey is the primary key of e in tallies_by_board, in
-// order, bucket included.
 func tallyTalliesByBoardKey(e *Tally) []any {
 	return []any{e.Board, e.Points, e.TallyID}
 }
 
-// tallyTalliesByBoardDeleteCQL deletes a row of tallies_by_board by its
-// primary key. Its placeholders bind the write timestamp, board, points,
-// tally_id.
-const tallyTalliesByBoardDeleteCQL = `DELETE FROM tallies_by_board
-	USING TIMESTAMP ?
-	WHERE board = ? AND points = ? AND tally_id = ?`
-
-// tallyTalliesByBoardScanCQL reads a token range of tallies_by_board for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const tallyTalliesByBoardScanCQL = `SELECT board, points, tally_id, name, writetime(name)
-	FROM tallies_by_board
-	WHERE token(board) > ? AND token(board) <= ?`
-
-// tallyTalliesByBoardFirstCQL reads a partition of tallies_by_board from its
-// first row. cqlgenimpl.ReadPage binds board.
-const tallyTalliesByBoardFirstCQL = `SELECT board, points, tally_id, name
-	FROM tallies_by_board
-	WHERE board = ?`
-
-// tallyTalliesByBoardFirstFromCQL reads a partition of tallies_by_board from
-// the From bound. cqlgenimpl.ReadPage binds board, From.
-const tallyTalliesByBoardFirstFromCQL = `SELECT board, points, tally_id, name
-	FROM tallies_by_board
-	WHERE board = ? AND points <= ?`
-
-// tallyTalliesByBoardFirstToCQL reads a partition of tallies_by_board from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds board, To.
-const tallyTalliesByBoardFirstToCQL = `SELECT board, points, tally_id, name
-	FROM tallies_by_board
-	WHERE board = ? AND points > ?`
-
-// tallyTalliesByBoardFirstFromToCQL reads a partition of tallies_by_board
-// between the bounds. cqlgenimpl.ReadPage binds board, From, To.
-const tallyTalliesByBoardFirstFromToCQL = `SELECT board, points, tally_id, name
-	FROM tallies_by_board
-	WHERE board = ? AND points <= ? AND points > ?`
-
-// tallyTalliesByBoardAfter0CQL continues a read of tallies_by_board after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds board, points.
-const tallyTalliesByBoardAfter0CQL = `SELECT board, points, tally_id, name
-	FROM tallies_by_board
-	WHERE board = ? AND points < ?`
-
-// tallyTalliesByBoardAfter1CQL continues a read of tallies_by_board after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds board, points, tally_id.
-const tallyTalliesByBoardAfter1CQL = `SELECT board, points, tally_id, name
-	FROM tallies_by_board
-	WHERE board = ? AND points = ? AND tally_id > ?`
-
-// tallyTalliesByBoardAfterToCQL continues a read of tallies_by_board after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds board, points, To.
-const tallyTalliesByBoardAfterToCQL = `SELECT board, points, tally_id, name
-	FROM tallies_by_board
-	WHERE board = ? AND points < ? AND points > ?`
-
-// tallyTalliesByBoardAtOrAfterCQL continues a read of tallies_by_board at or
-// after a row. cqlgenimpl.ReadPage binds board, points, tally_id.
-const tallyTalliesByBoardAtOrAfterCQL = `SELECT board, points, tally_id, name
-	FROM tallies_by_board
-	WHERE board = ? AND points = ? AND tally_id >= ?`
-
-// tallyTalliesByBoardScan reads one row of tallies_by_board into e; false when
-// there is none.
 func tallyTalliesByBoardScan(it cqlgenimpl.Iter, e *Tally) bool {
 	return it.Scan(&e.Board, &e.Points, &e.TallyID, &e.Name)
 }
 
-// tallyTalliesByBoardClustering is the clustering key of e in
-// tallies_by_board, in order.
 func tallyTalliesByBoardClustering(e *Tally) []any {
 	return []any{e.Points, e.TallyID}
 }
 
-// tallyTalliesByBoardCompare orders rows of tallies_by_board as its clustering
-// order does.
 func tallyTalliesByBoardCompare(a, b *Tally) int {
-	if c := cmp.Compare(a.Points, b.Points); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.TallyID, b.TallyID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.TallyID, b.TallyID))
 }
 
 // TallyRepo reads and writes Tally in its tables (tallies, tallies_by_board),
-// keeping every copy in step; tallies is the source of truth.
+// kept in step with tallies.
 type TallyRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewTallyRepo returns a repository of Tally on s. The default strategy is a
-// logged batch.
+// NewTallyRepo returns a repository of Tally on s.
 func NewTallyRepo(s cqlgen.Session, opts ...cqlgen.Option) *TallyRepo {
-	return &TallyRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &TallyRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// tallyCheck rejects a Tally whose partition key values are empty.
 func tallyCheck(e *Tally) error {
 	if e.TallyID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "tally_id",
-			Table:  "tallies",
-		}
+		return cqlgenimpl.EmptyKey("tallies", "tally_id")
 	}
 	if e.Board == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "tallies_by_board",
-		}
+		return cqlgenimpl.EmptyKey("tallies_by_board", "board")
 	}
 	return nil
 }
 
-// tallyCheckKey rejects a Tally whose partition key value in tallies, the
-// source of truth, is empty.
 func tallyCheckKey(e *Tally) error {
 	if e.TallyID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "tally_id",
-			Table:  "tallies",
-		}
+		return cqlgenimpl.EmptyKey("tallies", "tally_id")
 	}
 	return nil
 }
 
-// tallyWrites is the write protocol of Tally: its source of truth, tallies,
-// and the tables the protocol keeps in step with it.
 var tallyWrites = &cqlgenimpl.Entity[Tally]{
 	Canonical: tallyTallies,
 	State:     tallyTalliesState,
@@ -3075,18 +1227,11 @@ var tallyWrites = &cqlgenimpl.Entity[Tally]{
 	},
 }
 
-// Insert writes e to every table of Tally, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on tallies, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Tally, leaving nil pointers
+// and empty collections unset, through the write protocol on tallies
+// (docs/repositories.md, The write protocol).
 func (r *TallyRepo) Insert(ctx context.Context, e *Tally, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tally", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, tallyCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -3094,19 +1239,11 @@ func (r *TallyRepo) Insert(ctx context.Context, e *Tally, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, tallyWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Tally whose key in tallies is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on tallies's version; a writer that loses
-// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Tally with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// tallies (docs/repositories.md, The write protocol).
 func (r *TallyRepo) Update(ctx context.Context, e *Tally, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tally", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, tallyCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -3114,16 +1251,11 @@ func (r *TallyRepo) Update(ctx context.Context, e *Tally, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, tallyWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Tally whose key in tallies is e's from every table; the
-// rows of the other tables are found from tallies's values, so e needs only
-// its key. Deleting what does not exist is not an error. If it returns an
-// error, it may have applied in part: run it again, from any client, and every
-// table converges on the result; the next write of the entity finishes it too.
+// Delete removes the Tally with e's key from every table (e needs only its
+// key), through the write protocol on tallies (docs/repositories.md, The write
+// protocol).
 func (r *TallyRepo) Delete(ctx context.Context, e *Tally, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tally", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, tallyCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -3131,47 +1263,25 @@ func (r *TallyRepo) Delete(ctx context.Context, e *Tally, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, tallyWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Tally with the given key from tallies, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Tally since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Tally with the given key from tallies with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *TallyRepo) GetVersioned(ctx context.Context, tallyID string) (_ *Tally, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tally", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "GetVersioned").End(&err)
 	if tallyID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "tally_id",
-			Table:  "tallies",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("tallies", "tally_id")
 	}
 	e := &Tally{}
 	e.TallyID = tallyID
 	return cqlgenimpl.Versioned(ctx, r.s, tallyWrites, e)
 }
 
-// Modify reads the Tally with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Tally since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// tallies (cqlgen.ErrKeyChanged). It returns the Tally written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Tally with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *TallyRepo) Modify(ctx context.Context, tallyID string, change func(*Tally) error, opts ...cqlgen.Option) (_ *Tally, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tally", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Modify").End(&err)
 	if tallyID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "tally_id",
-			Table:  "tallies",
-		}
+		return nil, cqlgenimpl.EmptyKey("tallies", "tally_id")
 	}
 	e := &Tally{}
 	e.TallyID = tallyID
@@ -3182,90 +1292,54 @@ func (r *TallyRepo) Modify(ctx context.Context, tallyID string, change func(*Tal
 	return cqlgenimpl.Modify(ctx, r.s, o, tallyWrites, e, tallyCheck, change)
 }
 
-// Entity names the entity TallyRepo keeps: Tally.
+// Entity is Tally.
 func (r *TallyRepo) Entity() string {
 	return "Tally"
 }
 
-// Tables lists the tables of Tally that Repair and Backfill write: every one
-// but tallies, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but tallies.
 func (r *TallyRepo) Tables() []string {
 	return []string{"tallies_by_board"}
 }
 
-// Verify compares every table of Tally with what tallies, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows missing, stale or orphaned against tallies.
 func (r *TallyRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tally", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, tallyWrites, "Tally", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Tally wins over; it is
-// safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *TallyRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tally", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, tallyWrites, "Tally", true, o)
 }
 
-// Backfill writes every row tallies implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row tallies implies into table.
 func (r *TallyRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tally", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, tallyWrites, "Tally", table, o)
 }
 
-// Get reads the Tally with the given key from tallies, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Tally with the given key from tallies; cqlgen.ErrNotFound if
+// there is none.
 func (r *TallyRepo) Get(ctx context.Context, tallyID string) (_ *Tally, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tally", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Get").End(&err)
 	if tallyID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "tally_id",
-			Table:  "tallies",
-		}
+		return nil, cqlgenimpl.EmptyKey("tallies", "tally_id")
 	}
 	var e Tally
 	e.TallyID = tallyID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   tallyTallies.Get,
-		Values: []any{e.TallyID},
-	}, tallyTalliesScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, tallyTallies.Get, []any{e.TallyID}, tallyTalliesScan)
 }
 
-// GetMany reads the Tallys with the given tally_id values from tallies, the
-// source of truth, in one query (tally_id IN ?): Rows[i] is the Tally of
-// tallyIDs[i], nil when there is none, and Missing lists those indexes. More
-// keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Tallys with the given tally_id values from tallies in one
+// query: Rows[i] is tallyIDs[i]'s, nil when missing (docs/repositories.md,
+// Multi-get).
 func (r *TallyRepo) GetMany(ctx context.Context, tallyIDs []string) (_ cqlgen.Found[Tally], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tally", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "GetMany").End(&err)
 	for _, k := range tallyIDs {
 		if k == "" {
-			return cqlgen.Found[Tally]{}, &cqlgen.EmptyKeyError{
-				Column: "tally_id",
-				Table:  "tallies",
-			}
+			return cqlgen.Found[Tally]{}, cqlgenimpl.EmptyKey("tallies", "tally_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, tallyTallies, []any{}, tallyIDs, r.opts.MaxKeys, tallyTalliesScan, func(e *Tally) string {
@@ -3275,91 +1349,51 @@ func (r *TallyRepo) GetMany(ctx context.Context, tallyIDs []string) (_ cqlgen.Fo
 
 // TalliesByBoardOptions are the optional parts of a TalliesByBoard read.
 type TalliesByBoardOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PointsFrom and PointsTo bound points, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
+	// order; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive leaves out the rows at PointsFrom, PointsToInclusive
-	// takes in those at PointsTo; each is ignored without its bound.
+	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
 	PointsFromExclusive, PointsToInclusive bool
+}
+
+var tallyTalliesByBoardRead = cqlgenimpl.ReadSpec[Tally]{
+	Compare: tallyTalliesByBoardCompare,
+	Key:     tallyTalliesByBoardClustering,
+	Scan:    tallyTalliesByBoardScan,
+	Table:   tallyTalliesByBoard,
 }
 
 // TalliesByBoard reads a board's tallies, most points first, from
 // tallies_by_board, in pages: one partition, in clustering order.
 func (r *TallyRepo) TalliesByBoard(ctx context.Context, board string, o *TalliesByBoardOptions) (_ cqlgen.Page[Tally], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tally", "TalliesByBoard")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "TalliesByBoard").End(&err)
 	if board == "" {
-		return cqlgen.Page[Tally]{}, &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "tallies_by_board",
-		}
+		return cqlgen.Page[Tally]{}, cqlgenimpl.EmptyKey("tallies_by_board", "board")
 	}
 	if o == nil {
 		o = &TalliesByBoardOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Tally]{
-		Compare:   tallyTalliesByBoardCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       tallyTalliesByBoardClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{board},
-		Scan:      tallyTalliesByBoardScan,
-		Table:     tallyTalliesByBoard,
-	}
-	if o.PointsFrom != nil {
-		spec.From, spec.FromExclusive = *o.PointsFrom, o.PointsFromExclusive
-	}
-	if o.PointsTo != nil {
-		spec.To, spec.ToInclusive = *o.PointsTo, o.PointsToInclusive
-	}
+	spec := tallyTalliesByBoardRead.With([]any{board}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// standingStandings: the statements of table standings, which is the source of
-// truth of Standing.
+// standingStandings is table standings, which is the source of truth of
+// Standing (statements in schema.md).
 var standingStandings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "standings",
-	Pattern: "Standings",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "standing_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "standing_id", Type: "text"},
-		{Name: "board", Type: "text"},
-		{Name: "team", Type: "text"},
-		{Name: "region", Type: "text"},
-		{Name: "points", Type: "bigint"},
-		{Name: "name", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:     standingStandingsGetCQL,
-		GetMany: standingStandingsGetManyCQL,
-		State:   standingStandingsStateCQL,
-		Change:  standingStandingsChangeCQL,
-		Remove:  standingStandingsRemoveCQL,
-		Settle:  standingStandingsSettleCQL,
-		Scan:    standingStandingsScanCQL,
-	},
+	Name:         "standings",
+	Pattern:      "Standings",
+	PartitionKey: cqlgenimpl.Cols("standing_id text"),
+	Columns:      cqlgenimpl.Cols("board text", "team text", "region text", "points bigint", "name text"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
-// standingStandingsGetCQL reads a row of standings by its primary key. Its
-// placeholders bind standing_id.
-const standingStandingsGetCQL = `SELECT standing_id, board, team, region, points, name, cqlgen_deleted
-	FROM standings
-	WHERE standing_id = ?`
-
-// standingStandingsScan reads the next row of standings that is no grave of a
-// deleted Standing into e; false when there is none.
 func standingStandingsScan(it cqlgenimpl.Iter, e *Standing) bool {
 	for {
 		var deleted bool
@@ -3373,599 +1407,160 @@ func standingStandingsScan(it cqlgenimpl.Iter, e *Standing) bool {
 	}
 }
 
-// standingStandingsGetManyCQL reads the rows of standings of several partition
-// keys at once. cqlgenimpl.GetMany binds the list of standing_id values.
-const standingStandingsGetManyCQL = `SELECT standing_id, board, team, region, points, name, cqlgen_deleted
-	FROM standings
-	WHERE standing_id IN ?`
-
-// standingStandingsStateCQL reads a row of standings with the write protocol's
-// columns. Its placeholders bind standing_id.
-const standingStandingsStateCQL = `SELECT standing_id, board, team, region, points, name, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM standings
-	WHERE standing_id = ?`
-
-// standingStandingsState binds standingStandingsStateCQL: the primary key of
-// e.
 func standingStandingsState(e *Standing) []any {
 	return []any{e.StandingID}
 }
 
-// standingStandingsScanState reads a row of standings with its version, its
-// mark of deletion, its pending record and its last changes.
 func standingStandingsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Standing], ok bool) {
 	ok = it.Scan(&v.Row.StandingID, &v.Row.Board, &v.Row.Team, &v.Row.Region, &v.Row.Points, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// standingStandingsData is every column of e's row in standings, in table
-// order.
 func standingStandingsData(e *Standing) []any {
 	return []any{e.StandingID, e.Board, e.Team, e.Region, e.Points, e.Name}
 }
 
-// standingStandingsChangeCQL writes a row of standings if its version is the
-// one read (null: if there is no row). Its placeholders bind board, team,
-// region, points, name, cqlgen_version (the write timestamp), the pending
-// record, the record of the last changes, standing_id, the version read.
-const standingStandingsChangeCQL = `UPDATE standings
-	SET board = ?, team = ?, region = ?, points = ?, name = ?,
-		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE standing_id = ?
-	IF cqlgen_version = ?`
-
-// standingStandingsChange binds standingStandingsChangeCQL: it sets e's
-// values, at version c.TS, if the version is still c.Old.
 func standingStandingsChange(e *Standing, c cqlgenimpl.Change) []any {
 	return []any{e.Board, e.Team, e.Region, e.Points, e.Name, c.TS, c.Pending, c.Writes, e.StandingID, c.Old}
 }
 
-// standingStandingsRemoveCQL leaves a grave of a row of standings if its
-// version is the one read. Its placeholders bind cqlgen_version (the write
-// timestamp), the pending record, the record of the last changes, standing_id,
-// the version read.
-const standingStandingsRemoveCQL = `UPDATE standings
-	USING TTL 864000
-	SET board = null, team = null, region = null, points = null,
-		name = null, cqlgen_version = ?, cqlgen_deleted = true,
-		cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE standing_id = ?
-	IF cqlgen_version = ?`
-
-// standingStandingsRemove binds standingStandingsRemoveCQL: it leaves a grave
-// of e, at version c.TS, if the version is still c.Old.
 func standingStandingsRemove(e *Standing, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.StandingID, c.Old}
 }
 
-// standingStandingsSettleCQL clears the pending record of a row of standings
-// if its version is the one read. Its placeholders bind standing_id, the
-// version read.
-const standingStandingsSettleCQL = `UPDATE standings
-	SET cqlgen_pending = null
-	WHERE standing_id = ?
-	IF cqlgen_version = ?`
-
-// standingStandingsSettle binds standingStandingsSettleCQL: it clears the
-// pending record of e's row if the version is still version.
 func standingStandingsSettle(e *Standing, version int64) []any {
 	return []any{e.StandingID, version}
 }
 
-// standingStandingsScanCQL reads a token range of standings for verify, repair
-// and backfill. Its placeholders bind the lower token (excluded), the upper
-// token.
-const standingStandingsScanCQL = `SELECT standing_id, board, team, region, points, name, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM standings
-	WHERE token(standing_id) > ? AND token(standing_id) <= ?`
-
-// standingStandingsByBoard: the statements of table standings_by_board, which
-// serves StandingsByBoard.
+// standingStandingsByBoard is table standings_by_board, which serves
+// StandingsByBoard (statements in schema.md).
 var standingStandingsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "standings_by_board",
-	Pattern: "StandingsByBoard",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "standing_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "standing_id", Type: "text"},
-		{Name: "team", Type: "text"},
-		{Name: "region", Type: "text"},
-		{Name: "name", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      standingStandingsByBoardInsertCQL,
-		Delete:      standingStandingsByBoardDeleteCQL,
-		Scan:        standingStandingsByBoardScanCQL,
-		First:       standingStandingsByBoardFirstCQL,
-		FirstFrom:   standingStandingsByBoardFirstFromCQL,
-		FirstTo:     standingStandingsByBoardFirstToCQL,
-		FirstFromTo: standingStandingsByBoardFirstFromToCQL,
-		After: []string{
-			standingStandingsByBoardAfter0CQL,
-			standingStandingsByBoardAfter1CQL,
-		},
-		AfterTo:   standingStandingsByBoardAfterToCQL,
-		AtOrAfter: standingStandingsByBoardAtOrAfterCQL,
-	},
+	Name:         "standings_by_board",
+	Pattern:      "StandingsByBoard",
+	PartitionKey: cqlgenimpl.Cols("board text"),
+	Clustering:   cqlgenimpl.Cols("points bigint desc", "standing_id text"),
+	Columns:      cqlgenimpl.Cols("team text", "region text", "name text"),
+	Maintained:   true,
 })
 
-// standingStandingsByBoardInsertCQL writes a whole row of standings_by_board.
-// Its placeholders bind board, points, standing_id, team, region, name, the
-// write timestamp.
-const standingStandingsByBoardInsertCQL = `INSERT INTO standings_by_board (board, points, standing_id, team,
-		region, name)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// standingStandingsByBoardRow binds standingStandingsByBoardInsertCQL for e,
-// written at ts; standings_by_board has no column to leave unset.
 func standingStandingsByBoardRow(e *Standing, ts int64, _ bool) []any {
 	return []any{e.Board, e.Points, e.StandingID, e.Team, e.Region, e.Name, ts}
 }
 
-// standingStandingsByBoardKey is the primary key of e in standings_by_board,
-// in order, bucket included.
 func standingStandingsByBoardKey(e *Standing) []any {
 	return []any{e.Board, e.Points, e.StandingID}
 }
 
-// standingStandingsByBoardDeleteCQL deletes a row of standings_by_board by its
-// primary key. Its placeholders bind the write timestamp, board, points,
-// standing_id.
-const standingStandingsByBoardDeleteCQL = `DELETE FROM standings_by_board
-	USING TIMESTAMP ?
-	WHERE board = ? AND points = ? AND standing_id = ?`
-
-// standingStandingsByBoardScanCQL reads a token range of standings_by_board
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const standingStandingsByBoardScanCQL = `SELECT board, points, standing_id, team, region, name, writetime(team),
-		writetime(region), writetime(name)
-	FROM standings_by_board
-	WHERE token(board) > ? AND token(board) <= ?`
-
-// standingStandingsByBoardFirstCQL reads a partition of standings_by_board
-// from its first row. cqlgenimpl.ReadPage binds board.
-const standingStandingsByBoardFirstCQL = `SELECT board, points, standing_id, team, region, name
-	FROM standings_by_board
-	WHERE board = ?`
-
-// standingStandingsByBoardFirstFromCQL reads a partition of standings_by_board
-// from the From bound. cqlgenimpl.ReadPage binds board, From.
-const standingStandingsByBoardFirstFromCQL = `SELECT board, points, standing_id, team, region, name
-	FROM standings_by_board
-	WHERE board = ? AND points <= ?`
-
-// standingStandingsByBoardFirstToCQL reads a partition of standings_by_board
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds board, To.
-const standingStandingsByBoardFirstToCQL = `SELECT board, points, standing_id, team, region, name
-	FROM standings_by_board
-	WHERE board = ? AND points > ?`
-
-// standingStandingsByBoardFirstFromToCQL reads a partition of
-// standings_by_board between the bounds. cqlgenimpl.ReadPage binds board,
-// From, To.
-const standingStandingsByBoardFirstFromToCQL = `SELECT board, points, standing_id, team, region, name
-	FROM standings_by_board
-	WHERE board = ? AND points <= ? AND points > ?`
-
-// standingStandingsByBoardAfter0CQL continues a read of standings_by_board
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds board, points.
-const standingStandingsByBoardAfter0CQL = `SELECT board, points, standing_id, team, region, name
-	FROM standings_by_board
-	WHERE board = ? AND points < ?`
-
-// standingStandingsByBoardAfter1CQL continues a read of standings_by_board
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds board, points, standing_id.
-const standingStandingsByBoardAfter1CQL = `SELECT board, points, standing_id, team, region, name
-	FROM standings_by_board
-	WHERE board = ? AND points = ? AND standing_id > ?`
-
-// standingStandingsByBoardAfterToCQL continues a read of standings_by_board
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds board, points,
-// To.
-const standingStandingsByBoardAfterToCQL = `SELECT board, points, standing_id, team, region, name
-	FROM standings_by_board
-	WHERE board = ? AND points < ? AND points > ?`
-
-// standingStandingsByBoardAtOrAfterCQL continues a read of standings_by_board
-// at or after a row. cqlgenimpl.ReadPage binds board, points, standing_id.
-const standingStandingsByBoardAtOrAfterCQL = `SELECT board, points, standing_id, team, region, name
-	FROM standings_by_board
-	WHERE board = ? AND points = ? AND standing_id >= ?`
-
-// standingStandingsByBoardScan reads one row of standings_by_board into e;
-// false when there is none.
 func standingStandingsByBoardScan(it cqlgenimpl.Iter, e *Standing) bool {
 	return it.Scan(&e.Board, &e.Points, &e.StandingID, &e.Team, &e.Region, &e.Name)
 }
 
-// standingStandingsByBoardClustering is the clustering key of e in
-// standings_by_board, in order.
 func standingStandingsByBoardClustering(e *Standing) []any {
 	return []any{e.Points, e.StandingID}
 }
 
-// standingStandingsByBoardCompare orders rows of standings_by_board as its
-// clustering order does.
 func standingStandingsByBoardCompare(a, b *Standing) int {
-	if c := cmp.Compare(a.Points, b.Points); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.StandingID, b.StandingID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.StandingID, b.StandingID))
 }
 
-// standingStandingsByTeam: the statements of table standings_by_team, which
-// serves StandingsByTeam.
+// standingStandingsByTeam is table standings_by_team, which serves
+// StandingsByTeam (statements in schema.md).
 var standingStandingsByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "standings_by_team",
-	Pattern: "StandingsByTeam",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "team", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "standing_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "team", Type: "text"},
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "standing_id", Type: "text"},
-		{Name: "board", Type: "text"},
-		{Name: "region", Type: "text"},
-		{Name: "name", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      standingStandingsByTeamInsertCQL,
-		Delete:      standingStandingsByTeamDeleteCQL,
-		Scan:        standingStandingsByTeamScanCQL,
-		First:       standingStandingsByTeamFirstCQL,
-		FirstFrom:   standingStandingsByTeamFirstFromCQL,
-		FirstTo:     standingStandingsByTeamFirstToCQL,
-		FirstFromTo: standingStandingsByTeamFirstFromToCQL,
-		After: []string{
-			standingStandingsByTeamAfter0CQL,
-			standingStandingsByTeamAfter1CQL,
-		},
-		AfterTo:   standingStandingsByTeamAfterToCQL,
-		AtOrAfter: standingStandingsByTeamAtOrAfterCQL,
-	},
+	Name:         "standings_by_team",
+	Pattern:      "StandingsByTeam",
+	PartitionKey: cqlgenimpl.Cols("team text"),
+	Clustering:   cqlgenimpl.Cols("points bigint desc", "standing_id text"),
+	Columns:      cqlgenimpl.Cols("board text", "region text", "name text"),
+	Maintained:   true,
 })
 
-// standingStandingsByTeamInsertCQL writes a whole row of standings_by_team.
-// Its placeholders bind team, points, standing_id, board, region, name, the
-// write timestamp.
-const standingStandingsByTeamInsertCQL = `INSERT INTO standings_by_team (team, points, standing_id, board,
-		region, name)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// standingStandingsByTeamRow binds standingStandingsByTeamInsertCQL for e,
-// written at ts; standings_by_team has no column to leave unset.
 func standingStandingsByTeamRow(e *Standing, ts int64, _ bool) []any {
 	return []any{e.Team, e.Points, e.StandingID, e.Board, e.Region, e.Name, ts}
 }
 
-// standingStandingsByTeamKey is the primary key of e in standings_by_team, in
-// order, bucket included.
 func standingStandingsByTeamKey(e *Standing) []any {
 	return []any{e.Team, e.Points, e.StandingID}
 }
 
-// standingStandingsByTeamDeleteCQL deletes a row of standings_by_team by its
-// primary key. Its placeholders bind the write timestamp, team, points,
-// standing_id.
-const standingStandingsByTeamDeleteCQL = `DELETE FROM standings_by_team
-	USING TIMESTAMP ?
-	WHERE team = ? AND points = ? AND standing_id = ?`
-
-// standingStandingsByTeamScanCQL reads a token range of standings_by_team for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const standingStandingsByTeamScanCQL = `SELECT team, points, standing_id, board, region, name,
-		writetime(board), writetime(region), writetime(name)
-	FROM standings_by_team
-	WHERE token(team) > ? AND token(team) <= ?`
-
-// standingStandingsByTeamFirstCQL reads a partition of standings_by_team from
-// its first row. cqlgenimpl.ReadPage binds team.
-const standingStandingsByTeamFirstCQL = `SELECT team, points, standing_id, board, region, name
-	FROM standings_by_team
-	WHERE team = ?`
-
-// standingStandingsByTeamFirstFromCQL reads a partition of standings_by_team
-// from the From bound. cqlgenimpl.ReadPage binds team, From.
-const standingStandingsByTeamFirstFromCQL = `SELECT team, points, standing_id, board, region, name
-	FROM standings_by_team
-	WHERE team = ? AND points <= ?`
-
-// standingStandingsByTeamFirstToCQL reads a partition of standings_by_team
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds team, To.
-const standingStandingsByTeamFirstToCQL = `SELECT team, points, standing_id, board, region, name
-	FROM standings_by_team
-	WHERE team = ? AND points > ?`
-
-// standingStandingsByTeamFirstFromToCQL reads a partition of standings_by_team
-// between the bounds. cqlgenimpl.ReadPage binds team, From, To.
-const standingStandingsByTeamFirstFromToCQL = `SELECT team, points, standing_id, board, region, name
-	FROM standings_by_team
-	WHERE team = ? AND points <= ? AND points > ?`
-
-// standingStandingsByTeamAfter0CQL continues a read of standings_by_team after
-// a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds team, points.
-const standingStandingsByTeamAfter0CQL = `SELECT team, points, standing_id, board, region, name
-	FROM standings_by_team
-	WHERE team = ? AND points < ?`
-
-// standingStandingsByTeamAfter1CQL continues a read of standings_by_team after
-// a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds team, points, standing_id.
-const standingStandingsByTeamAfter1CQL = `SELECT team, points, standing_id, board, region, name
-	FROM standings_by_team
-	WHERE team = ? AND points = ? AND standing_id > ?`
-
-// standingStandingsByTeamAfterToCQL continues a read of standings_by_team
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds team, points, To.
-const standingStandingsByTeamAfterToCQL = `SELECT team, points, standing_id, board, region, name
-	FROM standings_by_team
-	WHERE team = ? AND points < ? AND points > ?`
-
-// standingStandingsByTeamAtOrAfterCQL continues a read of standings_by_team at
-// or after a row. cqlgenimpl.ReadPage binds team, points, standing_id.
-const standingStandingsByTeamAtOrAfterCQL = `SELECT team, points, standing_id, board, region, name
-	FROM standings_by_team
-	WHERE team = ? AND points = ? AND standing_id >= ?`
-
-// standingStandingsByTeamScan reads one row of standings_by_team into e; false
-// when there is none.
 func standingStandingsByTeamScan(it cqlgenimpl.Iter, e *Standing) bool {
 	return it.Scan(&e.Team, &e.Points, &e.StandingID, &e.Board, &e.Region, &e.Name)
 }
 
-// standingStandingsByTeamClustering is the clustering key of e in
-// standings_by_team, in order.
 func standingStandingsByTeamClustering(e *Standing) []any {
 	return []any{e.Points, e.StandingID}
 }
 
-// standingStandingsByTeamCompare orders rows of standings_by_team as its
-// clustering order does.
 func standingStandingsByTeamCompare(a, b *Standing) int {
-	if c := cmp.Compare(a.Points, b.Points); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.StandingID, b.StandingID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.StandingID, b.StandingID))
 }
 
-// standingStandingsByRegion: the statements of table standings_by_region,
-// which serves StandingsByRegion.
+// standingStandingsByRegion is table standings_by_region, which serves
+// StandingsByRegion (statements in schema.md).
 var standingStandingsByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "standings_by_region",
-	Pattern: "StandingsByRegion",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "region", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "standing_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "region", Type: "text"},
-		{Name: "points", Type: "bigint", Desc: true},
-		{Name: "standing_id", Type: "text"},
-		{Name: "board", Type: "text"},
-		{Name: "team", Type: "text"},
-		{Name: "name", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      standingStandingsByRegionInsertCQL,
-		Delete:      standingStandingsByRegionDeleteCQL,
-		Scan:        standingStandingsByRegionScanCQL,
-		First:       standingStandingsByRegionFirstCQL,
-		FirstFrom:   standingStandingsByRegionFirstFromCQL,
-		FirstTo:     standingStandingsByRegionFirstToCQL,
-		FirstFromTo: standingStandingsByRegionFirstFromToCQL,
-		After: []string{
-			standingStandingsByRegionAfter0CQL,
-			standingStandingsByRegionAfter1CQL,
-		},
-		AfterTo:   standingStandingsByRegionAfterToCQL,
-		AtOrAfter: standingStandingsByRegionAtOrAfterCQL,
-	},
+	Name:         "standings_by_region",
+	Pattern:      "StandingsByRegion",
+	PartitionKey: cqlgenimpl.Cols("region text"),
+	Clustering:   cqlgenimpl.Cols("points bigint desc", "standing_id text"),
+	Columns:      cqlgenimpl.Cols("board text", "team text", "name text"),
+	Maintained:   true,
 })
 
-// standingStandingsByRegionInsertCQL writes a whole row of
-// standings_by_region. Its placeholders bind region, points, standing_id,
-// board, team, name, the write timestamp.
-const standingStandingsByRegionInsertCQL = `INSERT INTO standings_by_region (region, points, standing_id, board,
-		team, name)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// standingStandingsByRegionRow binds standingStandingsByRegionInsertCQL for e,
-// written at ts; standings_by_region has no column to leave unset.
 func standingStandingsByRegionRow(e *Standing, ts int64, _ bool) []any {
 	return []any{e.Region, e.Points, e.StandingID, e.Board, e.Team, e.Name, ts}
 }
 
-// standingStandingsByRegionKey is the primary key of e in standings_by_region,
-// in order, bucket included.
 func standingStandingsByRegionKey(e *Standing) []any {
 	return []any{e.Region, e.Points, e.StandingID}
 }
 
-// standingStandingsByRegionDeleteCQL deletes a row of standings_by_region by
-// its primary key. Its placeholders bind the write timestamp, region, points,
-// standing_id.
-const standingStandingsByRegionDeleteCQL = `DELETE FROM standings_by_region
-	USING TIMESTAMP ?
-	WHERE region = ? AND points = ? AND standing_id = ?`
-
-// standingStandingsByRegionScanCQL reads a token range of standings_by_region
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const standingStandingsByRegionScanCQL = `SELECT region, points, standing_id, board, team, name,
-		writetime(board), writetime(team), writetime(name)
-	FROM standings_by_region
-	WHERE token(region) > ? AND token(region) <= ?`
-
-// standingStandingsByRegionFirstCQL reads a partition of standings_by_region
-// from its first row. cqlgenimpl.ReadPage binds region.
-const standingStandingsByRegionFirstCQL = `SELECT region, points, standing_id, board, team, name
-	FROM standings_by_region
-	WHERE region = ?`
-
-// standingStandingsByRegionFirstFromCQL reads a partition of
-// standings_by_region from the From bound. cqlgenimpl.ReadPage binds region,
-// From.
-const standingStandingsByRegionFirstFromCQL = `SELECT region, points, standing_id, board, team, name
-	FROM standings_by_region
-	WHERE region = ? AND points <= ?`
-
-// standingStandingsByRegionFirstToCQL reads a partition of standings_by_region
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds region, To.
-const standingStandingsByRegionFirstToCQL = `SELECT region, points, standing_id, board, team, name
-	FROM standings_by_region
-	WHERE region = ? AND points > ?`
-
-// standingStandingsByRegionFirstFromToCQL reads a partition of
-// standings_by_region between the bounds. cqlgenimpl.ReadPage binds region,
-// From, To.
-const standingStandingsByRegionFirstFromToCQL = `SELECT region, points, standing_id, board, team, name
-	FROM standings_by_region
-	WHERE region = ? AND points <= ? AND points > ?`
-
-// standingStandingsByRegionAfter0CQL continues a read of standings_by_region
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds region, points.
-const standingStandingsByRegionAfter0CQL = `SELECT region, points, standing_id, board, team, name
-	FROM standings_by_region
-	WHERE region = ? AND points < ?`
-
-// standingStandingsByRegionAfter1CQL continues a read of standings_by_region
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds region, points, standing_id.
-const standingStandingsByRegionAfter1CQL = `SELECT region, points, standing_id, board, team, name
-	FROM standings_by_region
-	WHERE region = ? AND points = ? AND standing_id > ?`
-
-// standingStandingsByRegionAfterToCQL continues a read of standings_by_region
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds region, points,
-// To.
-const standingStandingsByRegionAfterToCQL = `SELECT region, points, standing_id, board, team, name
-	FROM standings_by_region
-	WHERE region = ? AND points < ? AND points > ?`
-
-// standingStandingsByRegionAtOrAfterCQL continues a read of
-// standings_by_region at or after a row. cqlgenimpl.ReadPage binds region,
-// points, standing_id.
-const standingStandingsByRegionAtOrAfterCQL = `SELECT region, points, standing_id, board, team, name
-	FROM standings_by_region
-	WHERE region = ? AND points = ? AND standing_id >= ?`
-
-// standingStandingsByRegionScan reads one row of standings_by_region into e;
-// false when there is none.
 func standingStandingsByRegionScan(it cqlgenimpl.Iter, e *Standing) bool {
 	return it.Scan(&e.Region, &e.Points, &e.StandingID, &e.Board, &e.Team, &e.Name)
 }
 
-// standingStandingsByRegionClustering is the clustering key of e in
-// standings_by_region, in order.
 func standingStandingsByRegionClustering(e *Standing) []any {
 	return []any{e.Points, e.StandingID}
 }
 
-// standingStandingsByRegionCompare orders rows of standings_by_region as its
-// clustering order does.
 func standingStandingsByRegionCompare(a, b *Standing) int {
-	if c := cmp.Compare(a.Points, b.Points); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.StandingID, b.StandingID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.StandingID, b.StandingID))
 }
 
 // StandingRepo reads and writes Standing in its tables (standings,
-// standings_by_board, standings_by_team, standings_by_region), keeping every
-// copy in step; standings is the source of truth.
+// standings_by_board, standings_by_team, standings_by_region), kept in step
+// with standings.
 type StandingRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewStandingRepo returns a repository of Standing on s. The default strategy
-// is a logged batch.
+// NewStandingRepo returns a repository of Standing on s.
 func NewStandingRepo(s cqlgen.Session, opts ...cqlgen.Option) *StandingRepo {
-	return &StandingRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &StandingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// standingCheck rejects a Standing whose partition key values are empty.
 func standingCheck(e *Standing) error {
 	if e.StandingID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "standing_id",
-			Table:  "standings",
-		}
+		return cqlgenimpl.EmptyKey("standings", "standing_id")
 	}
 	if e.Board == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "standings_by_board",
-		}
+		return cqlgenimpl.EmptyKey("standings_by_board", "board")
 	}
 	if e.Team == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "team",
-			Table:  "standings_by_team",
-		}
+		return cqlgenimpl.EmptyKey("standings_by_team", "team")
 	}
 	if e.Region == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "region",
-			Table:  "standings_by_region",
-		}
+		return cqlgenimpl.EmptyKey("standings_by_region", "region")
 	}
 	return nil
 }
 
-// standingCheckKey rejects a Standing whose partition key value in standings,
-// the source of truth, is empty.
 func standingCheckKey(e *Standing) error {
 	if e.StandingID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "standing_id",
-			Table:  "standings",
-		}
+		return cqlgenimpl.EmptyKey("standings", "standing_id")
 	}
 	return nil
 }
 
-// standingWrites is the write protocol of Standing: its source of truth,
-// standings, and the tables the protocol keeps in step with it.
 var standingWrites = &cqlgenimpl.Entity[Standing]{
 	Canonical: standingStandings,
 	State:     standingStandingsState,
@@ -3999,18 +1594,11 @@ var standingWrites = &cqlgenimpl.Entity[Standing]{
 	},
 }
 
-// Insert writes e to every table of Standing, creating it, or replacing it
-// where it exists; nil pointers and empty collections are left unset, so they
-// keep what the entity had and write no tombstones. It takes its turn with
-// other writers of the entity through a conditional write on standings, the
-// source of truth. If it returns an error, it may have applied in part: run it
-// again, from any client, and every table converges on the result; the next
-// write of the entity finishes it too.
+// Insert creates or replaces e in every table of Standing, leaving nil
+// pointers and empty collections unset, through the write protocol on
+// standings (docs/repositories.md, The write protocol).
 func (r *StandingRepo) Insert(ctx context.Context, e *Standing, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Standing", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, standingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -4018,19 +1606,11 @@ func (r *StandingRepo) Insert(ctx context.Context, e *Standing, opts ...cqlgen.O
 	return cqlgenimpl.Write(ctx, r.s, o, standingWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Standing whose key in standings is e's, in every table:
-// rows whose key changed (a new sort key, say) move, and nil pointers and
-// empty collections clear their columns. It takes its turn with other writers
-// through a conditional write on standings's version; a writer that loses
-// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Standing with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// standings (docs/repositories.md, The write protocol).
 func (r *StandingRepo) Update(ctx context.Context, e *Standing, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Standing", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, standingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -4038,16 +1618,11 @@ func (r *StandingRepo) Update(ctx context.Context, e *Standing, opts ...cqlgen.O
 	return cqlgenimpl.Write(ctx, r.s, o, standingWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Standing whose key in standings is e's from every table;
-// the rows of the other tables are found from standings's values, so e needs
-// only its key. Deleting what does not exist is not an error. If it returns an
-// error, it may have applied in part: run it again, from any client, and every
-// table converges on the result; the next write of the entity finishes it too.
+// Delete removes the Standing with e's key from every table (e needs only its
+// key), through the write protocol on standings (docs/repositories.md, The
+// write protocol).
 func (r *StandingRepo) Delete(ctx context.Context, e *Standing, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Standing", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, standingCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -4055,47 +1630,25 @@ func (r *StandingRepo) Delete(ctx context.Context, e *Standing, opts ...cqlgen.O
 	return cqlgenimpl.Write(ctx, r.s, o, standingWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Standing with the given key from standings, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Standing since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Standing with the given key from standings with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *StandingRepo) GetVersioned(ctx context.Context, standingID string) (_ *Standing, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Standing", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "GetVersioned").End(&err)
 	if standingID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "standing_id",
-			Table:  "standings",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("standings", "standing_id")
 	}
 	e := &Standing{}
 	e.StandingID = standingID
 	return cqlgenimpl.Versioned(ctx, r.s, standingWrites, e)
 }
 
-// Modify reads the Standing with the given key, lets change edit it (set a
-// field, add to a collection), and writes the result to every table that
-// stores what changed, if no one changed the Standing since it was read; when
-// someone did, it reads it again and calls change again, up to
-// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
-// is written when change returns an error, which Modify returns; change must
-// not edit the key in standings (cqlgen.ErrKeyChanged). It returns the
-// Standing written; cqlgen.ErrNotFound if there is none. It costs one read
-// more than Update, which overwrites whatever a concurrent writer did. Run
-// again after its reply was lost, it applies change again, unless given
-// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
+// Modify reads the Standing with the given key, lets change edit it and writes
+// it back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *StandingRepo) Modify(ctx context.Context, standingID string, change func(*Standing) error, opts ...cqlgen.Option) (_ *Standing, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Standing", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Modify").End(&err)
 	if standingID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "standing_id",
-			Table:  "standings",
-		}
+		return nil, cqlgenimpl.EmptyKey("standings", "standing_id")
 	}
 	e := &Standing{}
 	e.StandingID = standingID
@@ -4106,91 +1659,54 @@ func (r *StandingRepo) Modify(ctx context.Context, standingID string, change fun
 	return cqlgenimpl.Modify(ctx, r.s, o, standingWrites, e, standingCheck, change)
 }
 
-// Entity names the entity StandingRepo keeps: Standing.
+// Entity is Standing.
 func (r *StandingRepo) Entity() string {
 	return "Standing"
 }
 
-// Tables lists the tables of Standing that Repair and Backfill write: every
-// one but standings, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but standings.
 func (r *StandingRepo) Tables() []string {
 	return []string{"standings_by_board", "standings_by_team", "standings_by_region"}
 }
 
-// Verify compares every table of Standing with what standings, the source of
-// truth, implies, and reports the rows missing, stale or orphaned. It writes
-// nothing.
+// Verify reports the rows missing, stale or orphaned against standings.
 func (r *StandingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Standing", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, standingWrites, "Standing", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Standing wins over; it
-// is safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *StandingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Standing", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, standingWrites, "Standing", true, o)
 }
 
-// Backfill writes every row standings implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row standings implies into table.
 func (r *StandingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Standing", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, standingWrites, "Standing", table, o)
 }
 
-// Get reads the Standing with the given key from standings, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Standing with the given key from standings; cqlgen.ErrNotFound
+// if there is none.
 func (r *StandingRepo) Get(ctx context.Context, standingID string) (_ *Standing, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Standing", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Get").End(&err)
 	if standingID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "standing_id",
-			Table:  "standings",
-		}
+		return nil, cqlgenimpl.EmptyKey("standings", "standing_id")
 	}
 	var e Standing
 	e.StandingID = standingID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   standingStandings.Get,
-		Values: []any{e.StandingID},
-	}, standingStandingsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, standingStandings.Get, []any{e.StandingID}, standingStandingsScan)
 }
 
-// GetMany reads the Standings with the given standing_id values from
-// standings, the source of truth, in one query (standing_id IN ?): Rows[i] is
-// the Standing of standingIDs[i], nil when there is none, and Missing lists
-// those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys,
-// or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Standings with the given standing_id values from standings
+// in one query: Rows[i] is standingIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *StandingRepo) GetMany(ctx context.Context, standingIDs []string) (_ cqlgen.Found[Standing], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Standing", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "GetMany").End(&err)
 	for _, k := range standingIDs {
 		if k == "" {
-			return cqlgen.Found[Standing]{}, &cqlgen.EmptyKeyError{
-				Column: "standing_id",
-				Table:  "standings",
-			}
+			return cqlgen.Found[Standing]{}, cqlgenimpl.EmptyKey("standings", "standing_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, standingStandings, []any{}, standingIDs, r.opts.MaxKeys, standingStandingsScan, func(e *Standing) string {
@@ -4200,352 +1716,135 @@ func (r *StandingRepo) GetMany(ctx context.Context, standingIDs []string) (_ cql
 
 // StandingsByBoardOptions are the optional parts of a StandingsByBoard read.
 type StandingsByBoardOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PointsFrom and PointsTo bound points, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
+	// order; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive leaves out the rows at PointsFrom, PointsToInclusive
-	// takes in those at PointsTo; each is ignored without its bound.
+	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
 	PointsFromExclusive, PointsToInclusive bool
+}
+
+var standingStandingsByBoardRead = cqlgenimpl.ReadSpec[Standing]{
+	Compare: standingStandingsByBoardCompare,
+	Key:     standingStandingsByBoardClustering,
+	Scan:    standingStandingsByBoardScan,
+	Table:   standingStandingsByBoard,
 }
 
 // StandingsByBoard reads a board's standings, most points first, from
 // standings_by_board, in pages: one partition, in clustering order.
 func (r *StandingRepo) StandingsByBoard(ctx context.Context, board string, o *StandingsByBoardOptions) (_ cqlgen.Page[Standing], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Standing", "StandingsByBoard")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "StandingsByBoard").End(&err)
 	if board == "" {
-		return cqlgen.Page[Standing]{}, &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "standings_by_board",
-		}
+		return cqlgen.Page[Standing]{}, cqlgenimpl.EmptyKey("standings_by_board", "board")
 	}
 	if o == nil {
 		o = &StandingsByBoardOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Standing]{
-		Compare:   standingStandingsByBoardCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       standingStandingsByBoardClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{board},
-		Scan:      standingStandingsByBoardScan,
-		Table:     standingStandingsByBoard,
-	}
-	if o.PointsFrom != nil {
-		spec.From, spec.FromExclusive = *o.PointsFrom, o.PointsFromExclusive
-	}
-	if o.PointsTo != nil {
-		spec.To, spec.ToInclusive = *o.PointsTo, o.PointsToInclusive
-	}
+	spec := standingStandingsByBoardRead.With([]any{board}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // StandingsByTeamOptions are the optional parts of a StandingsByTeam read.
 type StandingsByTeamOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PointsFrom and PointsTo bound points, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
+	// order; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive leaves out the rows at PointsFrom, PointsToInclusive
-	// takes in those at PointsTo; each is ignored without its bound.
+	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
 	PointsFromExclusive, PointsToInclusive bool
+}
+
+var standingStandingsByTeamRead = cqlgenimpl.ReadSpec[Standing]{
+	Compare: standingStandingsByTeamCompare,
+	Key:     standingStandingsByTeamClustering,
+	Scan:    standingStandingsByTeamScan,
+	Table:   standingStandingsByTeam,
 }
 
 // StandingsByTeam reads a team's standings, most points first, from
 // standings_by_team, in pages: one partition, in clustering order.
 func (r *StandingRepo) StandingsByTeam(ctx context.Context, team string, o *StandingsByTeamOptions) (_ cqlgen.Page[Standing], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Standing", "StandingsByTeam")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "StandingsByTeam").End(&err)
 	if team == "" {
-		return cqlgen.Page[Standing]{}, &cqlgen.EmptyKeyError{
-			Column: "team",
-			Table:  "standings_by_team",
-		}
+		return cqlgen.Page[Standing]{}, cqlgenimpl.EmptyKey("standings_by_team", "team")
 	}
 	if o == nil {
 		o = &StandingsByTeamOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Standing]{
-		Compare:   standingStandingsByTeamCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       standingStandingsByTeamClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{team},
-		Scan:      standingStandingsByTeamScan,
-		Table:     standingStandingsByTeam,
-	}
-	if o.PointsFrom != nil {
-		spec.From, spec.FromExclusive = *o.PointsFrom, o.PointsFromExclusive
-	}
-	if o.PointsTo != nil {
-		spec.To, spec.ToInclusive = *o.PointsTo, o.PointsToInclusive
-	}
+	spec := standingStandingsByTeamRead.With([]any{team}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // StandingsByRegionOptions are the optional parts of a StandingsByRegion read.
 type StandingsByRegionOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PointsFrom and PointsTo bound points, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
+	// order; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive leaves out the rows at PointsFrom, PointsToInclusive
-	// takes in those at PointsTo; each is ignored without its bound.
+	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
 	PointsFromExclusive, PointsToInclusive bool
+}
+
+var standingStandingsByRegionRead = cqlgenimpl.ReadSpec[Standing]{
+	Compare: standingStandingsByRegionCompare,
+	Key:     standingStandingsByRegionClustering,
+	Scan:    standingStandingsByRegionScan,
+	Table:   standingStandingsByRegion,
 }
 
 // StandingsByRegion reads a region's standings, most points first, from
 // standings_by_region, in pages: one partition, in clustering order.
 func (r *StandingRepo) StandingsByRegion(ctx context.Context, region string, o *StandingsByRegionOptions) (_ cqlgen.Page[Standing], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Standing", "StandingsByRegion")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "StandingsByRegion").End(&err)
 	if region == "" {
-		return cqlgen.Page[Standing]{}, &cqlgen.EmptyKeyError{
-			Column: "region",
-			Table:  "standings_by_region",
-		}
+		return cqlgen.Page[Standing]{}, cqlgenimpl.EmptyKey("standings_by_region", "region")
 	}
 	if o == nil {
 		o = &StandingsByRegionOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Standing]{
-		Compare:   standingStandingsByRegionCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       standingStandingsByRegionClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{region},
-		Scan:      standingStandingsByRegionScan,
-		Table:     standingStandingsByRegion,
-	}
-	if o.PointsFrom != nil {
-		spec.From, spec.FromExclusive = *o.PointsFrom, o.PointsFromExclusive
-	}
-	if o.PointsTo != nil {
-		spec.To, spec.ToInclusive = *o.PointsTo, o.PointsToInclusive
-	}
+	spec := standingStandingsByRegionRead.With([]any{region}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// pingPingsByDay: the statements of table pings_by_day, which is the source of
-// truth of Ping.
+// pingPingsByDay is table pings_by_day, which is the source of truth of Ping
+// (statements in schema.md).
 var pingPingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "pings_by_day",
-	Pattern: "PingsByDay",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "device", Type: "text"},
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "device", Type: "text"},
-		{Name: "bucket", Type: "date"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      pingPingsByDayInsertCQL,
-		InsertTTL:   pingPingsByDayInsertTTLCQL,
-		Create:      pingPingsByDayCreateCQL,
-		Delete:      pingPingsByDayDeleteCQL,
-		Get:         pingPingsByDayGetCQL,
-		First:       pingPingsByDayFirstCQL,
-		FirstFrom:   pingPingsByDayFirstFromCQL,
-		FirstTo:     pingPingsByDayFirstToCQL,
-		FirstFromTo: pingPingsByDayFirstFromToCQL,
-		After: []string{
-			pingPingsByDayAfter0CQL,
-			pingPingsByDayAfter1CQL,
-		},
-		AfterTo:   pingPingsByDayAfterToCQL,
-		AtOrAfter: pingPingsByDayAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       pingPingsByDayScatterFirstCQL,
-				FirstFrom:   pingPingsByDayScatterFirstFromCQL,
-				FirstTo:     pingPingsByDayScatterFirstToCQL,
-				FirstFromTo: pingPingsByDayScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "pings_by_day",
+	Pattern:      "PingsByDay",
+	PartitionKey: cqlgenimpl.Cols("device text", "bucket date"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "seq bigint"),
+	Canonical:    true,
+	Single:       true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// pingPingsByDayInsertCQL writes a whole row of pings_by_day. Its placeholders
-// bind device, bucket, at, seq, the write timestamp.
-const pingPingsByDayInsertCQL = `INSERT INTO pings_by_day (device, bucket, at, seq)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// pingPingsByDayRow binds pingPingsByDayInsertCQL for e, written at ts.
-func pingPingsByDayRow(e *Ping, ts int64) []any {
+func pingPingsByDayRow(e *Ping, ts int64, _ bool) []any {
 	return []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, ts}
 }
 
-// pingPingsByDayInsertTTLCQL writes a whole row of pings_by_day with a TTL of
-// the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds device, bucket, at,
-// seq, the TTL in seconds (unset: the table's default), the write timestamp.
-const pingPingsByDayInsertTTLCQL = `INSERT INTO pings_by_day (device, bucket, at, seq)
-	VALUES (?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// pingPingsByDayCreateCQL writes a whole row of pings_by_day if no row has its
-// key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no
-// client timestamp. cqlgenimpl.ReadPage binds device, bucket, at, seq, the TTL
-// in seconds (unset: the table's default).
-const pingPingsByDayCreateCQL = `INSERT INTO pings_by_day (device, bucket, at, seq)
-	VALUES (?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// pingPingsByDayDeleteCQL deletes a row of pings_by_day by its primary key.
-// Its placeholders bind the write timestamp, device, bucket, at, seq.
-const pingPingsByDayDeleteCQL = `DELETE FROM pings_by_day
-	USING TIMESTAMP ?
-	WHERE device = ? AND bucket = ? AND at = ? AND seq = ?`
-
-// pingPingsByDayGetCQL reads a row of pings_by_day by its primary key. Its
-// placeholders bind device, bucket, at, seq.
-const pingPingsByDayGetCQL = `SELECT device, at, seq
-	FROM pings_by_day
-	WHERE device = ? AND bucket = ? AND at = ? AND seq = ?`
-
-// pingPingsByDayScan reads one row of pings_by_day into e; false when there is
-// none.
 func pingPingsByDayScan(it cqlgenimpl.Iter, e *Ping) bool {
 	return it.Scan(&e.Device, &e.At, &e.Seq)
 }
 
-// pingPingsByDayFirstCQL reads a partition of pings_by_day from its first row.
-// cqlgenimpl.ReadPage binds device, bucket.
-const pingPingsByDayFirstCQL = `SELECT device, at, seq
-	FROM pings_by_day
-	WHERE device = ? AND bucket = ?`
-
-// pingPingsByDayFirstFromCQL reads a partition of pings_by_day from the From
-// bound. cqlgenimpl.ReadPage binds device, bucket, From.
-const pingPingsByDayFirstFromCQL = `SELECT device, at, seq
-	FROM pings_by_day
-	WHERE device = ? AND bucket = ? AND at <= ?`
-
-// pingPingsByDayFirstToCQL reads a partition of pings_by_day from its first
-// row up to the To bound. cqlgenimpl.ReadPage binds device, bucket, To.
-const pingPingsByDayFirstToCQL = `SELECT device, at, seq
-	FROM pings_by_day
-	WHERE device = ? AND bucket = ? AND at > ?`
-
-// pingPingsByDayFirstFromToCQL reads a partition of pings_by_day between the
-// bounds. cqlgenimpl.ReadPage binds device, bucket, From, To.
-const pingPingsByDayFirstFromToCQL = `SELECT device, at, seq
-	FROM pings_by_day
-	WHERE device = ? AND bucket = ? AND at <= ? AND at > ?`
-
-// pingPingsByDayAfter0CQL continues a read of pings_by_day after a row, at one
-// run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// device, bucket, at.
-const pingPingsByDayAfter0CQL = `SELECT device, at, seq
-	FROM pings_by_day
-	WHERE device = ? AND bucket = ? AND at < ?`
-
-// pingPingsByDayAfter1CQL continues a read of pings_by_day after a row, at one
-// run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// device, bucket, at, seq.
-const pingPingsByDayAfter1CQL = `SELECT device, at, seq
-	FROM pings_by_day
-	WHERE device = ? AND bucket = ? AND at = ? AND seq > ?`
-
-// pingPingsByDayAfterToCQL continues a read of pings_by_day after a row, up to
-// the To bound. cqlgenimpl.ReadPage binds device, bucket, at, To.
-const pingPingsByDayAfterToCQL = `SELECT device, at, seq
-	FROM pings_by_day
-	WHERE device = ? AND bucket = ? AND at < ? AND at > ?`
-
-// pingPingsByDayAtOrAfterCQL continues a read of pings_by_day at or after a
-// row. cqlgenimpl.ReadPage binds device, bucket, at, seq.
-const pingPingsByDayAtOrAfterCQL = `SELECT device, at, seq
-	FROM pings_by_day
-	WHERE device = ? AND bucket = ? AND at = ? AND seq >= ?`
-
-// pingPingsByDayScatterFirstCQL reads a partition of pings_by_day from its
-// first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds device, the list of bucket values, the most rows
-// per bucket.
-const pingPingsByDayScatterFirstCQL = `SELECT device, at, seq, bucket
-	FROM pings_by_day
-	WHERE device = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// pingPingsByDayScatterFirstFromCQL reads a partition of pings_by_day from the
-// From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds device, the list of bucket values, From, the most
-// rows per bucket.
-const pingPingsByDayScatterFirstFromCQL = `SELECT device, at, seq, bucket
-	FROM pings_by_day
-	WHERE device = ? AND bucket IN ? AND at <= ?
-	PER PARTITION LIMIT ?`
-
-// pingPingsByDayScatterFirstToCQL reads a partition of pings_by_day from its
-// first row up to the To bound, in several time buckets at once, the bucket
-// named last. cqlgenimpl.ReadPage binds device, the list of bucket values, To,
-// the most rows per bucket.
-const pingPingsByDayScatterFirstToCQL = `SELECT device, at, seq, bucket
-	FROM pings_by_day
-	WHERE device = ? AND bucket IN ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// pingPingsByDayScatterFirstFromToCQL reads a partition of pings_by_day
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds device, the list of bucket values, From, To, the
-// most rows per bucket.
-const pingPingsByDayScatterFirstFromToCQL = `SELECT device, at, seq, bucket
-	FROM pings_by_day
-	WHERE device = ? AND bucket IN ? AND at <= ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// pingPingsByDayClustering is the clustering key of e in pings_by_day, in
-// order.
 func pingPingsByDayClustering(e *Ping) []any {
 	return []any{e.At, e.Seq}
 }
 
-// pingPingsByDayCompare orders rows of pings_by_day as its clustering order
-// does.
 func pingPingsByDayCompare(a, b *Ping) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
 // PingRepo reads and writes Ping in table pings_by_day.
@@ -4554,170 +1853,104 @@ type PingRepo struct {
 	opts cqlgen.Options
 }
 
-// NewPingRepo returns a repository of Ping on s. The default strategy is a
-// logged batch.
+// NewPingRepo returns a repository of Ping on s.
 func NewPingRepo(s cqlgen.Session, opts ...cqlgen.Option) *PingRepo {
-	return &PingRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &PingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// pingCheck rejects a Ping whose partition key values are empty.
 func pingCheck(e *Ping) error {
 	if e.Device == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "device",
-			Table:  "pings_by_day",
-		}
+		return cqlgenimpl.EmptyKey("pings_by_day", "device")
 	}
 	return nil
 }
 
-// Insert writes e to pings_by_day, at a client-side timestamp. Nil pointers
-// and empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+var pingOne = cqlgenimpl.One[Ping]{
+	Check: pingCheck,
+	Delete: func(e *Ping, ts int64) []any {
+		return []any{ts, e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}
+	},
+	Key: func(e *Ping) []any {
+		return []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}
+	},
+	Row:   pingPingsByDayRow,
+	Scan:  pingPingsByDayScan,
+	Table: pingPingsByDay,
+}
+
+// Insert writes e to pings_by_day, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *PingRepo) Insert(ctx context.Context, e *Ping, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ping", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, pingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, pingPingsByDay, e, []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}, func(e *Ping, _ bool) []any {
-			return pingPingsByDayRow(e, 0)
-		}, pingPingsByDayScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(pingPingsByDay, o.TTL, pingPingsByDayRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ping", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &pingOne, e)
 }
 
-// InsertIfAbsent writes e to pings_by_day only if no row has its key (INSERT
-// ... IF NOT EXISTS): create, never replace. The result says whether it
-// applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in pings_by_day unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *PingRepo) InsertIfAbsent(ctx context.Context, e *Ping, opts ...cqlgen.Option) (_ cqlgen.Inserted[Ping], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ping", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, pingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Ping]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, pingPingsByDay, e, []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}, func(e *Ping, _ bool) []any {
-		return pingPingsByDayRow(e, 0)
-	}, pingPingsByDayScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ping", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &pingOne, e)
 }
 
-// Update writes e over the row with its key in pings_by_day. Unlike Insert,
-// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
-// the row expires after that time instead of the table's default.
+// Update writes e over the row with its key in pings_by_day; nil pointers and
+// empty collections clear their columns.
 func (r *PingRepo) Update(ctx context.Context, e *Ping, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ping", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, pingCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(pingPingsByDay, o.TTL, pingPingsByDayRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ping", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &pingOne, e)
 }
 
 // Delete removes the row with e's key from pings_by_day.
 func (r *PingRepo) Delete(ctx context.Context, e *Ping, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ping", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, pingCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   pingPingsByDay.Delete,
-			Values: []any{ts, e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ping", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &pingOne, e)
 }
 
-// Get reads the Ping with the given key from pings_by_day, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Ping with the given key from pings_by_day; cqlgen.ErrNotFound
+// if there is none.
 func (r *PingRepo) Get(ctx context.Context, device string, at time.Time, seq int64) (_ *Ping, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ping", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ping", "Get").End(&err)
 	if device == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "device",
-			Table:  "pings_by_day",
-		}
+		return nil, cqlgenimpl.EmptyKey("pings_by_day", "device")
 	}
 	var e Ping
 	e.Device = device
 	e.At = at
 	e.Seq = seq
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   pingPingsByDay.Get,
-		Values: []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq},
-	}, pingPingsByDayScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, pingPingsByDay.Get, []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}, pingPingsByDayScan)
 }
 
 // PingsByDayOptions are the optional parts of a PingsByDay read.
 type PingsByDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var pingPingsByDayRead = cqlgenimpl.ReadSpec[Ping]{
+	Compare: pingPingsByDayCompare,
+	Key:     pingPingsByDayClustering,
+	Scan:    pingPingsByDayScan,
+	Table:   pingPingsByDay,
 }
 
 // PingsByDay reads a device's pings, newest first, from pings_by_day, in
 // pages: time buckets from the newest back, each in clustering order.
 func (r *PingRepo) PingsByDay(ctx context.Context, device string, o *PingsByDayOptions) (_ cqlgen.Page[Ping], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ping", "PingsByDay")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ping", "PingsByDay").End(&err)
 	if device == "" {
-		return cqlgen.Page[Ping]{}, &cqlgen.EmptyKeyError{
-			Column: "device",
-			Table:  "pings_by_day",
-		}
+		return cqlgen.Page[Ping]{}, cqlgenimpl.EmptyKey("pings_by_day", "device")
 	}
 	if o == nil {
 		o = &PingsByDayOptions{}
@@ -4727,177 +1960,38 @@ func (r *PingRepo) PingsByDay(ctx context.Context, device string, o *PingsByDayO
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Ping]{
-		Compare:     pingPingsByDayCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         pingPingsByDayClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{device},
-		Scan:        pingPingsByDayScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       pingPingsByDay,
-		TimeBuckets: &tb,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := pingPingsByDayRead.With([]any{device}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// entryLogEntries: the statements of table log_entries, which is the source of
-// truth of Entry.
+// entryLogEntries is table log_entries, which is the source of truth of Entry
+// (statements in schema.md).
 var entryLogEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "log_entries",
-	Pattern: "LogEntries",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "log", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp"},
-		{Name: "seq", Type: "bigint"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "log", Type: "text"},
-		{Name: "at", Type: "timestamp"},
-		{Name: "seq", Type: "bigint"},
-		{Name: "text", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      entryLogEntriesInsertCQL,
-		InsertTTL:   entryLogEntriesInsertTTLCQL,
-		Create:      entryLogEntriesCreateCQL,
-		Delete:      entryLogEntriesDeleteCQL,
-		Get:         entryLogEntriesGetCQL,
-		First:       entryLogEntriesFirstCQL,
-		FirstFrom:   entryLogEntriesFirstFromCQL,
-		FirstTo:     entryLogEntriesFirstToCQL,
-		FirstFromTo: entryLogEntriesFirstFromToCQL,
-		After: []string{
-			entryLogEntriesAfter0CQL,
-		},
-		AfterTo:     entryLogEntriesAfterToCQL,
-		AtOrAfter:   entryLogEntriesAtOrAfterCQL,
-		AtOrAfterTo: entryLogEntriesAtOrAfterToCQL,
-	},
+	Name:         "log_entries",
+	Pattern:      "LogEntries",
+	PartitionKey: cqlgenimpl.Cols("log text"),
+	Clustering:   cqlgenimpl.Cols("at timestamp", "seq bigint"),
+	Columns:      cqlgenimpl.Cols("text text"),
+	Canonical:    true,
+	Single:       true,
 })
 
-// entryLogEntriesInsertCQL writes a whole row of log_entries. Its placeholders
-// bind log, at, seq, text, the write timestamp.
-const entryLogEntriesInsertCQL = `INSERT INTO log_entries (log, at, seq, text)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// entryLogEntriesRow binds entryLogEntriesInsertCQL for e, written at ts.
-func entryLogEntriesRow(e *Entry, ts int64) []any {
+func entryLogEntriesRow(e *Entry, ts int64, _ bool) []any {
 	return []any{e.Log, e.At, e.Seq, e.Text, ts}
 }
 
-// entryLogEntriesInsertTTLCQL writes a whole row of log_entries with a TTL of
-// the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds log, at, seq, text,
-// the TTL in seconds (unset: the table's default), the write timestamp.
-const entryLogEntriesInsertTTLCQL = `INSERT INTO log_entries (log, at, seq, text)
-	VALUES (?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// entryLogEntriesCreateCQL writes a whole row of log_entries if no row has its
-// key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no
-// client timestamp. cqlgenimpl.ReadPage binds log, at, seq, text, the TTL in
-// seconds (unset: the table's default).
-const entryLogEntriesCreateCQL = `INSERT INTO log_entries (log, at, seq, text)
-	VALUES (?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// entryLogEntriesDeleteCQL deletes a row of log_entries by its primary key.
-// Its placeholders bind the write timestamp, log, at, seq.
-const entryLogEntriesDeleteCQL = `DELETE FROM log_entries
-	USING TIMESTAMP ?
-	WHERE log = ? AND at = ? AND seq = ?`
-
-// entryLogEntriesGetCQL reads a row of log_entries by its primary key. Its
-// placeholders bind log, at, seq.
-const entryLogEntriesGetCQL = `SELECT log, at, seq, text
-	FROM log_entries
-	WHERE log = ? AND at = ? AND seq = ?`
-
-// entryLogEntriesScan reads one row of log_entries into e; false when there is
-// none.
 func entryLogEntriesScan(it cqlgenimpl.Iter, e *Entry) bool {
 	return it.Scan(&e.Log, &e.At, &e.Seq, &e.Text)
 }
 
-// entryLogEntriesFirstCQL reads a partition of log_entries from its first row.
-// cqlgenimpl.ReadPage binds log.
-const entryLogEntriesFirstCQL = `SELECT log, at, seq, text
-	FROM log_entries
-	WHERE log = ?`
-
-// entryLogEntriesFirstFromCQL reads a partition of log_entries from the From
-// bound. cqlgenimpl.ReadPage binds log, From.
-const entryLogEntriesFirstFromCQL = `SELECT log, at, seq, text
-	FROM log_entries
-	WHERE log = ? AND at >= ?`
-
-// entryLogEntriesFirstToCQL reads a partition of log_entries from its first
-// row up to the To bound. cqlgenimpl.ReadPage binds log, To.
-const entryLogEntriesFirstToCQL = `SELECT log, at, seq, text
-	FROM log_entries
-	WHERE log = ? AND at < ?`
-
-// entryLogEntriesFirstFromToCQL reads a partition of log_entries between the
-// bounds. cqlgenimpl.ReadPage binds log, From, To.
-const entryLogEntriesFirstFromToCQL = `SELECT log, at, seq, text
-	FROM log_entries
-	WHERE log = ? AND at >= ? AND at < ?`
-
-// entryLogEntriesAfter0CQL continues a read of log_entries after a row, at one
-// run of clustering columns of one direction. cqlgenimpl.ReadPage binds log,
-// at, seq.
-const entryLogEntriesAfter0CQL = `SELECT log, at, seq, text
-	FROM log_entries
-	WHERE log = ? AND (at, seq) > (?, ?)`
-
-// entryLogEntriesAfterToCQL continues a read of log_entries after a row, up to
-// the To bound. cqlgenimpl.ReadPage binds log, at, seq, To.
-const entryLogEntriesAfterToCQL = `SELECT log, at, seq, text
-	FROM log_entries
-	WHERE log = ? AND (at, seq) > (?, ?) AND at < ?`
-
-// entryLogEntriesAtOrAfterCQL continues a read of log_entries at or after a
-// row. cqlgenimpl.ReadPage binds log, at, seq.
-const entryLogEntriesAtOrAfterCQL = `SELECT log, at, seq, text
-	FROM log_entries
-	WHERE log = ? AND (at, seq) >= (?, ?)`
-
-// entryLogEntriesAtOrAfterToCQL continues a read of log_entries at or after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds log, at, seq, To.
-const entryLogEntriesAtOrAfterToCQL = `SELECT log, at, seq, text
-	FROM log_entries
-	WHERE log = ? AND (at, seq) >= (?, ?) AND at < ?`
-
-// entryLogEntriesClustering is the clustering key of e in log_entries, in
-// order.
 func entryLogEntriesClustering(e *Entry) []any {
 	return []any{e.At, e.Seq}
 }
 
-// entryLogEntriesCompare orders rows of log_entries as its clustering order
-// does.
 func entryLogEntriesCompare(a, b *Entry) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
 // EntryRepo reads and writes Entry in table log_entries.
@@ -4906,342 +2000,134 @@ type EntryRepo struct {
 	opts cqlgen.Options
 }
 
-// NewEntryRepo returns a repository of Entry on s. The default strategy is a
-// logged batch.
+// NewEntryRepo returns a repository of Entry on s.
 func NewEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *EntryRepo {
-	return &EntryRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &EntryRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// entryCheck rejects a Entry whose partition key values are empty.
 func entryCheck(e *Entry) error {
 	if e.Log == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "log",
-			Table:  "log_entries",
-		}
+		return cqlgenimpl.EmptyKey("log_entries", "log")
 	}
 	return nil
 }
 
-// Insert writes e to log_entries, at a client-side timestamp. Nil pointers and
-// empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+var entryOne = cqlgenimpl.One[Entry]{
+	Check: entryCheck,
+	Delete: func(e *Entry, ts int64) []any {
+		return []any{ts, e.Log, e.At, e.Seq}
+	},
+	Key: func(e *Entry) []any {
+		return []any{e.Log, e.At, e.Seq}
+	},
+	Row:   entryLogEntriesRow,
+	Scan:  entryLogEntriesScan,
+	Table: entryLogEntries,
+}
+
+// Insert writes e to log_entries, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *EntryRepo) Insert(ctx context.Context, e *Entry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Entry", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, entryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, entryLogEntries, e, []any{e.Log, e.At, e.Seq}, func(e *Entry, _ bool) []any {
-			return entryLogEntriesRow(e, 0)
-		}, entryLogEntriesScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(entryLogEntries, o.TTL, entryLogEntriesRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Entry", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &entryOne, e)
 }
 
-// InsertIfAbsent writes e to log_entries only if no row has its key (INSERT
-// ... IF NOT EXISTS): create, never replace. The result says whether it
-// applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in log_entries unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *EntryRepo) InsertIfAbsent(ctx context.Context, e *Entry, opts ...cqlgen.Option) (_ cqlgen.Inserted[Entry], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Entry", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, entryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Entry]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, entryLogEntries, e, []any{e.Log, e.At, e.Seq}, func(e *Entry, _ bool) []any {
-		return entryLogEntriesRow(e, 0)
-	}, entryLogEntriesScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "Entry", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &entryOne, e)
 }
 
-// Update writes e over the row with its key in log_entries. Unlike Insert, nil
-// pointers and empty collections clear their columns. With cqlgen.WithTTL the
-// row expires after that time instead of the table's default.
+// Update writes e over the row with its key in log_entries; nil pointers and
+// empty collections clear their columns.
 func (r *EntryRepo) Update(ctx context.Context, e *Entry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Entry", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, entryCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(entryLogEntries, o.TTL, entryLogEntriesRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Entry", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &entryOne, e)
 }
 
 // Delete removes the row with e's key from log_entries.
 func (r *EntryRepo) Delete(ctx context.Context, e *Entry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Entry", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, entryCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   entryLogEntries.Delete,
-			Values: []any{ts, e.Log, e.At, e.Seq},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Entry", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &entryOne, e)
 }
 
-// Get reads the Entry with the given key from log_entries, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Entry with the given key from log_entries; cqlgen.ErrNotFound
+// if there is none.
 func (r *EntryRepo) Get(ctx context.Context, log string, at time.Time, seq int64) (_ *Entry, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Entry", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Entry", "Get").End(&err)
 	if log == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "log",
-			Table:  "log_entries",
-		}
+		return nil, cqlgenimpl.EmptyKey("log_entries", "log")
 	}
 	var e Entry
 	e.Log = log
 	e.At = at
 	e.Seq = seq
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   entryLogEntries.Get,
-		Values: []any{e.Log, e.At, e.Seq},
-	}, entryLogEntriesScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, entryLogEntries.Get, []any{e.Log, e.At, e.Seq}, entryLogEntriesScan)
 }
 
 // LogEntriesOptions are the optional parts of a LogEntries read.
 type LogEntriesOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
+}
+
+var entryLogEntriesRead = cqlgenimpl.ReadSpec[Entry]{
+	Compare: entryLogEntriesCompare,
+	Key:     entryLogEntriesClustering,
+	Scan:    entryLogEntriesScan,
+	Table:   entryLogEntries,
 }
 
 // LogEntries reads a log's entries, oldest first, from log_entries, in pages:
 // one partition, in clustering order.
 func (r *EntryRepo) LogEntries(ctx context.Context, log string, o *LogEntriesOptions) (_ cqlgen.Page[Entry], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Entry", "LogEntries")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Entry", "LogEntries").End(&err)
 	if log == "" {
-		return cqlgen.Page[Entry]{}, &cqlgen.EmptyKeyError{
-			Column: "log",
-			Table:  "log_entries",
-		}
+		return cqlgen.Page[Entry]{}, cqlgenimpl.EmptyKey("log_entries", "log")
 	}
 	if o == nil {
 		o = &LogEntriesOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Entry]{
-		Compare:   entryLogEntriesCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       entryLogEntriesClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{log},
-		Scan:      entryLogEntriesScan,
-		Table:     entryLogEntries,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := entryLogEntriesRead.With([]any{log}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// recentEntryRecentLogEntries: the statements of table recent_log_entries,
-// which is the source of truth of RecentEntry.
+// recentEntryRecentLogEntries is table recent_log_entries, which is the source
+// of truth of RecentEntry (statements in schema.md).
 var recentEntryRecentLogEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "recent_log_entries",
-	Pattern: "RecentLogEntries",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "log", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "log", Type: "text"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-		{Name: "text", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      recentEntryRecentLogEntriesInsertCQL,
-		InsertTTL:   recentEntryRecentLogEntriesInsertTTLCQL,
-		Create:      recentEntryRecentLogEntriesCreateCQL,
-		Delete:      recentEntryRecentLogEntriesDeleteCQL,
-		Get:         recentEntryRecentLogEntriesGetCQL,
-		First:       recentEntryRecentLogEntriesFirstCQL,
-		FirstFrom:   recentEntryRecentLogEntriesFirstFromCQL,
-		FirstTo:     recentEntryRecentLogEntriesFirstToCQL,
-		FirstFromTo: recentEntryRecentLogEntriesFirstFromToCQL,
-		After: []string{
-			recentEntryRecentLogEntriesAfter0CQL,
-			recentEntryRecentLogEntriesAfter1CQL,
-		},
-		AfterTo:   recentEntryRecentLogEntriesAfterToCQL,
-		AtOrAfter: recentEntryRecentLogEntriesAtOrAfterCQL,
-	},
+	Name:         "recent_log_entries",
+	Pattern:      "RecentLogEntries",
+	PartitionKey: cqlgenimpl.Cols("log text"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "seq bigint"),
+	Columns:      cqlgenimpl.Cols("text text"),
+	Canonical:    true,
+	Single:       true,
 })
 
-// recentEntryRecentLogEntriesInsertCQL writes a whole row of
-// recent_log_entries. Its placeholders bind log, at, seq, text, the write
-// timestamp.
-const recentEntryRecentLogEntriesInsertCQL = `INSERT INTO recent_log_entries (log, at, seq, text)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// recentEntryRecentLogEntriesRow binds recentEntryRecentLogEntriesInsertCQL
-// for e, written at ts.
-func recentEntryRecentLogEntriesRow(e *RecentEntry, ts int64) []any {
+func recentEntryRecentLogEntriesRow(e *RecentEntry, ts int64, _ bool) []any {
 	return []any{e.Log, e.At, e.Seq, e.Text, ts}
 }
 
-// recentEntryRecentLogEntriesInsertTTLCQL writes a whole row of
-// recent_log_entries with a TTL of the call's (cqlgen.WithTTL).
-// cqlgenimpl.ReadPage binds log, at, seq, text, the TTL in seconds (unset: the
-// table's default), the write timestamp.
-const recentEntryRecentLogEntriesInsertTTLCQL = `INSERT INTO recent_log_entries (log, at, seq, text)
-	VALUES (?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// recentEntryRecentLogEntriesCreateCQL writes a whole row of
-// recent_log_entries if no row has its key, for InsertIfAbsent and
-// cqlgen.IfAbsent; a conditional write takes no client timestamp.
-// cqlgenimpl.ReadPage binds log, at, seq, text, the TTL in seconds (unset: the
-// table's default).
-const recentEntryRecentLogEntriesCreateCQL = `INSERT INTO recent_log_entries (log, at, seq, text)
-	VALUES (?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// recentEntryRecentLogEntriesDeleteCQL deletes a row of recent_log_entries by
-// its primary key. Its placeholders bind the write timestamp, log, at, seq.
-const recentEntryRecentLogEntriesDeleteCQL = `DELETE FROM recent_log_entries
-	USING TIMESTAMP ?
-	WHERE log = ? AND at = ? AND seq = ?`
-
-// recentEntryRecentLogEntriesGetCQL reads a row of recent_log_entries by its
-// primary key. Its placeholders bind log, at, seq.
-const recentEntryRecentLogEntriesGetCQL = `SELECT log, at, seq, text
-	FROM recent_log_entries
-	WHERE log = ? AND at = ? AND seq = ?`
-
-// recentEntryRecentLogEntriesScan reads one row of recent_log_entries into e;
-// false when there is none.
 func recentEntryRecentLogEntriesScan(it cqlgenimpl.Iter, e *RecentEntry) bool {
 	return it.Scan(&e.Log, &e.At, &e.Seq, &e.Text)
 }
 
-// recentEntryRecentLogEntriesFirstCQL reads a partition of recent_log_entries
-// from its first row. cqlgenimpl.ReadPage binds log.
-const recentEntryRecentLogEntriesFirstCQL = `SELECT log, at, seq, text
-	FROM recent_log_entries
-	WHERE log = ?`
-
-// recentEntryRecentLogEntriesFirstFromCQL reads a partition of
-// recent_log_entries from the From bound. cqlgenimpl.ReadPage binds log, From.
-const recentEntryRecentLogEntriesFirstFromCQL = `SELECT log, at, seq, text
-	FROM recent_log_entries
-	WHERE log = ? AND at <= ?`
-
-// recentEntryRecentLogEntriesFirstToCQL reads a partition of
-// recent_log_entries from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds log, To.
-const recentEntryRecentLogEntriesFirstToCQL = `SELECT log, at, seq, text
-	FROM recent_log_entries
-	WHERE log = ? AND at > ?`
-
-// recentEntryRecentLogEntriesFirstFromToCQL reads a partition of
-// recent_log_entries between the bounds. cqlgenimpl.ReadPage binds log, From,
-// To.
-const recentEntryRecentLogEntriesFirstFromToCQL = `SELECT log, at, seq, text
-	FROM recent_log_entries
-	WHERE log = ? AND at <= ? AND at > ?`
-
-// recentEntryRecentLogEntriesAfter0CQL continues a read of recent_log_entries
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds log, at.
-const recentEntryRecentLogEntriesAfter0CQL = `SELECT log, at, seq, text
-	FROM recent_log_entries
-	WHERE log = ? AND at < ?`
-
-// recentEntryRecentLogEntriesAfter1CQL continues a read of recent_log_entries
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds log, at, seq.
-const recentEntryRecentLogEntriesAfter1CQL = `SELECT log, at, seq, text
-	FROM recent_log_entries
-	WHERE log = ? AND at = ? AND seq > ?`
-
-// recentEntryRecentLogEntriesAfterToCQL continues a read of recent_log_entries
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds log, at, To.
-const recentEntryRecentLogEntriesAfterToCQL = `SELECT log, at, seq, text
-	FROM recent_log_entries
-	WHERE log = ? AND at < ? AND at > ?`
-
-// recentEntryRecentLogEntriesAtOrAfterCQL continues a read of
-// recent_log_entries at or after a row. cqlgenimpl.ReadPage binds log, at,
-// seq.
-const recentEntryRecentLogEntriesAtOrAfterCQL = `SELECT log, at, seq, text
-	FROM recent_log_entries
-	WHERE log = ? AND at = ? AND seq >= ?`
-
-// recentEntryRecentLogEntriesClustering is the clustering key of e in
-// recent_log_entries, in order.
 func recentEntryRecentLogEntriesClustering(e *RecentEntry) []any {
 	return []any{e.At, e.Seq}
 }
 
-// recentEntryRecentLogEntriesCompare orders rows of recent_log_entries as its
-// clustering order does.
 func recentEntryRecentLogEntriesCompare(a, b *RecentEntry) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
 // RecentEntryRepo reads and writes RecentEntry in table recent_log_entries.
@@ -5250,185 +2136,104 @@ type RecentEntryRepo struct {
 	opts cqlgen.Options
 }
 
-// NewRecentEntryRepo returns a repository of RecentEntry on s. The default
-// strategy is a logged batch.
+// NewRecentEntryRepo returns a repository of RecentEntry on s.
 func NewRecentEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *RecentEntryRepo {
-	return &RecentEntryRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &RecentEntryRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// recentEntryCheck rejects a RecentEntry whose partition key values are empty.
 func recentEntryCheck(e *RecentEntry) error {
 	if e.Log == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "log",
-			Table:  "recent_log_entries",
-		}
+		return cqlgenimpl.EmptyKey("recent_log_entries", "log")
 	}
 	return nil
 }
 
-// Insert writes e to recent_log_entries, at a client-side timestamp. Nil
-// pointers and empty collections are left unset, so no tombstones are written.
-// With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
-// change an entity that exists, use Update. With cqlgen.WithTTL the row
-// expires after that time instead of the table's default. With cqlgen.IfAbsent
-// it creates only, as InsertIfAbsent does, and a row with the key that differs
-// is a *cqlgen.VersionConflictError.
+var recentEntryOne = cqlgenimpl.One[RecentEntry]{
+	Check: recentEntryCheck,
+	Delete: func(e *RecentEntry, ts int64) []any {
+		return []any{ts, e.Log, e.At, e.Seq}
+	},
+	Key: func(e *RecentEntry) []any {
+		return []any{e.Log, e.At, e.Seq}
+	},
+	Row:   recentEntryRecentLogEntriesRow,
+	Scan:  recentEntryRecentLogEntriesScan,
+	Table: recentEntryRecentLogEntries,
+}
+
+// Insert writes e to recent_log_entries, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *RecentEntryRepo) Insert(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "RecentEntry", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, recentEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, recentEntryRecentLogEntries, e, []any{e.Log, e.At, e.Seq}, func(e *RecentEntry, _ bool) []any {
-			return recentEntryRecentLogEntriesRow(e, 0)
-		}, recentEntryRecentLogEntriesScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(recentEntryRecentLogEntries, o.TTL, recentEntryRecentLogEntriesRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "RecentEntry", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &recentEntryOne, e)
 }
 
-// InsertIfAbsent writes e to recent_log_entries only if no row has its key
-// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
-// it applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in recent_log_entries unless a row has its key (IF
+// NOT EXISTS); see docs/repositories.md, Conditional insert.
 func (r *RecentEntryRepo) InsertIfAbsent(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (_ cqlgen.Inserted[RecentEntry], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "RecentEntry", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, recentEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[RecentEntry]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, recentEntryRecentLogEntries, e, []any{e.Log, e.At, e.Seq}, func(e *RecentEntry, _ bool) []any {
-		return recentEntryRecentLogEntriesRow(e, 0)
-	}, recentEntryRecentLogEntriesScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "RecentEntry", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &recentEntryOne, e)
 }
 
-// Update writes e over the row with its key in recent_log_entries. Unlike
-// Insert, nil pointers and empty collections clear their columns. With
-// cqlgen.WithTTL the row expires after that time instead of the table's
-// default.
+// Update writes e over the row with its key in recent_log_entries; nil
+// pointers and empty collections clear their columns.
 func (r *RecentEntryRepo) Update(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "RecentEntry", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, recentEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(recentEntryRecentLogEntries, o.TTL, recentEntryRecentLogEntriesRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "RecentEntry", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &recentEntryOne, e)
 }
 
 // Delete removes the row with e's key from recent_log_entries.
 func (r *RecentEntryRepo) Delete(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "RecentEntry", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, recentEntryCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   recentEntryRecentLogEntries.Delete,
-			Values: []any{ts, e.Log, e.At, e.Seq},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "RecentEntry", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &recentEntryOne, e)
 }
 
-// Get reads the RecentEntry with the given key from recent_log_entries, the
-// source of truth; cqlgen.ErrNotFound if there is none.
+// Get reads the RecentEntry with the given key from recent_log_entries;
+// cqlgen.ErrNotFound if there is none.
 func (r *RecentEntryRepo) Get(ctx context.Context, log string, at time.Time, seq int64) (_ *RecentEntry, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "RecentEntry", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "RecentEntry", "Get").End(&err)
 	if log == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "log",
-			Table:  "recent_log_entries",
-		}
+		return nil, cqlgenimpl.EmptyKey("recent_log_entries", "log")
 	}
 	var e RecentEntry
 	e.Log = log
 	e.At = at
 	e.Seq = seq
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   recentEntryRecentLogEntries.Get,
-		Values: []any{e.Log, e.At, e.Seq},
-	}, recentEntryRecentLogEntriesScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, recentEntryRecentLogEntries.Get, []any{e.Log, e.At, e.Seq}, recentEntryRecentLogEntriesScan)
 }
 
 // RecentLogEntriesOptions are the optional parts of a RecentLogEntries read.
 type RecentLogEntriesOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
+}
+
+var recentEntryRecentLogEntriesRead = cqlgenimpl.ReadSpec[RecentEntry]{
+	Compare: recentEntryRecentLogEntriesCompare,
+	Key:     recentEntryRecentLogEntriesClustering,
+	Scan:    recentEntryRecentLogEntriesScan,
+	Table:   recentEntryRecentLogEntries,
 }
 
 // RecentLogEntries reads a log's entries, newest first, from
 // recent_log_entries, in pages: one partition, in clustering order.
 func (r *RecentEntryRepo) RecentLogEntries(ctx context.Context, log string, o *RecentLogEntriesOptions) (_ cqlgen.Page[RecentEntry], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "RecentEntry", "RecentLogEntries")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "RecentEntry", "RecentLogEntries").End(&err)
 	if log == "" {
-		return cqlgen.Page[RecentEntry]{}, &cqlgen.EmptyKeyError{
-			Column: "log",
-			Table:  "recent_log_entries",
-		}
+		return cqlgen.Page[RecentEntry]{}, cqlgenimpl.EmptyKey("recent_log_entries", "log")
 	}
 	if o == nil {
 		o = &RecentLogEntriesOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[RecentEntry]{
-		Compare:   recentEntryRecentLogEntriesCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       recentEntryRecentLogEntriesClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{log},
-		Scan:      recentEntryRecentLogEntriesScan,
-		Table:     recentEntryRecentLogEntries,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := recentEntryRecentLogEntriesRead.With([]any{log}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

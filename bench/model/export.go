@@ -6,7 +6,7 @@ package model
 
 // BindUser is the values the generated Insert binds for u, unset for nil
 // pointers and empty collections (User has none), with write timestamp ts.
-func BindUser(u *User, ts int64) []any { return userUsersRow(u, ts) }
+func BindUser(u *User, ts int64) []any { return userUsersRow(u, ts, true) }
 
 // CompareBoard orders rows of board, board_16 and board_100 as their
 // clustering order does (points descending, then player_id): the order

@@ -17,42 +17,19 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// agentAgents: the statements of table agents, which is the source of truth of
-// Agent.
+// agentAgents is table agents, which is the source of truth of Agent
+// (statements in schema.md).
 var agentAgents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "agents",
-	Pattern: "Agents",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "agent_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "agent_id", Type: "text"},
-		{Name: "email", Type: "text"},
-		{Name: "name", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:        agentAgentsGetCQL,
-		GetMany:    agentAgentsGetManyCQL,
-		State:      agentAgentsStateCQL,
-		Change:     agentAgentsChangeCQL,
-		Remove:     agentAgentsRemoveCQL,
-		Settle:     agentAgentsSettleCQL,
-		FenceLive:  agentAgentsFenceLiveCQL,
-		FenceGrave: agentAgentsFenceGraveCQL,
-		Scan:       agentAgentsScanCQL,
-	},
+	Name:         "agents",
+	Pattern:      "Agents",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "agent_id text"),
+	Columns:      cqlgenimpl.Cols("email text", "name text"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
+	Fenced:       true,
 })
 
-// agentAgentsGetCQL reads a row of agents by its primary key. Its placeholders
-// bind org_id, agent_id.
-const agentAgentsGetCQL = `SELECT org_id, agent_id, email, name, cqlgen_deleted
-	FROM agents
-	WHERE org_id = ? AND agent_id = ?`
-
-// agentAgentsScan reads the next row of agents that is no grave of a deleted
-// Agent into e; false when there is none.
 func agentAgentsScan(it cqlgenimpl.Iter, e *Agent) bool {
 	for {
 		var deleted bool
@@ -66,245 +43,85 @@ func agentAgentsScan(it cqlgenimpl.Iter, e *Agent) bool {
 	}
 }
 
-// agentAgentsGetManyCQL reads the rows of agents of several partition keys at
-// once. cqlgenimpl.GetMany binds org_id, the list of agent_id values.
-const agentAgentsGetManyCQL = `SELECT org_id, agent_id, email, name, cqlgen_deleted
-	FROM agents
-	WHERE org_id = ? AND agent_id IN ?`
-
-// agentAgentsStateCQL reads a row of agents with the write protocol's columns.
-// Its placeholders bind org_id, agent_id.
-const agentAgentsStateCQL = `SELECT org_id, agent_id, email, name, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM agents
-	WHERE org_id = ? AND agent_id = ?`
-
-// agentAgentsState binds agentAgentsStateCQL: the primary key of e.
 func agentAgentsState(e *Agent) []any {
 	return []any{e.OrgID, e.AgentID}
 }
 
-// agentAgentsScanState reads a row of agents with its version, its mark of
-// deletion, its pending record and its last changes.
 func agentAgentsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Agent], ok bool) {
 	ok = it.Scan(&v.Row.OrgID, &v.Row.AgentID, &v.Row.Email, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// agentAgentsData is every column of e's row in agents, in table order.
 func agentAgentsData(e *Agent) []any {
 	return []any{e.OrgID, e.AgentID, e.Email, e.Name}
 }
 
-// agentAgentsChangeCQL writes a row of agents if its version is the one read
-// (null: if there is no row). Its placeholders bind email, name,
-// cqlgen_version (the write timestamp), the pending record, the record of the
-// last changes, org_id, agent_id, the version read.
-const agentAgentsChangeCQL = `UPDATE agents
-	SET email = ?, name = ?, cqlgen_version = ?, cqlgen_deleted = false,
-		cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE org_id = ? AND agent_id = ?
-	IF cqlgen_version = ?`
-
-// agentAgentsChange binds agentAgentsChangeCQL: it sets e's values, at version
-// c.TS, if the version is still c.Old.
 func agentAgentsChange(e *Agent, c cqlgenimpl.Change) []any {
 	return []any{e.Email, e.Name, c.TS, c.Pending, c.Writes, e.OrgID, e.AgentID, c.Old}
 }
 
-// agentAgentsRemoveCQL leaves a grave of a row of agents if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, org_id, agent_id, the
-// version read.
-const agentAgentsRemoveCQL = `UPDATE agents
-	USING TTL 864000
-	SET email = null, name = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE org_id = ? AND agent_id = ?
-	IF cqlgen_version = ?`
-
-// agentAgentsRemove binds agentAgentsRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
 func agentAgentsRemove(e *Agent, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.AgentID, c.Old}
 }
 
-// agentAgentsSettleCQL clears the pending record of a row of agents if its
-// version is the one read. Its placeholders bind org_id, agent_id, the version
-// read.
-const agentAgentsSettleCQL = `UPDATE agents
-	SET cqlgen_pending = null
-	WHERE org_id = ? AND agent_id = ?
-	IF cqlgen_version = ?`
-
-// agentAgentsSettle binds agentAgentsSettleCQL: it clears the pending record
-// of e's row if the version is still version.
 func agentAgentsSettle(e *Agent, version int64) []any {
 	return []any{e.OrgID, e.AgentID, version}
 }
 
-// agentAgentsFenceLiveCQL moves on the version of a live row of agents whose
-// claim of a unique key another writer takes over. Its placeholders bind
-// cqlgen_version (the write timestamp), org_id, agent_id, the version read.
-const agentAgentsFenceLiveCQL = `UPDATE agents
-	SET cqlgen_version = ?
-	WHERE org_id = ? AND agent_id = ?
-	IF cqlgen_version = ?`
-
-// agentAgentsFenceGraveCQL moves on the version of a grave of agents, or of no
-// row, whose claim another writer takes over. Its placeholders bind
-// cqlgen_version (the write timestamp), org_id, agent_id, the version read.
-const agentAgentsFenceGraveCQL = `UPDATE agents
-	USING TTL 864000
-	SET cqlgen_version = ?, cqlgen_deleted = true
-	WHERE org_id = ? AND agent_id = ?
-	IF cqlgen_version = ?`
-
-// agentAgentsScanCQL reads a token range of agents for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const agentAgentsScanCQL = `SELECT org_id, agent_id, email, name, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM agents
-	WHERE token(org_id, agent_id) > ? AND token(org_id, agent_id) <= ?`
-
-// agentAgentByEmail: the statements of table agents_by_email, which serves
-// AgentByEmail.
+// agentAgentByEmail is table agents_by_email, which serves AgentByEmail
+// (statements in schema.md).
 var agentAgentByEmail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "agents_by_email",
-	Pattern: "AgentByEmail",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "email", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "email", Type: "text"},
-		{Name: "agent_id", Type: "text"},
-	},
-	Unique: true,
-	CQL: cqlgenimpl.CQL{
-		Insert:  agentAgentByEmailInsertCQL,
-		Delete:  agentAgentByEmailDeleteCQL,
-		Get:     agentAgentByEmailGetCQL,
-		Take:    agentAgentByEmailTakeCQL,
-		Release: agentAgentByEmailReleaseCQL,
-		Scan:    agentAgentByEmailScanCQL,
-	},
+	Name:         "agents_by_email",
+	Pattern:      "AgentByEmail",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "email text"),
+	Columns:      cqlgenimpl.Cols("agent_id text"),
+	Maintained:   true,
+	Unique:       true,
 })
 
-// agentAgentByEmailInsertCQL claims a key of agents_by_email for an entity, if
-// no one holds it. Its placeholders bind org_id, email, agent_id, cqlgen_claim
-// (the version of the change).
-const agentAgentByEmailInsertCQL = `INSERT INTO agents_by_email (org_id, email, agent_id, cqlgen_claim)
-	VALUES (?, ?, ?, ?)
-	IF NOT EXISTS`
-
-// agentAgentByEmailRow binds agentAgentByEmailInsertCQL for e, written at ts;
-// agents_by_email has no column to leave unset.
 func agentAgentByEmailRow(e *Agent, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.Email, e.AgentID, ts}
 }
 
-// agentAgentByEmailKey is the primary key of e in agents_by_email, in order,
-// bucket included.
 func agentAgentByEmailKey(e *Agent) []any {
 	return []any{e.OrgID, e.Email}
 }
 
-// agentAgentByEmailDeleteCQL deletes a row of agents_by_email by its primary
-// key. Its placeholders bind the write timestamp, org_id, email.
-const agentAgentByEmailDeleteCQL = `DELETE FROM agents_by_email
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND email = ?`
-
-// agentAgentByEmailGetCQL reads a claim of agents_by_email: who holds the key,
-// since which version. Its placeholders bind org_id, email.
-const agentAgentByEmailGetCQL = `SELECT org_id, email, agent_id, cqlgen_claim
-	FROM agents_by_email
-	WHERE org_id = ? AND email = ?`
-
-// agentAgentByEmailTakeCQL moves a claim of agents_by_email to another owner,
-// or renews it, if its owner and version are the ones read. Its placeholders
-// bind agent_id, cqlgen_claim (the version of the change), org_id, email,
-// agent_id as read, the version read.
-const agentAgentByEmailTakeCQL = `UPDATE agents_by_email
-	SET agent_id = ?, cqlgen_claim = ?
-	WHERE org_id = ? AND email = ?
-	IF agent_id = ? AND cqlgen_claim = ?`
-
-// agentAgentByEmailReleaseCQL gives up a claim of agents_by_email if it is its
-// owner's and older than the change. Its placeholders bind org_id, email,
-// agent_id, the version of the change.
-const agentAgentByEmailReleaseCQL = `DELETE FROM agents_by_email
-	WHERE org_id = ? AND email = ?
-	IF agent_id = ? AND cqlgen_claim < ?`
-
-// agentAgentByEmailScanCQL reads a token range of agents_by_email for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const agentAgentByEmailScanCQL = `SELECT org_id, email, agent_id, writetime(agent_id)
-	FROM agents_by_email
-	WHERE token(org_id, email) > ? AND token(org_id, email) <= ?`
-
 // AgentRepo reads and writes Agent in its tables (agents, agents_by_email),
-// keeping every copy in step; agents is the source of truth.
+// kept in step with agents.
 type AgentRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewAgentRepo returns a repository of Agent on s. The default strategy is a
-// logged batch.
+// NewAgentRepo returns a repository of Agent on s.
 func NewAgentRepo(s cqlgen.Session, opts ...cqlgen.Option) *AgentRepo {
-	return &AgentRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &AgentRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// agentCheck rejects a Agent whose partition key values are empty.
 func agentCheck(e *Agent) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "agents",
-		}
+		return cqlgenimpl.EmptyKey("agents", "org_id")
 	}
 	if e.AgentID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "agents",
-		}
+		return cqlgenimpl.EmptyKey("agents", "agent_id")
 	}
 	if e.Email == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "email",
-			Table:  "agents_by_email",
-		}
+		return cqlgenimpl.EmptyKey("agents_by_email", "email")
 	}
 	return nil
 }
 
-// agentCheckKey rejects a Agent whose partition key value in agents, the
-// source of truth, is empty.
 func agentCheckKey(e *Agent) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "agents",
-		}
+		return cqlgenimpl.EmptyKey("agents", "org_id")
 	}
 	if e.AgentID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "agents",
-		}
+		return cqlgenimpl.EmptyKey("agents", "agent_id")
 	}
 	return nil
 }
 
-// agentWrites is the write protocol of Agent: its source of truth, agents, and
-// the tables the protocol keeps in step with it.
 var agentWrites = &cqlgenimpl.Entity[Agent]{
 	Canonical: agentAgents,
 	State:     agentAgentsState,
@@ -325,18 +142,11 @@ var agentWrites = &cqlgenimpl.Entity[Agent]{
 	},
 }
 
-// Insert writes e to every table of Agent, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on agents, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Agent, leaving nil pointers
+// and empty collections unset, through the write protocol on agents
+// (docs/repositories.md, The write protocol).
 func (r *AgentRepo) Insert(ctx context.Context, e *Agent, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Agent", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, agentCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -344,19 +154,11 @@ func (r *AgentRepo) Insert(ctx context.Context, e *Agent, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, agentWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Agent whose key in agents is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on agents's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Agent with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// agents (docs/repositories.md, The write protocol).
 func (r *AgentRepo) Update(ctx context.Context, e *Agent, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Agent", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, agentCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -364,16 +166,11 @@ func (r *AgentRepo) Update(ctx context.Context, e *Agent, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, agentWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Agent whose key in agents is e's from every table; the
-// rows of the other tables are found from agents's values, so e needs only its
-// key. Deleting what does not exist is not an error. If it returns an error,
-// it may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Agent with e's key from every table (e needs only its
+// key), through the write protocol on agents (docs/repositories.md, The write
+// protocol).
 func (r *AgentRepo) Delete(ctx context.Context, e *Agent, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Agent", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, agentCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -381,26 +178,15 @@ func (r *AgentRepo) Delete(ctx context.Context, e *Agent, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, agentWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Agent with the given key from agents, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Agent since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Agent with the given key from agents with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *AgentRepo) GetVersioned(ctx context.Context, orgID string, agentID string) (_ *Agent, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Agent", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "GetVersioned").End(&err)
 	if orgID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "agents",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("agents", "org_id")
 	}
 	if agentID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "agents",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("agents", "agent_id")
 	}
 	e := &Agent{}
 	e.OrgID = orgID
@@ -408,33 +194,16 @@ func (r *AgentRepo) GetVersioned(ctx context.Context, orgID string, agentID stri
 	return cqlgenimpl.Versioned(ctx, r.s, agentWrites, e)
 }
 
-// Modify reads the Agent with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Agent since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// agents (cqlgen.ErrKeyChanged). It returns the Agent written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Agent with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *AgentRepo) Modify(ctx context.Context, orgID string, agentID string, change func(*Agent) error, opts ...cqlgen.Option) (_ *Agent, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Agent", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Modify").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "agents",
-		}
+		return nil, cqlgenimpl.EmptyKey("agents", "org_id")
 	}
 	if agentID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "agents",
-		}
+		return nil, cqlgenimpl.EmptyKey("agents", "agent_id")
 	}
 	e := &Agent{}
 	e.OrgID = orgID
@@ -446,103 +215,61 @@ func (r *AgentRepo) Modify(ctx context.Context, orgID string, agentID string, ch
 	return cqlgenimpl.Modify(ctx, r.s, o, agentWrites, e, agentCheck, change)
 }
 
-// Entity names the entity AgentRepo keeps: Agent.
+// Entity is Agent.
 func (r *AgentRepo) Entity() string {
 	return "Agent"
 }
 
-// Tables lists the tables of Agent that Repair and Backfill write: every one
-// but agents, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but agents.
 func (r *AgentRepo) Tables() []string {
 	return []string{"agents_by_email"}
 }
 
-// Verify compares every table of Agent with what agents, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows missing, stale or orphaned against agents.
 func (r *AgentRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Agent", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, agentWrites, "Agent", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Agent wins over; it is
-// safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *AgentRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Agent", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, agentWrites, "Agent", true, o)
 }
 
-// Backfill writes every row agents implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row agents implies into table.
 func (r *AgentRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Agent", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, agentWrites, "Agent", table, o)
 }
 
-// Get reads the Agent with the given key from agents, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Agent with the given key from agents; cqlgen.ErrNotFound if
+// there is none.
 func (r *AgentRepo) Get(ctx context.Context, orgID string, agentID string) (_ *Agent, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Agent", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Get").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "agents",
-		}
+		return nil, cqlgenimpl.EmptyKey("agents", "org_id")
 	}
 	if agentID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "agents",
-		}
+		return nil, cqlgenimpl.EmptyKey("agents", "agent_id")
 	}
 	var e Agent
 	e.OrgID = orgID
 	e.AgentID = agentID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   agentAgents.Get,
-		Values: []any{e.OrgID, e.AgentID},
-	}, agentAgentsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, agentAgents.Get, []any{e.OrgID, e.AgentID}, agentAgentsScan)
 }
 
 // GetMany reads the Agents of one org_id with the given agent_id values from
-// agents, the source of truth, in one query (agent_id IN ?): Rows[i] is the
-// Agent of agentIDs[i], nil when there is none, and Missing lists those
-// indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// agents in one query: Rows[i] is agentIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *AgentRepo) GetMany(ctx context.Context, orgID string, agentIDs []string) (_ cqlgen.Found[Agent], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Agent", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "GetMany").End(&err)
 	if orgID == "" {
-		return cqlgen.Found[Agent]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "agents",
-		}
+		return cqlgen.Found[Agent]{}, cqlgenimpl.EmptyKey("agents", "org_id")
 	}
 	for _, k := range agentIDs {
 		if k == "" {
-			return cqlgen.Found[Agent]{}, &cqlgen.EmptyKeyError{
-				Column: "agent_id",
-				Table:  "agents",
-			}
+			return cqlgen.Found[Agent]{}, cqlgenimpl.EmptyKey("agents", "agent_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, agentAgents, []any{orgID}, agentIDs, r.opts.MaxKeys, agentAgentsScan, func(e *Agent) string {
@@ -550,76 +277,33 @@ func (r *AgentRepo) GetMany(ctx context.Context, orgID string, agentIDs []string
 	})
 }
 
-// AgentByEmail reads the Agent that holds the given key of agents_by_email, a
-// unique key: the claim in agents_by_email names it, and agents, the source of
-// truth, must still give it that key; cqlgen.ErrNotFound if no Agent holds it.
+// AgentByEmail reads the Agent that holds the given unique key of
+// agents_by_email; cqlgen.ErrNotFound if none does (docs/repositories.md,
+// Unique tables).
 func (r *AgentRepo) AgentByEmail(ctx context.Context, orgID string, email string) (_ *Agent, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Agent", "AgentByEmail")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "AgentByEmail").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "agents_by_email",
-		}
+		return nil, cqlgenimpl.EmptyKey("agents_by_email", "org_id")
 	}
 	if email == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "email",
-			Table:  "agents_by_email",
-		}
+		return nil, cqlgenimpl.EmptyKey("agents_by_email", "email")
 	}
 	return cqlgenimpl.Resolve(ctx, r.s, agentWrites, 0, []any{orgID, email})
 }
 
-// agentLoadAgentLoad: the statements of table agent_load, which is the source
-// of truth of AgentLoad.
+// agentLoadAgentLoad is table agent_load, which is the source of truth of
+// AgentLoad (statements in schema.md).
 var agentLoadAgentLoad = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "agent_load",
-	Pattern: "AgentLoad",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "agent_id", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Add:     agentLoadAgentLoadAddCQL,
-		Delete:  agentLoadAgentLoadDeleteCQL,
-		Get:     agentLoadAgentLoadGetCQL,
-		GetMany: agentLoadAgentLoadGetManyCQL,
-	},
+	Name:         "agent_load",
+	Pattern:      "AgentLoad",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "agent_id text"),
+	Columns:      cqlgenimpl.Cols("opened counter", "closed counter"),
+	Canonical:    true,
 })
 
-// agentLoadAgentLoadAddCQL adds an amount to every counter of a row of
-// agent_load; it is never retried. Its placeholders bind the amount added to
-// opened, the amount added to closed, org_id, agent_id.
-const agentLoadAgentLoadAddCQL = `UPDATE agent_load
-	SET opened = opened + ?, closed = closed + ?
-	WHERE org_id = ? AND agent_id = ?`
-
-// agentLoadAgentLoadDeleteCQL deletes a row of agent_load by its primary key.
-// Its placeholders bind org_id, agent_id.
-const agentLoadAgentLoadDeleteCQL = `DELETE FROM agent_load
-	WHERE org_id = ? AND agent_id = ?`
-
-// agentLoadAgentLoadGetCQL reads a row of agent_load by its primary key. Its
-// placeholders bind org_id, agent_id.
-const agentLoadAgentLoadGetCQL = `SELECT org_id, agent_id, opened, closed
-	FROM agent_load
-	WHERE org_id = ? AND agent_id = ?`
-
-// agentLoadAgentLoadScan reads one row of agent_load into e; false when there
-// is none.
 func agentLoadAgentLoadScan(it cqlgenimpl.Iter, e *AgentLoad) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.Opened, &e.Closed)
 }
-
-// agentLoadAgentLoadGetManyCQL reads the rows of agent_load of several
-// partition keys at once. cqlgenimpl.GetMany binds org_id, the list of
-// agent_id values.
-const agentLoadAgentLoadGetManyCQL = `SELECT org_id, agent_id, opened, closed
-	FROM agent_load
-	WHERE org_id = ? AND agent_id IN ?`
 
 // AgentLoadRepo reads and writes AgentLoad in table agent_load.
 type AgentLoadRepo struct {
@@ -627,44 +311,25 @@ type AgentLoadRepo struct {
 	opts cqlgen.Options
 }
 
-// NewAgentLoadRepo returns a repository of AgentLoad on s. The default
-// strategy is a logged batch.
+// NewAgentLoadRepo returns a repository of AgentLoad on s.
 func NewAgentLoadRepo(s cqlgen.Session, opts ...cqlgen.Option) *AgentLoadRepo {
-	return &AgentLoadRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &AgentLoadRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// agentLoadCheck rejects a AgentLoad whose partition key values are empty.
 func agentLoadCheck(e *AgentLoad) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "agent_load",
-		}
+		return cqlgenimpl.EmptyKey("agent_load", "org_id")
 	}
 	if e.AgentID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "agent_load",
-		}
+		return cqlgenimpl.EmptyKey("agent_load", "agent_id")
 	}
 	return nil
 }
 
-// Add adds e's counter fields (Opened, Closed), amounts that may be negative,
-// to the counters of the row with e's key in agent_load, creating it at zero
-// first if there is none, in one update. A counter update is not idempotent,
-// so it is sent once and never retried: an error is a *cqlgen.CounterError,
-// and when errors.Is(err, cqlgen.ErrOutcomeUnknown) the update may or may not
-// have applied. cqlgen.WithIdempotencyKey is refused (*cqlgen.OptionError),
-// and the strategy does not apply.
+// Add adds e's counter fields (Opened, Closed) to the row with e's key in
+// agent_load, sent once, never retried (docs/repositories.md, Counter tables).
 func (r *AgentLoadRepo) Add(ctx context.Context, e *AgentLoad, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AgentLoad", "Add")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "AgentLoad", "Add").End(&err)
 	o, err := cqlgenimpl.Begin(e, agentLoadCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -675,14 +340,10 @@ func (r *AgentLoadRepo) Add(ctx context.Context, e *AgentLoad, opts ...cqlgen.Op
 	})
 }
 
-// Delete removes the row with e's key from agent_load. Cassandra does not
-// reliably support counting again in a deleted counter row (an Add soon after
-// the Delete may be lost): delete only counters that will not be used again.
+// Delete removes the row with e's key from agent_load; a deleted counter row
+// must not be counted again (docs/repositories.md, Counter tables).
 func (r *AgentLoadRepo) Delete(ctx context.Context, e *AgentLoad, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AgentLoad", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "AgentLoad", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, agentLoadCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -695,60 +356,33 @@ func (r *AgentLoadRepo) Delete(ctx context.Context, e *AgentLoad, opts ...cqlgen
 	})
 }
 
-// Get reads the AgentLoad with the given key from agent_load, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the AgentLoad with the given key from agent_load;
+// cqlgen.ErrNotFound if there is none.
 func (r *AgentLoadRepo) Get(ctx context.Context, orgID string, agentID string) (_ *AgentLoad, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AgentLoad", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "AgentLoad", "Get").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "agent_load",
-		}
+		return nil, cqlgenimpl.EmptyKey("agent_load", "org_id")
 	}
 	if agentID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "agent_load",
-		}
+		return nil, cqlgenimpl.EmptyKey("agent_load", "agent_id")
 	}
 	var e AgentLoad
 	e.OrgID = orgID
 	e.AgentID = agentID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   agentLoadAgentLoad.Get,
-		Values: []any{e.OrgID, e.AgentID},
-	}, agentLoadAgentLoadScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, agentLoadAgentLoad.Get, []any{e.OrgID, e.AgentID}, agentLoadAgentLoadScan)
 }
 
 // GetMany reads the AgentLoads of one org_id with the given agent_id values
-// from agent_load, the source of truth, in one query (agent_id IN ?): Rows[i]
-// is the AgentLoad of agentIDs[i], nil when there is none, and Missing lists
-// those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys,
-// or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// from agent_load in one query: Rows[i] is agentIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *AgentLoadRepo) GetMany(ctx context.Context, orgID string, agentIDs []string) (_ cqlgen.Found[AgentLoad], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AgentLoad", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "AgentLoad", "GetMany").End(&err)
 	if orgID == "" {
-		return cqlgen.Found[AgentLoad]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "agent_load",
-		}
+		return cqlgen.Found[AgentLoad]{}, cqlgenimpl.EmptyKey("agent_load", "org_id")
 	}
 	for _, k := range agentIDs {
 		if k == "" {
-			return cqlgen.Found[AgentLoad]{}, &cqlgen.EmptyKeyError{
-				Column: "agent_id",
-				Table:  "agent_load",
-			}
+			return cqlgen.Found[AgentLoad]{}, cqlgenimpl.EmptyKey("agent_load", "agent_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, agentLoadAgentLoad, []any{orgID}, agentIDs, r.opts.MaxKeys, agentLoadAgentLoadScan, func(e *AgentLoad) string {
@@ -756,46 +390,18 @@ func (r *AgentLoadRepo) GetMany(ctx context.Context, orgID string, agentIDs []st
 	})
 }
 
-// customerCustomers: the statements of table customers, which is the source of
-// truth of Customer.
+// customerCustomers is table customers, which is the source of truth of
+// Customer (statements in schema.md).
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "customers",
-	Pattern: "Customers",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "email", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "email", Type: "text"},
-		{Name: "name", Type: "text"},
-		{Name: "company", Type: "text"},
-		{Name: "postal", Type: "frozen<udt<address, lines list<text>, city text, postcode text, country text>>"},
-		{Name: "billing", Type: "frozen<udt<address, lines list<text>, city text, postcode text, country text>>"},
-		{Name: "phones", Type: "list<frozen<udt<phone, label text, number text>>>"},
-		{Name: "created_at", Type: "timestamp"},
-		{Name: "created_by", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:     customerCustomersGetCQL,
-		GetMany: customerCustomersGetManyCQL,
-		State:   customerCustomersStateCQL,
-		Change:  customerCustomersChangeCQL,
-		Remove:  customerCustomersRemoveCQL,
-		Settle:  customerCustomersSettleCQL,
-		Scan:    customerCustomersScanCQL,
-	},
+	Name:         "customers",
+	Pattern:      "Customers",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "email text"),
+	Columns:      cqlgenimpl.Cols("name text", "company text", "postal frozen<udt<address, lines list<text>, city text, postcode text, country text>>", "billing frozen<udt<address, lines list<text>, city text, postcode text, country text>>", "phones list<frozen<udt<phone, label text, number text>>>", "created_at timestamp", "created_by text"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
-// customerCustomersGetCQL reads a row of customers by its primary key. Its
-// placeholders bind org_id, email.
-const customerCustomersGetCQL = `SELECT org_id, email, name, company, postal, billing, phones,
-		created_at, created_by, cqlgen_deleted
-	FROM customers
-	WHERE org_id = ? AND email = ?`
-
-// customerCustomersScan reads the next row of customers that is no grave of a
-// deleted Customer into e; false when there is none.
 func customerCustomersScan(it cqlgenimpl.Iter, e *Customer) bool {
 	for {
 		var deleted bool
@@ -809,42 +415,19 @@ func customerCustomersScan(it cqlgenimpl.Iter, e *Customer) bool {
 	}
 }
 
-// customerCustomersGetManyCQL reads the rows of customers of several partition
-// keys at once. cqlgenimpl.GetMany binds org_id, the list of email values.
-const customerCustomersGetManyCQL = `SELECT org_id, email, name, company, postal, billing, phones,
-		created_at, created_by, cqlgen_deleted
-	FROM customers
-	WHERE org_id = ? AND email IN ?`
-
-// customerCustomersStateCQL reads a row of customers with the write protocol's
-// columns. Its placeholders bind org_id, email.
-const customerCustomersStateCQL = `SELECT org_id, email, name, company, postal, billing, phones,
-		created_at, created_by, cqlgen_version, cqlgen_deleted, cqlgen_pending,
-		cqlgen_writes
-	FROM customers
-	WHERE org_id = ? AND email = ?`
-
-// customerCustomersState binds customerCustomersStateCQL: the primary key of
-// e.
 func customerCustomersState(e *Customer) []any {
 	return []any{e.OrgID, e.Email}
 }
 
-// customerCustomersScanState reads a row of customers with its version, its
-// mark of deletion, its pending record and its last changes.
 func customerCustomersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Customer], ok bool) {
 	ok = it.Scan(&v.Row.OrgID, &v.Row.Email, &v.Row.Name, &v.Row.Company, &v.Row.Postal, &v.Row.Billing, &v.Row.Phones, &v.Row.CreatedAt, &v.Row.CreatedBy, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// customerCustomersData is every column of e's row in customers, in table
-// order.
 func customerCustomersData(e *Customer) []any {
 	return []any{e.OrgID, e.Email, e.Name, e.Company, e.Postal, e.Billing, e.Phones, e.CreatedAt, e.CreatedBy}
 }
 
-// customerMerge is e as an Insert over cur writes it: the nil pointers and
-// empty collections of e, which an Insert leaves unset, keep cur's values.
 func customerMerge(cur, e *Customer) Customer {
 	m := *e
 	if m.Billing == nil {
@@ -856,66 +439,17 @@ func customerMerge(cur, e *Customer) Customer {
 	return m
 }
 
-// customerCustomersChangeCQL writes a row of customers if its version is the
-// one read (null: if there is no row). Its placeholders bind name, company,
-// postal, billing, phones, created_at, created_by, cqlgen_version (the write
-// timestamp), the pending record, the record of the last changes, org_id,
-// email, the version read.
-const customerCustomersChangeCQL = `UPDATE customers
-	SET name = ?, company = ?, postal = ?, billing = ?, phones = ?,
-		created_at = ?, created_by = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE org_id = ? AND email = ?
-	IF cqlgen_version = ?`
-
-// customerCustomersChange binds customerCustomersChangeCQL: it sets e's
-// values, leaving nil pointers and empty collections unset with c.Unset, at
-// version c.TS, if the version is still c.Old.
 func customerCustomersChange(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{e.Name, e.Company, e.Postal, cqlgenimpl.OrUnset(e.Billing, c.Unset), cqlgenimpl.SliceOrUnset(e.Phones, c.Unset), e.CreatedAt, e.CreatedBy, c.TS, c.Pending, c.Writes, e.OrgID, e.Email, c.Old}
 }
 
-// customerCustomersRemoveCQL leaves a grave of a row of customers if its
-// version is the one read. Its placeholders bind cqlgen_version (the write
-// timestamp), the pending record, the record of the last changes, org_id,
-// email, the version read.
-const customerCustomersRemoveCQL = `UPDATE customers
-	USING TTL 864000
-	SET name = null, company = null, postal = null, billing = null,
-		phones = null, created_at = null, created_by = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE org_id = ? AND email = ?
-	IF cqlgen_version = ?`
-
-// customerCustomersRemove binds customerCustomersRemoveCQL: it leaves a grave
-// of e, at version c.TS, if the version is still c.Old.
 func customerCustomersRemove(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.Email, c.Old}
 }
 
-// customerCustomersSettleCQL clears the pending record of a row of customers
-// if its version is the one read. Its placeholders bind org_id, email, the
-// version read.
-const customerCustomersSettleCQL = `UPDATE customers
-	SET cqlgen_pending = null
-	WHERE org_id = ? AND email = ?
-	IF cqlgen_version = ?`
-
-// customerCustomersSettle binds customerCustomersSettleCQL: it clears the
-// pending record of e's row if the version is still version.
 func customerCustomersSettle(e *Customer, version int64) []any {
 	return []any{e.OrgID, e.Email, version}
 }
-
-// customerCustomersScanCQL reads a token range of customers for verify, repair
-// and backfill. Its placeholders bind the lower token (excluded), the upper
-// token.
-const customerCustomersScanCQL = `SELECT org_id, email, name, company, postal, billing, phones,
-		created_at, created_by, cqlgen_version, cqlgen_deleted, cqlgen_pending,
-		cqlgen_writes
-	FROM customers
-	WHERE token(org_id, email) > ? AND token(org_id, email) <= ?`
 
 // CustomersNewestFirstRow is a row of customers_newest_first, which stores
 // only some columns of Customer. It is a type of its own so that a partial row
@@ -928,210 +462,69 @@ type CustomersNewestFirstRow struct {
 	Company   string    `db:"company"`
 }
 
-// customerCustomersNewestFirst: the statements of table
-// customers_newest_first, which serves CustomersNewestFirst.
+// customerCustomersNewestFirst is table customers_newest_first, which serves
+// CustomersNewestFirst (statements in schema.md).
 var customerCustomersNewestFirst = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "customers_newest_first",
-	Pattern: "CustomersNewestFirst",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "created_at", Type: "timestamp", Desc: true},
-		{Name: "email", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "created_at", Type: "timestamp", Desc: true},
-		{Name: "email", Type: "text"},
-		{Name: "name", Type: "text"},
-		{Name: "company", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      customerCustomersNewestFirstInsertCQL,
-		Delete:      customerCustomersNewestFirstDeleteCQL,
-		Scan:        customerCustomersNewestFirstScanCQL,
-		First:       customerCustomersNewestFirstFirstCQL,
-		FirstFrom:   customerCustomersNewestFirstFirstFromCQL,
-		FirstTo:     customerCustomersNewestFirstFirstToCQL,
-		FirstFromTo: customerCustomersNewestFirstFirstFromToCQL,
-		After: []string{
-			customerCustomersNewestFirstAfter0CQL,
-			customerCustomersNewestFirstAfter1CQL,
-		},
-		AfterTo:   customerCustomersNewestFirstAfterToCQL,
-		AtOrAfter: customerCustomersNewestFirstAtOrAfterCQL,
-	},
+	Name:         "customers_newest_first",
+	Pattern:      "CustomersNewestFirst",
+	PartitionKey: cqlgenimpl.Cols("org_id text"),
+	Clustering:   cqlgenimpl.Cols("created_at timestamp desc", "email text"),
+	Columns:      cqlgenimpl.Cols("name text", "company text"),
+	Maintained:   true,
 })
 
-// customerCustomersNewestFirstInsertCQL writes a whole row of
-// customers_newest_first. Its placeholders bind org_id, created_at, email,
-// name, company, the write timestamp.
-const customerCustomersNewestFirstInsertCQL = `INSERT INTO customers_newest_first (org_id, created_at, email, name,
-		company)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// customerCustomersNewestFirstRow binds customerCustomersNewestFirstInsertCQL
-// for e, written at ts; customers_newest_first has no column to leave unset.
 func customerCustomersNewestFirstRow(e *Customer, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.CreatedAt, e.Email, e.Name, e.Company, ts}
 }
 
-// customerCustomersNewestFirstKey is the primary key of e in
-// customers_newest_first, in order, bucket included.
 func customerCustomersNewestFirstKey(e *Customer) []any {
 	return []any{e.OrgID, e.CreatedAt, e.Email}
 }
 
-// customerCustomersNewestFirstDeleteCQL deletes a row of
-// customers_newest_first by its primary key. Its placeholders bind the write
-// timestamp, org_id, created_at, email.
-const customerCustomersNewestFirstDeleteCQL = `DELETE FROM customers_newest_first
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND created_at = ? AND email = ?`
-
-// customerCustomersNewestFirstScanCQL reads a token range of
-// customers_newest_first for verify, repair and backfill. Its placeholders
-// bind the lower token (excluded), the upper token.
-const customerCustomersNewestFirstScanCQL = `SELECT org_id, created_at, email, name, company, writetime(name),
-		writetime(company)
-	FROM customers_newest_first
-	WHERE token(org_id) > ? AND token(org_id) <= ?`
-
-// customerCustomersNewestFirstFirstCQL reads a partition of
-// customers_newest_first from its first row. cqlgenimpl.ReadPage binds org_id.
-const customerCustomersNewestFirstFirstCQL = `SELECT org_id, created_at, email, name, company
-	FROM customers_newest_first
-	WHERE org_id = ?`
-
-// customerCustomersNewestFirstFirstFromCQL reads a partition of
-// customers_newest_first from the From bound. cqlgenimpl.ReadPage binds
-// org_id, From.
-const customerCustomersNewestFirstFirstFromCQL = `SELECT org_id, created_at, email, name, company
-	FROM customers_newest_first
-	WHERE org_id = ? AND created_at <= ?`
-
-// customerCustomersNewestFirstFirstToCQL reads a partition of
-// customers_newest_first from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds org_id, To.
-const customerCustomersNewestFirstFirstToCQL = `SELECT org_id, created_at, email, name, company
-	FROM customers_newest_first
-	WHERE org_id = ? AND created_at > ?`
-
-// customerCustomersNewestFirstFirstFromToCQL reads a partition of
-// customers_newest_first between the bounds. cqlgenimpl.ReadPage binds org_id,
-// From, To.
-const customerCustomersNewestFirstFirstFromToCQL = `SELECT org_id, created_at, email, name, company
-	FROM customers_newest_first
-	WHERE org_id = ? AND created_at <= ? AND created_at > ?`
-
-// customerCustomersNewestFirstAfter0CQL continues a read of
-// customers_newest_first after a row, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadPage binds org_id, created_at.
-const customerCustomersNewestFirstAfter0CQL = `SELECT org_id, created_at, email, name, company
-	FROM customers_newest_first
-	WHERE org_id = ? AND created_at < ?`
-
-// customerCustomersNewestFirstAfter1CQL continues a read of
-// customers_newest_first after a row, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadPage binds org_id, created_at, email.
-const customerCustomersNewestFirstAfter1CQL = `SELECT org_id, created_at, email, name, company
-	FROM customers_newest_first
-	WHERE org_id = ? AND created_at = ? AND email > ?`
-
-// customerCustomersNewestFirstAfterToCQL continues a read of
-// customers_newest_first after a row, up to the To bound. cqlgenimpl.ReadPage
-// binds org_id, created_at, To.
-const customerCustomersNewestFirstAfterToCQL = `SELECT org_id, created_at, email, name, company
-	FROM customers_newest_first
-	WHERE org_id = ? AND created_at < ? AND created_at > ?`
-
-// customerCustomersNewestFirstAtOrAfterCQL continues a read of
-// customers_newest_first at or after a row. cqlgenimpl.ReadPage binds org_id,
-// created_at, email.
-const customerCustomersNewestFirstAtOrAfterCQL = `SELECT org_id, created_at, email, name, company
-	FROM customers_newest_first
-	WHERE org_id = ? AND created_at = ? AND email >= ?`
-
-// customerCustomersNewestFirstScan reads one row of customers_newest_first
-// into e; false when there is none.
 func customerCustomersNewestFirstScan(it cqlgenimpl.Iter, e *CustomersNewestFirstRow) bool {
 	return it.Scan(&e.OrgID, &e.CreatedAt, &e.Email, &e.Name, &e.Company)
 }
 
-// customerCustomersNewestFirstClustering is the clustering key of e in
-// customers_newest_first, in order.
 func customerCustomersNewestFirstClustering(e *CustomersNewestFirstRow) []any {
 	return []any{e.CreatedAt, e.Email}
 }
 
-// customerCustomersNewestFirstCompare orders rows of customers_newest_first as
-// its clustering order does.
 func customerCustomersNewestFirstCompare(a, b *CustomersNewestFirstRow) int {
-	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.Email, b.Email); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.Email, b.Email))
 }
 
 // CustomerRepo reads and writes Customer in its tables (customers,
-// customers_newest_first), keeping every copy in step; customers is the source
-// of truth.
+// customers_newest_first), kept in step with customers.
 type CustomerRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewCustomerRepo returns a repository of Customer on s. The default strategy
-// is a logged batch.
+// NewCustomerRepo returns a repository of Customer on s.
 func NewCustomerRepo(s cqlgen.Session, opts ...cqlgen.Option) *CustomerRepo {
-	return &CustomerRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &CustomerRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// customerCheck rejects a Customer whose partition key values are empty.
 func customerCheck(e *Customer) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "customers",
-		}
+		return cqlgenimpl.EmptyKey("customers", "org_id")
 	}
 	if e.Email == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "email",
-			Table:  "customers",
-		}
+		return cqlgenimpl.EmptyKey("customers", "email")
 	}
 	return nil
 }
 
-// customerCheckKey rejects a Customer whose partition key value in customers,
-// the source of truth, is empty.
 func customerCheckKey(e *Customer) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "customers",
-		}
+		return cqlgenimpl.EmptyKey("customers", "org_id")
 	}
 	if e.Email == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "email",
-			Table:  "customers",
-		}
+		return cqlgenimpl.EmptyKey("customers", "email")
 	}
 	return nil
 }
 
-// customerWrites is the write protocol of Customer: its source of truth,
-// customers, and the tables the protocol keeps in step with it.
 var customerWrites = &cqlgenimpl.Entity[Customer]{
 	Canonical: customerCustomers,
 	State:     customerCustomersState,
@@ -1152,18 +545,11 @@ var customerWrites = &cqlgenimpl.Entity[Customer]{
 	},
 }
 
-// Insert writes e to every table of Customer, creating it, or replacing it
-// where it exists; nil pointers and empty collections are left unset, so they
-// keep what the entity had and write no tombstones. It takes its turn with
-// other writers of the entity through a conditional write on customers, the
-// source of truth. If it returns an error, it may have applied in part: run it
-// again, from any client, and every table converges on the result; the next
-// write of the entity finishes it too.
+// Insert creates or replaces e in every table of Customer, leaving nil
+// pointers and empty collections unset, through the write protocol on
+// customers (docs/repositories.md, The write protocol).
 func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1171,19 +557,11 @@ func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.O
 	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Customer whose key in customers is e's, in every table:
-// rows whose key changed (a new sort key, say) move, and nil pointers and
-// empty collections clear their columns. It takes its turn with other writers
-// through a conditional write on customers's version; a writer that loses
-// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Customer with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// customers (docs/repositories.md, The write protocol).
 func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1191,16 +569,11 @@ func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.O
 	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Customer whose key in customers is e's from every table;
-// the rows of the other tables are found from customers's values, so e needs
-// only its key. Deleting what does not exist is not an error. If it returns an
-// error, it may have applied in part: run it again, from any client, and every
-// table converges on the result; the next write of the entity finishes it too.
+// Delete removes the Customer with e's key from every table (e needs only its
+// key), through the write protocol on customers (docs/repositories.md, The
+// write protocol).
 func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, customerCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1208,26 +581,15 @@ func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.O
 	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Customer with the given key from customers, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Customer since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Customer with the given key from customers with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *CustomerRepo) GetVersioned(ctx context.Context, orgID string, email string) (_ *Customer, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "GetVersioned").End(&err)
 	if orgID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "customers",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("customers", "org_id")
 	}
 	if email == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "email",
-			Table:  "customers",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("customers", "email")
 	}
 	e := &Customer{}
 	e.OrgID = orgID
@@ -1235,33 +597,16 @@ func (r *CustomerRepo) GetVersioned(ctx context.Context, orgID string, email str
 	return cqlgenimpl.Versioned(ctx, r.s, customerWrites, e)
 }
 
-// Modify reads the Customer with the given key, lets change edit it (set a
-// field, add to a collection), and writes the result to every table that
-// stores what changed, if no one changed the Customer since it was read; when
-// someone did, it reads it again and calls change again, up to
-// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
-// is written when change returns an error, which Modify returns; change must
-// not edit the key in customers (cqlgen.ErrKeyChanged). It returns the
-// Customer written; cqlgen.ErrNotFound if there is none. It costs one read
-// more than Update, which overwrites whatever a concurrent writer did. Run
-// again after its reply was lost, it applies change again, unless given
-// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
+// Modify reads the Customer with the given key, lets change edit it and writes
+// it back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *CustomerRepo) Modify(ctx context.Context, orgID string, email string, change func(*Customer) error, opts ...cqlgen.Option) (_ *Customer, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Modify").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "customers",
-		}
+		return nil, cqlgenimpl.EmptyKey("customers", "org_id")
 	}
 	if email == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "email",
-			Table:  "customers",
-		}
+		return nil, cqlgenimpl.EmptyKey("customers", "email")
 	}
 	e := &Customer{}
 	e.OrgID = orgID
@@ -1273,104 +618,61 @@ func (r *CustomerRepo) Modify(ctx context.Context, orgID string, email string, c
 	return cqlgenimpl.Modify(ctx, r.s, o, customerWrites, e, customerCheck, change)
 }
 
-// Entity names the entity CustomerRepo keeps: Customer.
+// Entity is Customer.
 func (r *CustomerRepo) Entity() string {
 	return "Customer"
 }
 
-// Tables lists the tables of Customer that Repair and Backfill write: every
-// one but customers, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but customers.
 func (r *CustomerRepo) Tables() []string {
 	return []string{"customers_newest_first"}
 }
 
-// Verify compares every table of Customer with what customers, the source of
-// truth, implies, and reports the rows missing, stale or orphaned. It writes
-// nothing.
+// Verify reports the rows missing, stale or orphaned against customers.
 func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Customer wins over; it
-// is safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", true, o)
 }
 
-// Backfill writes every row customers implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row customers implies into table.
 func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, customerWrites, "Customer", table, o)
 }
 
-// Get reads the Customer with the given key from customers, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Customer with the given key from customers; cqlgen.ErrNotFound
+// if there is none.
 func (r *CustomerRepo) Get(ctx context.Context, orgID string, email string) (_ *Customer, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Get").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "customers",
-		}
+		return nil, cqlgenimpl.EmptyKey("customers", "org_id")
 	}
 	if email == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "email",
-			Table:  "customers",
-		}
+		return nil, cqlgenimpl.EmptyKey("customers", "email")
 	}
 	var e Customer
 	e.OrgID = orgID
 	e.Email = email
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   customerCustomers.Get,
-		Values: []any{e.OrgID, e.Email},
-	}, customerCustomersScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, customerCustomers.Get, []any{e.OrgID, e.Email}, customerCustomersScan)
 }
 
 // GetMany reads the Customers of one org_id with the given email values from
-// customers, the source of truth, in one query (email IN ?): Rows[i] is the
-// Customer of emails[i], nil when there is none, and Missing lists those
-// indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// customers in one query: Rows[i] is emails[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *CustomerRepo) GetMany(ctx context.Context, orgID string, emails []string) (_ cqlgen.Found[Customer], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "GetMany").End(&err)
 	if orgID == "" {
-		return cqlgen.Found[Customer]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "customers",
-		}
+		return cqlgen.Found[Customer]{}, cqlgenimpl.EmptyKey("customers", "org_id")
 	}
 	for _, k := range emails {
 		if k == "" {
-			return cqlgen.Found[Customer]{}, &cqlgen.EmptyKeyError{
-				Column: "email",
-				Table:  "customers",
-			}
+			return cqlgen.Found[Customer]{}, cqlgenimpl.EmptyKey("customers", "email")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, customerCustomers, []any{orgID}, emails, r.opts.MaxKeys, customerCustomersScan, func(e *Customer) string {
@@ -1381,145 +683,64 @@ func (r *CustomerRepo) GetMany(ctx context.Context, orgID string, emails []strin
 // CustomersNewestFirstOptions are the optional parts of a CustomersNewestFirst
 // read.
 type CustomersNewestFirstOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// CreatedAtFrom and CreatedAtTo bound created_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at
+	// in read order; nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
-	// CreatedAtFromExclusive leaves out the rows at CreatedAtFrom,
-	// CreatedAtToInclusive takes in those at CreatedAtTo; each is ignored
-	// without its bound.
+	// CreatedAtFromExclusive and CreatedAtToInclusive change the bounds'
+	// defaults.
 	CreatedAtFromExclusive, CreatedAtToInclusive bool
+}
+
+var customerCustomersNewestFirstRead = cqlgenimpl.ReadSpec[CustomersNewestFirstRow]{
+	Compare: customerCustomersNewestFirstCompare,
+	Key:     customerCustomersNewestFirstClustering,
+	Scan:    customerCustomersNewestFirstScan,
+	Table:   customerCustomersNewestFirst,
 }
 
 // CustomersNewestFirst reads a tenant's customers, newest first, from
 // customers_newest_first, in pages: one partition, in clustering order.
 func (r *CustomerRepo) CustomersNewestFirst(ctx context.Context, orgID string, o *CustomersNewestFirstOptions) (_ cqlgen.Page[CustomersNewestFirstRow], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "CustomersNewestFirst")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "CustomersNewestFirst").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[CustomersNewestFirstRow]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "customers_newest_first",
-		}
+		return cqlgen.Page[CustomersNewestFirstRow]{}, cqlgenimpl.EmptyKey("customers_newest_first", "org_id")
 	}
 	if o == nil {
 		o = &CustomersNewestFirstOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[CustomersNewestFirstRow]{
-		Compare:   customerCustomersNewestFirstCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       customerCustomersNewestFirstClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orgID},
-		Scan:      customerCustomersNewestFirstScan,
-		Table:     customerCustomersNewestFirst,
-	}
-	if o.CreatedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.CreatedAtFrom, o.CreatedAtFromExclusive
-	}
-	if o.CreatedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.CreatedAtTo, o.CreatedAtToInclusive
-	}
+	spec := customerCustomersNewestFirstRead.With([]any{orgID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.CreatedAtFrom, o.CreatedAtTo, o.CreatedAtFromExclusive, o.CreatedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// ticketEventTicketEvents: the statements of table ticket_events, which is the
-// source of truth of TicketEvent.
+// ticketEventTicketEvents is table ticket_events, which is the source of truth
+// of TicketEvent (statements in schema.md).
 var ticketEventTicketEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "ticket_events",
-	Pattern: "TicketEvents",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "ticket_id", Type: "timeuuid"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "event_id", Type: "timeuuid", Desc: true},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      ticketEventTicketEventsInsertCQL,
-		Delete:      ticketEventTicketEventsDeleteCQL,
-		Get:         ticketEventTicketEventsGetCQL,
-		Scan:        ticketEventTicketEventsScanCQL,
-		State:       ticketEventTicketEventsStateCQL,
-		First:       ticketEventTicketEventsFirstCQL,
-		FirstFrom:   ticketEventTicketEventsFirstFromCQL,
-		FirstTo:     ticketEventTicketEventsFirstToCQL,
-		FirstFromTo: ticketEventTicketEventsFirstFromToCQL,
-		After: []string{
-			ticketEventTicketEventsAfter0CQL,
-		},
-		AfterTo:     ticketEventTicketEventsAfterToCQL,
-		AtOrAfter:   ticketEventTicketEventsAtOrAfterCQL,
-		AtOrAfterTo: ticketEventTicketEventsAtOrAfterToCQL,
-	},
+	Name:         "ticket_events",
+	Pattern:      "TicketEvents",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "ticket_id timeuuid"),
+	Clustering:   cqlgenimpl.Cols("event_id timeuuid desc"),
+	Columns:      cqlgenimpl.Cols("agent_id text", "kind text", "note text"),
+	Canonical:    true,
+	Maintained:   true,
 })
 
-// ticketEventTicketEventsInsertCQL writes a whole row of ticket_events. Its
-// placeholders bind org_id, ticket_id, event_id, agent_id, kind, note, the
-// write timestamp.
-const ticketEventTicketEventsInsertCQL = `INSERT INTO ticket_events (org_id, ticket_id, event_id, agent_id, kind,
-		note)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// ticketEventTicketEventsRow binds ticketEventTicketEventsInsertCQL for e,
-// written at ts; ticket_events has no column to leave unset.
 func ticketEventTicketEventsRow(e *TicketEvent, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.TicketID, e.EventID, e.AgentID, e.Kind, e.Note, ts}
 }
 
-// ticketEventTicketEventsDeleteCQL deletes a row of ticket_events by its
-// primary key. Its placeholders bind the write timestamp, org_id, ticket_id,
-// event_id.
-const ticketEventTicketEventsDeleteCQL = `DELETE FROM ticket_events
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND ticket_id = ? AND event_id = ?`
-
-// ticketEventTicketEventsGetCQL reads a row of ticket_events by its primary
-// key. Its placeholders bind org_id, ticket_id, event_id.
-const ticketEventTicketEventsGetCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note
-	FROM ticket_events
-	WHERE org_id = ? AND ticket_id = ? AND event_id = ?`
-
-// ticketEventTicketEventsScan reads one row of ticket_events into e; false
-// when there is none.
 func ticketEventTicketEventsScan(it cqlgenimpl.Iter, e *TicketEvent) bool {
 	return it.Scan(&e.OrgID, &e.TicketID, &e.EventID, &e.AgentID, &e.Kind, &e.Note)
 }
 
-// ticketEventTicketEventsScanCQL reads a token range of ticket_events for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const ticketEventTicketEventsScanCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note,
-		writetime(agent_id), writetime(kind), writetime(note)
-	FROM ticket_events
-	WHERE token(org_id, ticket_id) > ? AND token(org_id, ticket_id) <= ?`
-
-// ticketEventTicketEventsStateCQL reads a row of ticket_events again for
-// repair, with its write timestamp. Its placeholders bind org_id, ticket_id,
-// event_id.
-const ticketEventTicketEventsStateCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note,
-		writetime(agent_id), writetime(kind), writetime(note)
-	FROM ticket_events
-	WHERE org_id = ? AND ticket_id = ? AND event_id = ?`
-
-// ticketEventTicketEventsState binds ticketEventTicketEventsStateCQL: the
-// primary key of e.
 func ticketEventTicketEventsState(e *TicketEvent) []any {
 	return []any{e.OrgID, e.TicketID, e.EventID}
 }
 
-// ticketEventTicketEventsScanState reads a row of ticket_events with its last
-// write timestamp, less 1µs, as its version.
 func ticketEventTicketEventsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[TicketEvent], ok bool) {
 	var wt [3]*int64
 	ok = it.Scan(&v.Row.OrgID, &v.Row.TicketID, &v.Row.EventID, &v.Row.AgentID, &v.Row.Kind, &v.Row.Note, &wt[0], &wt[1], &wt[2])
@@ -1527,335 +748,81 @@ func ticketEventTicketEventsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Ti
 	return
 }
 
-// ticketEventTicketEventsFirstCQL reads a partition of ticket_events from its
-// first row. cqlgenimpl.ReadPage binds org_id, ticket_id.
-const ticketEventTicketEventsFirstCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note
-	FROM ticket_events
-	WHERE org_id = ? AND ticket_id = ?`
-
-// ticketEventTicketEventsFirstFromCQL reads a partition of ticket_events from
-// the From bound. cqlgenimpl.ReadPage binds org_id, ticket_id, From.
-const ticketEventTicketEventsFirstFromCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note
-	FROM ticket_events
-	WHERE org_id = ? AND ticket_id = ? AND event_id <= ?`
-
-// ticketEventTicketEventsFirstToCQL reads a partition of ticket_events from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds org_id,
-// ticket_id, To.
-const ticketEventTicketEventsFirstToCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note
-	FROM ticket_events
-	WHERE org_id = ? AND ticket_id = ? AND event_id > ?`
-
-// ticketEventTicketEventsFirstFromToCQL reads a partition of ticket_events
-// between the bounds. cqlgenimpl.ReadPage binds org_id, ticket_id, From, To.
-const ticketEventTicketEventsFirstFromToCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note
-	FROM ticket_events
-	WHERE org_id = ? AND ticket_id = ? AND event_id <= ? AND event_id > ?`
-
-// ticketEventTicketEventsAfter0CQL continues a read of ticket_events after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds org_id, ticket_id, event_id.
-const ticketEventTicketEventsAfter0CQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note
-	FROM ticket_events
-	WHERE org_id = ? AND ticket_id = ? AND event_id < ?`
-
-// ticketEventTicketEventsAfterToCQL continues a read of ticket_events after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds org_id, ticket_id,
-// event_id, To.
-const ticketEventTicketEventsAfterToCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note
-	FROM ticket_events
-	WHERE org_id = ? AND ticket_id = ? AND event_id < ? AND event_id > ?`
-
-// ticketEventTicketEventsAtOrAfterCQL continues a read of ticket_events at or
-// after a row. cqlgenimpl.ReadPage binds org_id, ticket_id, event_id.
-const ticketEventTicketEventsAtOrAfterCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note
-	FROM ticket_events
-	WHERE org_id = ? AND ticket_id = ? AND event_id <= ?`
-
-// ticketEventTicketEventsAtOrAfterToCQL continues a read of ticket_events at
-// or after a row, up to the To bound. cqlgenimpl.ReadPage binds org_id,
-// ticket_id, event_id, To.
-const ticketEventTicketEventsAtOrAfterToCQL = `SELECT org_id, ticket_id, event_id, agent_id, kind, note
-	FROM ticket_events
-	WHERE org_id = ? AND ticket_id = ? AND event_id <= ? AND event_id > ?`
-
-// ticketEventTicketEventsClustering is the clustering key of e in
-// ticket_events, in order.
 func ticketEventTicketEventsClustering(e *TicketEvent) []any {
 	return []any{e.EventID}
 }
 
-// ticketEventTicketEventsCompare orders rows of ticket_events as its
-// clustering order does.
 func ticketEventTicketEventsCompare(a, b *TicketEvent) int {
-	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
-		return -c
-	}
-	return 0
+	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
 }
 
-// ticketEventEventsByAgent: the statements of table events_by_agent, which
-// serves EventsByAgent.
+// ticketEventEventsByAgent is table events_by_agent, which serves
+// EventsByAgent (statements in schema.md).
 var ticketEventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "events_by_agent",
-	Pattern: "EventsByAgent",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "agent_id", Type: "text"},
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "event_id", Type: "timeuuid", Desc: true},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "agent_id", Type: "text"},
-		{Name: "bucket", Type: "date"},
-		{Name: "event_id", Type: "timeuuid", Desc: true},
-		{Name: "ticket_id", Type: "timeuuid"},
-		{Name: "kind", Type: "text"},
-		{Name: "note", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      ticketEventEventsByAgentInsertCQL,
-		Delete:      ticketEventEventsByAgentDeleteCQL,
-		Scan:        ticketEventEventsByAgentScanCQL,
-		First:       ticketEventEventsByAgentFirstCQL,
-		FirstFrom:   ticketEventEventsByAgentFirstFromCQL,
-		FirstTo:     ticketEventEventsByAgentFirstToCQL,
-		FirstFromTo: ticketEventEventsByAgentFirstFromToCQL,
-		After: []string{
-			ticketEventEventsByAgentAfter0CQL,
-		},
-		AfterTo:     ticketEventEventsByAgentAfterToCQL,
-		AtOrAfter:   ticketEventEventsByAgentAtOrAfterCQL,
-		AtOrAfterTo: ticketEventEventsByAgentAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       ticketEventEventsByAgentScatterFirstCQL,
-				FirstFrom:   ticketEventEventsByAgentScatterFirstFromCQL,
-				FirstTo:     ticketEventEventsByAgentScatterFirstToCQL,
-				FirstFromTo: ticketEventEventsByAgentScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "events_by_agent",
+	Pattern:      "EventsByAgent",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "agent_id text", "bucket date"),
+	Clustering:   cqlgenimpl.Cols("event_id timeuuid desc"),
+	Columns:      cqlgenimpl.Cols("ticket_id timeuuid", "kind text", "note text"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// ticketEventEventsByAgentInsertCQL writes a whole row of events_by_agent. Its
-// placeholders bind org_id, agent_id, bucket, event_id, ticket_id, kind, note,
-// the write timestamp.
-const ticketEventEventsByAgentInsertCQL = `INSERT INTO events_by_agent (org_id, agent_id, bucket, event_id,
-		ticket_id, kind, note)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// ticketEventEventsByAgentRow binds ticketEventEventsByAgentInsertCQL for e,
-// written at ts; events_by_agent has no column to leave unset.
 func ticketEventEventsByAgentRow(e *TicketEvent, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.AgentID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.TicketID, e.Kind, e.Note, ts}
 }
 
-// ticketEventEventsByAgentDeleteCQL deletes a row of events_by_agent by its
-// primary key. Its placeholders bind the write timestamp, org_id, agent_id,
-// bucket, event_id.
-const ticketEventEventsByAgentDeleteCQL = `DELETE FROM events_by_agent
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND agent_id = ? AND bucket = ? AND event_id = ?`
-
-// ticketEventEventsByAgentScanCQL reads a token range of events_by_agent for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const ticketEventEventsByAgentScanCQL = `SELECT org_id, agent_id, bucket, event_id, ticket_id, kind, note,
-		writetime(ticket_id), writetime(kind), writetime(note)
-	FROM events_by_agent
-	WHERE token(org_id, agent_id, bucket) > ?
-		AND token(org_id, agent_id, bucket) <= ?`
-
-// ticketEventEventsByAgentFirstCQL reads a partition of events_by_agent from
-// its first row. cqlgenimpl.ReadPage binds org_id, agent_id, bucket.
-const ticketEventEventsByAgentFirstCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note
-	FROM events_by_agent
-	WHERE org_id = ? AND agent_id = ? AND bucket = ?`
-
-// ticketEventEventsByAgentFirstFromCQL reads a partition of events_by_agent
-// from the From bound. cqlgenimpl.ReadPage binds org_id, agent_id, bucket,
-// From.
-const ticketEventEventsByAgentFirstFromCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note
-	FROM events_by_agent
-	WHERE org_id = ? AND agent_id = ? AND bucket = ? AND event_id <= ?`
-
-// ticketEventEventsByAgentFirstToCQL reads a partition of events_by_agent from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds org_id,
-// agent_id, bucket, To.
-const ticketEventEventsByAgentFirstToCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note
-	FROM events_by_agent
-	WHERE org_id = ? AND agent_id = ? AND bucket = ? AND event_id > ?`
-
-// ticketEventEventsByAgentFirstFromToCQL reads a partition of events_by_agent
-// between the bounds. cqlgenimpl.ReadPage binds org_id, agent_id, bucket,
-// From, To.
-const ticketEventEventsByAgentFirstFromToCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note
-	FROM events_by_agent
-	WHERE org_id = ? AND agent_id = ? AND bucket = ? AND event_id <= ?
-		AND event_id > ?`
-
-// ticketEventEventsByAgentAfter0CQL continues a read of events_by_agent after
-// a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds org_id, agent_id, bucket, event_id.
-const ticketEventEventsByAgentAfter0CQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note
-	FROM events_by_agent
-	WHERE org_id = ? AND agent_id = ? AND bucket = ? AND event_id < ?`
-
-// ticketEventEventsByAgentAfterToCQL continues a read of events_by_agent after
-// a row, up to the To bound. cqlgenimpl.ReadPage binds org_id, agent_id,
-// bucket, event_id, To.
-const ticketEventEventsByAgentAfterToCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note
-	FROM events_by_agent
-	WHERE org_id = ? AND agent_id = ? AND bucket = ? AND event_id < ?
-		AND event_id > ?`
-
-// ticketEventEventsByAgentAtOrAfterCQL continues a read of events_by_agent at
-// or after a row. cqlgenimpl.ReadPage binds org_id, agent_id, bucket,
-// event_id.
-const ticketEventEventsByAgentAtOrAfterCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note
-	FROM events_by_agent
-	WHERE org_id = ? AND agent_id = ? AND bucket = ? AND event_id <= ?`
-
-// ticketEventEventsByAgentAtOrAfterToCQL continues a read of events_by_agent
-// at or after a row, up to the To bound. cqlgenimpl.ReadPage binds org_id,
-// agent_id, bucket, event_id, To.
-const ticketEventEventsByAgentAtOrAfterToCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note
-	FROM events_by_agent
-	WHERE org_id = ? AND agent_id = ? AND bucket = ? AND event_id <= ?
-		AND event_id > ?`
-
-// ticketEventEventsByAgentScatterFirstCQL reads a partition of events_by_agent
-// from its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds org_id, agent_id, the list of bucket values, the
-// most rows per bucket.
-const ticketEventEventsByAgentScatterFirstCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note, bucket
-	FROM events_by_agent
-	WHERE org_id = ? AND agent_id = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// ticketEventEventsByAgentScatterFirstFromCQL reads a partition of
-// events_by_agent from the From bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds org_id, agent_id, the list of
-// bucket values, From, the most rows per bucket.
-const ticketEventEventsByAgentScatterFirstFromCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note, bucket
-	FROM events_by_agent
-	WHERE org_id = ? AND agent_id = ? AND bucket IN ? AND event_id <= ?
-	PER PARTITION LIMIT ?`
-
-// ticketEventEventsByAgentScatterFirstToCQL reads a partition of
-// events_by_agent from its first row up to the To bound, in several time
-// buckets at once, the bucket named last. cqlgenimpl.ReadPage binds org_id,
-// agent_id, the list of bucket values, To, the most rows per bucket.
-const ticketEventEventsByAgentScatterFirstToCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note, bucket
-	FROM events_by_agent
-	WHERE org_id = ? AND agent_id = ? AND bucket IN ? AND event_id > ?
-	PER PARTITION LIMIT ?`
-
-// ticketEventEventsByAgentScatterFirstFromToCQL reads a partition of
-// events_by_agent between the bounds, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds org_id, agent_id, the list of
-// bucket values, From, To, the most rows per bucket.
-const ticketEventEventsByAgentScatterFirstFromToCQL = `SELECT org_id, agent_id, event_id, ticket_id, kind, note, bucket
-	FROM events_by_agent
-	WHERE org_id = ? AND agent_id = ? AND bucket IN ? AND event_id <= ?
-		AND event_id > ?
-	PER PARTITION LIMIT ?`
-
-// ticketEventEventsByAgentScan reads one row of events_by_agent into e; false
-// when there is none.
 func ticketEventEventsByAgentScan(it cqlgenimpl.Iter, e *TicketEvent) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.EventID, &e.TicketID, &e.Kind, &e.Note)
 }
 
-// ticketEventEventsByAgentClustering is the clustering key of e in
-// events_by_agent, in order.
 func ticketEventEventsByAgentClustering(e *TicketEvent) []any {
 	return []any{e.EventID}
 }
 
-// ticketEventEventsByAgentCompare orders rows of events_by_agent as its
-// clustering order does.
 func ticketEventEventsByAgentCompare(a, b *TicketEvent) int {
-	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
-		return -c
-	}
-	return 0
+	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
 }
 
 // TicketEventRepo reads and writes TicketEvent in its tables (ticket_events,
-// events_by_agent), keeping every copy in step; ticket_events is the source of
-// truth.
+// events_by_agent), kept in step with ticket_events.
 type TicketEventRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewTicketEventRepo returns a repository of TicketEvent on s. The default
-// strategy is a logged batch.
+// NewTicketEventRepo returns a repository of TicketEvent on s.
 func NewTicketEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *TicketEventRepo {
-	return &TicketEventRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &TicketEventRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// ticketEventCheck rejects a TicketEvent whose partition key values are empty.
 func ticketEventCheck(e *TicketEvent) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "ticket_events",
-		}
+		return cqlgenimpl.EmptyKey("ticket_events", "org_id")
 	}
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "ticket_events",
-		}
+		return cqlgenimpl.EmptyKey("ticket_events", "ticket_id")
 	}
 	if e.AgentID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "events_by_agent",
-		}
+		return cqlgenimpl.EmptyKey("events_by_agent", "agent_id")
 	}
 	return nil
 }
 
-// ticketEventCheckKey rejects a TicketEvent whose partition key value in
-// ticket_events, the source of truth, is empty.
 func ticketEventCheckKey(e *TicketEvent) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "ticket_events",
-		}
+		return cqlgenimpl.EmptyKey("ticket_events", "org_id")
 	}
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "ticket_events",
-		}
+		return cqlgenimpl.EmptyKey("ticket_events", "ticket_id")
 	}
 	return nil
 }
 
-// Insert writes e to every table of TicketEvent in one logical write, under
-// the repository's strategy (a logged batch unless told otherwise), all
-// statements with one client-side timestamp. Nil pointers and empty
-// collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update.
+// Insert writes e to every table of TicketEvent in one logical write, leaving
+// nil pointers and empty collections unset (docs/repositories.md, Writes).
 func (r *TicketEventRepo) Insert(ctx context.Context, e *TicketEvent, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TicketEvent", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "Insert").End(&err)
 	o, err := cqlgenimpl.Begin(e, ticketEventCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1871,14 +838,10 @@ func (r *TicketEventRepo) Insert(ctx context.Context, e *TicketEvent, opts ...cq
 	})
 }
 
-// Delete removes the TicketEvent whose key in ticket_events is e's from every
-// table, found from ticket_events's values, in one logical write under the
-// repository's strategy. Deleting what does not exist is not an error.
+// Delete removes the TicketEvent with e's key from every table, found from
+// ticket_events's values, in one logical write.
 func (r *TicketEventRepo) Delete(ctx context.Context, e *TicketEvent, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TicketEvent", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, ticketEventCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1897,9 +860,6 @@ func (r *TicketEventRepo) Delete(ctx context.Context, e *TicketEvent, opts ...cq
 	})
 }
 
-// ticketEventWrites describes TicketEvent, which is immutable, for verify,
-// repair and backfill: its source of truth, ticket_events, and the tables
-// derived from it.
 var ticketEventWrites = &cqlgenimpl.Entity[TicketEvent]{
 	Canonical: ticketEventTicketEvents,
 	Immutable: true,
@@ -1915,184 +875,124 @@ var ticketEventWrites = &cqlgenimpl.Entity[TicketEvent]{
 	},
 }
 
-// Entity names the entity TicketEventRepo keeps: TicketEvent.
+// Entity is TicketEvent.
 func (r *TicketEventRepo) Entity() string {
 	return "TicketEvent"
 }
 
-// Tables lists the tables of TicketEvent that Repair and Backfill write: every
-// one but ticket_events, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but ticket_events.
 func (r *TicketEventRepo) Tables() []string {
 	return []string{"events_by_agent"}
 }
 
-// Verify compares every table of TicketEvent with what ticket_events, the
-// source of truth, implies, and reports the rows missing, stale or orphaned.
-// It writes nothing.
+// Verify reports the rows missing, stale or orphaned against ticket_events.
 func (r *TicketEventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TicketEvent", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, ticketEventWrites, "TicketEvent", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of TicketEvent wins over;
-// it is safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *TicketEventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TicketEvent", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, ticketEventWrites, "TicketEvent", true, o)
 }
 
-// Backfill writes every row ticket_events implies into table, a new one say,
-// token range by token range; with o.Job it records the ranges done and, run
-// again, resumes.
+// Backfill writes every row ticket_events implies into table.
 func (r *TicketEventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TicketEvent", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, ticketEventWrites, "TicketEvent", table, o)
 }
 
-// Get reads the TicketEvent with the given key from ticket_events, the source
-// of truth; cqlgen.ErrNotFound if there is none.
+// Get reads the TicketEvent with the given key from ticket_events;
+// cqlgen.ErrNotFound if there is none.
 func (r *TicketEventRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID, eventID gocql.UUID) (_ *TicketEvent, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TicketEvent", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "Get").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "ticket_events",
-		}
+		return nil, cqlgenimpl.EmptyKey("ticket_events", "org_id")
 	}
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "ticket_events",
-		}
+		return nil, cqlgenimpl.EmptyKey("ticket_events", "ticket_id")
 	}
 	var e TicketEvent
 	e.OrgID = orgID
 	e.TicketID = ticketID
 	e.EventID = eventID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   ticketEventTicketEvents.Get,
-		Values: []any{e.OrgID, e.TicketID, e.EventID},
-	}, ticketEventTicketEventsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, ticketEventTicketEvents.Get, []any{e.OrgID, e.TicketID, e.EventID}, ticketEventTicketEventsScan)
 }
 
 // TicketEventsOptions are the optional parts of a TicketEvents read.
 type TicketEventsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// EventIDFrom and EventIDTo bound event_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
+	// order; nil: open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive leaves out the rows at EventIDFrom,
-	// EventIDToInclusive takes in those at EventIDTo; each is ignored without
-	// its bound.
+	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
+}
+
+var ticketEventTicketEventsRead = cqlgenimpl.ReadSpec[TicketEvent]{
+	Compare: ticketEventTicketEventsCompare,
+	Key:     ticketEventTicketEventsClustering,
+	Scan:    ticketEventTicketEventsScan,
+	Table:   ticketEventTicketEvents,
 }
 
 // TicketEvents reads a ticket's audit trail, newest first, from ticket_events,
 // in pages: one partition, in clustering order.
 func (r *TicketEventRepo) TicketEvents(ctx context.Context, orgID string, ticketID gocql.UUID, o *TicketEventsOptions) (_ cqlgen.Page[TicketEvent], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TicketEvent", "TicketEvents")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "TicketEvents").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[TicketEvent]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "ticket_events",
-		}
+		return cqlgen.Page[TicketEvent]{}, cqlgenimpl.EmptyKey("ticket_events", "org_id")
 	}
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return cqlgen.Page[TicketEvent]{}, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "ticket_events",
-		}
+		return cqlgen.Page[TicketEvent]{}, cqlgenimpl.EmptyKey("ticket_events", "ticket_id")
 	}
 	if o == nil {
 		o = &TicketEventsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[TicketEvent]{
-		Compare:   ticketEventTicketEventsCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       ticketEventTicketEventsClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orgID, ticketID},
-		Scan:      ticketEventTicketEventsScan,
-		Table:     ticketEventTicketEvents,
-	}
-	if o.EventIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.EventIDFrom, o.EventIDFromExclusive
-	}
-	if o.EventIDTo != nil {
-		spec.To, spec.ToInclusive = *o.EventIDTo, o.EventIDToInclusive
-	}
+	spec := ticketEventTicketEventsRead.With([]any{orgID, ticketID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // EventsByAgentOptions are the optional parts of a EventsByAgent read.
 type EventsByAgentOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// EventIDFrom and EventIDTo bound event_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
+	// order; nil: open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive leaves out the rows at EventIDFrom,
-	// EventIDToInclusive takes in those at EventIDTo; each is ignored without
-	// its bound.
+	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var ticketEventEventsByAgentRead = cqlgenimpl.ReadSpec[TicketEvent]{
+	Compare: ticketEventEventsByAgentCompare,
+	Key:     ticketEventEventsByAgentClustering,
+	Scan:    ticketEventEventsByAgentScan,
+	Table:   ticketEventEventsByAgent,
 }
 
 // EventsByAgent reads an agent's actions on every ticket, newest first, a
 // partition a month, from events_by_agent, in pages: time buckets from the
 // newest back, each in clustering order.
 func (r *TicketEventRepo) EventsByAgent(ctx context.Context, orgID string, agentID string, o *EventsByAgentOptions) (_ cqlgen.Page[TicketEvent], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TicketEvent", "EventsByAgent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "EventsByAgent").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[TicketEvent]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "events_by_agent",
-		}
+		return cqlgen.Page[TicketEvent]{}, cqlgenimpl.EmptyKey("events_by_agent", "org_id")
 	}
 	if agentID == "" {
-		return cqlgen.Page[TicketEvent]{}, &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "events_by_agent",
-		}
+		return cqlgen.Page[TicketEvent]{}, cqlgenimpl.EmptyKey("events_by_agent", "agent_id")
 	}
 	if o == nil {
 		o = &EventsByAgentOptions{}
@@ -2102,71 +1002,24 @@ func (r *TicketEventRepo) EventsByAgent(ctx context.Context, orgID string, agent
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.MonthBuckets
-	spec := cqlgenimpl.ReadSpec[TicketEvent]{
-		Compare:     ticketEventEventsByAgentCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         ticketEventEventsByAgentClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{orgID, agentID},
-		Scan:        ticketEventEventsByAgentScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       ticketEventEventsByAgent,
-		TimeBuckets: &tb,
-	}
-	if o.EventIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.EventIDFrom, o.EventIDFromExclusive
-	}
-	if o.EventIDTo != nil {
-		spec.To, spec.ToInclusive = *o.EventIDTo, o.EventIDToInclusive
-	}
+	spec := ticketEventEventsByAgentRead.With([]any{orgID, agentID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// ticketTickets: the statements of table tickets, which is the source of truth
-// of Ticket.
+// ticketTickets is table tickets, which is the source of truth of Ticket
+// (statements in schema.md).
 var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "tickets",
-	Pattern: "Tickets",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "ticket_id", Type: "timeuuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "ticket_id", Type: "timeuuid"},
-		{Name: "requester", Type: "text"},
-		{Name: "subject", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "agent_id", Type: "text"},
-		{Name: "opened_at", Type: "timestamp"},
-		{Name: "body", Type: "text"},
-		{Name: "replies", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:     ticketTicketsGetCQL,
-		GetMany: ticketTicketsGetManyCQL,
-		State:   ticketTicketsStateCQL,
-		Change:  ticketTicketsChangeCQL,
-		Remove:  ticketTicketsRemoveCQL,
-		Settle:  ticketTicketsSettleCQL,
-		Scan:    ticketTicketsScanCQL,
-	},
+	Name:         "tickets",
+	Pattern:      "Tickets",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "ticket_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("requester text", "subject text", "status text", "agent_id text", "opened_at timestamp", "body text", "replies int"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
-// ticketTicketsGetCQL reads a row of tickets by its primary key. Its
-// placeholders bind org_id, ticket_id.
-const ticketTicketsGetCQL = `SELECT org_id, ticket_id, requester, subject, status, agent_id,
-		opened_at, body, replies, cqlgen_deleted
-	FROM tickets
-	WHERE org_id = ? AND ticket_id = ?`
-
-// ticketTicketsScan reads the next row of tickets that is no grave of a
-// deleted Ticket into e; false when there is none.
 func ticketTicketsScan(it cqlgenimpl.Iter, e *Ticket) bool {
 	for {
 		var deleted bool
@@ -2180,95 +1033,30 @@ func ticketTicketsScan(it cqlgenimpl.Iter, e *Ticket) bool {
 	}
 }
 
-// ticketTicketsGetManyCQL reads the rows of tickets of several partition keys
-// at once. cqlgenimpl.GetMany binds org_id, the list of ticket_id values.
-const ticketTicketsGetManyCQL = `SELECT org_id, ticket_id, requester, subject, status, agent_id,
-		opened_at, body, replies, cqlgen_deleted
-	FROM tickets
-	WHERE org_id = ? AND ticket_id IN ?`
-
-// ticketTicketsStateCQL reads a row of tickets with the write protocol's
-// columns. Its placeholders bind org_id, ticket_id.
-const ticketTicketsStateCQL = `SELECT org_id, ticket_id, requester, subject, status, agent_id,
-		opened_at, body, replies, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM tickets
-	WHERE org_id = ? AND ticket_id = ?`
-
-// ticketTicketsState binds ticketTicketsStateCQL: the primary key of e.
 func ticketTicketsState(e *Ticket) []any {
 	return []any{e.OrgID, e.TicketID}
 }
 
-// ticketTicketsScanState reads a row of tickets with its version, its mark of
-// deletion, its pending record and its last changes.
 func ticketTicketsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Ticket], ok bool) {
 	ok = it.Scan(&v.Row.OrgID, &v.Row.TicketID, &v.Row.Requester, &v.Row.Subject, &v.Row.Status, &v.Row.AgentID, &v.Row.OpenedAt, &v.Row.Body, &v.Row.Replies, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// ticketTicketsData is every column of e's row in tickets, in table order.
 func ticketTicketsData(e *Ticket) []any {
 	return []any{e.OrgID, e.TicketID, e.Requester, e.Subject, e.Status, e.AgentID, e.OpenedAt, e.Body, e.Replies}
 }
 
-// ticketTicketsChangeCQL writes a row of tickets if its version is the one
-// read (null: if there is no row). Its placeholders bind requester, subject,
-// status, agent_id, opened_at, body, replies, cqlgen_version (the write
-// timestamp), the pending record, the record of the last changes, org_id,
-// ticket_id, the version read.
-const ticketTicketsChangeCQL = `UPDATE tickets
-	SET requester = ?, subject = ?, status = ?, agent_id = ?,
-		opened_at = ?, body = ?, replies = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE org_id = ? AND ticket_id = ?
-	IF cqlgen_version = ?`
-
-// ticketTicketsChange binds ticketTicketsChangeCQL: it sets e's values, at
-// version c.TS, if the version is still c.Old.
 func ticketTicketsChange(e *Ticket, c cqlgenimpl.Change) []any {
 	return []any{e.Requester, e.Subject, e.Status, e.AgentID, e.OpenedAt, e.Body, e.Replies, c.TS, c.Pending, c.Writes, e.OrgID, e.TicketID, c.Old}
 }
 
-// ticketTicketsRemoveCQL leaves a grave of a row of tickets if its version is
-// the one read. Its placeholders bind cqlgen_version (the write timestamp),
-// the pending record, the record of the last changes, org_id, ticket_id, the
-// version read.
-const ticketTicketsRemoveCQL = `UPDATE tickets
-	USING TTL 864000
-	SET requester = null, subject = null, status = null, agent_id = null,
-		opened_at = null, body = null, replies = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE org_id = ? AND ticket_id = ?
-	IF cqlgen_version = ?`
-
-// ticketTicketsRemove binds ticketTicketsRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
 func ticketTicketsRemove(e *Ticket, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.TicketID, c.Old}
 }
 
-// ticketTicketsSettleCQL clears the pending record of a row of tickets if its
-// version is the one read. Its placeholders bind org_id, ticket_id, the
-// version read.
-const ticketTicketsSettleCQL = `UPDATE tickets
-	SET cqlgen_pending = null
-	WHERE org_id = ? AND ticket_id = ?
-	IF cqlgen_version = ?`
-
-// ticketTicketsSettle binds ticketTicketsSettleCQL: it clears the pending
-// record of e's row if the version is still version.
 func ticketTicketsSettle(e *Ticket, version int64) []any {
 	return []any{e.OrgID, e.TicketID, version}
 }
-
-// ticketTicketsScanCQL reads a token range of tickets for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const ticketTicketsScanCQL = `SELECT org_id, ticket_id, requester, subject, status, agent_id,
-		opened_at, body, replies, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM tickets
-	WHERE token(org_id, ticket_id) > ? AND token(org_id, ticket_id) <= ?`
 
 // TicketsByRequesterRow is a row of tickets_by_requester, which stores only
 // some columns of Ticket. It is a type of its own so that a partial row cannot
@@ -2282,156 +1070,35 @@ type TicketsByRequesterRow struct {
 	Status    Status     `db:"status"`
 }
 
-// ticketTicketsByRequester: the statements of table tickets_by_requester,
-// which serves TicketsByRequester.
+// ticketTicketsByRequester is table tickets_by_requester, which serves
+// TicketsByRequester (statements in schema.md).
 var ticketTicketsByRequester = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "tickets_by_requester",
-	Pattern: "TicketsByRequester",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "requester", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "opened_at", Type: "timestamp", Desc: true},
-		{Name: "ticket_id", Type: "timeuuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "requester", Type: "text"},
-		{Name: "opened_at", Type: "timestamp", Desc: true},
-		{Name: "ticket_id", Type: "timeuuid"},
-		{Name: "subject", Type: "text"},
-		{Name: "status", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      ticketTicketsByRequesterInsertCQL,
-		Delete:      ticketTicketsByRequesterDeleteCQL,
-		Scan:        ticketTicketsByRequesterScanCQL,
-		First:       ticketTicketsByRequesterFirstCQL,
-		FirstFrom:   ticketTicketsByRequesterFirstFromCQL,
-		FirstTo:     ticketTicketsByRequesterFirstToCQL,
-		FirstFromTo: ticketTicketsByRequesterFirstFromToCQL,
-		After: []string{
-			ticketTicketsByRequesterAfter0CQL,
-			ticketTicketsByRequesterAfter1CQL,
-		},
-		AfterTo:   ticketTicketsByRequesterAfterToCQL,
-		AtOrAfter: ticketTicketsByRequesterAtOrAfterCQL,
-	},
+	Name:         "tickets_by_requester",
+	Pattern:      "TicketsByRequester",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "requester text"),
+	Clustering:   cqlgenimpl.Cols("opened_at timestamp desc", "ticket_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("subject text", "status text"),
+	Maintained:   true,
 })
 
-// ticketTicketsByRequesterInsertCQL writes a whole row of
-// tickets_by_requester. Its placeholders bind org_id, requester, opened_at,
-// ticket_id, subject, status, the write timestamp.
-const ticketTicketsByRequesterInsertCQL = `INSERT INTO tickets_by_requester (org_id, requester, opened_at,
-		ticket_id, subject, status)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// ticketTicketsByRequesterRow binds ticketTicketsByRequesterInsertCQL for e,
-// written at ts; tickets_by_requester has no column to leave unset.
 func ticketTicketsByRequesterRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.Requester, e.OpenedAt, e.TicketID, e.Subject, e.Status, ts}
 }
 
-// ticketTicketsByRequesterKey is the primary key of e in tickets_by_requester,
-// in order, bucket included.
 func ticketTicketsByRequesterKey(e *Ticket) []any {
 	return []any{e.OrgID, e.Requester, e.OpenedAt, e.TicketID}
 }
 
-// ticketTicketsByRequesterDeleteCQL deletes a row of tickets_by_requester by
-// its primary key. Its placeholders bind the write timestamp, org_id,
-// requester, opened_at, ticket_id.
-const ticketTicketsByRequesterDeleteCQL = `DELETE FROM tickets_by_requester
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND requester = ? AND opened_at = ? AND ticket_id = ?`
-
-// ticketTicketsByRequesterScanCQL reads a token range of tickets_by_requester
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const ticketTicketsByRequesterScanCQL = `SELECT org_id, requester, opened_at, ticket_id, subject, status,
-		writetime(subject), writetime(status)
-	FROM tickets_by_requester
-	WHERE token(org_id, requester) > ? AND token(org_id, requester) <= ?`
-
-// ticketTicketsByRequesterFirstCQL reads a partition of tickets_by_requester
-// from its first row. cqlgenimpl.ReadPage binds org_id, requester.
-const ticketTicketsByRequesterFirstCQL = `SELECT org_id, requester, opened_at, ticket_id, subject, status
-	FROM tickets_by_requester
-	WHERE org_id = ? AND requester = ?`
-
-// ticketTicketsByRequesterFirstFromCQL reads a partition of
-// tickets_by_requester from the From bound. cqlgenimpl.ReadPage binds org_id,
-// requester, From.
-const ticketTicketsByRequesterFirstFromCQL = `SELECT org_id, requester, opened_at, ticket_id, subject, status
-	FROM tickets_by_requester
-	WHERE org_id = ? AND requester = ? AND opened_at <= ?`
-
-// ticketTicketsByRequesterFirstToCQL reads a partition of tickets_by_requester
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds org_id,
-// requester, To.
-const ticketTicketsByRequesterFirstToCQL = `SELECT org_id, requester, opened_at, ticket_id, subject, status
-	FROM tickets_by_requester
-	WHERE org_id = ? AND requester = ? AND opened_at > ?`
-
-// ticketTicketsByRequesterFirstFromToCQL reads a partition of
-// tickets_by_requester between the bounds. cqlgenimpl.ReadPage binds org_id,
-// requester, From, To.
-const ticketTicketsByRequesterFirstFromToCQL = `SELECT org_id, requester, opened_at, ticket_id, subject, status
-	FROM tickets_by_requester
-	WHERE org_id = ? AND requester = ? AND opened_at <= ? AND opened_at > ?`
-
-// ticketTicketsByRequesterAfter0CQL continues a read of tickets_by_requester
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds org_id, requester, opened_at.
-const ticketTicketsByRequesterAfter0CQL = `SELECT org_id, requester, opened_at, ticket_id, subject, status
-	FROM tickets_by_requester
-	WHERE org_id = ? AND requester = ? AND opened_at < ?`
-
-// ticketTicketsByRequesterAfter1CQL continues a read of tickets_by_requester
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds org_id, requester, opened_at, ticket_id.
-const ticketTicketsByRequesterAfter1CQL = `SELECT org_id, requester, opened_at, ticket_id, subject, status
-	FROM tickets_by_requester
-	WHERE org_id = ? AND requester = ? AND opened_at = ? AND ticket_id > ?`
-
-// ticketTicketsByRequesterAfterToCQL continues a read of tickets_by_requester
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds org_id,
-// requester, opened_at, To.
-const ticketTicketsByRequesterAfterToCQL = `SELECT org_id, requester, opened_at, ticket_id, subject, status
-	FROM tickets_by_requester
-	WHERE org_id = ? AND requester = ? AND opened_at < ? AND opened_at > ?`
-
-// ticketTicketsByRequesterAtOrAfterCQL continues a read of
-// tickets_by_requester at or after a row. cqlgenimpl.ReadPage binds org_id,
-// requester, opened_at, ticket_id.
-const ticketTicketsByRequesterAtOrAfterCQL = `SELECT org_id, requester, opened_at, ticket_id, subject, status
-	FROM tickets_by_requester
-	WHERE org_id = ? AND requester = ? AND opened_at = ? AND ticket_id >= ?`
-
-// ticketTicketsByRequesterScan reads one row of tickets_by_requester into e;
-// false when there is none.
 func ticketTicketsByRequesterScan(it cqlgenimpl.Iter, e *TicketsByRequesterRow) bool {
 	return it.Scan(&e.OrgID, &e.Requester, &e.OpenedAt, &e.TicketID, &e.Subject, &e.Status)
 }
 
-// ticketTicketsByRequesterClustering is the clustering key of e in
-// tickets_by_requester, in order.
 func ticketTicketsByRequesterClustering(e *TicketsByRequesterRow) []any {
 	return []any{e.OpenedAt, e.TicketID}
 }
 
-// ticketTicketsByRequesterCompare orders rows of tickets_by_requester as its
-// clustering order does.
 func ticketTicketsByRequesterCompare(a, b *TicketsByRequesterRow) int {
-	if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareTimeUUID(a.TicketID, b.TicketID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.OpenedAt.Compare(b.OpenedAt), cqlgenimpl.CompareTimeUUID(a.TicketID, b.TicketID))
 }
 
 // OpenTicketsByAgentRow is a row of open_tickets_by_agent, which stores only
@@ -2447,237 +1114,76 @@ type OpenTicketsByAgentRow struct {
 	Status    Status     `db:"status"`
 }
 
-// ticketOpenTicketsByAgentHolds reports whether open_tickets_by_agent holds
-// e's row: status IN ("OPEN", "PENDING") AND agent_id is set. The write
-// protocol moves the row in and out of the table as e changes.
 func ticketOpenTicketsByAgentHolds(e *Ticket) bool {
 	return (e.Status == StatusOpen || e.Status == StatusPending) && e.AgentID != ""
 }
 
-// ticketOpenTicketsByAgent: the statements of table open_tickets_by_agent,
-// which serves OpenTicketsByAgent.
+// ticketOpenTicketsByAgent is table open_tickets_by_agent, which serves
+// OpenTicketsByAgent (statements in schema.md).
 var ticketOpenTicketsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "open_tickets_by_agent",
-	Pattern: "OpenTicketsByAgent",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "agent_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "opened_at", Type: "timestamp"},
-		{Name: "ticket_id", Type: "timeuuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "agent_id", Type: "text"},
-		{Name: "opened_at", Type: "timestamp"},
-		{Name: "ticket_id", Type: "timeuuid"},
-		{Name: "requester", Type: "text"},
-		{Name: "subject", Type: "text"},
-		{Name: "status", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      ticketOpenTicketsByAgentInsertCQL,
-		Delete:      ticketOpenTicketsByAgentDeleteCQL,
-		Scan:        ticketOpenTicketsByAgentScanCQL,
-		First:       ticketOpenTicketsByAgentFirstCQL,
-		FirstFrom:   ticketOpenTicketsByAgentFirstFromCQL,
-		FirstTo:     ticketOpenTicketsByAgentFirstToCQL,
-		FirstFromTo: ticketOpenTicketsByAgentFirstFromToCQL,
-		After: []string{
-			ticketOpenTicketsByAgentAfter0CQL,
-		},
-		AfterTo:     ticketOpenTicketsByAgentAfterToCQL,
-		AtOrAfter:   ticketOpenTicketsByAgentAtOrAfterCQL,
-		AtOrAfterTo: ticketOpenTicketsByAgentAtOrAfterToCQL,
-	},
+	Name:         "open_tickets_by_agent",
+	Pattern:      "OpenTicketsByAgent",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "agent_id text"),
+	Clustering:   cqlgenimpl.Cols("opened_at timestamp", "ticket_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("requester text", "subject text", "status text"),
+	Maintained:   true,
 })
 
-// ticketOpenTicketsByAgentInsertCQL writes a whole row of
-// open_tickets_by_agent. Its placeholders bind org_id, agent_id, opened_at,
-// ticket_id, requester, subject, status, the write timestamp.
-const ticketOpenTicketsByAgentInsertCQL = `INSERT INTO open_tickets_by_agent (org_id, agent_id, opened_at,
-		ticket_id, requester, subject, status)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// ticketOpenTicketsByAgentRow binds ticketOpenTicketsByAgentInsertCQL for e,
-// written at ts; open_tickets_by_agent has no column to leave unset.
 func ticketOpenTicketsByAgentRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.AgentID, e.OpenedAt, e.TicketID, e.Requester, e.Subject, e.Status, ts}
 }
 
-// ticketOpenTicketsByAgentKey is the primary key of e in
-// open_tickets_by_agent, in order, bucket included.
 func ticketOpenTicketsByAgentKey(e *Ticket) []any {
 	return []any{e.OrgID, e.AgentID, e.OpenedAt, e.TicketID}
 }
 
-// ticketOpenTicketsByAgentDeleteCQL deletes a row of open_tickets_by_agent by
-// its primary key. Its placeholders bind the write timestamp, org_id,
-// agent_id, opened_at, ticket_id.
-const ticketOpenTicketsByAgentDeleteCQL = `DELETE FROM open_tickets_by_agent
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND agent_id = ? AND opened_at = ? AND ticket_id = ?`
-
-// ticketOpenTicketsByAgentScanCQL reads a token range of open_tickets_by_agent
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const ticketOpenTicketsByAgentScanCQL = `SELECT org_id, agent_id, opened_at, ticket_id, requester, subject,
-		status, writetime(requester), writetime(subject), writetime(status)
-	FROM open_tickets_by_agent
-	WHERE token(org_id, agent_id) > ? AND token(org_id, agent_id) <= ?`
-
-// ticketOpenTicketsByAgentFirstCQL reads a partition of open_tickets_by_agent
-// from its first row. cqlgenimpl.ReadPage binds org_id, agent_id.
-const ticketOpenTicketsByAgentFirstCQL = `SELECT org_id, agent_id, opened_at, ticket_id, requester, subject,
-		status
-	FROM open_tickets_by_agent
-	WHERE org_id = ? AND agent_id = ?`
-
-// ticketOpenTicketsByAgentFirstFromCQL reads a partition of
-// open_tickets_by_agent from the From bound. cqlgenimpl.ReadPage binds org_id,
-// agent_id, From.
-const ticketOpenTicketsByAgentFirstFromCQL = `SELECT org_id, agent_id, opened_at, ticket_id, requester, subject,
-		status
-	FROM open_tickets_by_agent
-	WHERE org_id = ? AND agent_id = ? AND opened_at >= ?`
-
-// ticketOpenTicketsByAgentFirstToCQL reads a partition of
-// open_tickets_by_agent from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds org_id, agent_id, To.
-const ticketOpenTicketsByAgentFirstToCQL = `SELECT org_id, agent_id, opened_at, ticket_id, requester, subject,
-		status
-	FROM open_tickets_by_agent
-	WHERE org_id = ? AND agent_id = ? AND opened_at < ?`
-
-// ticketOpenTicketsByAgentFirstFromToCQL reads a partition of
-// open_tickets_by_agent between the bounds. cqlgenimpl.ReadPage binds org_id,
-// agent_id, From, To.
-const ticketOpenTicketsByAgentFirstFromToCQL = `SELECT org_id, agent_id, opened_at, ticket_id, requester, subject,
-		status
-	FROM open_tickets_by_agent
-	WHERE org_id = ? AND agent_id = ? AND opened_at >= ? AND opened_at < ?`
-
-// ticketOpenTicketsByAgentAfter0CQL continues a read of open_tickets_by_agent
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds org_id, agent_id, opened_at, ticket_id.
-const ticketOpenTicketsByAgentAfter0CQL = `SELECT org_id, agent_id, opened_at, ticket_id, requester, subject,
-		status
-	FROM open_tickets_by_agent
-	WHERE org_id = ? AND agent_id = ? AND (opened_at, ticket_id) > (?, ?)`
-
-// ticketOpenTicketsByAgentAfterToCQL continues a read of open_tickets_by_agent
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds org_id, agent_id,
-// opened_at, ticket_id, To.
-const ticketOpenTicketsByAgentAfterToCQL = `SELECT org_id, agent_id, opened_at, ticket_id, requester, subject,
-		status
-	FROM open_tickets_by_agent
-	WHERE org_id = ? AND agent_id = ? AND (opened_at, ticket_id) > (?, ?)
-		AND opened_at < ?`
-
-// ticketOpenTicketsByAgentAtOrAfterCQL continues a read of
-// open_tickets_by_agent at or after a row. cqlgenimpl.ReadPage binds org_id,
-// agent_id, opened_at, ticket_id.
-const ticketOpenTicketsByAgentAtOrAfterCQL = `SELECT org_id, agent_id, opened_at, ticket_id, requester, subject,
-		status
-	FROM open_tickets_by_agent
-	WHERE org_id = ? AND agent_id = ? AND (opened_at, ticket_id) >= (?, ?)`
-
-// ticketOpenTicketsByAgentAtOrAfterToCQL continues a read of
-// open_tickets_by_agent at or after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds org_id, agent_id, opened_at, ticket_id, To.
-const ticketOpenTicketsByAgentAtOrAfterToCQL = `SELECT org_id, agent_id, opened_at, ticket_id, requester, subject,
-		status
-	FROM open_tickets_by_agent
-	WHERE org_id = ? AND agent_id = ? AND (opened_at, ticket_id) >= (?, ?)
-		AND opened_at < ?`
-
-// ticketOpenTicketsByAgentScan reads one row of open_tickets_by_agent into e;
-// false when there is none.
 func ticketOpenTicketsByAgentScan(it cqlgenimpl.Iter, e *OpenTicketsByAgentRow) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.OpenedAt, &e.TicketID, &e.Requester, &e.Subject, &e.Status)
 }
 
-// ticketOpenTicketsByAgentClustering is the clustering key of e in
-// open_tickets_by_agent, in order.
 func ticketOpenTicketsByAgentClustering(e *OpenTicketsByAgentRow) []any {
 	return []any{e.OpenedAt, e.TicketID}
 }
 
-// ticketOpenTicketsByAgentCompare orders rows of open_tickets_by_agent as its
-// clustering order does.
 func ticketOpenTicketsByAgentCompare(a, b *OpenTicketsByAgentRow) int {
-	if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
-		return c
-	}
-	if c := cqlgenimpl.CompareTimeUUID(a.TicketID, b.TicketID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(a.OpenedAt.Compare(b.OpenedAt), cqlgenimpl.CompareTimeUUID(a.TicketID, b.TicketID))
 }
 
 // TicketRepo reads and writes Ticket in its tables (tickets,
-// tickets_by_requester, open_tickets_by_agent), keeping every copy in step;
-// tickets is the source of truth.
+// tickets_by_requester, open_tickets_by_agent), kept in step with tickets.
 type TicketRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewTicketRepo returns a repository of Ticket on s. The default strategy is a
-// logged batch.
+// NewTicketRepo returns a repository of Ticket on s.
 func NewTicketRepo(s cqlgen.Session, opts ...cqlgen.Option) *TicketRepo {
-	return &TicketRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &TicketRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// ticketCheck rejects a Ticket whose partition key values are empty, in the
-// tables that hold it.
 func ticketCheck(e *Ticket) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "tickets",
-		}
+		return cqlgenimpl.EmptyKey("tickets", "org_id")
 	}
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "tickets",
-		}
+		return cqlgenimpl.EmptyKey("tickets", "ticket_id")
 	}
 	if e.Requester == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "requester",
-			Table:  "tickets_by_requester",
-		}
+		return cqlgenimpl.EmptyKey("tickets_by_requester", "requester")
 	}
 	return nil
 }
 
-// ticketCheckKey rejects a Ticket whose partition key value in tickets, the
-// source of truth, is empty.
 func ticketCheckKey(e *Ticket) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "tickets",
-		}
+		return cqlgenimpl.EmptyKey("tickets", "org_id")
 	}
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "tickets",
-		}
+		return cqlgenimpl.EmptyKey("tickets", "ticket_id")
 	}
 	return nil
 }
 
-// ticketWrites is the write protocol of Ticket: its source of truth, tickets,
-// and the tables the protocol keeps in step with it.
 var ticketWrites = &cqlgenimpl.Entity[Ticket]{
 	Canonical: ticketTickets,
 	State:     ticketTicketsState,
@@ -2705,18 +1211,11 @@ var ticketWrites = &cqlgenimpl.Entity[Ticket]{
 	},
 }
 
-// Insert writes e to every table of Ticket, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on tickets, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Ticket, leaving nil pointers
+// and empty collections unset, through the write protocol on tickets
+// (docs/repositories.md, The write protocol).
 func (r *TicketRepo) Insert(ctx context.Context, e *Ticket, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, ticketCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2724,19 +1223,11 @@ func (r *TicketRepo) Insert(ctx context.Context, e *Ticket, opts ...cqlgen.Optio
 	return cqlgenimpl.Write(ctx, r.s, o, ticketWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Ticket whose key in tickets is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on tickets's version; a writer that loses
-// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Ticket with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// tickets (docs/repositories.md, The write protocol).
 func (r *TicketRepo) Update(ctx context.Context, e *Ticket, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, ticketCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2744,16 +1235,11 @@ func (r *TicketRepo) Update(ctx context.Context, e *Ticket, opts ...cqlgen.Optio
 	return cqlgenimpl.Write(ctx, r.s, o, ticketWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Ticket whose key in tickets is e's from every table; the
-// rows of the other tables are found from tickets's values, so e needs only
-// its key. Deleting what does not exist is not an error. If it returns an
-// error, it may have applied in part: run it again, from any client, and every
-// table converges on the result; the next write of the entity finishes it too.
+// Delete removes the Ticket with e's key from every table (e needs only its
+// key), through the write protocol on tickets (docs/repositories.md, The write
+// protocol).
 func (r *TicketRepo) Delete(ctx context.Context, e *Ticket, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, ticketCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -2761,26 +1247,15 @@ func (r *TicketRepo) Delete(ctx context.Context, e *Ticket, opts ...cqlgen.Optio
 	return cqlgenimpl.Write(ctx, r.s, o, ticketWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Ticket with the given key from tickets, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Ticket since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Ticket with the given key from tickets with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *TicketRepo) GetVersioned(ctx context.Context, orgID string, ticketID gocql.UUID) (_ *Ticket, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "GetVersioned").End(&err)
 	if orgID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "tickets",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("tickets", "org_id")
 	}
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "tickets",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("tickets", "ticket_id")
 	}
 	e := &Ticket{}
 	e.OrgID = orgID
@@ -2788,33 +1263,16 @@ func (r *TicketRepo) GetVersioned(ctx context.Context, orgID string, ticketID go
 	return cqlgenimpl.Versioned(ctx, r.s, ticketWrites, e)
 }
 
-// Modify reads the Ticket with the given key, lets change edit it (set a
-// field, add to a collection), and writes the result to every table that
-// stores what changed, if no one changed the Ticket since it was read; when
-// someone did, it reads it again and calls change again, up to
-// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
-// is written when change returns an error, which Modify returns; change must
-// not edit the key in tickets (cqlgen.ErrKeyChanged). It returns the Ticket
-// written; cqlgen.ErrNotFound if there is none. It costs one read more than
-// Update, which overwrites whatever a concurrent writer did. Run again after
-// its reply was lost, it applies change again, unless given
-// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
+// Modify reads the Ticket with the given key, lets change edit it and writes
+// it back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *TicketRepo) Modify(ctx context.Context, orgID string, ticketID gocql.UUID, change func(*Ticket) error, opts ...cqlgen.Option) (_ *Ticket, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Modify").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "tickets",
-		}
+		return nil, cqlgenimpl.EmptyKey("tickets", "org_id")
 	}
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "tickets",
-		}
+		return nil, cqlgenimpl.EmptyKey("tickets", "ticket_id")
 	}
 	e := &Ticket{}
 	e.OrgID = orgID
@@ -2826,104 +1284,61 @@ func (r *TicketRepo) Modify(ctx context.Context, orgID string, ticketID gocql.UU
 	return cqlgenimpl.Modify(ctx, r.s, o, ticketWrites, e, ticketCheck, change)
 }
 
-// Entity names the entity TicketRepo keeps: Ticket.
+// Entity is Ticket.
 func (r *TicketRepo) Entity() string {
 	return "Ticket"
 }
 
-// Tables lists the tables of Ticket that Repair and Backfill write: every one
-// but tickets, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but tickets.
 func (r *TicketRepo) Tables() []string {
 	return []string{"tickets_by_requester", "open_tickets_by_agent"}
 }
 
-// Verify compares every table of Ticket with what tickets, the source of
-// truth, implies, and reports the rows missing, stale or orphaned. It writes
-// nothing.
+// Verify reports the rows missing, stale or orphaned against tickets.
 func (r *TicketRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, ticketWrites, "Ticket", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Ticket wins over; it is
-// safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *TicketRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, ticketWrites, "Ticket", true, o)
 }
 
-// Backfill writes every row tickets implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row tickets implies into table.
 func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, ticketWrites, "Ticket", table, o)
 }
 
-// Get reads the Ticket with the given key from tickets, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Ticket with the given key from tickets; cqlgen.ErrNotFound if
+// there is none.
 func (r *TicketRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID) (_ *Ticket, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Get").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "tickets",
-		}
+		return nil, cqlgenimpl.EmptyKey("tickets", "org_id")
 	}
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "tickets",
-		}
+		return nil, cqlgenimpl.EmptyKey("tickets", "ticket_id")
 	}
 	var e Ticket
 	e.OrgID = orgID
 	e.TicketID = ticketID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   ticketTickets.Get,
-		Values: []any{e.OrgID, e.TicketID},
-	}, ticketTicketsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, ticketTickets.Get, []any{e.OrgID, e.TicketID}, ticketTicketsScan)
 }
 
 // GetMany reads the Tickets of one org_id with the given ticket_id values from
-// tickets, the source of truth, in one query (ticket_id IN ?): Rows[i] is the
-// Ticket of ticketIDs[i], nil when there is none, and Missing lists those
-// indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// tickets in one query: Rows[i] is ticketIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *TicketRepo) GetMany(ctx context.Context, orgID string, ticketIDs []gocql.UUID) (_ cqlgen.Found[Ticket], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "GetMany").End(&err)
 	if orgID == "" {
-		return cqlgen.Found[Ticket]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "tickets",
-		}
+		return cqlgen.Found[Ticket]{}, cqlgenimpl.EmptyKey("tickets", "org_id")
 	}
 	for _, k := range ticketIDs {
 		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Ticket]{}, &cqlgen.EmptyKeyError{
-				Column: "ticket_id",
-				Table:  "tickets",
-			}
+			return cqlgen.Found[Ticket]{}, cqlgenimpl.EmptyKey("tickets", "ticket_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, ticketTickets, []any{orgID}, ticketIDs, r.opts.MaxKeys, ticketTicketsScan, func(e *Ticket) gocql.UUID {
@@ -2934,273 +1349,109 @@ func (r *TicketRepo) GetMany(ctx context.Context, orgID string, ticketIDs []gocq
 // TicketsByRequesterOptions are the optional parts of a TicketsByRequester
 // read.
 type TicketsByRequesterOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OpenedAtFrom and OpenedAtTo bound opened_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at in
+	// read order; nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
-	// OpenedAtFromExclusive leaves out the rows at OpenedAtFrom,
-	// OpenedAtToInclusive takes in those at OpenedAtTo; each is ignored
-	// without its bound.
+	// OpenedAtFromExclusive and OpenedAtToInclusive change the bounds'
+	// defaults.
 	OpenedAtFromExclusive, OpenedAtToInclusive bool
+}
+
+var ticketTicketsByRequesterRead = cqlgenimpl.ReadSpec[TicketsByRequesterRow]{
+	Compare: ticketTicketsByRequesterCompare,
+	Key:     ticketTicketsByRequesterClustering,
+	Scan:    ticketTicketsByRequesterScan,
+	Table:   ticketTicketsByRequester,
 }
 
 // TicketsByRequester reads a requester's tickets, newest first, from
 // tickets_by_requester, in pages: one partition, in clustering order.
 func (r *TicketRepo) TicketsByRequester(ctx context.Context, orgID string, requester string, o *TicketsByRequesterOptions) (_ cqlgen.Page[TicketsByRequesterRow], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "TicketsByRequester")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "TicketsByRequester").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[TicketsByRequesterRow]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "tickets_by_requester",
-		}
+		return cqlgen.Page[TicketsByRequesterRow]{}, cqlgenimpl.EmptyKey("tickets_by_requester", "org_id")
 	}
 	if requester == "" {
-		return cqlgen.Page[TicketsByRequesterRow]{}, &cqlgen.EmptyKeyError{
-			Column: "requester",
-			Table:  "tickets_by_requester",
-		}
+		return cqlgen.Page[TicketsByRequesterRow]{}, cqlgenimpl.EmptyKey("tickets_by_requester", "requester")
 	}
 	if o == nil {
 		o = &TicketsByRequesterOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[TicketsByRequesterRow]{
-		Compare:   ticketTicketsByRequesterCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       ticketTicketsByRequesterClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orgID, requester},
-		Scan:      ticketTicketsByRequesterScan,
-		Table:     ticketTicketsByRequester,
-	}
-	if o.OpenedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.OpenedAtFrom, o.OpenedAtFromExclusive
-	}
-	if o.OpenedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.OpenedAtTo, o.OpenedAtToInclusive
-	}
+	spec := ticketTicketsByRequesterRead.With([]any{orgID, requester}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OpenedAtFrom, o.OpenedAtTo, o.OpenedAtFromExclusive, o.OpenedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // OpenTicketsByAgentOptions are the optional parts of a OpenTicketsByAgent
 // read.
 type OpenTicketsByAgentOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OpenedAtFrom and OpenedAtTo bound opened_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at in
+	// read order; nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
-	// OpenedAtFromExclusive leaves out the rows at OpenedAtFrom,
-	// OpenedAtToInclusive takes in those at OpenedAtTo; each is ignored
-	// without its bound.
+	// OpenedAtFromExclusive and OpenedAtToInclusive change the bounds'
+	// defaults.
 	OpenedAtFromExclusive, OpenedAtToInclusive bool
+}
+
+var ticketOpenTicketsByAgentRead = cqlgenimpl.ReadSpec[OpenTicketsByAgentRow]{
+	Compare: ticketOpenTicketsByAgentCompare,
+	Key:     ticketOpenTicketsByAgentClustering,
+	Scan:    ticketOpenTicketsByAgentScan,
+	Table:   ticketOpenTicketsByAgent,
 }
 
 // OpenTicketsByAgent reads an agent's open tickets, oldest first, from
 // open_tickets_by_agent, in pages: one partition, in clustering order.
 func (r *TicketRepo) OpenTicketsByAgent(ctx context.Context, orgID string, agentID string, o *OpenTicketsByAgentOptions) (_ cqlgen.Page[OpenTicketsByAgentRow], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "OpenTicketsByAgent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "OpenTicketsByAgent").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[OpenTicketsByAgentRow]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "open_tickets_by_agent",
-		}
+		return cqlgen.Page[OpenTicketsByAgentRow]{}, cqlgenimpl.EmptyKey("open_tickets_by_agent", "org_id")
 	}
 	if agentID == "" {
-		return cqlgen.Page[OpenTicketsByAgentRow]{}, &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "open_tickets_by_agent",
-		}
+		return cqlgen.Page[OpenTicketsByAgentRow]{}, cqlgenimpl.EmptyKey("open_tickets_by_agent", "agent_id")
 	}
 	if o == nil {
 		o = &OpenTicketsByAgentOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[OpenTicketsByAgentRow]{
-		Compare:   ticketOpenTicketsByAgentCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       ticketOpenTicketsByAgentClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orgID, agentID},
-		Scan:      ticketOpenTicketsByAgentScan,
-		Table:     ticketOpenTicketsByAgent,
-	}
-	if o.OpenedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.OpenedAtFrom, o.OpenedAtFromExclusive
-	}
-	if o.OpenedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.OpenedAtTo, o.OpenedAtToInclusive
-	}
+	spec := ticketOpenTicketsByAgentRead.With([]any{orgID, agentID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OpenedAtFrom, o.OpenedAtTo, o.OpenedAtFromExclusive, o.OpenedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// articleArticles: the statements of table articles, which is the source of
-// truth of Article.
+// articleArticles is table articles, which is the source of truth of Article
+// (statements in schema.md).
 var articleArticles = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "articles",
-	Pattern: "Articles",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "article_id", Type: "timeuuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "article_id", Type: "timeuuid"},
-		{Name: "title", Type: "text"},
-		{Name: "tags", Type: "set<text>"},
-		{Name: "views", Type: "bigint"},
-		{Name: "updated_at", Type: "timestamp"},
-		{Name: "body", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      articleArticlesInsertCQL,
-		InsertTTL:   articleArticlesInsertTTLCQL,
-		Create:      articleArticlesCreateCQL,
-		Delete:      articleArticlesDeleteCQL,
-		Get:         articleArticlesGetCQL,
-		First:       articleArticlesFirstCQL,
-		FirstFrom:   articleArticlesFirstFromCQL,
-		FirstTo:     articleArticlesFirstToCQL,
-		FirstFromTo: articleArticlesFirstFromToCQL,
-		After: []string{
-			articleArticlesAfter0CQL,
-		},
-		AfterTo:     articleArticlesAfterToCQL,
-		AtOrAfter:   articleArticlesAtOrAfterCQL,
-		AtOrAfterTo: articleArticlesAtOrAfterToCQL,
-	},
+	Name:         "articles",
+	Pattern:      "Articles",
+	PartitionKey: cqlgenimpl.Cols("org_id text"),
+	Clustering:   cqlgenimpl.Cols("article_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("title text", "tags set<text>", "views bigint", "updated_at timestamp", "body text"),
+	Canonical:    true,
+	Single:       true,
 })
 
-// articleArticlesInsertCQL writes a whole row of articles. Its placeholders
-// bind org_id, article_id, title, tags, views, updated_at, body, the write
-// timestamp.
-const articleArticlesInsertCQL = `INSERT INTO articles (org_id, article_id, title, tags, views,
-		updated_at, body)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// articleArticlesRow binds articleArticlesInsertCQL for e, written at ts. With
-// unset, nil pointers and empty collections are left unset, writing no
-// tombstone; without, they clear their columns.
 func articleArticlesRow(e *Article, ts int64, unset bool) []any {
 	return []any{e.OrgID, e.ArticleID, e.Title, cqlgenimpl.SliceOrUnset(e.Tags, unset), e.Views, e.UpdatedAt, e.Body, ts}
 }
 
-// articleArticlesInsertTTLCQL writes a whole row of articles with a TTL of the
-// call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds org_id, article_id,
-// title, tags, views, updated_at, body, the TTL in seconds (unset: the table's
-// default), the write timestamp.
-const articleArticlesInsertTTLCQL = `INSERT INTO articles (org_id, article_id, title, tags, views,
-		updated_at, body)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// articleArticlesCreateCQL writes a whole row of articles if no row has its
-// key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no
-// client timestamp. cqlgenimpl.ReadPage binds org_id, article_id, title, tags,
-// views, updated_at, body, the TTL in seconds (unset: the table's default).
-const articleArticlesCreateCQL = `INSERT INTO articles (org_id, article_id, title, tags, views,
-		updated_at, body)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// articleArticlesDeleteCQL deletes a row of articles by its primary key. Its
-// placeholders bind the write timestamp, org_id, article_id.
-const articleArticlesDeleteCQL = `DELETE FROM articles
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND article_id = ?`
-
-// articleArticlesGetCQL reads a row of articles by its primary key. Its
-// placeholders bind org_id, article_id.
-const articleArticlesGetCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
-	FROM articles
-	WHERE org_id = ? AND article_id = ?`
-
-// articleArticlesScan reads one row of articles into e; false when there is
-// none.
 func articleArticlesScan(it cqlgenimpl.Iter, e *Article) bool {
 	return it.Scan(&e.OrgID, &e.ArticleID, &e.Title, &e.Tags, &e.Views, &e.UpdatedAt, &e.Body)
 }
 
-// articleArticlesFirstCQL reads a partition of articles from its first row.
-// cqlgenimpl.ReadPage binds org_id.
-const articleArticlesFirstCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
-	FROM articles
-	WHERE org_id = ?`
-
-// articleArticlesFirstFromCQL reads a partition of articles from the From
-// bound. cqlgenimpl.ReadPage binds org_id, From.
-const articleArticlesFirstFromCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
-	FROM articles
-	WHERE org_id = ? AND article_id >= ?`
-
-// articleArticlesFirstToCQL reads a partition of articles from its first row
-// up to the To bound. cqlgenimpl.ReadPage binds org_id, To.
-const articleArticlesFirstToCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
-	FROM articles
-	WHERE org_id = ? AND article_id < ?`
-
-// articleArticlesFirstFromToCQL reads a partition of articles between the
-// bounds. cqlgenimpl.ReadPage binds org_id, From, To.
-const articleArticlesFirstFromToCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
-	FROM articles
-	WHERE org_id = ? AND article_id >= ? AND article_id < ?`
-
-// articleArticlesAfter0CQL continues a read of articles after a row, at one
-// run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// org_id, article_id.
-const articleArticlesAfter0CQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
-	FROM articles
-	WHERE org_id = ? AND article_id > ?`
-
-// articleArticlesAfterToCQL continues a read of articles after a row, up to
-// the To bound. cqlgenimpl.ReadPage binds org_id, article_id, To.
-const articleArticlesAfterToCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
-	FROM articles
-	WHERE org_id = ? AND article_id > ? AND article_id < ?`
-
-// articleArticlesAtOrAfterCQL continues a read of articles at or after a row.
-// cqlgenimpl.ReadPage binds org_id, article_id.
-const articleArticlesAtOrAfterCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
-	FROM articles
-	WHERE org_id = ? AND article_id >= ?`
-
-// articleArticlesAtOrAfterToCQL continues a read of articles at or after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds org_id, article_id, To.
-const articleArticlesAtOrAfterToCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
-	FROM articles
-	WHERE org_id = ? AND article_id >= ? AND article_id < ?`
-
-// articleArticlesClustering is the clustering key of e in articles, in order.
 func articleArticlesClustering(e *Article) []any {
 	return []any{e.ArticleID}
 }
 
-// articleArticlesCompare orders rows of articles as its clustering order does.
 func articleArticlesCompare(a, b *Article) int {
-	if c := cqlgenimpl.CompareTimeUUID(a.ArticleID, b.ArticleID); c != 0 {
-		return c
-	}
-	return 0
+	return cqlgenimpl.CompareTimeUUID(a.ArticleID, b.ArticleID)
 }
 
 // ArticleRepo reads and writes Article in table articles.
@@ -3209,255 +1460,142 @@ type ArticleRepo struct {
 	opts cqlgen.Options
 }
 
-// NewArticleRepo returns a repository of Article on s. The default strategy is
-// a logged batch.
+// NewArticleRepo returns a repository of Article on s.
 func NewArticleRepo(s cqlgen.Session, opts ...cqlgen.Option) *ArticleRepo {
-	return &ArticleRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &ArticleRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// articleCheck rejects a Article whose partition key values are empty.
 func articleCheck(e *Article) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "articles",
-		}
+		return cqlgenimpl.EmptyKey("articles", "org_id")
 	}
 	return nil
 }
 
-// Insert writes e to articles, at a client-side timestamp. Nil pointers and
-// empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+var articleOne = cqlgenimpl.One[Article]{
+	Check: articleCheck,
+	Delete: func(e *Article, ts int64) []any {
+		return []any{ts, e.OrgID, e.ArticleID}
+	},
+	Key: func(e *Article) []any {
+		return []any{e.OrgID, e.ArticleID}
+	},
+	Row:   articleArticlesRow,
+	Scan:  articleArticlesScan,
+	Table: articleArticles,
+}
+
+// Insert writes e to articles, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *ArticleRepo) Insert(ctx context.Context, e *Article, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Article", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, articleCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, articleArticles, e, []any{e.OrgID, e.ArticleID}, func(e *Article, unset bool) []any {
-			return articleArticlesRow(e, 0, unset)
-		}, articleArticlesScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(articleArticles, o.TTL, articleArticlesRow(e, ts, true))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Article", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &articleOne, e)
 }
 
-// InsertIfAbsent writes e to articles only if no row has its key (INSERT ...
-// IF NOT EXISTS): create, never replace. The result says whether it applied
-// and, when a row was there, holds it as Current. A row that holds every value
-// e would write counts as applied, with Again set: a call sent again after its
-// reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in articles unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *ArticleRepo) InsertIfAbsent(ctx context.Context, e *Article, opts ...cqlgen.Option) (_ cqlgen.Inserted[Article], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Article", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, articleCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Article]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, articleArticles, e, []any{e.OrgID, e.ArticleID}, func(e *Article, unset bool) []any {
-		return articleArticlesRow(e, 0, unset)
-	}, articleArticlesScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "Article", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &articleOne, e)
 }
 
-// Update writes e over the row with its key in articles. Unlike Insert, nil
-// pointers and empty collections clear their columns. With cqlgen.WithTTL the
-// row expires after that time instead of the table's default.
+// Update writes e over the row with its key in articles; nil pointers and
+// empty collections clear their columns.
 func (r *ArticleRepo) Update(ctx context.Context, e *Article, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Article", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, articleCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(articleArticles, o.TTL, articleArticlesRow(e, ts, false))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Article", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &articleOne, e)
 }
 
 // Delete removes the row with e's key from articles.
 func (r *ArticleRepo) Delete(ctx context.Context, e *Article, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Article", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, articleCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   articleArticles.Delete,
-			Values: []any{ts, e.OrgID, e.ArticleID},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Article", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &articleOne, e)
 }
 
-// Get reads the Article with the given key from articles, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Article with the given key from articles; cqlgen.ErrNotFound
+// if there is none.
 func (r *ArticleRepo) Get(ctx context.Context, orgID string, articleID gocql.UUID) (_ *Article, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Article", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Article", "Get").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "articles",
-		}
+		return nil, cqlgenimpl.EmptyKey("articles", "org_id")
 	}
 	var e Article
 	e.OrgID = orgID
 	e.ArticleID = articleID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   articleArticles.Get,
-		Values: []any{e.OrgID, e.ArticleID},
-	}, articleArticlesScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, articleArticles.Get, []any{e.OrgID, e.ArticleID}, articleArticlesScan)
 }
 
 // ArticlesOptions are the optional parts of a Articles read.
 type ArticlesOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ArticleIDFrom and ArticleIDTo bound article_id, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// ArticleIDFrom (inclusive) and ArticleIDTo (exclusive) bound article_id
+	// in read order; nil: open.
 	ArticleIDFrom, ArticleIDTo *gocql.UUID
-	// ArticleIDFromExclusive leaves out the rows at ArticleIDFrom,
-	// ArticleIDToInclusive takes in those at ArticleIDTo; each is ignored
-	// without its bound.
+	// ArticleIDFromExclusive and ArticleIDToInclusive change the bounds'
+	// defaults.
 	ArticleIDFromExclusive, ArticleIDToInclusive bool
+}
+
+var articleArticlesRead = cqlgenimpl.ReadSpec[Article]{
+	Compare: articleArticlesCompare,
+	Key:     articleArticlesClustering,
+	Scan:    articleArticlesScan,
+	Table:   articleArticles,
 }
 
 // Articles reads an organisation's knowledge-base articles, from articles, in
 // pages: one partition, in clustering order.
 func (r *ArticleRepo) Articles(ctx context.Context, orgID string, o *ArticlesOptions) (_ cqlgen.Page[Article], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Article", "Articles")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Article", "Articles").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[Article]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "articles",
-		}
+		return cqlgen.Page[Article]{}, cqlgenimpl.EmptyKey("articles", "org_id")
 	}
 	if o == nil {
 		o = &ArticlesOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Article]{
-		Compare:   articleArticlesCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       articleArticlesClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orgID},
-		Scan:      articleArticlesScan,
-		Table:     articleArticles,
-	}
-	if o.ArticleIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.ArticleIDFrom, o.ArticleIDFromExclusive
-	}
-	if o.ArticleIDTo != nil {
-		spec.To, spec.ToInclusive = *o.ArticleIDTo, o.ArticleIDToInclusive
-	}
+	spec := articleArticlesRead.With([]any{orgID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.ArticleIDFrom, o.ArticleIDTo, o.ArticleIDFromExclusive, o.ArticleIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// articleArticlesTagged: the statements of index articles_by_tag on table
-// articles, which serve ArticlesTagged.
+// articleArticlesTagged reads table articles through index articles_by_tag
+// (statements in schema.md).
 var articleArticlesTagged = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "articles",
-	Pattern: "ArticlesTagged",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
+	Name:         "articles",
+	Pattern:      "ArticlesTagged",
+	PartitionKey: cqlgenimpl.Cols("org_id text"),
+	Clustering:   cqlgenimpl.Cols("article_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("title text", "tags set<text>", "views bigint", "updated_at timestamp", "body text"),
+	Index: &cqlgenimpl.IndexSpec{
+		Column:   "tags",
+		Contains: true,
 	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "article_id", Type: "timeuuid"},
-	},
-	Index: []cqlgenimpl.Column{
-		{Name: "tags", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		First: articleArticlesTaggedFirstCQL,
-		After: []string{
-			articleArticlesTaggedAfter0CQL,
-		},
-	},
+	Values: cqlgenimpl.Cols("tags text"),
 })
 
-// articleArticlesTaggedFirstCQL reads a partition of articles through index
-// articles_by_tag. cqlgenimpl.ReadIndex binds org_id, the value of tags looked
-// for.
-const articleArticlesTaggedFirstCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
-	FROM articles
-	WHERE org_id = ? AND tags CONTAINS ?`
-
-// articleArticlesTaggedAfter0CQL continues a read through articles_by_tag
-// after a row, within its partition, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadIndex binds org_id, the value of tags looked for,
-// article_id.
-const articleArticlesTaggedAfter0CQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
-	FROM articles
-	WHERE org_id = ? AND tags CONTAINS ? AND article_id > ?`
-
-// articleArticlesTaggedKey is the cursor key of a row read through
-// articles_by_tag: its clustering key.
 func articleArticlesTaggedKey(e *Article) []any {
 	return []any{e.ArticleID}
 }
 
 // ArticlesTaggedOptions are the optional parts of a ArticlesTagged read.
 type ArticlesTaggedOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
 }
 
 // ArticlesTagged reads an organisation's articles with a tag: the rows of
-// articles whose tags contains the value, through the storage-attached index
-// articles_by_tag, in pages, within one partition, in clustering order; the
-// index makes this a cheap read of one partition's replicas.
+// articles whose tags contains the value, through index articles_by_tag, in
+// pages, within one partition.
 func (r *ArticleRepo) ArticlesTagged(ctx context.Context, orgID string, tag string, o *ArticlesTaggedOptions) (_ cqlgen.Page[Article], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Article", "ArticlesTagged")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Article", "ArticlesTagged").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[Article]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "articles",
-		}
+		return cqlgen.Page[Article]{}, cqlgenimpl.EmptyKey("articles", "org_id")
 	}
 	if o == nil {
 		o = &ArticlesTaggedOptions{}
@@ -3475,77 +1613,42 @@ func (r *ArticleRepo) ArticlesTagged(ctx context.Context, orgID string, tag stri
 	})
 }
 
-// articleArticlesByViews: the statements of index articles_by_views on table
-// articles, which serve ArticlesByViews.
+// articleArticlesByViews reads table articles through index articles_by_views
+// (statements in schema.md).
 var articleArticlesByViews = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "articles",
-	Pattern: "ArticlesByViews",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
+	Name:         "articles",
+	Pattern:      "ArticlesByViews",
+	PartitionKey: cqlgenimpl.Cols("org_id text"),
+	Clustering:   cqlgenimpl.Cols("article_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("title text", "tags set<text>", "views bigint", "updated_at timestamp", "body text"),
+	Index: &cqlgenimpl.IndexSpec{
+		Column: "views",
+		Range:  true,
 	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "article_id", Type: "timeuuid"},
-	},
-	Index: []cqlgenimpl.Column{
-		{Name: "views", Type: "bigint"},
-		{Name: "views", Type: "bigint"},
-	},
-	CQL: cqlgenimpl.CQL{
-		First: articleArticlesByViewsFirstCQL,
-		After: []string{
-			articleArticlesByViewsAfter0CQL,
-		},
-	},
+	Values: cqlgenimpl.Cols("views bigint", "views bigint"),
 })
 
-// articleArticlesByViewsFirstCQL reads a partition of articles through index
-// articles_by_views. cqlgenimpl.ReadIndex binds org_id, From, To.
-const articleArticlesByViewsFirstCQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
-	FROM articles
-	WHERE org_id = ? AND views >= ? AND views < ?`
-
-// articleArticlesByViewsAfter0CQL continues a read through articles_by_views
-// after a row, within its partition, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadIndex binds org_id, From, To, article_id.
-const articleArticlesByViewsAfter0CQL = `SELECT org_id, article_id, title, tags, views, updated_at, body
-	FROM articles
-	WHERE org_id = ? AND views >= ? AND views < ? AND article_id > ?`
-
-// articleArticlesByViewsKey is the cursor key of a row read through
-// articles_by_views: its clustering key.
 func articleArticlesByViewsKey(e *Article) []any {
 	return []any{e.ArticleID}
 }
 
 // ArticlesByViewsOptions are the optional parts of a ArticlesByViews read.
 type ArticlesByViewsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ViewsFromExclusive leaves out the rows whose views is the From value,
-	// ViewsToInclusive takes in those whose views is the To value.
+	// ViewsFromExclusive and ViewsToInclusive change the bounds' defaults.
 	ViewsFromExclusive, ViewsToInclusive bool
 }
 
 // ArticlesByViews reads an organisation's articles read between two counts of
-// views: the rows of articles whose views is at least the From value and less
-// than the To value (or above From, or at most To, as the options say),
-// through the storage-attached index articles_by_views, in pages, within one
-// partition, in clustering order; the index makes this a cheap read of one
-// partition's replicas.
+// views: the rows of articles whose views is within the bounds, through index
+// articles_by_views, in pages, within one partition.
 func (r *ArticleRepo) ArticlesByViews(ctx context.Context, orgID string, viewsFrom int64, viewsTo int64, o *ArticlesByViewsOptions) (_ cqlgen.Page[Article], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Article", "ArticlesByViews")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Article", "ArticlesByViews").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[Article]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "articles",
-		}
+		return cqlgen.Page[Article]{}, cqlgenimpl.EmptyKey("articles", "org_id")
 	}
 	if o == nil {
 		o = &ArticlesByViewsOptions{}
@@ -3565,203 +1668,33 @@ func (r *ArticleRepo) ArticlesByViews(ctx context.Context, orgID string, viewsFr
 	})
 }
 
-// auditEventAuditLog: the statements of table audit_log, which is the source
-// of truth of AuditEvent.
+// auditEventAuditLog is table audit_log, which is the source of truth of
+// AuditEvent (statements in schema.md).
 var auditEventAuditLog = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "audit_log",
-	Pattern: "AuditLog",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "event_id", Type: "timeuuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "bucket", Type: "date"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "event_id", Type: "timeuuid"},
-		{Name: "actor", Type: "text"},
-		{Name: "action", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      auditEventAuditLogInsertCQL,
-		InsertTTL:   auditEventAuditLogInsertTTLCQL,
-		Create:      auditEventAuditLogCreateCQL,
-		Delete:      auditEventAuditLogDeleteCQL,
-		Get:         auditEventAuditLogGetCQL,
-		First:       auditEventAuditLogFirstCQL,
-		FirstFrom:   auditEventAuditLogFirstFromCQL,
-		FirstTo:     auditEventAuditLogFirstToCQL,
-		FirstFromTo: auditEventAuditLogFirstFromToCQL,
-		After: []string{
-			auditEventAuditLogAfter0CQL,
-			auditEventAuditLogAfter1CQL,
-		},
-		AfterTo:   auditEventAuditLogAfterToCQL,
-		AtOrAfter: auditEventAuditLogAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       auditEventAuditLogScatterFirstCQL,
-				FirstFrom:   auditEventAuditLogScatterFirstFromCQL,
-				FirstTo:     auditEventAuditLogScatterFirstToCQL,
-				FirstFromTo: auditEventAuditLogScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "audit_log",
+	Pattern:      "AuditLog",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "bucket date"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "event_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("actor text", "action text"),
+	Canonical:    true,
+	Single:       true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// auditEventAuditLogInsertCQL writes a whole row of audit_log. Its
-// placeholders bind org_id, bucket, at, event_id, actor, action, the write
-// timestamp.
-const auditEventAuditLogInsertCQL = `INSERT INTO audit_log (org_id, bucket, at, event_id, actor, action)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// auditEventAuditLogRow binds auditEventAuditLogInsertCQL for e, written at
-// ts.
-func auditEventAuditLogRow(e *AuditEvent, ts int64) []any {
+func auditEventAuditLogRow(e *AuditEvent, ts int64, _ bool) []any {
 	return []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID, e.Actor, e.Action, ts}
 }
 
-// auditEventAuditLogInsertTTLCQL writes a whole row of audit_log with a TTL of
-// the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds org_id, bucket, at,
-// event_id, actor, action, the TTL in seconds (unset: the table's default),
-// the write timestamp.
-const auditEventAuditLogInsertTTLCQL = `INSERT INTO audit_log (org_id, bucket, at, event_id, actor, action)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// auditEventAuditLogCreateCQL writes a whole row of audit_log if no row has
-// its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes
-// no client timestamp. cqlgenimpl.ReadPage binds org_id, bucket, at, event_id,
-// actor, action, the TTL in seconds (unset: the table's default).
-const auditEventAuditLogCreateCQL = `INSERT INTO audit_log (org_id, bucket, at, event_id, actor, action)
-	VALUES (?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// auditEventAuditLogDeleteCQL deletes a row of audit_log by its primary key.
-// Its placeholders bind the write timestamp, org_id, bucket, at, event_id.
-const auditEventAuditLogDeleteCQL = `DELETE FROM audit_log
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND bucket = ? AND at = ? AND event_id = ?`
-
-// auditEventAuditLogGetCQL reads a row of audit_log by its primary key. Its
-// placeholders bind org_id, bucket, at, event_id.
-const auditEventAuditLogGetCQL = `SELECT org_id, at, event_id, actor, action
-	FROM audit_log
-	WHERE org_id = ? AND bucket = ? AND at = ? AND event_id = ?`
-
-// auditEventAuditLogScan reads one row of audit_log into e; false when there
-// is none.
 func auditEventAuditLogScan(it cqlgenimpl.Iter, e *AuditEvent) bool {
 	return it.Scan(&e.OrgID, &e.At, &e.EventID, &e.Actor, &e.Action)
 }
 
-// auditEventAuditLogFirstCQL reads a partition of audit_log from its first
-// row. cqlgenimpl.ReadPage binds org_id, bucket.
-const auditEventAuditLogFirstCQL = `SELECT org_id, at, event_id, actor, action
-	FROM audit_log
-	WHERE org_id = ? AND bucket = ?`
-
-// auditEventAuditLogFirstFromCQL reads a partition of audit_log from the From
-// bound. cqlgenimpl.ReadPage binds org_id, bucket, From.
-const auditEventAuditLogFirstFromCQL = `SELECT org_id, at, event_id, actor, action
-	FROM audit_log
-	WHERE org_id = ? AND bucket = ? AND at <= ?`
-
-// auditEventAuditLogFirstToCQL reads a partition of audit_log from its first
-// row up to the To bound. cqlgenimpl.ReadPage binds org_id, bucket, To.
-const auditEventAuditLogFirstToCQL = `SELECT org_id, at, event_id, actor, action
-	FROM audit_log
-	WHERE org_id = ? AND bucket = ? AND at > ?`
-
-// auditEventAuditLogFirstFromToCQL reads a partition of audit_log between the
-// bounds. cqlgenimpl.ReadPage binds org_id, bucket, From, To.
-const auditEventAuditLogFirstFromToCQL = `SELECT org_id, at, event_id, actor, action
-	FROM audit_log
-	WHERE org_id = ? AND bucket = ? AND at <= ? AND at > ?`
-
-// auditEventAuditLogAfter0CQL continues a read of audit_log after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// org_id, bucket, at.
-const auditEventAuditLogAfter0CQL = `SELECT org_id, at, event_id, actor, action
-	FROM audit_log
-	WHERE org_id = ? AND bucket = ? AND at < ?`
-
-// auditEventAuditLogAfter1CQL continues a read of audit_log after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// org_id, bucket, at, event_id.
-const auditEventAuditLogAfter1CQL = `SELECT org_id, at, event_id, actor, action
-	FROM audit_log
-	WHERE org_id = ? AND bucket = ? AND at = ? AND event_id > ?`
-
-// auditEventAuditLogAfterToCQL continues a read of audit_log after a row, up
-// to the To bound. cqlgenimpl.ReadPage binds org_id, bucket, at, To.
-const auditEventAuditLogAfterToCQL = `SELECT org_id, at, event_id, actor, action
-	FROM audit_log
-	WHERE org_id = ? AND bucket = ? AND at < ? AND at > ?`
-
-// auditEventAuditLogAtOrAfterCQL continues a read of audit_log at or after a
-// row. cqlgenimpl.ReadPage binds org_id, bucket, at, event_id.
-const auditEventAuditLogAtOrAfterCQL = `SELECT org_id, at, event_id, actor, action
-	FROM audit_log
-	WHERE org_id = ? AND bucket = ? AND at = ? AND event_id >= ?`
-
-// auditEventAuditLogScatterFirstCQL reads a partition of audit_log from its
-// first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds org_id, the list of bucket values, the most rows
-// per bucket.
-const auditEventAuditLogScatterFirstCQL = `SELECT org_id, at, event_id, actor, action, bucket
-	FROM audit_log
-	WHERE org_id = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// auditEventAuditLogScatterFirstFromCQL reads a partition of audit_log from
-// the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds org_id, the list of bucket values, From, the most
-// rows per bucket.
-const auditEventAuditLogScatterFirstFromCQL = `SELECT org_id, at, event_id, actor, action, bucket
-	FROM audit_log
-	WHERE org_id = ? AND bucket IN ? AND at <= ?
-	PER PARTITION LIMIT ?`
-
-// auditEventAuditLogScatterFirstToCQL reads a partition of audit_log from its
-// first row up to the To bound, in several time buckets at once, the bucket
-// named last. cqlgenimpl.ReadPage binds org_id, the list of bucket values, To,
-// the most rows per bucket.
-const auditEventAuditLogScatterFirstToCQL = `SELECT org_id, at, event_id, actor, action, bucket
-	FROM audit_log
-	WHERE org_id = ? AND bucket IN ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// auditEventAuditLogScatterFirstFromToCQL reads a partition of audit_log
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds org_id, the list of bucket values, From, To, the
-// most rows per bucket.
-const auditEventAuditLogScatterFirstFromToCQL = `SELECT org_id, at, event_id, actor, action, bucket
-	FROM audit_log
-	WHERE org_id = ? AND bucket IN ? AND at <= ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// auditEventAuditLogClustering is the clustering key of e in audit_log, in
-// order.
 func auditEventAuditLogClustering(e *AuditEvent) []any {
 	return []any{e.At, e.EventID}
 }
 
-// auditEventAuditLogCompare orders rows of audit_log as its clustering order
-// does.
 func auditEventAuditLogCompare(a, b *AuditEvent) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID))
 }
 
 // AuditEventRepo reads and writes AuditEvent in table audit_log.
@@ -3770,82 +1703,50 @@ type AuditEventRepo struct {
 	opts cqlgen.Options
 }
 
-// NewAuditEventRepo returns a repository of AuditEvent on s. The default
-// strategy is a logged batch.
+// NewAuditEventRepo returns a repository of AuditEvent on s.
 func NewAuditEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *AuditEventRepo {
-	return &AuditEventRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &AuditEventRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// auditEventCheck rejects a AuditEvent whose partition key values are empty.
 func auditEventCheck(e *AuditEvent) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "audit_log",
-		}
+		return cqlgenimpl.EmptyKey("audit_log", "org_id")
 	}
 	return nil
 }
 
-// Insert writes e to audit_log, at a client-side timestamp. Nil pointers and
-// empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+var auditEventOne = cqlgenimpl.One[AuditEvent]{
+	Check: auditEventCheck,
+	Delete: func(e *AuditEvent, ts int64) []any {
+		return []any{ts, e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID}
+	},
+	Key: func(e *AuditEvent) []any {
+		return []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID}
+	},
+	Row:   auditEventAuditLogRow,
+	Scan:  auditEventAuditLogScan,
+	Table: auditEventAuditLog,
+}
+
+// Insert writes e to audit_log, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *AuditEventRepo) Insert(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AuditEvent", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, auditEventCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, auditEventAuditLog, e, []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID}, func(e *AuditEvent, _ bool) []any {
-			return auditEventAuditLogRow(e, 0)
-		}, auditEventAuditLogScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(auditEventAuditLog, o.TTL, auditEventAuditLogRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "AuditEvent", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &auditEventOne, e)
 }
 
-// InsertIfAbsent writes e to audit_log only if no row has its key (INSERT ...
-// IF NOT EXISTS): create, never replace. The result says whether it applied
-// and, when a row was there, holds it as Current. A row that holds every value
-// e would write counts as applied, with Again set: a call sent again after its
-// reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in audit_log unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *AuditEventRepo) InsertIfAbsent(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) (_ cqlgen.Inserted[AuditEvent], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AuditEvent", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, auditEventCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[AuditEvent]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, auditEventAuditLog, e, []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID}, func(e *AuditEvent, _ bool) []any {
-		return auditEventAuditLogRow(e, 0)
-	}, auditEventAuditLogScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "AuditEvent", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &auditEventOne, e)
 }
 
-// Delete removes the AuditEvent whose key in audit_log is e's from every
-// table, found from audit_log's values, in one logical write under the
-// repository's strategy. Deleting what does not exist is not an error.
+// Delete removes the AuditEvent with e's key from every table, found from
+// audit_log's values, in one logical write.
 func (r *AuditEventRepo) Delete(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AuditEvent", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "AuditEvent", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, auditEventCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -3861,68 +1762,52 @@ func (r *AuditEventRepo) Delete(ctx context.Context, e *AuditEvent, opts ...cqlg
 	})
 }
 
-// Get reads the AuditEvent with the given key from audit_log, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the AuditEvent with the given key from audit_log;
+// cqlgen.ErrNotFound if there is none.
 func (r *AuditEventRepo) Get(ctx context.Context, orgID string, at time.Time, eventID gocql.UUID) (_ *AuditEvent, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AuditEvent", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "AuditEvent", "Get").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "audit_log",
-		}
+		return nil, cqlgenimpl.EmptyKey("audit_log", "org_id")
 	}
 	var e AuditEvent
 	e.OrgID = orgID
 	e.At = at
 	e.EventID = eventID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   auditEventAuditLog.Get,
-		Values: []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID},
-	}, auditEventAuditLogScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, auditEventAuditLog.Get, []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID}, auditEventAuditLogScan)
 }
 
 // AuditLogOptions are the optional parts of a AuditLog read.
 type AuditLogOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var auditEventAuditLogRead = cqlgenimpl.ReadSpec[AuditEvent]{
+	Compare: auditEventAuditLogCompare,
+	Key:     auditEventAuditLogClustering,
+	Scan:    auditEventAuditLogScan,
+	Table:   auditEventAuditLog,
 }
 
 // AuditLog reads an organisation's audit events, newest first, a partition a
 // day, from audit_log, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *AuditEventRepo) AuditLog(ctx context.Context, orgID string, o *AuditLogOptions) (_ cqlgen.Page[AuditEvent], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AuditEvent", "AuditLog")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "AuditEvent", "AuditLog").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[AuditEvent]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "audit_log",
-		}
+		return cqlgen.Page[AuditEvent]{}, cqlgenimpl.EmptyKey("audit_log", "org_id")
 	}
 	if o == nil {
 		o = &AuditLogOptions{}
@@ -3932,66 +1817,24 @@ func (r *AuditEventRepo) AuditLog(ctx context.Context, orgID string, o *AuditLog
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[AuditEvent]{
-		Compare:     auditEventAuditLogCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         auditEventAuditLogClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{orgID},
-		Scan:        auditEventAuditLogScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       auditEventAuditLog,
-		TimeBuckets: &tb,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := auditEventAuditLogRead.With([]any{orgID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// macroMacros: the statements of table macros, which is the source of truth of
-// Macro.
+// macroMacros is table macros, which is the source of truth of Macro
+// (statements in schema.md).
 var macroMacros = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "macros",
-	Pattern: "Macros",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "macro_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "macro_id", Type: "text"},
-		{Name: "team", Type: "text"},
-		{Name: "title", Type: "text"},
-		{Name: "body", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:     macroMacrosGetCQL,
-		GetMany: macroMacrosGetManyCQL,
-		State:   macroMacrosStateCQL,
-		Change:  macroMacrosChangeCQL,
-		Remove:  macroMacrosRemoveCQL,
-		Settle:  macroMacrosSettleCQL,
-		Scan:    macroMacrosScanCQL,
-	},
+	Name:         "macros",
+	Pattern:      "Macros",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "macro_id text"),
+	Columns:      cqlgenimpl.Cols("team text", "title text", "body text"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
-// macroMacrosGetCQL reads a row of macros by its primary key. Its placeholders
-// bind org_id, macro_id.
-const macroMacrosGetCQL = `SELECT org_id, macro_id, team, title, body, cqlgen_deleted
-	FROM macros
-	WHERE org_id = ? AND macro_id = ?`
-
-// macroMacrosScan reads the next row of macros that is no grave of a deleted
-// Macro into e; false when there is none.
 func macroMacrosScan(it cqlgenimpl.Iter, e *Macro) bool {
 	for {
 		var deleted bool
@@ -4005,438 +1848,128 @@ func macroMacrosScan(it cqlgenimpl.Iter, e *Macro) bool {
 	}
 }
 
-// macroMacrosGetManyCQL reads the rows of macros of several partition keys at
-// once. cqlgenimpl.GetMany binds org_id, the list of macro_id values.
-const macroMacrosGetManyCQL = `SELECT org_id, macro_id, team, title, body, cqlgen_deleted
-	FROM macros
-	WHERE org_id = ? AND macro_id IN ?`
-
-// macroMacrosStateCQL reads a row of macros with the write protocol's columns.
-// Its placeholders bind org_id, macro_id.
-const macroMacrosStateCQL = `SELECT org_id, macro_id, team, title, body, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM macros
-	WHERE org_id = ? AND macro_id = ?`
-
-// macroMacrosState binds macroMacrosStateCQL: the primary key of e.
 func macroMacrosState(e *Macro) []any {
 	return []any{e.OrgID, e.MacroID}
 }
 
-// macroMacrosScanState reads a row of macros with its version, its mark of
-// deletion, its pending record and its last changes.
 func macroMacrosScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Macro], ok bool) {
 	ok = it.Scan(&v.Row.OrgID, &v.Row.MacroID, &v.Row.Team, &v.Row.Title, &v.Row.Body, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// macroMacrosData is every column of e's row in macros, in table order.
 func macroMacrosData(e *Macro) []any {
 	return []any{e.OrgID, e.MacroID, e.Team, e.Title, e.Body}
 }
 
-// macroMacrosChangeCQL writes a row of macros if its version is the one read
-// (null: if there is no row). Its placeholders bind team, title, body,
-// cqlgen_version (the write timestamp), the pending record, the record of the
-// last changes, org_id, macro_id, the version read.
-const macroMacrosChangeCQL = `UPDATE macros
-	SET team = ?, title = ?, body = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE org_id = ? AND macro_id = ?
-	IF cqlgen_version = ?`
-
-// macroMacrosChange binds macroMacrosChangeCQL: it sets e's values, at version
-// c.TS, if the version is still c.Old.
 func macroMacrosChange(e *Macro, c cqlgenimpl.Change) []any {
 	return []any{e.Team, e.Title, e.Body, c.TS, c.Pending, c.Writes, e.OrgID, e.MacroID, c.Old}
 }
 
-// macroMacrosRemoveCQL leaves a grave of a row of macros if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, org_id, macro_id, the
-// version read.
-const macroMacrosRemoveCQL = `UPDATE macros
-	USING TTL 864000
-	SET team = null, title = null, body = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE org_id = ? AND macro_id = ?
-	IF cqlgen_version = ?`
-
-// macroMacrosRemove binds macroMacrosRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
 func macroMacrosRemove(e *Macro, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.MacroID, c.Old}
 }
 
-// macroMacrosSettleCQL clears the pending record of a row of macros if its
-// version is the one read. Its placeholders bind org_id, macro_id, the version
-// read.
-const macroMacrosSettleCQL = `UPDATE macros
-	SET cqlgen_pending = null
-	WHERE org_id = ? AND macro_id = ?
-	IF cqlgen_version = ?`
-
-// macroMacrosSettle binds macroMacrosSettleCQL: it clears the pending record
-// of e's row if the version is still version.
 func macroMacrosSettle(e *Macro, version int64) []any {
 	return []any{e.OrgID, e.MacroID, version}
 }
 
-// macroMacrosScanCQL reads a token range of macros for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const macroMacrosScanCQL = `SELECT org_id, macro_id, team, title, body, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM macros
-	WHERE token(org_id, macro_id) > ? AND token(org_id, macro_id) <= ?`
-
-// macroMacrosByTitle: the statements of table macros_by_title, which serves
-// MacrosByTitle.
+// macroMacrosByTitle is table macros_by_title, which serves MacrosByTitle
+// (statements in schema.md).
 var macroMacrosByTitle = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "macros_by_title",
-	Pattern: "MacrosByTitle",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "title", Type: "text"},
-		{Name: "macro_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "title", Type: "text"},
-		{Name: "macro_id", Type: "text"},
-		{Name: "team", Type: "text"},
-		{Name: "body", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      macroMacrosByTitleInsertCQL,
-		Delete:      macroMacrosByTitleDeleteCQL,
-		Scan:        macroMacrosByTitleScanCQL,
-		First:       macroMacrosByTitleFirstCQL,
-		FirstFrom:   macroMacrosByTitleFirstFromCQL,
-		FirstTo:     macroMacrosByTitleFirstToCQL,
-		FirstFromTo: macroMacrosByTitleFirstFromToCQL,
-		After: []string{
-			macroMacrosByTitleAfter0CQL,
-		},
-		AfterTo:     macroMacrosByTitleAfterToCQL,
-		AtOrAfter:   macroMacrosByTitleAtOrAfterCQL,
-		AtOrAfterTo: macroMacrosByTitleAtOrAfterToCQL,
-	},
+	Name:         "macros_by_title",
+	Pattern:      "MacrosByTitle",
+	PartitionKey: cqlgenimpl.Cols("org_id text"),
+	Clustering:   cqlgenimpl.Cols("title text", "macro_id text"),
+	Columns:      cqlgenimpl.Cols("team text", "body text"),
+	Maintained:   true,
 })
 
-// macroMacrosByTitleInsertCQL writes a whole row of macros_by_title. Its
-// placeholders bind org_id, title, macro_id, team, body, the write timestamp.
-const macroMacrosByTitleInsertCQL = `INSERT INTO macros_by_title (org_id, title, macro_id, team, body)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// macroMacrosByTitleRow binds macroMacrosByTitleInsertCQL for e, written at
-// ts; macros_by_title has no column to leave unset.
 func macroMacrosByTitleRow(e *Macro, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.Title, e.MacroID, e.Team, e.Body, ts}
 }
 
-// macroMacrosByTitleKey is the primary key of e in macros_by_title, in order,
-// bucket included.
 func macroMacrosByTitleKey(e *Macro) []any {
 	return []any{e.OrgID, e.Title, e.MacroID}
 }
 
-// macroMacrosByTitleDeleteCQL deletes a row of macros_by_title by its primary
-// key. Its placeholders bind the write timestamp, org_id, title, macro_id.
-const macroMacrosByTitleDeleteCQL = `DELETE FROM macros_by_title
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND title = ? AND macro_id = ?`
-
-// macroMacrosByTitleScanCQL reads a token range of macros_by_title for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const macroMacrosByTitleScanCQL = `SELECT org_id, title, macro_id, team, body, writetime(team),
-		writetime(body)
-	FROM macros_by_title
-	WHERE token(org_id) > ? AND token(org_id) <= ?`
-
-// macroMacrosByTitleFirstCQL reads a partition of macros_by_title from its
-// first row. cqlgenimpl.ReadPage binds org_id.
-const macroMacrosByTitleFirstCQL = `SELECT org_id, title, macro_id, team, body
-	FROM macros_by_title
-	WHERE org_id = ?`
-
-// macroMacrosByTitleFirstFromCQL reads a partition of macros_by_title from the
-// From bound. cqlgenimpl.ReadPage binds org_id, From.
-const macroMacrosByTitleFirstFromCQL = `SELECT org_id, title, macro_id, team, body
-	FROM macros_by_title
-	WHERE org_id = ? AND title >= ?`
-
-// macroMacrosByTitleFirstToCQL reads a partition of macros_by_title from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds org_id, To.
-const macroMacrosByTitleFirstToCQL = `SELECT org_id, title, macro_id, team, body
-	FROM macros_by_title
-	WHERE org_id = ? AND title < ?`
-
-// macroMacrosByTitleFirstFromToCQL reads a partition of macros_by_title
-// between the bounds. cqlgenimpl.ReadPage binds org_id, From, To.
-const macroMacrosByTitleFirstFromToCQL = `SELECT org_id, title, macro_id, team, body
-	FROM macros_by_title
-	WHERE org_id = ? AND title >= ? AND title < ?`
-
-// macroMacrosByTitleAfter0CQL continues a read of macros_by_title after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// org_id, title, macro_id.
-const macroMacrosByTitleAfter0CQL = `SELECT org_id, title, macro_id, team, body
-	FROM macros_by_title
-	WHERE org_id = ? AND (title, macro_id) > (?, ?)`
-
-// macroMacrosByTitleAfterToCQL continues a read of macros_by_title after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds org_id, title, macro_id,
-// To.
-const macroMacrosByTitleAfterToCQL = `SELECT org_id, title, macro_id, team, body
-	FROM macros_by_title
-	WHERE org_id = ? AND (title, macro_id) > (?, ?) AND title < ?`
-
-// macroMacrosByTitleAtOrAfterCQL continues a read of macros_by_title at or
-// after a row. cqlgenimpl.ReadPage binds org_id, title, macro_id.
-const macroMacrosByTitleAtOrAfterCQL = `SELECT org_id, title, macro_id, team, body
-	FROM macros_by_title
-	WHERE org_id = ? AND (title, macro_id) >= (?, ?)`
-
-// macroMacrosByTitleAtOrAfterToCQL continues a read of macros_by_title at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds org_id, title,
-// macro_id, To.
-const macroMacrosByTitleAtOrAfterToCQL = `SELECT org_id, title, macro_id, team, body
-	FROM macros_by_title
-	WHERE org_id = ? AND (title, macro_id) >= (?, ?) AND title < ?`
-
-// macroMacrosByTitleScan reads one row of macros_by_title into e; false when
-// there is none.
 func macroMacrosByTitleScan(it cqlgenimpl.Iter, e *Macro) bool {
 	return it.Scan(&e.OrgID, &e.Title, &e.MacroID, &e.Team, &e.Body)
 }
 
-// macroMacrosByTitleClustering is the clustering key of e in macros_by_title,
-// in order.
 func macroMacrosByTitleClustering(e *Macro) []any {
 	return []any{e.Title, e.MacroID}
 }
 
-// macroMacrosByTitleCompare orders rows of macros_by_title as its clustering
-// order does.
 func macroMacrosByTitleCompare(a, b *Macro) int {
-	if c := cmp.Compare(a.Title, b.Title); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.MacroID, b.MacroID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Title, b.Title), cmp.Compare(a.MacroID, b.MacroID))
 }
 
-// macroMacrosByTeam: the statements of table macros_by_team, which serves
-// MacrosByTeam.
+// macroMacrosByTeam is table macros_by_team, which serves MacrosByTeam
+// (statements in schema.md).
 var macroMacrosByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "macros_by_team",
-	Pattern: "MacrosByTeam",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "team", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "title", Type: "text"},
-		{Name: "macro_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "team", Type: "text"},
-		{Name: "title", Type: "text"},
-		{Name: "macro_id", Type: "text"},
-		{Name: "body", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      macroMacrosByTeamInsertCQL,
-		Delete:      macroMacrosByTeamDeleteCQL,
-		Scan:        macroMacrosByTeamScanCQL,
-		First:       macroMacrosByTeamFirstCQL,
-		FirstFrom:   macroMacrosByTeamFirstFromCQL,
-		FirstTo:     macroMacrosByTeamFirstToCQL,
-		FirstFromTo: macroMacrosByTeamFirstFromToCQL,
-		After: []string{
-			macroMacrosByTeamAfter0CQL,
-		},
-		AfterTo:     macroMacrosByTeamAfterToCQL,
-		AtOrAfter:   macroMacrosByTeamAtOrAfterCQL,
-		AtOrAfterTo: macroMacrosByTeamAtOrAfterToCQL,
-	},
+	Name:         "macros_by_team",
+	Pattern:      "MacrosByTeam",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "team text"),
+	Clustering:   cqlgenimpl.Cols("title text", "macro_id text"),
+	Columns:      cqlgenimpl.Cols("body text"),
+	Maintained:   true,
 })
 
-// macroMacrosByTeamInsertCQL writes a whole row of macros_by_team. Its
-// placeholders bind org_id, team, title, macro_id, body, the write timestamp.
-const macroMacrosByTeamInsertCQL = `INSERT INTO macros_by_team (org_id, team, title, macro_id, body)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// macroMacrosByTeamRow binds macroMacrosByTeamInsertCQL for e, written at ts;
-// macros_by_team has no column to leave unset.
 func macroMacrosByTeamRow(e *Macro, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.Team, e.Title, e.MacroID, e.Body, ts}
 }
 
-// macroMacrosByTeamKey is the primary key of e in macros_by_team, in order,
-// bucket included.
 func macroMacrosByTeamKey(e *Macro) []any {
 	return []any{e.OrgID, e.Team, e.Title, e.MacroID}
 }
 
-// macroMacrosByTeamDeleteCQL deletes a row of macros_by_team by its primary
-// key. Its placeholders bind the write timestamp, org_id, team, title,
-// macro_id.
-const macroMacrosByTeamDeleteCQL = `DELETE FROM macros_by_team
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND team = ? AND title = ? AND macro_id = ?`
-
-// macroMacrosByTeamScanCQL reads a token range of macros_by_team for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const macroMacrosByTeamScanCQL = `SELECT org_id, team, title, macro_id, body, writetime(body)
-	FROM macros_by_team
-	WHERE token(org_id, team) > ? AND token(org_id, team) <= ?`
-
-// macroMacrosByTeamFirstCQL reads a partition of macros_by_team from its first
-// row. cqlgenimpl.ReadPage binds org_id, team.
-const macroMacrosByTeamFirstCQL = `SELECT org_id, team, title, macro_id, body
-	FROM macros_by_team
-	WHERE org_id = ? AND team = ?`
-
-// macroMacrosByTeamFirstFromCQL reads a partition of macros_by_team from the
-// From bound. cqlgenimpl.ReadPage binds org_id, team, From.
-const macroMacrosByTeamFirstFromCQL = `SELECT org_id, team, title, macro_id, body
-	FROM macros_by_team
-	WHERE org_id = ? AND team = ? AND title >= ?`
-
-// macroMacrosByTeamFirstToCQL reads a partition of macros_by_team from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds org_id, team, To.
-const macroMacrosByTeamFirstToCQL = `SELECT org_id, team, title, macro_id, body
-	FROM macros_by_team
-	WHERE org_id = ? AND team = ? AND title < ?`
-
-// macroMacrosByTeamFirstFromToCQL reads a partition of macros_by_team between
-// the bounds. cqlgenimpl.ReadPage binds org_id, team, From, To.
-const macroMacrosByTeamFirstFromToCQL = `SELECT org_id, team, title, macro_id, body
-	FROM macros_by_team
-	WHERE org_id = ? AND team = ? AND title >= ? AND title < ?`
-
-// macroMacrosByTeamAfter0CQL continues a read of macros_by_team after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// org_id, team, title, macro_id.
-const macroMacrosByTeamAfter0CQL = `SELECT org_id, team, title, macro_id, body
-	FROM macros_by_team
-	WHERE org_id = ? AND team = ? AND (title, macro_id) > (?, ?)`
-
-// macroMacrosByTeamAfterToCQL continues a read of macros_by_team after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds org_id, team, title, macro_id,
-// To.
-const macroMacrosByTeamAfterToCQL = `SELECT org_id, team, title, macro_id, body
-	FROM macros_by_team
-	WHERE org_id = ? AND team = ? AND (title, macro_id) > (?, ?)
-		AND title < ?`
-
-// macroMacrosByTeamAtOrAfterCQL continues a read of macros_by_team at or after
-// a row. cqlgenimpl.ReadPage binds org_id, team, title, macro_id.
-const macroMacrosByTeamAtOrAfterCQL = `SELECT org_id, team, title, macro_id, body
-	FROM macros_by_team
-	WHERE org_id = ? AND team = ? AND (title, macro_id) >= (?, ?)`
-
-// macroMacrosByTeamAtOrAfterToCQL continues a read of macros_by_team at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds org_id, team,
-// title, macro_id, To.
-const macroMacrosByTeamAtOrAfterToCQL = `SELECT org_id, team, title, macro_id, body
-	FROM macros_by_team
-	WHERE org_id = ? AND team = ? AND (title, macro_id) >= (?, ?)
-		AND title < ?`
-
-// macroMacrosByTeamScan reads one row of macros_by_team into e; false when
-// there is none.
 func macroMacrosByTeamScan(it cqlgenimpl.Iter, e *Macro) bool {
 	return it.Scan(&e.OrgID, &e.Team, &e.Title, &e.MacroID, &e.Body)
 }
 
-// macroMacrosByTeamClustering is the clustering key of e in macros_by_team, in
-// order.
 func macroMacrosByTeamClustering(e *Macro) []any {
 	return []any{e.Title, e.MacroID}
 }
 
-// macroMacrosByTeamCompare orders rows of macros_by_team as its clustering
-// order does.
 func macroMacrosByTeamCompare(a, b *Macro) int {
-	if c := cmp.Compare(a.Title, b.Title); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.MacroID, b.MacroID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Title, b.Title), cmp.Compare(a.MacroID, b.MacroID))
 }
 
 // MacroRepo reads and writes Macro in its tables (macros, macros_by_title,
-// macros_by_team), keeping every copy in step; macros is the source of truth.
+// macros_by_team), kept in step with macros.
 type MacroRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewMacroRepo returns a repository of Macro on s. The default strategy is a
-// logged batch.
+// NewMacroRepo returns a repository of Macro on s.
 func NewMacroRepo(s cqlgen.Session, opts ...cqlgen.Option) *MacroRepo {
-	return &MacroRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &MacroRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// macroCheck rejects a Macro whose partition key values are empty.
 func macroCheck(e *Macro) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "macros",
-		}
+		return cqlgenimpl.EmptyKey("macros", "org_id")
 	}
 	if e.MacroID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "macro_id",
-			Table:  "macros",
-		}
+		return cqlgenimpl.EmptyKey("macros", "macro_id")
 	}
 	if e.Team == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "team",
-			Table:  "macros_by_team",
-		}
+		return cqlgenimpl.EmptyKey("macros_by_team", "team")
 	}
 	return nil
 }
 
-// macroCheckKey rejects a Macro whose partition key value in macros, the
-// source of truth, is empty.
 func macroCheckKey(e *Macro) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "macros",
-		}
+		return cqlgenimpl.EmptyKey("macros", "org_id")
 	}
 	if e.MacroID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "macro_id",
-			Table:  "macros",
-		}
+		return cqlgenimpl.EmptyKey("macros", "macro_id")
 	}
 	return nil
 }
 
-// macroWrites is the write protocol of Macro: its source of truth, macros, and
-// the tables the protocol keeps in step with it.
 var macroWrites = &cqlgenimpl.Entity[Macro]{
 	Canonical: macroMacros,
 	State:     macroMacrosState,
@@ -4463,18 +1996,11 @@ var macroWrites = &cqlgenimpl.Entity[Macro]{
 	},
 }
 
-// Insert writes e to every table of Macro, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on macros, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Macro, leaving nil pointers
+// and empty collections unset, through the write protocol on macros
+// (docs/repositories.md, The write protocol).
 func (r *MacroRepo) Insert(ctx context.Context, e *Macro, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Macro", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, macroCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -4482,19 +2008,11 @@ func (r *MacroRepo) Insert(ctx context.Context, e *Macro, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, macroWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Macro whose key in macros is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on macros's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Macro with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// macros (docs/repositories.md, The write protocol).
 func (r *MacroRepo) Update(ctx context.Context, e *Macro, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Macro", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, macroCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -4502,16 +2020,11 @@ func (r *MacroRepo) Update(ctx context.Context, e *Macro, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, macroWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Macro whose key in macros is e's from every table; the
-// rows of the other tables are found from macros's values, so e needs only its
-// key. Deleting what does not exist is not an error. If it returns an error,
-// it may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Macro with e's key from every table (e needs only its
+// key), through the write protocol on macros (docs/repositories.md, The write
+// protocol).
 func (r *MacroRepo) Delete(ctx context.Context, e *Macro, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Macro", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, macroCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -4519,26 +2032,15 @@ func (r *MacroRepo) Delete(ctx context.Context, e *Macro, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, macroWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Macro with the given key from macros, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Macro since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Macro with the given key from macros with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *MacroRepo) GetVersioned(ctx context.Context, orgID string, macroID string) (_ *Macro, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Macro", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "GetVersioned").End(&err)
 	if orgID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "macros",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("macros", "org_id")
 	}
 	if macroID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "macro_id",
-			Table:  "macros",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("macros", "macro_id")
 	}
 	e := &Macro{}
 	e.OrgID = orgID
@@ -4546,33 +2048,16 @@ func (r *MacroRepo) GetVersioned(ctx context.Context, orgID string, macroID stri
 	return cqlgenimpl.Versioned(ctx, r.s, macroWrites, e)
 }
 
-// Modify reads the Macro with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Macro since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// macros (cqlgen.ErrKeyChanged). It returns the Macro written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Macro with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *MacroRepo) Modify(ctx context.Context, orgID string, macroID string, change func(*Macro) error, opts ...cqlgen.Option) (_ *Macro, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Macro", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Modify").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "macros",
-		}
+		return nil, cqlgenimpl.EmptyKey("macros", "org_id")
 	}
 	if macroID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "macro_id",
-			Table:  "macros",
-		}
+		return nil, cqlgenimpl.EmptyKey("macros", "macro_id")
 	}
 	e := &Macro{}
 	e.OrgID = orgID
@@ -4584,103 +2069,61 @@ func (r *MacroRepo) Modify(ctx context.Context, orgID string, macroID string, ch
 	return cqlgenimpl.Modify(ctx, r.s, o, macroWrites, e, macroCheck, change)
 }
 
-// Entity names the entity MacroRepo keeps: Macro.
+// Entity is Macro.
 func (r *MacroRepo) Entity() string {
 	return "Macro"
 }
 
-// Tables lists the tables of Macro that Repair and Backfill write: every one
-// but macros, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but macros.
 func (r *MacroRepo) Tables() []string {
 	return []string{"macros_by_title", "macros_by_team"}
 }
 
-// Verify compares every table of Macro with what macros, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows missing, stale or orphaned against macros.
 func (r *MacroRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Macro", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, macroWrites, "Macro", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Macro wins over; it is
-// safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *MacroRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Macro", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, macroWrites, "Macro", true, o)
 }
 
-// Backfill writes every row macros implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row macros implies into table.
 func (r *MacroRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Macro", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, macroWrites, "Macro", table, o)
 }
 
-// Get reads the Macro with the given key from macros, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Macro with the given key from macros; cqlgen.ErrNotFound if
+// there is none.
 func (r *MacroRepo) Get(ctx context.Context, orgID string, macroID string) (_ *Macro, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Macro", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Get").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "macros",
-		}
+		return nil, cqlgenimpl.EmptyKey("macros", "org_id")
 	}
 	if macroID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "macro_id",
-			Table:  "macros",
-		}
+		return nil, cqlgenimpl.EmptyKey("macros", "macro_id")
 	}
 	var e Macro
 	e.OrgID = orgID
 	e.MacroID = macroID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   macroMacros.Get,
-		Values: []any{e.OrgID, e.MacroID},
-	}, macroMacrosScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, macroMacros.Get, []any{e.OrgID, e.MacroID}, macroMacrosScan)
 }
 
 // GetMany reads the Macros of one org_id with the given macro_id values from
-// macros, the source of truth, in one query (macro_id IN ?): Rows[i] is the
-// Macro of macroIDs[i], nil when there is none, and Missing lists those
-// indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// macros in one query: Rows[i] is macroIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *MacroRepo) GetMany(ctx context.Context, orgID string, macroIDs []string) (_ cqlgen.Found[Macro], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Macro", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "GetMany").End(&err)
 	if orgID == "" {
-		return cqlgen.Found[Macro]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "macros",
-		}
+		return cqlgen.Found[Macro]{}, cqlgenimpl.EmptyKey("macros", "org_id")
 	}
 	for _, k := range macroIDs {
 		if k == "" {
-			return cqlgen.Found[Macro]{}, &cqlgen.EmptyKeyError{
-				Column: "macro_id",
-				Table:  "macros",
-			}
+			return cqlgen.Found[Macro]{}, cqlgenimpl.EmptyKey("macros", "macro_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, macroMacros, []any{orgID}, macroIDs, r.opts.MaxKeys, macroMacrosScan, func(e *Macro) string {
@@ -4690,18 +2133,22 @@ func (r *MacroRepo) GetMany(ctx context.Context, orgID string, macroIDs []string
 
 // MacrosByTitleOptions are the optional parts of a MacrosByTitle read.
 type MacrosByTitleOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// TitleFrom and TitleTo bound title, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// TitleFrom (inclusive) and TitleTo (exclusive) bound title in read order;
+	// nil: open.
 	TitleFrom, TitleTo *string
-	// TitleFromExclusive leaves out the rows at TitleFrom, TitleToInclusive
-	// takes in those at TitleTo; each is ignored without its bound.
+	// TitleFromExclusive and TitleToInclusive change the bounds' defaults.
 	TitleFromExclusive, TitleToInclusive bool
+}
+
+var macroMacrosByTitleRead = cqlgenimpl.ReadSpec[Macro]{
+	Compare: macroMacrosByTitleCompare,
+	Key:     macroMacrosByTitleClustering,
+	Scan:    macroMacrosByTitleScan,
+	Table:   macroMacrosByTitle,
 }
 
 // MacrosByTitle reads an organisation's macros by title, from macros_by_title,
@@ -4710,350 +2157,83 @@ type MacrosByTitleOptions struct {
 // Deprecated: macros_by_title is on its way out; read macros_by_team through
 // MacrosByTeam once it is backfilled.
 func (r *MacroRepo) MacrosByTitle(ctx context.Context, orgID string, o *MacrosByTitleOptions) (_ cqlgen.Page[Macro], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Macro", "MacrosByTitle")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "MacrosByTitle").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[Macro]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "macros_by_title",
-		}
+		return cqlgen.Page[Macro]{}, cqlgenimpl.EmptyKey("macros_by_title", "org_id")
 	}
 	if o == nil {
 		o = &MacrosByTitleOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Macro]{
-		Compare:   macroMacrosByTitleCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       macroMacrosByTitleClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orgID},
-		Scan:      macroMacrosByTitleScan,
-		Table:     macroMacrosByTitle,
-	}
-	if o.TitleFrom != nil {
-		spec.From, spec.FromExclusive = *o.TitleFrom, o.TitleFromExclusive
-	}
-	if o.TitleTo != nil {
-		spec.To, spec.ToInclusive = *o.TitleTo, o.TitleToInclusive
-	}
+	spec := macroMacrosByTitleRead.With([]any{orgID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.TitleFrom, o.TitleTo, o.TitleFromExclusive, o.TitleToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // MacrosByTeamOptions are the optional parts of a MacrosByTeam read.
 type MacrosByTeamOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// TitleFrom and TitleTo bound title, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// TitleFrom (inclusive) and TitleTo (exclusive) bound title in read order;
+	// nil: open.
 	TitleFrom, TitleTo *string
-	// TitleFromExclusive leaves out the rows at TitleFrom, TitleToInclusive
-	// takes in those at TitleTo; each is ignored without its bound.
+	// TitleFromExclusive and TitleToInclusive change the bounds' defaults.
 	TitleFromExclusive, TitleToInclusive bool
+}
+
+var macroMacrosByTeamRead = cqlgenimpl.ReadSpec[Macro]{
+	Compare: macroMacrosByTeamCompare,
+	Key:     macroMacrosByTeamClustering,
+	Scan:    macroMacrosByTeamScan,
+	Table:   macroMacrosByTeam,
 }
 
 // MacrosByTeam reads a team's macros by title, from macros_by_team, in pages:
 // one partition, in clustering order.
 func (r *MacroRepo) MacrosByTeam(ctx context.Context, orgID string, team string, o *MacrosByTeamOptions) (_ cqlgen.Page[Macro], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Macro", "MacrosByTeam")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "MacrosByTeam").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[Macro]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "macros_by_team",
-		}
+		return cqlgen.Page[Macro]{}, cqlgenimpl.EmptyKey("macros_by_team", "org_id")
 	}
 	if team == "" {
-		return cqlgen.Page[Macro]{}, &cqlgen.EmptyKeyError{
-			Column: "team",
-			Table:  "macros_by_team",
-		}
+		return cqlgen.Page[Macro]{}, cqlgenimpl.EmptyKey("macros_by_team", "team")
 	}
 	if o == nil {
 		o = &MacrosByTeamOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Macro]{
-		Compare:   macroMacrosByTeamCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       macroMacrosByTeamClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orgID, team},
-		Scan:      macroMacrosByTeamScan,
-		Table:     macroMacrosByTeam,
-	}
-	if o.TitleFrom != nil {
-		spec.From, spec.FromExclusive = *o.TitleFrom, o.TitleFromExclusive
-	}
-	if o.TitleTo != nil {
-		spec.To, spec.ToInclusive = *o.TitleTo, o.TitleToInclusive
-	}
+	spec := macroMacrosByTeamRead.With([]any{orgID, team}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.TitleFrom, o.TitleTo, o.TitleFromExclusive, o.TitleToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// replyRepliesByTicket: the statements of table replies_by_ticket, which is
-// the source of truth of Reply.
+// replyRepliesByTicket is table replies_by_ticket, which is the source of
+// truth of Reply (statements in schema.md).
 var replyRepliesByTicket = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "replies_by_ticket",
-	Pattern: "RepliesByTicket",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "ticket_id", Type: "timeuuid"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "channel", Type: "text"},
-		{Name: "sent_at", Type: "timestamp", Desc: true},
-		{Name: "reply_id", Type: "timeuuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "ticket_id", Type: "timeuuid"},
-		{Name: "channel", Type: "text"},
-		{Name: "sent_at", Type: "timestamp", Desc: true},
-		{Name: "reply_id", Type: "timeuuid"},
-		{Name: "author", Type: "text"},
-		{Name: "body", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      replyRepliesByTicketInsertCQL,
-		InsertTTL:   replyRepliesByTicketInsertTTLCQL,
-		Create:      replyRepliesByTicketCreateCQL,
-		Delete:      replyRepliesByTicketDeleteCQL,
-		Get:         replyRepliesByTicketGetCQL,
-		First:       replyRepliesByTicketFirstCQL,
-		FirstFrom:   replyRepliesByTicketFirstFromCQL,
-		FirstTo:     replyRepliesByTicketFirstToCQL,
-		FirstFromTo: replyRepliesByTicketFirstFromToCQL,
-		After: []string{
-			replyRepliesByTicketAfter0CQL,
-			replyRepliesByTicketAfter1CQL,
-			replyRepliesByTicketAfter2CQL,
-		},
-		AfterTo:   replyRepliesByTicketAfterToCQL,
-		AtOrAfter: replyRepliesByTicketAtOrAfterCQL,
-		Prefix: []cqlgenimpl.PageCQL{
-			{
-				First:       replyRepliesByTicketEq1FirstCQL,
-				FirstFrom:   replyRepliesByTicketEq1FirstFromCQL,
-				FirstTo:     replyRepliesByTicketEq1FirstToCQL,
-				FirstFromTo: replyRepliesByTicketEq1FirstFromToCQL,
-				After: []string{
-					replyRepliesByTicketEq1After1CQL,
-					replyRepliesByTicketEq1After2CQL,
-				},
-				AfterTo:   replyRepliesByTicketEq1AfterToCQL,
-				AtOrAfter: replyRepliesByTicketEq1AtOrAfterCQL,
-			},
-		},
-	},
+	Name:         "replies_by_ticket",
+	Pattern:      "RepliesByTicket",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "ticket_id timeuuid"),
+	Clustering:   cqlgenimpl.Cols("channel text", "sent_at timestamp desc", "reply_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("author text", "body text"),
+	Canonical:    true,
+	Single:       true,
+	Prefix:       1,
 })
 
-// replyRepliesByTicketInsertCQL writes a whole row of replies_by_ticket. Its
-// placeholders bind org_id, ticket_id, channel, sent_at, reply_id, author,
-// body, the write timestamp.
-const replyRepliesByTicketInsertCQL = `INSERT INTO replies_by_ticket (org_id, ticket_id, channel, sent_at,
-		reply_id, author, body)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// replyRepliesByTicketRow binds replyRepliesByTicketInsertCQL for e, written
-// at ts.
-func replyRepliesByTicketRow(e *Reply, ts int64) []any {
+func replyRepliesByTicketRow(e *Reply, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID, e.Author, e.Body, ts}
 }
 
-// replyRepliesByTicketInsertTTLCQL writes a whole row of replies_by_ticket
-// with a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds org_id,
-// ticket_id, channel, sent_at, reply_id, author, body, the TTL in seconds
-// (unset: the table's default), the write timestamp.
-const replyRepliesByTicketInsertTTLCQL = `INSERT INTO replies_by_ticket (org_id, ticket_id, channel, sent_at,
-		reply_id, author, body)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// replyRepliesByTicketCreateCQL writes a whole row of replies_by_ticket if no
-// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
-// takes no client timestamp. cqlgenimpl.ReadPage binds org_id, ticket_id,
-// channel, sent_at, reply_id, author, body, the TTL in seconds (unset: the
-// table's default).
-const replyRepliesByTicketCreateCQL = `INSERT INTO replies_by_ticket (org_id, ticket_id, channel, sent_at,
-		reply_id, author, body)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// replyRepliesByTicketDeleteCQL deletes a row of replies_by_ticket by its
-// primary key. Its placeholders bind the write timestamp, org_id, ticket_id,
-// channel, sent_at, reply_id.
-const replyRepliesByTicketDeleteCQL = `DELETE FROM replies_by_ticket
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at = ?
-		AND reply_id = ?`
-
-// replyRepliesByTicketGetCQL reads a row of replies_by_ticket by its primary
-// key. Its placeholders bind org_id, ticket_id, channel, sent_at, reply_id.
-const replyRepliesByTicketGetCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at = ?
-		AND reply_id = ?`
-
-// replyRepliesByTicketScan reads one row of replies_by_ticket into e; false
-// when there is none.
 func replyRepliesByTicketScan(it cqlgenimpl.Iter, e *Reply) bool {
 	return it.Scan(&e.OrgID, &e.TicketID, &e.Channel, &e.SentAt, &e.ReplyID, &e.Author, &e.Body)
 }
 
-// replyRepliesByTicketFirstCQL reads a partition of replies_by_ticket from its
-// first row. cqlgenimpl.ReadPage binds org_id, ticket_id.
-const replyRepliesByTicketFirstCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ?`
-
-// replyRepliesByTicketFirstFromCQL reads a partition of replies_by_ticket from
-// the From bound. cqlgenimpl.ReadPage binds org_id, ticket_id, From.
-const replyRepliesByTicketFirstFromCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel >= ?`
-
-// replyRepliesByTicketFirstToCQL reads a partition of replies_by_ticket from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds org_id,
-// ticket_id, To.
-const replyRepliesByTicketFirstToCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel < ?`
-
-// replyRepliesByTicketFirstFromToCQL reads a partition of replies_by_ticket
-// between the bounds. cqlgenimpl.ReadPage binds org_id, ticket_id, From, To.
-const replyRepliesByTicketFirstFromToCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel >= ? AND channel < ?`
-
-// replyRepliesByTicketAfter0CQL continues a read of replies_by_ticket after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds org_id, ticket_id, channel.
-const replyRepliesByTicketAfter0CQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel > ?`
-
-// replyRepliesByTicketAfter1CQL continues a read of replies_by_ticket after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds org_id, ticket_id, channel, sent_at.
-const replyRepliesByTicketAfter1CQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at < ?`
-
-// replyRepliesByTicketAfter2CQL continues a read of replies_by_ticket after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds org_id, ticket_id, channel, sent_at, reply_id.
-const replyRepliesByTicketAfter2CQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at = ?
-		AND reply_id > ?`
-
-// replyRepliesByTicketAfterToCQL continues a read of replies_by_ticket after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds org_id, ticket_id,
-// channel, To.
-const replyRepliesByTicketAfterToCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel > ? AND channel < ?`
-
-// replyRepliesByTicketAtOrAfterCQL continues a read of replies_by_ticket at or
-// after a row. cqlgenimpl.ReadPage binds org_id, ticket_id, channel, sent_at,
-// reply_id.
-const replyRepliesByTicketAtOrAfterCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at = ?
-		AND reply_id >= ?`
-
-// replyRepliesByTicketEq1FirstCQL reads a partition of replies_by_ticket from
-// its first row, in the rows of one channel. cqlgenimpl.ReadPage binds org_id,
-// ticket_id, channel.
-const replyRepliesByTicketEq1FirstCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel = ?`
-
-// replyRepliesByTicketEq1FirstFromCQL reads a partition of replies_by_ticket
-// from the From bound, in the rows of one channel. cqlgenimpl.ReadPage binds
-// org_id, ticket_id, channel, From.
-const replyRepliesByTicketEq1FirstFromCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at <= ?`
-
-// replyRepliesByTicketEq1FirstToCQL reads a partition of replies_by_ticket
-// from its first row up to the To bound, in the rows of one channel.
-// cqlgenimpl.ReadPage binds org_id, ticket_id, channel, To.
-const replyRepliesByTicketEq1FirstToCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at > ?`
-
-// replyRepliesByTicketEq1FirstFromToCQL reads a partition of replies_by_ticket
-// between the bounds, in the rows of one channel. cqlgenimpl.ReadPage binds
-// org_id, ticket_id, channel, From, To.
-const replyRepliesByTicketEq1FirstFromToCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at <= ?
-		AND sent_at > ?`
-
-// replyRepliesByTicketEq1After1CQL continues a read of replies_by_ticket after
-// a row, at one run of clustering columns of one direction, in the rows of one
-// channel. cqlgenimpl.ReadPage binds org_id, ticket_id, channel, sent_at.
-const replyRepliesByTicketEq1After1CQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at < ?`
-
-// replyRepliesByTicketEq1After2CQL continues a read of replies_by_ticket after
-// a row, at one run of clustering columns of one direction, in the rows of one
-// channel. cqlgenimpl.ReadPage binds org_id, ticket_id, channel, sent_at,
-// reply_id.
-const replyRepliesByTicketEq1After2CQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at = ?
-		AND reply_id > ?`
-
-// replyRepliesByTicketEq1AfterToCQL continues a read of replies_by_ticket
-// after a row, up to the To bound, in the rows of one channel.
-// cqlgenimpl.ReadPage binds org_id, ticket_id, channel, sent_at, To.
-const replyRepliesByTicketEq1AfterToCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at < ?
-		AND sent_at > ?`
-
-// replyRepliesByTicketEq1AtOrAfterCQL continues a read of replies_by_ticket at
-// or after a row, in the rows of one channel. cqlgenimpl.ReadPage binds
-// org_id, ticket_id, channel, sent_at, reply_id.
-const replyRepliesByTicketEq1AtOrAfterCQL = `SELECT org_id, ticket_id, channel, sent_at, reply_id, author, body
-	FROM replies_by_ticket
-	WHERE org_id = ? AND ticket_id = ? AND channel = ? AND sent_at = ?
-		AND reply_id >= ?`
-
-// replyRepliesByTicketClustering is the clustering key of e in
-// replies_by_ticket, in order.
 func replyRepliesByTicketClustering(e *Reply) []any {
 	return []any{e.Channel, e.SentAt, e.ReplyID}
 }
 
-// replyRepliesByTicketCompare orders rows of replies_by_ticket as its
-// clustering order does.
 func replyRepliesByTicketCompare(a, b *Reply) int {
-	if c := cmp.Compare(a.Channel, b.Channel); c != 0 {
-		return c
-	}
-	if c := a.SentAt.Compare(b.SentAt); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareTimeUUID(a.ReplyID, b.ReplyID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Channel, b.Channel), -a.SentAt.Compare(b.SentAt), cqlgenimpl.CompareTimeUUID(a.ReplyID, b.ReplyID))
 }
 
 // ReplyRepo reads and writes Reply in table replies_by_ticket.
@@ -5062,134 +2242,71 @@ type ReplyRepo struct {
 	opts cqlgen.Options
 }
 
-// NewReplyRepo returns a repository of Reply on s. The default strategy is a
-// logged batch.
+// NewReplyRepo returns a repository of Reply on s.
 func NewReplyRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReplyRepo {
-	return &ReplyRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &ReplyRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// replyCheck rejects a Reply whose partition key values are empty.
 func replyCheck(e *Reply) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "replies_by_ticket",
-		}
+		return cqlgenimpl.EmptyKey("replies_by_ticket", "org_id")
 	}
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "replies_by_ticket",
-		}
+		return cqlgenimpl.EmptyKey("replies_by_ticket", "ticket_id")
 	}
 	return nil
 }
 
-// Insert writes e to replies_by_ticket, at a client-side timestamp. Nil
-// pointers and empty collections are left unset, so no tombstones are written.
-// With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
-// change an entity that exists, use Update. With cqlgen.WithTTL the row
-// expires after that time instead of the table's default. With cqlgen.IfAbsent
-// it creates only, as InsertIfAbsent does, and a row with the key that differs
-// is a *cqlgen.VersionConflictError.
+var replyOne = cqlgenimpl.One[Reply]{
+	Check: replyCheck,
+	Delete: func(e *Reply, ts int64) []any {
+		return []any{ts, e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID}
+	},
+	Key: func(e *Reply) []any {
+		return []any{e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID}
+	},
+	Row:   replyRepliesByTicketRow,
+	Scan:  replyRepliesByTicketScan,
+	Table: replyRepliesByTicket,
+}
+
+// Insert writes e to replies_by_ticket, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *ReplyRepo) Insert(ctx context.Context, e *Reply, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reply", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, replyCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, replyRepliesByTicket, e, []any{e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID}, func(e *Reply, _ bool) []any {
-			return replyRepliesByTicketRow(e, 0)
-		}, replyRepliesByTicketScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(replyRepliesByTicket, o.TTL, replyRepliesByTicketRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reply", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &replyOne, e)
 }
 
-// InsertIfAbsent writes e to replies_by_ticket only if no row has its key
-// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
-// it applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in replies_by_ticket unless a row has its key (IF
+// NOT EXISTS); see docs/repositories.md, Conditional insert.
 func (r *ReplyRepo) InsertIfAbsent(ctx context.Context, e *Reply, opts ...cqlgen.Option) (_ cqlgen.Inserted[Reply], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reply", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, replyCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Reply]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, replyRepliesByTicket, e, []any{e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID}, func(e *Reply, _ bool) []any {
-		return replyRepliesByTicketRow(e, 0)
-	}, replyRepliesByTicketScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reply", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &replyOne, e)
 }
 
-// Update writes e over the row with its key in replies_by_ticket. Unlike
-// Insert, nil pointers and empty collections clear their columns. With
-// cqlgen.WithTTL the row expires after that time instead of the table's
-// default.
+// Update writes e over the row with its key in replies_by_ticket; nil pointers
+// and empty collections clear their columns.
 func (r *ReplyRepo) Update(ctx context.Context, e *Reply, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reply", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, replyCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(replyRepliesByTicket, o.TTL, replyRepliesByTicketRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reply", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &replyOne, e)
 }
 
 // Delete removes the row with e's key from replies_by_ticket.
 func (r *ReplyRepo) Delete(ctx context.Context, e *Reply, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reply", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, replyCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   replyRepliesByTicket.Delete,
-			Values: []any{ts, e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reply", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &replyOne, e)
 }
 
-// Get reads the Reply with the given key from replies_by_ticket, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Reply with the given key from replies_by_ticket;
+// cqlgen.ErrNotFound if there is none.
 func (r *ReplyRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID, channel string, sentAt time.Time, replyID gocql.UUID) (_ *Reply, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reply", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reply", "Get").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "replies_by_ticket",
-		}
+		return nil, cqlgenimpl.EmptyKey("replies_by_ticket", "org_id")
 	}
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "replies_by_ticket",
-		}
+		return nil, cqlgenimpl.EmptyKey("replies_by_ticket", "ticket_id")
 	}
 	var e Reply
 	e.OrgID = orgID
@@ -5197,63 +2314,46 @@ func (r *ReplyRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID, 
 	e.Channel = channel
 	e.SentAt = sentAt
 	e.ReplyID = replyID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   replyRepliesByTicket.Get,
-		Values: []any{e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID},
-	}, replyRepliesByTicketScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, replyRepliesByTicket.Get, []any{e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID}, replyRepliesByTicketScan)
 }
 
 // RepliesByTicketOptions are the optional parts of a RepliesByTicket read.
 type RepliesByTicketOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ChannelFrom and ChannelTo bound channel, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// ChannelFrom (inclusive) and ChannelTo (exclusive) bound channel in read
+	// order; nil: open.
 	ChannelFrom, ChannelTo *string
-	// ChannelFromExclusive leaves out the rows at ChannelFrom,
-	// ChannelToInclusive takes in those at ChannelTo; each is ignored without
-	// its bound.
+	// ChannelFromExclusive and ChannelToInclusive change the bounds' defaults.
 	ChannelFromExclusive, ChannelToInclusive bool
-	// ChannelEq fixes channel: the read returns only the rows with this value
-	// (nil: every value). Set with every Eq before it, it lets SentAtFrom and
-	// SentAtTo bound sent_at within them; no bound on an earlier column is
-	// allowed then.
+	// ChannelEq fixes channel (nil: every value); with every Eq before it,
+	// SentAtFrom and SentAtTo bound sent_at within it.
 	ChannelEq *string
-	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back, in
-	// the rows ChannelEq (and every Eq before it) fixes: From is inclusive, To
-	// exclusive; nil leaves that end open.
+	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at under
+	// ChannelEq; nil: open.
 	SentAtFrom, SentAtTo *time.Time
-	// SentAtFromExclusive leaves out the rows at SentAtFrom, SentAtToInclusive
-	// takes in those at SentAtTo; each is ignored without its bound.
+	// SentAtFromExclusive and SentAtToInclusive change the bounds' defaults.
 	SentAtFromExclusive, SentAtToInclusive bool
+}
+
+var replyRepliesByTicketRead = cqlgenimpl.ReadSpec[Reply]{
+	Compare: replyRepliesByTicketCompare,
+	Key:     replyRepliesByTicketClustering,
+	Scan:    replyRepliesByTicketScan,
+	Table:   replyRepliesByTicket,
 }
 
 // RepliesByTicket reads a ticket's replies by channel, newest first, from
 // replies_by_ticket, in pages: one partition, in clustering order.
 func (r *ReplyRepo) RepliesByTicket(ctx context.Context, orgID string, ticketID gocql.UUID, o *RepliesByTicketOptions) (_ cqlgen.Page[Reply], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reply", "RepliesByTicket")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reply", "RepliesByTicket").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[Reply]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "replies_by_ticket",
-		}
+		return cqlgen.Page[Reply]{}, cqlgenimpl.EmptyKey("replies_by_ticket", "org_id")
 	}
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return cqlgen.Page[Reply]{}, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "replies_by_ticket",
-		}
+		return cqlgen.Page[Reply]{}, cqlgenimpl.EmptyKey("replies_by_ticket", "ticket_id")
 	}
 	if o == nil {
 		o = &RepliesByTicketOptions{}
@@ -5261,118 +2361,33 @@ func (r *ReplyRepo) RepliesByTicket(ctx context.Context, orgID string, ticketID 
 	if err := cqlgenimpl.CheckPrefix([]string{"Channel", "SentAt"}, []bool{o.ChannelEq != nil}, []bool{o.ChannelFrom != nil || o.ChannelTo != nil, o.SentAtFrom != nil || o.SentAtTo != nil}); err != nil {
 		return cqlgen.Page[Reply]{}, err
 	}
-	spec := cqlgenimpl.ReadSpec[Reply]{
-		Compare:   replyRepliesByTicketCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       replyRepliesByTicketClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orgID, ticketID},
-		Scan:      replyRepliesByTicketScan,
-		Table:     replyRepliesByTicket,
-	}
+	spec := replyRepliesByTicketRead.With([]any{orgID, ticketID}, o.Limit, o.Cursor, r.opts)
 	if o.ChannelEq != nil {
 		spec.Prefix = append(spec.Prefix, *o.ChannelEq)
 	}
-	if o.ChannelFrom != nil {
-		spec.From, spec.FromExclusive = *o.ChannelFrom, o.ChannelFromExclusive
-	}
-	if o.ChannelTo != nil {
-		spec.To, spec.ToInclusive = *o.ChannelTo, o.ChannelToInclusive
-	}
-	if o.SentAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.SentAtFrom, o.SentAtFromExclusive
-	}
-	if o.SentAtTo != nil {
-		spec.To, spec.ToInclusive = *o.SentAtTo, o.SentAtToInclusive
-	}
+	cqlgenimpl.Bounds(&spec, o.ChannelFrom, o.ChannelTo, o.ChannelFromExclusive, o.ChannelToInclusive)
+	cqlgenimpl.Bounds(&spec, o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// agentSessionAgentSessions: the statements of table agent_sessions, which is
-// the source of truth of AgentSession.
+// agentSessionAgentSessions is table agent_sessions, which is the source of
+// truth of AgentSession (statements in schema.md).
 var agentSessionAgentSessions = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "agent_sessions",
-	Pattern: "AgentSessions",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "session_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "session_id", Type: "text"},
-		{Name: "agent_id", Type: "text"},
-		{Name: "signed_in", Type: "timestamp"},
-		{Name: "user_agent", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:    agentSessionAgentSessionsInsertCQL,
-		InsertTTL: agentSessionAgentSessionsInsertTTLCQL,
-		Create:    agentSessionAgentSessionsCreateCQL,
-		Delete:    agentSessionAgentSessionsDeleteCQL,
-		Get:       agentSessionAgentSessionsGetCQL,
-		GetMany:   agentSessionAgentSessionsGetManyCQL,
-	},
+	Name:         "agent_sessions",
+	Pattern:      "AgentSessions",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "session_id text"),
+	Columns:      cqlgenimpl.Cols("agent_id text", "signed_in timestamp", "user_agent text"),
+	Canonical:    true,
+	Single:       true,
 })
 
-// agentSessionAgentSessionsInsertCQL writes a whole row of agent_sessions. Its
-// placeholders bind org_id, session_id, agent_id, signed_in, user_agent, the
-// write timestamp.
-const agentSessionAgentSessionsInsertCQL = `INSERT INTO agent_sessions (org_id, session_id, agent_id, signed_in,
-		user_agent)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// agentSessionAgentSessionsRow binds agentSessionAgentSessionsInsertCQL for e,
-// written at ts.
-func agentSessionAgentSessionsRow(e *AgentSession, ts int64) []any {
+func agentSessionAgentSessionsRow(e *AgentSession, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.SessionID, e.AgentID, e.SignedIn, e.UserAgent, ts}
 }
 
-// agentSessionAgentSessionsInsertTTLCQL writes a whole row of agent_sessions
-// with a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds org_id,
-// session_id, agent_id, signed_in, user_agent, the TTL in seconds (unset: the
-// table's default), the write timestamp.
-const agentSessionAgentSessionsInsertTTLCQL = `INSERT INTO agent_sessions (org_id, session_id, agent_id, signed_in,
-		user_agent)
-	VALUES (?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// agentSessionAgentSessionsCreateCQL writes a whole row of agent_sessions if
-// no row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional
-// write takes no client timestamp. cqlgenimpl.ReadPage binds org_id,
-// session_id, agent_id, signed_in, user_agent, the TTL in seconds (unset: the
-// table's default).
-const agentSessionAgentSessionsCreateCQL = `INSERT INTO agent_sessions (org_id, session_id, agent_id, signed_in,
-		user_agent)
-	VALUES (?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// agentSessionAgentSessionsDeleteCQL deletes a row of agent_sessions by its
-// primary key. Its placeholders bind the write timestamp, org_id, session_id.
-const agentSessionAgentSessionsDeleteCQL = `DELETE FROM agent_sessions
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND session_id = ?`
-
-// agentSessionAgentSessionsGetCQL reads a row of agent_sessions by its primary
-// key. Its placeholders bind org_id, session_id.
-const agentSessionAgentSessionsGetCQL = `SELECT org_id, session_id, agent_id, signed_in, user_agent
-	FROM agent_sessions
-	WHERE org_id = ? AND session_id = ?`
-
-// agentSessionAgentSessionsScan reads one row of agent_sessions into e; false
-// when there is none.
 func agentSessionAgentSessionsScan(it cqlgenimpl.Iter, e *AgentSession) bool {
 	return it.Scan(&e.OrgID, &e.SessionID, &e.AgentID, &e.SignedIn, &e.UserAgent)
 }
-
-// agentSessionAgentSessionsGetManyCQL reads the rows of agent_sessions of
-// several partition keys at once. cqlgenimpl.GetMany binds org_id, the list of
-// session_id values.
-const agentSessionAgentSessionsGetManyCQL = `SELECT org_id, session_id, agent_id, signed_in, user_agent
-	FROM agent_sessions
-	WHERE org_id = ? AND session_id IN ?`
 
 // AgentSessionRepo reads and writes AgentSession in table agent_sessions.
 type AgentSessionRepo struct {
@@ -5380,171 +2395,89 @@ type AgentSessionRepo struct {
 	opts cqlgen.Options
 }
 
-// NewAgentSessionRepo returns a repository of AgentSession on s. The default
-// strategy is a logged batch.
+// NewAgentSessionRepo returns a repository of AgentSession on s.
 func NewAgentSessionRepo(s cqlgen.Session, opts ...cqlgen.Option) *AgentSessionRepo {
-	return &AgentSessionRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &AgentSessionRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// agentSessionCheck rejects a AgentSession whose partition key values are
-// empty.
 func agentSessionCheck(e *AgentSession) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "agent_sessions",
-		}
+		return cqlgenimpl.EmptyKey("agent_sessions", "org_id")
 	}
 	if e.SessionID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "session_id",
-			Table:  "agent_sessions",
-		}
+		return cqlgenimpl.EmptyKey("agent_sessions", "session_id")
 	}
 	return nil
 }
 
-// Insert writes e to agent_sessions, at a client-side timestamp. Nil pointers
-// and empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+var agentSessionOne = cqlgenimpl.One[AgentSession]{
+	Check: agentSessionCheck,
+	Delete: func(e *AgentSession, ts int64) []any {
+		return []any{ts, e.OrgID, e.SessionID}
+	},
+	Key: func(e *AgentSession) []any {
+		return []any{e.OrgID, e.SessionID}
+	},
+	Row:   agentSessionAgentSessionsRow,
+	Scan:  agentSessionAgentSessionsScan,
+	Table: agentSessionAgentSessions,
+}
+
+// Insert writes e to agent_sessions, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *AgentSessionRepo) Insert(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AgentSession", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, agentSessionCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, agentSessionAgentSessions, e, []any{e.OrgID, e.SessionID}, func(e *AgentSession, _ bool) []any {
-			return agentSessionAgentSessionsRow(e, 0)
-		}, agentSessionAgentSessionsScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(agentSessionAgentSessions, o.TTL, agentSessionAgentSessionsRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "AgentSession", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &agentSessionOne, e)
 }
 
-// InsertIfAbsent writes e to agent_sessions only if no row has its key (INSERT
-// ... IF NOT EXISTS): create, never replace. The result says whether it
-// applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in agent_sessions unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *AgentSessionRepo) InsertIfAbsent(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (_ cqlgen.Inserted[AgentSession], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AgentSession", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, agentSessionCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[AgentSession]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, agentSessionAgentSessions, e, []any{e.OrgID, e.SessionID}, func(e *AgentSession, _ bool) []any {
-		return agentSessionAgentSessionsRow(e, 0)
-	}, agentSessionAgentSessionsScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "AgentSession", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &agentSessionOne, e)
 }
 
-// Update writes e over the row with its key in agent_sessions. Unlike Insert,
-// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
-// the row expires after that time instead of the table's default.
+// Update writes e over the row with its key in agent_sessions; nil pointers
+// and empty collections clear their columns.
 func (r *AgentSessionRepo) Update(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AgentSession", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, agentSessionCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(agentSessionAgentSessions, o.TTL, agentSessionAgentSessionsRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "AgentSession", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &agentSessionOne, e)
 }
 
 // Delete removes the row with e's key from agent_sessions.
 func (r *AgentSessionRepo) Delete(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AgentSession", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, agentSessionCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   agentSessionAgentSessions.Delete,
-			Values: []any{ts, e.OrgID, e.SessionID},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "AgentSession", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &agentSessionOne, e)
 }
 
-// Get reads the AgentSession with the given key from agent_sessions, the
-// source of truth; cqlgen.ErrNotFound if there is none.
+// Get reads the AgentSession with the given key from agent_sessions;
+// cqlgen.ErrNotFound if there is none.
 func (r *AgentSessionRepo) Get(ctx context.Context, orgID string, sessionID string) (_ *AgentSession, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AgentSession", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "AgentSession", "Get").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "agent_sessions",
-		}
+		return nil, cqlgenimpl.EmptyKey("agent_sessions", "org_id")
 	}
 	if sessionID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "session_id",
-			Table:  "agent_sessions",
-		}
+		return nil, cqlgenimpl.EmptyKey("agent_sessions", "session_id")
 	}
 	var e AgentSession
 	e.OrgID = orgID
 	e.SessionID = sessionID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   agentSessionAgentSessions.Get,
-		Values: []any{e.OrgID, e.SessionID},
-	}, agentSessionAgentSessionsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, agentSessionAgentSessions.Get, []any{e.OrgID, e.SessionID}, agentSessionAgentSessionsScan)
 }
 
 // GetMany reads the AgentSessions of one org_id with the given session_id
-// values from agent_sessions, the source of truth, in one query (session_id IN
-// ?): Rows[i] is the AgentSession of sessionIDs[i], nil when there is none,
-// and Missing lists those indexes. More keys than the repository allows
-// (cqlgen.DefaultMaxKeys, or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and
-// nothing is sent.
+// values from agent_sessions in one query: Rows[i] is sessionIDs[i]'s, nil
+// when missing (docs/repositories.md, Multi-get).
 func (r *AgentSessionRepo) GetMany(ctx context.Context, orgID string, sessionIDs []string) (_ cqlgen.Found[AgentSession], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "AgentSession", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "AgentSession", "GetMany").End(&err)
 	if orgID == "" {
-		return cqlgen.Found[AgentSession]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "agent_sessions",
-		}
+		return cqlgen.Found[AgentSession]{}, cqlgenimpl.EmptyKey("agent_sessions", "org_id")
 	}
 	for _, k := range sessionIDs {
 		if k == "" {
-			return cqlgen.Found[AgentSession]{}, &cqlgen.EmptyKeyError{
-				Column: "session_id",
-				Table:  "agent_sessions",
-			}
+			return cqlgen.Found[AgentSession]{}, cqlgenimpl.EmptyKey("agent_sessions", "session_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, agentSessionAgentSessions, []any{orgID}, sessionIDs, r.opts.MaxKeys, agentSessionAgentSessionsScan, func(e *AgentSession) string {
@@ -5552,82 +2485,24 @@ func (r *AgentSessionRepo) GetMany(ctx context.Context, orgID string, sessionIDs
 	})
 }
 
-// organisationOrganisations: the statements of table organisations, which is
-// the source of truth of Organisation.
+// organisationOrganisations is table organisations, which is the source of
+// truth of Organisation (statements in schema.md).
 var organisationOrganisations = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "organisations",
-	Pattern: "Organisations",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "owner", Type: "text"},
-		{Name: "plan", Type: "text"},
-		{Name: "signed_up", Type: "timestamp"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:    organisationOrganisationsInsertCQL,
-		InsertTTL: organisationOrganisationsInsertTTLCQL,
-		Create:    organisationOrganisationsCreateCQL,
-		Delete:    organisationOrganisationsDeleteCQL,
-		Get:       organisationOrganisationsGetCQL,
-		GetMany:   organisationOrganisationsGetManyCQL,
-	},
+	Name:         "organisations",
+	Pattern:      "Organisations",
+	PartitionKey: cqlgenimpl.Cols("org_id text"),
+	Columns:      cqlgenimpl.Cols("owner text", "plan text", "signed_up timestamp"),
+	Canonical:    true,
+	Single:       true,
 })
 
-// organisationOrganisationsInsertCQL writes a whole row of organisations. Its
-// placeholders bind org_id, owner, plan, signed_up, the write timestamp.
-const organisationOrganisationsInsertCQL = `INSERT INTO organisations (org_id, owner, plan, signed_up)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// organisationOrganisationsRow binds organisationOrganisationsInsertCQL for e,
-// written at ts.
-func organisationOrganisationsRow(e *Organisation, ts int64) []any {
+func organisationOrganisationsRow(e *Organisation, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.Owner, e.Plan, e.SignedUp, ts}
 }
 
-// organisationOrganisationsInsertTTLCQL writes a whole row of organisations
-// with a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds org_id,
-// owner, plan, signed_up, the TTL in seconds (unset: the table's default), the
-// write timestamp.
-const organisationOrganisationsInsertTTLCQL = `INSERT INTO organisations (org_id, owner, plan, signed_up)
-	VALUES (?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// organisationOrganisationsCreateCQL writes a whole row of organisations if no
-// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
-// takes no client timestamp. cqlgenimpl.ReadPage binds org_id, owner, plan,
-// signed_up, the TTL in seconds (unset: the table's default).
-const organisationOrganisationsCreateCQL = `INSERT INTO organisations (org_id, owner, plan, signed_up)
-	VALUES (?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// organisationOrganisationsDeleteCQL deletes a row of organisations by its
-// primary key. Its placeholders bind the write timestamp, org_id.
-const organisationOrganisationsDeleteCQL = `DELETE FROM organisations
-	USING TIMESTAMP ?
-	WHERE org_id = ?`
-
-// organisationOrganisationsGetCQL reads a row of organisations by its primary
-// key. Its placeholders bind org_id.
-const organisationOrganisationsGetCQL = `SELECT org_id, owner, plan, signed_up
-	FROM organisations
-	WHERE org_id = ?`
-
-// organisationOrganisationsScan reads one row of organisations into e; false
-// when there is none.
 func organisationOrganisationsScan(it cqlgenimpl.Iter, e *Organisation) bool {
 	return it.Scan(&e.OrgID, &e.Owner, &e.Plan, &e.SignedUp)
 }
-
-// organisationOrganisationsGetManyCQL reads the rows of organisations of
-// several partition keys at once. cqlgenimpl.GetMany binds the list of org_id
-// values.
-const organisationOrganisationsGetManyCQL = `SELECT org_id, owner, plan, signed_up
-	FROM organisations
-	WHERE org_id IN ?`
 
 // OrganisationRepo reads and writes Organisation in table organisations.
 type OrganisationRepo struct {
@@ -5635,151 +2510,79 @@ type OrganisationRepo struct {
 	opts cqlgen.Options
 }
 
-// NewOrganisationRepo returns a repository of Organisation on s. The default
-// strategy is a logged batch.
+// NewOrganisationRepo returns a repository of Organisation on s.
 func NewOrganisationRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrganisationRepo {
-	return &OrganisationRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &OrganisationRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// organisationCheck rejects a Organisation whose partition key values are
-// empty.
 func organisationCheck(e *Organisation) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "organisations",
-		}
+		return cqlgenimpl.EmptyKey("organisations", "org_id")
 	}
 	return nil
 }
 
-// Insert writes e to organisations, at a client-side timestamp. Nil pointers
-// and empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+var organisationOne = cqlgenimpl.One[Organisation]{
+	Check: organisationCheck,
+	Delete: func(e *Organisation, ts int64) []any {
+		return []any{ts, e.OrgID}
+	},
+	Key: func(e *Organisation) []any {
+		return []any{e.OrgID}
+	},
+	Row:   organisationOrganisationsRow,
+	Scan:  organisationOrganisationsScan,
+	Table: organisationOrganisations,
+}
+
+// Insert writes e to organisations, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *OrganisationRepo) Insert(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Organisation", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, organisationCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, organisationOrganisations, e, []any{e.OrgID}, func(e *Organisation, _ bool) []any {
-			return organisationOrganisationsRow(e, 0)
-		}, organisationOrganisationsScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(organisationOrganisations, o.TTL, organisationOrganisationsRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Organisation", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &organisationOne, e)
 }
 
-// InsertIfAbsent writes e to organisations only if no row has its key (INSERT
-// ... IF NOT EXISTS): create, never replace. The result says whether it
-// applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in organisations unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *OrganisationRepo) InsertIfAbsent(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (_ cqlgen.Inserted[Organisation], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Organisation", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, organisationCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Organisation]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, organisationOrganisations, e, []any{e.OrgID}, func(e *Organisation, _ bool) []any {
-		return organisationOrganisationsRow(e, 0)
-	}, organisationOrganisationsScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "Organisation", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &organisationOne, e)
 }
 
-// Update writes e over the row with its key in organisations. Unlike Insert,
-// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
-// the row expires after that time instead of the table's default.
+// Update writes e over the row with its key in organisations; nil pointers and
+// empty collections clear their columns.
 func (r *OrganisationRepo) Update(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Organisation", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, organisationCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(organisationOrganisations, o.TTL, organisationOrganisationsRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Organisation", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &organisationOne, e)
 }
 
 // Delete removes the row with e's key from organisations.
 func (r *OrganisationRepo) Delete(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Organisation", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, organisationCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   organisationOrganisations.Delete,
-			Values: []any{ts, e.OrgID},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Organisation", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &organisationOne, e)
 }
 
-// Get reads the Organisation with the given key from organisations, the source
-// of truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Organisation with the given key from organisations;
+// cqlgen.ErrNotFound if there is none.
 func (r *OrganisationRepo) Get(ctx context.Context, orgID string) (_ *Organisation, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Organisation", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Organisation", "Get").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "organisations",
-		}
+		return nil, cqlgenimpl.EmptyKey("organisations", "org_id")
 	}
 	var e Organisation
 	e.OrgID = orgID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   organisationOrganisations.Get,
-		Values: []any{e.OrgID},
-	}, organisationOrganisationsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, organisationOrganisations.Get, []any{e.OrgID}, organisationOrganisationsScan)
 }
 
 // GetMany reads the Organisations with the given org_id values from
-// organisations, the source of truth, in one query (org_id IN ?): Rows[i] is
-// the Organisation of orgIDs[i], nil when there is none, and Missing lists
-// those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys,
-// or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// organisations in one query: Rows[i] is orgIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *OrganisationRepo) GetMany(ctx context.Context, orgIDs []string) (_ cqlgen.Found[Organisation], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Organisation", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Organisation", "GetMany").End(&err)
 	for _, k := range orgIDs {
 		if k == "" {
-			return cqlgen.Found[Organisation]{}, &cqlgen.EmptyKeyError{
-				Column: "org_id",
-				Table:  "organisations",
-			}
+			return cqlgen.Found[Organisation]{}, cqlgenimpl.EmptyKey("organisations", "org_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, organisationOrganisations, []any{}, orgIDs, r.opts.MaxKeys, organisationOrganisationsScan, func(e *Organisation) string {
@@ -5787,108 +2590,31 @@ func (r *OrganisationRepo) GetMany(ctx context.Context, orgIDs []string) (_ cqlg
 	})
 }
 
-// timeEntryTimeEntries: the statements of table time_entries, which is the
-// source of truth of TimeEntry.
+// timeEntryTimeEntries is table time_entries, which is the source of truth of
+// TimeEntry (statements in schema.md).
 var timeEntryTimeEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "time_entries",
-	Pattern: "TimeEntries",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "agent_id", Type: "text"},
-		{Name: "week_start", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "logged_at", Type: "timestamp", Desc: true},
-		{Name: "entry_id", Type: "timeuuid"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      timeEntryTimeEntriesInsertCQL,
-		Delete:      timeEntryTimeEntriesDeleteCQL,
-		Get:         timeEntryTimeEntriesGetCQL,
-		Scan:        timeEntryTimeEntriesScanCQL,
-		State:       timeEntryTimeEntriesStateCQL,
-		First:       timeEntryTimeEntriesFirstCQL,
-		FirstFrom:   timeEntryTimeEntriesFirstFromCQL,
-		FirstTo:     timeEntryTimeEntriesFirstToCQL,
-		FirstFromTo: timeEntryTimeEntriesFirstFromToCQL,
-		After: []string{
-			timeEntryTimeEntriesAfter0CQL,
-			timeEntryTimeEntriesAfter1CQL,
-		},
-		AfterTo:   timeEntryTimeEntriesAfterToCQL,
-		AtOrAfter: timeEntryTimeEntriesAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       timeEntryTimeEntriesScatterFirstCQL,
-				FirstFrom:   timeEntryTimeEntriesScatterFirstFromCQL,
-				FirstTo:     timeEntryTimeEntriesScatterFirstToCQL,
-				FirstFromTo: timeEntryTimeEntriesScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "time_entries",
+	Pattern:      "TimeEntries",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "agent_id text", "week_start date"),
+	Clustering:   cqlgenimpl.Cols("logged_at timestamp desc", "entry_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("ticket_id timeuuid", "spent bigint"),
+	Canonical:    true,
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// timeEntryTimeEntriesInsertCQL writes a whole row of time_entries. Its
-// placeholders bind org_id, agent_id, week_start, logged_at, entry_id,
-// ticket_id, spent, the write timestamp.
-const timeEntryTimeEntriesInsertCQL = `INSERT INTO time_entries (org_id, agent_id, week_start, logged_at,
-		entry_id, ticket_id, spent)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// timeEntryTimeEntriesRow binds timeEntryTimeEntriesInsertCQL for e, written
-// at ts; time_entries has no column to leave unset.
 func timeEntryTimeEntriesRow(e *TimeEntry, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID, e.TicketID, e.Spent, ts}
 }
 
-// timeEntryTimeEntriesDeleteCQL deletes a row of time_entries by its primary
-// key. Its placeholders bind the write timestamp, org_id, agent_id,
-// week_start, logged_at, entry_id.
-const timeEntryTimeEntriesDeleteCQL = `DELETE FROM time_entries
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at = ?
-		AND entry_id = ?`
-
-// timeEntryTimeEntriesGetCQL reads a row of time_entries by its primary key.
-// Its placeholders bind org_id, agent_id, week_start, logged_at, entry_id.
-const timeEntryTimeEntriesGetCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at = ?
-		AND entry_id = ?`
-
-// timeEntryTimeEntriesScan reads one row of time_entries into e; false when
-// there is none.
 func timeEntryTimeEntriesScan(it cqlgenimpl.Iter, e *TimeEntry) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.LoggedAt, &e.EntryID, &e.TicketID, &e.Spent)
 }
 
-// timeEntryTimeEntriesScanCQL reads a token range of time_entries for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const timeEntryTimeEntriesScanCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
-		writetime(ticket_id), writetime(spent)
-	FROM time_entries
-	WHERE token(org_id, agent_id, week_start) > ?
-		AND token(org_id, agent_id, week_start) <= ?`
-
-// timeEntryTimeEntriesStateCQL reads a row of time_entries again for repair,
-// with its write timestamp. Its placeholders bind org_id, agent_id,
-// week_start, logged_at, entry_id.
-const timeEntryTimeEntriesStateCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
-		writetime(ticket_id), writetime(spent)
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at = ?
-		AND entry_id = ?`
-
-// timeEntryTimeEntriesState binds timeEntryTimeEntriesStateCQL: the primary
-// key of e.
 func timeEntryTimeEntriesState(e *TimeEntry) []any {
 	return []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID}
 }
 
-// timeEntryTimeEntriesScanState reads a row of time_entries with its last
-// write timestamp, less 1µs, as its version.
 func timeEntryTimeEntriesScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[TimeEntry], ok bool) {
 	var wt [2]*int64
 	ok = it.Scan(&v.Row.OrgID, &v.Row.AgentID, &v.Row.LoggedAt, &v.Row.EntryID, &v.Row.TicketID, &v.Row.Spent, &wt[0], &wt[1])
@@ -5896,398 +2622,78 @@ func timeEntryTimeEntriesScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[TimeE
 	return
 }
 
-// timeEntryTimeEntriesFirstCQL reads a partition of time_entries from its
-// first row. cqlgenimpl.ReadPage binds org_id, agent_id, week_start.
-const timeEntryTimeEntriesFirstCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start = ?`
-
-// timeEntryTimeEntriesFirstFromCQL reads a partition of time_entries from the
-// From bound. cqlgenimpl.ReadPage binds org_id, agent_id, week_start, From.
-const timeEntryTimeEntriesFirstFromCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at <= ?`
-
-// timeEntryTimeEntriesFirstToCQL reads a partition of time_entries from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds org_id, agent_id,
-// week_start, To.
-const timeEntryTimeEntriesFirstToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at > ?`
-
-// timeEntryTimeEntriesFirstFromToCQL reads a partition of time_entries between
-// the bounds. cqlgenimpl.ReadPage binds org_id, agent_id, week_start, From,
-// To.
-const timeEntryTimeEntriesFirstFromToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at <= ?
-		AND logged_at > ?`
-
-// timeEntryTimeEntriesAfter0CQL continues a read of time_entries after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// org_id, agent_id, week_start, logged_at.
-const timeEntryTimeEntriesAfter0CQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at < ?`
-
-// timeEntryTimeEntriesAfter1CQL continues a read of time_entries after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// org_id, agent_id, week_start, logged_at, entry_id.
-const timeEntryTimeEntriesAfter1CQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at = ?
-		AND entry_id > ?`
-
-// timeEntryTimeEntriesAfterToCQL continues a read of time_entries after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds org_id, agent_id, week_start,
-// logged_at, To.
-const timeEntryTimeEntriesAfterToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at < ?
-		AND logged_at > ?`
-
-// timeEntryTimeEntriesAtOrAfterCQL continues a read of time_entries at or
-// after a row. cqlgenimpl.ReadPage binds org_id, agent_id, week_start,
-// logged_at, entry_id.
-const timeEntryTimeEntriesAtOrAfterCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start = ? AND logged_at = ?
-		AND entry_id >= ?`
-
-// timeEntryTimeEntriesScatterFirstCQL reads a partition of time_entries from
-// its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds org_id, agent_id, the list of week_start values,
-// the most rows per bucket.
-const timeEntryTimeEntriesScatterFirstCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
-		week_start
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start IN ?
-	PER PARTITION LIMIT ?`
-
-// timeEntryTimeEntriesScatterFirstFromCQL reads a partition of time_entries
-// from the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds org_id, agent_id, the list of week_start values,
-// From, the most rows per bucket.
-const timeEntryTimeEntriesScatterFirstFromCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
-		week_start
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start IN ? AND logged_at <= ?
-	PER PARTITION LIMIT ?`
-
-// timeEntryTimeEntriesScatterFirstToCQL reads a partition of time_entries from
-// its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds org_id, agent_id, the list of
-// week_start values, To, the most rows per bucket.
-const timeEntryTimeEntriesScatterFirstToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
-		week_start
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start IN ? AND logged_at > ?
-	PER PARTITION LIMIT ?`
-
-// timeEntryTimeEntriesScatterFirstFromToCQL reads a partition of time_entries
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds org_id, agent_id, the list of week_start values,
-// From, To, the most rows per bucket.
-const timeEntryTimeEntriesScatterFirstFromToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
-		week_start
-	FROM time_entries
-	WHERE org_id = ? AND agent_id = ? AND week_start IN ? AND logged_at <= ?
-		AND logged_at > ?
-	PER PARTITION LIMIT ?`
-
-// timeEntryTimeEntriesClustering is the clustering key of e in time_entries,
-// in order.
 func timeEntryTimeEntriesClustering(e *TimeEntry) []any {
 	return []any{e.LoggedAt, e.EntryID}
 }
 
-// timeEntryTimeEntriesCompare orders rows of time_entries as its clustering
-// order does.
 func timeEntryTimeEntriesCompare(a, b *TimeEntry) int {
-	if c := a.LoggedAt.Compare(b.LoggedAt); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareTimeUUID(a.EntryID, b.EntryID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.LoggedAt.Compare(b.LoggedAt), cqlgenimpl.CompareTimeUUID(a.EntryID, b.EntryID))
 }
 
-// timeEntryPayPeriodEntries: the statements of table
-// time_entries_by_pay_period, which serves PayPeriodEntries.
+// timeEntryPayPeriodEntries is table time_entries_by_pay_period, which serves
+// PayPeriodEntries (statements in schema.md).
 var timeEntryPayPeriodEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "time_entries_by_pay_period",
-	Pattern: "PayPeriodEntries",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "agent_id", Type: "text"},
-		{Name: "period_start", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "logged_at", Type: "timestamp"},
-		{Name: "entry_id", Type: "timeuuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "agent_id", Type: "text"},
-		{Name: "period_start", Type: "date"},
-		{Name: "logged_at", Type: "timestamp"},
-		{Name: "entry_id", Type: "timeuuid"},
-		{Name: "ticket_id", Type: "timeuuid"},
-		{Name: "spent", Type: "bigint"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      timeEntryPayPeriodEntriesInsertCQL,
-		Delete:      timeEntryPayPeriodEntriesDeleteCQL,
-		Scan:        timeEntryPayPeriodEntriesScanCQL,
-		First:       timeEntryPayPeriodEntriesFirstCQL,
-		FirstFrom:   timeEntryPayPeriodEntriesFirstFromCQL,
-		FirstTo:     timeEntryPayPeriodEntriesFirstToCQL,
-		FirstFromTo: timeEntryPayPeriodEntriesFirstFromToCQL,
-		After: []string{
-			timeEntryPayPeriodEntriesAfter0CQL,
-		},
-		AfterTo:     timeEntryPayPeriodEntriesAfterToCQL,
-		AtOrAfter:   timeEntryPayPeriodEntriesAtOrAfterCQL,
-		AtOrAfterTo: timeEntryPayPeriodEntriesAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       timeEntryPayPeriodEntriesScatterFirstCQL,
-				FirstFrom:   timeEntryPayPeriodEntriesScatterFirstFromCQL,
-				FirstTo:     timeEntryPayPeriodEntriesScatterFirstToCQL,
-				FirstFromTo: timeEntryPayPeriodEntriesScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "time_entries_by_pay_period",
+	Pattern:      "PayPeriodEntries",
+	PartitionKey: cqlgenimpl.Cols("org_id text", "agent_id text", "period_start date"),
+	Clustering:   cqlgenimpl.Cols("logged_at timestamp", "entry_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("ticket_id timeuuid", "spent bigint"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// timeEntryPayPeriodEntriesInsertCQL writes a whole row of
-// time_entries_by_pay_period. Its placeholders bind org_id, agent_id,
-// period_start, logged_at, entry_id, ticket_id, spent, the write timestamp.
-const timeEntryPayPeriodEntriesInsertCQL = `INSERT INTO time_entries_by_pay_period (org_id, agent_id, period_start,
-		logged_at, entry_id, ticket_id, spent)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// timeEntryPayPeriodEntriesRow binds timeEntryPayPeriodEntriesInsertCQL for e,
-// written at ts; time_entries_by_pay_period has no column to leave unset.
 func timeEntryPayPeriodEntriesRow(e *TimeEntry, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.AgentID, cqlgenimpl.DaysBucketsFrom(14, 19729).Of(e.LoggedAt), e.LoggedAt, e.EntryID, e.TicketID, e.Spent, ts}
 }
 
-// timeEntryPayPeriodEntriesDeleteCQL deletes a row of
-// time_entries_by_pay_period by its primary key. Its placeholders bind the
-// write timestamp, org_id, agent_id, period_start, logged_at, entry_id.
-const timeEntryPayPeriodEntriesDeleteCQL = `DELETE FROM time_entries_by_pay_period
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND agent_id = ? AND period_start = ? AND logged_at = ?
-		AND entry_id = ?`
-
-// timeEntryPayPeriodEntriesScanCQL reads a token range of
-// time_entries_by_pay_period for verify, repair and backfill. Its placeholders
-// bind the lower token (excluded), the upper token.
-const timeEntryPayPeriodEntriesScanCQL = `SELECT org_id, agent_id, period_start, logged_at, entry_id, ticket_id,
-		spent, writetime(ticket_id), writetime(spent)
-	FROM time_entries_by_pay_period
-	WHERE token(org_id, agent_id, period_start) > ?
-		AND token(org_id, agent_id, period_start) <= ?`
-
-// timeEntryPayPeriodEntriesFirstCQL reads a partition of
-// time_entries_by_pay_period from its first row. cqlgenimpl.ReadPage binds
-// org_id, agent_id, period_start.
-const timeEntryPayPeriodEntriesFirstCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries_by_pay_period
-	WHERE org_id = ? AND agent_id = ? AND period_start = ?`
-
-// timeEntryPayPeriodEntriesFirstFromCQL reads a partition of
-// time_entries_by_pay_period from the From bound. cqlgenimpl.ReadPage binds
-// org_id, agent_id, period_start, From.
-const timeEntryPayPeriodEntriesFirstFromCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries_by_pay_period
-	WHERE org_id = ? AND agent_id = ? AND period_start = ?
-		AND logged_at >= ?`
-
-// timeEntryPayPeriodEntriesFirstToCQL reads a partition of
-// time_entries_by_pay_period from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds org_id, agent_id, period_start, To.
-const timeEntryPayPeriodEntriesFirstToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries_by_pay_period
-	WHERE org_id = ? AND agent_id = ? AND period_start = ? AND logged_at < ?`
-
-// timeEntryPayPeriodEntriesFirstFromToCQL reads a partition of
-// time_entries_by_pay_period between the bounds. cqlgenimpl.ReadPage binds
-// org_id, agent_id, period_start, From, To.
-const timeEntryPayPeriodEntriesFirstFromToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries_by_pay_period
-	WHERE org_id = ? AND agent_id = ? AND period_start = ?
-		AND logged_at >= ? AND logged_at < ?`
-
-// timeEntryPayPeriodEntriesAfter0CQL continues a read of
-// time_entries_by_pay_period after a row, at one run of clustering columns of
-// one direction. cqlgenimpl.ReadPage binds org_id, agent_id, period_start,
-// logged_at, entry_id.
-const timeEntryPayPeriodEntriesAfter0CQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries_by_pay_period
-	WHERE org_id = ? AND agent_id = ? AND period_start = ?
-		AND (logged_at, entry_id) > (?, ?)`
-
-// timeEntryPayPeriodEntriesAfterToCQL continues a read of
-// time_entries_by_pay_period after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds org_id, agent_id, period_start, logged_at,
-// entry_id, To.
-const timeEntryPayPeriodEntriesAfterToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries_by_pay_period
-	WHERE org_id = ? AND agent_id = ? AND period_start = ?
-		AND (logged_at, entry_id) > (?, ?) AND logged_at < ?`
-
-// timeEntryPayPeriodEntriesAtOrAfterCQL continues a read of
-// time_entries_by_pay_period at or after a row. cqlgenimpl.ReadPage binds
-// org_id, agent_id, period_start, logged_at, entry_id.
-const timeEntryPayPeriodEntriesAtOrAfterCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries_by_pay_period
-	WHERE org_id = ? AND agent_id = ? AND period_start = ?
-		AND (logged_at, entry_id) >= (?, ?)`
-
-// timeEntryPayPeriodEntriesAtOrAfterToCQL continues a read of
-// time_entries_by_pay_period at or after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds org_id, agent_id, period_start, logged_at,
-// entry_id, To.
-const timeEntryPayPeriodEntriesAtOrAfterToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent
-	FROM time_entries_by_pay_period
-	WHERE org_id = ? AND agent_id = ? AND period_start = ?
-		AND (logged_at, entry_id) >= (?, ?) AND logged_at < ?`
-
-// timeEntryPayPeriodEntriesScatterFirstCQL reads a partition of
-// time_entries_by_pay_period from its first row, in several time buckets at
-// once, the bucket named last. cqlgenimpl.ReadPage binds org_id, agent_id, the
-// list of period_start values, the most rows per bucket.
-const timeEntryPayPeriodEntriesScatterFirstCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
-		period_start
-	FROM time_entries_by_pay_period
-	WHERE org_id = ? AND agent_id = ? AND period_start IN ?
-	PER PARTITION LIMIT ?`
-
-// timeEntryPayPeriodEntriesScatterFirstFromCQL reads a partition of
-// time_entries_by_pay_period from the From bound, in several time buckets at
-// once, the bucket named last. cqlgenimpl.ReadPage binds org_id, agent_id, the
-// list of period_start values, From, the most rows per bucket.
-const timeEntryPayPeriodEntriesScatterFirstFromCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
-		period_start
-	FROM time_entries_by_pay_period
-	WHERE org_id = ? AND agent_id = ? AND period_start IN ?
-		AND logged_at >= ?
-	PER PARTITION LIMIT ?`
-
-// timeEntryPayPeriodEntriesScatterFirstToCQL reads a partition of
-// time_entries_by_pay_period from its first row up to the To bound, in several
-// time buckets at once, the bucket named last. cqlgenimpl.ReadPage binds
-// org_id, agent_id, the list of period_start values, To, the most rows per
-// bucket.
-const timeEntryPayPeriodEntriesScatterFirstToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
-		period_start
-	FROM time_entries_by_pay_period
-	WHERE org_id = ? AND agent_id = ? AND period_start IN ?
-		AND logged_at < ?
-	PER PARTITION LIMIT ?`
-
-// timeEntryPayPeriodEntriesScatterFirstFromToCQL reads a partition of
-// time_entries_by_pay_period between the bounds, in several time buckets at
-// once, the bucket named last. cqlgenimpl.ReadPage binds org_id, agent_id, the
-// list of period_start values, From, To, the most rows per bucket.
-const timeEntryPayPeriodEntriesScatterFirstFromToCQL = `SELECT org_id, agent_id, logged_at, entry_id, ticket_id, spent,
-		period_start
-	FROM time_entries_by_pay_period
-	WHERE org_id = ? AND agent_id = ? AND period_start IN ?
-		AND logged_at >= ? AND logged_at < ?
-	PER PARTITION LIMIT ?`
-
-// timeEntryPayPeriodEntriesScan reads one row of time_entries_by_pay_period
-// into e; false when there is none.
 func timeEntryPayPeriodEntriesScan(it cqlgenimpl.Iter, e *TimeEntry) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.LoggedAt, &e.EntryID, &e.TicketID, &e.Spent)
 }
 
-// timeEntryPayPeriodEntriesClustering is the clustering key of e in
-// time_entries_by_pay_period, in order.
 func timeEntryPayPeriodEntriesClustering(e *TimeEntry) []any {
 	return []any{e.LoggedAt, e.EntryID}
 }
 
-// timeEntryPayPeriodEntriesCompare orders rows of time_entries_by_pay_period
-// as its clustering order does.
 func timeEntryPayPeriodEntriesCompare(a, b *TimeEntry) int {
-	if c := a.LoggedAt.Compare(b.LoggedAt); c != 0 {
-		return c
-	}
-	if c := cqlgenimpl.CompareTimeUUID(a.EntryID, b.EntryID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(a.LoggedAt.Compare(b.LoggedAt), cqlgenimpl.CompareTimeUUID(a.EntryID, b.EntryID))
 }
 
 // TimeEntryRepo reads and writes TimeEntry in its tables (time_entries,
-// time_entries_by_pay_period), keeping every copy in step; time_entries is the
-// source of truth.
+// time_entries_by_pay_period), kept in step with time_entries.
 type TimeEntryRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewTimeEntryRepo returns a repository of TimeEntry on s. The default
-// strategy is a logged batch.
+// NewTimeEntryRepo returns a repository of TimeEntry on s.
 func NewTimeEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *TimeEntryRepo {
-	return &TimeEntryRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &TimeEntryRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// timeEntryCheck rejects a TimeEntry whose partition key values are empty.
 func timeEntryCheck(e *TimeEntry) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "time_entries",
-		}
+		return cqlgenimpl.EmptyKey("time_entries", "org_id")
 	}
 	if e.AgentID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "time_entries",
-		}
+		return cqlgenimpl.EmptyKey("time_entries", "agent_id")
 	}
 	return nil
 }
 
-// timeEntryCheckKey rejects a TimeEntry whose partition key value in
-// time_entries, the source of truth, is empty.
 func timeEntryCheckKey(e *TimeEntry) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "time_entries",
-		}
+		return cqlgenimpl.EmptyKey("time_entries", "org_id")
 	}
 	if e.AgentID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "time_entries",
-		}
+		return cqlgenimpl.EmptyKey("time_entries", "agent_id")
 	}
 	return nil
 }
 
-// Insert writes e to every table of TimeEntry in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// Insert writes e to every table of TimeEntry in one logical write, leaving
+// nil pointers and empty collections unset (docs/repositories.md, Writes).
 func (r *TimeEntryRepo) Insert(ctx context.Context, e *TimeEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TimeEntry", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "Insert").End(&err)
 	o, err := cqlgenimpl.Begin(e, timeEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -6303,14 +2709,10 @@ func (r *TimeEntryRepo) Insert(ctx context.Context, e *TimeEntry, opts ...cqlgen
 	})
 }
 
-// Delete removes the TimeEntry whose key in time_entries is e's from every
-// table, found from time_entries's values, in one logical write under the
-// repository's strategy. Deleting what does not exist is not an error.
+// Delete removes the TimeEntry with e's key from every table, found from
+// time_entries's values, in one logical write.
 func (r *TimeEntryRepo) Delete(ctx context.Context, e *TimeEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TimeEntry", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, timeEntryCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -6329,9 +2731,6 @@ func (r *TimeEntryRepo) Delete(ctx context.Context, e *TimeEntry, opts ...cqlgen
 	})
 }
 
-// timeEntryWrites describes TimeEntry, which is immutable, for verify, repair
-// and backfill: its source of truth, time_entries, and the tables derived from
-// it.
 var timeEntryWrites = &cqlgenimpl.Entity[TimeEntry]{
 	Canonical: timeEntryTimeEntries,
 	Immutable: true,
@@ -6346,126 +2745,88 @@ var timeEntryWrites = &cqlgenimpl.Entity[TimeEntry]{
 	},
 }
 
-// Entity names the entity TimeEntryRepo keeps: TimeEntry.
+// Entity is TimeEntry.
 func (r *TimeEntryRepo) Entity() string {
 	return "TimeEntry"
 }
 
-// Tables lists the tables of TimeEntry that Repair and Backfill write: every
-// one but time_entries, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but time_entries.
 func (r *TimeEntryRepo) Tables() []string {
 	return []string{"time_entries_by_pay_period"}
 }
 
-// Verify compares every table of TimeEntry with what time_entries, the source
-// of truth, implies, and reports the rows missing, stale or orphaned. It
-// writes nothing.
+// Verify reports the rows missing, stale or orphaned against time_entries.
 func (r *TimeEntryRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TimeEntry", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, timeEntryWrites, "TimeEntry", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of TimeEntry wins over; it
-// is safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *TimeEntryRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TimeEntry", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, timeEntryWrites, "TimeEntry", true, o)
 }
 
-// Backfill writes every row time_entries implies into table, a new one say,
-// token range by token range; with o.Job it records the ranges done and, run
-// again, resumes.
+// Backfill writes every row time_entries implies into table.
 func (r *TimeEntryRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TimeEntry", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, timeEntryWrites, "TimeEntry", table, o)
 }
 
-// Get reads the TimeEntry with the given key from time_entries, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the TimeEntry with the given key from time_entries;
+// cqlgen.ErrNotFound if there is none.
 func (r *TimeEntryRepo) Get(ctx context.Context, orgID string, agentID string, loggedAt time.Time, entryID gocql.UUID) (_ *TimeEntry, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TimeEntry", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "Get").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "time_entries",
-		}
+		return nil, cqlgenimpl.EmptyKey("time_entries", "org_id")
 	}
 	if agentID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "time_entries",
-		}
+		return nil, cqlgenimpl.EmptyKey("time_entries", "agent_id")
 	}
 	var e TimeEntry
 	e.OrgID = orgID
 	e.AgentID = agentID
 	e.LoggedAt = loggedAt
 	e.EntryID = entryID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   timeEntryTimeEntries.Get,
-		Values: []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID},
-	}, timeEntryTimeEntriesScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, timeEntryTimeEntries.Get, []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID}, timeEntryTimeEntriesScan)
 }
 
 // TimeEntriesOptions are the optional parts of a TimeEntries read.
 type TimeEntriesOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// LoggedAtFrom and LoggedAtTo bound logged_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// LoggedAtFrom (inclusive) and LoggedAtTo (exclusive) bound logged_at in
+	// read order; nil: open.
 	LoggedAtFrom, LoggedAtTo *time.Time
-	// LoggedAtFromExclusive leaves out the rows at LoggedAtFrom,
-	// LoggedAtToInclusive takes in those at LoggedAtTo; each is ignored
-	// without its bound.
+	// LoggedAtFromExclusive and LoggedAtToInclusive change the bounds'
+	// defaults.
 	LoggedAtFromExclusive, LoggedAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var timeEntryTimeEntriesRead = cqlgenimpl.ReadSpec[TimeEntry]{
+	Compare: timeEntryTimeEntriesCompare,
+	Key:     timeEntryTimeEntriesClustering,
+	Scan:    timeEntryTimeEntriesScan,
+	Table:   timeEntryTimeEntries,
 }
 
 // TimeEntries reads an agent's time entries, newest first, a partition a week
 // from Sunday, from time_entries, in pages: time buckets from the newest back,
 // each in clustering order.
 func (r *TimeEntryRepo) TimeEntries(ctx context.Context, orgID string, agentID string, o *TimeEntriesOptions) (_ cqlgen.Page[TimeEntry], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TimeEntry", "TimeEntries")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "TimeEntries").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[TimeEntry]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "time_entries",
-		}
+		return cqlgen.Page[TimeEntry]{}, cqlgenimpl.EmptyKey("time_entries", "org_id")
 	}
 	if agentID == "" {
-		return cqlgen.Page[TimeEntry]{}, &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "time_entries",
-		}
+		return cqlgen.Page[TimeEntry]{}, cqlgenimpl.EmptyKey("time_entries", "agent_id")
 	}
 	if o == nil {
 		o = &TimeEntriesOptions{}
@@ -6475,73 +2836,48 @@ func (r *TimeEntryRepo) TimeEntries(ctx context.Context, orgID string, agentID s
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.WeekBucketsFrom(time.Sunday)
-	spec := cqlgenimpl.ReadSpec[TimeEntry]{
-		Compare:     timeEntryTimeEntriesCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         timeEntryTimeEntriesClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{orgID, agentID},
-		Scan:        timeEntryTimeEntriesScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       timeEntryTimeEntries,
-		TimeBuckets: &tb,
-	}
-	if o.LoggedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.LoggedAtFrom, o.LoggedAtFromExclusive
-	}
-	if o.LoggedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.LoggedAtTo, o.LoggedAtToInclusive
-	}
+	spec := timeEntryTimeEntriesRead.With([]any{orgID, agentID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.LoggedAtFrom, o.LoggedAtTo, o.LoggedAtFromExclusive, o.LoggedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // PayPeriodEntriesOptions are the optional parts of a PayPeriodEntries read.
 type PayPeriodEntriesOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// LoggedAtFrom and LoggedAtTo bound logged_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// LoggedAtFrom (inclusive) and LoggedAtTo (exclusive) bound logged_at in
+	// read order; nil: open.
 	LoggedAtFrom, LoggedAtTo *time.Time
-	// LoggedAtFromExclusive leaves out the rows at LoggedAtFrom,
-	// LoggedAtToInclusive takes in those at LoggedAtTo; each is ignored
-	// without its bound.
+	// LoggedAtFromExclusive and LoggedAtToInclusive change the bounds'
+	// defaults.
 	LoggedAtFromExclusive, LoggedAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var timeEntryPayPeriodEntriesRead = cqlgenimpl.ReadSpec[TimeEntry]{
+	Compare: timeEntryPayPeriodEntriesCompare,
+	Key:     timeEntryPayPeriodEntriesClustering,
+	Scan:    timeEntryPayPeriodEntriesScan,
+	Table:   timeEntryPayPeriodEntries,
 }
 
 // PayPeriodEntries reads an agent's time entries of a pay period, a fortnight
 // from Sunday, oldest first, from time_entries_by_pay_period, in pages: time
 // buckets from the newest back, each in clustering order.
 func (r *TimeEntryRepo) PayPeriodEntries(ctx context.Context, orgID string, agentID string, o *PayPeriodEntriesOptions) (_ cqlgen.Page[TimeEntry], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "TimeEntry", "PayPeriodEntries")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "PayPeriodEntries").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[TimeEntry]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "time_entries_by_pay_period",
-		}
+		return cqlgen.Page[TimeEntry]{}, cqlgenimpl.EmptyKey("time_entries_by_pay_period", "org_id")
 	}
 	if agentID == "" {
-		return cqlgen.Page[TimeEntry]{}, &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "time_entries_by_pay_period",
-		}
+		return cqlgen.Page[TimeEntry]{}, cqlgenimpl.EmptyKey("time_entries_by_pay_period", "agent_id")
 	}
 	if o == nil {
 		o = &PayPeriodEntriesOptions{}
@@ -6551,179 +2887,38 @@ func (r *TimeEntryRepo) PayPeriodEntries(ctx context.Context, orgID string, agen
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DaysBucketsFrom(14, 19729)
-	spec := cqlgenimpl.ReadSpec[TimeEntry]{
-		Compare:     timeEntryPayPeriodEntriesCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         timeEntryPayPeriodEntriesClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{orgID, agentID},
-		Scan:        timeEntryPayPeriodEntriesScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       timeEntryPayPeriodEntries,
-		TimeBuckets: &tb,
-	}
-	if o.LoggedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.LoggedAtFrom, o.LoggedAtFromExclusive
-	}
-	if o.LoggedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.LoggedAtTo, o.LoggedAtToInclusive
-	}
+	spec := timeEntryPayPeriodEntriesRead.With([]any{orgID, agentID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.LoggedAtFrom, o.LoggedAtTo, o.LoggedAtFromExclusive, o.LoggedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// cannedReplyCannedReplies: the statements of table canned_replies, which is
-// the source of truth of CannedReply.
+// cannedReplyCannedReplies is table canned_replies, which is the source of
+// truth of CannedReply (statements in schema.md).
 var cannedReplyCannedReplies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "canned_replies",
-	Pattern: "CannedReplies",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "reply_id", Type: "timeuuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
-		{Name: "reply_id", Type: "timeuuid"},
-		{Name: "title", Type: "text"},
-		{Name: "body", Type: "text"},
-		{Name: "embedding", Type: "vector<float, 384>"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      cannedReplyCannedRepliesInsertCQL,
-		InsertTTL:   cannedReplyCannedRepliesInsertTTLCQL,
-		Create:      cannedReplyCannedRepliesCreateCQL,
-		Delete:      cannedReplyCannedRepliesDeleteCQL,
-		Get:         cannedReplyCannedRepliesGetCQL,
-		First:       cannedReplyCannedRepliesFirstCQL,
-		FirstFrom:   cannedReplyCannedRepliesFirstFromCQL,
-		FirstTo:     cannedReplyCannedRepliesFirstToCQL,
-		FirstFromTo: cannedReplyCannedRepliesFirstFromToCQL,
-		After: []string{
-			cannedReplyCannedRepliesAfter0CQL,
-		},
-		AfterTo:     cannedReplyCannedRepliesAfterToCQL,
-		AtOrAfter:   cannedReplyCannedRepliesAtOrAfterCQL,
-		AtOrAfterTo: cannedReplyCannedRepliesAtOrAfterToCQL,
-	},
+	Name:         "canned_replies",
+	Pattern:      "CannedReplies",
+	PartitionKey: cqlgenimpl.Cols("org_id text"),
+	Clustering:   cqlgenimpl.Cols("reply_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("title text", "body text", "embedding vector<float, 384>"),
+	Canonical:    true,
+	Single:       true,
 })
 
-// cannedReplyCannedRepliesInsertCQL writes a whole row of canned_replies. Its
-// placeholders bind org_id, reply_id, title, body, embedding, the write
-// timestamp.
-const cannedReplyCannedRepliesInsertCQL = `INSERT INTO canned_replies (org_id, reply_id, title, body, embedding)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// cannedReplyCannedRepliesRow binds cannedReplyCannedRepliesInsertCQL for e,
-// written at ts. With unset, nil pointers and empty collections are left
-// unset, writing no tombstone; without, they clear their columns.
 func cannedReplyCannedRepliesRow(e *CannedReply, ts int64, unset bool) []any {
 	return []any{e.OrgID, e.ReplyID, e.Title, e.Body, cqlgenimpl.VectorOrUnset(e.Embedding, unset), ts}
 }
 
-// cannedReplyCannedRepliesInsertTTLCQL writes a whole row of canned_replies
-// with a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds org_id,
-// reply_id, title, body, embedding, the TTL in seconds (unset: the table's
-// default), the write timestamp.
-const cannedReplyCannedRepliesInsertTTLCQL = `INSERT INTO canned_replies (org_id, reply_id, title, body, embedding)
-	VALUES (?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// cannedReplyCannedRepliesCreateCQL writes a whole row of canned_replies if no
-// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
-// takes no client timestamp. cqlgenimpl.ReadPage binds org_id, reply_id,
-// title, body, embedding, the TTL in seconds (unset: the table's default).
-const cannedReplyCannedRepliesCreateCQL = `INSERT INTO canned_replies (org_id, reply_id, title, body, embedding)
-	VALUES (?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// cannedReplyCannedRepliesDeleteCQL deletes a row of canned_replies by its
-// primary key. Its placeholders bind the write timestamp, org_id, reply_id.
-const cannedReplyCannedRepliesDeleteCQL = `DELETE FROM canned_replies
-	USING TIMESTAMP ?
-	WHERE org_id = ? AND reply_id = ?`
-
-// cannedReplyCannedRepliesGetCQL reads a row of canned_replies by its primary
-// key. Its placeholders bind org_id, reply_id.
-const cannedReplyCannedRepliesGetCQL = `SELECT org_id, reply_id, title, body, embedding
-	FROM canned_replies
-	WHERE org_id = ? AND reply_id = ?`
-
-// cannedReplyCannedRepliesScan reads one row of canned_replies into e; false
-// when there is none.
 func cannedReplyCannedRepliesScan(it cqlgenimpl.Iter, e *CannedReply) bool {
 	return it.Scan(&e.OrgID, &e.ReplyID, &e.Title, &e.Body, (*cqlgenimpl.Vector)(&e.Embedding))
 }
 
-// cannedReplyCannedRepliesFirstCQL reads a partition of canned_replies from
-// its first row. cqlgenimpl.ReadPage binds org_id.
-const cannedReplyCannedRepliesFirstCQL = `SELECT org_id, reply_id, title, body, embedding
-	FROM canned_replies
-	WHERE org_id = ?`
-
-// cannedReplyCannedRepliesFirstFromCQL reads a partition of canned_replies
-// from the From bound. cqlgenimpl.ReadPage binds org_id, From.
-const cannedReplyCannedRepliesFirstFromCQL = `SELECT org_id, reply_id, title, body, embedding
-	FROM canned_replies
-	WHERE org_id = ? AND reply_id >= ?`
-
-// cannedReplyCannedRepliesFirstToCQL reads a partition of canned_replies from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds org_id, To.
-const cannedReplyCannedRepliesFirstToCQL = `SELECT org_id, reply_id, title, body, embedding
-	FROM canned_replies
-	WHERE org_id = ? AND reply_id < ?`
-
-// cannedReplyCannedRepliesFirstFromToCQL reads a partition of canned_replies
-// between the bounds. cqlgenimpl.ReadPage binds org_id, From, To.
-const cannedReplyCannedRepliesFirstFromToCQL = `SELECT org_id, reply_id, title, body, embedding
-	FROM canned_replies
-	WHERE org_id = ? AND reply_id >= ? AND reply_id < ?`
-
-// cannedReplyCannedRepliesAfter0CQL continues a read of canned_replies after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds org_id, reply_id.
-const cannedReplyCannedRepliesAfter0CQL = `SELECT org_id, reply_id, title, body, embedding
-	FROM canned_replies
-	WHERE org_id = ? AND reply_id > ?`
-
-// cannedReplyCannedRepliesAfterToCQL continues a read of canned_replies after
-// a row, up to the To bound. cqlgenimpl.ReadPage binds org_id, reply_id, To.
-const cannedReplyCannedRepliesAfterToCQL = `SELECT org_id, reply_id, title, body, embedding
-	FROM canned_replies
-	WHERE org_id = ? AND reply_id > ? AND reply_id < ?`
-
-// cannedReplyCannedRepliesAtOrAfterCQL continues a read of canned_replies at
-// or after a row. cqlgenimpl.ReadPage binds org_id, reply_id.
-const cannedReplyCannedRepliesAtOrAfterCQL = `SELECT org_id, reply_id, title, body, embedding
-	FROM canned_replies
-	WHERE org_id = ? AND reply_id >= ?`
-
-// cannedReplyCannedRepliesAtOrAfterToCQL continues a read of canned_replies at
-// or after a row, up to the To bound. cqlgenimpl.ReadPage binds org_id,
-// reply_id, To.
-const cannedReplyCannedRepliesAtOrAfterToCQL = `SELECT org_id, reply_id, title, body, embedding
-	FROM canned_replies
-	WHERE org_id = ? AND reply_id >= ? AND reply_id < ?`
-
-// cannedReplyCannedRepliesClustering is the clustering key of e in
-// canned_replies, in order.
 func cannedReplyCannedRepliesClustering(e *CannedReply) []any {
 	return []any{e.ReplyID}
 }
 
-// cannedReplyCannedRepliesCompare orders rows of canned_replies as its
-// clustering order does.
 func cannedReplyCannedRepliesCompare(a, b *CannedReply) int {
-	if c := cqlgenimpl.CompareTimeUUID(a.ReplyID, b.ReplyID); c != 0 {
-		return c
-	}
-	return 0
+	return cqlgenimpl.CompareTimeUUID(a.ReplyID, b.ReplyID)
 }
 
 // CannedReplyRepo reads and writes CannedReply in table canned_replies.
@@ -6732,23 +2927,14 @@ type CannedReplyRepo struct {
 	opts cqlgen.Options
 }
 
-// NewCannedReplyRepo returns a repository of CannedReply on s. The default
-// strategy is a logged batch.
+// NewCannedReplyRepo returns a repository of CannedReply on s.
 func NewCannedReplyRepo(s cqlgen.Session, opts ...cqlgen.Option) *CannedReplyRepo {
-	return &CannedReplyRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &CannedReplyRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// cannedReplyCheck rejects a CannedReply whose partition key values are empty,
-// or whose vectors are not of their dimension.
 func cannedReplyCheck(e *CannedReply) error {
 	if e.OrgID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "canned_replies",
-		}
+		return cqlgenimpl.EmptyKey("canned_replies", "org_id")
 	}
 	if err := cqlgenimpl.CheckVector("canned_replies", "embedding", e.Embedding, 384); err != nil {
 		return err
@@ -6756,224 +2942,125 @@ func cannedReplyCheck(e *CannedReply) error {
 	return nil
 }
 
-// Insert writes e to canned_replies, at a client-side timestamp. Nil pointers
-// and empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+var cannedReplyOne = cqlgenimpl.One[CannedReply]{
+	Check: cannedReplyCheck,
+	Delete: func(e *CannedReply, ts int64) []any {
+		return []any{ts, e.OrgID, e.ReplyID}
+	},
+	Key: func(e *CannedReply) []any {
+		return []any{e.OrgID, e.ReplyID}
+	},
+	Row:   cannedReplyCannedRepliesRow,
+	Scan:  cannedReplyCannedRepliesScan,
+	Table: cannedReplyCannedReplies,
+}
+
+// Insert writes e to canned_replies, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *CannedReplyRepo) Insert(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "CannedReply", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, cannedReplyCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, cannedReplyCannedReplies, e, []any{e.OrgID, e.ReplyID}, func(e *CannedReply, unset bool) []any {
-			return cannedReplyCannedRepliesRow(e, 0, unset)
-		}, cannedReplyCannedRepliesScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(cannedReplyCannedReplies, o.TTL, cannedReplyCannedRepliesRow(e, ts, true))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "CannedReply", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &cannedReplyOne, e)
 }
 
-// InsertIfAbsent writes e to canned_replies only if no row has its key (INSERT
-// ... IF NOT EXISTS): create, never replace. The result says whether it
-// applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in canned_replies unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *CannedReplyRepo) InsertIfAbsent(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (_ cqlgen.Inserted[CannedReply], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "CannedReply", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, cannedReplyCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[CannedReply]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, cannedReplyCannedReplies, e, []any{e.OrgID, e.ReplyID}, func(e *CannedReply, unset bool) []any {
-		return cannedReplyCannedRepliesRow(e, 0, unset)
-	}, cannedReplyCannedRepliesScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "CannedReply", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &cannedReplyOne, e)
 }
 
-// Update writes e over the row with its key in canned_replies. Unlike Insert,
-// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
-// the row expires after that time instead of the table's default.
+// Update writes e over the row with its key in canned_replies; nil pointers
+// and empty collections clear their columns.
 func (r *CannedReplyRepo) Update(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "CannedReply", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, cannedReplyCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(cannedReplyCannedReplies, o.TTL, cannedReplyCannedRepliesRow(e, ts, false))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "CannedReply", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &cannedReplyOne, e)
 }
 
 // Delete removes the row with e's key from canned_replies.
 func (r *CannedReplyRepo) Delete(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "CannedReply", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, cannedReplyCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   cannedReplyCannedReplies.Delete,
-			Values: []any{ts, e.OrgID, e.ReplyID},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "CannedReply", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &cannedReplyOne, e)
 }
 
-// Get reads the CannedReply with the given key from canned_replies, the source
-// of truth; cqlgen.ErrNotFound if there is none.
+// Get reads the CannedReply with the given key from canned_replies;
+// cqlgen.ErrNotFound if there is none.
 func (r *CannedReplyRepo) Get(ctx context.Context, orgID string, replyID gocql.UUID) (_ *CannedReply, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "CannedReply", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "CannedReply", "Get").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "canned_replies",
-		}
+		return nil, cqlgenimpl.EmptyKey("canned_replies", "org_id")
 	}
 	var e CannedReply
 	e.OrgID = orgID
 	e.ReplyID = replyID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   cannedReplyCannedReplies.Get,
-		Values: []any{e.OrgID, e.ReplyID},
-	}, cannedReplyCannedRepliesScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, cannedReplyCannedReplies.Get, []any{e.OrgID, e.ReplyID}, cannedReplyCannedRepliesScan)
 }
 
 // CannedRepliesOptions are the optional parts of a CannedReplies read.
 type CannedRepliesOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ReplyIDFrom and ReplyIDTo bound reply_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// ReplyIDFrom (inclusive) and ReplyIDTo (exclusive) bound reply_id in read
+	// order; nil: open.
 	ReplyIDFrom, ReplyIDTo *gocql.UUID
-	// ReplyIDFromExclusive leaves out the rows at ReplyIDFrom,
-	// ReplyIDToInclusive takes in those at ReplyIDTo; each is ignored without
-	// its bound.
+	// ReplyIDFromExclusive and ReplyIDToInclusive change the bounds' defaults.
 	ReplyIDFromExclusive, ReplyIDToInclusive bool
+}
+
+var cannedReplyCannedRepliesRead = cqlgenimpl.ReadSpec[CannedReply]{
+	Compare: cannedReplyCannedRepliesCompare,
+	Key:     cannedReplyCannedRepliesClustering,
+	Scan:    cannedReplyCannedRepliesScan,
+	Table:   cannedReplyCannedReplies,
 }
 
 // CannedReplies reads an organisation's canned replies, from canned_replies,
 // in pages: one partition, in clustering order.
 func (r *CannedReplyRepo) CannedReplies(ctx context.Context, orgID string, o *CannedRepliesOptions) (_ cqlgen.Page[CannedReply], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "CannedReply", "CannedReplies")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "CannedReply", "CannedReplies").End(&err)
 	if orgID == "" {
-		return cqlgen.Page[CannedReply]{}, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "canned_replies",
-		}
+		return cqlgen.Page[CannedReply]{}, cqlgenimpl.EmptyKey("canned_replies", "org_id")
 	}
 	if o == nil {
 		o = &CannedRepliesOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[CannedReply]{
-		Compare:   cannedReplyCannedRepliesCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       cannedReplyCannedRepliesClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orgID},
-		Scan:      cannedReplyCannedRepliesScan,
-		Table:     cannedReplyCannedReplies,
-	}
-	if o.ReplyIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.ReplyIDFrom, o.ReplyIDFromExclusive
-	}
-	if o.ReplyIDTo != nil {
-		spec.To, spec.ToInclusive = *o.ReplyIDTo, o.ReplyIDToInclusive
-	}
+	spec := cannedReplyCannedRepliesRead.With([]any{orgID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.ReplyIDFrom, o.ReplyIDTo, o.ReplyIDFromExclusive, o.ReplyIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// cannedReplySimilarReplies: the statements of index
-// canned_replies_by_embedding on table canned_replies, which serve
-// SimilarReplies.
+// cannedReplySimilarReplies reads table canned_replies through index
+// canned_replies_by_embedding (statements in schema.md).
 var cannedReplySimilarReplies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "canned_replies",
-	Pattern: "SimilarReplies",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "org_id", Type: "text"},
+	Name:         "canned_replies",
+	Pattern:      "SimilarReplies",
+	PartitionKey: cqlgenimpl.Cols("org_id text"),
+	Clustering:   cqlgenimpl.Cols("reply_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("title text", "body text", "embedding vector<float, 384>"),
+	Index: &cqlgenimpl.IndexSpec{
+		Column: "embedding",
+		ANN:    true,
 	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "reply_id", Type: "timeuuid"},
-	},
-	Index: []cqlgenimpl.Column{
-		{Name: "embedding", Type: "vector<float, 384>"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Nearest: cannedReplySimilarRepliesNearestCQL,
-	},
+	Values: cqlgenimpl.Cols("embedding vector<float, 384>"),
 })
-
-// cannedReplySimilarRepliesNearestCQL reads the rows of a partition of
-// canned_replies nearest a vector through the ANN index
-// canned_replies_by_embedding. cqlgenimpl.ReadNearest binds org_id, the value
-// of embedding looked for, the limit.
-const cannedReplySimilarRepliesNearestCQL = `SELECT org_id, reply_id, title, body, embedding
-	FROM canned_replies
-	WHERE org_id = ?
-	ORDER BY embedding ANN OF ?
-	LIMIT ?`
 
 // SimilarRepliesOptions are the optional parts of a SimilarReplies read.
 type SimilarRepliesOptions struct {
-	// Limit is the most rows to return, the nearest first; 0 means
-	// cqlgen.DefaultLimit, and more than the repository's maximum
-	// (cqlgen.WithMaxLimit) is refused. An ANN read has no pages: ask for as
-	// many as you need.
+	// Limit is the most rows to return, nearest first (0:
+	// cqlgen.DefaultLimit); there are no pages.
 	Limit int
 }
 
 // SimilarReplies reads an organisation's canned replies nearest a text's
-// embedding: the rows of canned_replies whose embedding is nearest the vector,
-// by cosine similarity, nearest first, through the storage-attached ANN index
-// canned_replies_by_embedding (ORDER BY embedding ANN OF ? LIMIT ?), within
-// one partition, searched on its replicas. The vector must be of the column's
-// dimension, 384, or the read is a *cqlgen.VectorDimensionError; rows without
-// a vector are never returned.
+// embedding: the rows of canned_replies whose embedding (384 dimensions) is
+// nearest the vector by cosine similarity, nearest first, within one
+// partition, searched on its replicas (docs/repositories.md, Nearest rows).
 func (r *CannedReplyRepo) SimilarReplies(ctx context.Context, orgID string, embedding []float32, o *SimilarRepliesOptions) (_ []CannedReply, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "CannedReply", "SimilarReplies")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "CannedReply", "SimilarReplies").End(&err)
 	if orgID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "org_id",
-			Table:  "canned_replies",
-		}
+		return nil, cqlgenimpl.EmptyKey("canned_replies", "org_id")
 	}
 	if o == nil {
 		o = &SimilarRepliesOptions{}

@@ -3,6 +3,7 @@
 package messaging
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -16,97 +17,30 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// messageMessagesByConversation: the statements of table
-// messages_by_conversation, which is the source of truth of Message.
+// messageMessagesByConversation is table messages_by_conversation, which is
+// the source of truth of Message (statements in schema.md).
 var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "messages_by_conversation",
-	Pattern: "MessagesByConversation",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "conversation_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "sent_at", Type: "timestamp", Desc: true},
-		{Name: "message_id", Type: "timeuuid"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      messageMessagesByConversationInsertCQL,
-		Delete:      messageMessagesByConversationDeleteCQL,
-		Get:         messageMessagesByConversationGetCQL,
-		Scan:        messageMessagesByConversationScanCQL,
-		State:       messageMessagesByConversationStateCQL,
-		First:       messageMessagesByConversationFirstCQL,
-		FirstFrom:   messageMessagesByConversationFirstFromCQL,
-		FirstTo:     messageMessagesByConversationFirstToCQL,
-		FirstFromTo: messageMessagesByConversationFirstFromToCQL,
-		After: []string{
-			messageMessagesByConversationAfter0CQL,
-			messageMessagesByConversationAfter1CQL,
-		},
-		AfterTo:   messageMessagesByConversationAfterToCQL,
-		AtOrAfter: messageMessagesByConversationAtOrAfterCQL,
-	},
+	Name:         "messages_by_conversation",
+	Pattern:      "MessagesByConversation",
+	PartitionKey: cqlgenimpl.Cols("conversation_id text"),
+	Clustering:   cqlgenimpl.Cols("sent_at timestamp desc", "message_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("user_id text", "text text"),
+	Canonical:    true,
+	Maintained:   true,
 })
 
-// messageMessagesByConversationInsertCQL writes a whole row of
-// messages_by_conversation. Its placeholders bind conversation_id, sent_at,
-// message_id, user_id, text, the write timestamp.
-const messageMessagesByConversationInsertCQL = `INSERT INTO messages_by_conversation (conversation_id, sent_at,
-		message_id, user_id, text)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// messageMessagesByConversationRow binds
-// messageMessagesByConversationInsertCQL for e, written at ts;
-// messages_by_conversation has no column to leave unset.
 func messageMessagesByConversationRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.ConversationID, e.SentAt, e.MessageID, e.UserID, e.Text, ts}
 }
 
-// messageMessagesByConversationDeleteCQL deletes a row of
-// messages_by_conversation by its primary key. Its placeholders bind the write
-// timestamp, conversation_id, sent_at, message_id.
-const messageMessagesByConversationDeleteCQL = `DELETE FROM messages_by_conversation
-	USING TIMESTAMP ?
-	WHERE conversation_id = ? AND sent_at = ? AND message_id = ?`
-
-// messageMessagesByConversationGetCQL reads a row of messages_by_conversation
-// by its primary key. Its placeholders bind conversation_id, sent_at,
-// message_id.
-const messageMessagesByConversationGetCQL = `SELECT conversation_id, sent_at, message_id, user_id, text
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at = ? AND message_id = ?`
-
-// messageMessagesByConversationScan reads one row of messages_by_conversation
-// into e; false when there is none.
 func messageMessagesByConversationScan(it cqlgenimpl.Iter, e *Message) bool {
 	return it.Scan(&e.ConversationID, &e.SentAt, &e.MessageID, &e.UserID, &e.Text)
 }
 
-// messageMessagesByConversationScanCQL reads a token range of
-// messages_by_conversation for verify, repair and backfill. Its placeholders
-// bind the lower token (excluded), the upper token.
-const messageMessagesByConversationScanCQL = `SELECT conversation_id, sent_at, message_id, user_id, text,
-		writetime(user_id), writetime(text)
-	FROM messages_by_conversation
-	WHERE token(conversation_id) > ? AND token(conversation_id) <= ?`
-
-// messageMessagesByConversationStateCQL reads a row of
-// messages_by_conversation again for repair, with its write timestamp. Its
-// placeholders bind conversation_id, sent_at, message_id.
-const messageMessagesByConversationStateCQL = `SELECT conversation_id, sent_at, message_id, user_id, text,
-		writetime(user_id), writetime(text)
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at = ? AND message_id = ?`
-
-// messageMessagesByConversationState binds
-// messageMessagesByConversationStateCQL: the primary key of e.
 func messageMessagesByConversationState(e *Message) []any {
 	return []any{e.ConversationID, e.SentAt, e.MessageID}
 }
 
-// messageMessagesByConversationScanState reads a row of
-// messages_by_conversation with its last write timestamp, less 1µs, as its
-// version.
 func messageMessagesByConversationScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Message], ok bool) {
 	var wt [2]*int64
 	ok = it.Scan(&v.Row.ConversationID, &v.Row.SentAt, &v.Row.MessageID, &v.Row.UserID, &v.Row.Text, &wt[0], &wt[1])
@@ -114,277 +48,75 @@ func messageMessagesByConversationScanState(it cqlgenimpl.Iter) (v cqlgenimpl.St
 	return
 }
 
-// messageMessagesByConversationFirstCQL reads a partition of
-// messages_by_conversation from its first row. cqlgenimpl.ReadPage binds
-// conversation_id.
-const messageMessagesByConversationFirstCQL = `SELECT conversation_id, sent_at, message_id, user_id, text
-	FROM messages_by_conversation
-	WHERE conversation_id = ?`
-
-// messageMessagesByConversationFirstFromCQL reads a partition of
-// messages_by_conversation from the From bound. cqlgenimpl.ReadPage binds
-// conversation_id, From.
-const messageMessagesByConversationFirstFromCQL = `SELECT conversation_id, sent_at, message_id, user_id, text
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at <= ?`
-
-// messageMessagesByConversationFirstToCQL reads a partition of
-// messages_by_conversation from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds conversation_id, To.
-const messageMessagesByConversationFirstToCQL = `SELECT conversation_id, sent_at, message_id, user_id, text
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at > ?`
-
-// messageMessagesByConversationFirstFromToCQL reads a partition of
-// messages_by_conversation between the bounds. cqlgenimpl.ReadPage binds
-// conversation_id, From, To.
-const messageMessagesByConversationFirstFromToCQL = `SELECT conversation_id, sent_at, message_id, user_id, text
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at <= ? AND sent_at > ?`
-
-// messageMessagesByConversationAfter0CQL continues a read of
-// messages_by_conversation after a row, at one run of clustering columns of
-// one direction. cqlgenimpl.ReadPage binds conversation_id, sent_at.
-const messageMessagesByConversationAfter0CQL = `SELECT conversation_id, sent_at, message_id, user_id, text
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at < ?`
-
-// messageMessagesByConversationAfter1CQL continues a read of
-// messages_by_conversation after a row, at one run of clustering columns of
-// one direction. cqlgenimpl.ReadPage binds conversation_id, sent_at,
-// message_id.
-const messageMessagesByConversationAfter1CQL = `SELECT conversation_id, sent_at, message_id, user_id, text
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at = ? AND message_id > ?`
-
-// messageMessagesByConversationAfterToCQL continues a read of
-// messages_by_conversation after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds conversation_id, sent_at, To.
-const messageMessagesByConversationAfterToCQL = `SELECT conversation_id, sent_at, message_id, user_id, text
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at < ? AND sent_at > ?`
-
-// messageMessagesByConversationAtOrAfterCQL continues a read of
-// messages_by_conversation at or after a row. cqlgenimpl.ReadPage binds
-// conversation_id, sent_at, message_id.
-const messageMessagesByConversationAtOrAfterCQL = `SELECT conversation_id, sent_at, message_id, user_id, text
-	FROM messages_by_conversation
-	WHERE conversation_id = ? AND sent_at = ? AND message_id >= ?`
-
-// messageMessagesByConversationClustering is the clustering key of e in
-// messages_by_conversation, in order.
 func messageMessagesByConversationClustering(e *Message) []any {
 	return []any{e.SentAt, e.MessageID}
 }
 
-// messageMessagesByConversationCompare orders rows of messages_by_conversation
-// as its clustering order does.
 func messageMessagesByConversationCompare(a, b *Message) int {
-	if c := a.SentAt.Compare(b.SentAt); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareTimeUUID(a.MessageID, b.MessageID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.SentAt.Compare(b.SentAt), cqlgenimpl.CompareTimeUUID(a.MessageID, b.MessageID))
 }
 
-// messageMessagesByUser: the statements of table messages_by_user, which
-// serves MessagesByUser.
+// messageMessagesByUser is table messages_by_user, which serves MessagesByUser
+// (statements in schema.md).
 var messageMessagesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "messages_by_user",
-	Pattern: "MessagesByUser",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "sent_at", Type: "timestamp", Desc: true},
-		{Name: "message_id", Type: "timeuuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "sent_at", Type: "timestamp", Desc: true},
-		{Name: "message_id", Type: "timeuuid"},
-		{Name: "conversation_id", Type: "text"},
-		{Name: "text", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      messageMessagesByUserInsertCQL,
-		Delete:      messageMessagesByUserDeleteCQL,
-		Scan:        messageMessagesByUserScanCQL,
-		First:       messageMessagesByUserFirstCQL,
-		FirstFrom:   messageMessagesByUserFirstFromCQL,
-		FirstTo:     messageMessagesByUserFirstToCQL,
-		FirstFromTo: messageMessagesByUserFirstFromToCQL,
-		After: []string{
-			messageMessagesByUserAfter0CQL,
-			messageMessagesByUserAfter1CQL,
-		},
-		AfterTo:   messageMessagesByUserAfterToCQL,
-		AtOrAfter: messageMessagesByUserAtOrAfterCQL,
-	},
+	Name:         "messages_by_user",
+	Pattern:      "MessagesByUser",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Clustering:   cqlgenimpl.Cols("sent_at timestamp desc", "message_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("conversation_id text", "text text"),
+	Maintained:   true,
 })
 
-// messageMessagesByUserInsertCQL writes a whole row of messages_by_user. Its
-// placeholders bind user_id, sent_at, message_id, conversation_id, text, the
-// write timestamp.
-const messageMessagesByUserInsertCQL = `INSERT INTO messages_by_user (user_id, sent_at, message_id,
-		conversation_id, text)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// messageMessagesByUserRow binds messageMessagesByUserInsertCQL for e, written
-// at ts; messages_by_user has no column to leave unset.
 func messageMessagesByUserRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.UserID, e.SentAt, e.MessageID, e.ConversationID, e.Text, ts}
 }
 
-// messageMessagesByUserDeleteCQL deletes a row of messages_by_user by its
-// primary key. Its placeholders bind the write timestamp, user_id, sent_at,
-// message_id.
-const messageMessagesByUserDeleteCQL = `DELETE FROM messages_by_user
-	USING TIMESTAMP ?
-	WHERE user_id = ? AND sent_at = ? AND message_id = ?`
-
-// messageMessagesByUserScanCQL reads a token range of messages_by_user for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const messageMessagesByUserScanCQL = `SELECT user_id, sent_at, message_id, conversation_id, text,
-		writetime(conversation_id), writetime(text)
-	FROM messages_by_user
-	WHERE token(user_id) > ? AND token(user_id) <= ?`
-
-// messageMessagesByUserFirstCQL reads a partition of messages_by_user from its
-// first row. cqlgenimpl.ReadPage binds user_id.
-const messageMessagesByUserFirstCQL = `SELECT user_id, sent_at, message_id, conversation_id, text
-	FROM messages_by_user
-	WHERE user_id = ?`
-
-// messageMessagesByUserFirstFromCQL reads a partition of messages_by_user from
-// the From bound. cqlgenimpl.ReadPage binds user_id, From.
-const messageMessagesByUserFirstFromCQL = `SELECT user_id, sent_at, message_id, conversation_id, text
-	FROM messages_by_user
-	WHERE user_id = ? AND sent_at <= ?`
-
-// messageMessagesByUserFirstToCQL reads a partition of messages_by_user from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds user_id, To.
-const messageMessagesByUserFirstToCQL = `SELECT user_id, sent_at, message_id, conversation_id, text
-	FROM messages_by_user
-	WHERE user_id = ? AND sent_at > ?`
-
-// messageMessagesByUserFirstFromToCQL reads a partition of messages_by_user
-// between the bounds. cqlgenimpl.ReadPage binds user_id, From, To.
-const messageMessagesByUserFirstFromToCQL = `SELECT user_id, sent_at, message_id, conversation_id, text
-	FROM messages_by_user
-	WHERE user_id = ? AND sent_at <= ? AND sent_at > ?`
-
-// messageMessagesByUserAfter0CQL continues a read of messages_by_user after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds user_id, sent_at.
-const messageMessagesByUserAfter0CQL = `SELECT user_id, sent_at, message_id, conversation_id, text
-	FROM messages_by_user
-	WHERE user_id = ? AND sent_at < ?`
-
-// messageMessagesByUserAfter1CQL continues a read of messages_by_user after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds user_id, sent_at, message_id.
-const messageMessagesByUserAfter1CQL = `SELECT user_id, sent_at, message_id, conversation_id, text
-	FROM messages_by_user
-	WHERE user_id = ? AND sent_at = ? AND message_id > ?`
-
-// messageMessagesByUserAfterToCQL continues a read of messages_by_user after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds user_id, sent_at, To.
-const messageMessagesByUserAfterToCQL = `SELECT user_id, sent_at, message_id, conversation_id, text
-	FROM messages_by_user
-	WHERE user_id = ? AND sent_at < ? AND sent_at > ?`
-
-// messageMessagesByUserAtOrAfterCQL continues a read of messages_by_user at or
-// after a row. cqlgenimpl.ReadPage binds user_id, sent_at, message_id.
-const messageMessagesByUserAtOrAfterCQL = `SELECT user_id, sent_at, message_id, conversation_id, text
-	FROM messages_by_user
-	WHERE user_id = ? AND sent_at = ? AND message_id >= ?`
-
-// messageMessagesByUserScan reads one row of messages_by_user into e; false
-// when there is none.
 func messageMessagesByUserScan(it cqlgenimpl.Iter, e *Message) bool {
 	return it.Scan(&e.UserID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.Text)
 }
 
-// messageMessagesByUserClustering is the clustering key of e in
-// messages_by_user, in order.
 func messageMessagesByUserClustering(e *Message) []any {
 	return []any{e.SentAt, e.MessageID}
 }
 
-// messageMessagesByUserCompare orders rows of messages_by_user as its
-// clustering order does.
 func messageMessagesByUserCompare(a, b *Message) int {
-	if c := a.SentAt.Compare(b.SentAt); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareTimeUUID(a.MessageID, b.MessageID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.SentAt.Compare(b.SentAt), cqlgenimpl.CompareTimeUUID(a.MessageID, b.MessageID))
 }
 
 // MessageRepo reads and writes Message in its tables
-// (messages_by_conversation, messages_by_user), keeping every copy in step;
-// messages_by_conversation is the source of truth.
+// (messages_by_conversation, messages_by_user), kept in step with
+// messages_by_conversation.
 type MessageRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewMessageRepo returns a repository of Message on s. The default strategy is
-// a logged batch.
+// NewMessageRepo returns a repository of Message on s.
 func NewMessageRepo(s cqlgen.Session, opts ...cqlgen.Option) *MessageRepo {
-	return &MessageRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &MessageRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// messageCheck rejects a Message whose partition key values are empty.
 func messageCheck(e *Message) error {
 	if e.ConversationID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "conversation_id",
-			Table:  "messages_by_conversation",
-		}
+		return cqlgenimpl.EmptyKey("messages_by_conversation", "conversation_id")
 	}
 	if e.UserID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "messages_by_user",
-		}
+		return cqlgenimpl.EmptyKey("messages_by_user", "user_id")
 	}
 	return nil
 }
 
-// messageCheckKey rejects a Message whose partition key value in
-// messages_by_conversation, the source of truth, is empty.
 func messageCheckKey(e *Message) error {
 	if e.ConversationID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "conversation_id",
-			Table:  "messages_by_conversation",
-		}
+		return cqlgenimpl.EmptyKey("messages_by_conversation", "conversation_id")
 	}
 	return nil
 }
 
-// Insert writes e to every table of Message in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// Insert writes e to every table of Message in one logical write, leaving nil
+// pointers and empty collections unset (docs/repositories.md, Writes).
 func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Insert").End(&err)
 	o, err := cqlgenimpl.Begin(e, messageCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -400,15 +132,10 @@ func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Opt
 	})
 }
 
-// Delete removes the Message whose key in messages_by_conversation is e's from
-// every table, found from messages_by_conversation's values, in one logical
-// write under the repository's strategy. Deleting what does not exist is not
-// an error.
+// Delete removes the Message with e's key from every table, found from
+// messages_by_conversation's values, in one logical write.
 func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, messageCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -427,9 +154,6 @@ func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Opt
 	})
 }
 
-// messageWrites describes Message, which is immutable, for verify, repair and
-// backfill: its source of truth, messages_by_conversation, and the tables
-// derived from it.
 var messageWrites = &cqlgenimpl.Entity[Message]{
 	Canonical: messageMessagesByConversation,
 	Immutable: true,
@@ -445,178 +169,117 @@ var messageWrites = &cqlgenimpl.Entity[Message]{
 	},
 }
 
-// Entity names the entity MessageRepo keeps: Message.
+// Entity is Message.
 func (r *MessageRepo) Entity() string {
 	return "Message"
 }
 
-// Tables lists the tables of Message that Repair and Backfill write: every one
-// but messages_by_conversation, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but
+// messages_by_conversation.
 func (r *MessageRepo) Tables() []string {
 	return []string{"messages_by_user"}
 }
 
-// Verify compares every table of Message with what messages_by_conversation,
-// the source of truth, implies, and reports the rows missing, stale or
-// orphaned. It writes nothing.
+// Verify reports the rows missing, stale or orphaned against
+// messages_by_conversation.
 func (r *MessageRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Message wins over; it
-// is safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *MessageRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", true, o)
 }
 
-// Backfill writes every row messages_by_conversation implies into table, a new
-// one say, token range by token range; with o.Job it records the ranges done
-// and, run again, resumes.
+// Backfill writes every row messages_by_conversation implies into table.
 func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, messageWrites, "Message", table, o)
 }
 
-// Get reads the Message with the given key from messages_by_conversation, the
-// source of truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Message with the given key from messages_by_conversation;
+// cqlgen.ErrNotFound if there is none.
 func (r *MessageRepo) Get(ctx context.Context, conversationID string, sentAt time.Time, messageID gocql.UUID) (_ *Message, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Get").End(&err)
 	if conversationID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "conversation_id",
-			Table:  "messages_by_conversation",
-		}
+		return nil, cqlgenimpl.EmptyKey("messages_by_conversation", "conversation_id")
 	}
 	var e Message
 	e.ConversationID = conversationID
 	e.SentAt = sentAt
 	e.MessageID = messageID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   messageMessagesByConversation.Get,
-		Values: []any{e.ConversationID, e.SentAt, e.MessageID},
-	}, messageMessagesByConversationScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, messageMessagesByConversation.Get, []any{e.ConversationID, e.SentAt, e.MessageID}, messageMessagesByConversationScan)
 }
 
 // MessagesByConversationOptions are the optional parts of a
 // MessagesByConversation read.
 type MessagesByConversationOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at in read
+	// order; nil: open.
 	SentAtFrom, SentAtTo *time.Time
-	// SentAtFromExclusive leaves out the rows at SentAtFrom, SentAtToInclusive
-	// takes in those at SentAtTo; each is ignored without its bound.
+	// SentAtFromExclusive and SentAtToInclusive change the bounds' defaults.
 	SentAtFromExclusive, SentAtToInclusive bool
+}
+
+var messageMessagesByConversationRead = cqlgenimpl.ReadSpec[Message]{
+	Compare: messageMessagesByConversationCompare,
+	Key:     messageMessagesByConversationClustering,
+	Scan:    messageMessagesByConversationScan,
+	Table:   messageMessagesByConversation,
 }
 
 // MessagesByConversation reads the messages of a conversation, newest first,
 // from messages_by_conversation, in pages: one partition, in clustering order.
 func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID string, o *MessagesByConversationOptions) (_ cqlgen.Page[Message], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "MessagesByConversation")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "MessagesByConversation").End(&err)
 	if conversationID == "" {
-		return cqlgen.Page[Message]{}, &cqlgen.EmptyKeyError{
-			Column: "conversation_id",
-			Table:  "messages_by_conversation",
-		}
+		return cqlgen.Page[Message]{}, cqlgenimpl.EmptyKey("messages_by_conversation", "conversation_id")
 	}
 	if o == nil {
 		o = &MessagesByConversationOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Message]{
-		Compare:   messageMessagesByConversationCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       messageMessagesByConversationClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{conversationID},
-		Scan:      messageMessagesByConversationScan,
-		Table:     messageMessagesByConversation,
-	}
-	if o.SentAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.SentAtFrom, o.SentAtFromExclusive
-	}
-	if o.SentAtTo != nil {
-		spec.To, spec.ToInclusive = *o.SentAtTo, o.SentAtToInclusive
-	}
+	spec := messageMessagesByConversationRead.With([]any{conversationID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // MessagesByUserOptions are the optional parts of a MessagesByUser read.
 type MessagesByUserOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// SentAtFrom and SentAtTo bound sent_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at in read
+	// order; nil: open.
 	SentAtFrom, SentAtTo *time.Time
-	// SentAtFromExclusive leaves out the rows at SentAtFrom, SentAtToInclusive
-	// takes in those at SentAtTo; each is ignored without its bound.
+	// SentAtFromExclusive and SentAtToInclusive change the bounds' defaults.
 	SentAtFromExclusive, SentAtToInclusive bool
+}
+
+var messageMessagesByUserRead = cqlgenimpl.ReadSpec[Message]{
+	Compare: messageMessagesByUserCompare,
+	Key:     messageMessagesByUserClustering,
+	Scan:    messageMessagesByUserScan,
+	Table:   messageMessagesByUser,
 }
 
 // MessagesByUser reads the messages a user sent, newest first, from
 // messages_by_user, in pages: one partition, in clustering order.
 func (r *MessageRepo) MessagesByUser(ctx context.Context, userID string, o *MessagesByUserOptions) (_ cqlgen.Page[Message], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Message", "MessagesByUser")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "MessagesByUser").End(&err)
 	if userID == "" {
-		return cqlgen.Page[Message]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "messages_by_user",
-		}
+		return cqlgen.Page[Message]{}, cqlgenimpl.EmptyKey("messages_by_user", "user_id")
 	}
 	if o == nil {
 		o = &MessagesByUserOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Message]{
-		Compare:   messageMessagesByUserCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       messageMessagesByUserClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{userID},
-		Scan:      messageMessagesByUserScan,
-		Table:     messageMessagesByUser,
-	}
-	if o.SentAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.SentAtFrom, o.SentAtFromExclusive
-	}
-	if o.SentAtTo != nil {
-		spec.To, spec.ToInclusive = *o.SentAtTo, o.SentAtToInclusive
-	}
+	spec := messageMessagesByUserRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -17,163 +17,32 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// playListeningHistory: the statements of table listening_history, which is
-// the source of truth of Play.
+// playListeningHistory is table listening_history, which is the source of
+// truth of Play (statements in schema.md).
 var playListeningHistory = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "listening_history",
-	Pattern: "ListeningHistory",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "played_at", Type: "timestamp", Desc: true},
-		{Name: "track_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "played_at", Type: "timestamp", Desc: true},
-		{Name: "track_id", Type: "text"},
-		{Name: "track_name", Type: "text"},
-		{Name: "artist", Type: "text"},
-		{Name: "duration_s", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      playListeningHistoryInsertCQL,
-		InsertTTL:   playListeningHistoryInsertTTLCQL,
-		Create:      playListeningHistoryCreateCQL,
-		Delete:      playListeningHistoryDeleteCQL,
-		Get:         playListeningHistoryGetCQL,
-		First:       playListeningHistoryFirstCQL,
-		FirstFrom:   playListeningHistoryFirstFromCQL,
-		FirstTo:     playListeningHistoryFirstToCQL,
-		FirstFromTo: playListeningHistoryFirstFromToCQL,
-		After: []string{
-			playListeningHistoryAfter0CQL,
-			playListeningHistoryAfter1CQL,
-		},
-		AfterTo:   playListeningHistoryAfterToCQL,
-		AtOrAfter: playListeningHistoryAtOrAfterCQL,
-	},
+	Name:         "listening_history",
+	Pattern:      "ListeningHistory",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Clustering:   cqlgenimpl.Cols("played_at timestamp desc", "track_id text"),
+	Columns:      cqlgenimpl.Cols("track_name text", "artist text", "duration_s int"),
+	Canonical:    true,
+	Single:       true,
 })
 
-// playListeningHistoryInsertCQL writes a whole row of listening_history. Its
-// placeholders bind user_id, played_at, track_id, track_name, artist,
-// duration_s, the write timestamp.
-const playListeningHistoryInsertCQL = `INSERT INTO listening_history (user_id, played_at, track_id,
-		track_name, artist, duration_s)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// playListeningHistoryRow binds playListeningHistoryInsertCQL for e, written
-// at ts.
-func playListeningHistoryRow(e *Play, ts int64) []any {
+func playListeningHistoryRow(e *Play, ts int64, _ bool) []any {
 	return []any{e.UserID, e.PlayedAt, e.TrackID, e.TrackName, e.Artist, e.DurationS, ts}
 }
 
-// playListeningHistoryInsertTTLCQL writes a whole row of listening_history
-// with a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds
-// user_id, played_at, track_id, track_name, artist, duration_s, the TTL in
-// seconds (unset: the table's default), the write timestamp.
-const playListeningHistoryInsertTTLCQL = `INSERT INTO listening_history (user_id, played_at, track_id,
-		track_name, artist, duration_s)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// playListeningHistoryCreateCQL writes a whole row of listening_history if no
-// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
-// takes no client timestamp. cqlgenimpl.ReadPage binds user_id, played_at,
-// track_id, track_name, artist, duration_s, the TTL in seconds (unset: the
-// table's default).
-const playListeningHistoryCreateCQL = `INSERT INTO listening_history (user_id, played_at, track_id,
-		track_name, artist, duration_s)
-	VALUES (?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// playListeningHistoryDeleteCQL deletes a row of listening_history by its
-// primary key. Its placeholders bind the write timestamp, user_id, played_at,
-// track_id.
-const playListeningHistoryDeleteCQL = `DELETE FROM listening_history
-	USING TIMESTAMP ?
-	WHERE user_id = ? AND played_at = ? AND track_id = ?`
-
-// playListeningHistoryGetCQL reads a row of listening_history by its primary
-// key. Its placeholders bind user_id, played_at, track_id.
-const playListeningHistoryGetCQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
-	FROM listening_history
-	WHERE user_id = ? AND played_at = ? AND track_id = ?`
-
-// playListeningHistoryScan reads one row of listening_history into e; false
-// when there is none.
 func playListeningHistoryScan(it cqlgenimpl.Iter, e *Play) bool {
 	return it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS)
 }
 
-// playListeningHistoryFirstCQL reads a partition of listening_history from its
-// first row. cqlgenimpl.ReadPage binds user_id.
-const playListeningHistoryFirstCQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
-	FROM listening_history
-	WHERE user_id = ?`
-
-// playListeningHistoryFirstFromCQL reads a partition of listening_history from
-// the From bound. cqlgenimpl.ReadPage binds user_id, From.
-const playListeningHistoryFirstFromCQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
-	FROM listening_history
-	WHERE user_id = ? AND played_at <= ?`
-
-// playListeningHistoryFirstToCQL reads a partition of listening_history from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds user_id, To.
-const playListeningHistoryFirstToCQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
-	FROM listening_history
-	WHERE user_id = ? AND played_at > ?`
-
-// playListeningHistoryFirstFromToCQL reads a partition of listening_history
-// between the bounds. cqlgenimpl.ReadPage binds user_id, From, To.
-const playListeningHistoryFirstFromToCQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
-	FROM listening_history
-	WHERE user_id = ? AND played_at <= ? AND played_at > ?`
-
-// playListeningHistoryAfter0CQL continues a read of listening_history after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds user_id, played_at.
-const playListeningHistoryAfter0CQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
-	FROM listening_history
-	WHERE user_id = ? AND played_at < ?`
-
-// playListeningHistoryAfter1CQL continues a read of listening_history after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds user_id, played_at, track_id.
-const playListeningHistoryAfter1CQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
-	FROM listening_history
-	WHERE user_id = ? AND played_at = ? AND track_id > ?`
-
-// playListeningHistoryAfterToCQL continues a read of listening_history after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds user_id, played_at, To.
-const playListeningHistoryAfterToCQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
-	FROM listening_history
-	WHERE user_id = ? AND played_at < ? AND played_at > ?`
-
-// playListeningHistoryAtOrAfterCQL continues a read of listening_history at or
-// after a row. cqlgenimpl.ReadPage binds user_id, played_at, track_id.
-const playListeningHistoryAtOrAfterCQL = `SELECT user_id, played_at, track_id, track_name, artist, duration_s
-	FROM listening_history
-	WHERE user_id = ? AND played_at = ? AND track_id >= ?`
-
-// playListeningHistoryClustering is the clustering key of e in
-// listening_history, in order.
 func playListeningHistoryClustering(e *Play) []any {
 	return []any{e.PlayedAt, e.TrackID}
 }
 
-// playListeningHistoryCompare orders rows of listening_history as its
-// clustering order does.
 func playListeningHistoryCompare(a, b *Play) int {
-	if c := a.PlayedAt.Compare(b.PlayedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.PlayedAt.Compare(b.PlayedAt), cmp.Compare(a.TrackID, b.TrackID))
 }
 
 // PlayRepo reads and writes Play in table listening_history.
@@ -182,226 +51,121 @@ type PlayRepo struct {
 	opts cqlgen.Options
 }
 
-// NewPlayRepo returns a repository of Play on s. The default strategy is a
-// logged batch.
+// NewPlayRepo returns a repository of Play on s.
 func NewPlayRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlayRepo {
-	return &PlayRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &PlayRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// playCheck rejects a Play whose partition key values are empty.
 func playCheck(e *Play) error {
 	if e.UserID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "listening_history",
-		}
+		return cqlgenimpl.EmptyKey("listening_history", "user_id")
 	}
 	return nil
 }
 
-// Insert writes e to listening_history, at a client-side timestamp. Nil
-// pointers and empty collections are left unset, so no tombstones are written.
-// With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
-// change an entity that exists, use Update. With cqlgen.WithTTL the row
-// expires after that time instead of the table's default. With cqlgen.IfAbsent
-// it creates only, as InsertIfAbsent does, and a row with the key that differs
-// is a *cqlgen.VersionConflictError.
+var playOne = cqlgenimpl.One[Play]{
+	Check: playCheck,
+	Delete: func(e *Play, ts int64) []any {
+		return []any{ts, e.UserID, e.PlayedAt, e.TrackID}
+	},
+	Key: func(e *Play) []any {
+		return []any{e.UserID, e.PlayedAt, e.TrackID}
+	},
+	Row:   playListeningHistoryRow,
+	Scan:  playListeningHistoryScan,
+	Table: playListeningHistory,
+}
+
+// Insert writes e to listening_history, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Play", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, playCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, playListeningHistory, e, []any{e.UserID, e.PlayedAt, e.TrackID}, func(e *Play, _ bool) []any {
-			return playListeningHistoryRow(e, 0)
-		}, playListeningHistoryScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(playListeningHistory, o.TTL, playListeningHistoryRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &playOne, e)
 }
 
-// InsertIfAbsent writes e to listening_history only if no row has its key
-// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
-// it applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in listening_history unless a row has its key (IF
+// NOT EXISTS); see docs/repositories.md, Conditional insert.
 func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.Option) (_ cqlgen.Inserted[Play], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Play", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, playCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Play]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, playListeningHistory, e, []any{e.UserID, e.PlayedAt, e.TrackID}, func(e *Play, _ bool) []any {
-		return playListeningHistoryRow(e, 0)
-	}, playListeningHistoryScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &playOne, e)
 }
 
-// Update writes e over the row with its key in listening_history. Unlike
-// Insert, nil pointers and empty collections clear their columns. With
-// cqlgen.WithTTL the row expires after that time instead of the table's
-// default.
+// Update writes e over the row with its key in listening_history; nil pointers
+// and empty collections clear their columns.
 func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Play", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, playCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(playListeningHistory, o.TTL, playListeningHistoryRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &playOne, e)
 }
 
 // Delete removes the row with e's key from listening_history.
 func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Play", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, playCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   playListeningHistory.Delete,
-			Values: []any{ts, e.UserID, e.PlayedAt, e.TrackID},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &playOne, e)
 }
 
-// Get reads the Play with the given key from listening_history, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Play with the given key from listening_history;
+// cqlgen.ErrNotFound if there is none.
 func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (_ *Play, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Play", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Get").End(&err)
 	if userID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "listening_history",
-		}
+		return nil, cqlgenimpl.EmptyKey("listening_history", "user_id")
 	}
 	var e Play
 	e.UserID = userID
 	e.PlayedAt = playedAt
 	e.TrackID = trackID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   playListeningHistory.Get,
-		Values: []any{e.UserID, e.PlayedAt, e.TrackID},
-	}, playListeningHistoryScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, playListeningHistory.Get, []any{e.UserID, e.PlayedAt, e.TrackID}, playListeningHistoryScan)
 }
 
 // ListeningHistoryOptions are the optional parts of a ListeningHistory read.
 type ListeningHistoryOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlayedAtFrom and PlayedAtTo bound played_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlayedAtFrom (inclusive) and PlayedAtTo (exclusive) bound played_at in
+	// read order; nil: open.
 	PlayedAtFrom, PlayedAtTo *time.Time
-	// PlayedAtFromExclusive leaves out the rows at PlayedAtFrom,
-	// PlayedAtToInclusive takes in those at PlayedAtTo; each is ignored
-	// without its bound.
+	// PlayedAtFromExclusive and PlayedAtToInclusive change the bounds'
+	// defaults.
 	PlayedAtFromExclusive, PlayedAtToInclusive bool
+}
+
+var playListeningHistoryRead = cqlgenimpl.ReadSpec[Play]{
+	Compare: playListeningHistoryCompare,
+	Key:     playListeningHistoryClustering,
+	Scan:    playListeningHistoryScan,
+	Table:   playListeningHistory,
 }
 
 // ListeningHistory reads a user's listening history, newest first, from
 // listening_history, in pages: one partition, in clustering order.
 func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *ListeningHistoryOptions) (_ cqlgen.Page[Play], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Play", "ListeningHistory")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "ListeningHistory").End(&err)
 	if userID == "" {
-		return cqlgen.Page[Play]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "listening_history",
-		}
+		return cqlgen.Page[Play]{}, cqlgenimpl.EmptyKey("listening_history", "user_id")
 	}
 	if o == nil {
 		o = &ListeningHistoryOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Play]{
-		Compare:   playListeningHistoryCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       playListeningHistoryClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{userID},
-		Scan:      playListeningHistoryScan,
-		Table:     playListeningHistory,
-	}
-	if o.PlayedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlayedAtFrom, o.PlayedAtFromExclusive
-	}
-	if o.PlayedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.PlayedAtTo, o.PlayedAtToInclusive
-	}
+	spec := playListeningHistoryRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PlayedAtFrom, o.PlayedAtTo, o.PlayedAtFromExclusive, o.PlayedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// trackTracks: the statements of table tracks, which is the source of truth of
-// Track.
+// trackTracks is table tracks, which is the source of truth of Track
+// (statements in schema.md).
 var trackTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "tracks",
-	Pattern: "Tracks",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "track_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "track_id", Type: "text"},
-		{Name: "artist_id", Type: "text"},
-		{Name: "play_count", Type: "bigint"},
-		{Name: "track_name", Type: "text"},
-		{Name: "album", Type: "text"},
-		{Name: "duration_s", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:     trackTracksGetCQL,
-		GetMany: trackTracksGetManyCQL,
-		State:   trackTracksStateCQL,
-		Change:  trackTracksChangeCQL,
-		Remove:  trackTracksRemoveCQL,
-		Settle:  trackTracksSettleCQL,
-		Scan:    trackTracksScanCQL,
-	},
+	Name:         "tracks",
+	Pattern:      "Tracks",
+	PartitionKey: cqlgenimpl.Cols("track_id text"),
+	Columns:      cqlgenimpl.Cols("artist_id text", "play_count bigint", "track_name text", "album text", "duration_s int"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
-// trackTracksGetCQL reads a row of tracks by its primary key. Its placeholders
-// bind track_id.
-const trackTracksGetCQL = `SELECT track_id, artist_id, play_count, track_name, album, duration_s,
-		cqlgen_deleted
-	FROM tracks
-	WHERE track_id = ?`
-
-// trackTracksScan reads the next row of tracks that is no grave of a deleted
-// Track into e; false when there is none.
 func trackTracksScan(it cqlgenimpl.Iter, e *Track) bool {
 	for {
 		var deleted bool
@@ -415,289 +179,91 @@ func trackTracksScan(it cqlgenimpl.Iter, e *Track) bool {
 	}
 }
 
-// trackTracksGetManyCQL reads the rows of tracks of several partition keys at
-// once. cqlgenimpl.GetMany binds the list of track_id values.
-const trackTracksGetManyCQL = `SELECT track_id, artist_id, play_count, track_name, album, duration_s,
-		cqlgen_deleted
-	FROM tracks
-	WHERE track_id IN ?`
-
-// trackTracksStateCQL reads a row of tracks with the write protocol's columns.
-// Its placeholders bind track_id.
-const trackTracksStateCQL = `SELECT track_id, artist_id, play_count, track_name, album, duration_s,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM tracks
-	WHERE track_id = ?`
-
-// trackTracksState binds trackTracksStateCQL: the primary key of e.
 func trackTracksState(e *Track) []any {
 	return []any{e.TrackID}
 }
 
-// trackTracksScanState reads a row of tracks with its version, its mark of
-// deletion, its pending record and its last changes.
 func trackTracksScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Track], ok bool) {
 	ok = it.Scan(&v.Row.TrackID, &v.Row.ArtistID, &v.Row.PlayCount, &v.Row.TrackName, &v.Row.Album, &v.Row.DurationS, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// trackTracksData is every column of e's row in tracks, in table order.
 func trackTracksData(e *Track) []any {
 	return []any{e.TrackID, e.ArtistID, e.PlayCount, e.TrackName, e.Album, e.DurationS}
 }
 
-// trackTracksChangeCQL writes a row of tracks if its version is the one read
-// (null: if there is no row). Its placeholders bind artist_id, play_count,
-// track_name, album, duration_s, cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, track_id, the version read.
-const trackTracksChangeCQL = `UPDATE tracks
-	SET artist_id = ?, play_count = ?, track_name = ?, album = ?,
-		duration_s = ?, cqlgen_version = ?, cqlgen_deleted = false,
-		cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE track_id = ?
-	IF cqlgen_version = ?`
-
-// trackTracksChange binds trackTracksChangeCQL: it sets e's values, at version
-// c.TS, if the version is still c.Old.
 func trackTracksChange(e *Track, c cqlgenimpl.Change) []any {
 	return []any{e.ArtistID, e.PlayCount, e.TrackName, e.Album, e.DurationS, c.TS, c.Pending, c.Writes, e.TrackID, c.Old}
 }
 
-// trackTracksRemoveCQL leaves a grave of a row of tracks if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, track_id, the version read.
-const trackTracksRemoveCQL = `UPDATE tracks
-	USING TTL 864000
-	SET artist_id = null, play_count = null, track_name = null,
-		album = null, duration_s = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE track_id = ?
-	IF cqlgen_version = ?`
-
-// trackTracksRemove binds trackTracksRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
 func trackTracksRemove(e *Track, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.TrackID, c.Old}
 }
 
-// trackTracksSettleCQL clears the pending record of a row of tracks if its
-// version is the one read. Its placeholders bind track_id, the version read.
-const trackTracksSettleCQL = `UPDATE tracks
-	SET cqlgen_pending = null
-	WHERE track_id = ?
-	IF cqlgen_version = ?`
-
-// trackTracksSettle binds trackTracksSettleCQL: it clears the pending record
-// of e's row if the version is still version.
 func trackTracksSettle(e *Track, version int64) []any {
 	return []any{e.TrackID, version}
 }
 
-// trackTracksScanCQL reads a token range of tracks for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const trackTracksScanCQL = `SELECT track_id, artist_id, play_count, track_name, album, duration_s,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM tracks
-	WHERE token(track_id) > ? AND token(track_id) <= ?`
-
-// trackTopTracksByArtist: the statements of table top_tracks_by_artist, which
-// serves TopTracksByArtist.
+// trackTopTracksByArtist is table top_tracks_by_artist, which serves
+// TopTracksByArtist (statements in schema.md).
 var trackTopTracksByArtist = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "top_tracks_by_artist",
-	Pattern: "TopTracksByArtist",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "artist_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "play_count", Type: "bigint", Desc: true},
-		{Name: "track_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "artist_id", Type: "text"},
-		{Name: "play_count", Type: "bigint", Desc: true},
-		{Name: "track_id", Type: "text"},
-		{Name: "track_name", Type: "text"},
-		{Name: "album", Type: "text"},
-		{Name: "duration_s", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      trackTopTracksByArtistInsertCQL,
-		Delete:      trackTopTracksByArtistDeleteCQL,
-		Scan:        trackTopTracksByArtistScanCQL,
-		First:       trackTopTracksByArtistFirstCQL,
-		FirstFrom:   trackTopTracksByArtistFirstFromCQL,
-		FirstTo:     trackTopTracksByArtistFirstToCQL,
-		FirstFromTo: trackTopTracksByArtistFirstFromToCQL,
-		After: []string{
-			trackTopTracksByArtistAfter0CQL,
-			trackTopTracksByArtistAfter1CQL,
-		},
-		AfterTo:   trackTopTracksByArtistAfterToCQL,
-		AtOrAfter: trackTopTracksByArtistAtOrAfterCQL,
-	},
+	Name:         "top_tracks_by_artist",
+	Pattern:      "TopTracksByArtist",
+	PartitionKey: cqlgenimpl.Cols("artist_id text"),
+	Clustering:   cqlgenimpl.Cols("play_count bigint desc", "track_id text"),
+	Columns:      cqlgenimpl.Cols("track_name text", "album text", "duration_s int"),
+	Maintained:   true,
 })
 
-// trackTopTracksByArtistInsertCQL writes a whole row of top_tracks_by_artist.
-// Its placeholders bind artist_id, play_count, track_id, track_name, album,
-// duration_s, the write timestamp.
-const trackTopTracksByArtistInsertCQL = `INSERT INTO top_tracks_by_artist (artist_id, play_count, track_id,
-		track_name, album, duration_s)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// trackTopTracksByArtistRow binds trackTopTracksByArtistInsertCQL for e,
-// written at ts; top_tracks_by_artist has no column to leave unset.
 func trackTopTracksByArtistRow(e *Track, ts int64, _ bool) []any {
 	return []any{e.ArtistID, e.PlayCount, e.TrackID, e.TrackName, e.Album, e.DurationS, ts}
 }
 
-// trackTopTracksByArtistKey is the primary key of e in top_tracks_by_artist,
-// in order, bucket included.
 func trackTopTracksByArtistKey(e *Track) []any {
 	return []any{e.ArtistID, e.PlayCount, e.TrackID}
 }
 
-// trackTopTracksByArtistDeleteCQL deletes a row of top_tracks_by_artist by its
-// primary key. Its placeholders bind the write timestamp, artist_id,
-// play_count, track_id.
-const trackTopTracksByArtistDeleteCQL = `DELETE FROM top_tracks_by_artist
-	USING TIMESTAMP ?
-	WHERE artist_id = ? AND play_count = ? AND track_id = ?`
-
-// trackTopTracksByArtistScanCQL reads a token range of top_tracks_by_artist
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const trackTopTracksByArtistScanCQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s,
-		writetime(track_name), writetime(album), writetime(duration_s)
-	FROM top_tracks_by_artist
-	WHERE token(artist_id) > ? AND token(artist_id) <= ?`
-
-// trackTopTracksByArtistFirstCQL reads a partition of top_tracks_by_artist
-// from its first row. cqlgenimpl.ReadPage binds artist_id.
-const trackTopTracksByArtistFirstCQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s
-	FROM top_tracks_by_artist
-	WHERE artist_id = ?`
-
-// trackTopTracksByArtistFirstFromCQL reads a partition of top_tracks_by_artist
-// from the From bound. cqlgenimpl.ReadPage binds artist_id, From.
-const trackTopTracksByArtistFirstFromCQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s
-	FROM top_tracks_by_artist
-	WHERE artist_id = ? AND play_count <= ?`
-
-// trackTopTracksByArtistFirstToCQL reads a partition of top_tracks_by_artist
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds artist_id,
-// To.
-const trackTopTracksByArtistFirstToCQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s
-	FROM top_tracks_by_artist
-	WHERE artist_id = ? AND play_count > ?`
-
-// trackTopTracksByArtistFirstFromToCQL reads a partition of
-// top_tracks_by_artist between the bounds. cqlgenimpl.ReadPage binds
-// artist_id, From, To.
-const trackTopTracksByArtistFirstFromToCQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s
-	FROM top_tracks_by_artist
-	WHERE artist_id = ? AND play_count <= ? AND play_count > ?`
-
-// trackTopTracksByArtistAfter0CQL continues a read of top_tracks_by_artist
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds artist_id, play_count.
-const trackTopTracksByArtistAfter0CQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s
-	FROM top_tracks_by_artist
-	WHERE artist_id = ? AND play_count < ?`
-
-// trackTopTracksByArtistAfter1CQL continues a read of top_tracks_by_artist
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds artist_id, play_count, track_id.
-const trackTopTracksByArtistAfter1CQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s
-	FROM top_tracks_by_artist
-	WHERE artist_id = ? AND play_count = ? AND track_id > ?`
-
-// trackTopTracksByArtistAfterToCQL continues a read of top_tracks_by_artist
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds artist_id,
-// play_count, To.
-const trackTopTracksByArtistAfterToCQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s
-	FROM top_tracks_by_artist
-	WHERE artist_id = ? AND play_count < ? AND play_count > ?`
-
-// trackTopTracksByArtistAtOrAfterCQL continues a read of top_tracks_by_artist
-// at or after a row. cqlgenimpl.ReadPage binds artist_id, play_count,
-// track_id.
-const trackTopTracksByArtistAtOrAfterCQL = `SELECT artist_id, play_count, track_id, track_name, album, duration_s
-	FROM top_tracks_by_artist
-	WHERE artist_id = ? AND play_count = ? AND track_id >= ?`
-
-// trackTopTracksByArtistScan reads one row of top_tracks_by_artist into e;
-// false when there is none.
 func trackTopTracksByArtistScan(it cqlgenimpl.Iter, e *Track) bool {
 	return it.Scan(&e.ArtistID, &e.PlayCount, &e.TrackID, &e.TrackName, &e.Album, &e.DurationS)
 }
 
-// trackTopTracksByArtistClustering is the clustering key of e in
-// top_tracks_by_artist, in order.
 func trackTopTracksByArtistClustering(e *Track) []any {
 	return []any{e.PlayCount, e.TrackID}
 }
 
-// trackTopTracksByArtistCompare orders rows of top_tracks_by_artist as its
-// clustering order does.
 func trackTopTracksByArtistCompare(a, b *Track) int {
-	if c := cmp.Compare(a.PlayCount, b.PlayCount); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cmp.Compare(a.PlayCount, b.PlayCount), cmp.Compare(a.TrackID, b.TrackID))
 }
 
 // TrackRepo reads and writes Track in its tables (tracks,
-// top_tracks_by_artist), keeping every copy in step; tracks is the source of
-// truth.
+// top_tracks_by_artist), kept in step with tracks.
 type TrackRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewTrackRepo returns a repository of Track on s. The default strategy is a
-// logged batch.
+// NewTrackRepo returns a repository of Track on s.
 func NewTrackRepo(s cqlgen.Session, opts ...cqlgen.Option) *TrackRepo {
-	return &TrackRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &TrackRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// trackCheck rejects a Track whose partition key values are empty.
 func trackCheck(e *Track) error {
 	if e.TrackID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "track_id",
-			Table:  "tracks",
-		}
+		return cqlgenimpl.EmptyKey("tracks", "track_id")
 	}
 	if e.ArtistID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "artist_id",
-			Table:  "top_tracks_by_artist",
-		}
+		return cqlgenimpl.EmptyKey("top_tracks_by_artist", "artist_id")
 	}
 	return nil
 }
 
-// trackCheckKey rejects a Track whose partition key value in tracks, the
-// source of truth, is empty.
 func trackCheckKey(e *Track) error {
 	if e.TrackID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "track_id",
-			Table:  "tracks",
-		}
+		return cqlgenimpl.EmptyKey("tracks", "track_id")
 	}
 	return nil
 }
 
-// trackWrites is the write protocol of Track: its source of truth, tracks, and
-// the tables the protocol keeps in step with it.
 var trackWrites = &cqlgenimpl.Entity[Track]{
 	Canonical: trackTracks,
 	State:     trackTracksState,
@@ -717,18 +283,11 @@ var trackWrites = &cqlgenimpl.Entity[Track]{
 	},
 }
 
-// Insert writes e to every table of Track, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on tracks, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Track, leaving nil pointers
+// and empty collections unset, through the write protocol on tracks
+// (docs/repositories.md, The write protocol).
 func (r *TrackRepo) Insert(ctx context.Context, e *Track, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Track", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, trackCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -736,19 +295,11 @@ func (r *TrackRepo) Insert(ctx context.Context, e *Track, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, trackWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Track whose key in tracks is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on tracks's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Track with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// tracks (docs/repositories.md, The write protocol).
 func (r *TrackRepo) Update(ctx context.Context, e *Track, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Track", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, trackCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -756,16 +307,11 @@ func (r *TrackRepo) Update(ctx context.Context, e *Track, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, trackWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Track whose key in tracks is e's from every table; the
-// rows of the other tables are found from tracks's values, so e needs only its
-// key. Deleting what does not exist is not an error. If it returns an error,
-// it may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Track with e's key from every table (e needs only its
+// key), through the write protocol on tracks (docs/repositories.md, The write
+// protocol).
 func (r *TrackRepo) Delete(ctx context.Context, e *Track, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Track", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, trackCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -773,47 +319,25 @@ func (r *TrackRepo) Delete(ctx context.Context, e *Track, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, trackWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Track with the given key from tracks, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Track since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Track with the given key from tracks with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *TrackRepo) GetVersioned(ctx context.Context, trackID string) (_ *Track, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Track", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "GetVersioned").End(&err)
 	if trackID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "track_id",
-			Table:  "tracks",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("tracks", "track_id")
 	}
 	e := &Track{}
 	e.TrackID = trackID
 	return cqlgenimpl.Versioned(ctx, r.s, trackWrites, e)
 }
 
-// Modify reads the Track with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Track since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// tracks (cqlgen.ErrKeyChanged). It returns the Track written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Track with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *TrackRepo) Modify(ctx context.Context, trackID string, change func(*Track) error, opts ...cqlgen.Option) (_ *Track, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Track", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Modify").End(&err)
 	if trackID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "track_id",
-			Table:  "tracks",
-		}
+		return nil, cqlgenimpl.EmptyKey("tracks", "track_id")
 	}
 	e := &Track{}
 	e.TrackID = trackID
@@ -824,90 +348,54 @@ func (r *TrackRepo) Modify(ctx context.Context, trackID string, change func(*Tra
 	return cqlgenimpl.Modify(ctx, r.s, o, trackWrites, e, trackCheck, change)
 }
 
-// Entity names the entity TrackRepo keeps: Track.
+// Entity is Track.
 func (r *TrackRepo) Entity() string {
 	return "Track"
 }
 
-// Tables lists the tables of Track that Repair and Backfill write: every one
-// but tracks, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but tracks.
 func (r *TrackRepo) Tables() []string {
 	return []string{"top_tracks_by_artist"}
 }
 
-// Verify compares every table of Track with what tracks, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows missing, stale or orphaned against tracks.
 func (r *TrackRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Track", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, trackWrites, "Track", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Track wins over; it is
-// safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *TrackRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Track", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, trackWrites, "Track", true, o)
 }
 
-// Backfill writes every row tracks implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row tracks implies into table.
 func (r *TrackRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Track", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, trackWrites, "Track", table, o)
 }
 
-// Get reads the Track with the given key from tracks, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Track with the given key from tracks; cqlgen.ErrNotFound if
+// there is none.
 func (r *TrackRepo) Get(ctx context.Context, trackID string) (_ *Track, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Track", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Get").End(&err)
 	if trackID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "track_id",
-			Table:  "tracks",
-		}
+		return nil, cqlgenimpl.EmptyKey("tracks", "track_id")
 	}
 	var e Track
 	e.TrackID = trackID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   trackTracks.Get,
-		Values: []any{e.TrackID},
-	}, trackTracksScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, trackTracks.Get, []any{e.TrackID}, trackTracksScan)
 }
 
-// GetMany reads the Tracks with the given track_id values from tracks, the
-// source of truth, in one query (track_id IN ?): Rows[i] is the Track of
-// trackIDs[i], nil when there is none, and Missing lists those indexes. More
-// keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Tracks with the given track_id values from tracks in one
+// query: Rows[i] is trackIDs[i]'s, nil when missing (docs/repositories.md,
+// Multi-get).
 func (r *TrackRepo) GetMany(ctx context.Context, trackIDs []string) (_ cqlgen.Found[Track], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Track", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "GetMany").End(&err)
 	for _, k := range trackIDs {
 		if k == "" {
-			return cqlgen.Found[Track]{}, &cqlgen.EmptyKeyError{
-				Column: "track_id",
-				Table:  "tracks",
-			}
+			return cqlgen.Found[Track]{}, cqlgenimpl.EmptyKey("tracks", "track_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, trackTracks, []any{}, trackIDs, r.opts.MaxKeys, trackTracksScan, func(e *Track) string {
@@ -917,230 +405,66 @@ func (r *TrackRepo) GetMany(ctx context.Context, trackIDs []string) (_ cqlgen.Fo
 
 // TopTracksByArtistOptions are the optional parts of a TopTracksByArtist read.
 type TopTracksByArtistOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlayCountFrom and PlayCountTo bound play_count, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count
+	// in read order; nil: open.
 	PlayCountFrom, PlayCountTo *int64
-	// PlayCountFromExclusive leaves out the rows at PlayCountFrom,
-	// PlayCountToInclusive takes in those at PlayCountTo; each is ignored
-	// without its bound.
+	// PlayCountFromExclusive and PlayCountToInclusive change the bounds'
+	// defaults.
 	PlayCountFromExclusive, PlayCountToInclusive bool
+}
+
+var trackTopTracksByArtistRead = cqlgenimpl.ReadSpec[Track]{
+	Compare: trackTopTracksByArtistCompare,
+	Key:     trackTopTracksByArtistClustering,
+	Scan:    trackTopTracksByArtistScan,
+	Table:   trackTopTracksByArtist,
 }
 
 // TopTracksByArtist reads an artist's top tracks, most played first, from
 // top_tracks_by_artist, in pages: one partition, in clustering order.
 func (r *TrackRepo) TopTracksByArtist(ctx context.Context, artistID string, o *TopTracksByArtistOptions) (_ cqlgen.Page[Track], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Track", "TopTracksByArtist")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "TopTracksByArtist").End(&err)
 	if artistID == "" {
-		return cqlgen.Page[Track]{}, &cqlgen.EmptyKeyError{
-			Column: "artist_id",
-			Table:  "top_tracks_by_artist",
-		}
+		return cqlgen.Page[Track]{}, cqlgenimpl.EmptyKey("top_tracks_by_artist", "artist_id")
 	}
 	if o == nil {
 		o = &TopTracksByArtistOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Track]{
-		Compare:   trackTopTracksByArtistCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       trackTopTracksByArtistClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{artistID},
-		Scan:      trackTopTracksByArtistScan,
-		Table:     trackTopTracksByArtist,
-	}
-	if o.PlayCountFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlayCountFrom, o.PlayCountFromExclusive
-	}
-	if o.PlayCountTo != nil {
-		spec.To, spec.ToInclusive = *o.PlayCountTo, o.PlayCountToInclusive
-	}
+	spec := trackTopTracksByArtistRead.With([]any{artistID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PlayCountFrom, o.PlayCountTo, o.PlayCountFromExclusive, o.PlayCountToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// playlistTrackPlaylistTracks: the statements of table playlist_tracks, which
-// is the source of truth of PlaylistTrack.
+// playlistTrackPlaylistTracks is table playlist_tracks, which is the source of
+// truth of PlaylistTrack (statements in schema.md).
 var playlistTrackPlaylistTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "playlist_tracks",
-	Pattern: "PlaylistTracks",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "playlist_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "position", Type: "int"},
-		{Name: "track_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "playlist_id", Type: "text"},
-		{Name: "position", Type: "int"},
-		{Name: "track_id", Type: "text"},
-		{Name: "track_name", Type: "text"},
-		{Name: "artist", Type: "text"},
-		{Name: "duration_s", Type: "int"},
-		{Name: "added_by", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      playlistTrackPlaylistTracksInsertCQL,
-		InsertTTL:   playlistTrackPlaylistTracksInsertTTLCQL,
-		Create:      playlistTrackPlaylistTracksCreateCQL,
-		Delete:      playlistTrackPlaylistTracksDeleteCQL,
-		Get:         playlistTrackPlaylistTracksGetCQL,
-		First:       playlistTrackPlaylistTracksFirstCQL,
-		FirstFrom:   playlistTrackPlaylistTracksFirstFromCQL,
-		FirstTo:     playlistTrackPlaylistTracksFirstToCQL,
-		FirstFromTo: playlistTrackPlaylistTracksFirstFromToCQL,
-		After: []string{
-			playlistTrackPlaylistTracksAfter0CQL,
-		},
-		AfterTo:     playlistTrackPlaylistTracksAfterToCQL,
-		AtOrAfter:   playlistTrackPlaylistTracksAtOrAfterCQL,
-		AtOrAfterTo: playlistTrackPlaylistTracksAtOrAfterToCQL,
-	},
+	Name:         "playlist_tracks",
+	Pattern:      "PlaylistTracks",
+	PartitionKey: cqlgenimpl.Cols("playlist_id text"),
+	Clustering:   cqlgenimpl.Cols("position int", "track_id text"),
+	Columns:      cqlgenimpl.Cols("track_name text", "artist text", "duration_s int", "added_by text"),
+	Canonical:    true,
+	Single:       true,
 })
 
-// playlistTrackPlaylistTracksInsertCQL writes a whole row of playlist_tracks.
-// Its placeholders bind playlist_id, position, track_id, track_name, artist,
-// duration_s, added_by, the write timestamp.
-const playlistTrackPlaylistTracksInsertCQL = `INSERT INTO playlist_tracks (playlist_id, position, track_id,
-		track_name, artist, duration_s, added_by)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// playlistTrackPlaylistTracksRow binds playlistTrackPlaylistTracksInsertCQL
-// for e, written at ts.
-func playlistTrackPlaylistTracksRow(e *PlaylistTrack, ts int64) []any {
+func playlistTrackPlaylistTracksRow(e *PlaylistTrack, ts int64, _ bool) []any {
 	return []any{e.PlaylistID, e.Position, e.TrackID, e.TrackName, e.Artist, e.DurationS, e.AddedBy, ts}
 }
 
-// playlistTrackPlaylistTracksInsertTTLCQL writes a whole row of
-// playlist_tracks with a TTL of the call's (cqlgen.WithTTL).
-// cqlgenimpl.ReadPage binds playlist_id, position, track_id, track_name,
-// artist, duration_s, added_by, the TTL in seconds (unset: the table's
-// default), the write timestamp.
-const playlistTrackPlaylistTracksInsertTTLCQL = `INSERT INTO playlist_tracks (playlist_id, position, track_id,
-		track_name, artist, duration_s, added_by)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// playlistTrackPlaylistTracksCreateCQL writes a whole row of playlist_tracks
-// if no row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional
-// write takes no client timestamp. cqlgenimpl.ReadPage binds playlist_id,
-// position, track_id, track_name, artist, duration_s, added_by, the TTL in
-// seconds (unset: the table's default).
-const playlistTrackPlaylistTracksCreateCQL = `INSERT INTO playlist_tracks (playlist_id, position, track_id,
-		track_name, artist, duration_s, added_by)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// playlistTrackPlaylistTracksDeleteCQL deletes a row of playlist_tracks by its
-// primary key. Its placeholders bind the write timestamp, playlist_id,
-// position, track_id.
-const playlistTrackPlaylistTracksDeleteCQL = `DELETE FROM playlist_tracks
-	USING TIMESTAMP ?
-	WHERE playlist_id = ? AND position = ? AND track_id = ?`
-
-// playlistTrackPlaylistTracksGetCQL reads a row of playlist_tracks by its
-// primary key. Its placeholders bind playlist_id, position, track_id.
-const playlistTrackPlaylistTracksGetCQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
-		added_by
-	FROM playlist_tracks
-	WHERE playlist_id = ? AND position = ? AND track_id = ?`
-
-// playlistTrackPlaylistTracksScan reads one row of playlist_tracks into e;
-// false when there is none.
 func playlistTrackPlaylistTracksScan(it cqlgenimpl.Iter, e *PlaylistTrack) bool {
 	return it.Scan(&e.PlaylistID, &e.Position, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS, &e.AddedBy)
 }
 
-// playlistTrackPlaylistTracksFirstCQL reads a partition of playlist_tracks
-// from its first row. cqlgenimpl.ReadPage binds playlist_id.
-const playlistTrackPlaylistTracksFirstCQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
-		added_by
-	FROM playlist_tracks
-	WHERE playlist_id = ?`
-
-// playlistTrackPlaylistTracksFirstFromCQL reads a partition of playlist_tracks
-// from the From bound. cqlgenimpl.ReadPage binds playlist_id, From.
-const playlistTrackPlaylistTracksFirstFromCQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
-		added_by
-	FROM playlist_tracks
-	WHERE playlist_id = ? AND position >= ?`
-
-// playlistTrackPlaylistTracksFirstToCQL reads a partition of playlist_tracks
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds
-// playlist_id, To.
-const playlistTrackPlaylistTracksFirstToCQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
-		added_by
-	FROM playlist_tracks
-	WHERE playlist_id = ? AND position < ?`
-
-// playlistTrackPlaylistTracksFirstFromToCQL reads a partition of
-// playlist_tracks between the bounds. cqlgenimpl.ReadPage binds playlist_id,
-// From, To.
-const playlistTrackPlaylistTracksFirstFromToCQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
-		added_by
-	FROM playlist_tracks
-	WHERE playlist_id = ? AND position >= ? AND position < ?`
-
-// playlistTrackPlaylistTracksAfter0CQL continues a read of playlist_tracks
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds playlist_id, position, track_id.
-const playlistTrackPlaylistTracksAfter0CQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
-		added_by
-	FROM playlist_tracks
-	WHERE playlist_id = ? AND (position, track_id) > (?, ?)`
-
-// playlistTrackPlaylistTracksAfterToCQL continues a read of playlist_tracks
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds playlist_id,
-// position, track_id, To.
-const playlistTrackPlaylistTracksAfterToCQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
-		added_by
-	FROM playlist_tracks
-	WHERE playlist_id = ? AND (position, track_id) > (?, ?) AND position < ?`
-
-// playlistTrackPlaylistTracksAtOrAfterCQL continues a read of playlist_tracks
-// at or after a row. cqlgenimpl.ReadPage binds playlist_id, position,
-// track_id.
-const playlistTrackPlaylistTracksAtOrAfterCQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
-		added_by
-	FROM playlist_tracks
-	WHERE playlist_id = ? AND (position, track_id) >= (?, ?)`
-
-// playlistTrackPlaylistTracksAtOrAfterToCQL continues a read of
-// playlist_tracks at or after a row, up to the To bound. cqlgenimpl.ReadPage
-// binds playlist_id, position, track_id, To.
-const playlistTrackPlaylistTracksAtOrAfterToCQL = `SELECT playlist_id, position, track_id, track_name, artist, duration_s,
-		added_by
-	FROM playlist_tracks
-	WHERE playlist_id = ? AND (position, track_id) >= (?, ?)
-		AND position < ?`
-
-// playlistTrackPlaylistTracksClustering is the clustering key of e in
-// playlist_tracks, in order.
 func playlistTrackPlaylistTracksClustering(e *PlaylistTrack) []any {
 	return []any{e.Position, e.TrackID}
 }
 
-// playlistTrackPlaylistTracksCompare orders rows of playlist_tracks as its
-// clustering order does.
 func playlistTrackPlaylistTracksCompare(a, b *PlaylistTrack) int {
-	if c := cmp.Compare(a.Position, b.Position); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Position, b.Position), cmp.Compare(a.TrackID, b.TrackID))
 }
 
 // PlaylistTrackRepo reads and writes PlaylistTrack in table playlist_tracks.
@@ -1149,226 +473,121 @@ type PlaylistTrackRepo struct {
 	opts cqlgen.Options
 }
 
-// NewPlaylistTrackRepo returns a repository of PlaylistTrack on s. The default
-// strategy is a logged batch.
+// NewPlaylistTrackRepo returns a repository of PlaylistTrack on s.
 func NewPlaylistTrackRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlaylistTrackRepo {
-	return &PlaylistTrackRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &PlaylistTrackRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// playlistTrackCheck rejects a PlaylistTrack whose partition key values are
-// empty.
 func playlistTrackCheck(e *PlaylistTrack) error {
 	if e.PlaylistID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "playlist_id",
-			Table:  "playlist_tracks",
-		}
+		return cqlgenimpl.EmptyKey("playlist_tracks", "playlist_id")
 	}
 	return nil
 }
 
-// Insert writes e to playlist_tracks, at a client-side timestamp. Nil pointers
-// and empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+var playlistTrackOne = cqlgenimpl.One[PlaylistTrack]{
+	Check: playlistTrackCheck,
+	Delete: func(e *PlaylistTrack, ts int64) []any {
+		return []any{ts, e.PlaylistID, e.Position, e.TrackID}
+	},
+	Key: func(e *PlaylistTrack) []any {
+		return []any{e.PlaylistID, e.Position, e.TrackID}
+	},
+	Row:   playlistTrackPlaylistTracksRow,
+	Scan:  playlistTrackPlaylistTracksScan,
+	Table: playlistTrackPlaylistTracks,
+}
+
+// Insert writes e to playlist_tracks, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *PlaylistTrackRepo) Insert(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PlaylistTrack", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, playlistTrackCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, playlistTrackPlaylistTracks, e, []any{e.PlaylistID, e.Position, e.TrackID}, func(e *PlaylistTrack, _ bool) []any {
-			return playlistTrackPlaylistTracksRow(e, 0)
-		}, playlistTrackPlaylistTracksScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(playlistTrackPlaylistTracks, o.TTL, playlistTrackPlaylistTracksRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &playlistTrackOne, e)
 }
 
-// InsertIfAbsent writes e to playlist_tracks only if no row has its key
-// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
-// it applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in playlist_tracks unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *PlaylistTrackRepo) InsertIfAbsent(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (_ cqlgen.Inserted[PlaylistTrack], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PlaylistTrack", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, playlistTrackCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[PlaylistTrack]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, playlistTrackPlaylistTracks, e, []any{e.PlaylistID, e.Position, e.TrackID}, func(e *PlaylistTrack, _ bool) []any {
-		return playlistTrackPlaylistTracksRow(e, 0)
-	}, playlistTrackPlaylistTracksScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &playlistTrackOne, e)
 }
 
-// Update writes e over the row with its key in playlist_tracks. Unlike Insert,
-// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
-// the row expires after that time instead of the table's default.
+// Update writes e over the row with its key in playlist_tracks; nil pointers
+// and empty collections clear their columns.
 func (r *PlaylistTrackRepo) Update(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PlaylistTrack", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, playlistTrackCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(playlistTrackPlaylistTracks, o.TTL, playlistTrackPlaylistTracksRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &playlistTrackOne, e)
 }
 
 // Delete removes the row with e's key from playlist_tracks.
 func (r *PlaylistTrackRepo) Delete(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PlaylistTrack", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, playlistTrackCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   playlistTrackPlaylistTracks.Delete,
-			Values: []any{ts, e.PlaylistID, e.Position, e.TrackID},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &playlistTrackOne, e)
 }
 
-// Get reads the PlaylistTrack with the given key from playlist_tracks, the
-// source of truth; cqlgen.ErrNotFound if there is none.
+// Get reads the PlaylistTrack with the given key from playlist_tracks;
+// cqlgen.ErrNotFound if there is none.
 func (r *PlaylistTrackRepo) Get(ctx context.Context, playlistID string, position int32, trackID string) (_ *PlaylistTrack, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PlaylistTrack", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "Get").End(&err)
 	if playlistID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "playlist_id",
-			Table:  "playlist_tracks",
-		}
+		return nil, cqlgenimpl.EmptyKey("playlist_tracks", "playlist_id")
 	}
 	var e PlaylistTrack
 	e.PlaylistID = playlistID
 	e.Position = position
 	e.TrackID = trackID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   playlistTrackPlaylistTracks.Get,
-		Values: []any{e.PlaylistID, e.Position, e.TrackID},
-	}, playlistTrackPlaylistTracksScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, playlistTrackPlaylistTracks.Get, []any{e.PlaylistID, e.Position, e.TrackID}, playlistTrackPlaylistTracksScan)
 }
 
 // PlaylistTracksOptions are the optional parts of a PlaylistTracks read.
 type PlaylistTracksOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PositionFrom and PositionTo bound position, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// PositionFrom (inclusive) and PositionTo (exclusive) bound position in
+	// read order; nil: open.
 	PositionFrom, PositionTo *int32
-	// PositionFromExclusive leaves out the rows at PositionFrom,
-	// PositionToInclusive takes in those at PositionTo; each is ignored
-	// without its bound.
+	// PositionFromExclusive and PositionToInclusive change the bounds'
+	// defaults.
 	PositionFromExclusive, PositionToInclusive bool
+}
+
+var playlistTrackPlaylistTracksRead = cqlgenimpl.ReadSpec[PlaylistTrack]{
+	Compare: playlistTrackPlaylistTracksCompare,
+	Key:     playlistTrackPlaylistTracksClustering,
+	Scan:    playlistTrackPlaylistTracksScan,
+	Table:   playlistTrackPlaylistTracks,
 }
 
 // PlaylistTracks reads the tracks of a playlist, in order, from
 // playlist_tracks, in pages: one partition, in clustering order.
 func (r *PlaylistTrackRepo) PlaylistTracks(ctx context.Context, playlistID string, o *PlaylistTracksOptions) (_ cqlgen.Page[PlaylistTrack], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PlaylistTrack", "PlaylistTracks")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "PlaylistTracks").End(&err)
 	if playlistID == "" {
-		return cqlgen.Page[PlaylistTrack]{}, &cqlgen.EmptyKeyError{
-			Column: "playlist_id",
-			Table:  "playlist_tracks",
-		}
+		return cqlgen.Page[PlaylistTrack]{}, cqlgenimpl.EmptyKey("playlist_tracks", "playlist_id")
 	}
 	if o == nil {
 		o = &PlaylistTracksOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[PlaylistTrack]{
-		Compare:   playlistTrackPlaylistTracksCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       playlistTrackPlaylistTracksClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{playlistID},
-		Scan:      playlistTrackPlaylistTracksScan,
-		Table:     playlistTrackPlaylistTracks,
-	}
-	if o.PositionFrom != nil {
-		spec.From, spec.FromExclusive = *o.PositionFrom, o.PositionFromExclusive
-	}
-	if o.PositionTo != nil {
-		spec.To, spec.ToInclusive = *o.PositionTo, o.PositionToInclusive
-	}
+	spec := playlistTrackPlaylistTracksRead.With([]any{playlistID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PositionFrom, o.PositionTo, o.PositionFromExclusive, o.PositionToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// chartEntryDailyTrackPlays: the statements of table daily_track_plays, which
-// is the source of truth of ChartEntry.
+// chartEntryDailyTrackPlays is table daily_track_plays, which is the source of
+// truth of ChartEntry (statements in schema.md).
 var chartEntryDailyTrackPlays = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "daily_track_plays",
-	Pattern: "DailyTrackPlays",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "chart_date", Type: "date"},
-		{Name: "track_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "chart_date", Type: "date"},
-		{Name: "track_id", Type: "text"},
-		{Name: "play_count", Type: "bigint"},
-		{Name: "track_name", Type: "text"},
-		{Name: "artist", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:     chartEntryDailyTrackPlaysGetCQL,
-		GetMany: chartEntryDailyTrackPlaysGetManyCQL,
-		State:   chartEntryDailyTrackPlaysStateCQL,
-		Change:  chartEntryDailyTrackPlaysChangeCQL,
-		Remove:  chartEntryDailyTrackPlaysRemoveCQL,
-		Settle:  chartEntryDailyTrackPlaysSettleCQL,
-		Scan:    chartEntryDailyTrackPlaysScanCQL,
-	},
+	Name:         "daily_track_plays",
+	Pattern:      "DailyTrackPlays",
+	PartitionKey: cqlgenimpl.Cols("chart_date date", "track_id text"),
+	Columns:      cqlgenimpl.Cols("play_count bigint", "track_name text", "artist text"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
-// chartEntryDailyTrackPlaysGetCQL reads a row of daily_track_plays by its
-// primary key. Its placeholders bind chart_date, track_id.
-const chartEntryDailyTrackPlaysGetCQL = `SELECT chart_date, track_id, play_count, track_name, artist,
-		cqlgen_deleted
-	FROM daily_track_plays
-	WHERE chart_date = ? AND track_id = ?`
-
-// chartEntryDailyTrackPlaysScan reads the next row of daily_track_plays that
-// is no grave of a deleted ChartEntry into e; false when there is none.
 func chartEntryDailyTrackPlaysScan(it cqlgenimpl.Iter, e *ChartEntry) bool {
 	for {
 		var deleted bool
@@ -1382,391 +601,95 @@ func chartEntryDailyTrackPlaysScan(it cqlgenimpl.Iter, e *ChartEntry) bool {
 	}
 }
 
-// chartEntryDailyTrackPlaysGetManyCQL reads the rows of daily_track_plays of
-// several partition keys at once. cqlgenimpl.GetMany binds chart_date, the
-// list of track_id values.
-const chartEntryDailyTrackPlaysGetManyCQL = `SELECT chart_date, track_id, play_count, track_name, artist,
-		cqlgen_deleted
-	FROM daily_track_plays
-	WHERE chart_date = ? AND track_id IN ?`
-
-// chartEntryDailyTrackPlaysStateCQL reads a row of daily_track_plays with the
-// write protocol's columns. Its placeholders bind chart_date, track_id.
-const chartEntryDailyTrackPlaysStateCQL = `SELECT chart_date, track_id, play_count, track_name, artist,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM daily_track_plays
-	WHERE chart_date = ? AND track_id = ?`
-
-// chartEntryDailyTrackPlaysState binds chartEntryDailyTrackPlaysStateCQL: the
-// primary key of e.
 func chartEntryDailyTrackPlaysState(e *ChartEntry) []any {
 	return []any{e.ChartDate, e.TrackID}
 }
 
-// chartEntryDailyTrackPlaysScanState reads a row of daily_track_plays with its
-// version, its mark of deletion, its pending record and its last changes.
 func chartEntryDailyTrackPlaysScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[ChartEntry], ok bool) {
 	ok = it.Scan(&v.Row.ChartDate, &v.Row.TrackID, &v.Row.PlayCount, &v.Row.TrackName, &v.Row.Artist, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// chartEntryDailyTrackPlaysData is every column of e's row in
-// daily_track_plays, in table order.
 func chartEntryDailyTrackPlaysData(e *ChartEntry) []any {
 	return []any{e.ChartDate, e.TrackID, e.PlayCount, e.TrackName, e.Artist}
 }
 
-// chartEntryDailyTrackPlaysChangeCQL writes a row of daily_track_plays if its
-// version is the one read (null: if there is no row). Its placeholders bind
-// play_count, track_name, artist, cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, chart_date, track_id, the
-// version read.
-const chartEntryDailyTrackPlaysChangeCQL = `UPDATE daily_track_plays
-	SET play_count = ?, track_name = ?, artist = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE chart_date = ? AND track_id = ?
-	IF cqlgen_version = ?`
-
-// chartEntryDailyTrackPlaysChange binds chartEntryDailyTrackPlaysChangeCQL: it
-// sets e's values, at version c.TS, if the version is still c.Old.
 func chartEntryDailyTrackPlaysChange(e *ChartEntry, c cqlgenimpl.Change) []any {
 	return []any{e.PlayCount, e.TrackName, e.Artist, c.TS, c.Pending, c.Writes, e.ChartDate, e.TrackID, c.Old}
 }
 
-// chartEntryDailyTrackPlaysRemoveCQL leaves a grave of a row of
-// daily_track_plays if its version is the one read. Its placeholders bind
-// cqlgen_version (the write timestamp), the pending record, the record of the
-// last changes, chart_date, track_id, the version read.
-const chartEntryDailyTrackPlaysRemoveCQL = `UPDATE daily_track_plays
-	USING TTL 864000
-	SET play_count = null, track_name = null, artist = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE chart_date = ? AND track_id = ?
-	IF cqlgen_version = ?`
-
-// chartEntryDailyTrackPlaysRemove binds chartEntryDailyTrackPlaysRemoveCQL: it
-// leaves a grave of e, at version c.TS, if the version is still c.Old.
 func chartEntryDailyTrackPlaysRemove(e *ChartEntry, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.ChartDate, e.TrackID, c.Old}
 }
 
-// chartEntryDailyTrackPlaysSettleCQL clears the pending record of a row of
-// daily_track_plays if its version is the one read. Its placeholders bind
-// chart_date, track_id, the version read.
-const chartEntryDailyTrackPlaysSettleCQL = `UPDATE daily_track_plays
-	SET cqlgen_pending = null
-	WHERE chart_date = ? AND track_id = ?
-	IF cqlgen_version = ?`
-
-// chartEntryDailyTrackPlaysSettle binds chartEntryDailyTrackPlaysSettleCQL: it
-// clears the pending record of e's row if the version is still version.
 func chartEntryDailyTrackPlaysSettle(e *ChartEntry, version int64) []any {
 	return []any{e.ChartDate, e.TrackID, version}
 }
 
-// chartEntryDailyTrackPlaysScanCQL reads a token range of daily_track_plays
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const chartEntryDailyTrackPlaysScanCQL = `SELECT chart_date, track_id, play_count, track_name, artist,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM daily_track_plays
-	WHERE token(chart_date, track_id) > ?
-		AND token(chart_date, track_id) <= ?`
-
-// chartEntryDailyCharts: the statements of table daily_charts, which serves
-// DailyCharts.
+// chartEntryDailyCharts is table daily_charts, which serves DailyCharts
+// (statements in schema.md).
 var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "daily_charts",
-	Pattern: "DailyCharts",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "chart_date", Type: "date"},
-		{Name: "shard", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "play_count", Type: "bigint", Desc: true},
-		{Name: "track_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "chart_date", Type: "date"},
-		{Name: "shard", Type: "int"},
-		{Name: "play_count", Type: "bigint", Desc: true},
-		{Name: "track_id", Type: "text"},
-		{Name: "track_name", Type: "text"},
-		{Name: "artist", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      chartEntryDailyChartsInsertCQL,
-		Delete:      chartEntryDailyChartsDeleteCQL,
-		Scan:        chartEntryDailyChartsScanCQL,
-		First:       chartEntryDailyChartsFirstCQL,
-		FirstFrom:   chartEntryDailyChartsFirstFromCQL,
-		FirstTo:     chartEntryDailyChartsFirstToCQL,
-		FirstFromTo: chartEntryDailyChartsFirstFromToCQL,
-		After: []string{
-			chartEntryDailyChartsAfter0CQL,
-			chartEntryDailyChartsAfter1CQL,
-		},
-		AfterTo:   chartEntryDailyChartsAfterToCQL,
-		AtOrAfter: chartEntryDailyChartsAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       chartEntryDailyChartsScatterFirstCQL,
-				FirstFrom:   chartEntryDailyChartsScatterFirstFromCQL,
-				FirstTo:     chartEntryDailyChartsScatterFirstToCQL,
-				FirstFromTo: chartEntryDailyChartsScatterFirstFromToCQL,
-				After: []string{
-					chartEntryDailyChartsScatterAfter0CQL,
-					chartEntryDailyChartsScatterAfter1CQL,
-				},
-				AfterTo:   chartEntryDailyChartsScatterAfterToCQL,
-				AtOrAfter: chartEntryDailyChartsScatterAtOrAfterCQL,
-			},
-		},
-	},
+	Name:         "daily_charts",
+	Pattern:      "DailyCharts",
+	PartitionKey: cqlgenimpl.Cols("chart_date date", "shard int"),
+	Clustering:   cqlgenimpl.Cols("play_count bigint desc", "track_id text"),
+	Columns:      cqlgenimpl.Cols("track_name text", "artist text"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketHash,
 })
 
-// chartEntryDailyChartsInsertCQL writes a whole row of daily_charts. Its
-// placeholders bind chart_date, shard, play_count, track_id, track_name,
-// artist, the write timestamp.
-const chartEntryDailyChartsInsertCQL = `INSERT INTO daily_charts (chart_date, shard, play_count, track_id,
-		track_name, artist)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// chartEntryDailyChartsRow binds chartEntryDailyChartsInsertCQL for e, written
-// at ts; daily_charts has no column to leave unset.
 func chartEntryDailyChartsRow(e *ChartEntry, ts int64, _ bool) []any {
 	return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID, e.TrackName, e.Artist, ts}
 }
 
-// chartEntryDailyChartsKey is the primary key of e in daily_charts, in order,
-// bucket included.
 func chartEntryDailyChartsKey(e *ChartEntry) []any {
 	return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}
 }
 
-// chartEntryDailyChartsDeleteCQL deletes a row of daily_charts by its primary
-// key. Its placeholders bind the write timestamp, chart_date, shard,
-// play_count, track_id.
-const chartEntryDailyChartsDeleteCQL = `DELETE FROM daily_charts
-	USING TIMESTAMP ?
-	WHERE chart_date = ? AND shard = ? AND play_count = ? AND track_id = ?`
-
-// chartEntryDailyChartsScanCQL reads a token range of daily_charts for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const chartEntryDailyChartsScanCQL = `SELECT chart_date, shard, play_count, track_id, track_name, artist,
-		writetime(track_name), writetime(artist)
-	FROM daily_charts
-	WHERE token(chart_date, shard) > ? AND token(chart_date, shard) <= ?`
-
-// chartEntryDailyChartsFirstCQL reads a partition of daily_charts from its
-// first row. cqlgenimpl.ReadPage binds chart_date, shard.
-const chartEntryDailyChartsFirstCQL = `SELECT chart_date, play_count, track_id, track_name, artist
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ?`
-
-// chartEntryDailyChartsFirstFromCQL reads a partition of daily_charts from the
-// From bound. cqlgenimpl.ReadPage binds chart_date, shard, From.
-const chartEntryDailyChartsFirstFromCQL = `SELECT chart_date, play_count, track_id, track_name, artist
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count <= ?`
-
-// chartEntryDailyChartsFirstToCQL reads a partition of daily_charts from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds chart_date, shard,
-// To.
-const chartEntryDailyChartsFirstToCQL = `SELECT chart_date, play_count, track_id, track_name, artist
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count > ?`
-
-// chartEntryDailyChartsFirstFromToCQL reads a partition of daily_charts
-// between the bounds. cqlgenimpl.ReadPage binds chart_date, shard, From, To.
-const chartEntryDailyChartsFirstFromToCQL = `SELECT chart_date, play_count, track_id, track_name, artist
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count <= ?
-		AND play_count > ?`
-
-// chartEntryDailyChartsAfter0CQL continues a read of daily_charts after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// chart_date, shard, play_count.
-const chartEntryDailyChartsAfter0CQL = `SELECT chart_date, play_count, track_id, track_name, artist
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count < ?`
-
-// chartEntryDailyChartsAfter1CQL continues a read of daily_charts after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// chart_date, shard, play_count, track_id.
-const chartEntryDailyChartsAfter1CQL = `SELECT chart_date, play_count, track_id, track_name, artist
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count = ? AND track_id > ?`
-
-// chartEntryDailyChartsAfterToCQL continues a read of daily_charts after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds chart_date, shard,
-// play_count, To.
-const chartEntryDailyChartsAfterToCQL = `SELECT chart_date, play_count, track_id, track_name, artist
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count < ? AND play_count > ?`
-
-// chartEntryDailyChartsAtOrAfterCQL continues a read of daily_charts at or
-// after a row. cqlgenimpl.ReadPage binds chart_date, shard, play_count,
-// track_id.
-const chartEntryDailyChartsAtOrAfterCQL = `SELECT chart_date, play_count, track_id, track_name, artist
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count = ? AND track_id >= ?`
-
-// chartEntryDailyChartsScatterFirstCQL reads a partition of daily_charts from
-// its first row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds chart_date, the list of shard values, the most
-// rows per bucket.
-const chartEntryDailyChartsScatterFirstCQL = `SELECT chart_date, play_count, track_id, track_name, artist, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterFirstFromCQL reads a partition of daily_charts
-// from the From bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds chart_date, the list of shard values, From, the
-// most rows per bucket.
-const chartEntryDailyChartsScatterFirstFromCQL = `SELECT chart_date, play_count, track_id, track_name, artist, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count <= ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterFirstToCQL reads a partition of daily_charts
-// from its first row up to the To bound, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds chart_date, the list of shard
-// values, To, the most rows per bucket.
-const chartEntryDailyChartsScatterFirstToCQL = `SELECT chart_date, play_count, track_id, track_name, artist, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count > ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterFirstFromToCQL reads a partition of daily_charts
-// between the bounds, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds chart_date, the list of shard values, From, To,
-// the most rows per bucket.
-const chartEntryDailyChartsScatterFirstFromToCQL = `SELECT chart_date, play_count, track_id, track_name, artist, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count <= ?
-		AND play_count > ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterAfter0CQL continues a read of daily_charts after
-// a row, at one run of clustering columns of one direction, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds chart_date,
-// the list of shard values, play_count, the most rows per bucket.
-const chartEntryDailyChartsScatterAfter0CQL = `SELECT chart_date, play_count, track_id, track_name, artist, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count < ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterAfter1CQL continues a read of daily_charts after
-// a row, at one run of clustering columns of one direction, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds chart_date,
-// the list of shard values, play_count, track_id, the most rows per bucket.
-const chartEntryDailyChartsScatterAfter1CQL = `SELECT chart_date, play_count, track_id, track_name, artist, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count = ? AND track_id > ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterAfterToCQL continues a read of daily_charts
-// after a row, up to the To bound, in every hash bucket at once, the bucket
-// named last. cqlgenimpl.ReadPage binds chart_date, the list of shard values,
-// play_count, To, the most rows per bucket.
-const chartEntryDailyChartsScatterAfterToCQL = `SELECT chart_date, play_count, track_id, track_name, artist, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count < ?
-		AND play_count > ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterAtOrAfterCQL continues a read of daily_charts at
-// or after a row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds chart_date, the list of shard values, play_count,
-// track_id, the most rows per bucket.
-const chartEntryDailyChartsScatterAtOrAfterCQL = `SELECT chart_date, play_count, track_id, track_name, artist, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count = ? AND track_id >= ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScan reads one row of daily_charts into e; false when
-// there is none.
 func chartEntryDailyChartsScan(it cqlgenimpl.Iter, e *ChartEntry) bool {
 	return it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID, &e.TrackName, &e.Artist)
 }
 
-// chartEntryDailyChartsClustering is the clustering key of e in daily_charts,
-// in order.
 func chartEntryDailyChartsClustering(e *ChartEntry) []any {
 	return []any{e.PlayCount, e.TrackID}
 }
 
-// chartEntryDailyChartsCompare orders rows of daily_charts as its clustering
-// order does.
 func chartEntryDailyChartsCompare(a, b *ChartEntry) int {
-	if c := cmp.Compare(a.PlayCount, b.PlayCount); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cmp.Compare(a.PlayCount, b.PlayCount), cmp.Compare(a.TrackID, b.TrackID))
 }
 
 // ChartEntryRepo reads and writes ChartEntry in its tables (daily_track_plays,
-// daily_charts), keeping every copy in step; daily_track_plays is the source
-// of truth.
+// daily_charts), kept in step with daily_track_plays.
 type ChartEntryRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewChartEntryRepo returns a repository of ChartEntry on s. The default
-// strategy is a logged batch.
+// NewChartEntryRepo returns a repository of ChartEntry on s.
 func NewChartEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *ChartEntryRepo {
-	return &ChartEntryRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &ChartEntryRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// chartEntryCheck rejects a ChartEntry whose partition key values are empty.
 func chartEntryCheck(e *ChartEntry) error {
 	if e.ChartDate.IsZero() {
-		return &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_track_plays",
-		}
+		return cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
 	}
 	if e.TrackID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "track_id",
-			Table:  "daily_track_plays",
-		}
+		return cqlgenimpl.EmptyKey("daily_track_plays", "track_id")
 	}
 	return nil
 }
 
-// chartEntryCheckKey rejects a ChartEntry whose partition key value in
-// daily_track_plays, the source of truth, is empty.
 func chartEntryCheckKey(e *ChartEntry) error {
 	if e.ChartDate.IsZero() {
-		return &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_track_plays",
-		}
+		return cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
 	}
 	if e.TrackID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "track_id",
-			Table:  "daily_track_plays",
-		}
+		return cqlgenimpl.EmptyKey("daily_track_plays", "track_id")
 	}
 	return nil
 }
 
-// chartEntryWrites is the write protocol of ChartEntry: its source of truth,
-// daily_track_plays, and the tables the protocol keeps in step with it.
 var chartEntryWrites = &cqlgenimpl.Entity[ChartEntry]{
 	Canonical: chartEntryDailyTrackPlays,
 	State:     chartEntryDailyTrackPlaysState,
@@ -1786,18 +709,11 @@ var chartEntryWrites = &cqlgenimpl.Entity[ChartEntry]{
 	},
 }
 
-// Insert writes e to every table of ChartEntry, creating it, or replacing it
-// where it exists; nil pointers and empty collections are left unset, so they
-// keep what the entity had and write no tombstones. It takes its turn with
-// other writers of the entity through a conditional write on
-// daily_track_plays, the source of truth. If it returns an error, it may have
-// applied in part: run it again, from any client, and every table converges on
-// the result; the next write of the entity finishes it too.
+// Insert creates or replaces e in every table of ChartEntry, leaving nil
+// pointers and empty collections unset, through the write protocol on
+// daily_track_plays (docs/repositories.md, The write protocol).
 func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, chartEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1805,20 +721,11 @@ func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlg
 	return cqlgenimpl.Write(ctx, r.s, o, chartEntryWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the ChartEntry whose key in daily_track_plays is e's, in
-// every table: rows whose key changed (a new sort key, say) move, and nil
-// pointers and empty collections clear their columns. It takes its turn with
-// other writers through a conditional write on daily_track_plays's version; a
-// writer that loses retries up to Options.Attempts times, then gets a
-// *cqlgen.NotAppliedError. cqlgen.ErrNotFound if there is no such entity. If
-// it returns an error, it may have applied in part: run it again, from any
-// client, and every table converges on the result; the next write of the
-// entity finishes it too.
+// Update replaces the ChartEntry with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// daily_track_plays (docs/repositories.md, The write protocol).
 func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, chartEntryCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1826,17 +733,11 @@ func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlg
 	return cqlgenimpl.Write(ctx, r.s, o, chartEntryWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the ChartEntry whose key in daily_track_plays is e's from
-// every table; the rows of the other tables are found from daily_track_plays's
-// values, so e needs only its key. Deleting what does not exist is not an
-// error. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Delete removes the ChartEntry with e's key from every table (e needs only
+// its key), through the write protocol on daily_track_plays
+// (docs/repositories.md, The write protocol).
 func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, chartEntryCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1844,26 +745,15 @@ func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlg
 	return cqlgenimpl.Write(ctx, r.s, o, chartEntryWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the ChartEntry with the given key from daily_track_plays,
-// with its version: pass that to Update or Delete as
-// cqlgen.IfVersion(version), and they apply only if no one changed the
-// ChartEntry since (a compare-and-set). cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the ChartEntry with the given key from daily_track_plays
+// with its version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *ChartEntryRepo) GetVersioned(ctx context.Context, chartDate time.Time, trackID string) (_ *ChartEntry, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "GetVersioned").End(&err)
 	if chartDate.IsZero() {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_track_plays",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
 	}
 	if trackID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "track_id",
-			Table:  "daily_track_plays",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("daily_track_plays", "track_id")
 	}
 	e := &ChartEntry{}
 	e.ChartDate = chartDate
@@ -1871,33 +761,16 @@ func (r *ChartEntryRepo) GetVersioned(ctx context.Context, chartDate time.Time, 
 	return cqlgenimpl.Versioned(ctx, r.s, chartEntryWrites, e)
 }
 
-// Modify reads the ChartEntry with the given key, lets change edit it (set a
-// field, add to a collection), and writes the result to every table that
-// stores what changed, if no one changed the ChartEntry since it was read;
-// when someone did, it reads it again and calls change again, up to
-// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
-// is written when change returns an error, which Modify returns; change must
-// not edit the key in daily_track_plays (cqlgen.ErrKeyChanged). It returns the
-// ChartEntry written; cqlgen.ErrNotFound if there is none. It costs one read
-// more than Update, which overwrites whatever a concurrent writer did. Run
-// again after its reply was lost, it applies change again, unless given
-// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
+// Modify reads the ChartEntry with the given key, lets change edit it and
+// writes it back if no one changed it since, else tries again
+// (docs/repositories.md, Concurrent edits).
 func (r *ChartEntryRepo) Modify(ctx context.Context, chartDate time.Time, trackID string, change func(*ChartEntry) error, opts ...cqlgen.Option) (_ *ChartEntry, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Modify").End(&err)
 	if chartDate.IsZero() {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_track_plays",
-		}
+		return nil, cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
 	}
 	if trackID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "track_id",
-			Table:  "daily_track_plays",
-		}
+		return nil, cqlgenimpl.EmptyKey("daily_track_plays", "track_id")
 	}
 	e := &ChartEntry{}
 	e.ChartDate = chartDate
@@ -1909,105 +782,63 @@ func (r *ChartEntryRepo) Modify(ctx context.Context, chartDate time.Time, trackI
 	return cqlgenimpl.Modify(ctx, r.s, o, chartEntryWrites, e, chartEntryCheck, change)
 }
 
-// Entity names the entity ChartEntryRepo keeps: ChartEntry.
+// Entity is ChartEntry.
 func (r *ChartEntryRepo) Entity() string {
 	return "ChartEntry"
 }
 
-// Tables lists the tables of ChartEntry that Repair and Backfill write: every
-// one but daily_track_plays, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but
+// daily_track_plays.
 func (r *ChartEntryRepo) Tables() []string {
 	return []string{"daily_charts"}
 }
 
-// Verify compares every table of ChartEntry with what daily_track_plays, the
-// source of truth, implies, and reports the rows missing, stale or orphaned.
-// It writes nothing.
+// Verify reports the rows missing, stale or orphaned against
+// daily_track_plays.
 func (r *ChartEntryRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, chartEntryWrites, "ChartEntry", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of ChartEntry wins over;
-// it is safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *ChartEntryRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, chartEntryWrites, "ChartEntry", true, o)
 }
 
-// Backfill writes every row daily_track_plays implies into table, a new one
-// say, token range by token range; with o.Job it records the ranges done and,
-// run again, resumes.
+// Backfill writes every row daily_track_plays implies into table.
 func (r *ChartEntryRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, chartEntryWrites, "ChartEntry", table, o)
 }
 
-// Get reads the ChartEntry with the given key from daily_track_plays, the
-// source of truth; cqlgen.ErrNotFound if there is none.
+// Get reads the ChartEntry with the given key from daily_track_plays;
+// cqlgen.ErrNotFound if there is none.
 func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, trackID string) (_ *ChartEntry, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Get").End(&err)
 	if chartDate.IsZero() {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_track_plays",
-		}
+		return nil, cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
 	}
 	if trackID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "track_id",
-			Table:  "daily_track_plays",
-		}
+		return nil, cqlgenimpl.EmptyKey("daily_track_plays", "track_id")
 	}
 	var e ChartEntry
 	e.ChartDate = chartDate
 	e.TrackID = trackID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   chartEntryDailyTrackPlays.Get,
-		Values: []any{e.ChartDate, e.TrackID},
-	}, chartEntryDailyTrackPlaysScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, chartEntryDailyTrackPlays.Get, []any{e.ChartDate, e.TrackID}, chartEntryDailyTrackPlaysScan)
 }
 
 // GetMany reads the ChartEntrys of one chart_date with the given track_id
-// values from daily_track_plays, the source of truth, in one query (track_id
-// IN ?): Rows[i] is the ChartEntry of trackIDs[i], nil when there is none, and
-// Missing lists those indexes. More keys than the repository allows
-// (cqlgen.DefaultMaxKeys, or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and
-// nothing is sent.
+// values from daily_track_plays in one query: Rows[i] is trackIDs[i]'s, nil
+// when missing (docs/repositories.md, Multi-get).
 func (r *ChartEntryRepo) GetMany(ctx context.Context, chartDate time.Time, trackIDs []string) (_ cqlgen.Found[ChartEntry], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "GetMany").End(&err)
 	if chartDate.IsZero() {
-		return cqlgen.Found[ChartEntry]{}, &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_track_plays",
-		}
+		return cqlgen.Found[ChartEntry]{}, cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
 	}
 	for _, k := range trackIDs {
 		if k == "" {
-			return cqlgen.Found[ChartEntry]{}, &cqlgen.EmptyKeyError{
-				Column: "track_id",
-				Table:  "daily_track_plays",
-			}
+			return cqlgen.Found[ChartEntry]{}, cqlgenimpl.EmptyKey("daily_track_plays", "track_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, chartEntryDailyTrackPlays, []any{chartDate}, trackIDs, r.opts.MaxKeys, chartEntryDailyTrackPlaysScan, func(e *ChartEntry) string {
@@ -2017,93 +848,53 @@ func (r *ChartEntryRepo) GetMany(ctx context.Context, chartDate time.Time, track
 
 // DailyChartsOptions are the optional parts of a DailyCharts read.
 type DailyChartsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlayCountFrom and PlayCountTo bound play_count, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count
+	// in read order; nil: open.
 	PlayCountFrom, PlayCountTo *int64
-	// PlayCountFromExclusive leaves out the rows at PlayCountFrom,
-	// PlayCountToInclusive takes in those at PlayCountTo; each is ignored
-	// without its bound.
+	// PlayCountFromExclusive and PlayCountToInclusive change the bounds'
+	// defaults.
 	PlayCountFromExclusive, PlayCountToInclusive bool
+}
+
+var chartEntryDailyChartsRead = cqlgenimpl.ReadSpec[ChartEntry]{
+	Compare:     chartEntryDailyChartsCompare,
+	HashBuckets: 100,
+	Key:         chartEntryDailyChartsClustering,
+	Scan:        chartEntryDailyChartsScan,
+	Table:       chartEntryDailyCharts,
 }
 
 // DailyCharts reads a day's chart, most played first, from daily_charts, in
 // pages: all 100 hash buckets read in parallel and merged in clustering order.
 func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o *DailyChartsOptions) (_ cqlgen.Page[ChartEntry], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "DailyCharts")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "DailyCharts").End(&err)
 	if chartDate.IsZero() {
-		return cqlgen.Page[ChartEntry]{}, &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_charts",
-		}
+		return cqlgen.Page[ChartEntry]{}, cqlgenimpl.EmptyKey("daily_charts", "chart_date")
 	}
 	if o == nil {
 		o = &DailyChartsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[ChartEntry]{
-		Compare:     chartEntryDailyChartsCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 100,
-		Key:         chartEntryDailyChartsClustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{chartDate},
-		Scan:        chartEntryDailyChartsScan,
-		Scatter:     r.opts.Scatter,
-		Table:       chartEntryDailyCharts,
-	}
-	if o.PlayCountFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlayCountFrom, o.PlayCountFromExclusive
-	}
-	if o.PlayCountTo != nil {
-		spec.To, spec.ToInclusive = *o.PlayCountTo, o.PlayCountToInclusive
-	}
+	spec := chartEntryDailyChartsRead.With([]any{chartDate}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PlayCountFrom, o.PlayCountTo, o.PlayCountFromExclusive, o.PlayCountToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// releaseReleases: the statements of table releases, which is the source of
-// truth of Release.
+// releaseReleases is table releases, which is the source of truth of Release
+// (statements in schema.md).
 var releaseReleases = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "releases",
-	Pattern: "Releases",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "release_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "release_id", Type: "uuid"},
-		{Name: "artist_id", Type: "text"},
-		{Name: "title", Type: "text"},
-		{Name: "released_at", Type: "timestamp"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:     releaseReleasesGetCQL,
-		GetMany: releaseReleasesGetManyCQL,
-		State:   releaseReleasesStateCQL,
-		Change:  releaseReleasesChangeCQL,
-		Remove:  releaseReleasesRemoveCQL,
-		Settle:  releaseReleasesSettleCQL,
-		Scan:    releaseReleasesScanCQL,
-	},
+	Name:         "releases",
+	Pattern:      "Releases",
+	PartitionKey: cqlgenimpl.Cols("release_id uuid"),
+	Columns:      cqlgenimpl.Cols("artist_id text", "title text", "released_at timestamp"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
-// releaseReleasesGetCQL reads a row of releases by its primary key. Its
-// placeholders bind release_id.
-const releaseReleasesGetCQL = `SELECT release_id, artist_id, title, released_at, cqlgen_deleted
-	FROM releases
-	WHERE release_id = ?`
-
-// releaseReleasesScan reads the next row of releases that is no grave of a
-// deleted Release into e; false when there is none.
 func releaseReleasesScan(it cqlgenimpl.Iter, e *Release) bool {
 	for {
 		var deleted bool
@@ -2117,322 +908,89 @@ func releaseReleasesScan(it cqlgenimpl.Iter, e *Release) bool {
 	}
 }
 
-// releaseReleasesGetManyCQL reads the rows of releases of several partition
-// keys at once. cqlgenimpl.GetMany binds the list of release_id values.
-const releaseReleasesGetManyCQL = `SELECT release_id, artist_id, title, released_at, cqlgen_deleted
-	FROM releases
-	WHERE release_id IN ?`
-
-// releaseReleasesStateCQL reads a row of releases with the write protocol's
-// columns. Its placeholders bind release_id.
-const releaseReleasesStateCQL = `SELECT release_id, artist_id, title, released_at, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM releases
-	WHERE release_id = ?`
-
-// releaseReleasesState binds releaseReleasesStateCQL: the primary key of e.
 func releaseReleasesState(e *Release) []any {
 	return []any{e.ReleaseID}
 }
 
-// releaseReleasesScanState reads a row of releases with its version, its mark
-// of deletion, its pending record and its last changes.
 func releaseReleasesScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Release], ok bool) {
 	ok = it.Scan(&v.Row.ReleaseID, &v.Row.ArtistID, &v.Row.Title, &v.Row.ReleasedAt, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// releaseReleasesData is every column of e's row in releases, in table order.
 func releaseReleasesData(e *Release) []any {
 	return []any{e.ReleaseID, e.ArtistID, e.Title, e.ReleasedAt}
 }
 
-// releaseReleasesChangeCQL writes a row of releases if its version is the one
-// read (null: if there is no row). Its placeholders bind artist_id, title,
-// released_at, cqlgen_version (the write timestamp), the pending record, the
-// record of the last changes, release_id, the version read.
-const releaseReleasesChangeCQL = `UPDATE releases
-	SET artist_id = ?, title = ?, released_at = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE release_id = ?
-	IF cqlgen_version = ?`
-
-// releaseReleasesChange binds releaseReleasesChangeCQL: it sets e's values, at
-// version c.TS, if the version is still c.Old.
 func releaseReleasesChange(e *Release, c cqlgenimpl.Change) []any {
 	return []any{e.ArtistID, e.Title, e.ReleasedAt, c.TS, c.Pending, c.Writes, e.ReleaseID, c.Old}
 }
 
-// releaseReleasesRemoveCQL leaves a grave of a row of releases if its version
-// is the one read. Its placeholders bind cqlgen_version (the write timestamp),
-// the pending record, the record of the last changes, release_id, the version
-// read.
-const releaseReleasesRemoveCQL = `UPDATE releases
-	USING TTL 864000
-	SET artist_id = null, title = null, released_at = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE release_id = ?
-	IF cqlgen_version = ?`
-
-// releaseReleasesRemove binds releaseReleasesRemoveCQL: it leaves a grave of
-// e, at version c.TS, if the version is still c.Old.
 func releaseReleasesRemove(e *Release, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.ReleaseID, c.Old}
 }
 
-// releaseReleasesSettleCQL clears the pending record of a row of releases if
-// its version is the one read. Its placeholders bind release_id, the version
-// read.
-const releaseReleasesSettleCQL = `UPDATE releases
-	SET cqlgen_pending = null
-	WHERE release_id = ?
-	IF cqlgen_version = ?`
-
-// releaseReleasesSettle binds releaseReleasesSettleCQL: it clears the pending
-// record of e's row if the version is still version.
 func releaseReleasesSettle(e *Release, version int64) []any {
 	return []any{e.ReleaseID, version}
 }
 
-// releaseReleasesScanCQL reads a token range of releases for verify, repair
-// and backfill. Its placeholders bind the lower token (excluded), the upper
-// token.
-const releaseReleasesScanCQL = `SELECT release_id, artist_id, title, released_at, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM releases
-	WHERE token(release_id) > ? AND token(release_id) <= ?`
-
-// releaseNewReleases: the statements of table new_releases, which serves
-// NewReleases.
+// releaseNewReleases is table new_releases, which serves NewReleases
+// (statements in schema.md).
 var releaseNewReleases = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "new_releases",
-	Pattern: "NewReleases",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "released_at", Type: "timestamp", Desc: true},
-		{Name: "release_id", Type: "uuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "bucket", Type: "date"},
-		{Name: "released_at", Type: "timestamp", Desc: true},
-		{Name: "release_id", Type: "uuid"},
-		{Name: "artist_id", Type: "text"},
-		{Name: "title", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      releaseNewReleasesInsertCQL,
-		Delete:      releaseNewReleasesDeleteCQL,
-		Scan:        releaseNewReleasesScanCQL,
-		First:       releaseNewReleasesFirstCQL,
-		FirstFrom:   releaseNewReleasesFirstFromCQL,
-		FirstTo:     releaseNewReleasesFirstToCQL,
-		FirstFromTo: releaseNewReleasesFirstFromToCQL,
-		After: []string{
-			releaseNewReleasesAfter0CQL,
-			releaseNewReleasesAfter1CQL,
-		},
-		AfterTo:   releaseNewReleasesAfterToCQL,
-		AtOrAfter: releaseNewReleasesAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       releaseNewReleasesScatterFirstCQL,
-				FirstFrom:   releaseNewReleasesScatterFirstFromCQL,
-				FirstTo:     releaseNewReleasesScatterFirstToCQL,
-				FirstFromTo: releaseNewReleasesScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "new_releases",
+	Pattern:      "NewReleases",
+	PartitionKey: cqlgenimpl.Cols("bucket date"),
+	Clustering:   cqlgenimpl.Cols("released_at timestamp desc", "release_id uuid"),
+	Columns:      cqlgenimpl.Cols("artist_id text", "title text"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// releaseNewReleasesInsertCQL writes a whole row of new_releases. Its
-// placeholders bind bucket, released_at, release_id, artist_id, title, the
-// write timestamp.
-const releaseNewReleasesInsertCQL = `INSERT INTO new_releases (bucket, released_at, release_id, artist_id,
-		title)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// releaseNewReleasesRow binds releaseNewReleasesInsertCQL for e, written at
-// ts; new_releases has no column to leave unset.
 func releaseNewReleasesRow(e *Release, ts int64, _ bool) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.ReleasedAt), e.ReleasedAt, e.ReleaseID, e.ArtistID, e.Title, ts}
 }
 
-// releaseNewReleasesKey is the primary key of e in new_releases, in order,
-// bucket included.
 func releaseNewReleasesKey(e *Release) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.ReleasedAt), e.ReleasedAt, e.ReleaseID}
 }
 
-// releaseNewReleasesDeleteCQL deletes a row of new_releases by its primary
-// key. Its placeholders bind the write timestamp, bucket, released_at,
-// release_id.
-const releaseNewReleasesDeleteCQL = `DELETE FROM new_releases
-	USING TIMESTAMP ?
-	WHERE bucket = ? AND released_at = ? AND release_id = ?`
-
-// releaseNewReleasesScanCQL reads a token range of new_releases for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const releaseNewReleasesScanCQL = `SELECT bucket, released_at, release_id, artist_id, title,
-		writetime(artist_id), writetime(title)
-	FROM new_releases
-	WHERE token(bucket) > ? AND token(bucket) <= ?`
-
-// releaseNewReleasesFirstCQL reads a partition of new_releases from its first
-// row. cqlgenimpl.ReadPage binds bucket.
-const releaseNewReleasesFirstCQL = `SELECT released_at, release_id, artist_id, title
-	FROM new_releases
-	WHERE bucket = ?`
-
-// releaseNewReleasesFirstFromCQL reads a partition of new_releases from the
-// From bound. cqlgenimpl.ReadPage binds bucket, From.
-const releaseNewReleasesFirstFromCQL = `SELECT released_at, release_id, artist_id, title
-	FROM new_releases
-	WHERE bucket = ? AND released_at <= ?`
-
-// releaseNewReleasesFirstToCQL reads a partition of new_releases from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds bucket, To.
-const releaseNewReleasesFirstToCQL = `SELECT released_at, release_id, artist_id, title
-	FROM new_releases
-	WHERE bucket = ? AND released_at > ?`
-
-// releaseNewReleasesFirstFromToCQL reads a partition of new_releases between
-// the bounds. cqlgenimpl.ReadPage binds bucket, From, To.
-const releaseNewReleasesFirstFromToCQL = `SELECT released_at, release_id, artist_id, title
-	FROM new_releases
-	WHERE bucket = ? AND released_at <= ? AND released_at > ?`
-
-// releaseNewReleasesAfter0CQL continues a read of new_releases after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// bucket, released_at.
-const releaseNewReleasesAfter0CQL = `SELECT released_at, release_id, artist_id, title
-	FROM new_releases
-	WHERE bucket = ? AND released_at < ?`
-
-// releaseNewReleasesAfter1CQL continues a read of new_releases after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// bucket, released_at, release_id.
-const releaseNewReleasesAfter1CQL = `SELECT released_at, release_id, artist_id, title
-	FROM new_releases
-	WHERE bucket = ? AND released_at = ? AND release_id > ?`
-
-// releaseNewReleasesAfterToCQL continues a read of new_releases after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds bucket, released_at, To.
-const releaseNewReleasesAfterToCQL = `SELECT released_at, release_id, artist_id, title
-	FROM new_releases
-	WHERE bucket = ? AND released_at < ? AND released_at > ?`
-
-// releaseNewReleasesAtOrAfterCQL continues a read of new_releases at or after
-// a row. cqlgenimpl.ReadPage binds bucket, released_at, release_id.
-const releaseNewReleasesAtOrAfterCQL = `SELECT released_at, release_id, artist_id, title
-	FROM new_releases
-	WHERE bucket = ? AND released_at = ? AND release_id >= ?`
-
-// releaseNewReleasesScatterFirstCQL reads a partition of new_releases from its
-// first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, the most rows per
-// bucket.
-const releaseNewReleasesScatterFirstCQL = `SELECT released_at, release_id, artist_id, title, bucket
-	FROM new_releases
-	WHERE bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// releaseNewReleasesScatterFirstFromCQL reads a partition of new_releases from
-// the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, From, the most rows per
-// bucket.
-const releaseNewReleasesScatterFirstFromCQL = `SELECT released_at, release_id, artist_id, title, bucket
-	FROM new_releases
-	WHERE bucket IN ? AND released_at <= ?
-	PER PARTITION LIMIT ?`
-
-// releaseNewReleasesScatterFirstToCQL reads a partition of new_releases from
-// its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds the list of bucket values, To,
-// the most rows per bucket.
-const releaseNewReleasesScatterFirstToCQL = `SELECT released_at, release_id, artist_id, title, bucket
-	FROM new_releases
-	WHERE bucket IN ? AND released_at > ?
-	PER PARTITION LIMIT ?`
-
-// releaseNewReleasesScatterFirstFromToCQL reads a partition of new_releases
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, From, To, the most rows
-// per bucket.
-const releaseNewReleasesScatterFirstFromToCQL = `SELECT released_at, release_id, artist_id, title, bucket
-	FROM new_releases
-	WHERE bucket IN ? AND released_at <= ? AND released_at > ?
-	PER PARTITION LIMIT ?`
-
-// releaseNewReleasesScan reads one row of new_releases into e; false when
-// there is none.
 func releaseNewReleasesScan(it cqlgenimpl.Iter, e *Release) bool {
 	return it.Scan(&e.ReleasedAt, &e.ReleaseID, &e.ArtistID, &e.Title)
 }
 
-// releaseNewReleasesClustering is the clustering key of e in new_releases, in
-// order.
 func releaseNewReleasesClustering(e *Release) []any {
 	return []any{e.ReleasedAt, e.ReleaseID}
 }
 
-// releaseNewReleasesCompare orders rows of new_releases as its clustering
-// order does.
 func releaseNewReleasesCompare(a, b *Release) int {
-	if c := a.ReleasedAt.Compare(b.ReleasedAt); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareUUID(a.ReleaseID, b.ReleaseID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.ReleasedAt.Compare(b.ReleasedAt), cqlgenimpl.CompareUUID(a.ReleaseID, b.ReleaseID))
 }
 
 // ReleaseRepo reads and writes Release in its tables (releases, new_releases),
-// keeping every copy in step; releases is the source of truth.
+// kept in step with releases.
 type ReleaseRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewReleaseRepo returns a repository of Release on s. The default strategy is
-// a logged batch.
+// NewReleaseRepo returns a repository of Release on s.
 func NewReleaseRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReleaseRepo {
-	return &ReleaseRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &ReleaseRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// releaseCheck rejects a Release whose partition key values are empty.
 func releaseCheck(e *Release) error {
 	if cqlgenimpl.IsZeroUUID(e.ReleaseID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "release_id",
-			Table:  "releases",
-		}
+		return cqlgenimpl.EmptyKey("releases", "release_id")
 	}
 	return nil
 }
 
-// releaseCheckKey rejects a Release whose partition key value in releases, the
-// source of truth, is empty.
 func releaseCheckKey(e *Release) error {
 	if cqlgenimpl.IsZeroUUID(e.ReleaseID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "release_id",
-			Table:  "releases",
-		}
+		return cqlgenimpl.EmptyKey("releases", "release_id")
 	}
 	return nil
 }
 
-// releaseWrites is the write protocol of Release: its source of truth,
-// releases, and the tables the protocol keeps in step with it.
 var releaseWrites = &cqlgenimpl.Entity[Release]{
 	Canonical: releaseReleases,
 	State:     releaseReleasesState,
@@ -2452,18 +1010,11 @@ var releaseWrites = &cqlgenimpl.Entity[Release]{
 	},
 }
 
-// Insert writes e to every table of Release, creating it, or replacing it
-// where it exists; nil pointers and empty collections are left unset, so they
-// keep what the entity had and write no tombstones. It takes its turn with
-// other writers of the entity through a conditional write on releases, the
-// source of truth. If it returns an error, it may have applied in part: run it
-// again, from any client, and every table converges on the result; the next
-// write of the entity finishes it too.
+// Insert creates or replaces e in every table of Release, leaving nil pointers
+// and empty collections unset, through the write protocol on releases
+// (docs/repositories.md, The write protocol).
 func (r *ReleaseRepo) Insert(ctx context.Context, e *Release, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Release", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, releaseCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2471,19 +1022,11 @@ func (r *ReleaseRepo) Insert(ctx context.Context, e *Release, opts ...cqlgen.Opt
 	return cqlgenimpl.Write(ctx, r.s, o, releaseWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Release whose key in releases is e's, in every table:
-// rows whose key changed (a new sort key, say) move, and nil pointers and
-// empty collections clear their columns. It takes its turn with other writers
-// through a conditional write on releases's version; a writer that loses
-// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Release with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// releases (docs/repositories.md, The write protocol).
 func (r *ReleaseRepo) Update(ctx context.Context, e *Release, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Release", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, releaseCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2491,16 +1034,11 @@ func (r *ReleaseRepo) Update(ctx context.Context, e *Release, opts ...cqlgen.Opt
 	return cqlgenimpl.Write(ctx, r.s, o, releaseWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Release whose key in releases is e's from every table;
-// the rows of the other tables are found from releases's values, so e needs
-// only its key. Deleting what does not exist is not an error. If it returns an
-// error, it may have applied in part: run it again, from any client, and every
-// table converges on the result; the next write of the entity finishes it too.
+// Delete removes the Release with e's key from every table (e needs only its
+// key), through the write protocol on releases (docs/repositories.md, The
+// write protocol).
 func (r *ReleaseRepo) Delete(ctx context.Context, e *Release, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Release", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, releaseCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -2508,47 +1046,25 @@ func (r *ReleaseRepo) Delete(ctx context.Context, e *Release, opts ...cqlgen.Opt
 	return cqlgenimpl.Write(ctx, r.s, o, releaseWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Release with the given key from releases, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Release since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Release with the given key from releases with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *ReleaseRepo) GetVersioned(ctx context.Context, releaseID gocql.UUID) (_ *Release, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Release", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "GetVersioned").End(&err)
 	if cqlgenimpl.IsZeroUUID(releaseID) {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "release_id",
-			Table:  "releases",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("releases", "release_id")
 	}
 	e := &Release{}
 	e.ReleaseID = releaseID
 	return cqlgenimpl.Versioned(ctx, r.s, releaseWrites, e)
 }
 
-// Modify reads the Release with the given key, lets change edit it (set a
-// field, add to a collection), and writes the result to every table that
-// stores what changed, if no one changed the Release since it was read; when
-// someone did, it reads it again and calls change again, up to
-// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
-// is written when change returns an error, which Modify returns; change must
-// not edit the key in releases (cqlgen.ErrKeyChanged). It returns the Release
-// written; cqlgen.ErrNotFound if there is none. It costs one read more than
-// Update, which overwrites whatever a concurrent writer did. Run again after
-// its reply was lost, it applies change again, unless given
-// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
+// Modify reads the Release with the given key, lets change edit it and writes
+// it back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *ReleaseRepo) Modify(ctx context.Context, releaseID gocql.UUID, change func(*Release) error, opts ...cqlgen.Option) (_ *Release, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Release", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Modify").End(&err)
 	if cqlgenimpl.IsZeroUUID(releaseID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "release_id",
-			Table:  "releases",
-		}
+		return nil, cqlgenimpl.EmptyKey("releases", "release_id")
 	}
 	e := &Release{}
 	e.ReleaseID = releaseID
@@ -2559,91 +1075,54 @@ func (r *ReleaseRepo) Modify(ctx context.Context, releaseID gocql.UUID, change f
 	return cqlgenimpl.Modify(ctx, r.s, o, releaseWrites, e, releaseCheck, change)
 }
 
-// Entity names the entity ReleaseRepo keeps: Release.
+// Entity is Release.
 func (r *ReleaseRepo) Entity() string {
 	return "Release"
 }
 
-// Tables lists the tables of Release that Repair and Backfill write: every one
-// but releases, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but releases.
 func (r *ReleaseRepo) Tables() []string {
 	return []string{"new_releases"}
 }
 
-// Verify compares every table of Release with what releases, the source of
-// truth, implies, and reports the rows missing, stale or orphaned. It writes
-// nothing.
+// Verify reports the rows missing, stale or orphaned against releases.
 func (r *ReleaseRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Release", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, releaseWrites, "Release", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Release wins over; it
-// is safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *ReleaseRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Release", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, releaseWrites, "Release", true, o)
 }
 
-// Backfill writes every row releases implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row releases implies into table.
 func (r *ReleaseRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Release", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, releaseWrites, "Release", table, o)
 }
 
-// Get reads the Release with the given key from releases, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Release with the given key from releases; cqlgen.ErrNotFound
+// if there is none.
 func (r *ReleaseRepo) Get(ctx context.Context, releaseID gocql.UUID) (_ *Release, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Release", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Get").End(&err)
 	if cqlgenimpl.IsZeroUUID(releaseID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "release_id",
-			Table:  "releases",
-		}
+		return nil, cqlgenimpl.EmptyKey("releases", "release_id")
 	}
 	var e Release
 	e.ReleaseID = releaseID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   releaseReleases.Get,
-		Values: []any{e.ReleaseID},
-	}, releaseReleasesScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, releaseReleases.Get, []any{e.ReleaseID}, releaseReleasesScan)
 }
 
-// GetMany reads the Releases with the given release_id values from releases,
-// the source of truth, in one query (release_id IN ?): Rows[i] is the Release
-// of releaseIDs[i], nil when there is none, and Missing lists those indexes.
-// More keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Releases with the given release_id values from releases in
+// one query: Rows[i] is releaseIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *ReleaseRepo) GetMany(ctx context.Context, releaseIDs []gocql.UUID) (_ cqlgen.Found[Release], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Release", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "GetMany").End(&err)
 	for _, k := range releaseIDs {
 		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Release]{}, &cqlgen.EmptyKeyError{
-				Column: "release_id",
-				Table:  "releases",
-			}
+			return cqlgen.Found[Release]{}, cqlgenimpl.EmptyKey("releases", "release_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, releaseReleases, []any{}, releaseIDs, r.opts.MaxKeys, releaseReleasesScan, func(e *Release) gocql.UUID {
@@ -2653,35 +1132,35 @@ func (r *ReleaseRepo) GetMany(ctx context.Context, releaseIDs []gocql.UUID) (_ c
 
 // NewReleasesOptions are the optional parts of a NewReleases read.
 type NewReleasesOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ReleasedAtFrom and ReleasedAtTo bound released_at, in the order rows
-	// come back: From is inclusive, To exclusive; nil leaves that end open.
+	// ReleasedAtFrom (inclusive) and ReleasedAtTo (exclusive) bound
+	// released_at in read order; nil: open.
 	ReleasedAtFrom, ReleasedAtTo *time.Time
-	// ReleasedAtFromExclusive leaves out the rows at ReleasedAtFrom,
-	// ReleasedAtToInclusive takes in those at ReleasedAtTo; each is ignored
-	// without its bound.
+	// ReleasedAtFromExclusive and ReleasedAtToInclusive change the bounds'
+	// defaults.
 	ReleasedAtFromExclusive, ReleasedAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var releaseNewReleasesRead = cqlgenimpl.ReadSpec[Release]{
+	Compare: releaseNewReleasesCompare,
+	Key:     releaseNewReleasesClustering,
+	Scan:    releaseNewReleasesScan,
+	Table:   releaseNewReleases,
 }
 
 // NewReleases reads every artist's releases, newest first, a partition a day,
 // from new_releases, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *ReleaseRepo) NewReleases(ctx context.Context, o *NewReleasesOptions) (_ cqlgen.Page[Release], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Release", "NewReleases")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "NewReleases").End(&err)
 	if o == nil {
 		o = &NewReleasesOptions{}
 	}
@@ -2690,27 +1169,8 @@ func (r *ReleaseRepo) NewReleases(ctx context.Context, o *NewReleasesOptions) (_
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Release]{
-		Compare:     releaseNewReleasesCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         releaseNewReleasesClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{},
-		Scan:        releaseNewReleasesScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       releaseNewReleases,
-		TimeBuckets: &tb,
-	}
-	if o.ReleasedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.ReleasedAtFrom, o.ReleasedAtFromExclusive
-	}
-	if o.ReleasedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.ReleasedAtTo, o.ReleasedAtToInclusive
-	}
+	spec := releaseNewReleasesRead.With([]any{}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.ReleasedAtFrom, o.ReleasedAtTo, o.ReleasedAtFromExclusive, o.ReleasedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -16,154 +16,32 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// noteNotesByUser: the statements of table notes_by_user, which is the source
-// of truth of Note.
+// noteNotesByUser is table notes_by_user, which is the source of truth of Note
+// (statements in schema.md).
 var noteNotesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "notes_by_user",
-	Pattern: "NotesByUser",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "created_at", Type: "timestamp", Desc: true},
-		{Name: "note_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "created_at", Type: "timestamp", Desc: true},
-		{Name: "note_id", Type: "text"},
-		{Name: "text", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      noteNotesByUserInsertCQL,
-		InsertTTL:   noteNotesByUserInsertTTLCQL,
-		Create:      noteNotesByUserCreateCQL,
-		Delete:      noteNotesByUserDeleteCQL,
-		Get:         noteNotesByUserGetCQL,
-		First:       noteNotesByUserFirstCQL,
-		FirstFrom:   noteNotesByUserFirstFromCQL,
-		FirstTo:     noteNotesByUserFirstToCQL,
-		FirstFromTo: noteNotesByUserFirstFromToCQL,
-		After: []string{
-			noteNotesByUserAfter0CQL,
-			noteNotesByUserAfter1CQL,
-		},
-		AfterTo:   noteNotesByUserAfterToCQL,
-		AtOrAfter: noteNotesByUserAtOrAfterCQL,
-	},
+	Name:         "notes_by_user",
+	Pattern:      "NotesByUser",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Clustering:   cqlgenimpl.Cols("created_at timestamp desc", "note_id text"),
+	Columns:      cqlgenimpl.Cols("text text"),
+	Canonical:    true,
+	Single:       true,
 })
 
-// noteNotesByUserInsertCQL writes a whole row of notes_by_user. Its
-// placeholders bind user_id, created_at, note_id, text, the write timestamp.
-const noteNotesByUserInsertCQL = `INSERT INTO notes_by_user (user_id, created_at, note_id, text)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// noteNotesByUserRow binds noteNotesByUserInsertCQL for e, written at ts.
-func noteNotesByUserRow(e *Note, ts int64) []any {
+func noteNotesByUserRow(e *Note, ts int64, _ bool) []any {
 	return []any{e.UserID, e.CreatedAt, e.NoteID, e.Text, ts}
 }
 
-// noteNotesByUserInsertTTLCQL writes a whole row of notes_by_user with a TTL
-// of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds user_id,
-// created_at, note_id, text, the TTL in seconds (unset: the table's default),
-// the write timestamp.
-const noteNotesByUserInsertTTLCQL = `INSERT INTO notes_by_user (user_id, created_at, note_id, text)
-	VALUES (?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// noteNotesByUserCreateCQL writes a whole row of notes_by_user if no row has
-// its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes
-// no client timestamp. cqlgenimpl.ReadPage binds user_id, created_at, note_id,
-// text, the TTL in seconds (unset: the table's default).
-const noteNotesByUserCreateCQL = `INSERT INTO notes_by_user (user_id, created_at, note_id, text)
-	VALUES (?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// noteNotesByUserDeleteCQL deletes a row of notes_by_user by its primary key.
-// Its placeholders bind the write timestamp, user_id, created_at, note_id.
-const noteNotesByUserDeleteCQL = `DELETE FROM notes_by_user
-	USING TIMESTAMP ?
-	WHERE user_id = ? AND created_at = ? AND note_id = ?`
-
-// noteNotesByUserGetCQL reads a row of notes_by_user by its primary key. Its
-// placeholders bind user_id, created_at, note_id.
-const noteNotesByUserGetCQL = `SELECT user_id, created_at, note_id, text
-	FROM notes_by_user
-	WHERE user_id = ? AND created_at = ? AND note_id = ?`
-
-// noteNotesByUserScan reads one row of notes_by_user into e; false when there
-// is none.
 func noteNotesByUserScan(it cqlgenimpl.Iter, e *Note) bool {
 	return it.Scan(&e.UserID, &e.CreatedAt, &e.NoteID, &e.Text)
 }
 
-// noteNotesByUserFirstCQL reads a partition of notes_by_user from its first
-// row. cqlgenimpl.ReadPage binds user_id.
-const noteNotesByUserFirstCQL = `SELECT user_id, created_at, note_id, text
-	FROM notes_by_user
-	WHERE user_id = ?`
-
-// noteNotesByUserFirstFromCQL reads a partition of notes_by_user from the From
-// bound. cqlgenimpl.ReadPage binds user_id, From.
-const noteNotesByUserFirstFromCQL = `SELECT user_id, created_at, note_id, text
-	FROM notes_by_user
-	WHERE user_id = ? AND created_at <= ?`
-
-// noteNotesByUserFirstToCQL reads a partition of notes_by_user from its first
-// row up to the To bound. cqlgenimpl.ReadPage binds user_id, To.
-const noteNotesByUserFirstToCQL = `SELECT user_id, created_at, note_id, text
-	FROM notes_by_user
-	WHERE user_id = ? AND created_at > ?`
-
-// noteNotesByUserFirstFromToCQL reads a partition of notes_by_user between the
-// bounds. cqlgenimpl.ReadPage binds user_id, From, To.
-const noteNotesByUserFirstFromToCQL = `SELECT user_id, created_at, note_id, text
-	FROM notes_by_user
-	WHERE user_id = ? AND created_at <= ? AND created_at > ?`
-
-// noteNotesByUserAfter0CQL continues a read of notes_by_user after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// user_id, created_at.
-const noteNotesByUserAfter0CQL = `SELECT user_id, created_at, note_id, text
-	FROM notes_by_user
-	WHERE user_id = ? AND created_at < ?`
-
-// noteNotesByUserAfter1CQL continues a read of notes_by_user after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// user_id, created_at, note_id.
-const noteNotesByUserAfter1CQL = `SELECT user_id, created_at, note_id, text
-	FROM notes_by_user
-	WHERE user_id = ? AND created_at = ? AND note_id > ?`
-
-// noteNotesByUserAfterToCQL continues a read of notes_by_user after a row, up
-// to the To bound. cqlgenimpl.ReadPage binds user_id, created_at, To.
-const noteNotesByUserAfterToCQL = `SELECT user_id, created_at, note_id, text
-	FROM notes_by_user
-	WHERE user_id = ? AND created_at < ? AND created_at > ?`
-
-// noteNotesByUserAtOrAfterCQL continues a read of notes_by_user at or after a
-// row. cqlgenimpl.ReadPage binds user_id, created_at, note_id.
-const noteNotesByUserAtOrAfterCQL = `SELECT user_id, created_at, note_id, text
-	FROM notes_by_user
-	WHERE user_id = ? AND created_at = ? AND note_id >= ?`
-
-// noteNotesByUserClustering is the clustering key of e in notes_by_user, in
-// order.
 func noteNotesByUserClustering(e *Note) []any {
 	return []any{e.CreatedAt, e.NoteID}
 }
 
-// noteNotesByUserCompare orders rows of notes_by_user as its clustering order
-// does.
 func noteNotesByUserCompare(a, b *Note) int {
-	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.NoteID, b.NoteID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.NoteID, b.NoteID))
 }
 
 // NoteRepo reads and writes Note in table notes_by_user.
@@ -172,185 +50,105 @@ type NoteRepo struct {
 	opts cqlgen.Options
 }
 
-// NewNoteRepo returns a repository of Note on s. The default strategy is a
-// logged batch.
+// NewNoteRepo returns a repository of Note on s.
 func NewNoteRepo(s cqlgen.Session, opts ...cqlgen.Option) *NoteRepo {
-	return &NoteRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &NoteRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// noteCheck rejects a Note whose partition key values are empty.
 func noteCheck(e *Note) error {
 	if e.UserID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "notes_by_user",
-		}
+		return cqlgenimpl.EmptyKey("notes_by_user", "user_id")
 	}
 	return nil
 }
 
-// Insert writes e to notes_by_user, at a client-side timestamp. Nil pointers
-// and empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+var noteOne = cqlgenimpl.One[Note]{
+	Check: noteCheck,
+	Delete: func(e *Note, ts int64) []any {
+		return []any{ts, e.UserID, e.CreatedAt, e.NoteID}
+	},
+	Key: func(e *Note) []any {
+		return []any{e.UserID, e.CreatedAt, e.NoteID}
+	},
+	Row:   noteNotesByUserRow,
+	Scan:  noteNotesByUserScan,
+	Table: noteNotesByUser,
+}
+
+// Insert writes e to notes_by_user, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, noteCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, noteNotesByUser, e, []any{e.UserID, e.CreatedAt, e.NoteID}, func(e *Note, _ bool) []any {
-			return noteNotesByUserRow(e, 0)
-		}, noteNotesByUserScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(noteNotesByUser, o.TTL, noteNotesByUserRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &noteOne, e)
 }
 
-// InsertIfAbsent writes e to notes_by_user only if no row has its key (INSERT
-// ... IF NOT EXISTS): create, never replace. The result says whether it
-// applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in notes_by_user unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *NoteRepo) InsertIfAbsent(ctx context.Context, e *Note, opts ...cqlgen.Option) (_ cqlgen.Inserted[Note], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, noteCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Note]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, noteNotesByUser, e, []any{e.UserID, e.CreatedAt, e.NoteID}, func(e *Note, _ bool) []any {
-		return noteNotesByUserRow(e, 0)
-	}, noteNotesByUserScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &noteOne, e)
 }
 
-// Update writes e over the row with its key in notes_by_user. Unlike Insert,
-// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
-// the row expires after that time instead of the table's default.
+// Update writes e over the row with its key in notes_by_user; nil pointers and
+// empty collections clear their columns.
 func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, noteCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(noteNotesByUser, o.TTL, noteNotesByUserRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &noteOne, e)
 }
 
 // Delete removes the row with e's key from notes_by_user.
 func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, noteCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   noteNotesByUser.Delete,
-			Values: []any{ts, e.UserID, e.CreatedAt, e.NoteID},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &noteOne, e)
 }
 
-// Get reads the Note with the given key from notes_by_user, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Note with the given key from notes_by_user; cqlgen.ErrNotFound
+// if there is none.
 func (r *NoteRepo) Get(ctx context.Context, userID string, createdAt time.Time, noteID string) (_ *Note, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Get").End(&err)
 	if userID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "notes_by_user",
-		}
+		return nil, cqlgenimpl.EmptyKey("notes_by_user", "user_id")
 	}
 	var e Note
 	e.UserID = userID
 	e.CreatedAt = createdAt
 	e.NoteID = noteID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   noteNotesByUser.Get,
-		Values: []any{e.UserID, e.CreatedAt, e.NoteID},
-	}, noteNotesByUserScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, noteNotesByUser.Get, []any{e.UserID, e.CreatedAt, e.NoteID}, noteNotesByUserScan)
 }
 
 // NotesByUserOptions are the optional parts of a NotesByUser read.
 type NotesByUserOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// CreatedAtFrom and CreatedAtTo bound created_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at
+	// in read order; nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
-	// CreatedAtFromExclusive leaves out the rows at CreatedAtFrom,
-	// CreatedAtToInclusive takes in those at CreatedAtTo; each is ignored
-	// without its bound.
+	// CreatedAtFromExclusive and CreatedAtToInclusive change the bounds'
+	// defaults.
 	CreatedAtFromExclusive, CreatedAtToInclusive bool
+}
+
+var noteNotesByUserRead = cqlgenimpl.ReadSpec[Note]{
+	Compare: noteNotesByUserCompare,
+	Key:     noteNotesByUserClustering,
+	Scan:    noteNotesByUserScan,
+	Table:   noteNotesByUser,
 }
 
 // NotesByUser reads a user's notes, newest first, from notes_by_user, in
 // pages: one partition, in clustering order.
 func (r *NoteRepo) NotesByUser(ctx context.Context, userID string, o *NotesByUserOptions) (_ cqlgen.Page[Note], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "NotesByUser")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "NotesByUser").End(&err)
 	if userID == "" {
-		return cqlgen.Page[Note]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "notes_by_user",
-		}
+		return cqlgen.Page[Note]{}, cqlgenimpl.EmptyKey("notes_by_user", "user_id")
 	}
 	if o == nil {
 		o = &NotesByUserOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Note]{
-		Compare:   noteNotesByUserCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       noteNotesByUserClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{userID},
-		Scan:      noteNotesByUserScan,
-		Table:     noteNotesByUser,
-	}
-	if o.CreatedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.CreatedAtFrom, o.CreatedAtFromExclusive
-	}
-	if o.CreatedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.CreatedAtTo, o.CreatedAtToInclusive
-	}
+	spec := noteNotesByUserRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.CreatedAtFrom, o.CreatedAtTo, o.CreatedAtFromExclusive, o.CreatedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

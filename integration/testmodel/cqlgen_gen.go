@@ -17,57 +17,19 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// orderOrders: the statements of table orders, which is the source of truth of
-// Order.
+// orderOrders is table orders, which is the source of truth of Order
+// (statements in schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders",
-	Pattern: "Orders",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
-		{Name: "ref", Type: "text"},
-		{Name: "event", Type: "timeuuid"},
-		{Name: "status", Type: "text"},
-		{Name: "total", Type: "bigint"},
-		{Name: "items", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:         orderOrdersGetCQL,
-		State:       orderOrdersStateCQL,
-		Change:      orderOrdersChangeCQL,
-		Remove:      orderOrdersRemoveCQL,
-		Settle:      orderOrdersSettleCQL,
-		Scan:        orderOrdersScanCQL,
-		First:       orderOrdersFirstCQL,
-		FirstFrom:   orderOrdersFirstFromCQL,
-		FirstTo:     orderOrdersFirstToCQL,
-		FirstFromTo: orderOrdersFirstFromToCQL,
-		After: []string{
-			orderOrdersAfter0CQL,
-			orderOrdersAfter1CQL,
-		},
-		AfterTo:   orderOrdersAfterToCQL,
-		AtOrAfter: orderOrdersAtOrAfterCQL,
-	},
+	Name:         "orders",
+	Pattern:      "Orders",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Clustering:   cqlgenimpl.Cols("placed_at timestamp desc", "order_id text"),
+	Columns:      cqlgenimpl.Cols("ref text", "event timeuuid", "status text", "total bigint", "items int"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
-// orderOrdersGetCQL reads a row of orders by its primary key. Its placeholders
-// bind user_id, placed_at, order_id.
-const orderOrdersGetCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ? AND placed_at = ? AND order_id = ?`
-
-// orderOrdersScan reads the next row of orders that is no grave of a deleted
-// Order into e; false when there is none.
 func orderOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
 	for {
 		var deleted bool
@@ -81,1374 +43,225 @@ func orderOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
 	}
 }
 
-// orderOrdersStateCQL reads a row of orders with the write protocol's columns.
-// Its placeholders bind user_id, placed_at, order_id.
-const orderOrdersStateCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM orders
-	WHERE user_id = ? AND placed_at = ? AND order_id = ?`
-
-// orderOrdersState binds orderOrdersStateCQL: the primary key of e.
 func orderOrdersState(e *Order) []any {
 	return []any{e.UserID, e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersScanState reads a row of orders with its version, its mark of
-// deletion, its pending record and its last changes.
 func orderOrdersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Order], ok bool) {
 	ok = it.Scan(&v.Row.UserID, &v.Row.PlacedAt, &v.Row.OrderID, &v.Row.Ref, &v.Row.Event, &v.Row.Status, &v.Row.Total, &v.Row.Items, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// orderOrdersData is every column of e's row in orders, in table order.
 func orderOrdersData(e *Order) []any {
 	return []any{e.UserID, e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Status, e.Total, e.Items}
 }
 
-// orderOrdersChangeCQL writes a row of orders if its version is the one read
-// (null: if there is no row). Its placeholders bind ref, event, status, total,
-// items, cqlgen_version (the write timestamp), the pending record, the record
-// of the last changes, user_id, placed_at, order_id, the version read.
-const orderOrdersChangeCQL = `UPDATE orders
-	SET ref = ?, event = ?, status = ?, total = ?, items = ?,
-		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE user_id = ? AND placed_at = ? AND order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersChange binds orderOrdersChangeCQL: it sets e's values, at version
-// c.TS, if the version is still c.Old.
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
 	return []any{e.Ref, e.Event, e.Status, e.Total, e.Items, c.TS, c.Pending, c.Writes, e.UserID, e.PlacedAt, e.OrderID, c.Old}
 }
 
-// orderOrdersRemoveCQL leaves a grave of a row of orders if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, user_id, placed_at,
-// order_id, the version read.
-const orderOrdersRemoveCQL = `UPDATE orders
-	USING TTL 864000
-	SET ref = null, event = null, status = null, total = null,
-		items = null, cqlgen_version = ?, cqlgen_deleted = true,
-		cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE user_id = ? AND placed_at = ? AND order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersRemove binds orderOrdersRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.UserID, e.PlacedAt, e.OrderID, c.Old}
 }
 
-// orderOrdersSettleCQL clears the pending record of a row of orders if its
-// version is the one read. Its placeholders bind user_id, placed_at, order_id,
-// the version read.
-const orderOrdersSettleCQL = `UPDATE orders
-	SET cqlgen_pending = null
-	WHERE user_id = ? AND placed_at = ? AND order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersSettle binds orderOrdersSettleCQL: it clears the pending record
-// of e's row if the version is still version.
 func orderOrdersSettle(e *Order, version int64) []any {
 	return []any{e.UserID, e.PlacedAt, e.OrderID, version}
 }
 
-// orderOrdersScanCQL reads a token range of orders for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const orderOrdersScanCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM orders
-	WHERE token(user_id) > ? AND token(user_id) <= ?`
-
-// orderOrdersFirstCQL reads a partition of orders from its first row.
-// cqlgenimpl.ReadPage binds user_id.
-const orderOrdersFirstCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ?`
-
-// orderOrdersFirstFromCQL reads a partition of orders from the From bound.
-// cqlgenimpl.ReadPage binds user_id, From.
-const orderOrdersFirstFromCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ? AND placed_at <= ?`
-
-// orderOrdersFirstToCQL reads a partition of orders from its first row up to
-// the To bound. cqlgenimpl.ReadPage binds user_id, To.
-const orderOrdersFirstToCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ? AND placed_at > ?`
-
-// orderOrdersFirstFromToCQL reads a partition of orders between the bounds.
-// cqlgenimpl.ReadPage binds user_id, From, To.
-const orderOrdersFirstFromToCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ? AND placed_at <= ? AND placed_at > ?`
-
-// orderOrdersAfter0CQL continues a read of orders after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds user_id,
-// placed_at.
-const orderOrdersAfter0CQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ? AND placed_at < ?`
-
-// orderOrdersAfter1CQL continues a read of orders after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds user_id,
-// placed_at, order_id.
-const orderOrdersAfter1CQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ? AND placed_at = ? AND order_id > ?`
-
-// orderOrdersAfterToCQL continues a read of orders after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds user_id, placed_at, To.
-const orderOrdersAfterToCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ? AND placed_at < ? AND placed_at > ?`
-
-// orderOrdersAtOrAfterCQL continues a read of orders at or after a row.
-// cqlgenimpl.ReadPage binds user_id, placed_at, order_id.
-const orderOrdersAtOrAfterCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ? AND placed_at = ? AND order_id >= ?`
-
-// orderOrdersClustering is the clustering key of e in orders, in order.
 func orderOrdersClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersCompare orders rows of orders as its clustering order does.
 func orderOrdersCompare(a, b *Order) int {
-	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// orderOrdersByRef: the statements of table orders_by_ref, which serves
-// OrdersByRef.
+// orderOrdersByRef is table orders_by_ref, which serves OrdersByRef
+// (statements in schema.md).
 var orderOrdersByRef = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_by_ref",
-	Pattern: "OrdersByRef",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "ref", Type: "text", Desc: true},
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "order_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "ref", Type: "text", Desc: true},
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "order_id", Type: "text"},
-		{Name: "event", Type: "timeuuid"},
-		{Name: "status", Type: "text"},
-		{Name: "total", Type: "bigint"},
-		{Name: "items", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersByRefInsertCQL,
-		Delete:      orderOrdersByRefDeleteCQL,
-		Scan:        orderOrdersByRefScanCQL,
-		First:       orderOrdersByRefFirstCQL,
-		FirstFrom:   orderOrdersByRefFirstFromCQL,
-		FirstTo:     orderOrdersByRefFirstToCQL,
-		FirstFromTo: orderOrdersByRefFirstFromToCQL,
-		After: []string{
-			orderOrdersByRefAfter0CQL,
-			orderOrdersByRefAfter1CQL,
-		},
-		AfterTo:   orderOrdersByRefAfterToCQL,
-		AtOrAfter: orderOrdersByRefAtOrAfterCQL,
-	},
+	Name:         "orders_by_ref",
+	Pattern:      "OrdersByRef",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Clustering:   cqlgenimpl.Cols("ref text desc", "placed_at timestamp", "order_id text"),
+	Columns:      cqlgenimpl.Cols("event timeuuid", "status text", "total bigint", "items int"),
+	Maintained:   true,
 })
 
-// orderOrdersByRefInsertCQL writes a whole row of orders_by_ref. Its
-// placeholders bind user_id, ref, placed_at, order_id, event, status, total,
-// items, the write timestamp.
-const orderOrdersByRefInsertCQL = `INSERT INTO orders_by_ref (user_id, ref, placed_at, order_id, event,
-		status, total, items)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersByRefRow binds orderOrdersByRefInsertCQL for e, written at ts;
-// orders_by_ref has no column to leave unset.
 func orderOrdersByRefRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.UserID, e.Ref, e.PlacedAt, e.OrderID, e.Event, e.Status, e.Total, e.Items, ts}
 }
 
-// orderOrdersByRefKey is the primary key of e in orders_by_ref, in order,
-// bucket included.
 func orderOrdersByRefKey(e *Order) []any {
 	return []any{e.UserID, e.Ref, e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersByRefDeleteCQL deletes a row of orders_by_ref by its primary key.
-// Its placeholders bind the write timestamp, user_id, ref, placed_at,
-// order_id.
-const orderOrdersByRefDeleteCQL = `DELETE FROM orders_by_ref
-	USING TIMESTAMP ?
-	WHERE user_id = ? AND ref = ? AND placed_at = ? AND order_id = ?`
-
-// orderOrdersByRefScanCQL reads a token range of orders_by_ref for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const orderOrdersByRefScanCQL = `SELECT user_id, ref, placed_at, order_id, event, status, total, items,
-		writetime(event), writetime(status), writetime(total), writetime(items)
-	FROM orders_by_ref
-	WHERE token(user_id) > ? AND token(user_id) <= ?`
-
-// orderOrdersByRefFirstCQL reads a partition of orders_by_ref from its first
-// row. cqlgenimpl.ReadPage binds user_id.
-const orderOrdersByRefFirstCQL = `SELECT user_id, ref, placed_at, order_id, event, status, total, items
-	FROM orders_by_ref
-	WHERE user_id = ?`
-
-// orderOrdersByRefFirstFromCQL reads a partition of orders_by_ref from the
-// From bound. cqlgenimpl.ReadPage binds user_id, From.
-const orderOrdersByRefFirstFromCQL = `SELECT user_id, ref, placed_at, order_id, event, status, total, items
-	FROM orders_by_ref
-	WHERE user_id = ? AND ref <= ?`
-
-// orderOrdersByRefFirstToCQL reads a partition of orders_by_ref from its first
-// row up to the To bound. cqlgenimpl.ReadPage binds user_id, To.
-const orderOrdersByRefFirstToCQL = `SELECT user_id, ref, placed_at, order_id, event, status, total, items
-	FROM orders_by_ref
-	WHERE user_id = ? AND ref > ?`
-
-// orderOrdersByRefFirstFromToCQL reads a partition of orders_by_ref between
-// the bounds. cqlgenimpl.ReadPage binds user_id, From, To.
-const orderOrdersByRefFirstFromToCQL = `SELECT user_id, ref, placed_at, order_id, event, status, total, items
-	FROM orders_by_ref
-	WHERE user_id = ? AND ref <= ? AND ref > ?`
-
-// orderOrdersByRefAfter0CQL continues a read of orders_by_ref after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// user_id, ref.
-const orderOrdersByRefAfter0CQL = `SELECT user_id, ref, placed_at, order_id, event, status, total, items
-	FROM orders_by_ref
-	WHERE user_id = ? AND ref < ?`
-
-// orderOrdersByRefAfter1CQL continues a read of orders_by_ref after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// user_id, ref, placed_at, order_id.
-const orderOrdersByRefAfter1CQL = `SELECT user_id, ref, placed_at, order_id, event, status, total, items
-	FROM orders_by_ref
-	WHERE user_id = ? AND ref = ? AND (placed_at, order_id) > (?, ?)`
-
-// orderOrdersByRefAfterToCQL continues a read of orders_by_ref after a row, up
-// to the To bound. cqlgenimpl.ReadPage binds user_id, ref, To.
-const orderOrdersByRefAfterToCQL = `SELECT user_id, ref, placed_at, order_id, event, status, total, items
-	FROM orders_by_ref
-	WHERE user_id = ? AND ref < ? AND ref > ?`
-
-// orderOrdersByRefAtOrAfterCQL continues a read of orders_by_ref at or after a
-// row. cqlgenimpl.ReadPage binds user_id, ref, placed_at, order_id.
-const orderOrdersByRefAtOrAfterCQL = `SELECT user_id, ref, placed_at, order_id, event, status, total, items
-	FROM orders_by_ref
-	WHERE user_id = ? AND ref = ? AND (placed_at, order_id) >= (?, ?)`
-
-// orderOrdersByRefScan reads one row of orders_by_ref into e; false when there
-// is none.
 func orderOrdersByRefScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.Ref, &e.PlacedAt, &e.OrderID, &e.Event, &e.Status, &e.Total, &e.Items)
 }
 
-// orderOrdersByRefClustering is the clustering key of e in orders_by_ref, in
-// order.
 func orderOrdersByRefClustering(e *Order) []any {
 	return []any{e.Ref, e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersByRefCompare orders rows of orders_by_ref as its clustering order
-// does.
 func orderOrdersByRefCompare(a, b *Order) int {
-	if c := cmp.Compare(a.Ref, b.Ref); c != 0 {
-		return -c
-	}
-	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cmp.Compare(a.Ref, b.Ref), a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// orderOrdersByEvent: the statements of table orders_by_event, which serves
-// OrdersByEvent.
+// orderOrdersByEvent is table orders_by_event, which serves OrdersByEvent
+// (statements in schema.md).
 var orderOrdersByEvent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_by_event",
-	Pattern: "OrdersByEvent",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "event", Type: "timeuuid", Desc: true},
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "order_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "event", Type: "timeuuid", Desc: true},
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "order_id", Type: "text"},
-		{Name: "ref", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "total", Type: "bigint"},
-		{Name: "items", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersByEventInsertCQL,
-		Delete:      orderOrdersByEventDeleteCQL,
-		Scan:        orderOrdersByEventScanCQL,
-		First:       orderOrdersByEventFirstCQL,
-		FirstFrom:   orderOrdersByEventFirstFromCQL,
-		FirstTo:     orderOrdersByEventFirstToCQL,
-		FirstFromTo: orderOrdersByEventFirstFromToCQL,
-		After: []string{
-			orderOrdersByEventAfter0CQL,
-			orderOrdersByEventAfter1CQL,
-		},
-		AfterTo:   orderOrdersByEventAfterToCQL,
-		AtOrAfter: orderOrdersByEventAtOrAfterCQL,
-	},
+	Name:         "orders_by_event",
+	Pattern:      "OrdersByEvent",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Clustering:   cqlgenimpl.Cols("event timeuuid desc", "placed_at timestamp", "order_id text"),
+	Columns:      cqlgenimpl.Cols("ref text", "status text", "total bigint", "items int"),
+	Maintained:   true,
 })
 
-// orderOrdersByEventInsertCQL writes a whole row of orders_by_event. Its
-// placeholders bind user_id, event, placed_at, order_id, ref, status, total,
-// items, the write timestamp.
-const orderOrdersByEventInsertCQL = `INSERT INTO orders_by_event (user_id, event, placed_at, order_id, ref,
-		status, total, items)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersByEventRow binds orderOrdersByEventInsertCQL for e, written at
-// ts; orders_by_event has no column to leave unset.
 func orderOrdersByEventRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.UserID, e.Event, e.PlacedAt, e.OrderID, e.Ref, e.Status, e.Total, e.Items, ts}
 }
 
-// orderOrdersByEventKey is the primary key of e in orders_by_event, in order,
-// bucket included.
 func orderOrdersByEventKey(e *Order) []any {
 	return []any{e.UserID, e.Event, e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersByEventDeleteCQL deletes a row of orders_by_event by its primary
-// key. Its placeholders bind the write timestamp, user_id, event, placed_at,
-// order_id.
-const orderOrdersByEventDeleteCQL = `DELETE FROM orders_by_event
-	USING TIMESTAMP ?
-	WHERE user_id = ? AND event = ? AND placed_at = ? AND order_id = ?`
-
-// orderOrdersByEventScanCQL reads a token range of orders_by_event for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const orderOrdersByEventScanCQL = `SELECT user_id, event, placed_at, order_id, ref, status, total, items,
-		writetime(ref), writetime(status), writetime(total), writetime(items)
-	FROM orders_by_event
-	WHERE token(user_id) > ? AND token(user_id) <= ?`
-
-// orderOrdersByEventFirstCQL reads a partition of orders_by_event from its
-// first row. cqlgenimpl.ReadPage binds user_id.
-const orderOrdersByEventFirstCQL = `SELECT user_id, event, placed_at, order_id, ref, status, total, items
-	FROM orders_by_event
-	WHERE user_id = ?`
-
-// orderOrdersByEventFirstFromCQL reads a partition of orders_by_event from the
-// From bound. cqlgenimpl.ReadPage binds user_id, From.
-const orderOrdersByEventFirstFromCQL = `SELECT user_id, event, placed_at, order_id, ref, status, total, items
-	FROM orders_by_event
-	WHERE user_id = ? AND event <= ?`
-
-// orderOrdersByEventFirstToCQL reads a partition of orders_by_event from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds user_id, To.
-const orderOrdersByEventFirstToCQL = `SELECT user_id, event, placed_at, order_id, ref, status, total, items
-	FROM orders_by_event
-	WHERE user_id = ? AND event > ?`
-
-// orderOrdersByEventFirstFromToCQL reads a partition of orders_by_event
-// between the bounds. cqlgenimpl.ReadPage binds user_id, From, To.
-const orderOrdersByEventFirstFromToCQL = `SELECT user_id, event, placed_at, order_id, ref, status, total, items
-	FROM orders_by_event
-	WHERE user_id = ? AND event <= ? AND event > ?`
-
-// orderOrdersByEventAfter0CQL continues a read of orders_by_event after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// user_id, event.
-const orderOrdersByEventAfter0CQL = `SELECT user_id, event, placed_at, order_id, ref, status, total, items
-	FROM orders_by_event
-	WHERE user_id = ? AND event < ?`
-
-// orderOrdersByEventAfter1CQL continues a read of orders_by_event after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// user_id, event, placed_at, order_id.
-const orderOrdersByEventAfter1CQL = `SELECT user_id, event, placed_at, order_id, ref, status, total, items
-	FROM orders_by_event
-	WHERE user_id = ? AND event = ? AND (placed_at, order_id) > (?, ?)`
-
-// orderOrdersByEventAfterToCQL continues a read of orders_by_event after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds user_id, event, To.
-const orderOrdersByEventAfterToCQL = `SELECT user_id, event, placed_at, order_id, ref, status, total, items
-	FROM orders_by_event
-	WHERE user_id = ? AND event < ? AND event > ?`
-
-// orderOrdersByEventAtOrAfterCQL continues a read of orders_by_event at or
-// after a row. cqlgenimpl.ReadPage binds user_id, event, placed_at, order_id.
-const orderOrdersByEventAtOrAfterCQL = `SELECT user_id, event, placed_at, order_id, ref, status, total, items
-	FROM orders_by_event
-	WHERE user_id = ? AND event = ? AND (placed_at, order_id) >= (?, ?)`
-
-// orderOrdersByEventScan reads one row of orders_by_event into e; false when
-// there is none.
 func orderOrdersByEventScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.Event, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Status, &e.Total, &e.Items)
 }
 
-// orderOrdersByEventClustering is the clustering key of e in orders_by_event,
-// in order.
 func orderOrdersByEventClustering(e *Order) []any {
 	return []any{e.Event, e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersByEventCompare orders rows of orders_by_event as its clustering
-// order does.
 func orderOrdersByEventCompare(a, b *Order) int {
-	if c := cqlgenimpl.CompareTimeUUID(a.Event, b.Event); c != 0 {
-		return -c
-	}
-	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cqlgenimpl.CompareTimeUUID(a.Event, b.Event), a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// orderOrdersByStatus: the statements of table orders_by_status, which serves
-// OrdersByStatus.
+// orderOrdersByStatus is table orders_by_status, which serves OrdersByStatus
+// (statements in schema.md).
 var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_by_status",
-	Pattern: "OrdersByStatus",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
-		{Name: "ref", Type: "text"},
-		{Name: "event", Type: "timeuuid"},
-		{Name: "total", Type: "bigint"},
-		{Name: "items", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersByStatusInsertCQL,
-		Delete:      orderOrdersByStatusDeleteCQL,
-		Scan:        orderOrdersByStatusScanCQL,
-		First:       orderOrdersByStatusFirstCQL,
-		FirstFrom:   orderOrdersByStatusFirstFromCQL,
-		FirstTo:     orderOrdersByStatusFirstToCQL,
-		FirstFromTo: orderOrdersByStatusFirstFromToCQL,
-		After: []string{
-			orderOrdersByStatusAfter0CQL,
-			orderOrdersByStatusAfter1CQL,
-			orderOrdersByStatusAfter2CQL,
-		},
-		AfterTo:   orderOrdersByStatusAfterToCQL,
-		AtOrAfter: orderOrdersByStatusAtOrAfterCQL,
-		Prefix: []cqlgenimpl.PageCQL{
-			{
-				First:       orderOrdersByStatusEq1FirstCQL,
-				FirstFrom:   orderOrdersByStatusEq1FirstFromCQL,
-				FirstTo:     orderOrdersByStatusEq1FirstToCQL,
-				FirstFromTo: orderOrdersByStatusEq1FirstFromToCQL,
-				After: []string{
-					orderOrdersByStatusEq1After1CQL,
-					orderOrdersByStatusEq1After2CQL,
-				},
-				AfterTo:   orderOrdersByStatusEq1AfterToCQL,
-				AtOrAfter: orderOrdersByStatusEq1AtOrAfterCQL,
-			},
-		},
-	},
+	Name:         "orders_by_status",
+	Pattern:      "OrdersByStatus",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Clustering:   cqlgenimpl.Cols("status text", "placed_at timestamp desc", "order_id text"),
+	Columns:      cqlgenimpl.Cols("ref text", "event timeuuid", "total bigint", "items int"),
+	Maintained:   true,
+	Prefix:       1,
 })
 
-// orderOrdersByStatusInsertCQL writes a whole row of orders_by_status. Its
-// placeholders bind user_id, status, placed_at, order_id, ref, event, total,
-// items, the write timestamp.
-const orderOrdersByStatusInsertCQL = `INSERT INTO orders_by_status (user_id, status, placed_at, order_id,
-		ref, event, total, items)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersByStatusRow binds orderOrdersByStatusInsertCQL for e, written at
-// ts; orders_by_status has no column to leave unset.
 func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.UserID, e.Status, e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Total, e.Items, ts}
 }
 
-// orderOrdersByStatusKey is the primary key of e in orders_by_status, in
-// order, bucket included.
 func orderOrdersByStatusKey(e *Order) []any {
 	return []any{e.UserID, e.Status, e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersByStatusDeleteCQL deletes a row of orders_by_status by its
-// primary key. Its placeholders bind the write timestamp, user_id, status,
-// placed_at, order_id.
-const orderOrdersByStatusDeleteCQL = `DELETE FROM orders_by_status
-	USING TIMESTAMP ?
-	WHERE user_id = ? AND status = ? AND placed_at = ? AND order_id = ?`
-
-// orderOrdersByStatusScanCQL reads a token range of orders_by_status for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const orderOrdersByStatusScanCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		writetime(ref), writetime(event), writetime(total), writetime(items)
-	FROM orders_by_status
-	WHERE token(user_id) > ? AND token(user_id) <= ?`
-
-// orderOrdersByStatusFirstCQL reads a partition of orders_by_status from its
-// first row. cqlgenimpl.ReadPage binds user_id.
-const orderOrdersByStatusFirstCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ?`
-
-// orderOrdersByStatusFirstFromCQL reads a partition of orders_by_status from
-// the From bound. cqlgenimpl.ReadPage binds user_id, From.
-const orderOrdersByStatusFirstFromCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status >= ?`
-
-// orderOrdersByStatusFirstToCQL reads a partition of orders_by_status from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds user_id, To.
-const orderOrdersByStatusFirstToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status < ?`
-
-// orderOrdersByStatusFirstFromToCQL reads a partition of orders_by_status
-// between the bounds. cqlgenimpl.ReadPage binds user_id, From, To.
-const orderOrdersByStatusFirstFromToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status >= ? AND status < ?`
-
-// orderOrdersByStatusAfter0CQL continues a read of orders_by_status after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds user_id, status.
-const orderOrdersByStatusAfter0CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status > ?`
-
-// orderOrdersByStatusAfter1CQL continues a read of orders_by_status after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds user_id, status, placed_at.
-const orderOrdersByStatusAfter1CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status = ? AND placed_at < ?`
-
-// orderOrdersByStatusAfter2CQL continues a read of orders_by_status after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds user_id, status, placed_at, order_id.
-const orderOrdersByStatusAfter2CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status = ? AND placed_at = ? AND order_id > ?`
-
-// orderOrdersByStatusAfterToCQL continues a read of orders_by_status after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds user_id, status, To.
-const orderOrdersByStatusAfterToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status > ? AND status < ?`
-
-// orderOrdersByStatusAtOrAfterCQL continues a read of orders_by_status at or
-// after a row. cqlgenimpl.ReadPage binds user_id, status, placed_at, order_id.
-const orderOrdersByStatusAtOrAfterCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status = ? AND placed_at = ? AND order_id >= ?`
-
-// orderOrdersByStatusEq1FirstCQL reads a partition of orders_by_status from
-// its first row, in the rows of one status. cqlgenimpl.ReadPage binds user_id,
-// status.
-const orderOrdersByStatusEq1FirstCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status = ?`
-
-// orderOrdersByStatusEq1FirstFromCQL reads a partition of orders_by_status
-// from the From bound, in the rows of one status. cqlgenimpl.ReadPage binds
-// user_id, status, From.
-const orderOrdersByStatusEq1FirstFromCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status = ? AND placed_at <= ?`
-
-// orderOrdersByStatusEq1FirstToCQL reads a partition of orders_by_status from
-// its first row up to the To bound, in the rows of one status.
-// cqlgenimpl.ReadPage binds user_id, status, To.
-const orderOrdersByStatusEq1FirstToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status = ? AND placed_at > ?`
-
-// orderOrdersByStatusEq1FirstFromToCQL reads a partition of orders_by_status
-// between the bounds, in the rows of one status. cqlgenimpl.ReadPage binds
-// user_id, status, From, To.
-const orderOrdersByStatusEq1FirstFromToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status = ? AND placed_at <= ? AND placed_at > ?`
-
-// orderOrdersByStatusEq1After1CQL continues a read of orders_by_status after a
-// row, at one run of clustering columns of one direction, in the rows of one
-// status. cqlgenimpl.ReadPage binds user_id, status, placed_at.
-const orderOrdersByStatusEq1After1CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status = ? AND placed_at < ?`
-
-// orderOrdersByStatusEq1After2CQL continues a read of orders_by_status after a
-// row, at one run of clustering columns of one direction, in the rows of one
-// status. cqlgenimpl.ReadPage binds user_id, status, placed_at, order_id.
-const orderOrdersByStatusEq1After2CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status = ? AND placed_at = ? AND order_id > ?`
-
-// orderOrdersByStatusEq1AfterToCQL continues a read of orders_by_status after
-// a row, up to the To bound, in the rows of one status. cqlgenimpl.ReadPage
-// binds user_id, status, placed_at, To.
-const orderOrdersByStatusEq1AfterToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status = ? AND placed_at < ? AND placed_at > ?`
-
-// orderOrdersByStatusEq1AtOrAfterCQL continues a read of orders_by_status at
-// or after a row, in the rows of one status. cqlgenimpl.ReadPage binds
-// user_id, status, placed_at, order_id.
-const orderOrdersByStatusEq1AtOrAfterCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_by_status
-	WHERE user_id = ? AND status = ? AND placed_at = ? AND order_id >= ?`
-
-// orderOrdersByStatusScan reads one row of orders_by_status into e; false when
-// there is none.
 func orderOrdersByStatusScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.Status, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Total, &e.Items)
 }
 
-// orderOrdersByStatusClustering is the clustering key of e in
-// orders_by_status, in order.
 func orderOrdersByStatusClustering(e *Order) []any {
 	return []any{e.Status, e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersByStatusCompare orders rows of orders_by_status as its clustering
-// order does.
 func orderOrdersByStatusCompare(a, b *Order) int {
-	if c := cmp.Compare(a.Status, b.Status); c != 0 {
-		return c
-	}
-	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Status, b.Status), -a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// orderOrders4: the statements of table orders_4, which serves Orders4.
+// orderOrders4 is table orders_4, which serves Orders4 (statements in
+// schema.md).
 var orderOrders4 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_4",
-	Pattern: "Orders4",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "shard", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "shard", Type: "int"},
-		{Name: "status", Type: "text"},
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
-		{Name: "ref", Type: "text"},
-		{Name: "event", Type: "timeuuid"},
-		{Name: "total", Type: "bigint"},
-		{Name: "items", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrders4InsertCQL,
-		Delete:      orderOrders4DeleteCQL,
-		Scan:        orderOrders4ScanCQL,
-		First:       orderOrders4FirstCQL,
-		FirstFrom:   orderOrders4FirstFromCQL,
-		FirstTo:     orderOrders4FirstToCQL,
-		FirstFromTo: orderOrders4FirstFromToCQL,
-		After: []string{
-			orderOrders4After0CQL,
-			orderOrders4After1CQL,
-			orderOrders4After2CQL,
-		},
-		AfterTo:   orderOrders4AfterToCQL,
-		AtOrAfter: orderOrders4AtOrAfterCQL,
-		Prefix: []cqlgenimpl.PageCQL{
-			{
-				First:       orderOrders4Eq1FirstCQL,
-				FirstFrom:   orderOrders4Eq1FirstFromCQL,
-				FirstTo:     orderOrders4Eq1FirstToCQL,
-				FirstFromTo: orderOrders4Eq1FirstFromToCQL,
-				After: []string{
-					orderOrders4Eq1After1CQL,
-					orderOrders4Eq1After2CQL,
-				},
-				AfterTo:   orderOrders4Eq1AfterToCQL,
-				AtOrAfter: orderOrders4Eq1AtOrAfterCQL,
-			},
-		},
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       orderOrders4ScatterFirstCQL,
-				FirstFrom:   orderOrders4ScatterFirstFromCQL,
-				FirstTo:     orderOrders4ScatterFirstToCQL,
-				FirstFromTo: orderOrders4ScatterFirstFromToCQL,
-				After: []string{
-					orderOrders4ScatterAfter0CQL,
-					orderOrders4ScatterAfter1CQL,
-					orderOrders4ScatterAfter2CQL,
-				},
-				AfterTo:   orderOrders4ScatterAfterToCQL,
-				AtOrAfter: orderOrders4ScatterAtOrAfterCQL,
-			},
-			{
-				First:       orderOrders4ScatterEq1FirstCQL,
-				FirstFrom:   orderOrders4ScatterEq1FirstFromCQL,
-				FirstTo:     orderOrders4ScatterEq1FirstToCQL,
-				FirstFromTo: orderOrders4ScatterEq1FirstFromToCQL,
-				After: []string{
-					orderOrders4ScatterEq1After1CQL,
-					orderOrders4ScatterEq1After2CQL,
-				},
-				AfterTo:   orderOrders4ScatterEq1AfterToCQL,
-				AtOrAfter: orderOrders4ScatterEq1AtOrAfterCQL,
-			},
-		},
-	},
+	Name:         "orders_4",
+	Pattern:      "Orders4",
+	PartitionKey: cqlgenimpl.Cols("user_id text", "shard int"),
+	Clustering:   cqlgenimpl.Cols("status text", "placed_at timestamp desc", "order_id text"),
+	Columns:      cqlgenimpl.Cols("ref text", "event timeuuid", "total bigint", "items int"),
+	Maintained:   true,
+	Prefix:       1,
+	Bucket:       cqlgenimpl.BucketHash,
 })
 
-// orderOrders4InsertCQL writes a whole row of orders_4. Its placeholders bind
-// user_id, shard, status, placed_at, order_id, ref, event, total, items, the
-// write timestamp.
-const orderOrders4InsertCQL = `INSERT INTO orders_4 (user_id, shard, status, placed_at, order_id, ref,
-		event, total, items)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrders4Row binds orderOrders4InsertCQL for e, written at ts; orders_4
-// has no column to leave unset.
 func orderOrders4Row(e *Order, ts int64, _ bool) []any {
 	return []any{e.UserID, cqlgenimpl.HashText(string(e.OrderID), 4), e.Status, e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Total, e.Items, ts}
 }
 
-// orderOrders4Key is the primary key of e in orders_4, in order, bucket
-// included.
 func orderOrders4Key(e *Order) []any {
 	return []any{e.UserID, cqlgenimpl.HashText(string(e.OrderID), 4), e.Status, e.PlacedAt, e.OrderID}
 }
 
-// orderOrders4DeleteCQL deletes a row of orders_4 by its primary key. Its
-// placeholders bind the write timestamp, user_id, shard, status, placed_at,
-// order_id.
-const orderOrders4DeleteCQL = `DELETE FROM orders_4
-	USING TIMESTAMP ?
-	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at = ?
-		AND order_id = ?`
-
-// orderOrders4ScanCQL reads a token range of orders_4 for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const orderOrders4ScanCQL = `SELECT user_id, shard, status, placed_at, order_id, ref, event, total,
-		items, writetime(ref), writetime(event), writetime(total),
-		writetime(items)
-	FROM orders_4
-	WHERE token(user_id, shard) > ? AND token(user_id, shard) <= ?`
-
-// orderOrders4FirstCQL reads a partition of orders_4 from its first row.
-// cqlgenimpl.ReadPage binds user_id, shard.
-const orderOrders4FirstCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ?`
-
-// orderOrders4FirstFromCQL reads a partition of orders_4 from the From bound.
-// cqlgenimpl.ReadPage binds user_id, shard, From.
-const orderOrders4FirstFromCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status >= ?`
-
-// orderOrders4FirstToCQL reads a partition of orders_4 from its first row up
-// to the To bound. cqlgenimpl.ReadPage binds user_id, shard, To.
-const orderOrders4FirstToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status < ?`
-
-// orderOrders4FirstFromToCQL reads a partition of orders_4 between the bounds.
-// cqlgenimpl.ReadPage binds user_id, shard, From, To.
-const orderOrders4FirstFromToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status >= ? AND status < ?`
-
-// orderOrders4After0CQL continues a read of orders_4 after a row, at one run
-// of clustering columns of one direction. cqlgenimpl.ReadPage binds user_id,
-// shard, status.
-const orderOrders4After0CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status > ?`
-
-// orderOrders4After1CQL continues a read of orders_4 after a row, at one run
-// of clustering columns of one direction. cqlgenimpl.ReadPage binds user_id,
-// shard, status, placed_at.
-const orderOrders4After1CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at < ?`
-
-// orderOrders4After2CQL continues a read of orders_4 after a row, at one run
-// of clustering columns of one direction. cqlgenimpl.ReadPage binds user_id,
-// shard, status, placed_at, order_id.
-const orderOrders4After2CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at = ?
-		AND order_id > ?`
-
-// orderOrders4AfterToCQL continues a read of orders_4 after a row, up to the
-// To bound. cqlgenimpl.ReadPage binds user_id, shard, status, To.
-const orderOrders4AfterToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status > ? AND status < ?`
-
-// orderOrders4AtOrAfterCQL continues a read of orders_4 at or after a row.
-// cqlgenimpl.ReadPage binds user_id, shard, status, placed_at, order_id.
-const orderOrders4AtOrAfterCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at = ?
-		AND order_id >= ?`
-
-// orderOrders4Eq1FirstCQL reads a partition of orders_4 from its first row, in
-// the rows of one status. cqlgenimpl.ReadPage binds user_id, shard, status.
-const orderOrders4Eq1FirstCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status = ?`
-
-// orderOrders4Eq1FirstFromCQL reads a partition of orders_4 from the From
-// bound, in the rows of one status. cqlgenimpl.ReadPage binds user_id, shard,
-// status, From.
-const orderOrders4Eq1FirstFromCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at <= ?`
-
-// orderOrders4Eq1FirstToCQL reads a partition of orders_4 from its first row
-// up to the To bound, in the rows of one status. cqlgenimpl.ReadPage binds
-// user_id, shard, status, To.
-const orderOrders4Eq1FirstToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at > ?`
-
-// orderOrders4Eq1FirstFromToCQL reads a partition of orders_4 between the
-// bounds, in the rows of one status. cqlgenimpl.ReadPage binds user_id, shard,
-// status, From, To.
-const orderOrders4Eq1FirstFromToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at <= ?
-		AND placed_at > ?`
-
-// orderOrders4Eq1After1CQL continues a read of orders_4 after a row, at one
-// run of clustering columns of one direction, in the rows of one status.
-// cqlgenimpl.ReadPage binds user_id, shard, status, placed_at.
-const orderOrders4Eq1After1CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at < ?`
-
-// orderOrders4Eq1After2CQL continues a read of orders_4 after a row, at one
-// run of clustering columns of one direction, in the rows of one status.
-// cqlgenimpl.ReadPage binds user_id, shard, status, placed_at, order_id.
-const orderOrders4Eq1After2CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at = ?
-		AND order_id > ?`
-
-// orderOrders4Eq1AfterToCQL continues a read of orders_4 after a row, up to
-// the To bound, in the rows of one status. cqlgenimpl.ReadPage binds user_id,
-// shard, status, placed_at, To.
-const orderOrders4Eq1AfterToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at < ?
-		AND placed_at > ?`
-
-// orderOrders4Eq1AtOrAfterCQL continues a read of orders_4 at or after a row,
-// in the rows of one status. cqlgenimpl.ReadPage binds user_id, shard, status,
-// placed_at, order_id.
-const orderOrders4Eq1AtOrAfterCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items
-	FROM orders_4
-	WHERE user_id = ? AND shard = ? AND status = ? AND placed_at = ?
-		AND order_id >= ?`
-
-// orderOrders4ScatterFirstCQL reads a partition of orders_4 from its first
-// row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds user_id, the list of shard values, the most rows
-// per bucket.
-const orderOrders4ScatterFirstCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterFirstFromCQL reads a partition of orders_4 from the From
-// bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds user_id, the list of shard values, From, the most
-// rows per bucket.
-const orderOrders4ScatterFirstFromCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status >= ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterFirstToCQL reads a partition of orders_4 from its first
-// row up to the To bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds user_id, the list of shard values, To, the most
-// rows per bucket.
-const orderOrders4ScatterFirstToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status < ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterFirstFromToCQL reads a partition of orders_4 between the
-// bounds, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds user_id, the list of shard values, From, To, the
-// most rows per bucket.
-const orderOrders4ScatterFirstFromToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status >= ? AND status < ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterAfter0CQL continues a read of orders_4 after a row, at
-// one run of clustering columns of one direction, in every hash bucket at
-// once, the bucket named last. cqlgenimpl.ReadPage binds user_id, the list of
-// shard values, status, the most rows per bucket.
-const orderOrders4ScatterAfter0CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status > ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterAfter1CQL continues a read of orders_4 after a row, at
-// one run of clustering columns of one direction, in every hash bucket at
-// once, the bucket named last. cqlgenimpl.ReadPage binds user_id, the list of
-// shard values, status, placed_at, the most rows per bucket.
-const orderOrders4ScatterAfter1CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at < ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterAfter2CQL continues a read of orders_4 after a row, at
-// one run of clustering columns of one direction, in every hash bucket at
-// once, the bucket named last. cqlgenimpl.ReadPage binds user_id, the list of
-// shard values, status, placed_at, order_id, the most rows per bucket.
-const orderOrders4ScatterAfter2CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at = ?
-		AND order_id > ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterAfterToCQL continues a read of orders_4 after a row, up
-// to the To bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds user_id, the list of shard values, status, To, the
-// most rows per bucket.
-const orderOrders4ScatterAfterToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status > ? AND status < ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterAtOrAfterCQL continues a read of orders_4 at or after a
-// row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds user_id, the list of shard values, status,
-// placed_at, order_id, the most rows per bucket.
-const orderOrders4ScatterAtOrAfterCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at = ?
-		AND order_id >= ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterEq1FirstCQL reads a partition of orders_4 from its first
-// row, in the rows of one status, in every hash bucket at once, the bucket
-// named last. cqlgenimpl.ReadPage binds user_id, the list of shard values,
-// status, the most rows per bucket.
-const orderOrders4ScatterEq1FirstCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status = ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterEq1FirstFromCQL reads a partition of orders_4 from the
-// From bound, in the rows of one status, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds user_id, the list of shard
-// values, status, From, the most rows per bucket.
-const orderOrders4ScatterEq1FirstFromCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at <= ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterEq1FirstToCQL reads a partition of orders_4 from its
-// first row up to the To bound, in the rows of one status, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds user_id,
-// the list of shard values, status, To, the most rows per bucket.
-const orderOrders4ScatterEq1FirstToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at > ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterEq1FirstFromToCQL reads a partition of orders_4 between
-// the bounds, in the rows of one status, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds user_id, the list of shard
-// values, status, From, To, the most rows per bucket.
-const orderOrders4ScatterEq1FirstFromToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at <= ?
-		AND placed_at > ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterEq1After1CQL continues a read of orders_4 after a row, at
-// one run of clustering columns of one direction, in the rows of one status,
-// in every hash bucket at once, the bucket named last. cqlgenimpl.ReadPage
-// binds user_id, the list of shard values, status, placed_at, the most rows
-// per bucket.
-const orderOrders4ScatterEq1After1CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at < ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterEq1After2CQL continues a read of orders_4 after a row, at
-// one run of clustering columns of one direction, in the rows of one status,
-// in every hash bucket at once, the bucket named last. cqlgenimpl.ReadPage
-// binds user_id, the list of shard values, status, placed_at, order_id, the
-// most rows per bucket.
-const orderOrders4ScatterEq1After2CQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at = ?
-		AND order_id > ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterEq1AfterToCQL continues a read of orders_4 after a row,
-// up to the To bound, in the rows of one status, in every hash bucket at once,
-// the bucket named last. cqlgenimpl.ReadPage binds user_id, the list of shard
-// values, status, placed_at, To, the most rows per bucket.
-const orderOrders4ScatterEq1AfterToCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at < ?
-		AND placed_at > ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4ScatterEq1AtOrAfterCQL continues a read of orders_4 at or after
-// a row, in the rows of one status, in every hash bucket at once, the bucket
-// named last. cqlgenimpl.ReadPage binds user_id, the list of shard values,
-// status, placed_at, order_id, the most rows per bucket.
-const orderOrders4ScatterEq1AtOrAfterCQL = `SELECT user_id, status, placed_at, order_id, ref, event, total, items,
-		shard
-	FROM orders_4
-	WHERE user_id = ? AND shard IN ? AND status = ? AND placed_at = ?
-		AND order_id >= ?
-	PER PARTITION LIMIT ?`
-
-// orderOrders4Scan reads one row of orders_4 into e; false when there is none.
 func orderOrders4Scan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.Status, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Total, &e.Items)
 }
 
-// orderOrders4Clustering is the clustering key of e in orders_4, in order.
 func orderOrders4Clustering(e *Order) []any {
 	return []any{e.Status, e.PlacedAt, e.OrderID}
 }
 
-// orderOrders4Compare orders rows of orders_4 as its clustering order does.
 func orderOrders4Compare(a, b *Order) int {
-	if c := cmp.Compare(a.Status, b.Status); c != 0 {
-		return c
-	}
-	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Status, b.Status), -a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// orderOrdersByDay: the statements of table orders_by_day, which serves
-// OrdersByDay.
+// orderOrdersByDay is table orders_by_day, which serves OrdersByDay
+// (statements in schema.md).
 var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_by_day",
-	Pattern: "OrdersByDay",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "day", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "day", Type: "date"},
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
-		{Name: "ref", Type: "text"},
-		{Name: "event", Type: "timeuuid"},
-		{Name: "status", Type: "text"},
-		{Name: "total", Type: "bigint"},
-		{Name: "items", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersByDayInsertCQL,
-		Delete:      orderOrdersByDayDeleteCQL,
-		Scan:        orderOrdersByDayScanCQL,
-		First:       orderOrdersByDayFirstCQL,
-		FirstFrom:   orderOrdersByDayFirstFromCQL,
-		FirstTo:     orderOrdersByDayFirstToCQL,
-		FirstFromTo: orderOrdersByDayFirstFromToCQL,
-		After: []string{
-			orderOrdersByDayAfter0CQL,
-			orderOrdersByDayAfter1CQL,
-		},
-		AfterTo:   orderOrdersByDayAfterToCQL,
-		AtOrAfter: orderOrdersByDayAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       orderOrdersByDayScatterFirstCQL,
-				FirstFrom:   orderOrdersByDayScatterFirstFromCQL,
-				FirstTo:     orderOrdersByDayScatterFirstToCQL,
-				FirstFromTo: orderOrdersByDayScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "orders_by_day",
+	Pattern:      "OrdersByDay",
+	PartitionKey: cqlgenimpl.Cols("user_id text", "day date"),
+	Clustering:   cqlgenimpl.Cols("placed_at timestamp desc", "order_id text"),
+	Columns:      cqlgenimpl.Cols("ref text", "event timeuuid", "status text", "total bigint", "items int"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// orderOrdersByDayInsertCQL writes a whole row of orders_by_day. Its
-// placeholders bind user_id, day, placed_at, order_id, ref, event, status,
-// total, items, the write timestamp.
-const orderOrdersByDayInsertCQL = `INSERT INTO orders_by_day (user_id, day, placed_at, order_id, ref,
-		event, status, total, items)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersByDayRow binds orderOrdersByDayInsertCQL for e, written at ts;
-// orders_by_day has no column to leave unset.
 func orderOrdersByDayRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.UserID, cqlgenimpl.DayBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Status, e.Total, e.Items, ts}
 }
 
-// orderOrdersByDayKey is the primary key of e in orders_by_day, in order,
-// bucket included.
 func orderOrdersByDayKey(e *Order) []any {
 	return []any{e.UserID, cqlgenimpl.DayBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersByDayDeleteCQL deletes a row of orders_by_day by its primary key.
-// Its placeholders bind the write timestamp, user_id, day, placed_at,
-// order_id.
-const orderOrdersByDayDeleteCQL = `DELETE FROM orders_by_day
-	USING TIMESTAMP ?
-	WHERE user_id = ? AND day = ? AND placed_at = ? AND order_id = ?`
-
-// orderOrdersByDayScanCQL reads a token range of orders_by_day for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const orderOrdersByDayScanCQL = `SELECT user_id, day, placed_at, order_id, ref, event, status, total,
-		items, writetime(ref), writetime(event), writetime(status),
-		writetime(total), writetime(items)
-	FROM orders_by_day
-	WHERE token(user_id, day) > ? AND token(user_id, day) <= ?`
-
-// orderOrdersByDayFirstCQL reads a partition of orders_by_day from its first
-// row. cqlgenimpl.ReadPage binds user_id, day.
-const orderOrdersByDayFirstCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items
-	FROM orders_by_day
-	WHERE user_id = ? AND day = ?`
-
-// orderOrdersByDayFirstFromCQL reads a partition of orders_by_day from the
-// From bound. cqlgenimpl.ReadPage binds user_id, day, From.
-const orderOrdersByDayFirstFromCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items
-	FROM orders_by_day
-	WHERE user_id = ? AND day = ? AND placed_at <= ?`
-
-// orderOrdersByDayFirstToCQL reads a partition of orders_by_day from its first
-// row up to the To bound. cqlgenimpl.ReadPage binds user_id, day, To.
-const orderOrdersByDayFirstToCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items
-	FROM orders_by_day
-	WHERE user_id = ? AND day = ? AND placed_at > ?`
-
-// orderOrdersByDayFirstFromToCQL reads a partition of orders_by_day between
-// the bounds. cqlgenimpl.ReadPage binds user_id, day, From, To.
-const orderOrdersByDayFirstFromToCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items
-	FROM orders_by_day
-	WHERE user_id = ? AND day = ? AND placed_at <= ? AND placed_at > ?`
-
-// orderOrdersByDayAfter0CQL continues a read of orders_by_day after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// user_id, day, placed_at.
-const orderOrdersByDayAfter0CQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items
-	FROM orders_by_day
-	WHERE user_id = ? AND day = ? AND placed_at < ?`
-
-// orderOrdersByDayAfter1CQL continues a read of orders_by_day after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// user_id, day, placed_at, order_id.
-const orderOrdersByDayAfter1CQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items
-	FROM orders_by_day
-	WHERE user_id = ? AND day = ? AND placed_at = ? AND order_id > ?`
-
-// orderOrdersByDayAfterToCQL continues a read of orders_by_day after a row, up
-// to the To bound. cqlgenimpl.ReadPage binds user_id, day, placed_at, To.
-const orderOrdersByDayAfterToCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items
-	FROM orders_by_day
-	WHERE user_id = ? AND day = ? AND placed_at < ? AND placed_at > ?`
-
-// orderOrdersByDayAtOrAfterCQL continues a read of orders_by_day at or after a
-// row. cqlgenimpl.ReadPage binds user_id, day, placed_at, order_id.
-const orderOrdersByDayAtOrAfterCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items
-	FROM orders_by_day
-	WHERE user_id = ? AND day = ? AND placed_at = ? AND order_id >= ?`
-
-// orderOrdersByDayScatterFirstCQL reads a partition of orders_by_day from its
-// first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds user_id, the list of day values, the most rows per
-// bucket.
-const orderOrdersByDayScatterFirstCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		day
-	FROM orders_by_day
-	WHERE user_id = ? AND day IN ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayScatterFirstFromCQL reads a partition of orders_by_day from
-// the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds user_id, the list of day values, From, the most
-// rows per bucket.
-const orderOrdersByDayScatterFirstFromCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		day
-	FROM orders_by_day
-	WHERE user_id = ? AND day IN ? AND placed_at <= ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayScatterFirstToCQL reads a partition of orders_by_day from
-// its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds user_id, the list of day
-// values, To, the most rows per bucket.
-const orderOrdersByDayScatterFirstToCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		day
-	FROM orders_by_day
-	WHERE user_id = ? AND day IN ? AND placed_at > ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayScatterFirstFromToCQL reads a partition of orders_by_day
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds user_id, the list of day values, From, To, the
-// most rows per bucket.
-const orderOrdersByDayScatterFirstFromToCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		day
-	FROM orders_by_day
-	WHERE user_id = ? AND day IN ? AND placed_at <= ? AND placed_at > ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayScan reads one row of orders_by_day into e; false when there
-// is none.
 func orderOrdersByDayScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Status, &e.Total, &e.Items)
 }
 
-// orderOrdersByDayClustering is the clustering key of e in orders_by_day, in
-// order.
 func orderOrdersByDayClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersByDayCompare orders rows of orders_by_day as its clustering order
-// does.
 func orderOrdersByDayCompare(a, b *Order) int {
-	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
 // OrderRepo reads and writes Order in its tables (orders, orders_by_ref,
-// orders_by_event, orders_by_status, orders_4, orders_by_day), keeping every
-// copy in step; orders is the source of truth.
+// orders_by_event, orders_by_status, orders_4, orders_by_day), kept in step
+// with orders.
 type OrderRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewOrderRepo returns a repository of Order on s. The default strategy is a
-// logged batch.
+// NewOrderRepo returns a repository of Order on s.
 func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
-	return &OrderRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &OrderRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// orderCheck rejects a Order whose partition key values are empty.
 func orderCheck(e *Order) error {
 	if e.UserID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "orders",
-		}
+		return cqlgenimpl.EmptyKey("orders", "user_id")
 	}
 	return nil
 }
 
-// orderCheckKey rejects a Order whose partition key value in orders, the
-// source of truth, is empty.
 func orderCheckKey(e *Order) error {
 	if e.UserID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "orders",
-		}
+		return cqlgenimpl.EmptyKey("orders", "user_id")
 	}
 	return nil
 }
 
-// orderWrites is the write protocol of Order: its source of truth, orders, and
-// the tables the protocol keeps in step with it.
 var orderWrites = &cqlgenimpl.Entity[Order]{
 	Canonical: orderOrders,
 	State:     orderOrdersState,
@@ -1496,18 +309,11 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 	},
 }
 
-// Insert writes e to every table of Order, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on orders, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Order, leaving nil pointers
+// and empty collections unset, through the write protocol on orders
+// (docs/repositories.md, The write protocol).
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1515,19 +321,11 @@ func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Order whose key in orders is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on orders's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Order with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// orders (docs/repositories.md, The write protocol).
 func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1535,16 +333,11 @@ func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Order whose key in orders is e's from every table; the
-// rows of the other tables are found from orders's values, so e needs only its
-// key. Deleting what does not exist is not an error. If it returns an error,
-// it may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Order with e's key from every table (e needs only its
+// key), through the write protocol on orders (docs/repositories.md, The write
+// protocol).
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1552,20 +345,12 @@ func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Order with the given key from orders, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Order since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Order with the given key from orders with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *OrderRepo) GetVersioned(ctx context.Context, userID string, placedAt time.Time, orderID string) (_ *Order, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetVersioned").End(&err)
 	if userID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "orders",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("orders", "user_id")
 	}
 	e := &Order{}
 	e.UserID = userID
@@ -1574,27 +359,13 @@ func (r *OrderRepo) GetVersioned(ctx context.Context, userID string, placedAt ti
 	return cqlgenimpl.Versioned(ctx, r.s, orderWrites, e)
 }
 
-// Modify reads the Order with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Order since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// orders (cqlgen.ErrKeyChanged). It returns the Order written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Order with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *OrderRepo) Modify(ctx context.Context, userID string, placedAt time.Time, orderID string, change func(*Order) error, opts ...cqlgen.Option) (_ *Order, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Modify").End(&err)
 	if userID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "orders",
-		}
+		return nil, cqlgenimpl.EmptyKey("orders", "user_id")
 	}
 	e := &Order{}
 	e.UserID = userID
@@ -1607,274 +378,189 @@ func (r *OrderRepo) Modify(ctx context.Context, userID string, placedAt time.Tim
 	return cqlgenimpl.Modify(ctx, r.s, o, orderWrites, e, orderCheck, change)
 }
 
-// Entity names the entity OrderRepo keeps: Order.
+// Entity is Order.
 func (r *OrderRepo) Entity() string {
 	return "Order"
 }
 
-// Tables lists the tables of Order that Repair and Backfill write: every one
-// but orders, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but orders.
 func (r *OrderRepo) Tables() []string {
 	return []string{"orders_by_ref", "orders_by_event", "orders_by_status", "orders_4", "orders_by_day"}
 }
 
-// Verify compares every table of Order with what orders, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows missing, stale or orphaned against orders.
 func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Order wins over; it is
-// safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
 }
 
-// Backfill writes every row orders implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row orders implies into table.
 func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
 }
 
-// Get reads the Order with the given key from orders, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Order with the given key from orders; cqlgen.ErrNotFound if
+// there is none.
 func (r *OrderRepo) Get(ctx context.Context, userID string, placedAt time.Time, orderID string) (_ *Order, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Get").End(&err)
 	if userID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "orders",
-		}
+		return nil, cqlgenimpl.EmptyKey("orders", "user_id")
 	}
 	var e Order
 	e.UserID = userID
 	e.PlacedAt = placedAt
 	e.OrderID = orderID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   orderOrders.Get,
-		Values: []any{e.UserID, e.PlacedAt, e.OrderID},
-	}, orderOrdersScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, orderOrders.Get, []any{e.UserID, e.PlacedAt, e.OrderID}, orderOrdersScan)
 }
 
 // OrdersOptions are the optional parts of a Orders read.
 type OrdersOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
+	// read order; nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive leaves out the rows at PlacedAtFrom,
-	// PlacedAtToInclusive takes in those at PlacedAtTo; each is ignored
-	// without its bound.
+	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
+	// defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
+}
+
+var orderOrdersRead = cqlgenimpl.ReadSpec[Order]{
+	Compare: orderOrdersCompare,
+	Key:     orderOrdersClustering,
+	Scan:    orderOrdersScan,
+	Table:   orderOrders,
 }
 
 // Orders reads a user's orders, newest first, from orders, in pages: one
 // partition, in clustering order.
 func (r *OrderRepo) Orders(ctx context.Context, userID string, o *OrdersOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Orders")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Orders").End(&err)
 	if userID == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "orders",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders", "user_id")
 	}
 	if o == nil {
 		o = &OrdersOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:   orderOrdersCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       orderOrdersClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{userID},
-		Scan:      orderOrdersScan,
-		Table:     orderOrders,
-	}
-	if o.PlacedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlacedAtFrom, o.PlacedAtFromExclusive
-	}
-	if o.PlacedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.PlacedAtTo, o.PlacedAtToInclusive
-	}
+	spec := orderOrdersRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // OrdersByRefOptions are the optional parts of a OrdersByRef read.
 type OrdersByRefOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// RefFrom and RefTo bound ref, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// RefFrom (inclusive) and RefTo (exclusive) bound ref in read order; nil:
+	// open.
 	RefFrom, RefTo *string
-	// RefFromExclusive leaves out the rows at RefFrom, RefToInclusive takes in
-	// those at RefTo; each is ignored without its bound.
+	// RefFromExclusive and RefToInclusive change the bounds' defaults.
 	RefFromExclusive, RefToInclusive bool
+}
+
+var orderOrdersByRefRead = cqlgenimpl.ReadSpec[Order]{
+	Compare: orderOrdersByRefCompare,
+	Key:     orderOrdersByRefClustering,
+	Scan:    orderOrdersByRefScan,
+	Table:   orderOrdersByRef,
 }
 
 // OrdersByRef reads a user's orders by reference, last first, from
 // orders_by_ref, in pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersByRef(ctx context.Context, userID string, o *OrdersByRefOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByRef")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByRef").End(&err)
 	if userID == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "orders_by_ref",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_ref", "user_id")
 	}
 	if o == nil {
 		o = &OrdersByRefOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:   orderOrdersByRefCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       orderOrdersByRefClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{userID},
-		Scan:      orderOrdersByRefScan,
-		Table:     orderOrdersByRef,
-	}
-	if o.RefFrom != nil {
-		spec.From, spec.FromExclusive = *o.RefFrom, o.RefFromExclusive
-	}
-	if o.RefTo != nil {
-		spec.To, spec.ToInclusive = *o.RefTo, o.RefToInclusive
-	}
+	spec := orderOrdersByRefRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.RefFrom, o.RefTo, o.RefFromExclusive, o.RefToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // OrdersByEventOptions are the optional parts of a OrdersByEvent read.
 type OrdersByEventOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// EventFrom and EventTo bound event, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// EventFrom (inclusive) and EventTo (exclusive) bound event in read order;
+	// nil: open.
 	EventFrom, EventTo *gocql.UUID
-	// EventFromExclusive leaves out the rows at EventFrom, EventToInclusive
-	// takes in those at EventTo; each is ignored without its bound.
+	// EventFromExclusive and EventToInclusive change the bounds' defaults.
 	EventFromExclusive, EventToInclusive bool
+}
+
+var orderOrdersByEventRead = cqlgenimpl.ReadSpec[Order]{
+	Compare: orderOrdersByEventCompare,
+	Key:     orderOrdersByEventClustering,
+	Scan:    orderOrdersByEventScan,
+	Table:   orderOrdersByEvent,
 }
 
 // OrdersByEvent reads a user's orders by event, newest first, from
 // orders_by_event, in pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersByEvent(ctx context.Context, userID string, o *OrdersByEventOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByEvent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByEvent").End(&err)
 	if userID == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "orders_by_event",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_event", "user_id")
 	}
 	if o == nil {
 		o = &OrdersByEventOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:   orderOrdersByEventCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       orderOrdersByEventClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{userID},
-		Scan:      orderOrdersByEventScan,
-		Table:     orderOrdersByEvent,
-	}
-	if o.EventFrom != nil {
-		spec.From, spec.FromExclusive = *o.EventFrom, o.EventFromExclusive
-	}
-	if o.EventTo != nil {
-		spec.To, spec.ToInclusive = *o.EventTo, o.EventToInclusive
-	}
+	spec := orderOrdersByEventRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.EventFrom, o.EventTo, o.EventFromExclusive, o.EventToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // OrdersByStatusOptions are the optional parts of a OrdersByStatus read.
 type OrdersByStatusOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// StatusFrom and StatusTo bound status, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// StatusFrom (inclusive) and StatusTo (exclusive) bound status in read
+	// order; nil: open.
 	StatusFrom, StatusTo *string
-	// StatusFromExclusive leaves out the rows at StatusFrom, StatusToInclusive
-	// takes in those at StatusTo; each is ignored without its bound.
+	// StatusFromExclusive and StatusToInclusive change the bounds' defaults.
 	StatusFromExclusive, StatusToInclusive bool
-	// StatusEq fixes status: the read returns only the rows with this value
-	// (nil: every value). Set with every Eq before it, it lets PlacedAtFrom
-	// and PlacedAtTo bound placed_at within them; no bound on an earlier
-	// column is allowed then.
+	// StatusEq fixes status (nil: every value); with every Eq before it,
+	// PlacedAtFrom and PlacedAtTo bound placed_at within it.
 	StatusEq *string
-	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
-	// back, in the rows StatusEq (and every Eq before it) fixes: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at
+	// under StatusEq; nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive leaves out the rows at PlacedAtFrom,
-	// PlacedAtToInclusive takes in those at PlacedAtTo; each is ignored
-	// without its bound.
+	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
+	// defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
+}
+
+var orderOrdersByStatusRead = cqlgenimpl.ReadSpec[Order]{
+	Compare: orderOrdersByStatusCompare,
+	Key:     orderOrdersByStatusClustering,
+	Scan:    orderOrdersByStatusScan,
+	Table:   orderOrdersByStatus,
 }
 
 // OrdersByStatus reads a user's orders by status, newest first, from
 // orders_by_status, in pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersByStatus(ctx context.Context, userID string, o *OrdersByStatusOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByStatus")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByStatus").End(&err)
 	if userID == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "orders_by_status",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_status", "user_id")
 	}
 	if o == nil {
 		o = &OrdersByStatusOptions{}
@@ -1882,77 +568,52 @@ func (r *OrderRepo) OrdersByStatus(ctx context.Context, userID string, o *Orders
 	if err := cqlgenimpl.CheckPrefix([]string{"Status", "PlacedAt"}, []bool{o.StatusEq != nil}, []bool{o.StatusFrom != nil || o.StatusTo != nil, o.PlacedAtFrom != nil || o.PlacedAtTo != nil}); err != nil {
 		return cqlgen.Page[Order]{}, err
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:   orderOrdersByStatusCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       orderOrdersByStatusClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{userID},
-		Scan:      orderOrdersByStatusScan,
-		Table:     orderOrdersByStatus,
-	}
+	spec := orderOrdersByStatusRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
 	if o.StatusEq != nil {
 		spec.Prefix = append(spec.Prefix, *o.StatusEq)
 	}
-	if o.StatusFrom != nil {
-		spec.From, spec.FromExclusive = *o.StatusFrom, o.StatusFromExclusive
-	}
-	if o.StatusTo != nil {
-		spec.To, spec.ToInclusive = *o.StatusTo, o.StatusToInclusive
-	}
-	if o.PlacedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlacedAtFrom, o.PlacedAtFromExclusive
-	}
-	if o.PlacedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.PlacedAtTo, o.PlacedAtToInclusive
-	}
+	cqlgenimpl.Bounds(&spec, o.StatusFrom, o.StatusTo, o.StatusFromExclusive, o.StatusToInclusive)
+	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // Orders4Options are the optional parts of a Orders4 read.
 type Orders4Options struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// StatusFrom and StatusTo bound status, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// StatusFrom (inclusive) and StatusTo (exclusive) bound status in read
+	// order; nil: open.
 	StatusFrom, StatusTo *string
-	// StatusFromExclusive leaves out the rows at StatusFrom, StatusToInclusive
-	// takes in those at StatusTo; each is ignored without its bound.
+	// StatusFromExclusive and StatusToInclusive change the bounds' defaults.
 	StatusFromExclusive, StatusToInclusive bool
-	// StatusEq fixes status: the read returns only the rows with this value
-	// (nil: every value). Set with every Eq before it, it lets PlacedAtFrom
-	// and PlacedAtTo bound placed_at within them; no bound on an earlier
-	// column is allowed then.
+	// StatusEq fixes status (nil: every value); with every Eq before it,
+	// PlacedAtFrom and PlacedAtTo bound placed_at within it.
 	StatusEq *string
-	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
-	// back, in the rows StatusEq (and every Eq before it) fixes: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at
+	// under StatusEq; nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive leaves out the rows at PlacedAtFrom,
-	// PlacedAtToInclusive takes in those at PlacedAtTo; each is ignored
-	// without its bound.
+	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
+	// defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
+}
+
+var orderOrders4Read = cqlgenimpl.ReadSpec[Order]{
+	Compare:     orderOrders4Compare,
+	HashBuckets: 4,
+	Key:         orderOrders4Clustering,
+	Scan:        orderOrders4Scan,
+	Table:       orderOrders4,
 }
 
 // Orders4 reads a user's orders by status over 4 hash buckets, from orders_4,
 // in pages: all 4 hash buckets read in parallel and merged in clustering
 // order.
 func (r *OrderRepo) Orders4(ctx context.Context, userID string, o *Orders4Options) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Orders4")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Orders4").End(&err)
 	if userID == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "orders_4",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_4", "user_id")
 	}
 	if o == nil {
 		o = &Orders4Options{}
@@ -1960,73 +621,47 @@ func (r *OrderRepo) Orders4(ctx context.Context, userID string, o *Orders4Option
 	if err := cqlgenimpl.CheckPrefix([]string{"Status", "PlacedAt"}, []bool{o.StatusEq != nil}, []bool{o.StatusFrom != nil || o.StatusTo != nil, o.PlacedAtFrom != nil || o.PlacedAtTo != nil}); err != nil {
 		return cqlgen.Page[Order]{}, err
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:     orderOrders4Compare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 4,
-		Key:         orderOrders4Clustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{userID},
-		Scan:        orderOrders4Scan,
-		Scatter:     r.opts.Scatter,
-		Table:       orderOrders4,
-	}
+	spec := orderOrders4Read.With([]any{userID}, o.Limit, o.Cursor, r.opts)
 	if o.StatusEq != nil {
 		spec.Prefix = append(spec.Prefix, *o.StatusEq)
 	}
-	if o.StatusFrom != nil {
-		spec.From, spec.FromExclusive = *o.StatusFrom, o.StatusFromExclusive
-	}
-	if o.StatusTo != nil {
-		spec.To, spec.ToInclusive = *o.StatusTo, o.StatusToInclusive
-	}
-	if o.PlacedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlacedAtFrom, o.PlacedAtFromExclusive
-	}
-	if o.PlacedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.PlacedAtTo, o.PlacedAtToInclusive
-	}
+	cqlgenimpl.Bounds(&spec, o.StatusFrom, o.StatusTo, o.StatusFromExclusive, o.StatusToInclusive)
+	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // OrdersByDayOptions are the optional parts of a OrdersByDay read.
 type OrdersByDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
+	// read order; nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive leaves out the rows at PlacedAtFrom,
-	// PlacedAtToInclusive takes in those at PlacedAtTo; each is ignored
-	// without its bound.
+	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
+	// defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var orderOrdersByDayRead = cqlgenimpl.ReadSpec[Order]{
+	Compare: orderOrdersByDayCompare,
+	Key:     orderOrdersByDayClustering,
+	Scan:    orderOrdersByDayScan,
+	Table:   orderOrdersByDay,
 }
 
 // OrdersByDay reads a user's orders, a partition a day, from orders_by_day, in
 // pages: time buckets from the newest back, each in clustering order.
 func (r *OrderRepo) OrdersByDay(ctx context.Context, userID string, o *OrdersByDayOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByDay")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByDay").End(&err)
 	if userID == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "orders_by_day",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_day", "user_id")
 	}
 	if o == nil {
 		o = &OrdersByDayOptions{}
@@ -2036,116 +671,49 @@ func (r *OrderRepo) OrdersByDay(ctx context.Context, userID string, o *OrdersByD
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:     orderOrdersByDayCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         orderOrdersByDayClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{userID},
-		Scan:        orderOrdersByDayScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       orderOrdersByDay,
-		TimeBuckets: &tb,
-	}
-	if o.PlacedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlacedAtFrom, o.PlacedAtFromExclusive
-	}
-	if o.PlacedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.PlacedAtTo, o.PlacedAtToInclusive
-	}
+	spec := orderOrdersByDayRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// orderOrdersByTotal: the statements of index orders_by_total on table orders,
-// which serve OrdersByTotal.
+// orderOrdersByTotal reads table orders through index orders_by_total
+// (statements in schema.md).
 var orderOrdersByTotal = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders",
-	Pattern: "OrdersByTotal",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
+	Name:         "orders",
+	Pattern:      "OrdersByTotal",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Clustering:   cqlgenimpl.Cols("placed_at timestamp desc", "order_id text"),
+	Columns:      cqlgenimpl.Cols("ref text", "event timeuuid", "status text", "total bigint", "items int"),
+	Versioned:    true,
+	Index: &cqlgenimpl.IndexSpec{
+		Column: "total",
+		Range:  true,
 	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
-	},
-	Index: []cqlgenimpl.Column{
-		{Name: "total", Type: "bigint"},
-		{Name: "total", Type: "bigint"},
-	},
-	CQL: cqlgenimpl.CQL{
-		First: orderOrdersByTotalFirstCQL,
-		After: []string{
-			orderOrdersByTotalAfter0CQL,
-			orderOrdersByTotalAfter1CQL,
-		},
-	},
+	Values: cqlgenimpl.Cols("total bigint", "total bigint"),
 })
 
-// orderOrdersByTotalFirstCQL reads a partition of orders through index
-// orders_by_total. cqlgenimpl.ReadIndex binds user_id, From, To.
-const orderOrdersByTotalFirstCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ? AND total >= ? AND total < ?`
-
-// orderOrdersByTotalAfter0CQL continues a read through orders_by_total after a
-// row, within its partition, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadIndex binds user_id, From, To, placed_at.
-const orderOrdersByTotalAfter0CQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ? AND total >= ? AND total < ? AND placed_at < ?`
-
-// orderOrdersByTotalAfter1CQL continues a read through orders_by_total after a
-// row, within its partition, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadIndex binds user_id, From, To, placed_at,
-// order_id.
-const orderOrdersByTotalAfter1CQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ? AND total >= ? AND total < ? AND placed_at = ?
-		AND order_id > ?`
-
-// orderOrdersByTotalKey is the cursor key of a row read through
-// orders_by_total: its clustering key.
 func orderOrdersByTotalKey(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
 
 // OrdersByTotalOptions are the optional parts of a OrdersByTotal read.
 type OrdersByTotalOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// TotalFromExclusive leaves out the rows whose total is the From value,
-	// TotalToInclusive takes in those whose total is the To value.
+	// TotalFromExclusive and TotalToInclusive change the bounds' defaults.
 	TotalFromExclusive, TotalToInclusive bool
 }
 
 // OrdersByTotal reads a user's orders of a total between two bounds: the rows
-// of orders whose total is at least the From value and less than the To value
-// (or above From, or at most To, as the options say), through the
-// storage-attached index orders_by_total, in pages, within one partition, in
-// clustering order; the index makes this a cheap read of one partition's
-// replicas.
+// of orders whose total is within the bounds, through index orders_by_total,
+// in pages, within one partition.
 func (r *OrderRepo) OrdersByTotal(ctx context.Context, userID string, totalFrom int64, totalTo int64, o *OrdersByTotalOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByTotal")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByTotal").End(&err)
 	if userID == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "orders",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders", "user_id")
 	}
 	if o == nil {
 		o = &OrdersByTotalOptions{}
@@ -2165,95 +733,42 @@ func (r *OrderRepo) OrdersByTotal(ctx context.Context, userID string, totalFrom 
 	})
 }
 
-// orderOrdersByItems: the statements of index orders_by_items on table orders,
-// which serve OrdersByItems.
+// orderOrdersByItems reads table orders through index orders_by_items
+// (statements in schema.md).
 var orderOrdersByItems = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders",
-	Pattern: "OrdersByItems",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
+	Name:         "orders",
+	Pattern:      "OrdersByItems",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Clustering:   cqlgenimpl.Cols("placed_at timestamp desc", "order_id text"),
+	Columns:      cqlgenimpl.Cols("ref text", "event timeuuid", "status text", "total bigint", "items int"),
+	Versioned:    true,
+	Index: &cqlgenimpl.IndexSpec{
+		Column:  "items",
+		Range:   true,
+		Scatter: true,
 	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
-	},
-	Index: []cqlgenimpl.Column{
-		{Name: "items", Type: "int"},
-		{Name: "items", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		First: orderOrdersByItemsFirstCQL,
-		Next:  orderOrdersByItemsNextCQL,
-		After: []string{
-			orderOrdersByItemsAfter0CQL,
-			orderOrdersByItemsAfter1CQL,
-		},
-	},
+	Values: cqlgenimpl.Cols("items int", "items int"),
 })
 
-// orderOrdersByItemsFirstCQL reads orders through index orders_by_items, over
-// every token range. cqlgenimpl.ReadIndex binds From, To.
-const orderOrdersByItemsFirstCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE items >= ? AND items < ?`
-
-// orderOrdersByItemsAfter0CQL continues a read through orders_by_items after a
-// row, within its partition, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadIndex binds user_id, From, To, placed_at.
-const orderOrdersByItemsAfter0CQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ? AND items >= ? AND items < ? AND placed_at < ?`
-
-// orderOrdersByItemsAfter1CQL continues a read through orders_by_items after a
-// row, within its partition, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadIndex binds user_id, From, To, placed_at,
-// order_id.
-const orderOrdersByItemsAfter1CQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE user_id = ? AND items >= ? AND items < ? AND placed_at = ?
-		AND order_id > ?`
-
-// orderOrdersByItemsNextCQL continues a scatter read through orders_by_items
-// with the partitions after a row's, in token order. cqlgenimpl.ReadIndex
-// binds user_id, From, To.
-const orderOrdersByItemsNextCQL = `SELECT user_id, placed_at, order_id, ref, event, status, total, items,
-		cqlgen_deleted
-	FROM orders
-	WHERE token(user_id) > token(?) AND items >= ? AND items < ?`
-
-// orderOrdersByItemsKey is the cursor key of a row read through
-// orders_by_items: its partition key, then its clustering key.
 func orderOrdersByItemsKey(e *Order) []any {
 	return []any{e.UserID, e.PlacedAt, e.OrderID}
 }
 
 // OrdersByItemsOptions are the optional parts of a OrdersByItems read.
 type OrdersByItemsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ItemsFromExclusive leaves out the rows whose items is the From value,
-	// ItemsToInclusive takes in those whose items is the To value.
+	// ItemsFromExclusive and ItemsToInclusive change the bounds' defaults.
 	ItemsFromExclusive, ItemsToInclusive bool
 }
 
 // OrdersByItems reads orders of a number of items between two bounds, of every
-// user: the rows of orders whose items is at least the From value and less
-// than the To value (or above From, or at most To, as the options say),
-// through the storage-attached index orders_by_items, in pages, in token
-// order: a scatter that visits every token range of the cluster on each page,
-// so keep it for rare or ad hoc reads.
+// user: the rows of orders whose items is within the bounds, through index
+// orders_by_items, in pages, a scatter over the cluster.
 func (r *OrderRepo) OrdersByItems(ctx context.Context, itemsFrom int32, itemsTo int32, o *OrdersByItemsOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByItems")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByItems").End(&err)
 	if o == nil {
 		o = &OrdersByItemsOptions{}
 	}
@@ -2271,153 +786,32 @@ func (r *OrderRepo) OrdersByItems(ctx context.Context, itemsFrom int32, itemsTo 
 	})
 }
 
-// noteNotes: the statements of table notes, which is the source of truth of
-// Note.
+// noteNotes is table notes, which is the source of truth of Note (statements
+// in schema.md).
 var noteNotes = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "notes",
-	Pattern: "Notes",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "space", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "space", Type: "text"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-		{Name: "author", Type: "text"},
-		{Name: "tags", Type: "set<text>"},
-		{Name: "size", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      noteNotesInsertCQL,
-		InsertTTL:   noteNotesInsertTTLCQL,
-		Create:      noteNotesCreateCQL,
-		Delete:      noteNotesDeleteCQL,
-		Get:         noteNotesGetCQL,
-		First:       noteNotesFirstCQL,
-		FirstFrom:   noteNotesFirstFromCQL,
-		FirstTo:     noteNotesFirstToCQL,
-		FirstFromTo: noteNotesFirstFromToCQL,
-		After: []string{
-			noteNotesAfter0CQL,
-			noteNotesAfter1CQL,
-		},
-		AfterTo:   noteNotesAfterToCQL,
-		AtOrAfter: noteNotesAtOrAfterCQL,
-	},
+	Name:         "notes",
+	Pattern:      "Notes",
+	PartitionKey: cqlgenimpl.Cols("space text"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "seq bigint"),
+	Columns:      cqlgenimpl.Cols("author text", "tags set<text>", "size int"),
+	Canonical:    true,
+	Single:       true,
 })
 
-// noteNotesInsertCQL writes a whole row of notes. Its placeholders bind space,
-// at, seq, author, tags, size, the write timestamp.
-const noteNotesInsertCQL = `INSERT INTO notes (space, at, seq, author, tags, size)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// noteNotesRow binds noteNotesInsertCQL for e, written at ts. With unset, nil
-// pointers and empty collections are left unset, writing no tombstone;
-// without, they clear their columns.
 func noteNotesRow(e *Note, ts int64, unset bool) []any {
 	return []any{e.Space, e.At, e.Seq, e.Author, cqlgenimpl.SliceOrUnset(e.Tags, unset), e.Size, ts}
 }
 
-// noteNotesInsertTTLCQL writes a whole row of notes with a TTL of the call's
-// (cqlgen.WithTTL). cqlgenimpl.ReadPage binds space, at, seq, author, tags,
-// size, the TTL in seconds (unset: the table's default), the write timestamp.
-const noteNotesInsertTTLCQL = `INSERT INTO notes (space, at, seq, author, tags, size)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// noteNotesCreateCQL writes a whole row of notes if no row has its key, for
-// InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no client
-// timestamp. cqlgenimpl.ReadPage binds space, at, seq, author, tags, size, the
-// TTL in seconds (unset: the table's default).
-const noteNotesCreateCQL = `INSERT INTO notes (space, at, seq, author, tags, size)
-	VALUES (?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// noteNotesDeleteCQL deletes a row of notes by its primary key. Its
-// placeholders bind the write timestamp, space, at, seq.
-const noteNotesDeleteCQL = `DELETE FROM notes
-	USING TIMESTAMP ?
-	WHERE space = ? AND at = ? AND seq = ?`
-
-// noteNotesGetCQL reads a row of notes by its primary key. Its placeholders
-// bind space, at, seq.
-const noteNotesGetCQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND at = ? AND seq = ?`
-
-// noteNotesScan reads one row of notes into e; false when there is none.
 func noteNotesScan(it cqlgenimpl.Iter, e *Note) bool {
 	return it.Scan(&e.Space, &e.At, &e.Seq, &e.Author, &e.Tags, &e.Size)
 }
 
-// noteNotesFirstCQL reads a partition of notes from its first row.
-// cqlgenimpl.ReadPage binds space.
-const noteNotesFirstCQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ?`
-
-// noteNotesFirstFromCQL reads a partition of notes from the From bound.
-// cqlgenimpl.ReadPage binds space, From.
-const noteNotesFirstFromCQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND at <= ?`
-
-// noteNotesFirstToCQL reads a partition of notes from its first row up to the
-// To bound. cqlgenimpl.ReadPage binds space, To.
-const noteNotesFirstToCQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND at > ?`
-
-// noteNotesFirstFromToCQL reads a partition of notes between the bounds.
-// cqlgenimpl.ReadPage binds space, From, To.
-const noteNotesFirstFromToCQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND at <= ? AND at > ?`
-
-// noteNotesAfter0CQL continues a read of notes after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds space, at.
-const noteNotesAfter0CQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND at < ?`
-
-// noteNotesAfter1CQL continues a read of notes after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds space, at,
-// seq.
-const noteNotesAfter1CQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND at = ? AND seq > ?`
-
-// noteNotesAfterToCQL continues a read of notes after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds space, at, To.
-const noteNotesAfterToCQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND at < ? AND at > ?`
-
-// noteNotesAtOrAfterCQL continues a read of notes at or after a row.
-// cqlgenimpl.ReadPage binds space, at, seq.
-const noteNotesAtOrAfterCQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND at = ? AND seq >= ?`
-
-// noteNotesClustering is the clustering key of e in notes, in order.
 func noteNotesClustering(e *Note) []any {
 	return []any{e.At, e.Seq}
 }
 
-// noteNotesCompare orders rows of notes as its clustering order does.
 func noteNotesCompare(a, b *Note) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
 // NoteRepo reads and writes Note in table notes.
@@ -2426,263 +820,142 @@ type NoteRepo struct {
 	opts cqlgen.Options
 }
 
-// NewNoteRepo returns a repository of Note on s. The default strategy is a
-// logged batch.
+// NewNoteRepo returns a repository of Note on s.
 func NewNoteRepo(s cqlgen.Session, opts ...cqlgen.Option) *NoteRepo {
-	return &NoteRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &NoteRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// noteCheck rejects a Note whose partition key values are empty.
 func noteCheck(e *Note) error {
 	if e.Space == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "space",
-			Table:  "notes",
-		}
+		return cqlgenimpl.EmptyKey("notes", "space")
 	}
 	return nil
 }
 
-// Insert writes e to notes, at a client-side timestamp. Nil pointers and empty
-// collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+var noteOne = cqlgenimpl.One[Note]{
+	Check: noteCheck,
+	Delete: func(e *Note, ts int64) []any {
+		return []any{ts, e.Space, e.At, e.Seq}
+	},
+	Key: func(e *Note) []any {
+		return []any{e.Space, e.At, e.Seq}
+	},
+	Row:   noteNotesRow,
+	Scan:  noteNotesScan,
+	Table: noteNotes,
+}
+
+// Insert writes e to notes, leaving nil pointers and empty collections unset;
+// it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, noteCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, noteNotes, e, []any{e.Space, e.At, e.Seq}, func(e *Note, unset bool) []any {
-			return noteNotesRow(e, 0, unset)
-		}, noteNotesScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(noteNotes, o.TTL, noteNotesRow(e, ts, true))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &noteOne, e)
 }
 
-// InsertIfAbsent writes e to notes only if no row has its key (INSERT ... IF
-// NOT EXISTS): create, never replace. The result says whether it applied and,
-// when a row was there, holds it as Current. A row that holds every value e
-// would write counts as applied, with Again set: a call sent again after its
-// reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in notes unless a row has its key (IF NOT EXISTS);
+// see docs/repositories.md, Conditional insert.
 func (r *NoteRepo) InsertIfAbsent(ctx context.Context, e *Note, opts ...cqlgen.Option) (_ cqlgen.Inserted[Note], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, noteCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Note]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, noteNotes, e, []any{e.Space, e.At, e.Seq}, func(e *Note, unset bool) []any {
-		return noteNotesRow(e, 0, unset)
-	}, noteNotesScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &noteOne, e)
 }
 
-// Update writes e over the row with its key in notes. Unlike Insert, nil
-// pointers and empty collections clear their columns. With cqlgen.WithTTL the
-// row expires after that time instead of the table's default.
+// Update writes e over the row with its key in notes; nil pointers and empty
+// collections clear their columns.
 func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, noteCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(noteNotes, o.TTL, noteNotesRow(e, ts, false))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &noteOne, e)
 }
 
 // Delete removes the row with e's key from notes.
 func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, noteCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   noteNotes.Delete,
-			Values: []any{ts, e.Space, e.At, e.Seq},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &noteOne, e)
 }
 
-// Get reads the Note with the given key from notes, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Note with the given key from notes; cqlgen.ErrNotFound if
+// there is none.
 func (r *NoteRepo) Get(ctx context.Context, space string, at time.Time, seq int64) (_ *Note, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Get").End(&err)
 	if space == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "space",
-			Table:  "notes",
-		}
+		return nil, cqlgenimpl.EmptyKey("notes", "space")
 	}
 	var e Note
 	e.Space = space
 	e.At = at
 	e.Seq = seq
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   noteNotes.Get,
-		Values: []any{e.Space, e.At, e.Seq},
-	}, noteNotesScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, noteNotes.Get, []any{e.Space, e.At, e.Seq}, noteNotesScan)
 }
 
 // NotesOptions are the optional parts of a Notes read.
 type NotesOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
+}
+
+var noteNotesRead = cqlgenimpl.ReadSpec[Note]{
+	Compare: noteNotesCompare,
+	Key:     noteNotesClustering,
+	Scan:    noteNotesScan,
+	Table:   noteNotes,
 }
 
 // Notes reads Note rows by space, ordered by at descending, then seq
 // ascending, from notes, in pages: one partition, in clustering order.
 func (r *NoteRepo) Notes(ctx context.Context, space string, o *NotesOptions) (_ cqlgen.Page[Note], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Notes")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Notes").End(&err)
 	if space == "" {
-		return cqlgen.Page[Note]{}, &cqlgen.EmptyKeyError{
-			Column: "space",
-			Table:  "notes",
-		}
+		return cqlgen.Page[Note]{}, cqlgenimpl.EmptyKey("notes", "space")
 	}
 	if o == nil {
 		o = &NotesOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Note]{
-		Compare:   noteNotesCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       noteNotesClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{space},
-		Scan:      noteNotesScan,
-		Table:     noteNotes,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := noteNotesRead.With([]any{space}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// noteNotesByTag: the statements of index notes_by_tag on table notes, which
-// serve NotesByTag.
+// noteNotesByTag reads table notes through index notes_by_tag (statements in
+// schema.md).
 var noteNotesByTag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "notes",
-	Pattern: "NotesByTag",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "space", Type: "text"},
+	Name:         "notes",
+	Pattern:      "NotesByTag",
+	PartitionKey: cqlgenimpl.Cols("space text"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "seq bigint"),
+	Columns:      cqlgenimpl.Cols("author text", "tags set<text>", "size int"),
+	Index: &cqlgenimpl.IndexSpec{
+		Column:   "tags",
+		Contains: true,
 	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-	},
-	Index: []cqlgenimpl.Column{
-		{Name: "tags", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		First: noteNotesByTagFirstCQL,
-		After: []string{
-			noteNotesByTagAfter0CQL,
-			noteNotesByTagAfter1CQL,
-		},
-	},
+	Values: cqlgenimpl.Cols("tags text"),
 })
 
-// noteNotesByTagFirstCQL reads a partition of notes through index
-// notes_by_tag. cqlgenimpl.ReadIndex binds space, the value of tags looked
-// for.
-const noteNotesByTagFirstCQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND tags CONTAINS ?`
-
-// noteNotesByTagAfter0CQL continues a read through notes_by_tag after a row,
-// within its partition, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadIndex binds space, the value of tags looked for, at.
-const noteNotesByTagAfter0CQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND tags CONTAINS ? AND at < ?`
-
-// noteNotesByTagAfter1CQL continues a read through notes_by_tag after a row,
-// within its partition, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadIndex binds space, the value of tags looked for, at, seq.
-const noteNotesByTagAfter1CQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND tags CONTAINS ? AND at = ? AND seq > ?`
-
-// noteNotesByTagKey is the cursor key of a row read through notes_by_tag: its
-// clustering key.
 func noteNotesByTagKey(e *Note) []any {
 	return []any{e.At, e.Seq}
 }
 
 // NotesByTagOptions are the optional parts of a NotesByTag read.
 type NotesByTagOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
 }
 
 // NotesByTag reads a space's notes with a tag: the rows of notes whose tags
-// contains the value, through the storage-attached index notes_by_tag, in
-// pages, within one partition, in clustering order; the index makes this a
-// cheap read of one partition's replicas.
+// contains the value, through index notes_by_tag, in pages, within one
+// partition.
 func (r *NoteRepo) NotesByTag(ctx context.Context, space string, tag string, o *NotesByTagOptions) (_ cqlgen.Page[Note], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "NotesByTag")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "NotesByTag").End(&err)
 	if space == "" {
-		return cqlgen.Page[Note]{}, &cqlgen.EmptyKeyError{
-			Column: "space",
-			Table:  "notes",
-		}
+		return cqlgen.Page[Note]{}, cqlgenimpl.EmptyKey("notes", "space")
 	}
 	if o == nil {
 		o = &NotesByTagOptions{}
@@ -2700,85 +973,42 @@ func (r *NoteRepo) NotesByTag(ctx context.Context, space string, tag string, o *
 	})
 }
 
-// noteNotesBySize: the statements of index notes_by_size on table notes, which
-// serve NotesBySize.
+// noteNotesBySize reads table notes through index notes_by_size (statements in
+// schema.md).
 var noteNotesBySize = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "notes",
-	Pattern: "NotesBySize",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "space", Type: "text"},
+	Name:         "notes",
+	Pattern:      "NotesBySize",
+	PartitionKey: cqlgenimpl.Cols("space text"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "seq bigint"),
+	Columns:      cqlgenimpl.Cols("author text", "tags set<text>", "size int"),
+	Index: &cqlgenimpl.IndexSpec{
+		Column: "size",
+		Range:  true,
 	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-	},
-	Index: []cqlgenimpl.Column{
-		{Name: "size", Type: "int"},
-		{Name: "size", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		First: noteNotesBySizeFirstCQL,
-		After: []string{
-			noteNotesBySizeAfter0CQL,
-			noteNotesBySizeAfter1CQL,
-		},
-	},
+	Values: cqlgenimpl.Cols("size int", "size int"),
 })
 
-// noteNotesBySizeFirstCQL reads a partition of notes through index
-// notes_by_size. cqlgenimpl.ReadIndex binds space, From, To.
-const noteNotesBySizeFirstCQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND size >= ? AND size < ?`
-
-// noteNotesBySizeAfter0CQL continues a read through notes_by_size after a row,
-// within its partition, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadIndex binds space, From, To, at.
-const noteNotesBySizeAfter0CQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND size >= ? AND size < ? AND at < ?`
-
-// noteNotesBySizeAfter1CQL continues a read through notes_by_size after a row,
-// within its partition, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadIndex binds space, From, To, at, seq.
-const noteNotesBySizeAfter1CQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND size >= ? AND size < ? AND at = ? AND seq > ?`
-
-// noteNotesBySizeKey is the cursor key of a row read through notes_by_size:
-// its clustering key.
 func noteNotesBySizeKey(e *Note) []any {
 	return []any{e.At, e.Seq}
 }
 
 // NotesBySizeOptions are the optional parts of a NotesBySize read.
 type NotesBySizeOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// SizeFromExclusive leaves out the rows whose size is the From value,
-	// SizeToInclusive takes in those whose size is the To value.
+	// SizeFromExclusive and SizeToInclusive change the bounds' defaults.
 	SizeFromExclusive, SizeToInclusive bool
 }
 
 // NotesBySize reads a space's notes of a size between two bounds: the rows of
-// notes whose size is at least the From value and less than the To value (or
-// above From, or at most To, as the options say), through the storage-attached
-// index notes_by_size, in pages, within one partition, in clustering order;
-// the index makes this a cheap read of one partition's replicas.
+// notes whose size is within the bounds, through index notes_by_size, in
+// pages, within one partition.
 func (r *NoteRepo) NotesBySize(ctx context.Context, space string, sizeFrom int32, sizeTo int32, o *NotesBySizeOptions) (_ cqlgen.Page[Note], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "NotesBySize")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "NotesBySize").End(&err)
 	if space == "" {
-		return cqlgen.Page[Note]{}, &cqlgen.EmptyKeyError{
-			Column: "space",
-			Table:  "notes",
-		}
+		return cqlgen.Page[Note]{}, cqlgenimpl.EmptyKey("notes", "space")
 	}
 	if o == nil {
 		o = &NotesBySizeOptions{}
@@ -2798,86 +1028,38 @@ func (r *NoteRepo) NotesBySize(ctx context.Context, space string, sizeFrom int32
 	})
 }
 
-// noteNotesByAuthor: the statements of index notes_by_author on table notes,
-// which serve NotesByAuthor.
+// noteNotesByAuthor reads table notes through index notes_by_author
+// (statements in schema.md).
 var noteNotesByAuthor = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "notes",
-	Pattern: "NotesByAuthor",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "space", Type: "text"},
+	Name:         "notes",
+	Pattern:      "NotesByAuthor",
+	PartitionKey: cqlgenimpl.Cols("space text"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "seq bigint"),
+	Columns:      cqlgenimpl.Cols("author text", "tags set<text>", "size int"),
+	Index: &cqlgenimpl.IndexSpec{
+		Column:  "author",
+		Scatter: true,
 	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-	},
-	Index: []cqlgenimpl.Column{
-		{Name: "author", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		First: noteNotesByAuthorFirstCQL,
-		Next:  noteNotesByAuthorNextCQL,
-		After: []string{
-			noteNotesByAuthorAfter0CQL,
-			noteNotesByAuthorAfter1CQL,
-		},
-	},
+	Values: cqlgenimpl.Cols("author text"),
 })
 
-// noteNotesByAuthorFirstCQL reads notes through index notes_by_author, over
-// every token range. cqlgenimpl.ReadIndex binds the value of author looked
-// for.
-const noteNotesByAuthorFirstCQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE author = ?`
-
-// noteNotesByAuthorAfter0CQL continues a read through notes_by_author after a
-// row, within its partition, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadIndex binds space, the value of author looked for,
-// at.
-const noteNotesByAuthorAfter0CQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND author = ? AND at < ?`
-
-// noteNotesByAuthorAfter1CQL continues a read through notes_by_author after a
-// row, within its partition, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadIndex binds space, the value of author looked for,
-// at, seq.
-const noteNotesByAuthorAfter1CQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE space = ? AND author = ? AND at = ? AND seq > ?`
-
-// noteNotesByAuthorNextCQL continues a scatter read through notes_by_author
-// with the partitions after a row's, in token order. cqlgenimpl.ReadIndex
-// binds space, the value of author looked for.
-const noteNotesByAuthorNextCQL = `SELECT space, at, seq, author, tags, size
-	FROM notes
-	WHERE token(space) > token(?) AND author = ?`
-
-// noteNotesByAuthorKey is the cursor key of a row read through
-// notes_by_author: its partition key, then its clustering key.
 func noteNotesByAuthorKey(e *Note) []any {
 	return []any{e.Space, e.At, e.Seq}
 }
 
 // NotesByAuthorOptions are the optional parts of a NotesByAuthor read.
 type NotesByAuthorOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
 }
 
 // NotesByAuthor reads an author's notes, over every space: the rows of notes
-// whose author equals the value, through the storage-attached index
-// notes_by_author, in pages, in token order: a scatter that visits every token
-// range of the cluster on each page, so keep it for rare or ad hoc reads.
+// whose author equals the value, through index notes_by_author, in pages, a
+// scatter over the cluster.
 func (r *NoteRepo) NotesByAuthor(ctx context.Context, author string, o *NotesByAuthorOptions) (_ cqlgen.Page[Note], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "NotesByAuthor")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "NotesByAuthor").End(&err)
 	if o == nil {
 		o = &NotesByAuthorOptions{}
 	}
@@ -2893,307 +1075,33 @@ func (r *NoteRepo) NotesByAuthor(ctx context.Context, author string, o *NotesByA
 	})
 }
 
-// tradeTradesByAccount: the statements of table trades_by_account, which is
-// the source of truth of Trade.
+// tradeTradesByAccount is table trades_by_account, which is the source of
+// truth of Trade (statements in schema.md).
 var tradeTradesByAccount = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "trades_by_account",
-	Pattern: "TradesByAccount",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "account", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "kind", Type: "text"},
-		{Name: "day", Type: "date", Desc: true},
-		{Name: "seq", Type: "bigint"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "account", Type: "text"},
-		{Name: "kind", Type: "text"},
-		{Name: "day", Type: "date", Desc: true},
-		{Name: "seq", Type: "bigint"},
-		{Name: "shares", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      tradeTradesByAccountInsertCQL,
-		InsertTTL:   tradeTradesByAccountInsertTTLCQL,
-		Create:      tradeTradesByAccountCreateCQL,
-		Delete:      tradeTradesByAccountDeleteCQL,
-		Get:         tradeTradesByAccountGetCQL,
-		First:       tradeTradesByAccountFirstCQL,
-		FirstFrom:   tradeTradesByAccountFirstFromCQL,
-		FirstTo:     tradeTradesByAccountFirstToCQL,
-		FirstFromTo: tradeTradesByAccountFirstFromToCQL,
-		After: []string{
-			tradeTradesByAccountAfter0CQL,
-			tradeTradesByAccountAfter1CQL,
-			tradeTradesByAccountAfter2CQL,
-		},
-		AfterTo:   tradeTradesByAccountAfterToCQL,
-		AtOrAfter: tradeTradesByAccountAtOrAfterCQL,
-		Prefix: []cqlgenimpl.PageCQL{
-			{
-				First:       tradeTradesByAccountEq1FirstCQL,
-				FirstFrom:   tradeTradesByAccountEq1FirstFromCQL,
-				FirstTo:     tradeTradesByAccountEq1FirstToCQL,
-				FirstFromTo: tradeTradesByAccountEq1FirstFromToCQL,
-				After: []string{
-					tradeTradesByAccountEq1After1CQL,
-					tradeTradesByAccountEq1After2CQL,
-				},
-				AfterTo:   tradeTradesByAccountEq1AfterToCQL,
-				AtOrAfter: tradeTradesByAccountEq1AtOrAfterCQL,
-			},
-			{
-				First:       tradeTradesByAccountEq2FirstCQL,
-				FirstFrom:   tradeTradesByAccountEq2FirstFromCQL,
-				FirstTo:     tradeTradesByAccountEq2FirstToCQL,
-				FirstFromTo: tradeTradesByAccountEq2FirstFromToCQL,
-				After: []string{
-					tradeTradesByAccountEq2After2CQL,
-				},
-				AfterTo:     tradeTradesByAccountEq2AfterToCQL,
-				AtOrAfter:   tradeTradesByAccountEq2AtOrAfterCQL,
-				AtOrAfterTo: tradeTradesByAccountEq2AtOrAfterToCQL,
-			},
-		},
-	},
+	Name:         "trades_by_account",
+	Pattern:      "TradesByAccount",
+	PartitionKey: cqlgenimpl.Cols("account text"),
+	Clustering:   cqlgenimpl.Cols("kind text", "day date desc", "seq bigint"),
+	Columns:      cqlgenimpl.Cols("shares int"),
+	Canonical:    true,
+	Single:       true,
+	Prefix:       2,
 })
 
-// tradeTradesByAccountInsertCQL writes a whole row of trades_by_account. Its
-// placeholders bind account, kind, day, seq, shares, the write timestamp.
-const tradeTradesByAccountInsertCQL = `INSERT INTO trades_by_account (account, kind, day, seq, shares)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// tradeTradesByAccountRow binds tradeTradesByAccountInsertCQL for e, written
-// at ts.
-func tradeTradesByAccountRow(e *Trade, ts int64) []any {
+func tradeTradesByAccountRow(e *Trade, ts int64, _ bool) []any {
 	return []any{e.Account, e.Kind, e.Day, e.Seq, e.Shares, ts}
 }
 
-// tradeTradesByAccountInsertTTLCQL writes a whole row of trades_by_account
-// with a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds
-// account, kind, day, seq, shares, the TTL in seconds (unset: the table's
-// default), the write timestamp.
-const tradeTradesByAccountInsertTTLCQL = `INSERT INTO trades_by_account (account, kind, day, seq, shares)
-	VALUES (?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// tradeTradesByAccountCreateCQL writes a whole row of trades_by_account if no
-// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
-// takes no client timestamp. cqlgenimpl.ReadPage binds account, kind, day,
-// seq, shares, the TTL in seconds (unset: the table's default).
-const tradeTradesByAccountCreateCQL = `INSERT INTO trades_by_account (account, kind, day, seq, shares)
-	VALUES (?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// tradeTradesByAccountDeleteCQL deletes a row of trades_by_account by its
-// primary key. Its placeholders bind the write timestamp, account, kind, day,
-// seq.
-const tradeTradesByAccountDeleteCQL = `DELETE FROM trades_by_account
-	USING TIMESTAMP ?
-	WHERE account = ? AND kind = ? AND day = ? AND seq = ?`
-
-// tradeTradesByAccountGetCQL reads a row of trades_by_account by its primary
-// key. Its placeholders bind account, kind, day, seq.
-const tradeTradesByAccountGetCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day = ? AND seq = ?`
-
-// tradeTradesByAccountScan reads one row of trades_by_account into e; false
-// when there is none.
 func tradeTradesByAccountScan(it cqlgenimpl.Iter, e *Trade) bool {
 	return it.Scan(&e.Account, &e.Kind, &e.Day, &e.Seq, &e.Shares)
 }
 
-// tradeTradesByAccountFirstCQL reads a partition of trades_by_account from its
-// first row. cqlgenimpl.ReadPage binds account.
-const tradeTradesByAccountFirstCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ?`
-
-// tradeTradesByAccountFirstFromCQL reads a partition of trades_by_account from
-// the From bound. cqlgenimpl.ReadPage binds account, From.
-const tradeTradesByAccountFirstFromCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind >= ?`
-
-// tradeTradesByAccountFirstToCQL reads a partition of trades_by_account from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds account, To.
-const tradeTradesByAccountFirstToCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind < ?`
-
-// tradeTradesByAccountFirstFromToCQL reads a partition of trades_by_account
-// between the bounds. cqlgenimpl.ReadPage binds account, From, To.
-const tradeTradesByAccountFirstFromToCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind >= ? AND kind < ?`
-
-// tradeTradesByAccountAfter0CQL continues a read of trades_by_account after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds account, kind.
-const tradeTradesByAccountAfter0CQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind > ?`
-
-// tradeTradesByAccountAfter1CQL continues a read of trades_by_account after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds account, kind, day.
-const tradeTradesByAccountAfter1CQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day < ?`
-
-// tradeTradesByAccountAfter2CQL continues a read of trades_by_account after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds account, kind, day, seq.
-const tradeTradesByAccountAfter2CQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day = ? AND seq > ?`
-
-// tradeTradesByAccountAfterToCQL continues a read of trades_by_account after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds account, kind, To.
-const tradeTradesByAccountAfterToCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind > ? AND kind < ?`
-
-// tradeTradesByAccountAtOrAfterCQL continues a read of trades_by_account at or
-// after a row. cqlgenimpl.ReadPage binds account, kind, day, seq.
-const tradeTradesByAccountAtOrAfterCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day = ? AND seq >= ?`
-
-// tradeTradesByAccountEq1FirstCQL reads a partition of trades_by_account from
-// its first row, in the rows of one kind. cqlgenimpl.ReadPage binds account,
-// kind.
-const tradeTradesByAccountEq1FirstCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ?`
-
-// tradeTradesByAccountEq1FirstFromCQL reads a partition of trades_by_account
-// from the From bound, in the rows of one kind. cqlgenimpl.ReadPage binds
-// account, kind, From.
-const tradeTradesByAccountEq1FirstFromCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day <= ?`
-
-// tradeTradesByAccountEq1FirstToCQL reads a partition of trades_by_account
-// from its first row up to the To bound, in the rows of one kind.
-// cqlgenimpl.ReadPage binds account, kind, To.
-const tradeTradesByAccountEq1FirstToCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day > ?`
-
-// tradeTradesByAccountEq1FirstFromToCQL reads a partition of trades_by_account
-// between the bounds, in the rows of one kind. cqlgenimpl.ReadPage binds
-// account, kind, From, To.
-const tradeTradesByAccountEq1FirstFromToCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day <= ? AND day > ?`
-
-// tradeTradesByAccountEq1After1CQL continues a read of trades_by_account after
-// a row, at one run of clustering columns of one direction, in the rows of one
-// kind. cqlgenimpl.ReadPage binds account, kind, day.
-const tradeTradesByAccountEq1After1CQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day < ?`
-
-// tradeTradesByAccountEq1After2CQL continues a read of trades_by_account after
-// a row, at one run of clustering columns of one direction, in the rows of one
-// kind. cqlgenimpl.ReadPage binds account, kind, day, seq.
-const tradeTradesByAccountEq1After2CQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day = ? AND seq > ?`
-
-// tradeTradesByAccountEq1AfterToCQL continues a read of trades_by_account
-// after a row, up to the To bound, in the rows of one kind.
-// cqlgenimpl.ReadPage binds account, kind, day, To.
-const tradeTradesByAccountEq1AfterToCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day < ? AND day > ?`
-
-// tradeTradesByAccountEq1AtOrAfterCQL continues a read of trades_by_account at
-// or after a row, in the rows of one kind. cqlgenimpl.ReadPage binds account,
-// kind, day, seq.
-const tradeTradesByAccountEq1AtOrAfterCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day = ? AND seq >= ?`
-
-// tradeTradesByAccountEq2FirstCQL reads a partition of trades_by_account from
-// its first row, in the rows of one kind, day. cqlgenimpl.ReadPage binds
-// account, kind, day.
-const tradeTradesByAccountEq2FirstCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day = ?`
-
-// tradeTradesByAccountEq2FirstFromCQL reads a partition of trades_by_account
-// from the From bound, in the rows of one kind, day. cqlgenimpl.ReadPage binds
-// account, kind, day, From.
-const tradeTradesByAccountEq2FirstFromCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day = ? AND seq >= ?`
-
-// tradeTradesByAccountEq2FirstToCQL reads a partition of trades_by_account
-// from its first row up to the To bound, in the rows of one kind, day.
-// cqlgenimpl.ReadPage binds account, kind, day, To.
-const tradeTradesByAccountEq2FirstToCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day = ? AND seq < ?`
-
-// tradeTradesByAccountEq2FirstFromToCQL reads a partition of trades_by_account
-// between the bounds, in the rows of one kind, day. cqlgenimpl.ReadPage binds
-// account, kind, day, From, To.
-const tradeTradesByAccountEq2FirstFromToCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day = ? AND seq >= ? AND seq < ?`
-
-// tradeTradesByAccountEq2After2CQL continues a read of trades_by_account after
-// a row, at one run of clustering columns of one direction, in the rows of one
-// kind, day. cqlgenimpl.ReadPage binds account, kind, day, seq.
-const tradeTradesByAccountEq2After2CQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day = ? AND seq > ?`
-
-// tradeTradesByAccountEq2AfterToCQL continues a read of trades_by_account
-// after a row, up to the To bound, in the rows of one kind, day.
-// cqlgenimpl.ReadPage binds account, kind, day, seq, To.
-const tradeTradesByAccountEq2AfterToCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day = ? AND seq > ? AND seq < ?`
-
-// tradeTradesByAccountEq2AtOrAfterCQL continues a read of trades_by_account at
-// or after a row, in the rows of one kind, day. cqlgenimpl.ReadPage binds
-// account, kind, day, seq.
-const tradeTradesByAccountEq2AtOrAfterCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day = ? AND seq >= ?`
-
-// tradeTradesByAccountEq2AtOrAfterToCQL continues a read of trades_by_account
-// at or after a row, up to the To bound, in the rows of one kind, day.
-// cqlgenimpl.ReadPage binds account, kind, day, seq, To.
-const tradeTradesByAccountEq2AtOrAfterToCQL = `SELECT account, kind, day, seq, shares
-	FROM trades_by_account
-	WHERE account = ? AND kind = ? AND day = ? AND seq >= ? AND seq < ?`
-
-// tradeTradesByAccountClustering is the clustering key of e in
-// trades_by_account, in order.
 func tradeTradesByAccountClustering(e *Trade) []any {
 	return []any{e.Kind, e.Day, e.Seq}
 }
 
-// tradeTradesByAccountCompare orders rows of trades_by_account as its
-// clustering order does.
 func tradeTradesByAccountCompare(a, b *Trade) int {
-	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
-		return c
-	}
-	if c := a.Day.Compare(b.Day); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Kind, b.Kind), -a.Day.Compare(b.Day), cmp.Compare(a.Seq, b.Seq))
 }
 
 // TradeRepo reads and writes Trade in table trades_by_account.
@@ -3202,188 +1110,116 @@ type TradeRepo struct {
 	opts cqlgen.Options
 }
 
-// NewTradeRepo returns a repository of Trade on s. The default strategy is a
-// logged batch.
+// NewTradeRepo returns a repository of Trade on s.
 func NewTradeRepo(s cqlgen.Session, opts ...cqlgen.Option) *TradeRepo {
-	return &TradeRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &TradeRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// tradeCheck rejects a Trade whose partition key values are empty.
 func tradeCheck(e *Trade) error {
 	if e.Account == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "account",
-			Table:  "trades_by_account",
-		}
+		return cqlgenimpl.EmptyKey("trades_by_account", "account")
 	}
 	return nil
 }
 
-// Insert writes e to trades_by_account, at a client-side timestamp. Nil
-// pointers and empty collections are left unset, so no tombstones are written.
-// With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
-// change an entity that exists, use Update. With cqlgen.WithTTL the row
-// expires after that time instead of the table's default. With cqlgen.IfAbsent
-// it creates only, as InsertIfAbsent does, and a row with the key that differs
-// is a *cqlgen.VersionConflictError.
+var tradeOne = cqlgenimpl.One[Trade]{
+	Check: tradeCheck,
+	Delete: func(e *Trade, ts int64) []any {
+		return []any{ts, e.Account, e.Kind, e.Day, e.Seq}
+	},
+	Key: func(e *Trade) []any {
+		return []any{e.Account, e.Kind, e.Day, e.Seq}
+	},
+	Row:   tradeTradesByAccountRow,
+	Scan:  tradeTradesByAccountScan,
+	Table: tradeTradesByAccount,
+}
+
+// Insert writes e to trades_by_account, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *TradeRepo) Insert(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, tradeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, tradeTradesByAccount, e, []any{e.Account, e.Kind, e.Day, e.Seq}, func(e *Trade, _ bool) []any {
-			return tradeTradesByAccountRow(e, 0)
-		}, tradeTradesByAccountScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(tradeTradesByAccount, o.TTL, tradeTradesByAccountRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &tradeOne, e)
 }
 
-// InsertIfAbsent writes e to trades_by_account only if no row has its key
-// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
-// it applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in trades_by_account unless a row has its key (IF
+// NOT EXISTS); see docs/repositories.md, Conditional insert.
 func (r *TradeRepo) InsertIfAbsent(ctx context.Context, e *Trade, opts ...cqlgen.Option) (_ cqlgen.Inserted[Trade], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, tradeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Trade]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, tradeTradesByAccount, e, []any{e.Account, e.Kind, e.Day, e.Seq}, func(e *Trade, _ bool) []any {
-		return tradeTradesByAccountRow(e, 0)
-	}, tradeTradesByAccountScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &tradeOne, e)
 }
 
-// Update writes e over the row with its key in trades_by_account. Unlike
-// Insert, nil pointers and empty collections clear their columns. With
-// cqlgen.WithTTL the row expires after that time instead of the table's
-// default.
+// Update writes e over the row with its key in trades_by_account; nil pointers
+// and empty collections clear their columns.
 func (r *TradeRepo) Update(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, tradeCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(tradeTradesByAccount, o.TTL, tradeTradesByAccountRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &tradeOne, e)
 }
 
 // Delete removes the row with e's key from trades_by_account.
 func (r *TradeRepo) Delete(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, tradeCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   tradeTradesByAccount.Delete,
-			Values: []any{ts, e.Account, e.Kind, e.Day, e.Seq},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &tradeOne, e)
 }
 
-// Get reads the Trade with the given key from trades_by_account, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Trade with the given key from trades_by_account;
+// cqlgen.ErrNotFound if there is none.
 func (r *TradeRepo) Get(ctx context.Context, account string, kind string, day time.Time, seq int64) (_ *Trade, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Get").End(&err)
 	if account == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "account",
-			Table:  "trades_by_account",
-		}
+		return nil, cqlgenimpl.EmptyKey("trades_by_account", "account")
 	}
 	var e Trade
 	e.Account = account
 	e.Kind = kind
 	e.Day = day
 	e.Seq = seq
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   tradeTradesByAccount.Get,
-		Values: []any{e.Account, e.Kind, e.Day, e.Seq},
-	}, tradeTradesByAccountScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, tradeTradesByAccount.Get, []any{e.Account, e.Kind, e.Day, e.Seq}, tradeTradesByAccountScan)
 }
 
 // TradesByAccountOptions are the optional parts of a TradesByAccount read.
 type TradesByAccountOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// KindFrom and KindTo bound kind, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// KindFrom (inclusive) and KindTo (exclusive) bound kind in read order;
+	// nil: open.
 	KindFrom, KindTo *string
-	// KindFromExclusive leaves out the rows at KindFrom, KindToInclusive takes
-	// in those at KindTo; each is ignored without its bound.
+	// KindFromExclusive and KindToInclusive change the bounds' defaults.
 	KindFromExclusive, KindToInclusive bool
-	// KindEq fixes kind: the read returns only the rows with this value (nil:
-	// every value). Set with every Eq before it, it lets DayFrom and DayTo
-	// bound day within them; no bound on an earlier column is allowed then.
+	// KindEq fixes kind (nil: every value); with every Eq before it, DayFrom
+	// and DayTo bound day within it.
 	KindEq *string
-	// DayFrom and DayTo bound day, in the order rows come back, in the rows
-	// KindEq (and every Eq before it) fixes: From is inclusive, To exclusive;
-	// nil leaves that end open.
+	// DayFrom (inclusive) and DayTo (exclusive) bound day under KindEq; nil:
+	// open.
 	DayFrom, DayTo *time.Time
-	// DayFromExclusive leaves out the rows at DayFrom, DayToInclusive takes in
-	// those at DayTo; each is ignored without its bound.
+	// DayFromExclusive and DayToInclusive change the bounds' defaults.
 	DayFromExclusive, DayToInclusive bool
-	// DayEq fixes day: the read returns only the rows with this value (nil:
-	// every value). Set with every Eq before it, it lets SeqFrom and SeqTo
-	// bound seq within them; no bound on an earlier column is allowed then.
+	// DayEq fixes day (nil: every value); with every Eq before it, SeqFrom and
+	// SeqTo bound seq within it.
 	DayEq *time.Time
-	// SeqFrom and SeqTo bound seq, in the order rows come back, in the rows
-	// DayEq (and every Eq before it) fixes: From is inclusive, To exclusive;
-	// nil leaves that end open.
+	// SeqFrom (inclusive) and SeqTo (exclusive) bound seq under DayEq; nil:
+	// open.
 	SeqFrom, SeqTo *int64
-	// SeqFromExclusive leaves out the rows at SeqFrom, SeqToInclusive takes in
-	// those at SeqTo; each is ignored without its bound.
+	// SeqFromExclusive and SeqToInclusive change the bounds' defaults.
 	SeqFromExclusive, SeqToInclusive bool
+}
+
+var tradeTradesByAccountRead = cqlgenimpl.ReadSpec[Trade]{
+	Compare: tradeTradesByAccountCompare,
+	Key:     tradeTradesByAccountClustering,
+	Scan:    tradeTradesByAccountScan,
+	Table:   tradeTradesByAccount,
 }
 
 // TradesByAccount reads an account's trades by kind, newest day first, from
 // trades_by_account, in pages: one partition, in clustering order.
 func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *TradesByAccountOptions) (_ cqlgen.Page[Trade], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "TradesByAccount")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "TradesByAccount").End(&err)
 	if account == "" {
-		return cqlgen.Page[Trade]{}, &cqlgen.EmptyKeyError{
-			Column: "account",
-			Table:  "trades_by_account",
-		}
+		return cqlgen.Page[Trade]{}, cqlgenimpl.EmptyKey("trades_by_account", "account")
 	}
 	if o == nil {
 		o = &TradesByAccountOptions{}
@@ -3391,623 +1227,47 @@ func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *Trad
 	if err := cqlgenimpl.CheckPrefix([]string{"Kind", "Day", "Seq"}, []bool{o.KindEq != nil, o.DayEq != nil}, []bool{o.KindFrom != nil || o.KindTo != nil, o.DayFrom != nil || o.DayTo != nil, o.SeqFrom != nil || o.SeqTo != nil}); err != nil {
 		return cqlgen.Page[Trade]{}, err
 	}
-	spec := cqlgenimpl.ReadSpec[Trade]{
-		Compare:   tradeTradesByAccountCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       tradeTradesByAccountClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{account},
-		Scan:      tradeTradesByAccountScan,
-		Table:     tradeTradesByAccount,
-	}
+	spec := tradeTradesByAccountRead.With([]any{account}, o.Limit, o.Cursor, r.opts)
 	if o.KindEq != nil {
 		spec.Prefix = append(spec.Prefix, *o.KindEq)
 	}
 	if o.DayEq != nil {
 		spec.Prefix = append(spec.Prefix, *o.DayEq)
 	}
-	if o.KindFrom != nil {
-		spec.From, spec.FromExclusive = *o.KindFrom, o.KindFromExclusive
-	}
-	if o.KindTo != nil {
-		spec.To, spec.ToInclusive = *o.KindTo, o.KindToInclusive
-	}
-	if o.DayFrom != nil {
-		spec.From, spec.FromExclusive = *o.DayFrom, o.DayFromExclusive
-	}
-	if o.DayTo != nil {
-		spec.To, spec.ToInclusive = *o.DayTo, o.DayToInclusive
-	}
-	if o.SeqFrom != nil {
-		spec.From, spec.FromExclusive = *o.SeqFrom, o.SeqFromExclusive
-	}
-	if o.SeqTo != nil {
-		spec.To, spec.ToInclusive = *o.SeqTo, o.SeqToInclusive
-	}
+	cqlgenimpl.Bounds(&spec, o.KindFrom, o.KindTo, o.KindFromExclusive, o.KindToInclusive)
+	cqlgenimpl.Bounds(&spec, o.DayFrom, o.DayTo, o.DayFromExclusive, o.DayToInclusive)
+	cqlgenimpl.Bounds(&spec, o.SeqFrom, o.SeqTo, o.SeqFromExclusive, o.SeqToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// deskTradeTradesByDesk: the statements of table trades_by_desk, which is the
-// source of truth of DeskTrade.
+// deskTradeTradesByDesk is table trades_by_desk, which is the source of truth
+// of DeskTrade (statements in schema.md).
 var deskTradeTradesByDesk = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "trades_by_desk",
-	Pattern: "TradesByDesk",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "desk", Type: "text"},
-		{Name: "bucket", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "kind", Type: "text", Desc: true},
-		{Name: "day", Type: "date"},
-		{Name: "seq", Type: "bigint", Desc: true},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "desk", Type: "text"},
-		{Name: "bucket", Type: "int"},
-		{Name: "kind", Type: "text", Desc: true},
-		{Name: "day", Type: "date"},
-		{Name: "seq", Type: "bigint", Desc: true},
-		{Name: "shares", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      deskTradeTradesByDeskInsertCQL,
-		InsertTTL:   deskTradeTradesByDeskInsertTTLCQL,
-		Create:      deskTradeTradesByDeskCreateCQL,
-		Delete:      deskTradeTradesByDeskDeleteCQL,
-		Get:         deskTradeTradesByDeskGetCQL,
-		First:       deskTradeTradesByDeskFirstCQL,
-		FirstFrom:   deskTradeTradesByDeskFirstFromCQL,
-		FirstTo:     deskTradeTradesByDeskFirstToCQL,
-		FirstFromTo: deskTradeTradesByDeskFirstFromToCQL,
-		After: []string{
-			deskTradeTradesByDeskAfter0CQL,
-			deskTradeTradesByDeskAfter1CQL,
-			deskTradeTradesByDeskAfter2CQL,
-		},
-		AfterTo:   deskTradeTradesByDeskAfterToCQL,
-		AtOrAfter: deskTradeTradesByDeskAtOrAfterCQL,
-		Prefix: []cqlgenimpl.PageCQL{
-			{
-				First:       deskTradeTradesByDeskEq1FirstCQL,
-				FirstFrom:   deskTradeTradesByDeskEq1FirstFromCQL,
-				FirstTo:     deskTradeTradesByDeskEq1FirstToCQL,
-				FirstFromTo: deskTradeTradesByDeskEq1FirstFromToCQL,
-				After: []string{
-					deskTradeTradesByDeskEq1After1CQL,
-					deskTradeTradesByDeskEq1After2CQL,
-				},
-				AfterTo:   deskTradeTradesByDeskEq1AfterToCQL,
-				AtOrAfter: deskTradeTradesByDeskEq1AtOrAfterCQL,
-			},
-			{
-				First:       deskTradeTradesByDeskEq2FirstCQL,
-				FirstFrom:   deskTradeTradesByDeskEq2FirstFromCQL,
-				FirstTo:     deskTradeTradesByDeskEq2FirstToCQL,
-				FirstFromTo: deskTradeTradesByDeskEq2FirstFromToCQL,
-				After: []string{
-					deskTradeTradesByDeskEq2After2CQL,
-				},
-				AfterTo:     deskTradeTradesByDeskEq2AfterToCQL,
-				AtOrAfter:   deskTradeTradesByDeskEq2AtOrAfterCQL,
-				AtOrAfterTo: deskTradeTradesByDeskEq2AtOrAfterToCQL,
-			},
-		},
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       deskTradeTradesByDeskScatterFirstCQL,
-				FirstFrom:   deskTradeTradesByDeskScatterFirstFromCQL,
-				FirstTo:     deskTradeTradesByDeskScatterFirstToCQL,
-				FirstFromTo: deskTradeTradesByDeskScatterFirstFromToCQL,
-				After: []string{
-					deskTradeTradesByDeskScatterAfter0CQL,
-					deskTradeTradesByDeskScatterAfter1CQL,
-					deskTradeTradesByDeskScatterAfter2CQL,
-				},
-				AfterTo:   deskTradeTradesByDeskScatterAfterToCQL,
-				AtOrAfter: deskTradeTradesByDeskScatterAtOrAfterCQL,
-			},
-			{
-				First:       deskTradeTradesByDeskScatterEq1FirstCQL,
-				FirstFrom:   deskTradeTradesByDeskScatterEq1FirstFromCQL,
-				FirstTo:     deskTradeTradesByDeskScatterEq1FirstToCQL,
-				FirstFromTo: deskTradeTradesByDeskScatterEq1FirstFromToCQL,
-				After: []string{
-					deskTradeTradesByDeskScatterEq1After1CQL,
-					deskTradeTradesByDeskScatterEq1After2CQL,
-				},
-				AfterTo:   deskTradeTradesByDeskScatterEq1AfterToCQL,
-				AtOrAfter: deskTradeTradesByDeskScatterEq1AtOrAfterCQL,
-			},
-			{
-				First:       deskTradeTradesByDeskScatterEq2FirstCQL,
-				FirstFrom:   deskTradeTradesByDeskScatterEq2FirstFromCQL,
-				FirstTo:     deskTradeTradesByDeskScatterEq2FirstToCQL,
-				FirstFromTo: deskTradeTradesByDeskScatterEq2FirstFromToCQL,
-				After: []string{
-					deskTradeTradesByDeskScatterEq2After2CQL,
-				},
-				AfterTo:     deskTradeTradesByDeskScatterEq2AfterToCQL,
-				AtOrAfter:   deskTradeTradesByDeskScatterEq2AtOrAfterCQL,
-				AtOrAfterTo: deskTradeTradesByDeskScatterEq2AtOrAfterToCQL,
-			},
-		},
-	},
+	Name:         "trades_by_desk",
+	Pattern:      "TradesByDesk",
+	PartitionKey: cqlgenimpl.Cols("desk text", "bucket int"),
+	Clustering:   cqlgenimpl.Cols("kind text desc", "day date", "seq bigint desc"),
+	Columns:      cqlgenimpl.Cols("shares int"),
+	Canonical:    true,
+	Single:       true,
+	Prefix:       2,
+	Bucket:       cqlgenimpl.BucketHash,
 })
 
-// deskTradeTradesByDeskInsertCQL writes a whole row of trades_by_desk. Its
-// placeholders bind desk, bucket, kind, day, seq, shares, the write timestamp.
-const deskTradeTradesByDeskInsertCQL = `INSERT INTO trades_by_desk (desk, bucket, kind, day, seq, shares)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// deskTradeTradesByDeskRow binds deskTradeTradesByDeskInsertCQL for e, written
-// at ts.
-func deskTradeTradesByDeskRow(e *DeskTrade, ts int64) []any {
+func deskTradeTradesByDeskRow(e *DeskTrade, ts int64, _ bool) []any {
 	return []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq, e.Shares, ts}
 }
 
-// deskTradeTradesByDeskInsertTTLCQL writes a whole row of trades_by_desk with
-// a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds desk,
-// bucket, kind, day, seq, shares, the TTL in seconds (unset: the table's
-// default), the write timestamp.
-const deskTradeTradesByDeskInsertTTLCQL = `INSERT INTO trades_by_desk (desk, bucket, kind, day, seq, shares)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// deskTradeTradesByDeskCreateCQL writes a whole row of trades_by_desk if no
-// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
-// takes no client timestamp. cqlgenimpl.ReadPage binds desk, bucket, kind,
-// day, seq, shares, the TTL in seconds (unset: the table's default).
-const deskTradeTradesByDeskCreateCQL = `INSERT INTO trades_by_desk (desk, bucket, kind, day, seq, shares)
-	VALUES (?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// deskTradeTradesByDeskDeleteCQL deletes a row of trades_by_desk by its
-// primary key. Its placeholders bind the write timestamp, desk, bucket, kind,
-// day, seq.
-const deskTradeTradesByDeskDeleteCQL = `DELETE FROM trades_by_desk
-	USING TIMESTAMP ?
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq = ?`
-
-// deskTradeTradesByDeskGetCQL reads a row of trades_by_desk by its primary
-// key. Its placeholders bind desk, bucket, kind, day, seq.
-const deskTradeTradesByDeskGetCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq = ?`
-
-// deskTradeTradesByDeskScan reads one row of trades_by_desk into e; false when
-// there is none.
 func deskTradeTradesByDeskScan(it cqlgenimpl.Iter, e *DeskTrade) bool {
 	return it.Scan(&e.Desk, &e.Kind, &e.Day, &e.Seq, &e.Shares)
 }
 
-// deskTradeTradesByDeskFirstCQL reads a partition of trades_by_desk from its
-// first row. cqlgenimpl.ReadPage binds desk, bucket.
-const deskTradeTradesByDeskFirstCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ?`
-
-// deskTradeTradesByDeskFirstFromCQL reads a partition of trades_by_desk from
-// the From bound. cqlgenimpl.ReadPage binds desk, bucket, From.
-const deskTradeTradesByDeskFirstFromCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind <= ?`
-
-// deskTradeTradesByDeskFirstToCQL reads a partition of trades_by_desk from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds desk, bucket, To.
-const deskTradeTradesByDeskFirstToCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind > ?`
-
-// deskTradeTradesByDeskFirstFromToCQL reads a partition of trades_by_desk
-// between the bounds. cqlgenimpl.ReadPage binds desk, bucket, From, To.
-const deskTradeTradesByDeskFirstFromToCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind <= ? AND kind > ?`
-
-// deskTradeTradesByDeskAfter0CQL continues a read of trades_by_desk after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds desk, bucket, kind.
-const deskTradeTradesByDeskAfter0CQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind < ?`
-
-// deskTradeTradesByDeskAfter1CQL continues a read of trades_by_desk after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds desk, bucket, kind, day.
-const deskTradeTradesByDeskAfter1CQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day > ?`
-
-// deskTradeTradesByDeskAfter2CQL continues a read of trades_by_desk after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds desk, bucket, kind, day, seq.
-const deskTradeTradesByDeskAfter2CQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq < ?`
-
-// deskTradeTradesByDeskAfterToCQL continues a read of trades_by_desk after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds desk, bucket, kind, To.
-const deskTradeTradesByDeskAfterToCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind < ? AND kind > ?`
-
-// deskTradeTradesByDeskAtOrAfterCQL continues a read of trades_by_desk at or
-// after a row. cqlgenimpl.ReadPage binds desk, bucket, kind, day, seq.
-const deskTradeTradesByDeskAtOrAfterCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq <= ?`
-
-// deskTradeTradesByDeskEq1FirstCQL reads a partition of trades_by_desk from
-// its first row, in the rows of one kind. cqlgenimpl.ReadPage binds desk,
-// bucket, kind.
-const deskTradeTradesByDeskEq1FirstCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ?`
-
-// deskTradeTradesByDeskEq1FirstFromCQL reads a partition of trades_by_desk
-// from the From bound, in the rows of one kind. cqlgenimpl.ReadPage binds
-// desk, bucket, kind, From.
-const deskTradeTradesByDeskEq1FirstFromCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day >= ?`
-
-// deskTradeTradesByDeskEq1FirstToCQL reads a partition of trades_by_desk from
-// its first row up to the To bound, in the rows of one kind.
-// cqlgenimpl.ReadPage binds desk, bucket, kind, To.
-const deskTradeTradesByDeskEq1FirstToCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day < ?`
-
-// deskTradeTradesByDeskEq1FirstFromToCQL reads a partition of trades_by_desk
-// between the bounds, in the rows of one kind. cqlgenimpl.ReadPage binds desk,
-// bucket, kind, From, To.
-const deskTradeTradesByDeskEq1FirstFromToCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day >= ? AND day < ?`
-
-// deskTradeTradesByDeskEq1After1CQL continues a read of trades_by_desk after a
-// row, at one run of clustering columns of one direction, in the rows of one
-// kind. cqlgenimpl.ReadPage binds desk, bucket, kind, day.
-const deskTradeTradesByDeskEq1After1CQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day > ?`
-
-// deskTradeTradesByDeskEq1After2CQL continues a read of trades_by_desk after a
-// row, at one run of clustering columns of one direction, in the rows of one
-// kind. cqlgenimpl.ReadPage binds desk, bucket, kind, day, seq.
-const deskTradeTradesByDeskEq1After2CQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq < ?`
-
-// deskTradeTradesByDeskEq1AfterToCQL continues a read of trades_by_desk after
-// a row, up to the To bound, in the rows of one kind. cqlgenimpl.ReadPage
-// binds desk, bucket, kind, day, To.
-const deskTradeTradesByDeskEq1AfterToCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day > ? AND day < ?`
-
-// deskTradeTradesByDeskEq1AtOrAfterCQL continues a read of trades_by_desk at
-// or after a row, in the rows of one kind. cqlgenimpl.ReadPage binds desk,
-// bucket, kind, day, seq.
-const deskTradeTradesByDeskEq1AtOrAfterCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq <= ?`
-
-// deskTradeTradesByDeskEq2FirstCQL reads a partition of trades_by_desk from
-// its first row, in the rows of one kind, day. cqlgenimpl.ReadPage binds desk,
-// bucket, kind, day.
-const deskTradeTradesByDeskEq2FirstCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ?`
-
-// deskTradeTradesByDeskEq2FirstFromCQL reads a partition of trades_by_desk
-// from the From bound, in the rows of one kind, day. cqlgenimpl.ReadPage binds
-// desk, bucket, kind, day, From.
-const deskTradeTradesByDeskEq2FirstFromCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq <= ?`
-
-// deskTradeTradesByDeskEq2FirstToCQL reads a partition of trades_by_desk from
-// its first row up to the To bound, in the rows of one kind, day.
-// cqlgenimpl.ReadPage binds desk, bucket, kind, day, To.
-const deskTradeTradesByDeskEq2FirstToCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq > ?`
-
-// deskTradeTradesByDeskEq2FirstFromToCQL reads a partition of trades_by_desk
-// between the bounds, in the rows of one kind, day. cqlgenimpl.ReadPage binds
-// desk, bucket, kind, day, From, To.
-const deskTradeTradesByDeskEq2FirstFromToCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq <= ?
-		AND seq > ?`
-
-// deskTradeTradesByDeskEq2After2CQL continues a read of trades_by_desk after a
-// row, at one run of clustering columns of one direction, in the rows of one
-// kind, day. cqlgenimpl.ReadPage binds desk, bucket, kind, day, seq.
-const deskTradeTradesByDeskEq2After2CQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq < ?`
-
-// deskTradeTradesByDeskEq2AfterToCQL continues a read of trades_by_desk after
-// a row, up to the To bound, in the rows of one kind, day. cqlgenimpl.ReadPage
-// binds desk, bucket, kind, day, seq, To.
-const deskTradeTradesByDeskEq2AfterToCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq < ?
-		AND seq > ?`
-
-// deskTradeTradesByDeskEq2AtOrAfterCQL continues a read of trades_by_desk at
-// or after a row, in the rows of one kind, day. cqlgenimpl.ReadPage binds
-// desk, bucket, kind, day, seq.
-const deskTradeTradesByDeskEq2AtOrAfterCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq <= ?`
-
-// deskTradeTradesByDeskEq2AtOrAfterToCQL continues a read of trades_by_desk at
-// or after a row, up to the To bound, in the rows of one kind, day.
-// cqlgenimpl.ReadPage binds desk, bucket, kind, day, seq, To.
-const deskTradeTradesByDeskEq2AtOrAfterToCQL = `SELECT desk, kind, day, seq, shares
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket = ? AND kind = ? AND day = ? AND seq <= ?
-		AND seq > ?`
-
-// deskTradeTradesByDeskScatterFirstCQL reads a partition of trades_by_desk
-// from its first row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds desk, the list of bucket values, the most rows per
-// bucket.
-const deskTradeTradesByDeskScatterFirstCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterFirstFromCQL reads a partition of trades_by_desk
-// from the From bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds desk, the list of bucket values, From, the most
-// rows per bucket.
-const deskTradeTradesByDeskScatterFirstFromCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind <= ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterFirstToCQL reads a partition of trades_by_desk
-// from its first row up to the To bound, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds desk, the list of bucket
-// values, To, the most rows per bucket.
-const deskTradeTradesByDeskScatterFirstToCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind > ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterFirstFromToCQL reads a partition of
-// trades_by_desk between the bounds, in every hash bucket at once, the bucket
-// named last. cqlgenimpl.ReadPage binds desk, the list of bucket values, From,
-// To, the most rows per bucket.
-const deskTradeTradesByDeskScatterFirstFromToCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind <= ? AND kind > ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterAfter0CQL continues a read of trades_by_desk
-// after a row, at one run of clustering columns of one direction, in every
-// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk,
-// the list of bucket values, kind, the most rows per bucket.
-const deskTradeTradesByDeskScatterAfter0CQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind < ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterAfter1CQL continues a read of trades_by_desk
-// after a row, at one run of clustering columns of one direction, in every
-// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk,
-// the list of bucket values, kind, day, the most rows per bucket.
-const deskTradeTradesByDeskScatterAfter1CQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day > ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterAfter2CQL continues a read of trades_by_desk
-// after a row, at one run of clustering columns of one direction, in every
-// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk,
-// the list of bucket values, kind, day, seq, the most rows per bucket.
-const deskTradeTradesByDeskScatterAfter2CQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq < ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterAfterToCQL continues a read of trades_by_desk
-// after a row, up to the To bound, in every hash bucket at once, the bucket
-// named last. cqlgenimpl.ReadPage binds desk, the list of bucket values, kind,
-// To, the most rows per bucket.
-const deskTradeTradesByDeskScatterAfterToCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind < ? AND kind > ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterAtOrAfterCQL continues a read of trades_by_desk
-// at or after a row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds desk, the list of bucket values, kind, day, seq,
-// the most rows per bucket.
-const deskTradeTradesByDeskScatterAtOrAfterCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq <= ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq1FirstCQL reads a partition of trades_by_desk
-// from its first row, in the rows of one kind, in every hash bucket at once,
-// the bucket named last. cqlgenimpl.ReadPage binds desk, the list of bucket
-// values, kind, the most rows per bucket.
-const deskTradeTradesByDeskScatterEq1FirstCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq1FirstFromCQL reads a partition of
-// trades_by_desk from the From bound, in the rows of one kind, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk, the
-// list of bucket values, kind, From, the most rows per bucket.
-const deskTradeTradesByDeskScatterEq1FirstFromCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day >= ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq1FirstToCQL reads a partition of
-// trades_by_desk from its first row up to the To bound, in the rows of one
-// kind, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds desk, the list of bucket values, kind, To, the
-// most rows per bucket.
-const deskTradeTradesByDeskScatterEq1FirstToCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day < ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq1FirstFromToCQL reads a partition of
-// trades_by_desk between the bounds, in the rows of one kind, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk, the
-// list of bucket values, kind, From, To, the most rows per bucket.
-const deskTradeTradesByDeskScatterEq1FirstFromToCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day >= ? AND day < ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq1After1CQL continues a read of trades_by_desk
-// after a row, at one run of clustering columns of one direction, in the rows
-// of one kind, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds desk, the list of bucket values, kind, day, the
-// most rows per bucket.
-const deskTradeTradesByDeskScatterEq1After1CQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day > ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq1After2CQL continues a read of trades_by_desk
-// after a row, at one run of clustering columns of one direction, in the rows
-// of one kind, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds desk, the list of bucket values, kind, day, seq,
-// the most rows per bucket.
-const deskTradeTradesByDeskScatterEq1After2CQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq < ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq1AfterToCQL continues a read of trades_by_desk
-// after a row, up to the To bound, in the rows of one kind, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk, the
-// list of bucket values, kind, day, To, the most rows per bucket.
-const deskTradeTradesByDeskScatterEq1AfterToCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day > ? AND day < ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq1AtOrAfterCQL continues a read of
-// trades_by_desk at or after a row, in the rows of one kind, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk, the
-// list of bucket values, kind, day, seq, the most rows per bucket.
-const deskTradeTradesByDeskScatterEq1AtOrAfterCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq <= ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq2FirstCQL reads a partition of trades_by_desk
-// from its first row, in the rows of one kind, day, in every hash bucket at
-// once, the bucket named last. cqlgenimpl.ReadPage binds desk, the list of
-// bucket values, kind, day, the most rows per bucket.
-const deskTradeTradesByDeskScatterEq2FirstCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq2FirstFromCQL reads a partition of
-// trades_by_desk from the From bound, in the rows of one kind, day, in every
-// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk,
-// the list of bucket values, kind, day, From, the most rows per bucket.
-const deskTradeTradesByDeskScatterEq2FirstFromCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq <= ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq2FirstToCQL reads a partition of
-// trades_by_desk from its first row up to the To bound, in the rows of one
-// kind, day, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds desk, the list of bucket values, kind, day, To,
-// the most rows per bucket.
-const deskTradeTradesByDeskScatterEq2FirstToCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq > ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq2FirstFromToCQL reads a partition of
-// trades_by_desk between the bounds, in the rows of one kind, day, in every
-// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk,
-// the list of bucket values, kind, day, From, To, the most rows per bucket.
-const deskTradeTradesByDeskScatterEq2FirstFromToCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq <= ?
-		AND seq > ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq2After2CQL continues a read of trades_by_desk
-// after a row, at one run of clustering columns of one direction, in the rows
-// of one kind, day, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds desk, the list of bucket values, kind, day, seq,
-// the most rows per bucket.
-const deskTradeTradesByDeskScatterEq2After2CQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq < ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq2AfterToCQL continues a read of trades_by_desk
-// after a row, up to the To bound, in the rows of one kind, day, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk, the
-// list of bucket values, kind, day, seq, To, the most rows per bucket.
-const deskTradeTradesByDeskScatterEq2AfterToCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq < ?
-		AND seq > ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq2AtOrAfterCQL continues a read of
-// trades_by_desk at or after a row, in the rows of one kind, day, in every
-// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds desk,
-// the list of bucket values, kind, day, seq, the most rows per bucket.
-const deskTradeTradesByDeskScatterEq2AtOrAfterCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq <= ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskScatterEq2AtOrAfterToCQL continues a read of
-// trades_by_desk at or after a row, up to the To bound, in the rows of one
-// kind, day, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds desk, the list of bucket values, kind, day, seq,
-// To, the most rows per bucket.
-const deskTradeTradesByDeskScatterEq2AtOrAfterToCQL = `SELECT desk, kind, day, seq, shares, bucket
-	FROM trades_by_desk
-	WHERE desk = ? AND bucket IN ? AND kind = ? AND day = ? AND seq <= ?
-		AND seq > ?
-	PER PARTITION LIMIT ?`
-
-// deskTradeTradesByDeskClustering is the clustering key of e in
-// trades_by_desk, in order.
 func deskTradeTradesByDeskClustering(e *DeskTrade) []any {
 	return []any{e.Kind, e.Day, e.Seq}
 }
 
-// deskTradeTradesByDeskCompare orders rows of trades_by_desk as its clustering
-// order does.
 func deskTradeTradesByDeskCompare(a, b *DeskTrade) int {
-	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
-		return -c
-	}
-	if c := a.Day.Compare(b.Day); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-		return -c
-	}
-	return 0
+	return cmp.Or(-cmp.Compare(a.Kind, b.Kind), a.Day.Compare(b.Day), -cmp.Compare(a.Seq, b.Seq))
 }
 
 // DeskTradeRepo reads and writes DeskTrade in table trades_by_desk.
@@ -4016,188 +1276,118 @@ type DeskTradeRepo struct {
 	opts cqlgen.Options
 }
 
-// NewDeskTradeRepo returns a repository of DeskTrade on s. The default
-// strategy is a logged batch.
+// NewDeskTradeRepo returns a repository of DeskTrade on s.
 func NewDeskTradeRepo(s cqlgen.Session, opts ...cqlgen.Option) *DeskTradeRepo {
-	return &DeskTradeRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &DeskTradeRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// deskTradeCheck rejects a DeskTrade whose partition key values are empty.
 func deskTradeCheck(e *DeskTrade) error {
 	if e.Desk == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "desk",
-			Table:  "trades_by_desk",
-		}
+		return cqlgenimpl.EmptyKey("trades_by_desk", "desk")
 	}
 	return nil
 }
 
-// Insert writes e to trades_by_desk, at a client-side timestamp. Nil pointers
-// and empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+var deskTradeOne = cqlgenimpl.One[DeskTrade]{
+	Check: deskTradeCheck,
+	Delete: func(e *DeskTrade, ts int64) []any {
+		return []any{ts, e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq}
+	},
+	Key: func(e *DeskTrade) []any {
+		return []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq}
+	},
+	Row:   deskTradeTradesByDeskRow,
+	Scan:  deskTradeTradesByDeskScan,
+	Table: deskTradeTradesByDesk,
+}
+
+// Insert writes e to trades_by_desk, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *DeskTradeRepo) Insert(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "DeskTrade", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, deskTradeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, deskTradeTradesByDesk, e, []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq}, func(e *DeskTrade, _ bool) []any {
-			return deskTradeTradesByDeskRow(e, 0)
-		}, deskTradeTradesByDeskScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(deskTradeTradesByDesk, o.TTL, deskTradeTradesByDeskRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "DeskTrade", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &deskTradeOne, e)
 }
 
-// InsertIfAbsent writes e to trades_by_desk only if no row has its key (INSERT
-// ... IF NOT EXISTS): create, never replace. The result says whether it
-// applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in trades_by_desk unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *DeskTradeRepo) InsertIfAbsent(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (_ cqlgen.Inserted[DeskTrade], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "DeskTrade", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, deskTradeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[DeskTrade]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, deskTradeTradesByDesk, e, []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq}, func(e *DeskTrade, _ bool) []any {
-		return deskTradeTradesByDeskRow(e, 0)
-	}, deskTradeTradesByDeskScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "DeskTrade", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &deskTradeOne, e)
 }
 
-// Update writes e over the row with its key in trades_by_desk. Unlike Insert,
-// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
-// the row expires after that time instead of the table's default.
+// Update writes e over the row with its key in trades_by_desk; nil pointers
+// and empty collections clear their columns.
 func (r *DeskTradeRepo) Update(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "DeskTrade", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, deskTradeCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(deskTradeTradesByDesk, o.TTL, deskTradeTradesByDeskRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "DeskTrade", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &deskTradeOne, e)
 }
 
 // Delete removes the row with e's key from trades_by_desk.
 func (r *DeskTradeRepo) Delete(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "DeskTrade", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, deskTradeCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   deskTradeTradesByDesk.Delete,
-			Values: []any{ts, e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "DeskTrade", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &deskTradeOne, e)
 }
 
-// Get reads the DeskTrade with the given key from trades_by_desk, the source
-// of truth; cqlgen.ErrNotFound if there is none.
+// Get reads the DeskTrade with the given key from trades_by_desk;
+// cqlgen.ErrNotFound if there is none.
 func (r *DeskTradeRepo) Get(ctx context.Context, desk string, kind string, day time.Time, seq int64) (_ *DeskTrade, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "DeskTrade", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "DeskTrade", "Get").End(&err)
 	if desk == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "desk",
-			Table:  "trades_by_desk",
-		}
+		return nil, cqlgenimpl.EmptyKey("trades_by_desk", "desk")
 	}
 	var e DeskTrade
 	e.Desk = desk
 	e.Kind = kind
 	e.Day = day
 	e.Seq = seq
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   deskTradeTradesByDesk.Get,
-		Values: []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq},
-	}, deskTradeTradesByDeskScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, deskTradeTradesByDesk.Get, []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq}, deskTradeTradesByDeskScan)
 }
 
 // TradesByDeskOptions are the optional parts of a TradesByDesk read.
 type TradesByDeskOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// KindFrom and KindTo bound kind, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// KindFrom (inclusive) and KindTo (exclusive) bound kind in read order;
+	// nil: open.
 	KindFrom, KindTo *string
-	// KindFromExclusive leaves out the rows at KindFrom, KindToInclusive takes
-	// in those at KindTo; each is ignored without its bound.
+	// KindFromExclusive and KindToInclusive change the bounds' defaults.
 	KindFromExclusive, KindToInclusive bool
-	// KindEq fixes kind: the read returns only the rows with this value (nil:
-	// every value). Set with every Eq before it, it lets DayFrom and DayTo
-	// bound day within them; no bound on an earlier column is allowed then.
+	// KindEq fixes kind (nil: every value); with every Eq before it, DayFrom
+	// and DayTo bound day within it.
 	KindEq *string
-	// DayFrom and DayTo bound day, in the order rows come back, in the rows
-	// KindEq (and every Eq before it) fixes: From is inclusive, To exclusive;
-	// nil leaves that end open.
+	// DayFrom (inclusive) and DayTo (exclusive) bound day under KindEq; nil:
+	// open.
 	DayFrom, DayTo *time.Time
-	// DayFromExclusive leaves out the rows at DayFrom, DayToInclusive takes in
-	// those at DayTo; each is ignored without its bound.
+	// DayFromExclusive and DayToInclusive change the bounds' defaults.
 	DayFromExclusive, DayToInclusive bool
-	// DayEq fixes day: the read returns only the rows with this value (nil:
-	// every value). Set with every Eq before it, it lets SeqFrom and SeqTo
-	// bound seq within them; no bound on an earlier column is allowed then.
+	// DayEq fixes day (nil: every value); with every Eq before it, SeqFrom and
+	// SeqTo bound seq within it.
 	DayEq *time.Time
-	// SeqFrom and SeqTo bound seq, in the order rows come back, in the rows
-	// DayEq (and every Eq before it) fixes: From is inclusive, To exclusive;
-	// nil leaves that end open.
+	// SeqFrom (inclusive) and SeqTo (exclusive) bound seq under DayEq; nil:
+	// open.
 	SeqFrom, SeqTo *int64
-	// SeqFromExclusive leaves out the rows at SeqFrom, SeqToInclusive takes in
-	// those at SeqTo; each is ignored without its bound.
+	// SeqFromExclusive and SeqToInclusive change the bounds' defaults.
 	SeqFromExclusive, SeqToInclusive bool
+}
+
+var deskTradeTradesByDeskRead = cqlgenimpl.ReadSpec[DeskTrade]{
+	Compare:     deskTradeTradesByDeskCompare,
+	HashBuckets: 4,
+	Key:         deskTradeTradesByDeskClustering,
+	Scan:        deskTradeTradesByDeskScan,
+	Table:       deskTradeTradesByDesk,
 }
 
 // TradesByDesk reads a desk's trades by kind, over 4 hash buckets, from
 // trades_by_desk, in pages: all 4 hash buckets read in parallel and merged in
 // clustering order.
 func (r *DeskTradeRepo) TradesByDesk(ctx context.Context, desk string, o *TradesByDeskOptions) (_ cqlgen.Page[DeskTrade], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "DeskTrade", "TradesByDesk")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "DeskTrade", "TradesByDesk").End(&err)
 	if desk == "" {
-		return cqlgen.Page[DeskTrade]{}, &cqlgen.EmptyKeyError{
-			Column: "desk",
-			Table:  "trades_by_desk",
-		}
+		return cqlgen.Page[DeskTrade]{}, cqlgenimpl.EmptyKey("trades_by_desk", "desk")
 	}
 	if o == nil {
 		o = &TradesByDeskOptions{}
@@ -4205,367 +1395,47 @@ func (r *DeskTradeRepo) TradesByDesk(ctx context.Context, desk string, o *Trades
 	if err := cqlgenimpl.CheckPrefix([]string{"Kind", "Day", "Seq"}, []bool{o.KindEq != nil, o.DayEq != nil}, []bool{o.KindFrom != nil || o.KindTo != nil, o.DayFrom != nil || o.DayTo != nil, o.SeqFrom != nil || o.SeqTo != nil}); err != nil {
 		return cqlgen.Page[DeskTrade]{}, err
 	}
-	spec := cqlgenimpl.ReadSpec[DeskTrade]{
-		Compare:     deskTradeTradesByDeskCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 4,
-		Key:         deskTradeTradesByDeskClustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{desk},
-		Scan:        deskTradeTradesByDeskScan,
-		Scatter:     r.opts.Scatter,
-		Table:       deskTradeTradesByDesk,
-	}
+	spec := deskTradeTradesByDeskRead.With([]any{desk}, o.Limit, o.Cursor, r.opts)
 	if o.KindEq != nil {
 		spec.Prefix = append(spec.Prefix, *o.KindEq)
 	}
 	if o.DayEq != nil {
 		spec.Prefix = append(spec.Prefix, *o.DayEq)
 	}
-	if o.KindFrom != nil {
-		spec.From, spec.FromExclusive = *o.KindFrom, o.KindFromExclusive
-	}
-	if o.KindTo != nil {
-		spec.To, spec.ToInclusive = *o.KindTo, o.KindToInclusive
-	}
-	if o.DayFrom != nil {
-		spec.From, spec.FromExclusive = *o.DayFrom, o.DayFromExclusive
-	}
-	if o.DayTo != nil {
-		spec.To, spec.ToInclusive = *o.DayTo, o.DayToInclusive
-	}
-	if o.SeqFrom != nil {
-		spec.From, spec.FromExclusive = *o.SeqFrom, o.SeqFromExclusive
-	}
-	if o.SeqTo != nil {
-		spec.To, spec.ToInclusive = *o.SeqTo, o.SeqToInclusive
-	}
+	cqlgenimpl.Bounds(&spec, o.KindFrom, o.KindTo, o.KindFromExclusive, o.KindToInclusive)
+	cqlgenimpl.Bounds(&spec, o.DayFrom, o.DayTo, o.DayFromExclusive, o.DayToInclusive)
+	cqlgenimpl.Bounds(&spec, o.SeqFrom, o.SeqTo, o.SeqFromExclusive, o.SeqToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// tickTicksBySymbol: the statements of table ticks_by_symbol, which is the
-// source of truth of Tick.
+// tickTicksBySymbol is table ticks_by_symbol, which is the source of truth of
+// Tick (statements in schema.md).
 var tickTicksBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "ticks_by_symbol",
-	Pattern: "TicksBySymbol",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "symbol", Type: "text"},
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "kind", Type: "text"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "symbol", Type: "text"},
-		{Name: "bucket", Type: "date"},
-		{Name: "kind", Type: "text"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-		{Name: "price", Type: "double"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      tickTicksBySymbolInsertCQL,
-		InsertTTL:   tickTicksBySymbolInsertTTLCQL,
-		Create:      tickTicksBySymbolCreateCQL,
-		Delete:      tickTicksBySymbolDeleteCQL,
-		Get:         tickTicksBySymbolGetCQL,
-		First:       tickTicksBySymbolFirstCQL,
-		FirstFrom:   tickTicksBySymbolFirstFromCQL,
-		FirstTo:     tickTicksBySymbolFirstToCQL,
-		FirstFromTo: tickTicksBySymbolFirstFromToCQL,
-		After: []string{
-			tickTicksBySymbolAfter0CQL,
-			tickTicksBySymbolAfter1CQL,
-			tickTicksBySymbolAfter2CQL,
-		},
-		AfterTo:   tickTicksBySymbolAfterToCQL,
-		AtOrAfter: tickTicksBySymbolAtOrAfterCQL,
-		Prefix: []cqlgenimpl.PageCQL{
-			{
-				First:       tickTicksBySymbolEq1FirstCQL,
-				FirstFrom:   tickTicksBySymbolEq1FirstFromCQL,
-				FirstTo:     tickTicksBySymbolEq1FirstToCQL,
-				FirstFromTo: tickTicksBySymbolEq1FirstFromToCQL,
-				After: []string{
-					tickTicksBySymbolEq1After1CQL,
-					tickTicksBySymbolEq1After2CQL,
-				},
-				AfterTo:   tickTicksBySymbolEq1AfterToCQL,
-				AtOrAfter: tickTicksBySymbolEq1AtOrAfterCQL,
-			},
-		},
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       tickTicksBySymbolScatterFirstCQL,
-				FirstFrom:   tickTicksBySymbolScatterFirstFromCQL,
-				FirstTo:     tickTicksBySymbolScatterFirstToCQL,
-				FirstFromTo: tickTicksBySymbolScatterFirstFromToCQL,
-			},
-			{
-				First:       tickTicksBySymbolScatterEq1FirstCQL,
-				FirstFrom:   tickTicksBySymbolScatterEq1FirstFromCQL,
-				FirstTo:     tickTicksBySymbolScatterEq1FirstToCQL,
-				FirstFromTo: tickTicksBySymbolScatterEq1FirstFromToCQL,
-			},
-		},
-	},
+	Name:         "ticks_by_symbol",
+	Pattern:      "TicksBySymbol",
+	PartitionKey: cqlgenimpl.Cols("symbol text", "bucket date"),
+	Clustering:   cqlgenimpl.Cols("kind text", "at timestamp desc", "seq bigint"),
+	Columns:      cqlgenimpl.Cols("price double"),
+	Canonical:    true,
+	Single:       true,
+	Prefix:       1,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// tickTicksBySymbolInsertCQL writes a whole row of ticks_by_symbol. Its
-// placeholders bind symbol, bucket, kind, at, seq, price, the write timestamp.
-const tickTicksBySymbolInsertCQL = `INSERT INTO ticks_by_symbol (symbol, bucket, kind, at, seq, price)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// tickTicksBySymbolRow binds tickTicksBySymbolInsertCQL for e, written at ts.
-func tickTicksBySymbolRow(e *Tick, ts int64) []any {
+func tickTicksBySymbolRow(e *Tick, ts int64, _ bool) []any {
 	return []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq, e.Price, ts}
 }
 
-// tickTicksBySymbolInsertTTLCQL writes a whole row of ticks_by_symbol with a
-// TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds symbol,
-// bucket, kind, at, seq, price, the TTL in seconds (unset: the table's
-// default), the write timestamp.
-const tickTicksBySymbolInsertTTLCQL = `INSERT INTO ticks_by_symbol (symbol, bucket, kind, at, seq, price)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// tickTicksBySymbolCreateCQL writes a whole row of ticks_by_symbol if no row
-// has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
-// takes no client timestamp. cqlgenimpl.ReadPage binds symbol, bucket, kind,
-// at, seq, price, the TTL in seconds (unset: the table's default).
-const tickTicksBySymbolCreateCQL = `INSERT INTO ticks_by_symbol (symbol, bucket, kind, at, seq, price)
-	VALUES (?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// tickTicksBySymbolDeleteCQL deletes a row of ticks_by_symbol by its primary
-// key. Its placeholders bind the write timestamp, symbol, bucket, kind, at,
-// seq.
-const tickTicksBySymbolDeleteCQL = `DELETE FROM ticks_by_symbol
-	USING TIMESTAMP ?
-	WHERE symbol = ? AND bucket = ? AND kind = ? AND at = ? AND seq = ?`
-
-// tickTicksBySymbolGetCQL reads a row of ticks_by_symbol by its primary key.
-// Its placeholders bind symbol, bucket, kind, at, seq.
-const tickTicksBySymbolGetCQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind = ? AND at = ? AND seq = ?`
-
-// tickTicksBySymbolScan reads one row of ticks_by_symbol into e; false when
-// there is none.
 func tickTicksBySymbolScan(it cqlgenimpl.Iter, e *Tick) bool {
 	return it.Scan(&e.Symbol, &e.Kind, &e.At, &e.Seq, &e.Price)
 }
 
-// tickTicksBySymbolFirstCQL reads a partition of ticks_by_symbol from its
-// first row. cqlgenimpl.ReadPage binds symbol, bucket.
-const tickTicksBySymbolFirstCQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ?`
-
-// tickTicksBySymbolFirstFromCQL reads a partition of ticks_by_symbol from the
-// From bound. cqlgenimpl.ReadPage binds symbol, bucket, From.
-const tickTicksBySymbolFirstFromCQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind >= ?`
-
-// tickTicksBySymbolFirstToCQL reads a partition of ticks_by_symbol from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds symbol, bucket, To.
-const tickTicksBySymbolFirstToCQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind < ?`
-
-// tickTicksBySymbolFirstFromToCQL reads a partition of ticks_by_symbol between
-// the bounds. cqlgenimpl.ReadPage binds symbol, bucket, From, To.
-const tickTicksBySymbolFirstFromToCQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind >= ? AND kind < ?`
-
-// tickTicksBySymbolAfter0CQL continues a read of ticks_by_symbol after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// symbol, bucket, kind.
-const tickTicksBySymbolAfter0CQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind > ?`
-
-// tickTicksBySymbolAfter1CQL continues a read of ticks_by_symbol after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// symbol, bucket, kind, at.
-const tickTicksBySymbolAfter1CQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind = ? AND at < ?`
-
-// tickTicksBySymbolAfter2CQL continues a read of ticks_by_symbol after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// symbol, bucket, kind, at, seq.
-const tickTicksBySymbolAfter2CQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind = ? AND at = ? AND seq > ?`
-
-// tickTicksBySymbolAfterToCQL continues a read of ticks_by_symbol after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds symbol, bucket, kind, To.
-const tickTicksBySymbolAfterToCQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind > ? AND kind < ?`
-
-// tickTicksBySymbolAtOrAfterCQL continues a read of ticks_by_symbol at or
-// after a row. cqlgenimpl.ReadPage binds symbol, bucket, kind, at, seq.
-const tickTicksBySymbolAtOrAfterCQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind = ? AND at = ? AND seq >= ?`
-
-// tickTicksBySymbolEq1FirstCQL reads a partition of ticks_by_symbol from its
-// first row, in the rows of one kind. cqlgenimpl.ReadPage binds symbol,
-// bucket, kind.
-const tickTicksBySymbolEq1FirstCQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind = ?`
-
-// tickTicksBySymbolEq1FirstFromCQL reads a partition of ticks_by_symbol from
-// the From bound, in the rows of one kind. cqlgenimpl.ReadPage binds symbol,
-// bucket, kind, From.
-const tickTicksBySymbolEq1FirstFromCQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind = ? AND at <= ?`
-
-// tickTicksBySymbolEq1FirstToCQL reads a partition of ticks_by_symbol from its
-// first row up to the To bound, in the rows of one kind. cqlgenimpl.ReadPage
-// binds symbol, bucket, kind, To.
-const tickTicksBySymbolEq1FirstToCQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind = ? AND at > ?`
-
-// tickTicksBySymbolEq1FirstFromToCQL reads a partition of ticks_by_symbol
-// between the bounds, in the rows of one kind. cqlgenimpl.ReadPage binds
-// symbol, bucket, kind, From, To.
-const tickTicksBySymbolEq1FirstFromToCQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind = ? AND at <= ? AND at > ?`
-
-// tickTicksBySymbolEq1After1CQL continues a read of ticks_by_symbol after a
-// row, at one run of clustering columns of one direction, in the rows of one
-// kind. cqlgenimpl.ReadPage binds symbol, bucket, kind, at.
-const tickTicksBySymbolEq1After1CQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind = ? AND at < ?`
-
-// tickTicksBySymbolEq1After2CQL continues a read of ticks_by_symbol after a
-// row, at one run of clustering columns of one direction, in the rows of one
-// kind. cqlgenimpl.ReadPage binds symbol, bucket, kind, at, seq.
-const tickTicksBySymbolEq1After2CQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind = ? AND at = ? AND seq > ?`
-
-// tickTicksBySymbolEq1AfterToCQL continues a read of ticks_by_symbol after a
-// row, up to the To bound, in the rows of one kind. cqlgenimpl.ReadPage binds
-// symbol, bucket, kind, at, To.
-const tickTicksBySymbolEq1AfterToCQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind = ? AND at < ? AND at > ?`
-
-// tickTicksBySymbolEq1AtOrAfterCQL continues a read of ticks_by_symbol at or
-// after a row, in the rows of one kind. cqlgenimpl.ReadPage binds symbol,
-// bucket, kind, at, seq.
-const tickTicksBySymbolEq1AtOrAfterCQL = `SELECT symbol, kind, at, seq, price
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket = ? AND kind = ? AND at = ? AND seq >= ?`
-
-// tickTicksBySymbolScatterFirstCQL reads a partition of ticks_by_symbol from
-// its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds symbol, the list of bucket values, the most rows
-// per bucket.
-const tickTicksBySymbolScatterFirstCQL = `SELECT symbol, kind, at, seq, price, bucket
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// tickTicksBySymbolScatterFirstFromCQL reads a partition of ticks_by_symbol
-// from the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds symbol, the list of bucket values, From, the most
-// rows per bucket.
-const tickTicksBySymbolScatterFirstFromCQL = `SELECT symbol, kind, at, seq, price, bucket
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND kind >= ?
-	PER PARTITION LIMIT ?`
-
-// tickTicksBySymbolScatterFirstToCQL reads a partition of ticks_by_symbol from
-// its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds symbol, the list of bucket
-// values, To, the most rows per bucket.
-const tickTicksBySymbolScatterFirstToCQL = `SELECT symbol, kind, at, seq, price, bucket
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND kind < ?
-	PER PARTITION LIMIT ?`
-
-// tickTicksBySymbolScatterFirstFromToCQL reads a partition of ticks_by_symbol
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds symbol, the list of bucket values, From, To, the
-// most rows per bucket.
-const tickTicksBySymbolScatterFirstFromToCQL = `SELECT symbol, kind, at, seq, price, bucket
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND kind >= ? AND kind < ?
-	PER PARTITION LIMIT ?`
-
-// tickTicksBySymbolScatterEq1FirstCQL reads a partition of ticks_by_symbol
-// from its first row, in the rows of one kind, in several time buckets at
-// once, the bucket named last. cqlgenimpl.ReadPage binds symbol, the list of
-// bucket values, kind, the most rows per bucket.
-const tickTicksBySymbolScatterEq1FirstCQL = `SELECT symbol, kind, at, seq, price, bucket
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND kind = ?
-	PER PARTITION LIMIT ?`
-
-// tickTicksBySymbolScatterEq1FirstFromCQL reads a partition of ticks_by_symbol
-// from the From bound, in the rows of one kind, in several time buckets at
-// once, the bucket named last. cqlgenimpl.ReadPage binds symbol, the list of
-// bucket values, kind, From, the most rows per bucket.
-const tickTicksBySymbolScatterEq1FirstFromCQL = `SELECT symbol, kind, at, seq, price, bucket
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND kind = ? AND at <= ?
-	PER PARTITION LIMIT ?`
-
-// tickTicksBySymbolScatterEq1FirstToCQL reads a partition of ticks_by_symbol
-// from its first row up to the To bound, in the rows of one kind, in several
-// time buckets at once, the bucket named last. cqlgenimpl.ReadPage binds
-// symbol, the list of bucket values, kind, To, the most rows per bucket.
-const tickTicksBySymbolScatterEq1FirstToCQL = `SELECT symbol, kind, at, seq, price, bucket
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND kind = ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// tickTicksBySymbolScatterEq1FirstFromToCQL reads a partition of
-// ticks_by_symbol between the bounds, in the rows of one kind, in several time
-// buckets at once, the bucket named last. cqlgenimpl.ReadPage binds symbol,
-// the list of bucket values, kind, From, To, the most rows per bucket.
-const tickTicksBySymbolScatterEq1FirstFromToCQL = `SELECT symbol, kind, at, seq, price, bucket
-	FROM ticks_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND kind = ? AND at <= ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// tickTicksBySymbolClustering is the clustering key of e in ticks_by_symbol,
-// in order.
 func tickTicksBySymbolClustering(e *Tick) []any {
 	return []any{e.Kind, e.At, e.Seq}
 }
 
-// tickTicksBySymbolCompare orders rows of ticks_by_symbol as its clustering
-// order does.
 func tickTicksBySymbolCompare(a, b *Tick) int {
-	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
-		return c
-	}
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Kind, b.Kind), -a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
 // TickRepo reads and writes Tick in table ticks_by_symbol.
@@ -4574,183 +1444,114 @@ type TickRepo struct {
 	opts cqlgen.Options
 }
 
-// NewTickRepo returns a repository of Tick on s. The default strategy is a
-// logged batch.
+// NewTickRepo returns a repository of Tick on s.
 func NewTickRepo(s cqlgen.Session, opts ...cqlgen.Option) *TickRepo {
-	return &TickRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &TickRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// tickCheck rejects a Tick whose partition key values are empty.
 func tickCheck(e *Tick) error {
 	if e.Symbol == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "symbol",
-			Table:  "ticks_by_symbol",
-		}
+		return cqlgenimpl.EmptyKey("ticks_by_symbol", "symbol")
 	}
 	return nil
 }
 
-// Insert writes e to ticks_by_symbol, at a client-side timestamp. Nil pointers
-// and empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+var tickOne = cqlgenimpl.One[Tick]{
+	Check: tickCheck,
+	Delete: func(e *Tick, ts int64) []any {
+		return []any{ts, e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq}
+	},
+	Key: func(e *Tick) []any {
+		return []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq}
+	},
+	Row:   tickTicksBySymbolRow,
+	Scan:  tickTicksBySymbolScan,
+	Table: tickTicksBySymbol,
+}
+
+// Insert writes e to ticks_by_symbol, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *TickRepo) Insert(ctx context.Context, e *Tick, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tick", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, tickCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, tickTicksBySymbol, e, []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq}, func(e *Tick, _ bool) []any {
-			return tickTicksBySymbolRow(e, 0)
-		}, tickTicksBySymbolScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(tickTicksBySymbol, o.TTL, tickTicksBySymbolRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tick", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &tickOne, e)
 }
 
-// InsertIfAbsent writes e to ticks_by_symbol only if no row has its key
-// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
-// it applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in ticks_by_symbol unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *TickRepo) InsertIfAbsent(ctx context.Context, e *Tick, opts ...cqlgen.Option) (_ cqlgen.Inserted[Tick], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tick", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, tickCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Tick]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, tickTicksBySymbol, e, []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq}, func(e *Tick, _ bool) []any {
-		return tickTicksBySymbolRow(e, 0)
-	}, tickTicksBySymbolScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tick", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &tickOne, e)
 }
 
-// Update writes e over the row with its key in ticks_by_symbol. Unlike Insert,
-// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
-// the row expires after that time instead of the table's default.
+// Update writes e over the row with its key in ticks_by_symbol; nil pointers
+// and empty collections clear their columns.
 func (r *TickRepo) Update(ctx context.Context, e *Tick, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tick", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, tickCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(tickTicksBySymbol, o.TTL, tickTicksBySymbolRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tick", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &tickOne, e)
 }
 
 // Delete removes the row with e's key from ticks_by_symbol.
 func (r *TickRepo) Delete(ctx context.Context, e *Tick, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tick", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, tickCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   tickTicksBySymbol.Delete,
-			Values: []any{ts, e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tick", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &tickOne, e)
 }
 
-// Get reads the Tick with the given key from ticks_by_symbol, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Tick with the given key from ticks_by_symbol;
+// cqlgen.ErrNotFound if there is none.
 func (r *TickRepo) Get(ctx context.Context, symbol string, kind string, at time.Time, seq int64) (_ *Tick, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tick", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tick", "Get").End(&err)
 	if symbol == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "symbol",
-			Table:  "ticks_by_symbol",
-		}
+		return nil, cqlgenimpl.EmptyKey("ticks_by_symbol", "symbol")
 	}
 	var e Tick
 	e.Symbol = symbol
 	e.Kind = kind
 	e.At = at
 	e.Seq = seq
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   tickTicksBySymbol.Get,
-		Values: []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq},
-	}, tickTicksBySymbolScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, tickTicksBySymbol.Get, []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq}, tickTicksBySymbolScan)
 }
 
 // TicksBySymbolOptions are the optional parts of a TicksBySymbol read.
 type TicksBySymbolOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// KindFrom and KindTo bound kind, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// KindFrom (inclusive) and KindTo (exclusive) bound kind in read order;
+	// nil: open.
 	KindFrom, KindTo *string
-	// KindFromExclusive leaves out the rows at KindFrom, KindToInclusive takes
-	// in those at KindTo; each is ignored without its bound.
+	// KindFromExclusive and KindToInclusive change the bounds' defaults.
 	KindFromExclusive, KindToInclusive bool
-	// KindEq fixes kind: the read returns only the rows with this value (nil:
-	// every value). Set with every Eq before it, it lets AtFrom and AtTo bound
-	// at within them; no bound on an earlier column is allowed then.
+	// KindEq fixes kind (nil: every value); with every Eq before it, AtFrom
+	// and AtTo bound at within it.
 	KindEq *string
-	// AtFrom and AtTo bound at, in the order rows come back, in the rows
-	// KindEq (and every Eq before it) fixes: From is inclusive, To exclusive;
-	// nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at under KindEq; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var tickTicksBySymbolRead = cqlgenimpl.ReadSpec[Tick]{
+	Compare: tickTicksBySymbolCompare,
+	Key:     tickTicksBySymbolClustering,
+	Scan:    tickTicksBySymbolScan,
+	Table:   tickTicksBySymbol,
 }
 
 // TicksBySymbol reads a symbol's ticks by kind, newest first, a partition a
 // day, from ticks_by_symbol, in pages: time buckets from the newest back, each
 // in clustering order.
 func (r *TickRepo) TicksBySymbol(ctx context.Context, symbol string, o *TicksBySymbolOptions) (_ cqlgen.Page[Tick], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Tick", "TicksBySymbol")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tick", "TicksBySymbol").End(&err)
 	if symbol == "" {
-		return cqlgen.Page[Tick]{}, &cqlgen.EmptyKeyError{
-			Column: "symbol",
-			Table:  "ticks_by_symbol",
-		}
+		return cqlgen.Page[Tick]{}, cqlgenimpl.EmptyKey("ticks_by_symbol", "symbol")
 	}
 	if o == nil {
 		o = &TicksBySymbolOptions{}
@@ -4763,97 +1564,30 @@ func (r *TickRepo) TicksBySymbol(ctx context.Context, symbol string, o *TicksByS
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Tick]{
-		Compare:     tickTicksBySymbolCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         tickTicksBySymbolClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{symbol},
-		Scan:        tickTicksBySymbolScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       tickTicksBySymbol,
-		TimeBuckets: &tb,
-	}
+	spec := tickTicksBySymbolRead.With([]any{symbol}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
 	if o.KindEq != nil {
 		spec.Prefix = append(spec.Prefix, *o.KindEq)
 	}
-	if o.KindFrom != nil {
-		spec.From, spec.FromExclusive = *o.KindFrom, o.KindFromExclusive
-	}
-	if o.KindTo != nil {
-		spec.To, spec.ToInclusive = *o.KindTo, o.KindToInclusive
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	cqlgenimpl.Bounds(&spec, o.KindFrom, o.KindTo, o.KindFromExclusive, o.KindToInclusive)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// readingReadingsByDay: the statements of table readings_by_day, which is the
-// source of truth of Reading.
+// readingReadingsByDay is table readings_by_day, which is the source of truth
+// of Reading (statements in schema.md).
 var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_by_day",
-	Pattern: "ReadingsByDay",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "day", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-		{Name: "value", Type: "double"},
-		{Name: "note", Type: "text"},
-		{Name: "tags", Type: "list<text>"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:         readingReadingsByDayGetCQL,
-		State:       readingReadingsByDayStateCQL,
-		Change:      readingReadingsByDayChangeCQL,
-		Remove:      readingReadingsByDayRemoveCQL,
-		Settle:      readingReadingsByDaySettleCQL,
-		Scan:        readingReadingsByDayScanCQL,
-		First:       readingReadingsByDayFirstCQL,
-		FirstFrom:   readingReadingsByDayFirstFromCQL,
-		FirstTo:     readingReadingsByDayFirstToCQL,
-		FirstFromTo: readingReadingsByDayFirstFromToCQL,
-		After: []string{
-			readingReadingsByDayAfter0CQL,
-			readingReadingsByDayAfter1CQL,
-		},
-		AfterTo:   readingReadingsByDayAfterToCQL,
-		AtOrAfter: readingReadingsByDayAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadingsByDayScatterFirstCQL,
-				FirstFrom:   readingReadingsByDayScatterFirstFromCQL,
-				FirstTo:     readingReadingsByDayScatterFirstToCQL,
-				FirstFromTo: readingReadingsByDayScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "readings_by_day",
+	Pattern:      "ReadingsByDay",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text", "day date"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "seq bigint"),
+	Columns:      cqlgenimpl.Cols("value double", "note text", "tags list<text>"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// readingReadingsByDayGetCQL reads a row of readings_by_day by its primary
-// key. Its placeholders bind sensor_id, day, at, seq.
-const readingReadingsByDayGetCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?`
-
-// readingReadingsByDayScan reads the next row of readings_by_day that is no
-// grave of a deleted Reading into e; false when there is none.
 func readingReadingsByDayScan(it cqlgenimpl.Iter, e *Reading) bool {
 	for {
 		var deleted bool
@@ -4867,34 +1601,19 @@ func readingReadingsByDayScan(it cqlgenimpl.Iter, e *Reading) bool {
 	}
 }
 
-// readingReadingsByDayStateCQL reads a row of readings_by_day with the write
-// protocol's columns. Its placeholders bind sensor_id, day, at, seq.
-const readingReadingsByDayStateCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?`
-
-// readingReadingsByDayState binds readingReadingsByDayStateCQL: the primary
-// key of e.
 func readingReadingsByDayState(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}
 }
 
-// readingReadingsByDayScanState reads a row of readings_by_day with its
-// version, its mark of deletion, its pending record and its last changes.
 func readingReadingsByDayScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Reading], ok bool) {
 	ok = it.Scan(&v.Row.SensorID, &v.Row.At, &v.Row.Seq, &v.Row.Value, &v.Row.Note, &v.Row.Tags, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// readingReadingsByDayData is every column of e's row in readings_by_day, in
-// table order.
 func readingReadingsByDayData(e *Reading) []any {
 	return []any{e.SensorID, e.At, e.Seq, e.Value, e.Note, e.Tags}
 }
 
-// readingMerge is e as an Insert over cur writes it: the nil pointers and
-// empty collections of e, which an Insert leaves unset, keep cur's values.
 func readingMerge(cur, e *Reading) Reading {
 	m := *e
 	if m.Note == nil {
@@ -4906,587 +1625,116 @@ func readingMerge(cur, e *Reading) Reading {
 	return m
 }
 
-// readingReadingsByDayChangeCQL writes a row of readings_by_day if its version
-// is the one read (null: if there is no row). Its placeholders bind value,
-// note, tags, cqlgen_version (the write timestamp), the pending record, the
-// record of the last changes, sensor_id, day, at, seq, the version read.
-const readingReadingsByDayChangeCQL = `UPDATE readings_by_day
-	SET value = ?, note = ?, tags = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?
-	IF cqlgen_version = ?`
-
-// readingReadingsByDayChange binds readingReadingsByDayChangeCQL: it sets e's
-// values, leaving nil pointers and empty collections unset with c.Unset, at
-// version c.TS, if the version is still c.Old.
 func readingReadingsByDayChange(e *Reading, c cqlgenimpl.Change) []any {
 	return []any{e.Value, cqlgenimpl.OrUnset(e.Note, c.Unset), cqlgenimpl.SliceOrUnset(e.Tags, c.Unset), c.TS, c.Pending, c.Writes, e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, c.Old}
 }
 
-// readingReadingsByDayRemoveCQL leaves a grave of a row of readings_by_day if
-// its version is the one read. Its placeholders bind cqlgen_version (the write
-// timestamp), the pending record, the record of the last changes, sensor_id,
-// day, at, seq, the version read.
-const readingReadingsByDayRemoveCQL = `UPDATE readings_by_day
-	USING TTL 864000
-	SET value = null, note = null, tags = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?
-	IF cqlgen_version = ?`
-
-// readingReadingsByDayRemove binds readingReadingsByDayRemoveCQL: it leaves a
-// grave of e, at version c.TS, if the version is still c.Old.
 func readingReadingsByDayRemove(e *Reading, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, c.Old}
 }
 
-// readingReadingsByDaySettleCQL clears the pending record of a row of
-// readings_by_day if its version is the one read. Its placeholders bind
-// sensor_id, day, at, seq, the version read.
-const readingReadingsByDaySettleCQL = `UPDATE readings_by_day
-	SET cqlgen_pending = null
-	WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?
-	IF cqlgen_version = ?`
-
-// readingReadingsByDaySettle binds readingReadingsByDaySettleCQL: it clears
-// the pending record of e's row if the version is still version.
 func readingReadingsByDaySettle(e *Reading, version int64) []any {
 	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, version}
 }
 
-// readingReadingsByDayScanCQL reads a token range of readings_by_day for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const readingReadingsByDayScanCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM readings_by_day
-	WHERE token(sensor_id, day) > ? AND token(sensor_id, day) <= ?`
-
-// readingReadingsByDayFirstCQL reads a partition of readings_by_day from its
-// first row. cqlgenimpl.ReadPage binds sensor_id, day.
-const readingReadingsByDayFirstCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ?`
-
-// readingReadingsByDayFirstFromCQL reads a partition of readings_by_day from
-// the From bound. cqlgenimpl.ReadPage binds sensor_id, day, From.
-const readingReadingsByDayFirstFromCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND at <= ?`
-
-// readingReadingsByDayFirstToCQL reads a partition of readings_by_day from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds sensor_id, day, To.
-const readingReadingsByDayFirstToCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND at > ?`
-
-// readingReadingsByDayFirstFromToCQL reads a partition of readings_by_day
-// between the bounds. cqlgenimpl.ReadPage binds sensor_id, day, From, To.
-const readingReadingsByDayFirstFromToCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND at <= ? AND at > ?`
-
-// readingReadingsByDayAfter0CQL continues a read of readings_by_day after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds sensor_id, day, at.
-const readingReadingsByDayAfter0CQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND at < ?`
-
-// readingReadingsByDayAfter1CQL continues a read of readings_by_day after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds sensor_id, day, at, seq.
-const readingReadingsByDayAfter1CQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND at = ? AND seq > ?`
-
-// readingReadingsByDayAfterToCQL continues a read of readings_by_day after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id, day, at, To.
-const readingReadingsByDayAfterToCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND at < ? AND at > ?`
-
-// readingReadingsByDayAtOrAfterCQL continues a read of readings_by_day at or
-// after a row. cqlgenimpl.ReadPage binds sensor_id, day, at, seq.
-const readingReadingsByDayAtOrAfterCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND at = ? AND seq >= ?`
-
-// readingReadingsByDayScatterFirstCQL reads a partition of readings_by_day
-// from its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor_id, the list of day values, the most rows
-// per bucket.
-const readingReadingsByDayScatterFirstCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted, day
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day IN ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByDayScatterFirstFromCQL reads a partition of readings_by_day
-// from the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor_id, the list of day values, From, the most
-// rows per bucket.
-const readingReadingsByDayScatterFirstFromCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted, day
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day IN ? AND at <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByDayScatterFirstToCQL reads a partition of readings_by_day
-// from its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of day
-// values, To, the most rows per bucket.
-const readingReadingsByDayScatterFirstToCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted, day
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day IN ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByDayScatterFirstFromToCQL reads a partition of
-// readings_by_day between the bounds, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of day
-// values, From, To, the most rows per bucket.
-const readingReadingsByDayScatterFirstFromToCQL = `SELECT sensor_id, at, seq, value, note, tags, cqlgen_deleted, day
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day IN ? AND at <= ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByDayClustering is the clustering key of e in
-// readings_by_day, in order.
 func readingReadingsByDayClustering(e *Reading) []any {
 	return []any{e.At, e.Seq}
 }
 
-// readingReadingsByDayCompare orders rows of readings_by_day as its clustering
-// order does.
 func readingReadingsByDayCompare(a, b *Reading) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
-// readingReadings1: the statements of table readings_1, which serves
-// Readings1.
+// readingReadings1 is table readings_1, which serves Readings1 (statements in
+// schema.md).
 var readingReadings1 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_1",
-	Pattern: "Readings1",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "shard", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "shard", Type: "int"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-		{Name: "value", Type: "double"},
-		{Name: "note", Type: "text"},
-		{Name: "tags", Type: "list<text>"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadings1InsertCQL,
-		Delete:      readingReadings1DeleteCQL,
-		Scan:        readingReadings1ScanCQL,
-		First:       readingReadings1FirstCQL,
-		FirstFrom:   readingReadings1FirstFromCQL,
-		FirstTo:     readingReadings1FirstToCQL,
-		FirstFromTo: readingReadings1FirstFromToCQL,
-		After: []string{
-			readingReadings1After0CQL,
-			readingReadings1After1CQL,
-		},
-		AfterTo:   readingReadings1AfterToCQL,
-		AtOrAfter: readingReadings1AtOrAfterCQL,
-	},
+	Name:         "readings_1",
+	Pattern:      "Readings1",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text", "shard int"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "seq bigint"),
+	Columns:      cqlgenimpl.Cols("value double", "note text", "tags list<text>"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketOne,
 })
 
-// readingReadings1InsertCQL writes a whole row of readings_1. Its placeholders
-// bind sensor_id, shard, at, seq, value, note, tags, the write timestamp.
-const readingReadings1InsertCQL = `INSERT INTO readings_1 (sensor_id, shard, at, seq, value, note, tags)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadings1Row binds readingReadings1InsertCQL for e, written at ts.
-// With unset, nil pointers and empty collections are left unset, writing no
-// tombstone; without, they clear their columns.
 func readingReadings1Row(e *Reading, ts int64, unset bool) []any {
 	return []any{e.SensorID, cqlgenimpl.HashBigint(int64(e.Seq), 1), e.At, e.Seq, e.Value, cqlgenimpl.OrUnset(e.Note, unset), cqlgenimpl.SliceOrUnset(e.Tags, unset), ts}
 }
 
-// readingReadings1Key is the primary key of e in readings_1, in order, bucket
-// included.
 func readingReadings1Key(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.HashBigint(int64(e.Seq), 1), e.At, e.Seq}
 }
 
-// readingReadings1DeleteCQL deletes a row of readings_1 by its primary key.
-// Its placeholders bind the write timestamp, sensor_id, shard, at, seq.
-const readingReadings1DeleteCQL = `DELETE FROM readings_1
-	USING TIMESTAMP ?
-	WHERE sensor_id = ? AND shard = ? AND at = ? AND seq = ?`
-
-// readingReadings1ScanCQL reads a token range of readings_1 for verify, repair
-// and backfill. Its placeholders bind the lower token (excluded), the upper
-// token.
-const readingReadings1ScanCQL = `SELECT sensor_id, shard, at, seq, value, note, tags, writetime(value),
-		writetime(note)
-	FROM readings_1
-	WHERE token(sensor_id, shard) > ? AND token(sensor_id, shard) <= ?`
-
-// readingReadings1FirstCQL reads a partition of readings_1 from its first row.
-// cqlgenimpl.ReadPage binds sensor_id, shard.
-const readingReadings1FirstCQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_1
-	WHERE sensor_id = ? AND shard = ?`
-
-// readingReadings1FirstFromCQL reads a partition of readings_1 from the From
-// bound. cqlgenimpl.ReadPage binds sensor_id, shard, From.
-const readingReadings1FirstFromCQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_1
-	WHERE sensor_id = ? AND shard = ? AND at <= ?`
-
-// readingReadings1FirstToCQL reads a partition of readings_1 from its first
-// row up to the To bound. cqlgenimpl.ReadPage binds sensor_id, shard, To.
-const readingReadings1FirstToCQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_1
-	WHERE sensor_id = ? AND shard = ? AND at > ?`
-
-// readingReadings1FirstFromToCQL reads a partition of readings_1 between the
-// bounds. cqlgenimpl.ReadPage binds sensor_id, shard, From, To.
-const readingReadings1FirstFromToCQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_1
-	WHERE sensor_id = ? AND shard = ? AND at <= ? AND at > ?`
-
-// readingReadings1After0CQL continues a read of readings_1 after a row, at one
-// run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// sensor_id, shard, at.
-const readingReadings1After0CQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_1
-	WHERE sensor_id = ? AND shard = ? AND at < ?`
-
-// readingReadings1After1CQL continues a read of readings_1 after a row, at one
-// run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// sensor_id, shard, at, seq.
-const readingReadings1After1CQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_1
-	WHERE sensor_id = ? AND shard = ? AND at = ? AND seq > ?`
-
-// readingReadings1AfterToCQL continues a read of readings_1 after a row, up to
-// the To bound. cqlgenimpl.ReadPage binds sensor_id, shard, at, To.
-const readingReadings1AfterToCQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_1
-	WHERE sensor_id = ? AND shard = ? AND at < ? AND at > ?`
-
-// readingReadings1AtOrAfterCQL continues a read of readings_1 at or after a
-// row. cqlgenimpl.ReadPage binds sensor_id, shard, at, seq.
-const readingReadings1AtOrAfterCQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_1
-	WHERE sensor_id = ? AND shard = ? AND at = ? AND seq >= ?`
-
-// readingReadings1Scan reads one row of readings_1 into e; false when there is
-// none.
 func readingReadings1Scan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.At, &e.Seq, &e.Value, &e.Note, &e.Tags)
 }
 
-// readingReadings1Clustering is the clustering key of e in readings_1, in
-// order.
 func readingReadings1Clustering(e *Reading) []any {
 	return []any{e.At, e.Seq}
 }
 
-// readingReadings1Compare orders rows of readings_1 as its clustering order
-// does.
 func readingReadings1Compare(a, b *Reading) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
-// readingReadings16: the statements of table readings_16, which serves
-// Readings16.
+// readingReadings16 is table readings_16, which serves Readings16 (statements
+// in schema.md).
 var readingReadings16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_16",
-	Pattern: "Readings16",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "shard", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "shard", Type: "int"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "bigint"},
-		{Name: "value", Type: "double"},
-		{Name: "note", Type: "text"},
-		{Name: "tags", Type: "list<text>"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadings16InsertCQL,
-		Delete:      readingReadings16DeleteCQL,
-		Scan:        readingReadings16ScanCQL,
-		First:       readingReadings16FirstCQL,
-		FirstFrom:   readingReadings16FirstFromCQL,
-		FirstTo:     readingReadings16FirstToCQL,
-		FirstFromTo: readingReadings16FirstFromToCQL,
-		After: []string{
-			readingReadings16After0CQL,
-			readingReadings16After1CQL,
-		},
-		AfterTo:   readingReadings16AfterToCQL,
-		AtOrAfter: readingReadings16AtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadings16ScatterFirstCQL,
-				FirstFrom:   readingReadings16ScatterFirstFromCQL,
-				FirstTo:     readingReadings16ScatterFirstToCQL,
-				FirstFromTo: readingReadings16ScatterFirstFromToCQL,
-				After: []string{
-					readingReadings16ScatterAfter0CQL,
-					readingReadings16ScatterAfter1CQL,
-				},
-				AfterTo:   readingReadings16ScatterAfterToCQL,
-				AtOrAfter: readingReadings16ScatterAtOrAfterCQL,
-			},
-		},
-	},
+	Name:         "readings_16",
+	Pattern:      "Readings16",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text", "shard int"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "seq bigint"),
+	Columns:      cqlgenimpl.Cols("value double", "note text", "tags list<text>"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketHash,
 })
 
-// readingReadings16InsertCQL writes a whole row of readings_16. Its
-// placeholders bind sensor_id, shard, at, seq, value, note, tags, the write
-// timestamp.
-const readingReadings16InsertCQL = `INSERT INTO readings_16 (sensor_id, shard, at, seq, value, note, tags)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadings16Row binds readingReadings16InsertCQL for e, written at ts.
-// With unset, nil pointers and empty collections are left unset, writing no
-// tombstone; without, they clear their columns.
 func readingReadings16Row(e *Reading, ts int64, unset bool) []any {
 	return []any{e.SensorID, cqlgenimpl.HashBigint(int64(e.Seq), 16), e.At, e.Seq, e.Value, cqlgenimpl.OrUnset(e.Note, unset), cqlgenimpl.SliceOrUnset(e.Tags, unset), ts}
 }
 
-// readingReadings16Key is the primary key of e in readings_16, in order,
-// bucket included.
 func readingReadings16Key(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.HashBigint(int64(e.Seq), 16), e.At, e.Seq}
 }
 
-// readingReadings16DeleteCQL deletes a row of readings_16 by its primary key.
-// Its placeholders bind the write timestamp, sensor_id, shard, at, seq.
-const readingReadings16DeleteCQL = `DELETE FROM readings_16
-	USING TIMESTAMP ?
-	WHERE sensor_id = ? AND shard = ? AND at = ? AND seq = ?`
-
-// readingReadings16ScanCQL reads a token range of readings_16 for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const readingReadings16ScanCQL = `SELECT sensor_id, shard, at, seq, value, note, tags, writetime(value),
-		writetime(note)
-	FROM readings_16
-	WHERE token(sensor_id, shard) > ? AND token(sensor_id, shard) <= ?`
-
-// readingReadings16FirstCQL reads a partition of readings_16 from its first
-// row. cqlgenimpl.ReadPage binds sensor_id, shard.
-const readingReadings16FirstCQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_16
-	WHERE sensor_id = ? AND shard = ?`
-
-// readingReadings16FirstFromCQL reads a partition of readings_16 from the From
-// bound. cqlgenimpl.ReadPage binds sensor_id, shard, From.
-const readingReadings16FirstFromCQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_16
-	WHERE sensor_id = ? AND shard = ? AND at <= ?`
-
-// readingReadings16FirstToCQL reads a partition of readings_16 from its first
-// row up to the To bound. cqlgenimpl.ReadPage binds sensor_id, shard, To.
-const readingReadings16FirstToCQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_16
-	WHERE sensor_id = ? AND shard = ? AND at > ?`
-
-// readingReadings16FirstFromToCQL reads a partition of readings_16 between the
-// bounds. cqlgenimpl.ReadPage binds sensor_id, shard, From, To.
-const readingReadings16FirstFromToCQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_16
-	WHERE sensor_id = ? AND shard = ? AND at <= ? AND at > ?`
-
-// readingReadings16After0CQL continues a read of readings_16 after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// sensor_id, shard, at.
-const readingReadings16After0CQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_16
-	WHERE sensor_id = ? AND shard = ? AND at < ?`
-
-// readingReadings16After1CQL continues a read of readings_16 after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// sensor_id, shard, at, seq.
-const readingReadings16After1CQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_16
-	WHERE sensor_id = ? AND shard = ? AND at = ? AND seq > ?`
-
-// readingReadings16AfterToCQL continues a read of readings_16 after a row, up
-// to the To bound. cqlgenimpl.ReadPage binds sensor_id, shard, at, To.
-const readingReadings16AfterToCQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_16
-	WHERE sensor_id = ? AND shard = ? AND at < ? AND at > ?`
-
-// readingReadings16AtOrAfterCQL continues a read of readings_16 at or after a
-// row. cqlgenimpl.ReadPage binds sensor_id, shard, at, seq.
-const readingReadings16AtOrAfterCQL = `SELECT sensor_id, at, seq, value, note, tags
-	FROM readings_16
-	WHERE sensor_id = ? AND shard = ? AND at = ? AND seq >= ?`
-
-// readingReadings16ScatterFirstCQL reads a partition of readings_16 from its
-// first row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor_id, the list of shard values, the most rows
-// per bucket.
-const readingReadings16ScatterFirstCQL = `SELECT sensor_id, at, seq, value, note, tags, shard
-	FROM readings_16
-	WHERE sensor_id = ? AND shard IN ?
-	PER PARTITION LIMIT ?`
-
-// readingReadings16ScatterFirstFromCQL reads a partition of readings_16 from
-// the From bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor_id, the list of shard values, From, the
-// most rows per bucket.
-const readingReadings16ScatterFirstFromCQL = `SELECT sensor_id, at, seq, value, note, tags, shard
-	FROM readings_16
-	WHERE sensor_id = ? AND shard IN ? AND at <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadings16ScatterFirstToCQL reads a partition of readings_16 from its
-// first row up to the To bound, in every hash bucket at once, the bucket named
-// last. cqlgenimpl.ReadPage binds sensor_id, the list of shard values, To, the
-// most rows per bucket.
-const readingReadings16ScatterFirstToCQL = `SELECT sensor_id, at, seq, value, note, tags, shard
-	FROM readings_16
-	WHERE sensor_id = ? AND shard IN ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadings16ScatterFirstFromToCQL reads a partition of readings_16
-// between the bounds, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor_id, the list of shard values, From, To, the
-// most rows per bucket.
-const readingReadings16ScatterFirstFromToCQL = `SELECT sensor_id, at, seq, value, note, tags, shard
-	FROM readings_16
-	WHERE sensor_id = ? AND shard IN ? AND at <= ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadings16ScatterAfter0CQL continues a read of readings_16 after a
-// row, at one run of clustering columns of one direction, in every hash bucket
-// at once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the
-// list of shard values, at, the most rows per bucket.
-const readingReadings16ScatterAfter0CQL = `SELECT sensor_id, at, seq, value, note, tags, shard
-	FROM readings_16
-	WHERE sensor_id = ? AND shard IN ? AND at < ?
-	PER PARTITION LIMIT ?`
-
-// readingReadings16ScatterAfter1CQL continues a read of readings_16 after a
-// row, at one run of clustering columns of one direction, in every hash bucket
-// at once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the
-// list of shard values, at, seq, the most rows per bucket.
-const readingReadings16ScatterAfter1CQL = `SELECT sensor_id, at, seq, value, note, tags, shard
-	FROM readings_16
-	WHERE sensor_id = ? AND shard IN ? AND at = ? AND seq > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadings16ScatterAfterToCQL continues a read of readings_16 after a
-// row, up to the To bound, in every hash bucket at once, the bucket named
-// last. cqlgenimpl.ReadPage binds sensor_id, the list of shard values, at, To,
-// the most rows per bucket.
-const readingReadings16ScatterAfterToCQL = `SELECT sensor_id, at, seq, value, note, tags, shard
-	FROM readings_16
-	WHERE sensor_id = ? AND shard IN ? AND at < ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadings16ScatterAtOrAfterCQL continues a read of readings_16 at or
-// after a row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor_id, the list of shard values, at, seq, the
-// most rows per bucket.
-const readingReadings16ScatterAtOrAfterCQL = `SELECT sensor_id, at, seq, value, note, tags, shard
-	FROM readings_16
-	WHERE sensor_id = ? AND shard IN ? AND at = ? AND seq >= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadings16Scan reads one row of readings_16 into e; false when there
-// is none.
 func readingReadings16Scan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.At, &e.Seq, &e.Value, &e.Note, &e.Tags)
 }
 
-// readingReadings16Clustering is the clustering key of e in readings_16, in
-// order.
 func readingReadings16Clustering(e *Reading) []any {
 	return []any{e.At, e.Seq}
 }
 
-// readingReadings16Compare orders rows of readings_16 as its clustering order
-// does.
 func readingReadings16Compare(a, b *Reading) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
 // ReadingRepo reads and writes Reading in its tables (readings_by_day,
-// readings_1, readings_16), keeping every copy in step; readings_by_day is the
-// source of truth.
+// readings_1, readings_16), kept in step with readings_by_day.
 type ReadingRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewReadingRepo returns a repository of Reading on s. The default strategy is
-// a logged batch.
+// NewReadingRepo returns a repository of Reading on s.
 func NewReadingRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReadingRepo {
-	return &ReadingRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &ReadingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// readingCheck rejects a Reading whose partition key values are empty.
 func readingCheck(e *Reading) error {
 	if e.SensorID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_day",
-		}
+		return cqlgenimpl.EmptyKey("readings_by_day", "sensor_id")
 	}
 	return nil
 }
 
-// readingCheckKey rejects a Reading whose partition key value in
-// readings_by_day, the source of truth, is empty.
 func readingCheckKey(e *Reading) error {
 	if e.SensorID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_day",
-		}
+		return cqlgenimpl.EmptyKey("readings_by_day", "sensor_id")
 	}
 	return nil
 }
 
-// readingWrites is the write protocol of Reading: its source of truth,
-// readings_by_day, and the tables the protocol keeps in step with it.
 var readingWrites = &cqlgenimpl.Entity[Reading]{
 	Canonical: readingReadingsByDay,
 	State:     readingReadingsByDayState,
@@ -5512,18 +1760,11 @@ var readingWrites = &cqlgenimpl.Entity[Reading]{
 	},
 }
 
-// Insert writes e to every table of Reading, creating it, or replacing it
-// where it exists; nil pointers and empty collections are left unset, so they
-// keep what the entity had and write no tombstones. It takes its turn with
-// other writers of the entity through a conditional write on readings_by_day,
-// the source of truth. If it returns an error, it may have applied in part:
-// run it again, from any client, and every table converges on the result; the
-// next write of the entity finishes it too.
+// Insert creates or replaces e in every table of Reading, leaving nil pointers
+// and empty collections unset, through the write protocol on readings_by_day
+// (docs/repositories.md, The write protocol).
 func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, readingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -5531,20 +1772,11 @@ func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Reading whose key in readings_by_day is e's, in every
-// table: rows whose key changed (a new sort key, say) move, and nil pointers
-// and empty collections clear their columns. It takes its turn with other
-// writers through a conditional write on readings_by_day's version; a writer
-// that loses retries up to Options.Attempts times, then gets a
-// *cqlgen.NotAppliedError. cqlgen.ErrNotFound if there is no such entity. If
-// it returns an error, it may have applied in part: run it again, from any
-// client, and every table converges on the result; the next write of the
-// entity finishes it too.
+// Update replaces the Reading with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// readings_by_day (docs/repositories.md, The write protocol).
 func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, readingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -5552,17 +1784,11 @@ func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Reading whose key in readings_by_day is e's from every
-// table; the rows of the other tables are found from readings_by_day's values,
-// so e needs only its key. Deleting what does not exist is not an error. If it
-// returns an error, it may have applied in part: run it again, from any
-// client, and every table converges on the result; the next write of the
-// entity finishes it too.
+// Delete removes the Reading with e's key from every table (e needs only its
+// key), through the write protocol on readings_by_day (docs/repositories.md,
+// The write protocol).
 func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, readingCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -5570,20 +1796,12 @@ func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Reading with the given key from readings_by_day, with
-// its version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Reading since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Reading with the given key from readings_by_day with
+// its version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, at time.Time, seq int64) (_ *Reading, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "GetVersioned").End(&err)
 	if sensorID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_day",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("readings_by_day", "sensor_id")
 	}
 	e := &Reading{}
 	e.SensorID = sensorID
@@ -5592,27 +1810,13 @@ func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, at time
 	return cqlgenimpl.Versioned(ctx, r.s, readingWrites, e)
 }
 
-// Modify reads the Reading with the given key, lets change edit it (set a
-// field, add to a collection), and writes the result to every table that
-// stores what changed, if no one changed the Reading since it was read; when
-// someone did, it reads it again and calls change again, up to
-// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
-// is written when change returns an error, which Modify returns; change must
-// not edit the key in readings_by_day (cqlgen.ErrKeyChanged). It returns the
-// Reading written; cqlgen.ErrNotFound if there is none. It costs one read more
-// than Update, which overwrites whatever a concurrent writer did. Run again
-// after its reply was lost, it applies change again, unless given
-// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
+// Modify reads the Reading with the given key, lets change edit it and writes
+// it back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *ReadingRepo) Modify(ctx context.Context, sensorID string, at time.Time, seq int64, change func(*Reading) error, opts ...cqlgen.Option) (_ *Reading, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Modify").End(&err)
 	if sensorID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_day",
-		}
+		return nil, cqlgenimpl.EmptyKey("readings_by_day", "sensor_id")
 	}
 	e := &Reading{}
 	e.SensorID = sensorID
@@ -5625,112 +1829,80 @@ func (r *ReadingRepo) Modify(ctx context.Context, sensorID string, at time.Time,
 	return cqlgenimpl.Modify(ctx, r.s, o, readingWrites, e, readingCheck, change)
 }
 
-// Entity names the entity ReadingRepo keeps: Reading.
+// Entity is Reading.
 func (r *ReadingRepo) Entity() string {
 	return "Reading"
 }
 
-// Tables lists the tables of Reading that Repair and Backfill write: every one
-// but readings_by_day, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but readings_by_day.
 func (r *ReadingRepo) Tables() []string {
 	return []string{"readings_1", "readings_16"}
 }
 
-// Verify compares every table of Reading with what readings_by_day, the source
-// of truth, implies, and reports the rows missing, stale or orphaned. It
-// writes nothing.
+// Verify reports the rows missing, stale or orphaned against readings_by_day.
 func (r *ReadingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Reading wins over; it
-// is safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *ReadingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", true, o)
 }
 
-// Backfill writes every row readings_by_day implies into table, a new one say,
-// token range by token range; with o.Job it records the ranges done and, run
-// again, resumes.
+// Backfill writes every row readings_by_day implies into table.
 func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, readingWrites, "Reading", table, o)
 }
 
-// Get reads the Reading with the given key from readings_by_day, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Reading with the given key from readings_by_day;
+// cqlgen.ErrNotFound if there is none.
 func (r *ReadingRepo) Get(ctx context.Context, sensorID string, at time.Time, seq int64) (_ *Reading, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Get").End(&err)
 	if sensorID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_day",
-		}
+		return nil, cqlgenimpl.EmptyKey("readings_by_day", "sensor_id")
 	}
 	var e Reading
 	e.SensorID = sensorID
 	e.At = at
 	e.Seq = seq
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   readingReadingsByDay.Get,
-		Values: []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq},
-	}, readingReadingsByDayScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, readingReadingsByDay.Get, []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}, readingReadingsByDayScan)
 }
 
 // ReadingsByDayOptions are the optional parts of a ReadingsByDay read.
 type ReadingsByDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var readingReadingsByDayRead = cqlgenimpl.ReadSpec[Reading]{
+	Compare: readingReadingsByDayCompare,
+	Key:     readingReadingsByDayClustering,
+	Scan:    readingReadingsByDayScan,
+	Table:   readingReadingsByDay,
 }
 
 // ReadingsByDay reads a sensor's readings, newest first, a partition a day,
 // from readings_by_day, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *ReadingsByDayOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "ReadingsByDay")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByDay").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_day",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_day", "sensor_id")
 	}
 	if o == nil {
 		o = &ReadingsByDayOptions{}
@@ -5740,177 +1912,97 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadingsByDayCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         readingReadingsByDayClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensorID},
-		Scan:        readingReadingsByDayScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       readingReadingsByDay,
-		TimeBuckets: &tb,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := readingReadingsByDayRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // Readings1Options are the optional parts of a Readings1 read.
 type Readings1Options struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
+}
+
+var readingReadings1Read = cqlgenimpl.ReadSpec[Reading]{
+	Compare:     readingReadings1Compare,
+	HashBuckets: 1,
+	Key:         readingReadings1Clustering,
+	Scan:        readingReadings1Scan,
+	Table:       readingReadings1,
 }
 
 // Readings1 reads a sensor's readings in one hash bucket, from readings_1, in
 // pages: all 1 hash buckets read in parallel and merged in clustering order.
 func (r *ReadingRepo) Readings1(ctx context.Context, sensorID string, o *Readings1Options) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Readings1")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Readings1").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_1",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_1", "sensor_id")
 	}
 	if o == nil {
 		o = &Readings1Options{}
 	}
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadings1Compare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 1,
-		Key:         readingReadings1Clustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensorID},
-		Scan:        readingReadings1Scan,
-		Scatter:     r.opts.Scatter,
-		Table:       readingReadings1,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := readingReadings1Read.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // Readings16Options are the optional parts of a Readings16 read.
 type Readings16Options struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
+}
+
+var readingReadings16Read = cqlgenimpl.ReadSpec[Reading]{
+	Compare:     readingReadings16Compare,
+	HashBuckets: 16,
+	Key:         readingReadings16Clustering,
+	Scan:        readingReadings16Scan,
+	Table:       readingReadings16,
 }
 
 // Readings16 reads a sensor's readings over 16 hash buckets, from readings_16,
 // in pages: all 16 hash buckets read in parallel and merged in clustering
 // order.
 func (r *ReadingRepo) Readings16(ctx context.Context, sensorID string, o *Readings16Options) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Readings16")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Readings16").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_16",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_16", "sensor_id")
 	}
 	if o == nil {
 		o = &Readings16Options{}
 	}
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadings16Compare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 16,
-		Key:         readingReadings16Clustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensorID},
-		Scan:        readingReadings16Scan,
-		Scatter:     r.opts.Scatter,
-		Table:       readingReadings16,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := readingReadings16Read.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// visitVisits: the statements of table visits, which is the source of truth of
-// Visit.
+// visitVisits is table visits, which is the source of truth of Visit
+// (statements in schema.md).
 var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "visits",
-	Pattern: "Visits",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "visit_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "visit_id", Type: "text"},
-		{Name: "user_id", Type: "text"},
-		{Name: "site", Type: "text"},
-		{Name: "at", Type: "timestamp"},
-		{Name: "page", Type: "text"},
-		{Name: "millis", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:     visitVisitsGetCQL,
-		GetMany: visitVisitsGetManyCQL,
-		State:   visitVisitsStateCQL,
-		Change:  visitVisitsChangeCQL,
-		Remove:  visitVisitsRemoveCQL,
-		Settle:  visitVisitsSettleCQL,
-		Scan:    visitVisitsScanCQL,
-	},
+	Name:         "visits",
+	Pattern:      "Visits",
+	PartitionKey: cqlgenimpl.Cols("visit_id text"),
+	Columns:      cqlgenimpl.Cols("user_id text", "site text", "at timestamp", "page text", "millis int"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
-// visitVisitsGetCQL reads a row of visits by its primary key. Its placeholders
-// bind visit_id.
-const visitVisitsGetCQL = `SELECT visit_id, user_id, site, at, page, millis, cqlgen_deleted
-	FROM visits
-	WHERE visit_id = ?`
-
-// visitVisitsScan reads the next row of visits that is no grave of a deleted
-// Visit into e; false when there is none.
 func visitVisitsScan(it cqlgenimpl.Iter, e *Visit) bool {
 	for {
 		var deleted bool
@@ -5924,657 +2016,124 @@ func visitVisitsScan(it cqlgenimpl.Iter, e *Visit) bool {
 	}
 }
 
-// visitVisitsGetManyCQL reads the rows of visits of several partition keys at
-// once. cqlgenimpl.GetMany binds the list of visit_id values.
-const visitVisitsGetManyCQL = `SELECT visit_id, user_id, site, at, page, millis, cqlgen_deleted
-	FROM visits
-	WHERE visit_id IN ?`
-
-// visitVisitsStateCQL reads a row of visits with the write protocol's columns.
-// Its placeholders bind visit_id.
-const visitVisitsStateCQL = `SELECT visit_id, user_id, site, at, page, millis, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM visits
-	WHERE visit_id = ?`
-
-// visitVisitsState binds visitVisitsStateCQL: the primary key of e.
 func visitVisitsState(e *Visit) []any {
 	return []any{e.VisitID}
 }
 
-// visitVisitsScanState reads a row of visits with its version, its mark of
-// deletion, its pending record and its last changes.
 func visitVisitsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Visit], ok bool) {
 	ok = it.Scan(&v.Row.VisitID, &v.Row.UserID, &v.Row.Site, &v.Row.At, &v.Row.Page, &v.Row.Millis, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// visitVisitsData is every column of e's row in visits, in table order.
 func visitVisitsData(e *Visit) []any {
 	return []any{e.VisitID, e.UserID, e.Site, e.At, e.Page, e.Millis}
 }
 
-// visitVisitsChangeCQL writes a row of visits if its version is the one read
-// (null: if there is no row). Its placeholders bind user_id, site, at, page,
-// millis, cqlgen_version (the write timestamp), the pending record, the record
-// of the last changes, visit_id, the version read.
-const visitVisitsChangeCQL = `UPDATE visits
-	SET user_id = ?, site = ?, at = ?, page = ?, millis = ?,
-		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE visit_id = ?
-	IF cqlgen_version = ?`
-
-// visitVisitsChange binds visitVisitsChangeCQL: it sets e's values, at version
-// c.TS, if the version is still c.Old.
 func visitVisitsChange(e *Visit, c cqlgenimpl.Change) []any {
 	return []any{e.UserID, e.Site, e.At, e.Page, e.Millis, c.TS, c.Pending, c.Writes, e.VisitID, c.Old}
 }
 
-// visitVisitsRemoveCQL leaves a grave of a row of visits if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, visit_id, the version read.
-const visitVisitsRemoveCQL = `UPDATE visits
-	USING TTL 864000
-	SET user_id = null, site = null, at = null, page = null, millis = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE visit_id = ?
-	IF cqlgen_version = ?`
-
-// visitVisitsRemove binds visitVisitsRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
 func visitVisitsRemove(e *Visit, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.VisitID, c.Old}
 }
 
-// visitVisitsSettleCQL clears the pending record of a row of visits if its
-// version is the one read. Its placeholders bind visit_id, the version read.
-const visitVisitsSettleCQL = `UPDATE visits
-	SET cqlgen_pending = null
-	WHERE visit_id = ?
-	IF cqlgen_version = ?`
-
-// visitVisitsSettle binds visitVisitsSettleCQL: it clears the pending record
-// of e's row if the version is still version.
 func visitVisitsSettle(e *Visit, version int64) []any {
 	return []any{e.VisitID, version}
 }
 
-// visitVisitsScanCQL reads a token range of visits for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const visitVisitsScanCQL = `SELECT visit_id, user_id, site, at, page, millis, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM visits
-	WHERE token(visit_id) > ? AND token(visit_id) <= ?`
-
-// visitVisitsByUser: the statements of table visits_by_user, which serves
-// VisitsByUser.
+// visitVisitsByUser is table visits_by_user, which serves VisitsByUser
+// (statements in schema.md).
 var visitVisitsByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "visits_by_user",
-	Pattern: "VisitsByUser",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "visit_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "visit_id", Type: "text"},
-		{Name: "site", Type: "text"},
-		{Name: "page", Type: "text"},
-		{Name: "millis", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      visitVisitsByUserInsertCQL,
-		Delete:      visitVisitsByUserDeleteCQL,
-		Scan:        visitVisitsByUserScanCQL,
-		First:       visitVisitsByUserFirstCQL,
-		FirstFrom:   visitVisitsByUserFirstFromCQL,
-		FirstTo:     visitVisitsByUserFirstToCQL,
-		FirstFromTo: visitVisitsByUserFirstFromToCQL,
-		After: []string{
-			visitVisitsByUserAfter0CQL,
-			visitVisitsByUserAfter1CQL,
-		},
-		AfterTo:   visitVisitsByUserAfterToCQL,
-		AtOrAfter: visitVisitsByUserAtOrAfterCQL,
-	},
+	Name:         "visits_by_user",
+	Pattern:      "VisitsByUser",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "visit_id text"),
+	Columns:      cqlgenimpl.Cols("site text", "page text", "millis int"),
+	Maintained:   true,
 })
 
-// visitVisitsByUserInsertCQL writes a whole row of visits_by_user. Its
-// placeholders bind user_id, at, visit_id, site, page, millis, the write
-// timestamp.
-const visitVisitsByUserInsertCQL = `INSERT INTO visits_by_user (user_id, at, visit_id, site, page, millis)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// visitVisitsByUserRow binds visitVisitsByUserInsertCQL for e, written at ts;
-// visits_by_user has no column to leave unset.
 func visitVisitsByUserRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.UserID, e.At, e.VisitID, e.Site, e.Page, e.Millis, ts}
 }
 
-// visitVisitsByUserKey is the primary key of e in visits_by_user, in order,
-// bucket included.
 func visitVisitsByUserKey(e *Visit) []any {
 	return []any{e.UserID, e.At, e.VisitID}
 }
 
-// visitVisitsByUserDeleteCQL deletes a row of visits_by_user by its primary
-// key. Its placeholders bind the write timestamp, user_id, at, visit_id.
-const visitVisitsByUserDeleteCQL = `DELETE FROM visits_by_user
-	USING TIMESTAMP ?
-	WHERE user_id = ? AND at = ? AND visit_id = ?`
-
-// visitVisitsByUserScanCQL reads a token range of visits_by_user for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const visitVisitsByUserScanCQL = `SELECT user_id, at, visit_id, site, page, millis, writetime(site),
-		writetime(page), writetime(millis)
-	FROM visits_by_user
-	WHERE token(user_id) > ? AND token(user_id) <= ?`
-
-// visitVisitsByUserFirstCQL reads a partition of visits_by_user from its first
-// row. cqlgenimpl.ReadPage binds user_id.
-const visitVisitsByUserFirstCQL = `SELECT user_id, at, visit_id, site, page, millis
-	FROM visits_by_user
-	WHERE user_id = ?`
-
-// visitVisitsByUserFirstFromCQL reads a partition of visits_by_user from the
-// From bound. cqlgenimpl.ReadPage binds user_id, From.
-const visitVisitsByUserFirstFromCQL = `SELECT user_id, at, visit_id, site, page, millis
-	FROM visits_by_user
-	WHERE user_id = ? AND at <= ?`
-
-// visitVisitsByUserFirstToCQL reads a partition of visits_by_user from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds user_id, To.
-const visitVisitsByUserFirstToCQL = `SELECT user_id, at, visit_id, site, page, millis
-	FROM visits_by_user
-	WHERE user_id = ? AND at > ?`
-
-// visitVisitsByUserFirstFromToCQL reads a partition of visits_by_user between
-// the bounds. cqlgenimpl.ReadPage binds user_id, From, To.
-const visitVisitsByUserFirstFromToCQL = `SELECT user_id, at, visit_id, site, page, millis
-	FROM visits_by_user
-	WHERE user_id = ? AND at <= ? AND at > ?`
-
-// visitVisitsByUserAfter0CQL continues a read of visits_by_user after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// user_id, at.
-const visitVisitsByUserAfter0CQL = `SELECT user_id, at, visit_id, site, page, millis
-	FROM visits_by_user
-	WHERE user_id = ? AND at < ?`
-
-// visitVisitsByUserAfter1CQL continues a read of visits_by_user after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// user_id, at, visit_id.
-const visitVisitsByUserAfter1CQL = `SELECT user_id, at, visit_id, site, page, millis
-	FROM visits_by_user
-	WHERE user_id = ? AND at = ? AND visit_id > ?`
-
-// visitVisitsByUserAfterToCQL continues a read of visits_by_user after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds user_id, at, To.
-const visitVisitsByUserAfterToCQL = `SELECT user_id, at, visit_id, site, page, millis
-	FROM visits_by_user
-	WHERE user_id = ? AND at < ? AND at > ?`
-
-// visitVisitsByUserAtOrAfterCQL continues a read of visits_by_user at or after
-// a row. cqlgenimpl.ReadPage binds user_id, at, visit_id.
-const visitVisitsByUserAtOrAfterCQL = `SELECT user_id, at, visit_id, site, page, millis
-	FROM visits_by_user
-	WHERE user_id = ? AND at = ? AND visit_id >= ?`
-
-// visitVisitsByUserScan reads one row of visits_by_user into e; false when
-// there is none.
 func visitVisitsByUserScan(it cqlgenimpl.Iter, e *Visit) bool {
 	return it.Scan(&e.UserID, &e.At, &e.VisitID, &e.Site, &e.Page, &e.Millis)
 }
 
-// visitVisitsByUserClustering is the clustering key of e in visits_by_user, in
-// order.
 func visitVisitsByUserClustering(e *Visit) []any {
 	return []any{e.At, e.VisitID}
 }
 
-// visitVisitsByUserCompare orders rows of visits_by_user as its clustering
-// order does.
 func visitVisitsByUserCompare(a, b *Visit) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.VisitID, b.VisitID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.VisitID, b.VisitID))
 }
 
-// visitVisitsBySite: the statements of table visits_by_site, which serves
-// VisitsBySite.
+// visitVisitsBySite is table visits_by_site, which serves VisitsBySite
+// (statements in schema.md).
 var visitVisitsBySite = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "visits_by_site",
-	Pattern: "VisitsBySite",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "site", Type: "text"},
-		{Name: "shard", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "visit_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "site", Type: "text"},
-		{Name: "shard", Type: "int"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "visit_id", Type: "text"},
-		{Name: "user_id", Type: "text"},
-		{Name: "page", Type: "text"},
-		{Name: "millis", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      visitVisitsBySiteInsertCQL,
-		Delete:      visitVisitsBySiteDeleteCQL,
-		Scan:        visitVisitsBySiteScanCQL,
-		First:       visitVisitsBySiteFirstCQL,
-		FirstFrom:   visitVisitsBySiteFirstFromCQL,
-		FirstTo:     visitVisitsBySiteFirstToCQL,
-		FirstFromTo: visitVisitsBySiteFirstFromToCQL,
-		After: []string{
-			visitVisitsBySiteAfter0CQL,
-			visitVisitsBySiteAfter1CQL,
-		},
-		AfterTo:   visitVisitsBySiteAfterToCQL,
-		AtOrAfter: visitVisitsBySiteAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       visitVisitsBySiteScatterFirstCQL,
-				FirstFrom:   visitVisitsBySiteScatterFirstFromCQL,
-				FirstTo:     visitVisitsBySiteScatterFirstToCQL,
-				FirstFromTo: visitVisitsBySiteScatterFirstFromToCQL,
-				After: []string{
-					visitVisitsBySiteScatterAfter0CQL,
-					visitVisitsBySiteScatterAfter1CQL,
-				},
-				AfterTo:   visitVisitsBySiteScatterAfterToCQL,
-				AtOrAfter: visitVisitsBySiteScatterAtOrAfterCQL,
-			},
-		},
-	},
+	Name:         "visits_by_site",
+	Pattern:      "VisitsBySite",
+	PartitionKey: cqlgenimpl.Cols("site text", "shard int"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "visit_id text"),
+	Columns:      cqlgenimpl.Cols("user_id text", "page text", "millis int"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketHash,
 })
 
-// visitVisitsBySiteInsertCQL writes a whole row of visits_by_site. Its
-// placeholders bind site, shard, at, visit_id, user_id, page, millis, the
-// write timestamp.
-const visitVisitsBySiteInsertCQL = `INSERT INTO visits_by_site (site, shard, at, visit_id, user_id, page,
-		millis)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// visitVisitsBySiteRow binds visitVisitsBySiteInsertCQL for e, written at ts;
-// visits_by_site has no column to leave unset.
 func visitVisitsBySiteRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.Site, cqlgenimpl.HashText(string(e.VisitID), 8), e.At, e.VisitID, e.UserID, e.Page, e.Millis, ts}
 }
 
-// visitVisitsBySiteKey is the primary key of e in visits_by_site, in order,
-// bucket included.
 func visitVisitsBySiteKey(e *Visit) []any {
 	return []any{e.Site, cqlgenimpl.HashText(string(e.VisitID), 8), e.At, e.VisitID}
 }
 
-// visitVisitsBySiteDeleteCQL deletes a row of visits_by_site by its primary
-// key. Its placeholders bind the write timestamp, site, shard, at, visit_id.
-const visitVisitsBySiteDeleteCQL = `DELETE FROM visits_by_site
-	USING TIMESTAMP ?
-	WHERE site = ? AND shard = ? AND at = ? AND visit_id = ?`
-
-// visitVisitsBySiteScanCQL reads a token range of visits_by_site for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const visitVisitsBySiteScanCQL = `SELECT site, shard, at, visit_id, user_id, page, millis,
-		writetime(user_id), writetime(page), writetime(millis)
-	FROM visits_by_site
-	WHERE token(site, shard) > ? AND token(site, shard) <= ?`
-
-// visitVisitsBySiteFirstCQL reads a partition of visits_by_site from its first
-// row. cqlgenimpl.ReadPage binds site, shard.
-const visitVisitsBySiteFirstCQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site
-	WHERE site = ? AND shard = ?`
-
-// visitVisitsBySiteFirstFromCQL reads a partition of visits_by_site from the
-// From bound. cqlgenimpl.ReadPage binds site, shard, From.
-const visitVisitsBySiteFirstFromCQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site
-	WHERE site = ? AND shard = ? AND at <= ?`
-
-// visitVisitsBySiteFirstToCQL reads a partition of visits_by_site from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds site, shard, To.
-const visitVisitsBySiteFirstToCQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site
-	WHERE site = ? AND shard = ? AND at > ?`
-
-// visitVisitsBySiteFirstFromToCQL reads a partition of visits_by_site between
-// the bounds. cqlgenimpl.ReadPage binds site, shard, From, To.
-const visitVisitsBySiteFirstFromToCQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site
-	WHERE site = ? AND shard = ? AND at <= ? AND at > ?`
-
-// visitVisitsBySiteAfter0CQL continues a read of visits_by_site after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// site, shard, at.
-const visitVisitsBySiteAfter0CQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site
-	WHERE site = ? AND shard = ? AND at < ?`
-
-// visitVisitsBySiteAfter1CQL continues a read of visits_by_site after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// site, shard, at, visit_id.
-const visitVisitsBySiteAfter1CQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site
-	WHERE site = ? AND shard = ? AND at = ? AND visit_id > ?`
-
-// visitVisitsBySiteAfterToCQL continues a read of visits_by_site after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds site, shard, at, To.
-const visitVisitsBySiteAfterToCQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site
-	WHERE site = ? AND shard = ? AND at < ? AND at > ?`
-
-// visitVisitsBySiteAtOrAfterCQL continues a read of visits_by_site at or after
-// a row. cqlgenimpl.ReadPage binds site, shard, at, visit_id.
-const visitVisitsBySiteAtOrAfterCQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site
-	WHERE site = ? AND shard = ? AND at = ? AND visit_id >= ?`
-
-// visitVisitsBySiteScatterFirstCQL reads a partition of visits_by_site from
-// its first row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds site, the list of shard values, the most rows per
-// bucket.
-const visitVisitsBySiteScatterFirstCQL = `SELECT site, at, visit_id, user_id, page, millis, shard
-	FROM visits_by_site
-	WHERE site = ? AND shard IN ?
-	PER PARTITION LIMIT ?`
-
-// visitVisitsBySiteScatterFirstFromCQL reads a partition of visits_by_site
-// from the From bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds site, the list of shard values, From, the most
-// rows per bucket.
-const visitVisitsBySiteScatterFirstFromCQL = `SELECT site, at, visit_id, user_id, page, millis, shard
-	FROM visits_by_site
-	WHERE site = ? AND shard IN ? AND at <= ?
-	PER PARTITION LIMIT ?`
-
-// visitVisitsBySiteScatterFirstToCQL reads a partition of visits_by_site from
-// its first row up to the To bound, in every hash bucket at once, the bucket
-// named last. cqlgenimpl.ReadPage binds site, the list of shard values, To,
-// the most rows per bucket.
-const visitVisitsBySiteScatterFirstToCQL = `SELECT site, at, visit_id, user_id, page, millis, shard
-	FROM visits_by_site
-	WHERE site = ? AND shard IN ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// visitVisitsBySiteScatterFirstFromToCQL reads a partition of visits_by_site
-// between the bounds, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds site, the list of shard values, From, To, the most
-// rows per bucket.
-const visitVisitsBySiteScatterFirstFromToCQL = `SELECT site, at, visit_id, user_id, page, millis, shard
-	FROM visits_by_site
-	WHERE site = ? AND shard IN ? AND at <= ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// visitVisitsBySiteScatterAfter0CQL continues a read of visits_by_site after a
-// row, at one run of clustering columns of one direction, in every hash bucket
-// at once, the bucket named last. cqlgenimpl.ReadPage binds site, the list of
-// shard values, at, the most rows per bucket.
-const visitVisitsBySiteScatterAfter0CQL = `SELECT site, at, visit_id, user_id, page, millis, shard
-	FROM visits_by_site
-	WHERE site = ? AND shard IN ? AND at < ?
-	PER PARTITION LIMIT ?`
-
-// visitVisitsBySiteScatterAfter1CQL continues a read of visits_by_site after a
-// row, at one run of clustering columns of one direction, in every hash bucket
-// at once, the bucket named last. cqlgenimpl.ReadPage binds site, the list of
-// shard values, at, visit_id, the most rows per bucket.
-const visitVisitsBySiteScatterAfter1CQL = `SELECT site, at, visit_id, user_id, page, millis, shard
-	FROM visits_by_site
-	WHERE site = ? AND shard IN ? AND at = ? AND visit_id > ?
-	PER PARTITION LIMIT ?`
-
-// visitVisitsBySiteScatterAfterToCQL continues a read of visits_by_site after
-// a row, up to the To bound, in every hash bucket at once, the bucket named
-// last. cqlgenimpl.ReadPage binds site, the list of shard values, at, To, the
-// most rows per bucket.
-const visitVisitsBySiteScatterAfterToCQL = `SELECT site, at, visit_id, user_id, page, millis, shard
-	FROM visits_by_site
-	WHERE site = ? AND shard IN ? AND at < ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// visitVisitsBySiteScatterAtOrAfterCQL continues a read of visits_by_site at
-// or after a row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds site, the list of shard values, at, visit_id, the
-// most rows per bucket.
-const visitVisitsBySiteScatterAtOrAfterCQL = `SELECT site, at, visit_id, user_id, page, millis, shard
-	FROM visits_by_site
-	WHERE site = ? AND shard IN ? AND at = ? AND visit_id >= ?
-	PER PARTITION LIMIT ?`
-
-// visitVisitsBySiteScan reads one row of visits_by_site into e; false when
-// there is none.
 func visitVisitsBySiteScan(it cqlgenimpl.Iter, e *Visit) bool {
 	return it.Scan(&e.Site, &e.At, &e.VisitID, &e.UserID, &e.Page, &e.Millis)
 }
 
-// visitVisitsBySiteClustering is the clustering key of e in visits_by_site, in
-// order.
 func visitVisitsBySiteClustering(e *Visit) []any {
 	return []any{e.At, e.VisitID}
 }
 
-// visitVisitsBySiteCompare orders rows of visits_by_site as its clustering
-// order does.
 func visitVisitsBySiteCompare(a, b *Visit) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.VisitID, b.VisitID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.VisitID, b.VisitID))
 }
 
-// visitVisitsBySiteDay: the statements of table visits_by_site_day, which
-// serves VisitsBySiteDay.
+// visitVisitsBySiteDay is table visits_by_site_day, which serves
+// VisitsBySiteDay (statements in schema.md).
 var visitVisitsBySiteDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "visits_by_site_day",
-	Pattern: "VisitsBySiteDay",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "site", Type: "text"},
-		{Name: "day", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "visit_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "site", Type: "text"},
-		{Name: "day", Type: "date"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "visit_id", Type: "text"},
-		{Name: "user_id", Type: "text"},
-		{Name: "page", Type: "text"},
-		{Name: "millis", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      visitVisitsBySiteDayInsertCQL,
-		Delete:      visitVisitsBySiteDayDeleteCQL,
-		Scan:        visitVisitsBySiteDayScanCQL,
-		First:       visitVisitsBySiteDayFirstCQL,
-		FirstFrom:   visitVisitsBySiteDayFirstFromCQL,
-		FirstTo:     visitVisitsBySiteDayFirstToCQL,
-		FirstFromTo: visitVisitsBySiteDayFirstFromToCQL,
-		After: []string{
-			visitVisitsBySiteDayAfter0CQL,
-			visitVisitsBySiteDayAfter1CQL,
-		},
-		AfterTo:   visitVisitsBySiteDayAfterToCQL,
-		AtOrAfter: visitVisitsBySiteDayAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       visitVisitsBySiteDayScatterFirstCQL,
-				FirstFrom:   visitVisitsBySiteDayScatterFirstFromCQL,
-				FirstTo:     visitVisitsBySiteDayScatterFirstToCQL,
-				FirstFromTo: visitVisitsBySiteDayScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "visits_by_site_day",
+	Pattern:      "VisitsBySiteDay",
+	PartitionKey: cqlgenimpl.Cols("site text", "day date"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "visit_id text"),
+	Columns:      cqlgenimpl.Cols("user_id text", "page text", "millis int"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// visitVisitsBySiteDayInsertCQL writes a whole row of visits_by_site_day. Its
-// placeholders bind site, day, at, visit_id, user_id, page, millis, the write
-// timestamp.
-const visitVisitsBySiteDayInsertCQL = `INSERT INTO visits_by_site_day (site, day, at, visit_id, user_id, page,
-		millis)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// visitVisitsBySiteDayRow binds visitVisitsBySiteDayInsertCQL for e, written
-// at ts; visits_by_site_day has no column to leave unset.
 func visitVisitsBySiteDayRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.Site, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.VisitID, e.UserID, e.Page, e.Millis, ts}
 }
 
-// visitVisitsBySiteDayKey is the primary key of e in visits_by_site_day, in
-// order, bucket included.
 func visitVisitsBySiteDayKey(e *Visit) []any {
 	return []any{e.Site, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.VisitID}
 }
 
-// visitVisitsBySiteDayDeleteCQL deletes a row of visits_by_site_day by its
-// primary key. Its placeholders bind the write timestamp, site, day, at,
-// visit_id.
-const visitVisitsBySiteDayDeleteCQL = `DELETE FROM visits_by_site_day
-	USING TIMESTAMP ?
-	WHERE site = ? AND day = ? AND at = ? AND visit_id = ?`
-
-// visitVisitsBySiteDayScanCQL reads a token range of visits_by_site_day for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const visitVisitsBySiteDayScanCQL = `SELECT site, day, at, visit_id, user_id, page, millis,
-		writetime(user_id), writetime(page), writetime(millis)
-	FROM visits_by_site_day
-	WHERE token(site, day) > ? AND token(site, day) <= ?`
-
-// visitVisitsBySiteDayFirstCQL reads a partition of visits_by_site_day from
-// its first row. cqlgenimpl.ReadPage binds site, day.
-const visitVisitsBySiteDayFirstCQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site_day
-	WHERE site = ? AND day = ?`
-
-// visitVisitsBySiteDayFirstFromCQL reads a partition of visits_by_site_day
-// from the From bound. cqlgenimpl.ReadPage binds site, day, From.
-const visitVisitsBySiteDayFirstFromCQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site_day
-	WHERE site = ? AND day = ? AND at <= ?`
-
-// visitVisitsBySiteDayFirstToCQL reads a partition of visits_by_site_day from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds site, day, To.
-const visitVisitsBySiteDayFirstToCQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site_day
-	WHERE site = ? AND day = ? AND at > ?`
-
-// visitVisitsBySiteDayFirstFromToCQL reads a partition of visits_by_site_day
-// between the bounds. cqlgenimpl.ReadPage binds site, day, From, To.
-const visitVisitsBySiteDayFirstFromToCQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site_day
-	WHERE site = ? AND day = ? AND at <= ? AND at > ?`
-
-// visitVisitsBySiteDayAfter0CQL continues a read of visits_by_site_day after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds site, day, at.
-const visitVisitsBySiteDayAfter0CQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site_day
-	WHERE site = ? AND day = ? AND at < ?`
-
-// visitVisitsBySiteDayAfter1CQL continues a read of visits_by_site_day after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds site, day, at, visit_id.
-const visitVisitsBySiteDayAfter1CQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site_day
-	WHERE site = ? AND day = ? AND at = ? AND visit_id > ?`
-
-// visitVisitsBySiteDayAfterToCQL continues a read of visits_by_site_day after
-// a row, up to the To bound. cqlgenimpl.ReadPage binds site, day, at, To.
-const visitVisitsBySiteDayAfterToCQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site_day
-	WHERE site = ? AND day = ? AND at < ? AND at > ?`
-
-// visitVisitsBySiteDayAtOrAfterCQL continues a read of visits_by_site_day at
-// or after a row. cqlgenimpl.ReadPage binds site, day, at, visit_id.
-const visitVisitsBySiteDayAtOrAfterCQL = `SELECT site, at, visit_id, user_id, page, millis
-	FROM visits_by_site_day
-	WHERE site = ? AND day = ? AND at = ? AND visit_id >= ?`
-
-// visitVisitsBySiteDayScatterFirstCQL reads a partition of visits_by_site_day
-// from its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds site, the list of day values, the most rows per
-// bucket.
-const visitVisitsBySiteDayScatterFirstCQL = `SELECT site, at, visit_id, user_id, page, millis, day
-	FROM visits_by_site_day
-	WHERE site = ? AND day IN ?
-	PER PARTITION LIMIT ?`
-
-// visitVisitsBySiteDayScatterFirstFromCQL reads a partition of
-// visits_by_site_day from the From bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds site, the list of day values,
-// From, the most rows per bucket.
-const visitVisitsBySiteDayScatterFirstFromCQL = `SELECT site, at, visit_id, user_id, page, millis, day
-	FROM visits_by_site_day
-	WHERE site = ? AND day IN ? AND at <= ?
-	PER PARTITION LIMIT ?`
-
-// visitVisitsBySiteDayScatterFirstToCQL reads a partition of
-// visits_by_site_day from its first row up to the To bound, in several time
-// buckets at once, the bucket named last. cqlgenimpl.ReadPage binds site, the
-// list of day values, To, the most rows per bucket.
-const visitVisitsBySiteDayScatterFirstToCQL = `SELECT site, at, visit_id, user_id, page, millis, day
-	FROM visits_by_site_day
-	WHERE site = ? AND day IN ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// visitVisitsBySiteDayScatterFirstFromToCQL reads a partition of
-// visits_by_site_day between the bounds, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds site, the list of day values,
-// From, To, the most rows per bucket.
-const visitVisitsBySiteDayScatterFirstFromToCQL = `SELECT site, at, visit_id, user_id, page, millis, day
-	FROM visits_by_site_day
-	WHERE site = ? AND day IN ? AND at <= ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// visitVisitsBySiteDayScan reads one row of visits_by_site_day into e; false
-// when there is none.
 func visitVisitsBySiteDayScan(it cqlgenimpl.Iter, e *Visit) bool {
 	return it.Scan(&e.Site, &e.At, &e.VisitID, &e.UserID, &e.Page, &e.Millis)
 }
 
-// visitVisitsBySiteDayClustering is the clustering key of e in
-// visits_by_site_day, in order.
 func visitVisitsBySiteDayClustering(e *Visit) []any {
 	return []any{e.At, e.VisitID}
 }
 
-// visitVisitsBySiteDayCompare orders rows of visits_by_site_day as its
-// clustering order does.
 func visitVisitsBySiteDayCompare(a, b *Visit) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.VisitID, b.VisitID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.VisitID, b.VisitID))
 }
 
 // VisitsByPageRow is a row of visits_by_page, which stores only some columns
@@ -6586,201 +2145,73 @@ type VisitsByPageRow struct {
 	Site    string `db:"site"`
 }
 
-// visitVisitsByPage: the statements of table visits_by_page, which serves
-// VisitsByPage.
+// visitVisitsByPage is table visits_by_page, which serves VisitsByPage
+// (statements in schema.md).
 var visitVisitsByPage = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "visits_by_page",
-	Pattern: "VisitsByPage",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "page", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "visit_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "page", Type: "text"},
-		{Name: "visit_id", Type: "text"},
-		{Name: "site", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      visitVisitsByPageInsertCQL,
-		Delete:      visitVisitsByPageDeleteCQL,
-		Scan:        visitVisitsByPageScanCQL,
-		First:       visitVisitsByPageFirstCQL,
-		FirstFrom:   visitVisitsByPageFirstFromCQL,
-		FirstTo:     visitVisitsByPageFirstToCQL,
-		FirstFromTo: visitVisitsByPageFirstFromToCQL,
-		After: []string{
-			visitVisitsByPageAfter0CQL,
-		},
-		AfterTo:     visitVisitsByPageAfterToCQL,
-		AtOrAfter:   visitVisitsByPageAtOrAfterCQL,
-		AtOrAfterTo: visitVisitsByPageAtOrAfterToCQL,
-	},
+	Name:         "visits_by_page",
+	Pattern:      "VisitsByPage",
+	PartitionKey: cqlgenimpl.Cols("page text"),
+	Clustering:   cqlgenimpl.Cols("visit_id text"),
+	Columns:      cqlgenimpl.Cols("site text"),
+	Maintained:   true,
 })
 
-// visitVisitsByPageInsertCQL writes a whole row of visits_by_page. Its
-// placeholders bind page, visit_id, site, the write timestamp.
-const visitVisitsByPageInsertCQL = `INSERT INTO visits_by_page (page, visit_id, site)
-	VALUES (?, ?, ?)
-	USING TIMESTAMP ?`
-
-// visitVisitsByPageRow binds visitVisitsByPageInsertCQL for e, written at ts;
-// visits_by_page has no column to leave unset.
 func visitVisitsByPageRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.Page, e.VisitID, e.Site, ts}
 }
 
-// visitVisitsByPageKey is the primary key of e in visits_by_page, in order,
-// bucket included.
 func visitVisitsByPageKey(e *Visit) []any {
 	return []any{e.Page, e.VisitID}
 }
 
-// visitVisitsByPageDeleteCQL deletes a row of visits_by_page by its primary
-// key. Its placeholders bind the write timestamp, page, visit_id.
-const visitVisitsByPageDeleteCQL = `DELETE FROM visits_by_page
-	USING TIMESTAMP ?
-	WHERE page = ? AND visit_id = ?`
-
-// visitVisitsByPageScanCQL reads a token range of visits_by_page for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const visitVisitsByPageScanCQL = `SELECT page, visit_id, site, writetime(site)
-	FROM visits_by_page
-	WHERE token(page) > ? AND token(page) <= ?`
-
-// visitVisitsByPageFirstCQL reads a partition of visits_by_page from its first
-// row. cqlgenimpl.ReadPage binds page.
-const visitVisitsByPageFirstCQL = `SELECT page, visit_id, site
-	FROM visits_by_page
-	WHERE page = ?`
-
-// visitVisitsByPageFirstFromCQL reads a partition of visits_by_page from the
-// From bound. cqlgenimpl.ReadPage binds page, From.
-const visitVisitsByPageFirstFromCQL = `SELECT page, visit_id, site
-	FROM visits_by_page
-	WHERE page = ? AND visit_id >= ?`
-
-// visitVisitsByPageFirstToCQL reads a partition of visits_by_page from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds page, To.
-const visitVisitsByPageFirstToCQL = `SELECT page, visit_id, site
-	FROM visits_by_page
-	WHERE page = ? AND visit_id < ?`
-
-// visitVisitsByPageFirstFromToCQL reads a partition of visits_by_page between
-// the bounds. cqlgenimpl.ReadPage binds page, From, To.
-const visitVisitsByPageFirstFromToCQL = `SELECT page, visit_id, site
-	FROM visits_by_page
-	WHERE page = ? AND visit_id >= ? AND visit_id < ?`
-
-// visitVisitsByPageAfter0CQL continues a read of visits_by_page after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// page, visit_id.
-const visitVisitsByPageAfter0CQL = `SELECT page, visit_id, site
-	FROM visits_by_page
-	WHERE page = ? AND visit_id > ?`
-
-// visitVisitsByPageAfterToCQL continues a read of visits_by_page after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds page, visit_id, To.
-const visitVisitsByPageAfterToCQL = `SELECT page, visit_id, site
-	FROM visits_by_page
-	WHERE page = ? AND visit_id > ? AND visit_id < ?`
-
-// visitVisitsByPageAtOrAfterCQL continues a read of visits_by_page at or after
-// a row. cqlgenimpl.ReadPage binds page, visit_id.
-const visitVisitsByPageAtOrAfterCQL = `SELECT page, visit_id, site
-	FROM visits_by_page
-	WHERE page = ? AND visit_id >= ?`
-
-// visitVisitsByPageAtOrAfterToCQL continues a read of visits_by_page at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds page, visit_id,
-// To.
-const visitVisitsByPageAtOrAfterToCQL = `SELECT page, visit_id, site
-	FROM visits_by_page
-	WHERE page = ? AND visit_id >= ? AND visit_id < ?`
-
-// visitVisitsByPageScan reads one row of visits_by_page into e; false when
-// there is none.
 func visitVisitsByPageScan(it cqlgenimpl.Iter, e *VisitsByPageRow) bool {
 	return it.Scan(&e.Page, &e.VisitID, &e.Site)
 }
 
-// visitVisitsByPageClustering is the clustering key of e in visits_by_page, in
-// order.
 func visitVisitsByPageClustering(e *VisitsByPageRow) []any {
 	return []any{e.VisitID}
 }
 
-// visitVisitsByPageCompare orders rows of visits_by_page as its clustering
-// order does.
 func visitVisitsByPageCompare(a, b *VisitsByPageRow) int {
-	if c := cmp.Compare(a.VisitID, b.VisitID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Compare(a.VisitID, b.VisitID)
 }
 
 // VisitRepo reads and writes Visit in its tables (visits, visits_by_user,
-// visits_by_site, visits_by_site_day, visits_by_page), keeping every copy in
-// step; visits is the source of truth.
+// visits_by_site, visits_by_site_day, visits_by_page), kept in step with
+// visits.
 type VisitRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewVisitRepo returns a repository of Visit on s. The default strategy is a
-// logged batch.
+// NewVisitRepo returns a repository of Visit on s.
 func NewVisitRepo(s cqlgen.Session, opts ...cqlgen.Option) *VisitRepo {
-	return &VisitRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &VisitRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// visitCheck rejects a Visit whose partition key values are empty.
 func visitCheck(e *Visit) error {
 	if e.VisitID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "visit_id",
-			Table:  "visits",
-		}
+		return cqlgenimpl.EmptyKey("visits", "visit_id")
 	}
 	if e.UserID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "visits_by_user",
-		}
+		return cqlgenimpl.EmptyKey("visits_by_user", "user_id")
 	}
 	if e.Site == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "site",
-			Table:  "visits_by_site",
-		}
+		return cqlgenimpl.EmptyKey("visits_by_site", "site")
 	}
 	if e.Page == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "page",
-			Table:  "visits_by_page",
-		}
+		return cqlgenimpl.EmptyKey("visits_by_page", "page")
 	}
 	return nil
 }
 
-// visitCheckKey rejects a Visit whose partition key value in visits, the
-// source of truth, is empty.
 func visitCheckKey(e *Visit) error {
 	if e.VisitID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "visit_id",
-			Table:  "visits",
-		}
+		return cqlgenimpl.EmptyKey("visits", "visit_id")
 	}
 	return nil
 }
 
-// visitWrites is the write protocol of Visit: its source of truth, visits, and
-// the tables the protocol keeps in step with it.
 var visitWrites = &cqlgenimpl.Entity[Visit]{
 	Canonical: visitVisits,
 	State:     visitVisitsState,
@@ -6821,18 +2252,11 @@ var visitWrites = &cqlgenimpl.Entity[Visit]{
 	},
 }
 
-// Insert writes e to every table of Visit, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on visits, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Visit, leaving nil pointers
+// and empty collections unset, through the write protocol on visits
+// (docs/repositories.md, The write protocol).
 func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, visitCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -6840,19 +2264,11 @@ func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, visitWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Visit whose key in visits is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on visits's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Visit with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// visits (docs/repositories.md, The write protocol).
 func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, visitCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -6860,16 +2276,11 @@ func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, visitWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Visit whose key in visits is e's from every table; the
-// rows of the other tables are found from visits's values, so e needs only its
-// key. Deleting what does not exist is not an error. If it returns an error,
-// it may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Visit with e's key from every table (e needs only its
+// key), through the write protocol on visits (docs/repositories.md, The write
+// protocol).
 func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, visitCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -6877,47 +2288,25 @@ func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, visitWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Visit with the given key from visits, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Visit since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Visit with the given key from visits with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *VisitRepo) GetVersioned(ctx context.Context, visitID string) (_ *Visit, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "GetVersioned").End(&err)
 	if visitID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "visit_id",
-			Table:  "visits",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("visits", "visit_id")
 	}
 	e := &Visit{}
 	e.VisitID = visitID
 	return cqlgenimpl.Versioned(ctx, r.s, visitWrites, e)
 }
 
-// Modify reads the Visit with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Visit since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// visits (cqlgen.ErrKeyChanged). It returns the Visit written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Visit with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *VisitRepo) Modify(ctx context.Context, visitID string, change func(*Visit) error, opts ...cqlgen.Option) (_ *Visit, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Modify").End(&err)
 	if visitID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "visit_id",
-			Table:  "visits",
-		}
+		return nil, cqlgenimpl.EmptyKey("visits", "visit_id")
 	}
 	e := &Visit{}
 	e.VisitID = visitID
@@ -6928,90 +2317,54 @@ func (r *VisitRepo) Modify(ctx context.Context, visitID string, change func(*Vis
 	return cqlgenimpl.Modify(ctx, r.s, o, visitWrites, e, visitCheck, change)
 }
 
-// Entity names the entity VisitRepo keeps: Visit.
+// Entity is Visit.
 func (r *VisitRepo) Entity() string {
 	return "Visit"
 }
 
-// Tables lists the tables of Visit that Repair and Backfill write: every one
-// but visits, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but visits.
 func (r *VisitRepo) Tables() []string {
 	return []string{"visits_by_user", "visits_by_site", "visits_by_site_day", "visits_by_page"}
 }
 
-// Verify compares every table of Visit with what visits, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows missing, stale or orphaned against visits.
 func (r *VisitRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, visitWrites, "Visit", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Visit wins over; it is
-// safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *VisitRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, visitWrites, "Visit", true, o)
 }
 
-// Backfill writes every row visits implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row visits implies into table.
 func (r *VisitRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, visitWrites, "Visit", table, o)
 }
 
-// Get reads the Visit with the given key from visits, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Visit with the given key from visits; cqlgen.ErrNotFound if
+// there is none.
 func (r *VisitRepo) Get(ctx context.Context, visitID string) (_ *Visit, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Get").End(&err)
 	if visitID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "visit_id",
-			Table:  "visits",
-		}
+		return nil, cqlgenimpl.EmptyKey("visits", "visit_id")
 	}
 	var e Visit
 	e.VisitID = visitID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   visitVisits.Get,
-		Values: []any{e.VisitID},
-	}, visitVisitsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, visitVisits.Get, []any{e.VisitID}, visitVisitsScan)
 }
 
-// GetMany reads the Visits with the given visit_id values from visits, the
-// source of truth, in one query (visit_id IN ?): Rows[i] is the Visit of
-// visitIDs[i], nil when there is none, and Missing lists those indexes. More
-// keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Visits with the given visit_id values from visits in one
+// query: Rows[i] is visitIDs[i]'s, nil when missing (docs/repositories.md,
+// Multi-get).
 func (r *VisitRepo) GetMany(ctx context.Context, visitIDs []string) (_ cqlgen.Found[Visit], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "GetMany").End(&err)
 	for _, k := range visitIDs {
 		if k == "" {
-			return cqlgen.Found[Visit]{}, &cqlgen.EmptyKeyError{
-				Column: "visit_id",
-				Table:  "visits",
-			}
+			return cqlgen.Found[Visit]{}, cqlgenimpl.EmptyKey("visits", "visit_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, visitVisits, []any{}, visitIDs, r.opts.MaxKeys, visitVisitsScan, func(e *Visit) string {
@@ -7021,147 +2374,108 @@ func (r *VisitRepo) GetMany(ctx context.Context, visitIDs []string) (_ cqlgen.Fo
 
 // VisitsByUserOptions are the optional parts of a VisitsByUser read.
 type VisitsByUserOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
+}
+
+var visitVisitsByUserRead = cqlgenimpl.ReadSpec[Visit]{
+	Compare: visitVisitsByUserCompare,
+	Key:     visitVisitsByUserClustering,
+	Scan:    visitVisitsByUserScan,
+	Table:   visitVisitsByUser,
 }
 
 // VisitsByUser reads a user's visits, newest first, from visits_by_user, in
 // pages: one partition, in clustering order.
 func (r *VisitRepo) VisitsByUser(ctx context.Context, userID string, o *VisitsByUserOptions) (_ cqlgen.Page[Visit], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "VisitsByUser")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "VisitsByUser").End(&err)
 	if userID == "" {
-		return cqlgen.Page[Visit]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "visits_by_user",
-		}
+		return cqlgen.Page[Visit]{}, cqlgenimpl.EmptyKey("visits_by_user", "user_id")
 	}
 	if o == nil {
 		o = &VisitsByUserOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Visit]{
-		Compare:   visitVisitsByUserCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       visitVisitsByUserClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{userID},
-		Scan:      visitVisitsByUserScan,
-		Table:     visitVisitsByUser,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := visitVisitsByUserRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // VisitsBySiteOptions are the optional parts of a VisitsBySite read.
 type VisitsBySiteOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
+}
+
+var visitVisitsBySiteRead = cqlgenimpl.ReadSpec[Visit]{
+	Compare:     visitVisitsBySiteCompare,
+	HashBuckets: 8,
+	Key:         visitVisitsBySiteClustering,
+	Scan:        visitVisitsBySiteScan,
+	Table:       visitVisitsBySite,
 }
 
 // VisitsBySite reads a site's visits over 8 hash buckets, from visits_by_site,
 // in pages: all 8 hash buckets read in parallel and merged in clustering
 // order.
 func (r *VisitRepo) VisitsBySite(ctx context.Context, site string, o *VisitsBySiteOptions) (_ cqlgen.Page[Visit], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "VisitsBySite")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "VisitsBySite").End(&err)
 	if site == "" {
-		return cqlgen.Page[Visit]{}, &cqlgen.EmptyKeyError{
-			Column: "site",
-			Table:  "visits_by_site",
-		}
+		return cqlgen.Page[Visit]{}, cqlgenimpl.EmptyKey("visits_by_site", "site")
 	}
 	if o == nil {
 		o = &VisitsBySiteOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Visit]{
-		Compare:     visitVisitsBySiteCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 8,
-		Key:         visitVisitsBySiteClustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{site},
-		Scan:        visitVisitsBySiteScan,
-		Scatter:     r.opts.Scatter,
-		Table:       visitVisitsBySite,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := visitVisitsBySiteRead.With([]any{site}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // VisitsBySiteDayOptions are the optional parts of a VisitsBySiteDay read.
 type VisitsBySiteDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var visitVisitsBySiteDayRead = cqlgenimpl.ReadSpec[Visit]{
+	Compare: visitVisitsBySiteDayCompare,
+	Key:     visitVisitsBySiteDayClustering,
+	Scan:    visitVisitsBySiteDayScan,
+	Table:   visitVisitsBySiteDay,
 }
 
 // VisitsBySiteDay reads a site's visits, a partition a day, from
 // visits_by_site_day, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *VisitRepo) VisitsBySiteDay(ctx context.Context, site string, o *VisitsBySiteDayOptions) (_ cqlgen.Page[Visit], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "VisitsBySiteDay")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "VisitsBySiteDay").End(&err)
 	if site == "" {
-		return cqlgen.Page[Visit]{}, &cqlgen.EmptyKeyError{
-			Column: "site",
-			Table:  "visits_by_site_day",
-		}
+		return cqlgen.Page[Visit]{}, cqlgenimpl.EmptyKey("visits_by_site_day", "site")
 	}
 	if o == nil {
 		o = &VisitsBySiteDayOptions{}
@@ -7171,132 +2485,60 @@ func (r *VisitRepo) VisitsBySiteDay(ctx context.Context, site string, o *VisitsB
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Visit]{
-		Compare:     visitVisitsBySiteDayCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         visitVisitsBySiteDayClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{site},
-		Scan:        visitVisitsBySiteDayScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       visitVisitsBySiteDay,
-		TimeBuckets: &tb,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := visitVisitsBySiteDayRead.With([]any{site}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // VisitsByPageOptions are the optional parts of a VisitsByPage read.
 type VisitsByPageOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// VisitIDFrom and VisitIDTo bound visit_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// VisitIDFrom (inclusive) and VisitIDTo (exclusive) bound visit_id in read
+	// order; nil: open.
 	VisitIDFrom, VisitIDTo *string
-	// VisitIDFromExclusive leaves out the rows at VisitIDFrom,
-	// VisitIDToInclusive takes in those at VisitIDTo; each is ignored without
-	// its bound.
+	// VisitIDFromExclusive and VisitIDToInclusive change the bounds' defaults.
 	VisitIDFromExclusive, VisitIDToInclusive bool
+}
+
+var visitVisitsByPageRead = cqlgenimpl.ReadSpec[VisitsByPageRow]{
+	Compare: visitVisitsByPageCompare,
+	Key:     visitVisitsByPageClustering,
+	Scan:    visitVisitsByPageScan,
+	Table:   visitVisitsByPage,
 }
 
 // VisitsByPage reads the visits of a page, storing only their site, from
 // visits_by_page, in pages: one partition, in clustering order.
 func (r *VisitRepo) VisitsByPage(ctx context.Context, page string, o *VisitsByPageOptions) (_ cqlgen.Page[VisitsByPageRow], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "VisitsByPage")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "VisitsByPage").End(&err)
 	if page == "" {
-		return cqlgen.Page[VisitsByPageRow]{}, &cqlgen.EmptyKeyError{
-			Column: "page",
-			Table:  "visits_by_page",
-		}
+		return cqlgen.Page[VisitsByPageRow]{}, cqlgenimpl.EmptyKey("visits_by_page", "page")
 	}
 	if o == nil {
 		o = &VisitsByPageOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[VisitsByPageRow]{
-		Compare:   visitVisitsByPageCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       visitVisitsByPageClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{page},
-		Scan:      visitVisitsByPageScan,
-		Table:     visitVisitsByPage,
-	}
-	if o.VisitIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.VisitIDFrom, o.VisitIDFromExclusive
-	}
-	if o.VisitIDTo != nil {
-		spec.To, spec.ToInclusive = *o.VisitIDTo, o.VisitIDToInclusive
-	}
+	spec := visitVisitsByPageRead.With([]any{page}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.VisitIDFrom, o.VisitIDTo, o.VisitIDFromExclusive, o.VisitIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// lineLines: the statements of table lines, which is the source of truth of
-// Line.
+// lineLines is table lines, which is the source of truth of Line (statements
+// in schema.md).
 var lineLines = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "lines",
-	Pattern: "Lines",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "item_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-		{Name: "item_id", Type: "text"},
-		{Name: "user_id", Type: "text", Static: true},
-		{Name: "edits", Type: "bigint", Static: true},
-		{Name: "status", Type: "text"},
-		{Name: "qty", Type: "bigint"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:         lineLinesGetCQL,
-		State:       lineLinesStateCQL,
-		Partition:   lineLinesPartitionCQL,
-		Change:      lineLinesChangeCQL,
-		Remove:      lineLinesRemoveCQL,
-		Settle:      lineLinesSettleCQL,
-		Scan:        lineLinesScanCQL,
-		First:       lineLinesFirstCQL,
-		FirstFrom:   lineLinesFirstFromCQL,
-		FirstTo:     lineLinesFirstToCQL,
-		FirstFromTo: lineLinesFirstFromToCQL,
-		After: []string{
-			lineLinesAfter0CQL,
-		},
-		AfterTo:     lineLinesAfterToCQL,
-		AtOrAfter:   lineLinesAtOrAfterCQL,
-		AtOrAfterTo: lineLinesAtOrAfterToCQL,
-	},
+	Name:         "lines",
+	Pattern:      "Lines",
+	PartitionKey: cqlgenimpl.Cols("order_id text"),
+	Clustering:   cqlgenimpl.Cols("item_id text"),
+	Columns:      cqlgenimpl.Cols("user_id text static", "edits bigint static", "status text", "qty bigint"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
-// lineLinesGetCQL reads a row of lines by its primary key. Its placeholders
-// bind order_id, item_id.
-const lineLinesGetCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id = ?`
-
-// lineLinesScan reads the next row of lines that is no grave of a deleted Line
-// nor a partition's statics alone into e; false when there is none.
 func lineLinesScan(it cqlgenimpl.Iter, e *Line) bool {
 	for {
 		var deleted bool
@@ -7311,157 +2553,37 @@ func lineLinesScan(it cqlgenimpl.Iter, e *Line) bool {
 	}
 }
 
-// lineLinesStateCQL reads a row of lines with the write protocol's columns.
-// Its placeholders bind order_id, item_id.
-const lineLinesStateCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes, cqlgen_static_version
-	FROM lines
-	WHERE order_id = ? AND item_id = ?`
-
-// lineLinesState binds lineLinesStateCQL: the primary key of e.
 func lineLinesState(e *Line) []any {
 	return []any{e.OrderID, e.ItemID}
 }
 
-// lineLinesScanState reads a row of lines with its version, its mark of
-// deletion, its pending record, its last changes and the version of its
-// partition's statics.
 func lineLinesScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Line], ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.ItemID, &v.Row.UserID, &v.Row.Edits, &v.Row.Status, &v.Row.Qty, &v.Version, &v.Deleted, &v.Pending, &v.Writes, &v.StaticVersion)
 	return
 }
 
-// lineLinesData is every column of e's row in lines, in table order.
 func lineLinesData(e *Line) []any {
 	return []any{e.OrderID, e.ItemID, e.UserID, e.Edits, e.Status, e.Qty}
 }
 
-// lineLinesPartitionCQL reads the first row of a partition of lines with the
-// write protocol's columns, for the partition's statics and their version. Its
-// placeholders bind order_id.
-const lineLinesPartitionCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes, cqlgen_static_version
-	FROM lines
-	WHERE order_id = ?
-	LIMIT 1`
-
-// lineLinesChangeCQL writes a row of lines if its version is the one read
-// (null: if there is no row). Its placeholders bind user_id, edits, status,
-// qty, cqlgen_version (the write timestamp), the pending record, the record of
-// the last changes, the statics' new version (unset: unchanged), order_id,
-// item_id, the version read, the statics' version read.
-const lineLinesChangeCQL = `UPDATE lines
-	SET user_id = ?, edits = ?, status = ?, qty = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?,
-		cqlgen_static_version = ?
-	WHERE order_id = ? AND item_id = ?
-	IF cqlgen_version = ? AND cqlgen_static_version = ?`
-
-// lineLinesChange binds lineLinesChangeCQL: it sets e's values, and the
-// statics' version to c.Static, at version c.TS, if the version is still c.Old
-// and the statics' version c.OldStatic.
 func lineLinesChange(e *Line, c cqlgenimpl.Change) []any {
 	return []any{e.UserID, e.Edits, e.Status, e.Qty, c.TS, c.Pending, c.Writes, c.Static, e.OrderID, e.ItemID, c.Old, c.OldStatic}
 }
 
-// lineLinesRemoveCQL leaves a grave of a row of lines if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, order_id, item_id, the
-// version read, the statics' version read.
-const lineLinesRemoveCQL = `UPDATE lines
-	USING TTL 864000
-	SET status = null, qty = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE order_id = ? AND item_id = ?
-	IF cqlgen_version = ? AND cqlgen_static_version = ?`
-
-// lineLinesRemove binds lineLinesRemoveCQL: it leaves a grave of e, at version
-// c.TS, if the version is still c.Old and the statics' version c.OldStatic.
 func lineLinesRemove(e *Line, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, e.ItemID, c.Old, c.OldStatic}
 }
 
-// lineLinesSettleCQL clears the pending record of a row of lines if its
-// version is the one read. Its placeholders bind order_id, item_id, the
-// version read.
-const lineLinesSettleCQL = `UPDATE lines
-	SET cqlgen_pending = null
-	WHERE order_id = ? AND item_id = ?
-	IF cqlgen_version = ?`
-
-// lineLinesSettle binds lineLinesSettleCQL: it clears the pending record of
-// e's row if the version is still version.
 func lineLinesSettle(e *Line, version int64) []any {
 	return []any{e.OrderID, e.ItemID, version}
 }
 
-// lineLinesScanCQL reads a token range of lines for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const lineLinesScanCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes, cqlgen_static_version
-	FROM lines
-	WHERE token(order_id) > ? AND token(order_id) <= ?`
-
-// lineLinesFirstCQL reads a partition of lines from its first row.
-// cqlgenimpl.ReadPage binds order_id.
-const lineLinesFirstCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_deleted
-	FROM lines
-	WHERE order_id = ?`
-
-// lineLinesFirstFromCQL reads a partition of lines from the From bound.
-// cqlgenimpl.ReadPage binds order_id, From.
-const lineLinesFirstFromCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id >= ?`
-
-// lineLinesFirstToCQL reads a partition of lines from its first row up to the
-// To bound. cqlgenimpl.ReadPage binds order_id, To.
-const lineLinesFirstToCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id < ?`
-
-// lineLinesFirstFromToCQL reads a partition of lines between the bounds.
-// cqlgenimpl.ReadPage binds order_id, From, To.
-const lineLinesFirstFromToCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id >= ? AND item_id < ?`
-
-// lineLinesAfter0CQL continues a read of lines after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds order_id,
-// item_id.
-const lineLinesAfter0CQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id > ?`
-
-// lineLinesAfterToCQL continues a read of lines after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds order_id, item_id, To.
-const lineLinesAfterToCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id > ? AND item_id < ?`
-
-// lineLinesAtOrAfterCQL continues a read of lines at or after a row.
-// cqlgenimpl.ReadPage binds order_id, item_id.
-const lineLinesAtOrAfterCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id >= ?`
-
-// lineLinesAtOrAfterToCQL continues a read of lines at or after a row, up to
-// the To bound. cqlgenimpl.ReadPage binds order_id, item_id, To.
-const lineLinesAtOrAfterToCQL = `SELECT order_id, item_id, user_id, edits, status, qty, cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id >= ? AND item_id < ?`
-
-// lineLinesClustering is the clustering key of e in lines, in order.
 func lineLinesClustering(e *Line) []any {
 	return []any{e.ItemID}
 }
 
-// lineLinesCompare orders rows of lines as its clustering order does.
 func lineLinesCompare(a, b *Line) int {
-	if c := cmp.Compare(a.ItemID, b.ItemID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Compare(a.ItemID, b.ItemID)
 }
 
 // LinesByStatusRow is a row of lines_by_status, which stores only some columns
@@ -7474,144 +2596,35 @@ type LinesByStatusRow struct {
 	Qty     int64  `db:"qty"`
 }
 
-// lineLinesByStatus: the statements of table lines_by_status, which serves
-// LinesByStatus.
+// lineLinesByStatus is table lines_by_status, which serves LinesByStatus
+// (statements in schema.md).
 var lineLinesByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "lines_by_status",
-	Pattern: "LinesByStatus",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-		{Name: "item_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-		{Name: "order_id", Type: "text"},
-		{Name: "item_id", Type: "text"},
-		{Name: "qty", Type: "bigint"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      lineLinesByStatusInsertCQL,
-		Delete:      lineLinesByStatusDeleteCQL,
-		Scan:        lineLinesByStatusScanCQL,
-		First:       lineLinesByStatusFirstCQL,
-		FirstFrom:   lineLinesByStatusFirstFromCQL,
-		FirstTo:     lineLinesByStatusFirstToCQL,
-		FirstFromTo: lineLinesByStatusFirstFromToCQL,
-		After: []string{
-			lineLinesByStatusAfter0CQL,
-		},
-		AfterTo:     lineLinesByStatusAfterToCQL,
-		AtOrAfter:   lineLinesByStatusAtOrAfterCQL,
-		AtOrAfterTo: lineLinesByStatusAtOrAfterToCQL,
-	},
+	Name:         "lines_by_status",
+	Pattern:      "LinesByStatus",
+	PartitionKey: cqlgenimpl.Cols("status text"),
+	Clustering:   cqlgenimpl.Cols("order_id text", "item_id text"),
+	Columns:      cqlgenimpl.Cols("qty bigint"),
+	Maintained:   true,
 })
 
-// lineLinesByStatusInsertCQL writes a whole row of lines_by_status. Its
-// placeholders bind status, order_id, item_id, qty, the write timestamp.
-const lineLinesByStatusInsertCQL = `INSERT INTO lines_by_status (status, order_id, item_id, qty)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// lineLinesByStatusRow binds lineLinesByStatusInsertCQL for e, written at ts;
-// lines_by_status has no column to leave unset.
 func lineLinesByStatusRow(e *Line, ts int64, _ bool) []any {
 	return []any{e.Status, e.OrderID, e.ItemID, e.Qty, ts}
 }
 
-// lineLinesByStatusKey is the primary key of e in lines_by_status, in order,
-// bucket included.
 func lineLinesByStatusKey(e *Line) []any {
 	return []any{e.Status, e.OrderID, e.ItemID}
 }
 
-// lineLinesByStatusDeleteCQL deletes a row of lines_by_status by its primary
-// key. Its placeholders bind the write timestamp, status, order_id, item_id.
-const lineLinesByStatusDeleteCQL = `DELETE FROM lines_by_status
-	USING TIMESTAMP ?
-	WHERE status = ? AND order_id = ? AND item_id = ?`
-
-// lineLinesByStatusScanCQL reads a token range of lines_by_status for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const lineLinesByStatusScanCQL = `SELECT status, order_id, item_id, qty, writetime(qty)
-	FROM lines_by_status
-	WHERE token(status) > ? AND token(status) <= ?`
-
-// lineLinesByStatusFirstCQL reads a partition of lines_by_status from its
-// first row. cqlgenimpl.ReadPage binds status.
-const lineLinesByStatusFirstCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ?`
-
-// lineLinesByStatusFirstFromCQL reads a partition of lines_by_status from the
-// From bound. cqlgenimpl.ReadPage binds status, From.
-const lineLinesByStatusFirstFromCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND order_id >= ?`
-
-// lineLinesByStatusFirstToCQL reads a partition of lines_by_status from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds status, To.
-const lineLinesByStatusFirstToCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND order_id < ?`
-
-// lineLinesByStatusFirstFromToCQL reads a partition of lines_by_status between
-// the bounds. cqlgenimpl.ReadPage binds status, From, To.
-const lineLinesByStatusFirstFromToCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND order_id >= ? AND order_id < ?`
-
-// lineLinesByStatusAfter0CQL continues a read of lines_by_status after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// status, order_id, item_id.
-const lineLinesByStatusAfter0CQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND (order_id, item_id) > (?, ?)`
-
-// lineLinesByStatusAfterToCQL continues a read of lines_by_status after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds status, order_id, item_id, To.
-const lineLinesByStatusAfterToCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND (order_id, item_id) > (?, ?) AND order_id < ?`
-
-// lineLinesByStatusAtOrAfterCQL continues a read of lines_by_status at or
-// after a row. cqlgenimpl.ReadPage binds status, order_id, item_id.
-const lineLinesByStatusAtOrAfterCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND (order_id, item_id) >= (?, ?)`
-
-// lineLinesByStatusAtOrAfterToCQL continues a read of lines_by_status at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds status, order_id,
-// item_id, To.
-const lineLinesByStatusAtOrAfterToCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND (order_id, item_id) >= (?, ?) AND order_id < ?`
-
-// lineLinesByStatusScan reads one row of lines_by_status into e; false when
-// there is none.
 func lineLinesByStatusScan(it cqlgenimpl.Iter, e *LinesByStatusRow) bool {
 	return it.Scan(&e.Status, &e.OrderID, &e.ItemID, &e.Qty)
 }
 
-// lineLinesByStatusClustering is the clustering key of e in lines_by_status,
-// in order.
 func lineLinesByStatusClustering(e *LinesByStatusRow) []any {
 	return []any{e.OrderID, e.ItemID}
 }
 
-// lineLinesByStatusCompare orders rows of lines_by_status as its clustering
-// order does.
 func lineLinesByStatusCompare(a, b *LinesByStatusRow) int {
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.ItemID, b.ItemID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.OrderID, b.OrderID), cmp.Compare(a.ItemID, b.ItemID))
 }
 
 // LinesByOrderStatusRow is a row of lines_by_order_status, which stores only
@@ -7625,131 +2638,25 @@ type LinesByOrderStatusRow struct {
 	Qty     int64  `db:"qty"`
 }
 
-// lineLinesByOrderStatus: the statements of table lines_by_order_status, which
-// serves LinesByOrderStatus.
+// lineLinesByOrderStatus is table lines_by_order_status, which serves
+// LinesByOrderStatus (statements in schema.md).
 var lineLinesByOrderStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "lines_by_order_status",
-	Pattern: "LinesByOrderStatus",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-		{Name: "item_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "item_id", Type: "text"},
-		{Name: "user_id", Type: "text", Static: true},
-		{Name: "qty", Type: "bigint"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      lineLinesByOrderStatusInsertCQL,
-		Delete:      lineLinesByOrderStatusDeleteCQL,
-		Scan:        lineLinesByOrderStatusScanCQL,
-		First:       lineLinesByOrderStatusFirstCQL,
-		FirstFrom:   lineLinesByOrderStatusFirstFromCQL,
-		FirstTo:     lineLinesByOrderStatusFirstToCQL,
-		FirstFromTo: lineLinesByOrderStatusFirstFromToCQL,
-		After: []string{
-			lineLinesByOrderStatusAfter0CQL,
-		},
-		AfterTo:     lineLinesByOrderStatusAfterToCQL,
-		AtOrAfter:   lineLinesByOrderStatusAtOrAfterCQL,
-		AtOrAfterTo: lineLinesByOrderStatusAtOrAfterToCQL,
-	},
+	Name:         "lines_by_order_status",
+	Pattern:      "LinesByOrderStatus",
+	PartitionKey: cqlgenimpl.Cols("order_id text"),
+	Clustering:   cqlgenimpl.Cols("status text", "item_id text"),
+	Columns:      cqlgenimpl.Cols("user_id text static", "qty bigint"),
+	Maintained:   true,
 })
 
-// lineLinesByOrderStatusInsertCQL writes a whole row of lines_by_order_status.
-// Its placeholders bind order_id, status, item_id, user_id, qty, the write
-// timestamp.
-const lineLinesByOrderStatusInsertCQL = `INSERT INTO lines_by_order_status (order_id, status, item_id, user_id, qty)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// lineLinesByOrderStatusRow binds lineLinesByOrderStatusInsertCQL for e,
-// written at ts; lines_by_order_status has no column to leave unset.
 func lineLinesByOrderStatusRow(e *Line, ts int64, _ bool) []any {
 	return []any{e.OrderID, e.Status, e.ItemID, e.UserID, e.Qty, ts}
 }
 
-// lineLinesByOrderStatusKey is the primary key of e in lines_by_order_status,
-// in order, bucket included.
 func lineLinesByOrderStatusKey(e *Line) []any {
 	return []any{e.OrderID, e.Status, e.ItemID}
 }
 
-// lineLinesByOrderStatusDeleteCQL deletes a row of lines_by_order_status by
-// its primary key. Its placeholders bind the write timestamp, order_id,
-// status, item_id.
-const lineLinesByOrderStatusDeleteCQL = `DELETE FROM lines_by_order_status
-	USING TIMESTAMP ?
-	WHERE order_id = ? AND status = ? AND item_id = ?`
-
-// lineLinesByOrderStatusScanCQL reads a token range of lines_by_order_status
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const lineLinesByOrderStatusScanCQL = `SELECT order_id, status, item_id, user_id, qty, writetime(qty)
-	FROM lines_by_order_status
-	WHERE token(order_id) > ? AND token(order_id) <= ?`
-
-// lineLinesByOrderStatusFirstCQL reads a partition of lines_by_order_status
-// from its first row. cqlgenimpl.ReadPage binds order_id.
-const lineLinesByOrderStatusFirstCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ?`
-
-// lineLinesByOrderStatusFirstFromCQL reads a partition of
-// lines_by_order_status from the From bound. cqlgenimpl.ReadPage binds
-// order_id, From.
-const lineLinesByOrderStatusFirstFromCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND status >= ?`
-
-// lineLinesByOrderStatusFirstToCQL reads a partition of lines_by_order_status
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds order_id,
-// To.
-const lineLinesByOrderStatusFirstToCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND status < ?`
-
-// lineLinesByOrderStatusFirstFromToCQL reads a partition of
-// lines_by_order_status between the bounds. cqlgenimpl.ReadPage binds
-// order_id, From, To.
-const lineLinesByOrderStatusFirstFromToCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND status >= ? AND status < ?`
-
-// lineLinesByOrderStatusAfter0CQL continues a read of lines_by_order_status
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds order_id, status, item_id.
-const lineLinesByOrderStatusAfter0CQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND (status, item_id) > (?, ?)`
-
-// lineLinesByOrderStatusAfterToCQL continues a read of lines_by_order_status
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds order_id, status,
-// item_id, To.
-const lineLinesByOrderStatusAfterToCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND (status, item_id) > (?, ?) AND status < ?`
-
-// lineLinesByOrderStatusAtOrAfterCQL continues a read of lines_by_order_status
-// at or after a row. cqlgenimpl.ReadPage binds order_id, status, item_id.
-const lineLinesByOrderStatusAtOrAfterCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND (status, item_id) >= (?, ?)`
-
-// lineLinesByOrderStatusAtOrAfterToCQL continues a read of
-// lines_by_order_status at or after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds order_id, status, item_id, To.
-const lineLinesByOrderStatusAtOrAfterToCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND (status, item_id) >= (?, ?) AND status < ?`
-
-// lineLinesByOrderStatusScan reads the next row of lines_by_order_status into
-// e, skipping a partition's statics alone; false when there is none.
 func lineLinesByOrderStatusScan(it cqlgenimpl.Iter, e *LinesByOrderStatusRow) bool {
 	for {
 		var present bool
@@ -7763,72 +2670,43 @@ func lineLinesByOrderStatusScan(it cqlgenimpl.Iter, e *LinesByOrderStatusRow) bo
 	}
 }
 
-// lineLinesByOrderStatusClustering is the clustering key of e in
-// lines_by_order_status, in order.
 func lineLinesByOrderStatusClustering(e *LinesByOrderStatusRow) []any {
 	return []any{e.Status, e.ItemID}
 }
 
-// lineLinesByOrderStatusCompare orders rows of lines_by_order_status as its
-// clustering order does.
 func lineLinesByOrderStatusCompare(a, b *LinesByOrderStatusRow) int {
-	if c := cmp.Compare(a.Status, b.Status); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.ItemID, b.ItemID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Status, b.Status), cmp.Compare(a.ItemID, b.ItemID))
 }
 
 // LineRepo reads and writes Line in its tables (lines, lines_by_status,
-// lines_by_order_status), keeping every copy in step; lines is the source of
-// truth.
+// lines_by_order_status), kept in step with lines.
 type LineRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewLineRepo returns a repository of Line on s. The default strategy is a
-// logged batch.
+// NewLineRepo returns a repository of Line on s.
 func NewLineRepo(s cqlgen.Session, opts ...cqlgen.Option) *LineRepo {
-	return &LineRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &LineRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// lineCheck rejects a Line whose partition key values are empty.
 func lineCheck(e *Line) error {
 	if e.OrderID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines",
-		}
+		return cqlgenimpl.EmptyKey("lines", "order_id")
 	}
 	if e.Status == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "status",
-			Table:  "lines_by_status",
-		}
+		return cqlgenimpl.EmptyKey("lines_by_status", "status")
 	}
 	return nil
 }
 
-// lineCheckKey rejects a Line whose partition key value in lines, the source
-// of truth, is empty.
 func lineCheckKey(e *Line) error {
 	if e.OrderID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines",
-		}
+		return cqlgenimpl.EmptyKey("lines", "order_id")
 	}
 	return nil
 }
 
-// lineWrites is the write protocol of Line: its source of truth, lines, and
-// the tables the protocol keeps in step with it.
 var lineWrites = &cqlgenimpl.Entity[Line]{
 	Canonical: lineLines,
 	State:     lineLinesState,
@@ -7855,18 +2733,11 @@ var lineWrites = &cqlgenimpl.Entity[Line]{
 	},
 }
 
-// Insert writes e to every table of Line, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on lines, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Line, leaving nil pointers
+// and empty collections unset, through the write protocol on lines
+// (docs/repositories.md, The write protocol).
 func (r *LineRepo) Insert(ctx context.Context, e *Line, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, lineCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -7874,19 +2745,11 @@ func (r *LineRepo) Insert(ctx context.Context, e *Line, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, lineWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Line whose key in lines is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on lines's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Line with e's key in every table, nil pointers and empty
+// collections clearing their columns, through the write protocol on lines
+// (docs/repositories.md, The write protocol).
 func (r *LineRepo) Update(ctx context.Context, e *Line, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, lineCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -7894,16 +2757,11 @@ func (r *LineRepo) Update(ctx context.Context, e *Line, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, lineWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Line whose key in lines is e's from every table; the rows
-// of the other tables are found from lines's values, so e needs only its key.
-// Deleting what does not exist is not an error. If it returns an error, it may
-// have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Line with e's key from every table (e needs only its
+// key), through the write protocol on lines (docs/repositories.md, The write
+// protocol).
 func (r *LineRepo) Delete(ctx context.Context, e *Line, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, lineCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -7911,20 +2769,12 @@ func (r *LineRepo) Delete(ctx context.Context, e *Line, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, lineWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Line with the given key from lines, with its version:
-// pass that to Update or Delete as cqlgen.IfVersion(version), and they apply
-// only if no one changed the Line since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Line with the given key from lines with its version,
+// for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *LineRepo) GetVersioned(ctx context.Context, orderID string, itemID string) (_ *Line, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "GetVersioned").End(&err)
 	if orderID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("lines", "order_id")
 	}
 	e := &Line{}
 	e.OrderID = orderID
@@ -7932,27 +2782,13 @@ func (r *LineRepo) GetVersioned(ctx context.Context, orderID string, itemID stri
 	return cqlgenimpl.Versioned(ctx, r.s, lineWrites, e)
 }
 
-// Modify reads the Line with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Line since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// lines (cqlgen.ErrKeyChanged). It returns the Line written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Line with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *LineRepo) Modify(ctx context.Context, orderID string, itemID string, change func(*Line) error, opts ...cqlgen.Option) (_ *Line, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Modify").End(&err)
 	if orderID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines",
-		}
+		return nil, cqlgenimpl.EmptyKey("lines", "order_id")
 	}
 	e := &Line{}
 	e.OrderID = orderID
@@ -7964,280 +2800,166 @@ func (r *LineRepo) Modify(ctx context.Context, orderID string, itemID string, ch
 	return cqlgenimpl.Modify(ctx, r.s, o, lineWrites, e, lineCheck, change)
 }
 
-// Entity names the entity LineRepo keeps: Line.
+// Entity is Line.
 func (r *LineRepo) Entity() string {
 	return "Line"
 }
 
-// Tables lists the tables of Line that Repair and Backfill write: every one
-// but lines, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but lines.
 func (r *LineRepo) Tables() []string {
 	return []string{"lines_by_status", "lines_by_order_status"}
 }
 
-// Verify compares every table of Line with what lines, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows missing, stale or orphaned against lines.
 func (r *LineRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, lineWrites, "Line", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Line wins over; it is
-// safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *LineRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, lineWrites, "Line", true, o)
 }
 
-// Backfill writes every row lines implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row lines implies into table.
 func (r *LineRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, lineWrites, "Line", table, o)
 }
 
-// Get reads the Line with the given key from lines, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Line with the given key from lines; cqlgen.ErrNotFound if
+// there is none.
 func (r *LineRepo) Get(ctx context.Context, orderID string, itemID string) (_ *Line, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Get").End(&err)
 	if orderID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines",
-		}
+		return nil, cqlgenimpl.EmptyKey("lines", "order_id")
 	}
 	var e Line
 	e.OrderID = orderID
 	e.ItemID = itemID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   lineLines.Get,
-		Values: []any{e.OrderID, e.ItemID},
-	}, lineLinesScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, lineLines.Get, []any{e.OrderID, e.ItemID}, lineLinesScan)
 }
 
 // LinesOptions are the optional parts of a Lines read.
 type LinesOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ItemIDFrom and ItemIDTo bound item_id, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// ItemIDFrom (inclusive) and ItemIDTo (exclusive) bound item_id in read
+	// order; nil: open.
 	ItemIDFrom, ItemIDTo *string
-	// ItemIDFromExclusive leaves out the rows at ItemIDFrom, ItemIDToInclusive
-	// takes in those at ItemIDTo; each is ignored without its bound.
+	// ItemIDFromExclusive and ItemIDToInclusive change the bounds' defaults.
 	ItemIDFromExclusive, ItemIDToInclusive bool
+}
+
+var lineLinesRead = cqlgenimpl.ReadSpec[Line]{
+	Compare: lineLinesCompare,
+	Key:     lineLinesClustering,
+	Scan:    lineLinesScan,
+	Table:   lineLines,
 }
 
 // Lines reads an order's lines, from lines, in pages: one partition, in
 // clustering order.
 func (r *LineRepo) Lines(ctx context.Context, orderID string, o *LinesOptions) (_ cqlgen.Page[Line], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Lines")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Lines").End(&err)
 	if orderID == "" {
-		return cqlgen.Page[Line]{}, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines",
-		}
+		return cqlgen.Page[Line]{}, cqlgenimpl.EmptyKey("lines", "order_id")
 	}
 	if o == nil {
 		o = &LinesOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Line]{
-		Compare:   lineLinesCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       lineLinesClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orderID},
-		Scan:      lineLinesScan,
-		Table:     lineLines,
-	}
-	if o.ItemIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.ItemIDFrom, o.ItemIDFromExclusive
-	}
-	if o.ItemIDTo != nil {
-		spec.To, spec.ToInclusive = *o.ItemIDTo, o.ItemIDToInclusive
-	}
+	spec := lineLinesRead.With([]any{orderID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.ItemIDFrom, o.ItemIDTo, o.ItemIDFromExclusive, o.ItemIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // LinesByStatusOptions are the optional parts of a LinesByStatus read.
 type LinesByStatusOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
+	// order; nil: open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
-	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
-	// its bound.
+	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
+}
+
+var lineLinesByStatusRead = cqlgenimpl.ReadSpec[LinesByStatusRow]{
+	Compare: lineLinesByStatusCompare,
+	Key:     lineLinesByStatusClustering,
+	Scan:    lineLinesByStatusScan,
+	Table:   lineLinesByStatus,
 }
 
 // LinesByStatus reads lines by status, from lines_by_status, in pages: one
 // partition, in clustering order.
 func (r *LineRepo) LinesByStatus(ctx context.Context, status string, o *LinesByStatusOptions) (_ cqlgen.Page[LinesByStatusRow], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "LinesByStatus")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "LinesByStatus").End(&err)
 	if status == "" {
-		return cqlgen.Page[LinesByStatusRow]{}, &cqlgen.EmptyKeyError{
-			Column: "status",
-			Table:  "lines_by_status",
-		}
+		return cqlgen.Page[LinesByStatusRow]{}, cqlgenimpl.EmptyKey("lines_by_status", "status")
 	}
 	if o == nil {
 		o = &LinesByStatusOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[LinesByStatusRow]{
-		Compare:   lineLinesByStatusCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       lineLinesByStatusClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{status},
-		Scan:      lineLinesByStatusScan,
-		Table:     lineLinesByStatus,
-	}
-	if o.OrderIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
-	}
-	if o.OrderIDTo != nil {
-		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
-	}
+	spec := lineLinesByStatusRead.With([]any{status}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // LinesByOrderStatusOptions are the optional parts of a LinesByOrderStatus
 // read.
 type LinesByOrderStatusOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// StatusFrom and StatusTo bound status, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// StatusFrom (inclusive) and StatusTo (exclusive) bound status in read
+	// order; nil: open.
 	StatusFrom, StatusTo *string
-	// StatusFromExclusive leaves out the rows at StatusFrom, StatusToInclusive
-	// takes in those at StatusTo; each is ignored without its bound.
+	// StatusFromExclusive and StatusToInclusive change the bounds' defaults.
 	StatusFromExclusive, StatusToInclusive bool
+}
+
+var lineLinesByOrderStatusRead = cqlgenimpl.ReadSpec[LinesByOrderStatusRow]{
+	Compare: lineLinesByOrderStatusCompare,
+	Key:     lineLinesByOrderStatusClustering,
+	Scan:    lineLinesByOrderStatusScan,
+	Table:   lineLinesByOrderStatus,
 }
 
 // LinesByOrderStatus reads an order's lines by status, with its user, from
 // lines_by_order_status, in pages: one partition, in clustering order.
 func (r *LineRepo) LinesByOrderStatus(ctx context.Context, orderID string, o *LinesByOrderStatusOptions) (_ cqlgen.Page[LinesByOrderStatusRow], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "LinesByOrderStatus")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "LinesByOrderStatus").End(&err)
 	if orderID == "" {
-		return cqlgen.Page[LinesByOrderStatusRow]{}, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines_by_order_status",
-		}
+		return cqlgen.Page[LinesByOrderStatusRow]{}, cqlgenimpl.EmptyKey("lines_by_order_status", "order_id")
 	}
 	if o == nil {
 		o = &LinesByOrderStatusOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[LinesByOrderStatusRow]{
-		Compare:   lineLinesByOrderStatusCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       lineLinesByOrderStatusClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orderID},
-		Scan:      lineLinesByOrderStatusScan,
-		Table:     lineLinesByOrderStatus,
-	}
-	if o.StatusFrom != nil {
-		spec.From, spec.FromExclusive = *o.StatusFrom, o.StatusFromExclusive
-	}
-	if o.StatusTo != nil {
-		spec.To, spec.ToInclusive = *o.StatusTo, o.StatusToInclusive
-	}
+	spec := lineLinesByOrderStatusRead.With([]any{orderID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.StatusFrom, o.StatusTo, o.StatusFromExclusive, o.StatusToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// partParts: the statements of table parts, which is the source of truth of
-// Part.
+// partParts is table parts, which is the source of truth of Part (statements
+// in schema.md).
 var partParts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "parts",
-	Pattern: "Parts",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "part_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-		{Name: "part_id", Type: "text"},
-		{Name: "owner", Type: "text", Static: true},
-		{Name: "kind", Type: "text"},
-		{Name: "qty", Type: "bigint"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:         partPartsGetCQL,
-		State:       partPartsStateCQL,
-		Partition:   partPartsPartitionCQL,
-		Change:      partPartsChangeCQL,
-		Remove:      partPartsRemoveCQL,
-		Settle:      partPartsSettleCQL,
-		Scan:        partPartsScanCQL,
-		First:       partPartsFirstCQL,
-		FirstFrom:   partPartsFirstFromCQL,
-		FirstTo:     partPartsFirstToCQL,
-		FirstFromTo: partPartsFirstFromToCQL,
-		After: []string{
-			partPartsAfter0CQL,
-		},
-		AfterTo:     partPartsAfterToCQL,
-		AtOrAfter:   partPartsAtOrAfterCQL,
-		AtOrAfterTo: partPartsAtOrAfterToCQL,
-	},
+	Name:         "parts",
+	Pattern:      "Parts",
+	PartitionKey: cqlgenimpl.Cols("order_id text"),
+	Clustering:   cqlgenimpl.Cols("part_id text"),
+	Columns:      cqlgenimpl.Cols("owner text static", "kind text", "qty bigint"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
-// partPartsGetCQL reads a row of parts by its primary key. Its placeholders
-// bind order_id, part_id.
-const partPartsGetCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_deleted
-	FROM parts
-	WHERE order_id = ? AND part_id = ?`
-
-// partPartsScan reads the next row of parts that is no grave of a deleted Part
-// nor a partition's statics alone into e; false when there is none.
 func partPartsScan(it cqlgenimpl.Iter, e *Part) bool {
 	for {
 		var deleted bool
@@ -8252,157 +2974,37 @@ func partPartsScan(it cqlgenimpl.Iter, e *Part) bool {
 	}
 }
 
-// partPartsStateCQL reads a row of parts with the write protocol's columns.
-// Its placeholders bind order_id, part_id.
-const partPartsStateCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes, cqlgen_static_version
-	FROM parts
-	WHERE order_id = ? AND part_id = ?`
-
-// partPartsState binds partPartsStateCQL: the primary key of e.
 func partPartsState(e *Part) []any {
 	return []any{e.OrderID, e.PartID}
 }
 
-// partPartsScanState reads a row of parts with its version, its mark of
-// deletion, its pending record, its last changes and the version of its
-// partition's statics.
 func partPartsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Part], ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.PartID, &v.Row.Owner, &v.Row.Kind, &v.Row.Qty, &v.Version, &v.Deleted, &v.Pending, &v.Writes, &v.StaticVersion)
 	return
 }
 
-// partPartsData is every column of e's row in parts, in table order.
 func partPartsData(e *Part) []any {
 	return []any{e.OrderID, e.PartID, e.Owner, e.Kind, e.Qty}
 }
 
-// partPartsPartitionCQL reads the first row of a partition of parts with the
-// write protocol's columns, for the partition's statics and their version. Its
-// placeholders bind order_id.
-const partPartsPartitionCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes, cqlgen_static_version
-	FROM parts
-	WHERE order_id = ?
-	LIMIT 1`
-
-// partPartsChangeCQL writes a row of parts if its version is the one read
-// (null: if there is no row). Its placeholders bind owner, kind, qty,
-// cqlgen_version (the write timestamp), the pending record, the record of the
-// last changes, the statics' new version (unset: unchanged), order_id,
-// part_id, the version read, the statics' version read.
-const partPartsChangeCQL = `UPDATE parts
-	SET owner = ?, kind = ?, qty = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?,
-		cqlgen_static_version = ?
-	WHERE order_id = ? AND part_id = ?
-	IF cqlgen_version = ? AND cqlgen_static_version = ?`
-
-// partPartsChange binds partPartsChangeCQL: it sets e's values, and the
-// statics' version to c.Static, at version c.TS, if the version is still c.Old
-// and the statics' version c.OldStatic.
 func partPartsChange(e *Part, c cqlgenimpl.Change) []any {
 	return []any{e.Owner, e.Kind, e.Qty, c.TS, c.Pending, c.Writes, c.Static, e.OrderID, e.PartID, c.Old, c.OldStatic}
 }
 
-// partPartsRemoveCQL leaves a grave of a row of parts if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, order_id, part_id, the
-// version read, the statics' version read.
-const partPartsRemoveCQL = `UPDATE parts
-	USING TTL 864000
-	SET kind = null, qty = null, cqlgen_version = ?, cqlgen_deleted = true,
-		cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE order_id = ? AND part_id = ?
-	IF cqlgen_version = ? AND cqlgen_static_version = ?`
-
-// partPartsRemove binds partPartsRemoveCQL: it leaves a grave of e, at version
-// c.TS, if the version is still c.Old and the statics' version c.OldStatic.
 func partPartsRemove(e *Part, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, e.PartID, c.Old, c.OldStatic}
 }
 
-// partPartsSettleCQL clears the pending record of a row of parts if its
-// version is the one read. Its placeholders bind order_id, part_id, the
-// version read.
-const partPartsSettleCQL = `UPDATE parts
-	SET cqlgen_pending = null
-	WHERE order_id = ? AND part_id = ?
-	IF cqlgen_version = ?`
-
-// partPartsSettle binds partPartsSettleCQL: it clears the pending record of
-// e's row if the version is still version.
 func partPartsSettle(e *Part, version int64) []any {
 	return []any{e.OrderID, e.PartID, version}
 }
 
-// partPartsScanCQL reads a token range of parts for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const partPartsScanCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes, cqlgen_static_version
-	FROM parts
-	WHERE token(order_id) > ? AND token(order_id) <= ?`
-
-// partPartsFirstCQL reads a partition of parts from its first row.
-// cqlgenimpl.ReadPage binds order_id.
-const partPartsFirstCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_deleted
-	FROM parts
-	WHERE order_id = ?`
-
-// partPartsFirstFromCQL reads a partition of parts from the From bound.
-// cqlgenimpl.ReadPage binds order_id, From.
-const partPartsFirstFromCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_deleted
-	FROM parts
-	WHERE order_id = ? AND part_id >= ?`
-
-// partPartsFirstToCQL reads a partition of parts from its first row up to the
-// To bound. cqlgenimpl.ReadPage binds order_id, To.
-const partPartsFirstToCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_deleted
-	FROM parts
-	WHERE order_id = ? AND part_id < ?`
-
-// partPartsFirstFromToCQL reads a partition of parts between the bounds.
-// cqlgenimpl.ReadPage binds order_id, From, To.
-const partPartsFirstFromToCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_deleted
-	FROM parts
-	WHERE order_id = ? AND part_id >= ? AND part_id < ?`
-
-// partPartsAfter0CQL continues a read of parts after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds order_id,
-// part_id.
-const partPartsAfter0CQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_deleted
-	FROM parts
-	WHERE order_id = ? AND part_id > ?`
-
-// partPartsAfterToCQL continues a read of parts after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds order_id, part_id, To.
-const partPartsAfterToCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_deleted
-	FROM parts
-	WHERE order_id = ? AND part_id > ? AND part_id < ?`
-
-// partPartsAtOrAfterCQL continues a read of parts at or after a row.
-// cqlgenimpl.ReadPage binds order_id, part_id.
-const partPartsAtOrAfterCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_deleted
-	FROM parts
-	WHERE order_id = ? AND part_id >= ?`
-
-// partPartsAtOrAfterToCQL continues a read of parts at or after a row, up to
-// the To bound. cqlgenimpl.ReadPage binds order_id, part_id, To.
-const partPartsAtOrAfterToCQL = `SELECT order_id, part_id, owner, kind, qty, cqlgen_deleted
-	FROM parts
-	WHERE order_id = ? AND part_id >= ? AND part_id < ?`
-
-// partPartsClustering is the clustering key of e in parts, in order.
 func partPartsClustering(e *Part) []any {
 	return []any{e.PartID}
 }
 
-// partPartsCompare orders rows of parts as its clustering order does.
 func partPartsCompare(a, b *Part) int {
-	if c := cmp.Compare(a.PartID, b.PartID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Compare(a.PartID, b.PartID)
 }
 
 // PartsByKindRow is a row of parts_by_kind, which stores only some columns of
@@ -8415,193 +3017,66 @@ type PartsByKindRow struct {
 	Qty     int64  `db:"qty"`
 }
 
-// partPartsByKind: the statements of table parts_by_kind, which serves
-// PartsByKind.
+// partPartsByKind is table parts_by_kind, which serves PartsByKind (statements
+// in schema.md).
 var partPartsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "parts_by_kind",
-	Pattern: "PartsByKind",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "kind", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-		{Name: "part_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "kind", Type: "text"},
-		{Name: "order_id", Type: "text"},
-		{Name: "part_id", Type: "text"},
-		{Name: "qty", Type: "bigint"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      partPartsByKindInsertCQL,
-		Delete:      partPartsByKindDeleteCQL,
-		Scan:        partPartsByKindScanCQL,
-		First:       partPartsByKindFirstCQL,
-		FirstFrom:   partPartsByKindFirstFromCQL,
-		FirstTo:     partPartsByKindFirstToCQL,
-		FirstFromTo: partPartsByKindFirstFromToCQL,
-		After: []string{
-			partPartsByKindAfter0CQL,
-		},
-		AfterTo:     partPartsByKindAfterToCQL,
-		AtOrAfter:   partPartsByKindAtOrAfterCQL,
-		AtOrAfterTo: partPartsByKindAtOrAfterToCQL,
-	},
+	Name:         "parts_by_kind",
+	Pattern:      "PartsByKind",
+	PartitionKey: cqlgenimpl.Cols("kind text"),
+	Clustering:   cqlgenimpl.Cols("order_id text", "part_id text"),
+	Columns:      cqlgenimpl.Cols("qty bigint"),
+	Maintained:   true,
 })
 
-// partPartsByKindInsertCQL writes a whole row of parts_by_kind. Its
-// placeholders bind kind, order_id, part_id, qty, the write timestamp.
-const partPartsByKindInsertCQL = `INSERT INTO parts_by_kind (kind, order_id, part_id, qty)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// partPartsByKindRow binds partPartsByKindInsertCQL for e, written at ts;
-// parts_by_kind has no column to leave unset.
 func partPartsByKindRow(e *Part, ts int64, _ bool) []any {
 	return []any{e.Kind, e.OrderID, e.PartID, e.Qty, ts}
 }
 
-// partPartsByKindKey is the primary key of e in parts_by_kind, in order,
-// bucket included.
 func partPartsByKindKey(e *Part) []any {
 	return []any{e.Kind, e.OrderID, e.PartID}
 }
 
-// partPartsByKindDeleteCQL deletes a row of parts_by_kind by its primary key.
-// Its placeholders bind the write timestamp, kind, order_id, part_id.
-const partPartsByKindDeleteCQL = `DELETE FROM parts_by_kind
-	USING TIMESTAMP ?
-	WHERE kind = ? AND order_id = ? AND part_id = ?`
-
-// partPartsByKindScanCQL reads a token range of parts_by_kind for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const partPartsByKindScanCQL = `SELECT kind, order_id, part_id, qty, writetime(qty)
-	FROM parts_by_kind
-	WHERE token(kind) > ? AND token(kind) <= ?`
-
-// partPartsByKindFirstCQL reads a partition of parts_by_kind from its first
-// row. cqlgenimpl.ReadPage binds kind.
-const partPartsByKindFirstCQL = `SELECT kind, order_id, part_id, qty
-	FROM parts_by_kind
-	WHERE kind = ?`
-
-// partPartsByKindFirstFromCQL reads a partition of parts_by_kind from the From
-// bound. cqlgenimpl.ReadPage binds kind, From.
-const partPartsByKindFirstFromCQL = `SELECT kind, order_id, part_id, qty
-	FROM parts_by_kind
-	WHERE kind = ? AND order_id >= ?`
-
-// partPartsByKindFirstToCQL reads a partition of parts_by_kind from its first
-// row up to the To bound. cqlgenimpl.ReadPage binds kind, To.
-const partPartsByKindFirstToCQL = `SELECT kind, order_id, part_id, qty
-	FROM parts_by_kind
-	WHERE kind = ? AND order_id < ?`
-
-// partPartsByKindFirstFromToCQL reads a partition of parts_by_kind between the
-// bounds. cqlgenimpl.ReadPage binds kind, From, To.
-const partPartsByKindFirstFromToCQL = `SELECT kind, order_id, part_id, qty
-	FROM parts_by_kind
-	WHERE kind = ? AND order_id >= ? AND order_id < ?`
-
-// partPartsByKindAfter0CQL continues a read of parts_by_kind after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// kind, order_id, part_id.
-const partPartsByKindAfter0CQL = `SELECT kind, order_id, part_id, qty
-	FROM parts_by_kind
-	WHERE kind = ? AND (order_id, part_id) > (?, ?)`
-
-// partPartsByKindAfterToCQL continues a read of parts_by_kind after a row, up
-// to the To bound. cqlgenimpl.ReadPage binds kind, order_id, part_id, To.
-const partPartsByKindAfterToCQL = `SELECT kind, order_id, part_id, qty
-	FROM parts_by_kind
-	WHERE kind = ? AND (order_id, part_id) > (?, ?) AND order_id < ?`
-
-// partPartsByKindAtOrAfterCQL continues a read of parts_by_kind at or after a
-// row. cqlgenimpl.ReadPage binds kind, order_id, part_id.
-const partPartsByKindAtOrAfterCQL = `SELECT kind, order_id, part_id, qty
-	FROM parts_by_kind
-	WHERE kind = ? AND (order_id, part_id) >= (?, ?)`
-
-// partPartsByKindAtOrAfterToCQL continues a read of parts_by_kind at or after
-// a row, up to the To bound. cqlgenimpl.ReadPage binds kind, order_id,
-// part_id, To.
-const partPartsByKindAtOrAfterToCQL = `SELECT kind, order_id, part_id, qty
-	FROM parts_by_kind
-	WHERE kind = ? AND (order_id, part_id) >= (?, ?) AND order_id < ?`
-
-// partPartsByKindScan reads one row of parts_by_kind into e; false when there
-// is none.
 func partPartsByKindScan(it cqlgenimpl.Iter, e *PartsByKindRow) bool {
 	return it.Scan(&e.Kind, &e.OrderID, &e.PartID, &e.Qty)
 }
 
-// partPartsByKindClustering is the clustering key of e in parts_by_kind, in
-// order.
 func partPartsByKindClustering(e *PartsByKindRow) []any {
 	return []any{e.OrderID, e.PartID}
 }
 
-// partPartsByKindCompare orders rows of parts_by_kind as its clustering order
-// does.
 func partPartsByKindCompare(a, b *PartsByKindRow) int {
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.PartID, b.PartID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.OrderID, b.OrderID), cmp.Compare(a.PartID, b.PartID))
 }
 
-// PartRepo reads and writes Part in its tables (parts, parts_by_kind), keeping
-// every copy in step; parts is the source of truth.
+// PartRepo reads and writes Part in its tables (parts, parts_by_kind), kept in
+// step with parts.
 type PartRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewPartRepo returns a repository of Part on s. The default strategy is a
-// logged batch.
+// NewPartRepo returns a repository of Part on s.
 func NewPartRepo(s cqlgen.Session, opts ...cqlgen.Option) *PartRepo {
-	return &PartRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &PartRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// partCheck rejects a Part whose partition key values are empty.
 func partCheck(e *Part) error {
 	if e.OrderID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "parts",
-		}
+		return cqlgenimpl.EmptyKey("parts", "order_id")
 	}
 	if e.Kind == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "kind",
-			Table:  "parts_by_kind",
-		}
+		return cqlgenimpl.EmptyKey("parts_by_kind", "kind")
 	}
 	return nil
 }
 
-// partCheckKey rejects a Part whose partition key value in parts, the source
-// of truth, is empty.
 func partCheckKey(e *Part) error {
 	if e.OrderID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "parts",
-		}
+		return cqlgenimpl.EmptyKey("parts", "order_id")
 	}
 	return nil
 }
 
-// partWrites is the write protocol of Part: its source of truth, parts, and
-// the tables the protocol keeps in step with it.
 var partWrites = &cqlgenimpl.Entity[Part]{
 	Canonical: partParts,
 	State:     partPartsState,
@@ -8621,18 +3096,11 @@ var partWrites = &cqlgenimpl.Entity[Part]{
 	},
 }
 
-// Insert writes e to every table of Part, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on parts, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Part, leaving nil pointers
+// and empty collections unset, through the write protocol on parts
+// (docs/repositories.md, The write protocol).
 func (r *PartRepo) Insert(ctx context.Context, e *Part, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Part", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, partCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -8640,19 +3108,11 @@ func (r *PartRepo) Insert(ctx context.Context, e *Part, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, partWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Part whose key in parts is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on parts's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Part with e's key in every table, nil pointers and empty
+// collections clearing their columns, through the write protocol on parts
+// (docs/repositories.md, The write protocol).
 func (r *PartRepo) Update(ctx context.Context, e *Part, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Part", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, partCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -8660,16 +3120,11 @@ func (r *PartRepo) Update(ctx context.Context, e *Part, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, partWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Part whose key in parts is e's from every table; the rows
-// of the other tables are found from parts's values, so e needs only its key.
-// Deleting what does not exist is not an error. If it returns an error, it may
-// have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Part with e's key from every table (e needs only its
+// key), through the write protocol on parts (docs/repositories.md, The write
+// protocol).
 func (r *PartRepo) Delete(ctx context.Context, e *Part, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Part", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, partCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -8677,20 +3132,12 @@ func (r *PartRepo) Delete(ctx context.Context, e *Part, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, partWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Part with the given key from parts, with its version:
-// pass that to Update or Delete as cqlgen.IfVersion(version), and they apply
-// only if no one changed the Part since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Part with the given key from parts with its version,
+// for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *PartRepo) GetVersioned(ctx context.Context, orderID string, partID string) (_ *Part, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Part", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "GetVersioned").End(&err)
 	if orderID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "parts",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("parts", "order_id")
 	}
 	e := &Part{}
 	e.OrderID = orderID
@@ -8698,27 +3145,13 @@ func (r *PartRepo) GetVersioned(ctx context.Context, orderID string, partID stri
 	return cqlgenimpl.Versioned(ctx, r.s, partWrites, e)
 }
 
-// Modify reads the Part with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Part since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// parts (cqlgen.ErrKeyChanged). It returns the Part written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Part with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *PartRepo) Modify(ctx context.Context, orderID string, partID string, change func(*Part) error, opts ...cqlgen.Option) (_ *Part, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Part", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Modify").End(&err)
 	if orderID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "parts",
-		}
+		return nil, cqlgenimpl.EmptyKey("parts", "order_id")
 	}
 	e := &Part{}
 	e.OrderID = orderID
@@ -8730,176 +3163,113 @@ func (r *PartRepo) Modify(ctx context.Context, orderID string, partID string, ch
 	return cqlgenimpl.Modify(ctx, r.s, o, partWrites, e, partCheck, change)
 }
 
-// Entity names the entity PartRepo keeps: Part.
+// Entity is Part.
 func (r *PartRepo) Entity() string {
 	return "Part"
 }
 
-// Tables lists the tables of Part that Repair and Backfill write: every one
-// but parts, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but parts.
 func (r *PartRepo) Tables() []string {
 	return []string{"parts_by_kind"}
 }
 
-// Verify compares every table of Part with what parts, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows missing, stale or orphaned against parts.
 func (r *PartRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Part", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, partWrites, "Part", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Part wins over; it is
-// safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *PartRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Part", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, partWrites, "Part", true, o)
 }
 
-// Backfill writes every row parts implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row parts implies into table.
 func (r *PartRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Part", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, partWrites, "Part", table, o)
 }
 
-// Get reads the Part with the given key from parts, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Part with the given key from parts; cqlgen.ErrNotFound if
+// there is none.
 func (r *PartRepo) Get(ctx context.Context, orderID string, partID string) (_ *Part, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Part", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Get").End(&err)
 	if orderID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "parts",
-		}
+		return nil, cqlgenimpl.EmptyKey("parts", "order_id")
 	}
 	var e Part
 	e.OrderID = orderID
 	e.PartID = partID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   partParts.Get,
-		Values: []any{e.OrderID, e.PartID},
-	}, partPartsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, partParts.Get, []any{e.OrderID, e.PartID}, partPartsScan)
 }
 
 // PartsOptions are the optional parts of a Parts read.
 type PartsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PartIDFrom and PartIDTo bound part_id, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// PartIDFrom (inclusive) and PartIDTo (exclusive) bound part_id in read
+	// order; nil: open.
 	PartIDFrom, PartIDTo *string
-	// PartIDFromExclusive leaves out the rows at PartIDFrom, PartIDToInclusive
-	// takes in those at PartIDTo; each is ignored without its bound.
+	// PartIDFromExclusive and PartIDToInclusive change the bounds' defaults.
 	PartIDFromExclusive, PartIDToInclusive bool
+}
+
+var partPartsRead = cqlgenimpl.ReadSpec[Part]{
+	Compare: partPartsCompare,
+	Key:     partPartsClustering,
+	Scan:    partPartsScan,
+	Table:   partParts,
 }
 
 // Parts reads an order's parts, from parts, in pages: one partition, in
 // clustering order.
 func (r *PartRepo) Parts(ctx context.Context, orderID string, o *PartsOptions) (_ cqlgen.Page[Part], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Part", "Parts")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Parts").End(&err)
 	if orderID == "" {
-		return cqlgen.Page[Part]{}, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "parts",
-		}
+		return cqlgen.Page[Part]{}, cqlgenimpl.EmptyKey("parts", "order_id")
 	}
 	if o == nil {
 		o = &PartsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Part]{
-		Compare:   partPartsCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       partPartsClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orderID},
-		Scan:      partPartsScan,
-		Table:     partParts,
-	}
-	if o.PartIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.PartIDFrom, o.PartIDFromExclusive
-	}
-	if o.PartIDTo != nil {
-		spec.To, spec.ToInclusive = *o.PartIDTo, o.PartIDToInclusive
-	}
+	spec := partPartsRead.With([]any{orderID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PartIDFrom, o.PartIDTo, o.PartIDFromExclusive, o.PartIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // PartsByKindOptions are the optional parts of a PartsByKind read.
 type PartsByKindOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
+	// order; nil: open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
-	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
-	// its bound.
+	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
+}
+
+var partPartsByKindRead = cqlgenimpl.ReadSpec[PartsByKindRow]{
+	Compare: partPartsByKindCompare,
+	Key:     partPartsByKindClustering,
+	Scan:    partPartsByKindScan,
+	Table:   partPartsByKind,
 }
 
 // PartsByKind reads parts by kind, from parts_by_kind, in pages: one
 // partition, in clustering order.
 func (r *PartRepo) PartsByKind(ctx context.Context, kind string, o *PartsByKindOptions) (_ cqlgen.Page[PartsByKindRow], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Part", "PartsByKind")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "PartsByKind").End(&err)
 	if kind == "" {
-		return cqlgen.Page[PartsByKindRow]{}, &cqlgen.EmptyKeyError{
-			Column: "kind",
-			Table:  "parts_by_kind",
-		}
+		return cqlgen.Page[PartsByKindRow]{}, cqlgenimpl.EmptyKey("parts_by_kind", "kind")
 	}
 	if o == nil {
 		o = &PartsByKindOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[PartsByKindRow]{
-		Compare:   partPartsByKindCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       partPartsByKindClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{kind},
-		Scan:      partPartsByKindScan,
-		Table:     partPartsByKind,
-	}
-	if o.OrderIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
-	}
-	if o.OrderIDTo != nil {
-		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
-	}
+	spec := partPartsByKindRead.With([]any{kind}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -3,6 +3,7 @@
 package typemodel
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -17,94 +18,19 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// everythingEverything: the statements of table everything, which is the
-// source of truth of Everything.
+// everythingEverything is table everything, which is the source of truth of
+// Everything (statements in schema.md).
 var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "everything",
-	Pattern: "Everything",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "id", Type: "uuid"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "tags_key", Type: "frozen<list<text>>"},
-		{Name: "day", Type: "date"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "id", Type: "uuid"},
-		{Name: "tags_key", Type: "frozen<list<text>>"},
-		{Name: "day", Type: "date"},
-		{Name: "event", Type: "timeuuid"},
-		{Name: "raw16", Type: "uuid"},
-		{Name: "s", Type: "text"},
-		{Name: "a", Type: "ascii"},
-		{Name: "g", Type: "text"},
-		{Name: "b", Type: "boolean"},
-		{Name: "i", Type: "bigint"},
-		{Name: "i8", Type: "tinyint"},
-		{Name: "i16", Type: "smallint"},
-		{Name: "i32", Type: "int"},
-		{Name: "i64", Type: "bigint"},
-		{Name: "u8", Type: "smallint"},
-		{Name: "u16", Type: "int"},
-		{Name: "u32", Type: "bigint"},
-		{Name: "u64", Type: "varint"},
-		{Name: "narrow", Type: "int"},
-		{Name: "f32", Type: "float"},
-		{Name: "f64", Type: "double"},
-		{Name: "blob", Type: "blob"},
-		{Name: "at", Type: "timestamp"},
-		{Name: "took", Type: "bigint"},
-		{Name: "of_day", Type: "time"},
-		{Name: "span", Type: "duration"},
-		{Name: "big", Type: "varint"},
-		{Name: "dec", Type: "decimal"},
-		{Name: "addr", Type: "inet"},
-		{Name: "list", Type: "list<text>"},
-		{Name: "set_of", Type: "set<text>"},
-		{Name: "set_ascii", Type: "set<ascii>"},
-		{Name: "members", Type: "set<text>"},
-		{Name: "counts", Type: "map<text, int>"},
-		{Name: "nested", Type: "map<text, frozen<list<bigint>>>"},
-		{Name: "frozen_map", Type: "map<text, frozen<map<bigint, boolean>>>"},
-		{Name: "maybe", Type: "text"},
-		{Name: "maybe_at", Type: "timestamp"},
-		{Name: "price", Type: "bigint"},
-		{Name: "prices", Type: "list<bigint>"},
-		{Name: "events", Type: "list<timeuuid>"},
-		{Name: "by_day", Type: "map<date, timestamp>"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:         everythingEverythingGetCQL,
-		State:       everythingEverythingStateCQL,
-		Change:      everythingEverythingChangeCQL,
-		Remove:      everythingEverythingRemoveCQL,
-		Settle:      everythingEverythingSettleCQL,
-		Scan:        everythingEverythingScanCQL,
-		First:       everythingEverythingFirstCQL,
-		FirstFrom:   everythingEverythingFirstFromCQL,
-		FirstTo:     everythingEverythingFirstToCQL,
-		FirstFromTo: everythingEverythingFirstFromToCQL,
-		After: []string{
-			everythingEverythingAfter0CQL,
-		},
-		AfterTo:     everythingEverythingAfterToCQL,
-		AtOrAfter:   everythingEverythingAtOrAfterCQL,
-		AtOrAfterTo: everythingEverythingAtOrAfterToCQL,
-	},
+	Name:         "everything",
+	Pattern:      "Everything",
+	PartitionKey: cqlgenimpl.Cols("id uuid"),
+	Clustering:   cqlgenimpl.Cols("tags_key frozen<list<text>>", "day date"),
+	Columns:      cqlgenimpl.Cols("event timeuuid", "raw16 uuid", "s text", "a ascii", "g text", "b boolean", "i bigint", "i8 tinyint", "i16 smallint", "i32 int", "i64 bigint", "u8 smallint", "u16 int", "u32 bigint", "u64 varint", "narrow int", "f32 float", "f64 double", "blob blob", "at timestamp", "took bigint", "of_day time", "span duration", "big varint", "dec decimal", "addr inet", "list list<text>", "set_of set<text>", "set_ascii set<ascii>", "members set<text>", "counts map<text, int>", "nested map<text, frozen<list<bigint>>>", "frozen_map map<text, frozen<map<bigint, boolean>>>", "maybe text", "maybe_at timestamp", "price bigint", "prices list<bigint>", "events list<timeuuid>", "by_day map<date, timestamp>"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
-// everythingEverythingGetCQL reads a row of everything by its primary key. Its
-// placeholders bind id, tags_key, day.
-const everythingEverythingGetCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		cqlgen_deleted
-	FROM everything
-	WHERE id = ? AND tags_key = ? AND day = ?`
-
-// everythingEverythingScan reads the next row of everything that is no grave
-// of a deleted Everything into e; false when there is none.
 func everythingEverythingScan(it cqlgenimpl.Iter, e *Everything) bool {
 	for {
 		var deleted bool
@@ -118,37 +44,19 @@ func everythingEverythingScan(it cqlgenimpl.Iter, e *Everything) bool {
 	}
 }
 
-// everythingEverythingStateCQL reads a row of everything with the write
-// protocol's columns. Its placeholders bind id, tags_key, day.
-const everythingEverythingStateCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM everything
-	WHERE id = ? AND tags_key = ? AND day = ?`
-
-// everythingEverythingState binds everythingEverythingStateCQL: the primary
-// key of e.
 func everythingEverythingState(e *Everything) []any {
 	return []any{e.ID, e.TagsKey, e.Day}
 }
 
-// everythingEverythingScanState reads a row of everything with its version,
-// its mark of deletion, its pending record and its last changes.
 func everythingEverythingScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Everything], ok bool) {
 	ok = it.Scan(&v.Row.ID, &v.Row.TagsKey, &v.Row.Day, &v.Row.Event, &v.Row.Raw16, &v.Row.S, &v.Row.A, &v.Row.G, &v.Row.B, &v.Row.I, &v.Row.I8, &v.Row.I16, &v.Row.I32, &v.Row.I64, &v.Row.U8, &v.Row.U16, &v.Row.U32, &v.Row.U64, &v.Row.Narrow, &v.Row.F32, &v.Row.F64, &v.Row.Blob, &v.Row.At, &v.Row.Took, &v.Row.OfDay, &v.Row.Span, &v.Row.Big, &v.Row.Dec, &v.Row.Addr, &v.Row.List, &v.Row.Set, &v.Row.SetAscii, cqlgenimpl.ScanSet(&v.Row.Members), &v.Row.Counts, &v.Row.Nested, &v.Row.Frozen, &v.Row.Maybe, &v.Row.MaybeAt, &v.Row.Price, &v.Row.Prices, &v.Row.Events, &v.Row.ByDay, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// everythingEverythingData is every column of e's row in everything, in table
-// order.
 func everythingEverythingData(e *Everything) []any {
 	return []any{e.ID, e.TagsKey, e.Day, e.Event, e.Raw16, e.S, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, e.List, e.Set, e.SetAscii, e.Members, e.Counts, e.Nested, e.Frozen, e.Maybe, e.MaybeAt, e.Price, e.Prices, e.Events, e.ByDay}
 }
 
-// everythingMerge is e as an Insert over cur writes it: the nil pointers and
-// empty collections of e, which an Insert leaves unset, keep cur's values.
 func everythingMerge(cur, e *Everything) Everything {
 	m := *e
 	if len(m.List) == 0 {
@@ -190,172 +98,22 @@ func everythingMerge(cur, e *Everything) Everything {
 	return m
 }
 
-// everythingEverythingChangeCQL writes a row of everything if its version is
-// the one read (null: if there is no row). Its placeholders bind event, raw16,
-// s, a, g, b, i, i8, i16, i32, i64, u8, u16, u32, u64, narrow, f32, f64, blob,
-// at, took, of_day, span, big, dec, addr, list, set_of, set_ascii, members,
-// counts, nested, frozen_map, maybe, maybe_at, price, prices, events, by_day,
-// cqlgen_version (the write timestamp), the pending record, the record of the
-// last changes, id, tags_key, day, the version read.
-const everythingEverythingChangeCQL = `UPDATE everything
-	SET event = ?, raw16 = ?, s = ?, a = ?, g = ?, b = ?, i = ?, i8 = ?,
-		i16 = ?, i32 = ?, i64 = ?, u8 = ?, u16 = ?, u32 = ?, u64 = ?,
-		narrow = ?, f32 = ?, f64 = ?, blob = ?, at = ?, took = ?, of_day = ?,
-		span = ?, big = ?, dec = ?, addr = ?, list = ?, set_of = ?,
-		set_ascii = ?, members = ?, counts = ?, nested = ?, frozen_map = ?,
-		maybe = ?, maybe_at = ?, price = ?, prices = ?, events = ?, by_day = ?,
-		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE id = ? AND tags_key = ? AND day = ?
-	IF cqlgen_version = ?`
-
-// everythingEverythingChange binds everythingEverythingChangeCQL: it sets e's
-// values, leaving nil pointers and empty collections unset with c.Unset, at
-// version c.TS, if the version is still c.Old.
 func everythingEverythingChange(e *Everything, c cqlgenimpl.Change) []any {
 	return []any{e.Event, e.Raw16, e.S, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, cqlgenimpl.SliceOrUnset(e.List, c.Unset), cqlgenimpl.SliceOrUnset(e.Set, c.Unset), cqlgenimpl.SliceOrUnset(e.SetAscii, c.Unset), cqlgenimpl.MapOrUnset(e.Members, c.Unset), cqlgenimpl.MapOrUnset(e.Counts, c.Unset), cqlgenimpl.MapOrUnset(e.Nested, c.Unset), cqlgenimpl.MapOrUnset(e.Frozen, c.Unset), cqlgenimpl.OrUnset(e.Maybe, c.Unset), cqlgenimpl.OrUnset(e.MaybeAt, c.Unset), e.Price, cqlgenimpl.SliceOrUnset(e.Prices, c.Unset), cqlgenimpl.SliceOrUnset(e.Events, c.Unset), cqlgenimpl.MapOrUnset(e.ByDay, c.Unset), c.TS, c.Pending, c.Writes, e.ID, e.TagsKey, e.Day, c.Old}
 }
 
-// everythingEverythingRemoveCQL leaves a grave of a row of everything if its
-// version is the one read. Its placeholders bind cqlgen_version (the write
-// timestamp), the pending record, the record of the last changes, id,
-// tags_key, day, the version read.
-const everythingEverythingRemoveCQL = `UPDATE everything
-	USING TTL 864000
-	SET event = null, raw16 = null, s = null, a = null, g = null, b = null,
-		i = null, i8 = null, i16 = null, i32 = null, i64 = null, u8 = null,
-		u16 = null, u32 = null, u64 = null, narrow = null, f32 = null,
-		f64 = null, blob = null, at = null, took = null, of_day = null,
-		span = null, big = null, dec = null, addr = null, list = null,
-		set_of = null, set_ascii = null, members = null, counts = null,
-		nested = null, frozen_map = null, maybe = null, maybe_at = null,
-		price = null, prices = null, events = null, by_day = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE id = ? AND tags_key = ? AND day = ?
-	IF cqlgen_version = ?`
-
-// everythingEverythingRemove binds everythingEverythingRemoveCQL: it leaves a
-// grave of e, at version c.TS, if the version is still c.Old.
 func everythingEverythingRemove(e *Everything, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.ID, e.TagsKey, e.Day, c.Old}
 }
 
-// everythingEverythingSettleCQL clears the pending record of a row of
-// everything if its version is the one read. Its placeholders bind id,
-// tags_key, day, the version read.
-const everythingEverythingSettleCQL = `UPDATE everything
-	SET cqlgen_pending = null
-	WHERE id = ? AND tags_key = ? AND day = ?
-	IF cqlgen_version = ?`
-
-// everythingEverythingSettle binds everythingEverythingSettleCQL: it clears
-// the pending record of e's row if the version is still version.
 func everythingEverythingSettle(e *Everything, version int64) []any {
 	return []any{e.ID, e.TagsKey, e.Day, version}
 }
 
-// everythingEverythingScanCQL reads a token range of everything for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const everythingEverythingScanCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM everything
-	WHERE token(id) > ? AND token(id) <= ?`
-
-// everythingEverythingFirstCQL reads a partition of everything from its first
-// row. cqlgenimpl.ReadPage binds id.
-const everythingEverythingFirstCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		cqlgen_deleted
-	FROM everything
-	WHERE id = ?`
-
-// everythingEverythingFirstFromCQL reads a partition of everything from the
-// From bound. cqlgenimpl.ReadPage binds id, From.
-const everythingEverythingFirstFromCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		cqlgen_deleted
-	FROM everything
-	WHERE id = ? AND tags_key >= ?`
-
-// everythingEverythingFirstToCQL reads a partition of everything from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds id, To.
-const everythingEverythingFirstToCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		cqlgen_deleted
-	FROM everything
-	WHERE id = ? AND tags_key < ?`
-
-// everythingEverythingFirstFromToCQL reads a partition of everything between
-// the bounds. cqlgenimpl.ReadPage binds id, From, To.
-const everythingEverythingFirstFromToCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		cqlgen_deleted
-	FROM everything
-	WHERE id = ? AND tags_key >= ? AND tags_key < ?`
-
-// everythingEverythingAfter0CQL continues a read of everything after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// id, tags_key, day.
-const everythingEverythingAfter0CQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		cqlgen_deleted
-	FROM everything
-	WHERE id = ? AND (tags_key, day) > (?, ?)`
-
-// everythingEverythingAfterToCQL continues a read of everything after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds id, tags_key, day, To.
-const everythingEverythingAfterToCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		cqlgen_deleted
-	FROM everything
-	WHERE id = ? AND (tags_key, day) > (?, ?) AND tags_key < ?`
-
-// everythingEverythingAtOrAfterCQL continues a read of everything at or after
-// a row. cqlgenimpl.ReadPage binds id, tags_key, day.
-const everythingEverythingAtOrAfterCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		cqlgen_deleted
-	FROM everything
-	WHERE id = ? AND (tags_key, day) >= (?, ?)`
-
-// everythingEverythingAtOrAfterToCQL continues a read of everything at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds id, tags_key,
-// day, To.
-const everythingEverythingAtOrAfterToCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		cqlgen_deleted
-	FROM everything
-	WHERE id = ? AND (tags_key, day) >= (?, ?) AND tags_key < ?`
-
-// everythingEverythingClustering is the clustering key of e in everything, in
-// order.
 func everythingEverythingClustering(e *Everything) []any {
 	return []any{e.TagsKey, e.Day}
 }
 
-// everythingEverythingCompare orders rows of everything as its clustering
-// order does.
 func everythingEverythingCompare(a, b *Everything) int {
 	if c := cqlgenimpl.CompareAs("frozen<list<text>>", a.TagsKey, b.TagsKey); c != 0 {
 		return c
@@ -366,221 +124,33 @@ func everythingEverythingCompare(a, b *Everything) int {
 	return 0
 }
 
-// everythingEverythingByS: the statements of table everything_by_s, which
-// serves EverythingByS.
+// everythingEverythingByS is table everything_by_s, which serves EverythingByS
+// (statements in schema.md).
 var everythingEverythingByS = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "everything_by_s",
-	Pattern: "EverythingByS",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "s", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "id", Type: "uuid"},
-		{Name: "tags_key", Type: "frozen<list<text>>"},
-		{Name: "day", Type: "date"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "s", Type: "text"},
-		{Name: "id", Type: "uuid"},
-		{Name: "tags_key", Type: "frozen<list<text>>"},
-		{Name: "day", Type: "date"},
-		{Name: "event", Type: "timeuuid"},
-		{Name: "raw16", Type: "uuid"},
-		{Name: "a", Type: "ascii"},
-		{Name: "g", Type: "text"},
-		{Name: "b", Type: "boolean"},
-		{Name: "i", Type: "bigint"},
-		{Name: "i8", Type: "tinyint"},
-		{Name: "i16", Type: "smallint"},
-		{Name: "i32", Type: "int"},
-		{Name: "i64", Type: "bigint"},
-		{Name: "u8", Type: "smallint"},
-		{Name: "u16", Type: "int"},
-		{Name: "u32", Type: "bigint"},
-		{Name: "u64", Type: "varint"},
-		{Name: "narrow", Type: "int"},
-		{Name: "f32", Type: "float"},
-		{Name: "f64", Type: "double"},
-		{Name: "blob", Type: "blob"},
-		{Name: "at", Type: "timestamp"},
-		{Name: "took", Type: "bigint"},
-		{Name: "of_day", Type: "time"},
-		{Name: "span", Type: "duration"},
-		{Name: "big", Type: "varint"},
-		{Name: "dec", Type: "decimal"},
-		{Name: "addr", Type: "inet"},
-		{Name: "list", Type: "list<text>"},
-		{Name: "set_of", Type: "set<text>"},
-		{Name: "set_ascii", Type: "set<ascii>"},
-		{Name: "members", Type: "set<text>"},
-		{Name: "counts", Type: "map<text, int>"},
-		{Name: "nested", Type: "map<text, frozen<list<bigint>>>"},
-		{Name: "frozen_map", Type: "map<text, frozen<map<bigint, boolean>>>"},
-		{Name: "maybe", Type: "text"},
-		{Name: "maybe_at", Type: "timestamp"},
-		{Name: "price", Type: "bigint"},
-		{Name: "prices", Type: "list<bigint>"},
-		{Name: "events", Type: "list<timeuuid>"},
-		{Name: "by_day", Type: "map<date, timestamp>"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      everythingEverythingBySInsertCQL,
-		Delete:      everythingEverythingBySDeleteCQL,
-		Scan:        everythingEverythingBySScanCQL,
-		First:       everythingEverythingBySFirstCQL,
-		FirstFrom:   everythingEverythingBySFirstFromCQL,
-		FirstTo:     everythingEverythingBySFirstToCQL,
-		FirstFromTo: everythingEverythingBySFirstFromToCQL,
-		After: []string{
-			everythingEverythingBySAfter0CQL,
-		},
-		AfterTo:     everythingEverythingBySAfterToCQL,
-		AtOrAfter:   everythingEverythingBySAtOrAfterCQL,
-		AtOrAfterTo: everythingEverythingBySAtOrAfterToCQL,
-	},
+	Name:         "everything_by_s",
+	Pattern:      "EverythingByS",
+	PartitionKey: cqlgenimpl.Cols("s text"),
+	Clustering:   cqlgenimpl.Cols("id uuid", "tags_key frozen<list<text>>", "day date"),
+	Columns:      cqlgenimpl.Cols("event timeuuid", "raw16 uuid", "a ascii", "g text", "b boolean", "i bigint", "i8 tinyint", "i16 smallint", "i32 int", "i64 bigint", "u8 smallint", "u16 int", "u32 bigint", "u64 varint", "narrow int", "f32 float", "f64 double", "blob blob", "at timestamp", "took bigint", "of_day time", "span duration", "big varint", "dec decimal", "addr inet", "list list<text>", "set_of set<text>", "set_ascii set<ascii>", "members set<text>", "counts map<text, int>", "nested map<text, frozen<list<bigint>>>", "frozen_map map<text, frozen<map<bigint, boolean>>>", "maybe text", "maybe_at timestamp", "price bigint", "prices list<bigint>", "events list<timeuuid>", "by_day map<date, timestamp>"),
+	Maintained:   true,
 })
 
-// everythingEverythingBySInsertCQL writes a whole row of everything_by_s. Its
-// placeholders bind s, id, tags_key, day, event, raw16, a, g, b, i, i8, i16,
-// i32, i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-// big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-// frozen_map, maybe, maybe_at, price, prices, events, by_day, the write
-// timestamp.
-const everythingEverythingBySInsertCQL = `INSERT INTO everything_by_s (s, id, tags_key, day, event, raw16, a, g,
-		b, i, i8, i16, i32, i64, u8, u16, u32, u64, narrow, f32, f64, blob, at,
-		took, of_day, span, big, dec, addr, list, set_of, set_ascii, members,
-		counts, nested, frozen_map, maybe, maybe_at, price, prices, events,
-		by_day)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// everythingEverythingBySRow binds everythingEverythingBySInsertCQL for e,
-// written at ts. With unset, nil pointers and empty collections are left
-// unset, writing no tombstone; without, they clear their columns.
 func everythingEverythingBySRow(e *Everything, ts int64, unset bool) []any {
 	return []any{e.S, e.ID, e.TagsKey, e.Day, e.Event, e.Raw16, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, cqlgenimpl.SliceOrUnset(e.List, unset), cqlgenimpl.SliceOrUnset(e.Set, unset), cqlgenimpl.SliceOrUnset(e.SetAscii, unset), cqlgenimpl.MapOrUnset(e.Members, unset), cqlgenimpl.MapOrUnset(e.Counts, unset), cqlgenimpl.MapOrUnset(e.Nested, unset), cqlgenimpl.MapOrUnset(e.Frozen, unset), cqlgenimpl.OrUnset(e.Maybe, unset), cqlgenimpl.OrUnset(e.MaybeAt, unset), e.Price, cqlgenimpl.SliceOrUnset(e.Prices, unset), cqlgenimpl.SliceOrUnset(e.Events, unset), cqlgenimpl.MapOrUnset(e.ByDay, unset), ts}
 }
 
-// everythingEverythingBySKey is the primary key of e in everything_by_s, in
-// order, bucket included.
 func everythingEverythingBySKey(e *Everything) []any {
 	return []any{e.S, e.ID, e.TagsKey, e.Day}
 }
 
-// everythingEverythingBySDeleteCQL deletes a row of everything_by_s by its
-// primary key. Its placeholders bind the write timestamp, s, id, tags_key,
-// day.
-const everythingEverythingBySDeleteCQL = `DELETE FROM everything_by_s
-	USING TIMESTAMP ?
-	WHERE s = ? AND id = ? AND tags_key = ? AND day = ?`
-
-// everythingEverythingBySScanCQL reads a token range of everything_by_s for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const everythingEverythingBySScanCQL = `SELECT s, id, tags_key, day, event, raw16, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		writetime(event), writetime(raw16), writetime(a), writetime(g),
-		writetime(b), writetime(i), writetime(i8), writetime(i16),
-		writetime(i32), writetime(i64), writetime(u8), writetime(u16),
-		writetime(u32), writetime(u64), writetime(narrow), writetime(f32),
-		writetime(f64), writetime(blob), writetime(at), writetime(took),
-		writetime(of_day), writetime(span), writetime(big), writetime(dec),
-		writetime(addr), writetime(maybe), writetime(maybe_at), writetime(price)
-	FROM everything_by_s
-	WHERE token(s) > ? AND token(s) <= ?`
-
-// everythingEverythingBySFirstCQL reads a partition of everything_by_s from
-// its first row. cqlgenimpl.ReadPage binds s.
-const everythingEverythingBySFirstCQL = `SELECT s, id, tags_key, day, event, raw16, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day
-	FROM everything_by_s
-	WHERE s = ?`
-
-// everythingEverythingBySFirstFromCQL reads a partition of everything_by_s
-// from the From bound. cqlgenimpl.ReadPage binds s, From.
-const everythingEverythingBySFirstFromCQL = `SELECT s, id, tags_key, day, event, raw16, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day
-	FROM everything_by_s
-	WHERE s = ? AND id >= ?`
-
-// everythingEverythingBySFirstToCQL reads a partition of everything_by_s from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds s, To.
-const everythingEverythingBySFirstToCQL = `SELECT s, id, tags_key, day, event, raw16, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day
-	FROM everything_by_s
-	WHERE s = ? AND id < ?`
-
-// everythingEverythingBySFirstFromToCQL reads a partition of everything_by_s
-// between the bounds. cqlgenimpl.ReadPage binds s, From, To.
-const everythingEverythingBySFirstFromToCQL = `SELECT s, id, tags_key, day, event, raw16, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day
-	FROM everything_by_s
-	WHERE s = ? AND id >= ? AND id < ?`
-
-// everythingEverythingBySAfter0CQL continues a read of everything_by_s after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds s, id, tags_key, day.
-const everythingEverythingBySAfter0CQL = `SELECT s, id, tags_key, day, event, raw16, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day
-	FROM everything_by_s
-	WHERE s = ? AND (id, tags_key, day) > (?, ?, ?)`
-
-// everythingEverythingBySAfterToCQL continues a read of everything_by_s after
-// a row, up to the To bound. cqlgenimpl.ReadPage binds s, id, tags_key, day,
-// To.
-const everythingEverythingBySAfterToCQL = `SELECT s, id, tags_key, day, event, raw16, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day
-	FROM everything_by_s
-	WHERE s = ? AND (id, tags_key, day) > (?, ?, ?) AND id < ?`
-
-// everythingEverythingBySAtOrAfterCQL continues a read of everything_by_s at
-// or after a row. cqlgenimpl.ReadPage binds s, id, tags_key, day.
-const everythingEverythingBySAtOrAfterCQL = `SELECT s, id, tags_key, day, event, raw16, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day
-	FROM everything_by_s
-	WHERE s = ? AND (id, tags_key, day) >= (?, ?, ?)`
-
-// everythingEverythingBySAtOrAfterToCQL continues a read of everything_by_s at
-// or after a row, up to the To bound. cqlgenimpl.ReadPage binds s, id,
-// tags_key, day, To.
-const everythingEverythingBySAtOrAfterToCQL = `SELECT s, id, tags_key, day, event, raw16, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day
-	FROM everything_by_s
-	WHERE s = ? AND (id, tags_key, day) >= (?, ?, ?) AND id < ?`
-
-// everythingEverythingBySScan reads one row of everything_by_s into e; false
-// when there is none.
 func everythingEverythingBySScan(it cqlgenimpl.Iter, e *Everything) bool {
 	return it.Scan(&e.S, &e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay)
 }
 
-// everythingEverythingBySClustering is the clustering key of e in
-// everything_by_s, in order.
 func everythingEverythingBySClustering(e *Everything) []any {
 	return []any{e.ID, e.TagsKey, e.Day}
 }
 
-// everythingEverythingBySCompare orders rows of everything_by_s as its
-// clustering order does.
 func everythingEverythingBySCompare(a, b *Everything) int {
 	if c := cqlgenimpl.CompareUUID(a.ID, b.ID); c != 0 {
 		return c
@@ -595,53 +165,34 @@ func everythingEverythingBySCompare(a, b *Everything) int {
 }
 
 // EverythingRepo reads and writes Everything in its tables (everything,
-// everything_by_s), keeping every copy in step; everything is the source of
-// truth.
+// everything_by_s), kept in step with everything.
 type EverythingRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewEverythingRepo returns a repository of Everything on s. The default
-// strategy is a logged batch.
+// NewEverythingRepo returns a repository of Everything on s.
 func NewEverythingRepo(s cqlgen.Session, opts ...cqlgen.Option) *EverythingRepo {
-	return &EverythingRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &EverythingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// everythingCheck rejects a Everything whose partition key values are empty.
 func everythingCheck(e *Everything) error {
 	if cqlgenimpl.IsZeroUUID(e.ID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "id",
-			Table:  "everything",
-		}
+		return cqlgenimpl.EmptyKey("everything", "id")
 	}
 	if e.S == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "s",
-			Table:  "everything_by_s",
-		}
+		return cqlgenimpl.EmptyKey("everything_by_s", "s")
 	}
 	return nil
 }
 
-// everythingCheckKey rejects a Everything whose partition key value in
-// everything, the source of truth, is empty.
 func everythingCheckKey(e *Everything) error {
 	if cqlgenimpl.IsZeroUUID(e.ID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "id",
-			Table:  "everything",
-		}
+		return cqlgenimpl.EmptyKey("everything", "id")
 	}
 	return nil
 }
 
-// everythingWrites is the write protocol of Everything: its source of truth,
-// everything, and the tables the protocol keeps in step with it.
 var everythingWrites = &cqlgenimpl.Entity[Everything]{
 	Canonical: everythingEverything,
 	State:     everythingEverythingState,
@@ -662,18 +213,11 @@ var everythingWrites = &cqlgenimpl.Entity[Everything]{
 	},
 }
 
-// Insert writes e to every table of Everything, creating it, or replacing it
-// where it exists; nil pointers and empty collections are left unset, so they
-// keep what the entity had and write no tombstones. It takes its turn with
-// other writers of the entity through a conditional write on everything, the
-// source of truth. If it returns an error, it may have applied in part: run it
-// again, from any client, and every table converges on the result; the next
-// write of the entity finishes it too.
+// Insert creates or replaces e in every table of Everything, leaving nil
+// pointers and empty collections unset, through the write protocol on
+// everything (docs/repositories.md, The write protocol).
 func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, everythingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -681,20 +225,11 @@ func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlg
 	return cqlgenimpl.Write(ctx, r.s, o, everythingWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Everything whose key in everything is e's, in every
-// table: rows whose key changed (a new sort key, say) move, and nil pointers
-// and empty collections clear their columns. It takes its turn with other
-// writers through a conditional write on everything's version; a writer that
-// loses retries up to Options.Attempts times, then gets a
-// *cqlgen.NotAppliedError. cqlgen.ErrNotFound if there is no such entity. If
-// it returns an error, it may have applied in part: run it again, from any
-// client, and every table converges on the result; the next write of the
-// entity finishes it too.
+// Update replaces the Everything with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// everything (docs/repositories.md, The write protocol).
 func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, everythingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -702,17 +237,11 @@ func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlg
 	return cqlgenimpl.Write(ctx, r.s, o, everythingWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Everything whose key in everything is e's from every
-// table; the rows of the other tables are found from everything's values, so e
-// needs only its key. Deleting what does not exist is not an error. If it
-// returns an error, it may have applied in part: run it again, from any
-// client, and every table converges on the result; the next write of the
-// entity finishes it too.
+// Delete removes the Everything with e's key from every table (e needs only
+// its key), through the write protocol on everything (docs/repositories.md,
+// The write protocol).
 func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, everythingCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -720,20 +249,12 @@ func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlg
 	return cqlgenimpl.Write(ctx, r.s, o, everythingWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Everything with the given key from everything, with
-// its version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Everything since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Everything with the given key from everything with
+// its version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *EverythingRepo) GetVersioned(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (_ *Everything, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "GetVersioned").End(&err)
 	if cqlgenimpl.IsZeroUUID(id) {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "id",
-			Table:  "everything",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("everything", "id")
 	}
 	e := &Everything{}
 	e.ID = id
@@ -742,27 +263,13 @@ func (r *EverythingRepo) GetVersioned(ctx context.Context, id gocql.UUID, tagsKe
 	return cqlgenimpl.Versioned(ctx, r.s, everythingWrites, e)
 }
 
-// Modify reads the Everything with the given key, lets change edit it (set a
-// field, add to a collection), and writes the result to every table that
-// stores what changed, if no one changed the Everything since it was read;
-// when someone did, it reads it again and calls change again, up to
-// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
-// is written when change returns an error, which Modify returns; change must
-// not edit the key in everything (cqlgen.ErrKeyChanged). It returns the
-// Everything written; cqlgen.ErrNotFound if there is none. It costs one read
-// more than Update, which overwrites whatever a concurrent writer did. Run
-// again after its reply was lost, it applies change again, unless given
-// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
+// Modify reads the Everything with the given key, lets change edit it and
+// writes it back if no one changed it since, else tries again
+// (docs/repositories.md, Concurrent edits).
 func (r *EverythingRepo) Modify(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time, change func(*Everything) error, opts ...cqlgen.Option) (_ *Everything, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Modify").End(&err)
 	if cqlgenimpl.IsZeroUUID(id) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "id",
-			Table:  "everything",
-		}
+		return nil, cqlgenimpl.EmptyKey("everything", "id")
 	}
 	e := &Everything{}
 	e.ID = id
@@ -775,223 +282,132 @@ func (r *EverythingRepo) Modify(ctx context.Context, id gocql.UUID, tagsKey []st
 	return cqlgenimpl.Modify(ctx, r.s, o, everythingWrites, e, everythingCheck, change)
 }
 
-// Entity names the entity EverythingRepo keeps: Everything.
+// Entity is Everything.
 func (r *EverythingRepo) Entity() string {
 	return "Everything"
 }
 
-// Tables lists the tables of Everything that Repair and Backfill write: every
-// one but everything, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but everything.
 func (r *EverythingRepo) Tables() []string {
 	return []string{"everything_by_s"}
 }
 
-// Verify compares every table of Everything with what everything, the source
-// of truth, implies, and reports the rows missing, stale or orphaned. It
-// writes nothing.
+// Verify reports the rows missing, stale or orphaned against everything.
 func (r *EverythingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, everythingWrites, "Everything", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Everything wins over;
-// it is safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *EverythingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, everythingWrites, "Everything", true, o)
 }
 
-// Backfill writes every row everything implies into table, a new one say,
-// token range by token range; with o.Job it records the ranges done and, run
-// again, resumes.
+// Backfill writes every row everything implies into table.
 func (r *EverythingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, everythingWrites, "Everything", table, o)
 }
 
-// Get reads the Everything with the given key from everything, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Everything with the given key from everything;
+// cqlgen.ErrNotFound if there is none.
 func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (_ *Everything, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Get").End(&err)
 	if cqlgenimpl.IsZeroUUID(id) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "id",
-			Table:  "everything",
-		}
+		return nil, cqlgenimpl.EmptyKey("everything", "id")
 	}
 	var e Everything
 	e.ID = id
 	e.TagsKey = tagsKey
 	e.Day = day
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   everythingEverything.Get,
-		Values: []any{e.ID, e.TagsKey, e.Day},
-	}, everythingEverythingScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, everythingEverything.Get, []any{e.ID, e.TagsKey, e.Day}, everythingEverythingScan)
 }
 
 // EverythingOptions are the optional parts of a Everything read.
 type EverythingOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// TagsKeyFrom and TagsKeyTo bound tags_key, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// TagsKeyFrom (inclusive) and TagsKeyTo (exclusive) bound tags_key in read
+	// order; nil: open.
 	TagsKeyFrom, TagsKeyTo *[]string
-	// TagsKeyFromExclusive leaves out the rows at TagsKeyFrom,
-	// TagsKeyToInclusive takes in those at TagsKeyTo; each is ignored without
-	// its bound.
+	// TagsKeyFromExclusive and TagsKeyToInclusive change the bounds' defaults.
 	TagsKeyFromExclusive, TagsKeyToInclusive bool
+}
+
+var everythingEverythingRead = cqlgenimpl.ReadSpec[Everything]{
+	Compare: everythingEverythingCompare,
+	Key:     everythingEverythingClustering,
+	Scan:    everythingEverythingScan,
+	Table:   everythingEverything,
 }
 
 // Everything reads Everything rows by id, ordered by tags_key ascending, then
 // day ascending, from everything, in pages: one partition, in clustering
 // order.
 func (r *EverythingRepo) Everything(ctx context.Context, id gocql.UUID, o *EverythingOptions) (_ cqlgen.Page[Everything], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Everything")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Everything").End(&err)
 	if cqlgenimpl.IsZeroUUID(id) {
-		return cqlgen.Page[Everything]{}, &cqlgen.EmptyKeyError{
-			Column: "id",
-			Table:  "everything",
-		}
+		return cqlgen.Page[Everything]{}, cqlgenimpl.EmptyKey("everything", "id")
 	}
 	if o == nil {
 		o = &EverythingOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Everything]{
-		Compare:   everythingEverythingCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       everythingEverythingClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{id},
-		Scan:      everythingEverythingScan,
-		Table:     everythingEverything,
-	}
-	if o.TagsKeyFrom != nil {
-		spec.From, spec.FromExclusive = *o.TagsKeyFrom, o.TagsKeyFromExclusive
-	}
-	if o.TagsKeyTo != nil {
-		spec.To, spec.ToInclusive = *o.TagsKeyTo, o.TagsKeyToInclusive
-	}
+	spec := everythingEverythingRead.With([]any{id}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.TagsKeyFrom, o.TagsKeyTo, o.TagsKeyFromExclusive, o.TagsKeyToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // EverythingBySOptions are the optional parts of a EverythingByS read.
 type EverythingBySOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// IDFrom and IDTo bound id, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// IDFrom (inclusive) and IDTo (exclusive) bound id in read order; nil:
+	// open.
 	IDFrom, IDTo *gocql.UUID
-	// IDFromExclusive leaves out the rows at IDFrom, IDToInclusive takes in
-	// those at IDTo; each is ignored without its bound.
+	// IDFromExclusive and IDToInclusive change the bounds' defaults.
 	IDFromExclusive, IDToInclusive bool
+}
+
+var everythingEverythingBySRead = cqlgenimpl.ReadSpec[Everything]{
+	Compare: everythingEverythingBySCompare,
+	Key:     everythingEverythingBySClustering,
+	Scan:    everythingEverythingBySScan,
+	Table:   everythingEverythingByS,
 }
 
 // EverythingByS reads Everything rows by s, ordered by id ascending, then
 // tags_key ascending, then day ascending, from everything_by_s, in pages: one
 // partition, in clustering order.
 func (r *EverythingRepo) EverythingByS(ctx context.Context, s string, o *EverythingBySOptions) (_ cqlgen.Page[Everything], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "EverythingByS")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "EverythingByS").End(&err)
 	if s == "" {
-		return cqlgen.Page[Everything]{}, &cqlgen.EmptyKeyError{
-			Column: "s",
-			Table:  "everything_by_s",
-		}
+		return cqlgen.Page[Everything]{}, cqlgenimpl.EmptyKey("everything_by_s", "s")
 	}
 	if o == nil {
 		o = &EverythingBySOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Everything]{
-		Compare:   everythingEverythingBySCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       everythingEverythingBySClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{s},
-		Scan:      everythingEverythingBySScan,
-		Table:     everythingEverythingByS,
-	}
-	if o.IDFrom != nil {
-		spec.From, spec.FromExclusive = *o.IDFrom, o.IDFromExclusive
-	}
-	if o.IDTo != nil {
-		spec.To, spec.ToInclusive = *o.IDTo, o.IDToInclusive
-	}
+	spec := everythingEverythingBySRead.With([]any{s}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.IDFrom, o.IDTo, o.IDFromExclusive, o.IDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// customerCustomers: the statements of table customers, which is the source of
-// truth of Customer.
+// customerCustomers is table customers, which is the source of truth of
+// Customer (statements in schema.md).
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "customers",
-	Pattern: "Customers",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "uuid"},
-		{Name: "region", Type: "frozen<udt<region, country text, area text>>"},
-		{Name: "billing", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
-		{Name: "shipping", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
-		{Name: "others", Type: "list<frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>>"},
-		{Name: "by_label", Type: "map<text, frozen<udt<contact_card, name text, home frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>, wait duration>>>"},
-		{Name: "seen", Type: "set<frozen<udt<geo, lat double, lon double>>>"},
-		{Name: "created_at", Type: "timestamp"},
-		{Name: "created_by", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:     customerCustomersGetCQL,
-		GetMany: customerCustomersGetManyCQL,
-		State:   customerCustomersStateCQL,
-		Change:  customerCustomersChangeCQL,
-		Remove:  customerCustomersRemoveCQL,
-		Settle:  customerCustomersSettleCQL,
-		Scan:    customerCustomersScanCQL,
-	},
+	Name:         "customers",
+	Pattern:      "Customers",
+	PartitionKey: cqlgenimpl.Cols("customer_id uuid"),
+	Columns:      cqlgenimpl.Cols("region frozen<udt<region, country text, area text>>", "billing frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "shipping frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "others list<frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>>", "by_label map<text, frozen<udt<contact_card, name text, home frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>, wait duration>>>", "seen set<frozen<udt<geo, lat double, lon double>>>", "created_at timestamp", "created_by text"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
-// customerCustomersGetCQL reads a row of customers by its primary key. Its
-// placeholders bind customer_id.
-const customerCustomersGetCQL = `SELECT customer_id, region, billing, shipping, others, by_label, seen,
-		created_at, created_by, cqlgen_deleted
-	FROM customers
-	WHERE customer_id = ?`
-
-// customerCustomersScan reads the next row of customers that is no grave of a
-// deleted Customer into e; false when there is none.
 func customerCustomersScan(it cqlgenimpl.Iter, e *Customer) bool {
 	for {
 		var deleted bool
@@ -1005,42 +421,19 @@ func customerCustomersScan(it cqlgenimpl.Iter, e *Customer) bool {
 	}
 }
 
-// customerCustomersGetManyCQL reads the rows of customers of several partition
-// keys at once. cqlgenimpl.GetMany binds the list of customer_id values.
-const customerCustomersGetManyCQL = `SELECT customer_id, region, billing, shipping, others, by_label, seen,
-		created_at, created_by, cqlgen_deleted
-	FROM customers
-	WHERE customer_id IN ?`
-
-// customerCustomersStateCQL reads a row of customers with the write protocol's
-// columns. Its placeholders bind customer_id.
-const customerCustomersStateCQL = `SELECT customer_id, region, billing, shipping, others, by_label, seen,
-		created_at, created_by, cqlgen_version, cqlgen_deleted, cqlgen_pending,
-		cqlgen_writes
-	FROM customers
-	WHERE customer_id = ?`
-
-// customerCustomersState binds customerCustomersStateCQL: the primary key of
-// e.
 func customerCustomersState(e *Customer) []any {
 	return []any{e.CustomerID}
 }
 
-// customerCustomersScanState reads a row of customers with its version, its
-// mark of deletion, its pending record and its last changes.
 func customerCustomersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Customer], ok bool) {
 	ok = it.Scan(&v.Row.CustomerID, &v.Row.Region, &v.Row.Billing, &v.Row.Shipping, &v.Row.Others, &v.Row.ByLabel, cqlgenimpl.ScanSet(&v.Row.Seen), &v.Row.CreatedAt, &v.Row.CreatedBy, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// customerCustomersData is every column of e's row in customers, in table
-// order.
 func customerCustomersData(e *Customer) []any {
 	return []any{e.CustomerID, e.Region, e.Billing, e.Shipping, e.Others, e.ByLabel, e.Seen, e.CreatedAt, e.CreatedBy}
 }
 
-// customerMerge is e as an Insert over cur writes it: the nil pointers and
-// empty collections of e, which an Insert leaves unset, keep cur's values.
 func customerMerge(cur, e *Customer) Customer {
 	m := *e
 	if m.Shipping == nil {
@@ -1058,272 +451,75 @@ func customerMerge(cur, e *Customer) Customer {
 	return m
 }
 
-// customerCustomersChangeCQL writes a row of customers if its version is the
-// one read (null: if there is no row). Its placeholders bind region, billing,
-// shipping, others, by_label, seen, created_at, created_by, cqlgen_version
-// (the write timestamp), the pending record, the record of the last changes,
-// customer_id, the version read.
-const customerCustomersChangeCQL = `UPDATE customers
-	SET region = ?, billing = ?, shipping = ?, others = ?, by_label = ?,
-		seen = ?, created_at = ?, created_by = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE customer_id = ?
-	IF cqlgen_version = ?`
-
-// customerCustomersChange binds customerCustomersChangeCQL: it sets e's
-// values, leaving nil pointers and empty collections unset with c.Unset, at
-// version c.TS, if the version is still c.Old.
 func customerCustomersChange(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{e.Region, e.Billing, cqlgenimpl.OrUnset(e.Shipping, c.Unset), cqlgenimpl.SliceOrUnset(e.Others, c.Unset), cqlgenimpl.MapOrUnset(e.ByLabel, c.Unset), cqlgenimpl.MapOrUnset(e.Seen, c.Unset), e.CreatedAt, e.CreatedBy, c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
 }
 
-// customerCustomersRemoveCQL leaves a grave of a row of customers if its
-// version is the one read. Its placeholders bind cqlgen_version (the write
-// timestamp), the pending record, the record of the last changes, customer_id,
-// the version read.
-const customerCustomersRemoveCQL = `UPDATE customers
-	USING TTL 864000
-	SET region = null, billing = null, shipping = null, others = null,
-		by_label = null, seen = null, created_at = null, created_by = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE customer_id = ?
-	IF cqlgen_version = ?`
-
-// customerCustomersRemove binds customerCustomersRemoveCQL: it leaves a grave
-// of e, at version c.TS, if the version is still c.Old.
 func customerCustomersRemove(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
 }
 
-// customerCustomersSettleCQL clears the pending record of a row of customers
-// if its version is the one read. Its placeholders bind customer_id, the
-// version read.
-const customerCustomersSettleCQL = `UPDATE customers
-	SET cqlgen_pending = null
-	WHERE customer_id = ?
-	IF cqlgen_version = ?`
-
-// customerCustomersSettle binds customerCustomersSettleCQL: it clears the
-// pending record of e's row if the version is still version.
 func customerCustomersSettle(e *Customer, version int64) []any {
 	return []any{e.CustomerID, version}
 }
 
-// customerCustomersScanCQL reads a token range of customers for verify, repair
-// and backfill. Its placeholders bind the lower token (excluded), the upper
-// token.
-const customerCustomersScanCQL = `SELECT customer_id, region, billing, shipping, others, by_label, seen,
-		created_at, created_by, cqlgen_version, cqlgen_deleted, cqlgen_pending,
-		cqlgen_writes
-	FROM customers
-	WHERE token(customer_id) > ? AND token(customer_id) <= ?`
-
-// customerCustomersByRegion: the statements of table customers_by_region,
-// which serves CustomersByRegion.
+// customerCustomersByRegion is table customers_by_region, which serves
+// CustomersByRegion (statements in schema.md).
 var customerCustomersByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "customers_by_region",
-	Pattern: "CustomersByRegion",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "region", Type: "frozen<udt<region, country text, area text>>"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "created_at", Type: "timestamp", Desc: true},
-		{Name: "customer_id", Type: "uuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "region", Type: "frozen<udt<region, country text, area text>>"},
-		{Name: "created_at", Type: "timestamp", Desc: true},
-		{Name: "customer_id", Type: "uuid"},
-		{Name: "billing", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
-		{Name: "shipping", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
-		{Name: "others", Type: "list<frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>>"},
-		{Name: "by_label", Type: "map<text, frozen<udt<contact_card, name text, home frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>, wait duration>>>"},
-		{Name: "seen", Type: "set<frozen<udt<geo, lat double, lon double>>>"},
-		{Name: "created_by", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      customerCustomersByRegionInsertCQL,
-		Delete:      customerCustomersByRegionDeleteCQL,
-		Scan:        customerCustomersByRegionScanCQL,
-		First:       customerCustomersByRegionFirstCQL,
-		FirstFrom:   customerCustomersByRegionFirstFromCQL,
-		FirstTo:     customerCustomersByRegionFirstToCQL,
-		FirstFromTo: customerCustomersByRegionFirstFromToCQL,
-		After: []string{
-			customerCustomersByRegionAfter0CQL,
-			customerCustomersByRegionAfter1CQL,
-		},
-		AfterTo:   customerCustomersByRegionAfterToCQL,
-		AtOrAfter: customerCustomersByRegionAtOrAfterCQL,
-	},
+	Name:         "customers_by_region",
+	Pattern:      "CustomersByRegion",
+	PartitionKey: cqlgenimpl.Cols("region frozen<udt<region, country text, area text>>"),
+	Clustering:   cqlgenimpl.Cols("created_at timestamp desc", "customer_id uuid"),
+	Columns:      cqlgenimpl.Cols("billing frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "shipping frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "others list<frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>>", "by_label map<text, frozen<udt<contact_card, name text, home frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>, wait duration>>>", "seen set<frozen<udt<geo, lat double, lon double>>>", "created_by text"),
+	Maintained:   true,
 })
 
-// customerCustomersByRegionInsertCQL writes a whole row of
-// customers_by_region. Its placeholders bind region, created_at, customer_id,
-// billing, shipping, others, by_label, seen, created_by, the write timestamp.
-const customerCustomersByRegionInsertCQL = `INSERT INTO customers_by_region (region, created_at, customer_id,
-		billing, shipping, others, by_label, seen, created_by)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// customerCustomersByRegionRow binds customerCustomersByRegionInsertCQL for e,
-// written at ts. With unset, nil pointers and empty collections are left
-// unset, writing no tombstone; without, they clear their columns.
 func customerCustomersByRegionRow(e *Customer, ts int64, unset bool) []any {
 	return []any{e.Region, e.CreatedAt, e.CustomerID, e.Billing, cqlgenimpl.OrUnset(e.Shipping, unset), cqlgenimpl.SliceOrUnset(e.Others, unset), cqlgenimpl.MapOrUnset(e.ByLabel, unset), cqlgenimpl.MapOrUnset(e.Seen, unset), e.CreatedBy, ts}
 }
 
-// customerCustomersByRegionKey is the primary key of e in customers_by_region,
-// in order, bucket included.
 func customerCustomersByRegionKey(e *Customer) []any {
 	return []any{e.Region, e.CreatedAt, e.CustomerID}
 }
 
-// customerCustomersByRegionDeleteCQL deletes a row of customers_by_region by
-// its primary key. Its placeholders bind the write timestamp, region,
-// created_at, customer_id.
-const customerCustomersByRegionDeleteCQL = `DELETE FROM customers_by_region
-	USING TIMESTAMP ?
-	WHERE region = ? AND created_at = ? AND customer_id = ?`
-
-// customerCustomersByRegionScanCQL reads a token range of customers_by_region
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const customerCustomersByRegionScanCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by, writetime(billing), writetime(shipping),
-		writetime(created_by)
-	FROM customers_by_region
-	WHERE token(region) > ? AND token(region) <= ?`
-
-// customerCustomersByRegionFirstCQL reads a partition of customers_by_region
-// from its first row. cqlgenimpl.ReadPage binds region.
-const customerCustomersByRegionFirstCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by
-	FROM customers_by_region
-	WHERE region = ?`
-
-// customerCustomersByRegionFirstFromCQL reads a partition of
-// customers_by_region from the From bound. cqlgenimpl.ReadPage binds region,
-// From.
-const customerCustomersByRegionFirstFromCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by
-	FROM customers_by_region
-	WHERE region = ? AND created_at <= ?`
-
-// customerCustomersByRegionFirstToCQL reads a partition of customers_by_region
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds region, To.
-const customerCustomersByRegionFirstToCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by
-	FROM customers_by_region
-	WHERE region = ? AND created_at > ?`
-
-// customerCustomersByRegionFirstFromToCQL reads a partition of
-// customers_by_region between the bounds. cqlgenimpl.ReadPage binds region,
-// From, To.
-const customerCustomersByRegionFirstFromToCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by
-	FROM customers_by_region
-	WHERE region = ? AND created_at <= ? AND created_at > ?`
-
-// customerCustomersByRegionAfter0CQL continues a read of customers_by_region
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds region, created_at.
-const customerCustomersByRegionAfter0CQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by
-	FROM customers_by_region
-	WHERE region = ? AND created_at < ?`
-
-// customerCustomersByRegionAfter1CQL continues a read of customers_by_region
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds region, created_at, customer_id.
-const customerCustomersByRegionAfter1CQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by
-	FROM customers_by_region
-	WHERE region = ? AND created_at = ? AND customer_id > ?`
-
-// customerCustomersByRegionAfterToCQL continues a read of customers_by_region
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds region,
-// created_at, To.
-const customerCustomersByRegionAfterToCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by
-	FROM customers_by_region
-	WHERE region = ? AND created_at < ? AND created_at > ?`
-
-// customerCustomersByRegionAtOrAfterCQL continues a read of
-// customers_by_region at or after a row. cqlgenimpl.ReadPage binds region,
-// created_at, customer_id.
-const customerCustomersByRegionAtOrAfterCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by
-	FROM customers_by_region
-	WHERE region = ? AND created_at = ? AND customer_id >= ?`
-
-// customerCustomersByRegionScan reads one row of customers_by_region into e;
-// false when there is none.
 func customerCustomersByRegionScan(it cqlgenimpl.Iter, e *Customer) bool {
 	return it.Scan(&e.Region, &e.CreatedAt, &e.CustomerID, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedBy)
 }
 
-// customerCustomersByRegionClustering is the clustering key of e in
-// customers_by_region, in order.
 func customerCustomersByRegionClustering(e *Customer) []any {
 	return []any{e.CreatedAt, e.CustomerID}
 }
 
-// customerCustomersByRegionCompare orders rows of customers_by_region as its
-// clustering order does.
 func customerCustomersByRegionCompare(a, b *Customer) int {
-	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareUUID(a.CustomerID, b.CustomerID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.CreatedAt.Compare(b.CreatedAt), cqlgenimpl.CompareUUID(a.CustomerID, b.CustomerID))
 }
 
 // CustomerRepo reads and writes Customer in its tables (customers,
-// customers_by_region), keeping every copy in step; customers is the source of
-// truth.
+// customers_by_region), kept in step with customers.
 type CustomerRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewCustomerRepo returns a repository of Customer on s. The default strategy
-// is a logged batch.
+// NewCustomerRepo returns a repository of Customer on s.
 func NewCustomerRepo(s cqlgen.Session, opts ...cqlgen.Option) *CustomerRepo {
-	return &CustomerRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &CustomerRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// customerCheck rejects a Customer whose partition key values are empty.
 func customerCheck(e *Customer) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "customers",
-		}
+		return cqlgenimpl.EmptyKey("customers", "customer_id")
 	}
 	return nil
 }
 
-// customerCheckKey rejects a Customer whose partition key value in customers,
-// the source of truth, is empty.
 func customerCheckKey(e *Customer) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "customers",
-		}
+		return cqlgenimpl.EmptyKey("customers", "customer_id")
 	}
 	return nil
 }
 
-// customerWrites is the write protocol of Customer: its source of truth,
-// customers, and the tables the protocol keeps in step with it.
 var customerWrites = &cqlgenimpl.Entity[Customer]{
 	Canonical: customerCustomers,
 	State:     customerCustomersState,
@@ -1344,18 +540,11 @@ var customerWrites = &cqlgenimpl.Entity[Customer]{
 	},
 }
 
-// Insert writes e to every table of Customer, creating it, or replacing it
-// where it exists; nil pointers and empty collections are left unset, so they
-// keep what the entity had and write no tombstones. It takes its turn with
-// other writers of the entity through a conditional write on customers, the
-// source of truth. If it returns an error, it may have applied in part: run it
-// again, from any client, and every table converges on the result; the next
-// write of the entity finishes it too.
+// Insert creates or replaces e in every table of Customer, leaving nil
+// pointers and empty collections unset, through the write protocol on
+// customers (docs/repositories.md, The write protocol).
 func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1363,19 +552,11 @@ func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.O
 	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Customer whose key in customers is e's, in every table:
-// rows whose key changed (a new sort key, say) move, and nil pointers and
-// empty collections clear their columns. It takes its turn with other writers
-// through a conditional write on customers's version; a writer that loses
-// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Customer with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// customers (docs/repositories.md, The write protocol).
 func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1383,16 +564,11 @@ func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.O
 	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Customer whose key in customers is e's from every table;
-// the rows of the other tables are found from customers's values, so e needs
-// only its key. Deleting what does not exist is not an error. If it returns an
-// error, it may have applied in part: run it again, from any client, and every
-// table converges on the result; the next write of the entity finishes it too.
+// Delete removes the Customer with e's key from every table (e needs only its
+// key), through the write protocol on customers (docs/repositories.md, The
+// write protocol).
 func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, customerCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1400,47 +576,25 @@ func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.O
 	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Customer with the given key from customers, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Customer since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Customer with the given key from customers with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *CustomerRepo) GetVersioned(ctx context.Context, customerID gocql.UUID) (_ *Customer, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "GetVersioned").End(&err)
 	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "customers",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("customers", "customer_id")
 	}
 	e := &Customer{}
 	e.CustomerID = customerID
 	return cqlgenimpl.Versioned(ctx, r.s, customerWrites, e)
 }
 
-// Modify reads the Customer with the given key, lets change edit it (set a
-// field, add to a collection), and writes the result to every table that
-// stores what changed, if no one changed the Customer since it was read; when
-// someone did, it reads it again and calls change again, up to
-// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
-// is written when change returns an error, which Modify returns; change must
-// not edit the key in customers (cqlgen.ErrKeyChanged). It returns the
-// Customer written; cqlgen.ErrNotFound if there is none. It costs one read
-// more than Update, which overwrites whatever a concurrent writer did. Run
-// again after its reply was lost, it applies change again, unless given
-// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
+// Modify reads the Customer with the given key, lets change edit it and writes
+// it back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *CustomerRepo) Modify(ctx context.Context, customerID gocql.UUID, change func(*Customer) error, opts ...cqlgen.Option) (_ *Customer, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Modify").End(&err)
 	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "customers",
-		}
+		return nil, cqlgenimpl.EmptyKey("customers", "customer_id")
 	}
 	e := &Customer{}
 	e.CustomerID = customerID
@@ -1451,91 +605,54 @@ func (r *CustomerRepo) Modify(ctx context.Context, customerID gocql.UUID, change
 	return cqlgenimpl.Modify(ctx, r.s, o, customerWrites, e, customerCheck, change)
 }
 
-// Entity names the entity CustomerRepo keeps: Customer.
+// Entity is Customer.
 func (r *CustomerRepo) Entity() string {
 	return "Customer"
 }
 
-// Tables lists the tables of Customer that Repair and Backfill write: every
-// one but customers, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but customers.
 func (r *CustomerRepo) Tables() []string {
 	return []string{"customers_by_region"}
 }
 
-// Verify compares every table of Customer with what customers, the source of
-// truth, implies, and reports the rows missing, stale or orphaned. It writes
-// nothing.
+// Verify reports the rows missing, stale or orphaned against customers.
 func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Customer wins over; it
-// is safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", true, o)
 }
 
-// Backfill writes every row customers implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row customers implies into table.
 func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, customerWrites, "Customer", table, o)
 }
 
-// Get reads the Customer with the given key from customers, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Customer with the given key from customers; cqlgen.ErrNotFound
+// if there is none.
 func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Customer, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Get").End(&err)
 	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "customers",
-		}
+		return nil, cqlgenimpl.EmptyKey("customers", "customer_id")
 	}
 	var e Customer
 	e.CustomerID = customerID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   customerCustomers.Get,
-		Values: []any{e.CustomerID},
-	}, customerCustomersScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, customerCustomers.Get, []any{e.CustomerID}, customerCustomersScan)
 }
 
-// GetMany reads the Customers with the given customer_id values from
-// customers, the source of truth, in one query (customer_id IN ?): Rows[i] is
-// the Customer of customerIDs[i], nil when there is none, and Missing lists
-// those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys,
-// or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Customers with the given customer_id values from customers
+// in one query: Rows[i] is customerIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (_ cqlgen.Found[Customer], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "GetMany").End(&err)
 	for _, k := range customerIDs {
 		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Customer]{}, &cqlgen.EmptyKeyError{
-				Column: "customer_id",
-				Table:  "customers",
-			}
+			return cqlgen.Found[Customer]{}, cqlgenimpl.EmptyKey("customers", "customer_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, customerCustomers, []any{}, customerIDs, r.opts.MaxKeys, customerCustomersScan, func(e *Customer) gocql.UUID {
@@ -1545,190 +662,64 @@ func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (_
 
 // CustomersByRegionOptions are the optional parts of a CustomersByRegion read.
 type CustomersByRegionOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// CreatedAtFrom and CreatedAtTo bound created_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at
+	// in read order; nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
-	// CreatedAtFromExclusive leaves out the rows at CreatedAtFrom,
-	// CreatedAtToInclusive takes in those at CreatedAtTo; each is ignored
-	// without its bound.
+	// CreatedAtFromExclusive and CreatedAtToInclusive change the bounds'
+	// defaults.
 	CreatedAtFromExclusive, CreatedAtToInclusive bool
+}
+
+var customerCustomersByRegionRead = cqlgenimpl.ReadSpec[Customer]{
+	Compare: customerCustomersByRegionCompare,
+	Key:     customerCustomersByRegionClustering,
+	Scan:    customerCustomersByRegionScan,
+	Table:   customerCustomersByRegion,
 }
 
 // CustomersByRegion reads Customer rows by region, ordered by created_at
 // descending, then customer_id ascending, from customers_by_region, in pages:
 // one partition, in clustering order.
 func (r *CustomerRepo) CustomersByRegion(ctx context.Context, region Region, o *CustomersByRegionOptions) (_ cqlgen.Page[Customer], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "CustomersByRegion")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "CustomersByRegion").End(&err)
 	if o == nil {
 		o = &CustomersByRegionOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Customer]{
-		Compare:   customerCustomersByRegionCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       customerCustomersByRegionClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{region},
-		Scan:      customerCustomersByRegionScan,
-		Table:     customerCustomersByRegion,
-	}
-	if o.CreatedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.CreatedAtFrom, o.CreatedAtFromExclusive
-	}
-	if o.CreatedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.CreatedAtTo, o.CreatedAtToInclusive
-	}
+	spec := customerCustomersByRegionRead.With([]any{region}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.CreatedAtFrom, o.CreatedAtTo, o.CreatedAtFromExclusive, o.CreatedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// visitVisits: the statements of table visits, which is the source of truth of
-// Visit.
+// visitVisits is table visits, which is the source of truth of Visit
+// (statements in schema.md).
 var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "visits",
-	Pattern: "Visits",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "uuid"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "spot", Type: "frozen<udt<geo, lat double, lon double>>"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "uuid"},
-		{Name: "spot", Type: "frozen<udt<geo, lat double, lon double>>"},
-		{Name: "note", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      visitVisitsInsertCQL,
-		InsertTTL:   visitVisitsInsertTTLCQL,
-		Create:      visitVisitsCreateCQL,
-		Delete:      visitVisitsDeleteCQL,
-		Get:         visitVisitsGetCQL,
-		First:       visitVisitsFirstCQL,
-		FirstFrom:   visitVisitsFirstFromCQL,
-		FirstTo:     visitVisitsFirstToCQL,
-		FirstFromTo: visitVisitsFirstFromToCQL,
-		After: []string{
-			visitVisitsAfter0CQL,
-		},
-		AfterTo:     visitVisitsAfterToCQL,
-		AtOrAfter:   visitVisitsAtOrAfterCQL,
-		AtOrAfterTo: visitVisitsAtOrAfterToCQL,
-	},
+	Name:         "visits",
+	Pattern:      "Visits",
+	PartitionKey: cqlgenimpl.Cols("customer_id uuid"),
+	Clustering:   cqlgenimpl.Cols("spot frozen<udt<geo, lat double, lon double>>"),
+	Columns:      cqlgenimpl.Cols("note text"),
+	Canonical:    true,
+	Single:       true,
 })
 
-// visitVisitsInsertCQL writes a whole row of visits. Its placeholders bind
-// customer_id, spot, note, the write timestamp.
-const visitVisitsInsertCQL = `INSERT INTO visits (customer_id, spot, note)
-	VALUES (?, ?, ?)
-	USING TIMESTAMP ?`
-
-// visitVisitsRow binds visitVisitsInsertCQL for e, written at ts.
-func visitVisitsRow(e *Visit, ts int64) []any {
+func visitVisitsRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.CustomerID, e.Spot, e.Note, ts}
 }
 
-// visitVisitsInsertTTLCQL writes a whole row of visits with a TTL of the
-// call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds customer_id, spot, note,
-// the TTL in seconds (unset: the table's default), the write timestamp.
-const visitVisitsInsertTTLCQL = `INSERT INTO visits (customer_id, spot, note)
-	VALUES (?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// visitVisitsCreateCQL writes a whole row of visits if no row has its key, for
-// InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no client
-// timestamp. cqlgenimpl.ReadPage binds customer_id, spot, note, the TTL in
-// seconds (unset: the table's default).
-const visitVisitsCreateCQL = `INSERT INTO visits (customer_id, spot, note)
-	VALUES (?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// visitVisitsDeleteCQL deletes a row of visits by its primary key. Its
-// placeholders bind the write timestamp, customer_id, spot.
-const visitVisitsDeleteCQL = `DELETE FROM visits
-	USING TIMESTAMP ?
-	WHERE customer_id = ? AND spot = ?`
-
-// visitVisitsGetCQL reads a row of visits by its primary key. Its placeholders
-// bind customer_id, spot.
-const visitVisitsGetCQL = `SELECT customer_id, spot, note
-	FROM visits
-	WHERE customer_id = ? AND spot = ?`
-
-// visitVisitsScan reads one row of visits into e; false when there is none.
 func visitVisitsScan(it cqlgenimpl.Iter, e *Visit) bool {
 	return it.Scan(&e.CustomerID, &e.Spot, &e.Note)
 }
 
-// visitVisitsFirstCQL reads a partition of visits from its first row.
-// cqlgenimpl.ReadPage binds customer_id.
-const visitVisitsFirstCQL = `SELECT customer_id, spot, note
-	FROM visits
-	WHERE customer_id = ?`
-
-// visitVisitsFirstFromCQL reads a partition of visits from the From bound.
-// cqlgenimpl.ReadPage binds customer_id, From.
-const visitVisitsFirstFromCQL = `SELECT customer_id, spot, note
-	FROM visits
-	WHERE customer_id = ? AND spot >= ?`
-
-// visitVisitsFirstToCQL reads a partition of visits from its first row up to
-// the To bound. cqlgenimpl.ReadPage binds customer_id, To.
-const visitVisitsFirstToCQL = `SELECT customer_id, spot, note
-	FROM visits
-	WHERE customer_id = ? AND spot < ?`
-
-// visitVisitsFirstFromToCQL reads a partition of visits between the bounds.
-// cqlgenimpl.ReadPage binds customer_id, From, To.
-const visitVisitsFirstFromToCQL = `SELECT customer_id, spot, note
-	FROM visits
-	WHERE customer_id = ? AND spot >= ? AND spot < ?`
-
-// visitVisitsAfter0CQL continues a read of visits after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds customer_id,
-// spot.
-const visitVisitsAfter0CQL = `SELECT customer_id, spot, note
-	FROM visits
-	WHERE customer_id = ? AND spot > ?`
-
-// visitVisitsAfterToCQL continues a read of visits after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds customer_id, spot, To.
-const visitVisitsAfterToCQL = `SELECT customer_id, spot, note
-	FROM visits
-	WHERE customer_id = ? AND spot > ? AND spot < ?`
-
-// visitVisitsAtOrAfterCQL continues a read of visits at or after a row.
-// cqlgenimpl.ReadPage binds customer_id, spot.
-const visitVisitsAtOrAfterCQL = `SELECT customer_id, spot, note
-	FROM visits
-	WHERE customer_id = ? AND spot >= ?`
-
-// visitVisitsAtOrAfterToCQL continues a read of visits at or after a row, up
-// to the To bound. cqlgenimpl.ReadPage binds customer_id, spot, To.
-const visitVisitsAtOrAfterToCQL = `SELECT customer_id, spot, note
-	FROM visits
-	WHERE customer_id = ? AND spot >= ? AND spot < ?`
-
-// visitVisitsClustering is the clustering key of e in visits, in order.
 func visitVisitsClustering(e *Visit) []any {
 	return []any{e.Spot}
 }
 
-// visitVisitsCompare orders rows of visits as its clustering order does.
 func visitVisitsCompare(a, b *Visit) int {
-	if c := cqlgenimpl.CompareAs("frozen<udt<geo, lat double, lon double>>", a.Spot, b.Spot); c != 0 {
-		return c
-	}
-	return 0
+	return cqlgenimpl.CompareAs("frozen<udt<geo, lat double, lon double>>", a.Spot, b.Spot)
 }
 
 // VisitRepo reads and writes Visit in table visits.
@@ -1737,184 +728,104 @@ type VisitRepo struct {
 	opts cqlgen.Options
 }
 
-// NewVisitRepo returns a repository of Visit on s. The default strategy is a
-// logged batch.
+// NewVisitRepo returns a repository of Visit on s.
 func NewVisitRepo(s cqlgen.Session, opts ...cqlgen.Option) *VisitRepo {
-	return &VisitRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &VisitRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// visitCheck rejects a Visit whose partition key values are empty.
 func visitCheck(e *Visit) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "visits",
-		}
+		return cqlgenimpl.EmptyKey("visits", "customer_id")
 	}
 	return nil
 }
 
-// Insert writes e to visits, at a client-side timestamp. Nil pointers and
-// empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+var visitOne = cqlgenimpl.One[Visit]{
+	Check: visitCheck,
+	Delete: func(e *Visit, ts int64) []any {
+		return []any{ts, e.CustomerID, e.Spot}
+	},
+	Key: func(e *Visit) []any {
+		return []any{e.CustomerID, e.Spot}
+	},
+	Row:   visitVisitsRow,
+	Scan:  visitVisitsScan,
+	Table: visitVisits,
+}
+
+// Insert writes e to visits, leaving nil pointers and empty collections unset;
+// it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, visitCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, visitVisits, e, []any{e.CustomerID, e.Spot}, func(e *Visit, _ bool) []any {
-			return visitVisitsRow(e, 0)
-		}, visitVisitsScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(visitVisits, o.TTL, visitVisitsRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &visitOne, e)
 }
 
-// InsertIfAbsent writes e to visits only if no row has its key (INSERT ... IF
-// NOT EXISTS): create, never replace. The result says whether it applied and,
-// when a row was there, holds it as Current. A row that holds every value e
-// would write counts as applied, with Again set: a call sent again after its
-// reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in visits unless a row has its key (IF NOT EXISTS);
+// see docs/repositories.md, Conditional insert.
 func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (_ cqlgen.Inserted[Visit], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, visitCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Visit]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, visitVisits, e, []any{e.CustomerID, e.Spot}, func(e *Visit, _ bool) []any {
-		return visitVisitsRow(e, 0)
-	}, visitVisitsScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &visitOne, e)
 }
 
-// Update writes e over the row with its key in visits. Unlike Insert, nil
-// pointers and empty collections clear their columns. With cqlgen.WithTTL the
-// row expires after that time instead of the table's default.
+// Update writes e over the row with its key in visits; nil pointers and empty
+// collections clear their columns.
 func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, visitCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(visitVisits, o.TTL, visitVisitsRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &visitOne, e)
 }
 
 // Delete removes the row with e's key from visits.
 func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, visitCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   visitVisits.Delete,
-			Values: []any{ts, e.CustomerID, e.Spot},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &visitOne, e)
 }
 
-// Get reads the Visit with the given key from visits, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Visit with the given key from visits; cqlgen.ErrNotFound if
+// there is none.
 func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, spot Geo) (_ *Visit, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Get").End(&err)
 	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "visits",
-		}
+		return nil, cqlgenimpl.EmptyKey("visits", "customer_id")
 	}
 	var e Visit
 	e.CustomerID = customerID
 	e.Spot = spot
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   visitVisits.Get,
-		Values: []any{e.CustomerID, e.Spot},
-	}, visitVisitsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, visitVisits.Get, []any{e.CustomerID, e.Spot}, visitVisitsScan)
 }
 
 // VisitsOptions are the optional parts of a Visits read.
 type VisitsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// SpotFrom and SpotTo bound spot, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// SpotFrom (inclusive) and SpotTo (exclusive) bound spot in read order;
+	// nil: open.
 	SpotFrom, SpotTo *Geo
-	// SpotFromExclusive leaves out the rows at SpotFrom, SpotToInclusive takes
-	// in those at SpotTo; each is ignored without its bound.
+	// SpotFromExclusive and SpotToInclusive change the bounds' defaults.
 	SpotFromExclusive, SpotToInclusive bool
+}
+
+var visitVisitsRead = cqlgenimpl.ReadSpec[Visit]{
+	Compare: visitVisitsCompare,
+	Key:     visitVisitsClustering,
+	Scan:    visitVisitsScan,
+	Table:   visitVisits,
 }
 
 // Visits reads Visit rows by customer_id, ordered by spot ascending, from
 // visits, in pages: one partition, in clustering order.
 func (r *VisitRepo) Visits(ctx context.Context, customerID gocql.UUID, o *VisitsOptions) (_ cqlgen.Page[Visit], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Visits")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Visits").End(&err)
 	if cqlgenimpl.IsZeroUUID(customerID) {
-		return cqlgen.Page[Visit]{}, &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "visits",
-		}
+		return cqlgen.Page[Visit]{}, cqlgenimpl.EmptyKey("visits", "customer_id")
 	}
 	if o == nil {
 		o = &VisitsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Visit]{
-		Compare:   visitVisitsCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       visitVisitsClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{customerID},
-		Scan:      visitVisitsScan,
-		Table:     visitVisits,
-	}
-	if o.SpotFrom != nil {
-		spec.From, spec.FromExclusive = *o.SpotFrom, o.SpotFromExclusive
-	}
-	if o.SpotTo != nil {
-		spec.To, spec.ToInclusive = *o.SpotTo, o.SpotToInclusive
-	}
+	spec := visitVisitsRead.With([]any{customerID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.SpotFrom, o.SpotTo, o.SpotFromExclusive, o.SpotToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 

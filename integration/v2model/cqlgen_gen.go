@@ -18,50 +18,19 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// ticketTickets: the statements of table tickets, which is the source of truth
-// of Ticket.
+// ticketTickets is table tickets, which is the source of truth of Ticket
+// (statements in schema.md).
 var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "tickets",
-	Pattern: "Tickets",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "ticket_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "ticket_id", Type: "uuid"},
-		{Name: "queue", Type: "text"},
-		{Name: "owner", Type: "text"},
-		{Name: "board", Type: "text"},
-		{Name: "assignee", Type: "text"},
-		{Name: "ref", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "opened_at", Type: "timestamp"},
-		{Name: "subject", Type: "text"},
-		{Name: "sla", Type: "duration"},
-		{Name: "policy", Type: "frozen<udt<policy, name text, wait duration, labels set<text>>>"},
-		{Name: "edits", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:        ticketTicketsGetCQL,
-		GetMany:    ticketTicketsGetManyCQL,
-		State:      ticketTicketsStateCQL,
-		Change:     ticketTicketsChangeCQL,
-		Remove:     ticketTicketsRemoveCQL,
-		Settle:     ticketTicketsSettleCQL,
-		FenceLive:  ticketTicketsFenceLiveCQL,
-		FenceGrave: ticketTicketsFenceGraveCQL,
-		Scan:       ticketTicketsScanCQL,
-	},
+	Name:         "tickets",
+	Pattern:      "Tickets",
+	PartitionKey: cqlgenimpl.Cols("ticket_id uuid"),
+	Columns:      cqlgenimpl.Cols("queue text", "owner text", "board text", "assignee text", "ref text", "status text", "opened_at timestamp", "subject text", "sla duration", "policy frozen<udt<policy, name text, wait duration, labels set<text>>>", "edits int"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
+	Fenced:       true,
 })
 
-// ticketTicketsGetCQL reads a row of tickets by its primary key. Its
-// placeholders bind ticket_id.
-const ticketTicketsGetCQL = `SELECT ticket_id, queue, owner, board, assignee, ref, status,
-		opened_at, subject, sla, policy, edits, cqlgen_deleted
-	FROM tickets
-	WHERE ticket_id = ?`
-
-// ticketTicketsScan reads the next row of tickets that is no grave of a
-// deleted Ticket into e; false when there is none.
 func ticketTicketsScan(it cqlgenimpl.Iter, e *Ticket) bool {
 	for {
 		var deleted bool
@@ -75,275 +44,60 @@ func ticketTicketsScan(it cqlgenimpl.Iter, e *Ticket) bool {
 	}
 }
 
-// ticketTicketsGetManyCQL reads the rows of tickets of several partition keys
-// at once. cqlgenimpl.GetMany binds the list of ticket_id values.
-const ticketTicketsGetManyCQL = `SELECT ticket_id, queue, owner, board, assignee, ref, status,
-		opened_at, subject, sla, policy, edits, cqlgen_deleted
-	FROM tickets
-	WHERE ticket_id IN ?`
-
-// ticketTicketsStateCQL reads a row of tickets with the write protocol's
-// columns. Its placeholders bind ticket_id.
-const ticketTicketsStateCQL = `SELECT ticket_id, queue, owner, board, assignee, ref, status,
-		opened_at, subject, sla, policy, edits, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM tickets
-	WHERE ticket_id = ?`
-
-// ticketTicketsState binds ticketTicketsStateCQL: the primary key of e.
 func ticketTicketsState(e *Ticket) []any {
 	return []any{e.TicketID}
 }
 
-// ticketTicketsScanState reads a row of tickets with its version, its mark of
-// deletion, its pending record and its last changes.
 func ticketTicketsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Ticket], ok bool) {
 	ok = it.Scan(&v.Row.TicketID, &v.Row.Queue, &v.Row.Owner, &v.Row.Board, &v.Row.Assignee, &v.Row.Ref, &v.Row.Status, &v.Row.OpenedAt, &v.Row.Subject, &v.Row.Sla, &v.Row.Policy, &v.Row.Edits, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// ticketTicketsData is every column of e's row in tickets, in table order.
 func ticketTicketsData(e *Ticket) []any {
 	return []any{e.TicketID, e.Queue, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.OpenedAt, e.Subject, e.Sla, e.Policy, e.Edits}
 }
 
-// ticketTicketsChangeCQL writes a row of tickets if its version is the one
-// read (null: if there is no row). Its placeholders bind queue, owner, board,
-// assignee, ref, status, opened_at, subject, sla, policy, edits,
-// cqlgen_version (the write timestamp), the pending record, the record of the
-// last changes, ticket_id, the version read.
-const ticketTicketsChangeCQL = `UPDATE tickets
-	SET queue = ?, owner = ?, board = ?, assignee = ?, ref = ?, status = ?,
-		opened_at = ?, subject = ?, sla = ?, policy = ?, edits = ?,
-		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE ticket_id = ?
-	IF cqlgen_version = ?`
-
-// ticketTicketsChange binds ticketTicketsChangeCQL: it sets e's values, at
-// version c.TS, if the version is still c.Old.
 func ticketTicketsChange(e *Ticket, c cqlgenimpl.Change) []any {
 	return []any{e.Queue, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.OpenedAt, e.Subject, e.Sla, e.Policy, e.Edits, c.TS, c.Pending, c.Writes, e.TicketID, c.Old}
 }
 
-// ticketTicketsRemoveCQL leaves a grave of a row of tickets if its version is
-// the one read. Its placeholders bind cqlgen_version (the write timestamp),
-// the pending record, the record of the last changes, ticket_id, the version
-// read.
-const ticketTicketsRemoveCQL = `UPDATE tickets
-	USING TTL 864000
-	SET queue = null, owner = null, board = null, assignee = null,
-		ref = null, status = null, opened_at = null, subject = null,
-		sla = null, policy = null, edits = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE ticket_id = ?
-	IF cqlgen_version = ?`
-
-// ticketTicketsRemove binds ticketTicketsRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
 func ticketTicketsRemove(e *Ticket, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.TicketID, c.Old}
 }
 
-// ticketTicketsSettleCQL clears the pending record of a row of tickets if its
-// version is the one read. Its placeholders bind ticket_id, the version read.
-const ticketTicketsSettleCQL = `UPDATE tickets
-	SET cqlgen_pending = null
-	WHERE ticket_id = ?
-	IF cqlgen_version = ?`
-
-// ticketTicketsSettle binds ticketTicketsSettleCQL: it clears the pending
-// record of e's row if the version is still version.
 func ticketTicketsSettle(e *Ticket, version int64) []any {
 	return []any{e.TicketID, version}
 }
 
-// ticketTicketsFenceLiveCQL moves on the version of a live row of tickets
-// whose claim of a unique key another writer takes over. Its placeholders bind
-// cqlgen_version (the write timestamp), ticket_id, the version read.
-const ticketTicketsFenceLiveCQL = `UPDATE tickets
-	SET cqlgen_version = ?
-	WHERE ticket_id = ?
-	IF cqlgen_version = ?`
-
-// ticketTicketsFenceGraveCQL moves on the version of a grave of tickets, or of
-// no row, whose claim another writer takes over. Its placeholders bind
-// cqlgen_version (the write timestamp), ticket_id, the version read.
-const ticketTicketsFenceGraveCQL = `UPDATE tickets
-	USING TTL 864000
-	SET cqlgen_version = ?, cqlgen_deleted = true
-	WHERE ticket_id = ?
-	IF cqlgen_version = ?`
-
-// ticketTicketsScanCQL reads a token range of tickets for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const ticketTicketsScanCQL = `SELECT ticket_id, queue, owner, board, assignee, ref, status,
-		opened_at, subject, sla, policy, edits, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM tickets
-	WHERE token(ticket_id) > ? AND token(ticket_id) <= ?`
-
-// ticketTicketsByQueue: the statements of table tickets_by_queue, which serves
-// TicketsByQueue.
+// ticketTicketsByQueue is table tickets_by_queue, which serves TicketsByQueue
+// (statements in schema.md).
 var ticketTicketsByQueue = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "tickets_by_queue",
-	Pattern: "TicketsByQueue",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "queue", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "opened_at", Type: "timestamp", Desc: true},
-		{Name: "ticket_id", Type: "uuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "queue", Type: "text"},
-		{Name: "opened_at", Type: "timestamp", Desc: true},
-		{Name: "ticket_id", Type: "uuid"},
-		{Name: "owner", Type: "text"},
-		{Name: "board", Type: "text"},
-		{Name: "assignee", Type: "text"},
-		{Name: "ref", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "subject", Type: "text"},
-		{Name: "sla", Type: "duration"},
-		{Name: "policy", Type: "frozen<udt<policy, name text, wait duration, labels set<text>>>"},
-		{Name: "edits", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      ticketTicketsByQueueInsertCQL,
-		Delete:      ticketTicketsByQueueDeleteCQL,
-		Scan:        ticketTicketsByQueueScanCQL,
-		First:       ticketTicketsByQueueFirstCQL,
-		FirstFrom:   ticketTicketsByQueueFirstFromCQL,
-		FirstTo:     ticketTicketsByQueueFirstToCQL,
-		FirstFromTo: ticketTicketsByQueueFirstFromToCQL,
-		After: []string{
-			ticketTicketsByQueueAfter0CQL,
-			ticketTicketsByQueueAfter1CQL,
-		},
-		AfterTo:   ticketTicketsByQueueAfterToCQL,
-		AtOrAfter: ticketTicketsByQueueAtOrAfterCQL,
-	},
+	Name:         "tickets_by_queue",
+	Pattern:      "TicketsByQueue",
+	PartitionKey: cqlgenimpl.Cols("queue text"),
+	Clustering:   cqlgenimpl.Cols("opened_at timestamp desc", "ticket_id uuid"),
+	Columns:      cqlgenimpl.Cols("owner text", "board text", "assignee text", "ref text", "status text", "subject text", "sla duration", "policy frozen<udt<policy, name text, wait duration, labels set<text>>>", "edits int"),
+	Maintained:   true,
 })
 
-// ticketTicketsByQueueInsertCQL writes a whole row of tickets_by_queue. Its
-// placeholders bind queue, opened_at, ticket_id, owner, board, assignee, ref,
-// status, subject, sla, policy, edits, the write timestamp.
-const ticketTicketsByQueueInsertCQL = `INSERT INTO tickets_by_queue (queue, opened_at, ticket_id, owner,
-		board, assignee, ref, status, subject, sla, policy, edits)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// ticketTicketsByQueueRow binds ticketTicketsByQueueInsertCQL for e, written
-// at ts; tickets_by_queue has no column to leave unset.
 func ticketTicketsByQueueRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Queue, e.OpenedAt, e.TicketID, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.Subject, e.Sla, e.Policy, e.Edits, ts}
 }
 
-// ticketTicketsByQueueKey is the primary key of e in tickets_by_queue, in
-// order, bucket included.
 func ticketTicketsByQueueKey(e *Ticket) []any {
 	return []any{e.Queue, e.OpenedAt, e.TicketID}
 }
 
-// ticketTicketsByQueueDeleteCQL deletes a row of tickets_by_queue by its
-// primary key. Its placeholders bind the write timestamp, queue, opened_at,
-// ticket_id.
-const ticketTicketsByQueueDeleteCQL = `DELETE FROM tickets_by_queue
-	USING TIMESTAMP ?
-	WHERE queue = ? AND opened_at = ? AND ticket_id = ?`
-
-// ticketTicketsByQueueScanCQL reads a token range of tickets_by_queue for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const ticketTicketsByQueueScanCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits, writetime(owner),
-		writetime(board), writetime(assignee), writetime(ref),
-		writetime(status), writetime(subject), writetime(sla),
-		writetime(policy), writetime(edits)
-	FROM tickets_by_queue
-	WHERE token(queue) > ? AND token(queue) <= ?`
-
-// ticketTicketsByQueueFirstCQL reads a partition of tickets_by_queue from its
-// first row. cqlgenimpl.ReadPage binds queue.
-const ticketTicketsByQueueFirstCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_queue
-	WHERE queue = ?`
-
-// ticketTicketsByQueueFirstFromCQL reads a partition of tickets_by_queue from
-// the From bound. cqlgenimpl.ReadPage binds queue, From.
-const ticketTicketsByQueueFirstFromCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_queue
-	WHERE queue = ? AND opened_at <= ?`
-
-// ticketTicketsByQueueFirstToCQL reads a partition of tickets_by_queue from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds queue, To.
-const ticketTicketsByQueueFirstToCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_queue
-	WHERE queue = ? AND opened_at > ?`
-
-// ticketTicketsByQueueFirstFromToCQL reads a partition of tickets_by_queue
-// between the bounds. cqlgenimpl.ReadPage binds queue, From, To.
-const ticketTicketsByQueueFirstFromToCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_queue
-	WHERE queue = ? AND opened_at <= ? AND opened_at > ?`
-
-// ticketTicketsByQueueAfter0CQL continues a read of tickets_by_queue after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds queue, opened_at.
-const ticketTicketsByQueueAfter0CQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_queue
-	WHERE queue = ? AND opened_at < ?`
-
-// ticketTicketsByQueueAfter1CQL continues a read of tickets_by_queue after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds queue, opened_at, ticket_id.
-const ticketTicketsByQueueAfter1CQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_queue
-	WHERE queue = ? AND opened_at = ? AND ticket_id > ?`
-
-// ticketTicketsByQueueAfterToCQL continues a read of tickets_by_queue after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds queue, opened_at, To.
-const ticketTicketsByQueueAfterToCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_queue
-	WHERE queue = ? AND opened_at < ? AND opened_at > ?`
-
-// ticketTicketsByQueueAtOrAfterCQL continues a read of tickets_by_queue at or
-// after a row. cqlgenimpl.ReadPage binds queue, opened_at, ticket_id.
-const ticketTicketsByQueueAtOrAfterCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_queue
-	WHERE queue = ? AND opened_at = ? AND ticket_id >= ?`
-
-// ticketTicketsByQueueScan reads one row of tickets_by_queue into e; false
-// when there is none.
 func ticketTicketsByQueueScan(it cqlgenimpl.Iter, e *Ticket) bool {
 	return it.Scan(&e.Queue, &e.OpenedAt, &e.TicketID, &e.Owner, &e.Board, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
 }
 
-// ticketTicketsByQueueClustering is the clustering key of e in
-// tickets_by_queue, in order.
 func ticketTicketsByQueueClustering(e *Ticket) []any {
 	return []any{e.OpenedAt, e.TicketID}
 }
 
-// ticketTicketsByQueueCompare orders rows of tickets_by_queue as its
-// clustering order does.
 func ticketTicketsByQueueCompare(a, b *Ticket) int {
-	if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareUUID(a.TicketID, b.TicketID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.OpenedAt.Compare(b.OpenedAt), cqlgenimpl.CompareUUID(a.TicketID, b.TicketID))
 }
 
 // TicketsByOwnerRow is a row of tickets_by_owner, which stores only some
@@ -356,615 +110,99 @@ type TicketsByOwnerRow struct {
 	Subject  string     `db:"subject"`
 }
 
-// ticketTicketsByOwner: the statements of table tickets_by_owner, which serves
-// TicketsByOwner.
+// ticketTicketsByOwner is table tickets_by_owner, which serves TicketsByOwner
+// (statements in schema.md).
 var ticketTicketsByOwner = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "tickets_by_owner",
-	Pattern: "TicketsByOwner",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "owner", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "ticket_id", Type: "uuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "owner", Type: "text"},
-		{Name: "ticket_id", Type: "uuid"},
-		{Name: "queue", Type: "text"},
-		{Name: "subject", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      ticketTicketsByOwnerInsertCQL,
-		Delete:      ticketTicketsByOwnerDeleteCQL,
-		Scan:        ticketTicketsByOwnerScanCQL,
-		First:       ticketTicketsByOwnerFirstCQL,
-		FirstFrom:   ticketTicketsByOwnerFirstFromCQL,
-		FirstTo:     ticketTicketsByOwnerFirstToCQL,
-		FirstFromTo: ticketTicketsByOwnerFirstFromToCQL,
-		After: []string{
-			ticketTicketsByOwnerAfter0CQL,
-		},
-		AfterTo:     ticketTicketsByOwnerAfterToCQL,
-		AtOrAfter:   ticketTicketsByOwnerAtOrAfterCQL,
-		AtOrAfterTo: ticketTicketsByOwnerAtOrAfterToCQL,
-	},
+	Name:         "tickets_by_owner",
+	Pattern:      "TicketsByOwner",
+	PartitionKey: cqlgenimpl.Cols("owner text"),
+	Clustering:   cqlgenimpl.Cols("ticket_id uuid"),
+	Columns:      cqlgenimpl.Cols("queue text", "subject text"),
+	Maintained:   true,
 })
 
-// ticketTicketsByOwnerInsertCQL writes a whole row of tickets_by_owner. Its
-// placeholders bind owner, ticket_id, queue, subject, the write timestamp.
-const ticketTicketsByOwnerInsertCQL = `INSERT INTO tickets_by_owner (owner, ticket_id, queue, subject)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// ticketTicketsByOwnerRow binds ticketTicketsByOwnerInsertCQL for e, written
-// at ts; tickets_by_owner has no column to leave unset.
 func ticketTicketsByOwnerRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Owner, e.TicketID, e.Queue, e.Subject, ts}
 }
 
-// ticketTicketsByOwnerKey is the primary key of e in tickets_by_owner, in
-// order, bucket included.
 func ticketTicketsByOwnerKey(e *Ticket) []any {
 	return []any{e.Owner, e.TicketID}
 }
 
-// ticketTicketsByOwnerDeleteCQL deletes a row of tickets_by_owner by its
-// primary key. Its placeholders bind the write timestamp, owner, ticket_id.
-const ticketTicketsByOwnerDeleteCQL = `DELETE FROM tickets_by_owner
-	USING TIMESTAMP ?
-	WHERE owner = ? AND ticket_id = ?`
-
-// ticketTicketsByOwnerScanCQL reads a token range of tickets_by_owner for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const ticketTicketsByOwnerScanCQL = `SELECT owner, ticket_id, queue, subject, writetime(queue),
-		writetime(subject)
-	FROM tickets_by_owner
-	WHERE token(owner) > ? AND token(owner) <= ?`
-
-// ticketTicketsByOwnerFirstCQL reads a partition of tickets_by_owner from its
-// first row. cqlgenimpl.ReadPage binds owner.
-const ticketTicketsByOwnerFirstCQL = `SELECT owner, ticket_id, queue, subject
-	FROM tickets_by_owner
-	WHERE owner = ?`
-
-// ticketTicketsByOwnerFirstFromCQL reads a partition of tickets_by_owner from
-// the From bound. cqlgenimpl.ReadPage binds owner, From.
-const ticketTicketsByOwnerFirstFromCQL = `SELECT owner, ticket_id, queue, subject
-	FROM tickets_by_owner
-	WHERE owner = ? AND ticket_id >= ?`
-
-// ticketTicketsByOwnerFirstToCQL reads a partition of tickets_by_owner from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds owner, To.
-const ticketTicketsByOwnerFirstToCQL = `SELECT owner, ticket_id, queue, subject
-	FROM tickets_by_owner
-	WHERE owner = ? AND ticket_id < ?`
-
-// ticketTicketsByOwnerFirstFromToCQL reads a partition of tickets_by_owner
-// between the bounds. cqlgenimpl.ReadPage binds owner, From, To.
-const ticketTicketsByOwnerFirstFromToCQL = `SELECT owner, ticket_id, queue, subject
-	FROM tickets_by_owner
-	WHERE owner = ? AND ticket_id >= ? AND ticket_id < ?`
-
-// ticketTicketsByOwnerAfter0CQL continues a read of tickets_by_owner after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds owner, ticket_id.
-const ticketTicketsByOwnerAfter0CQL = `SELECT owner, ticket_id, queue, subject
-	FROM tickets_by_owner
-	WHERE owner = ? AND ticket_id > ?`
-
-// ticketTicketsByOwnerAfterToCQL continues a read of tickets_by_owner after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds owner, ticket_id, To.
-const ticketTicketsByOwnerAfterToCQL = `SELECT owner, ticket_id, queue, subject
-	FROM tickets_by_owner
-	WHERE owner = ? AND ticket_id > ? AND ticket_id < ?`
-
-// ticketTicketsByOwnerAtOrAfterCQL continues a read of tickets_by_owner at or
-// after a row. cqlgenimpl.ReadPage binds owner, ticket_id.
-const ticketTicketsByOwnerAtOrAfterCQL = `SELECT owner, ticket_id, queue, subject
-	FROM tickets_by_owner
-	WHERE owner = ? AND ticket_id >= ?`
-
-// ticketTicketsByOwnerAtOrAfterToCQL continues a read of tickets_by_owner at
-// or after a row, up to the To bound. cqlgenimpl.ReadPage binds owner,
-// ticket_id, To.
-const ticketTicketsByOwnerAtOrAfterToCQL = `SELECT owner, ticket_id, queue, subject
-	FROM tickets_by_owner
-	WHERE owner = ? AND ticket_id >= ? AND ticket_id < ?`
-
-// ticketTicketsByOwnerScan reads one row of tickets_by_owner into e; false
-// when there is none.
 func ticketTicketsByOwnerScan(it cqlgenimpl.Iter, e *TicketsByOwnerRow) bool {
 	return it.Scan(&e.Owner, &e.TicketID, &e.Queue, &e.Subject)
 }
 
-// ticketTicketsByOwnerClustering is the clustering key of e in
-// tickets_by_owner, in order.
 func ticketTicketsByOwnerClustering(e *TicketsByOwnerRow) []any {
 	return []any{e.TicketID}
 }
 
-// ticketTicketsByOwnerCompare orders rows of tickets_by_owner as its
-// clustering order does.
 func ticketTicketsByOwnerCompare(a, b *TicketsByOwnerRow) int {
-	if c := cqlgenimpl.CompareUUID(a.TicketID, b.TicketID); c != 0 {
-		return c
-	}
-	return 0
+	return cqlgenimpl.CompareUUID(a.TicketID, b.TicketID)
 }
 
-// ticketTicketsByBoard: the statements of table tickets_by_board, which serves
-// TicketsByBoard.
+// ticketTicketsByBoard is table tickets_by_board, which serves TicketsByBoard
+// (statements in schema.md).
 var ticketTicketsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "tickets_by_board",
-	Pattern: "TicketsByBoard",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-		{Name: "shard", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "opened_at", Type: "timestamp", Desc: true},
-		{Name: "ticket_id", Type: "uuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "board", Type: "text"},
-		{Name: "shard", Type: "int"},
-		{Name: "opened_at", Type: "timestamp", Desc: true},
-		{Name: "ticket_id", Type: "uuid"},
-		{Name: "queue", Type: "text"},
-		{Name: "owner", Type: "text"},
-		{Name: "assignee", Type: "text"},
-		{Name: "ref", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "subject", Type: "text"},
-		{Name: "sla", Type: "duration"},
-		{Name: "policy", Type: "frozen<udt<policy, name text, wait duration, labels set<text>>>"},
-		{Name: "edits", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      ticketTicketsByBoardInsertCQL,
-		Delete:      ticketTicketsByBoardDeleteCQL,
-		Scan:        ticketTicketsByBoardScanCQL,
-		First:       ticketTicketsByBoardFirstCQL,
-		FirstFrom:   ticketTicketsByBoardFirstFromCQL,
-		FirstTo:     ticketTicketsByBoardFirstToCQL,
-		FirstFromTo: ticketTicketsByBoardFirstFromToCQL,
-		After: []string{
-			ticketTicketsByBoardAfter0CQL,
-			ticketTicketsByBoardAfter1CQL,
-		},
-		AfterTo:   ticketTicketsByBoardAfterToCQL,
-		AtOrAfter: ticketTicketsByBoardAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       ticketTicketsByBoardScatterFirstCQL,
-				FirstFrom:   ticketTicketsByBoardScatterFirstFromCQL,
-				FirstTo:     ticketTicketsByBoardScatterFirstToCQL,
-				FirstFromTo: ticketTicketsByBoardScatterFirstFromToCQL,
-				After: []string{
-					ticketTicketsByBoardScatterAfter0CQL,
-					ticketTicketsByBoardScatterAfter1CQL,
-				},
-				AfterTo:   ticketTicketsByBoardScatterAfterToCQL,
-				AtOrAfter: ticketTicketsByBoardScatterAtOrAfterCQL,
-			},
-		},
-	},
+	Name:         "tickets_by_board",
+	Pattern:      "TicketsByBoard",
+	PartitionKey: cqlgenimpl.Cols("board text", "shard int"),
+	Clustering:   cqlgenimpl.Cols("opened_at timestamp desc", "ticket_id uuid"),
+	Columns:      cqlgenimpl.Cols("queue text", "owner text", "assignee text", "ref text", "status text", "subject text", "sla duration", "policy frozen<udt<policy, name text, wait duration, labels set<text>>>", "edits int"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketHash,
 })
 
-// ticketTicketsByBoardInsertCQL writes a whole row of tickets_by_board. Its
-// placeholders bind board, shard, opened_at, ticket_id, queue, owner,
-// assignee, ref, status, subject, sla, policy, edits, the write timestamp.
-const ticketTicketsByBoardInsertCQL = `INSERT INTO tickets_by_board (board, shard, opened_at, ticket_id,
-		queue, owner, assignee, ref, status, subject, sla, policy, edits)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// ticketTicketsByBoardRow binds ticketTicketsByBoardInsertCQL for e, written
-// at ts; tickets_by_board has no column to leave unset.
 func ticketTicketsByBoardRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Board, cqlgenimpl.HashUUID(e.TicketID, 8), e.OpenedAt, e.TicketID, e.Queue, e.Owner, e.Assignee, e.Ref, e.Status, e.Subject, e.Sla, e.Policy, e.Edits, ts}
 }
 
-// ticketTicketsByBoardKey is the primary key of e in tickets_by_board, in
-// order, bucket included.
 func ticketTicketsByBoardKey(e *Ticket) []any {
 	return []any{e.Board, cqlgenimpl.HashUUID(e.TicketID, 8), e.OpenedAt, e.TicketID}
 }
 
-// ticketTicketsByBoardDeleteCQL deletes a row of tickets_by_board by its
-// primary key. Its placeholders bind the write timestamp, board, shard,
-// opened_at, ticket_id.
-const ticketTicketsByBoardDeleteCQL = `DELETE FROM tickets_by_board
-	USING TIMESTAMP ?
-	WHERE board = ? AND shard = ? AND opened_at = ? AND ticket_id = ?`
-
-// ticketTicketsByBoardScanCQL reads a token range of tickets_by_board for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const ticketTicketsByBoardScanCQL = `SELECT board, shard, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits, writetime(queue),
-		writetime(owner), writetime(assignee), writetime(ref),
-		writetime(status), writetime(subject), writetime(sla),
-		writetime(policy), writetime(edits)
-	FROM tickets_by_board
-	WHERE token(board, shard) > ? AND token(board, shard) <= ?`
-
-// ticketTicketsByBoardFirstCQL reads a partition of tickets_by_board from its
-// first row. cqlgenimpl.ReadPage binds board, shard.
-const ticketTicketsByBoardFirstCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_board
-	WHERE board = ? AND shard = ?`
-
-// ticketTicketsByBoardFirstFromCQL reads a partition of tickets_by_board from
-// the From bound. cqlgenimpl.ReadPage binds board, shard, From.
-const ticketTicketsByBoardFirstFromCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_board
-	WHERE board = ? AND shard = ? AND opened_at <= ?`
-
-// ticketTicketsByBoardFirstToCQL reads a partition of tickets_by_board from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds board, shard,
-// To.
-const ticketTicketsByBoardFirstToCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_board
-	WHERE board = ? AND shard = ? AND opened_at > ?`
-
-// ticketTicketsByBoardFirstFromToCQL reads a partition of tickets_by_board
-// between the bounds. cqlgenimpl.ReadPage binds board, shard, From, To.
-const ticketTicketsByBoardFirstFromToCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_board
-	WHERE board = ? AND shard = ? AND opened_at <= ? AND opened_at > ?`
-
-// ticketTicketsByBoardAfter0CQL continues a read of tickets_by_board after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds board, shard, opened_at.
-const ticketTicketsByBoardAfter0CQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_board
-	WHERE board = ? AND shard = ? AND opened_at < ?`
-
-// ticketTicketsByBoardAfter1CQL continues a read of tickets_by_board after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds board, shard, opened_at, ticket_id.
-const ticketTicketsByBoardAfter1CQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_board
-	WHERE board = ? AND shard = ? AND opened_at = ? AND ticket_id > ?`
-
-// ticketTicketsByBoardAfterToCQL continues a read of tickets_by_board after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds board, shard, opened_at,
-// To.
-const ticketTicketsByBoardAfterToCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_board
-	WHERE board = ? AND shard = ? AND opened_at < ? AND opened_at > ?`
-
-// ticketTicketsByBoardAtOrAfterCQL continues a read of tickets_by_board at or
-// after a row. cqlgenimpl.ReadPage binds board, shard, opened_at, ticket_id.
-const ticketTicketsByBoardAtOrAfterCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_board
-	WHERE board = ? AND shard = ? AND opened_at = ? AND ticket_id >= ?`
-
-// ticketTicketsByBoardScatterFirstCQL reads a partition of tickets_by_board
-// from its first row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, the most rows per
-// bucket.
-const ticketTicketsByBoardScatterFirstCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits, shard
-	FROM tickets_by_board
-	WHERE board = ? AND shard IN ?
-	PER PARTITION LIMIT ?`
-
-// ticketTicketsByBoardScatterFirstFromCQL reads a partition of
-// tickets_by_board from the From bound, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds board, the list of shard
-// values, From, the most rows per bucket.
-const ticketTicketsByBoardScatterFirstFromCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits, shard
-	FROM tickets_by_board
-	WHERE board = ? AND shard IN ? AND opened_at <= ?
-	PER PARTITION LIMIT ?`
-
-// ticketTicketsByBoardScatterFirstToCQL reads a partition of tickets_by_board
-// from its first row up to the To bound, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds board, the list of shard
-// values, To, the most rows per bucket.
-const ticketTicketsByBoardScatterFirstToCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits, shard
-	FROM tickets_by_board
-	WHERE board = ? AND shard IN ? AND opened_at > ?
-	PER PARTITION LIMIT ?`
-
-// ticketTicketsByBoardScatterFirstFromToCQL reads a partition of
-// tickets_by_board between the bounds, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds board, the list of shard
-// values, From, To, the most rows per bucket.
-const ticketTicketsByBoardScatterFirstFromToCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits, shard
-	FROM tickets_by_board
-	WHERE board = ? AND shard IN ? AND opened_at <= ? AND opened_at > ?
-	PER PARTITION LIMIT ?`
-
-// ticketTicketsByBoardScatterAfter0CQL continues a read of tickets_by_board
-// after a row, at one run of clustering columns of one direction, in every
-// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds board,
-// the list of shard values, opened_at, the most rows per bucket.
-const ticketTicketsByBoardScatterAfter0CQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits, shard
-	FROM tickets_by_board
-	WHERE board = ? AND shard IN ? AND opened_at < ?
-	PER PARTITION LIMIT ?`
-
-// ticketTicketsByBoardScatterAfter1CQL continues a read of tickets_by_board
-// after a row, at one run of clustering columns of one direction, in every
-// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds board,
-// the list of shard values, opened_at, ticket_id, the most rows per bucket.
-const ticketTicketsByBoardScatterAfter1CQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits, shard
-	FROM tickets_by_board
-	WHERE board = ? AND shard IN ? AND opened_at = ? AND ticket_id > ?
-	PER PARTITION LIMIT ?`
-
-// ticketTicketsByBoardScatterAfterToCQL continues a read of tickets_by_board
-// after a row, up to the To bound, in every hash bucket at once, the bucket
-// named last. cqlgenimpl.ReadPage binds board, the list of shard values,
-// opened_at, To, the most rows per bucket.
-const ticketTicketsByBoardScatterAfterToCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits, shard
-	FROM tickets_by_board
-	WHERE board = ? AND shard IN ? AND opened_at < ? AND opened_at > ?
-	PER PARTITION LIMIT ?`
-
-// ticketTicketsByBoardScatterAtOrAfterCQL continues a read of tickets_by_board
-// at or after a row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds board, the list of shard values, opened_at,
-// ticket_id, the most rows per bucket.
-const ticketTicketsByBoardScatterAtOrAfterCQL = `SELECT board, opened_at, ticket_id, queue, owner, assignee, ref,
-		status, subject, sla, policy, edits, shard
-	FROM tickets_by_board
-	WHERE board = ? AND shard IN ? AND opened_at = ? AND ticket_id >= ?
-	PER PARTITION LIMIT ?`
-
-// ticketTicketsByBoardScan reads one row of tickets_by_board into e; false
-// when there is none.
 func ticketTicketsByBoardScan(it cqlgenimpl.Iter, e *Ticket) bool {
 	return it.Scan(&e.Board, &e.OpenedAt, &e.TicketID, &e.Queue, &e.Owner, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
 }
 
-// ticketTicketsByBoardClustering is the clustering key of e in
-// tickets_by_board, in order.
 func ticketTicketsByBoardClustering(e *Ticket) []any {
 	return []any{e.OpenedAt, e.TicketID}
 }
 
-// ticketTicketsByBoardCompare orders rows of tickets_by_board as its
-// clustering order does.
 func ticketTicketsByBoardCompare(a, b *Ticket) int {
-	if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareUUID(a.TicketID, b.TicketID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.OpenedAt.Compare(b.OpenedAt), cqlgenimpl.CompareUUID(a.TicketID, b.TicketID))
 }
 
-// ticketTicketsByDay: the statements of table tickets_by_day, which serves
-// TicketsByDay.
+// ticketTicketsByDay is table tickets_by_day, which serves TicketsByDay
+// (statements in schema.md).
 var ticketTicketsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "tickets_by_day",
-	Pattern: "TicketsByDay",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "queue", Type: "text"},
-		{Name: "day", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "opened_at", Type: "timestamp", Desc: true},
-		{Name: "ticket_id", Type: "uuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "queue", Type: "text"},
-		{Name: "day", Type: "date"},
-		{Name: "opened_at", Type: "timestamp", Desc: true},
-		{Name: "ticket_id", Type: "uuid"},
-		{Name: "owner", Type: "text"},
-		{Name: "board", Type: "text"},
-		{Name: "assignee", Type: "text"},
-		{Name: "ref", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "subject", Type: "text"},
-		{Name: "sla", Type: "duration"},
-		{Name: "policy", Type: "frozen<udt<policy, name text, wait duration, labels set<text>>>"},
-		{Name: "edits", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      ticketTicketsByDayInsertCQL,
-		Delete:      ticketTicketsByDayDeleteCQL,
-		Scan:        ticketTicketsByDayScanCQL,
-		First:       ticketTicketsByDayFirstCQL,
-		FirstFrom:   ticketTicketsByDayFirstFromCQL,
-		FirstTo:     ticketTicketsByDayFirstToCQL,
-		FirstFromTo: ticketTicketsByDayFirstFromToCQL,
-		After: []string{
-			ticketTicketsByDayAfter0CQL,
-			ticketTicketsByDayAfter1CQL,
-		},
-		AfterTo:   ticketTicketsByDayAfterToCQL,
-		AtOrAfter: ticketTicketsByDayAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       ticketTicketsByDayScatterFirstCQL,
-				FirstFrom:   ticketTicketsByDayScatterFirstFromCQL,
-				FirstTo:     ticketTicketsByDayScatterFirstToCQL,
-				FirstFromTo: ticketTicketsByDayScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "tickets_by_day",
+	Pattern:      "TicketsByDay",
+	PartitionKey: cqlgenimpl.Cols("queue text", "day date"),
+	Clustering:   cqlgenimpl.Cols("opened_at timestamp desc", "ticket_id uuid"),
+	Columns:      cqlgenimpl.Cols("owner text", "board text", "assignee text", "ref text", "status text", "subject text", "sla duration", "policy frozen<udt<policy, name text, wait duration, labels set<text>>>", "edits int"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// ticketTicketsByDayInsertCQL writes a whole row of tickets_by_day. Its
-// placeholders bind queue, day, opened_at, ticket_id, owner, board, assignee,
-// ref, status, subject, sla, policy, edits, the write timestamp.
-const ticketTicketsByDayInsertCQL = `INSERT INTO tickets_by_day (queue, day, opened_at, ticket_id, owner,
-		board, assignee, ref, status, subject, sla, policy, edits)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// ticketTicketsByDayRow binds ticketTicketsByDayInsertCQL for e, written at
-// ts; tickets_by_day has no column to leave unset.
 func ticketTicketsByDayRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Queue, cqlgenimpl.DayBuckets.Of(e.OpenedAt), e.OpenedAt, e.TicketID, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.Subject, e.Sla, e.Policy, e.Edits, ts}
 }
 
-// ticketTicketsByDayKey is the primary key of e in tickets_by_day, in order,
-// bucket included.
 func ticketTicketsByDayKey(e *Ticket) []any {
 	return []any{e.Queue, cqlgenimpl.DayBuckets.Of(e.OpenedAt), e.OpenedAt, e.TicketID}
 }
 
-// ticketTicketsByDayDeleteCQL deletes a row of tickets_by_day by its primary
-// key. Its placeholders bind the write timestamp, queue, day, opened_at,
-// ticket_id.
-const ticketTicketsByDayDeleteCQL = `DELETE FROM tickets_by_day
-	USING TIMESTAMP ?
-	WHERE queue = ? AND day = ? AND opened_at = ? AND ticket_id = ?`
-
-// ticketTicketsByDayScanCQL reads a token range of tickets_by_day for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const ticketTicketsByDayScanCQL = `SELECT queue, day, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits, writetime(owner),
-		writetime(board), writetime(assignee), writetime(ref),
-		writetime(status), writetime(subject), writetime(sla),
-		writetime(policy), writetime(edits)
-	FROM tickets_by_day
-	WHERE token(queue, day) > ? AND token(queue, day) <= ?`
-
-// ticketTicketsByDayFirstCQL reads a partition of tickets_by_day from its
-// first row. cqlgenimpl.ReadPage binds queue, day.
-const ticketTicketsByDayFirstCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_day
-	WHERE queue = ? AND day = ?`
-
-// ticketTicketsByDayFirstFromCQL reads a partition of tickets_by_day from the
-// From bound. cqlgenimpl.ReadPage binds queue, day, From.
-const ticketTicketsByDayFirstFromCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_day
-	WHERE queue = ? AND day = ? AND opened_at <= ?`
-
-// ticketTicketsByDayFirstToCQL reads a partition of tickets_by_day from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds queue, day, To.
-const ticketTicketsByDayFirstToCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_day
-	WHERE queue = ? AND day = ? AND opened_at > ?`
-
-// ticketTicketsByDayFirstFromToCQL reads a partition of tickets_by_day between
-// the bounds. cqlgenimpl.ReadPage binds queue, day, From, To.
-const ticketTicketsByDayFirstFromToCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_day
-	WHERE queue = ? AND day = ? AND opened_at <= ? AND opened_at > ?`
-
-// ticketTicketsByDayAfter0CQL continues a read of tickets_by_day after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// queue, day, opened_at.
-const ticketTicketsByDayAfter0CQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_day
-	WHERE queue = ? AND day = ? AND opened_at < ?`
-
-// ticketTicketsByDayAfter1CQL continues a read of tickets_by_day after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// queue, day, opened_at, ticket_id.
-const ticketTicketsByDayAfter1CQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_day
-	WHERE queue = ? AND day = ? AND opened_at = ? AND ticket_id > ?`
-
-// ticketTicketsByDayAfterToCQL continues a read of tickets_by_day after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds queue, day, opened_at, To.
-const ticketTicketsByDayAfterToCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_day
-	WHERE queue = ? AND day = ? AND opened_at < ? AND opened_at > ?`
-
-// ticketTicketsByDayAtOrAfterCQL continues a read of tickets_by_day at or
-// after a row. cqlgenimpl.ReadPage binds queue, day, opened_at, ticket_id.
-const ticketTicketsByDayAtOrAfterCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits
-	FROM tickets_by_day
-	WHERE queue = ? AND day = ? AND opened_at = ? AND ticket_id >= ?`
-
-// ticketTicketsByDayScatterFirstCQL reads a partition of tickets_by_day from
-// its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds queue, the list of day values, the most rows per
-// bucket.
-const ticketTicketsByDayScatterFirstCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits, day
-	FROM tickets_by_day
-	WHERE queue = ? AND day IN ?
-	PER PARTITION LIMIT ?`
-
-// ticketTicketsByDayScatterFirstFromCQL reads a partition of tickets_by_day
-// from the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds queue, the list of day values, From, the most rows
-// per bucket.
-const ticketTicketsByDayScatterFirstFromCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits, day
-	FROM tickets_by_day
-	WHERE queue = ? AND day IN ? AND opened_at <= ?
-	PER PARTITION LIMIT ?`
-
-// ticketTicketsByDayScatterFirstToCQL reads a partition of tickets_by_day from
-// its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds queue, the list of day values,
-// To, the most rows per bucket.
-const ticketTicketsByDayScatterFirstToCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits, day
-	FROM tickets_by_day
-	WHERE queue = ? AND day IN ? AND opened_at > ?
-	PER PARTITION LIMIT ?`
-
-// ticketTicketsByDayScatterFirstFromToCQL reads a partition of tickets_by_day
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds queue, the list of day values, From, To, the most
-// rows per bucket.
-const ticketTicketsByDayScatterFirstFromToCQL = `SELECT queue, opened_at, ticket_id, owner, board, assignee, ref,
-		status, subject, sla, policy, edits, day
-	FROM tickets_by_day
-	WHERE queue = ? AND day IN ? AND opened_at <= ? AND opened_at > ?
-	PER PARTITION LIMIT ?`
-
-// ticketTicketsByDayScan reads one row of tickets_by_day into e; false when
-// there is none.
 func ticketTicketsByDayScan(it cqlgenimpl.Iter, e *Ticket) bool {
 	return it.Scan(&e.Queue, &e.OpenedAt, &e.TicketID, &e.Owner, &e.Board, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
 }
 
-// ticketTicketsByDayClustering is the clustering key of e in tickets_by_day,
-// in order.
 func ticketTicketsByDayClustering(e *Ticket) []any {
 	return []any{e.OpenedAt, e.TicketID}
 }
 
-// ticketTicketsByDayCompare orders rows of tickets_by_day as its clustering
-// order does.
 func ticketTicketsByDayCompare(a, b *Ticket) int {
-	if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareUUID(a.TicketID, b.TicketID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.OpenedAt.Compare(b.OpenedAt), cqlgenimpl.CompareUUID(a.TicketID, b.TicketID))
 }
 
 // OpenTicketsByAssigneeRow is a row of open_tickets_by_assignee, which stores
@@ -978,305 +216,99 @@ type OpenTicketsByAssigneeRow struct {
 	Subject  string     `db:"subject"`
 }
 
-// ticketOpenTicketsByAssigneeHolds reports whether open_tickets_by_assignee
-// holds e's row: status = "OPEN" AND assignee is set. The write protocol moves
-// the row in and out of the table as e changes.
 func ticketOpenTicketsByAssigneeHolds(e *Ticket) bool {
 	return e.Status == StatusOpen && e.Assignee != ""
 }
 
-// ticketOpenTicketsByAssignee: the statements of table
-// open_tickets_by_assignee, which serves OpenTicketsByAssignee.
+// ticketOpenTicketsByAssignee is table open_tickets_by_assignee, which serves
+// OpenTicketsByAssignee (statements in schema.md).
 var ticketOpenTicketsByAssignee = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "open_tickets_by_assignee",
-	Pattern: "OpenTicketsByAssignee",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "assignee", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "ticket_id", Type: "uuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "assignee", Type: "text"},
-		{Name: "ticket_id", Type: "uuid"},
-		{Name: "queue", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "subject", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      ticketOpenTicketsByAssigneeInsertCQL,
-		Delete:      ticketOpenTicketsByAssigneeDeleteCQL,
-		Scan:        ticketOpenTicketsByAssigneeScanCQL,
-		First:       ticketOpenTicketsByAssigneeFirstCQL,
-		FirstFrom:   ticketOpenTicketsByAssigneeFirstFromCQL,
-		FirstTo:     ticketOpenTicketsByAssigneeFirstToCQL,
-		FirstFromTo: ticketOpenTicketsByAssigneeFirstFromToCQL,
-		After: []string{
-			ticketOpenTicketsByAssigneeAfter0CQL,
-		},
-		AfterTo:     ticketOpenTicketsByAssigneeAfterToCQL,
-		AtOrAfter:   ticketOpenTicketsByAssigneeAtOrAfterCQL,
-		AtOrAfterTo: ticketOpenTicketsByAssigneeAtOrAfterToCQL,
-	},
+	Name:         "open_tickets_by_assignee",
+	Pattern:      "OpenTicketsByAssignee",
+	PartitionKey: cqlgenimpl.Cols("assignee text"),
+	Clustering:   cqlgenimpl.Cols("ticket_id uuid"),
+	Columns:      cqlgenimpl.Cols("queue text", "status text", "subject text"),
+	Maintained:   true,
 })
 
-// ticketOpenTicketsByAssigneeInsertCQL writes a whole row of
-// open_tickets_by_assignee. Its placeholders bind assignee, ticket_id, queue,
-// status, subject, the write timestamp.
-const ticketOpenTicketsByAssigneeInsertCQL = `INSERT INTO open_tickets_by_assignee (assignee, ticket_id, queue,
-		status, subject)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// ticketOpenTicketsByAssigneeRow binds ticketOpenTicketsByAssigneeInsertCQL
-// for e, written at ts; open_tickets_by_assignee has no column to leave unset.
 func ticketOpenTicketsByAssigneeRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Assignee, e.TicketID, e.Queue, e.Status, e.Subject, ts}
 }
 
-// ticketOpenTicketsByAssigneeKey is the primary key of e in
-// open_tickets_by_assignee, in order, bucket included.
 func ticketOpenTicketsByAssigneeKey(e *Ticket) []any {
 	return []any{e.Assignee, e.TicketID}
 }
 
-// ticketOpenTicketsByAssigneeDeleteCQL deletes a row of
-// open_tickets_by_assignee by its primary key. Its placeholders bind the write
-// timestamp, assignee, ticket_id.
-const ticketOpenTicketsByAssigneeDeleteCQL = `DELETE FROM open_tickets_by_assignee
-	USING TIMESTAMP ?
-	WHERE assignee = ? AND ticket_id = ?`
-
-// ticketOpenTicketsByAssigneeScanCQL reads a token range of
-// open_tickets_by_assignee for verify, repair and backfill. Its placeholders
-// bind the lower token (excluded), the upper token.
-const ticketOpenTicketsByAssigneeScanCQL = `SELECT assignee, ticket_id, queue, status, subject, writetime(queue),
-		writetime(status), writetime(subject)
-	FROM open_tickets_by_assignee
-	WHERE token(assignee) > ? AND token(assignee) <= ?`
-
-// ticketOpenTicketsByAssigneeFirstCQL reads a partition of
-// open_tickets_by_assignee from its first row. cqlgenimpl.ReadPage binds
-// assignee.
-const ticketOpenTicketsByAssigneeFirstCQL = `SELECT assignee, ticket_id, queue, status, subject
-	FROM open_tickets_by_assignee
-	WHERE assignee = ?`
-
-// ticketOpenTicketsByAssigneeFirstFromCQL reads a partition of
-// open_tickets_by_assignee from the From bound. cqlgenimpl.ReadPage binds
-// assignee, From.
-const ticketOpenTicketsByAssigneeFirstFromCQL = `SELECT assignee, ticket_id, queue, status, subject
-	FROM open_tickets_by_assignee
-	WHERE assignee = ? AND ticket_id >= ?`
-
-// ticketOpenTicketsByAssigneeFirstToCQL reads a partition of
-// open_tickets_by_assignee from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds assignee, To.
-const ticketOpenTicketsByAssigneeFirstToCQL = `SELECT assignee, ticket_id, queue, status, subject
-	FROM open_tickets_by_assignee
-	WHERE assignee = ? AND ticket_id < ?`
-
-// ticketOpenTicketsByAssigneeFirstFromToCQL reads a partition of
-// open_tickets_by_assignee between the bounds. cqlgenimpl.ReadPage binds
-// assignee, From, To.
-const ticketOpenTicketsByAssigneeFirstFromToCQL = `SELECT assignee, ticket_id, queue, status, subject
-	FROM open_tickets_by_assignee
-	WHERE assignee = ? AND ticket_id >= ? AND ticket_id < ?`
-
-// ticketOpenTicketsByAssigneeAfter0CQL continues a read of
-// open_tickets_by_assignee after a row, at one run of clustering columns of
-// one direction. cqlgenimpl.ReadPage binds assignee, ticket_id.
-const ticketOpenTicketsByAssigneeAfter0CQL = `SELECT assignee, ticket_id, queue, status, subject
-	FROM open_tickets_by_assignee
-	WHERE assignee = ? AND ticket_id > ?`
-
-// ticketOpenTicketsByAssigneeAfterToCQL continues a read of
-// open_tickets_by_assignee after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds assignee, ticket_id, To.
-const ticketOpenTicketsByAssigneeAfterToCQL = `SELECT assignee, ticket_id, queue, status, subject
-	FROM open_tickets_by_assignee
-	WHERE assignee = ? AND ticket_id > ? AND ticket_id < ?`
-
-// ticketOpenTicketsByAssigneeAtOrAfterCQL continues a read of
-// open_tickets_by_assignee at or after a row. cqlgenimpl.ReadPage binds
-// assignee, ticket_id.
-const ticketOpenTicketsByAssigneeAtOrAfterCQL = `SELECT assignee, ticket_id, queue, status, subject
-	FROM open_tickets_by_assignee
-	WHERE assignee = ? AND ticket_id >= ?`
-
-// ticketOpenTicketsByAssigneeAtOrAfterToCQL continues a read of
-// open_tickets_by_assignee at or after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds assignee, ticket_id, To.
-const ticketOpenTicketsByAssigneeAtOrAfterToCQL = `SELECT assignee, ticket_id, queue, status, subject
-	FROM open_tickets_by_assignee
-	WHERE assignee = ? AND ticket_id >= ? AND ticket_id < ?`
-
-// ticketOpenTicketsByAssigneeScan reads one row of open_tickets_by_assignee
-// into e; false when there is none.
 func ticketOpenTicketsByAssigneeScan(it cqlgenimpl.Iter, e *OpenTicketsByAssigneeRow) bool {
 	return it.Scan(&e.Assignee, &e.TicketID, &e.Queue, &e.Status, &e.Subject)
 }
 
-// ticketOpenTicketsByAssigneeClustering is the clustering key of e in
-// open_tickets_by_assignee, in order.
 func ticketOpenTicketsByAssigneeClustering(e *OpenTicketsByAssigneeRow) []any {
 	return []any{e.TicketID}
 }
 
-// ticketOpenTicketsByAssigneeCompare orders rows of open_tickets_by_assignee
-// as its clustering order does.
 func ticketOpenTicketsByAssigneeCompare(a, b *OpenTicketsByAssigneeRow) int {
-	if c := cqlgenimpl.CompareUUID(a.TicketID, b.TicketID); c != 0 {
-		return c
-	}
-	return 0
+	return cqlgenimpl.CompareUUID(a.TicketID, b.TicketID)
 }
 
-// ticketTicketByRef: the statements of table tickets_by_ref, which serves
-// TicketByRef.
+// ticketTicketByRef is table tickets_by_ref, which serves TicketByRef
+// (statements in schema.md).
 var ticketTicketByRef = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "tickets_by_ref",
-	Pattern: "TicketByRef",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "ref", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "ref", Type: "text"},
-		{Name: "ticket_id", Type: "uuid"},
-	},
-	Unique: true,
-	CQL: cqlgenimpl.CQL{
-		Insert:  ticketTicketByRefInsertCQL,
-		Delete:  ticketTicketByRefDeleteCQL,
-		Get:     ticketTicketByRefGetCQL,
-		Take:    ticketTicketByRefTakeCQL,
-		Release: ticketTicketByRefReleaseCQL,
-		Scan:    ticketTicketByRefScanCQL,
-	},
+	Name:         "tickets_by_ref",
+	Pattern:      "TicketByRef",
+	PartitionKey: cqlgenimpl.Cols("ref text"),
+	Columns:      cqlgenimpl.Cols("ticket_id uuid"),
+	Maintained:   true,
+	Unique:       true,
 })
 
-// ticketTicketByRefInsertCQL claims a key of tickets_by_ref for an entity, if
-// no one holds it. Its placeholders bind ref, ticket_id, cqlgen_claim (the
-// version of the change).
-const ticketTicketByRefInsertCQL = `INSERT INTO tickets_by_ref (ref, ticket_id, cqlgen_claim)
-	VALUES (?, ?, ?)
-	IF NOT EXISTS`
-
-// ticketTicketByRefRow binds ticketTicketByRefInsertCQL for e, written at ts;
-// tickets_by_ref has no column to leave unset.
 func ticketTicketByRefRow(e *Ticket, ts int64, _ bool) []any {
 	return []any{e.Ref, e.TicketID, ts}
 }
 
-// ticketTicketByRefKey is the primary key of e in tickets_by_ref, in order,
-// bucket included.
 func ticketTicketByRefKey(e *Ticket) []any {
 	return []any{e.Ref}
 }
 
-// ticketTicketByRefDeleteCQL deletes a row of tickets_by_ref by its primary
-// key. Its placeholders bind the write timestamp, ref.
-const ticketTicketByRefDeleteCQL = `DELETE FROM tickets_by_ref
-	USING TIMESTAMP ?
-	WHERE ref = ?`
-
-// ticketTicketByRefGetCQL reads a claim of tickets_by_ref: who holds the key,
-// since which version. Its placeholders bind ref.
-const ticketTicketByRefGetCQL = `SELECT ref, ticket_id, cqlgen_claim
-	FROM tickets_by_ref
-	WHERE ref = ?`
-
-// ticketTicketByRefTakeCQL moves a claim of tickets_by_ref to another owner,
-// or renews it, if its owner and version are the ones read. Its placeholders
-// bind ticket_id, cqlgen_claim (the version of the change), ref, ticket_id as
-// read, the version read.
-const ticketTicketByRefTakeCQL = `UPDATE tickets_by_ref
-	SET ticket_id = ?, cqlgen_claim = ?
-	WHERE ref = ?
-	IF ticket_id = ? AND cqlgen_claim = ?`
-
-// ticketTicketByRefReleaseCQL gives up a claim of tickets_by_ref if it is its
-// owner's and older than the change. Its placeholders bind ref, ticket_id, the
-// version of the change.
-const ticketTicketByRefReleaseCQL = `DELETE FROM tickets_by_ref
-	WHERE ref = ?
-	IF ticket_id = ? AND cqlgen_claim < ?`
-
-// ticketTicketByRefScanCQL reads a token range of tickets_by_ref for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const ticketTicketByRefScanCQL = `SELECT ref, ticket_id, writetime(ticket_id)
-	FROM tickets_by_ref
-	WHERE token(ref) > ? AND token(ref) <= ?`
-
 // TicketRepo reads and writes Ticket in its tables (tickets, tickets_by_queue,
 // tickets_by_owner, tickets_by_board, tickets_by_day,
-// open_tickets_by_assignee, tickets_by_ref), keeping every copy in step;
-// tickets is the source of truth.
+// open_tickets_by_assignee, tickets_by_ref), kept in step with tickets.
 type TicketRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewTicketRepo returns a repository of Ticket on s. The default strategy is a
-// logged batch.
+// NewTicketRepo returns a repository of Ticket on s.
 func NewTicketRepo(s cqlgen.Session, opts ...cqlgen.Option) *TicketRepo {
-	return &TicketRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &TicketRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// ticketCheck rejects a Ticket whose partition key values are empty, in the
-// tables that hold it.
 func ticketCheck(e *Ticket) error {
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "tickets",
-		}
+		return cqlgenimpl.EmptyKey("tickets", "ticket_id")
 	}
 	if e.Queue == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "queue",
-			Table:  "tickets_by_queue",
-		}
+		return cqlgenimpl.EmptyKey("tickets_by_queue", "queue")
 	}
 	if e.Owner == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "owner",
-			Table:  "tickets_by_owner",
-		}
+		return cqlgenimpl.EmptyKey("tickets_by_owner", "owner")
 	}
 	if e.Board == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "tickets_by_board",
-		}
+		return cqlgenimpl.EmptyKey("tickets_by_board", "board")
 	}
 	if e.Ref == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "ref",
-			Table:  "tickets_by_ref",
-		}
+		return cqlgenimpl.EmptyKey("tickets_by_ref", "ref")
 	}
 	return nil
 }
 
-// ticketCheckKey rejects a Ticket whose partition key value in tickets, the
-// source of truth, is empty.
 func ticketCheckKey(e *Ticket) error {
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "tickets",
-		}
+		return cqlgenimpl.EmptyKey("tickets", "ticket_id")
 	}
 	return nil
 }
 
-// ticketWrites is the write protocol of Ticket: its source of truth, tickets,
-// and the tables the protocol keeps in step with it.
 var ticketWrites = &cqlgenimpl.Entity[Ticket]{
 	Canonical: ticketTickets,
 	State:     ticketTicketsState,
@@ -1333,18 +365,11 @@ var ticketWrites = &cqlgenimpl.Entity[Ticket]{
 	},
 }
 
-// Insert writes e to every table of Ticket, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on tickets, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Ticket, leaving nil pointers
+// and empty collections unset, through the write protocol on tickets
+// (docs/repositories.md, The write protocol).
 func (r *TicketRepo) Insert(ctx context.Context, e *Ticket, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, ticketCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1352,19 +377,11 @@ func (r *TicketRepo) Insert(ctx context.Context, e *Ticket, opts ...cqlgen.Optio
 	return cqlgenimpl.Write(ctx, r.s, o, ticketWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Ticket whose key in tickets is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on tickets's version; a writer that loses
-// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Ticket with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// tickets (docs/repositories.md, The write protocol).
 func (r *TicketRepo) Update(ctx context.Context, e *Ticket, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, ticketCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1372,16 +389,11 @@ func (r *TicketRepo) Update(ctx context.Context, e *Ticket, opts ...cqlgen.Optio
 	return cqlgenimpl.Write(ctx, r.s, o, ticketWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Ticket whose key in tickets is e's from every table; the
-// rows of the other tables are found from tickets's values, so e needs only
-// its key. Deleting what does not exist is not an error. If it returns an
-// error, it may have applied in part: run it again, from any client, and every
-// table converges on the result; the next write of the entity finishes it too.
+// Delete removes the Ticket with e's key from every table (e needs only its
+// key), through the write protocol on tickets (docs/repositories.md, The write
+// protocol).
 func (r *TicketRepo) Delete(ctx context.Context, e *Ticket, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, ticketCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1389,47 +401,25 @@ func (r *TicketRepo) Delete(ctx context.Context, e *Ticket, opts ...cqlgen.Optio
 	return cqlgenimpl.Write(ctx, r.s, o, ticketWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Ticket with the given key from tickets, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Ticket since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Ticket with the given key from tickets with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *TicketRepo) GetVersioned(ctx context.Context, ticketID gocql.UUID) (_ *Ticket, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "GetVersioned").End(&err)
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "tickets",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("tickets", "ticket_id")
 	}
 	e := &Ticket{}
 	e.TicketID = ticketID
 	return cqlgenimpl.Versioned(ctx, r.s, ticketWrites, e)
 }
 
-// Modify reads the Ticket with the given key, lets change edit it (set a
-// field, add to a collection), and writes the result to every table that
-// stores what changed, if no one changed the Ticket since it was read; when
-// someone did, it reads it again and calls change again, up to
-// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
-// is written when change returns an error, which Modify returns; change must
-// not edit the key in tickets (cqlgen.ErrKeyChanged). It returns the Ticket
-// written; cqlgen.ErrNotFound if there is none. It costs one read more than
-// Update, which overwrites whatever a concurrent writer did. Run again after
-// its reply was lost, it applies change again, unless given
-// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
+// Modify reads the Ticket with the given key, lets change edit it and writes
+// it back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *TicketRepo) Modify(ctx context.Context, ticketID gocql.UUID, change func(*Ticket) error, opts ...cqlgen.Option) (_ *Ticket, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Modify").End(&err)
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "tickets",
-		}
+		return nil, cqlgenimpl.EmptyKey("tickets", "ticket_id")
 	}
 	e := &Ticket{}
 	e.TicketID = ticketID
@@ -1440,91 +430,54 @@ func (r *TicketRepo) Modify(ctx context.Context, ticketID gocql.UUID, change fun
 	return cqlgenimpl.Modify(ctx, r.s, o, ticketWrites, e, ticketCheck, change)
 }
 
-// Entity names the entity TicketRepo keeps: Ticket.
+// Entity is Ticket.
 func (r *TicketRepo) Entity() string {
 	return "Ticket"
 }
 
-// Tables lists the tables of Ticket that Repair and Backfill write: every one
-// but tickets, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but tickets.
 func (r *TicketRepo) Tables() []string {
 	return []string{"tickets_by_queue", "tickets_by_owner", "tickets_by_board", "tickets_by_day", "open_tickets_by_assignee", "tickets_by_ref"}
 }
 
-// Verify compares every table of Ticket with what tickets, the source of
-// truth, implies, and reports the rows missing, stale or orphaned. It writes
-// nothing.
+// Verify reports the rows missing, stale or orphaned against tickets.
 func (r *TicketRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, ticketWrites, "Ticket", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Ticket wins over; it is
-// safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *TicketRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, ticketWrites, "Ticket", true, o)
 }
 
-// Backfill writes every row tickets implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row tickets implies into table.
 func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, ticketWrites, "Ticket", table, o)
 }
 
-// Get reads the Ticket with the given key from tickets, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Ticket with the given key from tickets; cqlgen.ErrNotFound if
+// there is none.
 func (r *TicketRepo) Get(ctx context.Context, ticketID gocql.UUID) (_ *Ticket, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Get").End(&err)
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "tickets",
-		}
+		return nil, cqlgenimpl.EmptyKey("tickets", "ticket_id")
 	}
 	var e Ticket
 	e.TicketID = ticketID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   ticketTickets.Get,
-		Values: []any{e.TicketID},
-	}, ticketTicketsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, ticketTickets.Get, []any{e.TicketID}, ticketTicketsScan)
 }
 
-// GetMany reads the Tickets with the given ticket_id values from tickets, the
-// source of truth, in one query (ticket_id IN ?): Rows[i] is the Ticket of
-// ticketIDs[i], nil when there is none, and Missing lists those indexes. More
-// keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Tickets with the given ticket_id values from tickets in
+// one query: Rows[i] is ticketIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *TicketRepo) GetMany(ctx context.Context, ticketIDs []gocql.UUID) (_ cqlgen.Found[Ticket], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "GetMany").End(&err)
 	for _, k := range ticketIDs {
 		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Ticket]{}, &cqlgen.EmptyKeyError{
-				Column: "ticket_id",
-				Table:  "tickets",
-			}
+			return cqlgen.Found[Ticket]{}, cqlgenimpl.EmptyKey("tickets", "ticket_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, ticketTickets, []any{}, ticketIDs, r.opts.MaxKeys, ticketTicketsScan, func(e *Ticket) gocql.UUID {
@@ -1534,203 +487,147 @@ func (r *TicketRepo) GetMany(ctx context.Context, ticketIDs []gocql.UUID) (_ cql
 
 // TicketsByQueueOptions are the optional parts of a TicketsByQueue read.
 type TicketsByQueueOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OpenedAtFrom and OpenedAtTo bound opened_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at in
+	// read order; nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
-	// OpenedAtFromExclusive leaves out the rows at OpenedAtFrom,
-	// OpenedAtToInclusive takes in those at OpenedAtTo; each is ignored
-	// without its bound.
+	// OpenedAtFromExclusive and OpenedAtToInclusive change the bounds'
+	// defaults.
 	OpenedAtFromExclusive, OpenedAtToInclusive bool
+}
+
+var ticketTicketsByQueueRead = cqlgenimpl.ReadSpec[Ticket]{
+	Compare: ticketTicketsByQueueCompare,
+	Key:     ticketTicketsByQueueClustering,
+	Scan:    ticketTicketsByQueueScan,
+	Table:   ticketTicketsByQueue,
 }
 
 // TicketsByQueue reads a queue's tickets, newest first, from tickets_by_queue,
 // in pages: one partition, in clustering order.
 func (r *TicketRepo) TicketsByQueue(ctx context.Context, queue string, o *TicketsByQueueOptions) (_ cqlgen.Page[Ticket], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "TicketsByQueue")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "TicketsByQueue").End(&err)
 	if queue == "" {
-		return cqlgen.Page[Ticket]{}, &cqlgen.EmptyKeyError{
-			Column: "queue",
-			Table:  "tickets_by_queue",
-		}
+		return cqlgen.Page[Ticket]{}, cqlgenimpl.EmptyKey("tickets_by_queue", "queue")
 	}
 	if o == nil {
 		o = &TicketsByQueueOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Ticket]{
-		Compare:   ticketTicketsByQueueCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       ticketTicketsByQueueClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{queue},
-		Scan:      ticketTicketsByQueueScan,
-		Table:     ticketTicketsByQueue,
-	}
-	if o.OpenedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.OpenedAtFrom, o.OpenedAtFromExclusive
-	}
-	if o.OpenedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.OpenedAtTo, o.OpenedAtToInclusive
-	}
+	spec := ticketTicketsByQueueRead.With([]any{queue}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OpenedAtFrom, o.OpenedAtTo, o.OpenedAtFromExclusive, o.OpenedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // TicketsByOwnerOptions are the optional parts of a TicketsByOwner read.
 type TicketsByOwnerOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// TicketIDFrom and TicketIDTo bound ticket_id, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// TicketIDFrom (inclusive) and TicketIDTo (exclusive) bound ticket_id in
+	// read order; nil: open.
 	TicketIDFrom, TicketIDTo *gocql.UUID
-	// TicketIDFromExclusive leaves out the rows at TicketIDFrom,
-	// TicketIDToInclusive takes in those at TicketIDTo; each is ignored
-	// without its bound.
+	// TicketIDFromExclusive and TicketIDToInclusive change the bounds'
+	// defaults.
 	TicketIDFromExclusive, TicketIDToInclusive bool
+}
+
+var ticketTicketsByOwnerRead = cqlgenimpl.ReadSpec[TicketsByOwnerRow]{
+	Compare: ticketTicketsByOwnerCompare,
+	Key:     ticketTicketsByOwnerClustering,
+	Scan:    ticketTicketsByOwnerScan,
+	Table:   ticketTicketsByOwner,
 }
 
 // TicketsByOwner reads an owner's tickets by id, from tickets_by_owner, in
 // pages: one partition, in clustering order.
 func (r *TicketRepo) TicketsByOwner(ctx context.Context, owner string, o *TicketsByOwnerOptions) (_ cqlgen.Page[TicketsByOwnerRow], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "TicketsByOwner")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "TicketsByOwner").End(&err)
 	if owner == "" {
-		return cqlgen.Page[TicketsByOwnerRow]{}, &cqlgen.EmptyKeyError{
-			Column: "owner",
-			Table:  "tickets_by_owner",
-		}
+		return cqlgen.Page[TicketsByOwnerRow]{}, cqlgenimpl.EmptyKey("tickets_by_owner", "owner")
 	}
 	if o == nil {
 		o = &TicketsByOwnerOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[TicketsByOwnerRow]{
-		Compare:   ticketTicketsByOwnerCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       ticketTicketsByOwnerClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{owner},
-		Scan:      ticketTicketsByOwnerScan,
-		Table:     ticketTicketsByOwner,
-	}
-	if o.TicketIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.TicketIDFrom, o.TicketIDFromExclusive
-	}
-	if o.TicketIDTo != nil {
-		spec.To, spec.ToInclusive = *o.TicketIDTo, o.TicketIDToInclusive
-	}
+	spec := ticketTicketsByOwnerRead.With([]any{owner}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.TicketIDFrom, o.TicketIDTo, o.TicketIDFromExclusive, o.TicketIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // TicketsByBoardOptions are the optional parts of a TicketsByBoard read.
 type TicketsByBoardOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OpenedAtFrom and OpenedAtTo bound opened_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at in
+	// read order; nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
-	// OpenedAtFromExclusive leaves out the rows at OpenedAtFrom,
-	// OpenedAtToInclusive takes in those at OpenedAtTo; each is ignored
-	// without its bound.
+	// OpenedAtFromExclusive and OpenedAtToInclusive change the bounds'
+	// defaults.
 	OpenedAtFromExclusive, OpenedAtToInclusive bool
+}
+
+var ticketTicketsByBoardRead = cqlgenimpl.ReadSpec[Ticket]{
+	Compare:     ticketTicketsByBoardCompare,
+	HashBuckets: 8,
+	Key:         ticketTicketsByBoardClustering,
+	Scan:        ticketTicketsByBoardScan,
+	Table:       ticketTicketsByBoard,
 }
 
 // TicketsByBoard reads a board's tickets over 8 hash buckets, newest first,
 // from tickets_by_board, in pages: all 8 hash buckets read in parallel and
 // merged in clustering order.
 func (r *TicketRepo) TicketsByBoard(ctx context.Context, board string, o *TicketsByBoardOptions) (_ cqlgen.Page[Ticket], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "TicketsByBoard")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "TicketsByBoard").End(&err)
 	if board == "" {
-		return cqlgen.Page[Ticket]{}, &cqlgen.EmptyKeyError{
-			Column: "board",
-			Table:  "tickets_by_board",
-		}
+		return cqlgen.Page[Ticket]{}, cqlgenimpl.EmptyKey("tickets_by_board", "board")
 	}
 	if o == nil {
 		o = &TicketsByBoardOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Ticket]{
-		Compare:     ticketTicketsByBoardCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 8,
-		Key:         ticketTicketsByBoardClustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{board},
-		Scan:        ticketTicketsByBoardScan,
-		Scatter:     r.opts.Scatter,
-		Table:       ticketTicketsByBoard,
-	}
-	if o.OpenedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.OpenedAtFrom, o.OpenedAtFromExclusive
-	}
-	if o.OpenedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.OpenedAtTo, o.OpenedAtToInclusive
-	}
+	spec := ticketTicketsByBoardRead.With([]any{board}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OpenedAtFrom, o.OpenedAtTo, o.OpenedAtFromExclusive, o.OpenedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // TicketsByDayOptions are the optional parts of a TicketsByDay read.
 type TicketsByDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OpenedAtFrom and OpenedAtTo bound opened_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at in
+	// read order; nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
-	// OpenedAtFromExclusive leaves out the rows at OpenedAtFrom,
-	// OpenedAtToInclusive takes in those at OpenedAtTo; each is ignored
-	// without its bound.
+	// OpenedAtFromExclusive and OpenedAtToInclusive change the bounds'
+	// defaults.
 	OpenedAtFromExclusive, OpenedAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var ticketTicketsByDayRead = cqlgenimpl.ReadSpec[Ticket]{
+	Compare: ticketTicketsByDayCompare,
+	Key:     ticketTicketsByDayClustering,
+	Scan:    ticketTicketsByDayScan,
+	Table:   ticketTicketsByDay,
 }
 
 // TicketsByDay reads a queue's tickets, newest first, a partition a day, from
 // tickets_by_day, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *TicketRepo) TicketsByDay(ctx context.Context, queue string, o *TicketsByDayOptions) (_ cqlgen.Page[Ticket], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "TicketsByDay")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "TicketsByDay").End(&err)
 	if queue == "" {
-		return cqlgen.Page[Ticket]{}, &cqlgen.EmptyKeyError{
-			Column: "queue",
-			Table:  "tickets_by_day",
-		}
+		return cqlgen.Page[Ticket]{}, cqlgenimpl.EmptyKey("tickets_by_day", "queue")
 	}
 	if o == nil {
 		o = &TicketsByDayOptions{}
@@ -1740,149 +637,73 @@ func (r *TicketRepo) TicketsByDay(ctx context.Context, queue string, o *TicketsB
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Ticket]{
-		Compare:     ticketTicketsByDayCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         ticketTicketsByDayClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{queue},
-		Scan:        ticketTicketsByDayScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       ticketTicketsByDay,
-		TimeBuckets: &tb,
-	}
-	if o.OpenedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.OpenedAtFrom, o.OpenedAtFromExclusive
-	}
-	if o.OpenedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.OpenedAtTo, o.OpenedAtToInclusive
-	}
+	spec := ticketTicketsByDayRead.With([]any{queue}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.OpenedAtFrom, o.OpenedAtTo, o.OpenedAtFromExclusive, o.OpenedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // OpenTicketsByAssigneeOptions are the optional parts of a
 // OpenTicketsByAssignee read.
 type OpenTicketsByAssigneeOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// TicketIDFrom and TicketIDTo bound ticket_id, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// TicketIDFrom (inclusive) and TicketIDTo (exclusive) bound ticket_id in
+	// read order; nil: open.
 	TicketIDFrom, TicketIDTo *gocql.UUID
-	// TicketIDFromExclusive leaves out the rows at TicketIDFrom,
-	// TicketIDToInclusive takes in those at TicketIDTo; each is ignored
-	// without its bound.
+	// TicketIDFromExclusive and TicketIDToInclusive change the bounds'
+	// defaults.
 	TicketIDFromExclusive, TicketIDToInclusive bool
+}
+
+var ticketOpenTicketsByAssigneeRead = cqlgenimpl.ReadSpec[OpenTicketsByAssigneeRow]{
+	Compare: ticketOpenTicketsByAssigneeCompare,
+	Key:     ticketOpenTicketsByAssigneeClustering,
+	Scan:    ticketOpenTicketsByAssigneeScan,
+	Table:   ticketOpenTicketsByAssignee,
 }
 
 // OpenTicketsByAssignee reads an assignee's open tickets, from
 // open_tickets_by_assignee, in pages: one partition, in clustering order.
 func (r *TicketRepo) OpenTicketsByAssignee(ctx context.Context, assignee string, o *OpenTicketsByAssigneeOptions) (_ cqlgen.Page[OpenTicketsByAssigneeRow], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "OpenTicketsByAssignee")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "OpenTicketsByAssignee").End(&err)
 	if assignee == "" {
-		return cqlgen.Page[OpenTicketsByAssigneeRow]{}, &cqlgen.EmptyKeyError{
-			Column: "assignee",
-			Table:  "open_tickets_by_assignee",
-		}
+		return cqlgen.Page[OpenTicketsByAssigneeRow]{}, cqlgenimpl.EmptyKey("open_tickets_by_assignee", "assignee")
 	}
 	if o == nil {
 		o = &OpenTicketsByAssigneeOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[OpenTicketsByAssigneeRow]{
-		Compare:   ticketOpenTicketsByAssigneeCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       ticketOpenTicketsByAssigneeClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{assignee},
-		Scan:      ticketOpenTicketsByAssigneeScan,
-		Table:     ticketOpenTicketsByAssignee,
-	}
-	if o.TicketIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.TicketIDFrom, o.TicketIDFromExclusive
-	}
-	if o.TicketIDTo != nil {
-		spec.To, spec.ToInclusive = *o.TicketIDTo, o.TicketIDToInclusive
-	}
+	spec := ticketOpenTicketsByAssigneeRead.With([]any{assignee}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.TicketIDFrom, o.TicketIDTo, o.TicketIDFromExclusive, o.TicketIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// TicketByRef reads the Ticket that holds the given key of tickets_by_ref, a
-// unique key: the claim in tickets_by_ref names it, and tickets, the source of
-// truth, must still give it that key; cqlgen.ErrNotFound if no Ticket holds
-// it.
+// TicketByRef reads the Ticket that holds the given unique key of
+// tickets_by_ref; cqlgen.ErrNotFound if none does (docs/repositories.md,
+// Unique tables).
 func (r *TicketRepo) TicketByRef(ctx context.Context, ref string) (_ *Ticket, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Ticket", "TicketByRef")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "TicketByRef").End(&err)
 	if ref == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "ref",
-			Table:  "tickets_by_ref",
-		}
+		return nil, cqlgenimpl.EmptyKey("tickets_by_ref", "ref")
 	}
 	return cqlgenimpl.Resolve(ctx, r.s, ticketWrites, 5, []any{ref})
 }
 
-// queueLoadQueueLoad: the statements of table queue_load, which is the source
-// of truth of QueueLoad.
+// queueLoadQueueLoad is table queue_load, which is the source of truth of
+// QueueLoad (statements in schema.md).
 var queueLoadQueueLoad = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "queue_load",
-	Pattern: "QueueLoad",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "queue_id", Type: "uuid"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Add:     queueLoadQueueLoadAddCQL,
-		Delete:  queueLoadQueueLoadDeleteCQL,
-		Get:     queueLoadQueueLoadGetCQL,
-		GetMany: queueLoadQueueLoadGetManyCQL,
-	},
+	Name:         "queue_load",
+	Pattern:      "QueueLoad",
+	PartitionKey: cqlgenimpl.Cols("queue_id uuid"),
+	Columns:      cqlgenimpl.Cols("opened counter", "closed counter"),
+	Canonical:    true,
 })
 
-// queueLoadQueueLoadAddCQL adds an amount to every counter of a row of
-// queue_load; it is never retried. Its placeholders bind the amount added to
-// opened, the amount added to closed, queue_id.
-const queueLoadQueueLoadAddCQL = `UPDATE queue_load
-	SET opened = opened + ?, closed = closed + ?
-	WHERE queue_id = ?`
-
-// queueLoadQueueLoadDeleteCQL deletes a row of queue_load by its primary key.
-// Its placeholders bind queue_id.
-const queueLoadQueueLoadDeleteCQL = `DELETE FROM queue_load
-	WHERE queue_id = ?`
-
-// queueLoadQueueLoadGetCQL reads a row of queue_load by its primary key. Its
-// placeholders bind queue_id.
-const queueLoadQueueLoadGetCQL = `SELECT queue_id, opened, closed
-	FROM queue_load
-	WHERE queue_id = ?`
-
-// queueLoadQueueLoadScan reads one row of queue_load into e; false when there
-// is none.
 func queueLoadQueueLoadScan(it cqlgenimpl.Iter, e *QueueLoad) bool {
 	return it.Scan(&e.QueueID, &e.Opened, &e.Closed)
 }
-
-// queueLoadQueueLoadGetManyCQL reads the rows of queue_load of several
-// partition keys at once. cqlgenimpl.GetMany binds the list of queue_id
-// values.
-const queueLoadQueueLoadGetManyCQL = `SELECT queue_id, opened, closed
-	FROM queue_load
-	WHERE queue_id IN ?`
 
 // QueueLoadRepo reads and writes QueueLoad in table queue_load.
 type QueueLoadRepo struct {
@@ -1890,38 +711,22 @@ type QueueLoadRepo struct {
 	opts cqlgen.Options
 }
 
-// NewQueueLoadRepo returns a repository of QueueLoad on s. The default
-// strategy is a logged batch.
+// NewQueueLoadRepo returns a repository of QueueLoad on s.
 func NewQueueLoadRepo(s cqlgen.Session, opts ...cqlgen.Option) *QueueLoadRepo {
-	return &QueueLoadRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &QueueLoadRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// queueLoadCheck rejects a QueueLoad whose partition key values are empty.
 func queueLoadCheck(e *QueueLoad) error {
 	if cqlgenimpl.IsZeroUUID(e.QueueID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "queue_id",
-			Table:  "queue_load",
-		}
+		return cqlgenimpl.EmptyKey("queue_load", "queue_id")
 	}
 	return nil
 }
 
-// Add adds e's counter fields (Opened, Closed), amounts that may be negative,
-// to the counters of the row with e's key in queue_load, creating it at zero
-// first if there is none, in one update. A counter update is not idempotent,
-// so it is sent once and never retried: an error is a *cqlgen.CounterError,
-// and when errors.Is(err, cqlgen.ErrOutcomeUnknown) the update may or may not
-// have applied. cqlgen.WithIdempotencyKey is refused (*cqlgen.OptionError),
-// and the strategy does not apply.
+// Add adds e's counter fields (Opened, Closed) to the row with e's key in
+// queue_load, sent once, never retried (docs/repositories.md, Counter tables).
 func (r *QueueLoadRepo) Add(ctx context.Context, e *QueueLoad, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "QueueLoad", "Add")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "QueueLoad", "Add").End(&err)
 	o, err := cqlgenimpl.Begin(e, queueLoadCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1932,14 +737,10 @@ func (r *QueueLoadRepo) Add(ctx context.Context, e *QueueLoad, opts ...cqlgen.Op
 	})
 }
 
-// Delete removes the row with e's key from queue_load. Cassandra does not
-// reliably support counting again in a deleted counter row (an Add soon after
-// the Delete may be lost): delete only counters that will not be used again.
+// Delete removes the row with e's key from queue_load; a deleted counter row
+// must not be counted again (docs/repositories.md, Counter tables).
 func (r *QueueLoadRepo) Delete(ctx context.Context, e *QueueLoad, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "QueueLoad", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "QueueLoad", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, queueLoadCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1952,47 +753,26 @@ func (r *QueueLoadRepo) Delete(ctx context.Context, e *QueueLoad, opts ...cqlgen
 	})
 }
 
-// Get reads the QueueLoad with the given key from queue_load, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the QueueLoad with the given key from queue_load;
+// cqlgen.ErrNotFound if there is none.
 func (r *QueueLoadRepo) Get(ctx context.Context, queueID gocql.UUID) (_ *QueueLoad, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "QueueLoad", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "QueueLoad", "Get").End(&err)
 	if cqlgenimpl.IsZeroUUID(queueID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "queue_id",
-			Table:  "queue_load",
-		}
+		return nil, cqlgenimpl.EmptyKey("queue_load", "queue_id")
 	}
 	var e QueueLoad
 	e.QueueID = queueID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   queueLoadQueueLoad.Get,
-		Values: []any{e.QueueID},
-	}, queueLoadQueueLoadScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, queueLoadQueueLoad.Get, []any{e.QueueID}, queueLoadQueueLoadScan)
 }
 
-// GetMany reads the QueueLoads with the given queue_id values from queue_load,
-// the source of truth, in one query (queue_id IN ?): Rows[i] is the QueueLoad
-// of queueIDs[i], nil when there is none, and Missing lists those indexes.
-// More keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the QueueLoads with the given queue_id values from queue_load
+// in one query: Rows[i] is queueIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *QueueLoadRepo) GetMany(ctx context.Context, queueIDs []gocql.UUID) (_ cqlgen.Found[QueueLoad], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "QueueLoad", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "QueueLoad", "GetMany").End(&err)
 	for _, k := range queueIDs {
 		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[QueueLoad]{}, &cqlgen.EmptyKeyError{
-				Column: "queue_id",
-				Table:  "queue_load",
-			}
+			return cqlgen.Found[QueueLoad]{}, cqlgenimpl.EmptyKey("queue_load", "queue_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, queueLoadQueueLoad, []any{}, queueIDs, r.opts.MaxKeys, queueLoadQueueLoadScan, func(e *QueueLoad) gocql.UUID {
@@ -2000,86 +780,30 @@ func (r *QueueLoadRepo) GetMany(ctx context.Context, queueIDs []gocql.UUID) (_ c
 	})
 }
 
-// eventEvents: the statements of table events, which is the source of truth of
-// Event.
+// eventEvents is table events, which is the source of truth of Event
+// (statements in schema.md).
 var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "events",
-	Pattern: "Events",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "ticket_id", Type: "uuid"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "event_id", Type: "timeuuid", Desc: true},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      eventEventsInsertCQL,
-		Delete:      eventEventsDeleteCQL,
-		Get:         eventEventsGetCQL,
-		Scan:        eventEventsScanCQL,
-		State:       eventEventsStateCQL,
-		First:       eventEventsFirstCQL,
-		FirstFrom:   eventEventsFirstFromCQL,
-		FirstTo:     eventEventsFirstToCQL,
-		FirstFromTo: eventEventsFirstFromToCQL,
-		After: []string{
-			eventEventsAfter0CQL,
-		},
-		AfterTo:     eventEventsAfterToCQL,
-		AtOrAfter:   eventEventsAtOrAfterCQL,
-		AtOrAfterTo: eventEventsAtOrAfterToCQL,
-	},
+	Name:         "events",
+	Pattern:      "Events",
+	PartitionKey: cqlgenimpl.Cols("ticket_id uuid"),
+	Clustering:   cqlgenimpl.Cols("event_id timeuuid desc"),
+	Columns:      cqlgenimpl.Cols("actor text", "kind text"),
+	Canonical:    true,
+	Maintained:   true,
 })
 
-// eventEventsInsertCQL writes a whole row of events. Its placeholders bind
-// ticket_id, event_id, actor, kind, the write timestamp.
-const eventEventsInsertCQL = `INSERT INTO events (ticket_id, event_id, actor, kind)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// eventEventsRow binds eventEventsInsertCQL for e, written at ts; events has
-// no column to leave unset.
 func eventEventsRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.TicketID, e.EventID, e.Actor, e.Kind, ts}
 }
 
-// eventEventsDeleteCQL deletes a row of events by its primary key. Its
-// placeholders bind the write timestamp, ticket_id, event_id.
-const eventEventsDeleteCQL = `DELETE FROM events
-	USING TIMESTAMP ?
-	WHERE ticket_id = ? AND event_id = ?`
-
-// eventEventsGetCQL reads a row of events by its primary key. Its placeholders
-// bind ticket_id, event_id.
-const eventEventsGetCQL = `SELECT ticket_id, event_id, actor, kind
-	FROM events
-	WHERE ticket_id = ? AND event_id = ?`
-
-// eventEventsScan reads one row of events into e; false when there is none.
 func eventEventsScan(it cqlgenimpl.Iter, e *Event) bool {
 	return it.Scan(&e.TicketID, &e.EventID, &e.Actor, &e.Kind)
 }
 
-// eventEventsScanCQL reads a token range of events for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const eventEventsScanCQL = `SELECT ticket_id, event_id, actor, kind, writetime(actor),
-		writetime(kind)
-	FROM events
-	WHERE token(ticket_id) > ? AND token(ticket_id) <= ?`
-
-// eventEventsStateCQL reads a row of events again for repair, with its write
-// timestamp. Its placeholders bind ticket_id, event_id.
-const eventEventsStateCQL = `SELECT ticket_id, event_id, actor, kind, writetime(actor),
-		writetime(kind)
-	FROM events
-	WHERE ticket_id = ? AND event_id = ?`
-
-// eventEventsState binds eventEventsStateCQL: the primary key of e.
 func eventEventsState(e *Event) []any {
 	return []any{e.TicketID, e.EventID}
 }
 
-// eventEventsScanState reads a row of events with its last write timestamp,
-// less 1µs, as its version.
 func eventEventsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Event], ok bool) {
 	var wt [2]*int64
 	ok = it.Scan(&v.Row.TicketID, &v.Row.EventID, &v.Row.Actor, &v.Row.Kind, &wt[0], &wt[1])
@@ -2087,303 +811,75 @@ func eventEventsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Event], ok boo
 	return
 }
 
-// eventEventsFirstCQL reads a partition of events from its first row.
-// cqlgenimpl.ReadPage binds ticket_id.
-const eventEventsFirstCQL = `SELECT ticket_id, event_id, actor, kind
-	FROM events
-	WHERE ticket_id = ?`
-
-// eventEventsFirstFromCQL reads a partition of events from the From bound.
-// cqlgenimpl.ReadPage binds ticket_id, From.
-const eventEventsFirstFromCQL = `SELECT ticket_id, event_id, actor, kind
-	FROM events
-	WHERE ticket_id = ? AND event_id <= ?`
-
-// eventEventsFirstToCQL reads a partition of events from its first row up to
-// the To bound. cqlgenimpl.ReadPage binds ticket_id, To.
-const eventEventsFirstToCQL = `SELECT ticket_id, event_id, actor, kind
-	FROM events
-	WHERE ticket_id = ? AND event_id > ?`
-
-// eventEventsFirstFromToCQL reads a partition of events between the bounds.
-// cqlgenimpl.ReadPage binds ticket_id, From, To.
-const eventEventsFirstFromToCQL = `SELECT ticket_id, event_id, actor, kind
-	FROM events
-	WHERE ticket_id = ? AND event_id <= ? AND event_id > ?`
-
-// eventEventsAfter0CQL continues a read of events after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds ticket_id,
-// event_id.
-const eventEventsAfter0CQL = `SELECT ticket_id, event_id, actor, kind
-	FROM events
-	WHERE ticket_id = ? AND event_id < ?`
-
-// eventEventsAfterToCQL continues a read of events after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds ticket_id, event_id, To.
-const eventEventsAfterToCQL = `SELECT ticket_id, event_id, actor, kind
-	FROM events
-	WHERE ticket_id = ? AND event_id < ? AND event_id > ?`
-
-// eventEventsAtOrAfterCQL continues a read of events at or after a row.
-// cqlgenimpl.ReadPage binds ticket_id, event_id.
-const eventEventsAtOrAfterCQL = `SELECT ticket_id, event_id, actor, kind
-	FROM events
-	WHERE ticket_id = ? AND event_id <= ?`
-
-// eventEventsAtOrAfterToCQL continues a read of events at or after a row, up
-// to the To bound. cqlgenimpl.ReadPage binds ticket_id, event_id, To.
-const eventEventsAtOrAfterToCQL = `SELECT ticket_id, event_id, actor, kind
-	FROM events
-	WHERE ticket_id = ? AND event_id <= ? AND event_id > ?`
-
-// eventEventsClustering is the clustering key of e in events, in order.
 func eventEventsClustering(e *Event) []any {
 	return []any{e.EventID}
 }
 
-// eventEventsCompare orders rows of events as its clustering order does.
 func eventEventsCompare(a, b *Event) int {
-	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
-		return -c
-	}
-	return 0
+	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
 }
 
-// eventEventsByActor: the statements of table events_by_actor, which serves
-// EventsByActor.
+// eventEventsByActor is table events_by_actor, which serves EventsByActor
+// (statements in schema.md).
 var eventEventsByActor = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "events_by_actor",
-	Pattern: "EventsByActor",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "actor", Type: "text"},
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "event_id", Type: "timeuuid", Desc: true},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "actor", Type: "text"},
-		{Name: "bucket", Type: "date"},
-		{Name: "event_id", Type: "timeuuid", Desc: true},
-		{Name: "ticket_id", Type: "uuid"},
-		{Name: "kind", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      eventEventsByActorInsertCQL,
-		Delete:      eventEventsByActorDeleteCQL,
-		Scan:        eventEventsByActorScanCQL,
-		First:       eventEventsByActorFirstCQL,
-		FirstFrom:   eventEventsByActorFirstFromCQL,
-		FirstTo:     eventEventsByActorFirstToCQL,
-		FirstFromTo: eventEventsByActorFirstFromToCQL,
-		After: []string{
-			eventEventsByActorAfter0CQL,
-		},
-		AfterTo:     eventEventsByActorAfterToCQL,
-		AtOrAfter:   eventEventsByActorAtOrAfterCQL,
-		AtOrAfterTo: eventEventsByActorAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       eventEventsByActorScatterFirstCQL,
-				FirstFrom:   eventEventsByActorScatterFirstFromCQL,
-				FirstTo:     eventEventsByActorScatterFirstToCQL,
-				FirstFromTo: eventEventsByActorScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "events_by_actor",
+	Pattern:      "EventsByActor",
+	PartitionKey: cqlgenimpl.Cols("actor text", "bucket date"),
+	Clustering:   cqlgenimpl.Cols("event_id timeuuid desc"),
+	Columns:      cqlgenimpl.Cols("ticket_id uuid", "kind text"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// eventEventsByActorInsertCQL writes a whole row of events_by_actor. Its
-// placeholders bind actor, bucket, event_id, ticket_id, kind, the write
-// timestamp.
-const eventEventsByActorInsertCQL = `INSERT INTO events_by_actor (actor, bucket, event_id, ticket_id, kind)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// eventEventsByActorRow binds eventEventsByActorInsertCQL for e, written at
-// ts; events_by_actor has no column to leave unset.
 func eventEventsByActorRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Actor, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.TicketID, e.Kind, ts}
 }
 
-// eventEventsByActorDeleteCQL deletes a row of events_by_actor by its primary
-// key. Its placeholders bind the write timestamp, actor, bucket, event_id.
-const eventEventsByActorDeleteCQL = `DELETE FROM events_by_actor
-	USING TIMESTAMP ?
-	WHERE actor = ? AND bucket = ? AND event_id = ?`
-
-// eventEventsByActorScanCQL reads a token range of events_by_actor for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const eventEventsByActorScanCQL = `SELECT actor, bucket, event_id, ticket_id, kind, writetime(ticket_id),
-		writetime(kind)
-	FROM events_by_actor
-	WHERE token(actor, bucket) > ? AND token(actor, bucket) <= ?`
-
-// eventEventsByActorFirstCQL reads a partition of events_by_actor from its
-// first row. cqlgenimpl.ReadPage binds actor, bucket.
-const eventEventsByActorFirstCQL = `SELECT actor, event_id, ticket_id, kind
-	FROM events_by_actor
-	WHERE actor = ? AND bucket = ?`
-
-// eventEventsByActorFirstFromCQL reads a partition of events_by_actor from the
-// From bound. cqlgenimpl.ReadPage binds actor, bucket, From.
-const eventEventsByActorFirstFromCQL = `SELECT actor, event_id, ticket_id, kind
-	FROM events_by_actor
-	WHERE actor = ? AND bucket = ? AND event_id <= ?`
-
-// eventEventsByActorFirstToCQL reads a partition of events_by_actor from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds actor, bucket, To.
-const eventEventsByActorFirstToCQL = `SELECT actor, event_id, ticket_id, kind
-	FROM events_by_actor
-	WHERE actor = ? AND bucket = ? AND event_id > ?`
-
-// eventEventsByActorFirstFromToCQL reads a partition of events_by_actor
-// between the bounds. cqlgenimpl.ReadPage binds actor, bucket, From, To.
-const eventEventsByActorFirstFromToCQL = `SELECT actor, event_id, ticket_id, kind
-	FROM events_by_actor
-	WHERE actor = ? AND bucket = ? AND event_id <= ? AND event_id > ?`
-
-// eventEventsByActorAfter0CQL continues a read of events_by_actor after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// actor, bucket, event_id.
-const eventEventsByActorAfter0CQL = `SELECT actor, event_id, ticket_id, kind
-	FROM events_by_actor
-	WHERE actor = ? AND bucket = ? AND event_id < ?`
-
-// eventEventsByActorAfterToCQL continues a read of events_by_actor after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds actor, bucket, event_id,
-// To.
-const eventEventsByActorAfterToCQL = `SELECT actor, event_id, ticket_id, kind
-	FROM events_by_actor
-	WHERE actor = ? AND bucket = ? AND event_id < ? AND event_id > ?`
-
-// eventEventsByActorAtOrAfterCQL continues a read of events_by_actor at or
-// after a row. cqlgenimpl.ReadPage binds actor, bucket, event_id.
-const eventEventsByActorAtOrAfterCQL = `SELECT actor, event_id, ticket_id, kind
-	FROM events_by_actor
-	WHERE actor = ? AND bucket = ? AND event_id <= ?`
-
-// eventEventsByActorAtOrAfterToCQL continues a read of events_by_actor at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds actor, bucket,
-// event_id, To.
-const eventEventsByActorAtOrAfterToCQL = `SELECT actor, event_id, ticket_id, kind
-	FROM events_by_actor
-	WHERE actor = ? AND bucket = ? AND event_id <= ? AND event_id > ?`
-
-// eventEventsByActorScatterFirstCQL reads a partition of events_by_actor from
-// its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds actor, the list of bucket values, the most rows
-// per bucket.
-const eventEventsByActorScatterFirstCQL = `SELECT actor, event_id, ticket_id, kind, bucket
-	FROM events_by_actor
-	WHERE actor = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// eventEventsByActorScatterFirstFromCQL reads a partition of events_by_actor
-// from the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds actor, the list of bucket values, From, the most
-// rows per bucket.
-const eventEventsByActorScatterFirstFromCQL = `SELECT actor, event_id, ticket_id, kind, bucket
-	FROM events_by_actor
-	WHERE actor = ? AND bucket IN ? AND event_id <= ?
-	PER PARTITION LIMIT ?`
-
-// eventEventsByActorScatterFirstToCQL reads a partition of events_by_actor
-// from its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds actor, the list of bucket
-// values, To, the most rows per bucket.
-const eventEventsByActorScatterFirstToCQL = `SELECT actor, event_id, ticket_id, kind, bucket
-	FROM events_by_actor
-	WHERE actor = ? AND bucket IN ? AND event_id > ?
-	PER PARTITION LIMIT ?`
-
-// eventEventsByActorScatterFirstFromToCQL reads a partition of events_by_actor
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds actor, the list of bucket values, From, To, the
-// most rows per bucket.
-const eventEventsByActorScatterFirstFromToCQL = `SELECT actor, event_id, ticket_id, kind, bucket
-	FROM events_by_actor
-	WHERE actor = ? AND bucket IN ? AND event_id <= ? AND event_id > ?
-	PER PARTITION LIMIT ?`
-
-// eventEventsByActorScan reads one row of events_by_actor into e; false when
-// there is none.
 func eventEventsByActorScan(it cqlgenimpl.Iter, e *Event) bool {
 	return it.Scan(&e.Actor, &e.EventID, &e.TicketID, &e.Kind)
 }
 
-// eventEventsByActorClustering is the clustering key of e in events_by_actor,
-// in order.
 func eventEventsByActorClustering(e *Event) []any {
 	return []any{e.EventID}
 }
 
-// eventEventsByActorCompare orders rows of events_by_actor as its clustering
-// order does.
 func eventEventsByActorCompare(a, b *Event) int {
-	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
-		return -c
-	}
-	return 0
+	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
 }
 
 // EventRepo reads and writes Event in its tables (events, events_by_actor),
-// keeping every copy in step; events is the source of truth.
+// kept in step with events.
 type EventRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewEventRepo returns a repository of Event on s. The default strategy is a
-// logged batch.
+// NewEventRepo returns a repository of Event on s.
 func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
-	return &EventRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &EventRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// eventCheck rejects a Event whose partition key values are empty.
 func eventCheck(e *Event) error {
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "events",
-		}
+		return cqlgenimpl.EmptyKey("events", "ticket_id")
 	}
 	if e.Actor == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "actor",
-			Table:  "events_by_actor",
-		}
+		return cqlgenimpl.EmptyKey("events_by_actor", "actor")
 	}
 	return nil
 }
 
-// eventCheckKey rejects a Event whose partition key value in events, the
-// source of truth, is empty.
 func eventCheckKey(e *Event) error {
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "events",
-		}
+		return cqlgenimpl.EmptyKey("events", "ticket_id")
 	}
 	return nil
 }
 
-// Insert writes e to every table of Event in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// Insert writes e to every table of Event in one logical write, leaving nil
+// pointers and empty collections unset (docs/repositories.md, Writes).
 func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Insert").End(&err)
 	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2399,14 +895,10 @@ func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-// Delete removes the Event whose key in events is e's from every table, found
-// from events's values, in one logical write under the repository's strategy.
-// Deleting what does not exist is not an error.
+// Delete removes the Event with e's key from every table, found from events's
+// values, in one logical write.
 func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, eventCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -2425,8 +917,6 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-// eventWrites describes Event, which is immutable, for verify, repair and
-// backfill: its source of truth, events, and the tables derived from it.
 var eventWrites = &cqlgenimpl.Entity[Event]{
 	Canonical: eventEvents,
 	Immutable: true,
@@ -2442,164 +932,114 @@ var eventWrites = &cqlgenimpl.Entity[Event]{
 	},
 }
 
-// Entity names the entity EventRepo keeps: Event.
+// Entity is Event.
 func (r *EventRepo) Entity() string {
 	return "Event"
 }
 
-// Tables lists the tables of Event that Repair and Backfill write: every one
-// but events, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but events.
 func (r *EventRepo) Tables() []string {
 	return []string{"events_by_actor"}
 }
 
-// Verify compares every table of Event with what events, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows missing, stale or orphaned against events.
 func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Event wins over; it is
-// safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", true, o)
 }
 
-// Backfill writes every row events implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row events implies into table.
 func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, eventWrites, "Event", table, o)
 }
 
-// Get reads the Event with the given key from events, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Event with the given key from events; cqlgen.ErrNotFound if
+// there is none.
 func (r *EventRepo) Get(ctx context.Context, ticketID gocql.UUID, eventID gocql.UUID) (_ *Event, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Get").End(&err)
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "events",
-		}
+		return nil, cqlgenimpl.EmptyKey("events", "ticket_id")
 	}
 	var e Event
 	e.TicketID = ticketID
 	e.EventID = eventID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   eventEvents.Get,
-		Values: []any{e.TicketID, e.EventID},
-	}, eventEventsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, eventEvents.Get, []any{e.TicketID, e.EventID}, eventEventsScan)
 }
 
 // EventsOptions are the optional parts of a Events read.
 type EventsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// EventIDFrom and EventIDTo bound event_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
+	// order; nil: open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive leaves out the rows at EventIDFrom,
-	// EventIDToInclusive takes in those at EventIDTo; each is ignored without
-	// its bound.
+	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
+}
+
+var eventEventsRead = cqlgenimpl.ReadSpec[Event]{
+	Compare: eventEventsCompare,
+	Key:     eventEventsClustering,
+	Scan:    eventEventsScan,
+	Table:   eventEvents,
 }
 
 // Events reads a ticket's events, newest first, from events, in pages: one
 // partition, in clustering order.
 func (r *EventRepo) Events(ctx context.Context, ticketID gocql.UUID, o *EventsOptions) (_ cqlgen.Page[Event], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Events")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Events").End(&err)
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return cqlgen.Page[Event]{}, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "events",
-		}
+		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("events", "ticket_id")
 	}
 	if o == nil {
 		o = &EventsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Event]{
-		Compare:   eventEventsCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       eventEventsClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{ticketID},
-		Scan:      eventEventsScan,
-		Table:     eventEvents,
-	}
-	if o.EventIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.EventIDFrom, o.EventIDFromExclusive
-	}
-	if o.EventIDTo != nil {
-		spec.To, spec.ToInclusive = *o.EventIDTo, o.EventIDToInclusive
-	}
+	spec := eventEventsRead.With([]any{ticketID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // EventsByActorOptions are the optional parts of a EventsByActor read.
 type EventsByActorOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// EventIDFrom and EventIDTo bound event_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
+	// order; nil: open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive leaves out the rows at EventIDFrom,
-	// EventIDToInclusive takes in those at EventIDTo; each is ignored without
-	// its bound.
+	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var eventEventsByActorRead = cqlgenimpl.ReadSpec[Event]{
+	Compare: eventEventsByActorCompare,
+	Key:     eventEventsByActorClustering,
+	Scan:    eventEventsByActorScan,
+	Table:   eventEventsByActor,
 }
 
 // EventsByActor reads an actor's events, newest first, a partition a month,
 // from events_by_actor, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *EventRepo) EventsByActor(ctx context.Context, actor string, o *EventsByActorOptions) (_ cqlgen.Page[Event], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "EventsByActor")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "EventsByActor").End(&err)
 	if actor == "" {
-		return cqlgen.Page[Event]{}, &cqlgen.EmptyKeyError{
-			Column: "actor",
-			Table:  "events_by_actor",
-		}
+		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("events_by_actor", "actor")
 	}
 	if o == nil {
 		o = &EventsByActorOptions{}
@@ -2609,174 +1049,38 @@ func (r *EventRepo) EventsByActor(ctx context.Context, actor string, o *EventsBy
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.MonthBuckets
-	spec := cqlgenimpl.ReadSpec[Event]{
-		Compare:     eventEventsByActorCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         eventEventsByActorClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{actor},
-		Scan:        eventEventsByActorScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       eventEventsByActor,
-		TimeBuckets: &tb,
-	}
-	if o.EventIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.EventIDFrom, o.EventIDFromExclusive
-	}
-	if o.EventIDTo != nil {
-		spec.To, spec.ToInclusive = *o.EventIDTo, o.EventIDToInclusive
-	}
+	spec := eventEventsByActorRead.With([]any{actor}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// watcherWatchers: the statements of table watchers, which is the source of
-// truth of Watcher.
+// watcherWatchers is table watchers, which is the source of truth of Watcher
+// (statements in schema.md).
 var watcherWatchers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "watchers",
-	Pattern: "Watchers",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "ticket_id", Type: "uuid"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "watcher", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "ticket_id", Type: "uuid"},
-		{Name: "watcher", Type: "text"},
-		{Name: "since", Type: "timestamp"},
-		{Name: "topics", Type: "set<text>"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      watcherWatchersInsertCQL,
-		InsertTTL:   watcherWatchersInsertTTLCQL,
-		Create:      watcherWatchersCreateCQL,
-		Delete:      watcherWatchersDeleteCQL,
-		Get:         watcherWatchersGetCQL,
-		First:       watcherWatchersFirstCQL,
-		FirstFrom:   watcherWatchersFirstFromCQL,
-		FirstTo:     watcherWatchersFirstToCQL,
-		FirstFromTo: watcherWatchersFirstFromToCQL,
-		After: []string{
-			watcherWatchersAfter0CQL,
-		},
-		AfterTo:     watcherWatchersAfterToCQL,
-		AtOrAfter:   watcherWatchersAtOrAfterCQL,
-		AtOrAfterTo: watcherWatchersAtOrAfterToCQL,
-	},
+	Name:         "watchers",
+	Pattern:      "Watchers",
+	PartitionKey: cqlgenimpl.Cols("ticket_id uuid"),
+	Clustering:   cqlgenimpl.Cols("watcher text"),
+	Columns:      cqlgenimpl.Cols("since timestamp", "topics set<text>"),
+	Canonical:    true,
+	Single:       true,
 })
 
-// watcherWatchersInsertCQL writes a whole row of watchers. Its placeholders
-// bind ticket_id, watcher, since, topics, the write timestamp.
-const watcherWatchersInsertCQL = `INSERT INTO watchers (ticket_id, watcher, since, topics)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// watcherWatchersRow binds watcherWatchersInsertCQL for e, written at ts. With
-// unset, nil pointers and empty collections are left unset, writing no
-// tombstone; without, they clear their columns.
 func watcherWatchersRow(e *Watcher, ts int64, unset bool) []any {
 	return []any{e.TicketID, e.Watcher, e.Since, cqlgenimpl.MapOrUnset(e.Topics, unset), ts}
 }
 
-// watcherWatchersInsertTTLCQL writes a whole row of watchers with a TTL of the
-// call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds ticket_id, watcher,
-// since, topics, the TTL in seconds (unset: the table's default), the write
-// timestamp.
-const watcherWatchersInsertTTLCQL = `INSERT INTO watchers (ticket_id, watcher, since, topics)
-	VALUES (?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// watcherWatchersCreateCQL writes a whole row of watchers if no row has its
-// key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no
-// client timestamp. cqlgenimpl.ReadPage binds ticket_id, watcher, since,
-// topics, the TTL in seconds (unset: the table's default).
-const watcherWatchersCreateCQL = `INSERT INTO watchers (ticket_id, watcher, since, topics)
-	VALUES (?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// watcherWatchersDeleteCQL deletes a row of watchers by its primary key. Its
-// placeholders bind the write timestamp, ticket_id, watcher.
-const watcherWatchersDeleteCQL = `DELETE FROM watchers
-	USING TIMESTAMP ?
-	WHERE ticket_id = ? AND watcher = ?`
-
-// watcherWatchersGetCQL reads a row of watchers by its primary key. Its
-// placeholders bind ticket_id, watcher.
-const watcherWatchersGetCQL = `SELECT ticket_id, watcher, since, topics
-	FROM watchers
-	WHERE ticket_id = ? AND watcher = ?`
-
-// watcherWatchersScan reads one row of watchers into e; false when there is
-// none.
 func watcherWatchersScan(it cqlgenimpl.Iter, e *Watcher) bool {
 	return it.Scan(&e.TicketID, &e.Watcher, &e.Since, cqlgenimpl.ScanSet(&e.Topics))
 }
 
-// watcherWatchersFirstCQL reads a partition of watchers from its first row.
-// cqlgenimpl.ReadPage binds ticket_id.
-const watcherWatchersFirstCQL = `SELECT ticket_id, watcher, since, topics
-	FROM watchers
-	WHERE ticket_id = ?`
-
-// watcherWatchersFirstFromCQL reads a partition of watchers from the From
-// bound. cqlgenimpl.ReadPage binds ticket_id, From.
-const watcherWatchersFirstFromCQL = `SELECT ticket_id, watcher, since, topics
-	FROM watchers
-	WHERE ticket_id = ? AND watcher >= ?`
-
-// watcherWatchersFirstToCQL reads a partition of watchers from its first row
-// up to the To bound. cqlgenimpl.ReadPage binds ticket_id, To.
-const watcherWatchersFirstToCQL = `SELECT ticket_id, watcher, since, topics
-	FROM watchers
-	WHERE ticket_id = ? AND watcher < ?`
-
-// watcherWatchersFirstFromToCQL reads a partition of watchers between the
-// bounds. cqlgenimpl.ReadPage binds ticket_id, From, To.
-const watcherWatchersFirstFromToCQL = `SELECT ticket_id, watcher, since, topics
-	FROM watchers
-	WHERE ticket_id = ? AND watcher >= ? AND watcher < ?`
-
-// watcherWatchersAfter0CQL continues a read of watchers after a row, at one
-// run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// ticket_id, watcher.
-const watcherWatchersAfter0CQL = `SELECT ticket_id, watcher, since, topics
-	FROM watchers
-	WHERE ticket_id = ? AND watcher > ?`
-
-// watcherWatchersAfterToCQL continues a read of watchers after a row, up to
-// the To bound. cqlgenimpl.ReadPage binds ticket_id, watcher, To.
-const watcherWatchersAfterToCQL = `SELECT ticket_id, watcher, since, topics
-	FROM watchers
-	WHERE ticket_id = ? AND watcher > ? AND watcher < ?`
-
-// watcherWatchersAtOrAfterCQL continues a read of watchers at or after a row.
-// cqlgenimpl.ReadPage binds ticket_id, watcher.
-const watcherWatchersAtOrAfterCQL = `SELECT ticket_id, watcher, since, topics
-	FROM watchers
-	WHERE ticket_id = ? AND watcher >= ?`
-
-// watcherWatchersAtOrAfterToCQL continues a read of watchers at or after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds ticket_id, watcher, To.
-const watcherWatchersAtOrAfterToCQL = `SELECT ticket_id, watcher, since, topics
-	FROM watchers
-	WHERE ticket_id = ? AND watcher >= ? AND watcher < ?`
-
-// watcherWatchersClustering is the clustering key of e in watchers, in order.
 func watcherWatchersClustering(e *Watcher) []any {
 	return []any{e.Watcher}
 }
 
-// watcherWatchersCompare orders rows of watchers as its clustering order does.
 func watcherWatchersCompare(a, b *Watcher) int {
-	if c := cmp.Compare(a.Watcher, b.Watcher); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Compare(a.Watcher, b.Watcher)
 }
 
 // WatcherRepo reads and writes Watcher in table watchers.
@@ -2785,185 +1089,104 @@ type WatcherRepo struct {
 	opts cqlgen.Options
 }
 
-// NewWatcherRepo returns a repository of Watcher on s. The default strategy is
-// a logged batch.
+// NewWatcherRepo returns a repository of Watcher on s.
 func NewWatcherRepo(s cqlgen.Session, opts ...cqlgen.Option) *WatcherRepo {
-	return &WatcherRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &WatcherRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// watcherCheck rejects a Watcher whose partition key values are empty.
 func watcherCheck(e *Watcher) error {
 	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "watchers",
-		}
+		return cqlgenimpl.EmptyKey("watchers", "ticket_id")
 	}
 	return nil
 }
 
-// Insert writes e to watchers, at a client-side timestamp. Nil pointers and
-// empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+var watcherOne = cqlgenimpl.One[Watcher]{
+	Check: watcherCheck,
+	Delete: func(e *Watcher, ts int64) []any {
+		return []any{ts, e.TicketID, e.Watcher}
+	},
+	Key: func(e *Watcher) []any {
+		return []any{e.TicketID, e.Watcher}
+	},
+	Row:   watcherWatchersRow,
+	Scan:  watcherWatchersScan,
+	Table: watcherWatchers,
+}
+
+// Insert writes e to watchers, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *WatcherRepo) Insert(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Watcher", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, watcherCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, watcherWatchers, e, []any{e.TicketID, e.Watcher}, func(e *Watcher, unset bool) []any {
-			return watcherWatchersRow(e, 0, unset)
-		}, watcherWatchersScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(watcherWatchers, o.TTL, watcherWatchersRow(e, ts, true))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Watcher", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &watcherOne, e)
 }
 
-// InsertIfAbsent writes e to watchers only if no row has its key (INSERT ...
-// IF NOT EXISTS): create, never replace. The result says whether it applied
-// and, when a row was there, holds it as Current. A row that holds every value
-// e would write counts as applied, with Again set: a call sent again after its
-// reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in watchers unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *WatcherRepo) InsertIfAbsent(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (_ cqlgen.Inserted[Watcher], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Watcher", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, watcherCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Watcher]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, watcherWatchers, e, []any{e.TicketID, e.Watcher}, func(e *Watcher, unset bool) []any {
-		return watcherWatchersRow(e, 0, unset)
-	}, watcherWatchersScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "Watcher", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &watcherOne, e)
 }
 
-// Update writes e over the row with its key in watchers. Unlike Insert, nil
-// pointers and empty collections clear their columns. With cqlgen.WithTTL the
-// row expires after that time instead of the table's default.
+// Update writes e over the row with its key in watchers; nil pointers and
+// empty collections clear their columns.
 func (r *WatcherRepo) Update(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Watcher", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, watcherCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(watcherWatchers, o.TTL, watcherWatchersRow(e, ts, false))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Watcher", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &watcherOne, e)
 }
 
 // Delete removes the row with e's key from watchers.
 func (r *WatcherRepo) Delete(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Watcher", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, watcherCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   watcherWatchers.Delete,
-			Values: []any{ts, e.TicketID, e.Watcher},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Watcher", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &watcherOne, e)
 }
 
-// Get reads the Watcher with the given key from watchers, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Watcher with the given key from watchers; cqlgen.ErrNotFound
+// if there is none.
 func (r *WatcherRepo) Get(ctx context.Context, ticketID gocql.UUID, watcher string) (_ *Watcher, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Watcher", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Watcher", "Get").End(&err)
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "watchers",
-		}
+		return nil, cqlgenimpl.EmptyKey("watchers", "ticket_id")
 	}
 	var e Watcher
 	e.TicketID = ticketID
 	e.Watcher = watcher
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   watcherWatchers.Get,
-		Values: []any{e.TicketID, e.Watcher},
-	}, watcherWatchersScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, watcherWatchers.Get, []any{e.TicketID, e.Watcher}, watcherWatchersScan)
 }
 
 // WatchersOptions are the optional parts of a Watchers read.
 type WatchersOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// WatcherFrom and WatcherTo bound watcher, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// WatcherFrom (inclusive) and WatcherTo (exclusive) bound watcher in read
+	// order; nil: open.
 	WatcherFrom, WatcherTo *string
-	// WatcherFromExclusive leaves out the rows at WatcherFrom,
-	// WatcherToInclusive takes in those at WatcherTo; each is ignored without
-	// its bound.
+	// WatcherFromExclusive and WatcherToInclusive change the bounds' defaults.
 	WatcherFromExclusive, WatcherToInclusive bool
+}
+
+var watcherWatchersRead = cqlgenimpl.ReadSpec[Watcher]{
+	Compare: watcherWatchersCompare,
+	Key:     watcherWatchersClustering,
+	Scan:    watcherWatchersScan,
+	Table:   watcherWatchers,
 }
 
 // Watchers reads a ticket's watchers, by name, from watchers, in pages: one
 // partition, in clustering order.
 func (r *WatcherRepo) Watchers(ctx context.Context, ticketID gocql.UUID, o *WatchersOptions) (_ cqlgen.Page[Watcher], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Watcher", "Watchers")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Watcher", "Watchers").End(&err)
 	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return cqlgen.Page[Watcher]{}, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "watchers",
-		}
+		return cqlgen.Page[Watcher]{}, cqlgenimpl.EmptyKey("watchers", "ticket_id")
 	}
 	if o == nil {
 		o = &WatchersOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Watcher]{
-		Compare:   watcherWatchersCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       watcherWatchersClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{ticketID},
-		Scan:      watcherWatchersScan,
-		Table:     watcherWatchers,
-	}
-	if o.WatcherFrom != nil {
-		spec.From, spec.FromExclusive = *o.WatcherFrom, o.WatcherFromExclusive
-	}
-	if o.WatcherTo != nil {
-		spec.To, spec.ToInclusive = *o.WatcherTo, o.WatcherToInclusive
-	}
+	spec := watcherWatchersRead.With([]any{ticketID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.WatcherFrom, o.WatcherTo, o.WatcherFromExclusive, o.WatcherToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 

@@ -2,6 +2,7 @@ package emit
 
 import (
 	"go/types"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 
@@ -94,8 +95,11 @@ func anyUnsettable(t *model.Table) bool {
 }
 
 // rowTakesUnset reports whether t's row function takes the unset flag:
-// when t has a column to leave unset, or when the write protocol calls it.
-func rowTakesUnset(t *model.Table) bool { return anyUnsettable(t) || t.Entity.Maintained() }
+// when t has a column to leave unset, or when the runtime calls it (the
+// write protocol, cqlgenimpl.One).
+func rowTakesUnset(t *model.Table) bool {
+	return anyUnsettable(t) || t.Entity.Maintained() || t.Entity.Single()
+}
 
 // rowFunc writes the function that binds t's insert.
 func rowFunc(f *jen.File, t *model.Table, s *model.Statement) {
@@ -106,12 +110,9 @@ func rowFunc(f *jen.File, t *model.Table, s *model.Statement) {
 	case anyUnsettable(t):
 		params = append(params, jen.Id("unset").Bool())
 		b.unset = jen.Id("unset")
-		doc(f, "%s binds %s for e, written at ts. With unset, nil pointers and empty collections are left unset, writing no tombstone; without, they clear their columns.", t.Names.Row, s.Const)
 	case rowTakesUnset(t):
 		params = append(params, jen.Id("_").Bool())
-		doc(f, "%s binds %s for e, written at ts; %s has no column to leave unset.", t.Names.Row, s.Const, t.Name)
 	default:
-		doc(f, "%s binds %s for e, written at ts.", t.Names.Row, s.Const)
 	}
 	f.Func().Id(t.Names.Row).Params(params...).Index().Any().Block(
 		jen.Return(jen.Index().Any().Values(values(s, b)...)),
@@ -142,7 +143,6 @@ func keyFunc(f *jen.File, t *model.Table) {
 	for _, c := range append(t.PartitionKey(), t.Clustering()...) {
 		key = append(key, columnValue(c, binding{recv: jen.Id("e")}))
 	}
-	doc(f, "%s is the primary key of e in %s, in order, bucket included.", t.Names.Key, t.Name)
 	f.Func().Id(t.Names.Key).Params(jen.Id("e").Op("*").Id(t.Entity.GoName)).Index().Any().Block(
 		jen.Return(jen.Index().Any().Values(key...)),
 	)
@@ -248,13 +248,11 @@ func scanFunc(f *jen.File, t *model.Table) {
 	e := t.Entity
 	statics := staticsAlone(t) != nil
 	if e.Versioned() && t == e.Canonical {
-		words, decl, live := "", []jen.Code{jen.Var().Id("deleted").Bool()}, jen.Op("!").Id("deleted")
+		decl, live := []jen.Code{jen.Var().Id("deleted").Bool()}, jen.Op("!").Id("deleted")
 		if statics {
-			words = " nor a partition's statics alone"
 			decl = append(decl, jen.Var().Id("present").Bool())
 			live = jen.Id("present").Op("&&").Add(live)
 		}
-		doc(f, "%s reads the next row of %s that is no grave of a deleted %s%s into e; false when there is none.", t.Names.Scan, t.Name, e.GoName, words)
 		f.Func().Id(t.Names.Scan).Params(jen.Id("it").Qual(impl, "Iter"), jen.Id("e").Op("*").Id(e.GoName)).Bool().Block(
 			jen.For().Block(append(decl,
 				jen.If(jen.Op("!").Id("it").Dot("Scan").Call(scanTargets(t, jen.Id("e"))...)).Block(jen.Return(jen.False())),
@@ -265,7 +263,6 @@ func scanFunc(f *jen.File, t *model.Table) {
 		return
 	}
 	if statics {
-		doc(f, "%s reads the next row of %s into e, skipping a partition's statics alone; false when there is none.", t.Names.Scan, t.Name)
 		f.Func().Id(t.Names.Scan).Params(jen.Id("it").Qual(impl, "Iter"), jen.Id("e").Op("*").Id(t.Names.RowType)).Bool().Block(
 			jen.For().Block(
 				jen.Var().Id("present").Bool(),
@@ -276,7 +273,6 @@ func scanFunc(f *jen.File, t *model.Table) {
 		)
 		return
 	}
-	doc(f, "%s reads one row of %s into e; false when there is none.", t.Names.Scan, t.Name)
 	f.Func().Id(t.Names.Scan).Params(jen.Id("it").Qual(impl, "Iter"), jen.Id("e").Op("*").Id(t.Names.RowType)).Bool().Block(
 		jen.Return(jen.Id("it").Dot("Scan").Call(scanTargets(t, jen.Id("e"))...)),
 	)
@@ -291,7 +287,6 @@ func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
 	cur := binding{recv: jen.Id("e")}
 	switch s.Slot {
 	case model.SlotState:
-		doc(f, "%s binds %s: the primary key of e.", n.State, s.Const)
 		f.Func().Id(n.State).Params(jen.Id("e").Op("*").Id(e.GoName)).Index().Any().Block(
 			jen.Return(jen.Index().Any().Values(values(s, cur)...)))
 		var dest []jen.Code
@@ -312,24 +307,16 @@ func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
 				dest = append(dest, jen.Op("&").Id("v").Dot("Writes"))
 			}
 		}
-		words := "with its version, its mark of deletion, its pending record and its last changes"
-		if t.HasStatics() && e.Versioned() {
-			words = "with its version, its mark of deletion, its pending record, its last changes and the version of its partition's statics"
-		}
 		var before []jen.Code
 		if wts := len(t.WritetimeColumns()); !e.Versioned() && wts > 0 {
 			// An immutable entity's rows elsewhere carry its canonical
 			// row's write timestamp: Version + 1µs is that timestamp.
-			words = "with its last write timestamp, less 1µs, as its version"
 			before = []jen.Code{jen.Var().Id("wt").Index(jen.Lit(wts)).Op("*").Int64()}
 			for i := range wts {
 				dest = append(dest, jen.Op("&").Id("wt").Index(jen.Lit(i)))
 			}
 			after = []jen.Code{jen.Id("v").Dot("Version").Op("=").Qual(impl, "Latest").Call(jen.Id("wt").Index(jen.Op(":")).Op("...")).Op("-").Lit(1)}
-		} else if !e.Versioned() {
-			words = "(its rows elsewhere are written at 1µs when no column gives a timestamp)"
 		}
-		doc(f, "%s reads a row of %s %s.", n.ScanState, t.Name, words)
 		body := append(before, jen.Id("ok").Op("=").Id("it").Dot("Scan").Call(dest...))
 		body = append(body, after...)
 		f.Func().Id(n.ScanState).Params(jen.Id("it").Qual(impl, "Iter")).Params(jen.Id("v").Qual(impl, "State").Types(jen.Id(e.GoName)), jen.Id("ok").Bool()).Block(
@@ -344,7 +331,6 @@ func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
 				data = append(data, field("e", c.Field))
 			}
 		}
-		doc(f, "%s is every column of e's row in %s, in table order.", n.Data, t.Name)
 		f.Func().Id(n.Data).Params(jen.Id("e").Op("*").Id(e.GoName)).Index().Any().Block(
 			jen.Return(jen.Index().Any().Values(data...)))
 		mergeFunc(f, t)
@@ -368,11 +354,9 @@ func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
 				words += ", and the statics' version to c.Static"
 			}
 		}
-		doc(f, "%s binds %s: it %s, at version c.TS, if %s.", name, s.Const, words, cond)
 		f.Func().Id(name).Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id("c").Qual(impl, "Change")).Index().Any().Block(
 			jen.Return(jen.Index().Any().Values(values(s, b)...)))
 	case model.SlotSettle:
-		doc(f, "%s binds %s: it clears the pending record of e's row if the version is still version.", n.Settle, s.Const)
 		f.Func().Id(n.Settle).Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id("version").Int64()).Index().Any().Block(
 			jen.Return(jen.Index().Any().Values(values(s, binding{recv: jen.Id("e"), old: jen.Id("version")})...)))
 	}
@@ -397,7 +381,6 @@ func mergeFunc(f *jen.File, t *model.Table) {
 	if len(body) == 0 {
 		return
 	}
-	doc(f, "%s is e as an Insert over cur writes it: the nil pointers and empty collections of e, which an Insert leaves unset, keep cur's values.", e.Names.Merge)
 	f.Func().Id(e.Names.Merge).Params(jen.List(jen.Id("cur"), jen.Id("e")).Op("*").Id(e.GoName)).Id(e.GoName).Block(
 		append(append([]jen.Code{jen.Id("m").Op(":=").Op("*").Id("e")}, body...), jen.Return(jen.Id("m")))...)
 }
@@ -405,7 +388,8 @@ func mergeFunc(f *jen.File, t *model.Table) {
 // clusteringFuncs write the clustering values of a row, for cursors, and
 // the order of rows, for merges.
 func clusteringFuncs(f *jen.File, t *model.Table) {
-	var ck, cmps []jen.Code
+	var ck, cmps, terms []jen.Code
+	cheap := true // every comparison cheap and safe to run when an earlier one decided
 	for _, c := range t.Clustering() {
 		ck = append(ck, field("e", c.Field))
 		x := compare(c)
@@ -413,18 +397,39 @@ func clusteringFuncs(f *jen.File, t *model.Table) {
 			continue
 		}
 		ret := jen.Return(jen.Id("c"))
+		term := x
 		if c.Desc {
 			ret = jen.Return(jen.Op("-").Id("c"))
+			term = jen.Op("-").Add(x)
 		}
 		cmps = append(cmps, jen.If(jen.Id("c").Op(":=").Add(x), jen.Id("c").Op("!=").Lit(0)).Block(ret))
+		terms = append(terms, term)
+		cheap = cheap && cheapCompare(c)
 	}
 	cmps = append(cmps, jen.Return(jen.Lit(0)))
-	doc(f, "%s is the clustering key of e in %s, in order.", t.Names.Clustering, t.Name)
+	switch {
+	case len(terms) == 1:
+		cmps = []jen.Code{jen.Return(terms[0])}
+	case len(terms) > 1 && cheap:
+		// cmp.Or is the first that is not 0: the clustering order.
+		cmps = []jen.Code{jen.Return(jen.Qual("cmp", "Or").Call(terms...))}
+	}
 	f.Func().Id(t.Names.Clustering).Params(jen.Id("e").Op("*").Id(t.Names.RowType)).Index().Any().Block(
 		jen.Return(jen.Index().Any().Values(ck...)),
 	)
-	doc(f, "%s orders rows of %s as its clustering order does.", t.Names.Compare, t.Name)
 	f.Func().Id(t.Names.Compare).Params(jen.List(jen.Id("a"), jen.Id("b")).Op("*").Id(t.Names.RowType)).Int().Block(cmps...)
+}
+
+// cheapCompare reports whether compare gives c a comparison in Go that
+// cannot fail on any value: not through the encoding (CompareAs), not a
+// method of a pointer (varint, decimal).
+func cheapCompare(c *model.Column) bool {
+	switch c.Type.Name {
+	case "varint", "decimal":
+		return false
+	}
+	s, ok := compare(c).(*jen.Statement)
+	return ok && !strings.Contains(s.GoString(), "CompareAs")
 }
 
 // compare compares one clustering column of a and b as Cassandra orders

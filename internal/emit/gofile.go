@@ -137,7 +137,7 @@ func renderPart(f *jen.File, what string) part {
 	if !bytes.HasSuffix(code, []byte("\n")) {
 		code = append(code, '\n')
 	}
-	pt.code = code
+	pt.code = spaced(code)
 	return pt
 }
 
@@ -204,7 +204,7 @@ func renderWhole(p *model.Package) ([]byte, error) {
 	if err := f.Render(&buf); err != nil {
 		return nil, fmt.Errorf("rendering Go: %w", err)
 	}
-	return groupImports(buf.Bytes())
+	return groupImports(spaced(buf.Bytes()))
 }
 
 // wrap breaks text into lines of at most width columns, at spaces.
@@ -281,4 +281,14 @@ func groupImports(src []byte) ([]byte, error) {
 	block += strings.Join(other, "\n")
 	// Both groups stay sorted, so the file stays as gofmt prints it.
 	return append(append(append([]byte(nil), src[:start]...), block...), src[start+end:]...), nil
+}
+
+// spaced puts a blank line before a top-level declaration that follows
+// another without one: a helper without a doc comment.
+func spaced(src []byte) []byte {
+	for _, kw := range []string{"func ", "var ", "type "} {
+		src = bytes.ReplaceAll(src, []byte("\n}\n"+kw), []byte("\n}\n\n"+kw))
+		src = bytes.ReplaceAll(src, []byte("\n)\n"+kw), []byte("\n)\n\n"+kw))
+	}
+	return src
 }

@@ -13,29 +13,14 @@ import (
 func indexDecls(f *jen.File, ix *model.Index) {
 	t := ix.On
 	n := ix.Names
-	stmts := ix.Statements()
-	doc(f, "%s: the statements of index %s on table %s, which serve %s.", n.Var, ix.Name, t.Name, ix.Method)
-	f.Var().Id(n.Var).Op("=").Qual(impl, "NewTable").Call(indexSpec(ix, stmts))
-	for _, s := range stmts {
-		var binds []string
-		for _, b := range s.Binds {
-			binds = append(binds, b.Words())
-		}
-		binder := "cqlgenimpl.ReadIndex"
-		if ix.ANN {
-			binder = "cqlgenimpl.ReadNearest"
-		}
-		doc(f, "%s %s. %s binds %s.", s.Const, indexSlotWords(s.Slot, ix), binder, strings.Join(binds, ", "))
-		f.Const().Id(s.Const).Op("=").Op("`" + s.CQL() + "`")
-	}
+	doc(f, "%s reads table %s through index %s (statements in schema.md).", n.Var, t.Name, ix.Name)
+	f.Var().Id(n.Var).Op("=").Qual(impl, "NewTable").Call(specLit(ix.Spec()))
 	if ix.ANN {
 		nearestRead(f, ix)
 		return
 	}
 	var key []jen.Code
-	what := "clustering key"
 	if ix.Scatter() {
-		what = "partition key, then its clustering key"
 		for _, c := range t.PartitionKey() {
 			key = append(key, field("e", c.Field))
 		}
@@ -43,77 +28,10 @@ func indexDecls(f *jen.File, ix *model.Index) {
 	for _, c := range t.Clustering() {
 		key = append(key, field("e", c.Field))
 	}
-	doc(f, "%s is the cursor key of a row read through %s: its %s.", n.Key, ix.Name, what)
 	f.Func().Id(n.Key).Params(jen.Id("e").Op("*").Id(t.Names.RowType)).Index().Any().Block(
 		jen.Return(jen.Index().Any().Values(key...)),
 	)
 	indexRead(f, ix)
-}
-
-func indexSlotWords(s model.Slot, ix *model.Index) string {
-	switch s {
-	case model.SlotFirst:
-		if ix.Scatter() {
-			return "reads " + ix.On.Name + " through index " + ix.Name + ", over every token range"
-		}
-		return "reads a partition of " + ix.On.Name + " through index " + ix.Name
-	case model.SlotNext:
-		return "continues a scatter read through " + ix.Name + " with the partitions after a row's, in token order"
-	case model.SlotNearest:
-		if ix.Scatter() {
-			return "reads the rows of " + ix.On.Name + " nearest a vector through the ANN index " + ix.Name + ", over the cluster"
-		}
-		return "reads the rows of a partition of " + ix.On.Name + " nearest a vector through the ANN index " + ix.Name
-	}
-	return "continues a read through " + ix.Name + " after a row, within its partition, at one run of clustering columns of one direction"
-}
-
-// indexSpec is the cqlgenimpl.TableSpec literal of an index read.
-func indexSpec(ix *model.Index, stmts []*model.Statement) jen.Code {
-	t := ix.On
-	col := func(name, typ string, desc bool) jen.Code {
-		v := []jen.Code{jen.Id("Name").Op(":").Lit(name), jen.Id("Type").Op(":").Lit(typ)}
-		if desc {
-			v = append(v, jen.Id("Desc").Op(":").True())
-		}
-		return jen.Values(v...)
-	}
-	list := func(vs []jen.Code) jen.Code {
-		if len(vs) == 0 {
-			return nil
-		}
-		return jen.Index().Qual(impl, "Column").Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, vs...)
-	}
-	var pk, ck, values []jen.Code
-	for _, c := range t.PartitionKey() {
-		pk = append(pk, col(c.Name, c.Type.String(), false))
-	}
-	for _, c := range t.Clustering() {
-		ck = append(ck, col(c.Name, c.Type.String(), c.Desc))
-	}
-	values = append(values, col(ix.Column.Name, ix.ValueType().String(), false))
-	if ix.Range {
-		values = append(values, col(ix.Column.Name, ix.ValueType().String(), false))
-	}
-	var cql, after []jen.Code
-	for _, s := range stmts {
-		if s.Slot == model.SlotAfter {
-			after = append(after, jen.Id(s.Const))
-			continue
-		}
-		cql = append(cql, jen.Id(string(s.Slot)), jen.Id(s.Const))
-	}
-	if len(after) > 0 {
-		cql = append(cql, jen.Id("After"), jen.Index().String().Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, after...))
-	}
-	return jen.Qual(impl, "TableSpec").Add(keyed(
-		jen.Id("Name"), jen.Lit(t.Name),
-		jen.Id("Pattern"), jen.Lit(ix.Method),
-		jen.Id("PartitionKey"), list(pk),
-		jen.Id("Clustering"), list(ck),
-		jen.Id("Index"), list(values),
-		jen.Id("CQL"), jen.Qual(impl, "CQL").Add(keyed(cql...)),
-	))
 }
 
 // valueParams are the parameters of the values an index read looks for.
@@ -140,12 +58,12 @@ func indexRead(f *jen.File, ix *model.Index) {
 	t := ix.On
 	e := ix.Entity
 	n := ix.Names
-	opts := append(comments("Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more than the repository's maximum (cqlgen.WithMaxLimit) is refused."), jen.Id("Limit").Int())
-	opts = append(opts, comments("Cursor continues after the last row of the previous page; \"\" starts at the first.")...)
+	opts := append(comments("Limit is the most rows to return (0: cqlgen.DefaultLimit)."), jen.Id("Limit").Int())
+	opts = append(opts, comments("Cursor continues after the previous page (\"\": from the first row).")...)
 	opts = append(opts, jen.Id("Cursor").String())
 	if ix.Range {
 		g := ix.Column.Field.GoName
-		opts = append(opts, comments("%sFromExclusive leaves out the rows whose %s is the From value, %sToInclusive takes in those whose %s is the To value.", g, ix.Column.Name, g, ix.Column.Name)...)
+		opts = append(opts, comments("%sFromExclusive and %sToInclusive change the bounds' defaults.", g, g)...)
 		opts = append(opts, jen.List(jen.Id(g+"FromExclusive"), jen.Id(g+"ToInclusive")).Bool())
 	}
 	doc(f, "%s are the optional parts of a %s read.", n.Options, ix.Method)
@@ -193,13 +111,13 @@ func indexRead(f *jen.File, ix *model.Index) {
 	case ix.Contains():
 		match = "whose " + ix.Column.Name + " contains the value"
 	case ix.Range:
-		match = "whose " + ix.Column.Name + " is at least the From value and less than the To value (or above From, or at most To, as the options say)"
+		match = "whose " + ix.Column.Name + " is within the bounds"
 	}
-	where := "within one partition, in clustering order; the index makes this a cheap read of one partition's replicas"
+	where := "within one partition"
 	if ix.Scatter() {
-		where = "in token order: a scatter that visits every token range of the cluster on each page, so keep it for rare or ad hoc reads"
+		where = "a scatter over the cluster"
 	}
-	doc(f, "%s reads %s: the rows of %s %s, through the storage-attached index %s, in pages, %s.", ix.Method, strings.TrimRight(ix.Doc, "."), t.Name, match, ix.Name, where)
+	doc(f, "%s reads %s: the rows of %s %s, through index %s, in pages, %s.", ix.Method, strings.TrimRight(ix.Doc, "."), t.Name, match, ix.Name, where)
 	callMethod(f, e, ix.Method, append(params, jen.Id("o").Op("*").Id(n.Options)), []jen.Code{page, jen.Error()}, body)
 }
 
@@ -210,7 +128,7 @@ func nearestRead(f *jen.File, ix *model.Index) {
 	t := ix.On
 	e := ix.Entity
 	n := ix.Names
-	opts := append(comments("Limit is the most rows to return, the nearest first; 0 means cqlgen.DefaultLimit, and more than the repository's maximum (cqlgen.WithMaxLimit) is refused. An ANN read has no pages: ask for as many as you need."), jen.Id("Limit").Int())
+	opts := append(comments("Limit is the most rows to return, nearest first (0: cqlgen.DefaultLimit); there are no pages."), jen.Id("Limit").Int())
 	doc(f, "%s are the optional parts of a %s read.", n.Options, ix.Method)
 	f.Type().Id(n.Options).Struct(opts...)
 
@@ -244,7 +162,7 @@ func nearestRead(f *jen.File, ix *model.Index) {
 	if ix.Scatter() {
 		where = "over every node's index: a scatter"
 	}
-	doc(f, "%s reads %s: the rows of %s whose %s is nearest the vector, by %s similarity, nearest first, through the storage-attached ANN index %s (ORDER BY %s ANN OF ? LIMIT ?), %s. The vector must be of the column's dimension, %d, or the read is a *cqlgen.VectorDimensionError; rows without a vector are never returned.",
-		ix.Method, strings.TrimRight(ix.Doc, "."), t.Name, ix.Column.Name, ix.Similarity, ix.Name, ix.Column.Name, where, ix.Column.Field.Type.Dim)
+	doc(f, "%s reads %s: the rows of %s whose %s (%d dimensions) is nearest the vector by %s similarity, nearest first, %s (docs/repositories.md, Nearest rows).",
+		ix.Method, strings.TrimRight(ix.Doc, "."), t.Name, ix.Column.Name, ix.Column.Field.Type.Dim, ix.Similarity, where)
 	callMethod(f, e, ix.Method, append(params, jen.Id("o").Op("*").Id(n.Options)), []jen.Code{rows, jen.Error()}, body)
 }

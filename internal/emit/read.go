@@ -53,10 +53,8 @@ func lookup(f *jen.File, t *model.Table, name, docText string) {
 	}
 	get := stmt(t, model.SlotGet)
 	body = append(body,
-		jen.List(jen.Id("row"), jen.Err()).Op(":=").Qual(impl, "GetRow").Call(jen.Id("ctx"), jen.Id("r").Dot("s"),
-			query(t, model.SlotGet, jen.Index().Any().Values(values(get, binding{recv: jen.Id("e")})...)), jen.Id(t.Names.Scan)),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(jen.Op("&").Id("row"), jen.Nil()),
+		jen.Return(jen.Qual(impl, "GetOne").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(t.Names.Var).Dot("Get"),
+			jen.Index().Any().Values(values(get, binding{recv: jen.Id("e")})...), jen.Id(t.Names.Scan))),
 	)
 	doc(f, "%s", docText)
 	callMethod(f, e, name, params, []jen.Code{jen.Op("*").Id(t.Names.RowType), jen.Error()}, body)
@@ -64,7 +62,7 @@ func lookup(f *jen.File, t *model.Table, name, docText string) {
 
 func get(f *jen.File, e *model.Entity) {
 	t := e.Canonical
-	lookup(f, t, "Get", "Get reads the "+e.GoName+" with the given key from "+t.Name+", the source of truth; cqlgen.ErrNotFound if there is none.")
+	lookup(f, t, "Get", "Get reads the "+e.GoName+" with the given key from "+t.Name+"; cqlgen.ErrNotFound if there is none.")
 }
 
 // getMany writes GetMany: the entities of several partition keys of the
@@ -99,8 +97,8 @@ func getMany(f *jen.File, e *model.Entity) {
 		}
 		fixed = " of one " + strings.Join(names, ", ")
 	}
-	doc(f, "GetMany reads the %ss%s with the given %s values from %s, the source of truth, in one query (%s IN ?): Rows[i] is the %s of %s[i], nil when there is none, and Missing lists those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.",
-		e.GoName, fixed, last.Name, t.Name, last.Name, e.GoName, list)
+	doc(f, "GetMany reads the %ss%s with the given %s values from %s in one query: Rows[i] is %s[i]'s, nil when missing (docs/repositories.md, Multi-get).",
+		e.GoName, fixed, last.Name, t.Name, list)
 	callMethod(f, e, "GetMany", params, []jen.Code{found, jen.Error()}, body)
 }
 
@@ -113,7 +111,7 @@ func plural(name string) string {
 }
 
 func readOne(f *jen.File, t *model.Table) {
-	lookup(f, t, t.Method, t.Method+" reads "+strings.TrimRight(t.Doc, ".")+", from "+t.Name+", which holds one row per key; cqlgen.ErrNotFound if there is none."+deprecation(t))
+	lookup(f, t, t.Method, t.Method+" reads "+strings.TrimRight(t.Doc, ".")+" from "+t.Name+"; cqlgen.ErrNotFound if there is none."+deprecation(t))
 }
 
 // deprecation is the paragraph that marks the read method of a deprecated
@@ -135,27 +133,27 @@ func readPage(f *jen.File, t *model.Table) {
 	n := t.Names
 	ck := t.Clustering()
 	b := t.Bucket
-	opts := append(comments("Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more than the repository's maximum (cqlgen.WithMaxLimit) is refused."), jen.Id("Limit").Int())
-	opts = append(opts, comments("Cursor continues after the last row of the previous page; \"\" starts at the first.")...)
+	opts := append(comments("Limit is the most rows to return (0: cqlgen.DefaultLimit)."), jen.Id("Limit").Int())
+	opts = append(opts, comments("Cursor continues after the previous page (\"\": from the first row).")...)
 	opts = append(opts, jen.Id("Cursor").String())
 	if len(ck) > 0 {
 		c0 := ck[0]
-		opts = append(opts, comments("%sFrom and %sTo bound %s, in the order rows come back: From is inclusive, To exclusive; nil leaves that end open.", c0.Field.GoName, c0.Field.GoName, c0.Name)...)
+		opts = append(opts, comments("%sFrom (inclusive) and %sTo (exclusive) bound %s in read order; nil: open.", c0.Field.GoName, c0.Field.GoName, c0.Name)...)
 		opts = append(opts, jen.List(jen.Id(c0.Field.GoName+"From"), jen.Id(c0.Field.GoName+"To")).Op("*").Add(goType(c0.Field.Go)))
 		opts = append(opts, boundFlags(c0)...)
 	}
 	for i, c := range ck[:t.PrefixDepth()] {
 		g, next := c.Field.GoName, ck[i+1]
-		opts = append(opts, comments("%sEq fixes %s: the read returns only the rows with this value (nil: every value). Set with every Eq before it, it lets %sFrom and %sTo bound %s within them; no bound on an earlier column is allowed then.", g, c.Name, next.Field.GoName, next.Field.GoName, next.Name)...)
+		opts = append(opts, comments("%sEq fixes %s (nil: every value); with every Eq before it, %sFrom and %sTo bound %s within it.", g, c.Name, next.Field.GoName, next.Field.GoName, next.Name)...)
 		opts = append(opts, jen.Id(g+"Eq").Op("*").Add(goType(c.Field.Go)))
-		opts = append(opts, comments("%sFrom and %sTo bound %s, in the order rows come back, in the rows %sEq (and every Eq before it) fixes: From is inclusive, To exclusive; nil leaves that end open.", next.Field.GoName, next.Field.GoName, next.Name, g)...)
+		opts = append(opts, comments("%sFrom (inclusive) and %sTo (exclusive) bound %s under %sEq; nil: open.", next.Field.GoName, next.Field.GoName, next.Name, g)...)
 		opts = append(opts, jen.List(jen.Id(next.Field.GoName+"From"), jen.Id(next.Field.GoName+"To")).Op("*").Add(goType(next.Field.Go)))
 		opts = append(opts, boundFlags(next)...)
 	}
 	if b != nil && b.Kind.IsTime() {
-		opts = append(opts, comments("Start picks the bucket to start at (the zero time: now); the read walks back from there, newest bucket first.")...)
+		opts = append(opts, comments("Start is the bucket the read walks back from (zero: now).")...)
 		opts = append(opts, jen.Id("Start").Qual("time", "Time"))
-		opts = append(opts, comments("LookBack is how many buckets, the first included, the read may reach; 0 means cqlgen.DefaultLookBack.")...)
+		opts = append(opts, comments("LookBack is how many buckets the read may reach (0: cqlgen.DefaultLookBack).")...)
 		opts = append(opts, jen.Id("LookBack").Int())
 	}
 	doc(f, "%s are the optional parts of a %s read.", n.Options, t.Method)
@@ -169,16 +167,11 @@ func readPage(f *jen.File, t *model.Table) {
 			part = append(part, jen.Id(param(c.Field)))
 		}
 	}
-	spec := jen.Dict{
-		jen.Id("Table"):     jen.Id(n.Var),
-		jen.Id("Partition"): jen.Index().Any().Values(part...),
-		jen.Id("Limit"):     jen.Id("o").Dot("Limit"),
-		jen.Id("MaxLimit"):  jen.Id("r").Dot("opts").Dot("MaxLimit"),
-		jen.Id("CursorKey"): jen.Id("r").Dot("opts").Dot("CursorKey"),
-		jen.Id("Cursor"):    jen.Id("o").Dot("Cursor"),
-		jen.Id("Scan"):      jen.Id(n.Scan),
-		jen.Id("Key"):       jen.Id(n.Clustering),
-		jen.Id("Compare"):   jen.Id(n.Compare),
+	static := jen.Dict{
+		jen.Id("Table"):   jen.Id(n.Var),
+		jen.Id("Scan"):    jen.Id(n.Scan),
+		jen.Id("Key"):     jen.Id(n.Clustering),
+		jen.Id("Compare"): jen.Id(n.Compare),
 	}
 	body := append(checks,
 		jen.If(jen.Id("o").Op("==").Nil()).Block(jen.Id("o").Op("=").Op("&").Id(n.Options).Values()),
@@ -197,11 +190,10 @@ func readPage(f *jen.File, t *model.Table) {
 			jen.Index().String().Values(names...), jen.Index().Bool().Values(fixed...), jen.Index().Bool().Values(bounded...)),
 			jen.Err().Op("!=").Nil()).Block(jen.Return(page.Clone().Values(), jen.Err())))
 	}
+	var after []jen.Code
 	if b != nil {
 		if b.Kind == model.HashBucket {
-			spec[jen.Id("HashBuckets")] = jen.Lit(int(b.N))
-			spec[jen.Id("Concurrency")] = jen.Id("r").Dot("opts").Dot("Concurrency")
-			spec[jen.Id("Scatter")] = jen.Id("r").Dot("opts").Dot("Scatter")
+			static[jen.Id("HashBuckets")] = jen.Lit(int(b.N))
 		} else {
 			// The caller's options are read, never written: a reused or
 			// shared options value stays as the caller left it.
@@ -210,14 +202,12 @@ func readPage(f *jen.File, t *model.Table) {
 				jen.If(jen.Id("start").Dot("IsZero").Call()).Block(jen.Id("start").Op("=").Id("r").Dot("opts").Dot("Clock").Call()),
 				jen.Id("tb").Op(":=").Add(timeBuckets(b)),
 			)
-			spec[jen.Id("TimeBuckets")] = jen.Op("&").Id("tb")
-			spec[jen.Id("Concurrency")] = jen.Id("r").Dot("opts").Dot("Concurrency")
-			spec[jen.Id("Scatter")] = jen.Id("r").Dot("opts").Dot("Scatter")
-			spec[jen.Id("Start")] = jen.Id("start")
-			spec[jen.Id("LookBack")] = jen.Id("o").Dot("LookBack")
+			after = append(after, jen.List(jen.Id("spec").Dot("TimeBuckets"), jen.Id("spec").Dot("Start"), jen.Id("spec").Dot("LookBack")).Op("=").List(jen.Op("&").Id("tb"), jen.Id("start"), jen.Id("o").Dot("LookBack")))
 		}
 	}
-	body = append(body, jen.Id("spec").Op(":=").Qual(impl, "ReadSpec").Types(jen.Id(n.RowType)).Values(spec))
+	f.Var().Id(n.Read).Op("=").Qual(impl, "ReadSpec").Types(jen.Id(n.RowType)).Values(static)
+	body = append(body, jen.Id("spec").Op(":=").Id(n.Read).Dot("With").Call(jen.Index().Any().Values(part...), jen.Id("o").Dot("Limit"), jen.Id("o").Dot("Cursor"), jen.Id("r").Dot("opts")))
+	body = append(body, after...)
 	if len(ck) > 0 {
 		// Under a prefix key, the options passed the check: the columns
 		// fixed are the first ones, and only the next one is bounded.
@@ -228,12 +218,7 @@ func readPage(f *jen.File, t *model.Table) {
 		}
 		for _, c := range ck[:t.PrefixDepth()+1] {
 			g := c.Field.GoName
-			body = append(body,
-				jen.If(jen.Id("o").Dot(g+"From").Op("!=").Nil()).Block(
-					jen.List(jen.Id("spec").Dot("From"), jen.Id("spec").Dot("FromExclusive")).Op("=").List(jen.Op("*").Id("o").Dot(g+"From"), jen.Id("o").Dot(g+"FromExclusive"))),
-				jen.If(jen.Id("o").Dot(g+"To").Op("!=").Nil()).Block(
-					jen.List(jen.Id("spec").Dot("To"), jen.Id("spec").Dot("ToInclusive")).Op("=").List(jen.Op("*").Id("o").Dot(g+"To"), jen.Id("o").Dot(g+"ToInclusive"))),
-			)
+			body = append(body, jen.Qual(impl, "Bounds").Call(jen.Op("&").Id("spec"), jen.Id("o").Dot(g+"From"), jen.Id("o").Dot(g+"To"), jen.Id("o").Dot(g+"FromExclusive"), jen.Id("o").Dot(g+"ToInclusive")))
 		}
 	}
 	body = append(body, jen.Return(jen.Qual(impl, "ReadPage").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("spec"))))
@@ -250,7 +235,7 @@ func readPage(f *jen.File, t *model.Table) {
 // inclusive other than by default.
 func boundFlags(c *model.Column) []jen.Code {
 	g := c.Field.GoName
-	return append(comments("%sFromExclusive leaves out the rows at %sFrom, %sToInclusive takes in those at %sTo; each is ignored without its bound.", g, g, g, g),
+	return append(comments("%sFromExclusive and %sToInclusive change the bounds' defaults.", g, g),
 		jen.List(jen.Id(g+"FromExclusive"), jen.Id(g+"ToInclusive")).Bool())
 }
 

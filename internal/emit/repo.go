@@ -6,6 +6,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/internal/model"
 )
 
@@ -58,8 +59,9 @@ func entity(f *jen.File, e *model.Entity) {
 	}
 }
 
-// table writes a table's statements, each constant next to the function
-// that binds it, and the runtime's view of the table.
+// tableDecls writes the runtime's description of a table, from which it
+// renders the table's statements (listed on the review page), and the
+// functions that bind and scan them.
 func tableDecls(f *jen.File, t *model.Table) {
 	e := t.Entity
 	n := t.Names
@@ -74,10 +76,9 @@ func tableDecls(f *jen.File, t *model.Table) {
 	if t.Sparse() {
 		holdsFunc(f, t)
 	}
-	doc(f, "%s: the statements of table %s, which %s.", n.Var, t.Name, role)
-	f.Var().Id(n.Var).Op("=").Qual(impl, "NewTable").Call(tableSpec(t, stmts))
+	doc(f, "%s is table %s, which %s (statements in schema.md).", n.Var, t.Name, role)
+	f.Var().Id(n.Var).Op("=").Qual(impl, "NewTable").Call(specLit(t.Spec()))
 	for _, s := range stmts {
-		statement(f, t, s)
 		switch s.Slot {
 		case model.SlotInsert:
 			rowFunc(f, t, s)
@@ -98,193 +99,72 @@ func tableDecls(f *jen.File, t *model.Table) {
 	}
 }
 
-// statement writes one statement's constant, with what it binds.
-func statement(f *jen.File, t *model.Table, s *model.Statement) {
-	var binds []string
-	for _, b := range s.Binds {
-		binds = append(binds, b.Words())
-	}
-	who := "Its placeholders bind"
-	if s.Slot == model.SlotGetMany {
-		who = "cqlgenimpl.GetMany binds"
-	} else if isPage(s.Slot) {
-		who = "cqlgenimpl.ReadPage binds"
-	}
-	words := slotWords(s.Slot, t)
-	if s.Depth > 0 {
-		var fixed []string
-		for _, c := range t.Clustering()[:s.Depth] {
-			fixed = append(fixed, c.Name)
-		}
-		words += ", in the rows of one " + strings.Join(fixed, ", ")
-	}
-	if s.Scatter && t.Bucket.Kind.IsTime() {
-		words += ", in several time buckets at once, the bucket named last"
-	} else if s.Scatter {
-		words += ", in every hash bucket at once, the bucket named last"
-	}
-	doc(f, "%s %s. %s %s.", s.Const, words, who, strings.Join(binds, ", "))
-	f.Const().Id(s.Const).Op("=").Op("`" + s.CQL() + "`")
+// stmtRef names a statement of t in a comment, as schema.md lists it.
+func stmtRef(t *model.Table, s *model.Statement) string {
+	return "the " + string(s.Slot) + " statement of " + t.Name
 }
 
-func isPage(s model.Slot) bool {
-	switch s {
-	case model.SlotInsert, model.SlotAdd, model.SlotDelete, model.SlotGet, model.SlotGetMany, model.SlotState, model.SlotPartition, model.SlotChange, model.SlotRemove, model.SlotSettle, model.SlotScan,
-		model.SlotFenceLive, model.SlotFenceGrave, model.SlotTake, model.SlotRelease:
-		return false
-	}
-	return true
-}
-
-func slotWords(s model.Slot, t *model.Table) string {
-	switch s {
-	case model.SlotInsert:
-		if t.Unique {
-			return "claims a key of " + t.Name + " for an entity, if no one holds it"
-		}
-		return "writes a whole row of " + t.Name
-	case model.SlotInsertTTL:
-		return "writes a whole row of " + t.Name + " with a TTL of the call's (cqlgen.WithTTL)"
-	case model.SlotCreate:
-		return "writes a whole row of " + t.Name + " if no row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no client timestamp"
-	case model.SlotTake:
-		return "moves a claim of " + t.Name + " to another owner, or renews it, if its owner and version are the ones read"
-	case model.SlotRelease:
-		return "gives up a claim of " + t.Name + " if it is its owner's and older than the change"
-	case model.SlotFenceLive:
-		return "moves on the version of a live row of " + t.Name + " whose claim of a unique key another writer takes over"
-	case model.SlotFenceGrave:
-		return "moves on the version of a grave of " + t.Name + ", or of no row, whose claim another writer takes over"
-	case model.SlotAdd:
-		return "adds an amount to every counter of a row of " + t.Name + "; it is never retried"
-	case model.SlotDelete:
-		return "deletes a row of " + t.Name + " by its primary key"
-	case model.SlotGetMany:
-		return "reads the rows of " + t.Name + " of several partition keys at once"
-	case model.SlotGet:
-		if t.Unique {
-			return "reads a claim of " + t.Name + ": who holds the key, since which version"
-		}
-		return "reads a row of " + t.Name + " by its primary key"
-	case model.SlotState:
-		if !t.Entity.Versioned() {
-			return "reads a row of " + t.Name + " again for repair, with its write timestamp"
-		}
-		return "reads a row of " + t.Name + " with the write protocol's columns"
-	case model.SlotPartition:
-		return "reads the first row of a partition of " + t.Name + " with the write protocol's columns, for the partition's statics and their version"
-	case model.SlotChange:
-		return "writes a row of " + t.Name + " if its version is the one read (null: if there is no row)"
-	case model.SlotRemove:
-		return "leaves a grave of a row of " + t.Name + " if its version is the one read"
-	case model.SlotSettle:
-		return "clears the pending record of a row of " + t.Name + " if its version is the one read"
-	case model.SlotScan:
-		return "reads a token range of " + t.Name + " for verify, repair and backfill"
-	case model.SlotFirst:
-		return "reads a partition of " + t.Name + " from its first row"
-	case model.SlotFirstFrom:
-		return "reads a partition of " + t.Name + " from the From bound"
-	case model.SlotFirstTo:
-		return "reads a partition of " + t.Name + " from its first row up to the To bound"
-	case model.SlotFirstFromTo:
-		return "reads a partition of " + t.Name + " between the bounds"
-	case model.SlotAfter:
-		return "continues a read of " + t.Name + " after a row, at one run of clustering columns of one direction"
-	case model.SlotAfterTo:
-		return "continues a read of " + t.Name + " after a row, up to the To bound"
-	case model.SlotAtOrAfter:
-		return "continues a read of " + t.Name + " at or after a row"
-	}
-	return "continues a read of " + t.Name + " at or after a row, up to the To bound"
-}
-
-// tableSpec is the cqlgenimpl.TableSpec literal of t.
-func tableSpec(t *model.Table, stmts []*model.Statement) jen.Code {
-	cols := func(cs []*model.Column) jen.Code {
+// specLit is the cqlgenimpl.TableSpec literal of a table's description:
+// only what is set.
+func specLit(s *cqlspec.Table) jen.Code {
+	cols := func(cs []cqlspec.Column) jen.Code {
 		if len(cs) == 0 {
 			return nil
 		}
 		var vs []jen.Code
 		for _, c := range cs {
-			v := []jen.Code{jen.Id("Name").Op(":").Lit(c.Name), jen.Id("Type").Op(":").Lit(c.Type.Spec())}
-			if c.Desc {
-				v = append(v, jen.Id("Desc").Op(":").True())
-			}
-			if c.Kind == model.Static && t.Entity.Versioned() {
-				v = append(v, jen.Id("Static").Op(":").True())
-			}
-			vs = append(vs, jen.Values(v...))
+			vs = append(vs, jen.Lit(c.String()))
 		}
-		return jen.Index().Qual(impl, "Column").Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, vs...)
+		return jen.Qual(impl, "Cols").Call(vs...)
 	}
-	var top []*model.Statement
-	prefix := make([][]*model.Statement, t.PrefixDepth())
-	var scatter [][]*model.Statement
-	if t.Scatters() {
-		scatter = make([][]*model.Statement, t.PrefixDepth()+1)
-	}
-	for _, s := range stmts {
-		if s.Scatter {
-			scatter[s.Depth] = append(scatter[s.Depth], s)
-		} else if s.Depth > 0 {
-			prefix[s.Depth-1] = append(prefix[s.Depth-1], s)
-		} else {
-			top = append(top, s)
+	flag := func(b bool) jen.Code {
+		if b {
+			return jen.True()
 		}
+		return nil
 	}
-	cql := slotFields(top)
-	if len(prefix) > 0 {
-		var pages []jen.Code
-		for _, ps := range prefix {
-			pages = append(pages, keyed(slotFields(ps)...))
-		}
-		cql = append(cql, jen.Id("Prefix"), jen.Index().Qual(impl, "PageCQL").Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, pages...))
+	var prefix, ttl, bucket, index jen.Code
+	if s.Prefix > 0 {
+		prefix = jen.Lit(s.Prefix)
 	}
-	if len(scatter) > 0 {
-		var pages []jen.Code
-		for _, ps := range scatter {
-			pages = append(pages, keyed(slotFields(ps)...))
-		}
-		cql = append(cql, jen.Id("Scatter"), jen.Index().Qual(impl, "PageCQL").Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, pages...))
+	if s.TTL > 0 && s.TTL < cqlspec.GraveTTLSeconds && s.Versioned {
+		ttl = jen.Lit(s.TTL) // the grave's TTL is the only use
 	}
-	var unique jen.Code
-	if t.Unique {
-		unique = jen.True()
+	switch s.Bucket {
+	case cqlspec.BucketOne:
+		bucket = jen.Qual(impl, "BucketOne")
+	case cqlspec.BucketHash:
+		bucket = jen.Qual(impl, "BucketHash")
+	case cqlspec.BucketTime:
+		bucket = jen.Qual(impl, "BucketTime")
+	}
+	if ix := s.Index; ix != nil {
+		index = jen.Op("&").Qual(impl, "IndexSpec").Add(keyed(
+			jen.Id("Column"), jen.Lit(ix.Column),
+			jen.Id("Contains"), flag(ix.Contains),
+			jen.Id("Range"), flag(ix.Range),
+			jen.Id("ANN"), flag(ix.ANN),
+			jen.Id("Scatter"), flag(ix.Scatter),
+		))
 	}
 	return jen.Qual(impl, "TableSpec").Add(keyed(
-		jen.Id("Name"), jen.Lit(t.Name),
-		jen.Id("Pattern"), jen.Lit(t.Method),
-		jen.Id("PartitionKey"), cols(t.PartitionKey()),
-		jen.Id("Clustering"), cols(t.Clustering()),
-		jen.Id("Columns"), cols(dataColumns(t)),
-		jen.Id("Row"), cols(rowColumns(t)),
-		jen.Id("Unique"), unique,
-		jen.Id("CQL"), jen.Qual(impl, "CQL").Add(keyed(cql...)),
+		jen.Id("Name"), jen.Lit(s.Name),
+		jen.Id("Pattern"), jen.Lit(s.Pattern),
+		jen.Id("PartitionKey"), cols(s.PartitionKey),
+		jen.Id("Clustering"), cols(s.Clustering),
+		jen.Id("Columns"), cols(s.Columns),
+		jen.Id("Canonical"), flag(s.Canonical),
+		jen.Id("Versioned"), flag(s.Versioned),
+		jen.Id("Single"), flag(s.Single),
+		jen.Id("Maintained"), flag(s.Maintained),
+		jen.Id("Fenced"), flag(s.Fenced),
+		jen.Id("Unique"), flag(s.Unique),
+		jen.Id("Prefix"), prefix,
+		jen.Id("Bucket"), bucket,
+		jen.Id("TTL"), ttl,
+		jen.Id("Index"), index,
+		jen.Id("Values"), cols(s.Values),
 	))
-}
-
-// slotFields are the fields of a cqlgenimpl.CQL (or PageCQL) literal
-// that hold stmts' constants, in pairs of field and value: one per slot,
-// and the After levels in one list.
-func slotFields(stmts []*model.Statement) []jen.Code {
-	var cql, after []jen.Code
-	for _, s := range stmts {
-		if s.Slot == model.SlotAfter {
-			if len(after) == 0 {
-				cql = append(cql, jen.Id("After"), nil) // placeholder, filled below
-			}
-			after = append(after, jen.Id(s.Const))
-			continue
-		}
-		cql = append(cql, jen.Id(string(s.Slot)), jen.Id(s.Const))
-	}
-	for i := 0; i < len(cql); i += 2 {
-		if cql[i+1] == nil {
-			cql[i+1] = jen.Index().String().Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, after...)
-		}
-	}
-	return cql
 }
 
 // repository writes the repository type and its constructor.
@@ -297,19 +177,16 @@ func repository(f *jen.File, e *model.Entity) {
 	if len(e.Tables) == 1 {
 		doc(f, "%s reads and writes %s in table %s.", n.Repo, e.GoName, e.Canonical.Name)
 	} else {
-		doc(f, "%s reads and writes %s in its tables (%s), keeping every copy in step; %s is the source of truth.",
+		doc(f, "%s reads and writes %s in its tables (%s), kept in step with %s.",
 			n.Repo, e.GoName, strings.Join(names, ", "), e.Canonical.Name)
 	}
 	f.Type().Id(n.Repo).Struct(
 		jen.Id("s").Qual(rt, "Session"),
 		jen.Id("opts").Qual(rt, "Options"),
 	)
-	doc(f, "%s returns a repository of %s on s. The default strategy is a logged batch.", n.NewRepo, e.GoName)
+	doc(f, "%s returns a repository of %s on s.", n.NewRepo, e.GoName)
 	f.Func().Id(n.NewRepo).Params(jen.Id("s").Qual(rt, "Session"), jen.Id("opts").Op("...").Qual(rt, "Option")).Op("*").Id(n.Repo).Block(
-		jen.Return(jen.Op("&").Id(n.Repo).Values(jen.Dict{
-			jen.Id("s"):    jen.Id("s"),
-			jen.Id("opts"): jen.Qual(impl, "NewOptions").Call(jen.Id("opts").Op("...")),
-		})),
+		jen.Return(jen.Op("&").Id(n.Repo).Values(jen.Id("s").Op(":").Id("s"), jen.Id("opts").Op(":").Qual(impl, "NewOptions").Call(jen.Id("opts").Op("...")))),
 	)
 	checkKeys(f, e)
 }
@@ -358,7 +235,6 @@ func checkKeys(f *jen.File, e *model.Entity) {
 			stmts = append(stmts, vectorChecks(e)...)
 		}
 		stmts = append(stmts, jen.Return(jen.Nil()))
-		doc(f, "%s rejects a %s whose %s.", name, e.GoName, what)
 		f.Func().Id(name).Params(jen.Id("e").Op("*").Id(e.GoName)).Error().Block(stmts...)
 	}
 	what := "partition key values are empty"
@@ -391,7 +267,7 @@ func vectorChecks(e *model.Entity) []jen.Code {
 }
 
 func emptyKey(t *model.Table, f *model.Field) jen.Code {
-	return jen.Op("&").Qual(rt, "EmptyKeyError").Values(jen.Dict{jen.Id("Table"): jen.Lit(t.Name), jen.Id("Column"): jen.Lit(f.Column)})
+	return jen.Qual(impl, "EmptyKey").Call(jen.Lit(t.Name), jen.Lit(f.Column))
 }
 
 // empty is the condition that a key value is empty, or nil when every
@@ -460,7 +336,7 @@ func recvFunc(f *jen.File, e *model.Entity, name string) *jen.Statement {
 
 // callMethod writes a method of the entity's repository that runs
 // statements: its parameters follow the context, its results end with the
-// error. It begins with cqlgenimpl.StartCall, which gives a session's
+// error. It begins with cqlgenimpl.Observe, which gives a session's
 // CallObserver one record of the whole call (and its tracer a span the
 // statements' attempts run under), and ends it with the error returned,
 // which is why the results are named.
@@ -474,8 +350,7 @@ func callMethod(f *jen.File, e *model.Entity, name string, params, results, body
 		named[i] = jen.Id(id).Add(r)
 	}
 	prologue := []jen.Code{
-		jen.List(jen.Id("ctx"), jen.Id("call")).Op(":=").Qual(impl, "StartCall").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Lit(e.GoName), jen.Lit(name)),
-		jen.Defer().Func().Params().Block(jen.Id("call").Dot("End").Call(jen.Err())).Call(),
+		jen.Defer().Qual(impl, "Observe").Call(jen.Op("&").Id("ctx"), jen.Id("r").Dot("s"), jen.Lit(e.GoName), jen.Lit(name)).Dot("End").Call(jen.Op("&").Err()),
 	}
 	recvFunc(f, e, name).Params(append([]jen.Code{ctxParam()}, params...)...).Params(named...).Block(append(prologue, body...)...)
 }
@@ -490,38 +365,4 @@ func keyed(kv ...jen.Code) jen.Code {
 		}
 	}
 	return jen.Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, items...)
-}
-
-// dataColumns are the columns the write protocol compares on a versioned
-// canonical table (those of the entity's fields); none elsewhere.
-func dataColumns(t *model.Table) []*model.Column {
-	if !t.Entity.Versioned() || t != t.Entity.Canonical {
-		return nil
-	}
-	var cs []*model.Column
-	for _, c := range t.Columns {
-		if c.Field != nil {
-			cs = append(cs, c)
-		}
-	}
-	return cs
-}
-
-// rowColumns are the columns verify and repair compare in a table of a
-// versioned entity other than its source of truth: every column its
-// Insert writes.
-func rowColumns(t *model.Table) []*model.Column {
-	if t.Entity.Single() {
-		return t.Columns
-	}
-	if !t.Entity.Maintained() || t == t.Entity.Canonical {
-		return nil
-	}
-	var cs []*model.Column
-	for _, c := range t.Columns {
-		if c.Kind != model.Claim {
-			cs = append(cs, c)
-		}
-	}
-	return cs
 }

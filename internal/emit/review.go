@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/internal/model"
 )
 
@@ -17,6 +18,27 @@ type reviewView struct {
 	Statics  bool // some table of Readers has static columns
 	Diagrams []reviewDiagram
 	Limit    int // DiagramLimit, which the page states when it splits
+	// Statements lists, per table and index read, every statement the
+	// repository can send, rendered as the runtime renders them.
+	Statements []reviewStatements
+}
+
+type reviewStatements struct {
+	Heading string
+	CQL     string // the statements, each after a comment naming it
+}
+
+// listing is every statement of s as a block of CQL, each after a comment
+// that names it: what the runtime renders from the same description.
+func listing(heading string, s *cqlspec.Table) reviewStatements {
+	var b strings.Builder
+	for i, st := range cqlspec.Render(s) {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("-- " + st.Label() + "\n" + st.CQL() + "\n")
+	}
+	return reviewStatements{Heading: heading, CQL: strings.TrimRight(b.String(), "\n")}
 }
 
 type reviewTable struct {
@@ -43,9 +65,13 @@ func Review(p *model.Package, verdicts map[*model.Table][]model.Verdict) ([]byte
 			}
 			names = append(names, name)
 			v.Tables = append(v.Tables, reviewRow(e, t, verdicts))
+			v.Statements = append(v.Statements, listing(fmt.Sprintf("`%s` (%s.%s)", t.Name, e.GoName, t.Method), t.Spec()))
 		}
 		for _, ix := range readIndexes(e) {
 			v.Indexes = append(v.Indexes, reviewIndexRow(ix))
+			if s := ix.Spec(); s != nil {
+				v.Statements = append(v.Statements, listing(fmt.Sprintf("`%s` through index `%s` (%s.%s)", ix.On.Name, ix.Name, e.GoName, ix.Method), s))
+			}
 		}
 		re.Tables = strings.Join(names, ", ")
 		if len(names) > 1 {

@@ -19,7 +19,6 @@ func holdsFunc(f *jen.File, t *model.Table) {
 	for _, c := range conds[1:] {
 		all = jen.Add(all).Op("&&").Add(c)
 	}
-	doc(f, "%s reports whether %s holds e's row: %s. The write protocol moves the row in and out of the table as e changes.", t.Names.Holds, t.Name, t.WhereGo())
 	f.Func().Id(t.Names.Holds).Params(jen.Id("e").Op("*").Id(t.Entity.GoName)).Bool().Block(jen.Return(all))
 }
 

@@ -63,48 +63,50 @@ func prologue(e *model.Entity, name string, fail ...jen.Code) []jen.Code {
 	}
 }
 
-// insertIfAbsent is the call of cqlgenimpl.InsertIfAbsent (or
-// InsertAbsent, as fn says) that creates e
-// in the table of an entity stored in one table, if no row has its key.
-func insertIfAbsent(e *model.Entity, fn string) *jen.Statement {
-	t := e.Canonical
-	key := values(stmt(t, model.SlotGet), binding{recv: jen.Id("e")})
-	rowFn := jen.Func().Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id("unset").Bool()).Index().Any().Block(
-		jen.Return(rowCall(t, jen.Id("e"), jen.Lit(0), jen.Id("unset"))))
-	if !rowTakesUnset(t) {
-		rowFn = jen.Func().Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id("_").Bool()).Index().Any().Block(
-			jen.Return(rowCall(t, jen.Id("e"), jen.Lit(0), nil)))
-	}
-	return jen.Qual(impl, fn).Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o"), jen.Id(t.Names.Var), jen.Id("e"),
-		jen.Index().Any().Values(key...), rowFn, jen.Id(t.Names.Scan))
-}
-
-// rowCall calls t's row function; unset is left out when it takes none.
-func rowCall(t *model.Table, recv, ts, unset jen.Code) jen.Code {
-	args := []jen.Code{recv, ts}
-	if unset != nil {
-		args = append(args, unset)
-	}
-	return jen.Id(t.Names.Row).Call(args...)
-}
-
 // insertIfAbsentMethod writes InsertIfAbsent of an entity stored in one
 // table: INSERT ... IF NOT EXISTS, with the row found when there is one.
 func insertIfAbsentMethod(f *jen.File, e *model.Entity) {
 	t := e.Canonical
 	res := jen.Qual(rt, "Inserted").Types(jen.Id(e.GoName))
-	doc(f, "InsertIfAbsent writes e to %s only if no row has its key (INSERT ... IF NOT EXISTS): create, never replace. The result says whether it applied and, when a row was there, holds it as Current. A row that holds every value e would write counts as applied, with Again set: a call sent again after its reply was lost finds its own row, and is no conflict. With cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call sent again. It honours cqlgen.WithTTL. A conditional write takes no client timestamp: the row is written at the server's time.", t.Name)
+	doc(f, "InsertIfAbsent creates e in %s unless a row has its key (IF NOT EXISTS); see docs/repositories.md, Conditional insert.", t.Name)
 	callMethod(f, e, "InsertIfAbsent", []jen.Code{jen.Id("e").Op("*").Id(e.GoName), jen.Id("opts").Op("...").Qual(rt, "Option")}, []jen.Code{res, jen.Error()},
-		append(prologue(e, "InsertIfAbsent", res.Clone().Values(), jen.Err()), jen.Return(insertIfAbsent(e, "InsertIfAbsent"))))
+		[]jen.Code{oneCall(e, "InsertOneIfAbsent")})
+}
+
+// oneVar declares the cqlgenimpl.One of an entity stored in one table:
+// what its writes bind and scan.
+func oneVar(f *jen.File, e *model.Entity) {
+	t := e.Canonical
+	ptr := jen.Op("*").Id(e.GoName)
+	key := values(stmt(t, model.SlotGet), binding{recv: jen.Id("e")})
+	del := values(stmt(t, model.SlotDelete), binding{recv: jen.Id("e"), ts: jen.Id("ts")})
+	f.Var().Id(e.Names.One).Op("=").Qual(impl, "One").Types(jen.Id(e.GoName)).Values(jen.Dict{
+		jen.Id("Table"): jen.Id(t.Names.Var),
+		jen.Id("Check"): jen.Id(e.Names.Check),
+		jen.Id("Key"):   jen.Func().Params(jen.Id("e").Add(ptr.Clone())).Index().Any().Block(jen.Return(jen.Index().Any().Values(key...))),
+		jen.Id("Row"):   jen.Id(t.Names.Row),
+		jen.Id("Delete"): jen.Func().Params(jen.Id("e").Add(ptr.Clone()), jen.Id("ts").Int64()).Index().Any().Block(
+			jen.Return(jen.Index().Any().Values(del...))),
+		jen.Id("Scan"): jen.Id(t.Names.Scan),
+	})
+}
+
+// oneCall runs a write of an entity stored in one table in the runtime.
+func oneCall(e *model.Entity, fn string) jen.Code {
+	return jen.Return(jen.Qual(impl, fn).Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("r").Dot("opts"), jen.Id("opts"), jen.Op("&").Id(e.Names.One), jen.Id("e")))
+}
+
+// oneMethod writes a write method of an entity stored in one table.
+func oneMethod(f *jen.File, e *model.Entity, name, docText, fn string) {
+	doc(f, "%s", docText)
+	callMethod(f, e, name, []jen.Code{jen.Id("e").Op("*").Id(e.GoName), jen.Id("opts").Op("...").Qual(rt, "Option")}, []jen.Code{jen.Error()},
+		[]jen.Code{oneCall(e, fn)})
 }
 
 func insert(f *jen.File, e *model.Entity) {
 	if e.Single() {
-		t := e.Tables[0]
-		writeMethod(f, e, "Insert", insertDoc(e),
-			jen.If(jen.Id("o").Dot("Expect").Op("==").Qual(rt, "Absent")).Block(
-				jen.Return(insertIfAbsent(e, "InsertAbsent"))),
-			applyOne(jen.Qual(impl, "InsertQuery").Call(jen.Id(t.Names.Var), jen.Id("o").Dot("TTL"), row(t, jen.Id("e"), "ts", true))))
+		oneVar(f, e)
+		oneMethod(f, e, "Insert", insertDoc(e), "InsertOne")
 		insertIfAbsentMethod(f, e)
 		return
 	}
@@ -144,13 +146,10 @@ func queries(e *model.Entity, recv string, stmt func(*model.Table) jen.Code) []j
 }
 
 func insertDoc(e *model.Entity) string {
-	what := "to every table of " + e.GoName + " in one logical write, under the repository's strategy (a logged batch unless told otherwise), all statements with one client-side timestamp"
-	more := ""
 	if len(e.Tables) == 1 {
-		what = "to " + e.Tables[0].Name + ", at a client-side timestamp"
-		more = " With cqlgen.WithTTL the row expires after that time instead of the table's default. With cqlgen.IfAbsent it creates only, as InsertIfAbsent does, and a row with the key that differs is a *cqlgen.VersionConflictError."
+		return "Insert writes e to " + e.Tables[0].Name + ", leaving nil pointers and empty collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md, Writes)."
 	}
-	return "Insert writes e " + what + ". Nil pointers and empty collections are left unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change an entity that exists, use Update." + more
+	return "Insert writes e to every table of " + e.GoName + " in one logical write, leaving nil pointers and empty collections unset (docs/repositories.md, Writes)."
 }
 
 // single writes a one-statement write of an entity stored in one table
@@ -169,16 +168,12 @@ func applyOne(q jen.Code) jen.Code {
 
 func updateSingle(f *jen.File, e *model.Entity) {
 	t := e.Canonical
-	writeMethod(f, e, "Update",
-		"Update writes e over the row with its key in "+t.Name+". Unlike Insert, nil pointers and empty collections clear their columns. With cqlgen.WithTTL the row expires after that time instead of the table's default.",
-		applyOne(jen.Qual(impl, "InsertQuery").Call(jen.Id(t.Names.Var), jen.Id("o").Dot("TTL"), row(t, jen.Id("e"), "ts", false))))
+	oneMethod(f, e, "Update", "Update writes e over the row with its key in "+t.Name+"; nil pointers and empty collections clear their columns.", "UpdateOne")
 }
 
 func deleteSingle(f *jen.File, e *model.Entity) {
 	t := e.Canonical
-	single(f, e, "Delete",
-		"Delete removes the row with e's key from "+t.Name+".",
-		element(t, model.SlotDelete, jen.Index().Any().Values(values(stmt(t, model.SlotDelete), binding{recv: jen.Id("e"), ts: jen.Id("ts")})...)))
+	oneMethod(f, e, "Delete", "Delete removes the row with e's key from "+t.Name+".", "DeleteOne")
 }
 
 // counterWrites writes the writes of an entity stored in a counter table:
@@ -193,11 +188,11 @@ func counterWrites(f *jen.File, e *model.Entity) {
 	}
 	add := stmt(t, model.SlotAdd)
 	writeMethod(f, e, "Add",
-		"Add adds e's counter fields ("+strings.Join(names, ", ")+"), amounts that may be negative, to the counters of the row with e's key in "+t.Name+", creating it at zero first if there is none, in one update. A counter update is not idempotent, so it is sent once and never retried: an error is a *cqlgen.CounterError, and when errors.Is(err, cqlgen.ErrOutcomeUnknown) the update may or may not have applied. cqlgen.WithIdempotencyKey is refused (*cqlgen.OptionError), and the strategy does not apply.",
+		"Add adds e's counter fields ("+strings.Join(names, ", ")+") to the row with e's key in "+t.Name+", sent once, never retried (docs/repositories.md, Counter tables).",
 		jen.Return(jen.Qual(impl, "AddCounters").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o"),
 			query(t, model.SlotAdd, jen.Index().Any().Values(values(add, binding{recv: jen.Id("e")})...)))))
 	single(f, e, "Delete",
-		"Delete removes the row with e's key from "+t.Name+". Cassandra does not reliably support counting again in a deleted counter row (an Add soon after the Delete may be lost): delete only counters that will not be used again.",
+		"Delete removes the row with e's key from "+t.Name+"; a deleted counter row must not be counted again (docs/repositories.md, Counter tables).",
 		element(t, model.SlotDelete, jen.Index().Any().Values(values(stmt(t, model.SlotDelete), binding{recv: jen.Id("e")})...)))
 }
 
@@ -246,10 +241,8 @@ func writesVar(f *jen.File, e *model.Entity) {
 			merge = jen.Id(e.Names.Merge)
 		}
 		data, change, remove, settle = jen.Id(n.Data), jen.Id(n.Change), jen.Id(n.Remove), jen.Id(n.Settle)
-		doc(f, "%s is the write protocol of %s: its source of truth, %s, and the tables the protocol keeps in step with it.", e.Names.Writes, e.GoName, t.Name)
 	} else {
 		immutable = jen.True()
-		doc(f, "%s describes %s, which is immutable, for verify, repair and backfill: its source of truth, %s, and the tables derived from it.", e.Names.Writes, e.GoName, t.Name)
 	}
 	f.Var().Id(e.Names.Writes).Op("=").Op("&").Qual(impl, "Entity").Types(jen.Id(e.GoName)).Add(keyed(
 		jen.Id("Canonical"), jen.Id(n.Var),
@@ -272,15 +265,15 @@ func protocolWrites(f *jen.File, e *model.Entity) {
 	call := func(op string) jen.Code {
 		return jen.Return(jen.Qual(impl, "Write").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o"), jen.Id(e.Names.Writes), jen.Qual(impl, op), jen.Id("e")))
 	}
-	promise := "If it returns an error, it may have applied in part: run it again, from any client, and every table converges on the result; the next write of the entity finishes it too."
+	promise := " through the write protocol on " + t.Name + " (docs/repositories.md, The write protocol)."
 	writeMethod(f, e, "Insert",
-		"Insert writes e to every table of "+e.GoName+", creating it, or replacing it where it exists; nil pointers and empty collections are left unset, so they keep what the entity had and write no tombstones. It takes its turn with other writers of the entity through a conditional write on "+t.Name+", the source of truth. "+promise,
+		"Insert creates or replaces e in every table of "+e.GoName+", leaving nil pointers and empty collections unset,"+promise,
 		call("OpInsert"))
 	writeMethod(f, e, "Update",
-		"Update replaces the "+e.GoName+" whose key in "+t.Name+" is e's, in every table: rows whose key changed (a new sort key, say) move, and nil pointers and empty collections clear their columns. It takes its turn with other writers through a conditional write on "+t.Name+"'s version; a writer that loses retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError. cqlgen.ErrNotFound if there is no such entity. "+promise,
+		"Update replaces the "+e.GoName+" with e's key in every table, nil pointers and empty collections clearing their columns,"+promise,
 		call("OpUpdate"))
 	writeMethod(f, e, "Delete",
-		"Delete removes the "+e.GoName+" whose key in "+t.Name+" is e's from every table; the rows of the other tables are found from "+t.Name+"'s values, so e needs only its key. Deleting what does not exist is not an error. "+promise,
+		"Delete removes the "+e.GoName+" with e's key from every table (e needs only its key),"+promise,
 		call("OpDelete"))
 }
 
@@ -303,7 +296,7 @@ func uniqueRead(f *jen.File, t *model.Table) {
 			index++
 		}
 	}
-	doc(f, "%s reads the %s that holds the given key of %s, a unique key: the claim in %s names it, and %s, the source of truth, must still give it that key; cqlgen.ErrNotFound if no %s holds it.", t.Method, e.GoName, t.Name, t.Name, e.Canonical.Name, e.GoName)
+	doc(f, "%s reads the %s that holds the given unique key of %s; cqlgen.ErrNotFound if none does (docs/repositories.md, Unique tables).", t.Method, e.GoName, t.Name)
 	callMethod(f, e, t.Method, params, []jen.Code{jen.Op("*").Id(e.GoName), jen.Error()},
 		append(checks, jen.Return(jen.Qual(impl, "Resolve").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(e.Names.Writes), jen.Lit(index), jen.Index().Any().Values(vals...)))))
 }
@@ -324,7 +317,7 @@ func versionedReads(f *jen.File, e *model.Entity) {
 		return params, body
 	}
 	params, body := entity(jen.List(jen.Nil(), jen.Lit(0)))
-	doc(f, "GetVersioned reads the %s with the given key from %s, with its version: pass that to Update or Delete as cqlgen.IfVersion(version), and they apply only if no one changed the %s since (a compare-and-set). cqlgen.ErrNotFound if there is none.", e.GoName, t.Name, e.GoName)
+	doc(f, "GetVersioned reads the %s with the given key from %s with its version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.", e.GoName, t.Name)
 	callMethod(f, e, "GetVersioned", params, []jen.Code{jen.Op("*").Id(e.GoName), jen.Int64(), jen.Error()},
 		append(body, jen.Return(jen.Qual(impl, "Versioned").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(e.Names.Writes), jen.Id("e")))))
 
@@ -335,7 +328,7 @@ func versionedReads(f *jen.File, e *model.Entity) {
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Qual(impl, "Modify").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o"), jen.Id(e.Names.Writes), jen.Id("e"), jen.Id(e.Names.Check), jen.Id("change"))),
 	)
-	doc(f, "Modify reads the %s with the given key, lets change edit it (set a field, add to a collection), and writes the result to every table that stores what changed, if no one changed the %s since it was read; when someone did, it reads it again and calls change again, up to Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing is written when change returns an error, which Modify returns; change must not edit the key in %s (cqlgen.ErrKeyChanged). It returns the %s written; cqlgen.ErrNotFound if there is none. It costs one read more than Update, which overwrites whatever a concurrent writer did. Run again after its reply was lost, it applies change again, unless given cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.", e.GoName, e.GoName, t.Name, e.GoName)
+	doc(f, "Modify reads the %s with the given key, lets change edit it and writes it back if no one changed it since, else tries again (docs/repositories.md, Concurrent edits).", e.GoName)
 	callMethod(f, e, "Modify", params, []jen.Code{jen.Op("*").Id(e.GoName), jen.Error()}, body)
 }
 
@@ -349,7 +342,7 @@ func immutableDelete(f *jen.File, e *model.Entity) {
 		return element(o, model.SlotDelete, jen.Index().Any().Values(values(stmt(o, model.SlotDelete), binding{recv: jen.Id("cur"), ts: jen.Id("ts")})...))
 	})
 	writeMethod(f, e, "Delete",
-		"Delete removes the "+e.GoName+" whose key in "+t.Name+" is e's from every table, found from "+t.Name+"'s values, in one logical write under the repository's strategy. Deleting what does not exist is not an error.",
+		"Delete removes the "+e.GoName+" with e's key from every table, found from "+t.Name+"'s values, in one logical write.",
 		jen.Return(jen.Qual(impl, "DeleteAll").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o"),
 			query(t, model.SlotGet, jen.Index().Any().Values(values(get, binding{recv: jen.Id("e")})...)),
 			jen.Id(t.Names.Scan),
@@ -389,17 +382,17 @@ func maintenance(f *jen.File, e *model.Entity) {
 			tables = append(tables, jen.Lit(t.Name))
 		}
 	}
-	doc(f, "Entity names the entity %s keeps: %s.", n.Repo, e.GoName)
+	doc(f, "Entity is %s.", e.GoName)
 	recvFunc(f, e, "Entity").Params().String().Block(jen.Return(jen.Lit(e.GoName)))
-	doc(f, "Tables lists the tables of %s that Repair and Backfill write: every one but %s, the source of truth.", e.GoName, e.Canonical.Name)
+	doc(f, "Tables lists the tables Repair and Backfill write: all but %s.", e.Canonical.Name)
 	recvFunc(f, e, "Tables").Params().Index().String().Block(jen.Return(jen.Index().String().Values(tables...)))
-	doc(f, "Verify compares every table of %s with what %s, the source of truth, implies, and reports the rows missing, stale or orphaned. It writes nothing.", e.GoName, e.Canonical.Name)
+	doc(f, "Verify reports the rows missing, stale or orphaned against %s.", e.Canonical.Name)
 	callMethod(f, e, "Verify", []jen.Code{mo}, report, []jen.Code{
 		jen.Return(jen.Qual(impl, "Maintain").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(n.Writes), jen.Lit(e.GoName), jen.False(), jen.Id("o")))})
-	doc(f, "Repair verifies, then writes the rows missing or stale and deletes the orphans, each at a timestamp that any later write of %s wins over; it is safe while the application writes.", e.GoName)
+	doc(f, "Repair mends what Verify finds (docs/repositories.md, Writes).")
 	callMethod(f, e, "Repair", []jen.Code{mo}, report, []jen.Code{
 		jen.Return(jen.Qual(impl, "Maintain").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(n.Writes), jen.Lit(e.GoName), jen.True(), jen.Id("o")))})
-	doc(f, "Backfill writes every row %s implies into table, a new one say, token range by token range; with o.Job it records the ranges done and, run again, resumes.", e.Canonical.Name)
+	doc(f, "Backfill writes every row %s implies into table.", e.Canonical.Name)
 	callMethod(f, e, "Backfill", []jen.Code{jen.Id("table").String(), mo}, report, []jen.Code{
 		jen.Return(jen.Qual(impl, "Backfill").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(n.Writes), jen.Lit(e.GoName), jen.Id("table"), jen.Id("o")))})
 }

@@ -4,6 +4,8 @@ import (
 	"go/token"
 	"go/types"
 	"strings"
+
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 )
 
 // TableOptions are the options of a table beyond its keys and TTL:
@@ -167,32 +169,6 @@ func (ix *Index) ValueGo() types.Type {
 	return t
 }
 
-// SlotNearest is an ANN read: the rows nearest a vector, ORDER BY col
-// ANN OF ? LIMIT ?.
-const SlotNearest Slot = "Nearest"
-
-// BindLimit binds the most rows a read returns (LIMIT ?).
-const BindLimit BindKind = 101
-
-// nearestStatement is the one statement of an ANN read: within the
-// partition with pk, else over the cluster, the rows nearest the vector
-// bound, nearest first.
-func (ix *Index) nearestStatement(t *Table, col *Column) []*Statement {
-	where := ""
-	var binds []Bind
-	if !ix.Scatter() {
-		conds, pb := t.conds(t.PartitionKey())
-		where, binds = "WHERE "+strings.Join(conds, " AND "), pb
-	}
-	clauses := []string{"SELECT " + strings.Join(t.selected(), ", "), "FROM " + t.Name}
-	if where != "" {
-		clauses = append(clauses, where)
-	}
-	clauses = append(clauses, "ORDER BY "+col.Name+" ANN OF ?", "LIMIT ?")
-	binds = append(binds, Bind{Kind: BindValue, Column: col}, Bind{Kind: BindLimit})
-	return []*Statement{{Slot: SlotNearest, Const: ix.Names.Var + string(SlotNearest) + "CQL", Clauses: clauses, Binds: binds}}
-}
-
 // Op is the relation a read puts on the indexed column.
 func (ix *Index) Op() string {
 	switch {
@@ -256,27 +232,20 @@ func (ix *Index) Statements() []*Statement {
 	return ix.stmts
 }
 
-// SlotNext continues a scatter read of an index after the partition of a
-// row: token(partition key) > token(?).
-const SlotNext Slot = "Next"
-
-// BindValue binds the value an index read looks for.
-const BindValue BindKind = 100
-
 func (ix *Index) statements() []*Statement {
+	spec := ix.Spec()
+	if spec == nil {
+		return nil
+	}
+	return ix.On.convert(cqlspec.Render(spec), ix.Names.Var)
+}
+
+// Spec is the description of the index read for the runtime and the
+// renderer: its table's, with the index; nil when it has no table.
+func (ix *Index) Spec() *cqlspec.Table {
 	t := ix.On
 	if t == nil || ix.Column.Field == nil {
 		return nil
-	}
-	var out []*Statement
-	sel := "SELECT " + strings.Join(t.selected(), ", ")
-	add := func(slot Slot, level int, conds []string, binds []Bind) {
-		name := ix.Names.Var + string(slot)
-		if slot == SlotAfter {
-			name += itoa(int64(level))
-		}
-		out = append(out, &Statement{Slot: slot, Const: name + "CQL",
-			Clauses: []string{sel, "FROM " + t.Name, "WHERE " + strings.Join(conds, " AND ")}, Binds: binds})
 	}
 	var col *Column
 	for _, c := range t.Columns {
@@ -287,38 +256,16 @@ func (ix *Index) statements() []*Statement {
 	if col == nil {
 		return nil
 	}
-	if ix.ANN {
-		return ix.nearestStatement(t, col)
-	}
-	icond := []string{ix.Condition()}
-	ibinds := []Bind{{Kind: BindValue, Column: col}}
+	s := t.Spec()
+	// The index's statements need the columns a read selects alone.
+	s.Pattern, s.Canonical, s.Single, s.Maintained, s.Fenced, s.Unique, s.Prefix, s.TTL = ix.Method, false, false, false, false, false, 0, 0
+	s.Index = &cqlspec.Index{Column: col.Name, Contains: ix.Contains(), Range: ix.Range, ANN: ix.ANN, Scatter: ix.Scatter()}
+	v := cqlspec.Column{Name: ix.Column.Name, Type: ix.ValueType().String()}
+	s.Values = []cqlspec.Column{v}
 	if ix.Range {
-		ibinds = []Bind{{Kind: BindFrom, Column: col}, {Kind: BindTo, Column: col}}
+		s.Values = append(s.Values, v)
 	}
-	pconds, pbinds := t.conds(t.PartitionKey())
-	pconds, pbinds = append(pconds, icond...), append(pbinds, ibinds...)
-	if ix.Scatter() {
-		add(SlotFirst, 0, icond, ibinds)
-	} else {
-		add(SlotFirst, 0, pconds, pbinds)
-	}
-	ck := t.Clustering()
-	runs := clusteringRuns(ck)
-	for k, start := range runs {
-		cs, bs := t.runAfter(ck, runs, k, afterOp, pconds, pbinds)
-		add(SlotAfter, start, cs, bs)
-	}
-	if ix.Scatter() {
-		var pk, marks []string
-		var binds []Bind
-		for _, c := range t.PartitionKey() {
-			pk, marks = append(pk, c.Name), append(marks, "?")
-			binds = append(binds, Bind{Column: c})
-		}
-		tok := "token(" + strings.Join(pk, ", ") + ") > token(" + strings.Join(marks, ", ") + ")"
-		add(SlotNext, 0, append([]string{tok}, icond...), append(binds, ibinds...))
-	}
-	return out
+	return s
 }
 
 // idents are the identifiers generated for an index pattern.
@@ -330,9 +277,6 @@ func (ix *Index) idents() []Ident {
 		{Name: n.Var, Pos: ix.MethodPos, What: "the statements of " + what},
 		{Name: n.Key, Pos: ix.MethodPos, What: "the cursor key of " + what},
 		{Name: n.Options, Pos: ix.MethodPos, What: "the options of read method " + ix.Method},
-	}
-	for _, s := range ix.Statements() {
-		ids = append(ids, Ident{Name: s.Const, Pos: ix.MethodPos, What: "the " + string(s.Slot) + " statement of " + what})
 	}
 	return ids
 }

@@ -17,6 +17,7 @@ type EntityNames struct {
 	CheckKey string
 	Low      string // the entity's name with a lower-case first word: track
 	Writes   string // the write protocol's description of the entity
+	One      string // the description of an entity stored in one table, for its writes
 	Merge    string // an Insert over a live entity: what it keeps
 }
 
@@ -37,6 +38,7 @@ type TableNames struct {
 	Settle     string // binds the Settle statement
 	Holds      string // reports whether a sparse table holds an entity
 	Options    string // the read method's options type (exported)
+	Read       string // the static part of the read method's spec
 	// RowType is the Go type of the table's rows as reads return them:
 	// the entity, or, for a table that stores only some of its columns,
 	// a type of its own (exported), so that a partial row can never be
@@ -61,14 +63,14 @@ func assignNames(p *Package) {
 	for _, e := range p.Entities {
 		low := LowerFirst(e.GoName)
 		e.Names = EntityNames{Repo: e.GoName + "Repo", NewRepo: "New" + e.GoName + "Repo", Check: low + "Check", CheckKey: low + "CheckKey", Low: low,
-			Writes: low + "Writes", Merge: low + "Merge"}
+			Writes: low + "Writes", Merge: low + "Merge", One: low + "One"}
 		for _, t := range e.Tables {
 			v := low + t.Method
 			t.Names = TableNames{
 				Var: v, Row: v + "Row", Key: v + "Key", Clustering: v + "Clustering",
 				Compare: v + "Compare", Scan: v + "Scan", ScanState: v + "ScanState",
 				State: v + "State", Data: v + "Data", Change: v + "Change", Remove: v + "Remove", Settle: v + "Settle",
-				Holds:   v + "Holds",
+				Holds: v + "Holds", Read: v + "Read",
 				Options: t.Method + "Options",
 				RowType: e.GoName,
 			}
@@ -99,6 +101,9 @@ func (p *Package) Idents() []Ident {
 		}
 		if e.Maintained() {
 			ids = append(ids, Ident{Name: n.Writes, Pos: e.Pos, What: "the write protocol of " + e.GoName})
+		}
+		if e.Single() {
+			ids = append(ids, Ident{Name: n.One, Pos: e.Pos, What: "the writes of " + e.GoName})
 		}
 		if e.Versioned() {
 			ids = append(ids, Ident{Name: n.Merge, Pos: e.Pos, What: "the Insert merge of " + e.GoName})
@@ -182,9 +187,7 @@ func (t *Table) idents() []Ident {
 		add(tn.Options, "", "the options of read method "+t.Method)
 		add(tn.Clustering, "", "the cursor key of "+t.Name)
 		add(tn.Compare, "", "the row order of "+t.Name)
-	}
-	for _, s := range t.Statements() {
-		add(s.Const, "", "the "+string(s.Slot)+" statement of "+t.Name)
+		add(tn.Read, "", "the read of "+t.Name)
 	}
 	return ids
 }

@@ -50,20 +50,19 @@ func (t *Table) withBounds(fromExcl, toIncl bool) (*Table, error) {
 	}
 	b := t.bounds
 	b.once[v-1].Do(func() {
-		var spec TableSpec
-		if spec, b.err[v-1] = boundSpec(t.Spec, fromExcl, toIncl); b.err[v-1] == nil {
-			b.t[v-1] = NewTable(spec)
+		var c tableCQL
+		if c, b.err[v-1] = boundCQL(t.Spec, t.cql, fromExcl, toIncl); b.err[v-1] == nil {
+			b.t[v-1] = newTable(t.Spec, c)
 		}
 	})
 	return b.t[v-1], b.err[v-1]
 }
 
-// boundSpec is spec with the operators of its bounds changed (see
-// withBounds). A statement that should bound a column and does not, in
-// exactly one relation, is an error: generated code older or newer than
-// the runtime.
-func boundSpec(spec TableSpec, fromExcl, toIncl bool) (TableSpec, error) {
-	c := spec.CQL
+// boundCQL is c, the statements of spec, with the operators of its
+// bounds changed (see withBounds). A statement that should bound a
+// column and does not, in exactly one relation, is an error: a renderer
+// that no longer writes the relations this expects.
+func boundCQL(spec TableSpec, c tableCQL, fromExcl, toIncl bool) (tableCQL, error) {
 	c.After = append([]string(nil), c.After...)
 	var err error
 	change := func(s *string, col, old, new string) {
@@ -75,10 +74,10 @@ func boundSpec(spec TableSpec, fromExcl, toIncl bool) (TableSpec, error) {
 			err = fmt.Errorf("cqlgen: %s: a statement of %s without one relation %s %s ?: regenerate the package", spec.Pattern, spec.Name, col, old)
 		}
 	}
-	if len(spec.Index) == 2 {
+	if len(spec.Values) == 2 {
 		// A range read through an index: col >= ? AND col < ? in every
 		// statement, whatever the clustering order.
-		col := spec.Index[0].Name
+		col := spec.Values[0].Name
 		stmts := []*string{&c.First, &c.Next}
 		for i := range c.After {
 			stmts = append(stmts, &c.After[i])
@@ -91,10 +90,9 @@ func boundSpec(spec TableSpec, fromExcl, toIncl bool) (TableSpec, error) {
 				change(s, col, "<", "<=")
 			}
 		}
-		spec.CQL = c
-		return spec, err
+		return c, err
 	}
-	page := func(p *PageCQL, depth int) {
+	page := func(p *pageCQL, depth int) {
 		if depth >= len(spec.Clustering) {
 			return
 		}
@@ -113,20 +111,19 @@ func boundSpec(spec TableSpec, fromExcl, toIncl bool) (TableSpec, error) {
 			}
 		}
 	}
-	p := PageCQL{First: c.First, FirstFrom: c.FirstFrom, FirstTo: c.FirstTo, FirstFromTo: c.FirstFromTo,
+	p := pageCQL{First: c.First, FirstFrom: c.FirstFrom, FirstTo: c.FirstTo, FirstFromTo: c.FirstFromTo,
 		After: c.After, AfterTo: c.AfterTo, AtOrAfter: c.AtOrAfter, AtOrAfterTo: c.AtOrAfterTo}
 	page(&p, 0)
 	c.FirstFrom, c.FirstTo, c.FirstFromTo, c.AfterTo, c.AtOrAfterTo = p.FirstFrom, p.FirstTo, p.FirstFromTo, p.AfterTo, p.AtOrAfterTo
-	c.Prefix = append([]PageCQL(nil), c.Prefix...)
+	c.Prefix = append([]pageCQL(nil), c.Prefix...)
 	for k := range c.Prefix {
 		page(&c.Prefix[k], k+1)
 	}
-	c.Scatter = append([]PageCQL(nil), c.Scatter...)
+	c.Scatter = append([]pageCQL(nil), c.Scatter...)
 	for k := range c.Scatter {
 		page(&c.Scatter[k], k)
 	}
-	spec.CQL = c
-	return spec, err
+	return c, err
 }
 
 // rebound replaces, in cql, the one relation "col old ?" with "col new ?".

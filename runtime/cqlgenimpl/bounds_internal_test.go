@@ -29,8 +29,8 @@ func TestRebound(t *testing.T) {
 // A statement that lacks the relation a bound needs is an error at the
 // read, not a read with the default bound.
 func TestBoundsOfStatementsThatDoNotMatch(t *testing.T) {
-	tb := NewTable(TableSpec{Name: "t", Pattern: "P", PartitionKey: []Column{{Name: "k", Type: "text"}}, Clustering: []Column{{Name: "at", Type: "timestamp", Desc: true}},
-		CQL: CQL{First: "SELECT k FROM t WHERE k = ?", FirstFrom: "SELECT k FROM t WHERE k = ? AND at >= ?"}})
+	tb := newTable(TableSpec{Name: "t", Pattern: "P", PartitionKey: []Column{{Name: "k", Type: "text"}}, Clustering: []Column{{Name: "at", Type: "timestamp", Desc: true}}},
+		tableCQL{First: "SELECT k FROM t WHERE k = ?", FirstFrom: "SELECT k FROM t WHERE k = ? AND at >= ?"})
 	if _, err := tb.withBounds(true, false); err == nil {
 		t.Error("a From statement with an ascending operator on a descending column made a variant")
 	}

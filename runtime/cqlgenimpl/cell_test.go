@@ -24,7 +24,7 @@ func TestCellKeepsEmptyApartFromNull(t *testing.T) {
 	table := NewTable(TableSpec{
 		Name:         "people",
 		PartitionKey: []Column{{Name: "id", Type: "int"}},
-		Row:          []Column{{Name: "id", Type: "int"}, {Name: "name", Type: "text"}, {Name: "photo", Type: "blob"}, {Name: "nick", Type: "text"}},
+		Columns:      []Column{{Name: "name", Type: "text"}, {Name: "photo", Type: "blob"}, {Name: "nick", Type: "text"}},
 	})
 	var nick *string // null
 	want, err := encodeRow(table, []any{int32(1), "", []byte{}, nick, int64(0)})

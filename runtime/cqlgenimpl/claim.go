@@ -36,7 +36,7 @@ func (ent *Entity[T]) claim(ctx context.Context, s cqlgen.Session, o cqlgen.Opti
 	t := p.Table
 	row := p.Row(e, ts, false) // the table's Row columns, then the version
 	nkey := len(t.Spec.PartitionKey) + len(t.Spec.Clustering)
-	n := len(t.Spec.Row)
+	n := len(t.Row)
 	if len(row) != n+1 {
 		return errors.New("cqlgen: " + t.Spec.Name + ": a claim binds the wrong number of values")
 	}
@@ -98,7 +98,7 @@ func (ent *Entity[T]) take(ctx context.Context, s cqlgen.Session, o cqlgen.Optio
 	nkey := len(key)
 	values := append(append([]any(nil), mine...), ts)
 	values = append(values, key...)
-	for _, c := range cur.cols[nkey:len(t.Spec.Row)] {
+	for _, c := range cur.cols[nkey:len(t.Row)] {
 		values = append(values, cqldriver.Encoded(c))
 	}
 	values = append(values, cur.version)
@@ -129,9 +129,9 @@ func (ent *Entity[T]) release(ctx context.Context, s cqlgen.Session, o cqlgen.Op
 	t := p.Table
 	row := p.Row(e, 0, false)
 	nkey := len(t.Spec.PartitionKey) + len(t.Spec.Clustering)
-	values := append(append([]any(nil), key...), row[nkey:len(t.Spec.Row)]...)
+	values := append(append([]any(nil), key...), row[nkey:len(t.Row)]...)
 	values = append(values, ts)
-	_, err := s.ExecCAS(ctx, cqldriver.Query{Stmt: t.Release, Values: values, SerialConsistency: o.SerialConsistency}, sinks(len(t.Spec.Row)-nkey+1)...)
+	_, err := s.ExecCAS(ctx, cqldriver.Query{Stmt: t.Release, Values: values, SerialConsistency: o.SerialConsistency}, sinks(len(t.Row)-nkey+1)...)
 	return err
 }
 
@@ -143,7 +143,7 @@ type claimRow struct {
 }
 
 func readClaim(ctx context.Context, s cqlgen.Session, t *Table, key []any) (*claimRow, error) {
-	n := len(t.Spec.Row)
+	n := len(t.Row)
 	cells := make([]cell, n)
 	dest := make([]any, n+1)
 	for i := range cells {
@@ -177,7 +177,7 @@ func sameOwner(t *Table, values []any, cells [][]byte) bool {
 		return false
 	}
 	for i, v := range values {
-		typ, err := cqldriver.ParseType(t.Spec.Row[nkey+i].Type)
+		typ, err := cqldriver.ParseType(t.Row[nkey+i].Type)
 		if err != nil {
 			return false
 		}

@@ -28,10 +28,8 @@ func (r *recorder) Batch(context.Context, cqldriver.BatchKind, []cqldriver.Query
 var hits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "hits",
 	PartitionKey: []cqlgenimpl.Column{{Name: "k", Type: "text"}},
-	CQL: cqlgenimpl.CQL{
-		Add:    "UPDATE hits SET n = n + ? WHERE k = ?",
-		Delete: "DELETE FROM hits WHERE k = ?",
-	},
+	Columns:      []cqlgenimpl.Column{{Name: "n", Type: "counter"}},
+	Canonical:    true,
 })
 
 // TestCounterAddIsNotIdempotent: the counter update a table declares is a

@@ -111,7 +111,7 @@ func create[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *T
 		if err != nil {
 			return cqlgen.Inserted[T]{}, err
 		}
-		if sameRowValues(row(e, true), row(&cur, true), t.Spec.Row) {
+		if sameRowValues(row(e, true), row(&cur, true), t.Row) {
 			return cqlgen.Inserted[T]{Applied: true, Again: true, Current: &cur}, nil
 		}
 		return cqlgen.Inserted[T]{Current: &cur}, nil

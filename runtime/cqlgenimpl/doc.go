@@ -8,8 +8,10 @@
 // (runtime/internal/engine), as protobuf-go's protoimpl is: engine.go
 // and bucket.go are aliases and one-line functions.
 //
-// Generated code declares every statement it runs as a constant, so that a
-// reviewer sees the CQL in the generated file; this package runs them. It
+// Generated code declares each table as a description (TableSpec, the
+// contract of internal/cqlspec); this package renders every statement of
+// the table from it, with the renderer that lists them on the review page
+// (schema.md), and runs them. It
 // reads pages (one partition, hash buckets merged, time buckets walked
 // back), encodes cursors, derives buckets, orders rows as Cassandra does,
 // and keeps the tables of an entity in step on Update and Delete, by the
@@ -30,6 +32,8 @@ package cqlgenimpl
 // version of a partition's statics (State.StaticVersion, Change.Static)
 // and takes bounds of either kind (FromExclusive, ToInclusive); version 7
 // reaches the engine through this package alone (StartCall, Apply,
-// ApplyOne, Query, Iter moved here from cqlgen), so code generated for an
-// earlier version no longer compiles against it.
+// ApplyOne, Query, Iter moved here from cqlgen, as Observe) and declares
+// tables as descriptions, whose statements NewTable renders
+// (the CQL constants of earlier versions are gone). Code generated for
+// earlier versions no longer compiles here: regenerate it.
 const SupportPackageIsVersion7 = true

@@ -48,7 +48,7 @@ type IndexRead[T any] struct {
 // and values, sealed with the repository's cursor key when it has one.
 func ReadIndex[T any](ctx context.Context, s cqlgen.Session, r IndexRead[T]) (cqlgen.Page[T], error) {
 	t := r.Table
-	if len(t.Spec.Index) == 2 {
+	if len(t.Spec.Values) == 2 {
 		var err error
 		if t, err = t.withBounds(r.FromExclusive, r.ToInclusive); err != nil {
 			return cqlgen.Page[T]{}, err
@@ -61,8 +61,8 @@ func ReadIndex[T any](ctx context.Context, s cqlgen.Session, r IndexRead[T]) (cq
 		return cqlgen.Page[T]{}, err
 	}
 	spec.sealer = sealerFor(spec.CursorKey)
-	if len(r.Values) != len(t.Spec.Index) {
-		return cqlgen.Page[T]{}, fmt.Errorf("cqlgen: %s: %d index values for %d: regenerate the package", t.Spec.Pattern, len(r.Values), len(t.Spec.Index))
+	if len(r.Values) != len(t.Spec.Values) {
+		return cqlgen.Page[T]{}, fmt.Errorf("cqlgen: %s: %d index values for %d: regenerate the package", t.Spec.Pattern, len(r.Values), len(t.Spec.Values))
 	}
 	fp, err := indexFingerprint(t, r.Partition, r.Values)
 	if err != nil {
@@ -171,7 +171,7 @@ func indexFingerprint(t *Table, partition, values []any) (uint64, error) {
 	if err := write(t.Spec.PartitionKey, partition); err != nil {
 		return 0, err
 	}
-	if err := write(t.Spec.Index, values); err != nil {
+	if err := write(t.Spec.Values, values); err != nil {
 		return 0, err
 	}
 	return h.Sum64(), nil

@@ -330,7 +330,7 @@ func renderEncoded(cqlType string, b []byte) string {
 // as Cassandra stores them: an empty collection is no value, and sets and
 // maps are in Cassandra's order (see marshalSorted).
 func encodeRow(t *Table, values []any) (*row, error) {
-	cols := t.Spec.Row
+	cols := t.Row
 	if len(values) != len(cols)+1 {
 		return nil, fmt.Errorf("cqlgen: %s: %d values for %d columns", t.Spec.Name, len(values)-1, len(cols))
 	}
@@ -562,7 +562,7 @@ func Latest(wts ...*int64) int64 {
 
 // scanProjection reads the rows of a projection in a range.
 func scanProjection(ctx context.Context, s cqlgen.Session, p *Table, writetimes int, lo, hi int64, f func(*row)) error {
-	n := len(p.Spec.Row)
+	n := len(p.Row)
 	return scanRange(ctx, s, p.Scan, lo, hi, func(it cqldriver.Iter) bool {
 		r := &row{cols: make([][]byte, n), nkey: len(p.Spec.PartitionKey) + len(p.Spec.Clustering)}
 		cells := make([]cell, n)
@@ -582,9 +582,9 @@ func scanProjection(ctx context.Context, s cqlgen.Session, p *Table, writetimes 
 				// A set or map inside a frozen user-defined type is
 				// stored in the order it was sent in; compared in
 				// Cassandra's, as encodeRow encodes the expected row.
-				r.cols[i] = sortedCell(p.Spec.Row[i].Type, c)
+				r.cols[i] = sortedCell(p.Row[i].Type, c)
 			}
-			if isCollection(p.Spec.Row[i].Type) && len(c) == 4 && binary.BigEndian.Uint32(c) == 0 {
+			if isCollection(p.Row[i].Type) && len(c) == 4 && binary.BigEndian.Uint32(c) == 0 {
 				r.cols[i] = nil
 			}
 		}
@@ -870,9 +870,9 @@ func (v *verification) deleteClaim(ctx context.Context, i int, r *row) (bool, er
 			return false, err
 		}
 	}
-	values := append(append([]any(nil), key...), rawCells(cur.cols[r.nkey:len(t.Spec.Row)])...)
+	values := append(append([]any(nil), key...), rawCells(cur.cols[r.nkey:len(t.Row)])...)
 	values = append(values, cur.version+1)
-	applied, err := v.s.ExecCAS(ctx, cqldriver.Query{Stmt: t.Release, Values: values}, sinks(len(t.Spec.Row)-r.nkey+1)...)
+	applied, err := v.s.ExecCAS(ctx, cqldriver.Query{Stmt: t.Release, Values: values}, sinks(len(t.Row)-r.nkey+1)...)
 	if err == nil && applied {
 		v.m.report("repair", 0, 0, 1, false)
 	}

@@ -95,7 +95,7 @@ type Projection[T any] struct {
 	// when the row was last written.
 	Writetimes int
 	// Owner lists, in the order of the canonical primary key, the indexes
-	// in Table.Spec.Row of the canonical key's columns: how a row of the
+	// in Table.Row of the canonical key's columns: how a row of the
 	// table names its entity. Nil when the table does not store them all.
 	Owner []int
 }
@@ -105,7 +105,7 @@ func (p *Projection[T]) holds(e *T) bool { return p.Holds == nil || p.Holds(e) }
 
 // Entity is an entity's write protocol, declared by generated code.
 type Entity[T any] struct {
-	// Canonical is the source of truth; its Spec.Columns lists, in order,
+	// Canonical is the source of truth; its Data lists, in order,
 	// the columns Data returns.
 	Canonical *Table
 	// Immutable marks an entity written once, without the protocol: only
@@ -115,7 +115,7 @@ type Entity[T any] struct {
 	// State binds CQL.State and Settle's key: the canonical primary key.
 	State     func(e *T) []any
 	ScanState func(cqldriver.Iter) (State[T], bool)
-	// Data is every column of e's canonical row, in Spec.Columns order:
+	// Data is every column of e's canonical row, in Data order:
 	// equal data means there is nothing to change.
 	Data func(e *T) []any
 	// Merge returns e with the columns it leaves unset (nil pointers,
@@ -377,7 +377,7 @@ func (p *partStatics[T]) changedBy(ent *Entity[T], next *T) bool {
 	var x, y []any
 	var types []string
 	a, b := ent.Data(p.row), ent.Data(next)
-	for i, c := range ent.Canonical.Spec.Columns {
+	for i, c := range ent.Canonical.Data {
 		if c.Static {
 			x, y, types = append(x, a[i]), append(y, b[i]), append(types, c.Type)
 		}
@@ -403,7 +403,7 @@ func (ent *Entity[T]) sharesStatics(qs []cqldriver.Query) bool {
 // sharesStatics reports whether p stores static columns of the canonical
 // table's, static there too under the same partition key.
 func (p *Projection[T]) sharesStatics() bool {
-	for _, c := range p.Table.Spec.Row {
+	for _, c := range p.Table.Row {
 		if c.Static {
 			return true
 		}
@@ -498,7 +498,7 @@ func movedHas(moved []movedRow, projection int) bool {
 // sameRow reports whether p's rows of a and b hold the same values, as
 // Cassandra stores them. It answers false when it cannot tell.
 func (p *Projection[T]) sameRow(a, b *T) bool {
-	cols := p.Table.Spec.Row
+	cols := p.Table.Row
 	x, y := p.Row(a, 0, false), p.Row(b, 0, false)
 	if len(cols) == 0 || len(x) != len(cols)+1 {
 		return false
@@ -663,7 +663,7 @@ func fanOut(ctx context.Context, s cqlgen.Session, o cqlgen.Options, qs []cqldri
 // same reports whether two entities' canonical rows hold the same values,
 // as Cassandra stores them.
 func (ent *Entity[T]) same(a, b *T) bool {
-	x, cols := ent.Data(a), ent.Canonical.Spec.Columns
+	x, cols := ent.Data(a), ent.Canonical.Data
 	if len(x) != len(cols) {
 		return false
 	}

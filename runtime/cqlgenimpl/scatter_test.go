@@ -55,13 +55,12 @@ func (it *replayIter) PageState() []byte { return nil }
 func (it *replayIter) Close() error      { return nil }
 
 func scatterSpec(n int) ReadSpec[scatterRow] {
-	page := PageCQL{First: "first", FirstFrom: "from", FirstTo: "to", FirstFromTo: "from to", After: []string{"after"}, AfterTo: "after to", AtOrAfter: "at", AtOrAfterTo: "at to"}
-	table := NewTable(TableSpec{
+	page := pageCQL{First: "first", FirstFrom: "from", FirstTo: "to", FirstFromTo: "from to", After: []string{"after"}, AfterTo: "after to", AtOrAfter: "at", AtOrAfterTo: "at to"}
+	table := newTable(TableSpec{
 		Name:         "t",
 		PartitionKey: []Column{{Name: "p", Type: "text"}, {Name: "bucket", Type: "int"}},
 		Clustering:   []Column{{Name: "k", Type: "bigint"}},
-		CQL:          CQL{First: "first", Scatter: []PageCQL{page}},
-	})
+	}, tableCQL{First: "first", Scatter: []pageCQL{page}})
 	return ReadSpec[scatterRow]{
 		Table:       table,
 		Partition:   []any{"p"},

@@ -73,7 +73,7 @@ func TestVerifyRowsIgnoreTheOrderOfNestedSets(t *testing.T) {
 	table := NewTable(TableSpec{
 		Name:         "policies",
 		PartitionKey: []Column{{Name: "id", Type: "int"}},
-		Row:          []Column{{Name: "id", Type: "int"}, {Name: "policy", Type: policyType}},
+		Columns:      []Column{{Name: "policy", Type: policyType}},
 	})
 	v := unorderedValues()[policyType]
 	want, err := encodeRow(table, []any{int32(7), v, int64(0)})

@@ -1,58 +1,47 @@
 package cqlgenimpl
 
 import (
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
-// Column is a key column of a table: its name, its CQL type as in the DDL
-// (text, bigint, frozen<list<text>>, ...) and, for a clustering column,
-// its order.
-type Column struct {
-	Name string
-	Type string
-	Desc bool
-	// Static marks a static column of an entity under the write
-	// protocol: one value for every row of the partition.
-	Static bool
-}
+// TableSpec describes a table of an access pattern as generated code
+// declares it: its columns and what it is to its entity (see
+// internal/cqlspec, the contract generator and runtime share). NewTable
+// renders every statement of the table from it, once, with the renderer
+// the generator lists them with on the review page.
+type TableSpec = cqlspec.Table
 
-// TableSpec is one table of an access pattern as generated code declares
-// it: its key, and the CQL text of every statement the repository runs on
-// it. NewTable wraps the statements once; the text is used as given.
-type TableSpec struct {
-	Name    string
-	Pattern string // the access pattern's read method, for observers and cursors
-	// PartitionKey lists the partition key columns in order, the bucket
-	// column last if there is one.
-	PartitionKey []Column
-	Clustering   []Column
-	// Columns lists, for the canonical table of an entity under the write
-	// protocol, the columns of the entity's fields in table order.
-	Columns []Column
-	// Row lists, for the other tables of such an entity, every column its
-	// Insert writes, in order: what verify and repair compare. For the
-	// one table of an entity stored in one table, the same: what
-	// InsertIfAbsent compares with the row it finds.
-	Row []Column
-	// Unique marks a unique table: its rows are claims of its key, written
-	// only by conditional writes (see Projection.Unique).
-	Unique bool
-	// Index lists, for a read through a storage-attached index, the types
-	// of the values the read binds after the partition key: the value
-	// looked for, or the two bounds of a range (see ReadIndex).
-	Index []Column
-	CQL   CQL
-}
+// Column is a column of a table: its name, its CQL type as in the DDL
+// (text, bigint, frozen<list<text>>, ...), its clustering order, and
+// whether it is static.
+type Column = cqlspec.Column
 
-// CQL is the text of a table's statements; "" for those it does not have.
-//
-// Insert, Delete, Get and the conditional statements are bound by the
-// generated code that declares them. The page statements are bound by
-// ReadPage, always in this order: the partition key values (bucket last),
-// then the clustering values the statement names, in clustering order,
-// then the From bound, then the To bound.
-type CQL struct {
+// Cols reads the columns of a TableSpec as generated code writes them,
+// one string a column: "name type", then desc for a descending
+// clustering column, static for a static one.
+func Cols(cols ...string) []Column { return cqlspec.Cols(cols...) }
+
+// IndexSpec is the storage-attached index a read goes through.
+type IndexSpec = cqlspec.Index
+
+// Bucket is how a table's partitions are split over buckets.
+type Bucket = cqlspec.Bucket
+
+// How a table's partitions are split over buckets (TableSpec.Bucket).
+const (
+	BucketOne  = cqlspec.BucketOne
+	BucketHash = cqlspec.BucketHash
+	BucketTime = cqlspec.BucketTime
+)
+
+// tableCQL is the text of a table's statements, as cqlspec.Render gives
+// them by slot; "" for those it does not have. The page statements are
+// bound by ReadPage in cqlspec's order: the partition key values (bucket
+// last), then the clustering values the statement names, in clustering
+// order, then the From bound, then the To bound.
+type tableCQL struct {
 	Insert string // a whole row
 	Delete string // a row by its primary key
 	Get    string // a row by its primary key
@@ -132,7 +121,7 @@ type CQL struct {
 	// equalities after the partition key, bounds on column k, and runs
 	// counted from column k. ReadPage binds the k values after the
 	// partition key.
-	Prefix []PageCQL
+	Prefix []pageCQL
 
 	// Scatter[k], on a table split over hash buckets, holds the page
 	// statements of depth k (0: those above, k: Prefix[k-1]'s) in the
@@ -141,12 +130,12 @@ type CQL struct {
 	// column selected after the others, and PER PARTITION LIMIT ? bound
 	// last. A table without them reads one bucket per request (see
 	// cqlgen.ScatterClient).
-	Scatter []PageCQL
+	Scatter []pageCQL
 }
 
-// PageCQL is the text of the page statements of a read at one depth of
-// a prefix key; its fields are those of CQL of the same names.
-type PageCQL struct {
+// pageCQL is the text of the page statements of a read at one depth of
+// a prefix key; its fields are those of tableCQL of the same names.
+type pageCQL struct {
 	First, FirstFrom, FirstTo, FirstFromTo string
 	After                                  []string
 	AfterTo, AtOrAfter, AtOrAfterTo        string
@@ -155,6 +144,17 @@ type PageCQL struct {
 // Table is a table's key and its statements, ready to run.
 type Table struct {
 	Spec TableSpec
+	// Row lists every column the table's Insert writes, in order: the
+	// key, then Spec.Columns. What verify and repair compare in a
+	// projection or unique table, and InsertIfAbsent in the one table of
+	// an entity stored in one table.
+	Row []Column
+	// Data lists, on the source of truth of an entity under the write
+	// protocol, the columns of the entity's fields in table order.
+	Data []Column
+	// Statements lists every statement the table can send, rendered
+	// from Spec, in cqlspec.Render's order (the bound variants aside).
+	Statements []*cqldriver.Statement
 
 	Insert, Delete, Get, Scan *cqldriver.Statement
 	// PreRead is State as a write reads it before writing: the same text,
@@ -183,6 +183,7 @@ type Table struct {
 	// bounds are the variants of the statements for bounds other than
 	// From inclusive and To exclusive (see withBounds).
 	bounds *boundVariants
+	cql    tableCQL // the text of the statements, for the bound variants
 }
 
 // pages are the page statements of one depth of a prefix key.
@@ -196,7 +197,7 @@ type pages struct {
 
 // newPages wraps the page statements of the read that fixes the first
 // depth clustering columns.
-func (t *Table) newPages(c PageCQL, depth int) pages {
+func (t *Table) newPages(c pageCQL, depth int) pages {
 	var p pages
 	for i, cql := range []string{c.First, c.FirstFrom, c.FirstTo, c.FirstFromTo} {
 		p.first[i] = t.stmt(cql, cqlgen.Read)
@@ -216,11 +217,118 @@ func (t *Table) newPages(c PageCQL, depth int) pages {
 	return p
 }
 
-// NewTable wraps the statements of spec: each keeps its text, and gets
-// the table, the pattern, and the kind and idempotence of its slot.
+// NewTable renders the statements of spec and wraps each: it gets the
+// table, the pattern, and the kind and idempotence of its slot.
 func NewTable(spec TableSpec) *Table {
+	return newTable(spec, renderCQL(&spec))
+}
+
+// renderCQL is every statement of spec, by slot.
+func renderCQL(spec *TableSpec) tableCQL {
+	var c tableCQL
+	for _, s := range cqlspec.Render(spec) {
+		text := s.CQL()
+		if s.Depth > 0 || s.Scatter {
+			pages := &c.Prefix
+			k := s.Depth - 1
+			if s.Scatter {
+				pages, k = &c.Scatter, s.Depth
+			}
+			for len(*pages) <= k {
+				*pages = append(*pages, pageCQL{})
+			}
+			p := &(*pages)[k]
+			switch s.Slot {
+			case cqlspec.SlotFirst:
+				p.First = text
+			case cqlspec.SlotFirstFrom:
+				p.FirstFrom = text
+			case cqlspec.SlotFirstTo:
+				p.FirstTo = text
+			case cqlspec.SlotFirstFromTo:
+				p.FirstFromTo = text
+			case cqlspec.SlotAfter:
+				p.After = append(p.After, text)
+			case cqlspec.SlotAfterTo:
+				p.AfterTo = text
+			case cqlspec.SlotAtOrAfter:
+				p.AtOrAfter = text
+			case cqlspec.SlotAtOrAfterTo:
+				p.AtOrAfterTo = text
+			}
+			continue
+		}
+		switch s.Slot {
+		case cqlspec.SlotInsert:
+			c.Insert = text
+		case cqlspec.SlotInsertTTL:
+			c.InsertTTL = text
+		case cqlspec.SlotCreate:
+			c.Create = text
+		case cqlspec.SlotAdd:
+			c.Add = text
+		case cqlspec.SlotDelete:
+			c.Delete = text
+		case cqlspec.SlotGet:
+			c.Get = text
+		case cqlspec.SlotGetMany:
+			c.GetMany = text
+		case cqlspec.SlotState:
+			c.State = text
+		case cqlspec.SlotPartition:
+			c.Partition = text
+		case cqlspec.SlotChange:
+			c.Change = text
+		case cqlspec.SlotRemove:
+			c.Remove = text
+		case cqlspec.SlotSettle:
+			c.Settle = text
+		case cqlspec.SlotFenceLive:
+			c.FenceLive = text
+		case cqlspec.SlotFenceGrave:
+			c.FenceGrave = text
+		case cqlspec.SlotTake:
+			c.Take = text
+		case cqlspec.SlotRelease:
+			c.Release = text
+		case cqlspec.SlotScan:
+			c.Scan = text
+		case cqlspec.SlotFirst:
+			c.First = text
+		case cqlspec.SlotFirstFrom:
+			c.FirstFrom = text
+		case cqlspec.SlotFirstTo:
+			c.FirstTo = text
+		case cqlspec.SlotFirstFromTo:
+			c.FirstFromTo = text
+		case cqlspec.SlotAfter:
+			c.After = append(c.After, text)
+		case cqlspec.SlotAfterTo:
+			c.AfterTo = text
+		case cqlspec.SlotAtOrAfter:
+			c.AtOrAfter = text
+		case cqlspec.SlotAtOrAfterTo:
+			c.AtOrAfterTo = text
+		case cqlspec.SlotNext:
+			c.Next = text
+		case cqlspec.SlotNearest:
+			c.Nearest = text
+		}
+	}
+	return c
+}
+
+// newTable wraps the statements c of spec.
+func newTable(spec TableSpec, c tableCQL) *Table {
 	t := &Table{Spec: spec, bounds: &boundVariants{}}
-	c := spec.CQL
+	t.Row = append(append(append([]Column(nil), spec.PartitionKey...), spec.Clustering...), spec.Columns...)
+	if spec.Versioned {
+		for _, c := range spec.All() {
+			if c.Field {
+				t.Data = append(t.Data, c.Column)
+			}
+		}
+	}
 	insert := cqlgen.Write
 	if spec.Unique {
 		insert = cqlgen.Conditional
@@ -248,7 +356,7 @@ func NewTable(spec TableSpec) *Table {
 		// may send it again.
 		t.Add.Idempotent = false
 	}
-	t.pages = append(t.pages, t.newPages(PageCQL{
+	t.pages = append(t.pages, t.newPages(pageCQL{
 		First: c.First, FirstFrom: c.FirstFrom, FirstTo: c.FirstTo, FirstFromTo: c.FirstFromTo,
 		After: c.After, AfterTo: c.AfterTo, AtOrAfter: c.AtOrAfter, AtOrAfterTo: c.AtOrAfterTo,
 	}, 0))
@@ -260,6 +368,7 @@ func NewTable(spec TableSpec) *Table {
 	}
 	t.next = t.stmt(c.Next, cqlgen.Read)
 	t.nearest = t.stmt(c.Nearest, cqlgen.Read)
+	t.cql = c
 	return t
 }
 
@@ -270,13 +379,15 @@ func (t *Table) stmt(cql string, kind cqldriver.StatementKind) *cqldriver.Statem
 	if cql == "" {
 		return nil
 	}
-	return &cqldriver.Statement{
+	s := &cqldriver.Statement{
 		CQL:        cql,
 		Table:      t.Spec.Name,
 		Pattern:    t.Spec.Pattern,
 		Kind:       kind,
 		Idempotent: kind != cqlgen.Conditional,
 	}
+	t.Statements = append(t.Statements, s)
+	return s
 }
 
 // keyColumn is the type of the i-th primary key column: the partition

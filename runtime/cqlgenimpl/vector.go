@@ -59,10 +59,10 @@ func ReadNearest[T any](ctx context.Context, s cqlgen.Session, r NearestRead[T])
 	if err != nil {
 		return nil, err
 	}
-	if len(t.Spec.Index) != 1 || t.nearest == nil {
+	if len(t.Spec.Values) != 1 || t.nearest == nil {
 		return nil, fmt.Errorf("cqlgen: %s: not an ANN read: regenerate the package", t.Spec.Pattern)
 	}
-	col := t.Spec.Index[0]
+	col := t.Spec.Values[0]
 	if dim := vectorDim(col.Type); len(r.Vector) != dim {
 		return nil, &cqlgen.VectorDimensionError{Table: t.Spec.Name, Column: col.Name, Want: dim, Got: len(r.Vector)}
 	}

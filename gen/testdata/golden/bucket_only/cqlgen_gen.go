@@ -17,39 +17,18 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// postPosts: the statements of table posts, which is the source of truth of
-// Post.
+// postPosts is table posts, which is the source of truth of Post (statements
+// in schema.md).
 var postPosts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "posts",
-	Pattern: "Posts",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "post_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "post_id", Type: "uuid"},
-		{Name: "author", Type: "text"},
-		{Name: "posted_at", Type: "timestamp"},
-		{Name: "title", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:     postPostsGetCQL,
-		GetMany: postPostsGetManyCQL,
-		State:   postPostsStateCQL,
-		Change:  postPostsChangeCQL,
-		Remove:  postPostsRemoveCQL,
-		Settle:  postPostsSettleCQL,
-		Scan:    postPostsScanCQL,
-	},
+	Name:         "posts",
+	Pattern:      "Posts",
+	PartitionKey: cqlgenimpl.Cols("post_id uuid"),
+	Columns:      cqlgenimpl.Cols("author text", "posted_at timestamp", "title text"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
-// postPostsGetCQL reads a row of posts by its primary key. Its placeholders
-// bind post_id.
-const postPostsGetCQL = `SELECT post_id, author, posted_at, title, cqlgen_deleted
-	FROM posts
-	WHERE post_id = ?`
-
-// postPostsScan reads the next row of posts that is no grave of a deleted Post
-// into e; false when there is none.
 func postPostsScan(it cqlgenimpl.Iter, e *Post) bool {
 	for {
 		var deleted bool
@@ -63,311 +42,89 @@ func postPostsScan(it cqlgenimpl.Iter, e *Post) bool {
 	}
 }
 
-// postPostsGetManyCQL reads the rows of posts of several partition keys at
-// once. cqlgenimpl.GetMany binds the list of post_id values.
-const postPostsGetManyCQL = `SELECT post_id, author, posted_at, title, cqlgen_deleted
-	FROM posts
-	WHERE post_id IN ?`
-
-// postPostsStateCQL reads a row of posts with the write protocol's columns.
-// Its placeholders bind post_id.
-const postPostsStateCQL = `SELECT post_id, author, posted_at, title, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM posts
-	WHERE post_id = ?`
-
-// postPostsState binds postPostsStateCQL: the primary key of e.
 func postPostsState(e *Post) []any {
 	return []any{e.PostID}
 }
 
-// postPostsScanState reads a row of posts with its version, its mark of
-// deletion, its pending record and its last changes.
 func postPostsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Post], ok bool) {
 	ok = it.Scan(&v.Row.PostID, &v.Row.Author, &v.Row.PostedAt, &v.Row.Title, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// postPostsData is every column of e's row in posts, in table order.
 func postPostsData(e *Post) []any {
 	return []any{e.PostID, e.Author, e.PostedAt, e.Title}
 }
 
-// postPostsChangeCQL writes a row of posts if its version is the one read
-// (null: if there is no row). Its placeholders bind author, posted_at, title,
-// cqlgen_version (the write timestamp), the pending record, the record of the
-// last changes, post_id, the version read.
-const postPostsChangeCQL = `UPDATE posts
-	SET author = ?, posted_at = ?, title = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE post_id = ?
-	IF cqlgen_version = ?`
-
-// postPostsChange binds postPostsChangeCQL: it sets e's values, at version
-// c.TS, if the version is still c.Old.
 func postPostsChange(e *Post, c cqlgenimpl.Change) []any {
 	return []any{e.Author, e.PostedAt, e.Title, c.TS, c.Pending, c.Writes, e.PostID, c.Old}
 }
 
-// postPostsRemoveCQL leaves a grave of a row of posts if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, post_id, the version read.
-const postPostsRemoveCQL = `UPDATE posts
-	USING TTL 864000
-	SET author = null, posted_at = null, title = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE post_id = ?
-	IF cqlgen_version = ?`
-
-// postPostsRemove binds postPostsRemoveCQL: it leaves a grave of e, at version
-// c.TS, if the version is still c.Old.
 func postPostsRemove(e *Post, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.PostID, c.Old}
 }
 
-// postPostsSettleCQL clears the pending record of a row of posts if its
-// version is the one read. Its placeholders bind post_id, the version read.
-const postPostsSettleCQL = `UPDATE posts
-	SET cqlgen_pending = null
-	WHERE post_id = ?
-	IF cqlgen_version = ?`
-
-// postPostsSettle binds postPostsSettleCQL: it clears the pending record of
-// e's row if the version is still version.
 func postPostsSettle(e *Post, version int64) []any {
 	return []any{e.PostID, version}
 }
 
-// postPostsScanCQL reads a token range of posts for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const postPostsScanCQL = `SELECT post_id, author, posted_at, title, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM posts
-	WHERE token(post_id) > ? AND token(post_id) <= ?`
-
-// postNewPosts: the statements of table new_posts, which serves NewPosts.
+// postNewPosts is table new_posts, which serves NewPosts (statements in
+// schema.md).
 var postNewPosts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "new_posts",
-	Pattern: "NewPosts",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "posted_at", Type: "timestamp", Desc: true},
-		{Name: "post_id", Type: "uuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "bucket", Type: "date"},
-		{Name: "posted_at", Type: "timestamp", Desc: true},
-		{Name: "post_id", Type: "uuid"},
-		{Name: "author", Type: "text"},
-		{Name: "title", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      postNewPostsInsertCQL,
-		Delete:      postNewPostsDeleteCQL,
-		Scan:        postNewPostsScanCQL,
-		First:       postNewPostsFirstCQL,
-		FirstFrom:   postNewPostsFirstFromCQL,
-		FirstTo:     postNewPostsFirstToCQL,
-		FirstFromTo: postNewPostsFirstFromToCQL,
-		After: []string{
-			postNewPostsAfter0CQL,
-			postNewPostsAfter1CQL,
-		},
-		AfterTo:   postNewPostsAfterToCQL,
-		AtOrAfter: postNewPostsAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       postNewPostsScatterFirstCQL,
-				FirstFrom:   postNewPostsScatterFirstFromCQL,
-				FirstTo:     postNewPostsScatterFirstToCQL,
-				FirstFromTo: postNewPostsScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "new_posts",
+	Pattern:      "NewPosts",
+	PartitionKey: cqlgenimpl.Cols("bucket date"),
+	Clustering:   cqlgenimpl.Cols("posted_at timestamp desc", "post_id uuid"),
+	Columns:      cqlgenimpl.Cols("author text", "title text"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// postNewPostsInsertCQL writes a whole row of new_posts. Its placeholders bind
-// bucket, posted_at, post_id, author, title, the write timestamp.
-const postNewPostsInsertCQL = `INSERT INTO new_posts (bucket, posted_at, post_id, author, title)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// postNewPostsRow binds postNewPostsInsertCQL for e, written at ts; new_posts
-// has no column to leave unset.
 func postNewPostsRow(e *Post, ts int64, _ bool) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.PostedAt), e.PostedAt, e.PostID, e.Author, e.Title, ts}
 }
 
-// postNewPostsKey is the primary key of e in new_posts, in order, bucket
-// included.
 func postNewPostsKey(e *Post) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.PostedAt), e.PostedAt, e.PostID}
 }
 
-// postNewPostsDeleteCQL deletes a row of new_posts by its primary key. Its
-// placeholders bind the write timestamp, bucket, posted_at, post_id.
-const postNewPostsDeleteCQL = `DELETE FROM new_posts
-	USING TIMESTAMP ?
-	WHERE bucket = ? AND posted_at = ? AND post_id = ?`
-
-// postNewPostsScanCQL reads a token range of new_posts for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const postNewPostsScanCQL = `SELECT bucket, posted_at, post_id, author, title, writetime(author),
-		writetime(title)
-	FROM new_posts
-	WHERE token(bucket) > ? AND token(bucket) <= ?`
-
-// postNewPostsFirstCQL reads a partition of new_posts from its first row.
-// cqlgenimpl.ReadPage binds bucket.
-const postNewPostsFirstCQL = `SELECT posted_at, post_id, author, title
-	FROM new_posts
-	WHERE bucket = ?`
-
-// postNewPostsFirstFromCQL reads a partition of new_posts from the From bound.
-// cqlgenimpl.ReadPage binds bucket, From.
-const postNewPostsFirstFromCQL = `SELECT posted_at, post_id, author, title
-	FROM new_posts
-	WHERE bucket = ? AND posted_at <= ?`
-
-// postNewPostsFirstToCQL reads a partition of new_posts from its first row up
-// to the To bound. cqlgenimpl.ReadPage binds bucket, To.
-const postNewPostsFirstToCQL = `SELECT posted_at, post_id, author, title
-	FROM new_posts
-	WHERE bucket = ? AND posted_at > ?`
-
-// postNewPostsFirstFromToCQL reads a partition of new_posts between the
-// bounds. cqlgenimpl.ReadPage binds bucket, From, To.
-const postNewPostsFirstFromToCQL = `SELECT posted_at, post_id, author, title
-	FROM new_posts
-	WHERE bucket = ? AND posted_at <= ? AND posted_at > ?`
-
-// postNewPostsAfter0CQL continues a read of new_posts after a row, at one run
-// of clustering columns of one direction. cqlgenimpl.ReadPage binds bucket,
-// posted_at.
-const postNewPostsAfter0CQL = `SELECT posted_at, post_id, author, title
-	FROM new_posts
-	WHERE bucket = ? AND posted_at < ?`
-
-// postNewPostsAfter1CQL continues a read of new_posts after a row, at one run
-// of clustering columns of one direction. cqlgenimpl.ReadPage binds bucket,
-// posted_at, post_id.
-const postNewPostsAfter1CQL = `SELECT posted_at, post_id, author, title
-	FROM new_posts
-	WHERE bucket = ? AND posted_at = ? AND post_id > ?`
-
-// postNewPostsAfterToCQL continues a read of new_posts after a row, up to the
-// To bound. cqlgenimpl.ReadPage binds bucket, posted_at, To.
-const postNewPostsAfterToCQL = `SELECT posted_at, post_id, author, title
-	FROM new_posts
-	WHERE bucket = ? AND posted_at < ? AND posted_at > ?`
-
-// postNewPostsAtOrAfterCQL continues a read of new_posts at or after a row.
-// cqlgenimpl.ReadPage binds bucket, posted_at, post_id.
-const postNewPostsAtOrAfterCQL = `SELECT posted_at, post_id, author, title
-	FROM new_posts
-	WHERE bucket = ? AND posted_at = ? AND post_id >= ?`
-
-// postNewPostsScatterFirstCQL reads a partition of new_posts from its first
-// row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, the most rows per
-// bucket.
-const postNewPostsScatterFirstCQL = `SELECT posted_at, post_id, author, title, bucket
-	FROM new_posts
-	WHERE bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// postNewPostsScatterFirstFromCQL reads a partition of new_posts from the From
-// bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, From, the most rows per
-// bucket.
-const postNewPostsScatterFirstFromCQL = `SELECT posted_at, post_id, author, title, bucket
-	FROM new_posts
-	WHERE bucket IN ? AND posted_at <= ?
-	PER PARTITION LIMIT ?`
-
-// postNewPostsScatterFirstToCQL reads a partition of new_posts from its first
-// row up to the To bound, in several time buckets at once, the bucket named
-// last. cqlgenimpl.ReadPage binds the list of bucket values, To, the most rows
-// per bucket.
-const postNewPostsScatterFirstToCQL = `SELECT posted_at, post_id, author, title, bucket
-	FROM new_posts
-	WHERE bucket IN ? AND posted_at > ?
-	PER PARTITION LIMIT ?`
-
-// postNewPostsScatterFirstFromToCQL reads a partition of new_posts between the
-// bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, From, To, the most rows
-// per bucket.
-const postNewPostsScatterFirstFromToCQL = `SELECT posted_at, post_id, author, title, bucket
-	FROM new_posts
-	WHERE bucket IN ? AND posted_at <= ? AND posted_at > ?
-	PER PARTITION LIMIT ?`
-
-// postNewPostsScan reads one row of new_posts into e; false when there is
-// none.
 func postNewPostsScan(it cqlgenimpl.Iter, e *Post) bool {
 	return it.Scan(&e.PostedAt, &e.PostID, &e.Author, &e.Title)
 }
 
-// postNewPostsClustering is the clustering key of e in new_posts, in order.
 func postNewPostsClustering(e *Post) []any {
 	return []any{e.PostedAt, e.PostID}
 }
 
-// postNewPostsCompare orders rows of new_posts as its clustering order does.
 func postNewPostsCompare(a, b *Post) int {
-	if c := a.PostedAt.Compare(b.PostedAt); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareUUID(a.PostID, b.PostID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.PostedAt.Compare(b.PostedAt), cqlgenimpl.CompareUUID(a.PostID, b.PostID))
 }
 
-// PostRepo reads and writes Post in its tables (posts, new_posts), keeping
-// every copy in step; posts is the source of truth.
+// PostRepo reads and writes Post in its tables (posts, new_posts), kept in
+// step with posts.
 type PostRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewPostRepo returns a repository of Post on s. The default strategy is a
-// logged batch.
+// NewPostRepo returns a repository of Post on s.
 func NewPostRepo(s cqlgen.Session, opts ...cqlgen.Option) *PostRepo {
-	return &PostRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &PostRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// postCheck rejects a Post whose partition key values are empty.
 func postCheck(e *Post) error {
 	if cqlgenimpl.IsZeroUUID(e.PostID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "post_id",
-			Table:  "posts",
-		}
+		return cqlgenimpl.EmptyKey("posts", "post_id")
 	}
 	return nil
 }
 
-// postCheckKey rejects a Post whose partition key value in posts, the source
-// of truth, is empty.
 func postCheckKey(e *Post) error {
 	if cqlgenimpl.IsZeroUUID(e.PostID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "post_id",
-			Table:  "posts",
-		}
+		return cqlgenimpl.EmptyKey("posts", "post_id")
 	}
 	return nil
 }
 
-// postWrites is the write protocol of Post: its source of truth, posts, and
-// the tables the protocol keeps in step with it.
 var postWrites = &cqlgenimpl.Entity[Post]{
 	Canonical: postPosts,
 	State:     postPostsState,
@@ -387,18 +144,11 @@ var postWrites = &cqlgenimpl.Entity[Post]{
 	},
 }
 
-// Insert writes e to every table of Post, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on posts, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Post, leaving nil pointers
+// and empty collections unset, through the write protocol on posts
+// (docs/repositories.md, The write protocol).
 func (r *PostRepo) Insert(ctx context.Context, e *Post, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Post", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, postCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -406,19 +156,11 @@ func (r *PostRepo) Insert(ctx context.Context, e *Post, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, postWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Post whose key in posts is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on posts's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Post with e's key in every table, nil pointers and empty
+// collections clearing their columns, through the write protocol on posts
+// (docs/repositories.md, The write protocol).
 func (r *PostRepo) Update(ctx context.Context, e *Post, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Post", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, postCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -426,16 +168,11 @@ func (r *PostRepo) Update(ctx context.Context, e *Post, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, postWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Post whose key in posts is e's from every table; the rows
-// of the other tables are found from posts's values, so e needs only its key.
-// Deleting what does not exist is not an error. If it returns an error, it may
-// have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Post with e's key from every table (e needs only its
+// key), through the write protocol on posts (docs/repositories.md, The write
+// protocol).
 func (r *PostRepo) Delete(ctx context.Context, e *Post, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Post", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, postCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -443,47 +180,25 @@ func (r *PostRepo) Delete(ctx context.Context, e *Post, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, postWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Post with the given key from posts, with its version:
-// pass that to Update or Delete as cqlgen.IfVersion(version), and they apply
-// only if no one changed the Post since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Post with the given key from posts with its version,
+// for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *PostRepo) GetVersioned(ctx context.Context, postID gocql.UUID) (_ *Post, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Post", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "GetVersioned").End(&err)
 	if cqlgenimpl.IsZeroUUID(postID) {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "post_id",
-			Table:  "posts",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("posts", "post_id")
 	}
 	e := &Post{}
 	e.PostID = postID
 	return cqlgenimpl.Versioned(ctx, r.s, postWrites, e)
 }
 
-// Modify reads the Post with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Post since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// posts (cqlgen.ErrKeyChanged). It returns the Post written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Post with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *PostRepo) Modify(ctx context.Context, postID gocql.UUID, change func(*Post) error, opts ...cqlgen.Option) (_ *Post, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Post", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Modify").End(&err)
 	if cqlgenimpl.IsZeroUUID(postID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "post_id",
-			Table:  "posts",
-		}
+		return nil, cqlgenimpl.EmptyKey("posts", "post_id")
 	}
 	e := &Post{}
 	e.PostID = postID
@@ -494,90 +209,54 @@ func (r *PostRepo) Modify(ctx context.Context, postID gocql.UUID, change func(*P
 	return cqlgenimpl.Modify(ctx, r.s, o, postWrites, e, postCheck, change)
 }
 
-// Entity names the entity PostRepo keeps: Post.
+// Entity is Post.
 func (r *PostRepo) Entity() string {
 	return "Post"
 }
 
-// Tables lists the tables of Post that Repair and Backfill write: every one
-// but posts, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but posts.
 func (r *PostRepo) Tables() []string {
 	return []string{"new_posts"}
 }
 
-// Verify compares every table of Post with what posts, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows missing, stale or orphaned against posts.
 func (r *PostRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Post", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, postWrites, "Post", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Post wins over; it is
-// safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *PostRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Post", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, postWrites, "Post", true, o)
 }
 
-// Backfill writes every row posts implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row posts implies into table.
 func (r *PostRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Post", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, postWrites, "Post", table, o)
 }
 
-// Get reads the Post with the given key from posts, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Post with the given key from posts; cqlgen.ErrNotFound if
+// there is none.
 func (r *PostRepo) Get(ctx context.Context, postID gocql.UUID) (_ *Post, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Post", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Get").End(&err)
 	if cqlgenimpl.IsZeroUUID(postID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "post_id",
-			Table:  "posts",
-		}
+		return nil, cqlgenimpl.EmptyKey("posts", "post_id")
 	}
 	var e Post
 	e.PostID = postID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   postPosts.Get,
-		Values: []any{e.PostID},
-	}, postPostsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, postPosts.Get, []any{e.PostID}, postPostsScan)
 }
 
-// GetMany reads the Posts with the given post_id values from posts, the source
-// of truth, in one query (post_id IN ?): Rows[i] is the Post of postIDs[i],
-// nil when there is none, and Missing lists those indexes. More keys than the
-// repository allows (cqlgen.DefaultMaxKeys, or cqlgen.WithMaxKeys) get a
-// *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Posts with the given post_id values from posts in one
+// query: Rows[i] is postIDs[i]'s, nil when missing (docs/repositories.md,
+// Multi-get).
 func (r *PostRepo) GetMany(ctx context.Context, postIDs []gocql.UUID) (_ cqlgen.Found[Post], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Post", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "GetMany").End(&err)
 	for _, k := range postIDs {
 		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Post]{}, &cqlgen.EmptyKeyError{
-				Column: "post_id",
-				Table:  "posts",
-			}
+			return cqlgen.Found[Post]{}, cqlgenimpl.EmptyKey("posts", "post_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, postPosts, []any{}, postIDs, r.opts.MaxKeys, postPostsScan, func(e *Post) gocql.UUID {
@@ -587,35 +266,35 @@ func (r *PostRepo) GetMany(ctx context.Context, postIDs []gocql.UUID) (_ cqlgen.
 
 // NewPostsOptions are the optional parts of a NewPosts read.
 type NewPostsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PostedAtFrom and PostedAtTo bound posted_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PostedAtFrom (inclusive) and PostedAtTo (exclusive) bound posted_at in
+	// read order; nil: open.
 	PostedAtFrom, PostedAtTo *time.Time
-	// PostedAtFromExclusive leaves out the rows at PostedAtFrom,
-	// PostedAtToInclusive takes in those at PostedAtTo; each is ignored
-	// without its bound.
+	// PostedAtFromExclusive and PostedAtToInclusive change the bounds'
+	// defaults.
 	PostedAtFromExclusive, PostedAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var postNewPostsRead = cqlgenimpl.ReadSpec[Post]{
+	Compare: postNewPostsCompare,
+	Key:     postNewPostsClustering,
+	Scan:    postNewPostsScan,
+	Table:   postNewPosts,
 }
 
 // NewPosts reads Post rows by day(posted_at), ordered by posted_at descending,
 // then post_id ascending, from new_posts, in pages: time buckets from the
 // newest back, each in clustering order.
 func (r *PostRepo) NewPosts(ctx context.Context, o *NewPostsOptions) (_ cqlgen.Page[Post], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Post", "NewPosts")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "NewPosts").End(&err)
 	if o == nil {
 		o = &NewPostsOptions{}
 	}
@@ -624,222 +303,38 @@ func (r *PostRepo) NewPosts(ctx context.Context, o *NewPostsOptions) (_ cqlgen.P
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Post]{
-		Compare:     postNewPostsCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         postNewPostsClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{},
-		Scan:        postNewPostsScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       postNewPosts,
-		TimeBuckets: &tb,
-	}
-	if o.PostedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.PostedAtFrom, o.PostedAtFromExclusive
-	}
-	if o.PostedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.PostedAtTo, o.PostedAtToInclusive
-	}
+	spec := postNewPostsRead.With([]any{}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.PostedAtFrom, o.PostedAtTo, o.PostedAtFromExclusive, o.PostedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// clickClicksByHour: the statements of table clicks_by_hour, which is the
-// source of truth of Click.
+// clickClicksByHour is table clicks_by_hour, which is the source of truth of
+// Click (statements in schema.md).
 var clickClicksByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "clicks_by_hour",
-	Pattern: "ClicksByHour",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "bucket", Type: "timestamp"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "click_id", Type: "timeuuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "bucket", Type: "timestamp"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "click_id", Type: "timeuuid"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      clickClicksByHourInsertCQL,
-		InsertTTL:   clickClicksByHourInsertTTLCQL,
-		Create:      clickClicksByHourCreateCQL,
-		Delete:      clickClicksByHourDeleteCQL,
-		Get:         clickClicksByHourGetCQL,
-		First:       clickClicksByHourFirstCQL,
-		FirstFrom:   clickClicksByHourFirstFromCQL,
-		FirstTo:     clickClicksByHourFirstToCQL,
-		FirstFromTo: clickClicksByHourFirstFromToCQL,
-		After: []string{
-			clickClicksByHourAfter0CQL,
-			clickClicksByHourAfter1CQL,
-		},
-		AfterTo:   clickClicksByHourAfterToCQL,
-		AtOrAfter: clickClicksByHourAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       clickClicksByHourScatterFirstCQL,
-				FirstFrom:   clickClicksByHourScatterFirstFromCQL,
-				FirstTo:     clickClicksByHourScatterFirstToCQL,
-				FirstFromTo: clickClicksByHourScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "clicks_by_hour",
+	Pattern:      "ClicksByHour",
+	PartitionKey: cqlgenimpl.Cols("bucket timestamp"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "click_id timeuuid"),
+	Canonical:    true,
+	Single:       true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// clickClicksByHourInsertCQL writes a whole row of clicks_by_hour. Its
-// placeholders bind bucket, at, click_id, the write timestamp.
-const clickClicksByHourInsertCQL = `INSERT INTO clicks_by_hour (bucket, at, click_id)
-	VALUES (?, ?, ?)
-	USING TIMESTAMP ?`
-
-// clickClicksByHourRow binds clickClicksByHourInsertCQL for e, written at ts.
-func clickClicksByHourRow(e *Click, ts int64) []any {
+func clickClicksByHourRow(e *Click, ts int64, _ bool) []any {
 	return []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID, ts}
 }
 
-// clickClicksByHourInsertTTLCQL writes a whole row of clicks_by_hour with a
-// TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds bucket, at,
-// click_id, the TTL in seconds (unset: the table's default), the write
-// timestamp.
-const clickClicksByHourInsertTTLCQL = `INSERT INTO clicks_by_hour (bucket, at, click_id)
-	VALUES (?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// clickClicksByHourCreateCQL writes a whole row of clicks_by_hour if no row
-// has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
-// takes no client timestamp. cqlgenimpl.ReadPage binds bucket, at, click_id,
-// the TTL in seconds (unset: the table's default).
-const clickClicksByHourCreateCQL = `INSERT INTO clicks_by_hour (bucket, at, click_id)
-	VALUES (?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// clickClicksByHourDeleteCQL deletes a row of clicks_by_hour by its primary
-// key. Its placeholders bind the write timestamp, bucket, at, click_id.
-const clickClicksByHourDeleteCQL = `DELETE FROM clicks_by_hour
-	USING TIMESTAMP ?
-	WHERE bucket = ? AND at = ? AND click_id = ?`
-
-// clickClicksByHourGetCQL reads a row of clicks_by_hour by its primary key.
-// Its placeholders bind bucket, at, click_id.
-const clickClicksByHourGetCQL = `SELECT at, click_id
-	FROM clicks_by_hour
-	WHERE bucket = ? AND at = ? AND click_id = ?`
-
-// clickClicksByHourScan reads one row of clicks_by_hour into e; false when
-// there is none.
 func clickClicksByHourScan(it cqlgenimpl.Iter, e *Click) bool {
 	return it.Scan(&e.At, &e.ClickID)
 }
 
-// clickClicksByHourFirstCQL reads a partition of clicks_by_hour from its first
-// row. cqlgenimpl.ReadPage binds bucket.
-const clickClicksByHourFirstCQL = `SELECT at, click_id
-	FROM clicks_by_hour
-	WHERE bucket = ?`
-
-// clickClicksByHourFirstFromCQL reads a partition of clicks_by_hour from the
-// From bound. cqlgenimpl.ReadPage binds bucket, From.
-const clickClicksByHourFirstFromCQL = `SELECT at, click_id
-	FROM clicks_by_hour
-	WHERE bucket = ? AND at <= ?`
-
-// clickClicksByHourFirstToCQL reads a partition of clicks_by_hour from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds bucket, To.
-const clickClicksByHourFirstToCQL = `SELECT at, click_id
-	FROM clicks_by_hour
-	WHERE bucket = ? AND at > ?`
-
-// clickClicksByHourFirstFromToCQL reads a partition of clicks_by_hour between
-// the bounds. cqlgenimpl.ReadPage binds bucket, From, To.
-const clickClicksByHourFirstFromToCQL = `SELECT at, click_id
-	FROM clicks_by_hour
-	WHERE bucket = ? AND at <= ? AND at > ?`
-
-// clickClicksByHourAfter0CQL continues a read of clicks_by_hour after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// bucket, at.
-const clickClicksByHourAfter0CQL = `SELECT at, click_id
-	FROM clicks_by_hour
-	WHERE bucket = ? AND at < ?`
-
-// clickClicksByHourAfter1CQL continues a read of clicks_by_hour after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// bucket, at, click_id.
-const clickClicksByHourAfter1CQL = `SELECT at, click_id
-	FROM clicks_by_hour
-	WHERE bucket = ? AND at = ? AND click_id > ?`
-
-// clickClicksByHourAfterToCQL continues a read of clicks_by_hour after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds bucket, at, To.
-const clickClicksByHourAfterToCQL = `SELECT at, click_id
-	FROM clicks_by_hour
-	WHERE bucket = ? AND at < ? AND at > ?`
-
-// clickClicksByHourAtOrAfterCQL continues a read of clicks_by_hour at or after
-// a row. cqlgenimpl.ReadPage binds bucket, at, click_id.
-const clickClicksByHourAtOrAfterCQL = `SELECT at, click_id
-	FROM clicks_by_hour
-	WHERE bucket = ? AND at = ? AND click_id >= ?`
-
-// clickClicksByHourScatterFirstCQL reads a partition of clicks_by_hour from
-// its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, the most rows per
-// bucket.
-const clickClicksByHourScatterFirstCQL = `SELECT at, click_id, bucket
-	FROM clicks_by_hour
-	WHERE bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// clickClicksByHourScatterFirstFromCQL reads a partition of clicks_by_hour
-// from the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, From, the most rows per
-// bucket.
-const clickClicksByHourScatterFirstFromCQL = `SELECT at, click_id, bucket
-	FROM clicks_by_hour
-	WHERE bucket IN ? AND at <= ?
-	PER PARTITION LIMIT ?`
-
-// clickClicksByHourScatterFirstToCQL reads a partition of clicks_by_hour from
-// its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds the list of bucket values, To,
-// the most rows per bucket.
-const clickClicksByHourScatterFirstToCQL = `SELECT at, click_id, bucket
-	FROM clicks_by_hour
-	WHERE bucket IN ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// clickClicksByHourScatterFirstFromToCQL reads a partition of clicks_by_hour
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, From, To, the most rows
-// per bucket.
-const clickClicksByHourScatterFirstFromToCQL = `SELECT at, click_id, bucket
-	FROM clicks_by_hour
-	WHERE bucket IN ? AND at <= ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// clickClicksByHourClustering is the clustering key of e in clicks_by_hour, in
-// order.
 func clickClicksByHourClustering(e *Click) []any {
 	return []any{e.At, e.ClickID}
 }
 
-// clickClicksByHourCompare orders rows of clicks_by_hour as its clustering
-// order does.
 func clickClicksByHourCompare(a, b *Click) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareTimeUUID(a.ClickID, b.ClickID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cqlgenimpl.CompareTimeUUID(a.ClickID, b.ClickID))
 }
 
 // ClickRepo reads and writes Click in table clicks_by_hour.
@@ -848,153 +343,96 @@ type ClickRepo struct {
 	opts cqlgen.Options
 }
 
-// NewClickRepo returns a repository of Click on s. The default strategy is a
-// logged batch.
+// NewClickRepo returns a repository of Click on s.
 func NewClickRepo(s cqlgen.Session, opts ...cqlgen.Option) *ClickRepo {
-	return &ClickRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &ClickRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// clickCheck rejects a Click whose partition key values are empty.
 func clickCheck(e *Click) error {
 	return nil
 }
 
-// Insert writes e to clicks_by_hour, at a client-side timestamp. Nil pointers
-// and empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+var clickOne = cqlgenimpl.One[Click]{
+	Check: clickCheck,
+	Delete: func(e *Click, ts int64) []any {
+		return []any{ts, cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID}
+	},
+	Key: func(e *Click) []any {
+		return []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID}
+	},
+	Row:   clickClicksByHourRow,
+	Scan:  clickClicksByHourScan,
+	Table: clickClicksByHour,
+}
+
+// Insert writes e to clicks_by_hour, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *ClickRepo) Insert(ctx context.Context, e *Click, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Click", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, clickCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, clickClicksByHour, e, []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID}, func(e *Click, _ bool) []any {
-			return clickClicksByHourRow(e, 0)
-		}, clickClicksByHourScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(clickClicksByHour, o.TTL, clickClicksByHourRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &clickOne, e)
 }
 
-// InsertIfAbsent writes e to clicks_by_hour only if no row has its key (INSERT
-// ... IF NOT EXISTS): create, never replace. The result says whether it
-// applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in clicks_by_hour unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *ClickRepo) InsertIfAbsent(ctx context.Context, e *Click, opts ...cqlgen.Option) (_ cqlgen.Inserted[Click], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Click", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, clickCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Click]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, clickClicksByHour, e, []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID}, func(e *Click, _ bool) []any {
-		return clickClicksByHourRow(e, 0)
-	}, clickClicksByHourScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &clickOne, e)
 }
 
-// Update writes e over the row with its key in clicks_by_hour. Unlike Insert,
-// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
-// the row expires after that time instead of the table's default.
+// Update writes e over the row with its key in clicks_by_hour; nil pointers
+// and empty collections clear their columns.
 func (r *ClickRepo) Update(ctx context.Context, e *Click, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Click", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, clickCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(clickClicksByHour, o.TTL, clickClicksByHourRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &clickOne, e)
 }
 
 // Delete removes the row with e's key from clicks_by_hour.
 func (r *ClickRepo) Delete(ctx context.Context, e *Click, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Click", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, clickCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   clickClicksByHour.Delete,
-			Values: []any{ts, cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &clickOne, e)
 }
 
-// Get reads the Click with the given key from clicks_by_hour, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Click with the given key from clicks_by_hour;
+// cqlgen.ErrNotFound if there is none.
 func (r *ClickRepo) Get(ctx context.Context, at time.Time, clickID gocql.UUID) (_ *Click, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Click", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "Get").End(&err)
 	var e Click
 	e.At = at
 	e.ClickID = clickID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   clickClicksByHour.Get,
-		Values: []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID},
-	}, clickClicksByHourScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, clickClicksByHour.Get, []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID}, clickClicksByHourScan)
 }
 
 // ClicksByHourOptions are the optional parts of a ClicksByHour read.
 type ClicksByHourOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var clickClicksByHourRead = cqlgenimpl.ReadSpec[Click]{
+	Compare: clickClicksByHourCompare,
+	Key:     clickClicksByHourClustering,
+	Scan:    clickClicksByHourScan,
+	Table:   clickClicksByHour,
 }
 
 // ClicksByHour reads Click rows by hour(at), ordered by at descending, then
 // click_id ascending, from clicks_by_hour, in pages: time buckets from the
 // newest back, each in clustering order.
 func (r *ClickRepo) ClicksByHour(ctx context.Context, o *ClicksByHourOptions) (_ cqlgen.Page[Click], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Click", "ClicksByHour")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "ClicksByHour").End(&err)
 	if o == nil {
 		o = &ClicksByHourOptions{}
 	}
@@ -1003,222 +441,38 @@ func (r *ClickRepo) ClicksByHour(ctx context.Context, o *ClicksByHourOptions) (_
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.HourBuckets
-	spec := cqlgenimpl.ReadSpec[Click]{
-		Compare:     clickClicksByHourCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         clickClicksByHourClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{},
-		Scan:        clickClicksByHourScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       clickClicksByHour,
-		TimeBuckets: &tb,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := clickClicksByHourRead.With([]any{}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// loginLoginsByDay: the statements of table logins_by_day, which is the source
-// of truth of Login.
+// loginLoginsByDay is table logins_by_day, which is the source of truth of
+// Login (statements in schema.md).
 var loginLoginsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "logins_by_day",
-	Pattern: "LoginsByDay",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "user_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "bucket", Type: "date"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "user_id", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      loginLoginsByDayInsertCQL,
-		InsertTTL:   loginLoginsByDayInsertTTLCQL,
-		Create:      loginLoginsByDayCreateCQL,
-		Delete:      loginLoginsByDayDeleteCQL,
-		Get:         loginLoginsByDayGetCQL,
-		First:       loginLoginsByDayFirstCQL,
-		FirstFrom:   loginLoginsByDayFirstFromCQL,
-		FirstTo:     loginLoginsByDayFirstToCQL,
-		FirstFromTo: loginLoginsByDayFirstFromToCQL,
-		After: []string{
-			loginLoginsByDayAfter0CQL,
-			loginLoginsByDayAfter1CQL,
-		},
-		AfterTo:   loginLoginsByDayAfterToCQL,
-		AtOrAfter: loginLoginsByDayAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       loginLoginsByDayScatterFirstCQL,
-				FirstFrom:   loginLoginsByDayScatterFirstFromCQL,
-				FirstTo:     loginLoginsByDayScatterFirstToCQL,
-				FirstFromTo: loginLoginsByDayScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "logins_by_day",
+	Pattern:      "LoginsByDay",
+	PartitionKey: cqlgenimpl.Cols("bucket date"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "user_id text"),
+	Canonical:    true,
+	Single:       true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// loginLoginsByDayInsertCQL writes a whole row of logins_by_day. Its
-// placeholders bind bucket, at, user_id, the write timestamp.
-const loginLoginsByDayInsertCQL = `INSERT INTO logins_by_day (bucket, at, user_id)
-	VALUES (?, ?, ?)
-	USING TIMESTAMP ?`
-
-// loginLoginsByDayRow binds loginLoginsByDayInsertCQL for e, written at ts.
-func loginLoginsByDayRow(e *Login, ts int64) []any {
+func loginLoginsByDayRow(e *Login, ts int64, _ bool) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID, ts}
 }
 
-// loginLoginsByDayInsertTTLCQL writes a whole row of logins_by_day with a TTL
-// of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds bucket, at,
-// user_id, the TTL in seconds (unset: the table's default), the write
-// timestamp.
-const loginLoginsByDayInsertTTLCQL = `INSERT INTO logins_by_day (bucket, at, user_id)
-	VALUES (?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// loginLoginsByDayCreateCQL writes a whole row of logins_by_day if no row has
-// its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes
-// no client timestamp. cqlgenimpl.ReadPage binds bucket, at, user_id, the TTL
-// in seconds (unset: the table's default).
-const loginLoginsByDayCreateCQL = `INSERT INTO logins_by_day (bucket, at, user_id)
-	VALUES (?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// loginLoginsByDayDeleteCQL deletes a row of logins_by_day by its primary key.
-// Its placeholders bind the write timestamp, bucket, at, user_id.
-const loginLoginsByDayDeleteCQL = `DELETE FROM logins_by_day
-	USING TIMESTAMP ?
-	WHERE bucket = ? AND at = ? AND user_id = ?`
-
-// loginLoginsByDayGetCQL reads a row of logins_by_day by its primary key. Its
-// placeholders bind bucket, at, user_id.
-const loginLoginsByDayGetCQL = `SELECT at, user_id
-	FROM logins_by_day
-	WHERE bucket = ? AND at = ? AND user_id = ?`
-
-// loginLoginsByDayScan reads one row of logins_by_day into e; false when there
-// is none.
 func loginLoginsByDayScan(it cqlgenimpl.Iter, e *Login) bool {
 	return it.Scan(&e.At, &e.UserID)
 }
 
-// loginLoginsByDayFirstCQL reads a partition of logins_by_day from its first
-// row. cqlgenimpl.ReadPage binds bucket.
-const loginLoginsByDayFirstCQL = `SELECT at, user_id
-	FROM logins_by_day
-	WHERE bucket = ?`
-
-// loginLoginsByDayFirstFromCQL reads a partition of logins_by_day from the
-// From bound. cqlgenimpl.ReadPage binds bucket, From.
-const loginLoginsByDayFirstFromCQL = `SELECT at, user_id
-	FROM logins_by_day
-	WHERE bucket = ? AND at <= ?`
-
-// loginLoginsByDayFirstToCQL reads a partition of logins_by_day from its first
-// row up to the To bound. cqlgenimpl.ReadPage binds bucket, To.
-const loginLoginsByDayFirstToCQL = `SELECT at, user_id
-	FROM logins_by_day
-	WHERE bucket = ? AND at > ?`
-
-// loginLoginsByDayFirstFromToCQL reads a partition of logins_by_day between
-// the bounds. cqlgenimpl.ReadPage binds bucket, From, To.
-const loginLoginsByDayFirstFromToCQL = `SELECT at, user_id
-	FROM logins_by_day
-	WHERE bucket = ? AND at <= ? AND at > ?`
-
-// loginLoginsByDayAfter0CQL continues a read of logins_by_day after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// bucket, at.
-const loginLoginsByDayAfter0CQL = `SELECT at, user_id
-	FROM logins_by_day
-	WHERE bucket = ? AND at < ?`
-
-// loginLoginsByDayAfter1CQL continues a read of logins_by_day after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// bucket, at, user_id.
-const loginLoginsByDayAfter1CQL = `SELECT at, user_id
-	FROM logins_by_day
-	WHERE bucket = ? AND at = ? AND user_id > ?`
-
-// loginLoginsByDayAfterToCQL continues a read of logins_by_day after a row, up
-// to the To bound. cqlgenimpl.ReadPage binds bucket, at, To.
-const loginLoginsByDayAfterToCQL = `SELECT at, user_id
-	FROM logins_by_day
-	WHERE bucket = ? AND at < ? AND at > ?`
-
-// loginLoginsByDayAtOrAfterCQL continues a read of logins_by_day at or after a
-// row. cqlgenimpl.ReadPage binds bucket, at, user_id.
-const loginLoginsByDayAtOrAfterCQL = `SELECT at, user_id
-	FROM logins_by_day
-	WHERE bucket = ? AND at = ? AND user_id >= ?`
-
-// loginLoginsByDayScatterFirstCQL reads a partition of logins_by_day from its
-// first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, the most rows per
-// bucket.
-const loginLoginsByDayScatterFirstCQL = `SELECT at, user_id, bucket
-	FROM logins_by_day
-	WHERE bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// loginLoginsByDayScatterFirstFromCQL reads a partition of logins_by_day from
-// the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, From, the most rows per
-// bucket.
-const loginLoginsByDayScatterFirstFromCQL = `SELECT at, user_id, bucket
-	FROM logins_by_day
-	WHERE bucket IN ? AND at <= ?
-	PER PARTITION LIMIT ?`
-
-// loginLoginsByDayScatterFirstToCQL reads a partition of logins_by_day from
-// its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds the list of bucket values, To,
-// the most rows per bucket.
-const loginLoginsByDayScatterFirstToCQL = `SELECT at, user_id, bucket
-	FROM logins_by_day
-	WHERE bucket IN ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// loginLoginsByDayScatterFirstFromToCQL reads a partition of logins_by_day
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, From, To, the most rows
-// per bucket.
-const loginLoginsByDayScatterFirstFromToCQL = `SELECT at, user_id, bucket
-	FROM logins_by_day
-	WHERE bucket IN ? AND at <= ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// loginLoginsByDayClustering is the clustering key of e in logins_by_day, in
-// order.
 func loginLoginsByDayClustering(e *Login) []any {
 	return []any{e.At, e.UserID}
 }
 
-// loginLoginsByDayCompare orders rows of logins_by_day as its clustering order
-// does.
 func loginLoginsByDayCompare(a, b *Login) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.UserID, b.UserID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.UserID, b.UserID))
 }
 
 // LoginRepo reads and writes Login in table logins_by_day.
@@ -1227,153 +481,96 @@ type LoginRepo struct {
 	opts cqlgen.Options
 }
 
-// NewLoginRepo returns a repository of Login on s. The default strategy is a
-// logged batch.
+// NewLoginRepo returns a repository of Login on s.
 func NewLoginRepo(s cqlgen.Session, opts ...cqlgen.Option) *LoginRepo {
-	return &LoginRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &LoginRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// loginCheck rejects a Login whose partition key values are empty.
 func loginCheck(e *Login) error {
 	return nil
 }
 
-// Insert writes e to logins_by_day, at a client-side timestamp. Nil pointers
-// and empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+var loginOne = cqlgenimpl.One[Login]{
+	Check: loginCheck,
+	Delete: func(e *Login, ts int64) []any {
+		return []any{ts, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID}
+	},
+	Key: func(e *Login) []any {
+		return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID}
+	},
+	Row:   loginLoginsByDayRow,
+	Scan:  loginLoginsByDayScan,
+	Table: loginLoginsByDay,
+}
+
+// Insert writes e to logins_by_day, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *LoginRepo) Insert(ctx context.Context, e *Login, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Login", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, loginCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, loginLoginsByDay, e, []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID}, func(e *Login, _ bool) []any {
-			return loginLoginsByDayRow(e, 0)
-		}, loginLoginsByDayScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(loginLoginsByDay, o.TTL, loginLoginsByDayRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &loginOne, e)
 }
 
-// InsertIfAbsent writes e to logins_by_day only if no row has its key (INSERT
-// ... IF NOT EXISTS): create, never replace. The result says whether it
-// applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in logins_by_day unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *LoginRepo) InsertIfAbsent(ctx context.Context, e *Login, opts ...cqlgen.Option) (_ cqlgen.Inserted[Login], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Login", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, loginCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Login]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, loginLoginsByDay, e, []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID}, func(e *Login, _ bool) []any {
-		return loginLoginsByDayRow(e, 0)
-	}, loginLoginsByDayScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &loginOne, e)
 }
 
-// Update writes e over the row with its key in logins_by_day. Unlike Insert,
-// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
-// the row expires after that time instead of the table's default.
+// Update writes e over the row with its key in logins_by_day; nil pointers and
+// empty collections clear their columns.
 func (r *LoginRepo) Update(ctx context.Context, e *Login, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Login", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, loginCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(loginLoginsByDay, o.TTL, loginLoginsByDayRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &loginOne, e)
 }
 
 // Delete removes the row with e's key from logins_by_day.
 func (r *LoginRepo) Delete(ctx context.Context, e *Login, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Login", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, loginCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   loginLoginsByDay.Delete,
-			Values: []any{ts, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &loginOne, e)
 }
 
-// Get reads the Login with the given key from logins_by_day, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Login with the given key from logins_by_day;
+// cqlgen.ErrNotFound if there is none.
 func (r *LoginRepo) Get(ctx context.Context, at time.Time, userID string) (_ *Login, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Login", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "Get").End(&err)
 	var e Login
 	e.At = at
 	e.UserID = userID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   loginLoginsByDay.Get,
-		Values: []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID},
-	}, loginLoginsByDayScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, loginLoginsByDay.Get, []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID}, loginLoginsByDayScan)
 }
 
 // LoginsByDayOptions are the optional parts of a LoginsByDay read.
 type LoginsByDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var loginLoginsByDayRead = cqlgenimpl.ReadSpec[Login]{
+	Compare: loginLoginsByDayCompare,
+	Key:     loginLoginsByDayClustering,
+	Scan:    loginLoginsByDayScan,
+	Table:   loginLoginsByDay,
 }
 
 // LoginsByDay reads Login rows by day(at), ordered by at descending, then
 // user_id ascending, from logins_by_day, in pages: time buckets from the
 // newest back, each in clustering order.
 func (r *LoginRepo) LoginsByDay(ctx context.Context, o *LoginsByDayOptions) (_ cqlgen.Page[Login], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Login", "LoginsByDay")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "LoginsByDay").End(&err)
 	if o == nil {
 		o = &LoginsByDayOptions{}
 	}
@@ -1382,221 +579,38 @@ func (r *LoginRepo) LoginsByDay(ctx context.Context, o *LoginsByDayOptions) (_ c
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Login]{
-		Compare:     loginLoginsByDayCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         loginLoginsByDayClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{},
-		Scan:        loginLoginsByDayScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       loginLoginsByDay,
-		TimeBuckets: &tb,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := loginLoginsByDayRead.With([]any{}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// likeLikesByDay: the statements of table likes_by_day, which is the source of
-// truth of Like.
+// likeLikesByDay is table likes_by_day, which is the source of truth of Like
+// (statements in schema.md).
 var likeLikesByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "likes_by_day",
-	Pattern: "LikesByDay",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "like_id", Type: "timeuuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "bucket", Type: "date"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "like_id", Type: "timeuuid"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      likeLikesByDayInsertCQL,
-		InsertTTL:   likeLikesByDayInsertTTLCQL,
-		Create:      likeLikesByDayCreateCQL,
-		Delete:      likeLikesByDayDeleteCQL,
-		Get:         likeLikesByDayGetCQL,
-		First:       likeLikesByDayFirstCQL,
-		FirstFrom:   likeLikesByDayFirstFromCQL,
-		FirstTo:     likeLikesByDayFirstToCQL,
-		FirstFromTo: likeLikesByDayFirstFromToCQL,
-		After: []string{
-			likeLikesByDayAfter0CQL,
-			likeLikesByDayAfter1CQL,
-		},
-		AfterTo:   likeLikesByDayAfterToCQL,
-		AtOrAfter: likeLikesByDayAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       likeLikesByDayScatterFirstCQL,
-				FirstFrom:   likeLikesByDayScatterFirstFromCQL,
-				FirstTo:     likeLikesByDayScatterFirstToCQL,
-				FirstFromTo: likeLikesByDayScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "likes_by_day",
+	Pattern:      "LikesByDay",
+	PartitionKey: cqlgenimpl.Cols("bucket date"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "like_id timeuuid"),
+	Canonical:    true,
+	Single:       true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// likeLikesByDayInsertCQL writes a whole row of likes_by_day. Its placeholders
-// bind bucket, at, like_id, the write timestamp.
-const likeLikesByDayInsertCQL = `INSERT INTO likes_by_day (bucket, at, like_id)
-	VALUES (?, ?, ?)
-	USING TIMESTAMP ?`
-
-// likeLikesByDayRow binds likeLikesByDayInsertCQL for e, written at ts.
-func likeLikesByDayRow(e *Like, ts int64) []any {
+func likeLikesByDayRow(e *Like, ts int64, _ bool) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID, ts}
 }
 
-// likeLikesByDayInsertTTLCQL writes a whole row of likes_by_day with a TTL of
-// the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds bucket, at, like_id,
-// the TTL in seconds (unset: the table's default), the write timestamp.
-const likeLikesByDayInsertTTLCQL = `INSERT INTO likes_by_day (bucket, at, like_id)
-	VALUES (?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// likeLikesByDayCreateCQL writes a whole row of likes_by_day if no row has its
-// key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no
-// client timestamp. cqlgenimpl.ReadPage binds bucket, at, like_id, the TTL in
-// seconds (unset: the table's default).
-const likeLikesByDayCreateCQL = `INSERT INTO likes_by_day (bucket, at, like_id)
-	VALUES (?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// likeLikesByDayDeleteCQL deletes a row of likes_by_day by its primary key.
-// Its placeholders bind the write timestamp, bucket, at, like_id.
-const likeLikesByDayDeleteCQL = `DELETE FROM likes_by_day
-	USING TIMESTAMP ?
-	WHERE bucket = ? AND at = ? AND like_id = ?`
-
-// likeLikesByDayGetCQL reads a row of likes_by_day by its primary key. Its
-// placeholders bind bucket, at, like_id.
-const likeLikesByDayGetCQL = `SELECT at, like_id
-	FROM likes_by_day
-	WHERE bucket = ? AND at = ? AND like_id = ?`
-
-// likeLikesByDayScan reads one row of likes_by_day into e; false when there is
-// none.
 func likeLikesByDayScan(it cqlgenimpl.Iter, e *Like) bool {
 	return it.Scan(&e.At, &e.LikeID)
 }
 
-// likeLikesByDayFirstCQL reads a partition of likes_by_day from its first row.
-// cqlgenimpl.ReadPage binds bucket.
-const likeLikesByDayFirstCQL = `SELECT at, like_id
-	FROM likes_by_day
-	WHERE bucket = ?`
-
-// likeLikesByDayFirstFromCQL reads a partition of likes_by_day from the From
-// bound. cqlgenimpl.ReadPage binds bucket, From.
-const likeLikesByDayFirstFromCQL = `SELECT at, like_id
-	FROM likes_by_day
-	WHERE bucket = ? AND at <= ?`
-
-// likeLikesByDayFirstToCQL reads a partition of likes_by_day from its first
-// row up to the To bound. cqlgenimpl.ReadPage binds bucket, To.
-const likeLikesByDayFirstToCQL = `SELECT at, like_id
-	FROM likes_by_day
-	WHERE bucket = ? AND at > ?`
-
-// likeLikesByDayFirstFromToCQL reads a partition of likes_by_day between the
-// bounds. cqlgenimpl.ReadPage binds bucket, From, To.
-const likeLikesByDayFirstFromToCQL = `SELECT at, like_id
-	FROM likes_by_day
-	WHERE bucket = ? AND at <= ? AND at > ?`
-
-// likeLikesByDayAfter0CQL continues a read of likes_by_day after a row, at one
-// run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// bucket, at.
-const likeLikesByDayAfter0CQL = `SELECT at, like_id
-	FROM likes_by_day
-	WHERE bucket = ? AND at < ?`
-
-// likeLikesByDayAfter1CQL continues a read of likes_by_day after a row, at one
-// run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// bucket, at, like_id.
-const likeLikesByDayAfter1CQL = `SELECT at, like_id
-	FROM likes_by_day
-	WHERE bucket = ? AND at = ? AND like_id > ?`
-
-// likeLikesByDayAfterToCQL continues a read of likes_by_day after a row, up to
-// the To bound. cqlgenimpl.ReadPage binds bucket, at, To.
-const likeLikesByDayAfterToCQL = `SELECT at, like_id
-	FROM likes_by_day
-	WHERE bucket = ? AND at < ? AND at > ?`
-
-// likeLikesByDayAtOrAfterCQL continues a read of likes_by_day at or after a
-// row. cqlgenimpl.ReadPage binds bucket, at, like_id.
-const likeLikesByDayAtOrAfterCQL = `SELECT at, like_id
-	FROM likes_by_day
-	WHERE bucket = ? AND at = ? AND like_id >= ?`
-
-// likeLikesByDayScatterFirstCQL reads a partition of likes_by_day from its
-// first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, the most rows per
-// bucket.
-const likeLikesByDayScatterFirstCQL = `SELECT at, like_id, bucket
-	FROM likes_by_day
-	WHERE bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// likeLikesByDayScatterFirstFromCQL reads a partition of likes_by_day from the
-// From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, From, the most rows per
-// bucket.
-const likeLikesByDayScatterFirstFromCQL = `SELECT at, like_id, bucket
-	FROM likes_by_day
-	WHERE bucket IN ? AND at <= ?
-	PER PARTITION LIMIT ?`
-
-// likeLikesByDayScatterFirstToCQL reads a partition of likes_by_day from its
-// first row up to the To bound, in several time buckets at once, the bucket
-// named last. cqlgenimpl.ReadPage binds the list of bucket values, To, the
-// most rows per bucket.
-const likeLikesByDayScatterFirstToCQL = `SELECT at, like_id, bucket
-	FROM likes_by_day
-	WHERE bucket IN ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// likeLikesByDayScatterFirstFromToCQL reads a partition of likes_by_day
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds the list of bucket values, From, To, the most rows
-// per bucket.
-const likeLikesByDayScatterFirstFromToCQL = `SELECT at, like_id, bucket
-	FROM likes_by_day
-	WHERE bucket IN ? AND at <= ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// likeLikesByDayClustering is the clustering key of e in likes_by_day, in
-// order.
 func likeLikesByDayClustering(e *Like) []any {
 	return []any{e.At, e.LikeID}
 }
 
-// likeLikesByDayCompare orders rows of likes_by_day as its clustering order
-// does.
 func likeLikesByDayCompare(a, b *Like) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareTimeUUID(a.LikeID, b.LikeID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cqlgenimpl.CompareTimeUUID(a.LikeID, b.LikeID))
 }
 
 // LikeRepo reads and writes Like in table likes_by_day.
@@ -1605,153 +619,96 @@ type LikeRepo struct {
 	opts cqlgen.Options
 }
 
-// NewLikeRepo returns a repository of Like on s. The default strategy is a
-// logged batch.
+// NewLikeRepo returns a repository of Like on s.
 func NewLikeRepo(s cqlgen.Session, opts ...cqlgen.Option) *LikeRepo {
-	return &LikeRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &LikeRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// likeCheck rejects a Like whose partition key values are empty.
 func likeCheck(e *Like) error {
 	return nil
 }
 
-// Insert writes e to likes_by_day, at a client-side timestamp. Nil pointers
-// and empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+var likeOne = cqlgenimpl.One[Like]{
+	Check: likeCheck,
+	Delete: func(e *Like, ts int64) []any {
+		return []any{ts, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID}
+	},
+	Key: func(e *Like) []any {
+		return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID}
+	},
+	Row:   likeLikesByDayRow,
+	Scan:  likeLikesByDayScan,
+	Table: likeLikesByDay,
+}
+
+// Insert writes e to likes_by_day, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *LikeRepo) Insert(ctx context.Context, e *Like, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Like", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, likeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, likeLikesByDay, e, []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID}, func(e *Like, _ bool) []any {
-			return likeLikesByDayRow(e, 0)
-		}, likeLikesByDayScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(likeLikesByDay, o.TTL, likeLikesByDayRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &likeOne, e)
 }
 
-// InsertIfAbsent writes e to likes_by_day only if no row has its key (INSERT
-// ... IF NOT EXISTS): create, never replace. The result says whether it
-// applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in likes_by_day unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *LikeRepo) InsertIfAbsent(ctx context.Context, e *Like, opts ...cqlgen.Option) (_ cqlgen.Inserted[Like], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Like", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, likeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Like]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, likeLikesByDay, e, []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID}, func(e *Like, _ bool) []any {
-		return likeLikesByDayRow(e, 0)
-	}, likeLikesByDayScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &likeOne, e)
 }
 
-// Update writes e over the row with its key in likes_by_day. Unlike Insert,
-// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
-// the row expires after that time instead of the table's default.
+// Update writes e over the row with its key in likes_by_day; nil pointers and
+// empty collections clear their columns.
 func (r *LikeRepo) Update(ctx context.Context, e *Like, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Like", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, likeCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(likeLikesByDay, o.TTL, likeLikesByDayRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &likeOne, e)
 }
 
 // Delete removes the row with e's key from likes_by_day.
 func (r *LikeRepo) Delete(ctx context.Context, e *Like, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Like", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, likeCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   likeLikesByDay.Delete,
-			Values: []any{ts, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &likeOne, e)
 }
 
-// Get reads the Like with the given key from likes_by_day, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Like with the given key from likes_by_day; cqlgen.ErrNotFound
+// if there is none.
 func (r *LikeRepo) Get(ctx context.Context, at time.Time, likeID gocql.UUID) (_ *Like, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Like", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "Get").End(&err)
 	var e Like
 	e.At = at
 	e.LikeID = likeID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   likeLikesByDay.Get,
-		Values: []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID},
-	}, likeLikesByDayScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, likeLikesByDay.Get, []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID}, likeLikesByDayScan)
 }
 
 // LikesByDayOptions are the optional parts of a LikesByDay read.
 type LikesByDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var likeLikesByDayRead = cqlgenimpl.ReadSpec[Like]{
+	Compare: likeLikesByDayCompare,
+	Key:     likeLikesByDayClustering,
+	Scan:    likeLikesByDayScan,
+	Table:   likeLikesByDay,
 }
 
 // LikesByDay reads Like rows by day(at), ordered by at descending, then
 // like_id ascending, from likes_by_day, in pages: time buckets from the newest
 // back, each in clustering order.
 func (r *LikeRepo) LikesByDay(ctx context.Context, o *LikesByDayOptions) (_ cqlgen.Page[Like], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Like", "LikesByDay")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "LikesByDay").End(&err)
 	if o == nil {
 		o = &LikesByDayOptions{}
 	}
@@ -1760,27 +717,8 @@ func (r *LikeRepo) LikesByDay(ctx context.Context, o *LikesByDayOptions) (_ cqlg
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Like]{
-		Compare:     likeLikesByDayCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         likeLikesByDayClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{},
-		Scan:        likeLikesByDayScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       likeLikesByDay,
-		TimeBuckets: &tb,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := likeLikesByDayRead.With([]any{}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

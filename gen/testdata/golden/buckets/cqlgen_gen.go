@@ -3,6 +3,7 @@
 package buckets
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -16,52 +17,19 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// readingReadings: the statements of table readings, which is the source of
-// truth of Reading.
+// readingReadings is table readings, which is the source of truth of Reading
+// (statements in schema.md).
 var readingReadings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings",
-	Pattern: "Readings",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "read_at", Type: "timestamp", Desc: true},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "read_at", Type: "timestamp", Desc: true},
-		{Name: "event_id", Type: "timeuuid"},
-		{Name: "local_day", Type: "date"},
-		{Name: "value", Type: "double"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:         readingReadingsGetCQL,
-		State:       readingReadingsStateCQL,
-		Change:      readingReadingsChangeCQL,
-		Remove:      readingReadingsRemoveCQL,
-		Settle:      readingReadingsSettleCQL,
-		Scan:        readingReadingsScanCQL,
-		First:       readingReadingsFirstCQL,
-		FirstFrom:   readingReadingsFirstFromCQL,
-		FirstTo:     readingReadingsFirstToCQL,
-		FirstFromTo: readingReadingsFirstFromToCQL,
-		After: []string{
-			readingReadingsAfter0CQL,
-		},
-		AfterTo:     readingReadingsAfterToCQL,
-		AtOrAfter:   readingReadingsAtOrAfterCQL,
-		AtOrAfterTo: readingReadingsAtOrAfterToCQL,
-	},
+	Name:         "readings",
+	Pattern:      "Readings",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text"),
+	Clustering:   cqlgenimpl.Cols("read_at timestamp desc"),
+	Columns:      cqlgenimpl.Cols("event_id timeuuid", "local_day date", "value double"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
-// readingReadingsGetCQL reads a row of readings by its primary key. Its
-// placeholders bind sensor_id, read_at.
-const readingReadingsGetCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
-	FROM readings
-	WHERE sensor_id = ? AND read_at = ?`
-
-// readingReadingsScan reads the next row of readings that is no grave of a
-// deleted Reading into e; false when there is none.
 func readingReadingsScan(it cqlgenimpl.Iter, e *Reading) bool {
 	for {
 		var deleted bool
@@ -75,2149 +43,388 @@ func readingReadingsScan(it cqlgenimpl.Iter, e *Reading) bool {
 	}
 }
 
-// readingReadingsStateCQL reads a row of readings with the write protocol's
-// columns. Its placeholders bind sensor_id, read_at.
-const readingReadingsStateCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM readings
-	WHERE sensor_id = ? AND read_at = ?`
-
-// readingReadingsState binds readingReadingsStateCQL: the primary key of e.
 func readingReadingsState(e *Reading) []any {
 	return []any{e.SensorID, e.ReadAt}
 }
 
-// readingReadingsScanState reads a row of readings with its version, its mark
-// of deletion, its pending record and its last changes.
 func readingReadingsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Reading], ok bool) {
 	ok = it.Scan(&v.Row.SensorID, &v.Row.ReadAt, &v.Row.EventID, &v.Row.LocalDay, &v.Row.Value, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// readingReadingsData is every column of e's row in readings, in table order.
 func readingReadingsData(e *Reading) []any {
 	return []any{e.SensorID, e.ReadAt, e.EventID, e.LocalDay, e.Value}
 }
 
-// readingReadingsChangeCQL writes a row of readings if its version is the one
-// read (null: if there is no row). Its placeholders bind event_id, local_day,
-// value, cqlgen_version (the write timestamp), the pending record, the record
-// of the last changes, sensor_id, read_at, the version read.
-const readingReadingsChangeCQL = `UPDATE readings
-	SET event_id = ?, local_day = ?, value = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE sensor_id = ? AND read_at = ?
-	IF cqlgen_version = ?`
-
-// readingReadingsChange binds readingReadingsChangeCQL: it sets e's values, at
-// version c.TS, if the version is still c.Old.
 func readingReadingsChange(e *Reading, c cqlgenimpl.Change) []any {
 	return []any{e.EventID, e.LocalDay, e.Value, c.TS, c.Pending, c.Writes, e.SensorID, e.ReadAt, c.Old}
 }
 
-// readingReadingsRemoveCQL leaves a grave of a row of readings if its version
-// is the one read. Its placeholders bind cqlgen_version (the write timestamp),
-// the pending record, the record of the last changes, sensor_id, read_at, the
-// version read.
-const readingReadingsRemoveCQL = `UPDATE readings
-	USING TTL 864000
-	SET event_id = null, local_day = null, value = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE sensor_id = ? AND read_at = ?
-	IF cqlgen_version = ?`
-
-// readingReadingsRemove binds readingReadingsRemoveCQL: it leaves a grave of
-// e, at version c.TS, if the version is still c.Old.
 func readingReadingsRemove(e *Reading, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.SensorID, e.ReadAt, c.Old}
 }
 
-// readingReadingsSettleCQL clears the pending record of a row of readings if
-// its version is the one read. Its placeholders bind sensor_id, read_at, the
-// version read.
-const readingReadingsSettleCQL = `UPDATE readings
-	SET cqlgen_pending = null
-	WHERE sensor_id = ? AND read_at = ?
-	IF cqlgen_version = ?`
-
-// readingReadingsSettle binds readingReadingsSettleCQL: it clears the pending
-// record of e's row if the version is still version.
 func readingReadingsSettle(e *Reading, version int64) []any {
 	return []any{e.SensorID, e.ReadAt, version}
 }
 
-// readingReadingsScanCQL reads a token range of readings for verify, repair
-// and backfill. Its placeholders bind the lower token (excluded), the upper
-// token.
-const readingReadingsScanCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM readings
-	WHERE token(sensor_id) > ? AND token(sensor_id) <= ?`
-
-// readingReadingsFirstCQL reads a partition of readings from its first row.
-// cqlgenimpl.ReadPage binds sensor_id.
-const readingReadingsFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
-	FROM readings
-	WHERE sensor_id = ?`
-
-// readingReadingsFirstFromCQL reads a partition of readings from the From
-// bound. cqlgenimpl.ReadPage binds sensor_id, From.
-const readingReadingsFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
-	FROM readings
-	WHERE sensor_id = ? AND read_at <= ?`
-
-// readingReadingsFirstToCQL reads a partition of readings from its first row
-// up to the To bound. cqlgenimpl.ReadPage binds sensor_id, To.
-const readingReadingsFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
-	FROM readings
-	WHERE sensor_id = ? AND read_at > ?`
-
-// readingReadingsFirstFromToCQL reads a partition of readings between the
-// bounds. cqlgenimpl.ReadPage binds sensor_id, From, To.
-const readingReadingsFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
-	FROM readings
-	WHERE sensor_id = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsAfter0CQL continues a read of readings after a row, at one
-// run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// sensor_id, read_at.
-const readingReadingsAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
-	FROM readings
-	WHERE sensor_id = ? AND read_at < ?`
-
-// readingReadingsAfterToCQL continues a read of readings after a row, up to
-// the To bound. cqlgenimpl.ReadPage binds sensor_id, read_at, To.
-const readingReadingsAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
-	FROM readings
-	WHERE sensor_id = ? AND read_at < ? AND read_at > ?`
-
-// readingReadingsAtOrAfterCQL continues a read of readings at or after a row.
-// cqlgenimpl.ReadPage binds sensor_id, read_at.
-const readingReadingsAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
-	FROM readings
-	WHERE sensor_id = ? AND read_at <= ?`
-
-// readingReadingsAtOrAfterToCQL continues a read of readings at or after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id, read_at, To.
-const readingReadingsAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, cqlgen_deleted
-	FROM readings
-	WHERE sensor_id = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsClustering is the clustering key of e in readings, in order.
 func readingReadingsClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
 
-// readingReadingsCompare orders rows of readings as its clustering order does.
 func readingReadingsCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
+	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// readingReadingsByHour: the statements of table readings_by_hour, which
-// serves ReadingsByHour.
+// readingReadingsByHour is table readings_by_hour, which serves ReadingsByHour
+// (statements in schema.md).
 var readingReadingsByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_by_hour",
-	Pattern: "ReadingsByHour",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "bucket", Type: "timestamp"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "read_at", Type: "timestamp", Desc: true},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "bucket", Type: "timestamp"},
-		{Name: "read_at", Type: "timestamp", Desc: true},
-		{Name: "event_id", Type: "timeuuid"},
-		{Name: "local_day", Type: "date"},
-		{Name: "value", Type: "double"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadingsByHourInsertCQL,
-		Delete:      readingReadingsByHourDeleteCQL,
-		Scan:        readingReadingsByHourScanCQL,
-		First:       readingReadingsByHourFirstCQL,
-		FirstFrom:   readingReadingsByHourFirstFromCQL,
-		FirstTo:     readingReadingsByHourFirstToCQL,
-		FirstFromTo: readingReadingsByHourFirstFromToCQL,
-		After: []string{
-			readingReadingsByHourAfter0CQL,
-		},
-		AfterTo:     readingReadingsByHourAfterToCQL,
-		AtOrAfter:   readingReadingsByHourAtOrAfterCQL,
-		AtOrAfterTo: readingReadingsByHourAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadingsByHourScatterFirstCQL,
-				FirstFrom:   readingReadingsByHourScatterFirstFromCQL,
-				FirstTo:     readingReadingsByHourScatterFirstToCQL,
-				FirstFromTo: readingReadingsByHourScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "readings_by_hour",
+	Pattern:      "ReadingsByHour",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text", "bucket timestamp"),
+	Clustering:   cqlgenimpl.Cols("read_at timestamp desc"),
+	Columns:      cqlgenimpl.Cols("event_id timeuuid", "local_day date", "value double"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// readingReadingsByHourInsertCQL writes a whole row of readings_by_hour. Its
-// placeholders bind sensor_id, bucket, read_at, event_id, local_day, value,
-// the write timestamp.
-const readingReadingsByHourInsertCQL = `INSERT INTO readings_by_hour (sensor_id, bucket, read_at, event_id,
-		local_day, value)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadingsByHourRow binds readingReadingsByHourInsertCQL for e, written
-// at ts; readings_by_hour has no column to leave unset.
 func readingReadingsByHourRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.HourBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
 
-// readingReadingsByHourKey is the primary key of e in readings_by_hour, in
-// order, bucket included.
 func readingReadingsByHourKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.HourBuckets.Of(e.ReadAt), e.ReadAt}
 }
 
-// readingReadingsByHourDeleteCQL deletes a row of readings_by_hour by its
-// primary key. Its placeholders bind the write timestamp, sensor_id, bucket,
-// read_at.
-const readingReadingsByHourDeleteCQL = `DELETE FROM readings_by_hour
-	USING TIMESTAMP ?
-	WHERE sensor_id = ? AND bucket = ? AND read_at = ?`
-
-// readingReadingsByHourScanCQL reads a token range of readings_by_hour for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const readingReadingsByHourScanCQL = `SELECT sensor_id, bucket, read_at, event_id, local_day, value,
-		writetime(event_id), writetime(local_day), writetime(value)
-	FROM readings_by_hour
-	WHERE token(sensor_id, bucket) > ? AND token(sensor_id, bucket) <= ?`
-
-// readingReadingsByHourFirstCQL reads a partition of readings_by_hour from its
-// first row. cqlgenimpl.ReadPage binds sensor_id, bucket.
-const readingReadingsByHourFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_hour
-	WHERE sensor_id = ? AND bucket = ?`
-
-// readingReadingsByHourFirstFromCQL reads a partition of readings_by_hour from
-// the From bound. cqlgenimpl.ReadPage binds sensor_id, bucket, From.
-const readingReadingsByHourFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_hour
-	WHERE sensor_id = ? AND bucket = ? AND read_at <= ?`
-
-// readingReadingsByHourFirstToCQL reads a partition of readings_by_hour from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds sensor_id,
-// bucket, To.
-const readingReadingsByHourFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_hour
-	WHERE sensor_id = ? AND bucket = ? AND read_at > ?`
-
-// readingReadingsByHourFirstFromToCQL reads a partition of readings_by_hour
-// between the bounds. cqlgenimpl.ReadPage binds sensor_id, bucket, From, To.
-const readingReadingsByHourFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_hour
-	WHERE sensor_id = ? AND bucket = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByHourAfter0CQL continues a read of readings_by_hour after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds sensor_id, bucket, read_at.
-const readingReadingsByHourAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_hour
-	WHERE sensor_id = ? AND bucket = ? AND read_at < ?`
-
-// readingReadingsByHourAfterToCQL continues a read of readings_by_hour after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id, bucket,
-// read_at, To.
-const readingReadingsByHourAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_hour
-	WHERE sensor_id = ? AND bucket = ? AND read_at < ? AND read_at > ?`
-
-// readingReadingsByHourAtOrAfterCQL continues a read of readings_by_hour at or
-// after a row. cqlgenimpl.ReadPage binds sensor_id, bucket, read_at.
-const readingReadingsByHourAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_hour
-	WHERE sensor_id = ? AND bucket = ? AND read_at <= ?`
-
-// readingReadingsByHourAtOrAfterToCQL continues a read of readings_by_hour at
-// or after a row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id,
-// bucket, read_at, To.
-const readingReadingsByHourAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_hour
-	WHERE sensor_id = ? AND bucket = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByHourScatterFirstCQL reads a partition of readings_by_hour
-// from its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor_id, the list of bucket values, the most
-// rows per bucket.
-const readingReadingsByHourScatterFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, bucket
-	FROM readings_by_hour
-	WHERE sensor_id = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByHourScatterFirstFromCQL reads a partition of
-// readings_by_hour from the From bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of bucket
-// values, From, the most rows per bucket.
-const readingReadingsByHourScatterFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, bucket
-	FROM readings_by_hour
-	WHERE sensor_id = ? AND bucket IN ? AND read_at <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByHourScatterFirstToCQL reads a partition of readings_by_hour
-// from its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of bucket
-// values, To, the most rows per bucket.
-const readingReadingsByHourScatterFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, bucket
-	FROM readings_by_hour
-	WHERE sensor_id = ? AND bucket IN ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByHourScatterFirstFromToCQL reads a partition of
-// readings_by_hour between the bounds, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of bucket
-// values, From, To, the most rows per bucket.
-const readingReadingsByHourScatterFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, bucket
-	FROM readings_by_hour
-	WHERE sensor_id = ? AND bucket IN ? AND read_at <= ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByHourScan reads one row of readings_by_hour into e; false
-// when there is none.
 func readingReadingsByHourScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
-// readingReadingsByHourClustering is the clustering key of e in
-// readings_by_hour, in order.
 func readingReadingsByHourClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
 
-// readingReadingsByHourCompare orders rows of readings_by_hour as its
-// clustering order does.
 func readingReadingsByHourCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
+	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// readingReadingsByDay: the statements of table readings_by_day, which serves
-// ReadingsByDay.
+// readingReadingsByDay is table readings_by_day, which serves ReadingsByDay
+// (statements in schema.md).
 var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_by_day",
-	Pattern: "ReadingsByDay",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "day", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "read_at", Type: "timestamp", Desc: true},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "day", Type: "date"},
-		{Name: "read_at", Type: "timestamp", Desc: true},
-		{Name: "event_id", Type: "timeuuid"},
-		{Name: "local_day", Type: "date"},
-		{Name: "value", Type: "double"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadingsByDayInsertCQL,
-		Delete:      readingReadingsByDayDeleteCQL,
-		Scan:        readingReadingsByDayScanCQL,
-		First:       readingReadingsByDayFirstCQL,
-		FirstFrom:   readingReadingsByDayFirstFromCQL,
-		FirstTo:     readingReadingsByDayFirstToCQL,
-		FirstFromTo: readingReadingsByDayFirstFromToCQL,
-		After: []string{
-			readingReadingsByDayAfter0CQL,
-		},
-		AfterTo:     readingReadingsByDayAfterToCQL,
-		AtOrAfter:   readingReadingsByDayAtOrAfterCQL,
-		AtOrAfterTo: readingReadingsByDayAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadingsByDayScatterFirstCQL,
-				FirstFrom:   readingReadingsByDayScatterFirstFromCQL,
-				FirstTo:     readingReadingsByDayScatterFirstToCQL,
-				FirstFromTo: readingReadingsByDayScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "readings_by_day",
+	Pattern:      "ReadingsByDay",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text", "day date"),
+	Clustering:   cqlgenimpl.Cols("read_at timestamp desc"),
+	Columns:      cqlgenimpl.Cols("event_id timeuuid", "local_day date", "value double"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// readingReadingsByDayInsertCQL writes a whole row of readings_by_day. Its
-// placeholders bind sensor_id, day, read_at, event_id, local_day, value, the
-// write timestamp.
-const readingReadingsByDayInsertCQL = `INSERT INTO readings_by_day (sensor_id, day, read_at, event_id,
-		local_day, value)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadingsByDayRow binds readingReadingsByDayInsertCQL for e, written
-// at ts; readings_by_day has no column to leave unset.
 func readingReadingsByDayRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
 
-// readingReadingsByDayKey is the primary key of e in readings_by_day, in
-// order, bucket included.
 func readingReadingsByDayKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.ReadAt), e.ReadAt}
 }
 
-// readingReadingsByDayDeleteCQL deletes a row of readings_by_day by its
-// primary key. Its placeholders bind the write timestamp, sensor_id, day,
-// read_at.
-const readingReadingsByDayDeleteCQL = `DELETE FROM readings_by_day
-	USING TIMESTAMP ?
-	WHERE sensor_id = ? AND day = ? AND read_at = ?`
-
-// readingReadingsByDayScanCQL reads a token range of readings_by_day for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const readingReadingsByDayScanCQL = `SELECT sensor_id, day, read_at, event_id, local_day, value,
-		writetime(event_id), writetime(local_day), writetime(value)
-	FROM readings_by_day
-	WHERE token(sensor_id, day) > ? AND token(sensor_id, day) <= ?`
-
-// readingReadingsByDayFirstCQL reads a partition of readings_by_day from its
-// first row. cqlgenimpl.ReadPage binds sensor_id, day.
-const readingReadingsByDayFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ?`
-
-// readingReadingsByDayFirstFromCQL reads a partition of readings_by_day from
-// the From bound. cqlgenimpl.ReadPage binds sensor_id, day, From.
-const readingReadingsByDayFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND read_at <= ?`
-
-// readingReadingsByDayFirstToCQL reads a partition of readings_by_day from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds sensor_id, day, To.
-const readingReadingsByDayFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND read_at > ?`
-
-// readingReadingsByDayFirstFromToCQL reads a partition of readings_by_day
-// between the bounds. cqlgenimpl.ReadPage binds sensor_id, day, From, To.
-const readingReadingsByDayFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByDayAfter0CQL continues a read of readings_by_day after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds sensor_id, day, read_at.
-const readingReadingsByDayAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND read_at < ?`
-
-// readingReadingsByDayAfterToCQL continues a read of readings_by_day after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id, day, read_at,
-// To.
-const readingReadingsByDayAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND read_at < ? AND read_at > ?`
-
-// readingReadingsByDayAtOrAfterCQL continues a read of readings_by_day at or
-// after a row. cqlgenimpl.ReadPage binds sensor_id, day, read_at.
-const readingReadingsByDayAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND read_at <= ?`
-
-// readingReadingsByDayAtOrAfterToCQL continues a read of readings_by_day at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id, day,
-// read_at, To.
-const readingReadingsByDayAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByDayScatterFirstCQL reads a partition of readings_by_day
-// from its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor_id, the list of day values, the most rows
-// per bucket.
-const readingReadingsByDayScatterFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, day
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day IN ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByDayScatterFirstFromCQL reads a partition of readings_by_day
-// from the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor_id, the list of day values, From, the most
-// rows per bucket.
-const readingReadingsByDayScatterFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, day
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day IN ? AND read_at <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByDayScatterFirstToCQL reads a partition of readings_by_day
-// from its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of day
-// values, To, the most rows per bucket.
-const readingReadingsByDayScatterFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, day
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day IN ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByDayScatterFirstFromToCQL reads a partition of
-// readings_by_day between the bounds, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of day
-// values, From, To, the most rows per bucket.
-const readingReadingsByDayScatterFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, day
-	FROM readings_by_day
-	WHERE sensor_id = ? AND day IN ? AND read_at <= ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByDayScan reads one row of readings_by_day into e; false when
-// there is none.
 func readingReadingsByDayScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
-// readingReadingsByDayClustering is the clustering key of e in
-// readings_by_day, in order.
 func readingReadingsByDayClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
 
-// readingReadingsByDayCompare orders rows of readings_by_day as its clustering
-// order does.
 func readingReadingsByDayCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
+	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// readingReadingsByWeek: the statements of table readings_by_week, which
-// serves ReadingsByWeek.
+// readingReadingsByWeek is table readings_by_week, which serves ReadingsByWeek
+// (statements in schema.md).
 var readingReadingsByWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_by_week",
-	Pattern: "ReadingsByWeek",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "week", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "read_at", Type: "timestamp", Desc: true},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "week", Type: "date"},
-		{Name: "read_at", Type: "timestamp", Desc: true},
-		{Name: "event_id", Type: "timeuuid"},
-		{Name: "local_day", Type: "date"},
-		{Name: "value", Type: "double"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadingsByWeekInsertCQL,
-		Delete:      readingReadingsByWeekDeleteCQL,
-		Scan:        readingReadingsByWeekScanCQL,
-		First:       readingReadingsByWeekFirstCQL,
-		FirstFrom:   readingReadingsByWeekFirstFromCQL,
-		FirstTo:     readingReadingsByWeekFirstToCQL,
-		FirstFromTo: readingReadingsByWeekFirstFromToCQL,
-		After: []string{
-			readingReadingsByWeekAfter0CQL,
-		},
-		AfterTo:     readingReadingsByWeekAfterToCQL,
-		AtOrAfter:   readingReadingsByWeekAtOrAfterCQL,
-		AtOrAfterTo: readingReadingsByWeekAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadingsByWeekScatterFirstCQL,
-				FirstFrom:   readingReadingsByWeekScatterFirstFromCQL,
-				FirstTo:     readingReadingsByWeekScatterFirstToCQL,
-				FirstFromTo: readingReadingsByWeekScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "readings_by_week",
+	Pattern:      "ReadingsByWeek",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text", "week date"),
+	Clustering:   cqlgenimpl.Cols("read_at timestamp desc"),
+	Columns:      cqlgenimpl.Cols("event_id timeuuid", "local_day date", "value double"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// readingReadingsByWeekInsertCQL writes a whole row of readings_by_week. Its
-// placeholders bind sensor_id, week, read_at, event_id, local_day, value, the
-// write timestamp.
-const readingReadingsByWeekInsertCQL = `INSERT INTO readings_by_week (sensor_id, week, read_at, event_id,
-		local_day, value)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadingsByWeekRow binds readingReadingsByWeekInsertCQL for e, written
-// at ts; readings_by_week has no column to leave unset.
 func readingReadingsByWeekRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.WeekBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
 
-// readingReadingsByWeekKey is the primary key of e in readings_by_week, in
-// order, bucket included.
 func readingReadingsByWeekKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.WeekBuckets.Of(e.ReadAt), e.ReadAt}
 }
 
-// readingReadingsByWeekDeleteCQL deletes a row of readings_by_week by its
-// primary key. Its placeholders bind the write timestamp, sensor_id, week,
-// read_at.
-const readingReadingsByWeekDeleteCQL = `DELETE FROM readings_by_week
-	USING TIMESTAMP ?
-	WHERE sensor_id = ? AND week = ? AND read_at = ?`
-
-// readingReadingsByWeekScanCQL reads a token range of readings_by_week for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const readingReadingsByWeekScanCQL = `SELECT sensor_id, week, read_at, event_id, local_day, value,
-		writetime(event_id), writetime(local_day), writetime(value)
-	FROM readings_by_week
-	WHERE token(sensor_id, week) > ? AND token(sensor_id, week) <= ?`
-
-// readingReadingsByWeekFirstCQL reads a partition of readings_by_week from its
-// first row. cqlgenimpl.ReadPage binds sensor_id, week.
-const readingReadingsByWeekFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_week
-	WHERE sensor_id = ? AND week = ?`
-
-// readingReadingsByWeekFirstFromCQL reads a partition of readings_by_week from
-// the From bound. cqlgenimpl.ReadPage binds sensor_id, week, From.
-const readingReadingsByWeekFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_week
-	WHERE sensor_id = ? AND week = ? AND read_at <= ?`
-
-// readingReadingsByWeekFirstToCQL reads a partition of readings_by_week from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds sensor_id, week,
-// To.
-const readingReadingsByWeekFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_week
-	WHERE sensor_id = ? AND week = ? AND read_at > ?`
-
-// readingReadingsByWeekFirstFromToCQL reads a partition of readings_by_week
-// between the bounds. cqlgenimpl.ReadPage binds sensor_id, week, From, To.
-const readingReadingsByWeekFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_week
-	WHERE sensor_id = ? AND week = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByWeekAfter0CQL continues a read of readings_by_week after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds sensor_id, week, read_at.
-const readingReadingsByWeekAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_week
-	WHERE sensor_id = ? AND week = ? AND read_at < ?`
-
-// readingReadingsByWeekAfterToCQL continues a read of readings_by_week after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id, week, read_at,
-// To.
-const readingReadingsByWeekAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_week
-	WHERE sensor_id = ? AND week = ? AND read_at < ? AND read_at > ?`
-
-// readingReadingsByWeekAtOrAfterCQL continues a read of readings_by_week at or
-// after a row. cqlgenimpl.ReadPage binds sensor_id, week, read_at.
-const readingReadingsByWeekAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_week
-	WHERE sensor_id = ? AND week = ? AND read_at <= ?`
-
-// readingReadingsByWeekAtOrAfterToCQL continues a read of readings_by_week at
-// or after a row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id,
-// week, read_at, To.
-const readingReadingsByWeekAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_week
-	WHERE sensor_id = ? AND week = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByWeekScatterFirstCQL reads a partition of readings_by_week
-// from its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor_id, the list of week values, the most rows
-// per bucket.
-const readingReadingsByWeekScatterFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week
-	FROM readings_by_week
-	WHERE sensor_id = ? AND week IN ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByWeekScatterFirstFromCQL reads a partition of
-// readings_by_week from the From bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of week
-// values, From, the most rows per bucket.
-const readingReadingsByWeekScatterFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week
-	FROM readings_by_week
-	WHERE sensor_id = ? AND week IN ? AND read_at <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByWeekScatterFirstToCQL reads a partition of readings_by_week
-// from its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of week
-// values, To, the most rows per bucket.
-const readingReadingsByWeekScatterFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week
-	FROM readings_by_week
-	WHERE sensor_id = ? AND week IN ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByWeekScatterFirstFromToCQL reads a partition of
-// readings_by_week between the bounds, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of week
-// values, From, To, the most rows per bucket.
-const readingReadingsByWeekScatterFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week
-	FROM readings_by_week
-	WHERE sensor_id = ? AND week IN ? AND read_at <= ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByWeekScan reads one row of readings_by_week into e; false
-// when there is none.
 func readingReadingsByWeekScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
-// readingReadingsByWeekClustering is the clustering key of e in
-// readings_by_week, in order.
 func readingReadingsByWeekClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
 
-// readingReadingsByWeekCompare orders rows of readings_by_week as its
-// clustering order does.
 func readingReadingsByWeekCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
+	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// readingReadingsByMonth: the statements of table readings_by_month, which
-// serves ReadingsByMonth.
+// readingReadingsByMonth is table readings_by_month, which serves
+// ReadingsByMonth (statements in schema.md).
 var readingReadingsByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_by_month",
-	Pattern: "ReadingsByMonth",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "month", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "read_at", Type: "timestamp", Desc: true},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "month", Type: "date"},
-		{Name: "read_at", Type: "timestamp", Desc: true},
-		{Name: "event_id", Type: "timeuuid"},
-		{Name: "local_day", Type: "date"},
-		{Name: "value", Type: "double"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadingsByMonthInsertCQL,
-		Delete:      readingReadingsByMonthDeleteCQL,
-		Scan:        readingReadingsByMonthScanCQL,
-		First:       readingReadingsByMonthFirstCQL,
-		FirstFrom:   readingReadingsByMonthFirstFromCQL,
-		FirstTo:     readingReadingsByMonthFirstToCQL,
-		FirstFromTo: readingReadingsByMonthFirstFromToCQL,
-		After: []string{
-			readingReadingsByMonthAfter0CQL,
-		},
-		AfterTo:     readingReadingsByMonthAfterToCQL,
-		AtOrAfter:   readingReadingsByMonthAtOrAfterCQL,
-		AtOrAfterTo: readingReadingsByMonthAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadingsByMonthScatterFirstCQL,
-				FirstFrom:   readingReadingsByMonthScatterFirstFromCQL,
-				FirstTo:     readingReadingsByMonthScatterFirstToCQL,
-				FirstFromTo: readingReadingsByMonthScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "readings_by_month",
+	Pattern:      "ReadingsByMonth",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text", "month date"),
+	Clustering:   cqlgenimpl.Cols("read_at timestamp desc"),
+	Columns:      cqlgenimpl.Cols("event_id timeuuid", "local_day date", "value double"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// readingReadingsByMonthInsertCQL writes a whole row of readings_by_month. Its
-// placeholders bind sensor_id, month, read_at, event_id, local_day, value, the
-// write timestamp.
-const readingReadingsByMonthInsertCQL = `INSERT INTO readings_by_month (sensor_id, month, read_at, event_id,
-		local_day, value)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadingsByMonthRow binds readingReadingsByMonthInsertCQL for e,
-// written at ts; readings_by_month has no column to leave unset.
 func readingReadingsByMonthRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
 
-// readingReadingsByMonthKey is the primary key of e in readings_by_month, in
-// order, bucket included.
 func readingReadingsByMonthKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(e.ReadAt), e.ReadAt}
 }
 
-// readingReadingsByMonthDeleteCQL deletes a row of readings_by_month by its
-// primary key. Its placeholders bind the write timestamp, sensor_id, month,
-// read_at.
-const readingReadingsByMonthDeleteCQL = `DELETE FROM readings_by_month
-	USING TIMESTAMP ?
-	WHERE sensor_id = ? AND month = ? AND read_at = ?`
-
-// readingReadingsByMonthScanCQL reads a token range of readings_by_month for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const readingReadingsByMonthScanCQL = `SELECT sensor_id, month, read_at, event_id, local_day, value,
-		writetime(event_id), writetime(local_day), writetime(value)
-	FROM readings_by_month
-	WHERE token(sensor_id, month) > ? AND token(sensor_id, month) <= ?`
-
-// readingReadingsByMonthFirstCQL reads a partition of readings_by_month from
-// its first row. cqlgenimpl.ReadPage binds sensor_id, month.
-const readingReadingsByMonthFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_month
-	WHERE sensor_id = ? AND month = ?`
-
-// readingReadingsByMonthFirstFromCQL reads a partition of readings_by_month
-// from the From bound. cqlgenimpl.ReadPage binds sensor_id, month, From.
-const readingReadingsByMonthFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_month
-	WHERE sensor_id = ? AND month = ? AND read_at <= ?`
-
-// readingReadingsByMonthFirstToCQL reads a partition of readings_by_month from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds sensor_id,
-// month, To.
-const readingReadingsByMonthFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_month
-	WHERE sensor_id = ? AND month = ? AND read_at > ?`
-
-// readingReadingsByMonthFirstFromToCQL reads a partition of readings_by_month
-// between the bounds. cqlgenimpl.ReadPage binds sensor_id, month, From, To.
-const readingReadingsByMonthFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_month
-	WHERE sensor_id = ? AND month = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByMonthAfter0CQL continues a read of readings_by_month after
-// a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds sensor_id, month, read_at.
-const readingReadingsByMonthAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_month
-	WHERE sensor_id = ? AND month = ? AND read_at < ?`
-
-// readingReadingsByMonthAfterToCQL continues a read of readings_by_month after
-// a row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id, month,
-// read_at, To.
-const readingReadingsByMonthAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_month
-	WHERE sensor_id = ? AND month = ? AND read_at < ? AND read_at > ?`
-
-// readingReadingsByMonthAtOrAfterCQL continues a read of readings_by_month at
-// or after a row. cqlgenimpl.ReadPage binds sensor_id, month, read_at.
-const readingReadingsByMonthAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_month
-	WHERE sensor_id = ? AND month = ? AND read_at <= ?`
-
-// readingReadingsByMonthAtOrAfterToCQL continues a read of readings_by_month
-// at or after a row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id,
-// month, read_at, To.
-const readingReadingsByMonthAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_month
-	WHERE sensor_id = ? AND month = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByMonthScatterFirstCQL reads a partition of readings_by_month
-// from its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor_id, the list of month values, the most rows
-// per bucket.
-const readingReadingsByMonthScatterFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, month
-	FROM readings_by_month
-	WHERE sensor_id = ? AND month IN ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByMonthScatterFirstFromCQL reads a partition of
-// readings_by_month from the From bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of month
-// values, From, the most rows per bucket.
-const readingReadingsByMonthScatterFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, month
-	FROM readings_by_month
-	WHERE sensor_id = ? AND month IN ? AND read_at <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByMonthScatterFirstToCQL reads a partition of
-// readings_by_month from its first row up to the To bound, in several time
-// buckets at once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id,
-// the list of month values, To, the most rows per bucket.
-const readingReadingsByMonthScatterFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, month
-	FROM readings_by_month
-	WHERE sensor_id = ? AND month IN ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByMonthScatterFirstFromToCQL reads a partition of
-// readings_by_month between the bounds, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of month
-// values, From, To, the most rows per bucket.
-const readingReadingsByMonthScatterFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, month
-	FROM readings_by_month
-	WHERE sensor_id = ? AND month IN ? AND read_at <= ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByMonthScan reads one row of readings_by_month into e; false
-// when there is none.
 func readingReadingsByMonthScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
-// readingReadingsByMonthClustering is the clustering key of e in
-// readings_by_month, in order.
 func readingReadingsByMonthClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
 
-// readingReadingsByMonthCompare orders rows of readings_by_month as its
-// clustering order does.
 func readingReadingsByMonthCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
+	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// readingReadingsBy10Days: the statements of table readings_by_10_days, which
-// serves ReadingsBy10Days.
+// readingReadingsBy10Days is table readings_by_10_days, which serves
+// ReadingsBy10Days (statements in schema.md).
 var readingReadingsBy10Days = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_by_10_days",
-	Pattern: "ReadingsBy10Days",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "range_start", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "read_at", Type: "timestamp", Desc: true},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "range_start", Type: "date"},
-		{Name: "read_at", Type: "timestamp", Desc: true},
-		{Name: "event_id", Type: "timeuuid"},
-		{Name: "local_day", Type: "date"},
-		{Name: "value", Type: "double"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadingsBy10DaysInsertCQL,
-		Delete:      readingReadingsBy10DaysDeleteCQL,
-		Scan:        readingReadingsBy10DaysScanCQL,
-		First:       readingReadingsBy10DaysFirstCQL,
-		FirstFrom:   readingReadingsBy10DaysFirstFromCQL,
-		FirstTo:     readingReadingsBy10DaysFirstToCQL,
-		FirstFromTo: readingReadingsBy10DaysFirstFromToCQL,
-		After: []string{
-			readingReadingsBy10DaysAfter0CQL,
-		},
-		AfterTo:     readingReadingsBy10DaysAfterToCQL,
-		AtOrAfter:   readingReadingsBy10DaysAtOrAfterCQL,
-		AtOrAfterTo: readingReadingsBy10DaysAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadingsBy10DaysScatterFirstCQL,
-				FirstFrom:   readingReadingsBy10DaysScatterFirstFromCQL,
-				FirstTo:     readingReadingsBy10DaysScatterFirstToCQL,
-				FirstFromTo: readingReadingsBy10DaysScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "readings_by_10_days",
+	Pattern:      "ReadingsBy10Days",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text", "range_start date"),
+	Clustering:   cqlgenimpl.Cols("read_at timestamp desc"),
+	Columns:      cqlgenimpl.Cols("event_id timeuuid", "local_day date", "value double"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// readingReadingsBy10DaysInsertCQL writes a whole row of readings_by_10_days.
-// Its placeholders bind sensor_id, range_start, read_at, event_id, local_day,
-// value, the write timestamp.
-const readingReadingsBy10DaysInsertCQL = `INSERT INTO readings_by_10_days (sensor_id, range_start, read_at,
-		event_id, local_day, value)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadingsBy10DaysRow binds readingReadingsBy10DaysInsertCQL for e,
-// written at ts; readings_by_10_days has no column to leave unset.
 func readingReadingsBy10DaysRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBuckets(10).Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
 
-// readingReadingsBy10DaysKey is the primary key of e in readings_by_10_days,
-// in order, bucket included.
 func readingReadingsBy10DaysKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBuckets(10).Of(e.ReadAt), e.ReadAt}
 }
 
-// readingReadingsBy10DaysDeleteCQL deletes a row of readings_by_10_days by its
-// primary key. Its placeholders bind the write timestamp, sensor_id,
-// range_start, read_at.
-const readingReadingsBy10DaysDeleteCQL = `DELETE FROM readings_by_10_days
-	USING TIMESTAMP ?
-	WHERE sensor_id = ? AND range_start = ? AND read_at = ?`
-
-// readingReadingsBy10DaysScanCQL reads a token range of readings_by_10_days
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const readingReadingsBy10DaysScanCQL = `SELECT sensor_id, range_start, read_at, event_id, local_day, value,
-		writetime(event_id), writetime(local_day), writetime(value)
-	FROM readings_by_10_days
-	WHERE token(sensor_id, range_start) > ?
-		AND token(sensor_id, range_start) <= ?`
-
-// readingReadingsBy10DaysFirstCQL reads a partition of readings_by_10_days
-// from its first row. cqlgenimpl.ReadPage binds sensor_id, range_start.
-const readingReadingsBy10DaysFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_10_days
-	WHERE sensor_id = ? AND range_start = ?`
-
-// readingReadingsBy10DaysFirstFromCQL reads a partition of readings_by_10_days
-// from the From bound. cqlgenimpl.ReadPage binds sensor_id, range_start, From.
-const readingReadingsBy10DaysFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_10_days
-	WHERE sensor_id = ? AND range_start = ? AND read_at <= ?`
-
-// readingReadingsBy10DaysFirstToCQL reads a partition of readings_by_10_days
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds sensor_id,
-// range_start, To.
-const readingReadingsBy10DaysFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_10_days
-	WHERE sensor_id = ? AND range_start = ? AND read_at > ?`
-
-// readingReadingsBy10DaysFirstFromToCQL reads a partition of
-// readings_by_10_days between the bounds. cqlgenimpl.ReadPage binds sensor_id,
-// range_start, From, To.
-const readingReadingsBy10DaysFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_10_days
-	WHERE sensor_id = ? AND range_start = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsBy10DaysAfter0CQL continues a read of readings_by_10_days
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds sensor_id, range_start, read_at.
-const readingReadingsBy10DaysAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_10_days
-	WHERE sensor_id = ? AND range_start = ? AND read_at < ?`
-
-// readingReadingsBy10DaysAfterToCQL continues a read of readings_by_10_days
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id,
-// range_start, read_at, To.
-const readingReadingsBy10DaysAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_10_days
-	WHERE sensor_id = ? AND range_start = ? AND read_at < ? AND read_at > ?`
-
-// readingReadingsBy10DaysAtOrAfterCQL continues a read of readings_by_10_days
-// at or after a row. cqlgenimpl.ReadPage binds sensor_id, range_start,
-// read_at.
-const readingReadingsBy10DaysAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_10_days
-	WHERE sensor_id = ? AND range_start = ? AND read_at <= ?`
-
-// readingReadingsBy10DaysAtOrAfterToCQL continues a read of
-// readings_by_10_days at or after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds sensor_id, range_start, read_at, To.
-const readingReadingsBy10DaysAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_10_days
-	WHERE sensor_id = ? AND range_start = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsBy10DaysScatterFirstCQL reads a partition of
-// readings_by_10_days from its first row, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
-// range_start values, the most rows per bucket.
-const readingReadingsBy10DaysScatterFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, range_start
-	FROM readings_by_10_days
-	WHERE sensor_id = ? AND range_start IN ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsBy10DaysScatterFirstFromCQL reads a partition of
-// readings_by_10_days from the From bound, in several time buckets at once,
-// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
-// range_start values, From, the most rows per bucket.
-const readingReadingsBy10DaysScatterFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, range_start
-	FROM readings_by_10_days
-	WHERE sensor_id = ? AND range_start IN ? AND read_at <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsBy10DaysScatterFirstToCQL reads a partition of
-// readings_by_10_days from its first row up to the To bound, in several time
-// buckets at once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id,
-// the list of range_start values, To, the most rows per bucket.
-const readingReadingsBy10DaysScatterFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, range_start
-	FROM readings_by_10_days
-	WHERE sensor_id = ? AND range_start IN ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsBy10DaysScatterFirstFromToCQL reads a partition of
-// readings_by_10_days between the bounds, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
-// range_start values, From, To, the most rows per bucket.
-const readingReadingsBy10DaysScatterFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, range_start
-	FROM readings_by_10_days
-	WHERE sensor_id = ? AND range_start IN ? AND read_at <= ?
-		AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsBy10DaysScan reads one row of readings_by_10_days into e;
-// false when there is none.
 func readingReadingsBy10DaysScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
-// readingReadingsBy10DaysClustering is the clustering key of e in
-// readings_by_10_days, in order.
 func readingReadingsBy10DaysClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
 
-// readingReadingsBy10DaysCompare orders rows of readings_by_10_days as its
-// clustering order does.
 func readingReadingsBy10DaysCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
+	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// readingReadingsByShard: the statements of table readings_by_shard, which
-// serves ReadingsByShard.
+// readingReadingsByShard is table readings_by_shard, which serves
+// ReadingsByShard (statements in schema.md).
 var readingReadingsByShard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_by_shard",
-	Pattern: "ReadingsByShard",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "shard", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "read_at", Type: "timestamp", Desc: true},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "shard", Type: "int"},
-		{Name: "read_at", Type: "timestamp", Desc: true},
-		{Name: "event_id", Type: "timeuuid"},
-		{Name: "local_day", Type: "date"},
-		{Name: "value", Type: "double"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadingsByShardInsertCQL,
-		Delete:      readingReadingsByShardDeleteCQL,
-		Scan:        readingReadingsByShardScanCQL,
-		First:       readingReadingsByShardFirstCQL,
-		FirstFrom:   readingReadingsByShardFirstFromCQL,
-		FirstTo:     readingReadingsByShardFirstToCQL,
-		FirstFromTo: readingReadingsByShardFirstFromToCQL,
-		After: []string{
-			readingReadingsByShardAfter0CQL,
-		},
-		AfterTo:     readingReadingsByShardAfterToCQL,
-		AtOrAfter:   readingReadingsByShardAtOrAfterCQL,
-		AtOrAfterTo: readingReadingsByShardAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadingsByShardScatterFirstCQL,
-				FirstFrom:   readingReadingsByShardScatterFirstFromCQL,
-				FirstTo:     readingReadingsByShardScatterFirstToCQL,
-				FirstFromTo: readingReadingsByShardScatterFirstFromToCQL,
-				After: []string{
-					readingReadingsByShardScatterAfter0CQL,
-				},
-				AfterTo:     readingReadingsByShardScatterAfterToCQL,
-				AtOrAfter:   readingReadingsByShardScatterAtOrAfterCQL,
-				AtOrAfterTo: readingReadingsByShardScatterAtOrAfterToCQL,
-			},
-		},
-	},
+	Name:         "readings_by_shard",
+	Pattern:      "ReadingsByShard",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text", "shard int"),
+	Clustering:   cqlgenimpl.Cols("read_at timestamp desc"),
+	Columns:      cqlgenimpl.Cols("event_id timeuuid", "local_day date", "value double"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketHash,
 })
 
-// readingReadingsByShardInsertCQL writes a whole row of readings_by_shard. Its
-// placeholders bind sensor_id, shard, read_at, event_id, local_day, value, the
-// write timestamp.
-const readingReadingsByShardInsertCQL = `INSERT INTO readings_by_shard (sensor_id, shard, read_at, event_id,
-		local_day, value)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadingsByShardRow binds readingReadingsByShardInsertCQL for e,
-// written at ts; readings_by_shard has no column to leave unset.
 func readingReadingsByShardRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.HashTimestamp(e.ReadAt, 16), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
 
-// readingReadingsByShardKey is the primary key of e in readings_by_shard, in
-// order, bucket included.
 func readingReadingsByShardKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.HashTimestamp(e.ReadAt, 16), e.ReadAt}
 }
 
-// readingReadingsByShardDeleteCQL deletes a row of readings_by_shard by its
-// primary key. Its placeholders bind the write timestamp, sensor_id, shard,
-// read_at.
-const readingReadingsByShardDeleteCQL = `DELETE FROM readings_by_shard
-	USING TIMESTAMP ?
-	WHERE sensor_id = ? AND shard = ? AND read_at = ?`
-
-// readingReadingsByShardScanCQL reads a token range of readings_by_shard for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const readingReadingsByShardScanCQL = `SELECT sensor_id, shard, read_at, event_id, local_day, value,
-		writetime(event_id), writetime(local_day), writetime(value)
-	FROM readings_by_shard
-	WHERE token(sensor_id, shard) > ? AND token(sensor_id, shard) <= ?`
-
-// readingReadingsByShardFirstCQL reads a partition of readings_by_shard from
-// its first row. cqlgenimpl.ReadPage binds sensor_id, shard.
-const readingReadingsByShardFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard = ?`
-
-// readingReadingsByShardFirstFromCQL reads a partition of readings_by_shard
-// from the From bound. cqlgenimpl.ReadPage binds sensor_id, shard, From.
-const readingReadingsByShardFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard = ? AND read_at <= ?`
-
-// readingReadingsByShardFirstToCQL reads a partition of readings_by_shard from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds sensor_id,
-// shard, To.
-const readingReadingsByShardFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard = ? AND read_at > ?`
-
-// readingReadingsByShardFirstFromToCQL reads a partition of readings_by_shard
-// between the bounds. cqlgenimpl.ReadPage binds sensor_id, shard, From, To.
-const readingReadingsByShardFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByShardAfter0CQL continues a read of readings_by_shard after
-// a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds sensor_id, shard, read_at.
-const readingReadingsByShardAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard = ? AND read_at < ?`
-
-// readingReadingsByShardAfterToCQL continues a read of readings_by_shard after
-// a row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id, shard,
-// read_at, To.
-const readingReadingsByShardAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard = ? AND read_at < ? AND read_at > ?`
-
-// readingReadingsByShardAtOrAfterCQL continues a read of readings_by_shard at
-// or after a row. cqlgenimpl.ReadPage binds sensor_id, shard, read_at.
-const readingReadingsByShardAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard = ? AND read_at <= ?`
-
-// readingReadingsByShardAtOrAfterToCQL continues a read of readings_by_shard
-// at or after a row, up to the To bound. cqlgenimpl.ReadPage binds sensor_id,
-// shard, read_at, To.
-const readingReadingsByShardAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByShardScatterFirstCQL reads a partition of readings_by_shard
-// from its first row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor_id, the list of shard values, the most rows
-// per bucket.
-const readingReadingsByShardScatterFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, shard
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard IN ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByShardScatterFirstFromCQL reads a partition of
-// readings_by_shard from the From bound, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of shard
-// values, From, the most rows per bucket.
-const readingReadingsByShardScatterFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, shard
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard IN ? AND read_at <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByShardScatterFirstToCQL reads a partition of
-// readings_by_shard from its first row up to the To bound, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id,
-// the list of shard values, To, the most rows per bucket.
-const readingReadingsByShardScatterFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, shard
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard IN ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByShardScatterFirstFromToCQL reads a partition of
-// readings_by_shard between the bounds, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of shard
-// values, From, To, the most rows per bucket.
-const readingReadingsByShardScatterFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, shard
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard IN ? AND read_at <= ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByShardScatterAfter0CQL continues a read of readings_by_shard
-// after a row, at one run of clustering columns of one direction, in every
-// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds
-// sensor_id, the list of shard values, read_at, the most rows per bucket.
-const readingReadingsByShardScatterAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value, shard
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard IN ? AND read_at < ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByShardScatterAfterToCQL continues a read of
-// readings_by_shard after a row, up to the To bound, in every hash bucket at
-// once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list
-// of shard values, read_at, To, the most rows per bucket.
-const readingReadingsByShardScatterAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, shard
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard IN ? AND read_at < ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByShardScatterAtOrAfterCQL continues a read of
-// readings_by_shard at or after a row, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of shard
-// values, read_at, the most rows per bucket.
-const readingReadingsByShardScatterAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value, shard
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard IN ? AND read_at <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByShardScatterAtOrAfterToCQL continues a read of
-// readings_by_shard at or after a row, up to the To bound, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id,
-// the list of shard values, read_at, To, the most rows per bucket.
-const readingReadingsByShardScatterAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, shard
-	FROM readings_by_shard
-	WHERE sensor_id = ? AND shard IN ? AND read_at <= ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByShardScan reads one row of readings_by_shard into e; false
-// when there is none.
 func readingReadingsByShardScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
-// readingReadingsByShardClustering is the clustering key of e in
-// readings_by_shard, in order.
 func readingReadingsByShardClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
 
-// readingReadingsByShardCompare orders rows of readings_by_shard as its
-// clustering order does.
 func readingReadingsByShardCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
+	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// readingReadingsByEventMonth: the statements of table
-// readings_by_event_month, which serves ReadingsByEventMonth.
+// readingReadingsByEventMonth is table readings_by_event_month, which serves
+// ReadingsByEventMonth (statements in schema.md).
 var readingReadingsByEventMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_by_event_month",
-	Pattern: "ReadingsByEventMonth",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "event_id", Type: "timeuuid", Desc: true},
-		{Name: "read_at", Type: "timestamp"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "bucket", Type: "date"},
-		{Name: "event_id", Type: "timeuuid", Desc: true},
-		{Name: "read_at", Type: "timestamp"},
-		{Name: "local_day", Type: "date"},
-		{Name: "value", Type: "double"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadingsByEventMonthInsertCQL,
-		Delete:      readingReadingsByEventMonthDeleteCQL,
-		Scan:        readingReadingsByEventMonthScanCQL,
-		First:       readingReadingsByEventMonthFirstCQL,
-		FirstFrom:   readingReadingsByEventMonthFirstFromCQL,
-		FirstTo:     readingReadingsByEventMonthFirstToCQL,
-		FirstFromTo: readingReadingsByEventMonthFirstFromToCQL,
-		After: []string{
-			readingReadingsByEventMonthAfter0CQL,
-			readingReadingsByEventMonthAfter1CQL,
-		},
-		AfterTo:   readingReadingsByEventMonthAfterToCQL,
-		AtOrAfter: readingReadingsByEventMonthAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadingsByEventMonthScatterFirstCQL,
-				FirstFrom:   readingReadingsByEventMonthScatterFirstFromCQL,
-				FirstTo:     readingReadingsByEventMonthScatterFirstToCQL,
-				FirstFromTo: readingReadingsByEventMonthScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "readings_by_event_month",
+	Pattern:      "ReadingsByEventMonth",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text", "bucket date"),
+	Clustering:   cqlgenimpl.Cols("event_id timeuuid desc", "read_at timestamp"),
+	Columns:      cqlgenimpl.Cols("local_day date", "value double"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// readingReadingsByEventMonthInsertCQL writes a whole row of
-// readings_by_event_month. Its placeholders bind sensor_id, bucket, event_id,
-// read_at, local_day, value, the write timestamp.
-const readingReadingsByEventMonthInsertCQL = `INSERT INTO readings_by_event_month (sensor_id, bucket, event_id,
-		read_at, local_day, value)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadingsByEventMonthRow binds readingReadingsByEventMonthInsertCQL
-// for e, written at ts; readings_by_event_month has no column to leave unset.
 func readingReadingsByEventMonthRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.ReadAt, e.LocalDay, e.Value, ts}
 }
 
-// readingReadingsByEventMonthKey is the primary key of e in
-// readings_by_event_month, in order, bucket included.
 func readingReadingsByEventMonthKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.ReadAt}
 }
 
-// readingReadingsByEventMonthDeleteCQL deletes a row of
-// readings_by_event_month by its primary key. Its placeholders bind the write
-// timestamp, sensor_id, bucket, event_id, read_at.
-const readingReadingsByEventMonthDeleteCQL = `DELETE FROM readings_by_event_month
-	USING TIMESTAMP ?
-	WHERE sensor_id = ? AND bucket = ? AND event_id = ? AND read_at = ?`
-
-// readingReadingsByEventMonthScanCQL reads a token range of
-// readings_by_event_month for verify, repair and backfill. Its placeholders
-// bind the lower token (excluded), the upper token.
-const readingReadingsByEventMonthScanCQL = `SELECT sensor_id, bucket, event_id, read_at, local_day, value,
-		writetime(local_day), writetime(value)
-	FROM readings_by_event_month
-	WHERE token(sensor_id, bucket) > ? AND token(sensor_id, bucket) <= ?`
-
-// readingReadingsByEventMonthFirstCQL reads a partition of
-// readings_by_event_month from its first row. cqlgenimpl.ReadPage binds
-// sensor_id, bucket.
-const readingReadingsByEventMonthFirstCQL = `SELECT sensor_id, event_id, read_at, local_day, value
-	FROM readings_by_event_month
-	WHERE sensor_id = ? AND bucket = ?`
-
-// readingReadingsByEventMonthFirstFromCQL reads a partition of
-// readings_by_event_month from the From bound. cqlgenimpl.ReadPage binds
-// sensor_id, bucket, From.
-const readingReadingsByEventMonthFirstFromCQL = `SELECT sensor_id, event_id, read_at, local_day, value
-	FROM readings_by_event_month
-	WHERE sensor_id = ? AND bucket = ? AND event_id <= ?`
-
-// readingReadingsByEventMonthFirstToCQL reads a partition of
-// readings_by_event_month from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds sensor_id, bucket, To.
-const readingReadingsByEventMonthFirstToCQL = `SELECT sensor_id, event_id, read_at, local_day, value
-	FROM readings_by_event_month
-	WHERE sensor_id = ? AND bucket = ? AND event_id > ?`
-
-// readingReadingsByEventMonthFirstFromToCQL reads a partition of
-// readings_by_event_month between the bounds. cqlgenimpl.ReadPage binds
-// sensor_id, bucket, From, To.
-const readingReadingsByEventMonthFirstFromToCQL = `SELECT sensor_id, event_id, read_at, local_day, value
-	FROM readings_by_event_month
-	WHERE sensor_id = ? AND bucket = ? AND event_id <= ? AND event_id > ?`
-
-// readingReadingsByEventMonthAfter0CQL continues a read of
-// readings_by_event_month after a row, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadPage binds sensor_id, bucket, event_id.
-const readingReadingsByEventMonthAfter0CQL = `SELECT sensor_id, event_id, read_at, local_day, value
-	FROM readings_by_event_month
-	WHERE sensor_id = ? AND bucket = ? AND event_id < ?`
-
-// readingReadingsByEventMonthAfter1CQL continues a read of
-// readings_by_event_month after a row, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadPage binds sensor_id, bucket, event_id, read_at.
-const readingReadingsByEventMonthAfter1CQL = `SELECT sensor_id, event_id, read_at, local_day, value
-	FROM readings_by_event_month
-	WHERE sensor_id = ? AND bucket = ? AND event_id = ? AND read_at > ?`
-
-// readingReadingsByEventMonthAfterToCQL continues a read of
-// readings_by_event_month after a row, up to the To bound. cqlgenimpl.ReadPage
-// binds sensor_id, bucket, event_id, To.
-const readingReadingsByEventMonthAfterToCQL = `SELECT sensor_id, event_id, read_at, local_day, value
-	FROM readings_by_event_month
-	WHERE sensor_id = ? AND bucket = ? AND event_id < ? AND event_id > ?`
-
-// readingReadingsByEventMonthAtOrAfterCQL continues a read of
-// readings_by_event_month at or after a row. cqlgenimpl.ReadPage binds
-// sensor_id, bucket, event_id, read_at.
-const readingReadingsByEventMonthAtOrAfterCQL = `SELECT sensor_id, event_id, read_at, local_day, value
-	FROM readings_by_event_month
-	WHERE sensor_id = ? AND bucket = ? AND event_id = ? AND read_at >= ?`
-
-// readingReadingsByEventMonthScatterFirstCQL reads a partition of
-// readings_by_event_month from its first row, in several time buckets at once,
-// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
-// bucket values, the most rows per bucket.
-const readingReadingsByEventMonthScatterFirstCQL = `SELECT sensor_id, event_id, read_at, local_day, value, bucket
-	FROM readings_by_event_month
-	WHERE sensor_id = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByEventMonthScatterFirstFromCQL reads a partition of
-// readings_by_event_month from the From bound, in several time buckets at
-// once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list
-// of bucket values, From, the most rows per bucket.
-const readingReadingsByEventMonthScatterFirstFromCQL = `SELECT sensor_id, event_id, read_at, local_day, value, bucket
-	FROM readings_by_event_month
-	WHERE sensor_id = ? AND bucket IN ? AND event_id <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByEventMonthScatterFirstToCQL reads a partition of
-// readings_by_event_month from its first row up to the To bound, in several
-// time buckets at once, the bucket named last. cqlgenimpl.ReadPage binds
-// sensor_id, the list of bucket values, To, the most rows per bucket.
-const readingReadingsByEventMonthScatterFirstToCQL = `SELECT sensor_id, event_id, read_at, local_day, value, bucket
-	FROM readings_by_event_month
-	WHERE sensor_id = ? AND bucket IN ? AND event_id > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByEventMonthScatterFirstFromToCQL reads a partition of
-// readings_by_event_month between the bounds, in several time buckets at once,
-// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
-// bucket values, From, To, the most rows per bucket.
-const readingReadingsByEventMonthScatterFirstFromToCQL = `SELECT sensor_id, event_id, read_at, local_day, value, bucket
-	FROM readings_by_event_month
-	WHERE sensor_id = ? AND bucket IN ? AND event_id <= ? AND event_id > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByEventMonthScan reads one row of readings_by_event_month
-// into e; false when there is none.
 func readingReadingsByEventMonthScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.EventID, &e.ReadAt, &e.LocalDay, &e.Value)
 }
 
-// readingReadingsByEventMonthClustering is the clustering key of e in
-// readings_by_event_month, in order.
 func readingReadingsByEventMonthClustering(e *Reading) []any {
 	return []any{e.EventID, e.ReadAt}
 }
 
-// readingReadingsByEventMonthCompare orders rows of readings_by_event_month as
-// its clustering order does.
 func readingReadingsByEventMonthCompare(a, b *Reading) int {
-	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
-		return -c
-	}
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID), a.ReadAt.Compare(b.ReadAt))
 }
 
-// readingReadingsByLocalDay: the statements of table readings_by_local_day,
-// which serves ReadingsByLocalDay.
+// readingReadingsByLocalDay is table readings_by_local_day, which serves
+// ReadingsByLocalDay (statements in schema.md).
 var readingReadingsByLocalDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_by_local_day",
-	Pattern: "ReadingsByLocalDay",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "week_start", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "read_at", Type: "timestamp", Desc: true},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "week_start", Type: "date"},
-		{Name: "read_at", Type: "timestamp", Desc: true},
-		{Name: "event_id", Type: "timeuuid"},
-		{Name: "local_day", Type: "date"},
-		{Name: "value", Type: "double"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadingsByLocalDayInsertCQL,
-		Delete:      readingReadingsByLocalDayDeleteCQL,
-		Scan:        readingReadingsByLocalDayScanCQL,
-		First:       readingReadingsByLocalDayFirstCQL,
-		FirstFrom:   readingReadingsByLocalDayFirstFromCQL,
-		FirstTo:     readingReadingsByLocalDayFirstToCQL,
-		FirstFromTo: readingReadingsByLocalDayFirstFromToCQL,
-		After: []string{
-			readingReadingsByLocalDayAfter0CQL,
-		},
-		AfterTo:     readingReadingsByLocalDayAfterToCQL,
-		AtOrAfter:   readingReadingsByLocalDayAtOrAfterCQL,
-		AtOrAfterTo: readingReadingsByLocalDayAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadingsByLocalDayScatterFirstCQL,
-				FirstFrom:   readingReadingsByLocalDayScatterFirstFromCQL,
-				FirstTo:     readingReadingsByLocalDayScatterFirstToCQL,
-				FirstFromTo: readingReadingsByLocalDayScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "readings_by_local_day",
+	Pattern:      "ReadingsByLocalDay",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text", "week_start date"),
+	Clustering:   cqlgenimpl.Cols("read_at timestamp desc"),
+	Columns:      cqlgenimpl.Cols("event_id timeuuid", "local_day date", "value double"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// readingReadingsByLocalDayInsertCQL writes a whole row of
-// readings_by_local_day. Its placeholders bind sensor_id, week_start, read_at,
-// event_id, local_day, value, the write timestamp.
-const readingReadingsByLocalDayInsertCQL = `INSERT INTO readings_by_local_day (sensor_id, week_start, read_at,
-		event_id, local_day, value)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadingsByLocalDayRow binds readingReadingsByLocalDayInsertCQL for e,
-// written at ts; readings_by_local_day has no column to leave unset.
 func readingReadingsByLocalDayRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBuckets(7).Of(e.LocalDay), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
 
-// readingReadingsByLocalDayKey is the primary key of e in
-// readings_by_local_day, in order, bucket included.
 func readingReadingsByLocalDayKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBuckets(7).Of(e.LocalDay), e.ReadAt}
 }
 
-// readingReadingsByLocalDayDeleteCQL deletes a row of readings_by_local_day by
-// its primary key. Its placeholders bind the write timestamp, sensor_id,
-// week_start, read_at.
-const readingReadingsByLocalDayDeleteCQL = `DELETE FROM readings_by_local_day
-	USING TIMESTAMP ?
-	WHERE sensor_id = ? AND week_start = ? AND read_at = ?`
-
-// readingReadingsByLocalDayScanCQL reads a token range of
-// readings_by_local_day for verify, repair and backfill. Its placeholders bind
-// the lower token (excluded), the upper token.
-const readingReadingsByLocalDayScanCQL = `SELECT sensor_id, week_start, read_at, event_id, local_day, value,
-		writetime(event_id), writetime(local_day), writetime(value)
-	FROM readings_by_local_day
-	WHERE token(sensor_id, week_start) > ?
-		AND token(sensor_id, week_start) <= ?`
-
-// readingReadingsByLocalDayFirstCQL reads a partition of readings_by_local_day
-// from its first row. cqlgenimpl.ReadPage binds sensor_id, week_start.
-const readingReadingsByLocalDayFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_local_day
-	WHERE sensor_id = ? AND week_start = ?`
-
-// readingReadingsByLocalDayFirstFromCQL reads a partition of
-// readings_by_local_day from the From bound. cqlgenimpl.ReadPage binds
-// sensor_id, week_start, From.
-const readingReadingsByLocalDayFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_local_day
-	WHERE sensor_id = ? AND week_start = ? AND read_at <= ?`
-
-// readingReadingsByLocalDayFirstToCQL reads a partition of
-// readings_by_local_day from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds sensor_id, week_start, To.
-const readingReadingsByLocalDayFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_local_day
-	WHERE sensor_id = ? AND week_start = ? AND read_at > ?`
-
-// readingReadingsByLocalDayFirstFromToCQL reads a partition of
-// readings_by_local_day between the bounds. cqlgenimpl.ReadPage binds
-// sensor_id, week_start, From, To.
-const readingReadingsByLocalDayFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_local_day
-	WHERE sensor_id = ? AND week_start = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByLocalDayAfter0CQL continues a read of readings_by_local_day
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds sensor_id, week_start, read_at.
-const readingReadingsByLocalDayAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_local_day
-	WHERE sensor_id = ? AND week_start = ? AND read_at < ?`
-
-// readingReadingsByLocalDayAfterToCQL continues a read of
-// readings_by_local_day after a row, up to the To bound. cqlgenimpl.ReadPage
-// binds sensor_id, week_start, read_at, To.
-const readingReadingsByLocalDayAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_local_day
-	WHERE sensor_id = ? AND week_start = ? AND read_at < ? AND read_at > ?`
-
-// readingReadingsByLocalDayAtOrAfterCQL continues a read of
-// readings_by_local_day at or after a row. cqlgenimpl.ReadPage binds
-// sensor_id, week_start, read_at.
-const readingReadingsByLocalDayAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_local_day
-	WHERE sensor_id = ? AND week_start = ? AND read_at <= ?`
-
-// readingReadingsByLocalDayAtOrAfterToCQL continues a read of
-// readings_by_local_day at or after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds sensor_id, week_start, read_at, To.
-const readingReadingsByLocalDayAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_local_day
-	WHERE sensor_id = ? AND week_start = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByLocalDayScatterFirstCQL reads a partition of
-// readings_by_local_day from its first row, in several time buckets at once,
-// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
-// week_start values, the most rows per bucket.
-const readingReadingsByLocalDayScatterFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week_start
-	FROM readings_by_local_day
-	WHERE sensor_id = ? AND week_start IN ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByLocalDayScatterFirstFromCQL reads a partition of
-// readings_by_local_day from the From bound, in several time buckets at once,
-// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
-// week_start values, From, the most rows per bucket.
-const readingReadingsByLocalDayScatterFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week_start
-	FROM readings_by_local_day
-	WHERE sensor_id = ? AND week_start IN ? AND read_at <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByLocalDayScatterFirstToCQL reads a partition of
-// readings_by_local_day from its first row up to the To bound, in several time
-// buckets at once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id,
-// the list of week_start values, To, the most rows per bucket.
-const readingReadingsByLocalDayScatterFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week_start
-	FROM readings_by_local_day
-	WHERE sensor_id = ? AND week_start IN ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByLocalDayScatterFirstFromToCQL reads a partition of
-// readings_by_local_day between the bounds, in several time buckets at once,
-// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
-// week_start values, From, To, the most rows per bucket.
-const readingReadingsByLocalDayScatterFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week_start
-	FROM readings_by_local_day
-	WHERE sensor_id = ? AND week_start IN ? AND read_at <= ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByLocalDayScan reads one row of readings_by_local_day into e;
-// false when there is none.
 func readingReadingsByLocalDayScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
-// readingReadingsByLocalDayClustering is the clustering key of e in
-// readings_by_local_day, in order.
 func readingReadingsByLocalDayClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
 
-// readingReadingsByLocalDayCompare orders rows of readings_by_local_day as its
-// clustering order does.
 func readingReadingsByLocalDayCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
+	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// readingReadingsBySundayWeek: the statements of table
-// readings_by_sunday_week, which serves ReadingsBySundayWeek.
+// readingReadingsBySundayWeek is table readings_by_sunday_week, which serves
+// ReadingsBySundayWeek (statements in schema.md).
 var readingReadingsBySundayWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_by_sunday_week",
-	Pattern: "ReadingsBySundayWeek",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "week_start", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "read_at", Type: "timestamp", Desc: true},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "week_start", Type: "date"},
-		{Name: "read_at", Type: "timestamp", Desc: true},
-		{Name: "event_id", Type: "timeuuid"},
-		{Name: "local_day", Type: "date"},
-		{Name: "value", Type: "double"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadingsBySundayWeekInsertCQL,
-		Delete:      readingReadingsBySundayWeekDeleteCQL,
-		Scan:        readingReadingsBySundayWeekScanCQL,
-		First:       readingReadingsBySundayWeekFirstCQL,
-		FirstFrom:   readingReadingsBySundayWeekFirstFromCQL,
-		FirstTo:     readingReadingsBySundayWeekFirstToCQL,
-		FirstFromTo: readingReadingsBySundayWeekFirstFromToCQL,
-		After: []string{
-			readingReadingsBySundayWeekAfter0CQL,
-		},
-		AfterTo:     readingReadingsBySundayWeekAfterToCQL,
-		AtOrAfter:   readingReadingsBySundayWeekAtOrAfterCQL,
-		AtOrAfterTo: readingReadingsBySundayWeekAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadingsBySundayWeekScatterFirstCQL,
-				FirstFrom:   readingReadingsBySundayWeekScatterFirstFromCQL,
-				FirstTo:     readingReadingsBySundayWeekScatterFirstToCQL,
-				FirstFromTo: readingReadingsBySundayWeekScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "readings_by_sunday_week",
+	Pattern:      "ReadingsBySundayWeek",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text", "week_start date"),
+	Clustering:   cqlgenimpl.Cols("read_at timestamp desc"),
+	Columns:      cqlgenimpl.Cols("event_id timeuuid", "local_day date", "value double"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// readingReadingsBySundayWeekInsertCQL writes a whole row of
-// readings_by_sunday_week. Its placeholders bind sensor_id, week_start,
-// read_at, event_id, local_day, value, the write timestamp.
-const readingReadingsBySundayWeekInsertCQL = `INSERT INTO readings_by_sunday_week (sensor_id, week_start, read_at,
-		event_id, local_day, value)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadingsBySundayWeekRow binds readingReadingsBySundayWeekInsertCQL
-// for e, written at ts; readings_by_sunday_week has no column to leave unset.
 func readingReadingsBySundayWeekRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
 
-// readingReadingsBySundayWeekKey is the primary key of e in
-// readings_by_sunday_week, in order, bucket included.
 func readingReadingsBySundayWeekKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.ReadAt), e.ReadAt}
 }
 
-// readingReadingsBySundayWeekDeleteCQL deletes a row of
-// readings_by_sunday_week by its primary key. Its placeholders bind the write
-// timestamp, sensor_id, week_start, read_at.
-const readingReadingsBySundayWeekDeleteCQL = `DELETE FROM readings_by_sunday_week
-	USING TIMESTAMP ?
-	WHERE sensor_id = ? AND week_start = ? AND read_at = ?`
-
-// readingReadingsBySundayWeekScanCQL reads a token range of
-// readings_by_sunday_week for verify, repair and backfill. Its placeholders
-// bind the lower token (excluded), the upper token.
-const readingReadingsBySundayWeekScanCQL = `SELECT sensor_id, week_start, read_at, event_id, local_day, value,
-		writetime(event_id), writetime(local_day), writetime(value)
-	FROM readings_by_sunday_week
-	WHERE token(sensor_id, week_start) > ?
-		AND token(sensor_id, week_start) <= ?`
-
-// readingReadingsBySundayWeekFirstCQL reads a partition of
-// readings_by_sunday_week from its first row. cqlgenimpl.ReadPage binds
-// sensor_id, week_start.
-const readingReadingsBySundayWeekFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_sunday_week
-	WHERE sensor_id = ? AND week_start = ?`
-
-// readingReadingsBySundayWeekFirstFromCQL reads a partition of
-// readings_by_sunday_week from the From bound. cqlgenimpl.ReadPage binds
-// sensor_id, week_start, From.
-const readingReadingsBySundayWeekFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_sunday_week
-	WHERE sensor_id = ? AND week_start = ? AND read_at <= ?`
-
-// readingReadingsBySundayWeekFirstToCQL reads a partition of
-// readings_by_sunday_week from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds sensor_id, week_start, To.
-const readingReadingsBySundayWeekFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_sunday_week
-	WHERE sensor_id = ? AND week_start = ? AND read_at > ?`
-
-// readingReadingsBySundayWeekFirstFromToCQL reads a partition of
-// readings_by_sunday_week between the bounds. cqlgenimpl.ReadPage binds
-// sensor_id, week_start, From, To.
-const readingReadingsBySundayWeekFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_sunday_week
-	WHERE sensor_id = ? AND week_start = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsBySundayWeekAfter0CQL continues a read of
-// readings_by_sunday_week after a row, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadPage binds sensor_id, week_start, read_at.
-const readingReadingsBySundayWeekAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_sunday_week
-	WHERE sensor_id = ? AND week_start = ? AND read_at < ?`
-
-// readingReadingsBySundayWeekAfterToCQL continues a read of
-// readings_by_sunday_week after a row, up to the To bound. cqlgenimpl.ReadPage
-// binds sensor_id, week_start, read_at, To.
-const readingReadingsBySundayWeekAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_sunday_week
-	WHERE sensor_id = ? AND week_start = ? AND read_at < ? AND read_at > ?`
-
-// readingReadingsBySundayWeekAtOrAfterCQL continues a read of
-// readings_by_sunday_week at or after a row. cqlgenimpl.ReadPage binds
-// sensor_id, week_start, read_at.
-const readingReadingsBySundayWeekAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_sunday_week
-	WHERE sensor_id = ? AND week_start = ? AND read_at <= ?`
-
-// readingReadingsBySundayWeekAtOrAfterToCQL continues a read of
-// readings_by_sunday_week at or after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds sensor_id, week_start, read_at, To.
-const readingReadingsBySundayWeekAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_sunday_week
-	WHERE sensor_id = ? AND week_start = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsBySundayWeekScatterFirstCQL reads a partition of
-// readings_by_sunday_week from its first row, in several time buckets at once,
-// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
-// week_start values, the most rows per bucket.
-const readingReadingsBySundayWeekScatterFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week_start
-	FROM readings_by_sunday_week
-	WHERE sensor_id = ? AND week_start IN ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsBySundayWeekScatterFirstFromCQL reads a partition of
-// readings_by_sunday_week from the From bound, in several time buckets at
-// once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list
-// of week_start values, From, the most rows per bucket.
-const readingReadingsBySundayWeekScatterFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week_start
-	FROM readings_by_sunday_week
-	WHERE sensor_id = ? AND week_start IN ? AND read_at <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsBySundayWeekScatterFirstToCQL reads a partition of
-// readings_by_sunday_week from its first row up to the To bound, in several
-// time buckets at once, the bucket named last. cqlgenimpl.ReadPage binds
-// sensor_id, the list of week_start values, To, the most rows per bucket.
-const readingReadingsBySundayWeekScatterFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week_start
-	FROM readings_by_sunday_week
-	WHERE sensor_id = ? AND week_start IN ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsBySundayWeekScatterFirstFromToCQL reads a partition of
-// readings_by_sunday_week between the bounds, in several time buckets at once,
-// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
-// week_start values, From, To, the most rows per bucket.
-const readingReadingsBySundayWeekScatterFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, week_start
-	FROM readings_by_sunday_week
-	WHERE sensor_id = ? AND week_start IN ? AND read_at <= ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsBySundayWeekScan reads one row of readings_by_sunday_week
-// into e; false when there is none.
 func readingReadingsBySundayWeekScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
-// readingReadingsBySundayWeekClustering is the clustering key of e in
-// readings_by_sunday_week, in order.
 func readingReadingsBySundayWeekClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
 
-// readingReadingsBySundayWeekCompare orders rows of readings_by_sunday_week as
-// its clustering order does.
 func readingReadingsBySundayWeekCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
+	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// readingReadingsByFortnight: the statements of table readings_by_fortnight,
-// which serves ReadingsByFortnight.
+// readingReadingsByFortnight is table readings_by_fortnight, which serves
+// ReadingsByFortnight (statements in schema.md).
 var readingReadingsByFortnight = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_by_fortnight",
-	Pattern: "ReadingsByFortnight",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "fortnight", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "read_at", Type: "timestamp", Desc: true},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sensor_id", Type: "text"},
-		{Name: "fortnight", Type: "date"},
-		{Name: "read_at", Type: "timestamp", Desc: true},
-		{Name: "event_id", Type: "timeuuid"},
-		{Name: "local_day", Type: "date"},
-		{Name: "value", Type: "double"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadingsByFortnightInsertCQL,
-		Delete:      readingReadingsByFortnightDeleteCQL,
-		Scan:        readingReadingsByFortnightScanCQL,
-		First:       readingReadingsByFortnightFirstCQL,
-		FirstFrom:   readingReadingsByFortnightFirstFromCQL,
-		FirstTo:     readingReadingsByFortnightFirstToCQL,
-		FirstFromTo: readingReadingsByFortnightFirstFromToCQL,
-		After: []string{
-			readingReadingsByFortnightAfter0CQL,
-		},
-		AfterTo:     readingReadingsByFortnightAfterToCQL,
-		AtOrAfter:   readingReadingsByFortnightAtOrAfterCQL,
-		AtOrAfterTo: readingReadingsByFortnightAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadingsByFortnightScatterFirstCQL,
-				FirstFrom:   readingReadingsByFortnightScatterFirstFromCQL,
-				FirstTo:     readingReadingsByFortnightScatterFirstToCQL,
-				FirstFromTo: readingReadingsByFortnightScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "readings_by_fortnight",
+	Pattern:      "ReadingsByFortnight",
+	PartitionKey: cqlgenimpl.Cols("sensor_id text", "fortnight date"),
+	Clustering:   cqlgenimpl.Cols("read_at timestamp desc"),
+	Columns:      cqlgenimpl.Cols("event_id timeuuid", "local_day date", "value double"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// readingReadingsByFortnightInsertCQL writes a whole row of
-// readings_by_fortnight. Its placeholders bind sensor_id, fortnight, read_at,
-// event_id, local_day, value, the write timestamp.
-const readingReadingsByFortnightInsertCQL = `INSERT INTO readings_by_fortnight (sensor_id, fortnight, read_at,
-		event_id, local_day, value)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadingsByFortnightRow binds readingReadingsByFortnightInsertCQL for
-// e, written at ts; readings_by_fortnight has no column to leave unset.
 func readingReadingsByFortnightRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBucketsFrom(14, 19729).Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
 }
 
-// readingReadingsByFortnightKey is the primary key of e in
-// readings_by_fortnight, in order, bucket included.
 func readingReadingsByFortnightKey(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.DaysBucketsFrom(14, 19729).Of(e.ReadAt), e.ReadAt}
 }
 
-// readingReadingsByFortnightDeleteCQL deletes a row of readings_by_fortnight
-// by its primary key. Its placeholders bind the write timestamp, sensor_id,
-// fortnight, read_at.
-const readingReadingsByFortnightDeleteCQL = `DELETE FROM readings_by_fortnight
-	USING TIMESTAMP ?
-	WHERE sensor_id = ? AND fortnight = ? AND read_at = ?`
-
-// readingReadingsByFortnightScanCQL reads a token range of
-// readings_by_fortnight for verify, repair and backfill. Its placeholders bind
-// the lower token (excluded), the upper token.
-const readingReadingsByFortnightScanCQL = `SELECT sensor_id, fortnight, read_at, event_id, local_day, value,
-		writetime(event_id), writetime(local_day), writetime(value)
-	FROM readings_by_fortnight
-	WHERE token(sensor_id, fortnight) > ?
-		AND token(sensor_id, fortnight) <= ?`
-
-// readingReadingsByFortnightFirstCQL reads a partition of
-// readings_by_fortnight from its first row. cqlgenimpl.ReadPage binds
-// sensor_id, fortnight.
-const readingReadingsByFortnightFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_fortnight
-	WHERE sensor_id = ? AND fortnight = ?`
-
-// readingReadingsByFortnightFirstFromCQL reads a partition of
-// readings_by_fortnight from the From bound. cqlgenimpl.ReadPage binds
-// sensor_id, fortnight, From.
-const readingReadingsByFortnightFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_fortnight
-	WHERE sensor_id = ? AND fortnight = ? AND read_at <= ?`
-
-// readingReadingsByFortnightFirstToCQL reads a partition of
-// readings_by_fortnight from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds sensor_id, fortnight, To.
-const readingReadingsByFortnightFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_fortnight
-	WHERE sensor_id = ? AND fortnight = ? AND read_at > ?`
-
-// readingReadingsByFortnightFirstFromToCQL reads a partition of
-// readings_by_fortnight between the bounds. cqlgenimpl.ReadPage binds
-// sensor_id, fortnight, From, To.
-const readingReadingsByFortnightFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_fortnight
-	WHERE sensor_id = ? AND fortnight = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByFortnightAfter0CQL continues a read of
-// readings_by_fortnight after a row, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadPage binds sensor_id, fortnight, read_at.
-const readingReadingsByFortnightAfter0CQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_fortnight
-	WHERE sensor_id = ? AND fortnight = ? AND read_at < ?`
-
-// readingReadingsByFortnightAfterToCQL continues a read of
-// readings_by_fortnight after a row, up to the To bound. cqlgenimpl.ReadPage
-// binds sensor_id, fortnight, read_at, To.
-const readingReadingsByFortnightAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_fortnight
-	WHERE sensor_id = ? AND fortnight = ? AND read_at < ? AND read_at > ?`
-
-// readingReadingsByFortnightAtOrAfterCQL continues a read of
-// readings_by_fortnight at or after a row. cqlgenimpl.ReadPage binds
-// sensor_id, fortnight, read_at.
-const readingReadingsByFortnightAtOrAfterCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_fortnight
-	WHERE sensor_id = ? AND fortnight = ? AND read_at <= ?`
-
-// readingReadingsByFortnightAtOrAfterToCQL continues a read of
-// readings_by_fortnight at or after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds sensor_id, fortnight, read_at, To.
-const readingReadingsByFortnightAtOrAfterToCQL = `SELECT sensor_id, read_at, event_id, local_day, value
-	FROM readings_by_fortnight
-	WHERE sensor_id = ? AND fortnight = ? AND read_at <= ? AND read_at > ?`
-
-// readingReadingsByFortnightScatterFirstCQL reads a partition of
-// readings_by_fortnight from its first row, in several time buckets at once,
-// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
-// fortnight values, the most rows per bucket.
-const readingReadingsByFortnightScatterFirstCQL = `SELECT sensor_id, read_at, event_id, local_day, value, fortnight
-	FROM readings_by_fortnight
-	WHERE sensor_id = ? AND fortnight IN ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByFortnightScatterFirstFromCQL reads a partition of
-// readings_by_fortnight from the From bound, in several time buckets at once,
-// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
-// fortnight values, From, the most rows per bucket.
-const readingReadingsByFortnightScatterFirstFromCQL = `SELECT sensor_id, read_at, event_id, local_day, value, fortnight
-	FROM readings_by_fortnight
-	WHERE sensor_id = ? AND fortnight IN ? AND read_at <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByFortnightScatterFirstToCQL reads a partition of
-// readings_by_fortnight from its first row up to the To bound, in several time
-// buckets at once, the bucket named last. cqlgenimpl.ReadPage binds sensor_id,
-// the list of fortnight values, To, the most rows per bucket.
-const readingReadingsByFortnightScatterFirstToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, fortnight
-	FROM readings_by_fortnight
-	WHERE sensor_id = ? AND fortnight IN ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByFortnightScatterFirstFromToCQL reads a partition of
-// readings_by_fortnight between the bounds, in several time buckets at once,
-// the bucket named last. cqlgenimpl.ReadPage binds sensor_id, the list of
-// fortnight values, From, To, the most rows per bucket.
-const readingReadingsByFortnightScatterFirstFromToCQL = `SELECT sensor_id, read_at, event_id, local_day, value, fortnight
-	FROM readings_by_fortnight
-	WHERE sensor_id = ? AND fortnight IN ? AND read_at <= ? AND read_at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByFortnightScan reads one row of readings_by_fortnight into
-// e; false when there is none.
 func readingReadingsByFortnightScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
-// readingReadingsByFortnightClustering is the clustering key of e in
-// readings_by_fortnight, in order.
 func readingReadingsByFortnightClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
 
-// readingReadingsByFortnightCompare orders rows of readings_by_fortnight as
-// its clustering order does.
 func readingReadingsByFortnightCompare(a, b *Reading) int {
-	if c := a.ReadAt.Compare(b.ReadAt); c != 0 {
-		return -c
-	}
-	return 0
+	return -a.ReadAt.Compare(b.ReadAt)
 }
 
 // ReadingRepo reads and writes Reading in its tables (readings,
 // readings_by_hour, readings_by_day, readings_by_week, readings_by_month,
 // readings_by_10_days, readings_by_shard, readings_by_event_month,
-// readings_by_local_day, readings_by_sunday_week, readings_by_fortnight),
-// keeping every copy in step; readings is the source of truth.
+// readings_by_local_day, readings_by_sunday_week, readings_by_fortnight), kept
+// in step with readings.
 type ReadingRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewReadingRepo returns a repository of Reading on s. The default strategy is
-// a logged batch.
+// NewReadingRepo returns a repository of Reading on s.
 func NewReadingRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReadingRepo {
-	return &ReadingRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &ReadingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// readingCheck rejects a Reading whose partition key values are empty.
 func readingCheck(e *Reading) error {
 	if e.SensorID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings",
-		}
+		return cqlgenimpl.EmptyKey("readings", "sensor_id")
 	}
 	return nil
 }
 
-// readingCheckKey rejects a Reading whose partition key value in readings, the
-// source of truth, is empty.
 func readingCheckKey(e *Reading) error {
 	if e.SensorID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings",
-		}
+		return cqlgenimpl.EmptyKey("readings", "sensor_id")
 	}
 	return nil
 }
 
-// readingWrites is the write protocol of Reading: its source of truth,
-// readings, and the tables the protocol keeps in step with it.
 var readingWrites = &cqlgenimpl.Entity[Reading]{
 	Canonical: readingReadings,
 	State:     readingReadingsState,
@@ -2300,18 +507,11 @@ var readingWrites = &cqlgenimpl.Entity[Reading]{
 	},
 }
 
-// Insert writes e to every table of Reading, creating it, or replacing it
-// where it exists; nil pointers and empty collections are left unset, so they
-// keep what the entity had and write no tombstones. It takes its turn with
-// other writers of the entity through a conditional write on readings, the
-// source of truth. If it returns an error, it may have applied in part: run it
-// again, from any client, and every table converges on the result; the next
-// write of the entity finishes it too.
+// Insert creates or replaces e in every table of Reading, leaving nil pointers
+// and empty collections unset, through the write protocol on readings
+// (docs/repositories.md, The write protocol).
 func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, readingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2319,19 +519,11 @@ func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Reading whose key in readings is e's, in every table:
-// rows whose key changed (a new sort key, say) move, and nil pointers and
-// empty collections clear their columns. It takes its turn with other writers
-// through a conditional write on readings's version; a writer that loses
-// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Reading with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// readings (docs/repositories.md, The write protocol).
 func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, readingCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -2339,16 +531,11 @@ func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Reading whose key in readings is e's from every table;
-// the rows of the other tables are found from readings's values, so e needs
-// only its key. Deleting what does not exist is not an error. If it returns an
-// error, it may have applied in part: run it again, from any client, and every
-// table converges on the result; the next write of the entity finishes it too.
+// Delete removes the Reading with e's key from every table (e needs only its
+// key), through the write protocol on readings (docs/repositories.md, The
+// write protocol).
 func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, readingCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -2356,20 +543,12 @@ func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Reading with the given key from readings, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Reading since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Reading with the given key from readings with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, readAt time.Time) (_ *Reading, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "GetVersioned").End(&err)
 	if sensorID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("readings", "sensor_id")
 	}
 	e := &Reading{}
 	e.SensorID = sensorID
@@ -2377,27 +556,13 @@ func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, readAt 
 	return cqlgenimpl.Versioned(ctx, r.s, readingWrites, e)
 }
 
-// Modify reads the Reading with the given key, lets change edit it (set a
-// field, add to a collection), and writes the result to every table that
-// stores what changed, if no one changed the Reading since it was read; when
-// someone did, it reads it again and calls change again, up to
-// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
-// is written when change returns an error, which Modify returns; change must
-// not edit the key in readings (cqlgen.ErrKeyChanged). It returns the Reading
-// written; cqlgen.ErrNotFound if there is none. It costs one read more than
-// Update, which overwrites whatever a concurrent writer did. Run again after
-// its reply was lost, it applies change again, unless given
-// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
+// Modify reads the Reading with the given key, lets change edit it and writes
+// it back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *ReadingRepo) Modify(ctx context.Context, sensorID string, readAt time.Time, change func(*Reading) error, opts ...cqlgen.Option) (_ *Reading, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Modify").End(&err)
 	if sensorID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings",
-		}
+		return nil, cqlgenimpl.EmptyKey("readings", "sensor_id")
 	}
 	e := &Reading{}
 	e.SensorID = sensorID
@@ -2409,163 +574,114 @@ func (r *ReadingRepo) Modify(ctx context.Context, sensorID string, readAt time.T
 	return cqlgenimpl.Modify(ctx, r.s, o, readingWrites, e, readingCheck, change)
 }
 
-// Entity names the entity ReadingRepo keeps: Reading.
+// Entity is Reading.
 func (r *ReadingRepo) Entity() string {
 	return "Reading"
 }
 
-// Tables lists the tables of Reading that Repair and Backfill write: every one
-// but readings, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but readings.
 func (r *ReadingRepo) Tables() []string {
 	return []string{"readings_by_hour", "readings_by_day", "readings_by_week", "readings_by_month", "readings_by_10_days", "readings_by_shard", "readings_by_event_month", "readings_by_local_day", "readings_by_sunday_week", "readings_by_fortnight"}
 }
 
-// Verify compares every table of Reading with what readings, the source of
-// truth, implies, and reports the rows missing, stale or orphaned. It writes
-// nothing.
+// Verify reports the rows missing, stale or orphaned against readings.
 func (r *ReadingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Reading wins over; it
-// is safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *ReadingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", true, o)
 }
 
-// Backfill writes every row readings implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row readings implies into table.
 func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, readingWrites, "Reading", table, o)
 }
 
-// Get reads the Reading with the given key from readings, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Reading with the given key from readings; cqlgen.ErrNotFound
+// if there is none.
 func (r *ReadingRepo) Get(ctx context.Context, sensorID string, readAt time.Time) (_ *Reading, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Get").End(&err)
 	if sensorID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings",
-		}
+		return nil, cqlgenimpl.EmptyKey("readings", "sensor_id")
 	}
 	var e Reading
 	e.SensorID = sensorID
 	e.ReadAt = readAt
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   readingReadings.Get,
-		Values: []any{e.SensorID, e.ReadAt},
-	}, readingReadingsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, readingReadings.Get, []any{e.SensorID, e.ReadAt}, readingReadingsScan)
 }
 
 // ReadingsOptions are the optional parts of a Readings read.
 type ReadingsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
+	// order; nil: open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
-	// takes in those at ReadAtTo; each is ignored without its bound.
+	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
+}
+
+var readingReadingsRead = cqlgenimpl.ReadSpec[Reading]{
+	Compare: readingReadingsCompare,
+	Key:     readingReadingsClustering,
+	Scan:    readingReadingsScan,
+	Table:   readingReadings,
 }
 
 // Readings reads Reading rows by sensor_id, ordered by read_at descending,
 // from readings, in pages: one partition, in clustering order.
 func (r *ReadingRepo) Readings(ctx context.Context, sensorID string, o *ReadingsOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Readings")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Readings").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings", "sensor_id")
 	}
 	if o == nil {
 		o = &ReadingsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:   readingReadingsCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       readingReadingsClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{sensorID},
-		Scan:      readingReadingsScan,
-		Table:     readingReadings,
-	}
-	if o.ReadAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
-	}
-	if o.ReadAtTo != nil {
-		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
-	}
+	spec := readingReadingsRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // ReadingsByHourOptions are the optional parts of a ReadingsByHour read.
 type ReadingsByHourOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
+	// order; nil: open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
-	// takes in those at ReadAtTo; each is ignored without its bound.
+	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var readingReadingsByHourRead = cqlgenimpl.ReadSpec[Reading]{
+	Compare: readingReadingsByHourCompare,
+	Key:     readingReadingsByHourClustering,
+	Scan:    readingReadingsByHourScan,
+	Table:   readingReadingsByHour,
 }
 
 // ReadingsByHour reads Reading rows by sensor_id, ordered by read_at
 // descending, from readings_by_hour, in pages: time buckets from the newest
 // back, each in clustering order.
 func (r *ReadingRepo) ReadingsByHour(ctx context.Context, sensorID string, o *ReadingsByHourOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "ReadingsByHour")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByHour").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_hour",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_hour", "sensor_id")
 	}
 	if o == nil {
 		o = &ReadingsByHourOptions{}
@@ -2575,66 +691,44 @@ func (r *ReadingRepo) ReadingsByHour(ctx context.Context, sensorID string, o *Re
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.HourBuckets
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadingsByHourCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         readingReadingsByHourClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensorID},
-		Scan:        readingReadingsByHourScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       readingReadingsByHour,
-		TimeBuckets: &tb,
-	}
-	if o.ReadAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
-	}
-	if o.ReadAtTo != nil {
-		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
-	}
+	spec := readingReadingsByHourRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // ReadingsByDayOptions are the optional parts of a ReadingsByDay read.
 type ReadingsByDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
+	// order; nil: open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
-	// takes in those at ReadAtTo; each is ignored without its bound.
+	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var readingReadingsByDayRead = cqlgenimpl.ReadSpec[Reading]{
+	Compare: readingReadingsByDayCompare,
+	Key:     readingReadingsByDayClustering,
+	Scan:    readingReadingsByDayScan,
+	Table:   readingReadingsByDay,
 }
 
 // ReadingsByDay reads Reading rows by sensor_id, ordered by read_at
 // descending, from readings_by_day, in pages: time buckets from the newest
 // back, each in clustering order.
 func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *ReadingsByDayOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "ReadingsByDay")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByDay").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_day",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_day", "sensor_id")
 	}
 	if o == nil {
 		o = &ReadingsByDayOptions{}
@@ -2644,66 +738,44 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadingsByDayCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         readingReadingsByDayClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensorID},
-		Scan:        readingReadingsByDayScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       readingReadingsByDay,
-		TimeBuckets: &tb,
-	}
-	if o.ReadAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
-	}
-	if o.ReadAtTo != nil {
-		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
-	}
+	spec := readingReadingsByDayRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // ReadingsByWeekOptions are the optional parts of a ReadingsByWeek read.
 type ReadingsByWeekOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
+	// order; nil: open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
-	// takes in those at ReadAtTo; each is ignored without its bound.
+	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var readingReadingsByWeekRead = cqlgenimpl.ReadSpec[Reading]{
+	Compare: readingReadingsByWeekCompare,
+	Key:     readingReadingsByWeekClustering,
+	Scan:    readingReadingsByWeekScan,
+	Table:   readingReadingsByWeek,
 }
 
 // ReadingsByWeek reads Reading rows by sensor_id, ordered by read_at
 // descending, from readings_by_week, in pages: time buckets from the newest
 // back, each in clustering order.
 func (r *ReadingRepo) ReadingsByWeek(ctx context.Context, sensorID string, o *ReadingsByWeekOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "ReadingsByWeek")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByWeek").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_week",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_week", "sensor_id")
 	}
 	if o == nil {
 		o = &ReadingsByWeekOptions{}
@@ -2713,66 +785,44 @@ func (r *ReadingRepo) ReadingsByWeek(ctx context.Context, sensorID string, o *Re
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.WeekBuckets
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadingsByWeekCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         readingReadingsByWeekClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensorID},
-		Scan:        readingReadingsByWeekScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       readingReadingsByWeek,
-		TimeBuckets: &tb,
-	}
-	if o.ReadAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
-	}
-	if o.ReadAtTo != nil {
-		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
-	}
+	spec := readingReadingsByWeekRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // ReadingsByMonthOptions are the optional parts of a ReadingsByMonth read.
 type ReadingsByMonthOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
+	// order; nil: open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
-	// takes in those at ReadAtTo; each is ignored without its bound.
+	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var readingReadingsByMonthRead = cqlgenimpl.ReadSpec[Reading]{
+	Compare: readingReadingsByMonthCompare,
+	Key:     readingReadingsByMonthClustering,
+	Scan:    readingReadingsByMonthScan,
+	Table:   readingReadingsByMonth,
 }
 
 // ReadingsByMonth reads Reading rows by sensor_id, ordered by read_at
 // descending, from readings_by_month, in pages: time buckets from the newest
 // back, each in clustering order.
 func (r *ReadingRepo) ReadingsByMonth(ctx context.Context, sensorID string, o *ReadingsByMonthOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "ReadingsByMonth")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByMonth").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_month",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_month", "sensor_id")
 	}
 	if o == nil {
 		o = &ReadingsByMonthOptions{}
@@ -2782,66 +832,44 @@ func (r *ReadingRepo) ReadingsByMonth(ctx context.Context, sensorID string, o *R
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.MonthBuckets
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadingsByMonthCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         readingReadingsByMonthClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensorID},
-		Scan:        readingReadingsByMonthScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       readingReadingsByMonth,
-		TimeBuckets: &tb,
-	}
-	if o.ReadAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
-	}
-	if o.ReadAtTo != nil {
-		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
-	}
+	spec := readingReadingsByMonthRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // ReadingsBy10DaysOptions are the optional parts of a ReadingsBy10Days read.
 type ReadingsBy10DaysOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
+	// order; nil: open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
-	// takes in those at ReadAtTo; each is ignored without its bound.
+	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var readingReadingsBy10DaysRead = cqlgenimpl.ReadSpec[Reading]{
+	Compare: readingReadingsBy10DaysCompare,
+	Key:     readingReadingsBy10DaysClustering,
+	Scan:    readingReadingsBy10DaysScan,
+	Table:   readingReadingsBy10Days,
 }
 
 // ReadingsBy10Days reads Reading rows by sensor_id, ordered by read_at
 // descending, from readings_by_10_days, in pages: time buckets from the newest
 // back, each in clustering order.
 func (r *ReadingRepo) ReadingsBy10Days(ctx context.Context, sensorID string, o *ReadingsBy10DaysOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "ReadingsBy10Days")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsBy10Days").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_10_days",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_10_days", "sensor_id")
 	}
 	if o == nil {
 		o = &ReadingsBy10DaysOptions{}
@@ -2851,124 +879,82 @@ func (r *ReadingRepo) ReadingsBy10Days(ctx context.Context, sensorID string, o *
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DaysBuckets(10)
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadingsBy10DaysCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         readingReadingsBy10DaysClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensorID},
-		Scan:        readingReadingsBy10DaysScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       readingReadingsBy10Days,
-		TimeBuckets: &tb,
-	}
-	if o.ReadAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
-	}
-	if o.ReadAtTo != nil {
-		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
-	}
+	spec := readingReadingsBy10DaysRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // ReadingsByShardOptions are the optional parts of a ReadingsByShard read.
 type ReadingsByShardOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
+	// order; nil: open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
-	// takes in those at ReadAtTo; each is ignored without its bound.
+	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
+}
+
+var readingReadingsByShardRead = cqlgenimpl.ReadSpec[Reading]{
+	Compare:     readingReadingsByShardCompare,
+	HashBuckets: 16,
+	Key:         readingReadingsByShardClustering,
+	Scan:        readingReadingsByShardScan,
+	Table:       readingReadingsByShard,
 }
 
 // ReadingsByShard reads Reading rows by sensor_id, ordered by read_at
 // descending, from readings_by_shard, in pages: all 16 hash buckets read in
 // parallel and merged in clustering order.
 func (r *ReadingRepo) ReadingsByShard(ctx context.Context, sensorID string, o *ReadingsByShardOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "ReadingsByShard")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByShard").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_shard",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_shard", "sensor_id")
 	}
 	if o == nil {
 		o = &ReadingsByShardOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadingsByShardCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 16,
-		Key:         readingReadingsByShardClustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensorID},
-		Scan:        readingReadingsByShardScan,
-		Scatter:     r.opts.Scatter,
-		Table:       readingReadingsByShard,
-	}
-	if o.ReadAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
-	}
-	if o.ReadAtTo != nil {
-		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
-	}
+	spec := readingReadingsByShardRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // ReadingsByEventMonthOptions are the optional parts of a ReadingsByEventMonth
 // read.
 type ReadingsByEventMonthOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// EventIDFrom and EventIDTo bound event_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
+	// order; nil: open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive leaves out the rows at EventIDFrom,
-	// EventIDToInclusive takes in those at EventIDTo; each is ignored without
-	// its bound.
+	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var readingReadingsByEventMonthRead = cqlgenimpl.ReadSpec[Reading]{
+	Compare: readingReadingsByEventMonthCompare,
+	Key:     readingReadingsByEventMonthClustering,
+	Scan:    readingReadingsByEventMonthScan,
+	Table:   readingReadingsByEventMonth,
 }
 
 // ReadingsByEventMonth reads Reading rows by sensor_id, ordered by event_id
 // descending, then read_at ascending, from readings_by_event_month, in pages:
 // time buckets from the newest back, each in clustering order.
 func (r *ReadingRepo) ReadingsByEventMonth(ctx context.Context, sensorID string, o *ReadingsByEventMonthOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "ReadingsByEventMonth")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByEventMonth").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_event_month",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_event_month", "sensor_id")
 	}
 	if o == nil {
 		o = &ReadingsByEventMonthOptions{}
@@ -2978,67 +964,45 @@ func (r *ReadingRepo) ReadingsByEventMonth(ctx context.Context, sensorID string,
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.MonthBuckets
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadingsByEventMonthCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         readingReadingsByEventMonthClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensorID},
-		Scan:        readingReadingsByEventMonthScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       readingReadingsByEventMonth,
-		TimeBuckets: &tb,
-	}
-	if o.EventIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.EventIDFrom, o.EventIDFromExclusive
-	}
-	if o.EventIDTo != nil {
-		spec.To, spec.ToInclusive = *o.EventIDTo, o.EventIDToInclusive
-	}
+	spec := readingReadingsByEventMonthRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // ReadingsByLocalDayOptions are the optional parts of a ReadingsByLocalDay
 // read.
 type ReadingsByLocalDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
+	// order; nil: open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
-	// takes in those at ReadAtTo; each is ignored without its bound.
+	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var readingReadingsByLocalDayRead = cqlgenimpl.ReadSpec[Reading]{
+	Compare: readingReadingsByLocalDayCompare,
+	Key:     readingReadingsByLocalDayClustering,
+	Scan:    readingReadingsByLocalDayScan,
+	Table:   readingReadingsByLocalDay,
 }
 
 // ReadingsByLocalDay reads Reading rows by sensor_id, ordered by read_at
 // descending, from readings_by_local_day, in pages: time buckets from the
 // newest back, each in clustering order.
 func (r *ReadingRepo) ReadingsByLocalDay(ctx context.Context, sensorID string, o *ReadingsByLocalDayOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "ReadingsByLocalDay")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByLocalDay").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_local_day",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_local_day", "sensor_id")
 	}
 	if o == nil {
 		o = &ReadingsByLocalDayOptions{}
@@ -3048,67 +1012,45 @@ func (r *ReadingRepo) ReadingsByLocalDay(ctx context.Context, sensorID string, o
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DaysBuckets(7)
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadingsByLocalDayCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         readingReadingsByLocalDayClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensorID},
-		Scan:        readingReadingsByLocalDayScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       readingReadingsByLocalDay,
-		TimeBuckets: &tb,
-	}
-	if o.ReadAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
-	}
-	if o.ReadAtTo != nil {
-		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
-	}
+	spec := readingReadingsByLocalDayRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // ReadingsBySundayWeekOptions are the optional parts of a ReadingsBySundayWeek
 // read.
 type ReadingsBySundayWeekOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
+	// order; nil: open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
-	// takes in those at ReadAtTo; each is ignored without its bound.
+	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var readingReadingsBySundayWeekRead = cqlgenimpl.ReadSpec[Reading]{
+	Compare: readingReadingsBySundayWeekCompare,
+	Key:     readingReadingsBySundayWeekClustering,
+	Scan:    readingReadingsBySundayWeekScan,
+	Table:   readingReadingsBySundayWeek,
 }
 
 // ReadingsBySundayWeek reads Reading rows by sensor_id, ordered by read_at
 // descending, from readings_by_sunday_week, in pages: time buckets from the
 // newest back, each in clustering order.
 func (r *ReadingRepo) ReadingsBySundayWeek(ctx context.Context, sensorID string, o *ReadingsBySundayWeekOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "ReadingsBySundayWeek")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsBySundayWeek").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_sunday_week",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_sunday_week", "sensor_id")
 	}
 	if o == nil {
 		o = &ReadingsBySundayWeekOptions{}
@@ -3118,67 +1060,45 @@ func (r *ReadingRepo) ReadingsBySundayWeek(ctx context.Context, sensorID string,
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.WeekBucketsFrom(time.Sunday)
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadingsBySundayWeekCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         readingReadingsBySundayWeekClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensorID},
-		Scan:        readingReadingsBySundayWeekScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       readingReadingsBySundayWeek,
-		TimeBuckets: &tb,
-	}
-	if o.ReadAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
-	}
-	if o.ReadAtTo != nil {
-		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
-	}
+	spec := readingReadingsBySundayWeekRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // ReadingsByFortnightOptions are the optional parts of a ReadingsByFortnight
 // read.
 type ReadingsByFortnightOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ReadAtFrom and ReadAtTo bound read_at, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
+	// order; nil: open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive leaves out the rows at ReadAtFrom, ReadAtToInclusive
-	// takes in those at ReadAtTo; each is ignored without its bound.
+	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var readingReadingsByFortnightRead = cqlgenimpl.ReadSpec[Reading]{
+	Compare: readingReadingsByFortnightCompare,
+	Key:     readingReadingsByFortnightClustering,
+	Scan:    readingReadingsByFortnightScan,
+	Table:   readingReadingsByFortnight,
 }
 
 // ReadingsByFortnight reads Reading rows by sensor_id, ordered by read_at
 // descending, from readings_by_fortnight, in pages: time buckets from the
 // newest back, each in clustering order.
 func (r *ReadingRepo) ReadingsByFortnight(ctx context.Context, sensorID string, o *ReadingsByFortnightOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "ReadingsByFortnight")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByFortnight").End(&err)
 	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor_id",
-			Table:  "readings_by_fortnight",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_fortnight", "sensor_id")
 	}
 	if o == nil {
 		o = &ReadingsByFortnightOptions{}
@@ -3188,27 +1108,8 @@ func (r *ReadingRepo) ReadingsByFortnight(ctx context.Context, sensorID string, 
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DaysBucketsFrom(14, 19729)
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadingsByFortnightCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         readingReadingsByFortnightClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensorID},
-		Scan:        readingReadingsByFortnightScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       readingReadingsByFortnight,
-		TimeBuckets: &tb,
-	}
-	if o.ReadAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.ReadAtFrom, o.ReadAtFromExclusive
-	}
-	if o.ReadAtTo != nil {
-		spec.To, spec.ToInclusive = *o.ReadAtTo, o.ReadAtToInclusive
-	}
+	spec := readingReadingsByFortnightRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

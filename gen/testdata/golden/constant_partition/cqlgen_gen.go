@@ -16,145 +16,32 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// settingSettings: the statements of table settings, which is the source of
-// truth of Setting.
+// settingSettings is table settings, which is the source of truth of Setting
+// (statements in schema.md).
 var settingSettings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "settings",
-	Pattern: "Settings",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "scope", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "name", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "scope", Type: "text"},
-		{Name: "name", Type: "text"},
-		{Name: "value", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      settingSettingsInsertCQL,
-		InsertTTL:   settingSettingsInsertTTLCQL,
-		Create:      settingSettingsCreateCQL,
-		Delete:      settingSettingsDeleteCQL,
-		Get:         settingSettingsGetCQL,
-		First:       settingSettingsFirstCQL,
-		FirstFrom:   settingSettingsFirstFromCQL,
-		FirstTo:     settingSettingsFirstToCQL,
-		FirstFromTo: settingSettingsFirstFromToCQL,
-		After: []string{
-			settingSettingsAfter0CQL,
-		},
-		AfterTo:     settingSettingsAfterToCQL,
-		AtOrAfter:   settingSettingsAtOrAfterCQL,
-		AtOrAfterTo: settingSettingsAtOrAfterToCQL,
-	},
+	Name:         "settings",
+	Pattern:      "Settings",
+	PartitionKey: cqlgenimpl.Cols("scope text"),
+	Clustering:   cqlgenimpl.Cols("name text"),
+	Columns:      cqlgenimpl.Cols("value text"),
+	Canonical:    true,
+	Single:       true,
 })
 
-// settingSettingsInsertCQL writes a whole row of settings. Its placeholders
-// bind scope, name, value, the write timestamp.
-const settingSettingsInsertCQL = `INSERT INTO settings (scope, name, value)
-	VALUES (?, ?, ?)
-	USING TIMESTAMP ?`
-
-// settingSettingsRow binds settingSettingsInsertCQL for e, written at ts.
-func settingSettingsRow(e *Setting, ts int64) []any {
+func settingSettingsRow(e *Setting, ts int64, _ bool) []any {
 	return []any{e.Scope, e.Name, e.Value, ts}
 }
 
-// settingSettingsInsertTTLCQL writes a whole row of settings with a TTL of the
-// call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds scope, name, value, the
-// TTL in seconds (unset: the table's default), the write timestamp.
-const settingSettingsInsertTTLCQL = `INSERT INTO settings (scope, name, value)
-	VALUES (?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// settingSettingsCreateCQL writes a whole row of settings if no row has its
-// key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no
-// client timestamp. cqlgenimpl.ReadPage binds scope, name, value, the TTL in
-// seconds (unset: the table's default).
-const settingSettingsCreateCQL = `INSERT INTO settings (scope, name, value)
-	VALUES (?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// settingSettingsDeleteCQL deletes a row of settings by its primary key. Its
-// placeholders bind the write timestamp, scope, name.
-const settingSettingsDeleteCQL = `DELETE FROM settings
-	USING TIMESTAMP ?
-	WHERE scope = ? AND name = ?`
-
-// settingSettingsGetCQL reads a row of settings by its primary key. Its
-// placeholders bind scope, name.
-const settingSettingsGetCQL = `SELECT scope, name, value
-	FROM settings
-	WHERE scope = ? AND name = ?`
-
-// settingSettingsScan reads one row of settings into e; false when there is
-// none.
 func settingSettingsScan(it cqlgenimpl.Iter, e *Setting) bool {
 	return it.Scan(&e.Scope, &e.Name, &e.Value)
 }
 
-// settingSettingsFirstCQL reads a partition of settings from its first row.
-// cqlgenimpl.ReadPage binds scope.
-const settingSettingsFirstCQL = `SELECT scope, name, value
-	FROM settings
-	WHERE scope = ?`
-
-// settingSettingsFirstFromCQL reads a partition of settings from the From
-// bound. cqlgenimpl.ReadPage binds scope, From.
-const settingSettingsFirstFromCQL = `SELECT scope, name, value
-	FROM settings
-	WHERE scope = ? AND name >= ?`
-
-// settingSettingsFirstToCQL reads a partition of settings from its first row
-// up to the To bound. cqlgenimpl.ReadPage binds scope, To.
-const settingSettingsFirstToCQL = `SELECT scope, name, value
-	FROM settings
-	WHERE scope = ? AND name < ?`
-
-// settingSettingsFirstFromToCQL reads a partition of settings between the
-// bounds. cqlgenimpl.ReadPage binds scope, From, To.
-const settingSettingsFirstFromToCQL = `SELECT scope, name, value
-	FROM settings
-	WHERE scope = ? AND name >= ? AND name < ?`
-
-// settingSettingsAfter0CQL continues a read of settings after a row, at one
-// run of clustering columns of one direction. cqlgenimpl.ReadPage binds scope,
-// name.
-const settingSettingsAfter0CQL = `SELECT scope, name, value
-	FROM settings
-	WHERE scope = ? AND name > ?`
-
-// settingSettingsAfterToCQL continues a read of settings after a row, up to
-// the To bound. cqlgenimpl.ReadPage binds scope, name, To.
-const settingSettingsAfterToCQL = `SELECT scope, name, value
-	FROM settings
-	WHERE scope = ? AND name > ? AND name < ?`
-
-// settingSettingsAtOrAfterCQL continues a read of settings at or after a row.
-// cqlgenimpl.ReadPage binds scope, name.
-const settingSettingsAtOrAfterCQL = `SELECT scope, name, value
-	FROM settings
-	WHERE scope = ? AND name >= ?`
-
-// settingSettingsAtOrAfterToCQL continues a read of settings at or after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds scope, name, To.
-const settingSettingsAtOrAfterToCQL = `SELECT scope, name, value
-	FROM settings
-	WHERE scope = ? AND name >= ? AND name < ?`
-
-// settingSettingsClustering is the clustering key of e in settings, in order.
 func settingSettingsClustering(e *Setting) []any {
 	return []any{e.Name}
 }
 
-// settingSettingsCompare orders rows of settings as its clustering order does.
 func settingSettingsCompare(a, b *Setting) int {
-	if c := cmp.Compare(a.Name, b.Name); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Compare(a.Name, b.Name)
 }
 
 // SettingRepo reads and writes Setting in table settings.
@@ -163,381 +50,133 @@ type SettingRepo struct {
 	opts cqlgen.Options
 }
 
-// NewSettingRepo returns a repository of Setting on s. The default strategy is
-// a logged batch.
+// NewSettingRepo returns a repository of Setting on s.
 func NewSettingRepo(s cqlgen.Session, opts ...cqlgen.Option) *SettingRepo {
-	return &SettingRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &SettingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// settingCheck rejects a Setting whose partition key values are empty.
 func settingCheck(e *Setting) error {
 	if e.Scope == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "scope",
-			Table:  "settings",
-		}
+		return cqlgenimpl.EmptyKey("settings", "scope")
 	}
 	return nil
 }
 
-// Insert writes e to settings, at a client-side timestamp. Nil pointers and
-// empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+var settingOne = cqlgenimpl.One[Setting]{
+	Check: settingCheck,
+	Delete: func(e *Setting, ts int64) []any {
+		return []any{ts, e.Scope, e.Name}
+	},
+	Key: func(e *Setting) []any {
+		return []any{e.Scope, e.Name}
+	},
+	Row:   settingSettingsRow,
+	Scan:  settingSettingsScan,
+	Table: settingSettings,
+}
+
+// Insert writes e to settings, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *SettingRepo) Insert(ctx context.Context, e *Setting, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Setting", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, settingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, settingSettings, e, []any{e.Scope, e.Name}, func(e *Setting, _ bool) []any {
-			return settingSettingsRow(e, 0)
-		}, settingSettingsScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(settingSettings, o.TTL, settingSettingsRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Setting", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &settingOne, e)
 }
 
-// InsertIfAbsent writes e to settings only if no row has its key (INSERT ...
-// IF NOT EXISTS): create, never replace. The result says whether it applied
-// and, when a row was there, holds it as Current. A row that holds every value
-// e would write counts as applied, with Again set: a call sent again after its
-// reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in settings unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *SettingRepo) InsertIfAbsent(ctx context.Context, e *Setting, opts ...cqlgen.Option) (_ cqlgen.Inserted[Setting], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Setting", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, settingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Setting]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, settingSettings, e, []any{e.Scope, e.Name}, func(e *Setting, _ bool) []any {
-		return settingSettingsRow(e, 0)
-	}, settingSettingsScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "Setting", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &settingOne, e)
 }
 
-// Update writes e over the row with its key in settings. Unlike Insert, nil
-// pointers and empty collections clear their columns. With cqlgen.WithTTL the
-// row expires after that time instead of the table's default.
+// Update writes e over the row with its key in settings; nil pointers and
+// empty collections clear their columns.
 func (r *SettingRepo) Update(ctx context.Context, e *Setting, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Setting", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, settingCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(settingSettings, o.TTL, settingSettingsRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Setting", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &settingOne, e)
 }
 
 // Delete removes the row with e's key from settings.
 func (r *SettingRepo) Delete(ctx context.Context, e *Setting, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Setting", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, settingCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   settingSettings.Delete,
-			Values: []any{ts, e.Scope, e.Name},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Setting", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &settingOne, e)
 }
 
-// Get reads the Setting with the given key from settings, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Setting with the given key from settings; cqlgen.ErrNotFound
+// if there is none.
 func (r *SettingRepo) Get(ctx context.Context, scope Scope, name string) (_ *Setting, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Setting", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Setting", "Get").End(&err)
 	if scope == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "scope",
-			Table:  "settings",
-		}
+		return nil, cqlgenimpl.EmptyKey("settings", "scope")
 	}
 	var e Setting
 	e.Scope = scope
 	e.Name = name
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   settingSettings.Get,
-		Values: []any{e.Scope, e.Name},
-	}, settingSettingsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, settingSettings.Get, []any{e.Scope, e.Name}, settingSettingsScan)
 }
 
 // SettingsOptions are the optional parts of a Settings read.
 type SettingsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// NameFrom and NameTo bound name, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// NameFrom (inclusive) and NameTo (exclusive) bound name in read order;
+	// nil: open.
 	NameFrom, NameTo *string
-	// NameFromExclusive leaves out the rows at NameFrom, NameToInclusive takes
-	// in those at NameTo; each is ignored without its bound.
+	// NameFromExclusive and NameToInclusive change the bounds' defaults.
 	NameFromExclusive, NameToInclusive bool
+}
+
+var settingSettingsRead = cqlgenimpl.ReadSpec[Setting]{
+	Compare: settingSettingsCompare,
+	Key:     settingSettingsClustering,
+	Scan:    settingSettingsScan,
+	Table:   settingSettings,
 }
 
 // Settings reads Setting rows by scope, ordered by name ascending, from
 // settings, in pages: one partition, in clustering order.
 func (r *SettingRepo) Settings(ctx context.Context, scope Scope, o *SettingsOptions) (_ cqlgen.Page[Setting], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Setting", "Settings")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Setting", "Settings").End(&err)
 	if scope == "" {
-		return cqlgen.Page[Setting]{}, &cqlgen.EmptyKeyError{
-			Column: "scope",
-			Table:  "settings",
-		}
+		return cqlgen.Page[Setting]{}, cqlgenimpl.EmptyKey("settings", "scope")
 	}
 	if o == nil {
 		o = &SettingsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Setting]{
-		Compare:   settingSettingsCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       settingSettingsClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{scope},
-		Scan:      settingSettingsScan,
-		Table:     settingSettings,
-	}
-	if o.NameFrom != nil {
-		spec.From, spec.FromExclusive = *o.NameFrom, o.NameFromExclusive
-	}
-	if o.NameTo != nil {
-		spec.To, spec.ToInclusive = *o.NameTo, o.NameToInclusive
-	}
+	spec := settingSettingsRead.With([]any{scope}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.NameFrom, o.NameTo, o.NameFromExclusive, o.NameToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// changeChangesByDay: the statements of table changes_by_day, which is the
-// source of truth of Change.
+// changeChangesByDay is table changes_by_day, which is the source of truth of
+// Change (statements in schema.md).
 var changeChangesByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "changes_by_day",
-	Pattern: "ChangesByDay",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "scope", Type: "text"},
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "name", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "scope", Type: "text"},
-		{Name: "bucket", Type: "date"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "name", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      changeChangesByDayInsertCQL,
-		InsertTTL:   changeChangesByDayInsertTTLCQL,
-		Create:      changeChangesByDayCreateCQL,
-		Delete:      changeChangesByDayDeleteCQL,
-		Get:         changeChangesByDayGetCQL,
-		First:       changeChangesByDayFirstCQL,
-		FirstFrom:   changeChangesByDayFirstFromCQL,
-		FirstTo:     changeChangesByDayFirstToCQL,
-		FirstFromTo: changeChangesByDayFirstFromToCQL,
-		After: []string{
-			changeChangesByDayAfter0CQL,
-			changeChangesByDayAfter1CQL,
-		},
-		AfterTo:   changeChangesByDayAfterToCQL,
-		AtOrAfter: changeChangesByDayAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       changeChangesByDayScatterFirstCQL,
-				FirstFrom:   changeChangesByDayScatterFirstFromCQL,
-				FirstTo:     changeChangesByDayScatterFirstToCQL,
-				FirstFromTo: changeChangesByDayScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "changes_by_day",
+	Pattern:      "ChangesByDay",
+	PartitionKey: cqlgenimpl.Cols("scope text", "bucket date"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "name text"),
+	Canonical:    true,
+	Single:       true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// changeChangesByDayInsertCQL writes a whole row of changes_by_day. Its
-// placeholders bind scope, bucket, at, name, the write timestamp.
-const changeChangesByDayInsertCQL = `INSERT INTO changes_by_day (scope, bucket, at, name)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// changeChangesByDayRow binds changeChangesByDayInsertCQL for e, written at
-// ts.
-func changeChangesByDayRow(e *Change, ts int64) []any {
+func changeChangesByDayRow(e *Change, ts int64, _ bool) []any {
 	return []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name, ts}
 }
 
-// changeChangesByDayInsertTTLCQL writes a whole row of changes_by_day with a
-// TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds scope, bucket,
-// at, name, the TTL in seconds (unset: the table's default), the write
-// timestamp.
-const changeChangesByDayInsertTTLCQL = `INSERT INTO changes_by_day (scope, bucket, at, name)
-	VALUES (?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// changeChangesByDayCreateCQL writes a whole row of changes_by_day if no row
-// has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
-// takes no client timestamp. cqlgenimpl.ReadPage binds scope, bucket, at,
-// name, the TTL in seconds (unset: the table's default).
-const changeChangesByDayCreateCQL = `INSERT INTO changes_by_day (scope, bucket, at, name)
-	VALUES (?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// changeChangesByDayDeleteCQL deletes a row of changes_by_day by its primary
-// key. Its placeholders bind the write timestamp, scope, bucket, at, name.
-const changeChangesByDayDeleteCQL = `DELETE FROM changes_by_day
-	USING TIMESTAMP ?
-	WHERE scope = ? AND bucket = ? AND at = ? AND name = ?`
-
-// changeChangesByDayGetCQL reads a row of changes_by_day by its primary key.
-// Its placeholders bind scope, bucket, at, name.
-const changeChangesByDayGetCQL = `SELECT scope, at, name
-	FROM changes_by_day
-	WHERE scope = ? AND bucket = ? AND at = ? AND name = ?`
-
-// changeChangesByDayScan reads one row of changes_by_day into e; false when
-// there is none.
 func changeChangesByDayScan(it cqlgenimpl.Iter, e *Change) bool {
 	return it.Scan(&e.Scope, &e.At, &e.Name)
 }
 
-// changeChangesByDayFirstCQL reads a partition of changes_by_day from its
-// first row. cqlgenimpl.ReadPage binds scope, bucket.
-const changeChangesByDayFirstCQL = `SELECT scope, at, name
-	FROM changes_by_day
-	WHERE scope = ? AND bucket = ?`
-
-// changeChangesByDayFirstFromCQL reads a partition of changes_by_day from the
-// From bound. cqlgenimpl.ReadPage binds scope, bucket, From.
-const changeChangesByDayFirstFromCQL = `SELECT scope, at, name
-	FROM changes_by_day
-	WHERE scope = ? AND bucket = ? AND at <= ?`
-
-// changeChangesByDayFirstToCQL reads a partition of changes_by_day from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds scope, bucket, To.
-const changeChangesByDayFirstToCQL = `SELECT scope, at, name
-	FROM changes_by_day
-	WHERE scope = ? AND bucket = ? AND at > ?`
-
-// changeChangesByDayFirstFromToCQL reads a partition of changes_by_day between
-// the bounds. cqlgenimpl.ReadPage binds scope, bucket, From, To.
-const changeChangesByDayFirstFromToCQL = `SELECT scope, at, name
-	FROM changes_by_day
-	WHERE scope = ? AND bucket = ? AND at <= ? AND at > ?`
-
-// changeChangesByDayAfter0CQL continues a read of changes_by_day after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// scope, bucket, at.
-const changeChangesByDayAfter0CQL = `SELECT scope, at, name
-	FROM changes_by_day
-	WHERE scope = ? AND bucket = ? AND at < ?`
-
-// changeChangesByDayAfter1CQL continues a read of changes_by_day after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// scope, bucket, at, name.
-const changeChangesByDayAfter1CQL = `SELECT scope, at, name
-	FROM changes_by_day
-	WHERE scope = ? AND bucket = ? AND at = ? AND name > ?`
-
-// changeChangesByDayAfterToCQL continues a read of changes_by_day after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds scope, bucket, at, To.
-const changeChangesByDayAfterToCQL = `SELECT scope, at, name
-	FROM changes_by_day
-	WHERE scope = ? AND bucket = ? AND at < ? AND at > ?`
-
-// changeChangesByDayAtOrAfterCQL continues a read of changes_by_day at or
-// after a row. cqlgenimpl.ReadPage binds scope, bucket, at, name.
-const changeChangesByDayAtOrAfterCQL = `SELECT scope, at, name
-	FROM changes_by_day
-	WHERE scope = ? AND bucket = ? AND at = ? AND name >= ?`
-
-// changeChangesByDayScatterFirstCQL reads a partition of changes_by_day from
-// its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds scope, the list of bucket values, the most rows
-// per bucket.
-const changeChangesByDayScatterFirstCQL = `SELECT scope, at, name, bucket
-	FROM changes_by_day
-	WHERE scope = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// changeChangesByDayScatterFirstFromCQL reads a partition of changes_by_day
-// from the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds scope, the list of bucket values, From, the most
-// rows per bucket.
-const changeChangesByDayScatterFirstFromCQL = `SELECT scope, at, name, bucket
-	FROM changes_by_day
-	WHERE scope = ? AND bucket IN ? AND at <= ?
-	PER PARTITION LIMIT ?`
-
-// changeChangesByDayScatterFirstToCQL reads a partition of changes_by_day from
-// its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds scope, the list of bucket
-// values, To, the most rows per bucket.
-const changeChangesByDayScatterFirstToCQL = `SELECT scope, at, name, bucket
-	FROM changes_by_day
-	WHERE scope = ? AND bucket IN ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// changeChangesByDayScatterFirstFromToCQL reads a partition of changes_by_day
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds scope, the list of bucket values, From, To, the
-// most rows per bucket.
-const changeChangesByDayScatterFirstFromToCQL = `SELECT scope, at, name, bucket
-	FROM changes_by_day
-	WHERE scope = ? AND bucket IN ? AND at <= ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// changeChangesByDayClustering is the clustering key of e in changes_by_day,
-// in order.
 func changeChangesByDayClustering(e *Change) []any {
 	return []any{e.At, e.Name}
 }
 
-// changeChangesByDayCompare orders rows of changes_by_day as its clustering
-// order does.
 func changeChangesByDayCompare(a, b *Change) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.Name, b.Name); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Name, b.Name))
 }
 
 // ChangeRepo reads and writes Change in table changes_by_day.
@@ -546,171 +185,105 @@ type ChangeRepo struct {
 	opts cqlgen.Options
 }
 
-// NewChangeRepo returns a repository of Change on s. The default strategy is a
-// logged batch.
+// NewChangeRepo returns a repository of Change on s.
 func NewChangeRepo(s cqlgen.Session, opts ...cqlgen.Option) *ChangeRepo {
-	return &ChangeRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &ChangeRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// changeCheck rejects a Change whose partition key values are empty.
 func changeCheck(e *Change) error {
 	if e.Scope == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "scope",
-			Table:  "changes_by_day",
-		}
+		return cqlgenimpl.EmptyKey("changes_by_day", "scope")
 	}
 	return nil
 }
 
-// Insert writes e to changes_by_day, at a client-side timestamp. Nil pointers
-// and empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+var changeOne = cqlgenimpl.One[Change]{
+	Check: changeCheck,
+	Delete: func(e *Change, ts int64) []any {
+		return []any{ts, e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name}
+	},
+	Key: func(e *Change) []any {
+		return []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name}
+	},
+	Row:   changeChangesByDayRow,
+	Scan:  changeChangesByDayScan,
+	Table: changeChangesByDay,
+}
+
+// Insert writes e to changes_by_day, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *ChangeRepo) Insert(ctx context.Context, e *Change, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Change", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, changeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, changeChangesByDay, e, []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name}, func(e *Change, _ bool) []any {
-			return changeChangesByDayRow(e, 0)
-		}, changeChangesByDayScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(changeChangesByDay, o.TTL, changeChangesByDayRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Change", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &changeOne, e)
 }
 
-// InsertIfAbsent writes e to changes_by_day only if no row has its key (INSERT
-// ... IF NOT EXISTS): create, never replace. The result says whether it
-// applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in changes_by_day unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *ChangeRepo) InsertIfAbsent(ctx context.Context, e *Change, opts ...cqlgen.Option) (_ cqlgen.Inserted[Change], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Change", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, changeCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Change]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, changeChangesByDay, e, []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name}, func(e *Change, _ bool) []any {
-		return changeChangesByDayRow(e, 0)
-	}, changeChangesByDayScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "Change", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &changeOne, e)
 }
 
-// Update writes e over the row with its key in changes_by_day. Unlike Insert,
-// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
-// the row expires after that time instead of the table's default.
+// Update writes e over the row with its key in changes_by_day; nil pointers
+// and empty collections clear their columns.
 func (r *ChangeRepo) Update(ctx context.Context, e *Change, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Change", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, changeCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(changeChangesByDay, o.TTL, changeChangesByDayRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Change", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &changeOne, e)
 }
 
 // Delete removes the row with e's key from changes_by_day.
 func (r *ChangeRepo) Delete(ctx context.Context, e *Change, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Change", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, changeCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   changeChangesByDay.Delete,
-			Values: []any{ts, e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Change", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &changeOne, e)
 }
 
-// Get reads the Change with the given key from changes_by_day, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Change with the given key from changes_by_day;
+// cqlgen.ErrNotFound if there is none.
 func (r *ChangeRepo) Get(ctx context.Context, scope Scope, at time.Time, name string) (_ *Change, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Change", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Change", "Get").End(&err)
 	if scope == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "scope",
-			Table:  "changes_by_day",
-		}
+		return nil, cqlgenimpl.EmptyKey("changes_by_day", "scope")
 	}
 	var e Change
 	e.Scope = scope
 	e.At = at
 	e.Name = name
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   changeChangesByDay.Get,
-		Values: []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name},
-	}, changeChangesByDayScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, changeChangesByDay.Get, []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name}, changeChangesByDayScan)
 }
 
 // ChangesByDayOptions are the optional parts of a ChangesByDay read.
 type ChangesByDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var changeChangesByDayRead = cqlgenimpl.ReadSpec[Change]{
+	Compare: changeChangesByDayCompare,
+	Key:     changeChangesByDayClustering,
+	Scan:    changeChangesByDayScan,
+	Table:   changeChangesByDay,
 }
 
 // ChangesByDay reads Change rows by scope, ordered by at descending, then name
 // ascending, from changes_by_day, in pages: time buckets from the newest back,
 // each in clustering order.
 func (r *ChangeRepo) ChangesByDay(ctx context.Context, scope Scope, o *ChangesByDayOptions) (_ cqlgen.Page[Change], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Change", "ChangesByDay")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Change", "ChangesByDay").End(&err)
 	if scope == "" {
-		return cqlgen.Page[Change]{}, &cqlgen.EmptyKeyError{
-			Column: "scope",
-			Table:  "changes_by_day",
-		}
+		return cqlgen.Page[Change]{}, cqlgenimpl.EmptyKey("changes_by_day", "scope")
 	}
 	if o == nil {
 		o = &ChangesByDayOptions{}
@@ -720,27 +293,8 @@ func (r *ChangeRepo) ChangesByDay(ctx context.Context, scope Scope, o *ChangesBy
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Change]{
-		Compare:     changeChangesByDayCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         changeChangesByDayClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{scope},
-		Scan:        changeChangesByDayScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       changeChangesByDay,
-		TimeBuckets: &tb,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := changeChangesByDayRead.With([]any{scope}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

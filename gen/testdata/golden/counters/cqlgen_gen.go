@@ -15,53 +15,19 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// pageStatsPageStats: the statements of table page_stats, which is the source
-// of truth of PageStats.
+// pageStatsPageStats is table page_stats, which is the source of truth of
+// PageStats (statements in schema.md).
 var pageStatsPageStats = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "page_stats",
-	Pattern: "PageStats",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "site", Type: "text"},
-		{Name: "page", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Add:     pageStatsPageStatsAddCQL,
-		Delete:  pageStatsPageStatsDeleteCQL,
-		Get:     pageStatsPageStatsGetCQL,
-		GetMany: pageStatsPageStatsGetManyCQL,
-	},
+	Name:         "page_stats",
+	Pattern:      "PageStats",
+	PartitionKey: cqlgenimpl.Cols("site text", "page text"),
+	Columns:      cqlgenimpl.Cols("views counter", "likes counter"),
+	Canonical:    true,
 })
 
-// pageStatsPageStatsAddCQL adds an amount to every counter of a row of
-// page_stats; it is never retried. Its placeholders bind the amount added to
-// views, the amount added to likes, site, page.
-const pageStatsPageStatsAddCQL = `UPDATE page_stats
-	SET views = views + ?, likes = likes + ?
-	WHERE site = ? AND page = ?`
-
-// pageStatsPageStatsDeleteCQL deletes a row of page_stats by its primary key.
-// Its placeholders bind site, page.
-const pageStatsPageStatsDeleteCQL = `DELETE FROM page_stats
-	WHERE site = ? AND page = ?`
-
-// pageStatsPageStatsGetCQL reads a row of page_stats by its primary key. Its
-// placeholders bind site, page.
-const pageStatsPageStatsGetCQL = `SELECT site, page, views, likes
-	FROM page_stats
-	WHERE site = ? AND page = ?`
-
-// pageStatsPageStatsScan reads one row of page_stats into e; false when there
-// is none.
 func pageStatsPageStatsScan(it cqlgenimpl.Iter, e *PageStats) bool {
 	return it.Scan(&e.Site, &e.Page, &e.Views, &e.Likes)
 }
-
-// pageStatsPageStatsGetManyCQL reads the rows of page_stats of several
-// partition keys at once. cqlgenimpl.GetMany binds site, the list of page
-// values.
-const pageStatsPageStatsGetManyCQL = `SELECT site, page, views, likes
-	FROM page_stats
-	WHERE site = ? AND page IN ?`
 
 // PageStatsRepo reads and writes PageStats in table page_stats.
 type PageStatsRepo struct {
@@ -69,44 +35,25 @@ type PageStatsRepo struct {
 	opts cqlgen.Options
 }
 
-// NewPageStatsRepo returns a repository of PageStats on s. The default
-// strategy is a logged batch.
+// NewPageStatsRepo returns a repository of PageStats on s.
 func NewPageStatsRepo(s cqlgen.Session, opts ...cqlgen.Option) *PageStatsRepo {
-	return &PageStatsRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &PageStatsRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// pageStatsCheck rejects a PageStats whose partition key values are empty.
 func pageStatsCheck(e *PageStats) error {
 	if e.Site == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "site",
-			Table:  "page_stats",
-		}
+		return cqlgenimpl.EmptyKey("page_stats", "site")
 	}
 	if e.Page == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "page",
-			Table:  "page_stats",
-		}
+		return cqlgenimpl.EmptyKey("page_stats", "page")
 	}
 	return nil
 }
 
-// Add adds e's counter fields (Views, Likes), amounts that may be negative, to
-// the counters of the row with e's key in page_stats, creating it at zero
-// first if there is none, in one update. A counter update is not idempotent,
-// so it is sent once and never retried: an error is a *cqlgen.CounterError,
-// and when errors.Is(err, cqlgen.ErrOutcomeUnknown) the update may or may not
-// have applied. cqlgen.WithIdempotencyKey is refused (*cqlgen.OptionError),
-// and the strategy does not apply.
+// Add adds e's counter fields (Views, Likes) to the row with e's key in
+// page_stats, sent once, never retried (docs/repositories.md, Counter tables).
 func (r *PageStatsRepo) Add(ctx context.Context, e *PageStats, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PageStats", "Add")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "PageStats", "Add").End(&err)
 	o, err := cqlgenimpl.Begin(e, pageStatsCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -117,14 +64,10 @@ func (r *PageStatsRepo) Add(ctx context.Context, e *PageStats, opts ...cqlgen.Op
 	})
 }
 
-// Delete removes the row with e's key from page_stats. Cassandra does not
-// reliably support counting again in a deleted counter row (an Add soon after
-// the Delete may be lost): delete only counters that will not be used again.
+// Delete removes the row with e's key from page_stats; a deleted counter row
+// must not be counted again (docs/repositories.md, Counter tables).
 func (r *PageStatsRepo) Delete(ctx context.Context, e *PageStats, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PageStats", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "PageStats", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, pageStatsCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -137,60 +80,33 @@ func (r *PageStatsRepo) Delete(ctx context.Context, e *PageStats, opts ...cqlgen
 	})
 }
 
-// Get reads the PageStats with the given key from page_stats, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the PageStats with the given key from page_stats;
+// cqlgen.ErrNotFound if there is none.
 func (r *PageStatsRepo) Get(ctx context.Context, site string, page string) (_ *PageStats, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PageStats", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "PageStats", "Get").End(&err)
 	if site == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "site",
-			Table:  "page_stats",
-		}
+		return nil, cqlgenimpl.EmptyKey("page_stats", "site")
 	}
 	if page == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "page",
-			Table:  "page_stats",
-		}
+		return nil, cqlgenimpl.EmptyKey("page_stats", "page")
 	}
 	var e PageStats
 	e.Site = site
 	e.Page = page
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   pageStatsPageStats.Get,
-		Values: []any{e.Site, e.Page},
-	}, pageStatsPageStatsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, pageStatsPageStats.Get, []any{e.Site, e.Page}, pageStatsPageStatsScan)
 }
 
 // GetMany reads the PageStatss of one site with the given page values from
-// page_stats, the source of truth, in one query (page IN ?): Rows[i] is the
-// PageStats of pages[i], nil when there is none, and Missing lists those
-// indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// page_stats in one query: Rows[i] is pages[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *PageStatsRepo) GetMany(ctx context.Context, site string, pages []string) (_ cqlgen.Found[PageStats], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PageStats", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "PageStats", "GetMany").End(&err)
 	if site == "" {
-		return cqlgen.Found[PageStats]{}, &cqlgen.EmptyKeyError{
-			Column: "site",
-			Table:  "page_stats",
-		}
+		return cqlgen.Found[PageStats]{}, cqlgenimpl.EmptyKey("page_stats", "site")
 	}
 	for _, k := range pages {
 		if k == "" {
-			return cqlgen.Found[PageStats]{}, &cqlgen.EmptyKeyError{
-				Column: "page",
-				Table:  "page_stats",
-			}
+			return cqlgen.Found[PageStats]{}, cqlgenimpl.EmptyKey("page_stats", "page")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, pageStatsPageStats, []any{site}, pages, r.opts.MaxKeys, pageStatsPageStatsScan, func(e *PageStats) string {
@@ -198,120 +114,27 @@ func (r *PageStatsRepo) GetMany(ctx context.Context, site string, pages []string
 	})
 }
 
-// dailyHitsDailyHits: the statements of table daily_hits, which is the source
-// of truth of DailyHits.
+// dailyHitsDailyHits is table daily_hits, which is the source of truth of
+// DailyHits (statements in schema.md).
 var dailyHitsDailyHits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "daily_hits",
-	Pattern: "DailyHits",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "site", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "day", Type: "date", Desc: true},
-	},
-	CQL: cqlgenimpl.CQL{
-		Add:         dailyHitsDailyHitsAddCQL,
-		Delete:      dailyHitsDailyHitsDeleteCQL,
-		Get:         dailyHitsDailyHitsGetCQL,
-		First:       dailyHitsDailyHitsFirstCQL,
-		FirstFrom:   dailyHitsDailyHitsFirstFromCQL,
-		FirstTo:     dailyHitsDailyHitsFirstToCQL,
-		FirstFromTo: dailyHitsDailyHitsFirstFromToCQL,
-		After: []string{
-			dailyHitsDailyHitsAfter0CQL,
-		},
-		AfterTo:     dailyHitsDailyHitsAfterToCQL,
-		AtOrAfter:   dailyHitsDailyHitsAtOrAfterCQL,
-		AtOrAfterTo: dailyHitsDailyHitsAtOrAfterToCQL,
-	},
+	Name:         "daily_hits",
+	Pattern:      "DailyHits",
+	PartitionKey: cqlgenimpl.Cols("site text"),
+	Clustering:   cqlgenimpl.Cols("day date desc"),
+	Columns:      cqlgenimpl.Cols("hits counter"),
+	Canonical:    true,
 })
 
-// dailyHitsDailyHitsAddCQL adds an amount to every counter of a row of
-// daily_hits; it is never retried. Its placeholders bind the amount added to
-// hits, site, day.
-const dailyHitsDailyHitsAddCQL = `UPDATE daily_hits
-	SET hits = hits + ?
-	WHERE site = ? AND day = ?`
-
-// dailyHitsDailyHitsDeleteCQL deletes a row of daily_hits by its primary key.
-// Its placeholders bind site, day.
-const dailyHitsDailyHitsDeleteCQL = `DELETE FROM daily_hits
-	WHERE site = ? AND day = ?`
-
-// dailyHitsDailyHitsGetCQL reads a row of daily_hits by its primary key. Its
-// placeholders bind site, day.
-const dailyHitsDailyHitsGetCQL = `SELECT site, day, hits
-	FROM daily_hits
-	WHERE site = ? AND day = ?`
-
-// dailyHitsDailyHitsScan reads one row of daily_hits into e; false when there
-// is none.
 func dailyHitsDailyHitsScan(it cqlgenimpl.Iter, e *DailyHits) bool {
 	return it.Scan(&e.Site, &e.Day, &e.Hits)
 }
 
-// dailyHitsDailyHitsFirstCQL reads a partition of daily_hits from its first
-// row. cqlgenimpl.ReadPage binds site.
-const dailyHitsDailyHitsFirstCQL = `SELECT site, day, hits
-	FROM daily_hits
-	WHERE site = ?`
-
-// dailyHitsDailyHitsFirstFromCQL reads a partition of daily_hits from the From
-// bound. cqlgenimpl.ReadPage binds site, From.
-const dailyHitsDailyHitsFirstFromCQL = `SELECT site, day, hits
-	FROM daily_hits
-	WHERE site = ? AND day <= ?`
-
-// dailyHitsDailyHitsFirstToCQL reads a partition of daily_hits from its first
-// row up to the To bound. cqlgenimpl.ReadPage binds site, To.
-const dailyHitsDailyHitsFirstToCQL = `SELECT site, day, hits
-	FROM daily_hits
-	WHERE site = ? AND day > ?`
-
-// dailyHitsDailyHitsFirstFromToCQL reads a partition of daily_hits between the
-// bounds. cqlgenimpl.ReadPage binds site, From, To.
-const dailyHitsDailyHitsFirstFromToCQL = `SELECT site, day, hits
-	FROM daily_hits
-	WHERE site = ? AND day <= ? AND day > ?`
-
-// dailyHitsDailyHitsAfter0CQL continues a read of daily_hits after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// site, day.
-const dailyHitsDailyHitsAfter0CQL = `SELECT site, day, hits
-	FROM daily_hits
-	WHERE site = ? AND day < ?`
-
-// dailyHitsDailyHitsAfterToCQL continues a read of daily_hits after a row, up
-// to the To bound. cqlgenimpl.ReadPage binds site, day, To.
-const dailyHitsDailyHitsAfterToCQL = `SELECT site, day, hits
-	FROM daily_hits
-	WHERE site = ? AND day < ? AND day > ?`
-
-// dailyHitsDailyHitsAtOrAfterCQL continues a read of daily_hits at or after a
-// row. cqlgenimpl.ReadPage binds site, day.
-const dailyHitsDailyHitsAtOrAfterCQL = `SELECT site, day, hits
-	FROM daily_hits
-	WHERE site = ? AND day <= ?`
-
-// dailyHitsDailyHitsAtOrAfterToCQL continues a read of daily_hits at or after
-// a row, up to the To bound. cqlgenimpl.ReadPage binds site, day, To.
-const dailyHitsDailyHitsAtOrAfterToCQL = `SELECT site, day, hits
-	FROM daily_hits
-	WHERE site = ? AND day <= ? AND day > ?`
-
-// dailyHitsDailyHitsClustering is the clustering key of e in daily_hits, in
-// order.
 func dailyHitsDailyHitsClustering(e *DailyHits) []any {
 	return []any{e.Day}
 }
 
-// dailyHitsDailyHitsCompare orders rows of daily_hits as its clustering order
-// does.
 func dailyHitsDailyHitsCompare(a, b *DailyHits) int {
-	if c := a.Day.Compare(b.Day); c != 0 {
-		return -c
-	}
-	return 0
+	return -a.Day.Compare(b.Day)
 }
 
 // DailyHitsRepo reads and writes DailyHits in table daily_hits.
@@ -320,38 +143,22 @@ type DailyHitsRepo struct {
 	opts cqlgen.Options
 }
 
-// NewDailyHitsRepo returns a repository of DailyHits on s. The default
-// strategy is a logged batch.
+// NewDailyHitsRepo returns a repository of DailyHits on s.
 func NewDailyHitsRepo(s cqlgen.Session, opts ...cqlgen.Option) *DailyHitsRepo {
-	return &DailyHitsRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &DailyHitsRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// dailyHitsCheck rejects a DailyHits whose partition key values are empty.
 func dailyHitsCheck(e *DailyHits) error {
 	if e.Site == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "site",
-			Table:  "daily_hits",
-		}
+		return cqlgenimpl.EmptyKey("daily_hits", "site")
 	}
 	return nil
 }
 
-// Add adds e's counter fields (Hits), amounts that may be negative, to the
-// counters of the row with e's key in daily_hits, creating it at zero first if
-// there is none, in one update. A counter update is not idempotent, so it is
-// sent once and never retried: an error is a *cqlgen.CounterError, and when
-// errors.Is(err, cqlgen.ErrOutcomeUnknown) the update may or may not have
-// applied. cqlgen.WithIdempotencyKey is refused (*cqlgen.OptionError), and the
-// strategy does not apply.
+// Add adds e's counter fields (Hits) to the row with e's key in daily_hits,
+// sent once, never retried (docs/repositories.md, Counter tables).
 func (r *DailyHitsRepo) Add(ctx context.Context, e *DailyHits, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "DailyHits", "Add")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "DailyHits", "Add").End(&err)
 	o, err := cqlgenimpl.Begin(e, dailyHitsCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -362,14 +169,10 @@ func (r *DailyHitsRepo) Add(ctx context.Context, e *DailyHits, opts ...cqlgen.Op
 	})
 }
 
-// Delete removes the row with e's key from daily_hits. Cassandra does not
-// reliably support counting again in a deleted counter row (an Add soon after
-// the Delete may be lost): delete only counters that will not be used again.
+// Delete removes the row with e's key from daily_hits; a deleted counter row
+// must not be counted again (docs/repositories.md, Counter tables).
 func (r *DailyHitsRepo) Delete(ctx context.Context, e *DailyHits, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "DailyHits", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "DailyHits", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, dailyHitsCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -382,80 +185,50 @@ func (r *DailyHitsRepo) Delete(ctx context.Context, e *DailyHits, opts ...cqlgen
 	})
 }
 
-// Get reads the DailyHits with the given key from daily_hits, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the DailyHits with the given key from daily_hits;
+// cqlgen.ErrNotFound if there is none.
 func (r *DailyHitsRepo) Get(ctx context.Context, site string, day time.Time) (_ *DailyHits, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "DailyHits", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "DailyHits", "Get").End(&err)
 	if site == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "site",
-			Table:  "daily_hits",
-		}
+		return nil, cqlgenimpl.EmptyKey("daily_hits", "site")
 	}
 	var e DailyHits
 	e.Site = site
 	e.Day = day
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   dailyHitsDailyHits.Get,
-		Values: []any{e.Site, e.Day},
-	}, dailyHitsDailyHitsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, dailyHitsDailyHits.Get, []any{e.Site, e.Day}, dailyHitsDailyHitsScan)
 }
 
 // DailyHitsOptions are the optional parts of a DailyHits read.
 type DailyHitsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// DayFrom and DayTo bound day, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// DayFrom (inclusive) and DayTo (exclusive) bound day in read order; nil:
+	// open.
 	DayFrom, DayTo *time.Time
-	// DayFromExclusive leaves out the rows at DayFrom, DayToInclusive takes in
-	// those at DayTo; each is ignored without its bound.
+	// DayFromExclusive and DayToInclusive change the bounds' defaults.
 	DayFromExclusive, DayToInclusive bool
+}
+
+var dailyHitsDailyHitsRead = cqlgenimpl.ReadSpec[DailyHits]{
+	Compare: dailyHitsDailyHitsCompare,
+	Key:     dailyHitsDailyHitsClustering,
+	Scan:    dailyHitsDailyHitsScan,
+	Table:   dailyHitsDailyHits,
 }
 
 // DailyHits reads DailyHits rows by site, ordered by day descending, from
 // daily_hits, in pages: one partition, in clustering order.
 func (r *DailyHitsRepo) DailyHits(ctx context.Context, site string, o *DailyHitsOptions) (_ cqlgen.Page[DailyHits], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "DailyHits", "DailyHits")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "DailyHits", "DailyHits").End(&err)
 	if site == "" {
-		return cqlgen.Page[DailyHits]{}, &cqlgen.EmptyKeyError{
-			Column: "site",
-			Table:  "daily_hits",
-		}
+		return cqlgen.Page[DailyHits]{}, cqlgenimpl.EmptyKey("daily_hits", "site")
 	}
 	if o == nil {
 		o = &DailyHitsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[DailyHits]{
-		Compare:   dailyHitsDailyHitsCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       dailyHitsDailyHitsClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{site},
-		Scan:      dailyHitsDailyHitsScan,
-		Table:     dailyHitsDailyHits,
-	}
-	if o.DayFrom != nil {
-		spec.From, spec.FromExclusive = *o.DayFrom, o.DayFromExclusive
-	}
-	if o.DayTo != nil {
-		spec.To, spec.ToInclusive = *o.DayTo, o.DayToInclusive
-	}
+	spec := dailyHitsDailyHitsRead.With([]any{site}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.DayFrom, o.DayTo, o.DayFromExclusive, o.DayToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

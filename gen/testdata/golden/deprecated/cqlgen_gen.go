@@ -16,40 +16,18 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// orderOrders: the statements of table orders, which is the source of truth of
-// Order.
+// orderOrders is table orders, which is the source of truth of Order
+// (statements in schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders",
-	Pattern: "Orders",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-		{Name: "customer_id", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "total", Type: "bigint"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:     orderOrdersGetCQL,
-		GetMany: orderOrdersGetManyCQL,
-		State:   orderOrdersStateCQL,
-		Change:  orderOrdersChangeCQL,
-		Remove:  orderOrdersRemoveCQL,
-		Settle:  orderOrdersSettleCQL,
-		Scan:    orderOrdersScanCQL,
-	},
+	Name:         "orders",
+	Pattern:      "Orders",
+	PartitionKey: cqlgenimpl.Cols("order_id text"),
+	Columns:      cqlgenimpl.Cols("customer_id text", "status text", "placed_at timestamp", "total bigint"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
-// orderOrdersGetCQL reads a row of orders by its primary key. Its placeholders
-// bind order_id.
-const orderOrdersGetCQL = `SELECT order_id, customer_id, status, placed_at, total, cqlgen_deleted
-	FROM orders
-	WHERE order_id = ?`
-
-// orderOrdersScan reads the next row of orders that is no grave of a deleted
-// Order into e; false when there is none.
 func orderOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
 	for {
 		var deleted bool
@@ -63,677 +41,159 @@ func orderOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
 	}
 }
 
-// orderOrdersGetManyCQL reads the rows of orders of several partition keys at
-// once. cqlgenimpl.GetMany binds the list of order_id values.
-const orderOrdersGetManyCQL = `SELECT order_id, customer_id, status, placed_at, total, cqlgen_deleted
-	FROM orders
-	WHERE order_id IN ?`
-
-// orderOrdersStateCQL reads a row of orders with the write protocol's columns.
-// Its placeholders bind order_id.
-const orderOrdersStateCQL = `SELECT order_id, customer_id, status, placed_at, total, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM orders
-	WHERE order_id = ?`
-
-// orderOrdersState binds orderOrdersStateCQL: the primary key of e.
 func orderOrdersState(e *Order) []any {
 	return []any{e.OrderID}
 }
 
-// orderOrdersScanState reads a row of orders with its version, its mark of
-// deletion, its pending record and its last changes.
 func orderOrdersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Order], ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.CustomerID, &v.Row.Status, &v.Row.PlacedAt, &v.Row.Total, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// orderOrdersData is every column of e's row in orders, in table order.
 func orderOrdersData(e *Order) []any {
 	return []any{e.OrderID, e.CustomerID, e.Status, e.PlacedAt, e.Total}
 }
 
-// orderOrdersChangeCQL writes a row of orders if its version is the one read
-// (null: if there is no row). Its placeholders bind customer_id, status,
-// placed_at, total, cqlgen_version (the write timestamp), the pending record,
-// the record of the last changes, order_id, the version read.
-const orderOrdersChangeCQL = `UPDATE orders
-	SET customer_id = ?, status = ?, placed_at = ?, total = ?,
-		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersChange binds orderOrdersChangeCQL: it sets e's values, at version
-// c.TS, if the version is still c.Old.
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
 	return []any{e.CustomerID, e.Status, e.PlacedAt, e.Total, c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
 
-// orderOrdersRemoveCQL leaves a grave of a row of orders if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, order_id, the version read.
-const orderOrdersRemoveCQL = `UPDATE orders
-	USING TTL 864000
-	SET customer_id = null, status = null, placed_at = null, total = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersRemove binds orderOrdersRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
 
-// orderOrdersSettleCQL clears the pending record of a row of orders if its
-// version is the one read. Its placeholders bind order_id, the version read.
-const orderOrdersSettleCQL = `UPDATE orders
-	SET cqlgen_pending = null
-	WHERE order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersSettle binds orderOrdersSettleCQL: it clears the pending record
-// of e's row if the version is still version.
 func orderOrdersSettle(e *Order, version int64) []any {
 	return []any{e.OrderID, version}
 }
 
-// orderOrdersScanCQL reads a token range of orders for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const orderOrdersScanCQL = `SELECT order_id, customer_id, status, placed_at, total, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM orders
-	WHERE token(order_id) > ? AND token(order_id) <= ?`
-
-// orderOrdersByDay: the statements of table orders_by_customer_day, which
-// serves OrdersByDay.
+// orderOrdersByDay is table orders_by_customer_day, which serves OrdersByDay
+// (statements in schema.md).
 var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_by_customer_day",
-	Pattern: "OrdersByDay",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "text"},
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "text"},
-		{Name: "bucket", Type: "date"},
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "total", Type: "bigint"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersByDayInsertCQL,
-		Delete:      orderOrdersByDayDeleteCQL,
-		Scan:        orderOrdersByDayScanCQL,
-		First:       orderOrdersByDayFirstCQL,
-		FirstFrom:   orderOrdersByDayFirstFromCQL,
-		FirstTo:     orderOrdersByDayFirstToCQL,
-		FirstFromTo: orderOrdersByDayFirstFromToCQL,
-		After: []string{
-			orderOrdersByDayAfter0CQL,
-			orderOrdersByDayAfter1CQL,
-		},
-		AfterTo:   orderOrdersByDayAfterToCQL,
-		AtOrAfter: orderOrdersByDayAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       orderOrdersByDayScatterFirstCQL,
-				FirstFrom:   orderOrdersByDayScatterFirstFromCQL,
-				FirstTo:     orderOrdersByDayScatterFirstToCQL,
-				FirstFromTo: orderOrdersByDayScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "orders_by_customer_day",
+	Pattern:      "OrdersByDay",
+	PartitionKey: cqlgenimpl.Cols("customer_id text", "bucket date"),
+	Clustering:   cqlgenimpl.Cols("placed_at timestamp desc", "order_id text"),
+	Columns:      cqlgenimpl.Cols("status text", "total bigint"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// orderOrdersByDayInsertCQL writes a whole row of orders_by_customer_day. Its
-// placeholders bind customer_id, bucket, placed_at, order_id, status, total,
-// the write timestamp.
-const orderOrdersByDayInsertCQL = `INSERT INTO orders_by_customer_day (customer_id, bucket, placed_at,
-		order_id, status, total)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersByDayRow binds orderOrdersByDayInsertCQL for e, written at ts;
-// orders_by_customer_day has no column to leave unset.
 func orderOrdersByDayRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.CustomerID, cqlgenimpl.DayBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID, e.Status, e.Total, ts}
 }
 
-// orderOrdersByDayKey is the primary key of e in orders_by_customer_day, in
-// order, bucket included.
 func orderOrdersByDayKey(e *Order) []any {
 	return []any{e.CustomerID, cqlgenimpl.DayBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersByDayDeleteCQL deletes a row of orders_by_customer_day by its
-// primary key. Its placeholders bind the write timestamp, customer_id, bucket,
-// placed_at, order_id.
-const orderOrdersByDayDeleteCQL = `DELETE FROM orders_by_customer_day
-	USING TIMESTAMP ?
-	WHERE customer_id = ? AND bucket = ? AND placed_at = ? AND order_id = ?`
-
-// orderOrdersByDayScanCQL reads a token range of orders_by_customer_day for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const orderOrdersByDayScanCQL = `SELECT customer_id, bucket, placed_at, order_id, status, total,
-		writetime(status), writetime(total)
-	FROM orders_by_customer_day
-	WHERE token(customer_id, bucket) > ? AND token(customer_id, bucket) <= ?`
-
-// orderOrdersByDayFirstCQL reads a partition of orders_by_customer_day from
-// its first row. cqlgenimpl.ReadPage binds customer_id, bucket.
-const orderOrdersByDayFirstCQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_day
-	WHERE customer_id = ? AND bucket = ?`
-
-// orderOrdersByDayFirstFromCQL reads a partition of orders_by_customer_day
-// from the From bound. cqlgenimpl.ReadPage binds customer_id, bucket, From.
-const orderOrdersByDayFirstFromCQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_day
-	WHERE customer_id = ? AND bucket = ? AND placed_at <= ?`
-
-// orderOrdersByDayFirstToCQL reads a partition of orders_by_customer_day from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds customer_id,
-// bucket, To.
-const orderOrdersByDayFirstToCQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_day
-	WHERE customer_id = ? AND bucket = ? AND placed_at > ?`
-
-// orderOrdersByDayFirstFromToCQL reads a partition of orders_by_customer_day
-// between the bounds. cqlgenimpl.ReadPage binds customer_id, bucket, From, To.
-const orderOrdersByDayFirstFromToCQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_day
-	WHERE customer_id = ? AND bucket = ? AND placed_at <= ?
-		AND placed_at > ?`
-
-// orderOrdersByDayAfter0CQL continues a read of orders_by_customer_day after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds customer_id, bucket, placed_at.
-const orderOrdersByDayAfter0CQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_day
-	WHERE customer_id = ? AND bucket = ? AND placed_at < ?`
-
-// orderOrdersByDayAfter1CQL continues a read of orders_by_customer_day after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds customer_id, bucket, placed_at, order_id.
-const orderOrdersByDayAfter1CQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_day
-	WHERE customer_id = ? AND bucket = ? AND placed_at = ? AND order_id > ?`
-
-// orderOrdersByDayAfterToCQL continues a read of orders_by_customer_day after
-// a row, up to the To bound. cqlgenimpl.ReadPage binds customer_id, bucket,
-// placed_at, To.
-const orderOrdersByDayAfterToCQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_day
-	WHERE customer_id = ? AND bucket = ? AND placed_at < ? AND placed_at > ?`
-
-// orderOrdersByDayAtOrAfterCQL continues a read of orders_by_customer_day at
-// or after a row. cqlgenimpl.ReadPage binds customer_id, bucket, placed_at,
-// order_id.
-const orderOrdersByDayAtOrAfterCQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_day
-	WHERE customer_id = ? AND bucket = ? AND placed_at = ? AND order_id >= ?`
-
-// orderOrdersByDayScatterFirstCQL reads a partition of orders_by_customer_day
-// from its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds customer_id, the list of bucket values, the most
-// rows per bucket.
-const orderOrdersByDayScatterFirstCQL = `SELECT customer_id, placed_at, order_id, status, total, bucket
-	FROM orders_by_customer_day
-	WHERE customer_id = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayScatterFirstFromCQL reads a partition of
-// orders_by_customer_day from the From bound, in several time buckets at once,
-// the bucket named last. cqlgenimpl.ReadPage binds customer_id, the list of
-// bucket values, From, the most rows per bucket.
-const orderOrdersByDayScatterFirstFromCQL = `SELECT customer_id, placed_at, order_id, status, total, bucket
-	FROM orders_by_customer_day
-	WHERE customer_id = ? AND bucket IN ? AND placed_at <= ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayScatterFirstToCQL reads a partition of
-// orders_by_customer_day from its first row up to the To bound, in several
-// time buckets at once, the bucket named last. cqlgenimpl.ReadPage binds
-// customer_id, the list of bucket values, To, the most rows per bucket.
-const orderOrdersByDayScatterFirstToCQL = `SELECT customer_id, placed_at, order_id, status, total, bucket
-	FROM orders_by_customer_day
-	WHERE customer_id = ? AND bucket IN ? AND placed_at > ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayScatterFirstFromToCQL reads a partition of
-// orders_by_customer_day between the bounds, in several time buckets at once,
-// the bucket named last. cqlgenimpl.ReadPage binds customer_id, the list of
-// bucket values, From, To, the most rows per bucket.
-const orderOrdersByDayScatterFirstFromToCQL = `SELECT customer_id, placed_at, order_id, status, total, bucket
-	FROM orders_by_customer_day
-	WHERE customer_id = ? AND bucket IN ? AND placed_at <= ?
-		AND placed_at > ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayScan reads one row of orders_by_customer_day into e; false
-// when there is none.
 func orderOrdersByDayScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.CustomerID, &e.PlacedAt, &e.OrderID, &e.Status, &e.Total)
 }
 
-// orderOrdersByDayClustering is the clustering key of e in
-// orders_by_customer_day, in order.
 func orderOrdersByDayClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersByDayCompare orders rows of orders_by_customer_day as its
-// clustering order does.
 func orderOrdersByDayCompare(a, b *Order) int {
-	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// orderOrdersByMonth: the statements of table orders_by_customer_month, which
-// serves OrdersByMonth.
+// orderOrdersByMonth is table orders_by_customer_month, which serves
+// OrdersByMonth (statements in schema.md).
 var orderOrdersByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_by_customer_month",
-	Pattern: "OrdersByMonth",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "text"},
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "text"},
-		{Name: "bucket", Type: "date"},
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "total", Type: "bigint"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersByMonthInsertCQL,
-		Delete:      orderOrdersByMonthDeleteCQL,
-		Scan:        orderOrdersByMonthScanCQL,
-		First:       orderOrdersByMonthFirstCQL,
-		FirstFrom:   orderOrdersByMonthFirstFromCQL,
-		FirstTo:     orderOrdersByMonthFirstToCQL,
-		FirstFromTo: orderOrdersByMonthFirstFromToCQL,
-		After: []string{
-			orderOrdersByMonthAfter0CQL,
-			orderOrdersByMonthAfter1CQL,
-		},
-		AfterTo:   orderOrdersByMonthAfterToCQL,
-		AtOrAfter: orderOrdersByMonthAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       orderOrdersByMonthScatterFirstCQL,
-				FirstFrom:   orderOrdersByMonthScatterFirstFromCQL,
-				FirstTo:     orderOrdersByMonthScatterFirstToCQL,
-				FirstFromTo: orderOrdersByMonthScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "orders_by_customer_month",
+	Pattern:      "OrdersByMonth",
+	PartitionKey: cqlgenimpl.Cols("customer_id text", "bucket date"),
+	Clustering:   cqlgenimpl.Cols("placed_at timestamp desc", "order_id text"),
+	Columns:      cqlgenimpl.Cols("status text", "total bigint"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// orderOrdersByMonthInsertCQL writes a whole row of orders_by_customer_month.
-// Its placeholders bind customer_id, bucket, placed_at, order_id, status,
-// total, the write timestamp.
-const orderOrdersByMonthInsertCQL = `INSERT INTO orders_by_customer_month (customer_id, bucket, placed_at,
-		order_id, status, total)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersByMonthRow binds orderOrdersByMonthInsertCQL for e, written at
-// ts; orders_by_customer_month has no column to leave unset.
 func orderOrdersByMonthRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.CustomerID, cqlgenimpl.MonthBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID, e.Status, e.Total, ts}
 }
 
-// orderOrdersByMonthKey is the primary key of e in orders_by_customer_month,
-// in order, bucket included.
 func orderOrdersByMonthKey(e *Order) []any {
 	return []any{e.CustomerID, cqlgenimpl.MonthBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersByMonthDeleteCQL deletes a row of orders_by_customer_month by its
-// primary key. Its placeholders bind the write timestamp, customer_id, bucket,
-// placed_at, order_id.
-const orderOrdersByMonthDeleteCQL = `DELETE FROM orders_by_customer_month
-	USING TIMESTAMP ?
-	WHERE customer_id = ? AND bucket = ? AND placed_at = ? AND order_id = ?`
-
-// orderOrdersByMonthScanCQL reads a token range of orders_by_customer_month
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const orderOrdersByMonthScanCQL = `SELECT customer_id, bucket, placed_at, order_id, status, total,
-		writetime(status), writetime(total)
-	FROM orders_by_customer_month
-	WHERE token(customer_id, bucket) > ? AND token(customer_id, bucket) <= ?`
-
-// orderOrdersByMonthFirstCQL reads a partition of orders_by_customer_month
-// from its first row. cqlgenimpl.ReadPage binds customer_id, bucket.
-const orderOrdersByMonthFirstCQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_month
-	WHERE customer_id = ? AND bucket = ?`
-
-// orderOrdersByMonthFirstFromCQL reads a partition of orders_by_customer_month
-// from the From bound. cqlgenimpl.ReadPage binds customer_id, bucket, From.
-const orderOrdersByMonthFirstFromCQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_month
-	WHERE customer_id = ? AND bucket = ? AND placed_at <= ?`
-
-// orderOrdersByMonthFirstToCQL reads a partition of orders_by_customer_month
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds
-// customer_id, bucket, To.
-const orderOrdersByMonthFirstToCQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_month
-	WHERE customer_id = ? AND bucket = ? AND placed_at > ?`
-
-// orderOrdersByMonthFirstFromToCQL reads a partition of
-// orders_by_customer_month between the bounds. cqlgenimpl.ReadPage binds
-// customer_id, bucket, From, To.
-const orderOrdersByMonthFirstFromToCQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_month
-	WHERE customer_id = ? AND bucket = ? AND placed_at <= ?
-		AND placed_at > ?`
-
-// orderOrdersByMonthAfter0CQL continues a read of orders_by_customer_month
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds customer_id, bucket, placed_at.
-const orderOrdersByMonthAfter0CQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_month
-	WHERE customer_id = ? AND bucket = ? AND placed_at < ?`
-
-// orderOrdersByMonthAfter1CQL continues a read of orders_by_customer_month
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds customer_id, bucket, placed_at, order_id.
-const orderOrdersByMonthAfter1CQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_month
-	WHERE customer_id = ? AND bucket = ? AND placed_at = ? AND order_id > ?`
-
-// orderOrdersByMonthAfterToCQL continues a read of orders_by_customer_month
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds customer_id,
-// bucket, placed_at, To.
-const orderOrdersByMonthAfterToCQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_month
-	WHERE customer_id = ? AND bucket = ? AND placed_at < ? AND placed_at > ?`
-
-// orderOrdersByMonthAtOrAfterCQL continues a read of orders_by_customer_month
-// at or after a row. cqlgenimpl.ReadPage binds customer_id, bucket, placed_at,
-// order_id.
-const orderOrdersByMonthAtOrAfterCQL = `SELECT customer_id, placed_at, order_id, status, total
-	FROM orders_by_customer_month
-	WHERE customer_id = ? AND bucket = ? AND placed_at = ? AND order_id >= ?`
-
-// orderOrdersByMonthScatterFirstCQL reads a partition of
-// orders_by_customer_month from its first row, in several time buckets at
-// once, the bucket named last. cqlgenimpl.ReadPage binds customer_id, the list
-// of bucket values, the most rows per bucket.
-const orderOrdersByMonthScatterFirstCQL = `SELECT customer_id, placed_at, order_id, status, total, bucket
-	FROM orders_by_customer_month
-	WHERE customer_id = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByMonthScatterFirstFromCQL reads a partition of
-// orders_by_customer_month from the From bound, in several time buckets at
-// once, the bucket named last. cqlgenimpl.ReadPage binds customer_id, the list
-// of bucket values, From, the most rows per bucket.
-const orderOrdersByMonthScatterFirstFromCQL = `SELECT customer_id, placed_at, order_id, status, total, bucket
-	FROM orders_by_customer_month
-	WHERE customer_id = ? AND bucket IN ? AND placed_at <= ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByMonthScatterFirstToCQL reads a partition of
-// orders_by_customer_month from its first row up to the To bound, in several
-// time buckets at once, the bucket named last. cqlgenimpl.ReadPage binds
-// customer_id, the list of bucket values, To, the most rows per bucket.
-const orderOrdersByMonthScatterFirstToCQL = `SELECT customer_id, placed_at, order_id, status, total, bucket
-	FROM orders_by_customer_month
-	WHERE customer_id = ? AND bucket IN ? AND placed_at > ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByMonthScatterFirstFromToCQL reads a partition of
-// orders_by_customer_month between the bounds, in several time buckets at
-// once, the bucket named last. cqlgenimpl.ReadPage binds customer_id, the list
-// of bucket values, From, To, the most rows per bucket.
-const orderOrdersByMonthScatterFirstFromToCQL = `SELECT customer_id, placed_at, order_id, status, total, bucket
-	FROM orders_by_customer_month
-	WHERE customer_id = ? AND bucket IN ? AND placed_at <= ?
-		AND placed_at > ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByMonthScan reads one row of orders_by_customer_month into e;
-// false when there is none.
 func orderOrdersByMonthScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.CustomerID, &e.PlacedAt, &e.OrderID, &e.Status, &e.Total)
 }
 
-// orderOrdersByMonthClustering is the clustering key of e in
-// orders_by_customer_month, in order.
 func orderOrdersByMonthClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersByMonthCompare orders rows of orders_by_customer_month as its
-// clustering order does.
 func orderOrdersByMonthCompare(a, b *Order) int {
-	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// orderOrdersByStatus: the statements of table orders_by_status, which serves
-// OrdersByStatus.
+// orderOrdersByStatus is table orders_by_status, which serves OrdersByStatus
+// (statements in schema.md).
 var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_by_status",
-	Pattern: "OrdersByStatus",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-		{Name: "order_id", Type: "text"},
-		{Name: "customer_id", Type: "text"},
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "total", Type: "bigint"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersByStatusInsertCQL,
-		Delete:      orderOrdersByStatusDeleteCQL,
-		Scan:        orderOrdersByStatusScanCQL,
-		First:       orderOrdersByStatusFirstCQL,
-		FirstFrom:   orderOrdersByStatusFirstFromCQL,
-		FirstTo:     orderOrdersByStatusFirstToCQL,
-		FirstFromTo: orderOrdersByStatusFirstFromToCQL,
-		After: []string{
-			orderOrdersByStatusAfter0CQL,
-		},
-		AfterTo:     orderOrdersByStatusAfterToCQL,
-		AtOrAfter:   orderOrdersByStatusAtOrAfterCQL,
-		AtOrAfterTo: orderOrdersByStatusAtOrAfterToCQL,
-	},
+	Name:         "orders_by_status",
+	Pattern:      "OrdersByStatus",
+	PartitionKey: cqlgenimpl.Cols("status text"),
+	Clustering:   cqlgenimpl.Cols("order_id text"),
+	Columns:      cqlgenimpl.Cols("customer_id text", "placed_at timestamp", "total bigint"),
+	Maintained:   true,
 })
 
-// orderOrdersByStatusInsertCQL writes a whole row of orders_by_status. Its
-// placeholders bind status, order_id, customer_id, placed_at, total, the write
-// timestamp.
-const orderOrdersByStatusInsertCQL = `INSERT INTO orders_by_status (status, order_id, customer_id, placed_at,
-		total)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersByStatusRow binds orderOrdersByStatusInsertCQL for e, written at
-// ts; orders_by_status has no column to leave unset.
 func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Status, e.OrderID, e.CustomerID, e.PlacedAt, e.Total, ts}
 }
 
-// orderOrdersByStatusKey is the primary key of e in orders_by_status, in
-// order, bucket included.
 func orderOrdersByStatusKey(e *Order) []any {
 	return []any{e.Status, e.OrderID}
 }
 
-// orderOrdersByStatusDeleteCQL deletes a row of orders_by_status by its
-// primary key. Its placeholders bind the write timestamp, status, order_id.
-const orderOrdersByStatusDeleteCQL = `DELETE FROM orders_by_status
-	USING TIMESTAMP ?
-	WHERE status = ? AND order_id = ?`
-
-// orderOrdersByStatusScanCQL reads a token range of orders_by_status for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const orderOrdersByStatusScanCQL = `SELECT status, order_id, customer_id, placed_at, total,
-		writetime(customer_id), writetime(placed_at), writetime(total)
-	FROM orders_by_status
-	WHERE token(status) > ? AND token(status) <= ?`
-
-// orderOrdersByStatusFirstCQL reads a partition of orders_by_status from its
-// first row. cqlgenimpl.ReadPage binds status.
-const orderOrdersByStatusFirstCQL = `SELECT status, order_id, customer_id, placed_at, total
-	FROM orders_by_status
-	WHERE status = ?`
-
-// orderOrdersByStatusFirstFromCQL reads a partition of orders_by_status from
-// the From bound. cqlgenimpl.ReadPage binds status, From.
-const orderOrdersByStatusFirstFromCQL = `SELECT status, order_id, customer_id, placed_at, total
-	FROM orders_by_status
-	WHERE status = ? AND order_id >= ?`
-
-// orderOrdersByStatusFirstToCQL reads a partition of orders_by_status from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds status, To.
-const orderOrdersByStatusFirstToCQL = `SELECT status, order_id, customer_id, placed_at, total
-	FROM orders_by_status
-	WHERE status = ? AND order_id < ?`
-
-// orderOrdersByStatusFirstFromToCQL reads a partition of orders_by_status
-// between the bounds. cqlgenimpl.ReadPage binds status, From, To.
-const orderOrdersByStatusFirstFromToCQL = `SELECT status, order_id, customer_id, placed_at, total
-	FROM orders_by_status
-	WHERE status = ? AND order_id >= ? AND order_id < ?`
-
-// orderOrdersByStatusAfter0CQL continues a read of orders_by_status after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds status, order_id.
-const orderOrdersByStatusAfter0CQL = `SELECT status, order_id, customer_id, placed_at, total
-	FROM orders_by_status
-	WHERE status = ? AND order_id > ?`
-
-// orderOrdersByStatusAfterToCQL continues a read of orders_by_status after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds status, order_id, To.
-const orderOrdersByStatusAfterToCQL = `SELECT status, order_id, customer_id, placed_at, total
-	FROM orders_by_status
-	WHERE status = ? AND order_id > ? AND order_id < ?`
-
-// orderOrdersByStatusAtOrAfterCQL continues a read of orders_by_status at or
-// after a row. cqlgenimpl.ReadPage binds status, order_id.
-const orderOrdersByStatusAtOrAfterCQL = `SELECT status, order_id, customer_id, placed_at, total
-	FROM orders_by_status
-	WHERE status = ? AND order_id >= ?`
-
-// orderOrdersByStatusAtOrAfterToCQL continues a read of orders_by_status at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds status, order_id,
-// To.
-const orderOrdersByStatusAtOrAfterToCQL = `SELECT status, order_id, customer_id, placed_at, total
-	FROM orders_by_status
-	WHERE status = ? AND order_id >= ? AND order_id < ?`
-
-// orderOrdersByStatusScan reads one row of orders_by_status into e; false when
-// there is none.
 func orderOrdersByStatusScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Status, &e.OrderID, &e.CustomerID, &e.PlacedAt, &e.Total)
 }
 
-// orderOrdersByStatusClustering is the clustering key of e in
-// orders_by_status, in order.
 func orderOrdersByStatusClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
 
-// orderOrdersByStatusCompare orders rows of orders_by_status as its clustering
-// order does.
 func orderOrdersByStatusCompare(a, b *Order) int {
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Compare(a.OrderID, b.OrderID)
 }
 
 // OrderRepo reads and writes Order in its tables (orders,
-// orders_by_customer_day, orders_by_customer_month, orders_by_status), keeping
-// every copy in step; orders is the source of truth.
+// orders_by_customer_day, orders_by_customer_month, orders_by_status), kept in
+// step with orders.
 type OrderRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewOrderRepo returns a repository of Order on s. The default strategy is a
-// logged batch.
+// NewOrderRepo returns a repository of Order on s.
 func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
-	return &OrderRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &OrderRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// orderCheck rejects a Order whose partition key values are empty.
 func orderCheck(e *Order) error {
 	if e.OrderID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	if e.CustomerID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "orders_by_customer_day",
-		}
+		return cqlgenimpl.EmptyKey("orders_by_customer_day", "customer_id")
 	}
 	if e.Status == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "status",
-			Table:  "orders_by_status",
-		}
+		return cqlgenimpl.EmptyKey("orders_by_status", "status")
 	}
 	return nil
 }
 
-// orderCheckKey rejects a Order whose partition key value in orders, the
-// source of truth, is empty.
 func orderCheckKey(e *Order) error {
 	if e.OrderID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	return nil
 }
 
-// orderWrites is the write protocol of Order: its source of truth, orders, and
-// the tables the protocol keeps in step with it.
 var orderWrites = &cqlgenimpl.Entity[Order]{
 	Canonical: orderOrders,
 	State:     orderOrdersState,
@@ -767,18 +227,11 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 	},
 }
 
-// Insert writes e to every table of Order, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on orders, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Order, leaving nil pointers
+// and empty collections unset, through the write protocol on orders
+// (docs/repositories.md, The write protocol).
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -786,19 +239,11 @@ func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Order whose key in orders is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on orders's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Order with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// orders (docs/repositories.md, The write protocol).
 func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -806,16 +251,11 @@ func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Order whose key in orders is e's from every table; the
-// rows of the other tables are found from orders's values, so e needs only its
-// key. Deleting what does not exist is not an error. If it returns an error,
-// it may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Order with e's key from every table (e needs only its
+// key), through the write protocol on orders (docs/repositories.md, The write
+// protocol).
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -823,47 +263,25 @@ func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Order with the given key from orders, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Order since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Order with the given key from orders with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *OrderRepo) GetVersioned(ctx context.Context, orderID string) (_ *Order, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetVersioned").End(&err)
 	if orderID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	e := &Order{}
 	e.OrderID = orderID
 	return cqlgenimpl.Versioned(ctx, r.s, orderWrites, e)
 }
 
-// Modify reads the Order with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Order since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// orders (cqlgen.ErrKeyChanged). It returns the Order written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Order with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *OrderRepo) Modify(ctx context.Context, orderID string, change func(*Order) error, opts ...cqlgen.Option) (_ *Order, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Modify").End(&err)
 	if orderID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	e := &Order{}
 	e.OrderID = orderID
@@ -874,90 +292,54 @@ func (r *OrderRepo) Modify(ctx context.Context, orderID string, change func(*Ord
 	return cqlgenimpl.Modify(ctx, r.s, o, orderWrites, e, orderCheck, change)
 }
 
-// Entity names the entity OrderRepo keeps: Order.
+// Entity is Order.
 func (r *OrderRepo) Entity() string {
 	return "Order"
 }
 
-// Tables lists the tables of Order that Repair and Backfill write: every one
-// but orders, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but orders.
 func (r *OrderRepo) Tables() []string {
 	return []string{"orders_by_customer_day", "orders_by_customer_month", "orders_by_status"}
 }
 
-// Verify compares every table of Order with what orders, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows missing, stale or orphaned against orders.
 func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Order wins over; it is
-// safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
 }
 
-// Backfill writes every row orders implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row orders implies into table.
 func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
 }
 
-// Get reads the Order with the given key from orders, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Order with the given key from orders; cqlgen.ErrNotFound if
+// there is none.
 func (r *OrderRepo) Get(ctx context.Context, orderID string) (_ *Order, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Get").End(&err)
 	if orderID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	var e Order
 	e.OrderID = orderID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   orderOrders.Get,
-		Values: []any{e.OrderID},
-	}, orderOrdersScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, orderOrders.Get, []any{e.OrderID}, orderOrdersScan)
 }
 
-// GetMany reads the Orders with the given order_id values from orders, the
-// source of truth, in one query (order_id IN ?): Rows[i] is the Order of
-// orderIDs[i], nil when there is none, and Missing lists those indexes. More
-// keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Orders with the given order_id values from orders in one
+// query: Rows[i] is orderIDs[i]'s, nil when missing (docs/repositories.md,
+// Multi-get).
 func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []string) (_ cqlgen.Found[Order], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetMany").End(&err)
 	for _, k := range orderIDs {
 		if k == "" {
-			return cqlgen.Found[Order]{}, &cqlgen.EmptyKeyError{
-				Column: "order_id",
-				Table:  "orders",
-			}
+			return cqlgen.Found[Order]{}, cqlgenimpl.EmptyKey("orders", "order_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, orderOrders, []any{}, orderIDs, r.opts.MaxKeys, orderOrdersScan, func(e *Order) string {
@@ -967,25 +349,28 @@ func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []string) (_ cqlgen.Fo
 
 // OrdersByDayOptions are the optional parts of a OrdersByDay read.
 type OrdersByDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
+	// read order; nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive leaves out the rows at PlacedAtFrom,
-	// PlacedAtToInclusive takes in those at PlacedAtTo; each is ignored
-	// without its bound.
+	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
+	// defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var orderOrdersByDayRead = cqlgenimpl.ReadSpec[Order]{
+	Compare: orderOrdersByDayCompare,
+	Key:     orderOrdersByDayClustering,
+	Scan:    orderOrdersByDayScan,
+	Table:   orderOrdersByDay,
 }
 
 // OrdersByDay reads Order rows by customer_id, ordered by placed_at
@@ -995,15 +380,9 @@ type OrdersByDayOptions struct {
 // Deprecated: orders_by_customer_day is on its way out; read
 // orders_by_customer_month through OrdersByMonth once it is backfilled.
 func (r *OrderRepo) OrdersByDay(ctx context.Context, customerID string, o *OrdersByDayOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByDay")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByDay").End(&err)
 	if customerID == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "orders_by_customer_day",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_customer_day", "customer_id")
 	}
 	if o == nil {
 		o = &OrdersByDayOptions{}
@@ -1013,67 +392,45 @@ func (r *OrderRepo) OrdersByDay(ctx context.Context, customerID string, o *Order
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:     orderOrdersByDayCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         orderOrdersByDayClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{customerID},
-		Scan:        orderOrdersByDayScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       orderOrdersByDay,
-		TimeBuckets: &tb,
-	}
-	if o.PlacedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlacedAtFrom, o.PlacedAtFromExclusive
-	}
-	if o.PlacedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.PlacedAtTo, o.PlacedAtToInclusive
-	}
+	spec := orderOrdersByDayRead.With([]any{customerID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // OrdersByMonthOptions are the optional parts of a OrdersByMonth read.
 type OrdersByMonthOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
+	// read order; nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive leaves out the rows at PlacedAtFrom,
-	// PlacedAtToInclusive takes in those at PlacedAtTo; each is ignored
-	// without its bound.
+	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
+	// defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var orderOrdersByMonthRead = cqlgenimpl.ReadSpec[Order]{
+	Compare: orderOrdersByMonthCompare,
+	Key:     orderOrdersByMonthClustering,
+	Scan:    orderOrdersByMonthScan,
+	Table:   orderOrdersByMonth,
 }
 
 // OrdersByMonth reads Order rows by customer_id, ordered by placed_at
 // descending, then order_id ascending, from orders_by_customer_month, in
 // pages: time buckets from the newest back, each in clustering order.
 func (r *OrderRepo) OrdersByMonth(ctx context.Context, customerID string, o *OrdersByMonthOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByMonth")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByMonth").End(&err)
 	if customerID == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "orders_by_customer_month",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_customer_month", "customer_id")
 	}
 	if o == nil {
 		o = &OrdersByMonthOptions{}
@@ -1083,46 +440,30 @@ func (r *OrderRepo) OrdersByMonth(ctx context.Context, customerID string, o *Ord
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.MonthBuckets
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:     orderOrdersByMonthCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         orderOrdersByMonthClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{customerID},
-		Scan:        orderOrdersByMonthScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       orderOrdersByMonth,
-		TimeBuckets: &tb,
-	}
-	if o.PlacedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlacedAtFrom, o.PlacedAtFromExclusive
-	}
-	if o.PlacedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.PlacedAtTo, o.PlacedAtToInclusive
-	}
+	spec := orderOrdersByMonthRead.With([]any{customerID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // OrdersByStatusOptions are the optional parts of a OrdersByStatus read.
 type OrdersByStatusOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
+	// order; nil: open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
-	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
-	// its bound.
+	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
+}
+
+var orderOrdersByStatusRead = cqlgenimpl.ReadSpec[Order]{
+	Compare: orderOrdersByStatusCompare,
+	Key:     orderOrdersByStatusClustering,
+	Scan:    orderOrdersByStatusScan,
+	Table:   orderOrdersByStatus,
 }
 
 // OrdersByStatus reads Order rows by status, ordered by order_id ascending,
@@ -1130,35 +471,14 @@ type OrdersByStatusOptions struct {
 //
 // Deprecated: orders_by_status is on its way out; read the entity another way.
 func (r *OrderRepo) OrdersByStatus(ctx context.Context, status string, o *OrdersByStatusOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByStatus")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByStatus").End(&err)
 	if status == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "status",
-			Table:  "orders_by_status",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_status", "status")
 	}
 	if o == nil {
 		o = &OrdersByStatusOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:   orderOrdersByStatusCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       orderOrdersByStatusClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{status},
-		Scan:      orderOrdersByStatusScan,
-		Table:     orderOrdersByStatus,
-	}
-	if o.OrderIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
-	}
-	if o.OrderIDTo != nil {
-		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
-	}
+	spec := orderOrdersByStatusRead.With([]any{status}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

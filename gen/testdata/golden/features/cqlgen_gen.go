@@ -16,44 +16,18 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// orderOrders: the statements of table orders, which is the source of truth of
-// Order.
+// orderOrders is table orders, which is the source of truth of Order
+// (statements in schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders",
-	Pattern: "Orders",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "tenant_id", Type: "text"},
-		{Name: "order_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "tenant_id", Type: "text"},
-		{Name: "order_id", Type: "text"},
-		{Name: "customer_id", Type: "text"},
-		{Name: "customer_name", Type: "text"},
-		{Name: "status", Type: "ascii"},
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "total_cents", Type: "bigint"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:     orderOrdersGetCQL,
-		GetMany: orderOrdersGetManyCQL,
-		State:   orderOrdersStateCQL,
-		Change:  orderOrdersChangeCQL,
-		Remove:  orderOrdersRemoveCQL,
-		Settle:  orderOrdersSettleCQL,
-		Scan:    orderOrdersScanCQL,
-	},
+	Name:         "orders",
+	Pattern:      "Orders",
+	PartitionKey: cqlgenimpl.Cols("tenant_id text", "order_id text"),
+	Columns:      cqlgenimpl.Cols("customer_id text", "customer_name text", "status ascii", "placed_at timestamp", "total_cents bigint"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
-// orderOrdersGetCQL reads a row of orders by its primary key. Its placeholders
-// bind tenant_id, order_id.
-const orderOrdersGetCQL = `SELECT tenant_id, order_id, customer_id, customer_name, status,
-		placed_at, total_cents, cqlgen_deleted
-	FROM orders
-	WHERE tenant_id = ? AND order_id = ?`
-
-// orderOrdersScan reads the next row of orders that is no grave of a deleted
-// Order into e; false when there is none.
 func orderOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
 	for {
 		var deleted bool
@@ -67,95 +41,30 @@ func orderOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
 	}
 }
 
-// orderOrdersGetManyCQL reads the rows of orders of several partition keys at
-// once. cqlgenimpl.GetMany binds tenant_id, the list of order_id values.
-const orderOrdersGetManyCQL = `SELECT tenant_id, order_id, customer_id, customer_name, status,
-		placed_at, total_cents, cqlgen_deleted
-	FROM orders
-	WHERE tenant_id = ? AND order_id IN ?`
-
-// orderOrdersStateCQL reads a row of orders with the write protocol's columns.
-// Its placeholders bind tenant_id, order_id.
-const orderOrdersStateCQL = `SELECT tenant_id, order_id, customer_id, customer_name, status,
-		placed_at, total_cents, cqlgen_version, cqlgen_deleted, cqlgen_pending,
-		cqlgen_writes
-	FROM orders
-	WHERE tenant_id = ? AND order_id = ?`
-
-// orderOrdersState binds orderOrdersStateCQL: the primary key of e.
 func orderOrdersState(e *Order) []any {
 	return []any{e.TenantID, e.OrderID}
 }
 
-// orderOrdersScanState reads a row of orders with its version, its mark of
-// deletion, its pending record and its last changes.
 func orderOrdersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Order], ok bool) {
 	ok = it.Scan(&v.Row.TenantID, &v.Row.OrderID, &v.Row.CustomerID, &v.Row.CustomerName, &v.Row.Status, &v.Row.PlacedAt, &v.Row.TotalCents, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// orderOrdersData is every column of e's row in orders, in table order.
 func orderOrdersData(e *Order) []any {
 	return []any{e.TenantID, e.OrderID, e.CustomerID, e.CustomerName, e.Status, e.PlacedAt, e.TotalCents}
 }
 
-// orderOrdersChangeCQL writes a row of orders if its version is the one read
-// (null: if there is no row). Its placeholders bind customer_id,
-// customer_name, status, placed_at, total_cents, cqlgen_version (the write
-// timestamp), the pending record, the record of the last changes, tenant_id,
-// order_id, the version read.
-const orderOrdersChangeCQL = `UPDATE orders
-	SET customer_id = ?, customer_name = ?, status = ?, placed_at = ?,
-		total_cents = ?, cqlgen_version = ?, cqlgen_deleted = false,
-		cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE tenant_id = ? AND order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersChange binds orderOrdersChangeCQL: it sets e's values, at version
-// c.TS, if the version is still c.Old.
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
 	return []any{e.CustomerID, e.CustomerName, e.Status, e.PlacedAt, e.TotalCents, c.TS, c.Pending, c.Writes, e.TenantID, e.OrderID, c.Old}
 }
 
-// orderOrdersRemoveCQL leaves a grave of a row of orders if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, tenant_id, order_id, the
-// version read.
-const orderOrdersRemoveCQL = `UPDATE orders
-	USING TTL 864000
-	SET customer_id = null, customer_name = null, status = null,
-		placed_at = null, total_cents = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE tenant_id = ? AND order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersRemove binds orderOrdersRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.TenantID, e.OrderID, c.Old}
 }
 
-// orderOrdersSettleCQL clears the pending record of a row of orders if its
-// version is the one read. Its placeholders bind tenant_id, order_id, the
-// version read.
-const orderOrdersSettleCQL = `UPDATE orders
-	SET cqlgen_pending = null
-	WHERE tenant_id = ? AND order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersSettle binds orderOrdersSettleCQL: it clears the pending record
-// of e's row if the version is still version.
 func orderOrdersSettle(e *Order, version int64) []any {
 	return []any{e.TenantID, e.OrderID, version}
 }
-
-// orderOrdersScanCQL reads a token range of orders for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const orderOrdersScanCQL = `SELECT tenant_id, order_id, customer_id, customer_name, status,
-		placed_at, total_cents, cqlgen_version, cqlgen_deleted, cqlgen_pending,
-		cqlgen_writes
-	FROM orders
-	WHERE token(tenant_id, order_id) > ? AND token(tenant_id, order_id) <= ?`
 
 // OrdersByCustomerRow is a row of orders_by_customer, which stores only some
 // columns of Order. It is a type of its own so that a partial row cannot be
@@ -168,390 +77,106 @@ type OrdersByCustomerRow struct {
 	TotalCents int64     `db:"total_cents"`
 }
 
-// orderOrdersByCustomer: the statements of table orders_by_customer, which
-// serves OrdersByCustomer.
+// orderOrdersByCustomer is table orders_by_customer, which serves
+// OrdersByCustomer (statements in schema.md).
 var orderOrdersByCustomer = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_by_customer",
-	Pattern: "OrdersByCustomer",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "tenant_id", Type: "text"},
-		{Name: "customer_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "tenant_id", Type: "text"},
-		{Name: "customer_id", Type: "text"},
-		{Name: "placed_at", Type: "timestamp", Desc: true},
-		{Name: "order_id", Type: "text"},
-		{Name: "total_cents", Type: "bigint"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersByCustomerInsertCQL,
-		Delete:      orderOrdersByCustomerDeleteCQL,
-		Scan:        orderOrdersByCustomerScanCQL,
-		First:       orderOrdersByCustomerFirstCQL,
-		FirstFrom:   orderOrdersByCustomerFirstFromCQL,
-		FirstTo:     orderOrdersByCustomerFirstToCQL,
-		FirstFromTo: orderOrdersByCustomerFirstFromToCQL,
-		After: []string{
-			orderOrdersByCustomerAfter0CQL,
-			orderOrdersByCustomerAfter1CQL,
-		},
-		AfterTo:   orderOrdersByCustomerAfterToCQL,
-		AtOrAfter: orderOrdersByCustomerAtOrAfterCQL,
-	},
+	Name:         "orders_by_customer",
+	Pattern:      "OrdersByCustomer",
+	PartitionKey: cqlgenimpl.Cols("tenant_id text", "customer_id text"),
+	Clustering:   cqlgenimpl.Cols("placed_at timestamp desc", "order_id text"),
+	Columns:      cqlgenimpl.Cols("total_cents bigint"),
+	Maintained:   true,
 })
 
-// orderOrdersByCustomerInsertCQL writes a whole row of orders_by_customer. Its
-// placeholders bind tenant_id, customer_id, placed_at, order_id, total_cents,
-// the write timestamp.
-const orderOrdersByCustomerInsertCQL = `INSERT INTO orders_by_customer (tenant_id, customer_id, placed_at,
-		order_id, total_cents)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersByCustomerRow binds orderOrdersByCustomerInsertCQL for e, written
-// at ts; orders_by_customer has no column to leave unset.
 func orderOrdersByCustomerRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.TenantID, e.CustomerID, e.PlacedAt, e.OrderID, e.TotalCents, ts}
 }
 
-// orderOrdersByCustomerKey is the primary key of e in orders_by_customer, in
-// order, bucket included.
 func orderOrdersByCustomerKey(e *Order) []any {
 	return []any{e.TenantID, e.CustomerID, e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersByCustomerDeleteCQL deletes a row of orders_by_customer by its
-// primary key. Its placeholders bind the write timestamp, tenant_id,
-// customer_id, placed_at, order_id.
-const orderOrdersByCustomerDeleteCQL = `DELETE FROM orders_by_customer
-	USING TIMESTAMP ?
-	WHERE tenant_id = ? AND customer_id = ? AND placed_at = ?
-		AND order_id = ?`
-
-// orderOrdersByCustomerScanCQL reads a token range of orders_by_customer for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const orderOrdersByCustomerScanCQL = `SELECT tenant_id, customer_id, placed_at, order_id, total_cents,
-		writetime(total_cents)
-	FROM orders_by_customer
-	WHERE token(tenant_id, customer_id) > ?
-		AND token(tenant_id, customer_id) <= ?`
-
-// orderOrdersByCustomerFirstCQL reads a partition of orders_by_customer from
-// its first row. cqlgenimpl.ReadPage binds tenant_id, customer_id.
-const orderOrdersByCustomerFirstCQL = `SELECT tenant_id, customer_id, placed_at, order_id, total_cents
-	FROM orders_by_customer
-	WHERE tenant_id = ? AND customer_id = ?`
-
-// orderOrdersByCustomerFirstFromCQL reads a partition of orders_by_customer
-// from the From bound. cqlgenimpl.ReadPage binds tenant_id, customer_id, From.
-const orderOrdersByCustomerFirstFromCQL = `SELECT tenant_id, customer_id, placed_at, order_id, total_cents
-	FROM orders_by_customer
-	WHERE tenant_id = ? AND customer_id = ? AND placed_at <= ?`
-
-// orderOrdersByCustomerFirstToCQL reads a partition of orders_by_customer from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds tenant_id,
-// customer_id, To.
-const orderOrdersByCustomerFirstToCQL = `SELECT tenant_id, customer_id, placed_at, order_id, total_cents
-	FROM orders_by_customer
-	WHERE tenant_id = ? AND customer_id = ? AND placed_at > ?`
-
-// orderOrdersByCustomerFirstFromToCQL reads a partition of orders_by_customer
-// between the bounds. cqlgenimpl.ReadPage binds tenant_id, customer_id, From,
-// To.
-const orderOrdersByCustomerFirstFromToCQL = `SELECT tenant_id, customer_id, placed_at, order_id, total_cents
-	FROM orders_by_customer
-	WHERE tenant_id = ? AND customer_id = ? AND placed_at <= ?
-		AND placed_at > ?`
-
-// orderOrdersByCustomerAfter0CQL continues a read of orders_by_customer after
-// a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds tenant_id, customer_id, placed_at.
-const orderOrdersByCustomerAfter0CQL = `SELECT tenant_id, customer_id, placed_at, order_id, total_cents
-	FROM orders_by_customer
-	WHERE tenant_id = ? AND customer_id = ? AND placed_at < ?`
-
-// orderOrdersByCustomerAfter1CQL continues a read of orders_by_customer after
-// a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds tenant_id, customer_id, placed_at, order_id.
-const orderOrdersByCustomerAfter1CQL = `SELECT tenant_id, customer_id, placed_at, order_id, total_cents
-	FROM orders_by_customer
-	WHERE tenant_id = ? AND customer_id = ? AND placed_at = ?
-		AND order_id > ?`
-
-// orderOrdersByCustomerAfterToCQL continues a read of orders_by_customer after
-// a row, up to the To bound. cqlgenimpl.ReadPage binds tenant_id, customer_id,
-// placed_at, To.
-const orderOrdersByCustomerAfterToCQL = `SELECT tenant_id, customer_id, placed_at, order_id, total_cents
-	FROM orders_by_customer
-	WHERE tenant_id = ? AND customer_id = ? AND placed_at < ?
-		AND placed_at > ?`
-
-// orderOrdersByCustomerAtOrAfterCQL continues a read of orders_by_customer at
-// or after a row. cqlgenimpl.ReadPage binds tenant_id, customer_id, placed_at,
-// order_id.
-const orderOrdersByCustomerAtOrAfterCQL = `SELECT tenant_id, customer_id, placed_at, order_id, total_cents
-	FROM orders_by_customer
-	WHERE tenant_id = ? AND customer_id = ? AND placed_at = ?
-		AND order_id >= ?`
-
-// orderOrdersByCustomerScan reads one row of orders_by_customer into e; false
-// when there is none.
 func orderOrdersByCustomerScan(it cqlgenimpl.Iter, e *OrdersByCustomerRow) bool {
 	return it.Scan(&e.TenantID, &e.CustomerID, &e.PlacedAt, &e.OrderID, &e.TotalCents)
 }
 
-// orderOrdersByCustomerClustering is the clustering key of e in
-// orders_by_customer, in order.
 func orderOrdersByCustomerClustering(e *OrdersByCustomerRow) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersByCustomerCompare orders rows of orders_by_customer as its
-// clustering order does.
 func orderOrdersByCustomerCompare(a, b *OrdersByCustomerRow) int {
-	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// orderOrdersInStatus: the statements of table orders_by_status, which serves
-// OrdersInStatus.
+// orderOrdersInStatus is table orders_by_status, which serves OrdersInStatus
+// (statements in schema.md).
 var orderOrdersInStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_by_status",
-	Pattern: "OrdersInStatus",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "tenant_id", Type: "text"},
-		{Name: "status", Type: "ascii"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "order_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "tenant_id", Type: "text"},
-		{Name: "status", Type: "ascii"},
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "order_id", Type: "text"},
-		{Name: "customer_id", Type: "text"},
-		{Name: "customer_name", Type: "text"},
-		{Name: "total_cents", Type: "bigint"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersInStatusInsertCQL,
-		Delete:      orderOrdersInStatusDeleteCQL,
-		Scan:        orderOrdersInStatusScanCQL,
-		First:       orderOrdersInStatusFirstCQL,
-		FirstFrom:   orderOrdersInStatusFirstFromCQL,
-		FirstTo:     orderOrdersInStatusFirstToCQL,
-		FirstFromTo: orderOrdersInStatusFirstFromToCQL,
-		After: []string{
-			orderOrdersInStatusAfter0CQL,
-		},
-		AfterTo:     orderOrdersInStatusAfterToCQL,
-		AtOrAfter:   orderOrdersInStatusAtOrAfterCQL,
-		AtOrAfterTo: orderOrdersInStatusAtOrAfterToCQL,
-	},
+	Name:         "orders_by_status",
+	Pattern:      "OrdersInStatus",
+	PartitionKey: cqlgenimpl.Cols("tenant_id text", "status ascii"),
+	Clustering:   cqlgenimpl.Cols("placed_at timestamp", "order_id text"),
+	Columns:      cqlgenimpl.Cols("customer_id text", "customer_name text", "total_cents bigint"),
+	Maintained:   true,
 })
 
-// orderOrdersInStatusInsertCQL writes a whole row of orders_by_status. Its
-// placeholders bind tenant_id, status, placed_at, order_id, customer_id,
-// customer_name, total_cents, the write timestamp.
-const orderOrdersInStatusInsertCQL = `INSERT INTO orders_by_status (tenant_id, status, placed_at, order_id,
-		customer_id, customer_name, total_cents)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersInStatusRow binds orderOrdersInStatusInsertCQL for e, written at
-// ts; orders_by_status has no column to leave unset.
 func orderOrdersInStatusRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.TenantID, e.Status, e.PlacedAt, e.OrderID, e.CustomerID, e.CustomerName, e.TotalCents, ts}
 }
 
-// orderOrdersInStatusKey is the primary key of e in orders_by_status, in
-// order, bucket included.
 func orderOrdersInStatusKey(e *Order) []any {
 	return []any{e.TenantID, e.Status, e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersInStatusDeleteCQL deletes a row of orders_by_status by its
-// primary key. Its placeholders bind the write timestamp, tenant_id, status,
-// placed_at, order_id.
-const orderOrdersInStatusDeleteCQL = `DELETE FROM orders_by_status
-	USING TIMESTAMP ?
-	WHERE tenant_id = ? AND status = ? AND placed_at = ? AND order_id = ?`
-
-// orderOrdersInStatusScanCQL reads a token range of orders_by_status for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const orderOrdersInStatusScanCQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
-		customer_name, total_cents, writetime(customer_id),
-		writetime(customer_name), writetime(total_cents)
-	FROM orders_by_status
-	WHERE token(tenant_id, status) > ? AND token(tenant_id, status) <= ?`
-
-// orderOrdersInStatusFirstCQL reads a partition of orders_by_status from its
-// first row. cqlgenimpl.ReadPage binds tenant_id, status.
-const orderOrdersInStatusFirstCQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
-		customer_name, total_cents
-	FROM orders_by_status
-	WHERE tenant_id = ? AND status = ?`
-
-// orderOrdersInStatusFirstFromCQL reads a partition of orders_by_status from
-// the From bound. cqlgenimpl.ReadPage binds tenant_id, status, From.
-const orderOrdersInStatusFirstFromCQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
-		customer_name, total_cents
-	FROM orders_by_status
-	WHERE tenant_id = ? AND status = ? AND placed_at >= ?`
-
-// orderOrdersInStatusFirstToCQL reads a partition of orders_by_status from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds tenant_id, status,
-// To.
-const orderOrdersInStatusFirstToCQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
-		customer_name, total_cents
-	FROM orders_by_status
-	WHERE tenant_id = ? AND status = ? AND placed_at < ?`
-
-// orderOrdersInStatusFirstFromToCQL reads a partition of orders_by_status
-// between the bounds. cqlgenimpl.ReadPage binds tenant_id, status, From, To.
-const orderOrdersInStatusFirstFromToCQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
-		customer_name, total_cents
-	FROM orders_by_status
-	WHERE tenant_id = ? AND status = ? AND placed_at >= ? AND placed_at < ?`
-
-// orderOrdersInStatusAfter0CQL continues a read of orders_by_status after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds tenant_id, status, placed_at, order_id.
-const orderOrdersInStatusAfter0CQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
-		customer_name, total_cents
-	FROM orders_by_status
-	WHERE tenant_id = ? AND status = ? AND (placed_at, order_id) > (?, ?)`
-
-// orderOrdersInStatusAfterToCQL continues a read of orders_by_status after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds tenant_id, status,
-// placed_at, order_id, To.
-const orderOrdersInStatusAfterToCQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
-		customer_name, total_cents
-	FROM orders_by_status
-	WHERE tenant_id = ? AND status = ? AND (placed_at, order_id) > (?, ?)
-		AND placed_at < ?`
-
-// orderOrdersInStatusAtOrAfterCQL continues a read of orders_by_status at or
-// after a row. cqlgenimpl.ReadPage binds tenant_id, status, placed_at,
-// order_id.
-const orderOrdersInStatusAtOrAfterCQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
-		customer_name, total_cents
-	FROM orders_by_status
-	WHERE tenant_id = ? AND status = ? AND (placed_at, order_id) >= (?, ?)`
-
-// orderOrdersInStatusAtOrAfterToCQL continues a read of orders_by_status at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds tenant_id,
-// status, placed_at, order_id, To.
-const orderOrdersInStatusAtOrAfterToCQL = `SELECT tenant_id, status, placed_at, order_id, customer_id,
-		customer_name, total_cents
-	FROM orders_by_status
-	WHERE tenant_id = ? AND status = ? AND (placed_at, order_id) >= (?, ?)
-		AND placed_at < ?`
-
-// orderOrdersInStatusScan reads one row of orders_by_status into e; false when
-// there is none.
 func orderOrdersInStatusScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.TenantID, &e.Status, &e.PlacedAt, &e.OrderID, &e.CustomerID, &e.CustomerName, &e.TotalCents)
 }
 
-// orderOrdersInStatusClustering is the clustering key of e in
-// orders_by_status, in order.
 func orderOrdersInStatusClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
 
-// orderOrdersInStatusCompare orders rows of orders_by_status as its clustering
-// order does.
 func orderOrdersInStatusCompare(a, b *Order) int {
-	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
 // OrderRepo reads and writes Order in its tables (orders, orders_by_customer,
-// orders_by_status), keeping every copy in step; orders is the source of
-// truth.
+// orders_by_status), kept in step with orders.
 type OrderRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewOrderRepo returns a repository of Order on s. The default strategy is a
-// logged batch.
+// NewOrderRepo returns a repository of Order on s.
 func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
-	return &OrderRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &OrderRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// orderCheck rejects a Order whose partition key values are empty.
 func orderCheck(e *Order) error {
 	if e.TenantID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "tenant_id",
-			Table:  "orders",
-		}
+		return cqlgenimpl.EmptyKey("orders", "tenant_id")
 	}
 	if e.OrderID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	if e.CustomerID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "orders_by_customer",
-		}
+		return cqlgenimpl.EmptyKey("orders_by_customer", "customer_id")
 	}
 	if e.Status == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "status",
-			Table:  "orders_by_status",
-		}
+		return cqlgenimpl.EmptyKey("orders_by_status", "status")
 	}
 	return nil
 }
 
-// orderCheckKey rejects a Order whose partition key value in orders, the
-// source of truth, is empty.
 func orderCheckKey(e *Order) error {
 	if e.TenantID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "tenant_id",
-			Table:  "orders",
-		}
+		return cqlgenimpl.EmptyKey("orders", "tenant_id")
 	}
 	if e.OrderID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	return nil
 }
 
-// orderWrites is the write protocol of Order: its source of truth, orders, and
-// the tables the protocol keeps in step with it.
 var orderWrites = &cqlgenimpl.Entity[Order]{
 	Canonical: orderOrders,
 	State:     orderOrdersState,
@@ -578,18 +203,11 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 	},
 }
 
-// Insert writes e to every table of Order, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on orders, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Order, leaving nil pointers
+// and empty collections unset, through the write protocol on orders
+// (docs/repositories.md, The write protocol).
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -597,19 +215,11 @@ func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Order whose key in orders is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on orders's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Order with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// orders (docs/repositories.md, The write protocol).
 func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -617,16 +227,11 @@ func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Order whose key in orders is e's from every table; the
-// rows of the other tables are found from orders's values, so e needs only its
-// key. Deleting what does not exist is not an error. If it returns an error,
-// it may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Order with e's key from every table (e needs only its
+// key), through the write protocol on orders (docs/repositories.md, The write
+// protocol).
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -634,26 +239,15 @@ func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Order with the given key from orders, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Order since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Order with the given key from orders with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *OrderRepo) GetVersioned(ctx context.Context, tenantID string, orderID string) (_ *Order, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetVersioned").End(&err)
 	if tenantID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "tenant_id",
-			Table:  "orders",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("orders", "tenant_id")
 	}
 	if orderID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	e := &Order{}
 	e.TenantID = tenantID
@@ -661,33 +255,16 @@ func (r *OrderRepo) GetVersioned(ctx context.Context, tenantID string, orderID s
 	return cqlgenimpl.Versioned(ctx, r.s, orderWrites, e)
 }
 
-// Modify reads the Order with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Order since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// orders (cqlgen.ErrKeyChanged). It returns the Order written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Order with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *OrderRepo) Modify(ctx context.Context, tenantID string, orderID string, change func(*Order) error, opts ...cqlgen.Option) (_ *Order, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Modify").End(&err)
 	if tenantID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "tenant_id",
-			Table:  "orders",
-		}
+		return nil, cqlgenimpl.EmptyKey("orders", "tenant_id")
 	}
 	if orderID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	e := &Order{}
 	e.TenantID = tenantID
@@ -699,103 +276,61 @@ func (r *OrderRepo) Modify(ctx context.Context, tenantID string, orderID string,
 	return cqlgenimpl.Modify(ctx, r.s, o, orderWrites, e, orderCheck, change)
 }
 
-// Entity names the entity OrderRepo keeps: Order.
+// Entity is Order.
 func (r *OrderRepo) Entity() string {
 	return "Order"
 }
 
-// Tables lists the tables of Order that Repair and Backfill write: every one
-// but orders, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but orders.
 func (r *OrderRepo) Tables() []string {
 	return []string{"orders_by_customer", "orders_by_status"}
 }
 
-// Verify compares every table of Order with what orders, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows missing, stale or orphaned against orders.
 func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Order wins over; it is
-// safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
 }
 
-// Backfill writes every row orders implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row orders implies into table.
 func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
 }
 
-// Get reads the Order with the given key from orders, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Order with the given key from orders; cqlgen.ErrNotFound if
+// there is none.
 func (r *OrderRepo) Get(ctx context.Context, tenantID string, orderID string) (_ *Order, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Get").End(&err)
 	if tenantID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "tenant_id",
-			Table:  "orders",
-		}
+		return nil, cqlgenimpl.EmptyKey("orders", "tenant_id")
 	}
 	if orderID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	var e Order
 	e.TenantID = tenantID
 	e.OrderID = orderID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   orderOrders.Get,
-		Values: []any{e.TenantID, e.OrderID},
-	}, orderOrdersScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, orderOrders.Get, []any{e.TenantID, e.OrderID}, orderOrdersScan)
 }
 
 // GetMany reads the Orders of one tenant_id with the given order_id values
-// from orders, the source of truth, in one query (order_id IN ?): Rows[i] is
-// the Order of orderIDs[i], nil when there is none, and Missing lists those
-// indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// from orders in one query: Rows[i] is orderIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *OrderRepo) GetMany(ctx context.Context, tenantID string, orderIDs []string) (_ cqlgen.Found[Order], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetMany").End(&err)
 	if tenantID == "" {
-		return cqlgen.Found[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "tenant_id",
-			Table:  "orders",
-		}
+		return cqlgen.Found[Order]{}, cqlgenimpl.EmptyKey("orders", "tenant_id")
 	}
 	for _, k := range orderIDs {
 		if k == "" {
-			return cqlgen.Found[Order]{}, &cqlgen.EmptyKeyError{
-				Column: "order_id",
-				Table:  "orders",
-			}
+			return cqlgen.Found[Order]{}, cqlgenimpl.EmptyKey("orders", "order_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, orderOrders, []any{tenantID}, orderIDs, r.opts.MaxKeys, orderOrdersScan, func(e *Order) string {
@@ -805,120 +340,80 @@ func (r *OrderRepo) GetMany(ctx context.Context, tenantID string, orderIDs []str
 
 // OrdersByCustomerOptions are the optional parts of a OrdersByCustomer read.
 type OrdersByCustomerOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
+	// read order; nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive leaves out the rows at PlacedAtFrom,
-	// PlacedAtToInclusive takes in those at PlacedAtTo; each is ignored
-	// without its bound.
+	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
+	// defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
+}
+
+var orderOrdersByCustomerRead = cqlgenimpl.ReadSpec[OrdersByCustomerRow]{
+	Compare: orderOrdersByCustomerCompare,
+	Key:     orderOrdersByCustomerClustering,
+	Scan:    orderOrdersByCustomerScan,
+	Table:   orderOrdersByCustomer,
 }
 
 // OrdersByCustomer reads Order rows by tenant_id and customer_id, ordered by
 // placed_at descending, then order_id ascending, from orders_by_customer, in
 // pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersByCustomer(ctx context.Context, tenantID string, customerID string, o *OrdersByCustomerOptions) (_ cqlgen.Page[OrdersByCustomerRow], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByCustomer")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByCustomer").End(&err)
 	if tenantID == "" {
-		return cqlgen.Page[OrdersByCustomerRow]{}, &cqlgen.EmptyKeyError{
-			Column: "tenant_id",
-			Table:  "orders_by_customer",
-		}
+		return cqlgen.Page[OrdersByCustomerRow]{}, cqlgenimpl.EmptyKey("orders_by_customer", "tenant_id")
 	}
 	if customerID == "" {
-		return cqlgen.Page[OrdersByCustomerRow]{}, &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "orders_by_customer",
-		}
+		return cqlgen.Page[OrdersByCustomerRow]{}, cqlgenimpl.EmptyKey("orders_by_customer", "customer_id")
 	}
 	if o == nil {
 		o = &OrdersByCustomerOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[OrdersByCustomerRow]{
-		Compare:   orderOrdersByCustomerCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       orderOrdersByCustomerClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{tenantID, customerID},
-		Scan:      orderOrdersByCustomerScan,
-		Table:     orderOrdersByCustomer,
-	}
-	if o.PlacedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlacedAtFrom, o.PlacedAtFromExclusive
-	}
-	if o.PlacedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.PlacedAtTo, o.PlacedAtToInclusive
-	}
+	spec := orderOrdersByCustomerRead.With([]any{tenantID, customerID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // OrdersInStatusOptions are the optional parts of a OrdersInStatus read.
 type OrdersInStatusOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
+	// read order; nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive leaves out the rows at PlacedAtFrom,
-	// PlacedAtToInclusive takes in those at PlacedAtTo; each is ignored
-	// without its bound.
+	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
+	// defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
+}
+
+var orderOrdersInStatusRead = cqlgenimpl.ReadSpec[Order]{
+	Compare: orderOrdersInStatusCompare,
+	Key:     orderOrdersInStatusClustering,
+	Scan:    orderOrdersInStatusScan,
+	Table:   orderOrdersInStatus,
 }
 
 // OrdersInStatus reads Order rows by tenant_id and status, ordered by
 // placed_at ascending, then order_id ascending, from orders_by_status, in
 // pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersInStatus(ctx context.Context, tenantID string, status string, o *OrdersInStatusOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersInStatus")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersInStatus").End(&err)
 	if tenantID == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "tenant_id",
-			Table:  "orders_by_status",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_status", "tenant_id")
 	}
 	if status == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "status",
-			Table:  "orders_by_status",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_status", "status")
 	}
 	if o == nil {
 		o = &OrdersInStatusOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:   orderOrdersInStatusCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       orderOrdersInStatusClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{tenantID, status},
-		Scan:      orderOrdersInStatusScan,
-		Table:     orderOrdersInStatus,
-	}
-	if o.PlacedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlacedAtFrom, o.PlacedAtFromExclusive
-	}
-	if o.PlacedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.PlacedAtTo, o.PlacedAtToInclusive
-	}
+	spec := orderOrdersInStatusRead.With([]any{tenantID, status}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -3,6 +3,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -16,154 +17,32 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// docDocs: the statements of table docs, which is the source of truth of Doc.
+// docDocs is table docs, which is the source of truth of Doc (statements in
+// schema.md).
 var docDocs = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "docs",
-	Pattern: "Docs",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "space", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "updated_at", Type: "timestamp", Desc: true},
-		{Name: "doc_id", Type: "uuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "space", Type: "text"},
-		{Name: "updated_at", Type: "timestamp", Desc: true},
-		{Name: "doc_id", Type: "uuid"},
-		{Name: "author", Type: "text"},
-		{Name: "tags", Type: "set<text>"},
-		{Name: "bytes", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      docDocsInsertCQL,
-		InsertTTL:   docDocsInsertTTLCQL,
-		Create:      docDocsCreateCQL,
-		Delete:      docDocsDeleteCQL,
-		Get:         docDocsGetCQL,
-		First:       docDocsFirstCQL,
-		FirstFrom:   docDocsFirstFromCQL,
-		FirstTo:     docDocsFirstToCQL,
-		FirstFromTo: docDocsFirstFromToCQL,
-		After: []string{
-			docDocsAfter0CQL,
-			docDocsAfter1CQL,
-		},
-		AfterTo:   docDocsAfterToCQL,
-		AtOrAfter: docDocsAtOrAfterCQL,
-	},
+	Name:         "docs",
+	Pattern:      "Docs",
+	PartitionKey: cqlgenimpl.Cols("space text"),
+	Clustering:   cqlgenimpl.Cols("updated_at timestamp desc", "doc_id uuid"),
+	Columns:      cqlgenimpl.Cols("author text", "tags set<text>", "bytes int"),
+	Canonical:    true,
+	Single:       true,
 })
 
-// docDocsInsertCQL writes a whole row of docs. Its placeholders bind space,
-// updated_at, doc_id, author, tags, bytes, the write timestamp.
-const docDocsInsertCQL = `INSERT INTO docs (space, updated_at, doc_id, author, tags, bytes)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// docDocsRow binds docDocsInsertCQL for e, written at ts. With unset, nil
-// pointers and empty collections are left unset, writing no tombstone;
-// without, they clear their columns.
 func docDocsRow(e *Doc, ts int64, unset bool) []any {
 	return []any{e.Space, e.UpdatedAt, e.DocID, e.Author, cqlgenimpl.MapOrUnset(e.Tags, unset), e.Bytes, ts}
 }
 
-// docDocsInsertTTLCQL writes a whole row of docs with a TTL of the call's
-// (cqlgen.WithTTL). cqlgenimpl.ReadPage binds space, updated_at, doc_id,
-// author, tags, bytes, the TTL in seconds (unset: the table's default), the
-// write timestamp.
-const docDocsInsertTTLCQL = `INSERT INTO docs (space, updated_at, doc_id, author, tags, bytes)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// docDocsCreateCQL writes a whole row of docs if no row has its key, for
-// InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no client
-// timestamp. cqlgenimpl.ReadPage binds space, updated_at, doc_id, author,
-// tags, bytes, the TTL in seconds (unset: the table's default).
-const docDocsCreateCQL = `INSERT INTO docs (space, updated_at, doc_id, author, tags, bytes)
-	VALUES (?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// docDocsDeleteCQL deletes a row of docs by its primary key. Its placeholders
-// bind the write timestamp, space, updated_at, doc_id.
-const docDocsDeleteCQL = `DELETE FROM docs
-	USING TIMESTAMP ?
-	WHERE space = ? AND updated_at = ? AND doc_id = ?`
-
-// docDocsGetCQL reads a row of docs by its primary key. Its placeholders bind
-// space, updated_at, doc_id.
-const docDocsGetCQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND updated_at = ? AND doc_id = ?`
-
-// docDocsScan reads one row of docs into e; false when there is none.
 func docDocsScan(it cqlgenimpl.Iter, e *Doc) bool {
 	return it.Scan(&e.Space, &e.UpdatedAt, &e.DocID, &e.Author, cqlgenimpl.ScanSet(&e.Tags), &e.Bytes)
 }
 
-// docDocsFirstCQL reads a partition of docs from its first row.
-// cqlgenimpl.ReadPage binds space.
-const docDocsFirstCQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ?`
-
-// docDocsFirstFromCQL reads a partition of docs from the From bound.
-// cqlgenimpl.ReadPage binds space, From.
-const docDocsFirstFromCQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND updated_at <= ?`
-
-// docDocsFirstToCQL reads a partition of docs from its first row up to the To
-// bound. cqlgenimpl.ReadPage binds space, To.
-const docDocsFirstToCQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND updated_at > ?`
-
-// docDocsFirstFromToCQL reads a partition of docs between the bounds.
-// cqlgenimpl.ReadPage binds space, From, To.
-const docDocsFirstFromToCQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND updated_at <= ? AND updated_at > ?`
-
-// docDocsAfter0CQL continues a read of docs after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds space,
-// updated_at.
-const docDocsAfter0CQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND updated_at < ?`
-
-// docDocsAfter1CQL continues a read of docs after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds space,
-// updated_at, doc_id.
-const docDocsAfter1CQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND updated_at = ? AND doc_id > ?`
-
-// docDocsAfterToCQL continues a read of docs after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds space, updated_at, To.
-const docDocsAfterToCQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND updated_at < ? AND updated_at > ?`
-
-// docDocsAtOrAfterCQL continues a read of docs at or after a row.
-// cqlgenimpl.ReadPage binds space, updated_at, doc_id.
-const docDocsAtOrAfterCQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND updated_at = ? AND doc_id >= ?`
-
-// docDocsClustering is the clustering key of e in docs, in order.
 func docDocsClustering(e *Doc) []any {
 	return []any{e.UpdatedAt, e.DocID}
 }
 
-// docDocsCompare orders rows of docs as its clustering order does.
 func docDocsCompare(a, b *Doc) int {
-	if c := a.UpdatedAt.Compare(b.UpdatedAt); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareUUID(a.DocID, b.DocID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.UpdatedAt.Compare(b.UpdatedAt), cqlgenimpl.CompareUUID(a.DocID, b.DocID))
 }
 
 // DocRepo reads and writes Doc in table docs.
@@ -172,264 +51,143 @@ type DocRepo struct {
 	opts cqlgen.Options
 }
 
-// NewDocRepo returns a repository of Doc on s. The default strategy is a
-// logged batch.
+// NewDocRepo returns a repository of Doc on s.
 func NewDocRepo(s cqlgen.Session, opts ...cqlgen.Option) *DocRepo {
-	return &DocRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &DocRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// docCheck rejects a Doc whose partition key values are empty.
 func docCheck(e *Doc) error {
 	if e.Space == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "space",
-			Table:  "docs",
-		}
+		return cqlgenimpl.EmptyKey("docs", "space")
 	}
 	return nil
 }
 
-// Insert writes e to docs, at a client-side timestamp. Nil pointers and empty
-// collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+var docOne = cqlgenimpl.One[Doc]{
+	Check: docCheck,
+	Delete: func(e *Doc, ts int64) []any {
+		return []any{ts, e.Space, e.UpdatedAt, e.DocID}
+	},
+	Key: func(e *Doc) []any {
+		return []any{e.Space, e.UpdatedAt, e.DocID}
+	},
+	Row:   docDocsRow,
+	Scan:  docDocsScan,
+	Table: docDocs,
+}
+
+// Insert writes e to docs, leaving nil pointers and empty collections unset;
+// it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *DocRepo) Insert(ctx context.Context, e *Doc, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Doc", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, docCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, docDocs, e, []any{e.Space, e.UpdatedAt, e.DocID}, func(e *Doc, unset bool) []any {
-			return docDocsRow(e, 0, unset)
-		}, docDocsScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(docDocs, o.TTL, docDocsRow(e, ts, true))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &docOne, e)
 }
 
-// InsertIfAbsent writes e to docs only if no row has its key (INSERT ... IF
-// NOT EXISTS): create, never replace. The result says whether it applied and,
-// when a row was there, holds it as Current. A row that holds every value e
-// would write counts as applied, with Again set: a call sent again after its
-// reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in docs unless a row has its key (IF NOT EXISTS);
+// see docs/repositories.md, Conditional insert.
 func (r *DocRepo) InsertIfAbsent(ctx context.Context, e *Doc, opts ...cqlgen.Option) (_ cqlgen.Inserted[Doc], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Doc", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, docCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Doc]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, docDocs, e, []any{e.Space, e.UpdatedAt, e.DocID}, func(e *Doc, unset bool) []any {
-		return docDocsRow(e, 0, unset)
-	}, docDocsScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &docOne, e)
 }
 
-// Update writes e over the row with its key in docs. Unlike Insert, nil
-// pointers and empty collections clear their columns. With cqlgen.WithTTL the
-// row expires after that time instead of the table's default.
+// Update writes e over the row with its key in docs; nil pointers and empty
+// collections clear their columns.
 func (r *DocRepo) Update(ctx context.Context, e *Doc, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Doc", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, docCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(docDocs, o.TTL, docDocsRow(e, ts, false))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &docOne, e)
 }
 
 // Delete removes the row with e's key from docs.
 func (r *DocRepo) Delete(ctx context.Context, e *Doc, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Doc", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, docCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   docDocs.Delete,
-			Values: []any{ts, e.Space, e.UpdatedAt, e.DocID},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &docOne, e)
 }
 
-// Get reads the Doc with the given key from docs, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Doc with the given key from docs; cqlgen.ErrNotFound if there
+// is none.
 func (r *DocRepo) Get(ctx context.Context, space string, updatedAt time.Time, docID gocql.UUID) (_ *Doc, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Doc", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "Get").End(&err)
 	if space == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "space",
-			Table:  "docs",
-		}
+		return nil, cqlgenimpl.EmptyKey("docs", "space")
 	}
 	var e Doc
 	e.Space = space
 	e.UpdatedAt = updatedAt
 	e.DocID = docID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   docDocs.Get,
-		Values: []any{e.Space, e.UpdatedAt, e.DocID},
-	}, docDocsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, docDocs.Get, []any{e.Space, e.UpdatedAt, e.DocID}, docDocsScan)
 }
 
 // DocsOptions are the optional parts of a Docs read.
 type DocsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// UpdatedAtFrom and UpdatedAtTo bound updated_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// UpdatedAtFrom (inclusive) and UpdatedAtTo (exclusive) bound updated_at
+	// in read order; nil: open.
 	UpdatedAtFrom, UpdatedAtTo *time.Time
-	// UpdatedAtFromExclusive leaves out the rows at UpdatedAtFrom,
-	// UpdatedAtToInclusive takes in those at UpdatedAtTo; each is ignored
-	// without its bound.
+	// UpdatedAtFromExclusive and UpdatedAtToInclusive change the bounds'
+	// defaults.
 	UpdatedAtFromExclusive, UpdatedAtToInclusive bool
+}
+
+var docDocsRead = cqlgenimpl.ReadSpec[Doc]{
+	Compare: docDocsCompare,
+	Key:     docDocsClustering,
+	Scan:    docDocsScan,
+	Table:   docDocs,
 }
 
 // Docs reads Doc rows by space, ordered by updated_at descending, then doc_id
 // ascending, from docs, in pages: one partition, in clustering order.
 func (r *DocRepo) Docs(ctx context.Context, space string, o *DocsOptions) (_ cqlgen.Page[Doc], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Doc", "Docs")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "Docs").End(&err)
 	if space == "" {
-		return cqlgen.Page[Doc]{}, &cqlgen.EmptyKeyError{
-			Column: "space",
-			Table:  "docs",
-		}
+		return cqlgen.Page[Doc]{}, cqlgenimpl.EmptyKey("docs", "space")
 	}
 	if o == nil {
 		o = &DocsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Doc]{
-		Compare:   docDocsCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       docDocsClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{space},
-		Scan:      docDocsScan,
-		Table:     docDocs,
-	}
-	if o.UpdatedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.UpdatedAtFrom, o.UpdatedAtFromExclusive
-	}
-	if o.UpdatedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.UpdatedAtTo, o.UpdatedAtToInclusive
-	}
+	spec := docDocsRead.With([]any{space}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.UpdatedAtFrom, o.UpdatedAtTo, o.UpdatedAtFromExclusive, o.UpdatedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// docDocsByTag: the statements of index docs_by_tag on table docs, which serve
-// DocsByTag.
+// docDocsByTag reads table docs through index docs_by_tag (statements in
+// schema.md).
 var docDocsByTag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "docs",
-	Pattern: "DocsByTag",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "space", Type: "text"},
+	Name:         "docs",
+	Pattern:      "DocsByTag",
+	PartitionKey: cqlgenimpl.Cols("space text"),
+	Clustering:   cqlgenimpl.Cols("updated_at timestamp desc", "doc_id uuid"),
+	Columns:      cqlgenimpl.Cols("author text", "tags set<text>", "bytes int"),
+	Index: &cqlgenimpl.IndexSpec{
+		Column:   "tags",
+		Contains: true,
 	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "updated_at", Type: "timestamp", Desc: true},
-		{Name: "doc_id", Type: "uuid"},
-	},
-	Index: []cqlgenimpl.Column{
-		{Name: "tags", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		First: docDocsByTagFirstCQL,
-		After: []string{
-			docDocsByTagAfter0CQL,
-			docDocsByTagAfter1CQL,
-		},
-	},
+	Values: cqlgenimpl.Cols("tags text"),
 })
 
-// docDocsByTagFirstCQL reads a partition of docs through index docs_by_tag.
-// cqlgenimpl.ReadIndex binds space, the value of tags looked for.
-const docDocsByTagFirstCQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND tags CONTAINS ?`
-
-// docDocsByTagAfter0CQL continues a read through docs_by_tag after a row,
-// within its partition, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadIndex binds space, the value of tags looked for, updated_at.
-const docDocsByTagAfter0CQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND tags CONTAINS ? AND updated_at < ?`
-
-// docDocsByTagAfter1CQL continues a read through docs_by_tag after a row,
-// within its partition, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadIndex binds space, the value of tags looked for, updated_at,
-// doc_id.
-const docDocsByTagAfter1CQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND tags CONTAINS ? AND updated_at = ? AND doc_id > ?`
-
-// docDocsByTagKey is the cursor key of a row read through docs_by_tag: its
-// clustering key.
 func docDocsByTagKey(e *Doc) []any {
 	return []any{e.UpdatedAt, e.DocID}
 }
 
 // DocsByTagOptions are the optional parts of a DocsByTag read.
 type DocsByTagOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
 }
 
 // DocsByTag reads Doc rows whose tags contains a value, within one partition:
-// the rows of docs whose tags contains the value, through the storage-attached
-// index docs_by_tag, in pages, within one partition, in clustering order; the
-// index makes this a cheap read of one partition's replicas.
+// the rows of docs whose tags contains the value, through index docs_by_tag,
+// in pages, within one partition.
 func (r *DocRepo) DocsByTag(ctx context.Context, space string, tag string, o *DocsByTagOptions) (_ cqlgen.Page[Doc], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Doc", "DocsByTag")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "DocsByTag").End(&err)
 	if space == "" {
-		return cqlgen.Page[Doc]{}, &cqlgen.EmptyKeyError{
-			Column: "space",
-			Table:  "docs",
-		}
+		return cqlgen.Page[Doc]{}, cqlgenimpl.EmptyKey("docs", "space")
 	}
 	if o == nil {
 		o = &DocsByTagOptions{}
@@ -447,87 +205,42 @@ func (r *DocRepo) DocsByTag(ctx context.Context, space string, tag string, o *Do
 	})
 }
 
-// docDocsSized: the statements of index docs_by_size on table docs, which
-// serve DocsSized.
+// docDocsSized reads table docs through index docs_by_size (statements in
+// schema.md).
 var docDocsSized = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "docs",
-	Pattern: "DocsSized",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "space", Type: "text"},
+	Name:         "docs",
+	Pattern:      "DocsSized",
+	PartitionKey: cqlgenimpl.Cols("space text"),
+	Clustering:   cqlgenimpl.Cols("updated_at timestamp desc", "doc_id uuid"),
+	Columns:      cqlgenimpl.Cols("author text", "tags set<text>", "bytes int"),
+	Index: &cqlgenimpl.IndexSpec{
+		Column: "bytes",
+		Range:  true,
 	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "updated_at", Type: "timestamp", Desc: true},
-		{Name: "doc_id", Type: "uuid"},
-	},
-	Index: []cqlgenimpl.Column{
-		{Name: "bytes", Type: "int"},
-		{Name: "bytes", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		First: docDocsSizedFirstCQL,
-		After: []string{
-			docDocsSizedAfter0CQL,
-			docDocsSizedAfter1CQL,
-		},
-	},
+	Values: cqlgenimpl.Cols("bytes int", "bytes int"),
 })
 
-// docDocsSizedFirstCQL reads a partition of docs through index docs_by_size.
-// cqlgenimpl.ReadIndex binds space, From, To.
-const docDocsSizedFirstCQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND bytes >= ? AND bytes < ?`
-
-// docDocsSizedAfter0CQL continues a read through docs_by_size after a row,
-// within its partition, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadIndex binds space, From, To, updated_at.
-const docDocsSizedAfter0CQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND bytes >= ? AND bytes < ? AND updated_at < ?`
-
-// docDocsSizedAfter1CQL continues a read through docs_by_size after a row,
-// within its partition, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadIndex binds space, From, To, updated_at, doc_id.
-const docDocsSizedAfter1CQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND bytes >= ? AND bytes < ? AND updated_at = ?
-		AND doc_id > ?`
-
-// docDocsSizedKey is the cursor key of a row read through docs_by_size: its
-// clustering key.
 func docDocsSizedKey(e *Doc) []any {
 	return []any{e.UpdatedAt, e.DocID}
 }
 
 // DocsSizedOptions are the optional parts of a DocsSized read.
 type DocsSizedOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// BytesFromExclusive leaves out the rows whose bytes is the From value,
-	// BytesToInclusive takes in those whose bytes is the To value.
+	// BytesFromExclusive and BytesToInclusive change the bounds' defaults.
 	BytesFromExclusive, BytesToInclusive bool
 }
 
 // DocsSized reads Doc rows whose bytes lies in a range, within one partition:
-// the rows of docs whose bytes is at least the From value and less than the To
-// value (or above From, or at most To, as the options say), through the
-// storage-attached index docs_by_size, in pages, within one partition, in
-// clustering order; the index makes this a cheap read of one partition's
-// replicas.
+// the rows of docs whose bytes is within the bounds, through index
+// docs_by_size, in pages, within one partition.
 func (r *DocRepo) DocsSized(ctx context.Context, space string, bytesFrom int32, bytesTo int32, o *DocsSizedOptions) (_ cqlgen.Page[Doc], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Doc", "DocsSized")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "DocsSized").End(&err)
 	if space == "" {
-		return cqlgen.Page[Doc]{}, &cqlgen.EmptyKeyError{
-			Column: "space",
-			Table:  "docs",
-		}
+		return cqlgen.Page[Doc]{}, cqlgenimpl.EmptyKey("docs", "space")
 	}
 	if o == nil {
 		o = &DocsSizedOptions{}
@@ -547,85 +260,38 @@ func (r *DocRepo) DocsSized(ctx context.Context, space string, bytesFrom int32, 
 	})
 }
 
-// docDocsByAuthor: the statements of index docs_by_author on table docs, which
-// serve DocsByAuthor.
+// docDocsByAuthor reads table docs through index docs_by_author (statements in
+// schema.md).
 var docDocsByAuthor = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "docs",
-	Pattern: "DocsByAuthor",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "space", Type: "text"},
+	Name:         "docs",
+	Pattern:      "DocsByAuthor",
+	PartitionKey: cqlgenimpl.Cols("space text"),
+	Clustering:   cqlgenimpl.Cols("updated_at timestamp desc", "doc_id uuid"),
+	Columns:      cqlgenimpl.Cols("author text", "tags set<text>", "bytes int"),
+	Index: &cqlgenimpl.IndexSpec{
+		Column:  "author",
+		Scatter: true,
 	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "updated_at", Type: "timestamp", Desc: true},
-		{Name: "doc_id", Type: "uuid"},
-	},
-	Index: []cqlgenimpl.Column{
-		{Name: "author", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		First: docDocsByAuthorFirstCQL,
-		Next:  docDocsByAuthorNextCQL,
-		After: []string{
-			docDocsByAuthorAfter0CQL,
-			docDocsByAuthorAfter1CQL,
-		},
-	},
+	Values: cqlgenimpl.Cols("author text"),
 })
 
-// docDocsByAuthorFirstCQL reads docs through index docs_by_author, over every
-// token range. cqlgenimpl.ReadIndex binds the value of author looked for.
-const docDocsByAuthorFirstCQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE author = ?`
-
-// docDocsByAuthorAfter0CQL continues a read through docs_by_author after a
-// row, within its partition, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadIndex binds space, the value of author looked for,
-// updated_at.
-const docDocsByAuthorAfter0CQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND author = ? AND updated_at < ?`
-
-// docDocsByAuthorAfter1CQL continues a read through docs_by_author after a
-// row, within its partition, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadIndex binds space, the value of author looked for,
-// updated_at, doc_id.
-const docDocsByAuthorAfter1CQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE space = ? AND author = ? AND updated_at = ? AND doc_id > ?`
-
-// docDocsByAuthorNextCQL continues a scatter read through docs_by_author with
-// the partitions after a row's, in token order. cqlgenimpl.ReadIndex binds
-// space, the value of author looked for.
-const docDocsByAuthorNextCQL = `SELECT space, updated_at, doc_id, author, tags, bytes
-	FROM docs
-	WHERE token(space) > token(?) AND author = ?`
-
-// docDocsByAuthorKey is the cursor key of a row read through docs_by_author:
-// its partition key, then its clustering key.
 func docDocsByAuthorKey(e *Doc) []any {
 	return []any{e.Space, e.UpdatedAt, e.DocID}
 }
 
 // DocsByAuthorOptions are the optional parts of a DocsByAuthor read.
 type DocsByAuthorOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
 }
 
 // DocsByAuthor reads an author's documents, over every space: the rows of docs
-// whose author equals the value, through the storage-attached index
-// docs_by_author, in pages, in token order: a scatter that visits every token
-// range of the cluster on each page, so keep it for rare or ad hoc reads.
+// whose author equals the value, through index docs_by_author, in pages, a
+// scatter over the cluster.
 func (r *DocRepo) DocsByAuthor(ctx context.Context, author string, o *DocsByAuthorOptions) (_ cqlgen.Page[Doc], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Doc", "DocsByAuthor")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "DocsByAuthor").End(&err)
 	if o == nil {
 		o = &DocsByAuthorOptions{}
 	}
@@ -641,85 +307,30 @@ func (r *DocRepo) DocsByAuthor(ctx context.Context, author string, o *DocsByAuth
 	})
 }
 
-// eventEvents: the statements of table events, which is the source of truth of
-// Event.
+// eventEvents is table events, which is the source of truth of Event
+// (statements in schema.md).
 var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "events",
-	Pattern: "Events",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "source", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "id", Type: "timeuuid"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      eventEventsInsertCQL,
-		Delete:      eventEventsDeleteCQL,
-		Get:         eventEventsGetCQL,
-		Scan:        eventEventsScanCQL,
-		State:       eventEventsStateCQL,
-		First:       eventEventsFirstCQL,
-		FirstFrom:   eventEventsFirstFromCQL,
-		FirstTo:     eventEventsFirstToCQL,
-		FirstFromTo: eventEventsFirstFromToCQL,
-		After: []string{
-			eventEventsAfter0CQL,
-			eventEventsAfter1CQL,
-		},
-		AfterTo:   eventEventsAfterToCQL,
-		AtOrAfter: eventEventsAtOrAfterCQL,
-	},
+	Name:         "events",
+	Pattern:      "Events",
+	PartitionKey: cqlgenimpl.Cols("source text"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "id timeuuid"),
+	Columns:      cqlgenimpl.Cols("kind text"),
+	Canonical:    true,
+	Maintained:   true,
 })
 
-// eventEventsInsertCQL writes a whole row of events. Its placeholders bind
-// source, at, id, kind, the write timestamp.
-const eventEventsInsertCQL = `INSERT INTO events (source, at, id, kind)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// eventEventsRow binds eventEventsInsertCQL for e, written at ts; events has
-// no column to leave unset.
 func eventEventsRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Source, e.At, e.ID, e.Kind, ts}
 }
 
-// eventEventsDeleteCQL deletes a row of events by its primary key. Its
-// placeholders bind the write timestamp, source, at, id.
-const eventEventsDeleteCQL = `DELETE FROM events
-	USING TIMESTAMP ?
-	WHERE source = ? AND at = ? AND id = ?`
-
-// eventEventsGetCQL reads a row of events by its primary key. Its placeholders
-// bind source, at, id.
-const eventEventsGetCQL = `SELECT source, at, id, kind
-	FROM events
-	WHERE source = ? AND at = ? AND id = ?`
-
-// eventEventsScan reads one row of events into e; false when there is none.
 func eventEventsScan(it cqlgenimpl.Iter, e *Event) bool {
 	return it.Scan(&e.Source, &e.At, &e.ID, &e.Kind)
 }
 
-// eventEventsScanCQL reads a token range of events for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const eventEventsScanCQL = `SELECT source, at, id, kind, writetime(kind)
-	FROM events
-	WHERE token(source) > ? AND token(source) <= ?`
-
-// eventEventsStateCQL reads a row of events again for repair, with its write
-// timestamp. Its placeholders bind source, at, id.
-const eventEventsStateCQL = `SELECT source, at, id, kind, writetime(kind)
-	FROM events
-	WHERE source = ? AND at = ? AND id = ?`
-
-// eventEventsState binds eventEventsStateCQL: the primary key of e.
 func eventEventsState(e *Event) []any {
 	return []any{e.Source, e.At, e.ID}
 }
 
-// eventEventsScanState reads a row of events with its last write timestamp,
-// less 1µs, as its version.
 func eventEventsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Event], ok bool) {
 	var wt [1]*int64
 	ok = it.Scan(&v.Row.Source, &v.Row.At, &v.Row.ID, &v.Row.Kind, &wt[0])
@@ -727,307 +338,75 @@ func eventEventsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Event], ok boo
 	return
 }
 
-// eventEventsFirstCQL reads a partition of events from its first row.
-// cqlgenimpl.ReadPage binds source.
-const eventEventsFirstCQL = `SELECT source, at, id, kind
-	FROM events
-	WHERE source = ?`
-
-// eventEventsFirstFromCQL reads a partition of events from the From bound.
-// cqlgenimpl.ReadPage binds source, From.
-const eventEventsFirstFromCQL = `SELECT source, at, id, kind
-	FROM events
-	WHERE source = ? AND at <= ?`
-
-// eventEventsFirstToCQL reads a partition of events from its first row up to
-// the To bound. cqlgenimpl.ReadPage binds source, To.
-const eventEventsFirstToCQL = `SELECT source, at, id, kind
-	FROM events
-	WHERE source = ? AND at > ?`
-
-// eventEventsFirstFromToCQL reads a partition of events between the bounds.
-// cqlgenimpl.ReadPage binds source, From, To.
-const eventEventsFirstFromToCQL = `SELECT source, at, id, kind
-	FROM events
-	WHERE source = ? AND at <= ? AND at > ?`
-
-// eventEventsAfter0CQL continues a read of events after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds source, at.
-const eventEventsAfter0CQL = `SELECT source, at, id, kind
-	FROM events
-	WHERE source = ? AND at < ?`
-
-// eventEventsAfter1CQL continues a read of events after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds source, at,
-// id.
-const eventEventsAfter1CQL = `SELECT source, at, id, kind
-	FROM events
-	WHERE source = ? AND at = ? AND id > ?`
-
-// eventEventsAfterToCQL continues a read of events after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds source, at, To.
-const eventEventsAfterToCQL = `SELECT source, at, id, kind
-	FROM events
-	WHERE source = ? AND at < ? AND at > ?`
-
-// eventEventsAtOrAfterCQL continues a read of events at or after a row.
-// cqlgenimpl.ReadPage binds source, at, id.
-const eventEventsAtOrAfterCQL = `SELECT source, at, id, kind
-	FROM events
-	WHERE source = ? AND at = ? AND id >= ?`
-
-// eventEventsClustering is the clustering key of e in events, in order.
 func eventEventsClustering(e *Event) []any {
 	return []any{e.At, e.ID}
 }
 
-// eventEventsCompare orders rows of events as its clustering order does.
 func eventEventsCompare(a, b *Event) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareTimeUUID(a.ID, b.ID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cqlgenimpl.CompareTimeUUID(a.ID, b.ID))
 }
 
-// eventEventsByKind: the statements of table events_by_kind, which serves
-// EventsByKind.
+// eventEventsByKind is table events_by_kind, which serves EventsByKind
+// (statements in schema.md).
 var eventEventsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "events_by_kind",
-	Pattern: "EventsByKind",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "kind", Type: "text"},
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "id", Type: "timeuuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "kind", Type: "text"},
-		{Name: "bucket", Type: "date"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "id", Type: "timeuuid"},
-		{Name: "source", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      eventEventsByKindInsertCQL,
-		Delete:      eventEventsByKindDeleteCQL,
-		Scan:        eventEventsByKindScanCQL,
-		First:       eventEventsByKindFirstCQL,
-		FirstFrom:   eventEventsByKindFirstFromCQL,
-		FirstTo:     eventEventsByKindFirstToCQL,
-		FirstFromTo: eventEventsByKindFirstFromToCQL,
-		After: []string{
-			eventEventsByKindAfter0CQL,
-			eventEventsByKindAfter1CQL,
-		},
-		AfterTo:   eventEventsByKindAfterToCQL,
-		AtOrAfter: eventEventsByKindAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       eventEventsByKindScatterFirstCQL,
-				FirstFrom:   eventEventsByKindScatterFirstFromCQL,
-				FirstTo:     eventEventsByKindScatterFirstToCQL,
-				FirstFromTo: eventEventsByKindScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "events_by_kind",
+	Pattern:      "EventsByKind",
+	PartitionKey: cqlgenimpl.Cols("kind text", "bucket date"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "id timeuuid"),
+	Columns:      cqlgenimpl.Cols("source text"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// eventEventsByKindInsertCQL writes a whole row of events_by_kind. Its
-// placeholders bind kind, bucket, at, id, source, the write timestamp.
-const eventEventsByKindInsertCQL = `INSERT INTO events_by_kind (kind, bucket, at, id, source)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// eventEventsByKindRow binds eventEventsByKindInsertCQL for e, written at ts;
-// events_by_kind has no column to leave unset.
 func eventEventsByKindRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Kind, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.ID, e.Source, ts}
 }
 
-// eventEventsByKindDeleteCQL deletes a row of events_by_kind by its primary
-// key. Its placeholders bind the write timestamp, kind, bucket, at, id.
-const eventEventsByKindDeleteCQL = `DELETE FROM events_by_kind
-	USING TIMESTAMP ?
-	WHERE kind = ? AND bucket = ? AND at = ? AND id = ?`
-
-// eventEventsByKindScanCQL reads a token range of events_by_kind for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const eventEventsByKindScanCQL = `SELECT kind, bucket, at, id, source, writetime(source)
-	FROM events_by_kind
-	WHERE token(kind, bucket) > ? AND token(kind, bucket) <= ?`
-
-// eventEventsByKindFirstCQL reads a partition of events_by_kind from its first
-// row. cqlgenimpl.ReadPage binds kind, bucket.
-const eventEventsByKindFirstCQL = `SELECT kind, at, id, source
-	FROM events_by_kind
-	WHERE kind = ? AND bucket = ?`
-
-// eventEventsByKindFirstFromCQL reads a partition of events_by_kind from the
-// From bound. cqlgenimpl.ReadPage binds kind, bucket, From.
-const eventEventsByKindFirstFromCQL = `SELECT kind, at, id, source
-	FROM events_by_kind
-	WHERE kind = ? AND bucket = ? AND at <= ?`
-
-// eventEventsByKindFirstToCQL reads a partition of events_by_kind from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds kind, bucket, To.
-const eventEventsByKindFirstToCQL = `SELECT kind, at, id, source
-	FROM events_by_kind
-	WHERE kind = ? AND bucket = ? AND at > ?`
-
-// eventEventsByKindFirstFromToCQL reads a partition of events_by_kind between
-// the bounds. cqlgenimpl.ReadPage binds kind, bucket, From, To.
-const eventEventsByKindFirstFromToCQL = `SELECT kind, at, id, source
-	FROM events_by_kind
-	WHERE kind = ? AND bucket = ? AND at <= ? AND at > ?`
-
-// eventEventsByKindAfter0CQL continues a read of events_by_kind after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// kind, bucket, at.
-const eventEventsByKindAfter0CQL = `SELECT kind, at, id, source
-	FROM events_by_kind
-	WHERE kind = ? AND bucket = ? AND at < ?`
-
-// eventEventsByKindAfter1CQL continues a read of events_by_kind after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// kind, bucket, at, id.
-const eventEventsByKindAfter1CQL = `SELECT kind, at, id, source
-	FROM events_by_kind
-	WHERE kind = ? AND bucket = ? AND at = ? AND id > ?`
-
-// eventEventsByKindAfterToCQL continues a read of events_by_kind after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds kind, bucket, at, To.
-const eventEventsByKindAfterToCQL = `SELECT kind, at, id, source
-	FROM events_by_kind
-	WHERE kind = ? AND bucket = ? AND at < ? AND at > ?`
-
-// eventEventsByKindAtOrAfterCQL continues a read of events_by_kind at or after
-// a row. cqlgenimpl.ReadPage binds kind, bucket, at, id.
-const eventEventsByKindAtOrAfterCQL = `SELECT kind, at, id, source
-	FROM events_by_kind
-	WHERE kind = ? AND bucket = ? AND at = ? AND id >= ?`
-
-// eventEventsByKindScatterFirstCQL reads a partition of events_by_kind from
-// its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds kind, the list of bucket values, the most rows per
-// bucket.
-const eventEventsByKindScatterFirstCQL = `SELECT kind, at, id, source, bucket
-	FROM events_by_kind
-	WHERE kind = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// eventEventsByKindScatterFirstFromCQL reads a partition of events_by_kind
-// from the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds kind, the list of bucket values, From, the most
-// rows per bucket.
-const eventEventsByKindScatterFirstFromCQL = `SELECT kind, at, id, source, bucket
-	FROM events_by_kind
-	WHERE kind = ? AND bucket IN ? AND at <= ?
-	PER PARTITION LIMIT ?`
-
-// eventEventsByKindScatterFirstToCQL reads a partition of events_by_kind from
-// its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds kind, the list of bucket
-// values, To, the most rows per bucket.
-const eventEventsByKindScatterFirstToCQL = `SELECT kind, at, id, source, bucket
-	FROM events_by_kind
-	WHERE kind = ? AND bucket IN ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// eventEventsByKindScatterFirstFromToCQL reads a partition of events_by_kind
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds kind, the list of bucket values, From, To, the
-// most rows per bucket.
-const eventEventsByKindScatterFirstFromToCQL = `SELECT kind, at, id, source, bucket
-	FROM events_by_kind
-	WHERE kind = ? AND bucket IN ? AND at <= ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// eventEventsByKindScan reads one row of events_by_kind into e; false when
-// there is none.
 func eventEventsByKindScan(it cqlgenimpl.Iter, e *Event) bool {
 	return it.Scan(&e.Kind, &e.At, &e.ID, &e.Source)
 }
 
-// eventEventsByKindClustering is the clustering key of e in events_by_kind, in
-// order.
 func eventEventsByKindClustering(e *Event) []any {
 	return []any{e.At, e.ID}
 }
 
-// eventEventsByKindCompare orders rows of events_by_kind as its clustering
-// order does.
 func eventEventsByKindCompare(a, b *Event) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareTimeUUID(a.ID, b.ID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cqlgenimpl.CompareTimeUUID(a.ID, b.ID))
 }
 
 // EventRepo reads and writes Event in its tables (events, events_by_kind),
-// keeping every copy in step; events is the source of truth.
+// kept in step with events.
 type EventRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewEventRepo returns a repository of Event on s. The default strategy is a
-// logged batch.
+// NewEventRepo returns a repository of Event on s.
 func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
-	return &EventRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &EventRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// eventCheck rejects a Event whose partition key values are empty.
 func eventCheck(e *Event) error {
 	if e.Source == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "source",
-			Table:  "events",
-		}
+		return cqlgenimpl.EmptyKey("events", "source")
 	}
 	if e.Kind == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "kind",
-			Table:  "events_by_kind",
-		}
+		return cqlgenimpl.EmptyKey("events_by_kind", "kind")
 	}
 	return nil
 }
 
-// eventCheckKey rejects a Event whose partition key value in events, the
-// source of truth, is empty.
 func eventCheckKey(e *Event) error {
 	if e.Source == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "source",
-			Table:  "events",
-		}
+		return cqlgenimpl.EmptyKey("events", "source")
 	}
 	return nil
 }
 
-// Insert writes e to every table of Event in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// Insert writes e to every table of Event in one logical write, leaving nil
+// pointers and empty collections unset (docs/repositories.md, Writes).
 func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Insert").End(&err)
 	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1043,14 +422,10 @@ func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-// Delete removes the Event whose key in events is e's from every table, found
-// from events's values, in one logical write under the repository's strategy.
-// Deleting what does not exist is not an error.
+// Delete removes the Event with e's key from every table, found from events's
+// values, in one logical write.
 func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, eventCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1069,8 +444,6 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-// eventWrites describes Event, which is immutable, for verify, repair and
-// backfill: its source of truth, events, and the tables derived from it.
 var eventWrites = &cqlgenimpl.Entity[Event]{
 	Canonical: eventEvents,
 	Immutable: true,
@@ -1086,163 +459,115 @@ var eventWrites = &cqlgenimpl.Entity[Event]{
 	},
 }
 
-// Entity names the entity EventRepo keeps: Event.
+// Entity is Event.
 func (r *EventRepo) Entity() string {
 	return "Event"
 }
 
-// Tables lists the tables of Event that Repair and Backfill write: every one
-// but events, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but events.
 func (r *EventRepo) Tables() []string {
 	return []string{"events_by_kind"}
 }
 
-// Verify compares every table of Event with what events, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows missing, stale or orphaned against events.
 func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Event wins over; it is
-// safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", true, o)
 }
 
-// Backfill writes every row events implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row events implies into table.
 func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, eventWrites, "Event", table, o)
 }
 
-// Get reads the Event with the given key from events, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Event with the given key from events; cqlgen.ErrNotFound if
+// there is none.
 func (r *EventRepo) Get(ctx context.Context, source string, at time.Time, id gocql.UUID) (_ *Event, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Get").End(&err)
 	if source == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "source",
-			Table:  "events",
-		}
+		return nil, cqlgenimpl.EmptyKey("events", "source")
 	}
 	var e Event
 	e.Source = source
 	e.At = at
 	e.ID = id
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   eventEvents.Get,
-		Values: []any{e.Source, e.At, e.ID},
-	}, eventEventsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, eventEvents.Get, []any{e.Source, e.At, e.ID}, eventEventsScan)
 }
 
 // EventsOptions are the optional parts of a Events read.
 type EventsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
+}
+
+var eventEventsRead = cqlgenimpl.ReadSpec[Event]{
+	Compare: eventEventsCompare,
+	Key:     eventEventsClustering,
+	Scan:    eventEventsScan,
+	Table:   eventEvents,
 }
 
 // Events reads a source's events, newest first, from events, in pages: one
 // partition, in clustering order.
 func (r *EventRepo) Events(ctx context.Context, source string, o *EventsOptions) (_ cqlgen.Page[Event], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Events")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Events").End(&err)
 	if source == "" {
-		return cqlgen.Page[Event]{}, &cqlgen.EmptyKeyError{
-			Column: "source",
-			Table:  "events",
-		}
+		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("events", "source")
 	}
 	if o == nil {
 		o = &EventsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Event]{
-		Compare:   eventEventsCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       eventEventsClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{source},
-		Scan:      eventEventsScan,
-		Table:     eventEvents,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := eventEventsRead.With([]any{source}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // EventsByKindOptions are the optional parts of a EventsByKind read.
 type EventsByKindOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var eventEventsByKindRead = cqlgenimpl.ReadSpec[Event]{
+	Compare: eventEventsByKindCompare,
+	Key:     eventEventsByKindClustering,
+	Scan:    eventEventsByKindScan,
+	Table:   eventEventsByKind,
 }
 
 // EventsByKind reads Event rows by kind, ordered by at descending, then id
 // ascending, from events_by_kind, in pages: time buckets from the newest back,
 // each in clustering order.
 func (r *EventRepo) EventsByKind(ctx context.Context, kind string, o *EventsByKindOptions) (_ cqlgen.Page[Event], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "EventsByKind")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "EventsByKind").End(&err)
 	if kind == "" {
-		return cqlgen.Page[Event]{}, &cqlgen.EmptyKeyError{
-			Column: "kind",
-			Table:  "events_by_kind",
-		}
+		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("events_by_kind", "kind")
 	}
 	if o == nil {
 		o = &EventsByKindOptions{}
@@ -1252,27 +577,8 @@ func (r *EventRepo) EventsByKind(ctx context.Context, kind string, o *EventsByKi
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Event]{
-		Compare:     eventEventsByKindCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         eventEventsByKindClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{kind},
-		Scan:        eventEventsByKindScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       eventEventsByKind,
-		TimeBuckets: &tb,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := eventEventsByKindRead.With([]any{kind}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -16,39 +16,18 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// orderOrders: the statements of table orders, which is the source of truth of
-// Order.
+// orderOrders is table orders, which is the source of truth of Order
+// (statements in schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders",
-	Pattern: "Orders",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "urgent", Type: "boolean"},
-		{Name: "day", Type: "date"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:     orderOrdersGetCQL,
-		GetMany: orderOrdersGetManyCQL,
-		State:   orderOrdersStateCQL,
-		Change:  orderOrdersChangeCQL,
-		Remove:  orderOrdersRemoveCQL,
-		Settle:  orderOrdersSettleCQL,
-		Scan:    orderOrdersScanCQL,
-	},
+	Name:         "orders",
+	Pattern:      "Orders",
+	PartitionKey: cqlgenimpl.Cols("order_id text"),
+	Columns:      cqlgenimpl.Cols("status text", "urgent boolean", "day date"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
-// orderOrdersGetCQL reads a row of orders by its primary key. Its placeholders
-// bind order_id.
-const orderOrdersGetCQL = `SELECT order_id, status, urgent, day, cqlgen_deleted
-	FROM orders
-	WHERE order_id = ?`
-
-// orderOrdersScan reads the next row of orders that is no grave of a deleted
-// Order into e; false when there is none.
 func orderOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
 	for {
 		var deleted bool
@@ -62,783 +41,189 @@ func orderOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
 	}
 }
 
-// orderOrdersGetManyCQL reads the rows of orders of several partition keys at
-// once. cqlgenimpl.GetMany binds the list of order_id values.
-const orderOrdersGetManyCQL = `SELECT order_id, status, urgent, day, cqlgen_deleted
-	FROM orders
-	WHERE order_id IN ?`
-
-// orderOrdersStateCQL reads a row of orders with the write protocol's columns.
-// Its placeholders bind order_id.
-const orderOrdersStateCQL = `SELECT order_id, status, urgent, day, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM orders
-	WHERE order_id = ?`
-
-// orderOrdersState binds orderOrdersStateCQL: the primary key of e.
 func orderOrdersState(e *Order) []any {
 	return []any{e.OrderID}
 }
 
-// orderOrdersScanState reads a row of orders with its version, its mark of
-// deletion, its pending record and its last changes.
 func orderOrdersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Order], ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.Status, &v.Row.Urgent, &v.Row.Day, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// orderOrdersData is every column of e's row in orders, in table order.
 func orderOrdersData(e *Order) []any {
 	return []any{e.OrderID, e.Status, e.Urgent, e.Day}
 }
 
-// orderOrdersChangeCQL writes a row of orders if its version is the one read
-// (null: if there is no row). Its placeholders bind status, urgent, day,
-// cqlgen_version (the write timestamp), the pending record, the record of the
-// last changes, order_id, the version read.
-const orderOrdersChangeCQL = `UPDATE orders
-	SET status = ?, urgent = ?, day = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersChange binds orderOrdersChangeCQL: it sets e's values, at version
-// c.TS, if the version is still c.Old.
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
 	return []any{e.Status, e.Urgent, e.Day, c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
 
-// orderOrdersRemoveCQL leaves a grave of a row of orders if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, order_id, the version read.
-const orderOrdersRemoveCQL = `UPDATE orders
-	USING TTL 864000
-	SET status = null, urgent = null, day = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersRemove binds orderOrdersRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
 
-// orderOrdersSettleCQL clears the pending record of a row of orders if its
-// version is the one read. Its placeholders bind order_id, the version read.
-const orderOrdersSettleCQL = `UPDATE orders
-	SET cqlgen_pending = null
-	WHERE order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersSettle binds orderOrdersSettleCQL: it clears the pending record
-// of e's row if the version is still version.
 func orderOrdersSettle(e *Order, version int64) []any {
 	return []any{e.OrderID, version}
 }
 
-// orderOrdersScanCQL reads a token range of orders for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const orderOrdersScanCQL = `SELECT order_id, status, urgent, day, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM orders
-	WHERE token(order_id) > ? AND token(order_id) <= ?`
-
-// orderOrdersByStatus: the statements of table orders_by_status, which serves
-// OrdersByStatus.
+// orderOrdersByStatus is table orders_by_status, which serves OrdersByStatus
+// (statements in schema.md).
 var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_by_status",
-	Pattern: "OrdersByStatus",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-		{Name: "order_id", Type: "text"},
-		{Name: "urgent", Type: "boolean"},
-		{Name: "day", Type: "date"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersByStatusInsertCQL,
-		Delete:      orderOrdersByStatusDeleteCQL,
-		Scan:        orderOrdersByStatusScanCQL,
-		First:       orderOrdersByStatusFirstCQL,
-		FirstFrom:   orderOrdersByStatusFirstFromCQL,
-		FirstTo:     orderOrdersByStatusFirstToCQL,
-		FirstFromTo: orderOrdersByStatusFirstFromToCQL,
-		After: []string{
-			orderOrdersByStatusAfter0CQL,
-		},
-		AfterTo:     orderOrdersByStatusAfterToCQL,
-		AtOrAfter:   orderOrdersByStatusAtOrAfterCQL,
-		AtOrAfterTo: orderOrdersByStatusAtOrAfterToCQL,
-	},
+	Name:         "orders_by_status",
+	Pattern:      "OrdersByStatus",
+	PartitionKey: cqlgenimpl.Cols("status text"),
+	Clustering:   cqlgenimpl.Cols("order_id text"),
+	Columns:      cqlgenimpl.Cols("urgent boolean", "day date"),
+	Maintained:   true,
 })
 
-// orderOrdersByStatusInsertCQL writes a whole row of orders_by_status. Its
-// placeholders bind status, order_id, urgent, day, the write timestamp.
-const orderOrdersByStatusInsertCQL = `INSERT INTO orders_by_status (status, order_id, urgent, day)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersByStatusRow binds orderOrdersByStatusInsertCQL for e, written at
-// ts; orders_by_status has no column to leave unset.
 func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Status, e.OrderID, e.Urgent, e.Day, ts}
 }
 
-// orderOrdersByStatusKey is the primary key of e in orders_by_status, in
-// order, bucket included.
 func orderOrdersByStatusKey(e *Order) []any {
 	return []any{e.Status, e.OrderID}
 }
 
-// orderOrdersByStatusDeleteCQL deletes a row of orders_by_status by its
-// primary key. Its placeholders bind the write timestamp, status, order_id.
-const orderOrdersByStatusDeleteCQL = `DELETE FROM orders_by_status
-	USING TIMESTAMP ?
-	WHERE status = ? AND order_id = ?`
-
-// orderOrdersByStatusScanCQL reads a token range of orders_by_status for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const orderOrdersByStatusScanCQL = `SELECT status, order_id, urgent, day, writetime(urgent), writetime(day)
-	FROM orders_by_status
-	WHERE token(status) > ? AND token(status) <= ?`
-
-// orderOrdersByStatusFirstCQL reads a partition of orders_by_status from its
-// first row. cqlgenimpl.ReadPage binds status.
-const orderOrdersByStatusFirstCQL = `SELECT status, order_id, urgent, day
-	FROM orders_by_status
-	WHERE status = ?`
-
-// orderOrdersByStatusFirstFromCQL reads a partition of orders_by_status from
-// the From bound. cqlgenimpl.ReadPage binds status, From.
-const orderOrdersByStatusFirstFromCQL = `SELECT status, order_id, urgent, day
-	FROM orders_by_status
-	WHERE status = ? AND order_id >= ?`
-
-// orderOrdersByStatusFirstToCQL reads a partition of orders_by_status from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds status, To.
-const orderOrdersByStatusFirstToCQL = `SELECT status, order_id, urgent, day
-	FROM orders_by_status
-	WHERE status = ? AND order_id < ?`
-
-// orderOrdersByStatusFirstFromToCQL reads a partition of orders_by_status
-// between the bounds. cqlgenimpl.ReadPage binds status, From, To.
-const orderOrdersByStatusFirstFromToCQL = `SELECT status, order_id, urgent, day
-	FROM orders_by_status
-	WHERE status = ? AND order_id >= ? AND order_id < ?`
-
-// orderOrdersByStatusAfter0CQL continues a read of orders_by_status after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds status, order_id.
-const orderOrdersByStatusAfter0CQL = `SELECT status, order_id, urgent, day
-	FROM orders_by_status
-	WHERE status = ? AND order_id > ?`
-
-// orderOrdersByStatusAfterToCQL continues a read of orders_by_status after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds status, order_id, To.
-const orderOrdersByStatusAfterToCQL = `SELECT status, order_id, urgent, day
-	FROM orders_by_status
-	WHERE status = ? AND order_id > ? AND order_id < ?`
-
-// orderOrdersByStatusAtOrAfterCQL continues a read of orders_by_status at or
-// after a row. cqlgenimpl.ReadPage binds status, order_id.
-const orderOrdersByStatusAtOrAfterCQL = `SELECT status, order_id, urgent, day
-	FROM orders_by_status
-	WHERE status = ? AND order_id >= ?`
-
-// orderOrdersByStatusAtOrAfterToCQL continues a read of orders_by_status at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds status, order_id,
-// To.
-const orderOrdersByStatusAtOrAfterToCQL = `SELECT status, order_id, urgent, day
-	FROM orders_by_status
-	WHERE status = ? AND order_id >= ? AND order_id < ?`
-
-// orderOrdersByStatusScan reads one row of orders_by_status into e; false when
-// there is none.
 func orderOrdersByStatusScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Status, &e.OrderID, &e.Urgent, &e.Day)
 }
 
-// orderOrdersByStatusClustering is the clustering key of e in
-// orders_by_status, in order.
 func orderOrdersByStatusClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
 
-// orderOrdersByStatusCompare orders rows of orders_by_status as its clustering
-// order does.
 func orderOrdersByStatusCompare(a, b *Order) int {
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Compare(a.OrderID, b.OrderID)
 }
 
-// orderOrdersByFlag: the statements of table orders_by_flag, which serves
-// OrdersByFlag.
+// orderOrdersByFlag is table orders_by_flag, which serves OrdersByFlag
+// (statements in schema.md).
 var orderOrdersByFlag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_by_flag",
-	Pattern: "OrdersByFlag",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "urgent", Type: "boolean"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "urgent", Type: "boolean"},
-		{Name: "order_id", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "day", Type: "date"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersByFlagInsertCQL,
-		Delete:      orderOrdersByFlagDeleteCQL,
-		Scan:        orderOrdersByFlagScanCQL,
-		First:       orderOrdersByFlagFirstCQL,
-		FirstFrom:   orderOrdersByFlagFirstFromCQL,
-		FirstTo:     orderOrdersByFlagFirstToCQL,
-		FirstFromTo: orderOrdersByFlagFirstFromToCQL,
-		After: []string{
-			orderOrdersByFlagAfter0CQL,
-		},
-		AfterTo:     orderOrdersByFlagAfterToCQL,
-		AtOrAfter:   orderOrdersByFlagAtOrAfterCQL,
-		AtOrAfterTo: orderOrdersByFlagAtOrAfterToCQL,
-	},
+	Name:         "orders_by_flag",
+	Pattern:      "OrdersByFlag",
+	PartitionKey: cqlgenimpl.Cols("urgent boolean"),
+	Clustering:   cqlgenimpl.Cols("order_id text"),
+	Columns:      cqlgenimpl.Cols("status text", "day date"),
+	Maintained:   true,
 })
 
-// orderOrdersByFlagInsertCQL writes a whole row of orders_by_flag. Its
-// placeholders bind urgent, order_id, status, day, the write timestamp.
-const orderOrdersByFlagInsertCQL = `INSERT INTO orders_by_flag (urgent, order_id, status, day)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersByFlagRow binds orderOrdersByFlagInsertCQL for e, written at ts;
-// orders_by_flag has no column to leave unset.
 func orderOrdersByFlagRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Urgent, e.OrderID, e.Status, e.Day, ts}
 }
 
-// orderOrdersByFlagKey is the primary key of e in orders_by_flag, in order,
-// bucket included.
 func orderOrdersByFlagKey(e *Order) []any {
 	return []any{e.Urgent, e.OrderID}
 }
 
-// orderOrdersByFlagDeleteCQL deletes a row of orders_by_flag by its primary
-// key. Its placeholders bind the write timestamp, urgent, order_id.
-const orderOrdersByFlagDeleteCQL = `DELETE FROM orders_by_flag
-	USING TIMESTAMP ?
-	WHERE urgent = ? AND order_id = ?`
-
-// orderOrdersByFlagScanCQL reads a token range of orders_by_flag for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const orderOrdersByFlagScanCQL = `SELECT urgent, order_id, status, day, writetime(status), writetime(day)
-	FROM orders_by_flag
-	WHERE token(urgent) > ? AND token(urgent) <= ?`
-
-// orderOrdersByFlagFirstCQL reads a partition of orders_by_flag from its first
-// row. cqlgenimpl.ReadPage binds urgent.
-const orderOrdersByFlagFirstCQL = `SELECT urgent, order_id, status, day
-	FROM orders_by_flag
-	WHERE urgent = ?`
-
-// orderOrdersByFlagFirstFromCQL reads a partition of orders_by_flag from the
-// From bound. cqlgenimpl.ReadPage binds urgent, From.
-const orderOrdersByFlagFirstFromCQL = `SELECT urgent, order_id, status, day
-	FROM orders_by_flag
-	WHERE urgent = ? AND order_id >= ?`
-
-// orderOrdersByFlagFirstToCQL reads a partition of orders_by_flag from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds urgent, To.
-const orderOrdersByFlagFirstToCQL = `SELECT urgent, order_id, status, day
-	FROM orders_by_flag
-	WHERE urgent = ? AND order_id < ?`
-
-// orderOrdersByFlagFirstFromToCQL reads a partition of orders_by_flag between
-// the bounds. cqlgenimpl.ReadPage binds urgent, From, To.
-const orderOrdersByFlagFirstFromToCQL = `SELECT urgent, order_id, status, day
-	FROM orders_by_flag
-	WHERE urgent = ? AND order_id >= ? AND order_id < ?`
-
-// orderOrdersByFlagAfter0CQL continues a read of orders_by_flag after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// urgent, order_id.
-const orderOrdersByFlagAfter0CQL = `SELECT urgent, order_id, status, day
-	FROM orders_by_flag
-	WHERE urgent = ? AND order_id > ?`
-
-// orderOrdersByFlagAfterToCQL continues a read of orders_by_flag after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds urgent, order_id, To.
-const orderOrdersByFlagAfterToCQL = `SELECT urgent, order_id, status, day
-	FROM orders_by_flag
-	WHERE urgent = ? AND order_id > ? AND order_id < ?`
-
-// orderOrdersByFlagAtOrAfterCQL continues a read of orders_by_flag at or after
-// a row. cqlgenimpl.ReadPage binds urgent, order_id.
-const orderOrdersByFlagAtOrAfterCQL = `SELECT urgent, order_id, status, day
-	FROM orders_by_flag
-	WHERE urgent = ? AND order_id >= ?`
-
-// orderOrdersByFlagAtOrAfterToCQL continues a read of orders_by_flag at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds urgent, order_id,
-// To.
-const orderOrdersByFlagAtOrAfterToCQL = `SELECT urgent, order_id, status, day
-	FROM orders_by_flag
-	WHERE urgent = ? AND order_id >= ? AND order_id < ?`
-
-// orderOrdersByFlagScan reads one row of orders_by_flag into e; false when
-// there is none.
 func orderOrdersByFlagScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Urgent, &e.OrderID, &e.Status, &e.Day)
 }
 
-// orderOrdersByFlagClustering is the clustering key of e in orders_by_flag, in
-// order.
 func orderOrdersByFlagClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
 
-// orderOrdersByFlagCompare orders rows of orders_by_flag as its clustering
-// order does.
 func orderOrdersByFlagCompare(a, b *Order) int {
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Compare(a.OrderID, b.OrderID)
 }
 
-// orderOrdersByDay: the statements of table orders_by_day, which serves
-// OrdersByDay.
+// orderOrdersByDay is table orders_by_day, which serves OrdersByDay
+// (statements in schema.md).
 var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_by_day",
-	Pattern: "OrdersByDay",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "day", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "day", Type: "date"},
-		{Name: "order_id", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "urgent", Type: "boolean"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersByDayInsertCQL,
-		Delete:      orderOrdersByDayDeleteCQL,
-		Scan:        orderOrdersByDayScanCQL,
-		First:       orderOrdersByDayFirstCQL,
-		FirstFrom:   orderOrdersByDayFirstFromCQL,
-		FirstTo:     orderOrdersByDayFirstToCQL,
-		FirstFromTo: orderOrdersByDayFirstFromToCQL,
-		After: []string{
-			orderOrdersByDayAfter0CQL,
-		},
-		AfterTo:     orderOrdersByDayAfterToCQL,
-		AtOrAfter:   orderOrdersByDayAtOrAfterCQL,
-		AtOrAfterTo: orderOrdersByDayAtOrAfterToCQL,
-	},
+	Name:         "orders_by_day",
+	Pattern:      "OrdersByDay",
+	PartitionKey: cqlgenimpl.Cols("day date"),
+	Clustering:   cqlgenimpl.Cols("order_id text"),
+	Columns:      cqlgenimpl.Cols("status text", "urgent boolean"),
+	Maintained:   true,
 })
 
-// orderOrdersByDayInsertCQL writes a whole row of orders_by_day. Its
-// placeholders bind day, order_id, status, urgent, the write timestamp.
-const orderOrdersByDayInsertCQL = `INSERT INTO orders_by_day (day, order_id, status, urgent)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersByDayRow binds orderOrdersByDayInsertCQL for e, written at ts;
-// orders_by_day has no column to leave unset.
 func orderOrdersByDayRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Day, e.OrderID, e.Status, e.Urgent, ts}
 }
 
-// orderOrdersByDayKey is the primary key of e in orders_by_day, in order,
-// bucket included.
 func orderOrdersByDayKey(e *Order) []any {
 	return []any{e.Day, e.OrderID}
 }
 
-// orderOrdersByDayDeleteCQL deletes a row of orders_by_day by its primary key.
-// Its placeholders bind the write timestamp, day, order_id.
-const orderOrdersByDayDeleteCQL = `DELETE FROM orders_by_day
-	USING TIMESTAMP ?
-	WHERE day = ? AND order_id = ?`
-
-// orderOrdersByDayScanCQL reads a token range of orders_by_day for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const orderOrdersByDayScanCQL = `SELECT day, order_id, status, urgent, writetime(status),
-		writetime(urgent)
-	FROM orders_by_day
-	WHERE token(day) > ? AND token(day) <= ?`
-
-// orderOrdersByDayFirstCQL reads a partition of orders_by_day from its first
-// row. cqlgenimpl.ReadPage binds day.
-const orderOrdersByDayFirstCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day
-	WHERE day = ?`
-
-// orderOrdersByDayFirstFromCQL reads a partition of orders_by_day from the
-// From bound. cqlgenimpl.ReadPage binds day, From.
-const orderOrdersByDayFirstFromCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day
-	WHERE day = ? AND order_id >= ?`
-
-// orderOrdersByDayFirstToCQL reads a partition of orders_by_day from its first
-// row up to the To bound. cqlgenimpl.ReadPage binds day, To.
-const orderOrdersByDayFirstToCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day
-	WHERE day = ? AND order_id < ?`
-
-// orderOrdersByDayFirstFromToCQL reads a partition of orders_by_day between
-// the bounds. cqlgenimpl.ReadPage binds day, From, To.
-const orderOrdersByDayFirstFromToCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day
-	WHERE day = ? AND order_id >= ? AND order_id < ?`
-
-// orderOrdersByDayAfter0CQL continues a read of orders_by_day after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// day, order_id.
-const orderOrdersByDayAfter0CQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day
-	WHERE day = ? AND order_id > ?`
-
-// orderOrdersByDayAfterToCQL continues a read of orders_by_day after a row, up
-// to the To bound. cqlgenimpl.ReadPage binds day, order_id, To.
-const orderOrdersByDayAfterToCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day
-	WHERE day = ? AND order_id > ? AND order_id < ?`
-
-// orderOrdersByDayAtOrAfterCQL continues a read of orders_by_day at or after a
-// row. cqlgenimpl.ReadPage binds day, order_id.
-const orderOrdersByDayAtOrAfterCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day
-	WHERE day = ? AND order_id >= ?`
-
-// orderOrdersByDayAtOrAfterToCQL continues a read of orders_by_day at or after
-// a row, up to the To bound. cqlgenimpl.ReadPage binds day, order_id, To.
-const orderOrdersByDayAtOrAfterToCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day
-	WHERE day = ? AND order_id >= ? AND order_id < ?`
-
-// orderOrdersByDayScan reads one row of orders_by_day into e; false when there
-// is none.
 func orderOrdersByDayScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Day, &e.OrderID, &e.Status, &e.Urgent)
 }
 
-// orderOrdersByDayClustering is the clustering key of e in orders_by_day, in
-// order.
 func orderOrdersByDayClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
 
-// orderOrdersByDayCompare orders rows of orders_by_day as its clustering order
-// does.
 func orderOrdersByDayCompare(a, b *Order) int {
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Compare(a.OrderID, b.OrderID)
 }
 
-// orderOrdersByDaySharded: the statements of table orders_by_day_sharded,
-// which serves OrdersByDaySharded.
+// orderOrdersByDaySharded is table orders_by_day_sharded, which serves
+// OrdersByDaySharded (statements in schema.md).
 var orderOrdersByDaySharded = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_by_day_sharded",
-	Pattern: "OrdersByDaySharded",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "day", Type: "date"},
-		{Name: "bucket", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "day", Type: "date"},
-		{Name: "bucket", Type: "int"},
-		{Name: "order_id", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "urgent", Type: "boolean"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersByDayShardedInsertCQL,
-		Delete:      orderOrdersByDayShardedDeleteCQL,
-		Scan:        orderOrdersByDayShardedScanCQL,
-		First:       orderOrdersByDayShardedFirstCQL,
-		FirstFrom:   orderOrdersByDayShardedFirstFromCQL,
-		FirstTo:     orderOrdersByDayShardedFirstToCQL,
-		FirstFromTo: orderOrdersByDayShardedFirstFromToCQL,
-		After: []string{
-			orderOrdersByDayShardedAfter0CQL,
-		},
-		AfterTo:     orderOrdersByDayShardedAfterToCQL,
-		AtOrAfter:   orderOrdersByDayShardedAtOrAfterCQL,
-		AtOrAfterTo: orderOrdersByDayShardedAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       orderOrdersByDayShardedScatterFirstCQL,
-				FirstFrom:   orderOrdersByDayShardedScatterFirstFromCQL,
-				FirstTo:     orderOrdersByDayShardedScatterFirstToCQL,
-				FirstFromTo: orderOrdersByDayShardedScatterFirstFromToCQL,
-				After: []string{
-					orderOrdersByDayShardedScatterAfter0CQL,
-				},
-				AfterTo:     orderOrdersByDayShardedScatterAfterToCQL,
-				AtOrAfter:   orderOrdersByDayShardedScatterAtOrAfterCQL,
-				AtOrAfterTo: orderOrdersByDayShardedScatterAtOrAfterToCQL,
-			},
-		},
-	},
+	Name:         "orders_by_day_sharded",
+	Pattern:      "OrdersByDaySharded",
+	PartitionKey: cqlgenimpl.Cols("day date", "bucket int"),
+	Clustering:   cqlgenimpl.Cols("order_id text"),
+	Columns:      cqlgenimpl.Cols("status text", "urgent boolean"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketHash,
 })
 
-// orderOrdersByDayShardedInsertCQL writes a whole row of
-// orders_by_day_sharded. Its placeholders bind day, bucket, order_id, status,
-// urgent, the write timestamp.
-const orderOrdersByDayShardedInsertCQL = `INSERT INTO orders_by_day_sharded (day, bucket, order_id, status, urgent)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersByDayShardedRow binds orderOrdersByDayShardedInsertCQL for e,
-// written at ts; orders_by_day_sharded has no column to leave unset.
 func orderOrdersByDayShardedRow(e *Order, ts int64, _ bool) []any {
 	return []any{e.Day, cqlgenimpl.HashText(string(e.OrderID), 16), e.OrderID, e.Status, e.Urgent, ts}
 }
 
-// orderOrdersByDayShardedKey is the primary key of e in orders_by_day_sharded,
-// in order, bucket included.
 func orderOrdersByDayShardedKey(e *Order) []any {
 	return []any{e.Day, cqlgenimpl.HashText(string(e.OrderID), 16), e.OrderID}
 }
 
-// orderOrdersByDayShardedDeleteCQL deletes a row of orders_by_day_sharded by
-// its primary key. Its placeholders bind the write timestamp, day, bucket,
-// order_id.
-const orderOrdersByDayShardedDeleteCQL = `DELETE FROM orders_by_day_sharded
-	USING TIMESTAMP ?
-	WHERE day = ? AND bucket = ? AND order_id = ?`
-
-// orderOrdersByDayShardedScanCQL reads a token range of orders_by_day_sharded
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const orderOrdersByDayShardedScanCQL = `SELECT day, bucket, order_id, status, urgent, writetime(status),
-		writetime(urgent)
-	FROM orders_by_day_sharded
-	WHERE token(day, bucket) > ? AND token(day, bucket) <= ?`
-
-// orderOrdersByDayShardedFirstCQL reads a partition of orders_by_day_sharded
-// from its first row. cqlgenimpl.ReadPage binds day, bucket.
-const orderOrdersByDayShardedFirstCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket = ?`
-
-// orderOrdersByDayShardedFirstFromCQL reads a partition of
-// orders_by_day_sharded from the From bound. cqlgenimpl.ReadPage binds day,
-// bucket, From.
-const orderOrdersByDayShardedFirstFromCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket = ? AND order_id >= ?`
-
-// orderOrdersByDayShardedFirstToCQL reads a partition of orders_by_day_sharded
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds day,
-// bucket, To.
-const orderOrdersByDayShardedFirstToCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket = ? AND order_id < ?`
-
-// orderOrdersByDayShardedFirstFromToCQL reads a partition of
-// orders_by_day_sharded between the bounds. cqlgenimpl.ReadPage binds day,
-// bucket, From, To.
-const orderOrdersByDayShardedFirstFromToCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket = ? AND order_id >= ? AND order_id < ?`
-
-// orderOrdersByDayShardedAfter0CQL continues a read of orders_by_day_sharded
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds day, bucket, order_id.
-const orderOrdersByDayShardedAfter0CQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket = ? AND order_id > ?`
-
-// orderOrdersByDayShardedAfterToCQL continues a read of orders_by_day_sharded
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds day, bucket,
-// order_id, To.
-const orderOrdersByDayShardedAfterToCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket = ? AND order_id > ? AND order_id < ?`
-
-// orderOrdersByDayShardedAtOrAfterCQL continues a read of
-// orders_by_day_sharded at or after a row. cqlgenimpl.ReadPage binds day,
-// bucket, order_id.
-const orderOrdersByDayShardedAtOrAfterCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket = ? AND order_id >= ?`
-
-// orderOrdersByDayShardedAtOrAfterToCQL continues a read of
-// orders_by_day_sharded at or after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds day, bucket, order_id, To.
-const orderOrdersByDayShardedAtOrAfterToCQL = `SELECT day, order_id, status, urgent
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket = ? AND order_id >= ? AND order_id < ?`
-
-// orderOrdersByDayShardedScatterFirstCQL reads a partition of
-// orders_by_day_sharded from its first row, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds day, the list of bucket values,
-// the most rows per bucket.
-const orderOrdersByDayShardedScatterFirstCQL = `SELECT day, order_id, status, urgent, bucket
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayShardedScatterFirstFromCQL reads a partition of
-// orders_by_day_sharded from the From bound, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds day, the list of bucket values,
-// From, the most rows per bucket.
-const orderOrdersByDayShardedScatterFirstFromCQL = `SELECT day, order_id, status, urgent, bucket
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket IN ? AND order_id >= ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayShardedScatterFirstToCQL reads a partition of
-// orders_by_day_sharded from its first row up to the To bound, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds day, the
-// list of bucket values, To, the most rows per bucket.
-const orderOrdersByDayShardedScatterFirstToCQL = `SELECT day, order_id, status, urgent, bucket
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket IN ? AND order_id < ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayShardedScatterFirstFromToCQL reads a partition of
-// orders_by_day_sharded between the bounds, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds day, the list of bucket values,
-// From, To, the most rows per bucket.
-const orderOrdersByDayShardedScatterFirstFromToCQL = `SELECT day, order_id, status, urgent, bucket
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket IN ? AND order_id >= ? AND order_id < ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayShardedScatterAfter0CQL continues a read of
-// orders_by_day_sharded after a row, at one run of clustering columns of one
-// direction, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds day, the list of bucket values, order_id, the most
-// rows per bucket.
-const orderOrdersByDayShardedScatterAfter0CQL = `SELECT day, order_id, status, urgent, bucket
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket IN ? AND order_id > ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayShardedScatterAfterToCQL continues a read of
-// orders_by_day_sharded after a row, up to the To bound, in every hash bucket
-// at once, the bucket named last. cqlgenimpl.ReadPage binds day, the list of
-// bucket values, order_id, To, the most rows per bucket.
-const orderOrdersByDayShardedScatterAfterToCQL = `SELECT day, order_id, status, urgent, bucket
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket IN ? AND order_id > ? AND order_id < ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayShardedScatterAtOrAfterCQL continues a read of
-// orders_by_day_sharded at or after a row, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds day, the list of bucket values,
-// order_id, the most rows per bucket.
-const orderOrdersByDayShardedScatterAtOrAfterCQL = `SELECT day, order_id, status, urgent, bucket
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket IN ? AND order_id >= ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayShardedScatterAtOrAfterToCQL continues a read of
-// orders_by_day_sharded at or after a row, up to the To bound, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds day, the
-// list of bucket values, order_id, To, the most rows per bucket.
-const orderOrdersByDayShardedScatterAtOrAfterToCQL = `SELECT day, order_id, status, urgent, bucket
-	FROM orders_by_day_sharded
-	WHERE day = ? AND bucket IN ? AND order_id >= ? AND order_id < ?
-	PER PARTITION LIMIT ?`
-
-// orderOrdersByDayShardedScan reads one row of orders_by_day_sharded into e;
-// false when there is none.
 func orderOrdersByDayShardedScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Day, &e.OrderID, &e.Status, &e.Urgent)
 }
 
-// orderOrdersByDayShardedClustering is the clustering key of e in
-// orders_by_day_sharded, in order.
 func orderOrdersByDayShardedClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
 
-// orderOrdersByDayShardedCompare orders rows of orders_by_day_sharded as its
-// clustering order does.
 func orderOrdersByDayShardedCompare(a, b *Order) int {
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Compare(a.OrderID, b.OrderID)
 }
 
 // OrderRepo reads and writes Order in its tables (orders, orders_by_status,
-// orders_by_flag, orders_by_day, orders_by_day_sharded), keeping every copy in
-// step; orders is the source of truth.
+// orders_by_flag, orders_by_day, orders_by_day_sharded), kept in step with
+// orders.
 type OrderRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewOrderRepo returns a repository of Order on s. The default strategy is a
-// logged batch.
+// NewOrderRepo returns a repository of Order on s.
 func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
-	return &OrderRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &OrderRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// orderCheck rejects a Order whose partition key values are empty.
 func orderCheck(e *Order) error {
 	if e.OrderID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	if e.Status == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "status",
-			Table:  "orders_by_status",
-		}
+		return cqlgenimpl.EmptyKey("orders_by_status", "status")
 	}
 	if e.Day.IsZero() {
-		return &cqlgen.EmptyKeyError{
-			Column: "day",
-			Table:  "orders_by_day",
-		}
+		return cqlgenimpl.EmptyKey("orders_by_day", "day")
 	}
 	return nil
 }
 
-// orderCheckKey rejects a Order whose partition key value in orders, the
-// source of truth, is empty.
 func orderCheckKey(e *Order) error {
 	if e.OrderID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	return nil
 }
 
-// orderWrites is the write protocol of Order: its source of truth, orders, and
-// the tables the protocol keeps in step with it.
 var orderWrites = &cqlgenimpl.Entity[Order]{
 	Canonical: orderOrders,
 	State:     orderOrdersState,
@@ -879,18 +264,11 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 	},
 }
 
-// Insert writes e to every table of Order, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on orders, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Order, leaving nil pointers
+// and empty collections unset, through the write protocol on orders
+// (docs/repositories.md, The write protocol).
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -898,19 +276,11 @@ func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Order whose key in orders is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on orders's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Order with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// orders (docs/repositories.md, The write protocol).
 func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -918,16 +288,11 @@ func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Order whose key in orders is e's from every table; the
-// rows of the other tables are found from orders's values, so e needs only its
-// key. Deleting what does not exist is not an error. If it returns an error,
-// it may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Order with e's key from every table (e needs only its
+// key), through the write protocol on orders (docs/repositories.md, The write
+// protocol).
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -935,47 +300,25 @@ func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Order with the given key from orders, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Order since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Order with the given key from orders with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *OrderRepo) GetVersioned(ctx context.Context, orderID string) (_ *Order, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetVersioned").End(&err)
 	if orderID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	e := &Order{}
 	e.OrderID = orderID
 	return cqlgenimpl.Versioned(ctx, r.s, orderWrites, e)
 }
 
-// Modify reads the Order with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Order since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// orders (cqlgen.ErrKeyChanged). It returns the Order written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Order with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *OrderRepo) Modify(ctx context.Context, orderID string, change func(*Order) error, opts ...cqlgen.Option) (_ *Order, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Modify").End(&err)
 	if orderID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	e := &Order{}
 	e.OrderID = orderID
@@ -986,90 +329,54 @@ func (r *OrderRepo) Modify(ctx context.Context, orderID string, change func(*Ord
 	return cqlgenimpl.Modify(ctx, r.s, o, orderWrites, e, orderCheck, change)
 }
 
-// Entity names the entity OrderRepo keeps: Order.
+// Entity is Order.
 func (r *OrderRepo) Entity() string {
 	return "Order"
 }
 
-// Tables lists the tables of Order that Repair and Backfill write: every one
-// but orders, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but orders.
 func (r *OrderRepo) Tables() []string {
 	return []string{"orders_by_status", "orders_by_flag", "orders_by_day", "orders_by_day_sharded"}
 }
 
-// Verify compares every table of Order with what orders, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows missing, stale or orphaned against orders.
 func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Order wins over; it is
-// safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
 }
 
-// Backfill writes every row orders implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row orders implies into table.
 func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
 }
 
-// Get reads the Order with the given key from orders, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Order with the given key from orders; cqlgen.ErrNotFound if
+// there is none.
 func (r *OrderRepo) Get(ctx context.Context, orderID string) (_ *Order, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Get").End(&err)
 	if orderID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	var e Order
 	e.OrderID = orderID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   orderOrders.Get,
-		Values: []any{e.OrderID},
-	}, orderOrdersScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, orderOrders.Get, []any{e.OrderID}, orderOrdersScan)
 }
 
-// GetMany reads the Orders with the given order_id values from orders, the
-// source of truth, in one query (order_id IN ?): Rows[i] is the Order of
-// orderIDs[i], nil when there is none, and Missing lists those indexes. More
-// keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Orders with the given order_id values from orders in one
+// query: Rows[i] is orderIDs[i]'s, nil when missing (docs/repositories.md,
+// Multi-get).
 func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []string) (_ cqlgen.Found[Order], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetMany").End(&err)
 	for _, k := range orderIDs {
 		if k == "" {
-			return cqlgen.Found[Order]{}, &cqlgen.EmptyKeyError{
-				Column: "order_id",
-				Table:  "orders",
-			}
+			return cqlgen.Found[Order]{}, cqlgenimpl.EmptyKey("orders", "order_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, orderOrders, []any{}, orderIDs, r.opts.MaxKeys, orderOrdersScan, func(e *Order) string {
@@ -1079,211 +386,140 @@ func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []string) (_ cqlgen.Fo
 
 // OrdersByStatusOptions are the optional parts of a OrdersByStatus read.
 type OrdersByStatusOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
+	// order; nil: open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
-	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
-	// its bound.
+	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
+}
+
+var orderOrdersByStatusRead = cqlgenimpl.ReadSpec[Order]{
+	Compare: orderOrdersByStatusCompare,
+	Key:     orderOrdersByStatusClustering,
+	Scan:    orderOrdersByStatusScan,
+	Table:   orderOrdersByStatus,
 }
 
 // OrdersByStatus reads Order rows by status, ordered by order_id ascending,
 // from orders_by_status, in pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersByStatus(ctx context.Context, status Status, o *OrdersByStatusOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByStatus")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByStatus").End(&err)
 	if status == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "status",
-			Table:  "orders_by_status",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_status", "status")
 	}
 	if o == nil {
 		o = &OrdersByStatusOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:   orderOrdersByStatusCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       orderOrdersByStatusClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{status},
-		Scan:      orderOrdersByStatusScan,
-		Table:     orderOrdersByStatus,
-	}
-	if o.OrderIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
-	}
-	if o.OrderIDTo != nil {
-		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
-	}
+	spec := orderOrdersByStatusRead.With([]any{status}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // OrdersByFlagOptions are the optional parts of a OrdersByFlag read.
 type OrdersByFlagOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
+	// order; nil: open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
-	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
-	// its bound.
+	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
+}
+
+var orderOrdersByFlagRead = cqlgenimpl.ReadSpec[Order]{
+	Compare: orderOrdersByFlagCompare,
+	Key:     orderOrdersByFlagClustering,
+	Scan:    orderOrdersByFlagScan,
+	Table:   orderOrdersByFlag,
 }
 
 // OrdersByFlag reads Order rows by urgent, ordered by order_id ascending, from
 // orders_by_flag, in pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersByFlag(ctx context.Context, urgent bool, o *OrdersByFlagOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByFlag")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByFlag").End(&err)
 	if o == nil {
 		o = &OrdersByFlagOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:   orderOrdersByFlagCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       orderOrdersByFlagClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{urgent},
-		Scan:      orderOrdersByFlagScan,
-		Table:     orderOrdersByFlag,
-	}
-	if o.OrderIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
-	}
-	if o.OrderIDTo != nil {
-		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
-	}
+	spec := orderOrdersByFlagRead.With([]any{urgent}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // OrdersByDayOptions are the optional parts of a OrdersByDay read.
 type OrdersByDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
+	// order; nil: open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
-	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
-	// its bound.
+	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
+}
+
+var orderOrdersByDayRead = cqlgenimpl.ReadSpec[Order]{
+	Compare: orderOrdersByDayCompare,
+	Key:     orderOrdersByDayClustering,
+	Scan:    orderOrdersByDayScan,
+	Table:   orderOrdersByDay,
 }
 
 // OrdersByDay reads Order rows by day, ordered by order_id ascending, from
 // orders_by_day, in pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersByDay(ctx context.Context, day time.Time, o *OrdersByDayOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByDay")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByDay").End(&err)
 	if day.IsZero() {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "day",
-			Table:  "orders_by_day",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_day", "day")
 	}
 	if o == nil {
 		o = &OrdersByDayOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:   orderOrdersByDayCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       orderOrdersByDayClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{day},
-		Scan:      orderOrdersByDayScan,
-		Table:     orderOrdersByDay,
-	}
-	if o.OrderIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
-	}
-	if o.OrderIDTo != nil {
-		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
-	}
+	spec := orderOrdersByDayRead.With([]any{day}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // OrdersByDayShardedOptions are the optional parts of a OrdersByDaySharded
 // read.
 type OrdersByDayShardedOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
+	// order; nil: open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
-	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
-	// its bound.
+	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
+}
+
+var orderOrdersByDayShardedRead = cqlgenimpl.ReadSpec[Order]{
+	Compare:     orderOrdersByDayShardedCompare,
+	HashBuckets: 16,
+	Key:         orderOrdersByDayShardedClustering,
+	Scan:        orderOrdersByDayShardedScan,
+	Table:       orderOrdersByDaySharded,
 }
 
 // OrdersByDaySharded reads Order rows by day, ordered by order_id ascending,
 // from orders_by_day_sharded, in pages: all 16 hash buckets read in parallel
 // and merged in clustering order.
 func (r *OrderRepo) OrdersByDaySharded(ctx context.Context, day time.Time, o *OrdersByDayShardedOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersByDaySharded")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByDaySharded").End(&err)
 	if day.IsZero() {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "day",
-			Table:  "orders_by_day_sharded",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_day_sharded", "day")
 	}
 	if o == nil {
 		o = &OrdersByDayShardedOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:     orderOrdersByDayShardedCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 16,
-		Key:         orderOrdersByDayShardedClustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{day},
-		Scan:        orderOrdersByDayShardedScan,
-		Scatter:     r.opts.Scatter,
-		Table:       orderOrdersByDaySharded,
-	}
-	if o.OrderIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
-	}
-	if o.OrderIDTo != nil {
-		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
-	}
+	spec := orderOrdersByDayShardedRead.With([]any{day}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

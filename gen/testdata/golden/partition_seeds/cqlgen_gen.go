@@ -16,164 +16,32 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// unshardedChartEntryDailyChartsUnsharded: the statements of table
-// daily_charts_unsharded, which is the source of truth of UnshardedChartEntry.
+// unshardedChartEntryDailyChartsUnsharded is table daily_charts_unsharded,
+// which is the source of truth of UnshardedChartEntry (statements in
+// schema.md).
 var unshardedChartEntryDailyChartsUnsharded = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "daily_charts_unsharded",
-	Pattern: "DailyChartsUnsharded",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "chart_date", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "play_count", Type: "bigint", Desc: true},
-		{Name: "track_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "chart_date", Type: "date"},
-		{Name: "play_count", Type: "bigint", Desc: true},
-		{Name: "track_id", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      unshardedChartEntryDailyChartsUnshardedInsertCQL,
-		InsertTTL:   unshardedChartEntryDailyChartsUnshardedInsertTTLCQL,
-		Create:      unshardedChartEntryDailyChartsUnshardedCreateCQL,
-		Delete:      unshardedChartEntryDailyChartsUnshardedDeleteCQL,
-		Get:         unshardedChartEntryDailyChartsUnshardedGetCQL,
-		First:       unshardedChartEntryDailyChartsUnshardedFirstCQL,
-		FirstFrom:   unshardedChartEntryDailyChartsUnshardedFirstFromCQL,
-		FirstTo:     unshardedChartEntryDailyChartsUnshardedFirstToCQL,
-		FirstFromTo: unshardedChartEntryDailyChartsUnshardedFirstFromToCQL,
-		After: []string{
-			unshardedChartEntryDailyChartsUnshardedAfter0CQL,
-			unshardedChartEntryDailyChartsUnshardedAfter1CQL,
-		},
-		AfterTo:   unshardedChartEntryDailyChartsUnshardedAfterToCQL,
-		AtOrAfter: unshardedChartEntryDailyChartsUnshardedAtOrAfterCQL,
-	},
+	Name:         "daily_charts_unsharded",
+	Pattern:      "DailyChartsUnsharded",
+	PartitionKey: cqlgenimpl.Cols("chart_date date"),
+	Clustering:   cqlgenimpl.Cols("play_count bigint desc", "track_id text"),
+	Canonical:    true,
+	Single:       true,
 })
 
-// unshardedChartEntryDailyChartsUnshardedInsertCQL writes a whole row of
-// daily_charts_unsharded. Its placeholders bind chart_date, play_count,
-// track_id, the write timestamp.
-const unshardedChartEntryDailyChartsUnshardedInsertCQL = `INSERT INTO daily_charts_unsharded (chart_date, play_count, track_id)
-	VALUES (?, ?, ?)
-	USING TIMESTAMP ?`
-
-// unshardedChartEntryDailyChartsUnshardedRow binds
-// unshardedChartEntryDailyChartsUnshardedInsertCQL for e, written at ts.
-func unshardedChartEntryDailyChartsUnshardedRow(e *UnshardedChartEntry, ts int64) []any {
+func unshardedChartEntryDailyChartsUnshardedRow(e *UnshardedChartEntry, ts int64, _ bool) []any {
 	return []any{e.ChartDate, e.PlayCount, e.TrackID, ts}
 }
 
-// unshardedChartEntryDailyChartsUnshardedInsertTTLCQL writes a whole row of
-// daily_charts_unsharded with a TTL of the call's (cqlgen.WithTTL).
-// cqlgenimpl.ReadPage binds chart_date, play_count, track_id, the TTL in
-// seconds (unset: the table's default), the write timestamp.
-const unshardedChartEntryDailyChartsUnshardedInsertTTLCQL = `INSERT INTO daily_charts_unsharded (chart_date, play_count, track_id)
-	VALUES (?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// unshardedChartEntryDailyChartsUnshardedCreateCQL writes a whole row of
-// daily_charts_unsharded if no row has its key, for InsertIfAbsent and
-// cqlgen.IfAbsent; a conditional write takes no client timestamp.
-// cqlgenimpl.ReadPage binds chart_date, play_count, track_id, the TTL in
-// seconds (unset: the table's default).
-const unshardedChartEntryDailyChartsUnshardedCreateCQL = `INSERT INTO daily_charts_unsharded (chart_date, play_count, track_id)
-	VALUES (?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// unshardedChartEntryDailyChartsUnshardedDeleteCQL deletes a row of
-// daily_charts_unsharded by its primary key. Its placeholders bind the write
-// timestamp, chart_date, play_count, track_id.
-const unshardedChartEntryDailyChartsUnshardedDeleteCQL = `DELETE FROM daily_charts_unsharded
-	USING TIMESTAMP ?
-	WHERE chart_date = ? AND play_count = ? AND track_id = ?`
-
-// unshardedChartEntryDailyChartsUnshardedGetCQL reads a row of
-// daily_charts_unsharded by its primary key. Its placeholders bind chart_date,
-// play_count, track_id.
-const unshardedChartEntryDailyChartsUnshardedGetCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts_unsharded
-	WHERE chart_date = ? AND play_count = ? AND track_id = ?`
-
-// unshardedChartEntryDailyChartsUnshardedScan reads one row of
-// daily_charts_unsharded into e; false when there is none.
 func unshardedChartEntryDailyChartsUnshardedScan(it cqlgenimpl.Iter, e *UnshardedChartEntry) bool {
 	return it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID)
 }
 
-// unshardedChartEntryDailyChartsUnshardedFirstCQL reads a partition of
-// daily_charts_unsharded from its first row. cqlgenimpl.ReadPage binds
-// chart_date.
-const unshardedChartEntryDailyChartsUnshardedFirstCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts_unsharded
-	WHERE chart_date = ?`
-
-// unshardedChartEntryDailyChartsUnshardedFirstFromCQL reads a partition of
-// daily_charts_unsharded from the From bound. cqlgenimpl.ReadPage binds
-// chart_date, From.
-const unshardedChartEntryDailyChartsUnshardedFirstFromCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts_unsharded
-	WHERE chart_date = ? AND play_count <= ?`
-
-// unshardedChartEntryDailyChartsUnshardedFirstToCQL reads a partition of
-// daily_charts_unsharded from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds chart_date, To.
-const unshardedChartEntryDailyChartsUnshardedFirstToCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts_unsharded
-	WHERE chart_date = ? AND play_count > ?`
-
-// unshardedChartEntryDailyChartsUnshardedFirstFromToCQL reads a partition of
-// daily_charts_unsharded between the bounds. cqlgenimpl.ReadPage binds
-// chart_date, From, To.
-const unshardedChartEntryDailyChartsUnshardedFirstFromToCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts_unsharded
-	WHERE chart_date = ? AND play_count <= ? AND play_count > ?`
-
-// unshardedChartEntryDailyChartsUnshardedAfter0CQL continues a read of
-// daily_charts_unsharded after a row, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadPage binds chart_date, play_count.
-const unshardedChartEntryDailyChartsUnshardedAfter0CQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts_unsharded
-	WHERE chart_date = ? AND play_count < ?`
-
-// unshardedChartEntryDailyChartsUnshardedAfter1CQL continues a read of
-// daily_charts_unsharded after a row, at one run of clustering columns of one
-// direction. cqlgenimpl.ReadPage binds chart_date, play_count, track_id.
-const unshardedChartEntryDailyChartsUnshardedAfter1CQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts_unsharded
-	WHERE chart_date = ? AND play_count = ? AND track_id > ?`
-
-// unshardedChartEntryDailyChartsUnshardedAfterToCQL continues a read of
-// daily_charts_unsharded after a row, up to the To bound. cqlgenimpl.ReadPage
-// binds chart_date, play_count, To.
-const unshardedChartEntryDailyChartsUnshardedAfterToCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts_unsharded
-	WHERE chart_date = ? AND play_count < ? AND play_count > ?`
-
-// unshardedChartEntryDailyChartsUnshardedAtOrAfterCQL continues a read of
-// daily_charts_unsharded at or after a row. cqlgenimpl.ReadPage binds
-// chart_date, play_count, track_id.
-const unshardedChartEntryDailyChartsUnshardedAtOrAfterCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts_unsharded
-	WHERE chart_date = ? AND play_count = ? AND track_id >= ?`
-
-// unshardedChartEntryDailyChartsUnshardedClustering is the clustering key of e
-// in daily_charts_unsharded, in order.
 func unshardedChartEntryDailyChartsUnshardedClustering(e *UnshardedChartEntry) []any {
 	return []any{e.PlayCount, e.TrackID}
 }
 
-// unshardedChartEntryDailyChartsUnshardedCompare orders rows of
-// daily_charts_unsharded as its clustering order does.
 func unshardedChartEntryDailyChartsUnshardedCompare(a, b *UnshardedChartEntry) int {
-	if c := cmp.Compare(a.PlayCount, b.PlayCount); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cmp.Compare(a.PlayCount, b.PlayCount), cmp.Compare(a.TrackID, b.TrackID))
 }
 
 // UnshardedChartEntryRepo reads and writes UnshardedChartEntry in table
@@ -184,437 +52,136 @@ type UnshardedChartEntryRepo struct {
 }
 
 // NewUnshardedChartEntryRepo returns a repository of UnshardedChartEntry on s.
-// The default strategy is a logged batch.
 func NewUnshardedChartEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *UnshardedChartEntryRepo {
-	return &UnshardedChartEntryRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &UnshardedChartEntryRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// unshardedChartEntryCheck rejects a UnshardedChartEntry whose partition key
-// values are empty.
 func unshardedChartEntryCheck(e *UnshardedChartEntry) error {
 	if e.ChartDate.IsZero() {
-		return &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_charts_unsharded",
-		}
+		return cqlgenimpl.EmptyKey("daily_charts_unsharded", "chart_date")
 	}
 	return nil
 }
 
-// Insert writes e to daily_charts_unsharded, at a client-side timestamp. Nil
-// pointers and empty collections are left unset, so no tombstones are written.
-// With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
-// change an entity that exists, use Update. With cqlgen.WithTTL the row
-// expires after that time instead of the table's default. With cqlgen.IfAbsent
-// it creates only, as InsertIfAbsent does, and a row with the key that differs
-// is a *cqlgen.VersionConflictError.
+var unshardedChartEntryOne = cqlgenimpl.One[UnshardedChartEntry]{
+	Check: unshardedChartEntryCheck,
+	Delete: func(e *UnshardedChartEntry, ts int64) []any {
+		return []any{ts, e.ChartDate, e.PlayCount, e.TrackID}
+	},
+	Key: func(e *UnshardedChartEntry) []any {
+		return []any{e.ChartDate, e.PlayCount, e.TrackID}
+	},
+	Row:   unshardedChartEntryDailyChartsUnshardedRow,
+	Scan:  unshardedChartEntryDailyChartsUnshardedScan,
+	Table: unshardedChartEntryDailyChartsUnsharded,
+}
+
+// Insert writes e to daily_charts_unsharded, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *UnshardedChartEntryRepo) Insert(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "UnshardedChartEntry", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, unshardedChartEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, unshardedChartEntryDailyChartsUnsharded, e, []any{e.ChartDate, e.PlayCount, e.TrackID}, func(e *UnshardedChartEntry, _ bool) []any {
-			return unshardedChartEntryDailyChartsUnshardedRow(e, 0)
-		}, unshardedChartEntryDailyChartsUnshardedScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(unshardedChartEntryDailyChartsUnsharded, o.TTL, unshardedChartEntryDailyChartsUnshardedRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "UnshardedChartEntry", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &unshardedChartEntryOne, e)
 }
 
-// InsertIfAbsent writes e to daily_charts_unsharded only if no row has its key
-// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
-// it applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in daily_charts_unsharded unless a row has its key
+// (IF NOT EXISTS); see docs/repositories.md, Conditional insert.
 func (r *UnshardedChartEntryRepo) InsertIfAbsent(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (_ cqlgen.Inserted[UnshardedChartEntry], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "UnshardedChartEntry", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, unshardedChartEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[UnshardedChartEntry]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, unshardedChartEntryDailyChartsUnsharded, e, []any{e.ChartDate, e.PlayCount, e.TrackID}, func(e *UnshardedChartEntry, _ bool) []any {
-		return unshardedChartEntryDailyChartsUnshardedRow(e, 0)
-	}, unshardedChartEntryDailyChartsUnshardedScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "UnshardedChartEntry", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &unshardedChartEntryOne, e)
 }
 
-// Update writes e over the row with its key in daily_charts_unsharded. Unlike
-// Insert, nil pointers and empty collections clear their columns. With
-// cqlgen.WithTTL the row expires after that time instead of the table's
-// default.
+// Update writes e over the row with its key in daily_charts_unsharded; nil
+// pointers and empty collections clear their columns.
 func (r *UnshardedChartEntryRepo) Update(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "UnshardedChartEntry", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, unshardedChartEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(unshardedChartEntryDailyChartsUnsharded, o.TTL, unshardedChartEntryDailyChartsUnshardedRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "UnshardedChartEntry", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &unshardedChartEntryOne, e)
 }
 
 // Delete removes the row with e's key from daily_charts_unsharded.
 func (r *UnshardedChartEntryRepo) Delete(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "UnshardedChartEntry", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, unshardedChartEntryCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   unshardedChartEntryDailyChartsUnsharded.Delete,
-			Values: []any{ts, e.ChartDate, e.PlayCount, e.TrackID},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "UnshardedChartEntry", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &unshardedChartEntryOne, e)
 }
 
 // Get reads the UnshardedChartEntry with the given key from
-// daily_charts_unsharded, the source of truth; cqlgen.ErrNotFound if there is
-// none.
+// daily_charts_unsharded; cqlgen.ErrNotFound if there is none.
 func (r *UnshardedChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount int64, trackID string) (_ *UnshardedChartEntry, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "UnshardedChartEntry", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "UnshardedChartEntry", "Get").End(&err)
 	if chartDate.IsZero() {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_charts_unsharded",
-		}
+		return nil, cqlgenimpl.EmptyKey("daily_charts_unsharded", "chart_date")
 	}
 	var e UnshardedChartEntry
 	e.ChartDate = chartDate
 	e.PlayCount = playCount
 	e.TrackID = trackID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   unshardedChartEntryDailyChartsUnsharded.Get,
-		Values: []any{e.ChartDate, e.PlayCount, e.TrackID},
-	}, unshardedChartEntryDailyChartsUnshardedScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, unshardedChartEntryDailyChartsUnsharded.Get, []any{e.ChartDate, e.PlayCount, e.TrackID}, unshardedChartEntryDailyChartsUnshardedScan)
 }
 
 // DailyChartsUnshardedOptions are the optional parts of a DailyChartsUnsharded
 // read.
 type DailyChartsUnshardedOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlayCountFrom and PlayCountTo bound play_count, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count
+	// in read order; nil: open.
 	PlayCountFrom, PlayCountTo *int64
-	// PlayCountFromExclusive leaves out the rows at PlayCountFrom,
-	// PlayCountToInclusive takes in those at PlayCountTo; each is ignored
-	// without its bound.
+	// PlayCountFromExclusive and PlayCountToInclusive change the bounds'
+	// defaults.
 	PlayCountFromExclusive, PlayCountToInclusive bool
+}
+
+var unshardedChartEntryDailyChartsUnshardedRead = cqlgenimpl.ReadSpec[UnshardedChartEntry]{
+	Compare: unshardedChartEntryDailyChartsUnshardedCompare,
+	Key:     unshardedChartEntryDailyChartsUnshardedClustering,
+	Scan:    unshardedChartEntryDailyChartsUnshardedScan,
+	Table:   unshardedChartEntryDailyChartsUnsharded,
 }
 
 // DailyChartsUnsharded reads UnshardedChartEntry rows by chart_date, ordered
 // by play_count descending, then track_id ascending, from
 // daily_charts_unsharded, in pages: one partition, in clustering order.
 func (r *UnshardedChartEntryRepo) DailyChartsUnsharded(ctx context.Context, chartDate time.Time, o *DailyChartsUnshardedOptions) (_ cqlgen.Page[UnshardedChartEntry], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "UnshardedChartEntry", "DailyChartsUnsharded")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "UnshardedChartEntry", "DailyChartsUnsharded").End(&err)
 	if chartDate.IsZero() {
-		return cqlgen.Page[UnshardedChartEntry]{}, &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_charts_unsharded",
-		}
+		return cqlgen.Page[UnshardedChartEntry]{}, cqlgenimpl.EmptyKey("daily_charts_unsharded", "chart_date")
 	}
 	if o == nil {
 		o = &DailyChartsUnshardedOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[UnshardedChartEntry]{
-		Compare:   unshardedChartEntryDailyChartsUnshardedCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       unshardedChartEntryDailyChartsUnshardedClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{chartDate},
-		Scan:      unshardedChartEntryDailyChartsUnshardedScan,
-		Table:     unshardedChartEntryDailyChartsUnsharded,
-	}
-	if o.PlayCountFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlayCountFrom, o.PlayCountFromExclusive
-	}
-	if o.PlayCountTo != nil {
-		spec.To, spec.ToInclusive = *o.PlayCountTo, o.PlayCountToInclusive
-	}
+	spec := unshardedChartEntryDailyChartsUnshardedRead.With([]any{chartDate}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PlayCountFrom, o.PlayCountTo, o.PlayCountFromExclusive, o.PlayCountToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// chartEntryDailyCharts: the statements of table daily_charts, which is the
-// source of truth of ChartEntry.
+// chartEntryDailyCharts is table daily_charts, which is the source of truth of
+// ChartEntry (statements in schema.md).
 var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "daily_charts",
-	Pattern: "DailyCharts",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "chart_date", Type: "date"},
-		{Name: "shard", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "play_count", Type: "bigint", Desc: true},
-		{Name: "track_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "chart_date", Type: "date"},
-		{Name: "shard", Type: "int"},
-		{Name: "play_count", Type: "bigint", Desc: true},
-		{Name: "track_id", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      chartEntryDailyChartsInsertCQL,
-		InsertTTL:   chartEntryDailyChartsInsertTTLCQL,
-		Create:      chartEntryDailyChartsCreateCQL,
-		Delete:      chartEntryDailyChartsDeleteCQL,
-		Get:         chartEntryDailyChartsGetCQL,
-		First:       chartEntryDailyChartsFirstCQL,
-		FirstFrom:   chartEntryDailyChartsFirstFromCQL,
-		FirstTo:     chartEntryDailyChartsFirstToCQL,
-		FirstFromTo: chartEntryDailyChartsFirstFromToCQL,
-		After: []string{
-			chartEntryDailyChartsAfter0CQL,
-			chartEntryDailyChartsAfter1CQL,
-		},
-		AfterTo:   chartEntryDailyChartsAfterToCQL,
-		AtOrAfter: chartEntryDailyChartsAtOrAfterCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       chartEntryDailyChartsScatterFirstCQL,
-				FirstFrom:   chartEntryDailyChartsScatterFirstFromCQL,
-				FirstTo:     chartEntryDailyChartsScatterFirstToCQL,
-				FirstFromTo: chartEntryDailyChartsScatterFirstFromToCQL,
-				After: []string{
-					chartEntryDailyChartsScatterAfter0CQL,
-					chartEntryDailyChartsScatterAfter1CQL,
-				},
-				AfterTo:   chartEntryDailyChartsScatterAfterToCQL,
-				AtOrAfter: chartEntryDailyChartsScatterAtOrAfterCQL,
-			},
-		},
-	},
+	Name:         "daily_charts",
+	Pattern:      "DailyCharts",
+	PartitionKey: cqlgenimpl.Cols("chart_date date", "shard int"),
+	Clustering:   cqlgenimpl.Cols("play_count bigint desc", "track_id text"),
+	Canonical:    true,
+	Single:       true,
+	Bucket:       cqlgenimpl.BucketHash,
 })
 
-// chartEntryDailyChartsInsertCQL writes a whole row of daily_charts. Its
-// placeholders bind chart_date, shard, play_count, track_id, the write
-// timestamp.
-const chartEntryDailyChartsInsertCQL = `INSERT INTO daily_charts (chart_date, shard, play_count, track_id)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// chartEntryDailyChartsRow binds chartEntryDailyChartsInsertCQL for e, written
-// at ts.
-func chartEntryDailyChartsRow(e *ChartEntry, ts int64) []any {
+func chartEntryDailyChartsRow(e *ChartEntry, ts int64, _ bool) []any {
 	return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID, ts}
 }
 
-// chartEntryDailyChartsInsertTTLCQL writes a whole row of daily_charts with a
-// TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds chart_date,
-// shard, play_count, track_id, the TTL in seconds (unset: the table's
-// default), the write timestamp.
-const chartEntryDailyChartsInsertTTLCQL = `INSERT INTO daily_charts (chart_date, shard, play_count, track_id)
-	VALUES (?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// chartEntryDailyChartsCreateCQL writes a whole row of daily_charts if no row
-// has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
-// takes no client timestamp. cqlgenimpl.ReadPage binds chart_date, shard,
-// play_count, track_id, the TTL in seconds (unset: the table's default).
-const chartEntryDailyChartsCreateCQL = `INSERT INTO daily_charts (chart_date, shard, play_count, track_id)
-	VALUES (?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// chartEntryDailyChartsDeleteCQL deletes a row of daily_charts by its primary
-// key. Its placeholders bind the write timestamp, chart_date, shard,
-// play_count, track_id.
-const chartEntryDailyChartsDeleteCQL = `DELETE FROM daily_charts
-	USING TIMESTAMP ?
-	WHERE chart_date = ? AND shard = ? AND play_count = ? AND track_id = ?`
-
-// chartEntryDailyChartsGetCQL reads a row of daily_charts by its primary key.
-// Its placeholders bind chart_date, shard, play_count, track_id.
-const chartEntryDailyChartsGetCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count = ? AND track_id = ?`
-
-// chartEntryDailyChartsScan reads one row of daily_charts into e; false when
-// there is none.
 func chartEntryDailyChartsScan(it cqlgenimpl.Iter, e *ChartEntry) bool {
 	return it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID)
 }
 
-// chartEntryDailyChartsFirstCQL reads a partition of daily_charts from its
-// first row. cqlgenimpl.ReadPage binds chart_date, shard.
-const chartEntryDailyChartsFirstCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ?`
-
-// chartEntryDailyChartsFirstFromCQL reads a partition of daily_charts from the
-// From bound. cqlgenimpl.ReadPage binds chart_date, shard, From.
-const chartEntryDailyChartsFirstFromCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count <= ?`
-
-// chartEntryDailyChartsFirstToCQL reads a partition of daily_charts from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds chart_date, shard,
-// To.
-const chartEntryDailyChartsFirstToCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count > ?`
-
-// chartEntryDailyChartsFirstFromToCQL reads a partition of daily_charts
-// between the bounds. cqlgenimpl.ReadPage binds chart_date, shard, From, To.
-const chartEntryDailyChartsFirstFromToCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count <= ?
-		AND play_count > ?`
-
-// chartEntryDailyChartsAfter0CQL continues a read of daily_charts after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// chart_date, shard, play_count.
-const chartEntryDailyChartsAfter0CQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count < ?`
-
-// chartEntryDailyChartsAfter1CQL continues a read of daily_charts after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// chart_date, shard, play_count, track_id.
-const chartEntryDailyChartsAfter1CQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count = ? AND track_id > ?`
-
-// chartEntryDailyChartsAfterToCQL continues a read of daily_charts after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds chart_date, shard,
-// play_count, To.
-const chartEntryDailyChartsAfterToCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count < ? AND play_count > ?`
-
-// chartEntryDailyChartsAtOrAfterCQL continues a read of daily_charts at or
-// after a row. cqlgenimpl.ReadPage binds chart_date, shard, play_count,
-// track_id.
-const chartEntryDailyChartsAtOrAfterCQL = `SELECT chart_date, play_count, track_id
-	FROM daily_charts
-	WHERE chart_date = ? AND shard = ? AND play_count = ? AND track_id >= ?`
-
-// chartEntryDailyChartsScatterFirstCQL reads a partition of daily_charts from
-// its first row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds chart_date, the list of shard values, the most
-// rows per bucket.
-const chartEntryDailyChartsScatterFirstCQL = `SELECT chart_date, play_count, track_id, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterFirstFromCQL reads a partition of daily_charts
-// from the From bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds chart_date, the list of shard values, From, the
-// most rows per bucket.
-const chartEntryDailyChartsScatterFirstFromCQL = `SELECT chart_date, play_count, track_id, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count <= ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterFirstToCQL reads a partition of daily_charts
-// from its first row up to the To bound, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds chart_date, the list of shard
-// values, To, the most rows per bucket.
-const chartEntryDailyChartsScatterFirstToCQL = `SELECT chart_date, play_count, track_id, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count > ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterFirstFromToCQL reads a partition of daily_charts
-// between the bounds, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds chart_date, the list of shard values, From, To,
-// the most rows per bucket.
-const chartEntryDailyChartsScatterFirstFromToCQL = `SELECT chart_date, play_count, track_id, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count <= ?
-		AND play_count > ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterAfter0CQL continues a read of daily_charts after
-// a row, at one run of clustering columns of one direction, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds chart_date,
-// the list of shard values, play_count, the most rows per bucket.
-const chartEntryDailyChartsScatterAfter0CQL = `SELECT chart_date, play_count, track_id, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count < ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterAfter1CQL continues a read of daily_charts after
-// a row, at one run of clustering columns of one direction, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds chart_date,
-// the list of shard values, play_count, track_id, the most rows per bucket.
-const chartEntryDailyChartsScatterAfter1CQL = `SELECT chart_date, play_count, track_id, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count = ? AND track_id > ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterAfterToCQL continues a read of daily_charts
-// after a row, up to the To bound, in every hash bucket at once, the bucket
-// named last. cqlgenimpl.ReadPage binds chart_date, the list of shard values,
-// play_count, To, the most rows per bucket.
-const chartEntryDailyChartsScatterAfterToCQL = `SELECT chart_date, play_count, track_id, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count < ?
-		AND play_count > ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsScatterAtOrAfterCQL continues a read of daily_charts at
-// or after a row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds chart_date, the list of shard values, play_count,
-// track_id, the most rows per bucket.
-const chartEntryDailyChartsScatterAtOrAfterCQL = `SELECT chart_date, play_count, track_id, shard
-	FROM daily_charts
-	WHERE chart_date = ? AND shard IN ? AND play_count = ? AND track_id >= ?
-	PER PARTITION LIMIT ?`
-
-// chartEntryDailyChartsClustering is the clustering key of e in daily_charts,
-// in order.
 func chartEntryDailyChartsClustering(e *ChartEntry) []any {
 	return []any{e.PlayCount, e.TrackID}
 }
 
-// chartEntryDailyChartsCompare orders rows of daily_charts as its clustering
-// order does.
 func chartEntryDailyChartsCompare(a, b *ChartEntry) int {
-	if c := cmp.Compare(a.PlayCount, b.PlayCount); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-cmp.Compare(a.PlayCount, b.PlayCount), cmp.Compare(a.TrackID, b.TrackID))
 }
 
 // ChartEntryRepo reads and writes ChartEntry in table daily_charts.
@@ -623,342 +190,136 @@ type ChartEntryRepo struct {
 	opts cqlgen.Options
 }
 
-// NewChartEntryRepo returns a repository of ChartEntry on s. The default
-// strategy is a logged batch.
+// NewChartEntryRepo returns a repository of ChartEntry on s.
 func NewChartEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *ChartEntryRepo {
-	return &ChartEntryRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &ChartEntryRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// chartEntryCheck rejects a ChartEntry whose partition key values are empty.
 func chartEntryCheck(e *ChartEntry) error {
 	if e.ChartDate.IsZero() {
-		return &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_charts",
-		}
+		return cqlgenimpl.EmptyKey("daily_charts", "chart_date")
 	}
 	return nil
 }
 
-// Insert writes e to daily_charts, at a client-side timestamp. Nil pointers
-// and empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+var chartEntryOne = cqlgenimpl.One[ChartEntry]{
+	Check: chartEntryCheck,
+	Delete: func(e *ChartEntry, ts int64) []any {
+		return []any{ts, e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}
+	},
+	Key: func(e *ChartEntry) []any {
+		return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}
+	},
+	Row:   chartEntryDailyChartsRow,
+	Scan:  chartEntryDailyChartsScan,
+	Table: chartEntryDailyCharts,
+}
+
+// Insert writes e to daily_charts, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, chartEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, chartEntryDailyCharts, e, []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}, func(e *ChartEntry, _ bool) []any {
-			return chartEntryDailyChartsRow(e, 0)
-		}, chartEntryDailyChartsScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(chartEntryDailyCharts, o.TTL, chartEntryDailyChartsRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &chartEntryOne, e)
 }
 
-// InsertIfAbsent writes e to daily_charts only if no row has its key (INSERT
-// ... IF NOT EXISTS): create, never replace. The result says whether it
-// applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in daily_charts unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *ChartEntryRepo) InsertIfAbsent(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (_ cqlgen.Inserted[ChartEntry], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, chartEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[ChartEntry]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, chartEntryDailyCharts, e, []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}, func(e *ChartEntry, _ bool) []any {
-		return chartEntryDailyChartsRow(e, 0)
-	}, chartEntryDailyChartsScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &chartEntryOne, e)
 }
 
-// Update writes e over the row with its key in daily_charts. Unlike Insert,
-// nil pointers and empty collections clear their columns. With cqlgen.WithTTL
-// the row expires after that time instead of the table's default.
+// Update writes e over the row with its key in daily_charts; nil pointers and
+// empty collections clear their columns.
 func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, chartEntryCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(chartEntryDailyCharts, o.TTL, chartEntryDailyChartsRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &chartEntryOne, e)
 }
 
 // Delete removes the row with e's key from daily_charts.
 func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, chartEntryCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   chartEntryDailyCharts.Delete,
-			Values: []any{ts, e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &chartEntryOne, e)
 }
 
-// Get reads the ChartEntry with the given key from daily_charts, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the ChartEntry with the given key from daily_charts;
+// cqlgen.ErrNotFound if there is none.
 func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount int64, trackID string) (_ *ChartEntry, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Get").End(&err)
 	if chartDate.IsZero() {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_charts",
-		}
+		return nil, cqlgenimpl.EmptyKey("daily_charts", "chart_date")
 	}
 	var e ChartEntry
 	e.ChartDate = chartDate
 	e.PlayCount = playCount
 	e.TrackID = trackID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   chartEntryDailyCharts.Get,
-		Values: []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID},
-	}, chartEntryDailyChartsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, chartEntryDailyCharts.Get, []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}, chartEntryDailyChartsScan)
 }
 
 // DailyChartsOptions are the optional parts of a DailyCharts read.
 type DailyChartsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlayCountFrom and PlayCountTo bound play_count, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count
+	// in read order; nil: open.
 	PlayCountFrom, PlayCountTo *int64
-	// PlayCountFromExclusive leaves out the rows at PlayCountFrom,
-	// PlayCountToInclusive takes in those at PlayCountTo; each is ignored
-	// without its bound.
+	// PlayCountFromExclusive and PlayCountToInclusive change the bounds'
+	// defaults.
 	PlayCountFromExclusive, PlayCountToInclusive bool
+}
+
+var chartEntryDailyChartsRead = cqlgenimpl.ReadSpec[ChartEntry]{
+	Compare:     chartEntryDailyChartsCompare,
+	HashBuckets: 100,
+	Key:         chartEntryDailyChartsClustering,
+	Scan:        chartEntryDailyChartsScan,
+	Table:       chartEntryDailyCharts,
 }
 
 // DailyCharts reads ChartEntry rows by chart_date, ordered by play_count
 // descending, then track_id ascending, from daily_charts, in pages: all 100
 // hash buckets read in parallel and merged in clustering order.
 func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o *DailyChartsOptions) (_ cqlgen.Page[ChartEntry], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "ChartEntry", "DailyCharts")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "DailyCharts").End(&err)
 	if chartDate.IsZero() {
-		return cqlgen.Page[ChartEntry]{}, &cqlgen.EmptyKeyError{
-			Column: "chart_date",
-			Table:  "daily_charts",
-		}
+		return cqlgen.Page[ChartEntry]{}, cqlgenimpl.EmptyKey("daily_charts", "chart_date")
 	}
 	if o == nil {
 		o = &DailyChartsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[ChartEntry]{
-		Compare:     chartEntryDailyChartsCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 100,
-		Key:         chartEntryDailyChartsClustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{chartDate},
-		Scan:        chartEntryDailyChartsScan,
-		Scatter:     r.opts.Scatter,
-		Table:       chartEntryDailyCharts,
-	}
-	if o.PlayCountFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlayCountFrom, o.PlayCountFromExclusive
-	}
-	if o.PlayCountTo != nil {
-		spec.To, spec.ToInclusive = *o.PlayCountTo, o.PlayCountToInclusive
-	}
+	spec := chartEntryDailyChartsRead.With([]any{chartDate}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PlayCountFrom, o.PlayCountTo, o.PlayCountFromExclusive, o.PlayCountToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// playListeningHistory: the statements of table listening_history, which is
-// the source of truth of Play.
+// playListeningHistory is table listening_history, which is the source of
+// truth of Play (statements in schema.md).
 var playListeningHistory = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "listening_history",
-	Pattern: "ListeningHistory",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "played_at", Type: "timestamp", Desc: true},
-		{Name: "track_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "played_at", Type: "timestamp", Desc: true},
-		{Name: "track_id", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      playListeningHistoryInsertCQL,
-		InsertTTL:   playListeningHistoryInsertTTLCQL,
-		Create:      playListeningHistoryCreateCQL,
-		Delete:      playListeningHistoryDeleteCQL,
-		Get:         playListeningHistoryGetCQL,
-		First:       playListeningHistoryFirstCQL,
-		FirstFrom:   playListeningHistoryFirstFromCQL,
-		FirstTo:     playListeningHistoryFirstToCQL,
-		FirstFromTo: playListeningHistoryFirstFromToCQL,
-		After: []string{
-			playListeningHistoryAfter0CQL,
-			playListeningHistoryAfter1CQL,
-		},
-		AfterTo:   playListeningHistoryAfterToCQL,
-		AtOrAfter: playListeningHistoryAtOrAfterCQL,
-	},
+	Name:         "listening_history",
+	Pattern:      "ListeningHistory",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Clustering:   cqlgenimpl.Cols("played_at timestamp desc", "track_id text"),
+	Canonical:    true,
+	Single:       true,
 })
 
-// playListeningHistoryInsertCQL writes a whole row of listening_history. Its
-// placeholders bind user_id, played_at, track_id, the write timestamp.
-const playListeningHistoryInsertCQL = `INSERT INTO listening_history (user_id, played_at, track_id)
-	VALUES (?, ?, ?)
-	USING TIMESTAMP ?`
-
-// playListeningHistoryRow binds playListeningHistoryInsertCQL for e, written
-// at ts.
-func playListeningHistoryRow(e *Play, ts int64) []any {
+func playListeningHistoryRow(e *Play, ts int64, _ bool) []any {
 	return []any{e.UserID, e.PlayedAt, e.TrackID, ts}
 }
 
-// playListeningHistoryInsertTTLCQL writes a whole row of listening_history
-// with a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds
-// user_id, played_at, track_id, the TTL in seconds (unset: the table's
-// default), the write timestamp.
-const playListeningHistoryInsertTTLCQL = `INSERT INTO listening_history (user_id, played_at, track_id)
-	VALUES (?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// playListeningHistoryCreateCQL writes a whole row of listening_history if no
-// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
-// takes no client timestamp. cqlgenimpl.ReadPage binds user_id, played_at,
-// track_id, the TTL in seconds (unset: the table's default).
-const playListeningHistoryCreateCQL = `INSERT INTO listening_history (user_id, played_at, track_id)
-	VALUES (?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// playListeningHistoryDeleteCQL deletes a row of listening_history by its
-// primary key. Its placeholders bind the write timestamp, user_id, played_at,
-// track_id.
-const playListeningHistoryDeleteCQL = `DELETE FROM listening_history
-	USING TIMESTAMP ?
-	WHERE user_id = ? AND played_at = ? AND track_id = ?`
-
-// playListeningHistoryGetCQL reads a row of listening_history by its primary
-// key. Its placeholders bind user_id, played_at, track_id.
-const playListeningHistoryGetCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history
-	WHERE user_id = ? AND played_at = ? AND track_id = ?`
-
-// playListeningHistoryScan reads one row of listening_history into e; false
-// when there is none.
 func playListeningHistoryScan(it cqlgenimpl.Iter, e *Play) bool {
 	return it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID)
 }
 
-// playListeningHistoryFirstCQL reads a partition of listening_history from its
-// first row. cqlgenimpl.ReadPage binds user_id.
-const playListeningHistoryFirstCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history
-	WHERE user_id = ?`
-
-// playListeningHistoryFirstFromCQL reads a partition of listening_history from
-// the From bound. cqlgenimpl.ReadPage binds user_id, From.
-const playListeningHistoryFirstFromCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history
-	WHERE user_id = ? AND played_at <= ?`
-
-// playListeningHistoryFirstToCQL reads a partition of listening_history from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds user_id, To.
-const playListeningHistoryFirstToCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history
-	WHERE user_id = ? AND played_at > ?`
-
-// playListeningHistoryFirstFromToCQL reads a partition of listening_history
-// between the bounds. cqlgenimpl.ReadPage binds user_id, From, To.
-const playListeningHistoryFirstFromToCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history
-	WHERE user_id = ? AND played_at <= ? AND played_at > ?`
-
-// playListeningHistoryAfter0CQL continues a read of listening_history after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds user_id, played_at.
-const playListeningHistoryAfter0CQL = `SELECT user_id, played_at, track_id
-	FROM listening_history
-	WHERE user_id = ? AND played_at < ?`
-
-// playListeningHistoryAfter1CQL continues a read of listening_history after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds user_id, played_at, track_id.
-const playListeningHistoryAfter1CQL = `SELECT user_id, played_at, track_id
-	FROM listening_history
-	WHERE user_id = ? AND played_at = ? AND track_id > ?`
-
-// playListeningHistoryAfterToCQL continues a read of listening_history after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds user_id, played_at, To.
-const playListeningHistoryAfterToCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history
-	WHERE user_id = ? AND played_at < ? AND played_at > ?`
-
-// playListeningHistoryAtOrAfterCQL continues a read of listening_history at or
-// after a row. cqlgenimpl.ReadPage binds user_id, played_at, track_id.
-const playListeningHistoryAtOrAfterCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history
-	WHERE user_id = ? AND played_at = ? AND track_id >= ?`
-
-// playListeningHistoryClustering is the clustering key of e in
-// listening_history, in order.
 func playListeningHistoryClustering(e *Play) []any {
 	return []any{e.PlayedAt, e.TrackID}
 }
 
-// playListeningHistoryCompare orders rows of listening_history as its
-// clustering order does.
 func playListeningHistoryCompare(a, b *Play) int {
-	if c := a.PlayedAt.Compare(b.PlayedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.PlayedAt.Compare(b.PlayedAt), cmp.Compare(a.TrackID, b.TrackID))
 }
 
 // PlayRepo reads and writes Play in table listening_history.
@@ -967,349 +328,135 @@ type PlayRepo struct {
 	opts cqlgen.Options
 }
 
-// NewPlayRepo returns a repository of Play on s. The default strategy is a
-// logged batch.
+// NewPlayRepo returns a repository of Play on s.
 func NewPlayRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlayRepo {
-	return &PlayRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &PlayRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// playCheck rejects a Play whose partition key values are empty.
 func playCheck(e *Play) error {
 	if e.UserID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "listening_history",
-		}
+		return cqlgenimpl.EmptyKey("listening_history", "user_id")
 	}
 	return nil
 }
 
-// Insert writes e to listening_history, at a client-side timestamp. Nil
-// pointers and empty collections are left unset, so no tombstones are written.
-// With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
-// change an entity that exists, use Update. With cqlgen.WithTTL the row
-// expires after that time instead of the table's default. With cqlgen.IfAbsent
-// it creates only, as InsertIfAbsent does, and a row with the key that differs
-// is a *cqlgen.VersionConflictError.
+var playOne = cqlgenimpl.One[Play]{
+	Check: playCheck,
+	Delete: func(e *Play, ts int64) []any {
+		return []any{ts, e.UserID, e.PlayedAt, e.TrackID}
+	},
+	Key: func(e *Play) []any {
+		return []any{e.UserID, e.PlayedAt, e.TrackID}
+	},
+	Row:   playListeningHistoryRow,
+	Scan:  playListeningHistoryScan,
+	Table: playListeningHistory,
+}
+
+// Insert writes e to listening_history, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Play", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, playCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, playListeningHistory, e, []any{e.UserID, e.PlayedAt, e.TrackID}, func(e *Play, _ bool) []any {
-			return playListeningHistoryRow(e, 0)
-		}, playListeningHistoryScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(playListeningHistory, o.TTL, playListeningHistoryRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &playOne, e)
 }
 
-// InsertIfAbsent writes e to listening_history only if no row has its key
-// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
-// it applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in listening_history unless a row has its key (IF
+// NOT EXISTS); see docs/repositories.md, Conditional insert.
 func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.Option) (_ cqlgen.Inserted[Play], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Play", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, playCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Play]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, playListeningHistory, e, []any{e.UserID, e.PlayedAt, e.TrackID}, func(e *Play, _ bool) []any {
-		return playListeningHistoryRow(e, 0)
-	}, playListeningHistoryScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &playOne, e)
 }
 
-// Update writes e over the row with its key in listening_history. Unlike
-// Insert, nil pointers and empty collections clear their columns. With
-// cqlgen.WithTTL the row expires after that time instead of the table's
-// default.
+// Update writes e over the row with its key in listening_history; nil pointers
+// and empty collections clear their columns.
 func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Play", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, playCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(playListeningHistory, o.TTL, playListeningHistoryRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &playOne, e)
 }
 
 // Delete removes the row with e's key from listening_history.
 func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Play", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, playCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   playListeningHistory.Delete,
-			Values: []any{ts, e.UserID, e.PlayedAt, e.TrackID},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &playOne, e)
 }
 
-// Get reads the Play with the given key from listening_history, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Play with the given key from listening_history;
+// cqlgen.ErrNotFound if there is none.
 func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (_ *Play, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Play", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Get").End(&err)
 	if userID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "listening_history",
-		}
+		return nil, cqlgenimpl.EmptyKey("listening_history", "user_id")
 	}
 	var e Play
 	e.UserID = userID
 	e.PlayedAt = playedAt
 	e.TrackID = trackID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   playListeningHistory.Get,
-		Values: []any{e.UserID, e.PlayedAt, e.TrackID},
-	}, playListeningHistoryScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, playListeningHistory.Get, []any{e.UserID, e.PlayedAt, e.TrackID}, playListeningHistoryScan)
 }
 
 // ListeningHistoryOptions are the optional parts of a ListeningHistory read.
 type ListeningHistoryOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlayedAtFrom and PlayedAtTo bound played_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlayedAtFrom (inclusive) and PlayedAtTo (exclusive) bound played_at in
+	// read order; nil: open.
 	PlayedAtFrom, PlayedAtTo *time.Time
-	// PlayedAtFromExclusive leaves out the rows at PlayedAtFrom,
-	// PlayedAtToInclusive takes in those at PlayedAtTo; each is ignored
-	// without its bound.
+	// PlayedAtFromExclusive and PlayedAtToInclusive change the bounds'
+	// defaults.
 	PlayedAtFromExclusive, PlayedAtToInclusive bool
+}
+
+var playListeningHistoryRead = cqlgenimpl.ReadSpec[Play]{
+	Compare: playListeningHistoryCompare,
+	Key:     playListeningHistoryClustering,
+	Scan:    playListeningHistoryScan,
+	Table:   playListeningHistory,
 }
 
 // ListeningHistory reads Play rows by user_id, ordered by played_at
 // descending, then track_id ascending, from listening_history, in pages: one
 // partition, in clustering order.
 func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *ListeningHistoryOptions) (_ cqlgen.Page[Play], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Play", "ListeningHistory")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "ListeningHistory").End(&err)
 	if userID == "" {
-		return cqlgen.Page[Play]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "listening_history",
-		}
+		return cqlgen.Page[Play]{}, cqlgenimpl.EmptyKey("listening_history", "user_id")
 	}
 	if o == nil {
 		o = &ListeningHistoryOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Play]{
-		Compare:   playListeningHistoryCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       playListeningHistoryClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{userID},
-		Scan:      playListeningHistoryScan,
-		Table:     playListeningHistory,
-	}
-	if o.PlayedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlayedAtFrom, o.PlayedAtFromExclusive
-	}
-	if o.PlayedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.PlayedAtTo, o.PlayedAtToInclusive
-	}
+	spec := playListeningHistoryRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PlayedAtFrom, o.PlayedAtTo, o.PlayedAtFromExclusive, o.PlayedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// playForeverListeningHistoryForever: the statements of table
-// listening_history_forever, which is the source of truth of PlayForever.
+// playForeverListeningHistoryForever is table listening_history_forever, which
+// is the source of truth of PlayForever (statements in schema.md).
 var playForeverListeningHistoryForever = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "listening_history_forever",
-	Pattern: "ListeningHistoryForever",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "played_at", Type: "timestamp", Desc: true},
-		{Name: "track_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "played_at", Type: "timestamp", Desc: true},
-		{Name: "track_id", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      playForeverListeningHistoryForeverInsertCQL,
-		InsertTTL:   playForeverListeningHistoryForeverInsertTTLCQL,
-		Create:      playForeverListeningHistoryForeverCreateCQL,
-		Delete:      playForeverListeningHistoryForeverDeleteCQL,
-		Get:         playForeverListeningHistoryForeverGetCQL,
-		First:       playForeverListeningHistoryForeverFirstCQL,
-		FirstFrom:   playForeverListeningHistoryForeverFirstFromCQL,
-		FirstTo:     playForeverListeningHistoryForeverFirstToCQL,
-		FirstFromTo: playForeverListeningHistoryForeverFirstFromToCQL,
-		After: []string{
-			playForeverListeningHistoryForeverAfter0CQL,
-			playForeverListeningHistoryForeverAfter1CQL,
-		},
-		AfterTo:   playForeverListeningHistoryForeverAfterToCQL,
-		AtOrAfter: playForeverListeningHistoryForeverAtOrAfterCQL,
-	},
+	Name:         "listening_history_forever",
+	Pattern:      "ListeningHistoryForever",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Clustering:   cqlgenimpl.Cols("played_at timestamp desc", "track_id text"),
+	Canonical:    true,
+	Single:       true,
 })
 
-// playForeverListeningHistoryForeverInsertCQL writes a whole row of
-// listening_history_forever. Its placeholders bind user_id, played_at,
-// track_id, the write timestamp.
-const playForeverListeningHistoryForeverInsertCQL = `INSERT INTO listening_history_forever (user_id, played_at, track_id)
-	VALUES (?, ?, ?)
-	USING TIMESTAMP ?`
-
-// playForeverListeningHistoryForeverRow binds
-// playForeverListeningHistoryForeverInsertCQL for e, written at ts.
-func playForeverListeningHistoryForeverRow(e *PlayForever, ts int64) []any {
+func playForeverListeningHistoryForeverRow(e *PlayForever, ts int64, _ bool) []any {
 	return []any{e.UserID, e.PlayedAt, e.TrackID, ts}
 }
 
-// playForeverListeningHistoryForeverInsertTTLCQL writes a whole row of
-// listening_history_forever with a TTL of the call's (cqlgen.WithTTL).
-// cqlgenimpl.ReadPage binds user_id, played_at, track_id, the TTL in seconds
-// (unset: the table's default), the write timestamp.
-const playForeverListeningHistoryForeverInsertTTLCQL = `INSERT INTO listening_history_forever (user_id, played_at, track_id)
-	VALUES (?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// playForeverListeningHistoryForeverCreateCQL writes a whole row of
-// listening_history_forever if no row has its key, for InsertIfAbsent and
-// cqlgen.IfAbsent; a conditional write takes no client timestamp.
-// cqlgenimpl.ReadPage binds user_id, played_at, track_id, the TTL in seconds
-// (unset: the table's default).
-const playForeverListeningHistoryForeverCreateCQL = `INSERT INTO listening_history_forever (user_id, played_at, track_id)
-	VALUES (?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// playForeverListeningHistoryForeverDeleteCQL deletes a row of
-// listening_history_forever by its primary key. Its placeholders bind the
-// write timestamp, user_id, played_at, track_id.
-const playForeverListeningHistoryForeverDeleteCQL = `DELETE FROM listening_history_forever
-	USING TIMESTAMP ?
-	WHERE user_id = ? AND played_at = ? AND track_id = ?`
-
-// playForeverListeningHistoryForeverGetCQL reads a row of
-// listening_history_forever by its primary key. Its placeholders bind user_id,
-// played_at, track_id.
-const playForeverListeningHistoryForeverGetCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history_forever
-	WHERE user_id = ? AND played_at = ? AND track_id = ?`
-
-// playForeverListeningHistoryForeverScan reads one row of
-// listening_history_forever into e; false when there is none.
 func playForeverListeningHistoryForeverScan(it cqlgenimpl.Iter, e *PlayForever) bool {
 	return it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID)
 }
 
-// playForeverListeningHistoryForeverFirstCQL reads a partition of
-// listening_history_forever from its first row. cqlgenimpl.ReadPage binds
-// user_id.
-const playForeverListeningHistoryForeverFirstCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history_forever
-	WHERE user_id = ?`
-
-// playForeverListeningHistoryForeverFirstFromCQL reads a partition of
-// listening_history_forever from the From bound. cqlgenimpl.ReadPage binds
-// user_id, From.
-const playForeverListeningHistoryForeverFirstFromCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history_forever
-	WHERE user_id = ? AND played_at <= ?`
-
-// playForeverListeningHistoryForeverFirstToCQL reads a partition of
-// listening_history_forever from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds user_id, To.
-const playForeverListeningHistoryForeverFirstToCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history_forever
-	WHERE user_id = ? AND played_at > ?`
-
-// playForeverListeningHistoryForeverFirstFromToCQL reads a partition of
-// listening_history_forever between the bounds. cqlgenimpl.ReadPage binds
-// user_id, From, To.
-const playForeverListeningHistoryForeverFirstFromToCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history_forever
-	WHERE user_id = ? AND played_at <= ? AND played_at > ?`
-
-// playForeverListeningHistoryForeverAfter0CQL continues a read of
-// listening_history_forever after a row, at one run of clustering columns of
-// one direction. cqlgenimpl.ReadPage binds user_id, played_at.
-const playForeverListeningHistoryForeverAfter0CQL = `SELECT user_id, played_at, track_id
-	FROM listening_history_forever
-	WHERE user_id = ? AND played_at < ?`
-
-// playForeverListeningHistoryForeverAfter1CQL continues a read of
-// listening_history_forever after a row, at one run of clustering columns of
-// one direction. cqlgenimpl.ReadPage binds user_id, played_at, track_id.
-const playForeverListeningHistoryForeverAfter1CQL = `SELECT user_id, played_at, track_id
-	FROM listening_history_forever
-	WHERE user_id = ? AND played_at = ? AND track_id > ?`
-
-// playForeverListeningHistoryForeverAfterToCQL continues a read of
-// listening_history_forever after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds user_id, played_at, To.
-const playForeverListeningHistoryForeverAfterToCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history_forever
-	WHERE user_id = ? AND played_at < ? AND played_at > ?`
-
-// playForeverListeningHistoryForeverAtOrAfterCQL continues a read of
-// listening_history_forever at or after a row. cqlgenimpl.ReadPage binds
-// user_id, played_at, track_id.
-const playForeverListeningHistoryForeverAtOrAfterCQL = `SELECT user_id, played_at, track_id
-	FROM listening_history_forever
-	WHERE user_id = ? AND played_at = ? AND track_id >= ?`
-
-// playForeverListeningHistoryForeverClustering is the clustering key of e in
-// listening_history_forever, in order.
 func playForeverListeningHistoryForeverClustering(e *PlayForever) []any {
 	return []any{e.PlayedAt, e.TrackID}
 }
 
-// playForeverListeningHistoryForeverCompare orders rows of
-// listening_history_forever as its clustering order does.
 func playForeverListeningHistoryForeverCompare(a, b *PlayForever) int {
-	if c := a.PlayedAt.Compare(b.PlayedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.TrackID, b.TrackID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.PlayedAt.Compare(b.PlayedAt), cmp.Compare(a.TrackID, b.TrackID))
 }
 
 // PlayForeverRepo reads and writes PlayForever in table
@@ -1319,188 +466,107 @@ type PlayForeverRepo struct {
 	opts cqlgen.Options
 }
 
-// NewPlayForeverRepo returns a repository of PlayForever on s. The default
-// strategy is a logged batch.
+// NewPlayForeverRepo returns a repository of PlayForever on s.
 func NewPlayForeverRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlayForeverRepo {
-	return &PlayForeverRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &PlayForeverRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// playForeverCheck rejects a PlayForever whose partition key values are empty.
 func playForeverCheck(e *PlayForever) error {
 	if e.UserID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "listening_history_forever",
-		}
+		return cqlgenimpl.EmptyKey("listening_history_forever", "user_id")
 	}
 	return nil
 }
 
-// Insert writes e to listening_history_forever, at a client-side timestamp.
-// Nil pointers and empty collections are left unset, so no tombstones are
-// written. With cqlgen.WithIdempotencyKey, a resent Insert applies at most
-// once. To change an entity that exists, use Update. With cqlgen.WithTTL the
-// row expires after that time instead of the table's default. With
-// cqlgen.IfAbsent it creates only, as InsertIfAbsent does, and a row with the
-// key that differs is a *cqlgen.VersionConflictError.
+var playForeverOne = cqlgenimpl.One[PlayForever]{
+	Check: playForeverCheck,
+	Delete: func(e *PlayForever, ts int64) []any {
+		return []any{ts, e.UserID, e.PlayedAt, e.TrackID}
+	},
+	Key: func(e *PlayForever) []any {
+		return []any{e.UserID, e.PlayedAt, e.TrackID}
+	},
+	Row:   playForeverListeningHistoryForeverRow,
+	Scan:  playForeverListeningHistoryForeverScan,
+	Table: playForeverListeningHistoryForever,
+}
+
+// Insert writes e to listening_history_forever, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *PlayForeverRepo) Insert(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PlayForever", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, playForeverCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, playForeverListeningHistoryForever, e, []any{e.UserID, e.PlayedAt, e.TrackID}, func(e *PlayForever, _ bool) []any {
-			return playForeverListeningHistoryForeverRow(e, 0)
-		}, playForeverListeningHistoryForeverScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(playForeverListeningHistoryForever, o.TTL, playForeverListeningHistoryForeverRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "PlayForever", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &playForeverOne, e)
 }
 
-// InsertIfAbsent writes e to listening_history_forever only if no row has its
-// key (INSERT ... IF NOT EXISTS): create, never replace. The result says
-// whether it applied and, when a row was there, holds it as Current. A row
-// that holds every value e would write counts as applied, with Again set: a
-// call sent again after its reply was lost finds its own row, and is no
-// conflict. With cqlgen.WithIdempotencyKey the outcome is recorded and
-// returned to a call sent again. It honours cqlgen.WithTTL. A conditional
-// write takes no client timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in listening_history_forever unless a row has its
+// key (IF NOT EXISTS); see docs/repositories.md, Conditional insert.
 func (r *PlayForeverRepo) InsertIfAbsent(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (_ cqlgen.Inserted[PlayForever], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PlayForever", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, playForeverCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[PlayForever]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, playForeverListeningHistoryForever, e, []any{e.UserID, e.PlayedAt, e.TrackID}, func(e *PlayForever, _ bool) []any {
-		return playForeverListeningHistoryForeverRow(e, 0)
-	}, playForeverListeningHistoryForeverScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "PlayForever", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &playForeverOne, e)
 }
 
-// Update writes e over the row with its key in listening_history_forever.
-// Unlike Insert, nil pointers and empty collections clear their columns. With
-// cqlgen.WithTTL the row expires after that time instead of the table's
-// default.
+// Update writes e over the row with its key in listening_history_forever; nil
+// pointers and empty collections clear their columns.
 func (r *PlayForeverRepo) Update(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PlayForever", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, playForeverCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(playForeverListeningHistoryForever, o.TTL, playForeverListeningHistoryForeverRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "PlayForever", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &playForeverOne, e)
 }
 
 // Delete removes the row with e's key from listening_history_forever.
 func (r *PlayForeverRepo) Delete(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PlayForever", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, playForeverCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   playForeverListeningHistoryForever.Delete,
-			Values: []any{ts, e.UserID, e.PlayedAt, e.TrackID},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "PlayForever", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &playForeverOne, e)
 }
 
-// Get reads the PlayForever with the given key from listening_history_forever,
-// the source of truth; cqlgen.ErrNotFound if there is none.
+// Get reads the PlayForever with the given key from listening_history_forever;
+// cqlgen.ErrNotFound if there is none.
 func (r *PlayForeverRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (_ *PlayForever, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PlayForever", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "PlayForever", "Get").End(&err)
 	if userID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "listening_history_forever",
-		}
+		return nil, cqlgenimpl.EmptyKey("listening_history_forever", "user_id")
 	}
 	var e PlayForever
 	e.UserID = userID
 	e.PlayedAt = playedAt
 	e.TrackID = trackID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   playForeverListeningHistoryForever.Get,
-		Values: []any{e.UserID, e.PlayedAt, e.TrackID},
-	}, playForeverListeningHistoryForeverScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, playForeverListeningHistoryForever.Get, []any{e.UserID, e.PlayedAt, e.TrackID}, playForeverListeningHistoryForeverScan)
 }
 
 // ListeningHistoryForeverOptions are the optional parts of a
 // ListeningHistoryForever read.
 type ListeningHistoryForeverOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlayedAtFrom and PlayedAtTo bound played_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlayedAtFrom (inclusive) and PlayedAtTo (exclusive) bound played_at in
+	// read order; nil: open.
 	PlayedAtFrom, PlayedAtTo *time.Time
-	// PlayedAtFromExclusive leaves out the rows at PlayedAtFrom,
-	// PlayedAtToInclusive takes in those at PlayedAtTo; each is ignored
-	// without its bound.
+	// PlayedAtFromExclusive and PlayedAtToInclusive change the bounds'
+	// defaults.
 	PlayedAtFromExclusive, PlayedAtToInclusive bool
+}
+
+var playForeverListeningHistoryForeverRead = cqlgenimpl.ReadSpec[PlayForever]{
+	Compare: playForeverListeningHistoryForeverCompare,
+	Key:     playForeverListeningHistoryForeverClustering,
+	Scan:    playForeverListeningHistoryForeverScan,
+	Table:   playForeverListeningHistoryForever,
 }
 
 // ListeningHistoryForever reads PlayForever rows by user_id, ordered by
 // played_at descending, then track_id ascending, from
 // listening_history_forever, in pages: one partition, in clustering order.
 func (r *PlayForeverRepo) ListeningHistoryForever(ctx context.Context, userID string, o *ListeningHistoryForeverOptions) (_ cqlgen.Page[PlayForever], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "PlayForever", "ListeningHistoryForever")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "PlayForever", "ListeningHistoryForever").End(&err)
 	if userID == "" {
-		return cqlgen.Page[PlayForever]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "listening_history_forever",
-		}
+		return cqlgen.Page[PlayForever]{}, cqlgenimpl.EmptyKey("listening_history_forever", "user_id")
 	}
 	if o == nil {
 		o = &ListeningHistoryForeverOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[PlayForever]{
-		Compare:   playForeverListeningHistoryForeverCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       playForeverListeningHistoryForeverClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{userID},
-		Scan:      playForeverListeningHistoryForeverScan,
-		Table:     playForeverListeningHistoryForever,
-	}
-	if o.PlayedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlayedAtFrom, o.PlayedAtFromExclusive
-	}
-	if o.PlayedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.PlayedAtTo, o.PlayedAtToInclusive
-	}
+	spec := playForeverListeningHistoryForeverRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PlayedAtFrom, o.PlayedAtTo, o.PlayedAtFromExclusive, o.PlayedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -16,71 +16,20 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// tradeTradesByAccount: the statements of table trades_by_account, which is
-// the source of truth of Trade.
+// tradeTradesByAccount is table trades_by_account, which is the source of
+// truth of Trade (statements in schema.md).
 var tradeTradesByAccount = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "trades_by_account",
-	Pattern: "TradesByAccount",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "account", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "type", Type: "text"},
-		{Name: "trade_date", Type: "date", Desc: true},
-		{Name: "trade_id", Type: "bigint"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "account", Type: "text"},
-		{Name: "type", Type: "text"},
-		{Name: "trade_date", Type: "date", Desc: true},
-		{Name: "trade_id", Type: "bigint"},
-		{Name: "symbol", Type: "text"},
-		{Name: "shares", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:         tradeTradesByAccountGetCQL,
-		State:       tradeTradesByAccountStateCQL,
-		Change:      tradeTradesByAccountChangeCQL,
-		Remove:      tradeTradesByAccountRemoveCQL,
-		Settle:      tradeTradesByAccountSettleCQL,
-		Scan:        tradeTradesByAccountScanCQL,
-		First:       tradeTradesByAccountFirstCQL,
-		FirstFrom:   tradeTradesByAccountFirstFromCQL,
-		FirstTo:     tradeTradesByAccountFirstToCQL,
-		FirstFromTo: tradeTradesByAccountFirstFromToCQL,
-		After: []string{
-			tradeTradesByAccountAfter0CQL,
-			tradeTradesByAccountAfter1CQL,
-			tradeTradesByAccountAfter2CQL,
-		},
-		AfterTo:   tradeTradesByAccountAfterToCQL,
-		AtOrAfter: tradeTradesByAccountAtOrAfterCQL,
-		Prefix: []cqlgenimpl.PageCQL{
-			{
-				First:       tradeTradesByAccountEq1FirstCQL,
-				FirstFrom:   tradeTradesByAccountEq1FirstFromCQL,
-				FirstTo:     tradeTradesByAccountEq1FirstToCQL,
-				FirstFromTo: tradeTradesByAccountEq1FirstFromToCQL,
-				After: []string{
-					tradeTradesByAccountEq1After1CQL,
-					tradeTradesByAccountEq1After2CQL,
-				},
-				AfterTo:   tradeTradesByAccountEq1AfterToCQL,
-				AtOrAfter: tradeTradesByAccountEq1AtOrAfterCQL,
-			},
-		},
-	},
+	Name:         "trades_by_account",
+	Pattern:      "TradesByAccount",
+	PartitionKey: cqlgenimpl.Cols("account text"),
+	Clustering:   cqlgenimpl.Cols("type text", "trade_date date desc", "trade_id bigint"),
+	Columns:      cqlgenimpl.Cols("symbol text", "shares int"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
+	Prefix:       1,
 })
 
-// tradeTradesByAccountGetCQL reads a row of trades_by_account by its primary
-// key. Its placeholders bind account, type, trade_date, trade_id.
-const tradeTradesByAccountGetCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type = ? AND trade_date = ? AND trade_id = ?`
-
-// tradeTradesByAccountScan reads the next row of trades_by_account that is no
-// grave of a deleted Trade into e; false when there is none.
 func tradeTradesByAccountScan(it cqlgenimpl.Iter, e *Trade) bool {
 	for {
 		var deleted bool
@@ -94,890 +43,101 @@ func tradeTradesByAccountScan(it cqlgenimpl.Iter, e *Trade) bool {
 	}
 }
 
-// tradeTradesByAccountStateCQL reads a row of trades_by_account with the write
-// protocol's columns. Its placeholders bind account, type, trade_date,
-// trade_id.
-const tradeTradesByAccountStateCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM trades_by_account
-	WHERE account = ? AND type = ? AND trade_date = ? AND trade_id = ?`
-
-// tradeTradesByAccountState binds tradeTradesByAccountStateCQL: the primary
-// key of e.
 func tradeTradesByAccountState(e *Trade) []any {
 	return []any{e.Account, e.Type, e.TradeDate, e.TradeID}
 }
 
-// tradeTradesByAccountScanState reads a row of trades_by_account with its
-// version, its mark of deletion, its pending record and its last changes.
 func tradeTradesByAccountScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Trade], ok bool) {
 	ok = it.Scan(&v.Row.Account, &v.Row.Type, &v.Row.TradeDate, &v.Row.TradeID, &v.Row.Symbol, &v.Row.Shares, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// tradeTradesByAccountData is every column of e's row in trades_by_account, in
-// table order.
 func tradeTradesByAccountData(e *Trade) []any {
 	return []any{e.Account, e.Type, e.TradeDate, e.TradeID, e.Symbol, e.Shares}
 }
 
-// tradeTradesByAccountChangeCQL writes a row of trades_by_account if its
-// version is the one read (null: if there is no row). Its placeholders bind
-// symbol, shares, cqlgen_version (the write timestamp), the pending record,
-// the record of the last changes, account, type, trade_date, trade_id, the
-// version read.
-const tradeTradesByAccountChangeCQL = `UPDATE trades_by_account
-	SET symbol = ?, shares = ?, cqlgen_version = ?, cqlgen_deleted = false,
-		cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE account = ? AND type = ? AND trade_date = ? AND trade_id = ?
-	IF cqlgen_version = ?`
-
-// tradeTradesByAccountChange binds tradeTradesByAccountChangeCQL: it sets e's
-// values, at version c.TS, if the version is still c.Old.
 func tradeTradesByAccountChange(e *Trade, c cqlgenimpl.Change) []any {
 	return []any{e.Symbol, e.Shares, c.TS, c.Pending, c.Writes, e.Account, e.Type, e.TradeDate, e.TradeID, c.Old}
 }
 
-// tradeTradesByAccountRemoveCQL leaves a grave of a row of trades_by_account
-// if its version is the one read. Its placeholders bind cqlgen_version (the
-// write timestamp), the pending record, the record of the last changes,
-// account, type, trade_date, trade_id, the version read.
-const tradeTradesByAccountRemoveCQL = `UPDATE trades_by_account
-	USING TTL 864000
-	SET symbol = null, shares = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE account = ? AND type = ? AND trade_date = ? AND trade_id = ?
-	IF cqlgen_version = ?`
-
-// tradeTradesByAccountRemove binds tradeTradesByAccountRemoveCQL: it leaves a
-// grave of e, at version c.TS, if the version is still c.Old.
 func tradeTradesByAccountRemove(e *Trade, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.Account, e.Type, e.TradeDate, e.TradeID, c.Old}
 }
 
-// tradeTradesByAccountSettleCQL clears the pending record of a row of
-// trades_by_account if its version is the one read. Its placeholders bind
-// account, type, trade_date, trade_id, the version read.
-const tradeTradesByAccountSettleCQL = `UPDATE trades_by_account
-	SET cqlgen_pending = null
-	WHERE account = ? AND type = ? AND trade_date = ? AND trade_id = ?
-	IF cqlgen_version = ?`
-
-// tradeTradesByAccountSettle binds tradeTradesByAccountSettleCQL: it clears
-// the pending record of e's row if the version is still version.
 func tradeTradesByAccountSettle(e *Trade, version int64) []any {
 	return []any{e.Account, e.Type, e.TradeDate, e.TradeID, version}
 }
 
-// tradeTradesByAccountScanCQL reads a token range of trades_by_account for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const tradeTradesByAccountScanCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM trades_by_account
-	WHERE token(account) > ? AND token(account) <= ?`
-
-// tradeTradesByAccountFirstCQL reads a partition of trades_by_account from its
-// first row. cqlgenimpl.ReadPage binds account.
-const tradeTradesByAccountFirstCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ?`
-
-// tradeTradesByAccountFirstFromCQL reads a partition of trades_by_account from
-// the From bound. cqlgenimpl.ReadPage binds account, From.
-const tradeTradesByAccountFirstFromCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type >= ?`
-
-// tradeTradesByAccountFirstToCQL reads a partition of trades_by_account from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds account, To.
-const tradeTradesByAccountFirstToCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type < ?`
-
-// tradeTradesByAccountFirstFromToCQL reads a partition of trades_by_account
-// between the bounds. cqlgenimpl.ReadPage binds account, From, To.
-const tradeTradesByAccountFirstFromToCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type >= ? AND type < ?`
-
-// tradeTradesByAccountAfter0CQL continues a read of trades_by_account after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds account, type.
-const tradeTradesByAccountAfter0CQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type > ?`
-
-// tradeTradesByAccountAfter1CQL continues a read of trades_by_account after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds account, type, trade_date.
-const tradeTradesByAccountAfter1CQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type = ? AND trade_date < ?`
-
-// tradeTradesByAccountAfter2CQL continues a read of trades_by_account after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds account, type, trade_date, trade_id.
-const tradeTradesByAccountAfter2CQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type = ? AND trade_date = ? AND trade_id > ?`
-
-// tradeTradesByAccountAfterToCQL continues a read of trades_by_account after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds account, type, To.
-const tradeTradesByAccountAfterToCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type > ? AND type < ?`
-
-// tradeTradesByAccountAtOrAfterCQL continues a read of trades_by_account at or
-// after a row. cqlgenimpl.ReadPage binds account, type, trade_date, trade_id.
-const tradeTradesByAccountAtOrAfterCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type = ? AND trade_date = ? AND trade_id >= ?`
-
-// tradeTradesByAccountEq1FirstCQL reads a partition of trades_by_account from
-// its first row, in the rows of one type. cqlgenimpl.ReadPage binds account,
-// type.
-const tradeTradesByAccountEq1FirstCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type = ?`
-
-// tradeTradesByAccountEq1FirstFromCQL reads a partition of trades_by_account
-// from the From bound, in the rows of one type. cqlgenimpl.ReadPage binds
-// account, type, From.
-const tradeTradesByAccountEq1FirstFromCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type = ? AND trade_date <= ?`
-
-// tradeTradesByAccountEq1FirstToCQL reads a partition of trades_by_account
-// from its first row up to the To bound, in the rows of one type.
-// cqlgenimpl.ReadPage binds account, type, To.
-const tradeTradesByAccountEq1FirstToCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type = ? AND trade_date > ?`
-
-// tradeTradesByAccountEq1FirstFromToCQL reads a partition of trades_by_account
-// between the bounds, in the rows of one type. cqlgenimpl.ReadPage binds
-// account, type, From, To.
-const tradeTradesByAccountEq1FirstFromToCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type = ? AND trade_date <= ? AND trade_date > ?`
-
-// tradeTradesByAccountEq1After1CQL continues a read of trades_by_account after
-// a row, at one run of clustering columns of one direction, in the rows of one
-// type. cqlgenimpl.ReadPage binds account, type, trade_date.
-const tradeTradesByAccountEq1After1CQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type = ? AND trade_date < ?`
-
-// tradeTradesByAccountEq1After2CQL continues a read of trades_by_account after
-// a row, at one run of clustering columns of one direction, in the rows of one
-// type. cqlgenimpl.ReadPage binds account, type, trade_date, trade_id.
-const tradeTradesByAccountEq1After2CQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type = ? AND trade_date = ? AND trade_id > ?`
-
-// tradeTradesByAccountEq1AfterToCQL continues a read of trades_by_account
-// after a row, up to the To bound, in the rows of one type.
-// cqlgenimpl.ReadPage binds account, type, trade_date, To.
-const tradeTradesByAccountEq1AfterToCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type = ? AND trade_date < ? AND trade_date > ?`
-
-// tradeTradesByAccountEq1AtOrAfterCQL continues a read of trades_by_account at
-// or after a row, in the rows of one type. cqlgenimpl.ReadPage binds account,
-// type, trade_date, trade_id.
-const tradeTradesByAccountEq1AtOrAfterCQL = `SELECT account, type, trade_date, trade_id, symbol, shares,
-		cqlgen_deleted
-	FROM trades_by_account
-	WHERE account = ? AND type = ? AND trade_date = ? AND trade_id >= ?`
-
-// tradeTradesByAccountClustering is the clustering key of e in
-// trades_by_account, in order.
 func tradeTradesByAccountClustering(e *Trade) []any {
 	return []any{e.Type, e.TradeDate, e.TradeID}
 }
 
-// tradeTradesByAccountCompare orders rows of trades_by_account as its
-// clustering order does.
 func tradeTradesByAccountCompare(a, b *Trade) int {
-	if c := cmp.Compare(a.Type, b.Type); c != 0 {
-		return c
-	}
-	if c := a.TradeDate.Compare(b.TradeDate); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.TradeID, b.TradeID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Type, b.Type), -a.TradeDate.Compare(b.TradeDate), cmp.Compare(a.TradeID, b.TradeID))
 }
 
-// tradeTradesBySymbol: the statements of table trades_by_symbol, which serves
-// TradesBySymbol.
+// tradeTradesBySymbol is table trades_by_symbol, which serves TradesBySymbol
+// (statements in schema.md).
 var tradeTradesBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "trades_by_symbol",
-	Pattern: "TradesBySymbol",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "symbol", Type: "text"},
-		{Name: "bucket", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "type", Type: "text"},
-		{Name: "trade_date", Type: "date"},
-		{Name: "account", Type: "text"},
-		{Name: "trade_id", Type: "bigint"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "symbol", Type: "text"},
-		{Name: "bucket", Type: "int"},
-		{Name: "type", Type: "text"},
-		{Name: "trade_date", Type: "date"},
-		{Name: "account", Type: "text"},
-		{Name: "trade_id", Type: "bigint"},
-		{Name: "shares", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      tradeTradesBySymbolInsertCQL,
-		Delete:      tradeTradesBySymbolDeleteCQL,
-		Scan:        tradeTradesBySymbolScanCQL,
-		First:       tradeTradesBySymbolFirstCQL,
-		FirstFrom:   tradeTradesBySymbolFirstFromCQL,
-		FirstTo:     tradeTradesBySymbolFirstToCQL,
-		FirstFromTo: tradeTradesBySymbolFirstFromToCQL,
-		After: []string{
-			tradeTradesBySymbolAfter0CQL,
-		},
-		AfterTo:     tradeTradesBySymbolAfterToCQL,
-		AtOrAfter:   tradeTradesBySymbolAtOrAfterCQL,
-		AtOrAfterTo: tradeTradesBySymbolAtOrAfterToCQL,
-		Prefix: []cqlgenimpl.PageCQL{
-			{
-				First:       tradeTradesBySymbolEq1FirstCQL,
-				FirstFrom:   tradeTradesBySymbolEq1FirstFromCQL,
-				FirstTo:     tradeTradesBySymbolEq1FirstToCQL,
-				FirstFromTo: tradeTradesBySymbolEq1FirstFromToCQL,
-				After: []string{
-					tradeTradesBySymbolEq1After1CQL,
-				},
-				AfterTo:     tradeTradesBySymbolEq1AfterToCQL,
-				AtOrAfter:   tradeTradesBySymbolEq1AtOrAfterCQL,
-				AtOrAfterTo: tradeTradesBySymbolEq1AtOrAfterToCQL,
-			},
-			{
-				First:       tradeTradesBySymbolEq2FirstCQL,
-				FirstFrom:   tradeTradesBySymbolEq2FirstFromCQL,
-				FirstTo:     tradeTradesBySymbolEq2FirstToCQL,
-				FirstFromTo: tradeTradesBySymbolEq2FirstFromToCQL,
-				After: []string{
-					tradeTradesBySymbolEq2After2CQL,
-				},
-				AfterTo:     tradeTradesBySymbolEq2AfterToCQL,
-				AtOrAfter:   tradeTradesBySymbolEq2AtOrAfterCQL,
-				AtOrAfterTo: tradeTradesBySymbolEq2AtOrAfterToCQL,
-			},
-		},
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       tradeTradesBySymbolScatterFirstCQL,
-				FirstFrom:   tradeTradesBySymbolScatterFirstFromCQL,
-				FirstTo:     tradeTradesBySymbolScatterFirstToCQL,
-				FirstFromTo: tradeTradesBySymbolScatterFirstFromToCQL,
-				After: []string{
-					tradeTradesBySymbolScatterAfter0CQL,
-				},
-				AfterTo:     tradeTradesBySymbolScatterAfterToCQL,
-				AtOrAfter:   tradeTradesBySymbolScatterAtOrAfterCQL,
-				AtOrAfterTo: tradeTradesBySymbolScatterAtOrAfterToCQL,
-			},
-			{
-				First:       tradeTradesBySymbolScatterEq1FirstCQL,
-				FirstFrom:   tradeTradesBySymbolScatterEq1FirstFromCQL,
-				FirstTo:     tradeTradesBySymbolScatterEq1FirstToCQL,
-				FirstFromTo: tradeTradesBySymbolScatterEq1FirstFromToCQL,
-				After: []string{
-					tradeTradesBySymbolScatterEq1After1CQL,
-				},
-				AfterTo:     tradeTradesBySymbolScatterEq1AfterToCQL,
-				AtOrAfter:   tradeTradesBySymbolScatterEq1AtOrAfterCQL,
-				AtOrAfterTo: tradeTradesBySymbolScatterEq1AtOrAfterToCQL,
-			},
-			{
-				First:       tradeTradesBySymbolScatterEq2FirstCQL,
-				FirstFrom:   tradeTradesBySymbolScatterEq2FirstFromCQL,
-				FirstTo:     tradeTradesBySymbolScatterEq2FirstToCQL,
-				FirstFromTo: tradeTradesBySymbolScatterEq2FirstFromToCQL,
-				After: []string{
-					tradeTradesBySymbolScatterEq2After2CQL,
-				},
-				AfterTo:     tradeTradesBySymbolScatterEq2AfterToCQL,
-				AtOrAfter:   tradeTradesBySymbolScatterEq2AtOrAfterCQL,
-				AtOrAfterTo: tradeTradesBySymbolScatterEq2AtOrAfterToCQL,
-			},
-		},
-	},
+	Name:         "trades_by_symbol",
+	Pattern:      "TradesBySymbol",
+	PartitionKey: cqlgenimpl.Cols("symbol text", "bucket int"),
+	Clustering:   cqlgenimpl.Cols("type text", "trade_date date", "account text", "trade_id bigint"),
+	Columns:      cqlgenimpl.Cols("shares int"),
+	Maintained:   true,
+	Prefix:       2,
+	Bucket:       cqlgenimpl.BucketHash,
 })
 
-// tradeTradesBySymbolInsertCQL writes a whole row of trades_by_symbol. Its
-// placeholders bind symbol, bucket, type, trade_date, account, trade_id,
-// shares, the write timestamp.
-const tradeTradesBySymbolInsertCQL = `INSERT INTO trades_by_symbol (symbol, bucket, type, trade_date,
-		account, trade_id, shares)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// tradeTradesBySymbolRow binds tradeTradesBySymbolInsertCQL for e, written at
-// ts; trades_by_symbol has no column to leave unset.
 func tradeTradesBySymbolRow(e *Trade, ts int64, _ bool) []any {
 	return []any{e.Symbol, cqlgenimpl.HashText(string(e.Account), 8), e.Type, e.TradeDate, e.Account, e.TradeID, e.Shares, ts}
 }
 
-// tradeTradesBySymbolKey is the primary key of e in trades_by_symbol, in
-// order, bucket included.
 func tradeTradesBySymbolKey(e *Trade) []any {
 	return []any{e.Symbol, cqlgenimpl.HashText(string(e.Account), 8), e.Type, e.TradeDate, e.Account, e.TradeID}
 }
 
-// tradeTradesBySymbolDeleteCQL deletes a row of trades_by_symbol by its
-// primary key. Its placeholders bind the write timestamp, symbol, bucket,
-// type, trade_date, account, trade_id.
-const tradeTradesBySymbolDeleteCQL = `DELETE FROM trades_by_symbol
-	USING TIMESTAMP ?
-	WHERE symbol = ? AND bucket = ? AND type = ? AND trade_date = ?
-		AND account = ? AND trade_id = ?`
-
-// tradeTradesBySymbolScanCQL reads a token range of trades_by_symbol for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const tradeTradesBySymbolScanCQL = `SELECT symbol, bucket, type, trade_date, account, trade_id, shares,
-		writetime(shares)
-	FROM trades_by_symbol
-	WHERE token(symbol, bucket) > ? AND token(symbol, bucket) <= ?`
-
-// tradeTradesBySymbolFirstCQL reads a partition of trades_by_symbol from its
-// first row. cqlgenimpl.ReadPage binds symbol, bucket.
-const tradeTradesBySymbolFirstCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ?`
-
-// tradeTradesBySymbolFirstFromCQL reads a partition of trades_by_symbol from
-// the From bound. cqlgenimpl.ReadPage binds symbol, bucket, From.
-const tradeTradesBySymbolFirstFromCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type >= ?`
-
-// tradeTradesBySymbolFirstToCQL reads a partition of trades_by_symbol from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds symbol, bucket, To.
-const tradeTradesBySymbolFirstToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type < ?`
-
-// tradeTradesBySymbolFirstFromToCQL reads a partition of trades_by_symbol
-// between the bounds. cqlgenimpl.ReadPage binds symbol, bucket, From, To.
-const tradeTradesBySymbolFirstFromToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type >= ? AND type < ?`
-
-// tradeTradesBySymbolAfter0CQL continues a read of trades_by_symbol after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds symbol, bucket, type, trade_date, account, trade_id.
-const tradeTradesBySymbolAfter0CQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ?
-		AND (type, trade_date, account, trade_id) > (?, ?, ?, ?)`
-
-// tradeTradesBySymbolAfterToCQL continues a read of trades_by_symbol after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds symbol, bucket, type,
-// trade_date, account, trade_id, To.
-const tradeTradesBySymbolAfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ?
-		AND (type, trade_date, account, trade_id) > (?, ?, ?, ?) AND type < ?`
-
-// tradeTradesBySymbolAtOrAfterCQL continues a read of trades_by_symbol at or
-// after a row. cqlgenimpl.ReadPage binds symbol, bucket, type, trade_date,
-// account, trade_id.
-const tradeTradesBySymbolAtOrAfterCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ?
-		AND (type, trade_date, account, trade_id) >= (?, ?, ?, ?)`
-
-// tradeTradesBySymbolAtOrAfterToCQL continues a read of trades_by_symbol at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds symbol, bucket,
-// type, trade_date, account, trade_id, To.
-const tradeTradesBySymbolAtOrAfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ?
-		AND (type, trade_date, account, trade_id) >= (?, ?, ?, ?) AND type < ?`
-
-// tradeTradesBySymbolEq1FirstCQL reads a partition of trades_by_symbol from
-// its first row, in the rows of one type. cqlgenimpl.ReadPage binds symbol,
-// bucket, type.
-const tradeTradesBySymbolEq1FirstCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ?`
-
-// tradeTradesBySymbolEq1FirstFromCQL reads a partition of trades_by_symbol
-// from the From bound, in the rows of one type. cqlgenimpl.ReadPage binds
-// symbol, bucket, type, From.
-const tradeTradesBySymbolEq1FirstFromCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ? AND trade_date >= ?`
-
-// tradeTradesBySymbolEq1FirstToCQL reads a partition of trades_by_symbol from
-// its first row up to the To bound, in the rows of one type.
-// cqlgenimpl.ReadPage binds symbol, bucket, type, To.
-const tradeTradesBySymbolEq1FirstToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ? AND trade_date < ?`
-
-// tradeTradesBySymbolEq1FirstFromToCQL reads a partition of trades_by_symbol
-// between the bounds, in the rows of one type. cqlgenimpl.ReadPage binds
-// symbol, bucket, type, From, To.
-const tradeTradesBySymbolEq1FirstFromToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ? AND trade_date >= ?
-		AND trade_date < ?`
-
-// tradeTradesBySymbolEq1After1CQL continues a read of trades_by_symbol after a
-// row, at one run of clustering columns of one direction, in the rows of one
-// type. cqlgenimpl.ReadPage binds symbol, bucket, type, trade_date, account,
-// trade_id.
-const tradeTradesBySymbolEq1After1CQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ?
-		AND (trade_date, account, trade_id) > (?, ?, ?)`
-
-// tradeTradesBySymbolEq1AfterToCQL continues a read of trades_by_symbol after
-// a row, up to the To bound, in the rows of one type. cqlgenimpl.ReadPage
-// binds symbol, bucket, type, trade_date, account, trade_id, To.
-const tradeTradesBySymbolEq1AfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ?
-		AND (trade_date, account, trade_id) > (?, ?, ?) AND trade_date < ?`
-
-// tradeTradesBySymbolEq1AtOrAfterCQL continues a read of trades_by_symbol at
-// or after a row, in the rows of one type. cqlgenimpl.ReadPage binds symbol,
-// bucket, type, trade_date, account, trade_id.
-const tradeTradesBySymbolEq1AtOrAfterCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ?
-		AND (trade_date, account, trade_id) >= (?, ?, ?)`
-
-// tradeTradesBySymbolEq1AtOrAfterToCQL continues a read of trades_by_symbol at
-// or after a row, up to the To bound, in the rows of one type.
-// cqlgenimpl.ReadPage binds symbol, bucket, type, trade_date, account,
-// trade_id, To.
-const tradeTradesBySymbolEq1AtOrAfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ?
-		AND (trade_date, account, trade_id) >= (?, ?, ?) AND trade_date < ?`
-
-// tradeTradesBySymbolEq2FirstCQL reads a partition of trades_by_symbol from
-// its first row, in the rows of one type, trade_date. cqlgenimpl.ReadPage
-// binds symbol, bucket, type, trade_date.
-const tradeTradesBySymbolEq2FirstCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ? AND trade_date = ?`
-
-// tradeTradesBySymbolEq2FirstFromCQL reads a partition of trades_by_symbol
-// from the From bound, in the rows of one type, trade_date.
-// cqlgenimpl.ReadPage binds symbol, bucket, type, trade_date, From.
-const tradeTradesBySymbolEq2FirstFromCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ? AND trade_date = ?
-		AND account >= ?`
-
-// tradeTradesBySymbolEq2FirstToCQL reads a partition of trades_by_symbol from
-// its first row up to the To bound, in the rows of one type, trade_date.
-// cqlgenimpl.ReadPage binds symbol, bucket, type, trade_date, To.
-const tradeTradesBySymbolEq2FirstToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ? AND trade_date = ?
-		AND account < ?`
-
-// tradeTradesBySymbolEq2FirstFromToCQL reads a partition of trades_by_symbol
-// between the bounds, in the rows of one type, trade_date. cqlgenimpl.ReadPage
-// binds symbol, bucket, type, trade_date, From, To.
-const tradeTradesBySymbolEq2FirstFromToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ? AND trade_date = ?
-		AND account >= ? AND account < ?`
-
-// tradeTradesBySymbolEq2After2CQL continues a read of trades_by_symbol after a
-// row, at one run of clustering columns of one direction, in the rows of one
-// type, trade_date. cqlgenimpl.ReadPage binds symbol, bucket, type,
-// trade_date, account, trade_id.
-const tradeTradesBySymbolEq2After2CQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ? AND trade_date = ?
-		AND (account, trade_id) > (?, ?)`
-
-// tradeTradesBySymbolEq2AfterToCQL continues a read of trades_by_symbol after
-// a row, up to the To bound, in the rows of one type, trade_date.
-// cqlgenimpl.ReadPage binds symbol, bucket, type, trade_date, account,
-// trade_id, To.
-const tradeTradesBySymbolEq2AfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ? AND trade_date = ?
-		AND (account, trade_id) > (?, ?) AND account < ?`
-
-// tradeTradesBySymbolEq2AtOrAfterCQL continues a read of trades_by_symbol at
-// or after a row, in the rows of one type, trade_date. cqlgenimpl.ReadPage
-// binds symbol, bucket, type, trade_date, account, trade_id.
-const tradeTradesBySymbolEq2AtOrAfterCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ? AND trade_date = ?
-		AND (account, trade_id) >= (?, ?)`
-
-// tradeTradesBySymbolEq2AtOrAfterToCQL continues a read of trades_by_symbol at
-// or after a row, up to the To bound, in the rows of one type, trade_date.
-// cqlgenimpl.ReadPage binds symbol, bucket, type, trade_date, account,
-// trade_id, To.
-const tradeTradesBySymbolEq2AtOrAfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket = ? AND type = ? AND trade_date = ?
-		AND (account, trade_id) >= (?, ?) AND account < ?`
-
-// tradeTradesBySymbolScatterFirstCQL reads a partition of trades_by_symbol
-// from its first row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds symbol, the list of bucket values, the most rows
-// per bucket.
-const tradeTradesBySymbolScatterFirstCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterFirstFromCQL reads a partition of trades_by_symbol
-// from the From bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds symbol, the list of bucket values, From, the most
-// rows per bucket.
-const tradeTradesBySymbolScatterFirstFromCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type >= ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterFirstToCQL reads a partition of trades_by_symbol
-// from its first row up to the To bound, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds symbol, the list of bucket
-// values, To, the most rows per bucket.
-const tradeTradesBySymbolScatterFirstToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type < ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterFirstFromToCQL reads a partition of
-// trades_by_symbol between the bounds, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds symbol, the list of bucket
-// values, From, To, the most rows per bucket.
-const tradeTradesBySymbolScatterFirstFromToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type >= ? AND type < ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterAfter0CQL continues a read of trades_by_symbol
-// after a row, at one run of clustering columns of one direction, in every
-// hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds
-// symbol, the list of bucket values, type, trade_date, account, trade_id, the
-// most rows per bucket.
-const tradeTradesBySymbolScatterAfter0CQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ?
-		AND (type, trade_date, account, trade_id) > (?, ?, ?, ?)
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterAfterToCQL continues a read of trades_by_symbol
-// after a row, up to the To bound, in every hash bucket at once, the bucket
-// named last. cqlgenimpl.ReadPage binds symbol, the list of bucket values,
-// type, trade_date, account, trade_id, To, the most rows per bucket.
-const tradeTradesBySymbolScatterAfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ?
-		AND (type, trade_date, account, trade_id) > (?, ?, ?, ?) AND type < ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterAtOrAfterCQL continues a read of trades_by_symbol
-// at or after a row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds symbol, the list of bucket values, type,
-// trade_date, account, trade_id, the most rows per bucket.
-const tradeTradesBySymbolScatterAtOrAfterCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ?
-		AND (type, trade_date, account, trade_id) >= (?, ?, ?, ?)
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterAtOrAfterToCQL continues a read of
-// trades_by_symbol at or after a row, up to the To bound, in every hash bucket
-// at once, the bucket named last. cqlgenimpl.ReadPage binds symbol, the list
-// of bucket values, type, trade_date, account, trade_id, To, the most rows per
-// bucket.
-const tradeTradesBySymbolScatterAtOrAfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ?
-		AND (type, trade_date, account, trade_id) >= (?, ?, ?, ?) AND type < ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq1FirstCQL reads a partition of trades_by_symbol
-// from its first row, in the rows of one type, in every hash bucket at once,
-// the bucket named last. cqlgenimpl.ReadPage binds symbol, the list of bucket
-// values, type, the most rows per bucket.
-const tradeTradesBySymbolScatterEq1FirstCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq1FirstFromCQL reads a partition of
-// trades_by_symbol from the From bound, in the rows of one type, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds symbol, the
-// list of bucket values, type, From, the most rows per bucket.
-const tradeTradesBySymbolScatterEq1FirstFromCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date >= ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq1FirstToCQL reads a partition of
-// trades_by_symbol from its first row up to the To bound, in the rows of one
-// type, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds symbol, the list of bucket values, type, To, the
-// most rows per bucket.
-const tradeTradesBySymbolScatterEq1FirstToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date < ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq1FirstFromToCQL reads a partition of
-// trades_by_symbol between the bounds, in the rows of one type, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds symbol, the
-// list of bucket values, type, From, To, the most rows per bucket.
-const tradeTradesBySymbolScatterEq1FirstFromToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date >= ?
-		AND trade_date < ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq1After1CQL continues a read of trades_by_symbol
-// after a row, at one run of clustering columns of one direction, in the rows
-// of one type, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds symbol, the list of bucket values, type,
-// trade_date, account, trade_id, the most rows per bucket.
-const tradeTradesBySymbolScatterEq1After1CQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ?
-		AND (trade_date, account, trade_id) > (?, ?, ?)
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq1AfterToCQL continues a read of trades_by_symbol
-// after a row, up to the To bound, in the rows of one type, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds symbol, the
-// list of bucket values, type, trade_date, account, trade_id, To, the most
-// rows per bucket.
-const tradeTradesBySymbolScatterEq1AfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ?
-		AND (trade_date, account, trade_id) > (?, ?, ?) AND trade_date < ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq1AtOrAfterCQL continues a read of
-// trades_by_symbol at or after a row, in the rows of one type, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds symbol, the
-// list of bucket values, type, trade_date, account, trade_id, the most rows
-// per bucket.
-const tradeTradesBySymbolScatterEq1AtOrAfterCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ?
-		AND (trade_date, account, trade_id) >= (?, ?, ?)
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq1AtOrAfterToCQL continues a read of
-// trades_by_symbol at or after a row, up to the To bound, in the rows of one
-// type, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds symbol, the list of bucket values, type,
-// trade_date, account, trade_id, To, the most rows per bucket.
-const tradeTradesBySymbolScatterEq1AtOrAfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ?
-		AND (trade_date, account, trade_id) >= (?, ?, ?) AND trade_date < ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq2FirstCQL reads a partition of trades_by_symbol
-// from its first row, in the rows of one type, trade_date, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds symbol, the
-// list of bucket values, type, trade_date, the most rows per bucket.
-const tradeTradesBySymbolScatterEq2FirstCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date = ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq2FirstFromCQL reads a partition of
-// trades_by_symbol from the From bound, in the rows of one type, trade_date,
-// in every hash bucket at once, the bucket named last. cqlgenimpl.ReadPage
-// binds symbol, the list of bucket values, type, trade_date, From, the most
-// rows per bucket.
-const tradeTradesBySymbolScatterEq2FirstFromCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date = ?
-		AND account >= ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq2FirstToCQL reads a partition of
-// trades_by_symbol from its first row up to the To bound, in the rows of one
-// type, trade_date, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds symbol, the list of bucket values, type,
-// trade_date, To, the most rows per bucket.
-const tradeTradesBySymbolScatterEq2FirstToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date = ?
-		AND account < ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq2FirstFromToCQL reads a partition of
-// trades_by_symbol between the bounds, in the rows of one type, trade_date, in
-// every hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds
-// symbol, the list of bucket values, type, trade_date, From, To, the most rows
-// per bucket.
-const tradeTradesBySymbolScatterEq2FirstFromToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date = ?
-		AND account >= ? AND account < ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq2After2CQL continues a read of trades_by_symbol
-// after a row, at one run of clustering columns of one direction, in the rows
-// of one type, trade_date, in every hash bucket at once, the bucket named
-// last. cqlgenimpl.ReadPage binds symbol, the list of bucket values, type,
-// trade_date, account, trade_id, the most rows per bucket.
-const tradeTradesBySymbolScatterEq2After2CQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date = ?
-		AND (account, trade_id) > (?, ?)
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq2AfterToCQL continues a read of trades_by_symbol
-// after a row, up to the To bound, in the rows of one type, trade_date, in
-// every hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds
-// symbol, the list of bucket values, type, trade_date, account, trade_id, To,
-// the most rows per bucket.
-const tradeTradesBySymbolScatterEq2AfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date = ?
-		AND (account, trade_id) > (?, ?) AND account < ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq2AtOrAfterCQL continues a read of
-// trades_by_symbol at or after a row, in the rows of one type, trade_date, in
-// every hash bucket at once, the bucket named last. cqlgenimpl.ReadPage binds
-// symbol, the list of bucket values, type, trade_date, account, trade_id, the
-// most rows per bucket.
-const tradeTradesBySymbolScatterEq2AtOrAfterCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date = ?
-		AND (account, trade_id) >= (?, ?)
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScatterEq2AtOrAfterToCQL continues a read of
-// trades_by_symbol at or after a row, up to the To bound, in the rows of one
-// type, trade_date, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds symbol, the list of bucket values, type,
-// trade_date, account, trade_id, To, the most rows per bucket.
-const tradeTradesBySymbolScatterEq2AtOrAfterToCQL = `SELECT symbol, type, trade_date, account, trade_id, shares, bucket
-	FROM trades_by_symbol
-	WHERE symbol = ? AND bucket IN ? AND type = ? AND trade_date = ?
-		AND (account, trade_id) >= (?, ?) AND account < ?
-	PER PARTITION LIMIT ?`
-
-// tradeTradesBySymbolScan reads one row of trades_by_symbol into e; false when
-// there is none.
 func tradeTradesBySymbolScan(it cqlgenimpl.Iter, e *Trade) bool {
 	return it.Scan(&e.Symbol, &e.Type, &e.TradeDate, &e.Account, &e.TradeID, &e.Shares)
 }
 
-// tradeTradesBySymbolClustering is the clustering key of e in
-// trades_by_symbol, in order.
 func tradeTradesBySymbolClustering(e *Trade) []any {
 	return []any{e.Type, e.TradeDate, e.Account, e.TradeID}
 }
 
-// tradeTradesBySymbolCompare orders rows of trades_by_symbol as its clustering
-// order does.
 func tradeTradesBySymbolCompare(a, b *Trade) int {
-	if c := cmp.Compare(a.Type, b.Type); c != 0 {
-		return c
-	}
-	if c := a.TradeDate.Compare(b.TradeDate); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.Account, b.Account); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.TradeID, b.TradeID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Type, b.Type), a.TradeDate.Compare(b.TradeDate), cmp.Compare(a.Account, b.Account), cmp.Compare(a.TradeID, b.TradeID))
 }
 
 // TradeRepo reads and writes Trade in its tables (trades_by_account,
-// trades_by_symbol), keeping every copy in step; trades_by_account is the
-// source of truth.
+// trades_by_symbol), kept in step with trades_by_account.
 type TradeRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewTradeRepo returns a repository of Trade on s. The default strategy is a
-// logged batch.
+// NewTradeRepo returns a repository of Trade on s.
 func NewTradeRepo(s cqlgen.Session, opts ...cqlgen.Option) *TradeRepo {
-	return &TradeRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &TradeRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// tradeCheck rejects a Trade whose partition key values are empty.
 func tradeCheck(e *Trade) error {
 	if e.Account == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "account",
-			Table:  "trades_by_account",
-		}
+		return cqlgenimpl.EmptyKey("trades_by_account", "account")
 	}
 	if e.Symbol == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "symbol",
-			Table:  "trades_by_symbol",
-		}
+		return cqlgenimpl.EmptyKey("trades_by_symbol", "symbol")
 	}
 	return nil
 }
 
-// tradeCheckKey rejects a Trade whose partition key value in
-// trades_by_account, the source of truth, is empty.
 func tradeCheckKey(e *Trade) error {
 	if e.Account == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "account",
-			Table:  "trades_by_account",
-		}
+		return cqlgenimpl.EmptyKey("trades_by_account", "account")
 	}
 	return nil
 }
 
-// tradeWrites is the write protocol of Trade: its source of truth,
-// trades_by_account, and the tables the protocol keeps in step with it.
 var tradeWrites = &cqlgenimpl.Entity[Trade]{
 	Canonical: tradeTradesByAccount,
 	State:     tradeTradesByAccountState,
@@ -997,18 +157,11 @@ var tradeWrites = &cqlgenimpl.Entity[Trade]{
 	},
 }
 
-// Insert writes e to every table of Trade, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on trades_by_account, the
-// source of truth. If it returns an error, it may have applied in part: run it
-// again, from any client, and every table converges on the result; the next
-// write of the entity finishes it too.
+// Insert creates or replaces e in every table of Trade, leaving nil pointers
+// and empty collections unset, through the write protocol on trades_by_account
+// (docs/repositories.md, The write protocol).
 func (r *TradeRepo) Insert(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, tradeCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1016,20 +169,11 @@ func (r *TradeRepo) Insert(ctx context.Context, e *Trade, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, tradeWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Trade whose key in trades_by_account is e's, in every
-// table: rows whose key changed (a new sort key, say) move, and nil pointers
-// and empty collections clear their columns. It takes its turn with other
-// writers through a conditional write on trades_by_account's version; a writer
-// that loses retries up to Options.Attempts times, then gets a
-// *cqlgen.NotAppliedError. cqlgen.ErrNotFound if there is no such entity. If
-// it returns an error, it may have applied in part: run it again, from any
-// client, and every table converges on the result; the next write of the
-// entity finishes it too.
+// Update replaces the Trade with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// trades_by_account (docs/repositories.md, The write protocol).
 func (r *TradeRepo) Update(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, tradeCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1037,17 +181,11 @@ func (r *TradeRepo) Update(ctx context.Context, e *Trade, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, tradeWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Trade whose key in trades_by_account is e's from every
-// table; the rows of the other tables are found from trades_by_account's
-// values, so e needs only its key. Deleting what does not exist is not an
-// error. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Delete removes the Trade with e's key from every table (e needs only its
+// key), through the write protocol on trades_by_account (docs/repositories.md,
+// The write protocol).
 func (r *TradeRepo) Delete(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, tradeCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1055,20 +193,12 @@ func (r *TradeRepo) Delete(ctx context.Context, e *Trade, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, tradeWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Trade with the given key from trades_by_account, with
-// its version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Trade since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Trade with the given key from trades_by_account with
+// its version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *TradeRepo) GetVersioned(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64) (_ *Trade, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "GetVersioned").End(&err)
 	if account == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "account",
-			Table:  "trades_by_account",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("trades_by_account", "account")
 	}
 	e := &Trade{}
 	e.Account = account
@@ -1078,27 +208,13 @@ func (r *TradeRepo) GetVersioned(ctx context.Context, account string, typeKey st
 	return cqlgenimpl.Versioned(ctx, r.s, tradeWrites, e)
 }
 
-// Modify reads the Trade with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Trade since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// trades_by_account (cqlgen.ErrKeyChanged). It returns the Trade written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Trade with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *TradeRepo) Modify(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64, change func(*Trade) error, opts ...cqlgen.Option) (_ *Trade, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Modify").End(&err)
 	if account == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "account",
-			Table:  "trades_by_account",
-		}
+		return nil, cqlgenimpl.EmptyKey("trades_by_account", "account")
 	}
 	e := &Trade{}
 	e.Account = account
@@ -1112,119 +228,86 @@ func (r *TradeRepo) Modify(ctx context.Context, account string, typeKey string, 
 	return cqlgenimpl.Modify(ctx, r.s, o, tradeWrites, e, tradeCheck, change)
 }
 
-// Entity names the entity TradeRepo keeps: Trade.
+// Entity is Trade.
 func (r *TradeRepo) Entity() string {
 	return "Trade"
 }
 
-// Tables lists the tables of Trade that Repair and Backfill write: every one
-// but trades_by_account, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but
+// trades_by_account.
 func (r *TradeRepo) Tables() []string {
 	return []string{"trades_by_symbol"}
 }
 
-// Verify compares every table of Trade with what trades_by_account, the source
-// of truth, implies, and reports the rows missing, stale or orphaned. It
-// writes nothing.
+// Verify reports the rows missing, stale or orphaned against
+// trades_by_account.
 func (r *TradeRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, tradeWrites, "Trade", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Trade wins over; it is
-// safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *TradeRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, tradeWrites, "Trade", true, o)
 }
 
-// Backfill writes every row trades_by_account implies into table, a new one
-// say, token range by token range; with o.Job it records the ranges done and,
-// run again, resumes.
+// Backfill writes every row trades_by_account implies into table.
 func (r *TradeRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, tradeWrites, "Trade", table, o)
 }
 
-// Get reads the Trade with the given key from trades_by_account, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Trade with the given key from trades_by_account;
+// cqlgen.ErrNotFound if there is none.
 func (r *TradeRepo) Get(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64) (_ *Trade, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Get").End(&err)
 	if account == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "account",
-			Table:  "trades_by_account",
-		}
+		return nil, cqlgenimpl.EmptyKey("trades_by_account", "account")
 	}
 	var e Trade
 	e.Account = account
 	e.Type = typeKey
 	e.TradeDate = tradeDate
 	e.TradeID = tradeID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   tradeTradesByAccount.Get,
-		Values: []any{e.Account, e.Type, e.TradeDate, e.TradeID},
-	}, tradeTradesByAccountScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, tradeTradesByAccount.Get, []any{e.Account, e.Type, e.TradeDate, e.TradeID}, tradeTradesByAccountScan)
 }
 
 // TradesByAccountOptions are the optional parts of a TradesByAccount read.
 type TradesByAccountOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// TypeFrom and TypeTo bound type, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// TypeFrom (inclusive) and TypeTo (exclusive) bound type in read order;
+	// nil: open.
 	TypeFrom, TypeTo *string
-	// TypeFromExclusive leaves out the rows at TypeFrom, TypeToInclusive takes
-	// in those at TypeTo; each is ignored without its bound.
+	// TypeFromExclusive and TypeToInclusive change the bounds' defaults.
 	TypeFromExclusive, TypeToInclusive bool
-	// TypeEq fixes type: the read returns only the rows with this value (nil:
-	// every value). Set with every Eq before it, it lets TradeDateFrom and
-	// TradeDateTo bound trade_date within them; no bound on an earlier column
-	// is allowed then.
+	// TypeEq fixes type (nil: every value); with every Eq before it,
+	// TradeDateFrom and TradeDateTo bound trade_date within it.
 	TypeEq *string
-	// TradeDateFrom and TradeDateTo bound trade_date, in the order rows come
-	// back, in the rows TypeEq (and every Eq before it) fixes: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// TradeDateFrom (inclusive) and TradeDateTo (exclusive) bound trade_date
+	// under TypeEq; nil: open.
 	TradeDateFrom, TradeDateTo *time.Time
-	// TradeDateFromExclusive leaves out the rows at TradeDateFrom,
-	// TradeDateToInclusive takes in those at TradeDateTo; each is ignored
-	// without its bound.
+	// TradeDateFromExclusive and TradeDateToInclusive change the bounds'
+	// defaults.
 	TradeDateFromExclusive, TradeDateToInclusive bool
+}
+
+var tradeTradesByAccountRead = cqlgenimpl.ReadSpec[Trade]{
+	Compare: tradeTradesByAccountCompare,
+	Key:     tradeTradesByAccountClustering,
+	Scan:    tradeTradesByAccountScan,
+	Table:   tradeTradesByAccount,
 }
 
 // TradesByAccount reads an account's trades, by type, newest first, from
 // trades_by_account, in pages: one partition, in clustering order.
 func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *TradesByAccountOptions) (_ cqlgen.Page[Trade], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "TradesByAccount")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "TradesByAccount").End(&err)
 	if account == "" {
-		return cqlgen.Page[Trade]{}, &cqlgen.EmptyKeyError{
-			Column: "account",
-			Table:  "trades_by_account",
-		}
+		return cqlgen.Page[Trade]{}, cqlgenimpl.EmptyKey("trades_by_account", "account")
 	}
 	if o == nil {
 		o = &TradesByAccountOptions{}
@@ -1232,90 +315,60 @@ func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *Trad
 	if err := cqlgenimpl.CheckPrefix([]string{"Type", "TradeDate"}, []bool{o.TypeEq != nil}, []bool{o.TypeFrom != nil || o.TypeTo != nil, o.TradeDateFrom != nil || o.TradeDateTo != nil}); err != nil {
 		return cqlgen.Page[Trade]{}, err
 	}
-	spec := cqlgenimpl.ReadSpec[Trade]{
-		Compare:   tradeTradesByAccountCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       tradeTradesByAccountClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{account},
-		Scan:      tradeTradesByAccountScan,
-		Table:     tradeTradesByAccount,
-	}
+	spec := tradeTradesByAccountRead.With([]any{account}, o.Limit, o.Cursor, r.opts)
 	if o.TypeEq != nil {
 		spec.Prefix = append(spec.Prefix, *o.TypeEq)
 	}
-	if o.TypeFrom != nil {
-		spec.From, spec.FromExclusive = *o.TypeFrom, o.TypeFromExclusive
-	}
-	if o.TypeTo != nil {
-		spec.To, spec.ToInclusive = *o.TypeTo, o.TypeToInclusive
-	}
-	if o.TradeDateFrom != nil {
-		spec.From, spec.FromExclusive = *o.TradeDateFrom, o.TradeDateFromExclusive
-	}
-	if o.TradeDateTo != nil {
-		spec.To, spec.ToInclusive = *o.TradeDateTo, o.TradeDateToInclusive
-	}
+	cqlgenimpl.Bounds(&spec, o.TypeFrom, o.TypeTo, o.TypeFromExclusive, o.TypeToInclusive)
+	cqlgenimpl.Bounds(&spec, o.TradeDateFrom, o.TradeDateTo, o.TradeDateFromExclusive, o.TradeDateToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // TradesBySymbolOptions are the optional parts of a TradesBySymbol read.
 type TradesBySymbolOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// TypeFrom and TypeTo bound type, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// TypeFrom (inclusive) and TypeTo (exclusive) bound type in read order;
+	// nil: open.
 	TypeFrom, TypeTo *string
-	// TypeFromExclusive leaves out the rows at TypeFrom, TypeToInclusive takes
-	// in those at TypeTo; each is ignored without its bound.
+	// TypeFromExclusive and TypeToInclusive change the bounds' defaults.
 	TypeFromExclusive, TypeToInclusive bool
-	// TypeEq fixes type: the read returns only the rows with this value (nil:
-	// every value). Set with every Eq before it, it lets TradeDateFrom and
-	// TradeDateTo bound trade_date within them; no bound on an earlier column
-	// is allowed then.
+	// TypeEq fixes type (nil: every value); with every Eq before it,
+	// TradeDateFrom and TradeDateTo bound trade_date within it.
 	TypeEq *string
-	// TradeDateFrom and TradeDateTo bound trade_date, in the order rows come
-	// back, in the rows TypeEq (and every Eq before it) fixes: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// TradeDateFrom (inclusive) and TradeDateTo (exclusive) bound trade_date
+	// under TypeEq; nil: open.
 	TradeDateFrom, TradeDateTo *time.Time
-	// TradeDateFromExclusive leaves out the rows at TradeDateFrom,
-	// TradeDateToInclusive takes in those at TradeDateTo; each is ignored
-	// without its bound.
+	// TradeDateFromExclusive and TradeDateToInclusive change the bounds'
+	// defaults.
 	TradeDateFromExclusive, TradeDateToInclusive bool
-	// TradeDateEq fixes trade_date: the read returns only the rows with this
-	// value (nil: every value). Set with every Eq before it, it lets
-	// AccountFrom and AccountTo bound account within them; no bound on an
-	// earlier column is allowed then.
+	// TradeDateEq fixes trade_date (nil: every value); with every Eq before
+	// it, AccountFrom and AccountTo bound account within it.
 	TradeDateEq *time.Time
-	// AccountFrom and AccountTo bound account, in the order rows come back, in
-	// the rows TradeDateEq (and every Eq before it) fixes: From is inclusive,
-	// To exclusive; nil leaves that end open.
+	// AccountFrom (inclusive) and AccountTo (exclusive) bound account under
+	// TradeDateEq; nil: open.
 	AccountFrom, AccountTo *string
-	// AccountFromExclusive leaves out the rows at AccountFrom,
-	// AccountToInclusive takes in those at AccountTo; each is ignored without
-	// its bound.
+	// AccountFromExclusive and AccountToInclusive change the bounds' defaults.
 	AccountFromExclusive, AccountToInclusive bool
+}
+
+var tradeTradesBySymbolRead = cqlgenimpl.ReadSpec[Trade]{
+	Compare:     tradeTradesBySymbolCompare,
+	HashBuckets: 8,
+	Key:         tradeTradesBySymbolClustering,
+	Scan:        tradeTradesBySymbolScan,
+	Table:       tradeTradesBySymbol,
 }
 
 // TradesBySymbol reads a symbol's trades, by type and date, from
 // trades_by_symbol, in pages: all 8 hash buckets read in parallel and merged
 // in clustering order.
 func (r *TradeRepo) TradesBySymbol(ctx context.Context, symbol string, o *TradesBySymbolOptions) (_ cqlgen.Page[Trade], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Trade", "TradesBySymbol")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "TradesBySymbol").End(&err)
 	if symbol == "" {
-		return cqlgen.Page[Trade]{}, &cqlgen.EmptyKeyError{
-			Column: "symbol",
-			Table:  "trades_by_symbol",
-		}
+		return cqlgen.Page[Trade]{}, cqlgenimpl.EmptyKey("trades_by_symbol", "symbol")
 	}
 	if o == nil {
 		o = &TradesBySymbolOptions{}
@@ -1323,357 +376,47 @@ func (r *TradeRepo) TradesBySymbol(ctx context.Context, symbol string, o *Trades
 	if err := cqlgenimpl.CheckPrefix([]string{"Type", "TradeDate", "Account"}, []bool{o.TypeEq != nil, o.TradeDateEq != nil}, []bool{o.TypeFrom != nil || o.TypeTo != nil, o.TradeDateFrom != nil || o.TradeDateTo != nil, o.AccountFrom != nil || o.AccountTo != nil}); err != nil {
 		return cqlgen.Page[Trade]{}, err
 	}
-	spec := cqlgenimpl.ReadSpec[Trade]{
-		Compare:     tradeTradesBySymbolCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 8,
-		Key:         tradeTradesBySymbolClustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{symbol},
-		Scan:        tradeTradesBySymbolScan,
-		Scatter:     r.opts.Scatter,
-		Table:       tradeTradesBySymbol,
-	}
+	spec := tradeTradesBySymbolRead.With([]any{symbol}, o.Limit, o.Cursor, r.opts)
 	if o.TypeEq != nil {
 		spec.Prefix = append(spec.Prefix, *o.TypeEq)
 	}
 	if o.TradeDateEq != nil {
 		spec.Prefix = append(spec.Prefix, *o.TradeDateEq)
 	}
-	if o.TypeFrom != nil {
-		spec.From, spec.FromExclusive = *o.TypeFrom, o.TypeFromExclusive
-	}
-	if o.TypeTo != nil {
-		spec.To, spec.ToInclusive = *o.TypeTo, o.TypeToInclusive
-	}
-	if o.TradeDateFrom != nil {
-		spec.From, spec.FromExclusive = *o.TradeDateFrom, o.TradeDateFromExclusive
-	}
-	if o.TradeDateTo != nil {
-		spec.To, spec.ToInclusive = *o.TradeDateTo, o.TradeDateToInclusive
-	}
-	if o.AccountFrom != nil {
-		spec.From, spec.FromExclusive = *o.AccountFrom, o.AccountFromExclusive
-	}
-	if o.AccountTo != nil {
-		spec.To, spec.ToInclusive = *o.AccountTo, o.AccountToInclusive
-	}
+	cqlgenimpl.Bounds(&spec, o.TypeFrom, o.TypeTo, o.TypeFromExclusive, o.TypeToInclusive)
+	cqlgenimpl.Bounds(&spec, o.TradeDateFrom, o.TradeDateTo, o.TradeDateFromExclusive, o.TradeDateToInclusive)
+	cqlgenimpl.Bounds(&spec, o.AccountFrom, o.AccountTo, o.AccountFromExclusive, o.AccountToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// readingReadingsByKind: the statements of table readings_by_kind, which is
-// the source of truth of Reading.
+// readingReadingsByKind is table readings_by_kind, which is the source of
+// truth of Reading (statements in schema.md).
 var readingReadingsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "readings_by_kind",
-	Pattern: "ReadingsByKind",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "sensor", Type: "text"},
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "kind", Type: "text"},
-		{Name: "at", Type: "timestamp", Desc: true},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "sensor", Type: "text"},
-		{Name: "bucket", Type: "date"},
-		{Name: "kind", Type: "text"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "value", Type: "double"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      readingReadingsByKindInsertCQL,
-		InsertTTL:   readingReadingsByKindInsertTTLCQL,
-		Create:      readingReadingsByKindCreateCQL,
-		Delete:      readingReadingsByKindDeleteCQL,
-		Get:         readingReadingsByKindGetCQL,
-		First:       readingReadingsByKindFirstCQL,
-		FirstFrom:   readingReadingsByKindFirstFromCQL,
-		FirstTo:     readingReadingsByKindFirstToCQL,
-		FirstFromTo: readingReadingsByKindFirstFromToCQL,
-		After: []string{
-			readingReadingsByKindAfter0CQL,
-			readingReadingsByKindAfter1CQL,
-		},
-		AfterTo:   readingReadingsByKindAfterToCQL,
-		AtOrAfter: readingReadingsByKindAtOrAfterCQL,
-		Prefix: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadingsByKindEq1FirstCQL,
-				FirstFrom:   readingReadingsByKindEq1FirstFromCQL,
-				FirstTo:     readingReadingsByKindEq1FirstToCQL,
-				FirstFromTo: readingReadingsByKindEq1FirstFromToCQL,
-				After: []string{
-					readingReadingsByKindEq1After1CQL,
-				},
-				AfterTo:     readingReadingsByKindEq1AfterToCQL,
-				AtOrAfter:   readingReadingsByKindEq1AtOrAfterCQL,
-				AtOrAfterTo: readingReadingsByKindEq1AtOrAfterToCQL,
-			},
-		},
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       readingReadingsByKindScatterFirstCQL,
-				FirstFrom:   readingReadingsByKindScatterFirstFromCQL,
-				FirstTo:     readingReadingsByKindScatterFirstToCQL,
-				FirstFromTo: readingReadingsByKindScatterFirstFromToCQL,
-			},
-			{
-				First:       readingReadingsByKindScatterEq1FirstCQL,
-				FirstFrom:   readingReadingsByKindScatterEq1FirstFromCQL,
-				FirstTo:     readingReadingsByKindScatterEq1FirstToCQL,
-				FirstFromTo: readingReadingsByKindScatterEq1FirstFromToCQL,
-			},
-		},
-	},
+	Name:         "readings_by_kind",
+	Pattern:      "ReadingsByKind",
+	PartitionKey: cqlgenimpl.Cols("sensor text", "bucket date"),
+	Clustering:   cqlgenimpl.Cols("kind text", "at timestamp desc"),
+	Columns:      cqlgenimpl.Cols("value double"),
+	Canonical:    true,
+	Single:       true,
+	Prefix:       1,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// readingReadingsByKindInsertCQL writes a whole row of readings_by_kind. Its
-// placeholders bind sensor, bucket, kind, at, value, the write timestamp.
-const readingReadingsByKindInsertCQL = `INSERT INTO readings_by_kind (sensor, bucket, kind, at, value)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// readingReadingsByKindRow binds readingReadingsByKindInsertCQL for e, written
-// at ts.
-func readingReadingsByKindRow(e *Reading, ts int64) []any {
+func readingReadingsByKindRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Value, ts}
 }
 
-// readingReadingsByKindInsertTTLCQL writes a whole row of readings_by_kind
-// with a TTL of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds sensor,
-// bucket, kind, at, value, the TTL in seconds (unset: the table's default),
-// the write timestamp.
-const readingReadingsByKindInsertTTLCQL = `INSERT INTO readings_by_kind (sensor, bucket, kind, at, value)
-	VALUES (?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// readingReadingsByKindCreateCQL writes a whole row of readings_by_kind if no
-// row has its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write
-// takes no client timestamp. cqlgenimpl.ReadPage binds sensor, bucket, kind,
-// at, value, the TTL in seconds (unset: the table's default).
-const readingReadingsByKindCreateCQL = `INSERT INTO readings_by_kind (sensor, bucket, kind, at, value)
-	VALUES (?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// readingReadingsByKindDeleteCQL deletes a row of readings_by_kind by its
-// primary key. Its placeholders bind the write timestamp, sensor, bucket,
-// kind, at.
-const readingReadingsByKindDeleteCQL = `DELETE FROM readings_by_kind
-	USING TIMESTAMP ?
-	WHERE sensor = ? AND bucket = ? AND kind = ? AND at = ?`
-
-// readingReadingsByKindGetCQL reads a row of readings_by_kind by its primary
-// key. Its placeholders bind sensor, bucket, kind, at.
-const readingReadingsByKindGetCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind = ? AND at = ?`
-
-// readingReadingsByKindScan reads one row of readings_by_kind into e; false
-// when there is none.
 func readingReadingsByKindScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.Sensor, &e.Kind, &e.At, &e.Value)
 }
 
-// readingReadingsByKindFirstCQL reads a partition of readings_by_kind from its
-// first row. cqlgenimpl.ReadPage binds sensor, bucket.
-const readingReadingsByKindFirstCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ?`
-
-// readingReadingsByKindFirstFromCQL reads a partition of readings_by_kind from
-// the From bound. cqlgenimpl.ReadPage binds sensor, bucket, From.
-const readingReadingsByKindFirstFromCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind >= ?`
-
-// readingReadingsByKindFirstToCQL reads a partition of readings_by_kind from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds sensor, bucket,
-// To.
-const readingReadingsByKindFirstToCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind < ?`
-
-// readingReadingsByKindFirstFromToCQL reads a partition of readings_by_kind
-// between the bounds. cqlgenimpl.ReadPage binds sensor, bucket, From, To.
-const readingReadingsByKindFirstFromToCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind >= ? AND kind < ?`
-
-// readingReadingsByKindAfter0CQL continues a read of readings_by_kind after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds sensor, bucket, kind.
-const readingReadingsByKindAfter0CQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind > ?`
-
-// readingReadingsByKindAfter1CQL continues a read of readings_by_kind after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds sensor, bucket, kind, at.
-const readingReadingsByKindAfter1CQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind = ? AND at < ?`
-
-// readingReadingsByKindAfterToCQL continues a read of readings_by_kind after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds sensor, bucket, kind, To.
-const readingReadingsByKindAfterToCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind > ? AND kind < ?`
-
-// readingReadingsByKindAtOrAfterCQL continues a read of readings_by_kind at or
-// after a row. cqlgenimpl.ReadPage binds sensor, bucket, kind, at.
-const readingReadingsByKindAtOrAfterCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind = ? AND at <= ?`
-
-// readingReadingsByKindEq1FirstCQL reads a partition of readings_by_kind from
-// its first row, in the rows of one kind. cqlgenimpl.ReadPage binds sensor,
-// bucket, kind.
-const readingReadingsByKindEq1FirstCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind = ?`
-
-// readingReadingsByKindEq1FirstFromCQL reads a partition of readings_by_kind
-// from the From bound, in the rows of one kind. cqlgenimpl.ReadPage binds
-// sensor, bucket, kind, From.
-const readingReadingsByKindEq1FirstFromCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind = ? AND at <= ?`
-
-// readingReadingsByKindEq1FirstToCQL reads a partition of readings_by_kind
-// from its first row up to the To bound, in the rows of one kind.
-// cqlgenimpl.ReadPage binds sensor, bucket, kind, To.
-const readingReadingsByKindEq1FirstToCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind = ? AND at > ?`
-
-// readingReadingsByKindEq1FirstFromToCQL reads a partition of readings_by_kind
-// between the bounds, in the rows of one kind. cqlgenimpl.ReadPage binds
-// sensor, bucket, kind, From, To.
-const readingReadingsByKindEq1FirstFromToCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind = ? AND at <= ? AND at > ?`
-
-// readingReadingsByKindEq1After1CQL continues a read of readings_by_kind after
-// a row, at one run of clustering columns of one direction, in the rows of one
-// kind. cqlgenimpl.ReadPage binds sensor, bucket, kind, at.
-const readingReadingsByKindEq1After1CQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind = ? AND at < ?`
-
-// readingReadingsByKindEq1AfterToCQL continues a read of readings_by_kind
-// after a row, up to the To bound, in the rows of one kind.
-// cqlgenimpl.ReadPage binds sensor, bucket, kind, at, To.
-const readingReadingsByKindEq1AfterToCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind = ? AND at < ? AND at > ?`
-
-// readingReadingsByKindEq1AtOrAfterCQL continues a read of readings_by_kind at
-// or after a row, in the rows of one kind. cqlgenimpl.ReadPage binds sensor,
-// bucket, kind, at.
-const readingReadingsByKindEq1AtOrAfterCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind = ? AND at <= ?`
-
-// readingReadingsByKindEq1AtOrAfterToCQL continues a read of readings_by_kind
-// at or after a row, up to the To bound, in the rows of one kind.
-// cqlgenimpl.ReadPage binds sensor, bucket, kind, at, To.
-const readingReadingsByKindEq1AtOrAfterToCQL = `SELECT sensor, kind, at, value
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket = ? AND kind = ? AND at <= ? AND at > ?`
-
-// readingReadingsByKindScatterFirstCQL reads a partition of readings_by_kind
-// from its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor, the list of bucket values, the most rows
-// per bucket.
-const readingReadingsByKindScatterFirstCQL = `SELECT sensor, kind, at, value, bucket
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByKindScatterFirstFromCQL reads a partition of
-// readings_by_kind from the From bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor, the list of bucket
-// values, From, the most rows per bucket.
-const readingReadingsByKindScatterFirstFromCQL = `SELECT sensor, kind, at, value, bucket
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket IN ? AND kind >= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByKindScatterFirstToCQL reads a partition of readings_by_kind
-// from its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor, the list of bucket
-// values, To, the most rows per bucket.
-const readingReadingsByKindScatterFirstToCQL = `SELECT sensor, kind, at, value, bucket
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket IN ? AND kind < ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByKindScatterFirstFromToCQL reads a partition of
-// readings_by_kind between the bounds, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds sensor, the list of bucket
-// values, From, To, the most rows per bucket.
-const readingReadingsByKindScatterFirstFromToCQL = `SELECT sensor, kind, at, value, bucket
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket IN ? AND kind >= ? AND kind < ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByKindScatterEq1FirstCQL reads a partition of
-// readings_by_kind from its first row, in the rows of one kind, in several
-// time buckets at once, the bucket named last. cqlgenimpl.ReadPage binds
-// sensor, the list of bucket values, kind, the most rows per bucket.
-const readingReadingsByKindScatterEq1FirstCQL = `SELECT sensor, kind, at, value, bucket
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket IN ? AND kind = ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByKindScatterEq1FirstFromCQL reads a partition of
-// readings_by_kind from the From bound, in the rows of one kind, in several
-// time buckets at once, the bucket named last. cqlgenimpl.ReadPage binds
-// sensor, the list of bucket values, kind, From, the most rows per bucket.
-const readingReadingsByKindScatterEq1FirstFromCQL = `SELECT sensor, kind, at, value, bucket
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket IN ? AND kind = ? AND at <= ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByKindScatterEq1FirstToCQL reads a partition of
-// readings_by_kind from its first row up to the To bound, in the rows of one
-// kind, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds sensor, the list of bucket values, kind, To, the
-// most rows per bucket.
-const readingReadingsByKindScatterEq1FirstToCQL = `SELECT sensor, kind, at, value, bucket
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket IN ? AND kind = ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByKindScatterEq1FirstFromToCQL reads a partition of
-// readings_by_kind between the bounds, in the rows of one kind, in several
-// time buckets at once, the bucket named last. cqlgenimpl.ReadPage binds
-// sensor, the list of bucket values, kind, From, To, the most rows per bucket.
-const readingReadingsByKindScatterEq1FirstFromToCQL = `SELECT sensor, kind, at, value, bucket
-	FROM readings_by_kind
-	WHERE sensor = ? AND bucket IN ? AND kind = ? AND at <= ? AND at > ?
-	PER PARTITION LIMIT ?`
-
-// readingReadingsByKindClustering is the clustering key of e in
-// readings_by_kind, in order.
 func readingReadingsByKindClustering(e *Reading) []any {
 	return []any{e.Kind, e.At}
 }
 
-// readingReadingsByKindCompare orders rows of readings_by_kind as its
-// clustering order does.
 func readingReadingsByKindCompare(a, b *Reading) int {
-	if c := cmp.Compare(a.Kind, b.Kind); c != 0 {
-		return c
-	}
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Kind, b.Kind), -a.At.Compare(b.At))
 }
 
 // ReadingRepo reads and writes Reading in table readings_by_kind.
@@ -1682,183 +425,113 @@ type ReadingRepo struct {
 	opts cqlgen.Options
 }
 
-// NewReadingRepo returns a repository of Reading on s. The default strategy is
-// a logged batch.
+// NewReadingRepo returns a repository of Reading on s.
 func NewReadingRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReadingRepo {
-	return &ReadingRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &ReadingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// readingCheck rejects a Reading whose partition key values are empty.
 func readingCheck(e *Reading) error {
 	if e.Sensor == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "sensor",
-			Table:  "readings_by_kind",
-		}
+		return cqlgenimpl.EmptyKey("readings_by_kind", "sensor")
 	}
 	return nil
 }
 
-// Insert writes e to readings_by_kind, at a client-side timestamp. Nil
-// pointers and empty collections are left unset, so no tombstones are written.
-// With cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To
-// change an entity that exists, use Update. With cqlgen.WithTTL the row
-// expires after that time instead of the table's default. With cqlgen.IfAbsent
-// it creates only, as InsertIfAbsent does, and a row with the key that differs
-// is a *cqlgen.VersionConflictError.
+var readingOne = cqlgenimpl.One[Reading]{
+	Check: readingCheck,
+	Delete: func(e *Reading, ts int64) []any {
+		return []any{ts, e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At}
+	},
+	Key: func(e *Reading) []any {
+		return []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At}
+	},
+	Row:   readingReadingsByKindRow,
+	Scan:  readingReadingsByKindScan,
+	Table: readingReadingsByKind,
+}
+
+// Insert writes e to readings_by_kind, leaving nil pointers and empty
+// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// (docs/repositories.md, Writes).
 func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, readingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, readingReadingsByKind, e, []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At}, func(e *Reading, _ bool) []any {
-			return readingReadingsByKindRow(e, 0)
-		}, readingReadingsByKindScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(readingReadingsByKind, o.TTL, readingReadingsByKindRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &readingOne, e)
 }
 
-// InsertIfAbsent writes e to readings_by_kind only if no row has its key
-// (INSERT ... IF NOT EXISTS): create, never replace. The result says whether
-// it applied and, when a row was there, holds it as Current. A row that holds
-// every value e would write counts as applied, with Again set: a call sent
-// again after its reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in readings_by_kind unless a row has its key (IF
+// NOT EXISTS); see docs/repositories.md, Conditional insert.
 func (r *ReadingRepo) InsertIfAbsent(ctx context.Context, e *Reading, opts ...cqlgen.Option) (_ cqlgen.Inserted[Reading], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, readingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Reading]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, readingReadingsByKind, e, []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At}, func(e *Reading, _ bool) []any {
-		return readingReadingsByKindRow(e, 0)
-	}, readingReadingsByKindScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &readingOne, e)
 }
 
-// Update writes e over the row with its key in readings_by_kind. Unlike
-// Insert, nil pointers and empty collections clear their columns. With
-// cqlgen.WithTTL the row expires after that time instead of the table's
-// default.
+// Update writes e over the row with its key in readings_by_kind; nil pointers
+// and empty collections clear their columns.
 func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, readingCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(readingReadingsByKind, o.TTL, readingReadingsByKindRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &readingOne, e)
 }
 
 // Delete removes the row with e's key from readings_by_kind.
 func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, readingCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   readingReadingsByKind.Delete,
-			Values: []any{ts, e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &readingOne, e)
 }
 
-// Get reads the Reading with the given key from readings_by_kind, the source
-// of truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Reading with the given key from readings_by_kind;
+// cqlgen.ErrNotFound if there is none.
 func (r *ReadingRepo) Get(ctx context.Context, sensor string, kind string, at time.Time) (_ *Reading, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Get").End(&err)
 	if sensor == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "sensor",
-			Table:  "readings_by_kind",
-		}
+		return nil, cqlgenimpl.EmptyKey("readings_by_kind", "sensor")
 	}
 	var e Reading
 	e.Sensor = sensor
 	e.Kind = kind
 	e.At = at
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   readingReadingsByKind.Get,
-		Values: []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At},
-	}, readingReadingsByKindScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, readingReadingsByKind.Get, []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At}, readingReadingsByKindScan)
 }
 
 // ReadingsByKindOptions are the optional parts of a ReadingsByKind read.
 type ReadingsByKindOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// KindFrom and KindTo bound kind, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// KindFrom (inclusive) and KindTo (exclusive) bound kind in read order;
+	// nil: open.
 	KindFrom, KindTo *string
-	// KindFromExclusive leaves out the rows at KindFrom, KindToInclusive takes
-	// in those at KindTo; each is ignored without its bound.
+	// KindFromExclusive and KindToInclusive change the bounds' defaults.
 	KindFromExclusive, KindToInclusive bool
-	// KindEq fixes kind: the read returns only the rows with this value (nil:
-	// every value). Set with every Eq before it, it lets AtFrom and AtTo bound
-	// at within them; no bound on an earlier column is allowed then.
+	// KindEq fixes kind (nil: every value); with every Eq before it, AtFrom
+	// and AtTo bound at within it.
 	KindEq *string
-	// AtFrom and AtTo bound at, in the order rows come back, in the rows
-	// KindEq (and every Eq before it) fixes: From is inclusive, To exclusive;
-	// nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at under KindEq; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var readingReadingsByKindRead = cqlgenimpl.ReadSpec[Reading]{
+	Compare: readingReadingsByKindCompare,
+	Key:     readingReadingsByKindClustering,
+	Scan:    readingReadingsByKindScan,
+	Table:   readingReadingsByKind,
 }
 
 // ReadingsByKind reads Reading rows by sensor, ordered by kind ascending, then
 // at descending, from readings_by_kind, in pages: time buckets from the newest
 // back, each in clustering order.
 func (r *ReadingRepo) ReadingsByKind(ctx context.Context, sensor string, o *ReadingsByKindOptions) (_ cqlgen.Page[Reading], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Reading", "ReadingsByKind")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByKind").End(&err)
 	if sensor == "" {
-		return cqlgen.Page[Reading]{}, &cqlgen.EmptyKeyError{
-			Column: "sensor",
-			Table:  "readings_by_kind",
-		}
+		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_kind", "sensor")
 	}
 	if o == nil {
 		o = &ReadingsByKindOptions{}
@@ -1871,36 +544,12 @@ func (r *ReadingRepo) ReadingsByKind(ctx context.Context, sensor string, o *Read
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.DayBuckets
-	spec := cqlgenimpl.ReadSpec[Reading]{
-		Compare:     readingReadingsByKindCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         readingReadingsByKindClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{sensor},
-		Scan:        readingReadingsByKindScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       readingReadingsByKind,
-		TimeBuckets: &tb,
-	}
+	spec := readingReadingsByKindRead.With([]any{sensor}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
 	if o.KindEq != nil {
 		spec.Prefix = append(spec.Prefix, *o.KindEq)
 	}
-	if o.KindFrom != nil {
-		spec.From, spec.FromExclusive = *o.KindFrom, o.KindFromExclusive
-	}
-	if o.KindTo != nil {
-		spec.To, spec.ToInclusive = *o.KindTo, o.KindToInclusive
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	cqlgenimpl.Bounds(&spec, o.KindFrom, o.KindTo, o.KindFromExclusive, o.KindToInclusive)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -15,37 +15,18 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// noteEnd: the statements of table end, which is the source of truth of Note.
+// noteEnd is table end, which is the source of truth of Note (statements in
+// schema.md).
 var noteEnd = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "end",
-	Pattern: "End",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "id", Type: "text"},
-		{Name: "owner", Type: "text"},
-		{Name: "tag", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:     noteEndGetCQL,
-		GetMany: noteEndGetManyCQL,
-		State:   noteEndStateCQL,
-		Change:  noteEndChangeCQL,
-		Remove:  noteEndRemoveCQL,
-		Settle:  noteEndSettleCQL,
-		Scan:    noteEndScanCQL,
-	},
+	Name:         "end",
+	Pattern:      "End",
+	PartitionKey: cqlgenimpl.Cols("id text"),
+	Columns:      cqlgenimpl.Cols("owner text", "tag text"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
-// noteEndGetCQL reads a row of end by its primary key. Its placeholders bind
-// id.
-const noteEndGetCQL = `SELECT id, owner, tag, cqlgen_deleted
-	FROM end
-	WHERE id = ?`
-
-// noteEndScan reads the next row of end that is no grave of a deleted Note
-// into e; false when there is none.
 func noteEndScan(it cqlgenimpl.Iter, e *Note) bool {
 	for {
 		var deleted bool
@@ -59,273 +40,97 @@ func noteEndScan(it cqlgenimpl.Iter, e *Note) bool {
 	}
 }
 
-// noteEndGetManyCQL reads the rows of end of several partition keys at once.
-// cqlgenimpl.GetMany binds the list of id values.
-const noteEndGetManyCQL = `SELECT id, owner, tag, cqlgen_deleted
-	FROM end
-	WHERE id IN ?`
-
-// noteEndStateCQL reads a row of end with the write protocol's columns. Its
-// placeholders bind id.
-const noteEndStateCQL = `SELECT id, owner, tag, cqlgen_version, cqlgen_deleted, cqlgen_pending,
-		cqlgen_writes
-	FROM end
-	WHERE id = ?`
-
-// noteEndState binds noteEndStateCQL: the primary key of e.
 func noteEndState(e *Note) []any {
 	return []any{e.ID}
 }
 
-// noteEndScanState reads a row of end with its version, its mark of deletion,
-// its pending record and its last changes.
 func noteEndScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Note], ok bool) {
 	ok = it.Scan(&v.Row.ID, &v.Row.Owner, &v.Row.Tag, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// noteEndData is every column of e's row in end, in table order.
 func noteEndData(e *Note) []any {
 	return []any{e.ID, e.Owner, e.Tag}
 }
 
-// noteEndChangeCQL writes a row of end if its version is the one read (null:
-// if there is no row). Its placeholders bind owner, tag, cqlgen_version (the
-// write timestamp), the pending record, the record of the last changes, id,
-// the version read.
-const noteEndChangeCQL = `UPDATE end
-	SET owner = ?, tag = ?, cqlgen_version = ?, cqlgen_deleted = false,
-		cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE id = ?
-	IF cqlgen_version = ?`
-
-// noteEndChange binds noteEndChangeCQL: it sets e's values, at version c.TS,
-// if the version is still c.Old.
 func noteEndChange(e *Note, c cqlgenimpl.Change) []any {
 	return []any{e.Owner, e.Tag, c.TS, c.Pending, c.Writes, e.ID, c.Old}
 }
 
-// noteEndRemoveCQL leaves a grave of a row of end if its version is the one
-// read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, id, the version read.
-const noteEndRemoveCQL = `UPDATE end
-	USING TTL 864000
-	SET owner = null, tag = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE id = ?
-	IF cqlgen_version = ?`
-
-// noteEndRemove binds noteEndRemoveCQL: it leaves a grave of e, at version
-// c.TS, if the version is still c.Old.
 func noteEndRemove(e *Note, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.ID, c.Old}
 }
 
-// noteEndSettleCQL clears the pending record of a row of end if its version is
-// the one read. Its placeholders bind id, the version read.
-const noteEndSettleCQL = `UPDATE end
-	SET cqlgen_pending = null
-	WHERE id = ?
-	IF cqlgen_version = ?`
-
-// noteEndSettle binds noteEndSettleCQL: it clears the pending record of e's
-// row if the version is still version.
 func noteEndSettle(e *Note, version int64) []any {
 	return []any{e.ID, version}
 }
 
-// noteEndScanCQL reads a token range of end for verify, repair and backfill.
-// Its placeholders bind the lower token (excluded), the upper token.
-const noteEndScanCQL = `SELECT id, owner, tag, cqlgen_version, cqlgen_deleted, cqlgen_pending,
-		cqlgen_writes
-	FROM end
-	WHERE token(id) > ? AND token(id) <= ?`
-
-// noteSubgraphHolds reports whether subgraph holds e's row: tag = "say \"hi\"
-// #1 <b>x</b> & #quot;". The write protocol moves the row in and out of the
-// table as e changes.
 func noteSubgraphHolds(e *Note) bool {
 	return e.Tag == "say \"hi\" #1 <b>x</b> & #quot;"
 }
 
-// noteSubgraph: the statements of table subgraph, which serves Subgraph.
+// noteSubgraph is table subgraph, which serves Subgraph (statements in
+// schema.md).
 var noteSubgraph = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "subgraph",
-	Pattern: "Subgraph",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "owner", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "owner", Type: "text"},
-		{Name: "id", Type: "text"},
-		{Name: "tag", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      noteSubgraphInsertCQL,
-		Delete:      noteSubgraphDeleteCQL,
-		Scan:        noteSubgraphScanCQL,
-		First:       noteSubgraphFirstCQL,
-		FirstFrom:   noteSubgraphFirstFromCQL,
-		FirstTo:     noteSubgraphFirstToCQL,
-		FirstFromTo: noteSubgraphFirstFromToCQL,
-		After: []string{
-			noteSubgraphAfter0CQL,
-		},
-		AfterTo:     noteSubgraphAfterToCQL,
-		AtOrAfter:   noteSubgraphAtOrAfterCQL,
-		AtOrAfterTo: noteSubgraphAtOrAfterToCQL,
-	},
+	Name:         "subgraph",
+	Pattern:      "Subgraph",
+	PartitionKey: cqlgenimpl.Cols("owner text"),
+	Clustering:   cqlgenimpl.Cols("id text"),
+	Columns:      cqlgenimpl.Cols("tag text"),
+	Maintained:   true,
 })
 
-// noteSubgraphInsertCQL writes a whole row of subgraph. Its placeholders bind
-// owner, id, tag, the write timestamp.
-const noteSubgraphInsertCQL = `INSERT INTO subgraph (owner, id, tag)
-	VALUES (?, ?, ?)
-	USING TIMESTAMP ?`
-
-// noteSubgraphRow binds noteSubgraphInsertCQL for e, written at ts; subgraph
-// has no column to leave unset.
 func noteSubgraphRow(e *Note, ts int64, _ bool) []any {
 	return []any{e.Owner, e.ID, e.Tag, ts}
 }
 
-// noteSubgraphKey is the primary key of e in subgraph, in order, bucket
-// included.
 func noteSubgraphKey(e *Note) []any {
 	return []any{e.Owner, e.ID}
 }
 
-// noteSubgraphDeleteCQL deletes a row of subgraph by its primary key. Its
-// placeholders bind the write timestamp, owner, id.
-const noteSubgraphDeleteCQL = `DELETE FROM subgraph
-	USING TIMESTAMP ?
-	WHERE owner = ? AND id = ?`
-
-// noteSubgraphScanCQL reads a token range of subgraph for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const noteSubgraphScanCQL = `SELECT owner, id, tag, writetime(tag)
-	FROM subgraph
-	WHERE token(owner) > ? AND token(owner) <= ?`
-
-// noteSubgraphFirstCQL reads a partition of subgraph from its first row.
-// cqlgenimpl.ReadPage binds owner.
-const noteSubgraphFirstCQL = `SELECT owner, id, tag
-	FROM subgraph
-	WHERE owner = ?`
-
-// noteSubgraphFirstFromCQL reads a partition of subgraph from the From bound.
-// cqlgenimpl.ReadPage binds owner, From.
-const noteSubgraphFirstFromCQL = `SELECT owner, id, tag
-	FROM subgraph
-	WHERE owner = ? AND id >= ?`
-
-// noteSubgraphFirstToCQL reads a partition of subgraph from its first row up
-// to the To bound. cqlgenimpl.ReadPage binds owner, To.
-const noteSubgraphFirstToCQL = `SELECT owner, id, tag
-	FROM subgraph
-	WHERE owner = ? AND id < ?`
-
-// noteSubgraphFirstFromToCQL reads a partition of subgraph between the bounds.
-// cqlgenimpl.ReadPage binds owner, From, To.
-const noteSubgraphFirstFromToCQL = `SELECT owner, id, tag
-	FROM subgraph
-	WHERE owner = ? AND id >= ? AND id < ?`
-
-// noteSubgraphAfter0CQL continues a read of subgraph after a row, at one run
-// of clustering columns of one direction. cqlgenimpl.ReadPage binds owner, id.
-const noteSubgraphAfter0CQL = `SELECT owner, id, tag
-	FROM subgraph
-	WHERE owner = ? AND id > ?`
-
-// noteSubgraphAfterToCQL continues a read of subgraph after a row, up to the
-// To bound. cqlgenimpl.ReadPage binds owner, id, To.
-const noteSubgraphAfterToCQL = `SELECT owner, id, tag
-	FROM subgraph
-	WHERE owner = ? AND id > ? AND id < ?`
-
-// noteSubgraphAtOrAfterCQL continues a read of subgraph at or after a row.
-// cqlgenimpl.ReadPage binds owner, id.
-const noteSubgraphAtOrAfterCQL = `SELECT owner, id, tag
-	FROM subgraph
-	WHERE owner = ? AND id >= ?`
-
-// noteSubgraphAtOrAfterToCQL continues a read of subgraph at or after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds owner, id, To.
-const noteSubgraphAtOrAfterToCQL = `SELECT owner, id, tag
-	FROM subgraph
-	WHERE owner = ? AND id >= ? AND id < ?`
-
-// noteSubgraphScan reads one row of subgraph into e; false when there is none.
 func noteSubgraphScan(it cqlgenimpl.Iter, e *Note) bool {
 	return it.Scan(&e.Owner, &e.ID, &e.Tag)
 }
 
-// noteSubgraphClustering is the clustering key of e in subgraph, in order.
 func noteSubgraphClustering(e *Note) []any {
 	return []any{e.ID}
 }
 
-// noteSubgraphCompare orders rows of subgraph as its clustering order does.
 func noteSubgraphCompare(a, b *Note) int {
-	if c := cmp.Compare(a.ID, b.ID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Compare(a.ID, b.ID)
 }
 
-// NoteRepo reads and writes Note in its tables (end, subgraph), keeping every
-// copy in step; end is the source of truth.
+// NoteRepo reads and writes Note in its tables (end, subgraph), kept in step
+// with end.
 type NoteRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewNoteRepo returns a repository of Note on s. The default strategy is a
-// logged batch.
+// NewNoteRepo returns a repository of Note on s.
 func NewNoteRepo(s cqlgen.Session, opts ...cqlgen.Option) *NoteRepo {
-	return &NoteRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &NoteRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// noteCheck rejects a Note whose partition key values are empty, in the tables
-// that hold it.
 func noteCheck(e *Note) error {
 	if e.ID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "id",
-			Table:  "end",
-		}
+		return cqlgenimpl.EmptyKey("end", "id")
 	}
 	if noteSubgraphHolds(e) {
 		if e.Owner == "" {
-			return &cqlgen.EmptyKeyError{
-				Column: "owner",
-				Table:  "subgraph",
-			}
+			return cqlgenimpl.EmptyKey("subgraph", "owner")
 		}
 	}
 	return nil
 }
 
-// noteCheckKey rejects a Note whose partition key value in end, the source of
-// truth, is empty.
 func noteCheckKey(e *Note) error {
 	if e.ID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "id",
-			Table:  "end",
-		}
+		return cqlgenimpl.EmptyKey("end", "id")
 	}
 	return nil
 }
 
-// noteWrites is the write protocol of Note: its source of truth, end, and the
-// tables the protocol keeps in step with it.
 var noteWrites = &cqlgenimpl.Entity[Note]{
 	Canonical: noteEnd,
 	State:     noteEndState,
@@ -346,18 +151,11 @@ var noteWrites = &cqlgenimpl.Entity[Note]{
 	},
 }
 
-// Insert writes e to every table of Note, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on end, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Note, leaving nil pointers
+// and empty collections unset, through the write protocol on end
+// (docs/repositories.md, The write protocol).
 func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, noteCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -365,19 +163,11 @@ func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, noteWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Note whose key in end is e's, in every table: rows whose
-// key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on end's version; a writer that loses retries up
-// to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Note with e's key in every table, nil pointers and empty
+// collections clearing their columns, through the write protocol on end
+// (docs/repositories.md, The write protocol).
 func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, noteCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -385,16 +175,11 @@ func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, noteWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Note whose key in end is e's from every table; the rows
-// of the other tables are found from end's values, so e needs only its key.
-// Deleting what does not exist is not an error. If it returns an error, it may
-// have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Note with e's key from every table (e needs only its
+// key), through the write protocol on end (docs/repositories.md, The write
+// protocol).
 func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, noteCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -402,47 +187,25 @@ func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, noteWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Note with the given key from end, with its version:
-// pass that to Update or Delete as cqlgen.IfVersion(version), and they apply
-// only if no one changed the Note since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Note with the given key from end with its version,
+// for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *NoteRepo) GetVersioned(ctx context.Context, id string) (_ *Note, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "GetVersioned").End(&err)
 	if id == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "id",
-			Table:  "end",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("end", "id")
 	}
 	e := &Note{}
 	e.ID = id
 	return cqlgenimpl.Versioned(ctx, r.s, noteWrites, e)
 }
 
-// Modify reads the Note with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Note since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in end
-// (cqlgen.ErrKeyChanged). It returns the Note written; cqlgen.ErrNotFound if
-// there is none. It costs one read more than Update, which overwrites whatever
-// a concurrent writer did. Run again after its reply was lost, it applies
-// change again, unless given cqlgen.WithIdempotencyKey, which makes the whole
-// of it apply at most once.
+// Modify reads the Note with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *NoteRepo) Modify(ctx context.Context, id string, change func(*Note) error, opts ...cqlgen.Option) (_ *Note, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Modify").End(&err)
 	if id == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "id",
-			Table:  "end",
-		}
+		return nil, cqlgenimpl.EmptyKey("end", "id")
 	}
 	e := &Note{}
 	e.ID = id
@@ -453,90 +216,53 @@ func (r *NoteRepo) Modify(ctx context.Context, id string, change func(*Note) err
 	return cqlgenimpl.Modify(ctx, r.s, o, noteWrites, e, noteCheck, change)
 }
 
-// Entity names the entity NoteRepo keeps: Note.
+// Entity is Note.
 func (r *NoteRepo) Entity() string {
 	return "Note"
 }
 
-// Tables lists the tables of Note that Repair and Backfill write: every one
-// but end, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but end.
 func (r *NoteRepo) Tables() []string {
 	return []string{"subgraph"}
 }
 
-// Verify compares every table of Note with what end, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows missing, stale or orphaned against end.
 func (r *NoteRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, noteWrites, "Note", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Note wins over; it is
-// safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *NoteRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, noteWrites, "Note", true, o)
 }
 
-// Backfill writes every row end implies into table, a new one say, token range
-// by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row end implies into table.
 func (r *NoteRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, noteWrites, "Note", table, o)
 }
 
-// Get reads the Note with the given key from end, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Note with the given key from end; cqlgen.ErrNotFound if there
+// is none.
 func (r *NoteRepo) Get(ctx context.Context, id string) (_ *Note, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Get").End(&err)
 	if id == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "id",
-			Table:  "end",
-		}
+		return nil, cqlgenimpl.EmptyKey("end", "id")
 	}
 	var e Note
 	e.ID = id
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   noteEnd.Get,
-		Values: []any{e.ID},
-	}, noteEndScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, noteEnd.Get, []any{e.ID}, noteEndScan)
 }
 
-// GetMany reads the Notes with the given id values from end, the source of
-// truth, in one query (id IN ?): Rows[i] is the Note of ids[i], nil when there
-// is none, and Missing lists those indexes. More keys than the repository
-// allows (cqlgen.DefaultMaxKeys, or cqlgen.WithMaxKeys) get a
-// *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Notes with the given id values from end in one query:
+// Rows[i] is ids[i]'s, nil when missing (docs/repositories.md, Multi-get).
 func (r *NoteRepo) GetMany(ctx context.Context, ids []string) (_ cqlgen.Found[Note], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "GetMany").End(&err)
 	for _, k := range ids {
 		if k == "" {
-			return cqlgen.Found[Note]{}, &cqlgen.EmptyKeyError{
-				Column: "id",
-				Table:  "end",
-			}
+			return cqlgen.Found[Note]{}, cqlgenimpl.EmptyKey("end", "id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, noteEnd, []any{}, ids, r.opts.MaxKeys, noteEndScan, func(e *Note) string {
@@ -546,52 +272,35 @@ func (r *NoteRepo) GetMany(ctx context.Context, ids []string) (_ cqlgen.Found[No
 
 // SubgraphOptions are the optional parts of a Subgraph read.
 type SubgraphOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// IDFrom and IDTo bound id, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// IDFrom (inclusive) and IDTo (exclusive) bound id in read order; nil:
+	// open.
 	IDFrom, IDTo *string
-	// IDFromExclusive leaves out the rows at IDFrom, IDToInclusive takes in
-	// those at IDTo; each is ignored without its bound.
+	// IDFromExclusive and IDToInclusive change the bounds' defaults.
 	IDFromExclusive, IDToInclusive bool
+}
+
+var noteSubgraphRead = cqlgenimpl.ReadSpec[Note]{
+	Compare: noteSubgraphCompare,
+	Key:     noteSubgraphClustering,
+	Scan:    noteSubgraphScan,
+	Table:   noteSubgraph,
 }
 
 // Subgraph reads Note rows by owner, ordered by id ascending, from subgraph,
 // in pages: one partition, in clustering order.
 func (r *NoteRepo) Subgraph(ctx context.Context, owner string, o *SubgraphOptions) (_ cqlgen.Page[Note], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Note", "Subgraph")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Subgraph").End(&err)
 	if owner == "" {
-		return cqlgen.Page[Note]{}, &cqlgen.EmptyKeyError{
-			Column: "owner",
-			Table:  "subgraph",
-		}
+		return cqlgen.Page[Note]{}, cqlgenimpl.EmptyKey("subgraph", "owner")
 	}
 	if o == nil {
 		o = &SubgraphOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Note]{
-		Compare:   noteSubgraphCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       noteSubgraphClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{owner},
-		Scan:      noteSubgraphScan,
-		Table:     noteSubgraph,
-	}
-	if o.IDFrom != nil {
-		spec.From, spec.FromExclusive = *o.IDFrom, o.IDFromExclusive
-	}
-	if o.IDTo != nil {
-		spec.To, spec.ToInclusive = *o.IDTo, o.IDToInclusive
-	}
+	spec := noteSubgraphRead.With([]any{owner}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.IDFrom, o.IDTo, o.IDFromExclusive, o.IDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -15,55 +15,19 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// lineLines: the statements of table lines, which is the source of truth of
-// Line.
+// lineLines is table lines, which is the source of truth of Line (statements
+// in schema.md).
 var lineLines = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "lines",
-	Pattern: "Lines",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "item_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-		{Name: "item_id", Type: "text"},
-		{Name: "user_id", Type: "text", Static: true},
-		{Name: "placed_at", Type: "timestamp", Static: true},
-		{Name: "status", Type: "text"},
-		{Name: "qty", Type: "bigint"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:         lineLinesGetCQL,
-		State:       lineLinesStateCQL,
-		Partition:   lineLinesPartitionCQL,
-		Change:      lineLinesChangeCQL,
-		Remove:      lineLinesRemoveCQL,
-		Settle:      lineLinesSettleCQL,
-		Scan:        lineLinesScanCQL,
-		First:       lineLinesFirstCQL,
-		FirstFrom:   lineLinesFirstFromCQL,
-		FirstTo:     lineLinesFirstToCQL,
-		FirstFromTo: lineLinesFirstFromToCQL,
-		After: []string{
-			lineLinesAfter0CQL,
-		},
-		AfterTo:     lineLinesAfterToCQL,
-		AtOrAfter:   lineLinesAtOrAfterCQL,
-		AtOrAfterTo: lineLinesAtOrAfterToCQL,
-	},
+	Name:         "lines",
+	Pattern:      "Lines",
+	PartitionKey: cqlgenimpl.Cols("order_id text"),
+	Clustering:   cqlgenimpl.Cols("item_id text"),
+	Columns:      cqlgenimpl.Cols("user_id text static", "placed_at timestamp static", "status text", "qty bigint"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
-// lineLinesGetCQL reads a row of lines by its primary key. Its placeholders
-// bind order_id, item_id.
-const lineLinesGetCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id = ?`
-
-// lineLinesScan reads the next row of lines that is no grave of a deleted Line
-// nor a partition's statics alone into e; false when there is none.
 func lineLinesScan(it cqlgenimpl.Iter, e *Line) bool {
 	for {
 		var deleted bool
@@ -78,168 +42,37 @@ func lineLinesScan(it cqlgenimpl.Iter, e *Line) bool {
 	}
 }
 
-// lineLinesStateCQL reads a row of lines with the write protocol's columns.
-// Its placeholders bind order_id, item_id.
-const lineLinesStateCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes,
-		cqlgen_static_version
-	FROM lines
-	WHERE order_id = ? AND item_id = ?`
-
-// lineLinesState binds lineLinesStateCQL: the primary key of e.
 func lineLinesState(e *Line) []any {
 	return []any{e.OrderID, e.ItemID}
 }
 
-// lineLinesScanState reads a row of lines with its version, its mark of
-// deletion, its pending record, its last changes and the version of its
-// partition's statics.
 func lineLinesScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Line], ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.ItemID, &v.Row.UserID, &v.Row.PlacedAt, &v.Row.Status, &v.Row.Qty, &v.Version, &v.Deleted, &v.Pending, &v.Writes, &v.StaticVersion)
 	return
 }
 
-// lineLinesData is every column of e's row in lines, in table order.
 func lineLinesData(e *Line) []any {
 	return []any{e.OrderID, e.ItemID, e.UserID, e.PlacedAt, e.Status, e.Qty}
 }
 
-// lineLinesPartitionCQL reads the first row of a partition of lines with the
-// write protocol's columns, for the partition's statics and their version. Its
-// placeholders bind order_id.
-const lineLinesPartitionCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes,
-		cqlgen_static_version
-	FROM lines
-	WHERE order_id = ?
-	LIMIT 1`
-
-// lineLinesChangeCQL writes a row of lines if its version is the one read
-// (null: if there is no row). Its placeholders bind user_id, placed_at,
-// status, qty, cqlgen_version (the write timestamp), the pending record, the
-// record of the last changes, the statics' new version (unset: unchanged),
-// order_id, item_id, the version read, the statics' version read.
-const lineLinesChangeCQL = `UPDATE lines
-	SET user_id = ?, placed_at = ?, status = ?, qty = ?,
-		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?,
-		cqlgen_writes = ?, cqlgen_static_version = ?
-	WHERE order_id = ? AND item_id = ?
-	IF cqlgen_version = ? AND cqlgen_static_version = ?`
-
-// lineLinesChange binds lineLinesChangeCQL: it sets e's values, and the
-// statics' version to c.Static, at version c.TS, if the version is still c.Old
-// and the statics' version c.OldStatic.
 func lineLinesChange(e *Line, c cqlgenimpl.Change) []any {
 	return []any{e.UserID, e.PlacedAt, e.Status, e.Qty, c.TS, c.Pending, c.Writes, c.Static, e.OrderID, e.ItemID, c.Old, c.OldStatic}
 }
 
-// lineLinesRemoveCQL leaves a grave of a row of lines if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, order_id, item_id, the
-// version read, the statics' version read.
-const lineLinesRemoveCQL = `UPDATE lines
-	USING TTL 864000
-	SET status = null, qty = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE order_id = ? AND item_id = ?
-	IF cqlgen_version = ? AND cqlgen_static_version = ?`
-
-// lineLinesRemove binds lineLinesRemoveCQL: it leaves a grave of e, at version
-// c.TS, if the version is still c.Old and the statics' version c.OldStatic.
 func lineLinesRemove(e *Line, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, e.ItemID, c.Old, c.OldStatic}
 }
 
-// lineLinesSettleCQL clears the pending record of a row of lines if its
-// version is the one read. Its placeholders bind order_id, item_id, the
-// version read.
-const lineLinesSettleCQL = `UPDATE lines
-	SET cqlgen_pending = null
-	WHERE order_id = ? AND item_id = ?
-	IF cqlgen_version = ?`
-
-// lineLinesSettle binds lineLinesSettleCQL: it clears the pending record of
-// e's row if the version is still version.
 func lineLinesSettle(e *Line, version int64) []any {
 	return []any{e.OrderID, e.ItemID, version}
 }
 
-// lineLinesScanCQL reads a token range of lines for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const lineLinesScanCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes,
-		cqlgen_static_version
-	FROM lines
-	WHERE token(order_id) > ? AND token(order_id) <= ?`
-
-// lineLinesFirstCQL reads a partition of lines from its first row.
-// cqlgenimpl.ReadPage binds order_id.
-const lineLinesFirstCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_deleted
-	FROM lines
-	WHERE order_id = ?`
-
-// lineLinesFirstFromCQL reads a partition of lines from the From bound.
-// cqlgenimpl.ReadPage binds order_id, From.
-const lineLinesFirstFromCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id >= ?`
-
-// lineLinesFirstToCQL reads a partition of lines from its first row up to the
-// To bound. cqlgenimpl.ReadPage binds order_id, To.
-const lineLinesFirstToCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id < ?`
-
-// lineLinesFirstFromToCQL reads a partition of lines between the bounds.
-// cqlgenimpl.ReadPage binds order_id, From, To.
-const lineLinesFirstFromToCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id >= ? AND item_id < ?`
-
-// lineLinesAfter0CQL continues a read of lines after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds order_id,
-// item_id.
-const lineLinesAfter0CQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id > ?`
-
-// lineLinesAfterToCQL continues a read of lines after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds order_id, item_id, To.
-const lineLinesAfterToCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id > ? AND item_id < ?`
-
-// lineLinesAtOrAfterCQL continues a read of lines at or after a row.
-// cqlgenimpl.ReadPage binds order_id, item_id.
-const lineLinesAtOrAfterCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id >= ?`
-
-// lineLinesAtOrAfterToCQL continues a read of lines at or after a row, up to
-// the To bound. cqlgenimpl.ReadPage binds order_id, item_id, To.
-const lineLinesAtOrAfterToCQL = `SELECT order_id, item_id, user_id, placed_at, status, qty,
-		cqlgen_deleted
-	FROM lines
-	WHERE order_id = ? AND item_id >= ? AND item_id < ?`
-
-// lineLinesClustering is the clustering key of e in lines, in order.
 func lineLinesClustering(e *Line) []any {
 	return []any{e.ItemID}
 }
 
-// lineLinesCompare orders rows of lines as its clustering order does.
 func lineLinesCompare(a, b *Line) int {
-	if c := cmp.Compare(a.ItemID, b.ItemID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Compare(a.ItemID, b.ItemID)
 }
 
 // LinesByStatusRow is a row of lines_by_status, which stores only some columns
@@ -252,144 +85,35 @@ type LinesByStatusRow struct {
 	Qty     int    `db:"qty"`
 }
 
-// lineLinesByStatus: the statements of table lines_by_status, which serves
-// LinesByStatus.
+// lineLinesByStatus is table lines_by_status, which serves LinesByStatus
+// (statements in schema.md).
 var lineLinesByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "lines_by_status",
-	Pattern: "LinesByStatus",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-		{Name: "item_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-		{Name: "order_id", Type: "text"},
-		{Name: "item_id", Type: "text"},
-		{Name: "qty", Type: "bigint"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      lineLinesByStatusInsertCQL,
-		Delete:      lineLinesByStatusDeleteCQL,
-		Scan:        lineLinesByStatusScanCQL,
-		First:       lineLinesByStatusFirstCQL,
-		FirstFrom:   lineLinesByStatusFirstFromCQL,
-		FirstTo:     lineLinesByStatusFirstToCQL,
-		FirstFromTo: lineLinesByStatusFirstFromToCQL,
-		After: []string{
-			lineLinesByStatusAfter0CQL,
-		},
-		AfterTo:     lineLinesByStatusAfterToCQL,
-		AtOrAfter:   lineLinesByStatusAtOrAfterCQL,
-		AtOrAfterTo: lineLinesByStatusAtOrAfterToCQL,
-	},
+	Name:         "lines_by_status",
+	Pattern:      "LinesByStatus",
+	PartitionKey: cqlgenimpl.Cols("status text"),
+	Clustering:   cqlgenimpl.Cols("order_id text", "item_id text"),
+	Columns:      cqlgenimpl.Cols("qty bigint"),
+	Maintained:   true,
 })
 
-// lineLinesByStatusInsertCQL writes a whole row of lines_by_status. Its
-// placeholders bind status, order_id, item_id, qty, the write timestamp.
-const lineLinesByStatusInsertCQL = `INSERT INTO lines_by_status (status, order_id, item_id, qty)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// lineLinesByStatusRow binds lineLinesByStatusInsertCQL for e, written at ts;
-// lines_by_status has no column to leave unset.
 func lineLinesByStatusRow(e *Line, ts int64, _ bool) []any {
 	return []any{e.Status, e.OrderID, e.ItemID, e.Qty, ts}
 }
 
-// lineLinesByStatusKey is the primary key of e in lines_by_status, in order,
-// bucket included.
 func lineLinesByStatusKey(e *Line) []any {
 	return []any{e.Status, e.OrderID, e.ItemID}
 }
 
-// lineLinesByStatusDeleteCQL deletes a row of lines_by_status by its primary
-// key. Its placeholders bind the write timestamp, status, order_id, item_id.
-const lineLinesByStatusDeleteCQL = `DELETE FROM lines_by_status
-	USING TIMESTAMP ?
-	WHERE status = ? AND order_id = ? AND item_id = ?`
-
-// lineLinesByStatusScanCQL reads a token range of lines_by_status for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const lineLinesByStatusScanCQL = `SELECT status, order_id, item_id, qty, writetime(qty)
-	FROM lines_by_status
-	WHERE token(status) > ? AND token(status) <= ?`
-
-// lineLinesByStatusFirstCQL reads a partition of lines_by_status from its
-// first row. cqlgenimpl.ReadPage binds status.
-const lineLinesByStatusFirstCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ?`
-
-// lineLinesByStatusFirstFromCQL reads a partition of lines_by_status from the
-// From bound. cqlgenimpl.ReadPage binds status, From.
-const lineLinesByStatusFirstFromCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND order_id >= ?`
-
-// lineLinesByStatusFirstToCQL reads a partition of lines_by_status from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds status, To.
-const lineLinesByStatusFirstToCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND order_id < ?`
-
-// lineLinesByStatusFirstFromToCQL reads a partition of lines_by_status between
-// the bounds. cqlgenimpl.ReadPage binds status, From, To.
-const lineLinesByStatusFirstFromToCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND order_id >= ? AND order_id < ?`
-
-// lineLinesByStatusAfter0CQL continues a read of lines_by_status after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// status, order_id, item_id.
-const lineLinesByStatusAfter0CQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND (order_id, item_id) > (?, ?)`
-
-// lineLinesByStatusAfterToCQL continues a read of lines_by_status after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds status, order_id, item_id, To.
-const lineLinesByStatusAfterToCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND (order_id, item_id) > (?, ?) AND order_id < ?`
-
-// lineLinesByStatusAtOrAfterCQL continues a read of lines_by_status at or
-// after a row. cqlgenimpl.ReadPage binds status, order_id, item_id.
-const lineLinesByStatusAtOrAfterCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND (order_id, item_id) >= (?, ?)`
-
-// lineLinesByStatusAtOrAfterToCQL continues a read of lines_by_status at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds status, order_id,
-// item_id, To.
-const lineLinesByStatusAtOrAfterToCQL = `SELECT status, order_id, item_id, qty
-	FROM lines_by_status
-	WHERE status = ? AND (order_id, item_id) >= (?, ?) AND order_id < ?`
-
-// lineLinesByStatusScan reads one row of lines_by_status into e; false when
-// there is none.
 func lineLinesByStatusScan(it cqlgenimpl.Iter, e *LinesByStatusRow) bool {
 	return it.Scan(&e.Status, &e.OrderID, &e.ItemID, &e.Qty)
 }
 
-// lineLinesByStatusClustering is the clustering key of e in lines_by_status,
-// in order.
 func lineLinesByStatusClustering(e *LinesByStatusRow) []any {
 	return []any{e.OrderID, e.ItemID}
 }
 
-// lineLinesByStatusCompare orders rows of lines_by_status as its clustering
-// order does.
 func lineLinesByStatusCompare(a, b *LinesByStatusRow) int {
-	if c := cmp.Compare(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.ItemID, b.ItemID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.OrderID, b.OrderID), cmp.Compare(a.ItemID, b.ItemID))
 }
 
 // LinesByOrderStatusRow is a row of lines_by_order_status, which stores only
@@ -403,131 +127,25 @@ type LinesByOrderStatusRow struct {
 	Qty     int    `db:"qty"`
 }
 
-// lineLinesByOrderStatus: the statements of table lines_by_order_status, which
-// serves LinesByOrderStatus.
+// lineLinesByOrderStatus is table lines_by_order_status, which serves
+// LinesByOrderStatus (statements in schema.md).
 var lineLinesByOrderStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "lines_by_order_status",
-	Pattern: "LinesByOrderStatus",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "status", Type: "text"},
-		{Name: "item_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "text"},
-		{Name: "status", Type: "text"},
-		{Name: "item_id", Type: "text"},
-		{Name: "user_id", Type: "text", Static: true},
-		{Name: "qty", Type: "bigint"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      lineLinesByOrderStatusInsertCQL,
-		Delete:      lineLinesByOrderStatusDeleteCQL,
-		Scan:        lineLinesByOrderStatusScanCQL,
-		First:       lineLinesByOrderStatusFirstCQL,
-		FirstFrom:   lineLinesByOrderStatusFirstFromCQL,
-		FirstTo:     lineLinesByOrderStatusFirstToCQL,
-		FirstFromTo: lineLinesByOrderStatusFirstFromToCQL,
-		After: []string{
-			lineLinesByOrderStatusAfter0CQL,
-		},
-		AfterTo:     lineLinesByOrderStatusAfterToCQL,
-		AtOrAfter:   lineLinesByOrderStatusAtOrAfterCQL,
-		AtOrAfterTo: lineLinesByOrderStatusAtOrAfterToCQL,
-	},
+	Name:         "lines_by_order_status",
+	Pattern:      "LinesByOrderStatus",
+	PartitionKey: cqlgenimpl.Cols("order_id text"),
+	Clustering:   cqlgenimpl.Cols("status text", "item_id text"),
+	Columns:      cqlgenimpl.Cols("user_id text static", "qty bigint"),
+	Maintained:   true,
 })
 
-// lineLinesByOrderStatusInsertCQL writes a whole row of lines_by_order_status.
-// Its placeholders bind order_id, status, item_id, user_id, qty, the write
-// timestamp.
-const lineLinesByOrderStatusInsertCQL = `INSERT INTO lines_by_order_status (order_id, status, item_id, user_id, qty)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// lineLinesByOrderStatusRow binds lineLinesByOrderStatusInsertCQL for e,
-// written at ts; lines_by_order_status has no column to leave unset.
 func lineLinesByOrderStatusRow(e *Line, ts int64, _ bool) []any {
 	return []any{e.OrderID, e.Status, e.ItemID, e.UserID, e.Qty, ts}
 }
 
-// lineLinesByOrderStatusKey is the primary key of e in lines_by_order_status,
-// in order, bucket included.
 func lineLinesByOrderStatusKey(e *Line) []any {
 	return []any{e.OrderID, e.Status, e.ItemID}
 }
 
-// lineLinesByOrderStatusDeleteCQL deletes a row of lines_by_order_status by
-// its primary key. Its placeholders bind the write timestamp, order_id,
-// status, item_id.
-const lineLinesByOrderStatusDeleteCQL = `DELETE FROM lines_by_order_status
-	USING TIMESTAMP ?
-	WHERE order_id = ? AND status = ? AND item_id = ?`
-
-// lineLinesByOrderStatusScanCQL reads a token range of lines_by_order_status
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const lineLinesByOrderStatusScanCQL = `SELECT order_id, status, item_id, user_id, qty, writetime(qty)
-	FROM lines_by_order_status
-	WHERE token(order_id) > ? AND token(order_id) <= ?`
-
-// lineLinesByOrderStatusFirstCQL reads a partition of lines_by_order_status
-// from its first row. cqlgenimpl.ReadPage binds order_id.
-const lineLinesByOrderStatusFirstCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ?`
-
-// lineLinesByOrderStatusFirstFromCQL reads a partition of
-// lines_by_order_status from the From bound. cqlgenimpl.ReadPage binds
-// order_id, From.
-const lineLinesByOrderStatusFirstFromCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND status >= ?`
-
-// lineLinesByOrderStatusFirstToCQL reads a partition of lines_by_order_status
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds order_id,
-// To.
-const lineLinesByOrderStatusFirstToCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND status < ?`
-
-// lineLinesByOrderStatusFirstFromToCQL reads a partition of
-// lines_by_order_status between the bounds. cqlgenimpl.ReadPage binds
-// order_id, From, To.
-const lineLinesByOrderStatusFirstFromToCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND status >= ? AND status < ?`
-
-// lineLinesByOrderStatusAfter0CQL continues a read of lines_by_order_status
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds order_id, status, item_id.
-const lineLinesByOrderStatusAfter0CQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND (status, item_id) > (?, ?)`
-
-// lineLinesByOrderStatusAfterToCQL continues a read of lines_by_order_status
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds order_id, status,
-// item_id, To.
-const lineLinesByOrderStatusAfterToCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND (status, item_id) > (?, ?) AND status < ?`
-
-// lineLinesByOrderStatusAtOrAfterCQL continues a read of lines_by_order_status
-// at or after a row. cqlgenimpl.ReadPage binds order_id, status, item_id.
-const lineLinesByOrderStatusAtOrAfterCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND (status, item_id) >= (?, ?)`
-
-// lineLinesByOrderStatusAtOrAfterToCQL continues a read of
-// lines_by_order_status at or after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds order_id, status, item_id, To.
-const lineLinesByOrderStatusAtOrAfterToCQL = `SELECT order_id, status, item_id, user_id, qty
-	FROM lines_by_order_status
-	WHERE order_id = ? AND (status, item_id) >= (?, ?) AND status < ?`
-
-// lineLinesByOrderStatusScan reads the next row of lines_by_order_status into
-// e, skipping a partition's statics alone; false when there is none.
 func lineLinesByOrderStatusScan(it cqlgenimpl.Iter, e *LinesByOrderStatusRow) bool {
 	for {
 		var present bool
@@ -541,72 +159,43 @@ func lineLinesByOrderStatusScan(it cqlgenimpl.Iter, e *LinesByOrderStatusRow) bo
 	}
 }
 
-// lineLinesByOrderStatusClustering is the clustering key of e in
-// lines_by_order_status, in order.
 func lineLinesByOrderStatusClustering(e *LinesByOrderStatusRow) []any {
 	return []any{e.Status, e.ItemID}
 }
 
-// lineLinesByOrderStatusCompare orders rows of lines_by_order_status as its
-// clustering order does.
 func lineLinesByOrderStatusCompare(a, b *LinesByOrderStatusRow) int {
-	if c := cmp.Compare(a.Status, b.Status); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.ItemID, b.ItemID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Status, b.Status), cmp.Compare(a.ItemID, b.ItemID))
 }
 
 // LineRepo reads and writes Line in its tables (lines, lines_by_status,
-// lines_by_order_status), keeping every copy in step; lines is the source of
-// truth.
+// lines_by_order_status), kept in step with lines.
 type LineRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewLineRepo returns a repository of Line on s. The default strategy is a
-// logged batch.
+// NewLineRepo returns a repository of Line on s.
 func NewLineRepo(s cqlgen.Session, opts ...cqlgen.Option) *LineRepo {
-	return &LineRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &LineRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// lineCheck rejects a Line whose partition key values are empty.
 func lineCheck(e *Line) error {
 	if e.OrderID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines",
-		}
+		return cqlgenimpl.EmptyKey("lines", "order_id")
 	}
 	if e.Status == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "status",
-			Table:  "lines_by_status",
-		}
+		return cqlgenimpl.EmptyKey("lines_by_status", "status")
 	}
 	return nil
 }
 
-// lineCheckKey rejects a Line whose partition key value in lines, the source
-// of truth, is empty.
 func lineCheckKey(e *Line) error {
 	if e.OrderID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines",
-		}
+		return cqlgenimpl.EmptyKey("lines", "order_id")
 	}
 	return nil
 }
 
-// lineWrites is the write protocol of Line: its source of truth, lines, and
-// the tables the protocol keeps in step with it.
 var lineWrites = &cqlgenimpl.Entity[Line]{
 	Canonical: lineLines,
 	State:     lineLinesState,
@@ -633,18 +222,11 @@ var lineWrites = &cqlgenimpl.Entity[Line]{
 	},
 }
 
-// Insert writes e to every table of Line, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on lines, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Line, leaving nil pointers
+// and empty collections unset, through the write protocol on lines
+// (docs/repositories.md, The write protocol).
 func (r *LineRepo) Insert(ctx context.Context, e *Line, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, lineCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -652,19 +234,11 @@ func (r *LineRepo) Insert(ctx context.Context, e *Line, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, lineWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Line whose key in lines is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on lines's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Line with e's key in every table, nil pointers and empty
+// collections clearing their columns, through the write protocol on lines
+// (docs/repositories.md, The write protocol).
 func (r *LineRepo) Update(ctx context.Context, e *Line, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, lineCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -672,16 +246,11 @@ func (r *LineRepo) Update(ctx context.Context, e *Line, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, lineWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Line whose key in lines is e's from every table; the rows
-// of the other tables are found from lines's values, so e needs only its key.
-// Deleting what does not exist is not an error. If it returns an error, it may
-// have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Line with e's key from every table (e needs only its
+// key), through the write protocol on lines (docs/repositories.md, The write
+// protocol).
 func (r *LineRepo) Delete(ctx context.Context, e *Line, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, lineCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -689,20 +258,12 @@ func (r *LineRepo) Delete(ctx context.Context, e *Line, opts ...cqlgen.Option) (
 	return cqlgenimpl.Write(ctx, r.s, o, lineWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Line with the given key from lines, with its version:
-// pass that to Update or Delete as cqlgen.IfVersion(version), and they apply
-// only if no one changed the Line since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Line with the given key from lines with its version,
+// for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *LineRepo) GetVersioned(ctx context.Context, orderID string, itemID string) (_ *Line, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "GetVersioned").End(&err)
 	if orderID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("lines", "order_id")
 	}
 	e := &Line{}
 	e.OrderID = orderID
@@ -710,27 +271,13 @@ func (r *LineRepo) GetVersioned(ctx context.Context, orderID string, itemID stri
 	return cqlgenimpl.Versioned(ctx, r.s, lineWrites, e)
 }
 
-// Modify reads the Line with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Line since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// lines (cqlgen.ErrKeyChanged). It returns the Line written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Line with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *LineRepo) Modify(ctx context.Context, orderID string, itemID string, change func(*Line) error, opts ...cqlgen.Option) (_ *Line, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Modify").End(&err)
 	if orderID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines",
-		}
+		return nil, cqlgenimpl.EmptyKey("lines", "order_id")
 	}
 	e := &Line{}
 	e.OrderID = orderID
@@ -742,231 +289,151 @@ func (r *LineRepo) Modify(ctx context.Context, orderID string, itemID string, ch
 	return cqlgenimpl.Modify(ctx, r.s, o, lineWrites, e, lineCheck, change)
 }
 
-// Entity names the entity LineRepo keeps: Line.
+// Entity is Line.
 func (r *LineRepo) Entity() string {
 	return "Line"
 }
 
-// Tables lists the tables of Line that Repair and Backfill write: every one
-// but lines, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but lines.
 func (r *LineRepo) Tables() []string {
 	return []string{"lines_by_status", "lines_by_order_status"}
 }
 
-// Verify compares every table of Line with what lines, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows missing, stale or orphaned against lines.
 func (r *LineRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, lineWrites, "Line", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Line wins over; it is
-// safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *LineRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, lineWrites, "Line", true, o)
 }
 
-// Backfill writes every row lines implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row lines implies into table.
 func (r *LineRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, lineWrites, "Line", table, o)
 }
 
-// Get reads the Line with the given key from lines, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Line with the given key from lines; cqlgen.ErrNotFound if
+// there is none.
 func (r *LineRepo) Get(ctx context.Context, orderID string, itemID string) (_ *Line, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Get").End(&err)
 	if orderID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines",
-		}
+		return nil, cqlgenimpl.EmptyKey("lines", "order_id")
 	}
 	var e Line
 	e.OrderID = orderID
 	e.ItemID = itemID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   lineLines.Get,
-		Values: []any{e.OrderID, e.ItemID},
-	}, lineLinesScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, lineLines.Get, []any{e.OrderID, e.ItemID}, lineLinesScan)
 }
 
 // LinesOptions are the optional parts of a Lines read.
 type LinesOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// ItemIDFrom and ItemIDTo bound item_id, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// ItemIDFrom (inclusive) and ItemIDTo (exclusive) bound item_id in read
+	// order; nil: open.
 	ItemIDFrom, ItemIDTo *string
-	// ItemIDFromExclusive leaves out the rows at ItemIDFrom, ItemIDToInclusive
-	// takes in those at ItemIDTo; each is ignored without its bound.
+	// ItemIDFromExclusive and ItemIDToInclusive change the bounds' defaults.
 	ItemIDFromExclusive, ItemIDToInclusive bool
+}
+
+var lineLinesRead = cqlgenimpl.ReadSpec[Line]{
+	Compare: lineLinesCompare,
+	Key:     lineLinesClustering,
+	Scan:    lineLinesScan,
+	Table:   lineLines,
 }
 
 // Lines reads Line rows by order_id, ordered by item_id ascending, from lines,
 // in pages: one partition, in clustering order.
 func (r *LineRepo) Lines(ctx context.Context, orderID string, o *LinesOptions) (_ cqlgen.Page[Line], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "Lines")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Lines").End(&err)
 	if orderID == "" {
-		return cqlgen.Page[Line]{}, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines",
-		}
+		return cqlgen.Page[Line]{}, cqlgenimpl.EmptyKey("lines", "order_id")
 	}
 	if o == nil {
 		o = &LinesOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Line]{
-		Compare:   lineLinesCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       lineLinesClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orderID},
-		Scan:      lineLinesScan,
-		Table:     lineLines,
-	}
-	if o.ItemIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.ItemIDFrom, o.ItemIDFromExclusive
-	}
-	if o.ItemIDTo != nil {
-		spec.To, spec.ToInclusive = *o.ItemIDTo, o.ItemIDToInclusive
-	}
+	spec := lineLinesRead.With([]any{orderID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.ItemIDFrom, o.ItemIDTo, o.ItemIDFromExclusive, o.ItemIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // LinesByStatusOptions are the optional parts of a LinesByStatus read.
 type LinesByStatusOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
+	// order; nil: open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
-	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
-	// its bound.
+	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
+}
+
+var lineLinesByStatusRead = cqlgenimpl.ReadSpec[LinesByStatusRow]{
+	Compare: lineLinesByStatusCompare,
+	Key:     lineLinesByStatusClustering,
+	Scan:    lineLinesByStatusScan,
+	Table:   lineLinesByStatus,
 }
 
 // LinesByStatus reads Line rows by status, ordered by order_id ascending, then
 // item_id ascending, from lines_by_status, in pages: one partition, in
 // clustering order.
 func (r *LineRepo) LinesByStatus(ctx context.Context, status string, o *LinesByStatusOptions) (_ cqlgen.Page[LinesByStatusRow], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "LinesByStatus")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "LinesByStatus").End(&err)
 	if status == "" {
-		return cqlgen.Page[LinesByStatusRow]{}, &cqlgen.EmptyKeyError{
-			Column: "status",
-			Table:  "lines_by_status",
-		}
+		return cqlgen.Page[LinesByStatusRow]{}, cqlgenimpl.EmptyKey("lines_by_status", "status")
 	}
 	if o == nil {
 		o = &LinesByStatusOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[LinesByStatusRow]{
-		Compare:   lineLinesByStatusCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       lineLinesByStatusClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{status},
-		Scan:      lineLinesByStatusScan,
-		Table:     lineLinesByStatus,
-	}
-	if o.OrderIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
-	}
-	if o.OrderIDTo != nil {
-		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
-	}
+	spec := lineLinesByStatusRead.With([]any{status}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // LinesByOrderStatusOptions are the optional parts of a LinesByOrderStatus
 // read.
 type LinesByOrderStatusOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// StatusFrom and StatusTo bound status, in the order rows come back: From
-	// is inclusive, To exclusive; nil leaves that end open.
+	// StatusFrom (inclusive) and StatusTo (exclusive) bound status in read
+	// order; nil: open.
 	StatusFrom, StatusTo *string
-	// StatusFromExclusive leaves out the rows at StatusFrom, StatusToInclusive
-	// takes in those at StatusTo; each is ignored without its bound.
+	// StatusFromExclusive and StatusToInclusive change the bounds' defaults.
 	StatusFromExclusive, StatusToInclusive bool
+}
+
+var lineLinesByOrderStatusRead = cqlgenimpl.ReadSpec[LinesByOrderStatusRow]{
+	Compare: lineLinesByOrderStatusCompare,
+	Key:     lineLinesByOrderStatusClustering,
+	Scan:    lineLinesByOrderStatusScan,
+	Table:   lineLinesByOrderStatus,
 }
 
 // LinesByOrderStatus reads Line rows by order_id, ordered by status ascending,
 // then item_id ascending, from lines_by_order_status, in pages: one partition,
 // in clustering order.
 func (r *LineRepo) LinesByOrderStatus(ctx context.Context, orderID string, o *LinesByOrderStatusOptions) (_ cqlgen.Page[LinesByOrderStatusRow], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Line", "LinesByOrderStatus")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "LinesByOrderStatus").End(&err)
 	if orderID == "" {
-		return cqlgen.Page[LinesByOrderStatusRow]{}, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "lines_by_order_status",
-		}
+		return cqlgen.Page[LinesByOrderStatusRow]{}, cqlgenimpl.EmptyKey("lines_by_order_status", "order_id")
 	}
 	if o == nil {
 		o = &LinesByOrderStatusOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[LinesByOrderStatusRow]{
-		Compare:   lineLinesByOrderStatusCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       lineLinesByOrderStatusClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{orderID},
-		Scan:      lineLinesByOrderStatusScan,
-		Table:     lineLinesByOrderStatus,
-	}
-	if o.StatusFrom != nil {
-		spec.From, spec.FromExclusive = *o.StatusFrom, o.StatusFromExclusive
-	}
-	if o.StatusTo != nil {
-		spec.To, spec.ToInclusive = *o.StatusTo, o.StatusToInclusive
-	}
+	spec := lineLinesByOrderStatusRead.With([]any{orderID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.StatusFrom, o.StatusTo, o.StatusFromExclusive, o.StatusToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

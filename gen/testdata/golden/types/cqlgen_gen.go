@@ -16,239 +16,30 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// everythingEverything: the statements of table everything, which is the
-// source of truth of Everything.
+// everythingEverything is table everything, which is the source of truth of
+// Everything (statements in schema.md).
 var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "everything",
-	Pattern: "Everything",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "id", Type: "uuid"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "tags_key", Type: "frozen<list<text>>"},
-		{Name: "day", Type: "date"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "id", Type: "uuid"},
-		{Name: "tags_key", Type: "frozen<list<text>>"},
-		{Name: "day", Type: "date"},
-		{Name: "event", Type: "timeuuid"},
-		{Name: "raw16", Type: "uuid"},
-		{Name: "s", Type: "text"},
-		{Name: "a", Type: "ascii"},
-		{Name: "g", Type: "text"},
-		{Name: "b", Type: "boolean"},
-		{Name: "i", Type: "bigint"},
-		{Name: "i8", Type: "tinyint"},
-		{Name: "i16", Type: "smallint"},
-		{Name: "i32", Type: "int"},
-		{Name: "i64", Type: "bigint"},
-		{Name: "u8", Type: "smallint"},
-		{Name: "u16", Type: "int"},
-		{Name: "u32", Type: "bigint"},
-		{Name: "u64", Type: "varint"},
-		{Name: "narrow", Type: "int"},
-		{Name: "f32", Type: "float"},
-		{Name: "f64", Type: "double"},
-		{Name: "blob", Type: "blob"},
-		{Name: "at", Type: "timestamp"},
-		{Name: "took", Type: "bigint"},
-		{Name: "of_day", Type: "time"},
-		{Name: "span", Type: "duration"},
-		{Name: "big", Type: "varint"},
-		{Name: "dec", Type: "decimal"},
-		{Name: "addr", Type: "inet"},
-		{Name: "list", Type: "list<text>"},
-		{Name: "set_of", Type: "set<text>"},
-		{Name: "set_ascii", Type: "set<ascii>"},
-		{Name: "members", Type: "set<text>"},
-		{Name: "counts", Type: "map<text, int>"},
-		{Name: "nested", Type: "map<text, frozen<list<bigint>>>"},
-		{Name: "frozen_map", Type: "map<text, frozen<map<bigint, boolean>>>"},
-		{Name: "maybe", Type: "text"},
-		{Name: "maybe_at", Type: "timestamp"},
-		{Name: "price", Type: "bigint"},
-		{Name: "prices", Type: "list<bigint>"},
-		{Name: "events", Type: "list<timeuuid>"},
-		{Name: "by_day", Type: "map<date, timestamp>"},
-		{Name: "stamped", Type: "timestamp"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      everythingEverythingInsertCQL,
-		InsertTTL:   everythingEverythingInsertTTLCQL,
-		Create:      everythingEverythingCreateCQL,
-		Delete:      everythingEverythingDeleteCQL,
-		Get:         everythingEverythingGetCQL,
-		First:       everythingEverythingFirstCQL,
-		FirstFrom:   everythingEverythingFirstFromCQL,
-		FirstTo:     everythingEverythingFirstToCQL,
-		FirstFromTo: everythingEverythingFirstFromToCQL,
-		After: []string{
-			everythingEverythingAfter0CQL,
-		},
-		AfterTo:     everythingEverythingAfterToCQL,
-		AtOrAfter:   everythingEverythingAtOrAfterCQL,
-		AtOrAfterTo: everythingEverythingAtOrAfterToCQL,
-	},
+	Name:         "everything",
+	Pattern:      "Everything",
+	PartitionKey: cqlgenimpl.Cols("id uuid"),
+	Clustering:   cqlgenimpl.Cols("tags_key frozen<list<text>>", "day date"),
+	Columns:      cqlgenimpl.Cols("event timeuuid", "raw16 uuid", "s text", "a ascii", "g text", "b boolean", "i bigint", "i8 tinyint", "i16 smallint", "i32 int", "i64 bigint", "u8 smallint", "u16 int", "u32 bigint", "u64 varint", "narrow int", "f32 float", "f64 double", "blob blob", "at timestamp", "took bigint", "of_day time", "span duration", "big varint", "dec decimal", "addr inet", "list list<text>", "set_of set<text>", "set_ascii set<ascii>", "members set<text>", "counts map<text, int>", "nested map<text, frozen<list<bigint>>>", "frozen_map map<text, frozen<map<bigint, boolean>>>", "maybe text", "maybe_at timestamp", "price bigint", "prices list<bigint>", "events list<timeuuid>", "by_day map<date, timestamp>", "stamped timestamp"),
+	Canonical:    true,
+	Single:       true,
 })
 
-// everythingEverythingInsertCQL writes a whole row of everything. Its
-// placeholders bind id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16,
-// i32, i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-// big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-// frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped, the
-// write timestamp.
-const everythingEverythingInsertCQL = `INSERT INTO everything (id, tags_key, day, event, raw16, s, a, g, b, i,
-		i8, i16, i32, i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took,
-		of_day, span, big, dec, addr, list, set_of, set_ascii, members, counts,
-		nested, frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		stamped)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// everythingEverythingRow binds everythingEverythingInsertCQL for e, written
-// at ts. With unset, nil pointers and empty collections are left unset,
-// writing no tombstone; without, they clear their columns.
 func everythingEverythingRow(e *Everything, ts int64, unset bool) []any {
 	return []any{e.ID, e.TagsKey, e.Day, e.Event, e.Raw16, e.S, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, cqlgenimpl.SliceOrUnset(e.List, unset), cqlgenimpl.SliceOrUnset(e.Set, unset), cqlgenimpl.SliceOrUnset(e.SetAscii, unset), cqlgenimpl.MapOrUnset(e.Members, unset), cqlgenimpl.MapOrUnset(e.Counts, unset), cqlgenimpl.MapOrUnset(e.Nested, unset), cqlgenimpl.MapOrUnset(e.Frozen, unset), cqlgenimpl.OrUnset(e.Maybe, unset), cqlgenimpl.OrUnset(e.MaybeAt, unset), e.Price, cqlgenimpl.SliceOrUnset(e.Prices, unset), cqlgenimpl.SliceOrUnset(e.Events, unset), cqlgenimpl.MapOrUnset(e.ByDay, unset), e.Stamped, ts}
 }
 
-// everythingEverythingInsertTTLCQL writes a whole row of everything with a TTL
-// of the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds id, tags_key, day,
-// event, raw16, s, a, g, b, i, i8, i16, i32, i64, u8, u16, u32, u64, narrow,
-// f32, f64, blob, at, took, of_day, span, big, dec, addr, list, set_of,
-// set_ascii, members, counts, nested, frozen_map, maybe, maybe_at, price,
-// prices, events, by_day, stamped, the TTL in seconds (unset: the table's
-// default), the write timestamp.
-const everythingEverythingInsertTTLCQL = `INSERT INTO everything (id, tags_key, day, event, raw16, s, a, g, b, i,
-		i8, i16, i32, i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took,
-		of_day, span, big, dec, addr, list, set_of, set_ascii, members, counts,
-		nested, frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		stamped)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// everythingEverythingCreateCQL writes a whole row of everything if no row has
-// its key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes
-// no client timestamp. cqlgenimpl.ReadPage binds id, tags_key, day, event,
-// raw16, s, a, g, b, i, i8, i16, i32, i64, u8, u16, u32, u64, narrow, f32,
-// f64, blob, at, took, of_day, span, big, dec, addr, list, set_of, set_ascii,
-// members, counts, nested, frozen_map, maybe, maybe_at, price, prices, events,
-// by_day, stamped, the TTL in seconds (unset: the table's default).
-const everythingEverythingCreateCQL = `INSERT INTO everything (id, tags_key, day, event, raw16, s, a, g, b, i,
-		i8, i16, i32, i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took,
-		of_day, span, big, dec, addr, list, set_of, set_ascii, members, counts,
-		nested, frozen_map, maybe, maybe_at, price, prices, events, by_day,
-		stamped)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// everythingEverythingDeleteCQL deletes a row of everything by its primary
-// key. Its placeholders bind the write timestamp, id, tags_key, day.
-const everythingEverythingDeleteCQL = `DELETE FROM everything
-	USING TIMESTAMP ?
-	WHERE id = ? AND tags_key = ? AND day = ?`
-
-// everythingEverythingGetCQL reads a row of everything by its primary key. Its
-// placeholders bind id, tags_key, day.
-const everythingEverythingGetCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
-	FROM everything
-	WHERE id = ? AND tags_key = ? AND day = ?`
-
-// everythingEverythingScan reads one row of everything into e; false when
-// there is none.
 func everythingEverythingScan(it cqlgenimpl.Iter, e *Everything) bool {
 	return it.Scan(&e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.S, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay, &e.Stamped)
 }
 
-// everythingEverythingFirstCQL reads a partition of everything from its first
-// row. cqlgenimpl.ReadPage binds id.
-const everythingEverythingFirstCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
-	FROM everything
-	WHERE id = ?`
-
-// everythingEverythingFirstFromCQL reads a partition of everything from the
-// From bound. cqlgenimpl.ReadPage binds id, From.
-const everythingEverythingFirstFromCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
-	FROM everything
-	WHERE id = ? AND tags_key >= ?`
-
-// everythingEverythingFirstToCQL reads a partition of everything from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds id, To.
-const everythingEverythingFirstToCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
-	FROM everything
-	WHERE id = ? AND tags_key < ?`
-
-// everythingEverythingFirstFromToCQL reads a partition of everything between
-// the bounds. cqlgenimpl.ReadPage binds id, From, To.
-const everythingEverythingFirstFromToCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
-	FROM everything
-	WHERE id = ? AND tags_key >= ? AND tags_key < ?`
-
-// everythingEverythingAfter0CQL continues a read of everything after a row, at
-// one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// id, tags_key, day.
-const everythingEverythingAfter0CQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
-	FROM everything
-	WHERE id = ? AND (tags_key, day) > (?, ?)`
-
-// everythingEverythingAfterToCQL continues a read of everything after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds id, tags_key, day, To.
-const everythingEverythingAfterToCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
-	FROM everything
-	WHERE id = ? AND (tags_key, day) > (?, ?) AND tags_key < ?`
-
-// everythingEverythingAtOrAfterCQL continues a read of everything at or after
-// a row. cqlgenimpl.ReadPage binds id, tags_key, day.
-const everythingEverythingAtOrAfterCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
-	FROM everything
-	WHERE id = ? AND (tags_key, day) >= (?, ?)`
-
-// everythingEverythingAtOrAfterToCQL continues a read of everything at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds id, tags_key,
-// day, To.
-const everythingEverythingAtOrAfterToCQL = `SELECT id, tags_key, day, event, raw16, s, a, g, b, i, i8, i16, i32,
-		i64, u8, u16, u32, u64, narrow, f32, f64, blob, at, took, of_day, span,
-		big, dec, addr, list, set_of, set_ascii, members, counts, nested,
-		frozen_map, maybe, maybe_at, price, prices, events, by_day, stamped
-	FROM everything
-	WHERE id = ? AND (tags_key, day) >= (?, ?) AND tags_key < ?`
-
-// everythingEverythingClustering is the clustering key of e in everything, in
-// order.
 func everythingEverythingClustering(e *Everything) []any {
 	return []any{e.TagsKey, e.Day}
 }
 
-// everythingEverythingCompare orders rows of everything as its clustering
-// order does.
 func everythingEverythingCompare(a, b *Everything) int {
 	if c := cqlgenimpl.CompareAs("frozen<list<text>>", a.TagsKey, b.TagsKey); c != 0 {
 		return c
@@ -265,186 +56,105 @@ type EverythingRepo struct {
 	opts cqlgen.Options
 }
 
-// NewEverythingRepo returns a repository of Everything on s. The default
-// strategy is a logged batch.
+// NewEverythingRepo returns a repository of Everything on s.
 func NewEverythingRepo(s cqlgen.Session, opts ...cqlgen.Option) *EverythingRepo {
-	return &EverythingRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &EverythingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// everythingCheck rejects a Everything whose partition key values are empty.
 func everythingCheck(e *Everything) error {
 	if cqlgenimpl.IsZeroUUID(e.ID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "id",
-			Table:  "everything",
-		}
+		return cqlgenimpl.EmptyKey("everything", "id")
 	}
 	return nil
 }
 
-// Insert writes e to everything, at a client-side timestamp. Nil pointers and
-// empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+var everythingOne = cqlgenimpl.One[Everything]{
+	Check: everythingCheck,
+	Delete: func(e *Everything, ts int64) []any {
+		return []any{ts, e.ID, e.TagsKey, e.Day}
+	},
+	Key: func(e *Everything) []any {
+		return []any{e.ID, e.TagsKey, e.Day}
+	},
+	Row:   everythingEverythingRow,
+	Scan:  everythingEverythingScan,
+	Table: everythingEverything,
+}
+
+// Insert writes e to everything, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, everythingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, everythingEverything, e, []any{e.ID, e.TagsKey, e.Day}, func(e *Everything, unset bool) []any {
-			return everythingEverythingRow(e, 0, unset)
-		}, everythingEverythingScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(everythingEverything, o.TTL, everythingEverythingRow(e, ts, true))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &everythingOne, e)
 }
 
-// InsertIfAbsent writes e to everything only if no row has its key (INSERT ...
-// IF NOT EXISTS): create, never replace. The result says whether it applied
-// and, when a row was there, holds it as Current. A row that holds every value
-// e would write counts as applied, with Again set: a call sent again after its
-// reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in everything unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *EverythingRepo) InsertIfAbsent(ctx context.Context, e *Everything, opts ...cqlgen.Option) (_ cqlgen.Inserted[Everything], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, everythingCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Everything]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, everythingEverything, e, []any{e.ID, e.TagsKey, e.Day}, func(e *Everything, unset bool) []any {
-		return everythingEverythingRow(e, 0, unset)
-	}, everythingEverythingScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &everythingOne, e)
 }
 
-// Update writes e over the row with its key in everything. Unlike Insert, nil
-// pointers and empty collections clear their columns. With cqlgen.WithTTL the
-// row expires after that time instead of the table's default.
+// Update writes e over the row with its key in everything; nil pointers and
+// empty collections clear their columns.
 func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, everythingCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(everythingEverything, o.TTL, everythingEverythingRow(e, ts, false))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &everythingOne, e)
 }
 
 // Delete removes the row with e's key from everything.
 func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, everythingCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   everythingEverything.Delete,
-			Values: []any{ts, e.ID, e.TagsKey, e.Day},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &everythingOne, e)
 }
 
-// Get reads the Everything with the given key from everything, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Everything with the given key from everything;
+// cqlgen.ErrNotFound if there is none.
 func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (_ *Everything, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Get").End(&err)
 	if cqlgenimpl.IsZeroUUID(id) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "id",
-			Table:  "everything",
-		}
+		return nil, cqlgenimpl.EmptyKey("everything", "id")
 	}
 	var e Everything
 	e.ID = id
 	e.TagsKey = tagsKey
 	e.Day = day
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   everythingEverything.Get,
-		Values: []any{e.ID, e.TagsKey, e.Day},
-	}, everythingEverythingScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, everythingEverything.Get, []any{e.ID, e.TagsKey, e.Day}, everythingEverythingScan)
 }
 
 // EverythingOptions are the optional parts of a Everything read.
 type EverythingOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// TagsKeyFrom and TagsKeyTo bound tags_key, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// TagsKeyFrom (inclusive) and TagsKeyTo (exclusive) bound tags_key in read
+	// order; nil: open.
 	TagsKeyFrom, TagsKeyTo *[]string
-	// TagsKeyFromExclusive leaves out the rows at TagsKeyFrom,
-	// TagsKeyToInclusive takes in those at TagsKeyTo; each is ignored without
-	// its bound.
+	// TagsKeyFromExclusive and TagsKeyToInclusive change the bounds' defaults.
 	TagsKeyFromExclusive, TagsKeyToInclusive bool
+}
+
+var everythingEverythingRead = cqlgenimpl.ReadSpec[Everything]{
+	Compare: everythingEverythingCompare,
+	Key:     everythingEverythingClustering,
+	Scan:    everythingEverythingScan,
+	Table:   everythingEverything,
 }
 
 // Everything reads Everything rows by id, ordered by tags_key ascending, then
 // day ascending, from everything, in pages: one partition, in clustering
 // order.
 func (r *EverythingRepo) Everything(ctx context.Context, id gocql.UUID, o *EverythingOptions) (_ cqlgen.Page[Everything], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Everything", "Everything")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Everything").End(&err)
 	if cqlgenimpl.IsZeroUUID(id) {
-		return cqlgen.Page[Everything]{}, &cqlgen.EmptyKeyError{
-			Column: "id",
-			Table:  "everything",
-		}
+		return cqlgen.Page[Everything]{}, cqlgenimpl.EmptyKey("everything", "id")
 	}
 	if o == nil {
 		o = &EverythingOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Everything]{
-		Compare:   everythingEverythingCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       everythingEverythingClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{id},
-		Scan:      everythingEverythingScan,
-		Table:     everythingEverything,
-	}
-	if o.TagsKeyFrom != nil {
-		spec.From, spec.FromExclusive = *o.TagsKeyFrom, o.TagsKeyFromExclusive
-	}
-	if o.TagsKeyTo != nil {
-		spec.To, spec.ToInclusive = *o.TagsKeyTo, o.TagsKeyToInclusive
-	}
+	spec := everythingEverythingRead.With([]any{id}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.TagsKeyFrom, o.TagsKeyTo, o.TagsKeyFromExclusive, o.TagsKeyToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -3,6 +3,7 @@
 package udt
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -17,46 +18,18 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// customerCustomers: the statements of table customers, which is the source of
-// truth of Customer.
+// customerCustomers is table customers, which is the source of truth of
+// Customer (statements in schema.md).
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "customers",
-	Pattern: "Customers",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "uuid"},
-		{Name: "region", Type: "frozen<udt<region, country text, area text>>"},
-		{Name: "billing", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
-		{Name: "shipping", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
-		{Name: "others", Type: "list<frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>>"},
-		{Name: "by_label", Type: "map<text, frozen<udt<contact_card, name text, phones list<text>, home frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>, wait duration>>>"},
-		{Name: "seen", Type: "set<frozen<udt<geo, lat double, lon double>>>"},
-		{Name: "created_at", Type: "timestamp"},
-		{Name: "created_by", Type: "text"},
-		{Name: "revision", Type: "bigint"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:     customerCustomersGetCQL,
-		GetMany: customerCustomersGetManyCQL,
-		State:   customerCustomersStateCQL,
-		Change:  customerCustomersChangeCQL,
-		Remove:  customerCustomersRemoveCQL,
-		Settle:  customerCustomersSettleCQL,
-		Scan:    customerCustomersScanCQL,
-	},
+	Name:         "customers",
+	Pattern:      "Customers",
+	PartitionKey: cqlgenimpl.Cols("customer_id uuid"),
+	Columns:      cqlgenimpl.Cols("region frozen<udt<region, country text, area text>>", "billing frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "shipping frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "others list<frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>>", "by_label map<text, frozen<udt<contact_card, name text, phones list<text>, home frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>, wait duration>>>", "seen set<frozen<udt<geo, lat double, lon double>>>", "created_at timestamp", "created_by text", "revision bigint"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
-// customerCustomersGetCQL reads a row of customers by its primary key. Its
-// placeholders bind customer_id.
-const customerCustomersGetCQL = `SELECT customer_id, region, billing, shipping, others, by_label, seen,
-		created_at, created_by, revision, cqlgen_deleted
-	FROM customers
-	WHERE customer_id = ?`
-
-// customerCustomersScan reads the next row of customers that is no grave of a
-// deleted Customer into e; false when there is none.
 func customerCustomersScan(it cqlgenimpl.Iter, e *Customer) bool {
 	for {
 		var deleted bool
@@ -70,42 +43,19 @@ func customerCustomersScan(it cqlgenimpl.Iter, e *Customer) bool {
 	}
 }
 
-// customerCustomersGetManyCQL reads the rows of customers of several partition
-// keys at once. cqlgenimpl.GetMany binds the list of customer_id values.
-const customerCustomersGetManyCQL = `SELECT customer_id, region, billing, shipping, others, by_label, seen,
-		created_at, created_by, revision, cqlgen_deleted
-	FROM customers
-	WHERE customer_id IN ?`
-
-// customerCustomersStateCQL reads a row of customers with the write protocol's
-// columns. Its placeholders bind customer_id.
-const customerCustomersStateCQL = `SELECT customer_id, region, billing, shipping, others, by_label, seen,
-		created_at, created_by, revision, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM customers
-	WHERE customer_id = ?`
-
-// customerCustomersState binds customerCustomersStateCQL: the primary key of
-// e.
 func customerCustomersState(e *Customer) []any {
 	return []any{e.CustomerID}
 }
 
-// customerCustomersScanState reads a row of customers with its version, its
-// mark of deletion, its pending record and its last changes.
 func customerCustomersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Customer], ok bool) {
 	ok = it.Scan(&v.Row.CustomerID, &v.Row.Region, &v.Row.Billing, &v.Row.Shipping, &v.Row.Others, &v.Row.ByLabel, cqlgenimpl.ScanSet(&v.Row.Seen), &v.Row.CreatedAt, &v.Row.CreatedBy, &v.Row.Revision, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// customerCustomersData is every column of e's row in customers, in table
-// order.
 func customerCustomersData(e *Customer) []any {
 	return []any{e.CustomerID, e.Region, e.Billing, e.Shipping, e.Others, e.ByLabel, e.Seen, e.CreatedAt, e.CreatedBy, e.Revision}
 }
 
-// customerMerge is e as an Insert over cur writes it: the nil pointers and
-// empty collections of e, which an Insert leaves unset, keep cur's values.
 func customerMerge(cur, e *Customer) Customer {
 	m := *e
 	if m.Shipping == nil {
@@ -123,275 +73,75 @@ func customerMerge(cur, e *Customer) Customer {
 	return m
 }
 
-// customerCustomersChangeCQL writes a row of customers if its version is the
-// one read (null: if there is no row). Its placeholders bind region, billing,
-// shipping, others, by_label, seen, created_at, created_by, revision,
-// cqlgen_version (the write timestamp), the pending record, the record of the
-// last changes, customer_id, the version read.
-const customerCustomersChangeCQL = `UPDATE customers
-	SET region = ?, billing = ?, shipping = ?, others = ?, by_label = ?,
-		seen = ?, created_at = ?, created_by = ?, revision = ?,
-		cqlgen_version = ?, cqlgen_deleted = false, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE customer_id = ?
-	IF cqlgen_version = ?`
-
-// customerCustomersChange binds customerCustomersChangeCQL: it sets e's
-// values, leaving nil pointers and empty collections unset with c.Unset, at
-// version c.TS, if the version is still c.Old.
 func customerCustomersChange(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{e.Region, e.Billing, cqlgenimpl.OrUnset(e.Shipping, c.Unset), cqlgenimpl.SliceOrUnset(e.Others, c.Unset), cqlgenimpl.MapOrUnset(e.ByLabel, c.Unset), cqlgenimpl.MapOrUnset(e.Seen, c.Unset), e.CreatedAt, e.CreatedBy, e.Revision, c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
 }
 
-// customerCustomersRemoveCQL leaves a grave of a row of customers if its
-// version is the one read. Its placeholders bind cqlgen_version (the write
-// timestamp), the pending record, the record of the last changes, customer_id,
-// the version read.
-const customerCustomersRemoveCQL = `UPDATE customers
-	USING TTL 864000
-	SET region = null, billing = null, shipping = null, others = null,
-		by_label = null, seen = null, created_at = null, created_by = null,
-		revision = null, cqlgen_version = ?, cqlgen_deleted = true,
-		cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE customer_id = ?
-	IF cqlgen_version = ?`
-
-// customerCustomersRemove binds customerCustomersRemoveCQL: it leaves a grave
-// of e, at version c.TS, if the version is still c.Old.
 func customerCustomersRemove(e *Customer, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
 }
 
-// customerCustomersSettleCQL clears the pending record of a row of customers
-// if its version is the one read. Its placeholders bind customer_id, the
-// version read.
-const customerCustomersSettleCQL = `UPDATE customers
-	SET cqlgen_pending = null
-	WHERE customer_id = ?
-	IF cqlgen_version = ?`
-
-// customerCustomersSettle binds customerCustomersSettleCQL: it clears the
-// pending record of e's row if the version is still version.
 func customerCustomersSettle(e *Customer, version int64) []any {
 	return []any{e.CustomerID, version}
 }
 
-// customerCustomersScanCQL reads a token range of customers for verify, repair
-// and backfill. Its placeholders bind the lower token (excluded), the upper
-// token.
-const customerCustomersScanCQL = `SELECT customer_id, region, billing, shipping, others, by_label, seen,
-		created_at, created_by, revision, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM customers
-	WHERE token(customer_id) > ? AND token(customer_id) <= ?`
-
-// customerCustomersByRegion: the statements of table customers_by_region,
-// which serves CustomersByRegion.
+// customerCustomersByRegion is table customers_by_region, which serves
+// CustomersByRegion (statements in schema.md).
 var customerCustomersByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "customers_by_region",
-	Pattern: "CustomersByRegion",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "region", Type: "frozen<udt<region, country text, area text>>"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "created_at", Type: "timestamp", Desc: true},
-		{Name: "customer_id", Type: "uuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "region", Type: "frozen<udt<region, country text, area text>>"},
-		{Name: "created_at", Type: "timestamp", Desc: true},
-		{Name: "customer_id", Type: "uuid"},
-		{Name: "billing", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
-		{Name: "shipping", Type: "frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>"},
-		{Name: "others", Type: "list<frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>>"},
-		{Name: "by_label", Type: "map<text, frozen<udt<contact_card, name text, phones list<text>, home frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>, wait duration>>>"},
-		{Name: "seen", Type: "set<frozen<udt<geo, lat double, lon double>>>"},
-		{Name: "created_by", Type: "text"},
-		{Name: "revision", Type: "bigint"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      customerCustomersByRegionInsertCQL,
-		Delete:      customerCustomersByRegionDeleteCQL,
-		Scan:        customerCustomersByRegionScanCQL,
-		First:       customerCustomersByRegionFirstCQL,
-		FirstFrom:   customerCustomersByRegionFirstFromCQL,
-		FirstTo:     customerCustomersByRegionFirstToCQL,
-		FirstFromTo: customerCustomersByRegionFirstFromToCQL,
-		After: []string{
-			customerCustomersByRegionAfter0CQL,
-			customerCustomersByRegionAfter1CQL,
-		},
-		AfterTo:   customerCustomersByRegionAfterToCQL,
-		AtOrAfter: customerCustomersByRegionAtOrAfterCQL,
-	},
+	Name:         "customers_by_region",
+	Pattern:      "CustomersByRegion",
+	PartitionKey: cqlgenimpl.Cols("region frozen<udt<region, country text, area text>>"),
+	Clustering:   cqlgenimpl.Cols("created_at timestamp desc", "customer_id uuid"),
+	Columns:      cqlgenimpl.Cols("billing frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "shipping frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "others list<frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>>", "by_label map<text, frozen<udt<contact_card, name text, phones list<text>, home frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>, wait duration>>>", "seen set<frozen<udt<geo, lat double, lon double>>>", "created_by text", "revision bigint"),
+	Maintained:   true,
 })
 
-// customerCustomersByRegionInsertCQL writes a whole row of
-// customers_by_region. Its placeholders bind region, created_at, customer_id,
-// billing, shipping, others, by_label, seen, created_by, revision, the write
-// timestamp.
-const customerCustomersByRegionInsertCQL = `INSERT INTO customers_by_region (region, created_at, customer_id,
-		billing, shipping, others, by_label, seen, created_by, revision)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// customerCustomersByRegionRow binds customerCustomersByRegionInsertCQL for e,
-// written at ts. With unset, nil pointers and empty collections are left
-// unset, writing no tombstone; without, they clear their columns.
 func customerCustomersByRegionRow(e *Customer, ts int64, unset bool) []any {
 	return []any{e.Region, e.CreatedAt, e.CustomerID, e.Billing, cqlgenimpl.OrUnset(e.Shipping, unset), cqlgenimpl.SliceOrUnset(e.Others, unset), cqlgenimpl.MapOrUnset(e.ByLabel, unset), cqlgenimpl.MapOrUnset(e.Seen, unset), e.CreatedBy, e.Revision, ts}
 }
 
-// customerCustomersByRegionKey is the primary key of e in customers_by_region,
-// in order, bucket included.
 func customerCustomersByRegionKey(e *Customer) []any {
 	return []any{e.Region, e.CreatedAt, e.CustomerID}
 }
 
-// customerCustomersByRegionDeleteCQL deletes a row of customers_by_region by
-// its primary key. Its placeholders bind the write timestamp, region,
-// created_at, customer_id.
-const customerCustomersByRegionDeleteCQL = `DELETE FROM customers_by_region
-	USING TIMESTAMP ?
-	WHERE region = ? AND created_at = ? AND customer_id = ?`
-
-// customerCustomersByRegionScanCQL reads a token range of customers_by_region
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const customerCustomersByRegionScanCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by, revision, writetime(billing),
-		writetime(shipping), writetime(created_by), writetime(revision)
-	FROM customers_by_region
-	WHERE token(region) > ? AND token(region) <= ?`
-
-// customerCustomersByRegionFirstCQL reads a partition of customers_by_region
-// from its first row. cqlgenimpl.ReadPage binds region.
-const customerCustomersByRegionFirstCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by, revision
-	FROM customers_by_region
-	WHERE region = ?`
-
-// customerCustomersByRegionFirstFromCQL reads a partition of
-// customers_by_region from the From bound. cqlgenimpl.ReadPage binds region,
-// From.
-const customerCustomersByRegionFirstFromCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by, revision
-	FROM customers_by_region
-	WHERE region = ? AND created_at <= ?`
-
-// customerCustomersByRegionFirstToCQL reads a partition of customers_by_region
-// from its first row up to the To bound. cqlgenimpl.ReadPage binds region, To.
-const customerCustomersByRegionFirstToCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by, revision
-	FROM customers_by_region
-	WHERE region = ? AND created_at > ?`
-
-// customerCustomersByRegionFirstFromToCQL reads a partition of
-// customers_by_region between the bounds. cqlgenimpl.ReadPage binds region,
-// From, To.
-const customerCustomersByRegionFirstFromToCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by, revision
-	FROM customers_by_region
-	WHERE region = ? AND created_at <= ? AND created_at > ?`
-
-// customerCustomersByRegionAfter0CQL continues a read of customers_by_region
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds region, created_at.
-const customerCustomersByRegionAfter0CQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by, revision
-	FROM customers_by_region
-	WHERE region = ? AND created_at < ?`
-
-// customerCustomersByRegionAfter1CQL continues a read of customers_by_region
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds region, created_at, customer_id.
-const customerCustomersByRegionAfter1CQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by, revision
-	FROM customers_by_region
-	WHERE region = ? AND created_at = ? AND customer_id > ?`
-
-// customerCustomersByRegionAfterToCQL continues a read of customers_by_region
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds region,
-// created_at, To.
-const customerCustomersByRegionAfterToCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by, revision
-	FROM customers_by_region
-	WHERE region = ? AND created_at < ? AND created_at > ?`
-
-// customerCustomersByRegionAtOrAfterCQL continues a read of
-// customers_by_region at or after a row. cqlgenimpl.ReadPage binds region,
-// created_at, customer_id.
-const customerCustomersByRegionAtOrAfterCQL = `SELECT region, created_at, customer_id, billing, shipping, others,
-		by_label, seen, created_by, revision
-	FROM customers_by_region
-	WHERE region = ? AND created_at = ? AND customer_id >= ?`
-
-// customerCustomersByRegionScan reads one row of customers_by_region into e;
-// false when there is none.
 func customerCustomersByRegionScan(it cqlgenimpl.Iter, e *Customer) bool {
 	return it.Scan(&e.Region, &e.CreatedAt, &e.CustomerID, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedBy, &e.Revision)
 }
 
-// customerCustomersByRegionClustering is the clustering key of e in
-// customers_by_region, in order.
 func customerCustomersByRegionClustering(e *Customer) []any {
 	return []any{e.CreatedAt, e.CustomerID}
 }
 
-// customerCustomersByRegionCompare orders rows of customers_by_region as its
-// clustering order does.
 func customerCustomersByRegionCompare(a, b *Customer) int {
-	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareUUID(a.CustomerID, b.CustomerID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.CreatedAt.Compare(b.CreatedAt), cqlgenimpl.CompareUUID(a.CustomerID, b.CustomerID))
 }
 
 // CustomerRepo reads and writes Customer in its tables (customers,
-// customers_by_region), keeping every copy in step; customers is the source of
-// truth.
+// customers_by_region), kept in step with customers.
 type CustomerRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewCustomerRepo returns a repository of Customer on s. The default strategy
-// is a logged batch.
+// NewCustomerRepo returns a repository of Customer on s.
 func NewCustomerRepo(s cqlgen.Session, opts ...cqlgen.Option) *CustomerRepo {
-	return &CustomerRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &CustomerRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// customerCheck rejects a Customer whose partition key values are empty.
 func customerCheck(e *Customer) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "customers",
-		}
+		return cqlgenimpl.EmptyKey("customers", "customer_id")
 	}
 	return nil
 }
 
-// customerCheckKey rejects a Customer whose partition key value in customers,
-// the source of truth, is empty.
 func customerCheckKey(e *Customer) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "customers",
-		}
+		return cqlgenimpl.EmptyKey("customers", "customer_id")
 	}
 	return nil
 }
 
-// customerWrites is the write protocol of Customer: its source of truth,
-// customers, and the tables the protocol keeps in step with it.
 var customerWrites = &cqlgenimpl.Entity[Customer]{
 	Canonical: customerCustomers,
 	State:     customerCustomersState,
@@ -412,18 +162,11 @@ var customerWrites = &cqlgenimpl.Entity[Customer]{
 	},
 }
 
-// Insert writes e to every table of Customer, creating it, or replacing it
-// where it exists; nil pointers and empty collections are left unset, so they
-// keep what the entity had and write no tombstones. It takes its turn with
-// other writers of the entity through a conditional write on customers, the
-// source of truth. If it returns an error, it may have applied in part: run it
-// again, from any client, and every table converges on the result; the next
-// write of the entity finishes it too.
+// Insert creates or replaces e in every table of Customer, leaving nil
+// pointers and empty collections unset, through the write protocol on
+// customers (docs/repositories.md, The write protocol).
 func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -431,19 +174,11 @@ func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.O
 	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Customer whose key in customers is e's, in every table:
-// rows whose key changed (a new sort key, say) move, and nil pointers and
-// empty collections clear their columns. It takes its turn with other writers
-// through a conditional write on customers's version; a writer that loses
-// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Customer with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// customers (docs/repositories.md, The write protocol).
 func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -451,16 +186,11 @@ func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.O
 	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Customer whose key in customers is e's from every table;
-// the rows of the other tables are found from customers's values, so e needs
-// only its key. Deleting what does not exist is not an error. If it returns an
-// error, it may have applied in part: run it again, from any client, and every
-// table converges on the result; the next write of the entity finishes it too.
+// Delete removes the Customer with e's key from every table (e needs only its
+// key), through the write protocol on customers (docs/repositories.md, The
+// write protocol).
 func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, customerCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -468,47 +198,25 @@ func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.O
 	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Customer with the given key from customers, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Customer since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Customer with the given key from customers with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *CustomerRepo) GetVersioned(ctx context.Context, customerID gocql.UUID) (_ *Customer, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "GetVersioned").End(&err)
 	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "customers",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("customers", "customer_id")
 	}
 	e := &Customer{}
 	e.CustomerID = customerID
 	return cqlgenimpl.Versioned(ctx, r.s, customerWrites, e)
 }
 
-// Modify reads the Customer with the given key, lets change edit it (set a
-// field, add to a collection), and writes the result to every table that
-// stores what changed, if no one changed the Customer since it was read; when
-// someone did, it reads it again and calls change again, up to
-// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
-// is written when change returns an error, which Modify returns; change must
-// not edit the key in customers (cqlgen.ErrKeyChanged). It returns the
-// Customer written; cqlgen.ErrNotFound if there is none. It costs one read
-// more than Update, which overwrites whatever a concurrent writer did. Run
-// again after its reply was lost, it applies change again, unless given
-// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
+// Modify reads the Customer with the given key, lets change edit it and writes
+// it back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *CustomerRepo) Modify(ctx context.Context, customerID gocql.UUID, change func(*Customer) error, opts ...cqlgen.Option) (_ *Customer, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Modify").End(&err)
 	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "customers",
-		}
+		return nil, cqlgenimpl.EmptyKey("customers", "customer_id")
 	}
 	e := &Customer{}
 	e.CustomerID = customerID
@@ -519,91 +227,54 @@ func (r *CustomerRepo) Modify(ctx context.Context, customerID gocql.UUID, change
 	return cqlgenimpl.Modify(ctx, r.s, o, customerWrites, e, customerCheck, change)
 }
 
-// Entity names the entity CustomerRepo keeps: Customer.
+// Entity is Customer.
 func (r *CustomerRepo) Entity() string {
 	return "Customer"
 }
 
-// Tables lists the tables of Customer that Repair and Backfill write: every
-// one but customers, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but customers.
 func (r *CustomerRepo) Tables() []string {
 	return []string{"customers_by_region"}
 }
 
-// Verify compares every table of Customer with what customers, the source of
-// truth, implies, and reports the rows missing, stale or orphaned. It writes
-// nothing.
+// Verify reports the rows missing, stale or orphaned against customers.
 func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Customer wins over; it
-// is safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", true, o)
 }
 
-// Backfill writes every row customers implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row customers implies into table.
 func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, customerWrites, "Customer", table, o)
 }
 
-// Get reads the Customer with the given key from customers, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Customer with the given key from customers; cqlgen.ErrNotFound
+// if there is none.
 func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Customer, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Get").End(&err)
 	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "customers",
-		}
+		return nil, cqlgenimpl.EmptyKey("customers", "customer_id")
 	}
 	var e Customer
 	e.CustomerID = customerID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   customerCustomers.Get,
-		Values: []any{e.CustomerID},
-	}, customerCustomersScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, customerCustomers.Get, []any{e.CustomerID}, customerCustomersScan)
 }
 
-// GetMany reads the Customers with the given customer_id values from
-// customers, the source of truth, in one query (customer_id IN ?): Rows[i] is
-// the Customer of customerIDs[i], nil when there is none, and Missing lists
-// those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys,
-// or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Customers with the given customer_id values from customers
+// in one query: Rows[i] is customerIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (_ cqlgen.Found[Customer], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "GetMany").End(&err)
 	for _, k := range customerIDs {
 		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Customer]{}, &cqlgen.EmptyKeyError{
-				Column: "customer_id",
-				Table:  "customers",
-			}
+			return cqlgen.Found[Customer]{}, cqlgenimpl.EmptyKey("customers", "customer_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, customerCustomers, []any{}, customerIDs, r.opts.MaxKeys, customerCustomersScan, func(e *Customer) gocql.UUID {
@@ -613,194 +284,62 @@ func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (_
 
 // CustomersByRegionOptions are the optional parts of a CustomersByRegion read.
 type CustomersByRegionOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// CreatedAtFrom and CreatedAtTo bound created_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at
+	// in read order; nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
-	// CreatedAtFromExclusive leaves out the rows at CreatedAtFrom,
-	// CreatedAtToInclusive takes in those at CreatedAtTo; each is ignored
-	// without its bound.
+	// CreatedAtFromExclusive and CreatedAtToInclusive change the bounds'
+	// defaults.
 	CreatedAtFromExclusive, CreatedAtToInclusive bool
+}
+
+var customerCustomersByRegionRead = cqlgenimpl.ReadSpec[Customer]{
+	Compare: customerCustomersByRegionCompare,
+	Key:     customerCustomersByRegionClustering,
+	Scan:    customerCustomersByRegionScan,
+	Table:   customerCustomersByRegion,
 }
 
 // CustomersByRegion reads Customer rows by region, ordered by created_at
 // descending, then customer_id ascending, from customers_by_region, in pages:
 // one partition, in clustering order.
 func (r *CustomerRepo) CustomersByRegion(ctx context.Context, region Region, o *CustomersByRegionOptions) (_ cqlgen.Page[Customer], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "CustomersByRegion")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "CustomersByRegion").End(&err)
 	if o == nil {
 		o = &CustomersByRegionOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Customer]{
-		Compare:   customerCustomersByRegionCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       customerCustomersByRegionClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{region},
-		Scan:      customerCustomersByRegionScan,
-		Table:     customerCustomersByRegion,
-	}
-	if o.CreatedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.CreatedAtFrom, o.CreatedAtFromExclusive
-	}
-	if o.CreatedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.CreatedAtTo, o.CreatedAtToInclusive
-	}
+	spec := customerCustomersByRegionRead.With([]any{region}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.CreatedAtFrom, o.CreatedAtTo, o.CreatedAtFromExclusive, o.CreatedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// visitVisits: the statements of table visits, which is the source of truth of
-// Visit.
+// visitVisits is table visits, which is the source of truth of Visit
+// (statements in schema.md).
 var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "visits",
-	Pattern: "Visits",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "uuid"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp"},
-		{Name: "spot", Type: "frozen<udt<geo, lat double, lon double>>"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "uuid"},
-		{Name: "at", Type: "timestamp"},
-		{Name: "spot", Type: "frozen<udt<geo, lat double, lon double>>"},
-		{Name: "created_at", Type: "timestamp"},
-		{Name: "created_by", Type: "text"},
-		{Name: "revision", Type: "bigint"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      visitVisitsInsertCQL,
-		InsertTTL:   visitVisitsInsertTTLCQL,
-		Create:      visitVisitsCreateCQL,
-		Delete:      visitVisitsDeleteCQL,
-		Get:         visitVisitsGetCQL,
-		First:       visitVisitsFirstCQL,
-		FirstFrom:   visitVisitsFirstFromCQL,
-		FirstTo:     visitVisitsFirstToCQL,
-		FirstFromTo: visitVisitsFirstFromToCQL,
-		After: []string{
-			visitVisitsAfter0CQL,
-		},
-		AfterTo:     visitVisitsAfterToCQL,
-		AtOrAfter:   visitVisitsAtOrAfterCQL,
-		AtOrAfterTo: visitVisitsAtOrAfterToCQL,
-	},
+	Name:         "visits",
+	Pattern:      "Visits",
+	PartitionKey: cqlgenimpl.Cols("customer_id uuid"),
+	Clustering:   cqlgenimpl.Cols("at timestamp", "spot frozen<udt<geo, lat double, lon double>>"),
+	Columns:      cqlgenimpl.Cols("created_at timestamp", "created_by text", "revision bigint"),
+	Canonical:    true,
+	Single:       true,
 })
 
-// visitVisitsInsertCQL writes a whole row of visits. Its placeholders bind
-// customer_id, at, spot, created_at, created_by, revision, the write
-// timestamp.
-const visitVisitsInsertCQL = `INSERT INTO visits (customer_id, at, spot, created_at, created_by,
-		revision)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// visitVisitsRow binds visitVisitsInsertCQL for e, written at ts.
-func visitVisitsRow(e *Visit, ts int64) []any {
+func visitVisitsRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.CustomerID, e.At, e.Spot, e.CreatedAt, e.CreatedBy, e.Revision, ts}
 }
 
-// visitVisitsInsertTTLCQL writes a whole row of visits with a TTL of the
-// call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds customer_id, at, spot,
-// created_at, created_by, revision, the TTL in seconds (unset: the table's
-// default), the write timestamp.
-const visitVisitsInsertTTLCQL = `INSERT INTO visits (customer_id, at, spot, created_at, created_by,
-		revision)
-	VALUES (?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// visitVisitsCreateCQL writes a whole row of visits if no row has its key, for
-// InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no client
-// timestamp. cqlgenimpl.ReadPage binds customer_id, at, spot, created_at,
-// created_by, revision, the TTL in seconds (unset: the table's default).
-const visitVisitsCreateCQL = `INSERT INTO visits (customer_id, at, spot, created_at, created_by,
-		revision)
-	VALUES (?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// visitVisitsDeleteCQL deletes a row of visits by its primary key. Its
-// placeholders bind the write timestamp, customer_id, at, spot.
-const visitVisitsDeleteCQL = `DELETE FROM visits
-	USING TIMESTAMP ?
-	WHERE customer_id = ? AND at = ? AND spot = ?`
-
-// visitVisitsGetCQL reads a row of visits by its primary key. Its placeholders
-// bind customer_id, at, spot.
-const visitVisitsGetCQL = `SELECT customer_id, at, spot, created_at, created_by, revision
-	FROM visits
-	WHERE customer_id = ? AND at = ? AND spot = ?`
-
-// visitVisitsScan reads one row of visits into e; false when there is none.
 func visitVisitsScan(it cqlgenimpl.Iter, e *Visit) bool {
 	return it.Scan(&e.CustomerID, &e.At, &e.Spot, &e.CreatedAt, &e.CreatedBy, &e.Revision)
 }
 
-// visitVisitsFirstCQL reads a partition of visits from its first row.
-// cqlgenimpl.ReadPage binds customer_id.
-const visitVisitsFirstCQL = `SELECT customer_id, at, spot, created_at, created_by, revision
-	FROM visits
-	WHERE customer_id = ?`
-
-// visitVisitsFirstFromCQL reads a partition of visits from the From bound.
-// cqlgenimpl.ReadPage binds customer_id, From.
-const visitVisitsFirstFromCQL = `SELECT customer_id, at, spot, created_at, created_by, revision
-	FROM visits
-	WHERE customer_id = ? AND at >= ?`
-
-// visitVisitsFirstToCQL reads a partition of visits from its first row up to
-// the To bound. cqlgenimpl.ReadPage binds customer_id, To.
-const visitVisitsFirstToCQL = `SELECT customer_id, at, spot, created_at, created_by, revision
-	FROM visits
-	WHERE customer_id = ? AND at < ?`
-
-// visitVisitsFirstFromToCQL reads a partition of visits between the bounds.
-// cqlgenimpl.ReadPage binds customer_id, From, To.
-const visitVisitsFirstFromToCQL = `SELECT customer_id, at, spot, created_at, created_by, revision
-	FROM visits
-	WHERE customer_id = ? AND at >= ? AND at < ?`
-
-// visitVisitsAfter0CQL continues a read of visits after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds customer_id,
-// at, spot.
-const visitVisitsAfter0CQL = `SELECT customer_id, at, spot, created_at, created_by, revision
-	FROM visits
-	WHERE customer_id = ? AND (at, spot) > (?, ?)`
-
-// visitVisitsAfterToCQL continues a read of visits after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds customer_id, at, spot, To.
-const visitVisitsAfterToCQL = `SELECT customer_id, at, spot, created_at, created_by, revision
-	FROM visits
-	WHERE customer_id = ? AND (at, spot) > (?, ?) AND at < ?`
-
-// visitVisitsAtOrAfterCQL continues a read of visits at or after a row.
-// cqlgenimpl.ReadPage binds customer_id, at, spot.
-const visitVisitsAtOrAfterCQL = `SELECT customer_id, at, spot, created_at, created_by, revision
-	FROM visits
-	WHERE customer_id = ? AND (at, spot) >= (?, ?)`
-
-// visitVisitsAtOrAfterToCQL continues a read of visits at or after a row, up
-// to the To bound. cqlgenimpl.ReadPage binds customer_id, at, spot, To.
-const visitVisitsAtOrAfterToCQL = `SELECT customer_id, at, spot, created_at, created_by, revision
-	FROM visits
-	WHERE customer_id = ? AND (at, spot) >= (?, ?) AND at < ?`
-
-// visitVisitsClustering is the clustering key of e in visits, in order.
 func visitVisitsClustering(e *Visit) []any {
 	return []any{e.At, e.Spot}
 }
 
-// visitVisitsCompare orders rows of visits as its clustering order does.
 func visitVisitsCompare(a, b *Visit) int {
 	if c := a.At.Compare(b.At); c != 0 {
 		return c
@@ -817,185 +356,105 @@ type VisitRepo struct {
 	opts cqlgen.Options
 }
 
-// NewVisitRepo returns a repository of Visit on s. The default strategy is a
-// logged batch.
+// NewVisitRepo returns a repository of Visit on s.
 func NewVisitRepo(s cqlgen.Session, opts ...cqlgen.Option) *VisitRepo {
-	return &VisitRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &VisitRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// visitCheck rejects a Visit whose partition key values are empty.
 func visitCheck(e *Visit) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "visits",
-		}
+		return cqlgenimpl.EmptyKey("visits", "customer_id")
 	}
 	return nil
 }
 
-// Insert writes e to visits, at a client-side timestamp. Nil pointers and
-// empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+var visitOne = cqlgenimpl.One[Visit]{
+	Check: visitCheck,
+	Delete: func(e *Visit, ts int64) []any {
+		return []any{ts, e.CustomerID, e.At, e.Spot}
+	},
+	Key: func(e *Visit) []any {
+		return []any{e.CustomerID, e.At, e.Spot}
+	},
+	Row:   visitVisitsRow,
+	Scan:  visitVisitsScan,
+	Table: visitVisits,
+}
+
+// Insert writes e to visits, leaving nil pointers and empty collections unset;
+// it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, visitCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, visitVisits, e, []any{e.CustomerID, e.At, e.Spot}, func(e *Visit, _ bool) []any {
-			return visitVisitsRow(e, 0)
-		}, visitVisitsScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(visitVisits, o.TTL, visitVisitsRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &visitOne, e)
 }
 
-// InsertIfAbsent writes e to visits only if no row has its key (INSERT ... IF
-// NOT EXISTS): create, never replace. The result says whether it applied and,
-// when a row was there, holds it as Current. A row that holds every value e
-// would write counts as applied, with Again set: a call sent again after its
-// reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in visits unless a row has its key (IF NOT EXISTS);
+// see docs/repositories.md, Conditional insert.
 func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (_ cqlgen.Inserted[Visit], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, visitCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Visit]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, visitVisits, e, []any{e.CustomerID, e.At, e.Spot}, func(e *Visit, _ bool) []any {
-		return visitVisitsRow(e, 0)
-	}, visitVisitsScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &visitOne, e)
 }
 
-// Update writes e over the row with its key in visits. Unlike Insert, nil
-// pointers and empty collections clear their columns. With cqlgen.WithTTL the
-// row expires after that time instead of the table's default.
+// Update writes e over the row with its key in visits; nil pointers and empty
+// collections clear their columns.
 func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, visitCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(visitVisits, o.TTL, visitVisitsRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &visitOne, e)
 }
 
 // Delete removes the row with e's key from visits.
 func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, visitCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   visitVisits.Delete,
-			Values: []any{ts, e.CustomerID, e.At, e.Spot},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &visitOne, e)
 }
 
-// Get reads the Visit with the given key from visits, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Visit with the given key from visits; cqlgen.ErrNotFound if
+// there is none.
 func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, at time.Time, spot Geo) (_ *Visit, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Get").End(&err)
 	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "visits",
-		}
+		return nil, cqlgenimpl.EmptyKey("visits", "customer_id")
 	}
 	var e Visit
 	e.CustomerID = customerID
 	e.At = at
 	e.Spot = spot
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   visitVisits.Get,
-		Values: []any{e.CustomerID, e.At, e.Spot},
-	}, visitVisitsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, visitVisits.Get, []any{e.CustomerID, e.At, e.Spot}, visitVisitsScan)
 }
 
 // VisitsOptions are the optional parts of a Visits read.
 type VisitsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
+}
+
+var visitVisitsRead = cqlgenimpl.ReadSpec[Visit]{
+	Compare: visitVisitsCompare,
+	Key:     visitVisitsClustering,
+	Scan:    visitVisitsScan,
+	Table:   visitVisits,
 }
 
 // Visits reads Visit rows by customer_id, ordered by at ascending, then spot
 // ascending, from visits, in pages: one partition, in clustering order.
 func (r *VisitRepo) Visits(ctx context.Context, customerID gocql.UUID, o *VisitsOptions) (_ cqlgen.Page[Visit], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Visits")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Visits").End(&err)
 	if cqlgenimpl.IsZeroUUID(customerID) {
-		return cqlgen.Page[Visit]{}, &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "visits",
-		}
+		return cqlgen.Page[Visit]{}, cqlgenimpl.EmptyKey("visits", "customer_id")
 	}
 	if o == nil {
 		o = &VisitsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Visit]{
-		Compare:   visitVisitsCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       visitVisitsClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{customerID},
-		Scan:      visitVisitsScan,
-		Table:     visitVisits,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := visitVisitsRead.With([]any{customerID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 

@@ -15,83 +15,24 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// customerCustomers: the statements of table customers, which is the source of
-// truth of Customer.
+// customerCustomers is table customers, which is the source of truth of
+// Customer (statements in schema.md).
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "customers",
-	Pattern: "Customers",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "uuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "uuid"},
-		{Name: "name", Type: "text"},
-		{Name: "billing", Type: "frozen<udt<address, street text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, wait duration>>"},
-		{Name: "others", Type: "list<frozen<udt<address, street text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, wait duration>>>"},
-		{Name: "spots", Type: "map<text, frozen<udt<geo, lat double, lon double>>>"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:    customerCustomersInsertCQL,
-		InsertTTL: customerCustomersInsertTTLCQL,
-		Create:    customerCustomersCreateCQL,
-		Delete:    customerCustomersDeleteCQL,
-		Get:       customerCustomersGetCQL,
-		GetMany:   customerCustomersGetManyCQL,
-	},
+	Name:         "customers",
+	Pattern:      "Customers",
+	PartitionKey: cqlgenimpl.Cols("customer_id uuid"),
+	Columns:      cqlgenimpl.Cols("name text", "billing frozen<udt<address, street text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, wait duration>>", "others list<frozen<udt<address, street text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, wait duration>>>", "spots map<text, frozen<udt<geo, lat double, lon double>>>"),
+	Canonical:    true,
+	Single:       true,
 })
 
-// customerCustomersInsertCQL writes a whole row of customers. Its placeholders
-// bind customer_id, name, billing, others, spots, the write timestamp.
-const customerCustomersInsertCQL = `INSERT INTO customers (customer_id, name, billing, others, spots)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// customerCustomersRow binds customerCustomersInsertCQL for e, written at ts.
-// With unset, nil pointers and empty collections are left unset, writing no
-// tombstone; without, they clear their columns.
 func customerCustomersRow(e *Customer, ts int64, unset bool) []any {
 	return []any{e.CustomerID, e.Name, e.Billing, cqlgenimpl.SliceOrUnset(e.Others, unset), cqlgenimpl.MapOrUnset(e.Spots, unset), ts}
 }
 
-// customerCustomersInsertTTLCQL writes a whole row of customers with a TTL of
-// the call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds customer_id, name,
-// billing, others, spots, the TTL in seconds (unset: the table's default), the
-// write timestamp.
-const customerCustomersInsertTTLCQL = `INSERT INTO customers (customer_id, name, billing, others, spots)
-	VALUES (?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// customerCustomersCreateCQL writes a whole row of customers if no row has its
-// key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no
-// client timestamp. cqlgenimpl.ReadPage binds customer_id, name, billing,
-// others, spots, the TTL in seconds (unset: the table's default).
-const customerCustomersCreateCQL = `INSERT INTO customers (customer_id, name, billing, others, spots)
-	VALUES (?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// customerCustomersDeleteCQL deletes a row of customers by its primary key.
-// Its placeholders bind the write timestamp, customer_id.
-const customerCustomersDeleteCQL = `DELETE FROM customers
-	USING TIMESTAMP ?
-	WHERE customer_id = ?`
-
-// customerCustomersGetCQL reads a row of customers by its primary key. Its
-// placeholders bind customer_id.
-const customerCustomersGetCQL = `SELECT customer_id, name, billing, others, spots
-	FROM customers
-	WHERE customer_id = ?`
-
-// customerCustomersScan reads one row of customers into e; false when there is
-// none.
 func customerCustomersScan(it cqlgenimpl.Iter, e *Customer) bool {
 	return it.Scan(&e.CustomerID, &e.Name, &e.Billing, &e.Others, &e.Spots)
 }
-
-// customerCustomersGetManyCQL reads the rows of customers of several partition
-// keys at once. cqlgenimpl.GetMany binds the list of customer_id values.
-const customerCustomersGetManyCQL = `SELECT customer_id, name, billing, others, spots
-	FROM customers
-	WHERE customer_id IN ?`
 
 // CustomerRepo reads and writes Customer in table customers.
 type CustomerRepo struct {
@@ -99,150 +40,79 @@ type CustomerRepo struct {
 	opts cqlgen.Options
 }
 
-// NewCustomerRepo returns a repository of Customer on s. The default strategy
-// is a logged batch.
+// NewCustomerRepo returns a repository of Customer on s.
 func NewCustomerRepo(s cqlgen.Session, opts ...cqlgen.Option) *CustomerRepo {
-	return &CustomerRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &CustomerRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// customerCheck rejects a Customer whose partition key values are empty.
 func customerCheck(e *Customer) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "customers",
-		}
+		return cqlgenimpl.EmptyKey("customers", "customer_id")
 	}
 	return nil
 }
 
-// Insert writes e to customers, at a client-side timestamp. Nil pointers and
-// empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+var customerOne = cqlgenimpl.One[Customer]{
+	Check: customerCheck,
+	Delete: func(e *Customer, ts int64) []any {
+		return []any{ts, e.CustomerID}
+	},
+	Key: func(e *Customer) []any {
+		return []any{e.CustomerID}
+	},
+	Row:   customerCustomersRow,
+	Scan:  customerCustomersScan,
+	Table: customerCustomers,
+}
+
+// Insert writes e to customers, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, customerCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, customerCustomers, e, []any{e.CustomerID}, func(e *Customer, unset bool) []any {
-			return customerCustomersRow(e, 0, unset)
-		}, customerCustomersScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(customerCustomers, o.TTL, customerCustomersRow(e, ts, true))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &customerOne, e)
 }
 
-// InsertIfAbsent writes e to customers only if no row has its key (INSERT ...
-// IF NOT EXISTS): create, never replace. The result says whether it applied
-// and, when a row was there, holds it as Current. A row that holds every value
-// e would write counts as applied, with Again set: a call sent again after its
-// reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in customers unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *CustomerRepo) InsertIfAbsent(ctx context.Context, e *Customer, opts ...cqlgen.Option) (_ cqlgen.Inserted[Customer], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, customerCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Customer]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, customerCustomers, e, []any{e.CustomerID}, func(e *Customer, unset bool) []any {
-		return customerCustomersRow(e, 0, unset)
-	}, customerCustomersScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &customerOne, e)
 }
 
-// Update writes e over the row with its key in customers. Unlike Insert, nil
-// pointers and empty collections clear their columns. With cqlgen.WithTTL the
-// row expires after that time instead of the table's default.
+// Update writes e over the row with its key in customers; nil pointers and
+// empty collections clear their columns.
 func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, customerCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(customerCustomers, o.TTL, customerCustomersRow(e, ts, false))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &customerOne, e)
 }
 
 // Delete removes the row with e's key from customers.
 func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, customerCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   customerCustomers.Delete,
-			Values: []any{ts, e.CustomerID},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &customerOne, e)
 }
 
-// Get reads the Customer with the given key from customers, the source of
-// truth; cqlgen.ErrNotFound if there is none.
+// Get reads the Customer with the given key from customers; cqlgen.ErrNotFound
+// if there is none.
 func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Customer, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Get").End(&err)
 	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "customers",
-		}
+		return nil, cqlgenimpl.EmptyKey("customers", "customer_id")
 	}
 	var e Customer
 	e.CustomerID = customerID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   customerCustomers.Get,
-		Values: []any{e.CustomerID},
-	}, customerCustomersScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, customerCustomers.Get, []any{e.CustomerID}, customerCustomersScan)
 }
 
-// GetMany reads the Customers with the given customer_id values from
-// customers, the source of truth, in one query (customer_id IN ?): Rows[i] is
-// the Customer of customerIDs[i], nil when there is none, and Missing lists
-// those indexes. More keys than the repository allows (cqlgen.DefaultMaxKeys,
-// or cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Customers with the given customer_id values from customers
+// in one query: Rows[i] is customerIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (_ cqlgen.Found[Customer], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Customer", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "GetMany").End(&err)
 	for _, k := range customerIDs {
 		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Customer]{}, &cqlgen.EmptyKeyError{
-				Column: "customer_id",
-				Table:  "customers",
-			}
+			return cqlgen.Found[Customer]{}, cqlgenimpl.EmptyKey("customers", "customer_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, customerCustomers, []any{}, customerIDs, r.opts.MaxKeys, customerCustomersScan, func(e *Customer) gocql.UUID {
@@ -250,143 +120,30 @@ func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (_
 	})
 }
 
-// visitVisits: the statements of table visits, which is the source of truth of
-// Visit.
+// visitVisits is table visits, which is the source of truth of Visit
+// (statements in schema.md).
 var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "visits",
-	Pattern: "Visits",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "uuid"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "visit_id", Type: "timeuuid", Desc: true},
-		{Name: "spot", Type: "frozen<udt<geo, lat double, lon double>>"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "customer_id", Type: "uuid"},
-		{Name: "visit_id", Type: "timeuuid", Desc: true},
-		{Name: "spot", Type: "frozen<udt<geo, lat double, lon double>>"},
-		{Name: "at", Type: "timestamp"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      visitVisitsInsertCQL,
-		InsertTTL:   visitVisitsInsertTTLCQL,
-		Create:      visitVisitsCreateCQL,
-		Delete:      visitVisitsDeleteCQL,
-		Get:         visitVisitsGetCQL,
-		First:       visitVisitsFirstCQL,
-		FirstFrom:   visitVisitsFirstFromCQL,
-		FirstTo:     visitVisitsFirstToCQL,
-		FirstFromTo: visitVisitsFirstFromToCQL,
-		After: []string{
-			visitVisitsAfter0CQL,
-			visitVisitsAfter1CQL,
-		},
-		AfterTo:   visitVisitsAfterToCQL,
-		AtOrAfter: visitVisitsAtOrAfterCQL,
-	},
+	Name:         "visits",
+	Pattern:      "Visits",
+	PartitionKey: cqlgenimpl.Cols("customer_id uuid"),
+	Clustering:   cqlgenimpl.Cols("visit_id timeuuid desc", "spot frozen<udt<geo, lat double, lon double>>"),
+	Columns:      cqlgenimpl.Cols("at timestamp"),
+	Canonical:    true,
+	Single:       true,
 })
 
-// visitVisitsInsertCQL writes a whole row of visits. Its placeholders bind
-// customer_id, visit_id, spot, at, the write timestamp.
-const visitVisitsInsertCQL = `INSERT INTO visits (customer_id, visit_id, spot, at)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// visitVisitsRow binds visitVisitsInsertCQL for e, written at ts.
-func visitVisitsRow(e *Visit, ts int64) []any {
+func visitVisitsRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.CustomerID, e.VisitID, e.Spot, e.At, ts}
 }
 
-// visitVisitsInsertTTLCQL writes a whole row of visits with a TTL of the
-// call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds customer_id, visit_id,
-// spot, at, the TTL in seconds (unset: the table's default), the write
-// timestamp.
-const visitVisitsInsertTTLCQL = `INSERT INTO visits (customer_id, visit_id, spot, at)
-	VALUES (?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// visitVisitsCreateCQL writes a whole row of visits if no row has its key, for
-// InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no client
-// timestamp. cqlgenimpl.ReadPage binds customer_id, visit_id, spot, at, the
-// TTL in seconds (unset: the table's default).
-const visitVisitsCreateCQL = `INSERT INTO visits (customer_id, visit_id, spot, at)
-	VALUES (?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// visitVisitsDeleteCQL deletes a row of visits by its primary key. Its
-// placeholders bind the write timestamp, customer_id, visit_id, spot.
-const visitVisitsDeleteCQL = `DELETE FROM visits
-	USING TIMESTAMP ?
-	WHERE customer_id = ? AND visit_id = ? AND spot = ?`
-
-// visitVisitsGetCQL reads a row of visits by its primary key. Its placeholders
-// bind customer_id, visit_id, spot.
-const visitVisitsGetCQL = `SELECT customer_id, visit_id, spot, at
-	FROM visits
-	WHERE customer_id = ? AND visit_id = ? AND spot = ?`
-
-// visitVisitsScan reads one row of visits into e; false when there is none.
 func visitVisitsScan(it cqlgenimpl.Iter, e *Visit) bool {
 	return it.Scan(&e.CustomerID, &e.VisitID, &e.Spot, &e.At)
 }
 
-// visitVisitsFirstCQL reads a partition of visits from its first row.
-// cqlgenimpl.ReadPage binds customer_id.
-const visitVisitsFirstCQL = `SELECT customer_id, visit_id, spot, at
-	FROM visits
-	WHERE customer_id = ?`
-
-// visitVisitsFirstFromCQL reads a partition of visits from the From bound.
-// cqlgenimpl.ReadPage binds customer_id, From.
-const visitVisitsFirstFromCQL = `SELECT customer_id, visit_id, spot, at
-	FROM visits
-	WHERE customer_id = ? AND visit_id <= ?`
-
-// visitVisitsFirstToCQL reads a partition of visits from its first row up to
-// the To bound. cqlgenimpl.ReadPage binds customer_id, To.
-const visitVisitsFirstToCQL = `SELECT customer_id, visit_id, spot, at
-	FROM visits
-	WHERE customer_id = ? AND visit_id > ?`
-
-// visitVisitsFirstFromToCQL reads a partition of visits between the bounds.
-// cqlgenimpl.ReadPage binds customer_id, From, To.
-const visitVisitsFirstFromToCQL = `SELECT customer_id, visit_id, spot, at
-	FROM visits
-	WHERE customer_id = ? AND visit_id <= ? AND visit_id > ?`
-
-// visitVisitsAfter0CQL continues a read of visits after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds customer_id,
-// visit_id.
-const visitVisitsAfter0CQL = `SELECT customer_id, visit_id, spot, at
-	FROM visits
-	WHERE customer_id = ? AND visit_id < ?`
-
-// visitVisitsAfter1CQL continues a read of visits after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds customer_id,
-// visit_id, spot.
-const visitVisitsAfter1CQL = `SELECT customer_id, visit_id, spot, at
-	FROM visits
-	WHERE customer_id = ? AND visit_id = ? AND spot > ?`
-
-// visitVisitsAfterToCQL continues a read of visits after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds customer_id, visit_id, To.
-const visitVisitsAfterToCQL = `SELECT customer_id, visit_id, spot, at
-	FROM visits
-	WHERE customer_id = ? AND visit_id < ? AND visit_id > ?`
-
-// visitVisitsAtOrAfterCQL continues a read of visits at or after a row.
-// cqlgenimpl.ReadPage binds customer_id, visit_id, spot.
-const visitVisitsAtOrAfterCQL = `SELECT customer_id, visit_id, spot, at
-	FROM visits
-	WHERE customer_id = ? AND visit_id = ? AND spot >= ?`
-
-// visitVisitsClustering is the clustering key of e in visits, in order.
 func visitVisitsClustering(e *Visit) []any {
 	return []any{e.VisitID, e.Spot}
 }
 
-// visitVisitsCompare orders rows of visits as its clustering order does.
 func visitVisitsCompare(a, b *Visit) int {
 	if c := cqlgenimpl.CompareTimeUUID(a.VisitID, b.VisitID); c != 0 {
 		return -c
@@ -403,186 +160,105 @@ type VisitRepo struct {
 	opts cqlgen.Options
 }
 
-// NewVisitRepo returns a repository of Visit on s. The default strategy is a
-// logged batch.
+// NewVisitRepo returns a repository of Visit on s.
 func NewVisitRepo(s cqlgen.Session, opts ...cqlgen.Option) *VisitRepo {
-	return &VisitRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &VisitRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// visitCheck rejects a Visit whose partition key values are empty.
 func visitCheck(e *Visit) error {
 	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "visits",
-		}
+		return cqlgenimpl.EmptyKey("visits", "customer_id")
 	}
 	return nil
 }
 
-// Insert writes e to visits, at a client-side timestamp. Nil pointers and
-// empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+var visitOne = cqlgenimpl.One[Visit]{
+	Check: visitCheck,
+	Delete: func(e *Visit, ts int64) []any {
+		return []any{ts, e.CustomerID, e.VisitID, e.Spot}
+	},
+	Key: func(e *Visit) []any {
+		return []any{e.CustomerID, e.VisitID, e.Spot}
+	},
+	Row:   visitVisitsRow,
+	Scan:  visitVisitsScan,
+	Table: visitVisits,
+}
+
+// Insert writes e to visits, leaving nil pointers and empty collections unset;
+// it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, visitCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, visitVisits, e, []any{e.CustomerID, e.VisitID, e.Spot}, func(e *Visit, _ bool) []any {
-			return visitVisitsRow(e, 0)
-		}, visitVisitsScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(visitVisits, o.TTL, visitVisitsRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &visitOne, e)
 }
 
-// InsertIfAbsent writes e to visits only if no row has its key (INSERT ... IF
-// NOT EXISTS): create, never replace. The result says whether it applied and,
-// when a row was there, holds it as Current. A row that holds every value e
-// would write counts as applied, with Again set: a call sent again after its
-// reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in visits unless a row has its key (IF NOT EXISTS);
+// see docs/repositories.md, Conditional insert.
 func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (_ cqlgen.Inserted[Visit], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, visitCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Visit]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, visitVisits, e, []any{e.CustomerID, e.VisitID, e.Spot}, func(e *Visit, _ bool) []any {
-		return visitVisitsRow(e, 0)
-	}, visitVisitsScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &visitOne, e)
 }
 
-// Update writes e over the row with its key in visits. Unlike Insert, nil
-// pointers and empty collections clear their columns. With cqlgen.WithTTL the
-// row expires after that time instead of the table's default.
+// Update writes e over the row with its key in visits; nil pointers and empty
+// collections clear their columns.
 func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, visitCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(visitVisits, o.TTL, visitVisitsRow(e, ts))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &visitOne, e)
 }
 
 // Delete removes the row with e's key from visits.
 func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, visitCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   visitVisits.Delete,
-			Values: []any{ts, e.CustomerID, e.VisitID, e.Spot},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &visitOne, e)
 }
 
-// Get reads the Visit with the given key from visits, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Visit with the given key from visits; cqlgen.ErrNotFound if
+// there is none.
 func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, visitID gocql.UUID, spot Geo) (_ *Visit, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Get").End(&err)
 	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "visits",
-		}
+		return nil, cqlgenimpl.EmptyKey("visits", "customer_id")
 	}
 	var e Visit
 	e.CustomerID = customerID
 	e.VisitID = visitID
 	e.Spot = spot
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   visitVisits.Get,
-		Values: []any{e.CustomerID, e.VisitID, e.Spot},
-	}, visitVisitsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, visitVisits.Get, []any{e.CustomerID, e.VisitID, e.Spot}, visitVisitsScan)
 }
 
 // VisitsOptions are the optional parts of a Visits read.
 type VisitsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// VisitIDFrom and VisitIDTo bound visit_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// VisitIDFrom (inclusive) and VisitIDTo (exclusive) bound visit_id in read
+	// order; nil: open.
 	VisitIDFrom, VisitIDTo *gocql.UUID
-	// VisitIDFromExclusive leaves out the rows at VisitIDFrom,
-	// VisitIDToInclusive takes in those at VisitIDTo; each is ignored without
-	// its bound.
+	// VisitIDFromExclusive and VisitIDToInclusive change the bounds' defaults.
 	VisitIDFromExclusive, VisitIDToInclusive bool
+}
+
+var visitVisitsRead = cqlgenimpl.ReadSpec[Visit]{
+	Compare: visitVisitsCompare,
+	Key:     visitVisitsClustering,
+	Scan:    visitVisitsScan,
+	Table:   visitVisits,
 }
 
 // Visits reads Visit rows by customer_id, ordered by visit_id descending, then
 // spot ascending, from visits, in pages: one partition, in clustering order.
 func (r *VisitRepo) Visits(ctx context.Context, customerID gocql.UUID, o *VisitsOptions) (_ cqlgen.Page[Visit], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Visit", "Visits")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Visits").End(&err)
 	if cqlgenimpl.IsZeroUUID(customerID) {
-		return cqlgen.Page[Visit]{}, &cqlgen.EmptyKeyError{
-			Column: "customer_id",
-			Table:  "visits",
-		}
+		return cqlgen.Page[Visit]{}, cqlgenimpl.EmptyKey("visits", "customer_id")
 	}
 	if o == nil {
 		o = &VisitsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Visit]{
-		Compare:   visitVisitsCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       visitVisitsClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{customerID},
-		Scan:      visitVisitsScan,
-		Table:     visitVisits,
-	}
-	if o.VisitIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.VisitIDFrom, o.VisitIDFromExclusive
-	}
-	if o.VisitIDTo != nil {
-		spec.To, spec.ToInclusive = *o.VisitIDTo, o.VisitIDToInclusive
-	}
+	spec := visitVisitsRead.With([]any{customerID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.VisitIDFrom, o.VisitIDTo, o.VisitIDFromExclusive, o.VisitIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 

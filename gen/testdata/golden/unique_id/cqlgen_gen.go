@@ -16,86 +16,30 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// eventEvents: the statements of table events, which is the source of truth of
-// Event.
+// eventEvents is table events, which is the source of truth of Event
+// (statements in schema.md).
 var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "events",
-	Pattern: "Events",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "ticket_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "event_id", Type: "timeuuid", Desc: true},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      eventEventsInsertCQL,
-		Delete:      eventEventsDeleteCQL,
-		Get:         eventEventsGetCQL,
-		Scan:        eventEventsScanCQL,
-		State:       eventEventsStateCQL,
-		First:       eventEventsFirstCQL,
-		FirstFrom:   eventEventsFirstFromCQL,
-		FirstTo:     eventEventsFirstToCQL,
-		FirstFromTo: eventEventsFirstFromToCQL,
-		After: []string{
-			eventEventsAfter0CQL,
-		},
-		AfterTo:     eventEventsAfterToCQL,
-		AtOrAfter:   eventEventsAtOrAfterCQL,
-		AtOrAfterTo: eventEventsAtOrAfterToCQL,
-	},
+	Name:         "events",
+	Pattern:      "Events",
+	PartitionKey: cqlgenimpl.Cols("ticket_id text"),
+	Clustering:   cqlgenimpl.Cols("event_id timeuuid desc"),
+	Columns:      cqlgenimpl.Cols("agent_id text", "note text"),
+	Canonical:    true,
+	Maintained:   true,
 })
 
-// eventEventsInsertCQL writes a whole row of events. Its placeholders bind
-// ticket_id, event_id, agent_id, note, the write timestamp.
-const eventEventsInsertCQL = `INSERT INTO events (ticket_id, event_id, agent_id, note)
-	VALUES (?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// eventEventsRow binds eventEventsInsertCQL for e, written at ts; events has
-// no column to leave unset.
 func eventEventsRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.TicketID, e.EventID, e.AgentID, e.Note, ts}
 }
 
-// eventEventsDeleteCQL deletes a row of events by its primary key. Its
-// placeholders bind the write timestamp, ticket_id, event_id.
-const eventEventsDeleteCQL = `DELETE FROM events
-	USING TIMESTAMP ?
-	WHERE ticket_id = ? AND event_id = ?`
-
-// eventEventsGetCQL reads a row of events by its primary key. Its placeholders
-// bind ticket_id, event_id.
-const eventEventsGetCQL = `SELECT ticket_id, event_id, agent_id, note
-	FROM events
-	WHERE ticket_id = ? AND event_id = ?`
-
-// eventEventsScan reads one row of events into e; false when there is none.
 func eventEventsScan(it cqlgenimpl.Iter, e *Event) bool {
 	return it.Scan(&e.TicketID, &e.EventID, &e.AgentID, &e.Note)
 }
 
-// eventEventsScanCQL reads a token range of events for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const eventEventsScanCQL = `SELECT ticket_id, event_id, agent_id, note, writetime(agent_id),
-		writetime(note)
-	FROM events
-	WHERE token(ticket_id) > ? AND token(ticket_id) <= ?`
-
-// eventEventsStateCQL reads a row of events again for repair, with its write
-// timestamp. Its placeholders bind ticket_id, event_id.
-const eventEventsStateCQL = `SELECT ticket_id, event_id, agent_id, note, writetime(agent_id),
-		writetime(note)
-	FROM events
-	WHERE ticket_id = ? AND event_id = ?`
-
-// eventEventsState binds eventEventsStateCQL: the primary key of e.
 func eventEventsState(e *Event) []any {
 	return []any{e.TicketID, e.EventID}
 }
 
-// eventEventsScanState reads a row of events with its last write timestamp,
-// less 1µs, as its version.
 func eventEventsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Event], ok bool) {
 	var wt [2]*int64
 	ok = it.Scan(&v.Row.TicketID, &v.Row.EventID, &v.Row.AgentID, &v.Row.Note, &wt[0], &wt[1])
@@ -103,305 +47,75 @@ func eventEventsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Event], ok boo
 	return
 }
 
-// eventEventsFirstCQL reads a partition of events from its first row.
-// cqlgenimpl.ReadPage binds ticket_id.
-const eventEventsFirstCQL = `SELECT ticket_id, event_id, agent_id, note
-	FROM events
-	WHERE ticket_id = ?`
-
-// eventEventsFirstFromCQL reads a partition of events from the From bound.
-// cqlgenimpl.ReadPage binds ticket_id, From.
-const eventEventsFirstFromCQL = `SELECT ticket_id, event_id, agent_id, note
-	FROM events
-	WHERE ticket_id = ? AND event_id <= ?`
-
-// eventEventsFirstToCQL reads a partition of events from its first row up to
-// the To bound. cqlgenimpl.ReadPage binds ticket_id, To.
-const eventEventsFirstToCQL = `SELECT ticket_id, event_id, agent_id, note
-	FROM events
-	WHERE ticket_id = ? AND event_id > ?`
-
-// eventEventsFirstFromToCQL reads a partition of events between the bounds.
-// cqlgenimpl.ReadPage binds ticket_id, From, To.
-const eventEventsFirstFromToCQL = `SELECT ticket_id, event_id, agent_id, note
-	FROM events
-	WHERE ticket_id = ? AND event_id <= ? AND event_id > ?`
-
-// eventEventsAfter0CQL continues a read of events after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds ticket_id,
-// event_id.
-const eventEventsAfter0CQL = `SELECT ticket_id, event_id, agent_id, note
-	FROM events
-	WHERE ticket_id = ? AND event_id < ?`
-
-// eventEventsAfterToCQL continues a read of events after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds ticket_id, event_id, To.
-const eventEventsAfterToCQL = `SELECT ticket_id, event_id, agent_id, note
-	FROM events
-	WHERE ticket_id = ? AND event_id < ? AND event_id > ?`
-
-// eventEventsAtOrAfterCQL continues a read of events at or after a row.
-// cqlgenimpl.ReadPage binds ticket_id, event_id.
-const eventEventsAtOrAfterCQL = `SELECT ticket_id, event_id, agent_id, note
-	FROM events
-	WHERE ticket_id = ? AND event_id <= ?`
-
-// eventEventsAtOrAfterToCQL continues a read of events at or after a row, up
-// to the To bound. cqlgenimpl.ReadPage binds ticket_id, event_id, To.
-const eventEventsAtOrAfterToCQL = `SELECT ticket_id, event_id, agent_id, note
-	FROM events
-	WHERE ticket_id = ? AND event_id <= ? AND event_id > ?`
-
-// eventEventsClustering is the clustering key of e in events, in order.
 func eventEventsClustering(e *Event) []any {
 	return []any{e.EventID}
 }
 
-// eventEventsCompare orders rows of events as its clustering order does.
 func eventEventsCompare(a, b *Event) int {
-	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
-		return -c
-	}
-	return 0
+	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
 }
 
-// eventEventsByAgent: the statements of table events_by_agent, which serves
-// EventsByAgent.
+// eventEventsByAgent is table events_by_agent, which serves EventsByAgent
+// (statements in schema.md).
 var eventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "events_by_agent",
-	Pattern: "EventsByAgent",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "agent_id", Type: "text"},
-		{Name: "bucket", Type: "date"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "event_id", Type: "timeuuid", Desc: true},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "agent_id", Type: "text"},
-		{Name: "bucket", Type: "date"},
-		{Name: "event_id", Type: "timeuuid", Desc: true},
-		{Name: "ticket_id", Type: "text"},
-		{Name: "note", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      eventEventsByAgentInsertCQL,
-		Delete:      eventEventsByAgentDeleteCQL,
-		Scan:        eventEventsByAgentScanCQL,
-		First:       eventEventsByAgentFirstCQL,
-		FirstFrom:   eventEventsByAgentFirstFromCQL,
-		FirstTo:     eventEventsByAgentFirstToCQL,
-		FirstFromTo: eventEventsByAgentFirstFromToCQL,
-		After: []string{
-			eventEventsByAgentAfter0CQL,
-		},
-		AfterTo:     eventEventsByAgentAfterToCQL,
-		AtOrAfter:   eventEventsByAgentAtOrAfterCQL,
-		AtOrAfterTo: eventEventsByAgentAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       eventEventsByAgentScatterFirstCQL,
-				FirstFrom:   eventEventsByAgentScatterFirstFromCQL,
-				FirstTo:     eventEventsByAgentScatterFirstToCQL,
-				FirstFromTo: eventEventsByAgentScatterFirstFromToCQL,
-			},
-		},
-	},
+	Name:         "events_by_agent",
+	Pattern:      "EventsByAgent",
+	PartitionKey: cqlgenimpl.Cols("agent_id text", "bucket date"),
+	Clustering:   cqlgenimpl.Cols("event_id timeuuid desc"),
+	Columns:      cqlgenimpl.Cols("ticket_id text", "note text"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketTime,
 })
 
-// eventEventsByAgentInsertCQL writes a whole row of events_by_agent. Its
-// placeholders bind agent_id, bucket, event_id, ticket_id, note, the write
-// timestamp.
-const eventEventsByAgentInsertCQL = `INSERT INTO events_by_agent (agent_id, bucket, event_id, ticket_id,
-		note)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// eventEventsByAgentRow binds eventEventsByAgentInsertCQL for e, written at
-// ts; events_by_agent has no column to leave unset.
 func eventEventsByAgentRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.AgentID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.TicketID, e.Note, ts}
 }
 
-// eventEventsByAgentDeleteCQL deletes a row of events_by_agent by its primary
-// key. Its placeholders bind the write timestamp, agent_id, bucket, event_id.
-const eventEventsByAgentDeleteCQL = `DELETE FROM events_by_agent
-	USING TIMESTAMP ?
-	WHERE agent_id = ? AND bucket = ? AND event_id = ?`
-
-// eventEventsByAgentScanCQL reads a token range of events_by_agent for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const eventEventsByAgentScanCQL = `SELECT agent_id, bucket, event_id, ticket_id, note,
-		writetime(ticket_id), writetime(note)
-	FROM events_by_agent
-	WHERE token(agent_id, bucket) > ? AND token(agent_id, bucket) <= ?`
-
-// eventEventsByAgentFirstCQL reads a partition of events_by_agent from its
-// first row. cqlgenimpl.ReadPage binds agent_id, bucket.
-const eventEventsByAgentFirstCQL = `SELECT agent_id, event_id, ticket_id, note
-	FROM events_by_agent
-	WHERE agent_id = ? AND bucket = ?`
-
-// eventEventsByAgentFirstFromCQL reads a partition of events_by_agent from the
-// From bound. cqlgenimpl.ReadPage binds agent_id, bucket, From.
-const eventEventsByAgentFirstFromCQL = `SELECT agent_id, event_id, ticket_id, note
-	FROM events_by_agent
-	WHERE agent_id = ? AND bucket = ? AND event_id <= ?`
-
-// eventEventsByAgentFirstToCQL reads a partition of events_by_agent from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds agent_id, bucket,
-// To.
-const eventEventsByAgentFirstToCQL = `SELECT agent_id, event_id, ticket_id, note
-	FROM events_by_agent
-	WHERE agent_id = ? AND bucket = ? AND event_id > ?`
-
-// eventEventsByAgentFirstFromToCQL reads a partition of events_by_agent
-// between the bounds. cqlgenimpl.ReadPage binds agent_id, bucket, From, To.
-const eventEventsByAgentFirstFromToCQL = `SELECT agent_id, event_id, ticket_id, note
-	FROM events_by_agent
-	WHERE agent_id = ? AND bucket = ? AND event_id <= ? AND event_id > ?`
-
-// eventEventsByAgentAfter0CQL continues a read of events_by_agent after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// agent_id, bucket, event_id.
-const eventEventsByAgentAfter0CQL = `SELECT agent_id, event_id, ticket_id, note
-	FROM events_by_agent
-	WHERE agent_id = ? AND bucket = ? AND event_id < ?`
-
-// eventEventsByAgentAfterToCQL continues a read of events_by_agent after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds agent_id, bucket,
-// event_id, To.
-const eventEventsByAgentAfterToCQL = `SELECT agent_id, event_id, ticket_id, note
-	FROM events_by_agent
-	WHERE agent_id = ? AND bucket = ? AND event_id < ? AND event_id > ?`
-
-// eventEventsByAgentAtOrAfterCQL continues a read of events_by_agent at or
-// after a row. cqlgenimpl.ReadPage binds agent_id, bucket, event_id.
-const eventEventsByAgentAtOrAfterCQL = `SELECT agent_id, event_id, ticket_id, note
-	FROM events_by_agent
-	WHERE agent_id = ? AND bucket = ? AND event_id <= ?`
-
-// eventEventsByAgentAtOrAfterToCQL continues a read of events_by_agent at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds agent_id, bucket,
-// event_id, To.
-const eventEventsByAgentAtOrAfterToCQL = `SELECT agent_id, event_id, ticket_id, note
-	FROM events_by_agent
-	WHERE agent_id = ? AND bucket = ? AND event_id <= ? AND event_id > ?`
-
-// eventEventsByAgentScatterFirstCQL reads a partition of events_by_agent from
-// its first row, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds agent_id, the list of bucket values, the most rows
-// per bucket.
-const eventEventsByAgentScatterFirstCQL = `SELECT agent_id, event_id, ticket_id, note, bucket
-	FROM events_by_agent
-	WHERE agent_id = ? AND bucket IN ?
-	PER PARTITION LIMIT ?`
-
-// eventEventsByAgentScatterFirstFromCQL reads a partition of events_by_agent
-// from the From bound, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds agent_id, the list of bucket values, From, the
-// most rows per bucket.
-const eventEventsByAgentScatterFirstFromCQL = `SELECT agent_id, event_id, ticket_id, note, bucket
-	FROM events_by_agent
-	WHERE agent_id = ? AND bucket IN ? AND event_id <= ?
-	PER PARTITION LIMIT ?`
-
-// eventEventsByAgentScatterFirstToCQL reads a partition of events_by_agent
-// from its first row up to the To bound, in several time buckets at once, the
-// bucket named last. cqlgenimpl.ReadPage binds agent_id, the list of bucket
-// values, To, the most rows per bucket.
-const eventEventsByAgentScatterFirstToCQL = `SELECT agent_id, event_id, ticket_id, note, bucket
-	FROM events_by_agent
-	WHERE agent_id = ? AND bucket IN ? AND event_id > ?
-	PER PARTITION LIMIT ?`
-
-// eventEventsByAgentScatterFirstFromToCQL reads a partition of events_by_agent
-// between the bounds, in several time buckets at once, the bucket named last.
-// cqlgenimpl.ReadPage binds agent_id, the list of bucket values, From, To, the
-// most rows per bucket.
-const eventEventsByAgentScatterFirstFromToCQL = `SELECT agent_id, event_id, ticket_id, note, bucket
-	FROM events_by_agent
-	WHERE agent_id = ? AND bucket IN ? AND event_id <= ? AND event_id > ?
-	PER PARTITION LIMIT ?`
-
-// eventEventsByAgentScan reads one row of events_by_agent into e; false when
-// there is none.
 func eventEventsByAgentScan(it cqlgenimpl.Iter, e *Event) bool {
 	return it.Scan(&e.AgentID, &e.EventID, &e.TicketID, &e.Note)
 }
 
-// eventEventsByAgentClustering is the clustering key of e in events_by_agent,
-// in order.
 func eventEventsByAgentClustering(e *Event) []any {
 	return []any{e.EventID}
 }
 
-// eventEventsByAgentCompare orders rows of events_by_agent as its clustering
-// order does.
 func eventEventsByAgentCompare(a, b *Event) int {
-	if c := cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID); c != 0 {
-		return -c
-	}
-	return 0
+	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
 }
 
 // EventRepo reads and writes Event in its tables (events, events_by_agent),
-// keeping every copy in step; events is the source of truth.
+// kept in step with events.
 type EventRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewEventRepo returns a repository of Event on s. The default strategy is a
-// logged batch.
+// NewEventRepo returns a repository of Event on s.
 func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
-	return &EventRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &EventRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// eventCheck rejects a Event whose partition key values are empty.
 func eventCheck(e *Event) error {
 	if e.TicketID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "events",
-		}
+		return cqlgenimpl.EmptyKey("events", "ticket_id")
 	}
 	if e.AgentID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "events_by_agent",
-		}
+		return cqlgenimpl.EmptyKey("events_by_agent", "agent_id")
 	}
 	return nil
 }
 
-// eventCheckKey rejects a Event whose partition key value in events, the
-// source of truth, is empty.
 func eventCheckKey(e *Event) error {
 	if e.TicketID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "events",
-		}
+		return cqlgenimpl.EmptyKey("events", "ticket_id")
 	}
 	return nil
 }
 
-// Insert writes e to every table of Event in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// Insert writes e to every table of Event in one logical write, leaving nil
+// pointers and empty collections unset (docs/repositories.md, Writes).
 func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Insert").End(&err)
 	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -417,14 +131,10 @@ func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-// Delete removes the Event whose key in events is e's from every table, found
-// from events's values, in one logical write under the repository's strategy.
-// Deleting what does not exist is not an error.
+// Delete removes the Event with e's key from every table, found from events's
+// values, in one logical write.
 func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, eventCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -443,8 +153,6 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-// eventWrites describes Event, which is immutable, for verify, repair and
-// backfill: its source of truth, events, and the tables derived from it.
 var eventWrites = &cqlgenimpl.Entity[Event]{
 	Canonical: eventEvents,
 	Immutable: true,
@@ -460,164 +168,114 @@ var eventWrites = &cqlgenimpl.Entity[Event]{
 	},
 }
 
-// Entity names the entity EventRepo keeps: Event.
+// Entity is Event.
 func (r *EventRepo) Entity() string {
 	return "Event"
 }
 
-// Tables lists the tables of Event that Repair and Backfill write: every one
-// but events, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but events.
 func (r *EventRepo) Tables() []string {
 	return []string{"events_by_agent"}
 }
 
-// Verify compares every table of Event with what events, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows missing, stale or orphaned against events.
 func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Event wins over; it is
-// safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", true, o)
 }
 
-// Backfill writes every row events implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row events implies into table.
 func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, eventWrites, "Event", table, o)
 }
 
-// Get reads the Event with the given key from events, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Event with the given key from events; cqlgen.ErrNotFound if
+// there is none.
 func (r *EventRepo) Get(ctx context.Context, ticketID string, eventID gocql.UUID) (_ *Event, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Get").End(&err)
 	if ticketID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "events",
-		}
+		return nil, cqlgenimpl.EmptyKey("events", "ticket_id")
 	}
 	var e Event
 	e.TicketID = ticketID
 	e.EventID = eventID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   eventEvents.Get,
-		Values: []any{e.TicketID, e.EventID},
-	}, eventEventsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, eventEvents.Get, []any{e.TicketID, e.EventID}, eventEventsScan)
 }
 
 // EventsOptions are the optional parts of a Events read.
 type EventsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// EventIDFrom and EventIDTo bound event_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
+	// order; nil: open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive leaves out the rows at EventIDFrom,
-	// EventIDToInclusive takes in those at EventIDTo; each is ignored without
-	// its bound.
+	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
+}
+
+var eventEventsRead = cqlgenimpl.ReadSpec[Event]{
+	Compare: eventEventsCompare,
+	Key:     eventEventsClustering,
+	Scan:    eventEventsScan,
+	Table:   eventEvents,
 }
 
 // Events reads Event rows by ticket_id, ordered by event_id descending, from
 // events, in pages: one partition, in clustering order.
 func (r *EventRepo) Events(ctx context.Context, ticketID string, o *EventsOptions) (_ cqlgen.Page[Event], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Events")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Events").End(&err)
 	if ticketID == "" {
-		return cqlgen.Page[Event]{}, &cqlgen.EmptyKeyError{
-			Column: "ticket_id",
-			Table:  "events",
-		}
+		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("events", "ticket_id")
 	}
 	if o == nil {
 		o = &EventsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Event]{
-		Compare:   eventEventsCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       eventEventsClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{ticketID},
-		Scan:      eventEventsScan,
-		Table:     eventEvents,
-	}
-	if o.EventIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.EventIDFrom, o.EventIDFromExclusive
-	}
-	if o.EventIDTo != nil {
-		spec.To, spec.ToInclusive = *o.EventIDTo, o.EventIDToInclusive
-	}
+	spec := eventEventsRead.With([]any{ticketID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // EventsByAgentOptions are the optional parts of a EventsByAgent read.
 type EventsByAgentOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// EventIDFrom and EventIDTo bound event_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
+	// order; nil: open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive leaves out the rows at EventIDFrom,
-	// EventIDToInclusive takes in those at EventIDTo; each is ignored without
-	// its bound.
+	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
-	// Start picks the bucket to start at (the zero time: now); the read walks
-	// back from there, newest bucket first.
+	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets, the first included, the read may reach; 0
-	// means cqlgen.DefaultLookBack.
+	// LookBack is how many buckets the read may reach (0:
+	// cqlgen.DefaultLookBack).
 	LookBack int
+}
+
+var eventEventsByAgentRead = cqlgenimpl.ReadSpec[Event]{
+	Compare: eventEventsByAgentCompare,
+	Key:     eventEventsByAgentClustering,
+	Scan:    eventEventsByAgentScan,
+	Table:   eventEventsByAgent,
 }
 
 // EventsByAgent reads Event rows by agent_id, ordered by event_id descending,
 // from events_by_agent, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *EventRepo) EventsByAgent(ctx context.Context, agentID string, o *EventsByAgentOptions) (_ cqlgen.Page[Event], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "EventsByAgent")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "EventsByAgent").End(&err)
 	if agentID == "" {
-		return cqlgen.Page[Event]{}, &cqlgen.EmptyKeyError{
-			Column: "agent_id",
-			Table:  "events_by_agent",
-		}
+		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("events_by_agent", "agent_id")
 	}
 	if o == nil {
 		o = &EventsByAgentOptions{}
@@ -627,76 +285,25 @@ func (r *EventRepo) EventsByAgent(ctx context.Context, agentID string, o *Events
 		start = r.opts.Clock()
 	}
 	tb := cqlgenimpl.MonthBuckets
-	spec := cqlgenimpl.ReadSpec[Event]{
-		Compare:     eventEventsByAgentCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		Key:         eventEventsByAgentClustering,
-		Limit:       o.Limit,
-		LookBack:    o.LookBack,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{agentID},
-		Scan:        eventEventsByAgentScan,
-		Scatter:     r.opts.Scatter,
-		Start:       start,
-		Table:       eventEventsByAgent,
-		TimeBuckets: &tb,
-	}
-	if o.EventIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.EventIDFrom, o.EventIDFromExclusive
-	}
-	if o.EventIDTo != nil {
-		spec.To, spec.ToInclusive = *o.EventIDTo, o.EventIDToInclusive
-	}
+	spec := eventEventsByAgentRead.With([]any{agentID}, o.Limit, o.Cursor, r.opts)
+	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
+	cqlgenimpl.Bounds(&spec, o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// uploadUploads: the statements of table uploads, which is the source of truth
-// of Upload.
+// uploadUploads is table uploads, which is the source of truth of Upload
+// (statements in schema.md).
 var uploadUploads = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "uploads",
-	Pattern: "Uploads",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "owner", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "upload_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "owner", Type: "text"},
-		{Name: "upload_id", Type: "uuid"},
-		{Name: "day", Type: "date"},
-		{Name: "size", Type: "bigint"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:         uploadUploadsGetCQL,
-		State:       uploadUploadsStateCQL,
-		Change:      uploadUploadsChangeCQL,
-		Remove:      uploadUploadsRemoveCQL,
-		Settle:      uploadUploadsSettleCQL,
-		Scan:        uploadUploadsScanCQL,
-		First:       uploadUploadsFirstCQL,
-		FirstFrom:   uploadUploadsFirstFromCQL,
-		FirstTo:     uploadUploadsFirstToCQL,
-		FirstFromTo: uploadUploadsFirstFromToCQL,
-		After: []string{
-			uploadUploadsAfter0CQL,
-		},
-		AfterTo:     uploadUploadsAfterToCQL,
-		AtOrAfter:   uploadUploadsAtOrAfterCQL,
-		AtOrAfterTo: uploadUploadsAtOrAfterToCQL,
-	},
+	Name:         "uploads",
+	Pattern:      "Uploads",
+	PartitionKey: cqlgenimpl.Cols("owner text"),
+	Clustering:   cqlgenimpl.Cols("upload_id uuid"),
+	Columns:      cqlgenimpl.Cols("day date", "size bigint"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
-// uploadUploadsGetCQL reads a row of uploads by its primary key. Its
-// placeholders bind owner, upload_id.
-const uploadUploadsGetCQL = `SELECT owner, upload_id, day, size, cqlgen_deleted
-	FROM uploads
-	WHERE owner = ? AND upload_id = ?`
-
-// uploadUploadsScan reads the next row of uploads that is no grave of a
-// deleted Upload into e; false when there is none.
 func uploadUploadsScan(it cqlgenimpl.Iter, e *Upload) bool {
 	for {
 		var deleted bool
@@ -710,418 +317,100 @@ func uploadUploadsScan(it cqlgenimpl.Iter, e *Upload) bool {
 	}
 }
 
-// uploadUploadsStateCQL reads a row of uploads with the write protocol's
-// columns. Its placeholders bind owner, upload_id.
-const uploadUploadsStateCQL = `SELECT owner, upload_id, day, size, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM uploads
-	WHERE owner = ? AND upload_id = ?`
-
-// uploadUploadsState binds uploadUploadsStateCQL: the primary key of e.
 func uploadUploadsState(e *Upload) []any {
 	return []any{e.Owner, e.UploadID}
 }
 
-// uploadUploadsScanState reads a row of uploads with its version, its mark of
-// deletion, its pending record and its last changes.
 func uploadUploadsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Upload], ok bool) {
 	ok = it.Scan(&v.Row.Owner, &v.Row.UploadID, &v.Row.Day, &v.Row.Size, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// uploadUploadsData is every column of e's row in uploads, in table order.
 func uploadUploadsData(e *Upload) []any {
 	return []any{e.Owner, e.UploadID, e.Day, e.Size}
 }
 
-// uploadUploadsChangeCQL writes a row of uploads if its version is the one
-// read (null: if there is no row). Its placeholders bind day, size,
-// cqlgen_version (the write timestamp), the pending record, the record of the
-// last changes, owner, upload_id, the version read.
-const uploadUploadsChangeCQL = `UPDATE uploads
-	SET day = ?, size = ?, cqlgen_version = ?, cqlgen_deleted = false,
-		cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE owner = ? AND upload_id = ?
-	IF cqlgen_version = ?`
-
-// uploadUploadsChange binds uploadUploadsChangeCQL: it sets e's values, at
-// version c.TS, if the version is still c.Old.
 func uploadUploadsChange(e *Upload, c cqlgenimpl.Change) []any {
 	return []any{e.Day, e.Size, c.TS, c.Pending, c.Writes, e.Owner, e.UploadID, c.Old}
 }
 
-// uploadUploadsRemoveCQL leaves a grave of a row of uploads if its version is
-// the one read. Its placeholders bind cqlgen_version (the write timestamp),
-// the pending record, the record of the last changes, owner, upload_id, the
-// version read.
-const uploadUploadsRemoveCQL = `UPDATE uploads
-	USING TTL 864000
-	SET day = null, size = null, cqlgen_version = ?, cqlgen_deleted = true,
-		cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE owner = ? AND upload_id = ?
-	IF cqlgen_version = ?`
-
-// uploadUploadsRemove binds uploadUploadsRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
 func uploadUploadsRemove(e *Upload, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.Owner, e.UploadID, c.Old}
 }
 
-// uploadUploadsSettleCQL clears the pending record of a row of uploads if its
-// version is the one read. Its placeholders bind owner, upload_id, the version
-// read.
-const uploadUploadsSettleCQL = `UPDATE uploads
-	SET cqlgen_pending = null
-	WHERE owner = ? AND upload_id = ?
-	IF cqlgen_version = ?`
-
-// uploadUploadsSettle binds uploadUploadsSettleCQL: it clears the pending
-// record of e's row if the version is still version.
 func uploadUploadsSettle(e *Upload, version int64) []any {
 	return []any{e.Owner, e.UploadID, version}
 }
 
-// uploadUploadsScanCQL reads a token range of uploads for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const uploadUploadsScanCQL = `SELECT owner, upload_id, day, size, cqlgen_version, cqlgen_deleted,
-		cqlgen_pending, cqlgen_writes
-	FROM uploads
-	WHERE token(owner) > ? AND token(owner) <= ?`
-
-// uploadUploadsFirstCQL reads a partition of uploads from its first row.
-// cqlgenimpl.ReadPage binds owner.
-const uploadUploadsFirstCQL = `SELECT owner, upload_id, day, size, cqlgen_deleted
-	FROM uploads
-	WHERE owner = ?`
-
-// uploadUploadsFirstFromCQL reads a partition of uploads from the From bound.
-// cqlgenimpl.ReadPage binds owner, From.
-const uploadUploadsFirstFromCQL = `SELECT owner, upload_id, day, size, cqlgen_deleted
-	FROM uploads
-	WHERE owner = ? AND upload_id >= ?`
-
-// uploadUploadsFirstToCQL reads a partition of uploads from its first row up
-// to the To bound. cqlgenimpl.ReadPage binds owner, To.
-const uploadUploadsFirstToCQL = `SELECT owner, upload_id, day, size, cqlgen_deleted
-	FROM uploads
-	WHERE owner = ? AND upload_id < ?`
-
-// uploadUploadsFirstFromToCQL reads a partition of uploads between the bounds.
-// cqlgenimpl.ReadPage binds owner, From, To.
-const uploadUploadsFirstFromToCQL = `SELECT owner, upload_id, day, size, cqlgen_deleted
-	FROM uploads
-	WHERE owner = ? AND upload_id >= ? AND upload_id < ?`
-
-// uploadUploadsAfter0CQL continues a read of uploads after a row, at one run
-// of clustering columns of one direction. cqlgenimpl.ReadPage binds owner,
-// upload_id.
-const uploadUploadsAfter0CQL = `SELECT owner, upload_id, day, size, cqlgen_deleted
-	FROM uploads
-	WHERE owner = ? AND upload_id > ?`
-
-// uploadUploadsAfterToCQL continues a read of uploads after a row, up to the
-// To bound. cqlgenimpl.ReadPage binds owner, upload_id, To.
-const uploadUploadsAfterToCQL = `SELECT owner, upload_id, day, size, cqlgen_deleted
-	FROM uploads
-	WHERE owner = ? AND upload_id > ? AND upload_id < ?`
-
-// uploadUploadsAtOrAfterCQL continues a read of uploads at or after a row.
-// cqlgenimpl.ReadPage binds owner, upload_id.
-const uploadUploadsAtOrAfterCQL = `SELECT owner, upload_id, day, size, cqlgen_deleted
-	FROM uploads
-	WHERE owner = ? AND upload_id >= ?`
-
-// uploadUploadsAtOrAfterToCQL continues a read of uploads at or after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds owner, upload_id, To.
-const uploadUploadsAtOrAfterToCQL = `SELECT owner, upload_id, day, size, cqlgen_deleted
-	FROM uploads
-	WHERE owner = ? AND upload_id >= ? AND upload_id < ?`
-
-// uploadUploadsClustering is the clustering key of e in uploads, in order.
 func uploadUploadsClustering(e *Upload) []any {
 	return []any{e.UploadID}
 }
 
-// uploadUploadsCompare orders rows of uploads as its clustering order does.
 func uploadUploadsCompare(a, b *Upload) int {
-	if c := cqlgenimpl.CompareUUID(a.UploadID, b.UploadID); c != 0 {
-		return c
-	}
-	return 0
+	return cqlgenimpl.CompareUUID(a.UploadID, b.UploadID)
 }
 
-// uploadUploadsByDay: the statements of table uploads_by_day, which serves
-// UploadsByDay.
+// uploadUploadsByDay is table uploads_by_day, which serves UploadsByDay
+// (statements in schema.md).
 var uploadUploadsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "uploads_by_day",
-	Pattern: "UploadsByDay",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "day", Type: "date"},
-		{Name: "shard", Type: "int"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "upload_id", Type: "uuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "day", Type: "date"},
-		{Name: "shard", Type: "int"},
-		{Name: "upload_id", Type: "uuid"},
-		{Name: "owner", Type: "text"},
-		{Name: "size", Type: "bigint"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      uploadUploadsByDayInsertCQL,
-		Delete:      uploadUploadsByDayDeleteCQL,
-		Scan:        uploadUploadsByDayScanCQL,
-		First:       uploadUploadsByDayFirstCQL,
-		FirstFrom:   uploadUploadsByDayFirstFromCQL,
-		FirstTo:     uploadUploadsByDayFirstToCQL,
-		FirstFromTo: uploadUploadsByDayFirstFromToCQL,
-		After: []string{
-			uploadUploadsByDayAfter0CQL,
-		},
-		AfterTo:     uploadUploadsByDayAfterToCQL,
-		AtOrAfter:   uploadUploadsByDayAtOrAfterCQL,
-		AtOrAfterTo: uploadUploadsByDayAtOrAfterToCQL,
-		Scatter: []cqlgenimpl.PageCQL{
-			{
-				First:       uploadUploadsByDayScatterFirstCQL,
-				FirstFrom:   uploadUploadsByDayScatterFirstFromCQL,
-				FirstTo:     uploadUploadsByDayScatterFirstToCQL,
-				FirstFromTo: uploadUploadsByDayScatterFirstFromToCQL,
-				After: []string{
-					uploadUploadsByDayScatterAfter0CQL,
-				},
-				AfterTo:     uploadUploadsByDayScatterAfterToCQL,
-				AtOrAfter:   uploadUploadsByDayScatterAtOrAfterCQL,
-				AtOrAfterTo: uploadUploadsByDayScatterAtOrAfterToCQL,
-			},
-		},
-	},
+	Name:         "uploads_by_day",
+	Pattern:      "UploadsByDay",
+	PartitionKey: cqlgenimpl.Cols("day date", "shard int"),
+	Clustering:   cqlgenimpl.Cols("upload_id uuid"),
+	Columns:      cqlgenimpl.Cols("owner text", "size bigint"),
+	Maintained:   true,
+	Bucket:       cqlgenimpl.BucketHash,
 })
 
-// uploadUploadsByDayInsertCQL writes a whole row of uploads_by_day. Its
-// placeholders bind day, shard, upload_id, owner, size, the write timestamp.
-const uploadUploadsByDayInsertCQL = `INSERT INTO uploads_by_day (day, shard, upload_id, owner, size)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// uploadUploadsByDayRow binds uploadUploadsByDayInsertCQL for e, written at
-// ts; uploads_by_day has no column to leave unset.
 func uploadUploadsByDayRow(e *Upload, ts int64, _ bool) []any {
 	return []any{e.Day, cqlgenimpl.HashUUID(e.UploadID, 16), e.UploadID, e.Owner, e.Size, ts}
 }
 
-// uploadUploadsByDayKey is the primary key of e in uploads_by_day, in order,
-// bucket included.
 func uploadUploadsByDayKey(e *Upload) []any {
 	return []any{e.Day, cqlgenimpl.HashUUID(e.UploadID, 16), e.UploadID}
 }
 
-// uploadUploadsByDayDeleteCQL deletes a row of uploads_by_day by its primary
-// key. Its placeholders bind the write timestamp, day, shard, upload_id.
-const uploadUploadsByDayDeleteCQL = `DELETE FROM uploads_by_day
-	USING TIMESTAMP ?
-	WHERE day = ? AND shard = ? AND upload_id = ?`
-
-// uploadUploadsByDayScanCQL reads a token range of uploads_by_day for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const uploadUploadsByDayScanCQL = `SELECT day, shard, upload_id, owner, size, writetime(owner),
-		writetime(size)
-	FROM uploads_by_day
-	WHERE token(day, shard) > ? AND token(day, shard) <= ?`
-
-// uploadUploadsByDayFirstCQL reads a partition of uploads_by_day from its
-// first row. cqlgenimpl.ReadPage binds day, shard.
-const uploadUploadsByDayFirstCQL = `SELECT day, upload_id, owner, size
-	FROM uploads_by_day
-	WHERE day = ? AND shard = ?`
-
-// uploadUploadsByDayFirstFromCQL reads a partition of uploads_by_day from the
-// From bound. cqlgenimpl.ReadPage binds day, shard, From.
-const uploadUploadsByDayFirstFromCQL = `SELECT day, upload_id, owner, size
-	FROM uploads_by_day
-	WHERE day = ? AND shard = ? AND upload_id >= ?`
-
-// uploadUploadsByDayFirstToCQL reads a partition of uploads_by_day from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds day, shard, To.
-const uploadUploadsByDayFirstToCQL = `SELECT day, upload_id, owner, size
-	FROM uploads_by_day
-	WHERE day = ? AND shard = ? AND upload_id < ?`
-
-// uploadUploadsByDayFirstFromToCQL reads a partition of uploads_by_day between
-// the bounds. cqlgenimpl.ReadPage binds day, shard, From, To.
-const uploadUploadsByDayFirstFromToCQL = `SELECT day, upload_id, owner, size
-	FROM uploads_by_day
-	WHERE day = ? AND shard = ? AND upload_id >= ? AND upload_id < ?`
-
-// uploadUploadsByDayAfter0CQL continues a read of uploads_by_day after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// day, shard, upload_id.
-const uploadUploadsByDayAfter0CQL = `SELECT day, upload_id, owner, size
-	FROM uploads_by_day
-	WHERE day = ? AND shard = ? AND upload_id > ?`
-
-// uploadUploadsByDayAfterToCQL continues a read of uploads_by_day after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds day, shard, upload_id, To.
-const uploadUploadsByDayAfterToCQL = `SELECT day, upload_id, owner, size
-	FROM uploads_by_day
-	WHERE day = ? AND shard = ? AND upload_id > ? AND upload_id < ?`
-
-// uploadUploadsByDayAtOrAfterCQL continues a read of uploads_by_day at or
-// after a row. cqlgenimpl.ReadPage binds day, shard, upload_id.
-const uploadUploadsByDayAtOrAfterCQL = `SELECT day, upload_id, owner, size
-	FROM uploads_by_day
-	WHERE day = ? AND shard = ? AND upload_id >= ?`
-
-// uploadUploadsByDayAtOrAfterToCQL continues a read of uploads_by_day at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds day, shard,
-// upload_id, To.
-const uploadUploadsByDayAtOrAfterToCQL = `SELECT day, upload_id, owner, size
-	FROM uploads_by_day
-	WHERE day = ? AND shard = ? AND upload_id >= ? AND upload_id < ?`
-
-// uploadUploadsByDayScatterFirstCQL reads a partition of uploads_by_day from
-// its first row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds day, the list of shard values, the most rows per
-// bucket.
-const uploadUploadsByDayScatterFirstCQL = `SELECT day, upload_id, owner, size, shard
-	FROM uploads_by_day
-	WHERE day = ? AND shard IN ?
-	PER PARTITION LIMIT ?`
-
-// uploadUploadsByDayScatterFirstFromCQL reads a partition of uploads_by_day
-// from the From bound, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds day, the list of shard values, From, the most rows
-// per bucket.
-const uploadUploadsByDayScatterFirstFromCQL = `SELECT day, upload_id, owner, size, shard
-	FROM uploads_by_day
-	WHERE day = ? AND shard IN ? AND upload_id >= ?
-	PER PARTITION LIMIT ?`
-
-// uploadUploadsByDayScatterFirstToCQL reads a partition of uploads_by_day from
-// its first row up to the To bound, in every hash bucket at once, the bucket
-// named last. cqlgenimpl.ReadPage binds day, the list of shard values, To, the
-// most rows per bucket.
-const uploadUploadsByDayScatterFirstToCQL = `SELECT day, upload_id, owner, size, shard
-	FROM uploads_by_day
-	WHERE day = ? AND shard IN ? AND upload_id < ?
-	PER PARTITION LIMIT ?`
-
-// uploadUploadsByDayScatterFirstFromToCQL reads a partition of uploads_by_day
-// between the bounds, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds day, the list of shard values, From, To, the most
-// rows per bucket.
-const uploadUploadsByDayScatterFirstFromToCQL = `SELECT day, upload_id, owner, size, shard
-	FROM uploads_by_day
-	WHERE day = ? AND shard IN ? AND upload_id >= ? AND upload_id < ?
-	PER PARTITION LIMIT ?`
-
-// uploadUploadsByDayScatterAfter0CQL continues a read of uploads_by_day after
-// a row, at one run of clustering columns of one direction, in every hash
-// bucket at once, the bucket named last. cqlgenimpl.ReadPage binds day, the
-// list of shard values, upload_id, the most rows per bucket.
-const uploadUploadsByDayScatterAfter0CQL = `SELECT day, upload_id, owner, size, shard
-	FROM uploads_by_day
-	WHERE day = ? AND shard IN ? AND upload_id > ?
-	PER PARTITION LIMIT ?`
-
-// uploadUploadsByDayScatterAfterToCQL continues a read of uploads_by_day after
-// a row, up to the To bound, in every hash bucket at once, the bucket named
-// last. cqlgenimpl.ReadPage binds day, the list of shard values, upload_id,
-// To, the most rows per bucket.
-const uploadUploadsByDayScatterAfterToCQL = `SELECT day, upload_id, owner, size, shard
-	FROM uploads_by_day
-	WHERE day = ? AND shard IN ? AND upload_id > ? AND upload_id < ?
-	PER PARTITION LIMIT ?`
-
-// uploadUploadsByDayScatterAtOrAfterCQL continues a read of uploads_by_day at
-// or after a row, in every hash bucket at once, the bucket named last.
-// cqlgenimpl.ReadPage binds day, the list of shard values, upload_id, the most
-// rows per bucket.
-const uploadUploadsByDayScatterAtOrAfterCQL = `SELECT day, upload_id, owner, size, shard
-	FROM uploads_by_day
-	WHERE day = ? AND shard IN ? AND upload_id >= ?
-	PER PARTITION LIMIT ?`
-
-// uploadUploadsByDayScatterAtOrAfterToCQL continues a read of uploads_by_day
-// at or after a row, up to the To bound, in every hash bucket at once, the
-// bucket named last. cqlgenimpl.ReadPage binds day, the list of shard values,
-// upload_id, To, the most rows per bucket.
-const uploadUploadsByDayScatterAtOrAfterToCQL = `SELECT day, upload_id, owner, size, shard
-	FROM uploads_by_day
-	WHERE day = ? AND shard IN ? AND upload_id >= ? AND upload_id < ?
-	PER PARTITION LIMIT ?`
-
-// uploadUploadsByDayScan reads one row of uploads_by_day into e; false when
-// there is none.
 func uploadUploadsByDayScan(it cqlgenimpl.Iter, e *Upload) bool {
 	return it.Scan(&e.Day, &e.UploadID, &e.Owner, &e.Size)
 }
 
-// uploadUploadsByDayClustering is the clustering key of e in uploads_by_day,
-// in order.
 func uploadUploadsByDayClustering(e *Upload) []any {
 	return []any{e.UploadID}
 }
 
-// uploadUploadsByDayCompare orders rows of uploads_by_day as its clustering
-// order does.
 func uploadUploadsByDayCompare(a, b *Upload) int {
-	if c := cqlgenimpl.CompareUUID(a.UploadID, b.UploadID); c != 0 {
-		return c
-	}
-	return 0
+	return cqlgenimpl.CompareUUID(a.UploadID, b.UploadID)
 }
 
 // UploadRepo reads and writes Upload in its tables (uploads, uploads_by_day),
-// keeping every copy in step; uploads is the source of truth.
+// kept in step with uploads.
 type UploadRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewUploadRepo returns a repository of Upload on s. The default strategy is a
-// logged batch.
+// NewUploadRepo returns a repository of Upload on s.
 func NewUploadRepo(s cqlgen.Session, opts ...cqlgen.Option) *UploadRepo {
-	return &UploadRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &UploadRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// uploadCheck rejects a Upload whose partition key values are empty.
 func uploadCheck(e *Upload) error {
 	if e.Owner == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "owner",
-			Table:  "uploads",
-		}
+		return cqlgenimpl.EmptyKey("uploads", "owner")
 	}
 	if e.Day.IsZero() {
-		return &cqlgen.EmptyKeyError{
-			Column: "day",
-			Table:  "uploads_by_day",
-		}
+		return cqlgenimpl.EmptyKey("uploads_by_day", "day")
 	}
 	return nil
 }
 
-// uploadCheckKey rejects a Upload whose partition key value in uploads, the
-// source of truth, is empty.
 func uploadCheckKey(e *Upload) error {
 	if e.Owner == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "owner",
-			Table:  "uploads",
-		}
+		return cqlgenimpl.EmptyKey("uploads", "owner")
 	}
 	return nil
 }
 
-// uploadWrites is the write protocol of Upload: its source of truth, uploads,
-// and the tables the protocol keeps in step with it.
 var uploadWrites = &cqlgenimpl.Entity[Upload]{
 	Canonical: uploadUploads,
 	State:     uploadUploadsState,
@@ -1141,18 +430,11 @@ var uploadWrites = &cqlgenimpl.Entity[Upload]{
 	},
 }
 
-// Insert writes e to every table of Upload, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on uploads, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Upload, leaving nil pointers
+// and empty collections unset, through the write protocol on uploads
+// (docs/repositories.md, The write protocol).
 func (r *UploadRepo) Insert(ctx context.Context, e *Upload, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Upload", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, uploadCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1160,19 +442,11 @@ func (r *UploadRepo) Insert(ctx context.Context, e *Upload, opts ...cqlgen.Optio
 	return cqlgenimpl.Write(ctx, r.s, o, uploadWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Upload whose key in uploads is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on uploads's version; a writer that loses
-// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Upload with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// uploads (docs/repositories.md, The write protocol).
 func (r *UploadRepo) Update(ctx context.Context, e *Upload, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Upload", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, uploadCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1180,16 +454,11 @@ func (r *UploadRepo) Update(ctx context.Context, e *Upload, opts ...cqlgen.Optio
 	return cqlgenimpl.Write(ctx, r.s, o, uploadWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Upload whose key in uploads is e's from every table; the
-// rows of the other tables are found from uploads's values, so e needs only
-// its key. Deleting what does not exist is not an error. If it returns an
-// error, it may have applied in part: run it again, from any client, and every
-// table converges on the result; the next write of the entity finishes it too.
+// Delete removes the Upload with e's key from every table (e needs only its
+// key), through the write protocol on uploads (docs/repositories.md, The write
+// protocol).
 func (r *UploadRepo) Delete(ctx context.Context, e *Upload, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Upload", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, uploadCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1197,20 +466,12 @@ func (r *UploadRepo) Delete(ctx context.Context, e *Upload, opts ...cqlgen.Optio
 	return cqlgenimpl.Write(ctx, r.s, o, uploadWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Upload with the given key from uploads, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Upload since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Upload with the given key from uploads with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *UploadRepo) GetVersioned(ctx context.Context, owner string, uploadID gocql.UUID) (_ *Upload, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Upload", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "GetVersioned").End(&err)
 	if owner == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "owner",
-			Table:  "uploads",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("uploads", "owner")
 	}
 	e := &Upload{}
 	e.Owner = owner
@@ -1218,27 +479,13 @@ func (r *UploadRepo) GetVersioned(ctx context.Context, owner string, uploadID go
 	return cqlgenimpl.Versioned(ctx, r.s, uploadWrites, e)
 }
 
-// Modify reads the Upload with the given key, lets change edit it (set a
-// field, add to a collection), and writes the result to every table that
-// stores what changed, if no one changed the Upload since it was read; when
-// someone did, it reads it again and calls change again, up to
-// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
-// is written when change returns an error, which Modify returns; change must
-// not edit the key in uploads (cqlgen.ErrKeyChanged). It returns the Upload
-// written; cqlgen.ErrNotFound if there is none. It costs one read more than
-// Update, which overwrites whatever a concurrent writer did. Run again after
-// its reply was lost, it applies change again, unless given
-// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
+// Modify reads the Upload with the given key, lets change edit it and writes
+// it back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *UploadRepo) Modify(ctx context.Context, owner string, uploadID gocql.UUID, change func(*Upload) error, opts ...cqlgen.Option) (_ *Upload, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Upload", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Modify").End(&err)
 	if owner == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "owner",
-			Table:  "uploads",
-		}
+		return nil, cqlgenimpl.EmptyKey("uploads", "owner")
 	}
 	e := &Upload{}
 	e.Owner = owner
@@ -1250,182 +497,117 @@ func (r *UploadRepo) Modify(ctx context.Context, owner string, uploadID gocql.UU
 	return cqlgenimpl.Modify(ctx, r.s, o, uploadWrites, e, uploadCheck, change)
 }
 
-// Entity names the entity UploadRepo keeps: Upload.
+// Entity is Upload.
 func (r *UploadRepo) Entity() string {
 	return "Upload"
 }
 
-// Tables lists the tables of Upload that Repair and Backfill write: every one
-// but uploads, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but uploads.
 func (r *UploadRepo) Tables() []string {
 	return []string{"uploads_by_day"}
 }
 
-// Verify compares every table of Upload with what uploads, the source of
-// truth, implies, and reports the rows missing, stale or orphaned. It writes
-// nothing.
+// Verify reports the rows missing, stale or orphaned against uploads.
 func (r *UploadRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Upload", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, uploadWrites, "Upload", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Upload wins over; it is
-// safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *UploadRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Upload", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, uploadWrites, "Upload", true, o)
 }
 
-// Backfill writes every row uploads implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row uploads implies into table.
 func (r *UploadRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Upload", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, uploadWrites, "Upload", table, o)
 }
 
-// Get reads the Upload with the given key from uploads, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Upload with the given key from uploads; cqlgen.ErrNotFound if
+// there is none.
 func (r *UploadRepo) Get(ctx context.Context, owner string, uploadID gocql.UUID) (_ *Upload, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Upload", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Get").End(&err)
 	if owner == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "owner",
-			Table:  "uploads",
-		}
+		return nil, cqlgenimpl.EmptyKey("uploads", "owner")
 	}
 	var e Upload
 	e.Owner = owner
 	e.UploadID = uploadID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   uploadUploads.Get,
-		Values: []any{e.Owner, e.UploadID},
-	}, uploadUploadsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, uploadUploads.Get, []any{e.Owner, e.UploadID}, uploadUploadsScan)
 }
 
 // UploadsOptions are the optional parts of a Uploads read.
 type UploadsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// UploadIDFrom and UploadIDTo bound upload_id, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// UploadIDFrom (inclusive) and UploadIDTo (exclusive) bound upload_id in
+	// read order; nil: open.
 	UploadIDFrom, UploadIDTo *gocql.UUID
-	// UploadIDFromExclusive leaves out the rows at UploadIDFrom,
-	// UploadIDToInclusive takes in those at UploadIDTo; each is ignored
-	// without its bound.
+	// UploadIDFromExclusive and UploadIDToInclusive change the bounds'
+	// defaults.
 	UploadIDFromExclusive, UploadIDToInclusive bool
+}
+
+var uploadUploadsRead = cqlgenimpl.ReadSpec[Upload]{
+	Compare: uploadUploadsCompare,
+	Key:     uploadUploadsClustering,
+	Scan:    uploadUploadsScan,
+	Table:   uploadUploads,
 }
 
 // Uploads reads Upload rows by owner, ordered by upload_id ascending, from
 // uploads, in pages: one partition, in clustering order.
 func (r *UploadRepo) Uploads(ctx context.Context, owner string, o *UploadsOptions) (_ cqlgen.Page[Upload], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Upload", "Uploads")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Uploads").End(&err)
 	if owner == "" {
-		return cqlgen.Page[Upload]{}, &cqlgen.EmptyKeyError{
-			Column: "owner",
-			Table:  "uploads",
-		}
+		return cqlgen.Page[Upload]{}, cqlgenimpl.EmptyKey("uploads", "owner")
 	}
 	if o == nil {
 		o = &UploadsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Upload]{
-		Compare:   uploadUploadsCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       uploadUploadsClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{owner},
-		Scan:      uploadUploadsScan,
-		Table:     uploadUploads,
-	}
-	if o.UploadIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.UploadIDFrom, o.UploadIDFromExclusive
-	}
-	if o.UploadIDTo != nil {
-		spec.To, spec.ToInclusive = *o.UploadIDTo, o.UploadIDToInclusive
-	}
+	spec := uploadUploadsRead.With([]any{owner}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.UploadIDFrom, o.UploadIDTo, o.UploadIDFromExclusive, o.UploadIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // UploadsByDayOptions are the optional parts of a UploadsByDay read.
 type UploadsByDayOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// UploadIDFrom and UploadIDTo bound upload_id, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// UploadIDFrom (inclusive) and UploadIDTo (exclusive) bound upload_id in
+	// read order; nil: open.
 	UploadIDFrom, UploadIDTo *gocql.UUID
-	// UploadIDFromExclusive leaves out the rows at UploadIDFrom,
-	// UploadIDToInclusive takes in those at UploadIDTo; each is ignored
-	// without its bound.
+	// UploadIDFromExclusive and UploadIDToInclusive change the bounds'
+	// defaults.
 	UploadIDFromExclusive, UploadIDToInclusive bool
+}
+
+var uploadUploadsByDayRead = cqlgenimpl.ReadSpec[Upload]{
+	Compare:     uploadUploadsByDayCompare,
+	HashBuckets: 16,
+	Key:         uploadUploadsByDayClustering,
+	Scan:        uploadUploadsByDayScan,
+	Table:       uploadUploadsByDay,
 }
 
 // UploadsByDay reads Upload rows by day, ordered by upload_id ascending, from
 // uploads_by_day, in pages: all 16 hash buckets read in parallel and merged in
 // clustering order.
 func (r *UploadRepo) UploadsByDay(ctx context.Context, day time.Time, o *UploadsByDayOptions) (_ cqlgen.Page[Upload], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Upload", "UploadsByDay")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "UploadsByDay").End(&err)
 	if day.IsZero() {
-		return cqlgen.Page[Upload]{}, &cqlgen.EmptyKeyError{
-			Column: "day",
-			Table:  "uploads_by_day",
-		}
+		return cqlgen.Page[Upload]{}, cqlgenimpl.EmptyKey("uploads_by_day", "day")
 	}
 	if o == nil {
 		o = &UploadsByDayOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Upload]{
-		Compare:     uploadUploadsByDayCompare,
-		Concurrency: r.opts.Concurrency,
-		Cursor:      o.Cursor,
-		CursorKey:   r.opts.CursorKey,
-		HashBuckets: 16,
-		Key:         uploadUploadsByDayClustering,
-		Limit:       o.Limit,
-		MaxLimit:    r.opts.MaxLimit,
-		Partition:   []any{day},
-		Scan:        uploadUploadsByDayScan,
-		Scatter:     r.opts.Scatter,
-		Table:       uploadUploadsByDay,
-	}
-	if o.UploadIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.UploadIDFrom, o.UploadIDFromExclusive
-	}
-	if o.UploadIDTo != nil {
-		spec.To, spec.ToInclusive = *o.UploadIDTo, o.UploadIDToInclusive
-	}
+	spec := uploadUploadsByDayRead.With([]any{day}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.UploadIDFrom, o.UploadIDTo, o.UploadIDFromExclusive, o.UploadIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

@@ -14,42 +14,19 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// accountAccounts: the statements of table accounts, which is the source of
-// truth of Account.
+// accountAccounts is table accounts, which is the source of truth of Account
+// (statements in schema.md).
 var accountAccounts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "accounts",
-	Pattern: "Accounts",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "account_id", Type: "text"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "account_id", Type: "text"},
-		{Name: "tenant_id", Type: "text"},
-		{Name: "email", Type: "text"},
-		{Name: "handle", Type: "text"},
-		{Name: "name", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:        accountAccountsGetCQL,
-		GetMany:    accountAccountsGetManyCQL,
-		State:      accountAccountsStateCQL,
-		Change:     accountAccountsChangeCQL,
-		Remove:     accountAccountsRemoveCQL,
-		Settle:     accountAccountsSettleCQL,
-		FenceLive:  accountAccountsFenceLiveCQL,
-		FenceGrave: accountAccountsFenceGraveCQL,
-		Scan:       accountAccountsScanCQL,
-	},
+	Name:         "accounts",
+	Pattern:      "Accounts",
+	PartitionKey: cqlgenimpl.Cols("account_id text"),
+	Columns:      cqlgenimpl.Cols("tenant_id text", "email text", "handle text", "name text"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
+	Fenced:       true,
 })
 
-// accountAccountsGetCQL reads a row of accounts by its primary key. Its
-// placeholders bind account_id.
-const accountAccountsGetCQL = `SELECT account_id, tenant_id, email, handle, name, cqlgen_deleted
-	FROM accounts
-	WHERE account_id = ?`
-
-// accountAccountsScan reads the next row of accounts that is no grave of a
-// deleted Account into e; false when there is none.
 func accountAccountsScan(it cqlgenimpl.Iter, e *Account) bool {
 	for {
 		var deleted bool
@@ -63,322 +40,102 @@ func accountAccountsScan(it cqlgenimpl.Iter, e *Account) bool {
 	}
 }
 
-// accountAccountsGetManyCQL reads the rows of accounts of several partition
-// keys at once. cqlgenimpl.GetMany binds the list of account_id values.
-const accountAccountsGetManyCQL = `SELECT account_id, tenant_id, email, handle, name, cqlgen_deleted
-	FROM accounts
-	WHERE account_id IN ?`
-
-// accountAccountsStateCQL reads a row of accounts with the write protocol's
-// columns. Its placeholders bind account_id.
-const accountAccountsStateCQL = `SELECT account_id, tenant_id, email, handle, name, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM accounts
-	WHERE account_id = ?`
-
-// accountAccountsState binds accountAccountsStateCQL: the primary key of e.
 func accountAccountsState(e *Account) []any {
 	return []any{e.AccountID}
 }
 
-// accountAccountsScanState reads a row of accounts with its version, its mark
-// of deletion, its pending record and its last changes.
 func accountAccountsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Account], ok bool) {
 	ok = it.Scan(&v.Row.AccountID, &v.Row.TenantID, &v.Row.Email, &v.Row.Handle, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// accountAccountsData is every column of e's row in accounts, in table order.
 func accountAccountsData(e *Account) []any {
 	return []any{e.AccountID, e.TenantID, e.Email, e.Handle, e.Name}
 }
 
-// accountAccountsChangeCQL writes a row of accounts if its version is the one
-// read (null: if there is no row). Its placeholders bind tenant_id, email,
-// handle, name, cqlgen_version (the write timestamp), the pending record, the
-// record of the last changes, account_id, the version read.
-const accountAccountsChangeCQL = `UPDATE accounts
-	SET tenant_id = ?, email = ?, handle = ?, name = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE account_id = ?
-	IF cqlgen_version = ?`
-
-// accountAccountsChange binds accountAccountsChangeCQL: it sets e's values, at
-// version c.TS, if the version is still c.Old.
 func accountAccountsChange(e *Account, c cqlgenimpl.Change) []any {
 	return []any{e.TenantID, e.Email, e.Handle, e.Name, c.TS, c.Pending, c.Writes, e.AccountID, c.Old}
 }
 
-// accountAccountsRemoveCQL leaves a grave of a row of accounts if its version
-// is the one read. Its placeholders bind cqlgen_version (the write timestamp),
-// the pending record, the record of the last changes, account_id, the version
-// read.
-const accountAccountsRemoveCQL = `UPDATE accounts
-	USING TTL 864000
-	SET tenant_id = null, email = null, handle = null, name = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE account_id = ?
-	IF cqlgen_version = ?`
-
-// accountAccountsRemove binds accountAccountsRemoveCQL: it leaves a grave of
-// e, at version c.TS, if the version is still c.Old.
 func accountAccountsRemove(e *Account, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.AccountID, c.Old}
 }
 
-// accountAccountsSettleCQL clears the pending record of a row of accounts if
-// its version is the one read. Its placeholders bind account_id, the version
-// read.
-const accountAccountsSettleCQL = `UPDATE accounts
-	SET cqlgen_pending = null
-	WHERE account_id = ?
-	IF cqlgen_version = ?`
-
-// accountAccountsSettle binds accountAccountsSettleCQL: it clears the pending
-// record of e's row if the version is still version.
 func accountAccountsSettle(e *Account, version int64) []any {
 	return []any{e.AccountID, version}
 }
 
-// accountAccountsFenceLiveCQL moves on the version of a live row of accounts
-// whose claim of a unique key another writer takes over. Its placeholders bind
-// cqlgen_version (the write timestamp), account_id, the version read.
-const accountAccountsFenceLiveCQL = `UPDATE accounts
-	SET cqlgen_version = ?
-	WHERE account_id = ?
-	IF cqlgen_version = ?`
-
-// accountAccountsFenceGraveCQL moves on the version of a grave of accounts, or
-// of no row, whose claim another writer takes over. Its placeholders bind
-// cqlgen_version (the write timestamp), account_id, the version read.
-const accountAccountsFenceGraveCQL = `UPDATE accounts
-	USING TTL 864000
-	SET cqlgen_version = ?, cqlgen_deleted = true
-	WHERE account_id = ?
-	IF cqlgen_version = ?`
-
-// accountAccountsScanCQL reads a token range of accounts for verify, repair
-// and backfill. Its placeholders bind the lower token (excluded), the upper
-// token.
-const accountAccountsScanCQL = `SELECT account_id, tenant_id, email, handle, name, cqlgen_version,
-		cqlgen_deleted, cqlgen_pending, cqlgen_writes
-	FROM accounts
-	WHERE token(account_id) > ? AND token(account_id) <= ?`
-
-// accountAccountByEmail: the statements of table accounts_by_email, which
-// serves AccountByEmail.
+// accountAccountByEmail is table accounts_by_email, which serves
+// AccountByEmail (statements in schema.md).
 var accountAccountByEmail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "accounts_by_email",
-	Pattern: "AccountByEmail",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "email", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "email", Type: "text"},
-		{Name: "account_id", Type: "text"},
-	},
-	Unique: true,
-	CQL: cqlgenimpl.CQL{
-		Insert:  accountAccountByEmailInsertCQL,
-		Delete:  accountAccountByEmailDeleteCQL,
-		Get:     accountAccountByEmailGetCQL,
-		Take:    accountAccountByEmailTakeCQL,
-		Release: accountAccountByEmailReleaseCQL,
-		Scan:    accountAccountByEmailScanCQL,
-	},
+	Name:         "accounts_by_email",
+	Pattern:      "AccountByEmail",
+	PartitionKey: cqlgenimpl.Cols("email text"),
+	Columns:      cqlgenimpl.Cols("account_id text"),
+	Maintained:   true,
+	Unique:       true,
 })
 
-// accountAccountByEmailInsertCQL claims a key of accounts_by_email for an
-// entity, if no one holds it. Its placeholders bind email, account_id,
-// cqlgen_claim (the version of the change).
-const accountAccountByEmailInsertCQL = `INSERT INTO accounts_by_email (email, account_id, cqlgen_claim)
-	VALUES (?, ?, ?)
-	IF NOT EXISTS`
-
-// accountAccountByEmailRow binds accountAccountByEmailInsertCQL for e, written
-// at ts; accounts_by_email has no column to leave unset.
 func accountAccountByEmailRow(e *Account, ts int64, _ bool) []any {
 	return []any{e.Email, e.AccountID, ts}
 }
 
-// accountAccountByEmailKey is the primary key of e in accounts_by_email, in
-// order, bucket included.
 func accountAccountByEmailKey(e *Account) []any {
 	return []any{e.Email}
 }
 
-// accountAccountByEmailDeleteCQL deletes a row of accounts_by_email by its
-// primary key. Its placeholders bind the write timestamp, email.
-const accountAccountByEmailDeleteCQL = `DELETE FROM accounts_by_email
-	USING TIMESTAMP ?
-	WHERE email = ?`
-
-// accountAccountByEmailGetCQL reads a claim of accounts_by_email: who holds
-// the key, since which version. Its placeholders bind email.
-const accountAccountByEmailGetCQL = `SELECT email, account_id, cqlgen_claim
-	FROM accounts_by_email
-	WHERE email = ?`
-
-// accountAccountByEmailTakeCQL moves a claim of accounts_by_email to another
-// owner, or renews it, if its owner and version are the ones read. Its
-// placeholders bind account_id, cqlgen_claim (the version of the change),
-// email, account_id as read, the version read.
-const accountAccountByEmailTakeCQL = `UPDATE accounts_by_email
-	SET account_id = ?, cqlgen_claim = ?
-	WHERE email = ?
-	IF account_id = ? AND cqlgen_claim = ?`
-
-// accountAccountByEmailReleaseCQL gives up a claim of accounts_by_email if it
-// is its owner's and older than the change. Its placeholders bind email,
-// account_id, the version of the change.
-const accountAccountByEmailReleaseCQL = `DELETE FROM accounts_by_email
-	WHERE email = ?
-	IF account_id = ? AND cqlgen_claim < ?`
-
-// accountAccountByEmailScanCQL reads a token range of accounts_by_email for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const accountAccountByEmailScanCQL = `SELECT email, account_id, writetime(account_id)
-	FROM accounts_by_email
-	WHERE token(email) > ? AND token(email) <= ?`
-
-// accountAccountsByHandle: the statements of table accounts_by_handle, which
-// serves AccountsByHandle.
+// accountAccountsByHandle is table accounts_by_handle, which serves
+// AccountsByHandle (statements in schema.md).
 var accountAccountsByHandle = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "accounts_by_handle",
-	Pattern: "AccountsByHandle",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "tenant_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "handle", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "tenant_id", Type: "text"},
-		{Name: "handle", Type: "text"},
-		{Name: "account_id", Type: "text"},
-	},
-	Unique: true,
-	CQL: cqlgenimpl.CQL{
-		Insert:  accountAccountsByHandleInsertCQL,
-		Delete:  accountAccountsByHandleDeleteCQL,
-		Get:     accountAccountsByHandleGetCQL,
-		Take:    accountAccountsByHandleTakeCQL,
-		Release: accountAccountsByHandleReleaseCQL,
-		Scan:    accountAccountsByHandleScanCQL,
-	},
+	Name:         "accounts_by_handle",
+	Pattern:      "AccountsByHandle",
+	PartitionKey: cqlgenimpl.Cols("tenant_id text"),
+	Clustering:   cqlgenimpl.Cols("handle text"),
+	Columns:      cqlgenimpl.Cols("account_id text"),
+	Maintained:   true,
+	Unique:       true,
 })
 
-// accountAccountsByHandleInsertCQL claims a key of accounts_by_handle for an
-// entity, if no one holds it. Its placeholders bind tenant_id, handle,
-// account_id, cqlgen_claim (the version of the change).
-const accountAccountsByHandleInsertCQL = `INSERT INTO accounts_by_handle (tenant_id, handle, account_id,
-		cqlgen_claim)
-	VALUES (?, ?, ?, ?)
-	IF NOT EXISTS`
-
-// accountAccountsByHandleRow binds accountAccountsByHandleInsertCQL for e,
-// written at ts; accounts_by_handle has no column to leave unset.
 func accountAccountsByHandleRow(e *Account, ts int64, _ bool) []any {
 	return []any{e.TenantID, e.Handle, e.AccountID, ts}
 }
 
-// accountAccountsByHandleKey is the primary key of e in accounts_by_handle, in
-// order, bucket included.
 func accountAccountsByHandleKey(e *Account) []any {
 	return []any{e.TenantID, e.Handle}
 }
 
-// accountAccountsByHandleDeleteCQL deletes a row of accounts_by_handle by its
-// primary key. Its placeholders bind the write timestamp, tenant_id, handle.
-const accountAccountsByHandleDeleteCQL = `DELETE FROM accounts_by_handle
-	USING TIMESTAMP ?
-	WHERE tenant_id = ? AND handle = ?`
-
-// accountAccountsByHandleGetCQL reads a claim of accounts_by_handle: who holds
-// the key, since which version. Its placeholders bind tenant_id, handle.
-const accountAccountsByHandleGetCQL = `SELECT tenant_id, handle, account_id, cqlgen_claim
-	FROM accounts_by_handle
-	WHERE tenant_id = ? AND handle = ?`
-
-// accountAccountsByHandleTakeCQL moves a claim of accounts_by_handle to
-// another owner, or renews it, if its owner and version are the ones read. Its
-// placeholders bind account_id, cqlgen_claim (the version of the change),
-// tenant_id, handle, account_id as read, the version read.
-const accountAccountsByHandleTakeCQL = `UPDATE accounts_by_handle
-	SET account_id = ?, cqlgen_claim = ?
-	WHERE tenant_id = ? AND handle = ?
-	IF account_id = ? AND cqlgen_claim = ?`
-
-// accountAccountsByHandleReleaseCQL gives up a claim of accounts_by_handle if
-// it is its owner's and older than the change. Its placeholders bind
-// tenant_id, handle, account_id, the version of the change.
-const accountAccountsByHandleReleaseCQL = `DELETE FROM accounts_by_handle
-	WHERE tenant_id = ? AND handle = ?
-	IF account_id = ? AND cqlgen_claim < ?`
-
-// accountAccountsByHandleScanCQL reads a token range of accounts_by_handle for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const accountAccountsByHandleScanCQL = `SELECT tenant_id, handle, account_id, writetime(account_id)
-	FROM accounts_by_handle
-	WHERE token(tenant_id) > ? AND token(tenant_id) <= ?`
-
 // AccountRepo reads and writes Account in its tables (accounts,
-// accounts_by_email, accounts_by_handle), keeping every copy in step; accounts
-// is the source of truth.
+// accounts_by_email, accounts_by_handle), kept in step with accounts.
 type AccountRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewAccountRepo returns a repository of Account on s. The default strategy is
-// a logged batch.
+// NewAccountRepo returns a repository of Account on s.
 func NewAccountRepo(s cqlgen.Session, opts ...cqlgen.Option) *AccountRepo {
-	return &AccountRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &AccountRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// accountCheck rejects a Account whose partition key values are empty.
 func accountCheck(e *Account) error {
 	if e.AccountID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "account_id",
-			Table:  "accounts",
-		}
+		return cqlgenimpl.EmptyKey("accounts", "account_id")
 	}
 	if e.Email == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "email",
-			Table:  "accounts_by_email",
-		}
+		return cqlgenimpl.EmptyKey("accounts_by_email", "email")
 	}
 	if e.TenantID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "tenant_id",
-			Table:  "accounts_by_handle",
-		}
+		return cqlgenimpl.EmptyKey("accounts_by_handle", "tenant_id")
 	}
 	return nil
 }
 
-// accountCheckKey rejects a Account whose partition key value in accounts, the
-// source of truth, is empty.
 func accountCheckKey(e *Account) error {
 	if e.AccountID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "account_id",
-			Table:  "accounts",
-		}
+		return cqlgenimpl.EmptyKey("accounts", "account_id")
 	}
 	return nil
 }
 
-// accountWrites is the write protocol of Account: its source of truth,
-// accounts, and the tables the protocol keeps in step with it.
 var accountWrites = &cqlgenimpl.Entity[Account]{
 	Canonical: accountAccounts,
 	State:     accountAccountsState,
@@ -407,18 +164,11 @@ var accountWrites = &cqlgenimpl.Entity[Account]{
 	},
 }
 
-// Insert writes e to every table of Account, creating it, or replacing it
-// where it exists; nil pointers and empty collections are left unset, so they
-// keep what the entity had and write no tombstones. It takes its turn with
-// other writers of the entity through a conditional write on accounts, the
-// source of truth. If it returns an error, it may have applied in part: run it
-// again, from any client, and every table converges on the result; the next
-// write of the entity finishes it too.
+// Insert creates or replaces e in every table of Account, leaving nil pointers
+// and empty collections unset, through the write protocol on accounts
+// (docs/repositories.md, The write protocol).
 func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, accountCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -426,19 +176,11 @@ func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Opt
 	return cqlgenimpl.Write(ctx, r.s, o, accountWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Account whose key in accounts is e's, in every table:
-// rows whose key changed (a new sort key, say) move, and nil pointers and
-// empty collections clear their columns. It takes its turn with other writers
-// through a conditional write on accounts's version; a writer that loses
-// retries up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Account with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// accounts (docs/repositories.md, The write protocol).
 func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, accountCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -446,16 +188,11 @@ func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Opt
 	return cqlgenimpl.Write(ctx, r.s, o, accountWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Account whose key in accounts is e's from every table;
-// the rows of the other tables are found from accounts's values, so e needs
-// only its key. Deleting what does not exist is not an error. If it returns an
-// error, it may have applied in part: run it again, from any client, and every
-// table converges on the result; the next write of the entity finishes it too.
+// Delete removes the Account with e's key from every table (e needs only its
+// key), through the write protocol on accounts (docs/repositories.md, The
+// write protocol).
 func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, accountCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -463,47 +200,25 @@ func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Opt
 	return cqlgenimpl.Write(ctx, r.s, o, accountWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Account with the given key from accounts, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Account since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Account with the given key from accounts with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *AccountRepo) GetVersioned(ctx context.Context, accountID string) (_ *Account, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "GetVersioned").End(&err)
 	if accountID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "account_id",
-			Table:  "accounts",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("accounts", "account_id")
 	}
 	e := &Account{}
 	e.AccountID = accountID
 	return cqlgenimpl.Versioned(ctx, r.s, accountWrites, e)
 }
 
-// Modify reads the Account with the given key, lets change edit it (set a
-// field, add to a collection), and writes the result to every table that
-// stores what changed, if no one changed the Account since it was read; when
-// someone did, it reads it again and calls change again, up to
-// Options.Attempts times, then returns a *cqlgen.VersionConflictError. Nothing
-// is written when change returns an error, which Modify returns; change must
-// not edit the key in accounts (cqlgen.ErrKeyChanged). It returns the Account
-// written; cqlgen.ErrNotFound if there is none. It costs one read more than
-// Update, which overwrites whatever a concurrent writer did. Run again after
-// its reply was lost, it applies change again, unless given
-// cqlgen.WithIdempotencyKey, which makes the whole of it apply at most once.
+// Modify reads the Account with the given key, lets change edit it and writes
+// it back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *AccountRepo) Modify(ctx context.Context, accountID string, change func(*Account) error, opts ...cqlgen.Option) (_ *Account, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Modify").End(&err)
 	if accountID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "account_id",
-			Table:  "accounts",
-		}
+		return nil, cqlgenimpl.EmptyKey("accounts", "account_id")
 	}
 	e := &Account{}
 	e.AccountID = accountID
@@ -514,91 +229,54 @@ func (r *AccountRepo) Modify(ctx context.Context, accountID string, change func(
 	return cqlgenimpl.Modify(ctx, r.s, o, accountWrites, e, accountCheck, change)
 }
 
-// Entity names the entity AccountRepo keeps: Account.
+// Entity is Account.
 func (r *AccountRepo) Entity() string {
 	return "Account"
 }
 
-// Tables lists the tables of Account that Repair and Backfill write: every one
-// but accounts, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but accounts.
 func (r *AccountRepo) Tables() []string {
 	return []string{"accounts_by_email", "accounts_by_handle"}
 }
 
-// Verify compares every table of Account with what accounts, the source of
-// truth, implies, and reports the rows missing, stale or orphaned. It writes
-// nothing.
+// Verify reports the rows missing, stale or orphaned against accounts.
 func (r *AccountRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, accountWrites, "Account", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Account wins over; it
-// is safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *AccountRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, accountWrites, "Account", true, o)
 }
 
-// Backfill writes every row accounts implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row accounts implies into table.
 func (r *AccountRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, accountWrites, "Account", table, o)
 }
 
-// Get reads the Account with the given key from accounts, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Account with the given key from accounts; cqlgen.ErrNotFound
+// if there is none.
 func (r *AccountRepo) Get(ctx context.Context, accountID string) (_ *Account, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Get").End(&err)
 	if accountID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "account_id",
-			Table:  "accounts",
-		}
+		return nil, cqlgenimpl.EmptyKey("accounts", "account_id")
 	}
 	var e Account
 	e.AccountID = accountID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   accountAccounts.Get,
-		Values: []any{e.AccountID},
-	}, accountAccountsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, accountAccounts.Get, []any{e.AccountID}, accountAccountsScan)
 }
 
-// GetMany reads the Accounts with the given account_id values from accounts,
-// the source of truth, in one query (account_id IN ?): Rows[i] is the Account
-// of accountIDs[i], nil when there is none, and Missing lists those indexes.
-// More keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Accounts with the given account_id values from accounts in
+// one query: Rows[i] is accountIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *AccountRepo) GetMany(ctx context.Context, accountIDs []string) (_ cqlgen.Found[Account], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "GetMany").End(&err)
 	for _, k := range accountIDs {
 		if k == "" {
-			return cqlgen.Found[Account]{}, &cqlgen.EmptyKeyError{
-				Column: "account_id",
-				Table:  "accounts",
-			}
+			return cqlgen.Found[Account]{}, cqlgenimpl.EmptyKey("accounts", "account_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, accountAccounts, []any{}, accountIDs, r.opts.MaxKeys, accountAccountsScan, func(e *Account) string {
@@ -606,38 +284,24 @@ func (r *AccountRepo) GetMany(ctx context.Context, accountIDs []string) (_ cqlge
 	})
 }
 
-// AccountByEmail reads the Account that holds the given key of
-// accounts_by_email, a unique key: the claim in accounts_by_email names it,
-// and accounts, the source of truth, must still give it that key;
-// cqlgen.ErrNotFound if no Account holds it.
+// AccountByEmail reads the Account that holds the given unique key of
+// accounts_by_email; cqlgen.ErrNotFound if none does (docs/repositories.md,
+// Unique tables).
 func (r *AccountRepo) AccountByEmail(ctx context.Context, email string) (_ *Account, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "AccountByEmail")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "AccountByEmail").End(&err)
 	if email == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "email",
-			Table:  "accounts_by_email",
-		}
+		return nil, cqlgenimpl.EmptyKey("accounts_by_email", "email")
 	}
 	return cqlgenimpl.Resolve(ctx, r.s, accountWrites, 0, []any{email})
 }
 
-// AccountsByHandle reads the Account that holds the given key of
-// accounts_by_handle, a unique key: the claim in accounts_by_handle names it,
-// and accounts, the source of truth, must still give it that key;
-// cqlgen.ErrNotFound if no Account holds it.
+// AccountsByHandle reads the Account that holds the given unique key of
+// accounts_by_handle; cqlgen.ErrNotFound if none does (docs/repositories.md,
+// Unique tables).
 func (r *AccountRepo) AccountsByHandle(ctx context.Context, tenantID string, handle string) (_ *Account, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "AccountsByHandle")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "AccountsByHandle").End(&err)
 	if tenantID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "tenant_id",
-			Table:  "accounts_by_handle",
-		}
+		return nil, cqlgenimpl.EmptyKey("accounts_by_handle", "tenant_id")
 	}
 	return cqlgenimpl.Resolve(ctx, r.s, accountWrites, 1, []any{tenantID, handle})
 }

@@ -17,56 +17,19 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// videoVideos: the statements of table videos, which is the source of truth of
-// Video.
+// videoVideos is table videos, which is the source of truth of Video
+// (statements in schema.md).
 var videoVideos = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "videos",
-	Pattern: "Videos",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "channel_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "video_id", Type: "timeuuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "channel_id", Type: "text"},
-		{Name: "video_id", Type: "timeuuid"},
-		{Name: "user_id", Type: "text"},
-		{Name: "added_at", Type: "timestamp"},
-		{Name: "title", Type: "text"},
-		{Name: "content", Type: "vector<float, 8>"},
-		{Name: "thumbnail", Type: "vector<float, 4>"},
-		{Name: "signature", Type: "blob"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:         videoVideosGetCQL,
-		State:       videoVideosStateCQL,
-		Change:      videoVideosChangeCQL,
-		Remove:      videoVideosRemoveCQL,
-		Settle:      videoVideosSettleCQL,
-		Scan:        videoVideosScanCQL,
-		First:       videoVideosFirstCQL,
-		FirstFrom:   videoVideosFirstFromCQL,
-		FirstTo:     videoVideosFirstToCQL,
-		FirstFromTo: videoVideosFirstFromToCQL,
-		After: []string{
-			videoVideosAfter0CQL,
-		},
-		AfterTo:     videoVideosAfterToCQL,
-		AtOrAfter:   videoVideosAtOrAfterCQL,
-		AtOrAfterTo: videoVideosAtOrAfterToCQL,
-	},
+	Name:         "videos",
+	Pattern:      "Videos",
+	PartitionKey: cqlgenimpl.Cols("channel_id text"),
+	Clustering:   cqlgenimpl.Cols("video_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("user_id text", "added_at timestamp", "title text", "content vector<float, 8>", "thumbnail vector<float, 4>", "signature blob"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
-// videoVideosGetCQL reads a row of videos by its primary key. Its placeholders
-// bind channel_id, video_id.
-const videoVideosGetCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_deleted
-	FROM videos
-	WHERE channel_id = ? AND video_id = ?`
-
-// videoVideosScan reads the next row of videos that is no grave of a deleted
-// Video into e; false when there is none.
 func videoVideosScan(it cqlgenimpl.Iter, e *Video) bool {
 	for {
 		var deleted bool
@@ -80,33 +43,19 @@ func videoVideosScan(it cqlgenimpl.Iter, e *Video) bool {
 	}
 }
 
-// videoVideosStateCQL reads a row of videos with the write protocol's columns.
-// Its placeholders bind channel_id, video_id.
-const videoVideosStateCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_version, cqlgen_deleted, cqlgen_pending,
-		cqlgen_writes
-	FROM videos
-	WHERE channel_id = ? AND video_id = ?`
-
-// videoVideosState binds videoVideosStateCQL: the primary key of e.
 func videoVideosState(e *Video) []any {
 	return []any{e.ChannelID, e.VideoID}
 }
 
-// videoVideosScanState reads a row of videos with its version, its mark of
-// deletion, its pending record and its last changes.
 func videoVideosScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Video], ok bool) {
 	ok = it.Scan(&v.Row.ChannelID, &v.Row.VideoID, &v.Row.UserID, &v.Row.AddedAt, &v.Row.Title, (*cqlgenimpl.Vector)(&v.Row.Content), (*cqlgenimpl.Vector)(&v.Row.Thumbnail), &v.Row.Signature, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// videoVideosData is every column of e's row in videos, in table order.
 func videoVideosData(e *Video) []any {
 	return []any{e.ChannelID, e.VideoID, e.UserID, e.AddedAt, e.Title, e.Content, e.Thumbnail, e.Signature}
 }
 
-// videoMerge is e as an Insert over cur writes it: the nil pointers and empty
-// collections of e, which an Insert leaves unset, keep cur's values.
 func videoMerge(cur, e *Video) Video {
 	m := *e
 	if len(m.Content) == 0 {
@@ -118,327 +67,75 @@ func videoMerge(cur, e *Video) Video {
 	return m
 }
 
-// videoVideosChangeCQL writes a row of videos if its version is the one read
-// (null: if there is no row). Its placeholders bind user_id, added_at, title,
-// content, thumbnail, signature, cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, channel_id, video_id, the
-// version read.
-const videoVideosChangeCQL = `UPDATE videos
-	SET user_id = ?, added_at = ?, title = ?, content = ?, thumbnail = ?,
-		signature = ?, cqlgen_version = ?, cqlgen_deleted = false,
-		cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE channel_id = ? AND video_id = ?
-	IF cqlgen_version = ?`
-
-// videoVideosChange binds videoVideosChangeCQL: it sets e's values, leaving
-// nil pointers and empty collections unset with c.Unset, at version c.TS, if
-// the version is still c.Old.
 func videoVideosChange(e *Video, c cqlgenimpl.Change) []any {
 	return []any{e.UserID, e.AddedAt, e.Title, cqlgenimpl.VectorOrUnset(e.Content, c.Unset), cqlgenimpl.VectorOrUnset(e.Thumbnail, c.Unset), e.Signature, c.TS, c.Pending, c.Writes, e.ChannelID, e.VideoID, c.Old}
 }
 
-// videoVideosRemoveCQL leaves a grave of a row of videos if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, channel_id, video_id, the
-// version read.
-const videoVideosRemoveCQL = `UPDATE videos
-	USING TTL 864000
-	SET user_id = null, added_at = null, title = null, content = null,
-		thumbnail = null, signature = null, cqlgen_version = ?,
-		cqlgen_deleted = true, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE channel_id = ? AND video_id = ?
-	IF cqlgen_version = ?`
-
-// videoVideosRemove binds videoVideosRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
 func videoVideosRemove(e *Video, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.ChannelID, e.VideoID, c.Old}
 }
 
-// videoVideosSettleCQL clears the pending record of a row of videos if its
-// version is the one read. Its placeholders bind channel_id, video_id, the
-// version read.
-const videoVideosSettleCQL = `UPDATE videos
-	SET cqlgen_pending = null
-	WHERE channel_id = ? AND video_id = ?
-	IF cqlgen_version = ?`
-
-// videoVideosSettle binds videoVideosSettleCQL: it clears the pending record
-// of e's row if the version is still version.
 func videoVideosSettle(e *Video, version int64) []any {
 	return []any{e.ChannelID, e.VideoID, version}
 }
 
-// videoVideosScanCQL reads a token range of videos for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const videoVideosScanCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_version, cqlgen_deleted, cqlgen_pending,
-		cqlgen_writes
-	FROM videos
-	WHERE token(channel_id) > ? AND token(channel_id) <= ?`
-
-// videoVideosFirstCQL reads a partition of videos from its first row.
-// cqlgenimpl.ReadPage binds channel_id.
-const videoVideosFirstCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_deleted
-	FROM videos
-	WHERE channel_id = ?`
-
-// videoVideosFirstFromCQL reads a partition of videos from the From bound.
-// cqlgenimpl.ReadPage binds channel_id, From.
-const videoVideosFirstFromCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_deleted
-	FROM videos
-	WHERE channel_id = ? AND video_id >= ?`
-
-// videoVideosFirstToCQL reads a partition of videos from its first row up to
-// the To bound. cqlgenimpl.ReadPage binds channel_id, To.
-const videoVideosFirstToCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_deleted
-	FROM videos
-	WHERE channel_id = ? AND video_id < ?`
-
-// videoVideosFirstFromToCQL reads a partition of videos between the bounds.
-// cqlgenimpl.ReadPage binds channel_id, From, To.
-const videoVideosFirstFromToCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_deleted
-	FROM videos
-	WHERE channel_id = ? AND video_id >= ? AND video_id < ?`
-
-// videoVideosAfter0CQL continues a read of videos after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds channel_id,
-// video_id.
-const videoVideosAfter0CQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_deleted
-	FROM videos
-	WHERE channel_id = ? AND video_id > ?`
-
-// videoVideosAfterToCQL continues a read of videos after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds channel_id, video_id, To.
-const videoVideosAfterToCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_deleted
-	FROM videos
-	WHERE channel_id = ? AND video_id > ? AND video_id < ?`
-
-// videoVideosAtOrAfterCQL continues a read of videos at or after a row.
-// cqlgenimpl.ReadPage binds channel_id, video_id.
-const videoVideosAtOrAfterCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_deleted
-	FROM videos
-	WHERE channel_id = ? AND video_id >= ?`
-
-// videoVideosAtOrAfterToCQL continues a read of videos at or after a row, up
-// to the To bound. cqlgenimpl.ReadPage binds channel_id, video_id, To.
-const videoVideosAtOrAfterToCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_deleted
-	FROM videos
-	WHERE channel_id = ? AND video_id >= ? AND video_id < ?`
-
-// videoVideosClustering is the clustering key of e in videos, in order.
 func videoVideosClustering(e *Video) []any {
 	return []any{e.VideoID}
 }
 
-// videoVideosCompare orders rows of videos as its clustering order does.
 func videoVideosCompare(a, b *Video) int {
-	if c := cqlgenimpl.CompareTimeUUID(a.VideoID, b.VideoID); c != 0 {
-		return c
-	}
-	return 0
+	return cqlgenimpl.CompareTimeUUID(a.VideoID, b.VideoID)
 }
 
-// videoVideosByUser: the statements of table videos_by_user, which serves
-// VideosByUser.
+// videoVideosByUser is table videos_by_user, which serves VideosByUser
+// (statements in schema.md).
 var videoVideosByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "videos_by_user",
-	Pattern: "VideosByUser",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "added_at", Type: "timestamp", Desc: true},
-		{Name: "channel_id", Type: "text"},
-		{Name: "video_id", Type: "timeuuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "user_id", Type: "text"},
-		{Name: "added_at", Type: "timestamp", Desc: true},
-		{Name: "channel_id", Type: "text"},
-		{Name: "video_id", Type: "timeuuid"},
-		{Name: "title", Type: "text"},
-		{Name: "content", Type: "vector<float, 8>"},
-		{Name: "thumbnail", Type: "vector<float, 4>"},
-		{Name: "signature", Type: "blob"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      videoVideosByUserInsertCQL,
-		Delete:      videoVideosByUserDeleteCQL,
-		Scan:        videoVideosByUserScanCQL,
-		First:       videoVideosByUserFirstCQL,
-		FirstFrom:   videoVideosByUserFirstFromCQL,
-		FirstTo:     videoVideosByUserFirstToCQL,
-		FirstFromTo: videoVideosByUserFirstFromToCQL,
-		After: []string{
-			videoVideosByUserAfter0CQL,
-			videoVideosByUserAfter1CQL,
-		},
-		AfterTo:   videoVideosByUserAfterToCQL,
-		AtOrAfter: videoVideosByUserAtOrAfterCQL,
-	},
+	Name:         "videos_by_user",
+	Pattern:      "VideosByUser",
+	PartitionKey: cqlgenimpl.Cols("user_id text"),
+	Clustering:   cqlgenimpl.Cols("added_at timestamp desc", "channel_id text", "video_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("title text", "content vector<float, 8>", "thumbnail vector<float, 4>", "signature blob"),
+	Maintained:   true,
 })
 
-// videoVideosByUserInsertCQL writes a whole row of videos_by_user. Its
-// placeholders bind user_id, added_at, channel_id, video_id, title, content,
-// thumbnail, signature, the write timestamp.
-const videoVideosByUserInsertCQL = `INSERT INTO videos_by_user (user_id, added_at, channel_id, video_id,
-		title, content, thumbnail, signature)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// videoVideosByUserRow binds videoVideosByUserInsertCQL for e, written at ts.
-// With unset, nil pointers and empty collections are left unset, writing no
-// tombstone; without, they clear their columns.
 func videoVideosByUserRow(e *Video, ts int64, unset bool) []any {
 	return []any{e.UserID, e.AddedAt, e.ChannelID, e.VideoID, e.Title, cqlgenimpl.VectorOrUnset(e.Content, unset), cqlgenimpl.VectorOrUnset(e.Thumbnail, unset), e.Signature, ts}
 }
 
-// videoVideosByUserKey is the primary key of e in videos_by_user, in order,
-// bucket included.
 func videoVideosByUserKey(e *Video) []any {
 	return []any{e.UserID, e.AddedAt, e.ChannelID, e.VideoID}
 }
 
-// videoVideosByUserDeleteCQL deletes a row of videos_by_user by its primary
-// key. Its placeholders bind the write timestamp, user_id, added_at,
-// channel_id, video_id.
-const videoVideosByUserDeleteCQL = `DELETE FROM videos_by_user
-	USING TIMESTAMP ?
-	WHERE user_id = ? AND added_at = ? AND channel_id = ? AND video_id = ?`
-
-// videoVideosByUserScanCQL reads a token range of videos_by_user for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const videoVideosByUserScanCQL = `SELECT user_id, added_at, channel_id, video_id, title, content,
-		thumbnail, signature, writetime(title), writetime(content),
-		writetime(thumbnail), writetime(signature)
-	FROM videos_by_user
-	WHERE token(user_id) > ? AND token(user_id) <= ?`
-
-// videoVideosByUserFirstCQL reads a partition of videos_by_user from its first
-// row. cqlgenimpl.ReadPage binds user_id.
-const videoVideosByUserFirstCQL = `SELECT user_id, added_at, channel_id, video_id, title, content,
-		thumbnail, signature
-	FROM videos_by_user
-	WHERE user_id = ?`
-
-// videoVideosByUserFirstFromCQL reads a partition of videos_by_user from the
-// From bound. cqlgenimpl.ReadPage binds user_id, From.
-const videoVideosByUserFirstFromCQL = `SELECT user_id, added_at, channel_id, video_id, title, content,
-		thumbnail, signature
-	FROM videos_by_user
-	WHERE user_id = ? AND added_at <= ?`
-
-// videoVideosByUserFirstToCQL reads a partition of videos_by_user from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds user_id, To.
-const videoVideosByUserFirstToCQL = `SELECT user_id, added_at, channel_id, video_id, title, content,
-		thumbnail, signature
-	FROM videos_by_user
-	WHERE user_id = ? AND added_at > ?`
-
-// videoVideosByUserFirstFromToCQL reads a partition of videos_by_user between
-// the bounds. cqlgenimpl.ReadPage binds user_id, From, To.
-const videoVideosByUserFirstFromToCQL = `SELECT user_id, added_at, channel_id, video_id, title, content,
-		thumbnail, signature
-	FROM videos_by_user
-	WHERE user_id = ? AND added_at <= ? AND added_at > ?`
-
-// videoVideosByUserAfter0CQL continues a read of videos_by_user after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// user_id, added_at.
-const videoVideosByUserAfter0CQL = `SELECT user_id, added_at, channel_id, video_id, title, content,
-		thumbnail, signature
-	FROM videos_by_user
-	WHERE user_id = ? AND added_at < ?`
-
-// videoVideosByUserAfter1CQL continues a read of videos_by_user after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// user_id, added_at, channel_id, video_id.
-const videoVideosByUserAfter1CQL = `SELECT user_id, added_at, channel_id, video_id, title, content,
-		thumbnail, signature
-	FROM videos_by_user
-	WHERE user_id = ? AND added_at = ? AND (channel_id, video_id) > (?, ?)`
-
-// videoVideosByUserAfterToCQL continues a read of videos_by_user after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds user_id, added_at, To.
-const videoVideosByUserAfterToCQL = `SELECT user_id, added_at, channel_id, video_id, title, content,
-		thumbnail, signature
-	FROM videos_by_user
-	WHERE user_id = ? AND added_at < ? AND added_at > ?`
-
-// videoVideosByUserAtOrAfterCQL continues a read of videos_by_user at or after
-// a row. cqlgenimpl.ReadPage binds user_id, added_at, channel_id, video_id.
-const videoVideosByUserAtOrAfterCQL = `SELECT user_id, added_at, channel_id, video_id, title, content,
-		thumbnail, signature
-	FROM videos_by_user
-	WHERE user_id = ? AND added_at = ? AND (channel_id, video_id) >= (?, ?)`
-
-// videoVideosByUserScan reads one row of videos_by_user into e; false when
-// there is none.
 func videoVideosByUserScan(it cqlgenimpl.Iter, e *Video) bool {
 	return it.Scan(&e.UserID, &e.AddedAt, &e.ChannelID, &e.VideoID, &e.Title, (*cqlgenimpl.Vector)(&e.Content), (*cqlgenimpl.Vector)(&e.Thumbnail), &e.Signature)
 }
 
-// videoVideosByUserClustering is the clustering key of e in videos_by_user, in
-// order.
 func videoVideosByUserClustering(e *Video) []any {
 	return []any{e.AddedAt, e.ChannelID, e.VideoID}
 }
 
-// videoVideosByUserCompare orders rows of videos_by_user as its clustering
-// order does.
 func videoVideosByUserCompare(a, b *Video) int {
-	if c := a.AddedAt.Compare(b.AddedAt); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.ChannelID, b.ChannelID); c != 0 {
-		return c
-	}
-	if c := cqlgenimpl.CompareTimeUUID(a.VideoID, b.VideoID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.AddedAt.Compare(b.AddedAt), cmp.Compare(a.ChannelID, b.ChannelID), cqlgenimpl.CompareTimeUUID(a.VideoID, b.VideoID))
 }
 
 // VideoRepo reads and writes Video in its tables (videos, videos_by_user),
-// keeping every copy in step; videos is the source of truth.
+// kept in step with videos.
 type VideoRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewVideoRepo returns a repository of Video on s. The default strategy is a
-// logged batch.
+// NewVideoRepo returns a repository of Video on s.
 func NewVideoRepo(s cqlgen.Session, opts ...cqlgen.Option) *VideoRepo {
-	return &VideoRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &VideoRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// videoCheck rejects a Video whose partition key values are empty, or whose
-// vectors are not of their dimension.
 func videoCheck(e *Video) error {
 	if e.ChannelID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "channel_id",
-			Table:  "videos",
-		}
+		return cqlgenimpl.EmptyKey("videos", "channel_id")
 	}
 	if e.UserID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "videos_by_user",
-		}
+		return cqlgenimpl.EmptyKey("videos_by_user", "user_id")
 	}
 	if err := cqlgenimpl.CheckVector("videos", "content", e.Content, 8); err != nil {
 		return err
@@ -449,20 +146,13 @@ func videoCheck(e *Video) error {
 	return nil
 }
 
-// videoCheckKey rejects a Video whose partition key value in videos, the
-// source of truth, is empty.
 func videoCheckKey(e *Video) error {
 	if e.ChannelID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "channel_id",
-			Table:  "videos",
-		}
+		return cqlgenimpl.EmptyKey("videos", "channel_id")
 	}
 	return nil
 }
 
-// videoWrites is the write protocol of Video: its source of truth, videos, and
-// the tables the protocol keeps in step with it.
 var videoWrites = &cqlgenimpl.Entity[Video]{
 	Canonical: videoVideos,
 	State:     videoVideosState,
@@ -483,18 +173,11 @@ var videoWrites = &cqlgenimpl.Entity[Video]{
 	},
 }
 
-// Insert writes e to every table of Video, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on videos, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Video, leaving nil pointers
+// and empty collections unset, through the write protocol on videos
+// (docs/repositories.md, The write protocol).
 func (r *VideoRepo) Insert(ctx context.Context, e *Video, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Video", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, videoCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -502,19 +185,11 @@ func (r *VideoRepo) Insert(ctx context.Context, e *Video, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, videoWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Video whose key in videos is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on videos's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Video with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// videos (docs/repositories.md, The write protocol).
 func (r *VideoRepo) Update(ctx context.Context, e *Video, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Video", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, videoCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -522,16 +197,11 @@ func (r *VideoRepo) Update(ctx context.Context, e *Video, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, videoWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Video whose key in videos is e's from every table; the
-// rows of the other tables are found from videos's values, so e needs only its
-// key. Deleting what does not exist is not an error. If it returns an error,
-// it may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Video with e's key from every table (e needs only its
+// key), through the write protocol on videos (docs/repositories.md, The write
+// protocol).
 func (r *VideoRepo) Delete(ctx context.Context, e *Video, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Video", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, videoCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -539,20 +209,12 @@ func (r *VideoRepo) Delete(ctx context.Context, e *Video, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, videoWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Video with the given key from videos, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Video since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Video with the given key from videos with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *VideoRepo) GetVersioned(ctx context.Context, channelID string, videoID gocql.UUID) (_ *Video, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Video", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "GetVersioned").End(&err)
 	if channelID == "" {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "channel_id",
-			Table:  "videos",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("videos", "channel_id")
 	}
 	e := &Video{}
 	e.ChannelID = channelID
@@ -560,27 +222,13 @@ func (r *VideoRepo) GetVersioned(ctx context.Context, channelID string, videoID 
 	return cqlgenimpl.Versioned(ctx, r.s, videoWrites, e)
 }
 
-// Modify reads the Video with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Video since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// videos (cqlgen.ErrKeyChanged). It returns the Video written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Video with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *VideoRepo) Modify(ctx context.Context, channelID string, videoID gocql.UUID, change func(*Video) error, opts ...cqlgen.Option) (_ *Video, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Video", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Modify").End(&err)
 	if channelID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "channel_id",
-			Table:  "videos",
-		}
+		return nil, cqlgenimpl.EmptyKey("videos", "channel_id")
 	}
 	e := &Video{}
 	e.ChannelID = channelID
@@ -592,237 +240,150 @@ func (r *VideoRepo) Modify(ctx context.Context, channelID string, videoID gocql.
 	return cqlgenimpl.Modify(ctx, r.s, o, videoWrites, e, videoCheck, change)
 }
 
-// Entity names the entity VideoRepo keeps: Video.
+// Entity is Video.
 func (r *VideoRepo) Entity() string {
 	return "Video"
 }
 
-// Tables lists the tables of Video that Repair and Backfill write: every one
-// but videos, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but videos.
 func (r *VideoRepo) Tables() []string {
 	return []string{"videos_by_user"}
 }
 
-// Verify compares every table of Video with what videos, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows missing, stale or orphaned against videos.
 func (r *VideoRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Video", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, videoWrites, "Video", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Video wins over; it is
-// safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *VideoRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Video", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, videoWrites, "Video", true, o)
 }
 
-// Backfill writes every row videos implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row videos implies into table.
 func (r *VideoRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Video", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, videoWrites, "Video", table, o)
 }
 
-// Get reads the Video with the given key from videos, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Video with the given key from videos; cqlgen.ErrNotFound if
+// there is none.
 func (r *VideoRepo) Get(ctx context.Context, channelID string, videoID gocql.UUID) (_ *Video, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Video", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Get").End(&err)
 	if channelID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "channel_id",
-			Table:  "videos",
-		}
+		return nil, cqlgenimpl.EmptyKey("videos", "channel_id")
 	}
 	var e Video
 	e.ChannelID = channelID
 	e.VideoID = videoID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   videoVideos.Get,
-		Values: []any{e.ChannelID, e.VideoID},
-	}, videoVideosScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, videoVideos.Get, []any{e.ChannelID, e.VideoID}, videoVideosScan)
 }
 
 // VideosOptions are the optional parts of a Videos read.
 type VideosOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// VideoIDFrom and VideoIDTo bound video_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// VideoIDFrom (inclusive) and VideoIDTo (exclusive) bound video_id in read
+	// order; nil: open.
 	VideoIDFrom, VideoIDTo *gocql.UUID
-	// VideoIDFromExclusive leaves out the rows at VideoIDFrom,
-	// VideoIDToInclusive takes in those at VideoIDTo; each is ignored without
-	// its bound.
+	// VideoIDFromExclusive and VideoIDToInclusive change the bounds' defaults.
 	VideoIDFromExclusive, VideoIDToInclusive bool
+}
+
+var videoVideosRead = cqlgenimpl.ReadSpec[Video]{
+	Compare: videoVideosCompare,
+	Key:     videoVideosClustering,
+	Scan:    videoVideosScan,
+	Table:   videoVideos,
 }
 
 // Videos reads Video rows by channel_id, ordered by video_id ascending, from
 // videos, in pages: one partition, in clustering order.
 func (r *VideoRepo) Videos(ctx context.Context, channelID string, o *VideosOptions) (_ cqlgen.Page[Video], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Video", "Videos")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Videos").End(&err)
 	if channelID == "" {
-		return cqlgen.Page[Video]{}, &cqlgen.EmptyKeyError{
-			Column: "channel_id",
-			Table:  "videos",
-		}
+		return cqlgen.Page[Video]{}, cqlgenimpl.EmptyKey("videos", "channel_id")
 	}
 	if o == nil {
 		o = &VideosOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Video]{
-		Compare:   videoVideosCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       videoVideosClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{channelID},
-		Scan:      videoVideosScan,
-		Table:     videoVideos,
-	}
-	if o.VideoIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.VideoIDFrom, o.VideoIDFromExclusive
-	}
-	if o.VideoIDTo != nil {
-		spec.To, spec.ToInclusive = *o.VideoIDTo, o.VideoIDToInclusive
-	}
+	spec := videoVideosRead.With([]any{channelID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.VideoIDFrom, o.VideoIDTo, o.VideoIDFromExclusive, o.VideoIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // VideosByUserOptions are the optional parts of a VideosByUser read.
 type VideosByUserOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AddedAtFrom and AddedAtTo bound added_at, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// AddedAtFrom (inclusive) and AddedAtTo (exclusive) bound added_at in read
+	// order; nil: open.
 	AddedAtFrom, AddedAtTo *time.Time
-	// AddedAtFromExclusive leaves out the rows at AddedAtFrom,
-	// AddedAtToInclusive takes in those at AddedAtTo; each is ignored without
-	// its bound.
+	// AddedAtFromExclusive and AddedAtToInclusive change the bounds' defaults.
 	AddedAtFromExclusive, AddedAtToInclusive bool
+}
+
+var videoVideosByUserRead = cqlgenimpl.ReadSpec[Video]{
+	Compare: videoVideosByUserCompare,
+	Key:     videoVideosByUserClustering,
+	Scan:    videoVideosByUserScan,
+	Table:   videoVideosByUser,
 }
 
 // VideosByUser reads Video rows by user_id, ordered by added_at descending,
 // then channel_id ascending, then video_id ascending, from videos_by_user, in
 // pages: one partition, in clustering order.
 func (r *VideoRepo) VideosByUser(ctx context.Context, userID string, o *VideosByUserOptions) (_ cqlgen.Page[Video], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Video", "VideosByUser")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "VideosByUser").End(&err)
 	if userID == "" {
-		return cqlgen.Page[Video]{}, &cqlgen.EmptyKeyError{
-			Column: "user_id",
-			Table:  "videos_by_user",
-		}
+		return cqlgen.Page[Video]{}, cqlgenimpl.EmptyKey("videos_by_user", "user_id")
 	}
 	if o == nil {
 		o = &VideosByUserOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Video]{
-		Compare:   videoVideosByUserCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       videoVideosByUserClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{userID},
-		Scan:      videoVideosByUserScan,
-		Table:     videoVideosByUser,
-	}
-	if o.AddedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AddedAtFrom, o.AddedAtFromExclusive
-	}
-	if o.AddedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.AddedAtTo, o.AddedAtToInclusive
-	}
+	spec := videoVideosByUserRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.AddedAtFrom, o.AddedAtTo, o.AddedAtFromExclusive, o.AddedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// videoVideosLike: the statements of index videos_like on table videos, which
-// serve VideosLike.
+// videoVideosLike reads table videos through index videos_like (statements in
+// schema.md).
 var videoVideosLike = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "videos",
-	Pattern: "VideosLike",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "channel_id", Type: "text"},
+	Name:         "videos",
+	Pattern:      "VideosLike",
+	PartitionKey: cqlgenimpl.Cols("channel_id text"),
+	Clustering:   cqlgenimpl.Cols("video_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("user_id text", "added_at timestamp", "title text", "content vector<float, 8>", "thumbnail vector<float, 4>", "signature blob"),
+	Versioned:    true,
+	Index: &cqlgenimpl.IndexSpec{
+		Column: "content",
+		ANN:    true,
 	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "video_id", Type: "timeuuid"},
-	},
-	Index: []cqlgenimpl.Column{
-		{Name: "content", Type: "vector<float, 8>"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Nearest: videoVideosLikeNearestCQL,
-	},
+	Values: cqlgenimpl.Cols("content vector<float, 8>"),
 })
-
-// videoVideosLikeNearestCQL reads the rows of a partition of videos nearest a
-// vector through the ANN index videos_like. cqlgenimpl.ReadNearest binds
-// channel_id, the value of content looked for, the limit.
-const videoVideosLikeNearestCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_deleted
-	FROM videos
-	WHERE channel_id = ?
-	ORDER BY content ANN OF ?
-	LIMIT ?`
 
 // VideosLikeOptions are the optional parts of a VideosLike read.
 type VideosLikeOptions struct {
-	// Limit is the most rows to return, the nearest first; 0 means
-	// cqlgen.DefaultLimit, and more than the repository's maximum
-	// (cqlgen.WithMaxLimit) is refused. An ANN read has no pages: ask for as
-	// many as you need.
+	// Limit is the most rows to return, nearest first (0:
+	// cqlgen.DefaultLimit); there are no pages.
 	Limit int
 }
 
 // VideosLike reads Video rows whose content is nearest a vector, by cosine
-// similarity, within one partition: the rows of videos whose content is
-// nearest the vector, by cosine similarity, nearest first, through the
-// storage-attached ANN index videos_like (ORDER BY content ANN OF ? LIMIT ?),
-// within one partition, searched on its replicas. The vector must be of the
-// column's dimension, 8, or the read is a *cqlgen.VectorDimensionError; rows
-// without a vector are never returned.
+// similarity, within one partition: the rows of videos whose content (8
+// dimensions) is nearest the vector by cosine similarity, nearest first,
+// within one partition, searched on its replicas (docs/repositories.md,
+// Nearest rows).
 func (r *VideoRepo) VideosLike(ctx context.Context, channelID string, content []float32, o *VideosLikeOptions) (_ []Video, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Video", "VideosLike")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "VideosLike").End(&err)
 	if channelID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "channel_id",
-			Table:  "videos",
-		}
+		return nil, cqlgenimpl.EmptyKey("videos", "channel_id")
 	}
 	if o == nil {
 		o = &VideosLikeOptions{}
@@ -837,55 +398,36 @@ func (r *VideoRepo) VideosLike(ctx context.Context, channelID string, content []
 	})
 }
 
-// videoVideosByThumbnail: the statements of index videos_by_thumbnail on table
-// videos, which serve VideosByThumbnail.
+// videoVideosByThumbnail reads table videos through index videos_by_thumbnail
+// (statements in schema.md).
 var videoVideosByThumbnail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "videos",
-	Pattern: "VideosByThumbnail",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "channel_id", Type: "text"},
+	Name:         "videos",
+	Pattern:      "VideosByThumbnail",
+	PartitionKey: cqlgenimpl.Cols("channel_id text"),
+	Clustering:   cqlgenimpl.Cols("video_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("user_id text", "added_at timestamp", "title text", "content vector<float, 8>", "thumbnail vector<float, 4>", "signature blob"),
+	Versioned:    true,
+	Index: &cqlgenimpl.IndexSpec{
+		Column:  "thumbnail",
+		ANN:     true,
+		Scatter: true,
 	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "video_id", Type: "timeuuid"},
-	},
-	Index: []cqlgenimpl.Column{
-		{Name: "thumbnail", Type: "vector<float, 4>"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Nearest: videoVideosByThumbnailNearestCQL,
-	},
+	Values: cqlgenimpl.Cols("thumbnail vector<float, 4>"),
 })
-
-// videoVideosByThumbnailNearestCQL reads the rows of videos nearest a vector
-// through the ANN index videos_by_thumbnail, over the cluster.
-// cqlgenimpl.ReadNearest binds the value of thumbnail looked for, the limit.
-const videoVideosByThumbnailNearestCQL = `SELECT channel_id, video_id, user_id, added_at, title, content,
-		thumbnail, signature, cqlgen_deleted
-	FROM videos
-	ORDER BY thumbnail ANN OF ?
-	LIMIT ?`
 
 // VideosByThumbnailOptions are the optional parts of a VideosByThumbnail read.
 type VideosByThumbnailOptions struct {
-	// Limit is the most rows to return, the nearest first; 0 means
-	// cqlgen.DefaultLimit, and more than the repository's maximum
-	// (cqlgen.WithMaxLimit) is refused. An ANN read has no pages: ask for as
-	// many as you need.
+	// Limit is the most rows to return, nearest first (0:
+	// cqlgen.DefaultLimit); there are no pages.
 	Limit int
 }
 
 // VideosByThumbnail reads videos whose thumbnail looks like a picture,
-// everywhere: the rows of videos whose thumbnail is nearest the vector, by
-// dot_product similarity, nearest first, through the storage-attached ANN
-// index videos_by_thumbnail (ORDER BY thumbnail ANN OF ? LIMIT ?), over every
-// node's index: a scatter. The vector must be of the column's dimension, 4, or
-// the read is a *cqlgen.VectorDimensionError; rows without a vector are never
-// returned.
+// everywhere: the rows of videos whose thumbnail (4 dimensions) is nearest the
+// vector by dot_product similarity, nearest first, over every node's index: a
+// scatter (docs/repositories.md, Nearest rows).
 func (r *VideoRepo) VideosByThumbnail(ctx context.Context, thumbnail []float32, o *VideosByThumbnailOptions) (_ []Video, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Video", "VideosByThumbnail")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "VideosByThumbnail").End(&err)
 	if o == nil {
 		o = &VideosByThumbnailOptions{}
 	}
@@ -898,89 +440,24 @@ func (r *VideoRepo) VideosByThumbnail(ctx context.Context, thumbnail []float32, 
 	})
 }
 
-// accountAccounts: the statements of table accounts, which is the source of
-// truth of Account.
+// accountAccounts is table accounts, which is the source of truth of Account
+// (statements in schema.md).
 var accountAccounts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "accounts",
-	Pattern: "Accounts",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "account_id", Type: "text"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "account_id", Type: "text"},
-		{Name: "email", Type: "text"},
-		{Name: "phone", Type: "text"},
-		{Name: "balance", Type: "bigint"},
-		{Name: "notes", Type: "text"},
-		{Name: "born", Type: "date"},
-		{Name: "card", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:    accountAccountsInsertCQL,
-		InsertTTL: accountAccountsInsertTTLCQL,
-		Create:    accountAccountsCreateCQL,
-		Delete:    accountAccountsDeleteCQL,
-		Get:       accountAccountsGetCQL,
-		GetMany:   accountAccountsGetManyCQL,
-	},
+	Name:         "accounts",
+	Pattern:      "Accounts",
+	PartitionKey: cqlgenimpl.Cols("account_id text"),
+	Columns:      cqlgenimpl.Cols("email text", "phone text", "balance bigint", "notes text", "born date", "card text"),
+	Canonical:    true,
+	Single:       true,
 })
 
-// accountAccountsInsertCQL writes a whole row of accounts. Its placeholders
-// bind account_id, email, phone, balance, notes, born, card, the write
-// timestamp.
-const accountAccountsInsertCQL = `INSERT INTO accounts (account_id, email, phone, balance, notes, born,
-		card)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// accountAccountsRow binds accountAccountsInsertCQL for e, written at ts. With
-// unset, nil pointers and empty collections are left unset, writing no
-// tombstone; without, they clear their columns.
 func accountAccountsRow(e *Account, ts int64, unset bool) []any {
 	return []any{e.AccountID, e.Email, e.Phone, e.Balance, e.Notes, cqlgenimpl.OrUnset(e.Born, unset), e.Card, ts}
 }
 
-// accountAccountsInsertTTLCQL writes a whole row of accounts with a TTL of the
-// call's (cqlgen.WithTTL). cqlgenimpl.ReadPage binds account_id, email, phone,
-// balance, notes, born, card, the TTL in seconds (unset: the table's default),
-// the write timestamp.
-const accountAccountsInsertTTLCQL = `INSERT INTO accounts (account_id, email, phone, balance, notes, born,
-		card)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	USING TTL ? AND TIMESTAMP ?`
-
-// accountAccountsCreateCQL writes a whole row of accounts if no row has its
-// key, for InsertIfAbsent and cqlgen.IfAbsent; a conditional write takes no
-// client timestamp. cqlgenimpl.ReadPage binds account_id, email, phone,
-// balance, notes, born, card, the TTL in seconds (unset: the table's default).
-const accountAccountsCreateCQL = `INSERT INTO accounts (account_id, email, phone, balance, notes, born,
-		card)
-	VALUES (?, ?, ?, ?, ?, ?, ?)
-	IF NOT EXISTS USING TTL ?`
-
-// accountAccountsDeleteCQL deletes a row of accounts by its primary key. Its
-// placeholders bind the write timestamp, account_id.
-const accountAccountsDeleteCQL = `DELETE FROM accounts
-	USING TIMESTAMP ?
-	WHERE account_id = ?`
-
-// accountAccountsGetCQL reads a row of accounts by its primary key. Its
-// placeholders bind account_id.
-const accountAccountsGetCQL = `SELECT account_id, email, phone, balance, notes, born, card
-	FROM accounts
-	WHERE account_id = ?`
-
-// accountAccountsScan reads one row of accounts into e; false when there is
-// none.
 func accountAccountsScan(it cqlgenimpl.Iter, e *Account) bool {
 	return it.Scan(&e.AccountID, &e.Email, &e.Phone, &e.Balance, &e.Notes, &e.Born, &e.Card)
 }
-
-// accountAccountsGetManyCQL reads the rows of accounts of several partition
-// keys at once. cqlgenimpl.GetMany binds the list of account_id values.
-const accountAccountsGetManyCQL = `SELECT account_id, email, phone, balance, notes, born, card
-	FROM accounts
-	WHERE account_id IN ?`
 
 // AccountRepo reads and writes Account in table accounts.
 type AccountRepo struct {
@@ -988,150 +465,79 @@ type AccountRepo struct {
 	opts cqlgen.Options
 }
 
-// NewAccountRepo returns a repository of Account on s. The default strategy is
-// a logged batch.
+// NewAccountRepo returns a repository of Account on s.
 func NewAccountRepo(s cqlgen.Session, opts ...cqlgen.Option) *AccountRepo {
-	return &AccountRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &AccountRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// accountCheck rejects a Account whose partition key values are empty.
 func accountCheck(e *Account) error {
 	if e.AccountID == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "account_id",
-			Table:  "accounts",
-		}
+		return cqlgenimpl.EmptyKey("accounts", "account_id")
 	}
 	return nil
 }
 
-// Insert writes e to accounts, at a client-side timestamp. Nil pointers and
-// empty collections are left unset, so no tombstones are written. With
-// cqlgen.WithIdempotencyKey, a resent Insert applies at most once. To change
-// an entity that exists, use Update. With cqlgen.WithTTL the row expires after
-// that time instead of the table's default. With cqlgen.IfAbsent it creates
-// only, as InsertIfAbsent does, and a row with the key that differs is a
-// *cqlgen.VersionConflictError.
+var accountOne = cqlgenimpl.One[Account]{
+	Check: accountCheck,
+	Delete: func(e *Account, ts int64) []any {
+		return []any{ts, e.AccountID}
+	},
+	Key: func(e *Account) []any {
+		return []any{e.AccountID}
+	},
+	Row:   accountAccountsRow,
+	Scan:  accountAccountsScan,
+	Table: accountAccounts,
+}
+
+// Insert writes e to accounts, leaving nil pointers and empty collections
+// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
+// Writes).
 func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "Insert")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, accountCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return err
-	}
-	if o.Expect == cqlgen.Absent {
-		return cqlgenimpl.InsertAbsent(ctx, r.s, o, accountAccounts, e, []any{e.AccountID}, func(e *Account, unset bool) []any {
-			return accountAccountsRow(e, 0, unset)
-		}, accountAccountsScan)
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(accountAccounts, o.TTL, accountAccountsRow(e, ts, true))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Insert").End(&err)
+	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &accountOne, e)
 }
 
-// InsertIfAbsent writes e to accounts only if no row has its key (INSERT ...
-// IF NOT EXISTS): create, never replace. The result says whether it applied
-// and, when a row was there, holds it as Current. A row that holds every value
-// e would write counts as applied, with Again set: a call sent again after its
-// reply was lost finds its own row, and is no conflict. With
-// cqlgen.WithIdempotencyKey the outcome is recorded and returned to a call
-// sent again. It honours cqlgen.WithTTL. A conditional write takes no client
-// timestamp: the row is written at the server's time.
+// InsertIfAbsent creates e in accounts unless a row has its key (IF NOT
+// EXISTS); see docs/repositories.md, Conditional insert.
 func (r *AccountRepo) InsertIfAbsent(ctx context.Context, e *Account, opts ...cqlgen.Option) (_ cqlgen.Inserted[Account], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "InsertIfAbsent")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, accountCheck, r.opts, opts, cqlgenimpl.AllowTTL|cqlgenimpl.AllowAbsent)
-	if err != nil {
-		return cqlgen.Inserted[Account]{}, err
-	}
-	return cqlgenimpl.InsertIfAbsent(ctx, r.s, o, accountAccounts, e, []any{e.AccountID}, func(e *Account, unset bool) []any {
-		return accountAccountsRow(e, 0, unset)
-	}, accountAccountsScan)
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "InsertIfAbsent").End(&err)
+	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &accountOne, e)
 }
 
-// Update writes e over the row with its key in accounts. Unlike Insert, nil
-// pointers and empty collections clear their columns. With cqlgen.WithTTL the
-// row expires after that time instead of the table's default.
+// Update writes e over the row with its key in accounts; nil pointers and
+// empty collections clear their columns.
 func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "Update")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.BeginWrite(e, accountCheck, r.opts, opts, cqlgenimpl.AllowTTL)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.InsertQuery(accountAccounts, o.TTL, accountAccountsRow(e, ts, false))
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Update").End(&err)
+	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &accountOne, e)
 }
 
 // Delete removes the row with e's key from accounts.
 func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "Delete")
-	defer func() {
-		call.End(err)
-	}()
-	o, err := cqlgenimpl.Begin(e, accountCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   accountAccounts.Delete,
-			Values: []any{ts, e.AccountID},
-		}
-	})
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Delete").End(&err)
+	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &accountOne, e)
 }
 
-// Get reads the Account with the given key from accounts, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Account with the given key from accounts; cqlgen.ErrNotFound
+// if there is none.
 func (r *AccountRepo) Get(ctx context.Context, accountID string) (_ *Account, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Get").End(&err)
 	if accountID == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "account_id",
-			Table:  "accounts",
-		}
+		return nil, cqlgenimpl.EmptyKey("accounts", "account_id")
 	}
 	var e Account
 	e.AccountID = accountID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   accountAccounts.Get,
-		Values: []any{e.AccountID},
-	}, accountAccountsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, accountAccounts.Get, []any{e.AccountID}, accountAccountsScan)
 }
 
-// GetMany reads the Accounts with the given account_id values from accounts,
-// the source of truth, in one query (account_id IN ?): Rows[i] is the Account
-// of accountIDs[i], nil when there is none, and Missing lists those indexes.
-// More keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Accounts with the given account_id values from accounts in
+// one query: Rows[i] is accountIDs[i]'s, nil when missing
+// (docs/repositories.md, Multi-get).
 func (r *AccountRepo) GetMany(ctx context.Context, accountIDs []string) (_ cqlgen.Found[Account], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Account", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "GetMany").End(&err)
 	for _, k := range accountIDs {
 		if k == "" {
-			return cqlgen.Found[Account]{}, &cqlgen.EmptyKeyError{
-				Column: "account_id",
-				Table:  "accounts",
-			}
+			return cqlgen.Found[Account]{}, cqlgenimpl.EmptyKey("accounts", "account_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, accountAccounts, []any{}, accountIDs, r.opts.MaxKeys, accountAccountsScan, func(e *Account) string {

@@ -17,45 +17,18 @@ import (
 // SupportPackageIsVersion7, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion7
 
-// orderOrders: the statements of table orders, which is the source of truth of
-// Order.
+// orderOrders is table orders, which is the source of truth of Order
+// (statements in schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders",
-	Pattern: "Orders",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "uuid"},
-	},
-	Columns: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "uuid"},
-		{Name: "region", Type: "text"},
-		{Name: "stage", Type: "text"},
-		{Name: "courier", Type: "text"},
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "flagged", Type: "boolean"},
-		{Name: "coupon", Type: "text"},
-		{Name: "priority", Type: "int"},
-		{Name: "gift_note", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Get:     orderOrdersGetCQL,
-		GetMany: orderOrdersGetManyCQL,
-		State:   orderOrdersStateCQL,
-		Change:  orderOrdersChangeCQL,
-		Remove:  orderOrdersRemoveCQL,
-		Settle:  orderOrdersSettleCQL,
-		Scan:    orderOrdersScanCQL,
-	},
+	Name:         "orders",
+	Pattern:      "Orders",
+	PartitionKey: cqlgenimpl.Cols("order_id uuid"),
+	Columns:      cqlgenimpl.Cols("region text", "stage text", "courier text", "placed_at timestamp", "flagged boolean", "coupon text", "priority int", "gift_note text"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
-// orderOrdersGetCQL reads a row of orders by its primary key. Its placeholders
-// bind order_id.
-const orderOrdersGetCQL = `SELECT order_id, region, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note, cqlgen_deleted
-	FROM orders
-	WHERE order_id = ?`
-
-// orderOrdersScan reads the next row of orders that is no grave of a deleted
-// Order into e; false when there is none.
 func orderOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
 	for {
 		var deleted bool
@@ -69,40 +42,19 @@ func orderOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
 	}
 }
 
-// orderOrdersGetManyCQL reads the rows of orders of several partition keys at
-// once. cqlgenimpl.GetMany binds the list of order_id values.
-const orderOrdersGetManyCQL = `SELECT order_id, region, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note, cqlgen_deleted
-	FROM orders
-	WHERE order_id IN ?`
-
-// orderOrdersStateCQL reads a row of orders with the write protocol's columns.
-// Its placeholders bind order_id.
-const orderOrdersStateCQL = `SELECT order_id, region, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note, cqlgen_version, cqlgen_deleted, cqlgen_pending,
-		cqlgen_writes
-	FROM orders
-	WHERE order_id = ?`
-
-// orderOrdersState binds orderOrdersStateCQL: the primary key of e.
 func orderOrdersState(e *Order) []any {
 	return []any{e.OrderID}
 }
 
-// orderOrdersScanState reads a row of orders with its version, its mark of
-// deletion, its pending record and its last changes.
 func orderOrdersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Order], ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.Region, &v.Row.Stage, &v.Row.Courier, &v.Row.PlacedAt, &v.Row.Flagged, &v.Row.Coupon, &v.Row.Priority, &v.Row.GiftNote, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
 
-// orderOrdersData is every column of e's row in orders, in table order.
 func orderOrdersData(e *Order) []any {
 	return []any{e.OrderID, e.Region, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Coupon, e.Priority, e.GiftNote}
 }
 
-// orderMerge is e as an Insert over cur writes it: the nil pointers and empty
-// collections of e, which an Insert leaves unset, keep cur's values.
 func orderMerge(cur, e *Order) Order {
 	m := *e
 	if m.GiftNote == nil {
@@ -111,558 +63,121 @@ func orderMerge(cur, e *Order) Order {
 	return m
 }
 
-// orderOrdersChangeCQL writes a row of orders if its version is the one read
-// (null: if there is no row). Its placeholders bind region, stage, courier,
-// placed_at, flagged, coupon, priority, gift_note, cqlgen_version (the write
-// timestamp), the pending record, the record of the last changes, order_id,
-// the version read.
-const orderOrdersChangeCQL = `UPDATE orders
-	SET region = ?, stage = ?, courier = ?, placed_at = ?, flagged = ?,
-		coupon = ?, priority = ?, gift_note = ?, cqlgen_version = ?,
-		cqlgen_deleted = false, cqlgen_pending = ?, cqlgen_writes = ?
-	WHERE order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersChange binds orderOrdersChangeCQL: it sets e's values, leaving
-// nil pointers and empty collections unset with c.Unset, at version c.TS, if
-// the version is still c.Old.
 func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
 	return []any{e.Region, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Coupon, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, c.Unset), c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
 
-// orderOrdersRemoveCQL leaves a grave of a row of orders if its version is the
-// one read. Its placeholders bind cqlgen_version (the write timestamp), the
-// pending record, the record of the last changes, order_id, the version read.
-const orderOrdersRemoveCQL = `UPDATE orders
-	USING TTL 864000
-	SET region = null, stage = null, courier = null, placed_at = null,
-		flagged = null, coupon = null, priority = null, gift_note = null,
-		cqlgen_version = ?, cqlgen_deleted = true, cqlgen_pending = ?,
-		cqlgen_writes = ?
-	WHERE order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersRemove binds orderOrdersRemoveCQL: it leaves a grave of e, at
-// version c.TS, if the version is still c.Old.
 func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
 	return []any{c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
 }
 
-// orderOrdersSettleCQL clears the pending record of a row of orders if its
-// version is the one read. Its placeholders bind order_id, the version read.
-const orderOrdersSettleCQL = `UPDATE orders
-	SET cqlgen_pending = null
-	WHERE order_id = ?
-	IF cqlgen_version = ?`
-
-// orderOrdersSettle binds orderOrdersSettleCQL: it clears the pending record
-// of e's row if the version is still version.
 func orderOrdersSettle(e *Order, version int64) []any {
 	return []any{e.OrderID, version}
 }
 
-// orderOrdersScanCQL reads a token range of orders for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const orderOrdersScanCQL = `SELECT order_id, region, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note, cqlgen_version, cqlgen_deleted, cqlgen_pending,
-		cqlgen_writes
-	FROM orders
-	WHERE token(order_id) > ? AND token(order_id) <= ?`
-
-// orderDeliveriesByCourierHolds reports whether deliveries_by_courier holds
-// e's row: stage IN ("packed", "shipped") AND courier is set. The write
-// protocol moves the row in and out of the table as e changes.
 func orderDeliveriesByCourierHolds(e *Order) bool {
 	return (e.Stage == Packed || e.Stage == Shipped) && e.Courier != ""
 }
 
-// orderDeliveriesByCourier: the statements of table deliveries_by_courier,
-// which serves DeliveriesByCourier.
+// orderDeliveriesByCourier is table deliveries_by_courier, which serves
+// DeliveriesByCourier (statements in schema.md).
 var orderDeliveriesByCourier = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "deliveries_by_courier",
-	Pattern: "DeliveriesByCourier",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "courier", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "order_id", Type: "uuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "courier", Type: "text"},
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "order_id", Type: "uuid"},
-		{Name: "region", Type: "text"},
-		{Name: "stage", Type: "text"},
-		{Name: "flagged", Type: "boolean"},
-		{Name: "coupon", Type: "text"},
-		{Name: "priority", Type: "int"},
-		{Name: "gift_note", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderDeliveriesByCourierInsertCQL,
-		Delete:      orderDeliveriesByCourierDeleteCQL,
-		Scan:        orderDeliveriesByCourierScanCQL,
-		First:       orderDeliveriesByCourierFirstCQL,
-		FirstFrom:   orderDeliveriesByCourierFirstFromCQL,
-		FirstTo:     orderDeliveriesByCourierFirstToCQL,
-		FirstFromTo: orderDeliveriesByCourierFirstFromToCQL,
-		After: []string{
-			orderDeliveriesByCourierAfter0CQL,
-		},
-		AfterTo:     orderDeliveriesByCourierAfterToCQL,
-		AtOrAfter:   orderDeliveriesByCourierAtOrAfterCQL,
-		AtOrAfterTo: orderDeliveriesByCourierAtOrAfterToCQL,
-	},
+	Name:         "deliveries_by_courier",
+	Pattern:      "DeliveriesByCourier",
+	PartitionKey: cqlgenimpl.Cols("courier text"),
+	Clustering:   cqlgenimpl.Cols("placed_at timestamp", "order_id uuid"),
+	Columns:      cqlgenimpl.Cols("region text", "stage text", "flagged boolean", "coupon text", "priority int", "gift_note text"),
+	Maintained:   true,
 })
 
-// orderDeliveriesByCourierInsertCQL writes a whole row of
-// deliveries_by_courier. Its placeholders bind courier, placed_at, order_id,
-// region, stage, flagged, coupon, priority, gift_note, the write timestamp.
-const orderDeliveriesByCourierInsertCQL = `INSERT INTO deliveries_by_courier (courier, placed_at, order_id,
-		region, stage, flagged, coupon, priority, gift_note)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderDeliveriesByCourierRow binds orderDeliveriesByCourierInsertCQL for e,
-// written at ts. With unset, nil pointers and empty collections are left
-// unset, writing no tombstone; without, they clear their columns.
 func orderDeliveriesByCourierRow(e *Order, ts int64, unset bool) []any {
 	return []any{e.Courier, e.PlacedAt, e.OrderID, e.Region, e.Stage, e.Flagged, e.Coupon, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
 }
 
-// orderDeliveriesByCourierKey is the primary key of e in
-// deliveries_by_courier, in order, bucket included.
 func orderDeliveriesByCourierKey(e *Order) []any {
 	return []any{e.Courier, e.PlacedAt, e.OrderID}
 }
 
-// orderDeliveriesByCourierDeleteCQL deletes a row of deliveries_by_courier by
-// its primary key. Its placeholders bind the write timestamp, courier,
-// placed_at, order_id.
-const orderDeliveriesByCourierDeleteCQL = `DELETE FROM deliveries_by_courier
-	USING TIMESTAMP ?
-	WHERE courier = ? AND placed_at = ? AND order_id = ?`
-
-// orderDeliveriesByCourierScanCQL reads a token range of deliveries_by_courier
-// for verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const orderDeliveriesByCourierScanCQL = `SELECT courier, placed_at, order_id, region, stage, flagged, coupon,
-		priority, gift_note, writetime(region), writetime(stage),
-		writetime(flagged), writetime(coupon), writetime(priority),
-		writetime(gift_note)
-	FROM deliveries_by_courier
-	WHERE token(courier) > ? AND token(courier) <= ?`
-
-// orderDeliveriesByCourierFirstCQL reads a partition of deliveries_by_courier
-// from its first row. cqlgenimpl.ReadPage binds courier.
-const orderDeliveriesByCourierFirstCQL = `SELECT courier, placed_at, order_id, region, stage, flagged, coupon,
-		priority, gift_note
-	FROM deliveries_by_courier
-	WHERE courier = ?`
-
-// orderDeliveriesByCourierFirstFromCQL reads a partition of
-// deliveries_by_courier from the From bound. cqlgenimpl.ReadPage binds
-// courier, From.
-const orderDeliveriesByCourierFirstFromCQL = `SELECT courier, placed_at, order_id, region, stage, flagged, coupon,
-		priority, gift_note
-	FROM deliveries_by_courier
-	WHERE courier = ? AND placed_at >= ?`
-
-// orderDeliveriesByCourierFirstToCQL reads a partition of
-// deliveries_by_courier from its first row up to the To bound.
-// cqlgenimpl.ReadPage binds courier, To.
-const orderDeliveriesByCourierFirstToCQL = `SELECT courier, placed_at, order_id, region, stage, flagged, coupon,
-		priority, gift_note
-	FROM deliveries_by_courier
-	WHERE courier = ? AND placed_at < ?`
-
-// orderDeliveriesByCourierFirstFromToCQL reads a partition of
-// deliveries_by_courier between the bounds. cqlgenimpl.ReadPage binds courier,
-// From, To.
-const orderDeliveriesByCourierFirstFromToCQL = `SELECT courier, placed_at, order_id, region, stage, flagged, coupon,
-		priority, gift_note
-	FROM deliveries_by_courier
-	WHERE courier = ? AND placed_at >= ? AND placed_at < ?`
-
-// orderDeliveriesByCourierAfter0CQL continues a read of deliveries_by_courier
-// after a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds courier, placed_at, order_id.
-const orderDeliveriesByCourierAfter0CQL = `SELECT courier, placed_at, order_id, region, stage, flagged, coupon,
-		priority, gift_note
-	FROM deliveries_by_courier
-	WHERE courier = ? AND (placed_at, order_id) > (?, ?)`
-
-// orderDeliveriesByCourierAfterToCQL continues a read of deliveries_by_courier
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds courier,
-// placed_at, order_id, To.
-const orderDeliveriesByCourierAfterToCQL = `SELECT courier, placed_at, order_id, region, stage, flagged, coupon,
-		priority, gift_note
-	FROM deliveries_by_courier
-	WHERE courier = ? AND (placed_at, order_id) > (?, ?) AND placed_at < ?`
-
-// orderDeliveriesByCourierAtOrAfterCQL continues a read of
-// deliveries_by_courier at or after a row. cqlgenimpl.ReadPage binds courier,
-// placed_at, order_id.
-const orderDeliveriesByCourierAtOrAfterCQL = `SELECT courier, placed_at, order_id, region, stage, flagged, coupon,
-		priority, gift_note
-	FROM deliveries_by_courier
-	WHERE courier = ? AND (placed_at, order_id) >= (?, ?)`
-
-// orderDeliveriesByCourierAtOrAfterToCQL continues a read of
-// deliveries_by_courier at or after a row, up to the To bound.
-// cqlgenimpl.ReadPage binds courier, placed_at, order_id, To.
-const orderDeliveriesByCourierAtOrAfterToCQL = `SELECT courier, placed_at, order_id, region, stage, flagged, coupon,
-		priority, gift_note
-	FROM deliveries_by_courier
-	WHERE courier = ? AND (placed_at, order_id) >= (?, ?) AND placed_at < ?`
-
-// orderDeliveriesByCourierScan reads one row of deliveries_by_courier into e;
-// false when there is none.
 func orderDeliveriesByCourierScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Courier, &e.PlacedAt, &e.OrderID, &e.Region, &e.Stage, &e.Flagged, &e.Coupon, &e.Priority, &e.GiftNote)
 }
 
-// orderDeliveriesByCourierClustering is the clustering key of e in
-// deliveries_by_courier, in order.
 func orderDeliveriesByCourierClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
 
-// orderDeliveriesByCourierCompare orders rows of deliveries_by_courier as its
-// clustering order does.
 func orderDeliveriesByCourierCompare(a, b *Order) int {
-	if c := a.PlacedAt.Compare(b.PlacedAt); c != 0 {
-		return c
-	}
-	if c := cqlgenimpl.CompareUUID(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(a.PlacedAt.Compare(b.PlacedAt), cqlgenimpl.CompareUUID(a.OrderID, b.OrderID))
 }
 
-// orderFlaggedOrdersHolds reports whether flagged_orders holds e's row:
-// flagged = true. The write protocol moves the row in and out of the table as
-// e changes.
 func orderFlaggedOrdersHolds(e *Order) bool {
 	return e.Flagged
 }
 
-// orderFlaggedOrders: the statements of table flagged_orders, which serves
-// FlaggedOrders.
+// orderFlaggedOrders is table flagged_orders, which serves FlaggedOrders
+// (statements in schema.md).
 var orderFlaggedOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "flagged_orders",
-	Pattern: "FlaggedOrders",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "region", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "uuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "region", Type: "text"},
-		{Name: "order_id", Type: "uuid"},
-		{Name: "stage", Type: "text"},
-		{Name: "courier", Type: "text"},
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "flagged", Type: "boolean"},
-		{Name: "coupon", Type: "text"},
-		{Name: "priority", Type: "int"},
-		{Name: "gift_note", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderFlaggedOrdersInsertCQL,
-		Delete:      orderFlaggedOrdersDeleteCQL,
-		Scan:        orderFlaggedOrdersScanCQL,
-		First:       orderFlaggedOrdersFirstCQL,
-		FirstFrom:   orderFlaggedOrdersFirstFromCQL,
-		FirstTo:     orderFlaggedOrdersFirstToCQL,
-		FirstFromTo: orderFlaggedOrdersFirstFromToCQL,
-		After: []string{
-			orderFlaggedOrdersAfter0CQL,
-		},
-		AfterTo:     orderFlaggedOrdersAfterToCQL,
-		AtOrAfter:   orderFlaggedOrdersAtOrAfterCQL,
-		AtOrAfterTo: orderFlaggedOrdersAtOrAfterToCQL,
-	},
+	Name:         "flagged_orders",
+	Pattern:      "FlaggedOrders",
+	PartitionKey: cqlgenimpl.Cols("region text"),
+	Clustering:   cqlgenimpl.Cols("order_id uuid"),
+	Columns:      cqlgenimpl.Cols("stage text", "courier text", "placed_at timestamp", "flagged boolean", "coupon text", "priority int", "gift_note text"),
+	Maintained:   true,
 })
 
-// orderFlaggedOrdersInsertCQL writes a whole row of flagged_orders. Its
-// placeholders bind region, order_id, stage, courier, placed_at, flagged,
-// coupon, priority, gift_note, the write timestamp.
-const orderFlaggedOrdersInsertCQL = `INSERT INTO flagged_orders (region, order_id, stage, courier,
-		placed_at, flagged, coupon, priority, gift_note)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderFlaggedOrdersRow binds orderFlaggedOrdersInsertCQL for e, written at
-// ts. With unset, nil pointers and empty collections are left unset, writing
-// no tombstone; without, they clear their columns.
 func orderFlaggedOrdersRow(e *Order, ts int64, unset bool) []any {
 	return []any{e.Region, e.OrderID, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Coupon, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
 }
 
-// orderFlaggedOrdersKey is the primary key of e in flagged_orders, in order,
-// bucket included.
 func orderFlaggedOrdersKey(e *Order) []any {
 	return []any{e.Region, e.OrderID}
 }
 
-// orderFlaggedOrdersDeleteCQL deletes a row of flagged_orders by its primary
-// key. Its placeholders bind the write timestamp, region, order_id.
-const orderFlaggedOrdersDeleteCQL = `DELETE FROM flagged_orders
-	USING TIMESTAMP ?
-	WHERE region = ? AND order_id = ?`
-
-// orderFlaggedOrdersScanCQL reads a token range of flagged_orders for verify,
-// repair and backfill. Its placeholders bind the lower token (excluded), the
-// upper token.
-const orderFlaggedOrdersScanCQL = `SELECT region, order_id, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note, writetime(stage), writetime(courier),
-		writetime(placed_at), writetime(flagged), writetime(coupon),
-		writetime(priority), writetime(gift_note)
-	FROM flagged_orders
-	WHERE token(region) > ? AND token(region) <= ?`
-
-// orderFlaggedOrdersFirstCQL reads a partition of flagged_orders from its
-// first row. cqlgenimpl.ReadPage binds region.
-const orderFlaggedOrdersFirstCQL = `SELECT region, order_id, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note
-	FROM flagged_orders
-	WHERE region = ?`
-
-// orderFlaggedOrdersFirstFromCQL reads a partition of flagged_orders from the
-// From bound. cqlgenimpl.ReadPage binds region, From.
-const orderFlaggedOrdersFirstFromCQL = `SELECT region, order_id, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note
-	FROM flagged_orders
-	WHERE region = ? AND order_id >= ?`
-
-// orderFlaggedOrdersFirstToCQL reads a partition of flagged_orders from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds region, To.
-const orderFlaggedOrdersFirstToCQL = `SELECT region, order_id, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note
-	FROM flagged_orders
-	WHERE region = ? AND order_id < ?`
-
-// orderFlaggedOrdersFirstFromToCQL reads a partition of flagged_orders between
-// the bounds. cqlgenimpl.ReadPage binds region, From, To.
-const orderFlaggedOrdersFirstFromToCQL = `SELECT region, order_id, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note
-	FROM flagged_orders
-	WHERE region = ? AND order_id >= ? AND order_id < ?`
-
-// orderFlaggedOrdersAfter0CQL continues a read of flagged_orders after a row,
-// at one run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// region, order_id.
-const orderFlaggedOrdersAfter0CQL = `SELECT region, order_id, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note
-	FROM flagged_orders
-	WHERE region = ? AND order_id > ?`
-
-// orderFlaggedOrdersAfterToCQL continues a read of flagged_orders after a row,
-// up to the To bound. cqlgenimpl.ReadPage binds region, order_id, To.
-const orderFlaggedOrdersAfterToCQL = `SELECT region, order_id, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note
-	FROM flagged_orders
-	WHERE region = ? AND order_id > ? AND order_id < ?`
-
-// orderFlaggedOrdersAtOrAfterCQL continues a read of flagged_orders at or
-// after a row. cqlgenimpl.ReadPage binds region, order_id.
-const orderFlaggedOrdersAtOrAfterCQL = `SELECT region, order_id, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note
-	FROM flagged_orders
-	WHERE region = ? AND order_id >= ?`
-
-// orderFlaggedOrdersAtOrAfterToCQL continues a read of flagged_orders at or
-// after a row, up to the To bound. cqlgenimpl.ReadPage binds region, order_id,
-// To.
-const orderFlaggedOrdersAtOrAfterToCQL = `SELECT region, order_id, stage, courier, placed_at, flagged, coupon,
-		priority, gift_note
-	FROM flagged_orders
-	WHERE region = ? AND order_id >= ? AND order_id < ?`
-
-// orderFlaggedOrdersScan reads one row of flagged_orders into e; false when
-// there is none.
 func orderFlaggedOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Region, &e.OrderID, &e.Stage, &e.Courier, &e.PlacedAt, &e.Flagged, &e.Coupon, &e.Priority, &e.GiftNote)
 }
 
-// orderFlaggedOrdersClustering is the clustering key of e in flagged_orders,
-// in order.
 func orderFlaggedOrdersClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
 
-// orderFlaggedOrdersCompare orders rows of flagged_orders as its clustering
-// order does.
 func orderFlaggedOrdersCompare(a, b *Order) int {
-	if c := cqlgenimpl.CompareUUID(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cqlgenimpl.CompareUUID(a.OrderID, b.OrderID)
 }
 
-// orderOrdersWithCouponHolds reports whether orders_with_coupon holds e's row:
-// coupon is set AND priority = 1. The write protocol moves the row in and out
-// of the table as e changes.
 func orderOrdersWithCouponHolds(e *Order) bool {
 	return e.Coupon != "" && e.Priority == 1
 }
 
-// orderOrdersWithCoupon: the statements of table orders_with_coupon, which
-// serves OrdersWithCoupon.
+// orderOrdersWithCoupon is table orders_with_coupon, which serves
+// OrdersWithCoupon (statements in schema.md).
 var orderOrdersWithCoupon = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "orders_with_coupon",
-	Pattern: "OrdersWithCoupon",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "coupon", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "uuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "coupon", Type: "text"},
-		{Name: "order_id", Type: "uuid"},
-		{Name: "region", Type: "text"},
-		{Name: "stage", Type: "text"},
-		{Name: "courier", Type: "text"},
-		{Name: "placed_at", Type: "timestamp"},
-		{Name: "flagged", Type: "boolean"},
-		{Name: "priority", Type: "int"},
-		{Name: "gift_note", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderOrdersWithCouponInsertCQL,
-		Delete:      orderOrdersWithCouponDeleteCQL,
-		Scan:        orderOrdersWithCouponScanCQL,
-		First:       orderOrdersWithCouponFirstCQL,
-		FirstFrom:   orderOrdersWithCouponFirstFromCQL,
-		FirstTo:     orderOrdersWithCouponFirstToCQL,
-		FirstFromTo: orderOrdersWithCouponFirstFromToCQL,
-		After: []string{
-			orderOrdersWithCouponAfter0CQL,
-		},
-		AfterTo:     orderOrdersWithCouponAfterToCQL,
-		AtOrAfter:   orderOrdersWithCouponAtOrAfterCQL,
-		AtOrAfterTo: orderOrdersWithCouponAtOrAfterToCQL,
-	},
+	Name:         "orders_with_coupon",
+	Pattern:      "OrdersWithCoupon",
+	PartitionKey: cqlgenimpl.Cols("coupon text"),
+	Clustering:   cqlgenimpl.Cols("order_id uuid"),
+	Columns:      cqlgenimpl.Cols("region text", "stage text", "courier text", "placed_at timestamp", "flagged boolean", "priority int", "gift_note text"),
+	Maintained:   true,
 })
 
-// orderOrdersWithCouponInsertCQL writes a whole row of orders_with_coupon. Its
-// placeholders bind coupon, order_id, region, stage, courier, placed_at,
-// flagged, priority, gift_note, the write timestamp.
-const orderOrdersWithCouponInsertCQL = `INSERT INTO orders_with_coupon (coupon, order_id, region, stage,
-		courier, placed_at, flagged, priority, gift_note)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderOrdersWithCouponRow binds orderOrdersWithCouponInsertCQL for e, written
-// at ts. With unset, nil pointers and empty collections are left unset,
-// writing no tombstone; without, they clear their columns.
 func orderOrdersWithCouponRow(e *Order, ts int64, unset bool) []any {
 	return []any{e.Coupon, e.OrderID, e.Region, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
 }
 
-// orderOrdersWithCouponKey is the primary key of e in orders_with_coupon, in
-// order, bucket included.
 func orderOrdersWithCouponKey(e *Order) []any {
 	return []any{e.Coupon, e.OrderID}
 }
 
-// orderOrdersWithCouponDeleteCQL deletes a row of orders_with_coupon by its
-// primary key. Its placeholders bind the write timestamp, coupon, order_id.
-const orderOrdersWithCouponDeleteCQL = `DELETE FROM orders_with_coupon
-	USING TIMESTAMP ?
-	WHERE coupon = ? AND order_id = ?`
-
-// orderOrdersWithCouponScanCQL reads a token range of orders_with_coupon for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const orderOrdersWithCouponScanCQL = `SELECT coupon, order_id, region, stage, courier, placed_at, flagged,
-		priority, gift_note, writetime(region), writetime(stage),
-		writetime(courier), writetime(placed_at), writetime(flagged),
-		writetime(priority), writetime(gift_note)
-	FROM orders_with_coupon
-	WHERE token(coupon) > ? AND token(coupon) <= ?`
-
-// orderOrdersWithCouponFirstCQL reads a partition of orders_with_coupon from
-// its first row. cqlgenimpl.ReadPage binds coupon.
-const orderOrdersWithCouponFirstCQL = `SELECT coupon, order_id, region, stage, courier, placed_at, flagged,
-		priority, gift_note
-	FROM orders_with_coupon
-	WHERE coupon = ?`
-
-// orderOrdersWithCouponFirstFromCQL reads a partition of orders_with_coupon
-// from the From bound. cqlgenimpl.ReadPage binds coupon, From.
-const orderOrdersWithCouponFirstFromCQL = `SELECT coupon, order_id, region, stage, courier, placed_at, flagged,
-		priority, gift_note
-	FROM orders_with_coupon
-	WHERE coupon = ? AND order_id >= ?`
-
-// orderOrdersWithCouponFirstToCQL reads a partition of orders_with_coupon from
-// its first row up to the To bound. cqlgenimpl.ReadPage binds coupon, To.
-const orderOrdersWithCouponFirstToCQL = `SELECT coupon, order_id, region, stage, courier, placed_at, flagged,
-		priority, gift_note
-	FROM orders_with_coupon
-	WHERE coupon = ? AND order_id < ?`
-
-// orderOrdersWithCouponFirstFromToCQL reads a partition of orders_with_coupon
-// between the bounds. cqlgenimpl.ReadPage binds coupon, From, To.
-const orderOrdersWithCouponFirstFromToCQL = `SELECT coupon, order_id, region, stage, courier, placed_at, flagged,
-		priority, gift_note
-	FROM orders_with_coupon
-	WHERE coupon = ? AND order_id >= ? AND order_id < ?`
-
-// orderOrdersWithCouponAfter0CQL continues a read of orders_with_coupon after
-// a row, at one run of clustering columns of one direction.
-// cqlgenimpl.ReadPage binds coupon, order_id.
-const orderOrdersWithCouponAfter0CQL = `SELECT coupon, order_id, region, stage, courier, placed_at, flagged,
-		priority, gift_note
-	FROM orders_with_coupon
-	WHERE coupon = ? AND order_id > ?`
-
-// orderOrdersWithCouponAfterToCQL continues a read of orders_with_coupon after
-// a row, up to the To bound. cqlgenimpl.ReadPage binds coupon, order_id, To.
-const orderOrdersWithCouponAfterToCQL = `SELECT coupon, order_id, region, stage, courier, placed_at, flagged,
-		priority, gift_note
-	FROM orders_with_coupon
-	WHERE coupon = ? AND order_id > ? AND order_id < ?`
-
-// orderOrdersWithCouponAtOrAfterCQL continues a read of orders_with_coupon at
-// or after a row. cqlgenimpl.ReadPage binds coupon, order_id.
-const orderOrdersWithCouponAtOrAfterCQL = `SELECT coupon, order_id, region, stage, courier, placed_at, flagged,
-		priority, gift_note
-	FROM orders_with_coupon
-	WHERE coupon = ? AND order_id >= ?`
-
-// orderOrdersWithCouponAtOrAfterToCQL continues a read of orders_with_coupon
-// at or after a row, up to the To bound. cqlgenimpl.ReadPage binds coupon,
-// order_id, To.
-const orderOrdersWithCouponAtOrAfterToCQL = `SELECT coupon, order_id, region, stage, courier, placed_at, flagged,
-		priority, gift_note
-	FROM orders_with_coupon
-	WHERE coupon = ? AND order_id >= ? AND order_id < ?`
-
-// orderOrdersWithCouponScan reads one row of orders_with_coupon into e; false
-// when there is none.
 func orderOrdersWithCouponScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Coupon, &e.OrderID, &e.Region, &e.Stage, &e.Courier, &e.PlacedAt, &e.Flagged, &e.Priority, &e.GiftNote)
 }
 
-// orderOrdersWithCouponClustering is the clustering key of e in
-// orders_with_coupon, in order.
 func orderOrdersWithCouponClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
 
-// orderOrdersWithCouponCompare orders rows of orders_with_coupon as its
-// clustering order does.
 func orderOrdersWithCouponCompare(a, b *Order) int {
-	if c := cqlgenimpl.CompareUUID(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cqlgenimpl.CompareUUID(a.OrderID, b.OrderID)
 }
 
 // GiftOrdersRow is a row of gift_orders, which stores only some columns of
@@ -674,207 +189,78 @@ type GiftOrdersRow struct {
 	GiftNote *string    `db:"gift_note"`
 }
 
-// orderGiftOrdersHolds reports whether gift_orders holds e's row: gift_note is
-// set AND stage = "placed". The write protocol moves the row in and out of the
-// table as e changes.
 func orderGiftOrdersHolds(e *Order) bool {
 	return e.GiftNote != nil && e.Stage == Placed
 }
 
-// orderGiftOrders: the statements of table gift_orders, which serves
-// GiftOrders.
+// orderGiftOrders is table gift_orders, which serves GiftOrders (statements in
+// schema.md).
 var orderGiftOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "gift_orders",
-	Pattern: "GiftOrders",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "region", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "order_id", Type: "uuid"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "region", Type: "text"},
-		{Name: "order_id", Type: "uuid"},
-		{Name: "gift_note", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      orderGiftOrdersInsertCQL,
-		Delete:      orderGiftOrdersDeleteCQL,
-		Scan:        orderGiftOrdersScanCQL,
-		First:       orderGiftOrdersFirstCQL,
-		FirstFrom:   orderGiftOrdersFirstFromCQL,
-		FirstTo:     orderGiftOrdersFirstToCQL,
-		FirstFromTo: orderGiftOrdersFirstFromToCQL,
-		After: []string{
-			orderGiftOrdersAfter0CQL,
-		},
-		AfterTo:     orderGiftOrdersAfterToCQL,
-		AtOrAfter:   orderGiftOrdersAtOrAfterCQL,
-		AtOrAfterTo: orderGiftOrdersAtOrAfterToCQL,
-	},
+	Name:         "gift_orders",
+	Pattern:      "GiftOrders",
+	PartitionKey: cqlgenimpl.Cols("region text"),
+	Clustering:   cqlgenimpl.Cols("order_id uuid"),
+	Columns:      cqlgenimpl.Cols("gift_note text"),
+	Maintained:   true,
 })
 
-// orderGiftOrdersInsertCQL writes a whole row of gift_orders. Its placeholders
-// bind region, order_id, gift_note, the write timestamp.
-const orderGiftOrdersInsertCQL = `INSERT INTO gift_orders (region, order_id, gift_note)
-	VALUES (?, ?, ?)
-	USING TIMESTAMP ?`
-
-// orderGiftOrdersRow binds orderGiftOrdersInsertCQL for e, written at ts. With
-// unset, nil pointers and empty collections are left unset, writing no
-// tombstone; without, they clear their columns.
 func orderGiftOrdersRow(e *Order, ts int64, unset bool) []any {
 	return []any{e.Region, e.OrderID, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
 }
 
-// orderGiftOrdersKey is the primary key of e in gift_orders, in order, bucket
-// included.
 func orderGiftOrdersKey(e *Order) []any {
 	return []any{e.Region, e.OrderID}
 }
 
-// orderGiftOrdersDeleteCQL deletes a row of gift_orders by its primary key.
-// Its placeholders bind the write timestamp, region, order_id.
-const orderGiftOrdersDeleteCQL = `DELETE FROM gift_orders
-	USING TIMESTAMP ?
-	WHERE region = ? AND order_id = ?`
-
-// orderGiftOrdersScanCQL reads a token range of gift_orders for verify, repair
-// and backfill. Its placeholders bind the lower token (excluded), the upper
-// token.
-const orderGiftOrdersScanCQL = `SELECT region, order_id, gift_note, writetime(gift_note)
-	FROM gift_orders
-	WHERE token(region) > ? AND token(region) <= ?`
-
-// orderGiftOrdersFirstCQL reads a partition of gift_orders from its first row.
-// cqlgenimpl.ReadPage binds region.
-const orderGiftOrdersFirstCQL = `SELECT region, order_id, gift_note
-	FROM gift_orders
-	WHERE region = ?`
-
-// orderGiftOrdersFirstFromCQL reads a partition of gift_orders from the From
-// bound. cqlgenimpl.ReadPage binds region, From.
-const orderGiftOrdersFirstFromCQL = `SELECT region, order_id, gift_note
-	FROM gift_orders
-	WHERE region = ? AND order_id >= ?`
-
-// orderGiftOrdersFirstToCQL reads a partition of gift_orders from its first
-// row up to the To bound. cqlgenimpl.ReadPage binds region, To.
-const orderGiftOrdersFirstToCQL = `SELECT region, order_id, gift_note
-	FROM gift_orders
-	WHERE region = ? AND order_id < ?`
-
-// orderGiftOrdersFirstFromToCQL reads a partition of gift_orders between the
-// bounds. cqlgenimpl.ReadPage binds region, From, To.
-const orderGiftOrdersFirstFromToCQL = `SELECT region, order_id, gift_note
-	FROM gift_orders
-	WHERE region = ? AND order_id >= ? AND order_id < ?`
-
-// orderGiftOrdersAfter0CQL continues a read of gift_orders after a row, at one
-// run of clustering columns of one direction. cqlgenimpl.ReadPage binds
-// region, order_id.
-const orderGiftOrdersAfter0CQL = `SELECT region, order_id, gift_note
-	FROM gift_orders
-	WHERE region = ? AND order_id > ?`
-
-// orderGiftOrdersAfterToCQL continues a read of gift_orders after a row, up to
-// the To bound. cqlgenimpl.ReadPage binds region, order_id, To.
-const orderGiftOrdersAfterToCQL = `SELECT region, order_id, gift_note
-	FROM gift_orders
-	WHERE region = ? AND order_id > ? AND order_id < ?`
-
-// orderGiftOrdersAtOrAfterCQL continues a read of gift_orders at or after a
-// row. cqlgenimpl.ReadPage binds region, order_id.
-const orderGiftOrdersAtOrAfterCQL = `SELECT region, order_id, gift_note
-	FROM gift_orders
-	WHERE region = ? AND order_id >= ?`
-
-// orderGiftOrdersAtOrAfterToCQL continues a read of gift_orders at or after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds region, order_id, To.
-const orderGiftOrdersAtOrAfterToCQL = `SELECT region, order_id, gift_note
-	FROM gift_orders
-	WHERE region = ? AND order_id >= ? AND order_id < ?`
-
-// orderGiftOrdersScan reads one row of gift_orders into e; false when there is
-// none.
 func orderGiftOrdersScan(it cqlgenimpl.Iter, e *GiftOrdersRow) bool {
 	return it.Scan(&e.Region, &e.OrderID, &e.GiftNote)
 }
 
-// orderGiftOrdersClustering is the clustering key of e in gift_orders, in
-// order.
 func orderGiftOrdersClustering(e *GiftOrdersRow) []any {
 	return []any{e.OrderID}
 }
 
-// orderGiftOrdersCompare orders rows of gift_orders as its clustering order
-// does.
 func orderGiftOrdersCompare(a, b *GiftOrdersRow) int {
-	if c := cqlgenimpl.CompareUUID(a.OrderID, b.OrderID); c != 0 {
-		return c
-	}
-	return 0
+	return cqlgenimpl.CompareUUID(a.OrderID, b.OrderID)
 }
 
 // OrderRepo reads and writes Order in its tables (orders,
 // deliveries_by_courier, flagged_orders, orders_with_coupon, gift_orders),
-// keeping every copy in step; orders is the source of truth.
+// kept in step with orders.
 type OrderRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewOrderRepo returns a repository of Order on s. The default strategy is a
-// logged batch.
+// NewOrderRepo returns a repository of Order on s.
 func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
-	return &OrderRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &OrderRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// orderCheck rejects a Order whose partition key values are empty, in the
-// tables that hold it.
 func orderCheck(e *Order) error {
 	if cqlgenimpl.IsZeroUUID(e.OrderID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	if orderFlaggedOrdersHolds(e) {
 		if e.Region == "" {
-			return &cqlgen.EmptyKeyError{
-				Column: "region",
-				Table:  "flagged_orders",
-			}
+			return cqlgenimpl.EmptyKey("flagged_orders", "region")
 		}
 	}
 	if orderGiftOrdersHolds(e) {
 		if e.Region == "" {
-			return &cqlgen.EmptyKeyError{
-				Column: "region",
-				Table:  "gift_orders",
-			}
+			return cqlgenimpl.EmptyKey("gift_orders", "region")
 		}
 	}
 	return nil
 }
 
-// orderCheckKey rejects a Order whose partition key value in orders, the
-// source of truth, is empty.
 func orderCheckKey(e *Order) error {
 	if cqlgenimpl.IsZeroUUID(e.OrderID) {
-		return &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	return nil
 }
 
-// orderWrites is the write protocol of Order: its source of truth, orders, and
-// the tables the protocol keeps in step with it.
 var orderWrites = &cqlgenimpl.Entity[Order]{
 	Canonical: orderOrders,
 	State:     orderOrdersState,
@@ -920,18 +306,11 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 	},
 }
 
-// Insert writes e to every table of Order, creating it, or replacing it where
-// it exists; nil pointers and empty collections are left unset, so they keep
-// what the entity had and write no tombstones. It takes its turn with other
-// writers of the entity through a conditional write on orders, the source of
-// truth. If it returns an error, it may have applied in part: run it again,
-// from any client, and every table converges on the result; the next write of
-// the entity finishes it too.
+// Insert creates or replaces e in every table of Order, leaving nil pointers
+// and empty collections unset, through the write protocol on orders
+// (docs/repositories.md, The write protocol).
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Insert").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -939,19 +318,11 @@ func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpInsert, e)
 }
 
-// Update replaces the Order whose key in orders is e's, in every table: rows
-// whose key changed (a new sort key, say) move, and nil pointers and empty
-// collections clear their columns. It takes its turn with other writers
-// through a conditional write on orders's version; a writer that loses retries
-// up to Options.Attempts times, then gets a *cqlgen.NotAppliedError.
-// cqlgen.ErrNotFound if there is no such entity. If it returns an error, it
-// may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Update replaces the Order with e's key in every table, nil pointers and
+// empty collections clearing their columns, through the write protocol on
+// orders (docs/repositories.md, The write protocol).
 func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Update")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Update").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -959,16 +330,11 @@ func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpUpdate, e)
 }
 
-// Delete removes the Order whose key in orders is e's from every table; the
-// rows of the other tables are found from orders's values, so e needs only its
-// key. Deleting what does not exist is not an error. If it returns an error,
-// it may have applied in part: run it again, from any client, and every table
-// converges on the result; the next write of the entity finishes it too.
+// Delete removes the Order with e's key from every table (e needs only its
+// key), through the write protocol on orders (docs/repositories.md, The write
+// protocol).
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Delete").End(&err)
 	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -976,47 +342,25 @@ func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option)
 	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpDelete, e)
 }
 
-// GetVersioned reads the Order with the given key from orders, with its
-// version: pass that to Update or Delete as cqlgen.IfVersion(version), and
-// they apply only if no one changed the Order since (a compare-and-set).
-// cqlgen.ErrNotFound if there is none.
+// GetVersioned reads the Order with the given key from orders with its
+// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
 func (r *OrderRepo) GetVersioned(ctx context.Context, orderID gocql.UUID) (_ *Order, _ int64, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "GetVersioned")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetVersioned").End(&err)
 	if cqlgenimpl.IsZeroUUID(orderID) {
-		return nil, 0, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return nil, 0, cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	e := &Order{}
 	e.OrderID = orderID
 	return cqlgenimpl.Versioned(ctx, r.s, orderWrites, e)
 }
 
-// Modify reads the Order with the given key, lets change edit it (set a field,
-// add to a collection), and writes the result to every table that stores what
-// changed, if no one changed the Order since it was read; when someone did, it
-// reads it again and calls change again, up to Options.Attempts times, then
-// returns a *cqlgen.VersionConflictError. Nothing is written when change
-// returns an error, which Modify returns; change must not edit the key in
-// orders (cqlgen.ErrKeyChanged). It returns the Order written;
-// cqlgen.ErrNotFound if there is none. It costs one read more than Update,
-// which overwrites whatever a concurrent writer did. Run again after its reply
-// was lost, it applies change again, unless given cqlgen.WithIdempotencyKey,
-// which makes the whole of it apply at most once.
+// Modify reads the Order with the given key, lets change edit it and writes it
+// back if no one changed it since, else tries again (docs/repositories.md,
+// Concurrent edits).
 func (r *OrderRepo) Modify(ctx context.Context, orderID gocql.UUID, change func(*Order) error, opts ...cqlgen.Option) (_ *Order, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Modify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Modify").End(&err)
 	if cqlgenimpl.IsZeroUUID(orderID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	e := &Order{}
 	e.OrderID = orderID
@@ -1027,90 +371,54 @@ func (r *OrderRepo) Modify(ctx context.Context, orderID gocql.UUID, change func(
 	return cqlgenimpl.Modify(ctx, r.s, o, orderWrites, e, orderCheck, change)
 }
 
-// Entity names the entity OrderRepo keeps: Order.
+// Entity is Order.
 func (r *OrderRepo) Entity() string {
 	return "Order"
 }
 
-// Tables lists the tables of Order that Repair and Backfill write: every one
-// but orders, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but orders.
 func (r *OrderRepo) Tables() []string {
 	return []string{"deliveries_by_courier", "flagged_orders", "orders_with_coupon", "gift_orders"}
 }
 
-// Verify compares every table of Order with what orders, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows missing, stale or orphaned against orders.
 func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Order wins over; it is
-// safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
 }
 
-// Backfill writes every row orders implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row orders implies into table.
 func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
 }
 
-// Get reads the Order with the given key from orders, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Order with the given key from orders; cqlgen.ErrNotFound if
+// there is none.
 func (r *OrderRepo) Get(ctx context.Context, orderID gocql.UUID) (_ *Order, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Get").End(&err)
 	if cqlgenimpl.IsZeroUUID(orderID) {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "order_id",
-			Table:  "orders",
-		}
+		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
 	}
 	var e Order
 	e.OrderID = orderID
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   orderOrders.Get,
-		Values: []any{e.OrderID},
-	}, orderOrdersScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, orderOrders.Get, []any{e.OrderID}, orderOrdersScan)
 }
 
-// GetMany reads the Orders with the given order_id values from orders, the
-// source of truth, in one query (order_id IN ?): Rows[i] is the Order of
-// orderIDs[i], nil when there is none, and Missing lists those indexes. More
-// keys than the repository allows (cqlgen.DefaultMaxKeys, or
-// cqlgen.WithMaxKeys) get a *cqlgen.KeysError, and nothing is sent.
+// GetMany reads the Orders with the given order_id values from orders in one
+// query: Rows[i] is orderIDs[i]'s, nil when missing (docs/repositories.md,
+// Multi-get).
 func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []gocql.UUID) (_ cqlgen.Found[Order], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "GetMany")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetMany").End(&err)
 	for _, k := range orderIDs {
 		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Order]{}, &cqlgen.EmptyKeyError{
-				Column: "order_id",
-				Table:  "orders",
-			}
+			return cqlgen.Found[Order]{}, cqlgenimpl.EmptyKey("orders", "order_id")
 		}
 	}
 	return cqlgenimpl.GetMany(ctx, r.s, orderOrders, []any{}, orderIDs, r.opts.MaxKeys, orderOrdersScan, func(e *Order) gocql.UUID {
@@ -1121,296 +429,170 @@ func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []gocql.UUID) (_ cqlge
 // DeliveriesByCourierOptions are the optional parts of a DeliveriesByCourier
 // read.
 type DeliveriesByCourierOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// PlacedAtFrom and PlacedAtTo bound placed_at, in the order rows come
-	// back: From is inclusive, To exclusive; nil leaves that end open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
+	// read order; nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive leaves out the rows at PlacedAtFrom,
-	// PlacedAtToInclusive takes in those at PlacedAtTo; each is ignored
-	// without its bound.
+	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
+	// defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
+}
+
+var orderDeliveriesByCourierRead = cqlgenimpl.ReadSpec[Order]{
+	Compare: orderDeliveriesByCourierCompare,
+	Key:     orderDeliveriesByCourierClustering,
+	Scan:    orderDeliveriesByCourierScan,
+	Table:   orderDeliveriesByCourier,
 }
 
 // DeliveriesByCourier reads Order rows by courier, ordered by placed_at
 // ascending, then order_id ascending, from deliveries_by_courier, in pages:
 // one partition, in clustering order.
 func (r *OrderRepo) DeliveriesByCourier(ctx context.Context, courier string, o *DeliveriesByCourierOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "DeliveriesByCourier")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "DeliveriesByCourier").End(&err)
 	if courier == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "courier",
-			Table:  "deliveries_by_courier",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("deliveries_by_courier", "courier")
 	}
 	if o == nil {
 		o = &DeliveriesByCourierOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:   orderDeliveriesByCourierCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       orderDeliveriesByCourierClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{courier},
-		Scan:      orderDeliveriesByCourierScan,
-		Table:     orderDeliveriesByCourier,
-	}
-	if o.PlacedAtFrom != nil {
-		spec.From, spec.FromExclusive = *o.PlacedAtFrom, o.PlacedAtFromExclusive
-	}
-	if o.PlacedAtTo != nil {
-		spec.To, spec.ToInclusive = *o.PlacedAtTo, o.PlacedAtToInclusive
-	}
+	spec := orderDeliveriesByCourierRead.With([]any{courier}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // FlaggedOrdersOptions are the optional parts of a FlaggedOrders read.
 type FlaggedOrdersOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
+	// order; nil: open.
 	OrderIDFrom, OrderIDTo *gocql.UUID
-	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
-	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
-	// its bound.
+	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
+}
+
+var orderFlaggedOrdersRead = cqlgenimpl.ReadSpec[Order]{
+	Compare: orderFlaggedOrdersCompare,
+	Key:     orderFlaggedOrdersClustering,
+	Scan:    orderFlaggedOrdersScan,
+	Table:   orderFlaggedOrders,
 }
 
 // FlaggedOrders reads Order rows by region, ordered by order_id ascending,
 // from flagged_orders, in pages: one partition, in clustering order.
 func (r *OrderRepo) FlaggedOrders(ctx context.Context, region string, o *FlaggedOrdersOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "FlaggedOrders")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "FlaggedOrders").End(&err)
 	if region == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "region",
-			Table:  "flagged_orders",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("flagged_orders", "region")
 	}
 	if o == nil {
 		o = &FlaggedOrdersOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:   orderFlaggedOrdersCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       orderFlaggedOrdersClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{region},
-		Scan:      orderFlaggedOrdersScan,
-		Table:     orderFlaggedOrders,
-	}
-	if o.OrderIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
-	}
-	if o.OrderIDTo != nil {
-		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
-	}
+	spec := orderFlaggedOrdersRead.With([]any{region}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // OrdersWithCouponOptions are the optional parts of a OrdersWithCoupon read.
 type OrdersWithCouponOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
+	// order; nil: open.
 	OrderIDFrom, OrderIDTo *gocql.UUID
-	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
-	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
-	// its bound.
+	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
+}
+
+var orderOrdersWithCouponRead = cqlgenimpl.ReadSpec[Order]{
+	Compare: orderOrdersWithCouponCompare,
+	Key:     orderOrdersWithCouponClustering,
+	Scan:    orderOrdersWithCouponScan,
+	Table:   orderOrdersWithCoupon,
 }
 
 // OrdersWithCoupon reads Order rows by coupon, ordered by order_id ascending,
 // from orders_with_coupon, in pages: one partition, in clustering order.
 func (r *OrderRepo) OrdersWithCoupon(ctx context.Context, coupon string, o *OrdersWithCouponOptions) (_ cqlgen.Page[Order], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "OrdersWithCoupon")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersWithCoupon").End(&err)
 	if coupon == "" {
-		return cqlgen.Page[Order]{}, &cqlgen.EmptyKeyError{
-			Column: "coupon",
-			Table:  "orders_with_coupon",
-		}
+		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_with_coupon", "coupon")
 	}
 	if o == nil {
 		o = &OrdersWithCouponOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Order]{
-		Compare:   orderOrdersWithCouponCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       orderOrdersWithCouponClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{coupon},
-		Scan:      orderOrdersWithCouponScan,
-		Table:     orderOrdersWithCoupon,
-	}
-	if o.OrderIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
-	}
-	if o.OrderIDTo != nil {
-		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
-	}
+	spec := orderOrdersWithCouponRead.With([]any{coupon}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // GiftOrdersOptions are the optional parts of a GiftOrders read.
 type GiftOrdersOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// OrderIDFrom and OrderIDTo bound order_id, in the order rows come back:
-	// From is inclusive, To exclusive; nil leaves that end open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
+	// order; nil: open.
 	OrderIDFrom, OrderIDTo *gocql.UUID
-	// OrderIDFromExclusive leaves out the rows at OrderIDFrom,
-	// OrderIDToInclusive takes in those at OrderIDTo; each is ignored without
-	// its bound.
+	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
+}
+
+var orderGiftOrdersRead = cqlgenimpl.ReadSpec[GiftOrdersRow]{
+	Compare: orderGiftOrdersCompare,
+	Key:     orderGiftOrdersClustering,
+	Scan:    orderGiftOrdersScan,
+	Table:   orderGiftOrders,
 }
 
 // GiftOrders reads Order rows by region, ordered by order_id ascending, from
 // gift_orders, in pages: one partition, in clustering order.
 func (r *OrderRepo) GiftOrders(ctx context.Context, region string, o *GiftOrdersOptions) (_ cqlgen.Page[GiftOrdersRow], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Order", "GiftOrders")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GiftOrders").End(&err)
 	if region == "" {
-		return cqlgen.Page[GiftOrdersRow]{}, &cqlgen.EmptyKeyError{
-			Column: "region",
-			Table:  "gift_orders",
-		}
+		return cqlgen.Page[GiftOrdersRow]{}, cqlgenimpl.EmptyKey("gift_orders", "region")
 	}
 	if o == nil {
 		o = &GiftOrdersOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[GiftOrdersRow]{
-		Compare:   orderGiftOrdersCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       orderGiftOrdersClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{region},
-		Scan:      orderGiftOrdersScan,
-		Table:     orderGiftOrders,
-	}
-	if o.OrderIDFrom != nil {
-		spec.From, spec.FromExclusive = *o.OrderIDFrom, o.OrderIDFromExclusive
-	}
-	if o.OrderIDTo != nil {
-		spec.To, spec.ToInclusive = *o.OrderIDTo, o.OrderIDToInclusive
-	}
+	spec := orderGiftOrdersRead.With([]any{region}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
-// eventEvents: the statements of table events, which is the source of truth of
-// Event.
+// eventEvents is table events, which is the source of truth of Event
+// (statements in schema.md).
 var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "events",
-	Pattern: "Events",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "device", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "int"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      eventEventsInsertCQL,
-		Delete:      eventEventsDeleteCQL,
-		Get:         eventEventsGetCQL,
-		Scan:        eventEventsScanCQL,
-		State:       eventEventsStateCQL,
-		First:       eventEventsFirstCQL,
-		FirstFrom:   eventEventsFirstFromCQL,
-		FirstTo:     eventEventsFirstToCQL,
-		FirstFromTo: eventEventsFirstFromToCQL,
-		After: []string{
-			eventEventsAfter0CQL,
-			eventEventsAfter1CQL,
-		},
-		AfterTo:   eventEventsAfterToCQL,
-		AtOrAfter: eventEventsAtOrAfterCQL,
-	},
+	Name:         "events",
+	Pattern:      "Events",
+	PartitionKey: cqlgenimpl.Cols("device text"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "seq int"),
+	Columns:      cqlgenimpl.Cols("level text", "text text"),
+	Canonical:    true,
+	Maintained:   true,
 })
 
-// eventEventsInsertCQL writes a whole row of events. Its placeholders bind
-// device, at, seq, level, text, the write timestamp.
-const eventEventsInsertCQL = `INSERT INTO events (device, at, seq, level, text)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// eventEventsRow binds eventEventsInsertCQL for e, written at ts; events has
-// no column to leave unset.
 func eventEventsRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Device, e.At, e.Seq, e.Level, e.Text, ts}
 }
 
-// eventEventsDeleteCQL deletes a row of events by its primary key. Its
-// placeholders bind the write timestamp, device, at, seq.
-const eventEventsDeleteCQL = `DELETE FROM events
-	USING TIMESTAMP ?
-	WHERE device = ? AND at = ? AND seq = ?`
-
-// eventEventsGetCQL reads a row of events by its primary key. Its placeholders
-// bind device, at, seq.
-const eventEventsGetCQL = `SELECT device, at, seq, level, text
-	FROM events
-	WHERE device = ? AND at = ? AND seq = ?`
-
-// eventEventsScan reads one row of events into e; false when there is none.
 func eventEventsScan(it cqlgenimpl.Iter, e *Event) bool {
 	return it.Scan(&e.Device, &e.At, &e.Seq, &e.Level, &e.Text)
 }
 
-// eventEventsScanCQL reads a token range of events for verify, repair and
-// backfill. Its placeholders bind the lower token (excluded), the upper token.
-const eventEventsScanCQL = `SELECT device, at, seq, level, text, writetime(level), writetime(text)
-	FROM events
-	WHERE token(device) > ? AND token(device) <= ?`
-
-// eventEventsStateCQL reads a row of events again for repair, with its write
-// timestamp. Its placeholders bind device, at, seq.
-const eventEventsStateCQL = `SELECT device, at, seq, level, text, writetime(level), writetime(text)
-	FROM events
-	WHERE device = ? AND at = ? AND seq = ?`
-
-// eventEventsState binds eventEventsStateCQL: the primary key of e.
 func eventEventsState(e *Event) []any {
 	return []any{e.Device, e.At, e.Seq}
 }
 
-// eventEventsScanState reads a row of events with its last write timestamp,
-// less 1µs, as its version.
 func eventEventsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Event], ok bool) {
 	var wt [2]*int64
 	ok = it.Scan(&v.Row.Device, &v.Row.At, &v.Row.Seq, &v.Row.Level, &v.Row.Text, &wt[0], &wt[1])
@@ -1418,264 +600,75 @@ func eventEventsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Event], ok boo
 	return
 }
 
-// eventEventsFirstCQL reads a partition of events from its first row.
-// cqlgenimpl.ReadPage binds device.
-const eventEventsFirstCQL = `SELECT device, at, seq, level, text
-	FROM events
-	WHERE device = ?`
-
-// eventEventsFirstFromCQL reads a partition of events from the From bound.
-// cqlgenimpl.ReadPage binds device, From.
-const eventEventsFirstFromCQL = `SELECT device, at, seq, level, text
-	FROM events
-	WHERE device = ? AND at <= ?`
-
-// eventEventsFirstToCQL reads a partition of events from its first row up to
-// the To bound. cqlgenimpl.ReadPage binds device, To.
-const eventEventsFirstToCQL = `SELECT device, at, seq, level, text
-	FROM events
-	WHERE device = ? AND at > ?`
-
-// eventEventsFirstFromToCQL reads a partition of events between the bounds.
-// cqlgenimpl.ReadPage binds device, From, To.
-const eventEventsFirstFromToCQL = `SELECT device, at, seq, level, text
-	FROM events
-	WHERE device = ? AND at <= ? AND at > ?`
-
-// eventEventsAfter0CQL continues a read of events after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds device, at.
-const eventEventsAfter0CQL = `SELECT device, at, seq, level, text
-	FROM events
-	WHERE device = ? AND at < ?`
-
-// eventEventsAfter1CQL continues a read of events after a row, at one run of
-// clustering columns of one direction. cqlgenimpl.ReadPage binds device, at,
-// seq.
-const eventEventsAfter1CQL = `SELECT device, at, seq, level, text
-	FROM events
-	WHERE device = ? AND at = ? AND seq > ?`
-
-// eventEventsAfterToCQL continues a read of events after a row, up to the To
-// bound. cqlgenimpl.ReadPage binds device, at, To.
-const eventEventsAfterToCQL = `SELECT device, at, seq, level, text
-	FROM events
-	WHERE device = ? AND at < ? AND at > ?`
-
-// eventEventsAtOrAfterCQL continues a read of events at or after a row.
-// cqlgenimpl.ReadPage binds device, at, seq.
-const eventEventsAtOrAfterCQL = `SELECT device, at, seq, level, text
-	FROM events
-	WHERE device = ? AND at = ? AND seq >= ?`
-
-// eventEventsClustering is the clustering key of e in events, in order.
 func eventEventsClustering(e *Event) []any {
 	return []any{e.At, e.Seq}
 }
 
-// eventEventsCompare orders rows of events as its clustering order does.
 func eventEventsCompare(a, b *Event) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
-// eventAlertsByDeviceHolds reports whether alerts_by_device holds e's row:
-// level IN ("warn", "error", "sev're"). The write protocol moves the row in
-// and out of the table as e changes.
 func eventAlertsByDeviceHolds(e *Event) bool {
 	return e.Level == "warn" || e.Level == "error" || e.Level == "sev're"
 }
 
-// eventAlertsByDevice: the statements of table alerts_by_device, which serves
-// AlertsByDevice.
+// eventAlertsByDevice is table alerts_by_device, which serves AlertsByDevice
+// (statements in schema.md).
 var eventAlertsByDevice = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
-	Name:    "alerts_by_device",
-	Pattern: "AlertsByDevice",
-	PartitionKey: []cqlgenimpl.Column{
-		{Name: "device", Type: "text"},
-	},
-	Clustering: []cqlgenimpl.Column{
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "int"},
-	},
-	Row: []cqlgenimpl.Column{
-		{Name: "device", Type: "text"},
-		{Name: "at", Type: "timestamp", Desc: true},
-		{Name: "seq", Type: "int"},
-		{Name: "level", Type: "text"},
-		{Name: "text", Type: "text"},
-	},
-	CQL: cqlgenimpl.CQL{
-		Insert:      eventAlertsByDeviceInsertCQL,
-		Delete:      eventAlertsByDeviceDeleteCQL,
-		Scan:        eventAlertsByDeviceScanCQL,
-		First:       eventAlertsByDeviceFirstCQL,
-		FirstFrom:   eventAlertsByDeviceFirstFromCQL,
-		FirstTo:     eventAlertsByDeviceFirstToCQL,
-		FirstFromTo: eventAlertsByDeviceFirstFromToCQL,
-		After: []string{
-			eventAlertsByDeviceAfter0CQL,
-			eventAlertsByDeviceAfter1CQL,
-		},
-		AfterTo:   eventAlertsByDeviceAfterToCQL,
-		AtOrAfter: eventAlertsByDeviceAtOrAfterCQL,
-	},
+	Name:         "alerts_by_device",
+	Pattern:      "AlertsByDevice",
+	PartitionKey: cqlgenimpl.Cols("device text"),
+	Clustering:   cqlgenimpl.Cols("at timestamp desc", "seq int"),
+	Columns:      cqlgenimpl.Cols("level text", "text text"),
+	Maintained:   true,
 })
 
-// eventAlertsByDeviceInsertCQL writes a whole row of alerts_by_device. Its
-// placeholders bind device, at, seq, level, text, the write timestamp.
-const eventAlertsByDeviceInsertCQL = `INSERT INTO alerts_by_device (device, at, seq, level, text)
-	VALUES (?, ?, ?, ?, ?)
-	USING TIMESTAMP ?`
-
-// eventAlertsByDeviceRow binds eventAlertsByDeviceInsertCQL for e, written at
-// ts; alerts_by_device has no column to leave unset.
 func eventAlertsByDeviceRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Device, e.At, e.Seq, e.Level, e.Text, ts}
 }
 
-// eventAlertsByDeviceDeleteCQL deletes a row of alerts_by_device by its
-// primary key. Its placeholders bind the write timestamp, device, at, seq.
-const eventAlertsByDeviceDeleteCQL = `DELETE FROM alerts_by_device
-	USING TIMESTAMP ?
-	WHERE device = ? AND at = ? AND seq = ?`
-
-// eventAlertsByDeviceScanCQL reads a token range of alerts_by_device for
-// verify, repair and backfill. Its placeholders bind the lower token
-// (excluded), the upper token.
-const eventAlertsByDeviceScanCQL = `SELECT device, at, seq, level, text, writetime(level), writetime(text)
-	FROM alerts_by_device
-	WHERE token(device) > ? AND token(device) <= ?`
-
-// eventAlertsByDeviceFirstCQL reads a partition of alerts_by_device from its
-// first row. cqlgenimpl.ReadPage binds device.
-const eventAlertsByDeviceFirstCQL = `SELECT device, at, seq, level, text
-	FROM alerts_by_device
-	WHERE device = ?`
-
-// eventAlertsByDeviceFirstFromCQL reads a partition of alerts_by_device from
-// the From bound. cqlgenimpl.ReadPage binds device, From.
-const eventAlertsByDeviceFirstFromCQL = `SELECT device, at, seq, level, text
-	FROM alerts_by_device
-	WHERE device = ? AND at <= ?`
-
-// eventAlertsByDeviceFirstToCQL reads a partition of alerts_by_device from its
-// first row up to the To bound. cqlgenimpl.ReadPage binds device, To.
-const eventAlertsByDeviceFirstToCQL = `SELECT device, at, seq, level, text
-	FROM alerts_by_device
-	WHERE device = ? AND at > ?`
-
-// eventAlertsByDeviceFirstFromToCQL reads a partition of alerts_by_device
-// between the bounds. cqlgenimpl.ReadPage binds device, From, To.
-const eventAlertsByDeviceFirstFromToCQL = `SELECT device, at, seq, level, text
-	FROM alerts_by_device
-	WHERE device = ? AND at <= ? AND at > ?`
-
-// eventAlertsByDeviceAfter0CQL continues a read of alerts_by_device after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds device, at.
-const eventAlertsByDeviceAfter0CQL = `SELECT device, at, seq, level, text
-	FROM alerts_by_device
-	WHERE device = ? AND at < ?`
-
-// eventAlertsByDeviceAfter1CQL continues a read of alerts_by_device after a
-// row, at one run of clustering columns of one direction. cqlgenimpl.ReadPage
-// binds device, at, seq.
-const eventAlertsByDeviceAfter1CQL = `SELECT device, at, seq, level, text
-	FROM alerts_by_device
-	WHERE device = ? AND at = ? AND seq > ?`
-
-// eventAlertsByDeviceAfterToCQL continues a read of alerts_by_device after a
-// row, up to the To bound. cqlgenimpl.ReadPage binds device, at, To.
-const eventAlertsByDeviceAfterToCQL = `SELECT device, at, seq, level, text
-	FROM alerts_by_device
-	WHERE device = ? AND at < ? AND at > ?`
-
-// eventAlertsByDeviceAtOrAfterCQL continues a read of alerts_by_device at or
-// after a row. cqlgenimpl.ReadPage binds device, at, seq.
-const eventAlertsByDeviceAtOrAfterCQL = `SELECT device, at, seq, level, text
-	FROM alerts_by_device
-	WHERE device = ? AND at = ? AND seq >= ?`
-
-// eventAlertsByDeviceScan reads one row of alerts_by_device into e; false when
-// there is none.
 func eventAlertsByDeviceScan(it cqlgenimpl.Iter, e *Event) bool {
 	return it.Scan(&e.Device, &e.At, &e.Seq, &e.Level, &e.Text)
 }
 
-// eventAlertsByDeviceClustering is the clustering key of e in
-// alerts_by_device, in order.
 func eventAlertsByDeviceClustering(e *Event) []any {
 	return []any{e.At, e.Seq}
 }
 
-// eventAlertsByDeviceCompare orders rows of alerts_by_device as its clustering
-// order does.
 func eventAlertsByDeviceCompare(a, b *Event) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return -c
-	}
-	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-		return c
-	}
-	return 0
+	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
 // EventRepo reads and writes Event in its tables (events, alerts_by_device),
-// keeping every copy in step; events is the source of truth.
+// kept in step with events.
 type EventRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
 }
 
-// NewEventRepo returns a repository of Event on s. The default strategy is a
-// logged batch.
+// NewEventRepo returns a repository of Event on s.
 func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
-	return &EventRepo{
-		opts: cqlgenimpl.NewOptions(opts...),
-		s:    s,
-	}
+	return &EventRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-// eventCheck rejects a Event whose partition key values are empty, in the
-// tables that hold it.
 func eventCheck(e *Event) error {
 	if e.Device == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "device",
-			Table:  "events",
-		}
+		return cqlgenimpl.EmptyKey("events", "device")
 	}
 	return nil
 }
 
-// eventCheckKey rejects a Event whose partition key value in events, the
-// source of truth, is empty.
 func eventCheckKey(e *Event) error {
 	if e.Device == "" {
-		return &cqlgen.EmptyKeyError{
-			Column: "device",
-			Table:  "events",
-		}
+		return cqlgenimpl.EmptyKey("events", "device")
 	}
 	return nil
 }
 
-// Insert writes e to every table of Event in one logical write, under the
-// repository's strategy (a logged batch unless told otherwise), all statements
-// with one client-side timestamp. Nil pointers and empty collections are left
-// unset, so no tombstones are written. With cqlgen.WithIdempotencyKey, a
-// resent Insert applies at most once. To change an entity that exists, use
-// Update.
+// Insert writes e to every table of Event in one logical write, leaving nil
+// pointers and empty collections unset (docs/repositories.md, Writes).
 func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Insert")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Insert").End(&err)
 	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
 	if err != nil {
 		return err
@@ -1695,14 +688,10 @@ func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-// Delete removes the Event whose key in events is e's from every table, found
-// from events's values, in one logical write under the repository's strategy.
-// Deleting what does not exist is not an error.
+// Delete removes the Event with e's key from every table, found from events's
+// values, in one logical write.
 func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Delete")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Delete").End(&err)
 	o, err := cqlgenimpl.Begin(e, eventCheckKey, r.opts, opts)
 	if err != nil {
 		return err
@@ -1725,8 +714,6 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-// eventWrites describes Event, which is immutable, for verify, repair and
-// backfill: its source of truth, events, and the tables derived from it.
 var eventWrites = &cqlgenimpl.Entity[Event]{
 	Canonical: eventEvents,
 	Immutable: true,
@@ -1743,177 +730,115 @@ var eventWrites = &cqlgenimpl.Entity[Event]{
 	},
 }
 
-// Entity names the entity EventRepo keeps: Event.
+// Entity is Event.
 func (r *EventRepo) Entity() string {
 	return "Event"
 }
 
-// Tables lists the tables of Event that Repair and Backfill write: every one
-// but events, the source of truth.
+// Tables lists the tables Repair and Backfill write: all but events.
 func (r *EventRepo) Tables() []string {
 	return []string{"alerts_by_device"}
 }
 
-// Verify compares every table of Event with what events, the source of truth,
-// implies, and reports the rows missing, stale or orphaned. It writes nothing.
+// Verify reports the rows missing, stale or orphaned against events.
 func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Verify")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", false, o)
 }
 
-// Repair verifies, then writes the rows missing or stale and deletes the
-// orphans, each at a timestamp that any later write of Event wins over; it is
-// safe while the application writes.
+// Repair mends what Verify finds (docs/repositories.md, Writes).
 func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Repair")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", true, o)
 }
 
-// Backfill writes every row events implies into table, a new one say, token
-// range by token range; with o.Job it records the ranges done and, run again,
-// resumes.
+// Backfill writes every row events implies into table.
 func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Backfill")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, eventWrites, "Event", table, o)
 }
 
-// Get reads the Event with the given key from events, the source of truth;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Event with the given key from events; cqlgen.ErrNotFound if
+// there is none.
 func (r *EventRepo) Get(ctx context.Context, device string, at time.Time, seq int32) (_ *Event, err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Get")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Get").End(&err)
 	if device == "" {
-		return nil, &cqlgen.EmptyKeyError{
-			Column: "device",
-			Table:  "events",
-		}
+		return nil, cqlgenimpl.EmptyKey("events", "device")
 	}
 	var e Event
 	e.Device = device
 	e.At = at
 	e.Seq = seq
-	row, err := cqlgenimpl.GetRow(ctx, r.s, cqlgenimpl.Query{
-		Stmt:   eventEvents.Get,
-		Values: []any{e.Device, e.At, e.Seq},
-	}, eventEventsScan)
-	if err != nil {
-		return nil, err
-	}
-	return &row, nil
+	return cqlgenimpl.GetOne(ctx, r.s, eventEvents.Get, []any{e.Device, e.At, e.Seq}, eventEventsScan)
 }
 
 // EventsOptions are the optional parts of a Events read.
 type EventsOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
+}
+
+var eventEventsRead = cqlgenimpl.ReadSpec[Event]{
+	Compare: eventEventsCompare,
+	Key:     eventEventsClustering,
+	Scan:    eventEventsScan,
+	Table:   eventEvents,
 }
 
 // Events reads Event rows by device, ordered by at descending, then seq
 // ascending, from events, in pages: one partition, in clustering order.
 func (r *EventRepo) Events(ctx context.Context, device string, o *EventsOptions) (_ cqlgen.Page[Event], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "Events")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Events").End(&err)
 	if device == "" {
-		return cqlgen.Page[Event]{}, &cqlgen.EmptyKeyError{
-			Column: "device",
-			Table:  "events",
-		}
+		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("events", "device")
 	}
 	if o == nil {
 		o = &EventsOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Event]{
-		Compare:   eventEventsCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       eventEventsClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{device},
-		Scan:      eventEventsScan,
-		Table:     eventEvents,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := eventEventsRead.With([]any{device}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }
 
 // AlertsByDeviceOptions are the optional parts of a AlertsByDevice read.
 type AlertsByDeviceOptions struct {
-	// Limit is the most rows to return; 0 means cqlgen.DefaultLimit, and more
-	// than the repository's maximum (cqlgen.WithMaxLimit) is refused.
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the last row of the previous page; "" starts at
-	// the first.
+	// Cursor continues after the previous page ("": from the first row).
 	Cursor string
-	// AtFrom and AtTo bound at, in the order rows come back: From is
-	// inclusive, To exclusive; nil leaves that end open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
+	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive leaves out the rows at AtFrom, AtToInclusive takes in
-	// those at AtTo; each is ignored without its bound.
+	// AtFromExclusive and AtToInclusive change the bounds' defaults.
 	AtFromExclusive, AtToInclusive bool
+}
+
+var eventAlertsByDeviceRead = cqlgenimpl.ReadSpec[Event]{
+	Compare: eventAlertsByDeviceCompare,
+	Key:     eventAlertsByDeviceClustering,
+	Scan:    eventAlertsByDeviceScan,
+	Table:   eventAlertsByDevice,
 }
 
 // AlertsByDevice reads Event rows by device, ordered by at descending, then
 // seq ascending, from alerts_by_device, in pages: one partition, in clustering
 // order.
 func (r *EventRepo) AlertsByDevice(ctx context.Context, device string, o *AlertsByDeviceOptions) (_ cqlgen.Page[Event], err error) {
-	ctx, call := cqlgenimpl.StartCall(ctx, r.s, "Event", "AlertsByDevice")
-	defer func() {
-		call.End(err)
-	}()
+	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "AlertsByDevice").End(&err)
 	if device == "" {
-		return cqlgen.Page[Event]{}, &cqlgen.EmptyKeyError{
-			Column: "device",
-			Table:  "alerts_by_device",
-		}
+		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("alerts_by_device", "device")
 	}
 	if o == nil {
 		o = &AlertsByDeviceOptions{}
 	}
-	spec := cqlgenimpl.ReadSpec[Event]{
-		Compare:   eventAlertsByDeviceCompare,
-		Cursor:    o.Cursor,
-		CursorKey: r.opts.CursorKey,
-		Key:       eventAlertsByDeviceClustering,
-		Limit:     o.Limit,
-		MaxLimit:  r.opts.MaxLimit,
-		Partition: []any{device},
-		Scan:      eventAlertsByDeviceScan,
-		Table:     eventAlertsByDevice,
-	}
-	if o.AtFrom != nil {
-		spec.From, spec.FromExclusive = *o.AtFrom, o.AtFromExclusive
-	}
-	if o.AtTo != nil {
-		spec.To, spec.ToInclusive = *o.AtTo, o.AtToInclusive
-	}
+	spec := eventAlertsByDeviceRead.With([]any{device}, o.Limit, o.Cursor, r.opts)
+	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
 	return cqlgenimpl.ReadPage(ctx, r.s, spec)
 }

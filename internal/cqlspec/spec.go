@@ -1,0 +1,294 @@
+// Package cqlspec is the one contract between cqlgen's generator and its
+// runtime: the description of a table that generated code declares, the
+// columns and constants of the write protocol, the statement kinds with
+// the order of their placeholders, and the one renderer of every
+// statement's text from a table's description (Render). The generator
+// renders it for the review page; the runtime renders it at init, for
+// the wire. Nothing here is spelled twice.
+package cqlspec
+
+import "strings"
+
+// The columns cqlgen adds to the tables of an entity for its write
+// protocol (docs/repositories.md). Names starting with cqlgen_ are
+// reserved.
+const (
+	// VersionColumn orders an entity's changes: every change sets it with
+	// a conditional write on its old value.
+	VersionColumn = "cqlgen_version"
+	// DeletedColumn marks a deleted entity: its canonical row stays as a
+	// grave for GraveTTL.
+	DeletedColumn = "cqlgen_deleted"
+	// PendingColumn records the rows of the other tables the last change
+	// must delete.
+	PendingColumn = "cqlgen_pending"
+	// WritesColumn records the last few changes of the entity.
+	WritesColumn = "cqlgen_writes"
+	// ClaimColumn is, in a unique table, the version of the change that
+	// claimed the row's key.
+	ClaimColumn = "cqlgen_claim"
+	// StaticVersionColumn is, in a source of truth with static columns,
+	// the version of the change that last set them.
+	StaticVersionColumn = "cqlgen_static_version"
+)
+
+// GraveTTLSeconds is how long the canonical row of a deleted entity stays
+// as a grave: Cassandra's default gc_grace_seconds, ten days.
+const GraveTTLSeconds = 10 * 24 * 3600
+
+// Column is a column of a table: its name, its CQL type as in the DDL
+// (text, bigint, frozen<list<text>>, ...), its clustering order, and
+// whether it is static.
+type Column struct {
+	Name   string
+	Type   string
+	Desc   bool
+	Static bool
+}
+
+// Bucket is how a table's partitions are split: the bucket column is the
+// partition key's last.
+type Bucket uint8
+
+const (
+	BucketNone Bucket = iota
+	BucketOne         // a hash bucket of one: a bucket column, never scattered
+	BucketHash        // several hash buckets, read at once (scatter)
+	BucketTime        // time buckets, older ones read at once from their first rows
+)
+
+// Table describes a table of an access pattern: all its renderer and its
+// runtime need. Its columns are, in table order, PartitionKey, Clustering,
+// Columns, then those the protocol implies: on a Versioned table
+// cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes (and
+// cqlgen_static_version with a static column); on a Unique table
+// cqlgen_claim.
+type Table struct {
+	Name    string
+	Pattern string // the access pattern's read method, for observers and cursors
+	// PartitionKey lists the partition key columns in order, the bucket
+	// column last if there is one.
+	PartitionKey []Column
+	Clustering   []Column
+	// Columns lists the other columns of the entity's fields, in table
+	// order.
+	Columns []Column
+
+	// Canonical marks the entity's source of truth; Versioned, the source
+	// of truth of an entity written through the write protocol.
+	Canonical, Versioned bool
+	// Single marks the one table of an entity stored in one table (not a
+	// counter table): it gets InsertTTL and Create.
+	Single bool
+	// Maintained marks a table of an entity that verify, repair and
+	// backfill maintain: it gets Scan.
+	Maintained bool
+	// Fenced marks the source of truth of an entity with unique tables.
+	Fenced bool
+	// Unique marks a unique table: its rows are claims of its key.
+	Unique bool
+	// Prefix is how many clustering columns, from the first, a read may
+	// fix by equality.
+	Prefix int
+	Bucket Bucket
+	// TTL is the table's default time to live in seconds (0: none): a
+	// grave lives no longer.
+	TTL int64
+
+	// Index, on the description of a read through a storage-attached
+	// index, is that index; the table then has the index's statements
+	// alone. Values lists the types of the values such a read binds
+	// after the partition key (see cqlgenimpl.ReadIndex).
+	Index  *Index
+	Values []Column
+}
+
+// Index is a storage-attached index a read goes through.
+type Index struct {
+	Column   string // the indexed column
+	Contains bool   // a collection's element: CONTAINS ?
+	Range    bool   // a range: >= ? AND < ?
+	ANN      bool   // a vector's nearest rows: ORDER BY ANN OF ? LIMIT ?
+	Scatter  bool   // over the whole table, not within a partition
+}
+
+// GraveTTL is the TTL of a grave in t: GraveTTLSeconds, or the table's
+// own TTL when shorter.
+func (t *Table) GraveTTL() int64 {
+	if t.TTL > 0 && t.TTL < GraveTTLSeconds {
+		return t.TTL
+	}
+	return GraveTTLSeconds
+}
+
+// Kind is a column's role, as the renderer sees it.
+type Kind uint8
+
+const (
+	KindPartition Kind = iota
+	KindClustering
+	KindRegular
+	KindStatic
+	KindVersion
+	KindDeleted
+	KindPending
+	KindWrites
+	KindStaticVersion
+	KindClaim
+)
+
+// Col is a column of a table with its role; Field tells whether it holds
+// a field of the entity (the bucket and the protocol's columns do not).
+type Col struct {
+	Column
+	Kind  Kind
+	Field bool
+}
+
+// All lists t's columns in table order, those the protocol implies
+// included.
+func (t *Table) All() []Col {
+	var out []Col
+	for i, c := range t.PartitionKey {
+		out = append(out, Col{Column: c, Kind: KindPartition, Field: !(t.Bucket != BucketNone && i == len(t.PartitionKey)-1)})
+	}
+	for _, c := range t.Clustering {
+		out = append(out, Col{Column: c, Kind: KindClustering, Field: true})
+	}
+	static := false
+	for _, c := range t.Columns {
+		k := KindRegular
+		if c.Static {
+			k, static = KindStatic, true
+		}
+		out = append(out, Col{Column: c, Kind: k, Field: true})
+	}
+	if t.Versioned {
+		out = append(out,
+			Col{Column: Column{Name: VersionColumn, Type: "bigint"}, Kind: KindVersion},
+			Col{Column: Column{Name: DeletedColumn, Type: "boolean"}, Kind: KindDeleted},
+			Col{Column: Column{Name: PendingColumn, Type: "blob"}, Kind: KindPending},
+			Col{Column: Column{Name: WritesColumn, Type: "blob"}, Kind: KindWrites},
+		)
+		if static {
+			out = append(out, Col{Column: Column{Name: StaticVersionColumn, Type: "bigint", Static: true}, Kind: KindStaticVersion})
+		}
+	}
+	if t.Unique {
+		out = append(out, Col{Column: Column{Name: ClaimColumn, Type: "bigint"}, Kind: KindClaim})
+	}
+	return out
+}
+
+// Slot names a statement's role in a table.
+type Slot string
+
+const (
+	SlotInsert      Slot = "Insert"
+	SlotInsertTTL   Slot = "InsertTTL" // Insert with a TTL of the call's, on an entity stored in one table
+	SlotCreate      Slot = "Create"    // Insert if no row has the key (IF NOT EXISTS), with a TTL
+	SlotAdd         Slot = "Add"       // a counter table's update, in place of Insert
+	SlotDelete      Slot = "Delete"
+	SlotGet         Slot = "Get"
+	SlotGetMany     Slot = "GetMany" // the canonical rows of several keys: the last partition key column IN ?
+	SlotState       Slot = "State"
+	SlotPartition   Slot = "Partition" // State's columns from the first row of a partition, for its statics
+	SlotChange      Slot = "Change"
+	SlotRemove      Slot = "Remove"
+	SlotSettle      Slot = "Settle"
+	SlotFenceLive   Slot = "FenceLive"
+	SlotFenceGrave  Slot = "FenceGrave"
+	SlotTake        Slot = "Take"
+	SlotRelease     Slot = "Release"
+	SlotScan        Slot = "Scan"
+	SlotFirst       Slot = "First"
+	SlotFirstFrom   Slot = "FirstFrom"
+	SlotFirstTo     Slot = "FirstTo"
+	SlotFirstFromTo Slot = "FirstFromTo"
+	SlotAfter       Slot = "After" // one per run of clustering columns of one direction; Level is where it starts
+	SlotAfterTo     Slot = "AfterTo"
+	SlotAtOrAfter   Slot = "AtOrAfter"
+	SlotAtOrAfterTo Slot = "AtOrAfterTo"
+	SlotNext        Slot = "Next"    // an index's scatter read after the partition of a row
+	SlotNearest     Slot = "Nearest" // an ANN read
+)
+
+// BindKind tells what a placeholder binds.
+type BindKind int
+
+const (
+	BindColumn       BindKind = iota // the column's value (a version column: the write timestamp)
+	BindTimestamp                    // the write timestamp (USING TIMESTAMP)
+	BindOldVersion                   // the version the row had when read (null: no row)
+	BindPending                      // the record of the change's rows to delete elsewhere
+	BindWrites                       // the record of the last changes, this one included
+	BindFrom                         // the read's From bound
+	BindTo                           // the read's To bound
+	BindTokenLo                      // a scan's lower token, excluded
+	BindTokenHi                      // a scan's upper token, included
+	BindHeld                         // a unique table's owner column, as read
+	BindChange                       // the version of the change that gives a claim up
+	BindDelta                        // the amount a counter update adds to Column
+	BindKeys                         // the list of Column's values a multi-get reads (IN ?)
+	BindTTL                          // the time to live of the write, in seconds (USING TTL)
+	BindPerPartition                 // the most rows a scatter read takes of each bucket (PER PARTITION LIMIT ?)
+	BindStaticTS                     // the new version of the partition's statics (unset: unchanged)
+	BindOldStatic                    // the version of the partition's statics when read (null: none)
+	BindValue        BindKind = 100  // the value an index read looks for
+	BindLimit        BindKind = 101  // the most rows a read returns (LIMIT ?)
+)
+
+// Bind is one placeholder: its kind and the name of the column it binds
+// or restricts ("" for none).
+type Bind struct {
+	Kind   BindKind
+	Column string
+}
+
+// Statement is one statement of a table: its role, its text one clause a
+// line, and its placeholders in order.
+type Statement struct {
+	Slot Slot
+	// Depth is, for a page statement, how many clustering columns, from
+	// the first, it fixes by equality.
+	Depth int
+	// Scatter marks the form of a page statement that reads every bucket
+	// of a partition at once: the bucket column IN ?, the bucket column
+	// selected last, PER PARTITION LIMIT ?.
+	Scatter bool
+	// Level is, for After, the clustering column where its run starts.
+	Level   int
+	Clauses []string
+	Binds   []Bind
+}
+
+// String writes c as Cols reads it back: its name, its type, then desc
+// and static when they hold.
+func (c Column) String() string {
+	s := c.Name + " " + c.Type
+	if c.Desc {
+		s += " desc"
+	}
+	if c.Static {
+		s += " static"
+	}
+	return s
+}
+
+// Cols reads columns written by Column.String: "name type [desc]
+// [static]", the type as in the DDL (it may hold spaces, never at its
+// end).
+func Cols(cols ...string) []Column {
+	out := make([]Column, len(cols))
+	for i, s := range cols {
+		c := &out[i]
+		if rest, ok := strings.CutSuffix(s, " static"); ok {
+			c.Static, s = true, rest
+		}
+		if rest, ok := strings.CutSuffix(s, " desc"); ok {
+			c.Desc, s = true, rest
+		}
+		c.Name, c.Type, _ = strings.Cut(s, " ")
+	}
+	return out
+}
