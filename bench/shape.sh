@@ -36,24 +36,33 @@ patterns() {
 	echo "$n"
 }
 
+# generated DIR: the Go files of DIR that cqlgen generated (the standard
+# "Code generated ... DO NOT EDIT." line), one a line: today cqlgen_gen.go
+# alone; if a later cqlgen splits its output, every part counts.
+generated() {
+	grep -l '^// Code generated .* DO NOT EDIT\.$' "$1"/*.go | sort
+}
+
 # per N D: N/D to one decimal.
 per() { awk -v n="$1" -v d="$2" 'BEGIN { printf "%.1f", n / d }'; }
 # group N: N with thousands separators.
 group() { printf "%s" "$1" | sed -e ':a' -e 's/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/' -e 'ta'; }
 
-echo "### Generated Go (cqlgen_gen.go)"
+echo "### Generated Go"
 echo
-echo "| example | patterns | lines | bytes | lines a pattern | KB a pattern |"
-echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+echo "| example | files | patterns | lines | bytes | lines a pattern | KB a pattern |"
+echo "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
 for ex in music helpdesk; do
 	dir=$root/example/$ex
 	p=$(patterns "$dir")
-	lines=$(wc -l <"$dir/cqlgen_gen.go")
-	bytes=$(wc -c <"$dir/cqlgen_gen.go")
-	echo "| $ex | $p | $(group "$lines") | $(group "$bytes") | $(per "$lines" "$p") | $(per "$bytes" $((p * 1000))) |"
+	mapfile -t files < <(generated "$dir")
+	lines=$(cat "${files[@]}" | wc -l)
+	bytes=$(cat "${files[@]}" | wc -c)
+	names=$(for f in "${files[@]}"; do basename "$f"; done | paste -sd, - | sed 's/,/, /g')
+	echo "| $ex | $names | $p | $(group "$lines") | $(group "$bytes") | $(per "$lines" "$p") | $(per "$bytes" $((p * 1000))) |"
 done
 echo
-echo "KB = 1,000 bytes (as the issue's 13.3 KB = 106,644 B / 8). Target: ≤ 100 lines and ≤ 4 KB a pattern."
+echo "Files: the package's Go files marked \"Code generated ... DO NOT EDIT.\". KB = 1,000 bytes (as the issue's 13.3 KB = 106,644 B / 8). Target: ≤ 100 lines and ≤ 4 KB a pattern."
 echo
 
 # The user API's size. go doc -all prints every exported top-level func,
@@ -93,12 +102,13 @@ for f in "$root"/example/music/*; do
 done
 (cd "$root" && $GO build -o "$tmp/cqlgen" ./cmd/cqlgen)
 (cd "$mod/music" && "$tmp/cqlgen" generate . >/dev/null)
-if ! cmp -s "$mod/music/cqlgen_gen.go" "$root/example/music/cqlgen_gen.go"; then
-	echo "shape.sh: example/music/cqlgen_gen.go is stale (run make generate); the measure below starts from a fresh one" >&2
-fi
-cp "$mod/music/cqlgen_gen.go" "$tmp/before_gen.go"
-cp "$mod/music/schema.md" "$tmp/before_schema.md"
-cp "$mod/music/schema.cql" "$tmp/before_schema.cql"
+for f in $(generated "$mod/music"); do
+	if ! cmp -s "$f" "$root/example/music/${f##*/}"; then
+		echo "shape.sh: example/music/${f##*/} is stale (run make generate); the measure below starts from a fresh one" >&2
+	fi
+done
+mkdir -p "$tmp/before"
+cp $(generated "$mod/music") "$mod/music/schema.md" "$mod/music/schema.cql" "$tmp/before/"
 
 # The new pattern goes on the line after Track's last pattern.
 pattern='table:"tracks_by_album" pk:"album" ck:"track_id" size:"rows=50" doc:"the tracks of an album"'
@@ -111,18 +121,25 @@ awk -v tag="$pattern" '
 }
 (cd "$mod/music" && "$tmp/cqlgen" generate . >/dev/null)
 
-# numstat FILE_BEFORE FILE_AFTER: "added removed".
-numstat() { git diff --no-index --numstat "$1" "$2" | awk '{ print $1, $2 }' || true; }
+# numstat FILE_BEFORE FILE_AFTER: "added removed"; a file on one side
+# only counts whole.
+numstat() {
+	local a=$1 b=$2
+	[ -e "$a" ] || a=/dev/null
+	[ -e "$b" ] || b=/dev/null
+	git diff --no-index --numstat "$a" "$b" | awk '{ print $1, $2 }' || true
+}
 echo "### One more pattern: \`$pattern\` on music's Track"
 echo
 echo "| file | lines added | lines removed | changed (added + removed) |"
 echo "| --- | ---: | ---: | ---: |"
-for f in cqlgen_gen.go schema.cql schema.md; do
-	case $f in cqlgen_gen.go) before=$tmp/before_gen.go ;; *) before=$tmp/before_$f ;; esac
-	read -r a r < <(numstat "$before" "$mod/music/$f"; echo "0 0")
-	line="| $f | $a | $r | $((a + r)) |"
-	[ "$f" = cqlgen_gen.go ] && line="| **$f** | $a | $r | **$((a + r))** |"
-	echo "$line"
+gofiles=$({ generated "$tmp/before"; generated "$mod/music"; } | xargs -n1 basename | sort -u)
+ga=0 gr=0
+for f in $gofiles schema.cql schema.md; do
+	read -r a r < <(numstat "$tmp/before/$f" "$mod/music/$f"; echo "0 0")
+	echo "| $f | $a | $r | $((a + r)) |"
+	case $f in *.go) ga=$((ga + a)) gr=$((gr + r)) ;; esac
 done
+echo "| **generated Go** | $ga | $gr | **$((ga + gr))** |"
 echo
-echo "Counted by \`git diff --no-index --numstat\` (the same as \`diff | grep -c '^[<>]'\`). Target: cqlgen_gen.go ≤ 100."
+echo "Counted by \`git diff --no-index --numstat\` (the same as \`diff | grep -c '^[<>]'\`). Target: generated Go (today cqlgen_gen.go alone) ≤ 100."
