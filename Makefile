@@ -130,7 +130,7 @@ bench-generate:
 	cd bench && $(GO) generate ./model
 
 # The shape of generated code (issue 25): lines and bytes a pattern of the
-# examples' cqlgen_gen.go, runtime/cqlgen's exported funcs and types, and
+# examples' generated Go, runtime/cqlgen's exported funcs and types, and
 # the lines one more pattern changes; a markdown table, no Cassandra.
 bench-shape:
 	GO=$(GO) bash bench/shape.sh
