@@ -123,7 +123,7 @@ test-cluster:
 		$(GO) test -count=1 -v -timeout 20m ./cluster; rc=$$?; $(CLUSTER) stop; exit $$rc
 
 # Benchmarks (bench/, a module of its own; see bench/README.md).
-.PHONY: bench bench-smoke bench-generate
+.PHONY: bench bench-smoke bench-generate bench-shape
 
 # Every benchmark, BENCH_COUNT (6) interleaved rounds against a Cassandra
 # (the managed node unless CASSANDRA_HOSTS names one), then benchstat and
@@ -142,3 +142,9 @@ bench-smoke:
 # Regenerate the benchmarks' model with the working tree's cqlgen.
 bench-generate:
 	cd bench && $(GO) generate ./model
+
+# The shape of generated code (issue 25): lines and bytes a pattern of the
+# examples' generated Go, runtime/cqlgen's exported funcs and types, and
+# the lines one more pattern changes; a markdown table, no Cassandra.
+bench-shape:
+	GO=$(GO) bash bench/shape.sh
