@@ -20,6 +20,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/internal/schemadiff"
 	"github.com/cqlgen/cqlgen/internal/validate"
+	"github.com/cqlgen/cqlgen/runtime/cqlscript"
 )
 
 // Options say what is imported and how the package is named.
@@ -469,8 +470,8 @@ func (im *importer) group(tables []*table) []*entity {
 			for _, o := range e.tables[1:] {
 				others = append(others, o.t.Name)
 			}
-			e.why = fmt.Sprintf("Import merged %s into one entity with %s as its source of truth: every column of %s is a column of %s, of the same type, and each one's primary key holds %s's (%s), so each of their rows is one row of %s. As one entity, every write keeps the tables in step, and %s gains cqlgen's write-protocol columns (cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes). If they hold different things, split them into one entity each.",
-				strings.Join(append([]string{c.t.Name}, others...), ", "), c.t.Name, strings.Join(others, ", "), c.t.Name, c.t.Name, strings.Join(c.key(), ", "), c.t.Name, c.t.Name)
+			e.why = fmt.Sprintf("Import merged %s into one entity, with %s as its source of truth: every column of %s is a column of %s, of the same type, and %s the whole primary key of %s (%s), so each of their rows is one row of %s. As one entity, every write keeps the tables in step, and %s gains cqlgen's write-protocol columns (cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes). If they hold different things, split them into one entity each.",
+				and(append([]string{c.t.Name}, others...)), c.t.Name, and(others), c.t.Name, plural(len(others), "its primary key holds", "each one's primary key holds"), c.t.Name, strings.Join(c.key(), ", "), c.t.Name, c.t.Name)
 		}
 		names := fieldNames(c.names)
 		for _, col := range c.names {
@@ -666,7 +667,7 @@ func (im *importer) writeEntity(b *bytes.Buffer, e *entity) {
 		for _, t := range e.tables {
 			names = append(names, fmt.Sprintf("%s (%s)", t.t.Name, im.pos(t.t)))
 		}
-		fmt.Fprintf(b, "// %s is stored in tables %s.\n//\n", e.name, strings.Join(names, ", "))
+		fmt.Fprintf(b, "// %s is stored in tables %s.\n//\n", e.name, and(names))
 		for _, line := range wrap(e.why, 76) {
 			fmt.Fprintf(b, "// %s\n", line)
 		}
@@ -767,4 +768,45 @@ func wrap(s string, width int) []string {
 		lines = append(lines, line)
 	}
 	return lines
+}
+
+// and joins words as English does: a, b and c.
+func and(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+var keyspaceRe = regexp.MustCompile(`(?is)^create\s+keyspace\s+(?:if\s+not\s+exists\s+)?([a-z][a-z0-9_]*)\s+with\s+replication\s*=\s*(\{[^}]*\})\s*(?:and\s+durable_writes\s*=\s*true\s*)?$`)
+
+// FromCQL imports a CQL script: its CREATE TYPE, CREATE TABLE and CREATE
+// INDEX statements, and its CREATE KEYSPACE as a //cqlgen:keyspace
+// directive. file names the script in notes.
+func FromCQL(file, script string, opts Options) (*Result, error) {
+	s, err := schemadiff.Parse(script)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	opts.File = file
+	if opts.Source == "" {
+		opts.Source = file
+	}
+	for _, st := range cqlscript.Split(script) {
+		if !st.IsCreateKeyspace() {
+			continue
+		}
+		if m := keyspaceRe.FindStringSubmatch(strings.TrimSpace(st.Text)); m != nil && !validate.Reserved(strings.ToLower(m[1])) {
+			opts.KeyspaceDirective = strings.ToLower(m[1]) + " " + strings.Join(strings.Fields(m[2]), " ")
+		}
+		break
+	}
+	return Import(s, opts)
 }
