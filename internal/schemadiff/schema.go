@@ -139,16 +139,22 @@ func sourceOf(lines []string, line int) string {
 	return ""
 }
 
-// tokenize splits CQL into words, numbers and punctuation; comments and
-// quoted strings are dropped or kept whole.
+// tokenize splits CQL into words, numbers and punctuation; comments (--,
+// // and /* */) are dropped and quoted strings kept whole.
 func tokenize(s string) []string {
 	var toks []string
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
-		case c == '-' && i+1 < len(s) && s[i+1] == '-':
+		case (c == '-' || c == '/') && i+1 < len(s) && s[i+1] == c:
 			for i < len(s) && s[i] != '\n' {
 				i++
+			}
+		case c == '/' && i+1 < len(s) && s[i+1] == '*':
+			if j := strings.Index(s[i+2:], "*/"); j >= 0 {
+				i += j + 4
+			} else {
+				i = len(s)
 			}
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			i++
