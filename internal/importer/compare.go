@@ -173,7 +173,9 @@ func tableDiffs(os, ns *schemadiff.Schema, ot, nt *schemadiff.Table, protocol bo
 		var out []string
 		for _, i := range s.Indexes {
 			if i.Table == table {
-				out = append(out, fmt.Sprintf("%s(%s) %s %s", i.Name, i.Column, i.Class, i.Options))
+				// Cassandra reads an index's option values case-insensitively
+				// (COSINE is cosine).
+				out = append(out, fmt.Sprintf("%s(%s) %s %s", i.Name, i.Column, i.Class, strings.ToLower(i.Options)))
 			}
 		}
 		slices.Sort(out)

@@ -507,6 +507,13 @@ func (im *importer) mask(tb *table, c schemadiff.Column) string {
 		return ""
 	case m[2] == "":
 		return m[1]
+	case m[1] == "inner" || m[1] == "outer":
+		for _, a := range strings.Split(m[2], ",") {
+			if n, err := strconv.Atoi(strings.TrimSpace(a)); err != nil || n < 0 {
+				tb.notes = append(tb.notes, im.note(im.pos(tb.t), tb.t.Name, false, "table %s: column %s is masked with %s, and cqlgen's %s takes two counts of characters: the declaration has no mask", tb.t.Name, c.Name, c.Mask, m[1]))
+				return ""
+			}
+		}
 	}
 	return m[1] + "(" + m[2] + ")"
 }

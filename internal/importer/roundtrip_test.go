@@ -3,6 +3,7 @@ package importer
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cqlgen/cqlgen/gen"
@@ -64,8 +65,12 @@ func TestRoundTripShipped(t *testing.T) {
 	files, _ := filepath.Glob("../../example/*/schema.cql")
 	golden, _ := filepath.Glob("../../gen/testdata/golden/*/schema.cql")
 	files = append(files, golden...)
+	models, _ := filepath.Glob("../../integration/*/schema.cql")
+	files = append(files, models...)
+	published, _ := filepath.Glob("testdata/published/*.cql")
+	files = append(files, published...)
 	for _, f := range files {
-		t.Run(f, func(t *testing.T) {
+		t.Run(strings.ReplaceAll(strings.TrimPrefix(f, "../../"), "/", "_"), func(t *testing.T) {
 			rs, res := roundTrip(t, f)
 			for _, r := range rs {
 				if r.Verdict != Identical {
