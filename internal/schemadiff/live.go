@@ -90,15 +90,25 @@ func liveTypes(s *gocql.Session, keyspace string) ([]*Type, error) {
 // none.
 func liveMasks(s *gocql.Session, keyspace string, sc *Schema) {
 	var table, column, fn string
-	var args []string
-	it := s.Query(`SELECT table_name, column_name, function_name, function_argument_values FROM system_schema.column_masks WHERE keyspace_name = ?`, keyspace).Iter()
-	for it.Scan(&table, &column, &fn, &args) {
+	var types, args []string
+	it := s.Query(`SELECT table_name, column_name, function_name, function_argument_types, function_argument_values FROM system_schema.column_masks WHERE keyspace_name = ?`, keyspace).Iter()
+	for it.Scan(&table, &column, &fn, &types, &args) {
 		if t := sc.Table(table); t != nil {
 			if c := t.column(column); c != nil {
+				// The values are stored as text: write them as a schema
+				// file does, a string quoted, a null as null.
+				for i, a := range args {
+					switch {
+					case a == "":
+						args[i] = "null"
+					case i < len(types) && (types[i] == "text" || types[i] == "ascii" || types[i] == "varchar"):
+						args[i] = quote(a)
+					}
+				}
 				c.Mask = fn + "(" + strings.Join(args, ", ") + ")"
 			}
 		}
-		args = nil
+		types, args = nil, nil
 	}
 	_ = it.Close()
 }
