@@ -193,9 +193,9 @@ func (im *importer) typePos(ty *schemadiff.Type) string {
 }
 
 func (im *importer) note(pos, table string, skipped bool, format string, args ...any) string {
-	text := fmt.Sprintf(format, args...)
-	im.notes = append(im.notes, Note{Pos: pos, Table: table, Text: text, Skipped: skipped})
-	return text
+	n := Note{Pos: pos, Table: table, Text: fmt.Sprintf(format, args...), Skipped: skipped}
+	im.notes = append(im.notes, n)
+	return n.String()
 }
 
 // initialisms are written in capitals in Go names, as gocqlx and
@@ -685,10 +685,7 @@ func (im *importer) writeEntity(b *bytes.Buffer, e *entity) {
 	}
 	for _, n := range notes {
 		b.WriteString("//\n")
-		for i, line := range wrap("import: "+n, 76) {
-			if i > 0 {
-				line = "  " + line
-			}
+		for _, line := range wrap("import: "+n, 76) {
 			fmt.Fprintf(b, "// %s\n", line)
 		}
 	}

@@ -281,6 +281,12 @@ func (m *mapper) override(n *typeNode, depth int) (string, bool, error) {
 		case !pneeded && n.name != "set":
 			return "", false, nil
 		case !pneeded:
+			// A set of what a list would hold: name it whole, or, when it
+			// holds a user-defined type (which a cql tag cannot name),
+			// the kind alone.
+			if full, err := m.spell(n); err == nil {
+				return full, true, nil
+			}
 			return "set", true, nil
 		}
 		full, err := m.spell(n)
