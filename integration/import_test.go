@@ -89,10 +89,10 @@ func regenerate(t *testing.T, src []byte) string {
 }
 
 type importCount struct {
-	schema     string
-	file, live importer.Counts
+	schema      string
+	file, live  importer.Counts
 	notDeclared int
-	differ     []string
+	differ      []string
 }
 
 // TestImportRoundTrip imports every schema, from its file and from the
