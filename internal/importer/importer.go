@@ -465,6 +465,18 @@ func (im *importer) group(tables []*table) []*entity {
 		}
 		im.used[name] = true
 		e.name = name
+	}
+	// Generated code declares NewXRepo for entity X: an entity called
+	// NewX beside an entity X would declare it twice.
+	for _, e := range out {
+		if rest, ok := strings.CutPrefix(e.name, "New"); ok && im.used[rest] {
+			name := im.goName(e.tables[0].t.Name+"_entity", true)
+			delete(im.used, e.name)
+			e.name = name
+		}
+	}
+	for _, e := range out {
+		c := e.tables[0]
 		if len(e.tables) > 1 {
 			var others []string
 			for _, o := range e.tables[1:] {

@@ -262,3 +262,18 @@ CREATE CUSTOM INDEX places_tags ON places (tags) USING 'StorageAttachedIndex';
 		t.Errorf("the user-defined type is not declared:\n%s", src)
 	}
 }
+
+// An entity named NewX beside an entity X would make generated code
+// declare NewXRepo twice, as X's constructor and as NewX's repository.
+func TestGeneratedNames(t *testing.T) {
+	res := importScript(t, `CREATE TABLE releases (id uuid PRIMARY KEY, title text);
+CREATE TABLE new_releases (day date, id uuid, title text, at timestamp, PRIMARY KEY (day, at, id));
+`)
+	var names []string
+	for _, e := range res.Entities {
+		names = append(names, e.Name)
+	}
+	if strings.Join(names, " ") != "Releases NewReleasesEntity" {
+		t.Errorf("entities %v, want Releases and NewReleasesEntity", names)
+	}
+}
