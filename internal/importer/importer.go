@@ -37,6 +37,10 @@ type Options struct {
 	// KeyspaceDirective is the keyspace name and replication map for a
 	// //cqlgen:keyspace line, "" for none.
 	KeyspaceDirective string
+	// Views are the materialized views of the schema, by name, with
+	// their positions (file:line:col or keyspace.view): cqlgen writes
+	// tables, so each is noted and left out.
+	Views []Note
 }
 
 // Note is something about one table (or index, or type) that the import
@@ -123,6 +127,9 @@ func Import(s *schemadiff.Schema, opts Options) (*Result, error) {
 		opts.Package = "model"
 	}
 	im := &importer{opts: opts, s: s, m: &mapper{udts: map[string]string{}}, imports: map[string]bool{}, used: map[string]bool{}}
+	for _, v := range opts.Views {
+		im.note(v.Pos, v.Table, true, "materialized view %s: cqlgen writes tables and keeps them in step itself; declare the view's key as another pattern of its base table's entity: not imported", v.Table)
+	}
 	var udtDecls []string
 	for _, ty := range s.Types {
 		if needsQuotes(ty.Name) {
@@ -337,6 +344,14 @@ func (im *importer) table(t *schemadiff.Table, order int) *table {
 		if key[name] && (strings.HasPrefix(gt.Go, "*") || strings.HasPrefix(c.Type, "vector")) {
 			im.note(pos, t.Name, true, "table %s: key column %s of type %s: cqlgen reads it into %s, a pointer, and a key cannot be null: not imported", t.Name, c.Name, c.Type, gt.Go)
 			return nil
+		}
+		if key[name] {
+			for _, u := range gt.udts {
+				if bad := im.unkeyable(u, map[string]bool{}); bad != "" {
+					im.note(pos, t.Name, true, "table %s: key column %s is the user-defined type %s, which holds %s: cqlgen keys no type that holds a set, a map or a duration (a Go map's order would make one value two keys): not imported", t.Name, c.Name, u, bad)
+					return nil
+				}
+			}
 		}
 		if nonFrozen {
 			tb.notes = append(tb.notes, im.note(pos, t.Name, false, "table %s: column %s is the user-defined type %s unfrozen; cqlgen freezes every user-defined type, so the declaration makes it frozen<%s>", t.Name, c.Name, c.Type, c.Type))
@@ -803,6 +818,8 @@ func plural(n int, one, many string) string {
 
 var keyspaceRe = regexp.MustCompile(`(?is)^create\s+keyspace\s+(?:if\s+not\s+exists\s+)?([a-z][a-z0-9_]*)\s+with\s+replication\s*=\s*(\{[^}]*\})\s*(?:and\s+durable_writes\s*=\s*true\s*)?$`)
 
+var viewRe = regexp.MustCompile(`(?is)^create\s+materialized\s+view\s+(?:if\s+not\s+exists\s+)?(?:[a-z0-9_"]+\.)?("?[a-z0-9_]+"?)`)
+
 // FromCQL imports a CQL script: its CREATE TYPE, CREATE TABLE and CREATE
 // INDEX statements, and its CREATE KEYSPACE as a //cqlgen:keyspace
 // directive. file names the script in notes.
@@ -816,13 +833,55 @@ func FromCQL(file, script string, opts Options) (*Result, error) {
 		opts.Source = file
 	}
 	for _, st := range cqlscript.Split(script) {
-		if !st.IsCreateKeyspace() {
+		if m := viewRe.FindStringSubmatch(st.Text); m != nil {
+			opts.Views = append(opts.Views, Note{Pos: fmt.Sprintf("%s:%d:1", file, st.Line), Table: strings.ToLower(m[1])})
+			continue
+		}
+		if !st.IsCreateKeyspace() || opts.KeyspaceDirective != "" {
 			continue
 		}
 		if m := keyspaceRe.FindStringSubmatch(strings.TrimSpace(st.Text)); m != nil && !validate.Reserved(strings.ToLower(m[1])) {
 			opts.KeyspaceDirective = strings.ToLower(m[1]) + " " + strings.Join(strings.Fields(m[2]), " ")
 		}
-		break
 	}
 	return Import(s, opts)
+}
+
+// unkeyable names what makes a user-defined type unfit for a key: a set,
+// a map or a duration among its fields, or its nested types' fields.
+func (im *importer) unkeyable(udt string, seen map[string]bool) string {
+	if seen[udt] {
+		return ""
+	}
+	seen[udt] = true
+	for _, ty := range im.s.Types {
+		if ty.Name != udt {
+			continue
+		}
+		for _, f := range ty.Fields {
+			n, err := parseType(f.Type)
+			if err != nil {
+				continue
+			}
+			var walk func(n *typeNode) string
+			walk = func(n *typeNode) string {
+				switch {
+				case n.name == "set" || n.name == "map" || n.name == "duration":
+					return "a " + n.name + " (field " + f.Name + ")"
+				case im.m.udts[n.name] != "":
+					return im.unkeyable(n.name, seen)
+				}
+				for _, c := range n.params {
+					if s := walk(c); s != "" {
+						return s
+					}
+				}
+				return ""
+			}
+			if s := walk(n); s != "" {
+				return s
+			}
+		}
+	}
+	return ""
 }

@@ -277,3 +277,31 @@ CREATE TABLE new_releases (day date, id uuid, title text, at timestamp, PRIMARY 
 		t.Errorf("entities %v, want Releases and NewReleasesEntity", names)
 	}
 }
+
+// A materialized view is no table of cqlgen's: it is noted, not declared.
+func TestViews(t *testing.T) {
+	res := importScript(t, `CREATE TABLE person (id timeuuid PRIMARY KEY, email text);
+CREATE MATERIALIZED VIEW IF NOT EXISTS ks.person_by_email AS
+  SELECT * FROM person WHERE email IS NOT NULL AND id IS NOT NULL PRIMARY KEY (email, id);
+`)
+	if len(res.Entities) != 1 || len(res.Notes) != 1 || !res.Notes[0].Skipped ||
+		!strings.HasPrefix(res.Notes[0].String(), "schema.cql:2:1: materialized view person_by_email: ") {
+		t.Errorf("entities %v, notes %v", res.Entities, res.Notes)
+	}
+}
+
+// A key of a user-defined type that holds a set is refused by cqlgen
+// (key-type): the table is noted, not declared.
+func TestUnkeyableUDT(t *testing.T) {
+	res := importScript(t, `CREATE TYPE inner_t (tags frozen<set<text>>);
+CREATE TYPE outer_t (i frozen<inner_t>);
+CREATE TABLE keyed (k frozen<outer_t>, v text, PRIMARY KEY (k));
+CREATE TABLE valued (id int PRIMARY KEY, o frozen<outer_t>);
+`)
+	if len(res.Entities) != 1 || res.Entities[0].Name != "Valued" {
+		t.Errorf("entities %v", res.Entities)
+	}
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0].Text, "key column k is the user-defined type outer_t, which holds a set (field tags)") {
+		t.Errorf("notes %v", res.Notes)
+	}
+}

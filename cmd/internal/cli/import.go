@@ -7,6 +7,7 @@ import (
 	iofs "io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/cqlgen/cqlgen/internal/importer"
@@ -120,7 +121,19 @@ func importLive(e *env, keyspace, pkg string) (*importer.Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading keyspace %s: %w", keyspace, err)
 	}
-	return importer.Import(sc, importer.Options{Package: pkg, Source: "keyspace " + keyspace, Keyspace: keyspace})
+	// system_schema.columns holds the columns of materialized views too:
+	// they are no tables of the import's.
+	opts := importer.Options{Package: pkg, Source: "keyspace " + keyspace, Keyspace: keyspace}
+	var view string
+	it := s.Query(`SELECT view_name FROM system_schema.views WHERE keyspace_name = ?`, keyspace).Iter()
+	for it.Scan(&view) {
+		opts.Views = append(opts.Views, importer.Note{Pos: keyspace + "." + view, Table: view})
+		sc.Tables = slices.DeleteFunc(sc.Tables, func(t *schemadiff.Table) bool { return t.Name == view })
+	}
+	if err := it.Close(); err != nil {
+		return nil, fmt.Errorf("reading the views of keyspace %s: %w", keyspace, err)
+	}
+	return importer.Import(sc, opts)
 }
 
 // packageName makes a Go package name of a folder's or keyspace's name,
