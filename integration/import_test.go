@@ -3,6 +3,7 @@ package integration
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -184,4 +185,68 @@ func TestImportRoundTrip(t *testing.T) {
 	if out := os.Getenv("IMPORT_COUNTS"); out != "" {
 		must(t, os.WriteFile(out, []byte(b.String()), 0o644))
 	}
+}
+
+// TestImportCommandLive runs cqlgen import -keyspace on a keyspace of the
+// node, as a user would: the package it writes generates the keyspace's
+// tables again, but for a table with a quoted name and a materialized
+// view, which it names.
+func TestImportCommandLive(t *testing.T) {
+	s, ks := cassandratest.Keyspace(t)
+	applyScript(t, s, `CREATE TYPE point (x int, y int);
+CREATE TABLE videos (videoid uuid PRIMARY KEY, userid uuid, name text MASKED WITH mask_inner(1, 1), at frozen<point>, tags set<text>);
+CREATE TABLE user_videos (userid uuid, added timestamp, videoid uuid, name text MASKED WITH mask_inner(1, 1), PRIMARY KEY (userid, added, videoid)) WITH CLUSTERING ORDER BY (added DESC, videoid ASC);
+CREATE TABLE moves (id uuid PRIMARY KEY, "from" text);
+CREATE CUSTOM INDEX videos_by_tag ON videos (tags) USING 'StorageAttachedIndex';
+CREATE TABLE people (id uuid PRIMARY KEY, email text);
+CREATE MATERIALIZED VIEW people_by_email AS SELECT * FROM people WHERE email IS NOT NULL AND id IS NOT NULL PRIMARY KEY (email, id);`)
+	want, err := schemadiff.FromCluster(s, ks)
+	must(t, err)
+	must(t, os.MkdirAll("testdata", 0o755))
+	dir, err := os.MkdirTemp("testdata", "import-cli-")
+	must(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	abs, _ := filepath.Abs(dir)
+	out, code := goRunCqlgen(t, "import", "-keyspace", ks, "-package", "shop", "-o", abs)
+	if code != 0 {
+		t.Fatalf("cqlgen import = %d\n%s", code, out)
+	}
+	if !strings.Contains(out, ks+".moves: note: table moves needs quoted names") || !strings.Contains(out, ks+".people_by_email: note: materialized view people_by_email") ||
+		!strings.Contains(out, "2 entities for 3 tables (1 merged from several tables), 2 not declared") {
+		t.Errorf("output:\n%s", out)
+	}
+	src, err := os.ReadFile(filepath.Join(dir, "shop.go"))
+	must(t, err)
+	regen := regenerate(t, src)
+	s2, ks2 := cassandratest.Keyspace(t)
+	applyScript(t, s2, regen)
+	got, err := schemadiff.FromCluster(s2, ks2)
+	must(t, err)
+	for _, r := range importer.Compare(want, got) {
+		switch {
+		case (r.Table == "moves" || r.Table == "people_by_email") && r.Verdict == importer.Different:
+		case r.Table == "videos" && r.Verdict == importer.Equivalent: // the source of truth of two tables
+		case r.Verdict == importer.Identical:
+		default:
+			t.Errorf("%s: %s %v", r.Table, r.Verdict, r.Diffs)
+		}
+	}
+	if d := importer.TypeDiffs(want, got); len(d) > 0 {
+		t.Errorf("types: %v", d)
+	}
+}
+
+// goRunCqlgen runs the command from this repository's source.
+func goRunCqlgen(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"run", "./cmd/cqlgen"}, args...)...)
+	cmd.Dir = repoRoot
+	cmd.Env = append(os.Environ(), hostsEnv(t))
+	b, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return string(b), ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return string(b), 0
 }

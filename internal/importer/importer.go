@@ -631,12 +631,10 @@ func (im *importer) indexes(tables []*table, entities []*entity) {
 }
 
 func (im *importer) header(b *bytes.Buffer) {
-	fmt.Fprintf(b, "// Package %s holds the cqlgen declarations that cqlgen import made from %s:\n", im.opts.Package, im.opts.Source)
-	b.WriteString("// an entity a table, or one entity for tables that hold the same rows under\n")
-	b.WriteString("// different keys. It is yours to edit: name the entities, add doc, size\n")
-	b.WriteString("// hints and read method names, then run cqlgen generate. A comment that\n")
-	b.WriteString("// starts with \"import:\" says where a declaration does not reproduce its\n")
-	b.WriteString("// table exactly.\n")
+	doc := fmt.Sprintf("Package %s holds the cqlgen declarations that cqlgen import made from %s: an entity a table, or one entity for tables that hold the same rows under different keys. It is yours to edit: name the entities, add doc, size hints and read method names, then run cqlgen generate. A comment that starts with \"import:\" says where a declaration does not reproduce its table exactly.", im.opts.Package, im.opts.Source)
+	for _, line := range wrap(doc, 76) {
+		fmt.Fprintf(b, "// %s\n", line)
+	}
 	fmt.Fprintf(b, "package %s\n\n", im.opts.Package)
 	if im.opts.KeyspaceDirective != "" {
 		fmt.Fprintf(b, "//cqlgen:keyspace %s\n\n", im.opts.KeyspaceDirective)
