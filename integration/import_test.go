@@ -194,7 +194,7 @@ func TestImportRoundTrip(t *testing.T) {
 func TestImportCommandLive(t *testing.T) {
 	s, ks := cassandratest.Keyspace(t)
 	applyScript(t, s, `CREATE TYPE point (x int, y int);
-CREATE TABLE videos (videoid uuid PRIMARY KEY, userid uuid, name text MASKED WITH mask_inner(1, 1), at frozen<point>, tags set<text>);
+CREATE TABLE videos (videoid uuid PRIMARY KEY, userid uuid, added timestamp, name text MASKED WITH mask_inner(1, 1), at frozen<point>, tags set<text>);
 CREATE TABLE user_videos (userid uuid, added timestamp, videoid uuid, name text MASKED WITH mask_inner(1, 1), PRIMARY KEY (userid, added, videoid)) WITH CLUSTERING ORDER BY (added DESC, videoid ASC);
 CREATE TABLE moves (id uuid PRIMARY KEY, "from" text);
 CREATE CUSTOM INDEX videos_by_tag ON videos (tags) USING 'StorageAttachedIndex';
@@ -211,7 +211,7 @@ CREATE MATERIALIZED VIEW people_by_email AS SELECT * FROM people WHERE email IS 
 	if code != 0 {
 		t.Fatalf("cqlgen import = %d\n%s", code, out)
 	}
-	if !strings.Contains(out, ks+".moves: note: table moves needs quoted names") || !strings.Contains(out, ks+".people_by_email: note: materialized view people_by_email") ||
+	if !strings.Contains(out, ks+`.moves: note: table moves needs quoted names ("from")`) || !strings.Contains(out, ks+".people_by_email: note: materialized view people_by_email") ||
 		!strings.Contains(out, "2 entities for 3 tables (1 merged from several tables), 2 not declared") {
 		t.Errorf("output:\n%s", out)
 	}

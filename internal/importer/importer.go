@@ -311,7 +311,7 @@ func (im *importer) table(t *schemadiff.Table, order int) *table {
 			continue
 		}
 		if needsQuotes(c.Name) || strings.HasPrefix(c.Name, "cqlgen_") {
-			quoted = append(quoted, c.Name)
+			quoted = append(quoted, `"`+strings.Trim(c.Name, `"`)+`"`)
 			continue
 		}
 		tb.cols[c.Name] = c

@@ -219,7 +219,7 @@ CREATE TABLE ok (id uuid PRIMARY KEY);
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(lr.Notes) != 1 || !strings.HasPrefix(lr.Notes[0].String(), "shop.moves: table moves needs quoted names (to)") {
+	if len(lr.Notes) != 1 || !strings.HasPrefix(lr.Notes[0].String(), `shop.moves: table moves needs quoted names ("to")`) {
 		t.Errorf("live notes: %v", lr.Notes)
 	}
 }
