@@ -245,7 +245,7 @@ func (m *mapper) override(n *typeNode, depth int) (string, bool, error) {
 		if _, ok := m.udts[inner.name]; ok {
 			return "", false, nil // a user-defined type is always frozen
 		}
-		expr, needed, err := m.override(inner, depth)
+		_, needed, err := m.override(inner, depth)
 		if err != nil {
 			return "", false, err
 		}
@@ -260,7 +260,6 @@ func (m *mapper) override(n *typeNode, depth int) (string, bool, error) {
 			}
 			return "frozen<" + full + ">", true, nil
 		}
-		_ = expr
 		full, err := m.spell(inner)
 		if err != nil {
 			return "", false, err
