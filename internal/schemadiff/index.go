@@ -2,6 +2,7 @@ package schemadiff
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gocql/gocql"
@@ -11,6 +12,17 @@ import (
 type Index struct {
 	Name, Table, Column string
 	CQL                 string // the CREATE INDEX statement, when read from a file
+	// Class is a custom index's class without its package
+	// (StorageAttachedIndex); "" for a legacy secondary index. Options
+	// are the index's OPTIONS but its target and class, as k=v pairs
+	// sorted and joined by commas (similarity_function=dot_product).
+	// Comparisons read neither; import does.
+	Class   string
+	Options string
+	// Target is the indexed expression as written: tags, values(tags),
+	// keys(m), entries(m), full(l).
+	Target string
+	Line   int // the 1-based line of the statement, when read from a file
 }
 
 // parseIndex reads CREATE [CUSTOM] INDEX [IF NOT EXISTS] name ON table
@@ -40,9 +52,41 @@ func parseIndex(toks []string) (Index, bool) {
 		return Index{}, false
 	}
 	ix.Column = target(strings.ToLower(p.next()))
+	ix.Target = ix.Column
 	if p.is("(") { // values(col), keys(col), full(col)
 		p.next()
 		ix.Column = strings.ToLower(p.next())
+		ix.Target += "(" + ix.Column + ")"
+		p.next()
+	}
+	p.next() // )
+	for p.peek() != "" {
+		switch {
+		case p.is("using"):
+			p.next()
+			ix.Class = unquote(p.next())
+			ix.Class = ix.Class[strings.LastIndexByte(ix.Class, '.')+1:]
+		case p.is("options"):
+			p.next()
+			if p.expect("=") != nil || p.expect("{") != nil {
+				return ix, true
+			}
+			opts := map[string]string{}
+			for !p.is("}") && p.peek() != "" {
+				k := unquote(p.next())
+				if p.expect(":") != nil {
+					return ix, true
+				}
+				opts[strings.ToLower(k)] = unquote(p.next())
+				if p.is(",") {
+					p.next()
+				}
+			}
+			p.next()
+			ix.Options = joinOptions(opts)
+		default:
+			p.next()
+		}
 	}
 	return ix, true
 }
@@ -107,8 +151,25 @@ func liveIndexes(s *gocql.Session, keyspace string) ([]Index, error) {
 	it := s.Query(`SELECT index_name, table_name, options FROM system_schema.indexes WHERE keyspace_name = ?`, keyspace).Iter()
 	for it.Scan(&ix.Name, &ix.Table, &opts) {
 		ix.Column = target(opts["target"])
+		ix.Target = opts["target"]
+		ix.Class = opts["class_name"]
+		ix.Class = ix.Class[strings.LastIndexByte(ix.Class, '.')+1:]
+		ix.Options = joinOptions(opts)
 		out = append(out, ix)
 		opts = nil
 	}
 	return out, it.Close()
+}
+
+// joinOptions writes an index's options but its target and class as
+// sorted k=v pairs joined by commas.
+func joinOptions(m map[string]string) string {
+	var parts []string
+	for k, v := range m {
+		if k != "target" && k != "class_name" {
+			parts = append(parts, k+"="+v)
+		}
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ",")
 }

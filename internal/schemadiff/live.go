@@ -3,6 +3,7 @@ package schemadiff
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/gocql/gocql"
 )
@@ -60,5 +61,54 @@ func FromCluster(s *gocql.Session, keyspace string) (*Schema, error) {
 	if s2.Indexes, err = liveIndexes(s, keyspace); err != nil {
 		return nil, err
 	}
+	if s2.Types, err = liveTypes(s, keyspace); err != nil {
+		return nil, err
+	}
+	liveMasks(s, keyspace, s2)
 	return s2, nil
+}
+
+// liveTypes reads the user-defined types of a keyspace, by name.
+func liveTypes(s *gocql.Session, keyspace string) ([]*Type, error) {
+	var out []*Type
+	var name string
+	var names, types []string
+	it := s.Query(`SELECT type_name, field_names, field_types FROM system_schema.types WHERE keyspace_name = ?`, keyspace).Iter()
+	for it.Scan(&name, &names, &types) {
+		t := &Type{Name: name}
+		for i := range min(len(names), len(types)) {
+			t.Fields = append(t.Fields, Column{Name: names[i], Type: types[i]})
+		}
+		out = append(out, t)
+		names, types = nil, nil
+	}
+	return out, it.Close()
+}
+
+// liveMasks sets the masks of a keyspace's masked columns, read from
+// system_schema.column_masks; a node without that table (before 5.0) has
+// none.
+func liveMasks(s *gocql.Session, keyspace string, sc *Schema) {
+	var table, column, fn string
+	var types, args []string
+	it := s.Query(`SELECT table_name, column_name, function_name, function_argument_types, function_argument_values FROM system_schema.column_masks WHERE keyspace_name = ?`, keyspace).Iter()
+	for it.Scan(&table, &column, &fn, &types, &args) {
+		if t := sc.Table(table); t != nil {
+			if c := t.column(column); c != nil {
+				// The values are stored as text: write them as a schema
+				// file does, a string quoted, a null as null.
+				for i, a := range args {
+					switch {
+					case a == "":
+						args[i] = "null"
+					case i < len(types) && (types[i] == "text" || types[i] == "ascii" || types[i] == "varchar"):
+						args[i] = quote(a)
+					}
+				}
+				c.Mask = fn + "(" + strings.Join(args, ", ") + ")"
+			}
+		}
+		types, args = nil, nil
+	}
+	_ = it.Close()
 }

@@ -94,7 +94,7 @@ func TestCompareIndexes(t *testing.T) {
 	const ix = "\nCREATE CUSTOM INDEX IF NOT EXISTS plays_by_tag ON plays (tags)\n    USING 'StorageAttachedIndex';\n"
 	old, _ := Parse(withOptions)
 	new, _ := Parse(withOptions + ix)
-	if len(new.Indexes) != 1 || new.Indexes[0] != (Index{Name: "plays_by_tag", Table: "plays", Column: "tags", CQL: new.Indexes[0].CQL}) {
+	if len(new.Indexes) != 1 || new.Indexes[0] != (Index{Name: "plays_by_tag", Table: "plays", Column: "tags", CQL: new.Indexes[0].CQL, Class: "StorageAttachedIndex", Target: "tags", Line: 11}) {
 		t.Fatalf("parsed indexes: %+v", new.Indexes)
 	}
 	changes := Compare(old, new)

@@ -18,6 +18,16 @@ import (
 type Schema struct {
 	Tables  []*Table
 	Indexes []Index
+	// Types are the user-defined types, in the order the file or the
+	// keyspace gives them (comparisons do not read them; import does).
+	Types []*Type
+}
+
+// Type is a user-defined type and its fields.
+type Type struct {
+	Name   string
+	Fields []Column // Name and Type
+	Line   int      // the 1-based line of its CREATE TYPE, when read from a file
 }
 
 // Table is what a comparison needs of one table.
@@ -33,6 +43,12 @@ type Table struct {
 	// "-- Source of truth for E." comment cqlgen writes above it; "" for
 	// other tables, and for tables read from a cluster.
 	SourceOf string
+	// Line and Col are where the CREATE TABLE statement starts, when read
+	// from a file (1-based); 0 for tables read from a cluster.
+	Line, Col int
+	// Unread are the options the CREATE TABLE states that a comparison
+	// does not read (caching, compression, ...), by name, in order.
+	Unread []string
 }
 
 // Column is a column and its type, as Cassandra writes it.
@@ -40,6 +56,9 @@ type Column struct {
 	Name   string
 	Type   string
 	Static bool
+	// Mask is the masking function of a masked column as the schema
+	// states it (mask_inner(1, 1)); comparisons do not read it.
+	Mask string
 }
 
 // Clustering is a clustering column and its order.
@@ -78,8 +97,15 @@ func Parse(script string) (*Schema, error) {
 			continue
 		}
 		if ix, ok := parseIndex(toks); ok {
-			ix.CQL = st.Text
+			ix.CQL, ix.Line = st.Text, st.Line
 			s.Indexes = append(s.Indexes, ix)
+			continue
+		}
+		if strings.EqualFold(toks[1], "type") {
+			if ty, ok := parseType(toks); ok {
+				ty.Line = st.Line
+				s.Types = append(s.Types, ty)
+			}
 			continue
 		}
 		if !strings.EqualFold(toks[1], "table") {
@@ -91,6 +117,12 @@ func Parse(script string) (*Schema, error) {
 		}
 		t.CQL = st.Text
 		t.SourceOf = sourceOf(lines, st.Line)
+		t.Line, t.Col = st.Line, 1
+		if st.Line-1 < len(lines) {
+			if i := strings.Index(lines[st.Line-1], toks[0]); i >= 0 {
+				t.Col = i + 1
+			}
+		}
 		s.Tables = append(s.Tables, t)
 	}
 	return s, nil
@@ -107,16 +139,22 @@ func sourceOf(lines []string, line int) string {
 	return ""
 }
 
-// tokenize splits CQL into words, numbers and punctuation; comments and
-// quoted strings are dropped or kept whole.
+// tokenize splits CQL into words, numbers and punctuation; comments (--,
+// // and /* */) are dropped and quoted strings kept whole.
 func tokenize(s string) []string {
 	var toks []string
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
-		case c == '-' && i+1 < len(s) && s[i+1] == '-':
+		case (c == '-' || c == '/') && i+1 < len(s) && s[i+1] == c:
 			for i < len(s) && s[i] != '\n' {
 				i++
+			}
+		case c == '/' && i+1 < len(s) && s[i+1] == '*':
+			if j := strings.Index(s[i+2:], "*/"); j >= 0 {
+				i += j + 4
+			} else {
+				i = len(s)
 			}
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			i++
@@ -200,15 +238,22 @@ func parseTable(toks []string) (*Table, error) {
 					col.Static = true
 				case "masked": // MASKED WITH mask_inner(1, 1): its commas are not the column's end
 					p.next() // WITH
-					p.next() // the function
+					// the function, and its arguments as written
+					col.Mask = strings.ToLower(p.next())
 					for depth := 0; p.is("(") || depth > 0; {
-						switch p.next() {
+						switch tok := p.next(); tok {
 						case "(":
 							depth++
+							col.Mask += tok
 						case ")":
 							depth--
+							col.Mask += tok
 						case "":
 							depth = 0
+						case ",":
+							col.Mask += ", "
+						default:
+							col.Mask += tok
 						}
 					}
 				case "primary": // inline PRIMARY KEY
@@ -260,12 +305,53 @@ func parseTable(toks []string) (*Table, error) {
 				if err := p.option(&t.Options); err != nil {
 					return nil, err
 				}
-			default:
+			case p.is("and"):
 				p.next()
+			default:
+				// An option a comparison does not read: skip its value,
+				// a word, a string or a {map}.
+				name := strings.ToLower(p.next())
+				if p.is("=") {
+					t.Unread = append(t.Unread, name)
+					p.next()
+					for depth := 0; p.peek() != "" && (depth > 0 || !p.is("and")); {
+						switch p.next() {
+						case "{":
+							depth++
+						case "}":
+							depth--
+						}
+					}
+				}
 			}
 		}
 	}
 	return t, nil
+}
+
+// parseType reads CREATE TYPE [IF NOT EXISTS] name (field type, ...).
+func parseType(toks []string) (*Type, bool) {
+	p := &parser{toks: toks, i: 2}
+	if p.is("if") {
+		p.i += 3 // IF NOT EXISTS
+	}
+	name := p.next()
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		name = name[i+1:]
+	}
+	ty := &Type{Name: strings.ToLower(name)}
+	if p.expect("(") != nil {
+		return nil, false
+	}
+	for !p.is(")") && p.peek() != "" {
+		f := Column{Name: strings.ToLower(p.next())}
+		f.Type = p.typ()
+		ty.Fields = append(ty.Fields, f)
+		if p.is(",") {
+			p.next()
+		}
+	}
+	return ty, true
 }
 
 // typ reads a type such as frozen<map<text, int>>, as Cassandra writes it.

@@ -40,6 +40,7 @@ var commands = []command{
 	{"diff", "[packages]", "classify the changes against the committed schema.cql (or -base-rev, -base or -live) and write migrations", runDiff},
 	{"apply", "[packages]", "create the packages' tables (schema.cql, all IF NOT EXISTS) on the cluster CASSANDRA_HOSTS names, and make the additive changes diff proposes", runApply},
 	{"migrate", "-keyspace K DIR", "apply the numbered migrations of DIR (diff -migrations writes them) in order, once each, under a lock", runMigrate},
+	{"import", "FILE.cql", "write cqlgen declarations for an existing schema: a CQL file, or -keyspace K on the cluster CASSANDRA_HOSTS names", runImport},
 	{"version", "", "print the version", runVersion},
 }
 
