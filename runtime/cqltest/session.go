@@ -11,7 +11,6 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
-	"github.com/gocql/gocql"
 )
 
 // Session is an in-memory Cassandra for one keyspace. It implements
@@ -298,7 +297,7 @@ func (s *Session) ExecCASMap(ctx context.Context, q cqldriver.Query, current map
 	}
 	row := res.rows[0]
 	for i, c := range res.cols[1:] {
-		v, err := decode(c.info, row[i+1])
+		v, err := decode(c.typ, row[i+1])
 		if err != nil {
 			return false, err
 		}
@@ -317,7 +316,7 @@ func (s *Session) execCAS(ctx context.Context, q cqldriver.Query) (*result, erro
 		return nil, err
 	}
 	if !st.conditional() {
-		return nil, fmt.Errorf("cqltest: %s is not a conditional statement: Cassandra returns no [applied] row (%w)", q.Stmt.CQL, gocql.ErrNotFound)
+		return nil, fmt.Errorf("cqltest: %s is not a conditional statement: Cassandra returns no [applied] row ", q.Stmt.CQL)
 	}
 	res, err := s.run(st, vals, q)
 	if err != nil {
@@ -345,6 +344,7 @@ func (s *Session) Batch(ctx context.Context, kind cqldriver.BatchKind, qs []cqld
 		vals []value
 	}
 	bs := make([]bound, len(qs))
+	counters := 0
 	for i, q := range qs {
 		st, vals, err := s.prepare(q)
 		if err != nil {
@@ -356,7 +356,16 @@ func (s *Session) Batch(ctx context.Context, kind cqldriver.BatchKind, qs []cqld
 		case st.conditional():
 			return unsupportedf("a conditional statement in a batch")
 		}
+		if st.table.counter {
+			counters++
+		}
 		bs[i] = bound{st, vals}
+	}
+	switch {
+	case counters > 0 && kind == cqldriver.Logged:
+		return invalidf("Cannot include a counter statement in a logged batch")
+	case counters > 0 && counters < len(bs):
+		return invalidf("Counter and non-counter mutations cannot exist in the same batch")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
