@@ -279,7 +279,7 @@ func parseUpdate(p *parser, tables map[string]*table, st *prepared) error {
 		}
 		var op byte
 		if n := p.peek(); (n.kind == tIdent || n.kind == tQuoted) && n.text == c.name {
-			if !c.typ.isCounter() {
+			if c.typ.isCollection() {
 				return unsupportedf("%s = %s + ... (collection updates)", c.name, c.name)
 			}
 			p.next()
