@@ -110,7 +110,16 @@ type Call struct {
 // error that quotes the text.
 // The session holds one keyspace: a name qualified by a keyspace, in the
 // schema or in a statement, stands for the table of that name.
+//
+// Values are marshaled by the codec of the driver adapter the program
+// links, which the test must import: github.com/cqlgen/cqlgen/runtime/gocqlv1
+// for gocql v1, the module github.com/cqlgen/cqlgen/runtime/gocqlv2 for
+// the ASF driver v2 (a blank import will do). Without one, New returns
+// an error that wraps cqldriver.ErrNoCodec.
 func New(schema string, opts ...Option) (*Session, error) {
+	if _, err := cqldriver.Marshal(intType.info, 0); errors.Is(err, cqldriver.ErrNoCodec) {
+		return nil, fmt.Errorf("cqltest: values are marshaled by the driver's codec, and none is linked: import _ \"github.com/cqlgen/cqlgen/runtime/gocqlv1\" (gocql v1) or _ \"github.com/cqlgen/cqlgen/runtime/gocqlv2\" (the ASF driver v2) in the test (%w)", err)
+	}
 	tables, err := parseSchema(schema)
 	if err != nil {
 		return nil, err
