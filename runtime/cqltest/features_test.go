@@ -2,8 +2,8 @@ package cqltest
 
 import (
 	"reflect"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 )
