@@ -15,7 +15,7 @@ import (
 // package instead: a statement it does not support.
 //
 // The session never returns one bare: serverError wraps it in the
-// *cqldriver.DriverError the gocql v1 adapter would make of it, since the
+// *cqldriver.DriverError a driver adapter would make of it, since the
 // runtime reads error codes from those alone.
 type requestError struct {
 	code int

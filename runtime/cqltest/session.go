@@ -61,8 +61,8 @@ func WithHook(h Hook) Option { return func(s *Session) { s.hook = h } }
 // Hook runs before each call of the session (each Exec, Iter, ExecCAS,
 // ExecCASMap and Batch), outside the session's lock, so it may block or
 // read the session. Returning nil lets the call run. Any other error fails
-// the call before it applies, and the caller receives it (a gocql error
-// classified in a *cqldriver.DriverError, as the gocql v1 adapter would
+// the call before it applies, and the caller receives it (a driver's error
+// classified in a *cqldriver.DriverError, as the driver's adapter would
 // return it); LostReply(err) lets the call apply and then fails it with
 // err, as a write whose reply was lost. Tests use it to crash a
 // multi-statement write at each step.
@@ -101,13 +101,15 @@ type Call struct {
 }
 
 // New makes a session over the tables a schema script creates: CREATE
-// TABLE statements, with CREATE KEYSPACE and USE accepted and ignored,
-// separated by semicolons, with -- // and /* */ comments. Columns may be of
-// any native type but counter, of list, set and map, and frozen ones.
-// CLUSTERING ORDER BY and default_time_to_live are honoured; other table
-// options are ignored. CREATE [CUSTOM] INDEX is checked against its table
-// and otherwise ignored: no query can use an index. Anything else is an
-// error that quotes the text.
+// TYPE and CREATE TABLE statements, with CREATE KEYSPACE and USE accepted
+// and ignored, separated by semicolons, with -- // and /* */ comments.
+// Columns may be of any native type, counter included (in a counter
+// table), of list, set and map, of user-defined types, frozen or not, and
+// of vector<float, n> (see the package doc). CLUSTERING ORDER BY and
+// default_time_to_live are honoured; other table options, and column
+// masks, are ignored. CREATE [CUSTOM] INDEX is checked against its table
+// and makes its column restrictable as a storage-attached index allows.
+// Anything else is an error that quotes the text.
 // The session holds one keyspace: a name qualified by a keyspace, in the
 // schema or in a statement, stands for the table of that name.
 //
@@ -294,7 +296,8 @@ func (s *Session) ExecCAS(ctx context.Context, q cqldriver.Query, dest ...any) (
 }
 
 // ExecCASMap runs a conditional write. When it did not apply, current
-// receives the row's values by column name, decoded as gocql's MapScan
+// receives the row's values by column name, decoded as Rows decodes them (to Go types of no driver; a
+// UUID as [16]byte)
 // decodes them: the columns of the IF condition, in the order of the
 // clause, or, for IF EXISTS and IF NOT EXISTS, every column; nothing when
 // the row does not exist. A conditional write gets its timestamp from
