@@ -88,10 +88,11 @@
 // counters: an amount bound as a bigint; unset leaves the counter alone;
 // null is refused. A counter never written reads as null, and a row with
 // no counter written does not exist. Deleting a row (or its partition)
-// removes its counters, and a later increment counts from 0, as on a
-// single node; deleting a counter column alone is final, as its tombstone
-// wins over later increments (Cassandra's reconciliation of counter
-// cells). As in Cassandra, INSERT, SET c = ?, USING TTL, USING TIMESTAMP
+// hides its counters, and a later increment adds to the total from before
+// the deletion, as a Cassandra 5.0 node does with its counter cache
+// (reusing a deleted counter is undefined in Cassandra: do not rely on
+// it); deleting a counter column alone is final, as its tombstone wins
+// over later increments (Cassandra's reconciliation of counter cells). As in Cassandra, INSERT, SET c = ?, USING TTL, USING TIMESTAMP
 // and conditions are refused on a counter table, and so are a counter
 // update in a logged batch and counter and other updates in one batch.
 // The runtime's counter path (a generated Add, which is never retried)
@@ -109,9 +110,10 @@
 // Scan. cqldriver.Unset (or either driver's UnsetValue) leaves a column
 // untouched; nil writes a tombstone. Session.Rows and ExecCASMap decode
 // values to Go types of no driver (see Rows). A user-defined type's value
-// is stored with every field written (those left off as null), its sets
-// and maps sorted, as Cassandra compares it; UDTs order field by field, a
-// null field first. Each cell keeps its write timestamp:
+// is stored as received, its sets and maps included (as a node returns
+// them); UDTs order field by field, a null field first. A type with a
+// collection field not declared frozen can only be used frozen, and a UDT
+// field of a UDT must be frozen, as Cassandra requires. Each cell keeps its write timestamp:
 // the highest wins; at equal timestamps a tombstone wins, then an expiring
 // value, then the greater value. INSERT writes a row marker, UPDATE does
 // not: a row exists while its marker or any of its cells is live. A

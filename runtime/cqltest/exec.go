@@ -206,7 +206,7 @@ func (w *write) apply(now int64, nextPath func() []byte) {
 				if a.op == '-' {
 					delta = -delta
 				}
-				r.addCounter(a.col, delta, w.ts, p.deletion(t, r), now)
+				r.addCounter(a.col, delta, w.ts)
 			case a.col.typ.multiCell():
 				r.writeCollection(a.col, v.b, expiring, nextPath)
 			case v.b == nil:

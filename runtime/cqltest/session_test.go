@@ -48,6 +48,8 @@ func TestSchemas(t *testing.T) {
 		{"CREATE TABLE t (k int PRIMARY KEY, n mytype)", "Unknown type mytype"},
 		{"CREATE TYPE a (x int); CREATE TABLE t (k int PRIMARY KEY, l list<a>)", "Non-frozen UDTs are not allowed inside collections"},
 		{"CREATE TYPE a (x int, x text)", "Duplicate field name x"},
+		{"CREATE TYPE a (x set<int>); CREATE TABLE t (k int PRIMARY KEY, v a)", "Non-frozen UDTs with nested non-frozen collections are not supported"},
+		{"CREATE TYPE a (x int); CREATE TYPE b (y a)", "A user type cannot contain non-frozen UDTs"},
 		{"CREATE TYPE a (x counter)", "Counters are not allowed"},
 		{"CREATE TYPE a (x int); CREATE TYPE a (y int)", "a user type of name a already exists"},
 		{"CREATE TABLE t (k int, v int)", "no PRIMARY KEY"},

@@ -30,19 +30,21 @@ type cell struct {
 	ldt   int64  // local deletion time, in seconds: when an expiring value expires, when a tombstone was written
 }
 
-// addCounter adds delta to a counter column of r at timestamp ts, del
-// being the row's deletion: as a counter's leader replica does, it reads
-// the counter's live value (0 when there is none, or when a deletion
-// shadows it, so that a counter deleted with its row starts again from 0
-// when incremented later) and writes the sum. A counter cell's
-// tombstone, unlike other cells', wins whatever the timestamps
-// (Cassandra's Cells.reconcile): an increment of a deleted counter column
-// is lost.
-func (r *row) addCounter(col *column, delta, ts, del, now int64) {
+// addCounter adds delta to a counter column of r at timestamp ts: as a
+// counter's leader replica does, it adds to its running total of the
+// counter and writes the sum at ts. A row or partition deletion hides
+// the counter, but the total survives it: an increment after the
+// deletion writes the old total plus delta, as a Cassandra 5.0 node with
+// its counter cache does (the node was seen to read 7 after +5, DELETE
+// of the row, +2; Cassandra calls reusing a deleted counter undefined).
+// A counter cell's own tombstone (DELETE c FROM ...), unlike other
+// cells', wins whatever the timestamps (Cells.reconcile): the column
+// stays deleted, and increments are lost.
+func (r *row) addCounter(col *column, delta, ts int64) {
 	old := r.cells[col]
 	var sum int64
 	switch {
-	case old == nil || shadows(del, old):
+	case old == nil:
 	case old.dead:
 		return
 	default:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
@@ -19,6 +20,9 @@ type cqlType struct {
 	fields []udtField         // a user-defined type's fields, in order
 	udt    string             // a user-defined type's name
 	dims   int                // a vector's dimensions
+	// multiField marks a user-defined type with a collection field not
+	// declared frozen, which only a frozen use of the type may have.
+	multiField bool
 	frozen bool               // a collection or UDT stored as one value; nested ones always are
 	name   string             // as CQL writes it
 	// info is the type as the runtime's codecs take it (cqldriver.Marshal),
@@ -217,6 +221,10 @@ func parseType(p *parser, ctx typeContext, udts map[string]*cqlType) (*cqlType, 
 		// A copy: whether it is frozen belongs to where it is used.
 		c := *u
 		switch ctx {
+		case topLevel:
+			if c.multiField {
+				return nil, fmt.Errorf("Non-frozen UDTs with nested non-frozen collections are not supported")
+			}
 		case inCollection:
 			return nil, fmt.Errorf("Non-frozen UDTs are not allowed inside collections: %s", name)
 		case inFrozen, inUDT:
@@ -306,6 +314,13 @@ func parseCreateType(p *parser, udts map[string]*cqlType) (*cqlType, bool, error
 		}
 		if ft.isCounter() {
 			return nil, false, fmt.Errorf("A user type cannot contain counters")
+		}
+		declaredFrozen := strings.HasPrefix(ft.name, "frozen<")
+		switch {
+		case ft.isUDT() && !declaredFrozen:
+			return nil, false, fmt.Errorf("A user type cannot contain non-frozen UDTs")
+		case ft.isCollection() && !declaredFrozen:
+			t.multiField = true
 		}
 		if seen[fname] {
 			return nil, false, fmt.Errorf("Duplicate field name %s in type %s", fname, name)
@@ -480,38 +495,13 @@ func (t *cqlType) udtValues(b []byte) ([][]byte, error) {
 	return out, nil
 }
 
-// serializeUDT builds a user-defined type's value from its fields' values
-// (nil for null), every field written.
-func serializeUDT(vals [][]byte) []byte {
-	var b []byte
-	for _, v := range vals {
-		if v == nil {
-			b = binary.BigEndian.AppendUint32(b, 0xFFFFFFFF)
-			continue
-		}
-		b = binary.BigEndian.AppendUint32(b, uint32(len(v)))
-		b = append(b, v...)
-	}
-	return b
-}
-
 // normalize puts a valid value in the form Cassandra stores: the elements
 // of a set sorted and without duplicates, a map's entries sorted by key
-// with the last value of a repeated key, recursively; a user-defined
-// type's value with every field written (trailing ones null).
+// with the last value of a repeated key, recursively. A user-defined
+// type's value is kept as received, collections inside it included: a
+// Cassandra 5.0 node was seen to return a set inside a frozen UDT in the
+// order sent, duplicates and all.
 func (t *cqlType) normalize(b []byte) []byte {
-	if t.isUDT() && len(b) > 0 {
-		vals, err := t.udtValues(b)
-		if err != nil {
-			return b
-		}
-		for i, v := range vals {
-			if v != nil {
-				vals[i] = t.fields[i].typ.normalize(v)
-			}
-		}
-		return serializeUDT(vals)
-	}
 	if !t.isCollection() {
 		return b
 	}
