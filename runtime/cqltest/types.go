@@ -23,8 +23,8 @@ type cqlType struct {
 	// multiField marks a user-defined type with a collection field not
 	// declared frozen, which only a frozen use of the type may have.
 	multiField bool
-	frozen bool               // a collection or UDT stored as one value; nested ones always are
-	name   string             // as CQL writes it
+	frozen     bool   // a collection or UDT stored as one value; nested ones always are
+	name       string // as CQL writes it
 	// info is the type as the runtime's codecs take it (cqldriver.Marshal),
 	// by which values are marshaled with whichever driver adapter the
 	// program links.
