@@ -1,11 +1,14 @@
 package cqltest
 
 import (
+	"os/exec"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 const counterSchema = `CREATE TABLE hits (page text, day int, views counter, likes counter, PRIMARY KEY (page, day));
@@ -194,4 +197,35 @@ func TestUserDefinedTypes(t *testing.T) {
 	wantInvalid(t, s.Exec(ctx, q("UPDATE people SET home = ? WHERE id = ? AND at = ?", raw{0, 0, 0, 9, 'x'}, 1, geo{1, 2})), "Invalid value")
 	// Setting a field alone is not modeled.
 	wantErr(t, s.Exec(ctx, q("UPDATE people SET work.street = ? WHERE id = ? AND at = ?", "x", 1, geo{1, 2})), "cqltest:", "not supported")
+}
+
+func TestVectors(t *testing.T) {
+	s := newSession(t, `CREATE TABLE docs (id int PRIMARY KEY, e vector<float, 3>);`)
+	mustExec(t, s, "INSERT INTO docs (id, e) VALUES (?, ?)", 1, cqlgen.Vector{1, -2.5, 3})
+	it := s.Iter(ctx, q("SELECT e FROM docs WHERE id = ?", 1))
+	var got cqlgen.Vector
+	if !it.Scan(&got) || !reflect.DeepEqual(got, cqlgen.Vector{1, -2.5, 3}) {
+		t.Fatalf("read %v (%v)", got, it.Close())
+	}
+	if rows, _ := s.Rows("docs"); !reflect.DeepEqual(rows[0]["e"], []float32{1, -2.5, 3}) {
+		t.Fatalf("Rows: %v", rows)
+	}
+	// Raw bytes of the wrong length are refused, as Cassandra validates them.
+	wantInvalid(t, s.Exec(ctx, q("INSERT INTO docs (id, e) VALUES (?, ?)", 2, raw{0, 0, 0, 0})), "Invalid value")
+	wantErr(t, s.Exec(ctx, q("SELECT id FROM docs ORDER BY e ANN OF ? LIMIT 1", cqlgen.Vector{1, 2, 3})), "cqltest:", "not supported")
+}
+
+// TestNewWithoutAnAdapter: in a program that links no driver adapter,
+// New says which to import, rather than failing at the first value.
+func TestNewWithoutAnAdapter(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program")
+	}
+	out, err := exec.Command("go", "run", "./testdata/nocodec").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go run: %v\n%s", err, out)
+	}
+	if s := string(out); !strings.HasPrefix(s, "true ") || !strings.Contains(s, `import _ "github.com/cqlgen/cqlgen/runtime/gocqlv1"`) {
+		t.Fatalf("New without an adapter: %s", s)
+	}
 }
