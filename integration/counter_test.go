@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gocql/gocql"
+
 	"github.com/cqlgen/cqlgen/example/helpdesk"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
@@ -14,8 +16,11 @@ import (
 // Add increments and decrements, Get reads the counts back, concurrent
 // Adds from many goroutines sum exactly, an idempotency key is refused
 // unsent, and Delete removes the row.
-func TestCounters(t *testing.T) {
-	raw, s := repoSession(t, helpdesk.Schema)
+//
+// It runs on the node and on cqltest (onBoth).
+func TestCounters(t *testing.T) { onBoth(t, helpdesk.Schema, testCounters) }
+
+func testCounters(t *testing.T, raw *gocql.Session, s cqlgen.Session) {
 	ctx := context.Background()
 	repo := helpdesk.NewAgentLoadRepo(s)
 
@@ -77,6 +82,9 @@ func TestCounters(t *testing.T) {
 	must(t, repo.Delete(ctx, &helpdesk.AgentLoad{OrgID: "acme", AgentID: "ann"}))
 	if _, err := repo.Get(ctx, "acme", "ann"); !errors.Is(err, cqlgen.ErrNotFound) {
 		t.Fatalf("Get after Delete: %v, want ErrNotFound", err)
+	}
+	if raw == nil {
+		return
 	}
 	// What the table holds, read with plain gocql.
 	rows := scanTable(t, raw, "SELECT org_id, agent_id, opened, closed FROM agent_load")

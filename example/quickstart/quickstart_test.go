@@ -10,6 +10,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/example/quickstart"
 	"github.com/cqlgen/cqlgen/runtime/cqltest"
+	_ "github.com/cqlgen/cqlgen/runtime/gocqlv1" // the driver's codec, which cqltest marshals with
 )
 
 // docs/quickstart.md shows this package's model as it is: only the

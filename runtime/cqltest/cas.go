@@ -1,11 +1,9 @@
 package cqltest
 
-import (
-	"github.com/gocql/gocql"
-)
+import "github.com/cqlgen/cqlgen/runtime/cqldriver"
 
 // appliedColumn is the first column of a conditional write's result.
-var appliedColumn = resultColumn{name: "[applied]", info: gocql.NewNativeType(protoVersion, gocql.TypeBoolean, "")}
+var appliedColumn = resultColumn{name: "[applied]", typ: (&cqlType{kind: cqldriver.TypeBoolean, name: "boolean"}).complete()}
 
 // cas runs a conditional write as one Paxos round would, with the caller
 // holding the lock: it reads the row, checks the condition, and applies
@@ -100,7 +98,7 @@ func (w *write) cas(now int64, nextPath func() []byte) (*result, error) {
 		}
 	}
 	for _, c := range cols {
-		res.cols = append(res.cols, resultColumn{c.name, c.typ.info})
+		res.cols = append(res.cols, resultColumn{c.name, c.typ})
 		var v []byte
 		switch c.kind {
 		case partitionKey:

@@ -7,7 +7,7 @@ import (
 	"math"
 	"math/big"
 
-	"github.com/gocql/gocql"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 )
 
 // compareValues orders two non-null values of type t as Cassandra 5.0's
@@ -28,30 +28,32 @@ func compareValues(t *cqlType, a, b []byte) int {
 		return cmp.Compare(len(a), len(b))
 	}
 	switch t.kind {
-	case gocql.TypeList, gocql.TypeSet, gocql.TypeMap:
+	case cqldriver.TypeList, cqldriver.TypeSet, cqldriver.TypeMap:
 		return compareCollections(t, a, b)
-	case gocql.TypeTinyInt, gocql.TypeSmallInt, gocql.TypeInt, gocql.TypeBigInt,
-		gocql.TypeCounter, gocql.TypeTimestamp, gocql.TypeTime:
+	case cqldriver.TypeUDT:
+		return compareUDTs(t, a, b)
+	case cqldriver.TypeTinyInt, cqldriver.TypeSmallInt, cqldriver.TypeInt, cqldriver.TypeBigInt,
+		cqldriver.TypeCounter, cqldriver.TypeTimestamp, cqldriver.TypeTime:
 		// Fixed-size two's complement, big-endian: as signed integers.
 		// A timestamp is milliseconds since 1970, negative before it;
 		// a time is nanoseconds since midnight.
 		return cmp.Compare(signedInt(a), signedInt(b))
-	case gocql.TypeVarint:
+	case cqldriver.TypeVarint:
 		return twosComplementInt(a).Cmp(twosComplementInt(b))
-	case gocql.TypeDecimal:
+	case cqldriver.TypeDecimal:
 		return compareDecimals(a, b)
-	case gocql.TypeFloat:
+	case cqldriver.TypeFloat:
 		return compareFloats(float64(math.Float32frombits(binary.BigEndian.Uint32(a))),
 			float64(math.Float32frombits(binary.BigEndian.Uint32(b))))
-	case gocql.TypeDouble:
+	case cqldriver.TypeDouble:
 		return compareFloats(math.Float64frombits(binary.BigEndian.Uint64(a)),
 			math.Float64frombits(binary.BigEndian.Uint64(b)))
-	case gocql.TypeBoolean:
+	case cqldriver.TypeBoolean:
 		// false is a zero byte, true any other.
 		return cmp.Compare(boolRank(a), boolRank(b))
-	case gocql.TypeUUID:
+	case cqldriver.TypeUUID:
 		return compareUUIDs(a, b)
-	case gocql.TypeTimeUUID:
+	case cqldriver.TypeTimeUUID:
 		return compareTimeUUIDs(a, b)
 	}
 	// ascii, text/varchar, blob, inet (4 or 16 bytes: an IPv4 address is a
@@ -190,7 +192,7 @@ func compareCollections(t *cqlType, a, b []byte) int {
 	}
 	for i := 0; i < len(ea) && i < len(eb); i++ {
 		sub := t.elem
-		if t.kind == gocql.TypeMap && i%2 == 0 {
+		if t.kind == cqldriver.TypeMap && i%2 == 0 {
 			sub = t.key
 		}
 		if c := compareValues(sub, ea[i], eb[i]); c != 0 {
@@ -198,6 +200,31 @@ func compareCollections(t *cqlType, a, b []byte) int {
 		}
 	}
 	return cmp.Compare(len(ea), len(eb))
+}
+
+// compareUDTs orders frozen user-defined type values as Cassandra's
+// TupleType does: field by field in the type's order, a null field before
+// any value.
+func compareUDTs(t *cqlType, a, b []byte) int {
+	fa, errA := t.udtValues(a)
+	fb, errB := t.udtValues(b)
+	if errA != nil || errB != nil {
+		return bytes.Compare(a, b)
+	}
+	for i, f := range t.fields {
+		switch {
+		case fa[i] == nil && fb[i] == nil:
+			continue
+		case fa[i] == nil:
+			return -1
+		case fb[i] == nil:
+			return 1
+		}
+		if c := compareValues(f.typ, fa[i], fb[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
 }
 
 func sign(c int) int {

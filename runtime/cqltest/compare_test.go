@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/gocql/gocql"
 
 	"github.com/cqlgen/cqlgen/internal/ordercases"
@@ -62,7 +63,7 @@ func testType(t *testing.T, name string) *cqlType {
 	if err != nil {
 		t.Fatal(err)
 	}
-	typ, err := parseType(p, topLevel)
+	typ, err := parseType(p, topLevel, nil)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -71,7 +72,7 @@ func testType(t *testing.T, name string) *cqlType {
 
 func marshal(t *testing.T, typ *cqlType, v any) []byte {
 	t.Helper()
-	b, err := gocql.Marshal(typ.info, v)
+	b, err := cqldriver.Marshal(typ.info, v)
 	if err != nil {
 		t.Fatalf("%s: marshal %v: %v", typ.name, v, err)
 	}

@@ -2,6 +2,8 @@
 // that runs the CQL generated repositories and the runtime send, with
 // Apache Cassandra 5.0's semantics, and no server.
 //
+//	import _ "github.com/cqlgen/cqlgen/runtime/gocqlv1" // the driver's codec
+//
 //	s, err := cqltest.New(schemaCQL, cqltest.WithClock(clock))
 //	repo := music.NewTrackRepo(s)
 //
@@ -12,15 +14,33 @@
 // "cqltest:" are limits of this package: CQL that Cassandra accepts but
 // this package does not implement.
 //
-// It stands for Cassandra behind github.com/gocql/gocql v1 and the
-// runtime's adapter for it (github.com/cqlgen/cqlgen/runtime/gocqlv1):
-// values are encoded and decoded with gocql's marshaller, and a refusal
-// is a *cqldriver.DriverError of kind cqldriver.ErrorServer with the
-// protocol's error code (cqldriver.CodeInvalid, cqldriver.CodeSyntax,
-// cqldriver.CodeProtocol), as the adapter reports Cassandra's errors, so
-// that the runtime's retry and outcome decisions see what they would see
-// on a cluster; the gocql.RequestError it wraps is still found with
-// errors.As.
+// It stands for Cassandra behind either driver the runtime supports, and
+// imports neither: values are encoded and decoded by cqldriver.Marshal and
+// cqldriver.Unmarshal, with the codec of the adapter the program links
+// (github.com/cqlgen/cqlgen/runtime/gocqlv1 for gocql v1, the module
+// github.com/cqlgen/cqlgen/runtime/gocqlv2 for the ASF driver v2), which
+// a test imports, blank if need be; New fails, saying so, when there is
+// none. This keeps cqltest light: a v2 program's tests link no gocql v1,
+// and a v1 program's no v2. A refusal is a *cqldriver.DriverError of kind
+// cqldriver.ErrorServer with the protocol's error code
+// (cqldriver.CodeInvalid, cqldriver.CodeSyntax, cqldriver.CodeProtocol),
+// as the adapters report Cassandra's errors, so that the runtime's retry
+// and outcome decisions see what they would see on a cluster; the error
+// it wraps has Code and Message, and errors.As finds it as either
+// driver's RequestError.
+//
+// # Schema
+//
+// New reads CREATE TYPE, CREATE TABLE and CREATE [CUSTOM] INDEX; CREATE
+// KEYSPACE and USE are accepted and ignored. Columns may be of any native
+// type; of list, set and map, frozen or not; of user-defined types, frozen
+// or not, nested and inside collections (a non-frozen UDT is kept as one
+// cell: two whole writes at one timestamp do not merge field by field, and
+// a field cannot be set alone); counter, in a counter table (every column
+// outside the key a counter, no default_time_to_live, as Cassandra
+// requires); and vector<float, n>, stored and read (no ANN query). MASKED
+// WITH is accepted and does nothing: reads return what a user allowed to
+// UNMASK sees. Tuples are not supported.
 //
 // # Statements
 //
@@ -58,18 +78,42 @@
 // multi-get). A DELETE may name a clustering prefix (a range deletion) or
 // none (a partition deletion). Not supported: IN elsewhere, ALLOW
 // FILTERING, LIMIT over several partitions, ORDER
-// BY, token(...) = ?, counters, collection element updates (c = c + ?),
-// user-defined types and tuples, conditional batches.
+// BY, token(...) = ?, collection element updates (c = c + ? on a
+// collection), setting a UDT's field alone (u.f = ?), tuples, conditional
+// batches.
+//
+// # Counters
+//
+// UPDATE t SET c = c + ?, d = d - ? WHERE <the whole primary key> adds to
+// counters: an amount bound as a bigint; unset leaves the counter alone;
+// null is refused. A counter never written reads as null, and a row with
+// no counter written does not exist. Deleting a row (or its partition)
+// hides its counters, and a later increment adds to the total from before
+// the deletion, as a Cassandra 5.0 node does with its counter cache
+// (reusing a deleted counter is undefined in Cassandra: do not rely on
+// it); deleting a counter column alone is final, as its tombstone wins
+// over later increments (Cassandra's reconciliation of counter cells). As in Cassandra, INSERT, SET c = ?, USING TTL, USING TIMESTAMP
+// and conditions are refused on a counter table, and so are a counter
+// update in a logged batch and counter and other updates in one batch.
+// The runtime's counter path (a generated Add, which is never retried)
+// reports a refusal as cqlgen.ErrCounterNotApplied and a hook's timeout
+// as cqlgen.ErrOutcomeUnknown, as on a cluster.
 //
 // # Storage and time
 //
-// Values are marshaled with gocql.Marshal for the column's type (protocol
-// version 4) and validated as Cassandra validates what it receives; Scan
-// unmarshals them with gocql.Unmarshal. The runtime's own values bind as
-// the gocql v1 adapter binds them: cqldriver.Encoded as its bytes, a
-// cqldriver.ValueMarshaler encoding itself, and a cqldriver.ValueUnmarshaler
-// decodes itself in Scan. cqldriver.Unset (or gocql.UnsetValue) leaves a
-// column untouched; nil writes a tombstone. Each cell keeps its write timestamp:
+// Values are marshaled with cqldriver.Marshal for the column's type (by
+// the linked adapter's codec, protocol version 4) and validated as
+// Cassandra validates what it receives; Scan unmarshals them with
+// cqldriver.Unmarshal. The runtime's own values bind as the adapters bind
+// them: cqldriver.Encoded as its bytes, a cqldriver.ValueMarshaler
+// encoding itself, and a cqldriver.ValueUnmarshaler decodes itself in
+// Scan. cqldriver.Unset (or either driver's UnsetValue) leaves a column
+// untouched; nil writes a tombstone. Session.Rows and ExecCASMap decode
+// values to Go types of no driver (see Rows). A user-defined type's value
+// is stored as received, its sets and maps included (as a node returns
+// them); UDTs order field by field, a null field first. A type with a
+// collection field not declared frozen can only be used frozen, and a UDT
+// field of a UDT must be frozen, as Cassandra requires. Each cell keeps its write timestamp:
 // the highest wins; at equal timestamps a tombstone wins, then an expiring
 // value, then the greater value. INSERT writes a row marker, UPDATE does
 // not: a row exists while its marker or any of its cells is live. A
@@ -117,9 +161,10 @@
 //
 // WithHook runs a function before every call that can fail it before it
 // applies, or, through LostReply, after it applied; Calls lists every call
-// received, for tests that count queries. A hook may fail a call with
-// gocql's errors, a *gocql.RequestErrWriteTimeout or
-// gocql.ErrNoConnections say: the call returns them classified, as the
-// adapter would (gocqlv1.Classify), and the runtime treats them as it
-// would on a cluster. Any other error is returned as it is.
+// received, for tests that count queries. A hook may fail a call with a
+// driver's errors, a *gocql.RequestErrWriteTimeout or
+// gocql.ErrNoConnections say, of either driver: the call returns them
+// classified, as the linked adapter would (cqldriver.Classify), and the
+// runtime treats them as it would on a cluster. Any other error is
+// returned as it is.
 package cqltest

@@ -4,20 +4,18 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/gocql/gocql"
-
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
-	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
-// requestError is an error Cassandra would return: it implements
-// gocql.RequestError with the protocol's error code (syntax error,
+// requestError is an error Cassandra would return: it has the methods of
+// both gocql drivers' RequestError interface (Code, Message, Error), with
+// the protocol's error code (syntax error,
 // invalid request, protocol error), and its message is Cassandra's where
 // this package knows it. Errors that say "cqltest:" are limits of this
 // package instead: a statement it does not support.
 //
 // The session never returns one bare: serverError wraps it in the
-// *cqldriver.DriverError the gocql v1 adapter would make of it, since the
+// *cqldriver.DriverError a driver adapter would make of it, since the
 // runtime reads error codes from those alone.
 type requestError struct {
 	code int
@@ -28,29 +26,28 @@ func (e *requestError) Code() int       { return e.code }
 func (e *requestError) Message() string { return e.msg }
 func (e *requestError) Error() string   { return e.msg }
 
-var _ gocql.RequestError = (*requestError)(nil)
-
 // serverError is an error Cassandra replies with, as the runtime receives
 // it from a driver: a server error with the protocol's code, whose chain
-// holds the gocql.RequestError.
+// holds the requestError, which errors.As finds as either driver's
+// RequestError.
 func serverError(code int, msg string) error {
 	return &cqldriver.DriverError{Kind: cqldriver.ErrorServer, Code: code, Err: &requestError{code: code, msg: msg}}
 }
 
 // invalidf is an InvalidRequest error.
 func invalidf(format string, args ...any) error {
-	return serverError(gocql.ErrCodeInvalid, fmt.Sprintf(format, args...))
+	return serverError(cqldriver.CodeInvalid, fmt.Sprintf(format, args...))
 }
 
 // syntaxError is a SyntaxException.
 func syntaxError(err error) error {
-	return serverError(gocql.ErrCodeSyntax, err.Error())
+	return serverError(cqldriver.CodeSyntax, err.Error())
 }
 
 // protocolError is a ProtocolException: a paging state Cassandra cannot
 // read, say.
 func protocolError(msg string) error {
-	return serverError(gocql.ErrCodeProtocol, msg)
+	return serverError(cqldriver.CodeProtocol, msg)
 }
 
 // isRequestError reports whether err is an error Cassandra would return.
@@ -101,15 +98,10 @@ func LostReply(err error) error {
 	return &lostReply{err: err}
 }
 
-// classified is a hook's error as the session returns it: gocql's errors
-// (a *gocql.RequestErrWriteTimeout, gocql.ErrNoConnections...) classified
-// in a *cqldriver.DriverError as the gocql v1 adapter classifies them, so
-// that the runtime decides retries and outcomes as it would on a cluster;
-// any other error as it is, the very value the hook returned.
-func classified(err error) error {
-	var d *cqldriver.DriverError
-	if c := gocqlv1.Classify(err); errors.As(c, &d) && d.Kind != cqldriver.ErrorOther {
-		return c
-	}
-	return err
-}
+// classified is a hook's error as the session returns it: a driver's
+// errors (gocql's *RequestErrWriteTimeout, ErrNoConnections...) classified
+// in a *cqldriver.DriverError as the adapter of that driver, linked into
+// the program, classifies them (cqldriver.Classify), so that the runtime
+// decides retries and outcomes as it would on a cluster; any other error
+// as it is, the very value the hook returned.
+func classified(err error) error { return cqldriver.Classify(err) }

@@ -3,10 +3,10 @@ package cqltest
 import (
 	"encoding/binary"
 	"fmt"
+	"reflect"
+	"strings"
 
-	"github.com/gocql/gocql"
-
-	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 )
 
 // value is a bound value: marshaled bytes (nil for null), or unset.
@@ -17,22 +17,23 @@ type value struct {
 
 // bind marshals the values of a query for its markers, as the driver does
 // with the prepared statement's metadata, then validates each as
-// Cassandra does on receipt. The runtime's own values (cqldriver.Unset,
-// cqldriver.Encoded, a cqldriver.ValueMarshaler) bind as the gocql v1 adapter
-// binds them.
+// Cassandra does on receipt. Values are marshaled by cqldriver.Marshal,
+// with the codec of the driver adapter the program links (gocqlv1 or
+// gocqlv2); the runtime's own values (cqldriver.Encoded, a
+// cqldriver.ValueMarshaler) encode themselves, and cqldriver.Unset or a
+// driver's UnsetValue leaves the column as it is.
 func bind(st *prepared, vals []any) ([]value, error) {
 	if len(vals) != len(st.marks) {
 		return nil, fmt.Errorf("cqltest: expected %d values, got %d", len(st.marks), len(vals))
 	}
 	out := make([]value, len(vals))
 	for i, v := range vals {
-		v = gocqlv1.Value(v)
-		if v == gocql.UnsetValue {
+		if isUnset(v) {
 			out[i].unset = true
 			continue
 		}
 		m := st.marks[i]
-		b, err := gocql.Marshal(m.typ.info, v)
+		b, err := cqldriver.Marshal(m.typ.info, v)
 		if err != nil {
 			return nil, fmt.Errorf("cqltest: value %d, for %s (%s): %w", i, m.name, m.typ.name, err)
 		}
@@ -46,6 +47,17 @@ func bind(st *prepared, vals []any) ([]value, error) {
 		out[i].b = b
 	}
 	return out, nil
+}
+
+// isUnset recognises cqldriver.Unset and the UnsetValue of either gocql
+// driver (a value of their unexported type unsetColumn), which this
+// package knows without importing the drivers.
+func isUnset(v any) bool {
+	if cqldriver.IsUnset(v) {
+		return true
+	}
+	t := reflect.TypeOf(v)
+	return t != nil && t.Name() == "unsetColumn" && (strings.HasSuffix(t.PkgPath(), "/gocql") || strings.HasSuffix(t.PkgPath(), "/cassandra-gocql-driver/v2"))
 }
 
 func (t term) get(vals []value) value {
@@ -114,6 +126,17 @@ func bindWrite(st *prepared, vals []value, now int64) (*write, error) {
 		return nil, err
 	}
 	w := &write{st: st, pk: pk, ck: ck, vals: vals, ts: now, ttl: st.table.defaultTTL}
+	for _, a := range st.sets {
+		if a.op == 0 {
+			continue
+		}
+		switch v := a.val.get(vals); {
+		case v.b == nil && !v.unset:
+			return nil, invalidf("Invalid null value for counter increment")
+		case !v.unset && len(v.b) != 8:
+			return nil, invalidf("Invalid empty value for counter increment")
+		}
+	}
 	if st.ts != nil {
 		switch v := st.ts.get(vals); {
 		case v.unset:
@@ -177,6 +200,13 @@ func (w *write) apply(now int64, nextPath func() []byte) {
 			}
 			r := target(a.col)
 			switch {
+			case a.op != 0:
+				// Checked in bindWrite: 8 bytes.
+				delta := int64(binary.BigEndian.Uint64(v.b))
+				if a.op == '-' {
+					delta = -delta
+				}
+				r.addCounter(a.col, delta, w.ts)
 			case a.col.typ.multiCell():
 				r.writeCollection(a.col, v.b, expiring, nextPath)
 			case v.b == nil:

@@ -1,7 +1,8 @@
 package cqltest
 
 // parseCreateIndex reads the rest of CREATE [CUSTOM] INDEX, after its
-// keywords: [IF NOT EXISTS] [name] ON table (column) [USING 'class']. The
+// keywords: [IF NOT EXISTS] [name] ON table (column) [USING 'class']
+// [WITH OPTIONS = {...}]. The
 // table and its column must exist. The index itself is not modeled: a
 // query that would need it (CONTAINS, a restriction on a regular column)
 // is refused as an unsupported query, so a schema with indexes loads and
@@ -41,6 +42,19 @@ func parseCreateIndex(p *parser, tables map[string]*table) error {
 	if p.keyword("using") {
 		if tok := p.next(); tok.kind != tString {
 			return p.errorf("expecting the index class as a string")
+		}
+	}
+	if p.keyword("with") {
+		// WITH OPTIONS = {...}: an analyzer, a vector's similarity
+		// function; none changes what this package returns.
+		if err := p.expectKeyword("options"); err != nil {
+			return err
+		}
+		if err := p.expectPunct("="); err != nil {
+			return err
+		}
+		if err := skipOptionValue(p); err != nil {
+			return err
 		}
 	}
 	if t.indexed == nil {

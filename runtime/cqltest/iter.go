@@ -2,12 +2,9 @@ package cqltest
 
 import (
 	"fmt"
-	"reflect"
 	"sort"
 
-	"github.com/gocql/gocql"
-
-	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 )
 
 // Reading results: the Iter of a page, and the rows of a table as maps.
@@ -19,10 +16,10 @@ type iter struct {
 	err error
 }
 
-// Scan copies the next row into dest, as gocql's Iter.Scan does: one
-// destination per column (nil skips it), unmarshaled with gocql.Unmarshal;
-// a cqldriver.ValueUnmarshaler decodes itself, as through the gocql v1
-// adapter.
+// Scan copies the next row into dest, as a driver's Iter.Scan does: one
+// destination per column (nil skips it), unmarshaled by
+// cqldriver.Unmarshal with the codec of the driver adapter the program
+// links; a cqldriver.ValueUnmarshaler decodes itself.
 func (it *iter) Scan(dest ...any) bool {
 	if it.err != nil || it.res == nil || it.pos >= len(it.res.rows) {
 		return false
@@ -36,7 +33,7 @@ func (it *iter) Scan(dest ...any) bool {
 		if d == nil {
 			continue
 		}
-		if err := gocql.Unmarshal(it.res.cols[i].info, row[i], gocqlv1.Dest(d)); err != nil {
+		if err := cqldriver.Unmarshal(it.res.cols[i].typ.info, row[i], d); err != nil {
 			it.err = err
 			return false
 		}
@@ -56,25 +53,10 @@ func (it *iter) PageState() []byte {
 // Close returns the error of the read, if any.
 func (it *iter) Close() error { return it.err }
 
-// decode unmarshals a value as gocql's MapScan does: into a new value of
-// the Go type gocql chooses for the CQL type (a null becomes its zero
-// value).
-func decode(info gocql.TypeInfo, b []byte) (any, error) {
-	dest, err := info.NewWithError()
-	if err != nil {
-		return nil, err
-	}
-	if err := gocql.Unmarshal(info, b, dest); err != nil {
-		return nil, err
-	}
-	v := reflect.Indirect(reflect.ValueOf(dest))
-	return v.Interface(), nil
-}
-
 // Rows returns the live rows of a table, as SELECT * would return them
 // partition by partition (partitions in an unspecified order, rows in
-// clustering order), each by column name, decoded as gocql's MapScan
-// decodes values; a null column is left out of the map.
+// clustering order), each by column name, decoded to Go values that
+// depend on no driver (see decode); a null column is left out of the map.
 func (s *Session) Rows(table string) ([]map[string]any, error) {
 	t, ok := s.tables[table]
 	if !ok {
@@ -90,7 +72,7 @@ func (s *Session) Rows(table string) ([]map[string]any, error) {
 	sort.Strings(keys)
 	st := &prepared{kind: selectStmt, table: t}
 	for _, c := range t.selectAll {
-		st.sel = append(st.sel, selector{col: c, name: c.name, info: c.typ.info})
+		st.sel = append(st.sel, selector{col: c, name: c.name, typ: c.typ})
 	}
 	var out []map[string]any
 	for _, k := range keys {
@@ -115,7 +97,7 @@ func (st *prepared) rowMap(vals [][]byte) map[string]any {
 		if v == nil {
 			continue
 		}
-		if d, err := decode(st.sel[i].info, v); err == nil {
+		if d, err := decode(st.sel[i].typ, v); err == nil {
 			m[st.sel[i].name] = d
 		}
 	}

@@ -1,12 +1,14 @@
 package cqltest
 
 import (
+	"encoding/binary"
+	"math"
 	"math/big"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/gocql/gocql"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 )
 
 // The parsers of INSERT, UPDATE, DELETE and SELECT, and of their parts.
@@ -58,7 +60,7 @@ func parseSelect(p *parser, tables map[string]*table, st *prepared) error {
 	st.table = t
 	if star {
 		for _, c := range t.selectAll {
-			st.sel = append(st.sel, selector{col: c, name: c.name, info: c.typ.info})
+			st.sel = append(st.sel, selector{col: c, name: c.name, typ: c.typ})
 		}
 	}
 	for _, r := range raws {
@@ -66,12 +68,12 @@ func parseSelect(p *parser, tables map[string]*table, st *prepared) error {
 		if err != nil {
 			return err
 		}
-		s := selector{col: c, fn: r.fn, name: c.name, info: c.typ.info}
+		s := selector{col: c, fn: r.fn, name: c.name, typ: c.typ}
 		switch r.fn {
 		case "writetime":
-			s.name, s.info = "writetime("+c.name+")", bigintType.info
+			s.name, s.typ = "writetime("+c.name+")", bigintType
 		case "ttl":
-			s.name, s.info = "ttl("+c.name+")", intType.info
+			s.name, s.typ = "ttl("+c.name+")", intType
 		}
 		if r.fn != "" {
 			if c.isKey() {
@@ -225,7 +227,7 @@ func parseInsert(p *parser, tables map[string]*table, st *prepared) error {
 		case clusteringKey:
 			st.ckEq[c.pos] = vals[i]
 		default:
-			st.sets = append(st.sets, assignment{c, vals[i]})
+			st.sets = append(st.sets, assignment{col: c, val: vals[i]})
 		}
 	}
 	if len(missingPK) > 0 {
@@ -275,8 +277,20 @@ func parseUpdate(p *parser, tables map[string]*table, st *prepared) error {
 		if err := p.expectPunct("="); err != nil {
 			return err
 		}
+		var op byte
 		if n := p.peek(); (n.kind == tIdent || n.kind == tQuoted) && n.text == c.name {
-			return unsupportedf("%s = %s + ... (counter and collection updates)", c.name, c.name)
+			if c.typ.isCollection() {
+				return unsupportedf("%s = %s + ... (collection updates)", c.name, c.name)
+			}
+			p.next()
+			switch {
+			case p.punct("+"):
+				op = '+'
+			case p.punct("-"):
+				op = '-'
+			default:
+				return p.errorf("expecting '+' or '-'")
+			}
 		}
 		v, err := parseTerm(p, st, c.typ, c.name)
 		if err != nil {
@@ -285,11 +299,17 @@ func parseUpdate(p *parser, tables map[string]*table, st *prepared) error {
 		if c.isKey() {
 			return invalidf("PRIMARY KEY part %s found in SET part", c.name)
 		}
+		switch {
+		case c.typ.isCounter() && op == 0:
+			return invalidf("Cannot set the value of counter column %s (counters can only be incremented/decremented, not set)", c.name)
+		case !c.typ.isCounter() && op != 0:
+			return invalidf("Invalid operation (%s = %s %c ?) for non counter column %s", c.name, c.name, op, c.name)
+		}
 		if seen[c] {
 			return invalidf("Multiple incompatible setting of column %s", c.name)
 		}
 		seen[c] = true
-		st.sets = append(st.sets, assignment{c, v})
+		st.sets = append(st.sets, assignment{c, v, op})
 		if !p.punct(",") {
 			break
 		}
@@ -444,7 +464,7 @@ func literal(t token, neg bool, typ *cqlType, name string) ([]byte, error) {
 			return nil, invalid("STRING")
 		}
 		switch typ.kind {
-		case gocql.TypeVarchar, gocql.TypeAscii:
+		case cqldriver.TypeVarchar, cqldriver.TypeAscii:
 			b := []byte(t.text)
 			if err := typ.validate(b); err != nil {
 				return nil, invalidf("%v", err)
@@ -458,31 +478,29 @@ func literal(t token, neg bool, typ *cqlType, name string) ([]byte, error) {
 			text = "-" + text
 		}
 		switch typ.kind {
-		case gocql.TypeTinyInt, gocql.TypeSmallInt, gocql.TypeInt, gocql.TypeBigInt:
-			n, err := strconv.ParseInt(text, 10, 64)
+		case cqldriver.TypeTinyInt, cqldriver.TypeSmallInt, cqldriver.TypeInt, cqldriver.TypeBigInt:
+			size := fixedSizes[typ.kind].size
+			n, err := strconv.ParseInt(text, 10, size*8)
 			if err != nil {
 				return nil, invalid("INTEGER")
 			}
-			b, err := gocql.Marshal(typ.info, n)
-			if err != nil {
-				return nil, invalidf("%v", err)
-			}
-			return b, nil
-		case gocql.TypeVarint:
+			b := binary.BigEndian.AppendUint64(nil, uint64(n))
+			return b[8-size:], nil
+		case cqldriver.TypeVarint:
 			n, ok := new(big.Int).SetString(text, 10)
 			if !ok {
 				return nil, invalid("INTEGER")
 			}
-			return gocql.Marshal(typ.info, n)
-		case gocql.TypeFloat, gocql.TypeDouble:
+			return varintBytes(n), nil
+		case cqldriver.TypeFloat, cqldriver.TypeDouble:
 			f, err := strconv.ParseFloat(text, 64)
 			if err != nil {
 				return nil, invalid("FLOAT")
 			}
-			if typ.kind == gocql.TypeFloat {
-				return gocql.Marshal(typ.info, float32(f))
+			if typ.kind == cqldriver.TypeFloat {
+				return binary.BigEndian.AppendUint32(nil, math.Float32bits(float32(f))), nil
 			}
-			return gocql.Marshal(typ.info, f)
+			return binary.BigEndian.AppendUint64(nil, math.Float64bits(f)), nil
 		}
 		return nil, invalid("INTEGER")
 	case tIdent:
@@ -490,13 +508,39 @@ func literal(t token, neg bool, typ *cqlType, name string) ([]byte, error) {
 		case t.text == "null" && !neg:
 			return nil, nil
 		case (t.text == "true" || t.text == "false") && !neg:
-			if typ.kind != gocql.TypeBoolean {
+			if typ.kind != cqldriver.TypeBoolean {
 				return nil, invalid("BOOLEAN")
 			}
-			return gocql.Marshal(typ.info, t.text == "true")
+			if t.text == "true" {
+				return []byte{1}, nil
+			}
+			return []byte{0}, nil
 		}
 	}
 	return nil, errNotLiteral
+}
+
+// varintBytes is n in varint's encoding: big-endian two's complement in
+// the fewest bytes.
+func varintBytes(n *big.Int) []byte {
+	if n.Sign() >= 0 {
+		b := n.Bytes()
+		if len(b) == 0 || b[0]&0x80 != 0 {
+			b = append([]byte{0}, b...)
+		}
+		return b
+	}
+	// -n-1 in bytes, inverted, is n in two's complement.
+	m := new(big.Int).Neg(n)
+	m.Sub(m, big.NewInt(1))
+	b := m.Bytes()
+	if len(b) == 0 || b[0]&0x80 != 0 {
+		b = append([]byte{0}, b...)
+	}
+	for i := range b {
+		b[i] = ^b[i]
+	}
+	return b
 }
 
 var errNotLiteral = &unsupportedError{what: "this kind of value"}
@@ -586,7 +630,7 @@ func parseWhere(p *parser, st *prepared) ([]relation, []tokenRelation, error) {
 				if t := p.peek(); t.kind != tMark {
 					return nil, nil, unsupportedf("IN with a list of values written in the statement; bind one marker to a list")
 				}
-				list := (&cqlType{kind: gocql.TypeList, elem: col.typ, frozen: true, name: "list<" + col.typ.name + ">"}).complete()
+				list := (&cqlType{kind: cqldriver.TypeList, elem: col.typ, frozen: true, name: "list<" + col.typ.name + ">"}).complete()
 				val, err := parseTerm(p, st, list, "in("+col.name+")")
 				if err != nil {
 					return nil, nil, err
@@ -599,7 +643,7 @@ func parseWhere(p *parser, st *prepared) ([]relation, []tokenRelation, error) {
 			}
 			typ := col.typ
 			var op string
-			if st.table.indexed[col] && (typ.kind == gocql.TypeSet || typ.kind == gocql.TypeList) && !typ.frozen && p.keyword("contains") {
+			if st.table.indexed[col] && (typ.kind == cqldriver.TypeSet || typ.kind == cqldriver.TypeList) && !typ.frozen && p.keyword("contains") {
 				// col CONTAINS ?, through an index: an element's value.
 				op, typ = "contains", typ.elem
 			} else if op, err = parseOperator(p, "relation"); err != nil {

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"slices"
-
-	"github.com/gocql/gocql"
 )
 
 // DefaultPageSize is the page size of a read whose Query.PageSize is 0:
@@ -17,7 +15,7 @@ const DefaultPageSize = 5000
 // resultColumn names and types a column of a result.
 type resultColumn struct {
 	name string
-	info gocql.TypeInfo
+	typ  *cqlType
 }
 
 // result is what a statement returns: rows of raw values (nil for null),
@@ -165,7 +163,7 @@ func (st *prepared) selectPage(vals []value, now int64, pageSize int, state []by
 	t := st.table
 	res := &result{}
 	for _, s := range st.sel {
-		res.cols = append(res.cols, resultColumn{s.name, s.info})
+		res.cols = append(res.cols, resultColumn{s.name, s.typ})
 	}
 	pk, eq, err := key(st, vals)
 	if err != nil {
@@ -265,7 +263,7 @@ func (st *prepared) selectIn(vals []value, now int64, pageSize int, state []byte
 	one.pkEq = append([]term(nil), st.pkEq...)
 	res := &result{}
 	for _, s := range st.sel {
-		res.cols = append(res.cols, resultColumn{s.name, s.info})
+		res.cols = append(res.cols, resultColumn{s.name, s.typ})
 	}
 	seen := map[string]bool{}
 	for _, e := range elems {

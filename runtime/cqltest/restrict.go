@@ -192,6 +192,18 @@ func checkWrite(st *prepared) error {
 	if st.conditional() && st.ts != nil {
 		return invalidf("Cannot provide custom timestamp for conditional updates")
 	}
+	if st.table.counter {
+		switch {
+		case st.kind == insertStmt:
+			return invalidf("INSERT statements are not allowed on counter tables, use UPDATE instead")
+		case st.conditional():
+			return invalidf("Conditional updates are not supported on counter tables")
+		case st.ttl != nil:
+			return invalidf("Cannot provide custom TTL for counter updates")
+		case st.ts != nil && st.kind == updateStmt:
+			return invalidf("Cannot provide custom timestamp for counter updates")
+		}
+	}
 	return nil
 }
 

@@ -92,7 +92,7 @@ func (st *prepared) scanPage(vals []value, now int64, pageSize, limit int, state
 	t := st.table
 	res := &result{}
 	for _, s := range st.sel {
-		res.cols = append(res.cols, resultColumn{s.name, s.info})
+		res.cols = append(res.cols, resultColumn{s.name, s.typ})
 	}
 	first, last, ok, err := st.tokenRange(vals)
 	if err != nil {

@@ -36,6 +36,9 @@ type table struct {
 	selectAll  []*column // SELECT * order: partition key, clustering, then the rest by name
 	defaultTTL int32     // seconds; 0 for none
 	hasStatic  bool
+	// counter marks a counter table: every column outside the primary
+	// key is a counter, written by UPDATE ... SET c = c + ? alone.
+	counter bool
 	// indexed are the columns with a secondary index (CREATE INDEX,
 	// CREATE CUSTOM INDEX): a SELECT may restrict them as a
 	// storage-attached index does (see filter).
@@ -56,13 +59,15 @@ func (t *table) column(name string) (*column, error) {
 const maxTTL = 20 * 365 * 24 * 60 * 60
 
 // parseSchema reads a DDL script: CREATE KEYSPACE and USE (both ignored),
-// CREATE TABLE, comments, statements separated by semicolons.
+// CREATE TYPE, CREATE TABLE, CREATE INDEX, comments, statements separated
+// by semicolons.
 func parseSchema(src string) (map[string]*table, error) {
 	p, err := newParser(src)
 	if err != nil {
 		return nil, err
 	}
 	tables := map[string]*table{}
+	udts := map[string]*cqlType{}
 	for p.peek().kind != tEOF {
 		if p.punct(";") {
 			continue
@@ -74,8 +79,24 @@ func parseSchema(src string) (map[string]*table, error) {
 			for t := p.peek(); t.kind != tEOF && !(t.kind == tPunct && t.text == ";"); t = p.peek() {
 				p.next()
 			}
+		case p.keywords("create", "type"):
+			u, ifNotExists, err := parseCreateType(p, udts)
+			var pe *parseError
+			switch {
+			case errors.As(err, &pe):
+				return nil, fmt.Errorf("cqltest: %w", err)
+			case err != nil:
+				return nil, fmt.Errorf("cqltest: %w, in %q", err, excerpt(src[start:], 0))
+			}
+			if _, dup := udts[u.udt]; dup {
+				if ifNotExists {
+					break
+				}
+				return nil, fmt.Errorf("cqltest: a user type of name %s already exists", u.udt)
+			}
+			udts[u.udt] = u
 		case p.keywords("create", "table"), p.keywords("create", "columnfamily"):
-			t, ifNotExists, err := parseCreateTable(p)
+			t, ifNotExists, err := parseCreateTable(p, udts)
 			var pe *parseError
 			switch {
 			case errors.As(err, &pe):
@@ -95,7 +116,7 @@ func parseSchema(src string) (map[string]*table, error) {
 				return nil, fmt.Errorf("cqltest: %w", err)
 			}
 		default:
-			return nil, fmt.Errorf("cqltest: %w", p.errorf("expecting CREATE TABLE, CREATE INDEX, CREATE KEYSPACE or USE (nothing else is supported)"))
+			return nil, fmt.Errorf("cqltest: %w", p.errorf("expecting CREATE TABLE, CREATE TYPE, CREATE INDEX, CREATE KEYSPACE or USE (nothing else is supported)"))
 		}
 		if t := p.peek(); t.kind != tEOF && !p.punct(";") {
 			return nil, fmt.Errorf("cqltest: %w", p.errorf("expecting ';'"))
@@ -105,7 +126,7 @@ func parseSchema(src string) (map[string]*table, error) {
 }
 
 // parseCreateTable reads the rest of CREATE TABLE, after its keywords.
-func parseCreateTable(p *parser) (*table, bool, error) {
+func parseCreateTable(p *parser, udts map[string]*cqlType) (*table, bool, error) {
 	ifNotExists := p.keywords("if", "not", "exists")
 	name, err := p.name("a table name")
 	if err != nil {
@@ -130,7 +151,7 @@ func parseCreateTable(p *parser) (*table, bool, error) {
 			if err != nil {
 				return nil, false, err
 			}
-			typ, err := parseType(p, topLevel)
+			typ, err := parseType(p, topLevel, udts)
 			if err != nil {
 				return nil, false, err
 			}
@@ -142,6 +163,9 @@ func parseCreateTable(p *parser) (*table, bool, error) {
 			t.byName[cname] = c
 			if p.keyword("static") {
 				statics = append(statics, cname)
+			}
+			if err := skipMask(p); err != nil {
+				return nil, false, err
 			}
 			if p.keywords("primary", "key") {
 				if pkNames != nil {
@@ -192,6 +216,20 @@ func parseCreateTable(p *parser) (*table, bool, error) {
 			return nil, false, fmt.Errorf("invalid non-frozen collection type %s for PRIMARY KEY component %s", c.typ.name, c.name)
 		case c.typ.hasDuration():
 			return nil, false, fmt.Errorf("invalid type %s for PRIMARY KEY component %s: durations have no order", c.typ.name, c.name)
+		case c.typ.isCounter():
+			return nil, false, fmt.Errorf("counter type is not supported for PRIMARY KEY column '%s'", c.name)
+		}
+	}
+	for _, c := range t.columns {
+		if !c.isKey() && c.typ.isCounter() {
+			t.counter = true
+		}
+	}
+	if t.counter {
+		for _, c := range t.columns {
+			if !c.isKey() && !c.typ.isCounter() {
+				return nil, false, fmt.Errorf("Cannot mix counter and non counter columns in the same table")
+			}
 		}
 	}
 	for _, n := range statics {
@@ -210,6 +248,9 @@ func parseCreateTable(p *parser) (*table, bool, error) {
 			return nil, false, err
 		}
 	}
+	if t.counter && t.defaultTTL > 0 {
+		return nil, false, fmt.Errorf("Cannot set default_time_to_live on a table with counters")
+	}
 	t.selectAll = append(append([]*column(nil), t.pk...), t.ck...)
 	var rest []*column
 	for _, c := range t.columns {
@@ -220,6 +261,32 @@ func parseCreateTable(p *parser) (*table, bool, error) {
 	sort.Slice(rest, func(i, j int) bool { return rest[i].name < rest[j].name })
 	t.selectAll = append(t.selectAll, rest...)
 	return t, ifNotExists, nil
+}
+
+// skipMask skips a column's MASKED WITH DEFAULT or MASKED WITH f(...):
+// the session reads as a user allowed to UNMASK, so masks change nothing.
+func skipMask(p *parser) error {
+	if !p.keyword("masked") {
+		return nil
+	}
+	if err := p.expectKeyword("with"); err != nil {
+		return err
+	}
+	if p.keyword("default") {
+		return nil
+	}
+	if _, err := p.name("a masking function"); err != nil {
+		return err
+	}
+	if err := p.expectPunct("("); err != nil {
+		return err
+	}
+	for !p.punct(")") {
+		if t := p.next(); t.kind == tEOF {
+			return p.errorf("expecting ')'")
+		}
+	}
+	return nil
 }
 
 // parsePrimaryKey reads (pk, ck, ...) or ((pk1, pk2), ck, ...).

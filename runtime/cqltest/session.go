@@ -11,7 +11,6 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
-	"github.com/gocql/gocql"
 )
 
 // Session is an in-memory Cassandra for one keyspace. It implements
@@ -62,8 +61,8 @@ func WithHook(h Hook) Option { return func(s *Session) { s.hook = h } }
 // Hook runs before each call of the session (each Exec, Iter, ExecCAS,
 // ExecCASMap and Batch), outside the session's lock, so it may block or
 // read the session. Returning nil lets the call run. Any other error fails
-// the call before it applies, and the caller receives it (a gocql error
-// classified in a *cqldriver.DriverError, as the gocql v1 adapter would
+// the call before it applies, and the caller receives it (a driver's error
+// classified in a *cqldriver.DriverError, as the driver's adapter would
 // return it); LostReply(err) lets the call apply and then fails it with
 // err, as a write whose reply was lost. Tests use it to crash a
 // multi-statement write at each step.
@@ -102,16 +101,27 @@ type Call struct {
 }
 
 // New makes a session over the tables a schema script creates: CREATE
-// TABLE statements, with CREATE KEYSPACE and USE accepted and ignored,
-// separated by semicolons, with -- // and /* */ comments. Columns may be of
-// any native type but counter, of list, set and map, and frozen ones.
-// CLUSTERING ORDER BY and default_time_to_live are honoured; other table
-// options are ignored. CREATE [CUSTOM] INDEX is checked against its table
-// and otherwise ignored: no query can use an index. Anything else is an
-// error that quotes the text.
+// TYPE and CREATE TABLE statements, with CREATE KEYSPACE and USE accepted
+// and ignored, separated by semicolons, with -- // and /* */ comments.
+// Columns may be of any native type, counter included (in a counter
+// table), of list, set and map, of user-defined types, frozen or not, and
+// of vector<float, n> (see the package doc). CLUSTERING ORDER BY and
+// default_time_to_live are honoured; other table options, and column
+// masks, are ignored. CREATE [CUSTOM] INDEX is checked against its table
+// and makes its column restrictable as a storage-attached index allows.
+// Anything else is an error that quotes the text.
 // The session holds one keyspace: a name qualified by a keyspace, in the
 // schema or in a statement, stands for the table of that name.
+//
+// Values are marshaled by the codec of the driver adapter the program
+// links, which the test must import: github.com/cqlgen/cqlgen/runtime/gocqlv1
+// for gocql v1, the module github.com/cqlgen/cqlgen/runtime/gocqlv2 for
+// the ASF driver v2 (a blank import will do). Without one, New returns
+// an error that wraps cqldriver.ErrNoCodec.
 func New(schema string, opts ...Option) (*Session, error) {
+	if _, err := cqldriver.Marshal(intType.info, 0); errors.Is(err, cqldriver.ErrNoCodec) {
+		return nil, fmt.Errorf("cqltest: values are marshaled by the driver's codec, and none is linked: import _ \"github.com/cqlgen/cqlgen/runtime/gocqlv1\" (gocql v1) or _ \"github.com/cqlgen/cqlgen/runtime/gocqlv2\" (the ASF driver v2) in the test (%w)", err)
+	}
 	tables, err := parseSchema(schema)
 	if err != nil {
 		return nil, err
@@ -286,7 +296,8 @@ func (s *Session) ExecCAS(ctx context.Context, q cqldriver.Query, dest ...any) (
 }
 
 // ExecCASMap runs a conditional write. When it did not apply, current
-// receives the row's values by column name, decoded as gocql's MapScan
+// receives the row's values by column name, decoded as Rows decodes them (to Go types of no driver; a
+// UUID as [16]byte)
 // decodes them: the columns of the IF condition, in the order of the
 // clause, or, for IF EXISTS and IF NOT EXISTS, every column; nothing when
 // the row does not exist. A conditional write gets its timestamp from
@@ -298,7 +309,7 @@ func (s *Session) ExecCASMap(ctx context.Context, q cqldriver.Query, current map
 	}
 	row := res.rows[0]
 	for i, c := range res.cols[1:] {
-		v, err := decode(c.info, row[i+1])
+		v, err := decode(c.typ, row[i+1])
 		if err != nil {
 			return false, err
 		}
@@ -317,7 +328,7 @@ func (s *Session) execCAS(ctx context.Context, q cqldriver.Query) (*result, erro
 		return nil, err
 	}
 	if !st.conditional() {
-		return nil, fmt.Errorf("cqltest: %s is not a conditional statement: Cassandra returns no [applied] row (%w)", q.Stmt.CQL, gocql.ErrNotFound)
+		return nil, fmt.Errorf("cqltest: %s is not a conditional statement: Cassandra returns no [applied] row ", q.Stmt.CQL)
 	}
 	res, err := s.run(st, vals, q)
 	if err != nil {
@@ -345,6 +356,7 @@ func (s *Session) Batch(ctx context.Context, kind cqldriver.BatchKind, qs []cqld
 		vals []value
 	}
 	bs := make([]bound, len(qs))
+	counters := 0
 	for i, q := range qs {
 		st, vals, err := s.prepare(q)
 		if err != nil {
@@ -356,7 +368,16 @@ func (s *Session) Batch(ctx context.Context, kind cqldriver.BatchKind, qs []cqld
 		case st.conditional():
 			return unsupportedf("a conditional statement in a batch")
 		}
+		if st.table.counter {
+			counters++
+		}
 		bs[i] = bound{st, vals}
+	}
+	switch {
+	case counters > 0 && kind == cqldriver.Logged:
+		return invalidf("Cannot include a counter statement in a logged batch")
+	case counters > 0 && counters < len(bs):
+		return invalidf("Counter and non-counter mutations cannot exist in the same batch")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

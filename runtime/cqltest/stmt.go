@@ -1,7 +1,7 @@
 package cqltest
 
 import (
-	"github.com/gocql/gocql"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 )
 
 // A statement is parsed and checked against the schema once per CQL text,
@@ -36,6 +36,9 @@ type marker struct {
 type assignment struct {
 	col *column
 	val term
+	// op is '+' or '-' for a counter update, c = c + ? or c = c - ?;
+	// 0 for c = ?.
+	op byte
 }
 
 type condition struct {
@@ -59,14 +62,14 @@ type bound struct {
 // ttl(column).
 type selector struct {
 	col  *column
-	fn   string // "", "writetime" or "ttl"
-	name string // the result column's name
-	info gocql.TypeInfo
+	fn   string   // "", "writetime" or "ttl"
+	name string   // the result column's name
+	typ  *cqlType // the result column's type
 }
 
 var (
-	bigintType = (&cqlType{kind: gocql.TypeBigInt, name: "bigint"}).complete()
-	intType    = (&cqlType{kind: gocql.TypeInt, name: "int"}).complete()
+	bigintType = (&cqlType{kind: cqldriver.TypeBigInt, name: "bigint"}).complete()
+	intType    = (&cqlType{kind: cqldriver.TypeInt, name: "int"}).complete()
 )
 
 type prepared struct {

@@ -6,7 +6,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/gocql/gocql"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 )
 
 // The storage model is Cassandra's, reduced to one replica and one
@@ -28,6 +28,30 @@ type cell struct {
 	dead  bool   // a tombstone
 	ttl   int32  // seconds; 0 for a value that does not expire
 	ldt   int64  // local deletion time, in seconds: when an expiring value expires, when a tombstone was written
+}
+
+// addCounter adds delta to a counter column of r at timestamp ts: as a
+// counter's leader replica does, it adds to its running total of the
+// counter and writes the sum at ts. A row or partition deletion hides
+// the counter, but the total survives it: an increment after the
+// deletion writes the old total plus delta, as a Cassandra 5.0 node with
+// its counter cache does (the node was seen to read 7 after +5, DELETE
+// of the row, +2; Cassandra calls reusing a deleted counter undefined).
+// A counter cell's own tombstone (DELETE c FROM ...), unlike other
+// cells', wins whatever the timestamps (Cells.reconcile): the column
+// stays deleted, and increments are lost.
+func (r *row) addCounter(col *column, delta, ts int64) {
+	old := r.cells[col]
+	var sum int64
+	switch {
+	case old == nil:
+	case old.dead:
+		return
+	default:
+		sum = int64(binary.BigEndian.Uint64(old.value))
+		ts = max(ts, old.ts)
+	}
+	r.cells[col] = &cell{ts: ts, value: binary.BigEndian.AppendUint64(nil, uint64(sum+delta))}
 }
 
 // live tells whether c holds a value at now (seconds): not a tombstone,
@@ -244,19 +268,19 @@ func (r *row) writeCollection(col *column, value []byte, c cell, nextPath func()
 	elems, _ := col.typ.elements(value) // validated when bound
 	t := col.typ
 	switch t.kind {
-	case gocql.TypeList:
+	case cqldriver.TypeList:
 		for _, v := range elems {
 			ec := c
 			ec.value = v
 			mc.put(t, nextPath(), ec)
 		}
-	case gocql.TypeSet:
+	case cqldriver.TypeSet:
 		for _, v := range elems {
 			ec := c
 			ec.value = []byte{}
 			mc.put(t, v, ec)
 		}
-	case gocql.TypeMap:
+	case cqldriver.TypeMap:
 		for i := 0; i < len(elems); i += 2 {
 			ec := c
 			ec.value = elems[i+1]
@@ -269,9 +293,9 @@ func (r *row) writeCollection(col *column, value []byte, c cell, nextPath func()
 // keys by their type, list positions by when they were written.
 func comparePath(t *cqlType, a, b []byte) int {
 	switch t.kind {
-	case gocql.TypeSet:
+	case cqldriver.TypeSet:
 		return compareValues(t.elem, a, b)
-	case gocql.TypeMap:
+	case cqldriver.TypeMap:
 		return compareValues(t.key, a, b)
 	}
 	return bytes.Compare(a, b)
@@ -305,9 +329,9 @@ func (r *row) value(col *column, del, now int64) ([]byte, *cell) {
 				continue
 			}
 			switch col.typ.kind {
-			case gocql.TypeSet:
+			case cqldriver.TypeSet:
 				parts = append(parts, e.path)
-			case gocql.TypeMap:
+			case cqldriver.TypeMap:
 				parts, per = append(parts, e.path, e.cell.value), 2
 			default:
 				parts = append(parts, e.cell.value)

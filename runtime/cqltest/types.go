@@ -4,69 +4,118 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 
-	"github.com/gocql/gocql"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 )
 
-// cqlType is a column type: a native type or a collection.
+// cqlType is a column type: a native type, a collection or a
+// user-defined type.
 type cqlType struct {
-	kind   gocql.Type // native type, or TypeList, TypeSet, TypeMap
-	key    *cqlType   // map keys
-	elem   *cqlType   // list and set elements, map values
-	frozen bool       // a collection stored as one value; nested ones always are
-	name   string     // as CQL writes it
-	info   gocql.TypeInfo
+	kind   cqldriver.TypeKind // native type, TypeList, TypeSet, TypeMap or TypeUDT
+	key    *cqlType           // map keys
+	elem   *cqlType           // list and set elements, map values
+	fields []udtField         // a user-defined type's fields, in order
+	udt    string             // a user-defined type's name
+	dims   int                // a vector's dimensions
+	// multiField marks a user-defined type with a collection field not
+	// declared frozen, which only a frozen use of the type may have.
+	multiField bool
+	frozen     bool   // a collection or UDT stored as one value; nested ones always are
+	name       string // as CQL writes it
+	// info is the type as the runtime's codecs take it (cqldriver.Marshal),
+	// by which values are marshaled with whichever driver adapter the
+	// program links.
+	info *cqldriver.Type
 }
 
-// protoVersion is the native protocol version of every TypeInfo, as the
-// runtime's clusters use (gocqlv1.NewCluster).
-const protoVersion = 4
+// udtField is one field of a user-defined type.
+type udtField struct {
+	name string
+	typ  *cqlType
+}
 
-var nativeTypes = map[string]gocql.Type{
-	"ascii": gocql.TypeAscii, "bigint": gocql.TypeBigInt, "blob": gocql.TypeBlob,
-	"boolean": gocql.TypeBoolean, "date": gocql.TypeDate, "decimal": gocql.TypeDecimal,
-	"double": gocql.TypeDouble, "duration": gocql.TypeDuration, "float": gocql.TypeFloat,
-	"inet": gocql.TypeInet, "int": gocql.TypeInt, "smallint": gocql.TypeSmallInt,
+var nativeTypes = map[string]cqldriver.TypeKind{
+	"ascii": cqldriver.TypeAscii, "bigint": cqldriver.TypeBigInt, "blob": cqldriver.TypeBlob,
+	"boolean": cqldriver.TypeBoolean, "counter": cqldriver.TypeCounter, "date": cqldriver.TypeDate,
+	"decimal": cqldriver.TypeDecimal, "double": cqldriver.TypeDouble, "duration": cqldriver.TypeDuration,
+	"float": cqldriver.TypeFloat, "inet": cqldriver.TypeInet, "int": cqldriver.TypeInt,
+	"smallint": cqldriver.TypeSmallInt,
 	// Cassandra reports text columns as varchar in result metadata.
-	"text": gocql.TypeVarchar, "varchar": gocql.TypeVarchar, "time": gocql.TypeTime,
-	"timestamp": gocql.TypeTimestamp, "timeuuid": gocql.TypeTimeUUID, "tinyint": gocql.TypeTinyInt,
-	"uuid": gocql.TypeUUID, "varint": gocql.TypeVarint,
+	"text": cqldriver.TypeVarchar, "varchar": cqldriver.TypeVarchar, "time": cqldriver.TypeTime,
+	"timestamp": cqldriver.TypeTimestamp, "timeuuid": cqldriver.TypeTimeUUID, "tinyint": cqldriver.TypeTinyInt,
+	"uuid": cqldriver.TypeUUID, "varint": cqldriver.TypeVarint,
 }
 
 func (t *cqlType) isCollection() bool {
-	return t.kind == gocql.TypeList || t.kind == gocql.TypeSet || t.kind == gocql.TypeMap
+	return t.kind == cqldriver.TypeList || t.kind == cqldriver.TypeSet || t.kind == cqldriver.TypeMap
 }
 
+func (t *cqlType) isUDT() bool { return t.kind == cqldriver.TypeUDT }
+
+func (t *cqlType) isVector() bool { return t.kind == cqldriver.TypeCustom }
+
+func (t *cqlType) isCounter() bool { return t.kind == cqldriver.TypeCounter }
+
 // multiCell tells whether each element is a cell of its own, as in a
-// non-frozen collection column.
+// non-frozen collection column. A non-frozen user-defined type is kept
+// as one cell here (see the package doc).
 func (t *cqlType) multiCell() bool { return t.isCollection() && !t.frozen }
 
 // hasDuration tells whether the type is or contains duration, which has
 // no order: Cassandra refuses it in keys, sets and map keys.
 func (t *cqlType) hasDuration() bool {
 	switch {
-	case t.kind == gocql.TypeDuration:
+	case t.kind == cqldriver.TypeDuration:
 		return true
 	case t.isCollection():
 		return t.elem.hasDuration() || (t.key != nil && t.key.hasDuration())
+	case t.isUDT():
+		for _, f := range t.fields {
+			if f.typ.hasDuration() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasCounter tells whether the type is or contains counter, which only a
+// column of a counter table may be.
+func (t *cqlType) hasCounter() bool {
+	switch {
+	case t.isCounter():
+		return true
+	case t.isCollection():
+		return t.elem.hasCounter() || (t.key != nil && t.key.hasCounter())
+	case t.isUDT():
+		for _, f := range t.fields {
+			if f.typ.hasCounter() {
+				return true
+			}
+		}
 	}
 	return false
 }
 
 // Where a type is parsed: at the top of a column definition, as the
 // element of a non-frozen collection (where collections must be frozen),
-// or within frozen<...> (where they are frozen implicitly).
+// within frozen<...> (where they are frozen implicitly), or as a field
+// of a user-defined type.
 type typeContext uint8
 
 const (
 	topLevel typeContext = iota
 	inCollection
 	inFrozen
+	inUDT
 )
 
-// parseType reads a column type.
-func parseType(p *parser, ctx typeContext) (*cqlType, error) {
+// parseType reads a column type; udts are the user-defined types the
+// schema created so far.
+func parseType(p *parser, ctx typeContext, udts map[string]*cqlType) (*cqlType, error) {
 	start := p.peek().pos
 	name, err := p.ident("a type")
 	if err != nil {
@@ -74,7 +123,7 @@ func parseType(p *parser, ctx typeContext) (*cqlType, error) {
 	}
 	t := &cqlType{}
 	sub := inCollection
-	if ctx == inFrozen {
+	if ctx == inFrozen || ctx == inUDT {
 		sub = inFrozen
 	}
 	switch name {
@@ -82,102 +131,224 @@ func parseType(p *parser, ctx typeContext) (*cqlType, error) {
 		if err := p.expectPunct("<"); err != nil {
 			return nil, err
 		}
-		inner, err := parseType(p, inFrozen)
+		inner, err := parseType(p, inFrozen, udts)
 		if err != nil {
 			return nil, err
 		}
 		if err := p.expectPunct(">"); err != nil {
 			return nil, err
 		}
-		if !inner.isCollection() {
+		if !inner.isCollection() && !inner.isUDT() {
 			return nil, fmt.Errorf("frozen<> is only allowed on collections, tuples, and user-defined types: %s", inner.name)
 		}
+		inner.frozen = true
 		inner.name = "frozen<" + inner.name + ">"
 		return inner, nil
 	case "list", "set":
-		t.kind = gocql.TypeList
+		t.kind = cqldriver.TypeList
 		if name == "set" {
-			t.kind = gocql.TypeSet
+			t.kind = cqldriver.TypeSet
 		}
 		if err := p.expectPunct("<"); err != nil {
 			return nil, err
 		}
-		if t.elem, err = parseType(p, sub); err != nil {
+		if t.elem, err = parseType(p, sub, udts); err != nil {
 			return nil, err
 		}
 		if err := p.expectPunct(">"); err != nil {
 			return nil, err
 		}
 	case "map":
-		t.kind = gocql.TypeMap
+		t.kind = cqldriver.TypeMap
 		if err := p.expectPunct("<"); err != nil {
 			return nil, err
 		}
-		if t.key, err = parseType(p, sub); err != nil {
+		if t.key, err = parseType(p, sub, udts); err != nil {
 			return nil, err
 		}
 		if err := p.expectPunct(","); err != nil {
 			return nil, err
 		}
-		if t.elem, err = parseType(p, sub); err != nil {
+		if t.elem, err = parseType(p, sub, udts); err != nil {
 			return nil, err
 		}
 		if err := p.expectPunct(">"); err != nil {
 			return nil, err
 		}
 	case "counter":
-		return nil, unsupportedf("counter columns")
-	case "tuple", "vector":
+		if ctx != topLevel {
+			return nil, fmt.Errorf("Counters are not allowed inside collections: %s", p.src[start:p.toks[p.i-1].end])
+		}
+		t.kind, t.name = cqldriver.TypeCounter, name
+		return t.complete(), nil
+	case "vector":
+		// vector<float, n>: n floats, stored as one value.
+		if err := p.expectPunct("<"); err != nil {
+			return nil, err
+		}
+		if t.elem, err = parseType(p, inFrozen, udts); err != nil {
+			return nil, err
+		}
+		if t.elem.kind != cqldriver.TypeFloat {
+			return nil, unsupportedf("vectors of %s (only vector<float, n>)", t.elem.name)
+		}
+		if err := p.expectPunct(","); err != nil {
+			return nil, err
+		}
+		n := p.next()
+		dims, err := strconv.Atoi(n.text)
+		if n.kind != tNumber || err != nil || dims <= 0 {
+			return nil, fmt.Errorf("vectors must have a dimension greater than 0: %s", n.text)
+		}
+		if err := p.expectPunct(">"); err != nil {
+			return nil, err
+		}
+		t.kind, t.dims, t.frozen = cqldriver.TypeCustom, dims, true
+		t.name = p.src[start:p.toks[p.i-1].end]
+		return t.complete(), nil
+	case "tuple":
 		return nil, unsupportedf("%s types", name)
 	default:
-		kind, ok := nativeTypes[name]
-		if !ok {
-			return nil, fmt.Errorf("unknown type %s (cqltest does not support user-defined types)", name)
+		if kind, ok := nativeTypes[name]; ok {
+			t.kind = kind
+			t.name = name
+			return t.complete(), nil
 		}
-		t.kind = kind
-		t.name = name
-		return t.complete(), nil
+		u, ok := udts[name]
+		if !ok {
+			return nil, fmt.Errorf("Unknown type %s", name)
+		}
+		// A copy: whether it is frozen belongs to where it is used.
+		c := *u
+		switch ctx {
+		case topLevel:
+			if c.multiField {
+				return nil, fmt.Errorf("Non-frozen UDTs with nested non-frozen collections are not supported")
+			}
+		case inCollection:
+			return nil, fmt.Errorf("Non-frozen UDTs are not allowed inside collections: %s", name)
+		case inFrozen, inUDT:
+			c.frozen = true
+		}
+		return &c, nil
 	}
 	t.name = p.src[start:p.toks[p.i-1].end]
 	switch ctx {
 	case inCollection:
 		return nil, fmt.Errorf("Non-frozen collections are not allowed inside collections: %s", t.name)
-	case inFrozen:
+	case inFrozen, inUDT:
 		t.frozen = true
 	}
-	if t.kind == gocql.TypeSet && t.elem.hasDuration() || t.kind == gocql.TypeMap && t.key.hasDuration() {
+	if t.kind == cqldriver.TypeSet && t.elem.hasDuration() || t.kind == cqldriver.TypeMap && t.key.hasDuration() {
 		return nil, fmt.Errorf("Durations are not allowed inside sets or as map keys: %s", t.name)
 	}
 	return t.complete(), nil
 }
 
-// complete sets t's gocql type info, by which values are marshaled, from
+// complete sets t's cqldriver type, by which values are marshaled, from
 // its kind and those of its parts.
 func (t *cqlType) complete() *cqlType {
-	if !t.isCollection() {
-		t.info = gocql.NewNativeType(protoVersion, t.kind, "")
-		return t
+	switch {
+	case t.isCollection():
+		i := &cqldriver.Type{Kind: t.kind, Elem: t.elem.info}
+		kind := "list"
+		switch t.kind {
+		case cqldriver.TypeSet:
+			kind = "set"
+		case cqldriver.TypeMap:
+			kind = "map"
+			i.Key = t.key.info
+		}
+		if i.Key != nil {
+			i.CQL = kind + "<" + i.Key.CQL + ", " + i.Elem.CQL + ">"
+		} else {
+			i.CQL = kind + "<" + i.Elem.CQL + ">"
+		}
+		t.info = i
+	case t.isVector():
+		t.info = &cqldriver.Type{Kind: cqldriver.TypeCustom, Name: "vector", Elem: t.elem.info, Dimensions: t.dims,
+			CQL: "vector<" + t.elem.info.CQL + ", " + strconv.Itoa(t.dims) + ">"}
+	case t.isUDT():
+		i := &cqldriver.Type{Kind: cqldriver.TypeUDT, Name: t.udt}
+		cql := "udt<" + t.udt
+		for _, f := range t.fields {
+			i.Fields = append(i.Fields, cqldriver.TypeField{Name: f.name, Type: f.typ.info})
+			cql += ", " + f.name + " " + f.typ.info.CQL
+		}
+		i.CQL = cql + ">"
+		t.info = i
+	default:
+		name := t.name
+		if t.kind == cqldriver.TypeVarchar {
+			name = "text"
+		}
+		t.info = &cqldriver.Type{Kind: t.kind, CQL: name}
 	}
-	c := gocql.CollectionType{NativeType: gocql.NewNativeType(protoVersion, t.kind, ""), Elem: t.elem.info}
-	if t.kind == gocql.TypeMap {
-		c.Key = t.key.info
-	}
-	t.info = c
 	return t
+}
+
+// parseCreateType reads the rest of CREATE TYPE, after its keywords:
+// [IF NOT EXISTS] name (field type, ...).
+func parseCreateType(p *parser, udts map[string]*cqlType) (*cqlType, bool, error) {
+	ifNotExists := p.keywords("if", "not", "exists")
+	name, err := p.name("a type name")
+	if err != nil {
+		return nil, false, err
+	}
+	if _, ok := nativeTypes[name]; ok || name == "frozen" || name == "list" || name == "set" || name == "map" {
+		return nil, false, fmt.Errorf("%s is a reserved type name", name)
+	}
+	t := &cqlType{kind: cqldriver.TypeUDT, udt: name, name: name}
+	if err := p.expectPunct("("); err != nil {
+		return nil, false, err
+	}
+	seen := map[string]bool{}
+	for {
+		fname, err := p.ident("a field name")
+		if err != nil {
+			return nil, false, err
+		}
+		ft, err := parseType(p, inUDT, udts)
+		if err != nil {
+			return nil, false, err
+		}
+		if ft.isCounter() {
+			return nil, false, fmt.Errorf("A user type cannot contain counters")
+		}
+		declaredFrozen := strings.HasPrefix(ft.name, "frozen<")
+		switch {
+		case ft.isUDT() && !declaredFrozen:
+			return nil, false, fmt.Errorf("A user type cannot contain non-frozen UDTs")
+		case ft.isCollection() && !declaredFrozen:
+			t.multiField = true
+		}
+		if seen[fname] {
+			return nil, false, fmt.Errorf("Duplicate field name %s in type %s", fname, name)
+		}
+		seen[fname] = true
+		t.fields = append(t.fields, udtField{fname, ft})
+		if p.punct(")") {
+			break
+		}
+		if err := p.expectPunct(","); err != nil {
+			return nil, false, err
+		}
+	}
+	return t.complete(), ifNotExists, nil
 }
 
 // fixedSizes are the sizes native values must have, as Cassandra's
 // serializers check them; allowEmpty tells whether a zero-length value
 // (not null: empty) is valid too.
-var fixedSizes = map[gocql.Type]struct {
+var fixedSizes = map[cqldriver.TypeKind]struct {
 	size       int
 	allowEmpty bool
 }{
-	gocql.TypeBoolean: {1, true}, gocql.TypeTinyInt: {1, false}, gocql.TypeSmallInt: {2, false},
-	gocql.TypeInt: {4, true}, gocql.TypeFloat: {4, true}, gocql.TypeDate: {4, false},
-	gocql.TypeBigInt: {8, true}, gocql.TypeCounter: {8, true}, gocql.TypeDouble: {8, true},
-	gocql.TypeTimestamp: {8, true}, gocql.TypeTime: {8, false},
-	gocql.TypeUUID: {16, true}, gocql.TypeTimeUUID: {16, true},
+	cqldriver.TypeBoolean: {1, true}, cqldriver.TypeTinyInt: {1, false}, cqldriver.TypeSmallInt: {2, false},
+	cqldriver.TypeInt: {4, true}, cqldriver.TypeFloat: {4, true}, cqldriver.TypeDate: {4, false},
+	cqldriver.TypeBigInt: {8, true}, cqldriver.TypeCounter: {8, true}, cqldriver.TypeDouble: {8, true},
+	cqldriver.TypeTimestamp: {8, true}, cqldriver.TypeTime: {8, false},
+	cqldriver.TypeUUID: {16, true}, cqldriver.TypeTimeUUID: {16, true},
 }
 
 // validate checks a non-null value as Cassandra validates what it
@@ -187,31 +358,41 @@ func (t *cqlType) validate(b []byte) error {
 		_, err := t.elements(b)
 		return err
 	}
+	if t.isUDT() {
+		_, err := t.udtValues(b)
+		return err
+	}
+	if t.isVector() {
+		if len(b) != 4*t.dims {
+			return fmt.Errorf("Expected %d bytes for a %s, got %d", 4*t.dims, t.name, len(b))
+		}
+		return nil
+	}
 	if f, ok := fixedSizes[t.kind]; ok {
 		if len(b) != f.size && !(len(b) == 0 && f.allowEmpty) {
 			return fmt.Errorf("Expected %d byte %s value (%d)", f.size, t.name, len(b))
 		}
 	}
 	switch t.kind {
-	case gocql.TypeTimeUUID:
+	case cqldriver.TypeTimeUUID:
 		if len(b) == 16 && b[6]>>4 != 1 {
 			return fmt.Errorf("Invalid version for TimeUUID type.")
 		}
-	case gocql.TypeAscii:
+	case cqldriver.TypeAscii:
 		for _, c := range b {
 			if c > 127 {
 				return fmt.Errorf("Invalid byte for ascii: %d", c)
 			}
 		}
-	case gocql.TypeVarchar:
+	case cqldriver.TypeVarchar:
 		if !utf8.Valid(b) {
 			return fmt.Errorf("String didn't validate.")
 		}
-	case gocql.TypeInet:
+	case cqldriver.TypeInet:
 		if len(b) != 0 && len(b) != 4 && len(b) != 16 {
 			return fmt.Errorf("Invalid length for inet address: %d", len(b))
 		}
-	case gocql.TypeDecimal:
+	case cqldriver.TypeDecimal:
 		if len(b) != 0 && len(b) < 4 {
 			return fmt.Errorf("Expected 0 or at least 4 bytes for a decimal (%d)", len(b))
 		}
@@ -228,7 +409,7 @@ func (t *cqlType) elements(b []byte) ([][]byte, error) {
 	}
 	n := int(int32(binary.BigEndian.Uint32(b)))
 	per := 1
-	if t.kind == gocql.TypeMap {
+	if t.kind == cqldriver.TypeMap {
 		per = 2
 	}
 	if n < 0 || n > len(b) {
@@ -280,9 +461,46 @@ func serialize(elems [][]byte, per int) []byte {
 	return b
 }
 
+// udtValues splits a serialized user-defined type value (each field in
+// order as an int32 length and its bytes, -1 for null; trailing fields
+// may be left out, which are null) and validates each field. The result
+// has one entry per field of the type, nil for a null.
+func (t *cqlType) udtValues(b []byte) ([][]byte, error) {
+	out := make([][]byte, len(t.fields))
+	r := b
+	for i := range t.fields {
+		if len(r) == 0 {
+			break
+		}
+		if len(r) < 4 {
+			return nil, fmt.Errorf("Not enough bytes to read field %s of %s", t.fields[i].name, t.udt)
+		}
+		l := int(int32(binary.BigEndian.Uint32(r)))
+		r = r[4:]
+		if l < 0 {
+			continue
+		}
+		if l > len(r) {
+			return nil, fmt.Errorf("Not enough bytes to read field %s of %s", t.fields[i].name, t.udt)
+		}
+		if err := t.fields[i].typ.validate(r[:l]); err != nil {
+			return nil, err
+		}
+		out[i] = r[:l:l]
+		r = r[l:]
+	}
+	if len(r) != 0 {
+		return nil, fmt.Errorf("Invalid remaining data after end of UDT value")
+	}
+	return out, nil
+}
+
 // normalize puts a valid value in the form Cassandra stores: the elements
 // of a set sorted and without duplicates, a map's entries sorted by key
-// with the last value of a repeated key, recursively.
+// with the last value of a repeated key, recursively. A user-defined
+// type's value is kept as received, collections inside it included: a
+// Cassandra 5.0 node was seen to return a set inside a frozen UDT in the
+// order sent, duplicates and all.
 func (t *cqlType) normalize(b []byte) []byte {
 	if !t.isCollection() {
 		return b
@@ -292,12 +510,12 @@ func (t *cqlType) normalize(b []byte) []byte {
 		return b
 	}
 	switch t.kind {
-	case gocql.TypeList:
+	case cqldriver.TypeList:
 		for i, e := range elems {
 			elems[i] = t.elem.normalize(e)
 		}
 		return serialize(elems, 1)
-	case gocql.TypeSet:
+	case cqldriver.TypeSet:
 		for i, e := range elems {
 			elems[i] = t.elem.normalize(e)
 		}

@@ -8,7 +8,10 @@ import (
 	"github.com/gocql/gocql"
 )
 
-func init() { cqldriver.RegisterCodec("gocql", codec{}) }
+func init() {
+	cqldriver.RegisterCodec("gocql", codec{})
+	cqldriver.RegisterClassifier(classify)
+}
 
 // codec is gocql's marshaller as a cqldriver.Codec.
 type codec struct{}

@@ -10,7 +10,10 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 )
 
-func init() { cqldriver.RegisterCodec("gocql-v2", codec{}) }
+func init() {
+	cqldriver.RegisterCodec("gocql-v2", codec{})
+	cqldriver.RegisterClassifier(classify)
+}
 
 // codec is the v2 driver's marshaller as a cqldriver.Codec.
 type codec struct{}
