@@ -133,11 +133,11 @@ func ScannerOf(f *Field, t *Type) Scanner {
 type KeyCheck int
 
 const (
-	KeyAlwaysSet KeyCheck = iota // every value is a valid key: numbers, booleans
-	KeyIsZero                    // a time.Time: IsZero()
-	KeyZeroUUID                  // a uuid or timeuuid: cqlgenimpl.IsZeroUUID
-	KeyEmptyLen                  // a blob or collection: len() == 0
-	KeyEmptyString               // a string: == ""
+	KeyAlwaysSet   KeyCheck = iota // every value is a valid key: numbers, booleans
+	KeyIsZero                      // a time.Time: IsZero()
+	KeyZeroUUID                    // a uuid or timeuuid: cqlgenimpl.IsZeroUUID
+	KeyEmptyLen                    // a blob or collection: len() == 0
+	KeyEmptyString                 // a string: == ""
 )
 
 // KeyCheckOf is how an empty value of f is told: the key checks' empty,
