@@ -217,3 +217,29 @@ func TestValueGoType(t *testing.T) {
 		}
 	}
 }
+
+// Versioned: in several tables, not immutable, no counters. Partial: a
+// table without some of its entity's fields.
+func TestVersionedAndPartial(t *testing.T) {
+	o := newOrder()
+	if !o.e.Versioned() {
+		t.Error("an entity in three tables is not versioned")
+	}
+	if o.orders.Partial() || !o.byStatus.Partial() || !o.coupons.Partial() {
+		t.Errorf("Partial: orders %v, orders_by_id %v, orders_by_coupon %v; want false, true, true", o.orders.Partial(), o.byStatus.Partial(), o.coupons.Partial())
+	}
+	o.e.Immutable = true
+	if o.e.Versioned() {
+		t.Error("an immutable entity is versioned")
+	}
+	o.e.Immutable = false
+	o.cpn.Type = &Type{Name: "counter"}
+	if o.e.Versioned() {
+		t.Error("an entity with a counter is versioned")
+	}
+	o.cpn.Type = &Type{Name: "text"}
+	o.e.Tables = o.e.Tables[:1]
+	if o.e.Versioned() {
+		t.Error("an entity in one table is versioned")
+	}
+}
