@@ -21,6 +21,7 @@ import (
 	"github.com/cqlgen/cqlgen/bench/internal/benchenv"
 	"github.com/cqlgen/cqlgen/gen"
 	"github.com/cqlgen/cqlgen/internal/emit"
+	"github.com/cqlgen/cqlgen/internal/emit/cqlschema"
 )
 
 // Workload 6: the generator at scale. A synthetic package of 50 entities
@@ -223,7 +224,7 @@ func BenchmarkEmit(b *testing.B) {
 	b.Run("stage=schema", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := emit.Schema(m); err != nil {
+			if _, err := cqlschema.Schema(m); err != nil {
 				b.Fatal(err)
 			}
 		}

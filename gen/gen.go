@@ -18,6 +18,8 @@ import (
 
 	"github.com/cqlgen/cqlgen/internal/diag"
 	"github.com/cqlgen/cqlgen/internal/emit"
+	"github.com/cqlgen/cqlgen/internal/emit/cqlschema"
+	"github.com/cqlgen/cqlgen/internal/emit/review"
 	"github.com/cqlgen/cqlgen/internal/load"
 	"github.com/cqlgen/cqlgen/internal/model"
 	"github.com/cqlgen/cqlgen/internal/validate"
@@ -123,7 +125,7 @@ func Generate(opts Options) (*Result, error) {
 		if len(mp.Entities) == 0 || hasErrorIn(diags, mp.Dir) {
 			continue
 		}
-		schema, err := emit.Schema(mp)
+		schema, err := cqlschema.Schema(mp)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", mp.Path, err)
 		}
@@ -133,7 +135,7 @@ func Generate(opts Options) (*Result, error) {
 			return nil, fmt.Errorf("%s: %w", mp.Path, err)
 		}
 		out.Files[GoFile] = code
-		review, err := emit.Review(mp, validate.Verdicts(mp))
+		review, err := review.Review(mp, validate.Verdicts(mp))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", mp.Path, err)
 		}

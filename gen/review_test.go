@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/cqlgen/cqlgen/gen"
-	"github.com/cqlgen/cqlgen/internal/emit"
+	"github.com/cqlgen/cqlgen/internal/emit/review"
 	"github.com/cqlgen/cqlgen/internal/model"
 )
 
@@ -179,7 +179,7 @@ func keyWords(tb *model.Table) string {
 // is (source of truth, unique, counter, sparse, deprecated) said and
 // styled; every access pattern carries the table's full key and points
 // at its table, every index pattern at its index and the index at its
-// table; and a package of more than emit.DiagramLimit tables and indexes
+// table; and a package of more than review.DiagramLimit tables and indexes
 // is drawn one entity a diagram.
 func TestReviewDiagrams(t *testing.T) {
 	patterns := []string{"../example/..."}
@@ -208,7 +208,7 @@ func TestReviewDiagrams(t *testing.T) {
 					}
 				}
 			}
-			split := nodes > emit.DiagramLimit
+			split := nodes > review.DiagramLimit
 			if !split && len(ds) != 1 || split && len(ds) != len(p.Model.Entities) {
 				t.Fatalf("%d tables and indexes in %d entities drawn in %d diagrams", nodes, len(p.Model.Entities), len(ds))
 			}
@@ -351,7 +351,7 @@ func checkTableNode(t *testing.T, tb *model.Table, lbl string, seen map[string]i
 	want := []string{"<b>" + tb.Name + "</b>"}
 	ttl := "no TTL"
 	if tb.TTL > 0 {
-		ttl = "TTL " + emit.Duration(tb.TTL)
+		ttl = "TTL " + model.HumanDuration(tb.TTL)
 		seen["ttl"]++
 	}
 	want = append(want, ttl)

@@ -3,9 +3,33 @@
 // self-contained.
 package templates
 
-import "embed"
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"sync"
+	"text/template"
+)
 
 // FS holds every template, by file name.
 //
 //go:embed *.tmpl
 var FS embed.FS
+
+var parsed = sync.OnceValues(func() (*template.Template, error) {
+	return template.New("").ParseFS(FS, "*.tmpl")
+})
+
+// Render executes the template of the given file name on data. The
+// templates are parsed once, on first use.
+func Render(name string, data any) ([]byte, error) {
+	t, err := parsed()
+	if err != nil {
+		return nil, fmt.Errorf("parsing templates: %w", err)
+	}
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, name, data); err != nil {
+		return nil, fmt.Errorf("rendering %s: %w", name, err)
+	}
+	return buf.Bytes(), nil
+}

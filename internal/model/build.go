@@ -173,7 +173,7 @@ func (b *builder) field(lf *load.Field) *Field {
 		}
 		return nil
 	}
-	f := &Field{GoName: lf.Name, Pos: lf.Pos, ColPos: lf.Pos, Go: lf.Type}
+	f := &Field{GoName: lf.Name, Pos: lf.Pos, ColPos: lf.Pos, Go: lf.Type, GoType: GoTypeOf(lf.Type), enum: enumConsts(lf.Type)}
 	if ft.Column != nil {
 		f.Column, f.ColPos = ft.Column.Name, b.tagPos(lf, ft.Column.Off)
 	} else {

@@ -14,10 +14,19 @@ type EnumConst struct {
 	Value string // as a where condition writes it: a string's value, a number, true or false
 }
 
-// EnumConsts lists the constants declared of the field's named type, in
-// name order; nil when the type is not named or has none.
-func (f *Field) EnumConsts() []EnumConst {
-	named, ok := types.Unalias(deref(f.Go)).(*types.Named)
+// EnumConsts lists the constants declared of the field's named type (a
+// pointer's element type for a nullable field), in name order; nil when
+// the type is not named or has none. They are read once, when the model
+// is built.
+func (f *Field) EnumConsts() []EnumConst { return f.enum }
+
+// enumConsts reads the constants declared of t's named type from its
+// package's scope.
+func enumConsts(t types.Type) []EnumConst {
+	if t == nil {
+		return nil
+	}
+	named, ok := types.Unalias(deref(t)).(*types.Named)
 	if !ok || named.Obj().Pkg() == nil {
 		return nil
 	}
@@ -63,18 +72,15 @@ const (
 // CondKindOf classifies the field's Go type, a pointer's element type for
 // a nullable field.
 func CondKindOf(f *Field) CondKind {
-	if f.Go == nil {
-		return CondOther
-	}
-	b, ok := deref(f.Go).Underlying().(*types.Basic)
+	g := f.GoType.Deref()
 	switch {
-	case !ok:
+	case g == nil:
 		return CondOther
-	case b.Info()&types.IsString != 0:
+	case g.IsString():
 		return CondString
-	case b.Info()&types.IsBoolean != 0:
+	case g.IsBool():
 		return CondBool
-	case b.Info()&types.IsInteger != 0:
+	case g.IsInteger():
 		return CondInt
 	}
 	return CondOther

@@ -124,7 +124,11 @@ type Field struct {
 	ColPos   token.Position // the db tag value, or the field's name when defaulted
 	Type     *Type          // nil when the Go type has no mapping
 	Nullable bool           // a pointer field: nil is bound as unset
-	Go       types.Type     // the Go type, for the Go emitter
+	Go       types.Type     // the Go type, for building and checking the model
+	// GoType is the Go type as the emitters print it and decide its
+	// binding by, described once at build time; nil when the type is not
+	// known (a load error).
+	GoType *GoType
 	// Unique: cql:"type,unique" says no two entities share a value of the
 	// column (a uuid or timeuuid made fresh for each), so a key holding it
 	// tells entities apart by itself. UniquePos is where the option is.
@@ -142,6 +146,7 @@ type Field struct {
 	MaskPos token.Position
 
 	path []int // field indexes from the struct that holds the field
+	enum []EnumConst
 }
 
 // Type is a CQL type.

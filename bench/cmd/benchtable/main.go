@@ -306,7 +306,7 @@ func generator(w io.Writer, r results) {
 		t.add(impl.what, num(ns/1e6, ok), ratio(q, qok), num(r.get(n, "B/op")), num(r.get(n, "allocs/op")))
 	}
 	for _, st := range []struct{ name, what string }{
-		{"schema", "emit.Schema (model made beforehand)"},
+		{"schema", "cqlschema.Schema (model made beforehand)"},
 		{"repositories", "emit.Repositories (model made beforehand)"},
 		{"format-only", "go/format alone on emit.Repositories' output, on every core: its floor"},
 	} {

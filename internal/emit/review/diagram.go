@@ -1,4 +1,4 @@
-package emit
+package review
 
 import (
 	"fmt"
@@ -56,7 +56,7 @@ type reviewClass struct{ Name, Style, IDs string }
 func diagrams(p *model.Package, verdicts map[*model.Table][]model.Verdict) []reviewDiagram {
 	nodes := 0
 	for _, e := range p.Entities {
-		nodes += len(e.Tables) + len(readIndexes(e))
+		nodes += len(e.Tables) + len(e.ReadIndexes())
 	}
 	if nodes <= DiagramLimit {
 		return []reviewDiagram{diagram("", p.Entities, verdicts)}
@@ -66,18 +66,6 @@ func diagrams(p *model.Package, verdicts map[*model.Table][]model.Verdict) []rev
 		ds = append(ds, diagram(e.GoName, []*model.Entity{e}, verdicts))
 	}
 	return ds
-}
-
-// readIndexes are e's index patterns that name one of its tables (the
-// others are reported, and generate nothing).
-func readIndexes(e *model.Entity) []*model.Index {
-	var ixs []*model.Index
-	for _, ix := range e.Indexes {
-		if ix.On != nil {
-			ixs = append(ixs, ix)
-		}
-	}
-	return ixs
 }
 
 // diagram draws the entities' tables, indexes and access patterns.
@@ -105,7 +93,7 @@ func diagram(heading string, entities []*model.Entity, verdicts map[*model.Table
 				writes = append(writes, reviewEdge{From: id, Label: "replaced by", To: tableNodeID(t.ReplacedBy), Dotted: true})
 			}
 		}
-		for _, ix := range readIndexes(e) {
+		for _, ix := range e.ReadIndexes() {
 			id := "ix_" + ix.Name
 			g.Nodes = append(g.Nodes, reviewNode{ID: id, Open: "{{\"", Label: indexLabel(ix), Close: "\"}}"})
 			g.Patterns = append(g.Patterns, reviewPattern{ID: "q_" + id, Label: indexPatternLabel(ix)})
@@ -195,7 +183,7 @@ func tableLabel(t *model.Table, verdicts []model.Verdict) string {
 func ttlAndBucket(t *model.Table) string {
 	ttl, bucket := "no TTL", "no bucket"
 	if t.TTL > 0 {
-		ttl = "TTL " + Duration(t.TTL)
+		ttl = "TTL " + model.HumanDuration(t.TTL)
 	}
 	if b := t.Bucket; b != nil {
 		bucket = "bucket " + b.Column + " = " + mermaidText(b.Expr())
@@ -250,7 +238,7 @@ func patternLabel(t *model.Table) string {
 			params = append(params, c.Name)
 		}
 	}
-	call := fmt.Sprintf("%s.%s(%s)", t.Entity.GoName, readMethod(t), strings.Join(params, ", "))
+	call := fmt.Sprintf("%s.%s(%s)", t.Entity.GoName, t.ReadMethod(), strings.Join(params, ", "))
 	if t.Deprecated {
 		call += " · deprecated"
 	}

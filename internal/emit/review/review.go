@@ -1,4 +1,9 @@
-package emit
+// Package review emits schema.md, the review page of a package's model:
+// its access patterns with partition estimates and verdicts, indexes,
+// table options, fan-out, what other readers must skip, every statement
+// the repository can send, and Mermaid diagrams, rendered through
+// templates/schema.md.tmpl.
+package review
 
 import (
 	"fmt"
@@ -6,6 +11,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/internal/model"
+	"github.com/cqlgen/cqlgen/templates"
 )
 
 type reviewView struct {
@@ -67,7 +73,7 @@ func Review(p *model.Package, verdicts map[*model.Table][]model.Verdict) ([]byte
 			v.Tables = append(v.Tables, reviewRow(e, t, verdicts))
 			v.Statements = append(v.Statements, listing(fmt.Sprintf("`%s` (%s.%s)", t.Name, e.GoName, t.Method), t.Spec()))
 		}
-		for _, ix := range readIndexes(e) {
+		for _, ix := range e.ReadIndexes() {
 			v.Indexes = append(v.Indexes, reviewIndexRow(ix))
 			if s := ix.Spec(); s != nil {
 				v.Statements = append(v.Statements, listing(fmt.Sprintf("`%s` through index `%s` (%s.%s)", ix.On.Name, ix.Name, e.GoName, ix.Method), s))
@@ -85,7 +91,7 @@ func Review(p *model.Package, verdicts map[*model.Table][]model.Verdict) ([]byte
 		v.Statics = v.Statics || r.static
 	}
 	v.Diagrams = diagrams(p, verdicts)
-	return render("schema.md.tmpl", v)
+	return templates.Render("schema.md.tmpl", v)
 }
 
 func reviewRow(e *model.Entity, t *model.Table, verdicts map[*model.Table][]model.Verdict) reviewTable {
@@ -112,7 +118,7 @@ func reviewRow(e *model.Entity, t *model.Table, verdicts map[*model.Table][]mode
 		r.Clustering = "—"
 	}
 	if t.TTL > 0 {
-		r.TTL = Duration(t.TTL)
+		r.TTL = model.HumanDuration(t.TTL)
 	}
 	if b := t.Bucket; b != nil {
 		r.Bucket = "`" + b.Column + " = " + b.Expr() + "`"
@@ -164,15 +170,6 @@ func reviewRow(e *model.Entity, t *model.Table, verdicts map[*model.Table][]mode
 	return r
 }
 
-// readMethod is the repository method that serves t's access pattern: its
-// read method, or Get where that already reads the pattern's one row.
-func readMethod(t *model.Table) string {
-	if t.HasRead() {
-		return t.Method
-	}
-	return "Get"
-}
-
 // reviewReader is a table holding columns or rows that only the write
 // protocol gives meaning to, and what any other reader of the table (cqlsh,
 // an analytics job, another service, change data capture) must do about
@@ -210,7 +207,7 @@ func reviewReaders(p *model.Package) []reviewReader {
 			var rules []string
 			switch {
 			case grave:
-				rules = append(rules, fmt.Sprintf("graves: `%s = true`, kept %s", model.DeletedColumn, Duration(t.GraveTTL())))
+				rules = append(rules, fmt.Sprintf("graves: `%s = true`, kept %s", model.DeletedColumn, model.HumanDuration(t.GraveTTL())))
 			case claim:
 				rules = append(rules, fmt.Sprintf("claims left by a failed write: confirm each in `%s`", e.Canonical.Name))
 			}

@@ -1,34 +1,15 @@
-// Package emit is the generator's last stage: it renders a validated model
-// into the files cqlgen writes. CQL and documentation come from the
-// text/template files under templates/; Go code is built with jennifer.
-package emit
+// Package cqlschema emits schema.cql, the DDL of a package's model: its
+// keyspace, user-defined types, tables and indexes, rendered through
+// templates/schema.cql.tmpl from what the model decided.
+package cqlschema
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
-	"sync"
-	"text/template"
 
 	"github.com/cqlgen/cqlgen/internal/model"
 	"github.com/cqlgen/cqlgen/templates"
 )
-
-var parsed = sync.OnceValues(func() (*template.Template, error) {
-	return template.New("").ParseFS(templates.FS, "*.tmpl")
-})
-
-func render(name string, data any) ([]byte, error) {
-	t, err := parsed()
-	if err != nil {
-		return nil, fmt.Errorf("parsing templates: %w", err)
-	}
-	var buf bytes.Buffer
-	if err := t.ExecuteTemplate(&buf, name, data); err != nil {
-		return nil, fmt.Errorf("rendering %s: %w", name, err)
-	}
-	return buf.Bytes(), nil
-}
 
 type schemaView struct {
 	Package  string
@@ -78,7 +59,7 @@ func Schema(p *model.Package) ([]byte, error) {
 	for _, t := range p.Tables() {
 		v.Tables = append(v.Tables, table(t))
 	}
-	return render("schema.cql.tmpl", v)
+	return templates.Render("schema.cql.tmpl", v)
 }
 
 // udtView lays out a user-defined type's fields as a table's columns.
@@ -114,7 +95,7 @@ func table(t *model.Table) tableView {
 		tv.Bucket = fmt.Sprintf("%s = %s", b.Column, bucketWords(b))
 	}
 	if t.TTL > 0 {
-		tv.TTL = Duration(t.TTL)
+		tv.TTL = model.HumanDuration(t.TTL)
 	}
 	width := 0
 	for _, c := range t.Columns {
@@ -188,23 +169,4 @@ func bucketWords(b *model.Bucket) string {
 		return fmt.Sprintf("the first day of the UTC month of %s; reads walk back month by month", b.Source.Name)
 	}
 	return fmt.Sprintf("the first day of the %d-day range (counted from %s) holding %s; reads walk back range by range", b.N, b.StartDate(), b.Source.Name)
-}
-
-// Duration writes seconds the way a person would: 90 days, 12 hours.
-// Days are the largest unit, as TTLs are reasoned about in days.
-func Duration(s int64) string {
-	units := []struct {
-		secs int64
-		name string
-	}{{86400, "day"}, {3600, "hour"}, {60, "minute"}, {1, "second"}}
-	for _, u := range units {
-		if s%u.secs == 0 {
-			n := s / u.secs
-			if n == 1 {
-				return "1 " + u.name
-			}
-			return fmt.Sprintf("%d %ss", n, u.name)
-		}
-	}
-	return "0 seconds"
 }
