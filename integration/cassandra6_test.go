@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gocql/gocql"
 
@@ -34,6 +33,16 @@ func cassandra6(t *testing.T) (*gocql.Session, string) {
 		t.Fatalf("%s=%q but %s=%q: the keyspace helper must use the Cassandra 6 node; run make test-integration-c6",
 			EnvCassandra6Hosts, hosts, cassandratest.EnvHosts, os.Getenv(cassandratest.EnvHosts))
 	}
+	// Registered first, so it runs last: after the keyspace's cleanup,
+	// which must drop the Accord tables before the keyspace.
+	admin := cassandratest.Session(t)
+	var ks string
+	t.Cleanup(func() {
+		var n int
+		if err := admin.Query("SELECT count(*) FROM system_schema.keyspaces WHERE keyspace_name = ?", ks).Scan(&n); err != nil || n != 0 {
+			t.Errorf("keyspace %s left behind (%d, %v)", ks, n, err)
+		}
+	})
 	session, ks := cassandratest.Keyspace(t)
 	var version string
 	if err := session.Query("SELECT release_version FROM system.local").Scan(&version); err != nil {
@@ -206,18 +215,29 @@ func TestCassandra6Transactions(t *testing.T) {
 				continue
 			}
 			code, msg := serverError(t, c.what, err)
-			_ = code
-			_ = msg
+			if code != cqldriver.CodeInvalid || !strings.Contains(msg, "is unsupported with Accord") {
+				t.Errorf("%s: code 0x%04x %q, want Invalid: ... is unsupported with Accord ...", c.what, code, msg)
+			}
 		}
-		// The runtime's defaults are the local levels.
+		// The runtime's defaults are the local levels: a session on
+		// Accord tables must be given QUORUM and SERIAL.
 		err := gocqlv1.NewSession(raw, nil).Exec(ctx, cqldriver.Query{Stmt: c6Statement(ins, cqldriver.Write)})
-		serverError(t, "runtime session with default levels, plain INSERT", err)
+		if _, msg := serverError(t, "runtime session with default levels, plain INSERT", err); !strings.Contains(msg, "LOCAL_QUORUM is unsupported with Accord") {
+			t.Errorf("default levels: %q, want LOCAL_QUORUM refused", msg)
+		}
 	})
 
 	t.Run("USING TIMESTAMP and USING TTL are refused inside a transaction", func(t *testing.T) {
 		for _, using := range []string{"USING TIMESTAMP 1000", "USING TTL 60"} {
 			q := "BEGIN TRANSACTION INSERT INTO acct (id, version, name) VALUES (8, 1, 'eve') " + using + "; COMMIT TRANSACTION"
-			serverError(t, using+" in a transaction", raw.Query(q).Consistency(gocql.Quorum).Exec())
+			code, msg := serverError(t, using+" in a transaction", raw.Query(q).Consistency(gocql.Quorum).Exec())
+			if code != cqldriver.CodeInvalid || !strings.Contains(msg, "Updates within transactions may not specify custom") {
+				t.Errorf("%s: code 0x%04x %q, want Invalid: Updates within transactions may not specify custom ...", using, code, msg)
+			}
+			// The same outside a transaction is fine.
+			if err := raw.Query("INSERT INTO acct (id, version, name) VALUES (8, 1, 'eve') " + using).Consistency(gocql.Quorum).Exec(); err != nil {
+				t.Errorf("%s outside a transaction: %v", using, err)
+			}
 		}
 	})
 
@@ -226,17 +246,25 @@ func TestCassandra6Transactions(t *testing.T) {
 		if err := raw.Query(q).Consistency(gocql.Quorum).Exec(); err != nil {
 			t.Fatalf("transaction into acct_ttl: %v", err)
 		}
+		// 6.0-alpha2's bug: the row is acknowledged and then found
+		// nowhere, by a plain read or by one in a transaction.
 		var name string
 		err := raw.Query("SELECT name FROM acct_ttl WHERE id = 1").Consistency(gocql.Quorum).Scan(&name)
 		t.Logf("read back: %q, %v", name, err)
 		var tname string
 		terr := raw.Query("BEGIN TRANSACTION SELECT name FROM acct_ttl WHERE id = 1; COMMIT TRANSACTION").Consistency(gocql.Quorum).Scan(&tname)
 		t.Logf("read back in a transaction: %q, %v", tname, terr)
+		if !errors.Is(err, gocql.ErrNotFound) || !errors.Is(terr, gocql.ErrNotFound) {
+			t.Errorf("the row is readable (%q, %v; %q, %v): the alpha's default_time_to_live bug is gone; update docs/cassandra6.md", name, err, tname, terr)
+		}
+		// A plain insert into the same table reads back, and so does a
+		// transaction's insert into a table without a default TTL.
 		if err := raw.Query("INSERT INTO acct_ttl (id, name) VALUES (2, 'gus')").Consistency(gocql.Quorum).Exec(); err != nil {
 			t.Fatalf("plain insert into acct_ttl: %v", err)
 		}
-		err = raw.Query("SELECT name FROM acct_ttl WHERE id = 2").Consistency(gocql.Quorum).Scan(&name)
-		t.Logf("plain insert read back: %q, %v", name, err)
+		if err := raw.Query("SELECT name FROM acct_ttl WHERE id = 2").Consistency(gocql.Quorum).Scan(&name); err != nil || name != "gus" {
+			t.Errorf("plain insert read back: %q, %v; want gus", name, err)
+		}
 	})
 
 	t.Run("DROP KEYSPACE is refused while Accord tables exist", func(t *testing.T) {
@@ -248,7 +276,10 @@ func TestCassandra6Transactions(t *testing.T) {
 		if err := admin.Query("CREATE TABLE " + other + ".t (id int PRIMARY KEY) WITH transactional_mode = 'full'").Exec(); err != nil {
 			t.Fatal(err)
 		}
-		serverError(t, "DROP KEYSPACE with an Accord table", admin.Query("DROP KEYSPACE "+other).Exec())
+		_, msg := serverError(t, "DROP KEYSPACE with an Accord table", admin.Query("DROP KEYSPACE "+other).Exec())
+		if !strings.Contains(msg, "as it contains accord tables") {
+			t.Errorf("DROP KEYSPACE: %q, want ... as it contains accord tables", msg)
+		}
 		if err := admin.Query("DROP TABLE " + other + ".t").Exec(); err != nil {
 			t.Fatal(err)
 		}
@@ -256,5 +287,4 @@ func TestCassandra6Transactions(t *testing.T) {
 			t.Errorf("DROP KEYSPACE once its tables are dropped: %v", err)
 		}
 	})
-	_ = time.Second
 }
