@@ -74,9 +74,10 @@ test-integration-other:
 # Cassandra 6 (issue 28; docs/cassandra6.md): a node of its own running
 # 6.0-alpha2 with Accord transactions enabled, at C6_CASSANDRA_HOST beside
 # the default node, fetched once from Maven Central. Not part of make test.
-# test-integration-c6 starts it, runs the integration suite's
-# Cassandra 6 tests (RUN narrows them; CASSANDRA6_HOSTS names the node, and
-# CASSANDRA_HOSTS too, so -run can reach any test) and stops it again.
+# test-integration-c6 starts it, runs the Cassandra 6 tests of the
+# integration suite and of runtime/gocqlv2 (RUN picks others; the node is
+# CASSANDRA6_HOSTS, and CASSANDRA_HOSTS too, so -run can reach any test),
+# and stops it again.
 #   make test-integration-c6 RUN='TestCassandra6'
 C6_CASSANDRA_VERSION ?= 6.0-alpha2
 C6_CASSANDRA_HOST ?= 127.0.0.6
@@ -94,7 +95,8 @@ cassandra6-status:
 	$(C6_ENV) $(CASSANDRA) status
 
 test-integration-c6:
-	$(C6_ENV) $(WITH_CASSANDRA) sh -c 'cd integration && CASSANDRA6_HOSTS=$$CASSANDRA_HOSTS $(GO) test -count=1 -v -run '"'"'$(or $(RUN),Cassandra6)'"'"' ./...'
+	$(C6_ENV) $(WITH_CASSANDRA) sh -c 'set -e; export CASSANDRA6_HOSTS=$$CASSANDRA_HOSTS; \
+		for m in integration runtime/gocqlv2; do (cd $$m && $(GO) test -count=1 -v -run '"'"'$(or $(RUN),Cassandra6)'"'"' ./...); done'
 
 # The write protocol's randomized fault run at length: 20,000 writes of
 # tracks through a proxy that cuts connections, under each strategy; then
