@@ -343,11 +343,36 @@ func (c *Cassandra) Keyspace(t testing.TB, tweak ...func(*gocql.ClusterConfig)) 
 	// Registered before the keyspace session's Close, so it runs after it
 	// (cleanups run last in, first out) on the still open admin session.
 	t.Cleanup(func() {
-		if err := admin.Query("DROP KEYSPACE IF EXISTS " + name).Exec(); err != nil {
+		if err := dropKeyspace(admin, name); err != nil {
 			t.Errorf("cqlgentest: dropping keyspace %s: %v", name, err)
 		}
 	})
 	return connect(t, c.ClusterConfig(t, name), tweak), name
+}
+
+// dropKeyspace drops the keyspace name. Cassandra 6 refuses to drop a
+// keyspace that holds tables in Accord's transactional mode ("Cannot drop
+// keyspace ... as it contains accord tables"): then its tables are
+// dropped first, one by one, and the keyspace after them.
+func dropKeyspace(admin *gocql.Session, name string) error {
+	err := admin.Query("DROP KEYSPACE IF EXISTS " + name).Exec()
+	if err == nil || !strings.Contains(err.Error(), "accord tables") {
+		return err
+	}
+	it := admin.Query("SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?", name).Iter()
+	var tables []string
+	for table := ""; it.Scan(&table); {
+		tables = append(tables, table)
+	}
+	if cerr := it.Close(); cerr != nil {
+		return fmt.Errorf("%w; listing its tables: %v", err, cerr)
+	}
+	for _, table := range tables {
+		if derr := admin.Query(fmt.Sprintf("DROP TABLE IF EXISTS %s.%q", name, table)).Exec(); derr != nil {
+			return fmt.Errorf("%w; dropping its table %s: %v", err, table, derr)
+		}
+	}
+	return admin.Query("DROP KEYSPACE IF EXISTS " + name).Exec()
 }
 
 var notIdent = regexp.MustCompile(`[^a-z0-9]+`)

@@ -10,7 +10,9 @@
 #   cassandra.sh logs     print the tail of the node's logs
 #
 # Environment (all optional):
-#   CQLGEN_CASSANDRA_VERSION        Cassandra version            (5.0.8)
+#   CQLGEN_CASSANDRA_VERSION        Cassandra version            (5.0.8); a 6.x
+#                                   version gets Accord enabled (make
+#                                   cassandra6-start runs 6.0-alpha2)
 #   CQLGEN_CASSANDRA_DIR            throw-away node directory    (/tmp/cqlgen-cassandra)
 #   CQLGEN_CASSANDRA_START_TIMEOUT  seconds to wait for CQL      (180)
 #   CQLGEN_CASSANDRA_STOP_TIMEOUT   seconds before SIGKILL       (30)
@@ -228,6 +230,19 @@ counter_write_request_timeout: 10000ms
 concurrent_compactors: 1
 memtable_flush_writers: 1
 EOF
+    if [[ "$CASSANDRA_VERSION" == 6.* ]]; then
+        # Cassandra 6 (CEP-15): Accord, the transaction protocol, is off by
+        # default; tables still join it one by one, created WITH
+        # transactional_mode = 'full'. The keys are AccordConfig's in
+        # 6.0-alpha2 (its jar holds no default cassandra.yaml). Accord keeps
+        # its journal beside the commit log, under the node's own data.
+        cat >>"$conf/cassandra.yaml" <<EOF6
+# Cassandra 6: Accord transactions on (docs/cassandra6.md).
+accord:
+  enabled: true
+  journal_directory: $data/accord_journal
+EOF6
+    fi
     if [[ -n "${CQLGEN_CASSANDRA_YAML:-}" ]]; then
         printf '# From CQLGEN_CASSANDRA_YAML:\n%s\n' "$CQLGEN_CASSANDRA_YAML" >>"$conf/cassandra.yaml"
     fi

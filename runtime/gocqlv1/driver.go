@@ -59,7 +59,8 @@ type driver struct {
 // query builds the gocql query of r, and the retry policy it runs with.
 // Give both back with release once gocql is done with them.
 func (d *driver) query(ctx context.Context, r *cqldriver.Request) (*gocql.Query, *retryPolicy) {
-	q := d.s.Query(r.CQL, values(r.Values)...).WithContext(ctx)
+	// PreparedCQL: a transaction is prepared too, so its values are bound.
+	q := d.s.Query(cqldriver.PreparedCQL(r.CQL), values(r.Values)...).WithContext(ctx)
 	q.Idempotent(r.Idempotent).Consistency(gocql.Consistency(r.Consistency))
 	if r.SerialConsistency != 0 {
 		q.SerialConsistency(gocql.SerialConsistency(r.SerialConsistency))
@@ -159,7 +160,7 @@ func (d *driver) Batch(ctx context.Context, r *cqldriver.BatchRequest) error {
 }
 
 func (d *driver) RoutingKey(ctx context.Context, cql string, vs []any) (string, []byte, error) {
-	q := d.s.Query(cql, values(vs)...).WithContext(ctx)
+	q := d.s.Query(cqldriver.PreparedCQL(cql), values(vs)...).WithContext(ctx)
 	defer q.Release()
 	key, err := q.GetRoutingKey()
 	return q.Keyspace(), key, classify(err)

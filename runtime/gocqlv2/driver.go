@@ -60,7 +60,8 @@ type driver struct {
 // query builds the driver's query of r. The context is given when the
 // query runs (IterContext and the like): v2 deprecates WithContext.
 func (d *driver) query(r *cqldriver.Request) *gocql.Query {
-	q := d.s.Query(r.CQL, values(r.Values)...)
+	// PreparedCQL: a transaction is prepared too, so its values are bound.
+	q := d.s.Query(cqldriver.PreparedCQL(r.CQL), values(r.Values)...)
 	q.Idempotent(r.Idempotent).Consistency(gocql.Consistency(r.Consistency))
 	if r.SerialConsistency != 0 {
 		// v2 has one Consistency type for both phases; it panics on a
