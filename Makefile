@@ -55,8 +55,8 @@ test-unit:
 
 # RUN narrows the tests, as go test -run does (default: all).
 test-integration:
-	$(WITH_CASSANDRA) sh -c 'cd integration && $(GO) test -count=1 -v $(if $(RUN),-run '"'"'$(RUN)'"'"') ./...'
-	$(WITH_CASSANDRA) sh -c 'set -e; for m in $(NESTED_CASSANDRA); do (cd $$m && $(GO) test -count=1 -v $(if $(RUN),-run '"'"'$(RUN)'"'"') ./...); done'
+	$(WITH_CASSANDRA) sh -c 'cd integration && $(GO) test -count=1 -timeout 30m -v $(if $(RUN),-run '"'"'$(RUN)'"'"') ./...'
+	$(WITH_CASSANDRA) sh -c 'set -e; for m in $(NESTED_CASSANDRA); do (cd $$m && $(GO) test -count=1 -timeout 30m -v $(if $(RUN),-run '"'"'$(RUN)'"'"') ./...); done'
 
 # The integration suite on another Cassandra version (5.0.9; the default
 # node runs 5.0.8): a node of its own at OTHER_CASSANDRA_HOST, beside the
