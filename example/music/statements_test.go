@@ -12,6 +12,7 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqltest"
+	_ "github.com/cqlgen/cqlgen/runtime/gocqlv1"
 	"github.com/gocql/gocql"
 )
 
