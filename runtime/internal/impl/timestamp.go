@@ -1,4 +1,4 @@
-package cqlgenimpl
+package impl
 
 // DeleteThenInsert returns the timestamps for replacing a row whose primary
 // key changed: the delete of the old row at ts, the insert of the new one

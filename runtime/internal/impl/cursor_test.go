@@ -1,4 +1,4 @@
-package cqlgenimpl
+package impl
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package cqlgenimpl
+package impl
 
 // The runtime encodes keys with the codecs of the drivers linked into the
 // program; the package's tests link gocql v1's, as a program using the
