@@ -4,19 +4,24 @@
 // hand uses package cqlgen (github.com/cqlgen/cqlgen/runtime/cqlgen)
 // instead, whose API is kept stable.
 //
-// It is also the one door from generated code to the runtime's engine
-// (runtime/internal/engine), as protobuf-go's protoimpl is: engine.go
-// and bucket.go are aliases and one-line functions.
+// It is a door and nothing more, as protobuf-go's protoimpl is: every
+// name here is an alias, a constant or a one-line function of a package
+// under runtime/internal, where the work is done and which nothing
+// outside the runtime can import (TestFacadeIsThin keeps it so):
+//
+//   - impl.go: runtime/internal/impl, the implementation of generated
+//     repositories;
+//   - engine.go: runtime/internal/engine, calls, retries, idempotency;
+//   - bucket.go: runtime/internal/bucket, time and hash buckets.
 //
 // Generated code declares each table as a description (TableSpec, the
-// contract of internal/cqlspec); this package renders every statement of
-// the table from it, with the renderer that lists them on the review page
-// (schema.md), and runs them. It
-// reads pages (one partition, hash buckets merged, time buckets walked
-// back), encodes cursors, derives buckets, orders rows as Cassandra does,
-// and keeps the tables of an entity in step on Update and Delete, by the
-// write protocol that docs/protocol.md describes (its terms, states and
-// invariants).
+// contract of internal/cqlspec); impl renders every statement of the
+// table from it, with the renderer that lists them on the review page
+// (schema.md), and runs them. It reads pages (one partition, hash buckets
+// merged, time buckets walked back), encodes cursors, derives buckets,
+// orders rows as Cassandra does, and keeps the tables of an entity in
+// step on Update and Delete, by the write protocol that docs/protocol.md
+// describes (its terms, states and invariants).
 //
 // A generated file asserts SupportPackageIsVersion7 at compile time: built
 // against a runtime that no longer provides it, it fails to compile with

@@ -1,0 +1,213 @@
+package cqlgenimpl
+
+import (
+	"context"
+	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/internal/impl"
+)
+
+// The implementation of generated repositories, from runtime/internal/impl:
+// this file is its one door, as engine.go is the engine's. Each name is
+// impl's own, documented there; a function here only forwards its
+// arguments (TestFacadeIsThin keeps it so).
+
+// Tables. Generated code declares each table as a TableSpec, the
+// contract of internal/cqlspec; NewTable renders its statements, once.
+type (
+	TableSpec = impl.TableSpec
+	Column    = impl.Column
+	IndexSpec = impl.IndexSpec
+	Bucket    = impl.Bucket
+	Table     = impl.Table
+)
+
+const (
+	BucketOne  = impl.BucketOne
+	BucketHash = impl.BucketHash
+	BucketTime = impl.BucketTime
+)
+
+func NewTable(spec TableSpec) *Table { return impl.NewTable(spec) }
+func Cols(cols ...string) []Column   { return impl.Cols(cols...) }
+
+// Calls. Every method begins with Observe; a write method with Begin,
+// BeginVersioned or BeginWrite, which refuse a nil entity, empty keys and
+// the options the method does not honour (Allow).
+type (
+	Observed = impl.Observed
+	Allow    = impl.Allow
+)
+
+const (
+	AllowAbsent = impl.AllowAbsent
+	AllowTTL    = impl.AllowTTL
+)
+
+func Observe(ctx *context.Context, s cqlgen.Session, entity, method string) Observed {
+	return impl.Observe(ctx, s, entity, method)
+}
+
+func NewOptions(opts ...cqlgen.Option) cqlgen.Options { return impl.NewOptions(opts...) }
+func Now(o cqlgen.Options) int64                      { return impl.Now(o) }
+func EmptyKey(table, column string) error             { return impl.EmptyKey(table, column) }
+
+func Begin[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Option) (cqlgen.Options, error) {
+	return impl.Begin(e, check, o, opts)
+}
+
+func BeginVersioned[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Option) (cqlgen.Options, error) {
+	return impl.BeginVersioned(e, check, o, opts)
+}
+
+func BeginWrite[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Option, allow Allow) (cqlgen.Options, error) {
+	return impl.BeginWrite(e, check, o, opts, allow)
+}
+
+// Reads. A read method hands the runtime a static description (ReadSpec,
+// IndexRead, NearestRead) with its call's values; the runtime pages,
+// merges buckets (Merge) and encodes cursors.
+type (
+	ReadSpec[T any]    = impl.ReadSpec[T]
+	IndexRead[T any]   = impl.IndexRead[T]
+	NearestRead[T any] = impl.NearestRead[T]
+)
+
+func ReadPage[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T]) (cqlgen.Page[T], error) {
+	return impl.ReadPage(ctx, s, r)
+}
+
+func ReadIndex[T any](ctx context.Context, s cqlgen.Session, r IndexRead[T]) (cqlgen.Page[T], error) {
+	return impl.ReadIndex(ctx, s, r)
+}
+
+func ReadNearest[T any](ctx context.Context, s cqlgen.Session, r NearestRead[T]) ([]T, error) {
+	return impl.ReadNearest(ctx, s, r)
+}
+
+func Bounds[T, V any](r *ReadSpec[T], from, to *V, fromExclusive, toInclusive bool) {
+	impl.Bounds(r, from, to, fromExclusive, toInclusive)
+}
+
+func CheckPrefix(names []string, fixed, bounded []bool) error {
+	return impl.CheckPrefix(names, fixed, bounded)
+}
+
+func GetOne[T any](ctx context.Context, s cqlgen.Session, stmt *cqldriver.Statement, values []any, scan func(cqldriver.Iter, *T) bool) (*T, error) {
+	return impl.GetOne(ctx, s, stmt, values, scan)
+}
+
+func GetMany[T, K any](ctx context.Context, s cqlgen.Session, t *Table, prefix []any, keys []K, maxKeys int, scan func(cqldriver.Iter, *T) bool, key func(*T) K) (cqlgen.Found[T], error) {
+	return impl.GetMany(ctx, s, t, prefix, keys, maxKeys, scan, key)
+}
+
+func Merge[T any](lists [][]T, cmp func(a, b *T) int, limit int) ([]T, []int) {
+	return impl.Merge(lists, cmp, limit)
+}
+
+// Writes of an entity stored in one table (One), of counters, and of an
+// immutable entity (DeleteAll).
+type One[T any] = impl.One[T]
+
+func InsertOne[T any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, d *One[T], e *T) error {
+	return impl.InsertOne(ctx, s, base, opts, d, e)
+}
+
+func InsertOneIfAbsent[T any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, d *One[T], e *T) (cqlgen.Inserted[T], error) {
+	return impl.InsertOneIfAbsent(ctx, s, base, opts, d, e)
+}
+
+func UpdateOne[T any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, d *One[T], e *T) error {
+	return impl.UpdateOne(ctx, s, base, opts, d, e)
+}
+
+func DeleteOne[T any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, d *One[T], e *T) error {
+	return impl.DeleteOne(ctx, s, base, opts, d, e)
+}
+
+func AddCounters(ctx context.Context, s cqlgen.Session, o cqlgen.Options, q cqldriver.Query) error {
+	return impl.AddCounters(ctx, s, o, q)
+}
+
+func DeleteAll[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, get cqldriver.Query, scan func(cqldriver.Iter, *T) bool, deletes func(cur *T, ts int64) []cqldriver.Query) error {
+	return impl.DeleteAll(ctx, s, o, get, scan, deletes)
+}
+
+// The write protocol (docs/protocol.md): an entity's tables (Entity,
+// Projection), its canonical row (State, Change), and its operations.
+type (
+	Entity[T any]     = impl.Entity[T]
+	Projection[T any] = impl.Projection[T]
+	State[T any]      = impl.State[T]
+	Change            = impl.Change
+	Op                = impl.Op
+)
+
+const (
+	OpInsert = impl.OpInsert
+	OpUpdate = impl.OpUpdate
+	OpDelete = impl.OpDelete
+)
+
+func Write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *Entity[T], op Op, e *T) error {
+	return impl.Write(ctx, s, o, ent, op, e)
+}
+
+func Modify[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *Entity[T], key *T, check func(*T) error, change func(*T) error) (*T, error) {
+	return impl.Modify(ctx, s, o, ent, key, check, change)
+}
+
+func Versioned[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], e *T) (*T, int64, error) {
+	return impl.Versioned(ctx, s, ent, e)
+}
+
+func Resolve[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], i int, key []any) (*T, error) {
+	return impl.Resolve(ctx, s, ent, i, key)
+}
+
+func Latest(wts ...*int64) int64 { return impl.Latest(wts...) }
+
+func Maintain[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], entity string, repair bool, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return impl.Maintain(ctx, s, ent, entity, repair, o)
+}
+
+func Backfill[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], entity, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return impl.Backfill(ctx, s, ent, entity, table, o)
+}
+
+// Values: what a statement binds (unset for an absent field) and what a
+// scan fills, as cqlgen maps CQL types to Go.
+type Vector = impl.Vector
+
+func OrUnset[T any](p *T, unset bool) any             { return impl.OrUnset(p, unset) }
+func SliceOrUnset[S ~[]E, E any](s S, unset bool) any { return impl.SliceOrUnset(s, unset) }
+
+func MapOrUnset[M ~map[K]V, K comparable, V any](m M, unset bool) any {
+	return impl.MapOrUnset(m, unset)
+}
+
+func VectorOrUnset(v []float32, unset bool) any { return impl.VectorOrUnset(v, unset) }
+
+func CheckVector(table, column string, v []float32, dim int) error {
+	return impl.CheckVector(table, column, v, dim)
+}
+
+func ScanDuration(d *time.Duration) any           { return impl.ScanDuration(d) }
+func ScanSet[K comparable](m *map[K]struct{}) any { return impl.ScanSet(m) }
+func Present(dst any, ok *bool) any               { return impl.Present(dst, ok) }
+func Normalized(cqlType string, v any) any        { return impl.Normalized(cqlType, v) }
+func IsZeroUUID(u [16]byte) bool                  { return impl.IsZeroUUID(u) }
+func TimeOfUUID(u [16]byte) time.Time             { return impl.TimeOfUUID(u) }
+
+// Order: clustering values compared as Cassandra orders them.
+
+func CompareAs(cqlType string, a, b any) int            { return impl.CompareAs(cqlType, a, b) }
+func CompareBool(a, b bool) int                         { return impl.CompareBool(a, b) }
+func CompareBytes(a, b []byte) int                      { return impl.CompareBytes(a, b) }
+func CompareUUID(a, b [16]byte) int                     { return impl.CompareUUID(a, b) }
+func CompareTimeUUID(a, b [16]byte) int                 { return impl.CompareTimeUUID(a, b) }
+func CompareFloat32(a, b float32) int                   { return impl.CompareFloat32(a, b) }
+func CompareFloat64(a, b float64) int                   { return impl.CompareFloat64(a, b) }
+func CompareEncoded(t *cqldriver.Type, a, b []byte) int { return impl.CompareEncoded(t, a, b) }

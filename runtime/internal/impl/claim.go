@@ -1,0 +1,232 @@
+package impl
+
+import (
+	"bytes"
+	"context"
+	"errors"
+
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+)
+
+// Unique tables. A row of a unique table is a claim: its key, its owner
+// (the columns of the owner's canonical key the table's key lacks) and
+// cqlgen_claim, the version of the owner's change that claimed it. Claims
+// are written only by conditional writes, never by the fan-out, so that
+// Paxos alone orders them, whatever the clocks say:
+//
+//   - A change that gives an entity a unique key claims it before the
+//     change's own conditional write on the canonical row, with the
+//     change's version: INSERT ... IF NOT EXISTS, or, over a claim of its
+//     own from an attempt that did not land, a Take of it.
+//   - A claim held by another entity is a conflict if that entity holds
+//     the key (*cqlgen.UniqueConflictError). If not, the claim was left
+//     behind by a change that has not landed, and may be in flight: the
+//     writer first fences the owner, moving its version on by a
+//     conditional write (so that a change still in flight, conditional on
+//     the old version, cannot land), then takes the claim over, on the
+//     condition that owner and version are still the ones it read.
+//   - A change that gives a key up records it in the pending record, like
+//     a row to delete, and releases it after its conditional write: a
+//     conditional delete, if the claim is still the entity's and older
+//     than the change. Whoever completes the change releases it too.
+
+// claim claims e's key in unique table p for a change at version ts.
+func (ent *Entity[T]) claim(ctx context.Context, s cqlgen.Session, o cqlgen.Options, p *Projection[T], e *T, ts int64) error {
+	t := p.Table
+	row := p.Row(e, ts, false) // the table's Row columns, then the version
+	nkey := len(t.Spec.PartitionKey) + len(t.Spec.Clustering)
+	n := len(t.Row)
+	if len(row) != n+1 {
+		return errors.New("cqlgen: " + t.Spec.Name + ": a claim binds the wrong number of values")
+	}
+	key, mine := row[:nkey], row[nkey:n]
+	for attempt := 1; ; attempt++ {
+		applied, err := s.ExecCAS(ctx, cqldriver.Query{Stmt: t.Insert, Values: row, SerialConsistency: o.SerialConsistency}, sinks(n+1)...)
+		if err != nil || applied {
+			return err
+		}
+		cur, err := readClaim(ctx, s, t, key)
+		switch {
+		case errors.Is(err, cqlgen.ErrNotFound):
+			// Released since: claim it again.
+		case err != nil:
+			return err
+		case sameOwner(t, mine, cur.cols[nkey:n]):
+			// Our own, from an attempt that did not land: renew it.
+			if ok, err := ent.take(ctx, s, o, t, key, mine, ts, cur); ok || err != nil {
+				return err
+			}
+		default:
+			owner := make([]any, len(p.Owner))
+			for j, c := range p.Owner {
+				owner[j] = cqldriver.Encoded(cur.cols[c])
+			}
+			st, err := getValue(ctx, s, cqldriver.Query{Stmt: ent.Canonical.PreRead, Values: owner}, ent.ScanState)
+			found := err == nil
+			if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
+				return err
+			}
+			if found && !st.Deleted && p.holds(&st.Row) && SameKey(t, p.Key(&st.Row), key) {
+				return &cqlgen.UniqueConflictError{Table: t.Spec.Name, Columns: keyNames(t)}
+			}
+			if !found || st.Version < cur.version {
+				// The owner's change may be in flight: fence it first.
+				if ok, err := ent.fence(ctx, s, o, owner, &st, found); !ok || err != nil {
+					if err != nil {
+						return err
+					}
+					break
+				}
+			}
+			if ok, err := ent.take(ctx, s, o, t, key, mine, ts, cur); ok || err != nil {
+				return err
+			}
+		}
+		if attempt >= o.Attempts {
+			return &cqlgen.NotAppliedError{Table: t.Spec.Name}
+		}
+		if err := casBackoff.Wait(ctx, attempt); err != nil {
+			return err
+		}
+	}
+}
+
+// take moves the claim cur to owner mine at version ts, if it is still
+// cur's.
+func (ent *Entity[T]) take(ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *Table, key, mine []any, ts int64, cur *claimRow) (bool, error) {
+	nkey := len(key)
+	values := append(append([]any(nil), mine...), ts)
+	values = append(values, key...)
+	for _, c := range cur.cols[nkey:len(t.Row)] {
+		values = append(values, cqldriver.Encoded(c))
+	}
+	values = append(values, cur.version)
+	return s.ExecCAS(ctx, cqldriver.Query{Stmt: t.Take, Values: values, SerialConsistency: o.SerialConsistency}, sinks(len(mine)+1)...)
+}
+
+// fence moves the version of an entity whose claim is to be taken over,
+// so that a change of it still in flight cannot land: a live entity keeps
+// its values; a grave, or an entity never written, becomes a grave.
+func (ent *Entity[T]) fence(ctx context.Context, s cqlgen.Session, o cqlgen.Options, owner []any, st *State[T], found bool) (bool, error) {
+	var old any
+	var oldVersion int64
+	if found {
+		old, oldVersion = st.Version, st.Version
+	}
+	stmt := ent.Canonical.FenceGrave
+	if found && !st.Deleted {
+		stmt = ent.Canonical.FenceLive
+	}
+	values := append([]any{nextVersion(max(oldVersion, st.StaticVersion), Now(o))}, owner...)
+	values = append(values, old)
+	return s.ExecCAS(ctx, cqldriver.Query{Stmt: stmt, Values: values, SerialConsistency: o.SerialConsistency}, sinks(1)...)
+}
+
+// release gives up the claim of key in unique table p, held by e's
+// entity, if it is older than the change at version ts that gives it up.
+func (ent *Entity[T]) release(ctx context.Context, s cqlgen.Session, o cqlgen.Options, p *Projection[T], e *T, key []any, ts int64) error {
+	t := p.Table
+	row := p.Row(e, 0, false)
+	nkey := len(t.Spec.PartitionKey) + len(t.Spec.Clustering)
+	values := append(append([]any(nil), key...), row[nkey:len(t.Row)]...)
+	values = append(values, ts)
+	_, err := s.ExecCAS(ctx, cqldriver.Query{Stmt: t.Release, Values: values, SerialConsistency: o.SerialConsistency}, sinks(len(t.Row)-nkey+1)...)
+	return err
+}
+
+// claimRow is a claim as read: the table's Row columns, encoded, and the
+// version of its claim.
+type claimRow struct {
+	cols    [][]byte
+	version int64
+}
+
+func readClaim(ctx context.Context, s cqlgen.Session, t *Table, key []any) (*claimRow, error) {
+	n := len(t.Row)
+	cells := make([]cell, n)
+	dest := make([]any, n+1)
+	for i := range cells {
+		dest[i] = &cells[i]
+	}
+	var version *int64
+	dest[n] = &version
+	it := s.Iter(ctx, cqldriver.Query{Stmt: t.Get, Values: key})
+	ok := it.Scan(dest...)
+	if err := it.Close(); err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, cqlgen.ErrNotFound
+	}
+	r := &claimRow{cols: make([][]byte, n)}
+	for i, c := range cells {
+		r.cols[i] = c
+	}
+	if version != nil {
+		r.version = *version
+	}
+	return r, nil
+}
+
+// sameOwner reports whether values (Go values) encode as the cells read,
+// a frozen set or map (which Cassandra sorts) in Cassandra's order.
+func sameOwner(t *Table, values []any, cells [][]byte) bool {
+	nkey := len(t.Spec.PartitionKey) + len(t.Spec.Clustering)
+	if len(values) != len(cells) {
+		return false
+	}
+	for i, v := range values {
+		typ, err := cqldriver.ParseType(t.Row[nkey+i].Type)
+		if err != nil {
+			return false
+		}
+		b, err := marshalSorted(typ, v)
+		if err != nil || !bytes.Equal(b, cells[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func keyNames(t *Table) []string {
+	var names []string
+	for _, c := range append(append([]Column(nil), t.Spec.PartitionKey...), t.Spec.Clustering...) {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+// sinks are the destinations of a conditional write's reply when it did
+// not apply: read and thrown away (what matters is read again).
+func sinks(n int) []any {
+	d := make([]any, n)
+	for i := range d {
+		d[i] = new(cell)
+	}
+	return d
+}
+
+// Resolve reads the entity that holds key in the unique table
+// ent.Projections[i]: the claim, then the owner's canonical row, which
+// must hold the key (a claim left behind by a change that never landed
+// does not count); cqlgen.ErrNotFound when no entity holds it.
+func Resolve[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], i int, key []any) (*T, error) {
+	p := &ent.Projections[i]
+	cur, err := readClaim(ctx, s, p.Table, key)
+	if err != nil {
+		return nil, err
+	}
+	owner := make([]any, len(p.Owner))
+	for j, c := range p.Owner {
+		owner[j] = cqldriver.Encoded(cur.cols[c])
+	}
+	st, err := getValue(ctx, s, cqldriver.Query{Stmt: ent.Canonical.State, Values: owner}, ent.ScanState)
+	if err != nil {
+		return nil, err
+	}
+	if st.Deleted || !p.holds(&st.Row) || !SameKey(p.Table, p.Key(&st.Row), key) {
+		return nil, cqlgen.ErrNotFound
+	}
+	return &st.Row, nil
+}

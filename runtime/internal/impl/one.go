@@ -1,0 +1,84 @@
+package impl
+
+import (
+	"context"
+
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+)
+
+// One describes, for its writes, the table of an entity stored in one
+// table that is not a counter table: generated code declares it once.
+type One[T any] struct {
+	Table *Table
+	// Check refuses an entity whose partition key values are empty.
+	Check func(*T) error
+	// Key is e's primary key, as Get binds it.
+	Key func(e *T) []any
+	// Row binds Insert for e at ts; with unset, nil pointers and empty
+	// collections are left unset.
+	Row func(e *T, ts int64, unset bool) []any
+	// Delete binds Delete for e at ts.
+	Delete func(e *T, ts int64) []any
+	Scan   func(cqldriver.Iter, *T) bool
+}
+
+func (d *One[T]) created(e *T, unset bool) []any { return d.Row(e, 0, unset) }
+
+// InsertOne is Insert of an entity stored in one table: the row written
+// at a client-side timestamp, nil pointers and empty collections left
+// unset; with cqlgen.IfAbsent, InsertAbsent.
+func InsertOne[T any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, d *One[T], e *T) error {
+	o, err := BeginWrite(e, d.Check, base, opts, AllowTTL|AllowAbsent)
+	if err != nil {
+		return err
+	}
+	if o.Expect == cqlgen.Absent {
+		return InsertAbsent(ctx, s, o, d.Table, e, d.Key(e), d.created, d.Scan)
+	}
+	return ApplyOne(ctx, s, o.Strategy, o.Idempotency, Now(o), func(ts int64) cqldriver.Query {
+		return InsertQuery(d.Table, o.TTL, d.Row(e, ts, true))
+	})
+}
+
+// InsertOneIfAbsent is InsertIfAbsent of an entity stored in one table.
+func InsertOneIfAbsent[T any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, d *One[T], e *T) (cqlgen.Inserted[T], error) {
+	o, err := BeginWrite(e, d.Check, base, opts, AllowTTL|AllowAbsent)
+	if err != nil {
+		return cqlgen.Inserted[T]{}, err
+	}
+	return InsertIfAbsent(ctx, s, o, d.Table, e, d.Key(e), d.created, d.Scan)
+}
+
+// UpdateOne is Update of an entity stored in one table: the whole row
+// written, nil pointers and empty collections clearing their columns.
+func UpdateOne[T any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, d *One[T], e *T) error {
+	o, err := BeginWrite(e, d.Check, base, opts, AllowTTL)
+	if err != nil {
+		return err
+	}
+	return ApplyOne(ctx, s, o.Strategy, o.Idempotency, Now(o), func(ts int64) cqldriver.Query {
+		return InsertQuery(d.Table, o.TTL, d.Row(e, ts, false))
+	})
+}
+
+// DeleteOne is Delete of an entity stored in one table.
+func DeleteOne[T any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, d *One[T], e *T) error {
+	o, err := Begin(e, d.Check, base, opts)
+	if err != nil {
+		return err
+	}
+	return ApplyOne(ctx, s, o.Strategy, o.Idempotency, Now(o), func(ts int64) cqldriver.Query {
+		return cqldriver.Query{Stmt: d.Table.Delete, Values: d.Delete(e, ts)}
+	})
+}
+
+// GetOne reads the row stmt selects with values into a new T;
+// cqlgen.ErrNotFound when there is none.
+func GetOne[T any](ctx context.Context, s cqlgen.Session, stmt *cqldriver.Statement, values []any, scan func(cqldriver.Iter, *T) bool) (*T, error) {
+	row, err := GetRow(ctx, s, cqldriver.Query{Stmt: stmt, Values: values}, scan)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
+}

@@ -1,0 +1,772 @@
+package impl
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+)
+
+// The write protocol of an entity stored in several tables. Its contract
+// is stated for users in docs/repositories.md; its vocabulary, the states
+// of the canonical row, what each write does to them and the invariants
+// I1-I14 that must hold whatever fails are in docs/protocol.md, which
+// also lists the tests that check each.
+//
+// In short: every write of the canonical row is one conditional write on
+// the version read, which also records the change's pending record; the
+// fan-out to the other tables follows, at the version's timestamps; the
+// next writer, or the same call run again, carries out what is pending.
+
+// Op is a write of the protocol.
+type Op uint8
+
+const (
+	OpInsert Op = iota + 1 // create, or replace keeping what e leaves unset
+	OpUpdate               // replace an entity that exists
+	OpDelete               // delete, leaving a grave
+	// opTouch writes a live entity again, unchanged, at a new version:
+	// repair's way to rewrite its rows in every table at a timestamp that
+	// wins over any write made outside the protocol before it.
+	opTouch
+	// opModify is OpUpdate for Modify, whose change is relative to what it
+	// read (a count plus one): finding the entity at another version with
+	// the very values it would write is a conflict all the same, since
+	// those values may be another writer's same step from the same start.
+	opModify
+)
+
+// State is the canonical row of an entity, as the protocol reads it.
+type State[T any] struct {
+	Row     T
+	Version int64
+	Deleted bool
+	Pending []byte
+	// StaticVersion is, where the canonical table has static columns, the
+	// version of the change that last set them (cqlgen_static_version);
+	// 0 for none. The version the entity is seen at is the greater of it
+	// and Version: a change of the partition's statics by another row's
+	// write is a change of this entity too.
+	StaticVersion int64
+	Writes        []byte // the record of the last changes (see settle.go)
+}
+
+// seen is the version of a live entity as readers and IfVersion see it.
+func (st *State[T]) seen() int64 { return max(st.Version, st.StaticVersion) }
+
+// Change is what a conditional write of the canonical row binds beside
+// the entity's values.
+type Change struct {
+	TS      int64  // the new version
+	Old     any    // the version read: an int64, or nil where there is no row
+	Pending []byte // the record of the change in flight (see encodePending)
+	Writes  []byte // the record of the last changes, this one last (see settle.go)
+	Unset   bool   // bind nil pointers and empty collections as unset (creating)
+	// Where the canonical table has static columns: the statics' new
+	// version (TS when the change sets them, else cqldriver.Unset), and
+	// their version read (an int64, or nil where there is none), which
+	// the write conditions on beside Old.
+	Static, OldStatic any
+}
+
+// Projection is a table other than the canonical one, as the protocol
+// writes it.
+type Projection[T any] struct {
+	Table *Table
+	// Holds reports whether the table holds e's row: the predicate of a
+	// sparse table (where:"..."); nil for a table that holds every entity.
+	// A change that makes it false deletes the row, as a change of its key
+	// moves it.
+	Holds func(e *T) bool
+	// Unique marks a unique table (table:"...,unique"): its rows are
+	// claims, which the protocol writes by conditional writes before the
+	// change and releases after it (see claim), never by the fan-out.
+	Unique bool
+	// Key is the primary key of e's row, bucket included.
+	Key func(e *T) []any
+	// Row binds the Insert of e's row at ts.
+	Row func(e *T, ts int64, unset bool) []any
+	// Writetimes is how many write timestamps the table's Scan selects,
+	// last: one for each regular column of one cell. Their greatest is
+	// when the row was last written.
+	Writetimes int
+	// Owner lists, in the order of the canonical primary key, the indexes
+	// in Table.Row of the canonical key's columns: how a row of the
+	// table names its entity. Nil when the table does not store them all.
+	Owner []int
+}
+
+// holds reports whether p holds e's row.
+func (p *Projection[T]) holds(e *T) bool { return p.Holds == nil || p.Holds(e) }
+
+// Entity is an entity's write protocol, declared by generated code.
+type Entity[T any] struct {
+	// Canonical is the source of truth; its Data lists, in order,
+	// the columns Data returns.
+	Canonical *Table
+	// Immutable marks an entity written once, without the protocol: only
+	// verify, repair and backfill use its description, and a State's
+	// Version + 1µs is its canonical row's write timestamp.
+	Immutable bool
+	// State binds CQL.State and Settle's key: the canonical primary key.
+	State     func(e *T) []any
+	ScanState func(cqldriver.Iter) (State[T], bool)
+	// Data is every column of e's canonical row, in Data order:
+	// equal data means there is nothing to change.
+	Data func(e *T) []any
+	// Merge returns e with the columns it leaves unset (nil pointers,
+	// empty collections) taken from cur: an Insert over a live entity. Nil
+	// when the entity has no such column.
+	Merge func(cur, e *T) T
+	// Change, Remove and Settle bind those statements.
+	Change, Remove func(e *T, c Change) []any
+	Settle         func(e *T, version int64) []any
+	Projections    []Projection[T]
+}
+
+// Write runs one write of an entity through the protocol. With an
+// idempotency key (cqlgen.WithIdempotencyKey), it applies at most once
+// per key, as Apply does; a write whose outcome it could not
+// settle is settled by the next call with the key (resume) before
+// anything is written again.
+func Write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *Entity[T], op Op, e *T) error {
+	if o.Idempotency.Key == "" {
+		return public(write(ctx, s, o, ent, op, e))
+	}
+	payload := PayloadHash([]cqldriver.Query{{Stmt: ent.Canonical.Change, Values: append([]any{uint8(op)}, ent.Data(e)...)}})
+	return IdempotentSettle(ctx, s, o.Idempotency, Now(o), payload, func(ctx context.Context, _ int64, settle []byte) error {
+		if settle != nil {
+			if done, err := ent.resume(ctx, s, o, o.Idempotency.Key, e, settle); done {
+				return err
+			}
+		}
+		return keyed(o.Idempotency.Key, write(ctx, s, o, ent, op, e))
+	})
+}
+
+func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *Entity[T], op Op, e *T) error {
+	t := ent.Canonical
+	for attempt := 1; ; attempt++ {
+		st, err := getValue(ctx, s, cqldriver.Query{Stmt: t.PreRead, Values: ent.State(e)}, ent.ScanState)
+		found := err == nil
+		if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
+			return err
+		}
+		live := found && !st.Deleted
+		part, err := ent.statics(ctx, s, e, &st, found)
+		if err != nil {
+			return err
+		}
+		if o.Expect != 0 {
+			actual := cqlgen.Absent
+			if live {
+				actual = st.seen()
+			}
+			if actual != o.Expect && !ent.reapplied(op, e, &st, live) {
+				return &cqlgen.VersionConflictError{Table: t.Spec.Name, Expected: o.Expect, Actual: actual}
+			}
+		}
+		next := e
+		switch op {
+		case OpInsert:
+			if live && ent.Merge != nil {
+				m := ent.Merge(&st.Row, e)
+				next = &m
+			}
+		case OpUpdate, opModify:
+			if !live {
+				if err := ent.complete(ctx, s, o, &st, found); err != nil {
+					return err
+				}
+				return cqlgen.ErrNotFound
+			}
+		case OpDelete:
+			next = nil
+		case opTouch:
+			if !live {
+				return ent.complete(ctx, s, o, &st, found)
+			}
+			next = &st.Row
+		}
+		if (next == nil && !live) || (op != opTouch && live && next != nil && ent.same(&st.Row, next)) {
+			// Nothing to change (a call run again after it applied, say):
+			// complete what the last change left pending.
+			return ent.complete(ctx, s, o, &st, found)
+		}
+		if found && len(st.Pending) > 0 {
+			// This change replaces the pending record: carry out its
+			// deletes first. Its inserts are superseded by this change's,
+			// but for the rows of tables sharing the statics, whose static
+			// cells hold other entities' values too.
+			var shared []cqldriver.Query
+			for _, p := range ent.Projections {
+				if !st.Deleted && p.sharesStatics() && p.holds(&st.Row) {
+					shared = append(shared, cqldriver.Query{Stmt: p.Table.Insert, Values: p.Row(&st.Row, st.Version+1, false)})
+				}
+			}
+			if err := ent.carryOut(ctx, s, o, &st.Row, st.Pending, st.Version, shared...); err != nil {
+				return err
+			}
+		}
+		var old any
+		var oldVersion int64
+		if found {
+			old, oldVersion = st.Version, st.Version
+		}
+		// Past the statics' version too: the rows of other tables that
+		// share them are written at versions in the order of the changes.
+		ts := nextVersion(max(oldVersion, part.version), Now(o))
+		if next != nil {
+			// Claim the unique keys the change gives the entity, first.
+			for i := range ent.Projections {
+				p := &ent.Projections[i]
+				if !p.Unique || !p.holds(next) {
+					continue
+				}
+				if op == opTouch || !live || !p.holds(&st.Row) || !SameKey(p.Table, p.Key(&st.Row), p.Key(next)) {
+					if err := ent.claim(ctx, s, o, p, next, ts); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		var moved []movedRow
+		if live {
+			for i, p := range ent.Projections {
+				if !p.holds(&st.Row) {
+					continue
+				}
+				k := p.Key(&st.Row)
+				if next == nil || !p.holds(next) || !SameKey(p.Table, k, p.Key(next)) {
+					moved = append(moved, movedRow{i, k})
+				}
+			}
+		}
+		pending, err := ent.encodePending(moved)
+		if err != nil {
+			return err
+		}
+		qs, releases := ent.fanOutOf(op, &st, live, next, moved, ts)
+		lost := lostWrite{found: found, old: oldVersion, ts: ts, id: newWriteID()}
+		c := Change{TS: ts, Old: old, Pending: pending, Writes: appendWrite(st.Writes, lost), Unset: !live, Static: cqldriver.Unset}
+		if part.version != 0 {
+			c.OldStatic = part.version
+		}
+		if part.on && (part.changedBy(ent, next) || ent.sharesStatics(qs)) {
+			c.Static = ts
+		}
+		q := cqldriver.Query{Stmt: t.Remove}
+		if next == nil {
+			q.Values = ent.Remove(e, c)
+		} else {
+			q.Stmt, q.Values = t.Change, ent.Change(next, c)
+		}
+		q.SerialConsistency = o.SerialConsistency
+		lost.sent = time.Now()
+		applied, err := s.ExecCAS(ctx, q, sinks(ent.conditions())...)
+		if err != nil {
+			if !maybeApplied(err) {
+				return err
+			}
+			// The reply was lost, or the round timed out: it may have
+			// applied. Learn which, or say it is unknown (with what a
+			// later call with the idempotency key settles it from); a
+			// caller that sends the call again must not apply it twice.
+			known, reads, why := false, 0, error(nil)
+			if applied, known, reads, why = ent.settle(ctx, s, o, e, lost); !known {
+				return &unsettledError{&cqlgen.WriteUnknownError{Table: t.Spec.Name, Err: err, Reads: reads, Cause: why}, lost}
+			}
+			if !applied {
+				return err
+			}
+		}
+		if !applied {
+			if attempt >= o.Attempts {
+				return &cqlgen.NotAppliedError{Table: t.Spec.Name}
+			}
+			if err := casBackoff.Wait(ctx, attempt); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := fanOut(ctx, s, o, qs); err != nil {
+			return err
+		}
+		for _, m := range releases {
+			if err := ent.release(ctx, s, o, &ent.Projections[m.projection], e, m.key, ts); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// fanOutOf is what a change at ts writes after its conditional write:
+// the deletes of the rows it moves and the inserts of its new rows, and
+// the claims of unique tables it gives up.
+func (ent *Entity[T]) fanOutOf(op Op, st *State[T], live bool, next *T, moved []movedRow, ts int64) ([]cqldriver.Query, []movedRow) {
+	var qs []cqldriver.Query
+	var releases []movedRow
+	for _, m := range moved {
+		p := ent.Projections[m.projection]
+		if p.Unique {
+			releases = append(releases, m)
+			continue
+		}
+		qs = append(qs, cqldriver.Query{Stmt: p.Table.Delete, Values: append([]any{ts}, m.key...)})
+	}
+	if next != nil {
+		for i, p := range ent.Projections {
+			if p.Unique || !p.holds(next) {
+				continue
+			}
+			if op != opTouch && live && !movedHas(moved, i) && p.holds(&st.Row) && !p.sharesStatics() && p.sameRow(&st.Row, next) {
+				// The row is what it was: a change of fields the table
+				// does not store touches only the tables that do. (A
+				// table sharing the statics gets the row all the same: its
+				// static cells may lag behind another entity's change.)
+				continue
+			}
+			qs = append(qs, cqldriver.Query{Stmt: p.Table.Insert, Values: p.Row(next, ts+1, !live)})
+		}
+	}
+	return qs, releases
+}
+
+// partStatics is what a write knows of the statics of its row's
+// partition, where the canonical table has static columns.
+type partStatics[T any] struct {
+	on      bool  // the canonical table has static columns
+	row     *T    // a row of the partition, which holds its statics; nil for none
+	version int64 // their version; 0 for none
+}
+
+// statics reads the statics of e's partition: the row's own, read with
+// it, or, when the row is not there, the partition's first row's.
+func (ent *Entity[T]) statics(ctx context.Context, s cqlgen.Session, e *T, st *State[T], found bool) (partStatics[T], error) {
+	t := ent.Canonical
+	switch {
+	case t.Partition == nil:
+		return partStatics[T]{}, nil
+	case found:
+		return partStatics[T]{on: true, row: &st.Row, version: st.StaticVersion}, nil
+	}
+	p, err := getValue(ctx, s, cqldriver.Query{Stmt: t.Partition, Values: ent.State(e)[:len(t.Spec.PartitionKey)]}, ent.ScanState)
+	if errors.Is(err, cqlgen.ErrNotFound) {
+		return partStatics[T]{on: true}, nil
+	}
+	if err != nil {
+		return partStatics[T]{}, err
+	}
+	return partStatics[T]{on: true, row: &p.Row, version: p.StaticVersion}, nil
+}
+
+// changedBy reports whether writing next sets the partition's statics
+// to other values, or to values they had without a version.
+func (p *partStatics[T]) changedBy(ent *Entity[T], next *T) bool {
+	if next == nil {
+		return false
+	}
+	if p.row == nil || p.version == 0 {
+		return true
+	}
+	var x, y []any
+	var types []string
+	a, b := ent.Data(p.row), ent.Data(next)
+	for i, c := range ent.Canonical.Data {
+		if c.Static {
+			x, y, types = append(x, a[i]), append(y, b[i]), append(types, c.Type)
+		}
+	}
+	return !sameEncoded(x, y, func(i int) string { return types[i] })
+}
+
+// sharesStatics reports whether qs write a row of a table that stores the
+// statics too: its static cells are written at the change's timestamp,
+// so the change moves the statics' version on, and the next change of
+// the partition writes after it.
+func (ent *Entity[T]) sharesStatics(qs []cqldriver.Query) bool {
+	for _, q := range qs {
+		for _, p := range ent.Projections {
+			if q.Stmt == p.Table.Insert && p.sharesStatics() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sharesStatics reports whether p stores static columns of the canonical
+// table's, static there too under the same partition key.
+func (p *Projection[T]) sharesStatics() bool {
+	for _, c := range p.Table.Row {
+		if c.Static {
+			return true
+		}
+	}
+	return false
+}
+
+// conditions is how many columns the canonical table's conditional
+// writes compare: the version, and the statics' where there are some.
+func (ent *Entity[T]) conditions() int {
+	if ent.Canonical.Partition != nil {
+		return 2
+	}
+	return 1
+}
+
+// maybeApplied reports whether a conditional write that returned err may
+// have applied: anything but an error that says the statement never ran
+// (refused as invalid, or never sent).
+func maybeApplied(err error) bool {
+	if errors.Is(err, cqlgen.ErrNoConnections) {
+		return false
+	}
+	if code, ok := cqldriver.ServerCode(err); ok {
+		switch code {
+		case cqldriver.CodeSyntax, cqldriver.CodeInvalid, cqldriver.CodeUnauthorized, cqldriver.CodeConfig,
+			cqldriver.CodeCredentials, cqldriver.CodeProtocol, cqldriver.CodeBootstrapping, cqldriver.CodeUnprepared:
+			return false
+		}
+	}
+	var opt *cqlgen.OptionError
+	return !errors.As(err, &opt)
+}
+
+// carryOut carries out what a pending record of the change at version
+// asks: its deletes, with the statements more, then the release of the
+// unique keys it gave up. e is the entity (its canonical key is all that
+// is used).
+func (ent *Entity[T]) carryOut(ctx context.Context, s cqlgen.Session, o cqlgen.Options, e *T, pending []byte, version int64, more ...cqldriver.Query) error {
+	qs, releases, err := ent.pendingDeletes(pending, version)
+	if err != nil {
+		return err
+	}
+	if err := fanOut(ctx, s, o, append(qs, more...)); err != nil {
+		return err
+	}
+	for _, m := range releases {
+		if err := ent.release(ctx, s, o, &ent.Projections[m.projection], e, m.key, version); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reapplied reports whether the entity already is what the write would
+// make it: the write itself, run again after its reply was lost (or an
+// identical one). An IfVersion or IfAbsent write that finds so is no
+// conflict: it completes what is pending and succeeds, as any write run
+// again does.
+func (ent *Entity[T]) reapplied(op Op, e *T, st *State[T], live bool) bool {
+	switch {
+	case op == opModify:
+		return false
+	case op == OpDelete:
+		return !live
+	case !live:
+		return false
+	case ent.same(&st.Row, e):
+		return true
+	}
+	if op == OpInsert && ent.Merge != nil {
+		m := ent.Merge(&st.Row, e)
+		return ent.same(&st.Row, &m)
+	}
+	return false
+}
+
+type movedRow struct {
+	projection int
+	key        []any
+}
+
+func movedHas(moved []movedRow, projection int) bool {
+	for _, m := range moved {
+		if m.projection == projection {
+			return true
+		}
+	}
+	return false
+}
+
+// sameRow reports whether p's rows of a and b hold the same values, as
+// Cassandra stores them. It answers false when it cannot tell.
+func (p *Projection[T]) sameRow(a, b *T) bool {
+	cols := p.Table.Row
+	x, y := p.Row(a, 0, false), p.Row(b, 0, false)
+	if len(cols) == 0 || len(x) != len(cols)+1 {
+		return false
+	}
+	return sameEncoded(x[:len(cols)], y[:len(cols)], func(i int) string { return cols[i].Type })
+}
+
+// Versioned reads the entity with e's key and its version, for a later
+// write with cqlgen.IfVersion; cqlgen.ErrNotFound when there is none.
+func Versioned[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], e *T) (*T, int64, error) {
+	return versioned(ctx, s, ent.Canonical.State, ent, e)
+}
+
+// versioned is Versioned with the statement to read with: State, or
+// PreRead for a write's own read.
+func versioned[T any](ctx context.Context, s cqlgen.Session, stmt *cqldriver.Statement, ent *Entity[T], e *T) (*T, int64, error) {
+	st, err := getValue(ctx, s, cqldriver.Query{Stmt: stmt, Values: ent.State(e)}, ent.ScanState)
+	if err != nil {
+		return nil, 0, err
+	}
+	if st.Deleted {
+		return nil, 0, cqlgen.ErrNotFound
+	}
+	return &st.Row, st.seen(), nil
+}
+
+// Modify reads the entity with key's key, lets change edit it, and writes
+// the result through the protocol if the entity is still at the version
+// read; when another writer came first, it reads the entity again and
+// calls change again, up to o.Attempts times, then returns the
+// *cqlgen.VersionConflictError. An error from change is returned as it
+// is, with nothing written, and so is check's (empty keys) on the edited
+// entity. It returns the entity written.
+//
+// With an idempotency key, the whole of it applies at most once per key:
+// a Modify run again after its reply was lost returns the entity as it
+// is, without calling change again. When its conditional write lost its
+// reply and serial reads cannot settle whether it applied (see settle),
+// it returns an error matching cqlgen.ErrOutcomeUnknown, and the key
+// records the lost write: the next call with the key settles it again,
+// then returns the entity as it is (applied) or runs the call (not
+// applied). Only when more changes than the record of the last changes
+// keeps came in between does the key answer "unknown" for good: running
+// change again could apply it twice.
+//
+// Change gets a copy of the entity read, but a shallow one: its slices
+// and maps are the read's own, which nothing else holds.
+func Modify[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *Entity[T], key *T, check func(*T) error, change func(*T) error) (*T, error) {
+	if change == nil {
+		return nil, &cqlgen.OptionError{Option: "change", Reason: "nil; Modify needs a function that edits the entity"}
+	}
+	if o.Idempotency.Key == "" {
+		out, err := modify(ctx, s, o, ent, key, check, change)
+		return out, public(err)
+	}
+	// The key names the request, whatever change makes of the entity: the
+	// payload is the entity's canonical key alone.
+	payload := PayloadHash([]cqldriver.Query{{Stmt: ent.Canonical.State, Values: append([]any{uint8(opModify)}, ent.State(key)...)}})
+	var out *T
+	inner := o
+	inner.Idempotency.Key = ""
+	err := IdempotentSettle(ctx, s, o.Idempotency, Now(o), payload, func(ctx context.Context, _ int64, settle []byte) error {
+		if settle != nil {
+			if done, err := ent.resume(ctx, s, inner, o.Idempotency.Key, key, settle); done {
+				return err // applied (out stays nil: read below), or unknown still
+			}
+		}
+		var err error
+		out, err = modify(ctx, s, inner, ent, key, check, change)
+		if errors.Is(err, cqlgen.ErrOutcomeUnknown) {
+			// A change made relative to the entity read may apply twice if
+			// run again: the key records that the outcome is unknown, and
+			// how to settle it.
+			if keyed := keyed(o.Idempotency.Key, err); keyed != err {
+				return keyed
+			}
+			return &cqlgen.OutcomeUnknownError{Key: o.Idempotency.Key, Outcome: err, Err: err}
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		// Applied before, by the call whose reply was lost.
+		out, _, err = Versioned(ctx, s, ent, key)
+	}
+	return out, err
+}
+
+func modify[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *Entity[T], key *T, check func(*T) error, change func(*T) error) (*T, error) {
+	for attempt := 1; ; attempt++ {
+		cur, version, err := versioned(ctx, s, ent.Canonical.PreRead, ent, key)
+		if err != nil {
+			return nil, err
+		}
+		k := ent.State(cur)
+		if err := change(cur); err != nil {
+			return nil, err
+		}
+		if !sameEncoded(k, ent.State(cur), func(i int) string { return ent.Canonical.keyColumn(i).Type }) {
+			return nil, cqlgen.ErrKeyChanged
+		}
+		if err := check(cur); err != nil {
+			return nil, err
+		}
+		w := o
+		w.Expect = version
+		err = write(ctx, s, w, ent, opModify, cur)
+		var conflict *cqlgen.VersionConflictError
+		if !errors.As(err, &conflict) || conflict.Actual == cqlgen.Absent || attempt >= o.Attempts {
+			if err != nil {
+				return nil, err
+			}
+			return cur, nil
+		}
+		if err := casBackoff.Wait(ctx, attempt); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// complete carries out a change left pending: the deletes it recorded, and
+// the rows the canonical row implies, at the change's own timestamps;
+// then it clears the record, unless another change came first (which
+// then carried it out).
+func (ent *Entity[T]) complete(ctx context.Context, s cqlgen.Session, o cqlgen.Options, st *State[T], found bool) error {
+	if !found || len(st.Pending) == 0 {
+		return nil
+	}
+	var qs []cqldriver.Query
+	if !st.Deleted {
+		for _, p := range ent.Projections {
+			if !p.Unique && p.holds(&st.Row) {
+				qs = append(qs, cqldriver.Query{Stmt: p.Table.Insert, Values: p.Row(&st.Row, st.Version+1, false)})
+			}
+		}
+	}
+	if err := ent.carryOut(ctx, s, o, &st.Row, st.Pending, st.Version, qs...); err != nil {
+		return err
+	}
+	var ignored int64
+	_, err := s.ExecCAS(ctx, cqldriver.Query{Stmt: ent.Canonical.Settle, Values: ent.Settle(&st.Row, st.Version), SerialConsistency: o.SerialConsistency}, &ignored)
+	return err
+}
+
+// fanOut writes the statements of a change under the strategy. A change
+// already recorded in the canonical row must go out: when the strategy
+// refuses them before sending anything (a batch too large, an unlogged
+// batch over several partitions), they go out one by one.
+func fanOut(ctx context.Context, s cqlgen.Session, o cqlgen.Options, qs []cqldriver.Query) error {
+	if len(qs) == 0 {
+		return nil
+	}
+	err := o.Strategy.Apply(ctx, s, qs)
+	if errors.Is(err, cqlgen.ErrBatchTooLarge) || errors.Is(err, cqlgen.ErrCrossPartition) {
+		return cqlgen.Concurrent(cqlgen.DefaultConcurrency).Apply(ctx, s, qs)
+	}
+	return err
+}
+
+// same reports whether two entities' canonical rows hold the same values,
+// as Cassandra stores them.
+func (ent *Entity[T]) same(a, b *T) bool {
+	x, cols := ent.Data(a), ent.Canonical.Data
+	if len(x) != len(cols) {
+		return false
+	}
+	return sameEncoded(x, ent.Data(b), func(i int) string { return cols[i].Type })
+}
+
+// The pending record: a format byte, the number of rows, and per row the
+// index of its projection and its primary key values, each as CQL encodes
+// it (so a reader needs no Go type to delete the row).
+const pendingFormat = 1
+
+// Every change records one, even when it moves no row: its presence says
+// that the change's rows in the other tables may not all be written yet.
+func (ent *Entity[T]) encodePending(moved []movedRow) ([]byte, error) {
+	b := []byte{pendingFormat}
+	b = binary.AppendUvarint(b, uint64(len(moved)))
+	for _, m := range moved {
+		t := ent.Projections[m.projection].Table
+		b = binary.AppendUvarint(b, uint64(m.projection))
+		b = binary.AppendUvarint(b, uint64(len(m.key)))
+		for i, v := range m.key {
+			typ, err := cqldriver.ParseType(t.keyColumn(i).Type)
+			if err != nil {
+				return nil, err
+			}
+			raw, err := cqldriver.Marshal(typ, v)
+			if err != nil {
+				return nil, fmt.Errorf("cqlgen: %s: key column %s: %w", t.Spec.Name, t.keyColumn(i).Name, err)
+			}
+			b = binary.AppendUvarint(b, uint64(len(raw)))
+			b = append(b, raw...)
+		}
+	}
+	return b, nil
+}
+
+// pendingDeletes are the deletes a pending record asks for, at ts, and
+// the claims of unique tables it gives up.
+func (ent *Entity[T]) pendingDeletes(b []byte, ts int64) ([]cqldriver.Query, []movedRow, error) {
+	bad := func(why string) ([]cqldriver.Query, []movedRow, error) {
+		return nil, nil, fmt.Errorf("%w in %s: %s", cqlgen.ErrPending, ent.Canonical.Spec.Name, why)
+	}
+	if len(b) == 0 || b[0] != pendingFormat {
+		return bad("unknown format")
+	}
+	r := b[1:]
+	next := func() (int, bool) {
+		v, n := binary.Uvarint(r)
+		if n <= 0 || v > uint64(len(b)) {
+			return 0, false
+		}
+		r = r[n:]
+		return int(v), true
+	}
+	count, ok := next()
+	if !ok {
+		return bad("truncated")
+	}
+	var qs []cqldriver.Query
+	var releases []movedRow
+	for range count {
+		i, ok1 := next()
+		n, ok2 := next()
+		if !ok1 || !ok2 || i >= len(ent.Projections) {
+			return bad("no such table")
+		}
+		t := ent.Projections[i].Table
+		if n != len(t.Spec.PartitionKey)+len(t.Spec.Clustering) {
+			return bad("a key of the wrong length for " + t.Spec.Name)
+		}
+		values := []any{ts}
+		for range n {
+			l, ok := next()
+			if !ok || l > len(r) {
+				return bad("truncated")
+			}
+			values = append(values, cqldriver.Encoded(r[:l]))
+			r = r[l:]
+		}
+		if ent.Projections[i].Unique {
+			releases = append(releases, movedRow{i, values[1:]})
+			continue
+		}
+		qs = append(qs, cqldriver.Query{Stmt: t.Delete, Values: values})
+	}
+	if len(r) != 0 {
+		return bad("trailing bytes")
+	}
+	return qs, releases, nil
+}
+
+// DeleteAll deletes an immutable entity from every table: it reads the
+// canonical row, whose values give the other tables' keys, and deletes
+// them all in one logical write, under the strategy and the idempotency
+// key of the options, as Apply runs them. A missing entity is no
+// error.
+func DeleteAll[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, get cqldriver.Query, scan func(cqldriver.Iter, *T) bool, deletes func(cur *T, ts int64) []cqldriver.Query) error {
+	cur, err := GetRow(ctx, s, get, scan)
+	if errors.Is(err, cqlgen.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return Apply(ctx, s, o.Strategy, o.Idempotency, Now(o), func(ts int64) []cqldriver.Query { return deletes(&cur, ts) })
+}

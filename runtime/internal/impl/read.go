@@ -1,0 +1,804 @@
+package impl
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+)
+
+// ReadSpec is what a generated read method hands the runtime: the query,
+// and how to scan, key and order rows of the pattern.
+type ReadSpec[T any] struct {
+	Table     *Table
+	Partition []any // partition key values, the bucket excluded
+	// Prefix fixes the first len(Prefix) clustering columns to these
+	// values (a pattern's prefix key); From and To then bound the next.
+	Prefix   []any
+	From, To any // bounds on the first clustering column not fixed, in clustering order: From inclusive, To exclusive; nil for none
+	// FromExclusive leaves the rows at From out, ToInclusive takes the
+	// rows at To in; each is ignored without its bound.
+	FromExclusive, ToInclusive bool
+
+	Limit    int
+	MaxLimit int // the largest Limit allowed; 0 means cqlgen.DefaultMaxLimit
+	// CursorKey, when set, seals cursors (cqlgen.WithCursorKey).
+	CursorKey []byte
+	sealer    *sealer
+	Cursor    string
+
+	// Scan reads one row.
+	Scan func(cqldriver.Iter, *T) bool
+	// Key returns a row's clustering values, in order.
+	Key func(*T) []any
+	// Compare orders rows as the table's clustering order does.
+	Compare func(a, b *T) int
+
+	// HashBuckets is N for a pattern sharded by hash(col) % N.
+	HashBuckets int
+	// Concurrency bounds the buckets read at once, hash or time; 0 means
+	// 16.
+	Concurrency int
+	// Scatter is how a read over hash buckets, or a walk's round over
+	// time buckets, reaches them: one request for all (the default, where
+	// the table has the statements), or one per bucket.
+	Scatter cqlgen.Scatter
+
+	// TimeBuckets is set for a pattern bucketed by time; Start is the
+	// bucket to start at (zero: now) and LookBack how many buckets, the
+	// first included, a read may reach (0: cqlgen.DefaultLookBack).
+	TimeBuckets *TimeBuckets
+	Start       time.Time
+	LookBack    int
+}
+
+// ReadPage runs a read of one access pattern: one partition, every hash bucket
+// merged, or time buckets walked back from the newest.
+func ReadPage[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T]) (cqlgen.Page[T], error) {
+	var err error
+	if r.Limit, err = pageLimit(r.Limit, r.MaxLimit); err != nil {
+		return cqlgen.Page[T]{}, err
+	}
+	if r.Scatter > cqlgen.ScatterClient {
+		return cqlgen.Page[T]{}, &cqlgen.OptionError{Option: "Scatter", Reason: fmt.Sprintf("%d is neither ScatterCoordinator nor ScatterClient", r.Scatter)}
+	}
+	r.sealer = sealerFor(r.CursorKey)
+	if r.Table, err = r.Table.withBounds(r.From != nil && r.FromExclusive, r.To != nil && r.ToInclusive); err != nil {
+		return cqlgen.Page[T]{}, err
+	}
+	if len(r.Prefix) >= len(r.Table.pages) {
+		return cqlgen.Page[T]{}, fmt.Errorf("cqlgen: %s: a read that fixes %d clustering columns, and statements for %d: regenerate the package", r.Table.Spec.Name, len(r.Prefix), len(r.Table.pages)-1)
+	}
+	fp, err := fingerprint(r.Table, r.Partition, r.Prefix...)
+	if err != nil {
+		return cqlgen.Page[T]{}, err
+	}
+	switch {
+	case r.HashBuckets > 0:
+		return readHash(ctx, s, r, fp)
+	case r.TimeBuckets != nil:
+		return readTime(ctx, s, r, fp)
+	}
+	var c cursor
+	if r.Cursor != "" {
+		if c, err = decodeCursor(r.Table.Spec.Pattern, fp, plainCursor, r.Cursor, r.sealer); err != nil {
+			return cqlgen.Page[T]{}, err
+		}
+	}
+	rows, err := readPartition(ctx, s, r, r.Partition, c.key, false, r.Limit+1)
+	if err != nil {
+		return cqlgen.Page[T]{}, err
+	}
+	return finish(r, fp, rows, func(int) cursor { return cursor{kind: plainCursor} })
+}
+
+// pageLimit is the number of rows a read asks for: limit, or
+// cqlgen.DefaultLimit for 0, within max (cqlgen.DefaultMaxLimit for 0);
+// a *cqlgen.LimitError when limit is out of range.
+func pageLimit(limit, max int) (int, error) {
+	if max <= 0 {
+		max = cqlgen.DefaultMaxLimit
+	}
+	if limit < 0 || limit > max {
+		return 0, &cqlgen.LimitError{Limit: limit, Max: max}
+	}
+	if limit == 0 {
+		limit = min(cqlgen.DefaultLimit, max)
+	}
+	return limit, nil
+}
+
+// finish trims a read to its limit and makes the cursor of the last row.
+func finish[T any](r ReadSpec[T], fp uint64, rows []T, at func(i int) cursor) (cqlgen.Page[T], error) {
+	if len(rows) <= r.Limit {
+		return cqlgen.Page[T]{Rows: rows}, nil
+	}
+	rows = rows[:r.Limit]
+	c := at(r.Limit - 1)
+	key, err := marshalKey(r.Table, r.Key(&rows[r.Limit-1]))
+	if err != nil {
+		return cqlgen.Page[T]{}, err
+	}
+	c.key = key
+	return cqlgen.Page[T]{Rows: rows, Cursor: encodeCursor(fp, c, r.sealer)}, nil
+}
+
+// readPartition reads up to limit rows of one partition in clustering
+// order: from the start (within the bounds) when pos is nil, else after
+// the row at pos (at or after it when incl). A position is continued by
+// one query per run of clustering columns of one direction, deepest
+// first: rows equal on every column before the last run and after pos on
+// the run's columns, then equal on the columns before the run before,
+// and so on, which together are exactly the rows after pos in clustering
+// order. A table ordered one way throughout continues in one query.
+func readPartition[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], part []any, pos [][]byte, incl bool, limit int) ([]T, error) {
+	t := r.Table
+	var rows []T
+	run := func(stmt *cqldriver.Statement, values []any) error {
+		var err error
+		rows, err = fetch(ctx, s, cqldriver.Query{Stmt: stmt, Values: values}, r.Scan, rows, limit)
+		return err
+	}
+	n := len(t.Spec.Clustering)
+	if n == 0 {
+		if pos != nil {
+			return nil, nil
+		}
+		return rows, run(t.pages[0].first[0], part)
+	}
+	pg := &t.pages[len(r.Prefix)]
+	if pos == nil {
+		return rows, run(pg.firstPage(part, r.Prefix, r.From, r.To))
+	}
+	if err := checkPosition(r, pg, pos); err != nil {
+		return nil, err
+	}
+	key := rawKey(pos)
+	last := len(pg.runs) - 1
+	for k := last; k >= 0 && len(rows) < limit; k-- {
+		end := n
+		if k < last {
+			end = pg.runs[k+1]
+		}
+		values := append(append([]any(nil), part...), key[:end]...)
+		stmt := pg.after[k]
+		if k == last && incl {
+			stmt = pg.atOrAfter
+		}
+		if k == 0 && r.To != nil {
+			stmt = pg.afterTo
+			if last == 0 && incl {
+				stmt = pg.atOrAfterTo
+			}
+			values = append(values, r.To)
+		}
+		if err := run(stmt, values); err != nil {
+			return nil, err
+		}
+	}
+	return rows, nil
+}
+
+// checkPosition checks the clustering key a read continues after, which
+// comes from a cursor, the client's to forge: each value must decode as
+// its column's type before it is sent, and hold the values the read
+// fixes. It also checks pg has a continuation for every run.
+func checkPosition[T any](r ReadSpec[T], pg *pages, pos [][]byte) error {
+	t := r.Table
+	if len(pos) != len(t.Spec.Clustering) {
+		return &cqlgen.InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "corrupted"}
+	}
+	for i, k := range pos {
+		typ, err := cqldriver.ParseType(t.Spec.Clustering[i].Type)
+		if err != nil {
+			return err
+		}
+		if !validEncoding(typ, k) {
+			return &cqlgen.InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "its key does not decode as " + t.Spec.Clustering[i].Type}
+		}
+		if i < len(r.Prefix) {
+			b, err := cqldriver.Marshal(typ, r.Prefix[i])
+			if err != nil {
+				return err
+			}
+			if CompareEncoded(typ, b, k) != 0 {
+				return &cqlgen.InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "its row lies outside the values the read fixes"}
+			}
+		}
+	}
+	if len(pg.after) != len(pg.runs) {
+		return fmt.Errorf("cqlgen: %s: %d continuation statements for %d runs of clustering order: regenerate the package", t.Spec.Name, len(pg.after), len(pg.runs))
+	}
+	return nil
+}
+
+// fetch appends to rows those q reads, page after page, until rows holds
+// limit or q has no more, each page asking for no more than is missing.
+func fetch[T any](ctx context.Context, s cqlgen.Session, q cqldriver.Query, scan func(cqldriver.Iter, *T) bool, rows []T, limit int) ([]T, error) {
+	for len(rows) < limit {
+		q.PageSize = limit - len(rows)
+		it := s.Iter(ctx, q)
+		for len(rows) < limit {
+			// Each row is scanned into its slot of rows: no copy of it
+			// escapes to the heap on its own.
+			rows = append(rows, *new(T))
+			if !scan(it, &rows[len(rows)-1]) {
+				rows = rows[:len(rows)-1]
+				break
+			}
+		}
+		state := it.PageState()
+		if err := it.Close(); err != nil {
+			return rows, err
+		}
+		if len(state) == 0 {
+			break
+		}
+		q.PageState = state
+	}
+	return rows, nil
+}
+
+// within reports whether oldest is at most n buckets back from at, the
+// first included.
+func within(tb TimeBuckets, at, oldest time.Time, n int) bool {
+	for range n {
+		if !at.After(oldest) {
+			return true
+		}
+		at = tb.Prev(at)
+	}
+	return false
+}
+
+func withBucket(part []any, bucket any) []any {
+	return append(append(make([]any, 0, len(part)+1), part...), bucket)
+}
+
+// readTime walks time buckets from the newest (or Start) back, until the
+// limit is met or the look-back is reached, prefetching older buckets in
+// parallel. The cursor records the bucket
+// of the last row and the oldest bucket allowed, so later pages walk on to
+// the same bound.
+func readTime[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp uint64) (cqlgen.Page[T], error) {
+	tb := *r.TimeBuckets
+	back := r.LookBack
+	if back <= 0 {
+		back = cqlgen.DefaultLookBack
+	}
+	var c cursor
+	if r.Cursor != "" {
+		var err error
+		if c, err = decodeCursor(r.Table.Spec.Pattern, fp, timeCursor, r.Cursor, r.sealer); err != nil {
+			return cqlgen.Page[T]{}, err
+		}
+		// A cursor is the client's to forge: whatever it says, the walk
+		// stays within the caller's own look-back, between bucket starts.
+		if !tb.Of(c.at).Equal(c.at) || !tb.Of(c.oldest).Equal(c.oldest) || c.oldest.After(c.at) || !within(tb, c.at, c.oldest, back) {
+			return cqlgen.Page[T]{}, &cqlgen.InvalidCursorError{Pattern: r.Table.Spec.Pattern, Reason: "its buckets lie outside the read's look-back"}
+		}
+	} else {
+		start := r.Start
+		if start.IsZero() {
+			start = time.Now()
+		}
+		c.at = tb.Of(start)
+		c.oldest = c.at
+		for range back - 1 {
+			c.oldest = tb.Prev(c.oldest)
+		}
+	}
+	var rows []T
+	var from []time.Time // the bucket of each row
+	need := r.Limit + 1
+	// Buckets are read in rounds of 1, 2, 4... at once (up to
+	// Concurrency), newest first, each asking for what the page still
+	// needs; rows are taken in bucket order, and a round that fills the
+	// page ends the walk. Dense data costs what a bucket-by-bucket walk
+	// does; sparse data crosses 30 empty buckets in 5 rounds, not 30.
+	width, most := 1, r.Concurrency
+	if most <= 0 {
+		most = 16
+	}
+	at, first := c.at, true
+	for !at.Before(c.oldest) && len(rows) < need {
+		var round []time.Time
+		for range width {
+			if at.Before(c.oldest) {
+				break
+			}
+			round = append(round, at)
+			at = tb.Prev(at)
+		}
+		got := make([][]T, len(round))
+		remaining := need - len(rows)
+		if len(round) > 1 && !first && r.Scatter == cqlgen.ScatterCoordinator && len(r.Table.scatter) > len(r.Prefix) {
+			// Several buckets from their first rows: one request names
+			// them all (see CQL.Scatter).
+			var err error
+			if got, err = scatterRound(ctx, s, r, round, remaining); err != nil {
+				return cqlgen.Page[T]{}, err
+			}
+		} else {
+			errs := make([]error, len(round))
+			var wg sync.WaitGroup
+			for i, b := range round {
+				var pos [][]byte
+				if first {
+					pos = c.key // the cursor's bucket (the first round's one) continues after its row
+				}
+				wg.Go(func() { got[i], errs[i] = readPartition(ctx, s, r, withBucket(r.Partition, b), pos, false, remaining) })
+			}
+			wg.Wait()
+			if err := firstError(errs); err != nil {
+				return cqlgen.Page[T]{}, err
+			}
+		}
+		for i, b := range round {
+			for _, row := range got[i] {
+				if len(rows) == need {
+					break
+				}
+				rows = append(rows, row)
+				from = append(from, b)
+			}
+		}
+		first = false
+		width = min(2*width, most)
+	}
+	return finish(r, fp, rows, func(i int) cursor { return cursor{kind: timeCursor, at: from[i], oldest: c.oldest} })
+}
+
+// readHash reads every hash bucket, at most Concurrency at once, and
+// merges them in clustering order. Rows that tie on the whole clustering
+// key come in bucket order, so the cursor (the last row's key and bucket)
+// tells exactly where each bucket stands: buckets up to the last row's
+// continue after its key, later ones at it.
+func readHash[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp uint64) (cqlgen.Page[T], error) {
+	var c cursor
+	if r.Cursor != "" {
+		var err error
+		if c, err = decodeCursor(r.Table.Spec.Pattern, fp, hashCursor, r.Cursor, r.sealer); err != nil {
+			return cqlgen.Page[T]{}, err
+		}
+		if c.bucket >= r.HashBuckets {
+			return cqlgen.Page[T]{}, &cqlgen.InvalidCursorError{Pattern: r.Table.Spec.Pattern, Reason: "bucket out of range"}
+		}
+	}
+	n := r.HashBuckets
+	want := r.Limit + 1
+	// Hashing spreads rows evenly over the buckets, so each bucket is
+	// asked for about its share of the best want rows (see bucketShare),
+	// and a bucket the merge drains while it may have more is asked
+	// again (see mergeRefill). The rows are the same as asking each
+	// bucket for want rows; far fewer are fetched.
+	per := bucketShare(want, n)
+	var lists [][]T
+	var err error
+	if r.Scatter == cqlgen.ScatterCoordinator && len(r.Table.scatter) > len(r.Prefix) {
+		lists, err = scatterBuckets(ctx, s, r, c.key, c.bucket, per)
+	} else {
+		lists, err = eachBucket(ctx, s, r, c.key, c.bucket, per)
+	}
+	if err != nil {
+		return cqlgen.Page[T]{}, err
+	}
+	more := make([]bool, n)
+	for b := range lists {
+		more[b] = len(lists[b]) == per
+	}
+	rows, buckets, err := mergeRefill(lists, more, r.Compare, want, func(b int, last *T, need int) ([]T, error) {
+		pos, err := marshalKey(r.Table, r.Key(last))
+		if err != nil {
+			return nil, err
+		}
+		return readPartition(ctx, s, r, withBucket(r.Partition, int32(b)), pos, false, need)
+	})
+	if err != nil {
+		return cqlgen.Page[T]{}, err
+	}
+	return finish(r, fp, rows, func(i int) cursor { return cursor{kind: hashCursor, bucket: buckets[i]} })
+}
+
+// bucketShare is how many rows a read over n hash buckets first asks
+// each bucket for, of the want best rows its page needs: the fewest that
+// leave a page needing a bucket's second request at most once in a
+// hundred, were those rows spread over the buckets at random, as hashing
+// spreads them. A bucket then holds Binomial(want, 1/n) of them; the
+// buckets are taken as independent, which errs on the side of more rows.
+// For a page of 100 over 16 buckets that is 15 rows a bucket, over 4
+// buckets 38, over 100 buckets 6.
+func bucketShare(want, n int) int {
+	if n <= 1 || want <= 1 {
+		return max(want, 1)
+	}
+	// The binomial's terms in logs: exp of the first underflows for a
+	// large want over few buckets.
+	lp, lq := math.Log(1/float64(n)), math.Log1p(-1/float64(n))
+	lpmf := float64(want) * lq // P(X = 0)
+	cdf := 0.0
+	for k := 0; k < want; k++ {
+		cdf += math.Exp(lpmf)
+		if math.Pow(min(cdf, 1), float64(n)) >= 0.99 {
+			return max(k, 1)
+		}
+		lpmf += math.Log(float64(want-k)) - math.Log(float64(k+1)) + lp - lq
+	}
+	return want
+}
+
+// eachBucket reads the first per rows of every hash bucket, one request
+// per bucket, at most Concurrency at once. With a position, buckets up
+// to last continue after it, later ones at it (see readHash).
+func eachBucket[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], pos [][]byte, last, per int) ([][]T, error) {
+	n := r.HashBuckets
+	lists := make([][]T, n)
+	errs := make([]error, n)
+	limit := r.Concurrency
+	if limit <= 0 {
+		limit = 16
+	}
+	bctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for b := range n {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			lists[b], errs[b] = readPartition(bctx, s, r, withBucket(r.Partition, int32(b)), pos, pos != nil && b > last, per)
+			if errs[b] != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	return lists, firstError(errs)
+}
+
+// scatterBuckets reads the first per rows of every hash bucket with the
+// scatter form of the page statements (see CQL.Scatter): one request
+// that names every bucket, and the coordinator gathers them. A position
+// is continued as readPartition continues it in one bucket, one request
+// per run of clustering order for every bucket at once, and two for the
+// deepest run: buckets up to last continue after the row, later ones at
+// it (see readHash). The requests go at once; each bucket's rows are
+// those of the deepest run first, as in readPartition, up to per.
+func scatterBuckets[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], pos [][]byte, last, per int) ([][]T, error) {
+	n := r.HashBuckets
+	pg := &r.Table.scatter[len(r.Prefix)]
+	buckets := func(from, to int) []int32 {
+		bs := make([]int32, 0, to-from)
+		for b := from; b < to; b++ {
+			bs = append(bs, int32(b))
+		}
+		return bs
+	}
+	var qs []cqldriver.Query
+	if pos == nil {
+		qs = append(qs, scatterFirst(r, pg, buckets(0, n), per))
+	} else {
+		if err := checkPosition(r, pg, pos); err != nil {
+			return nil, err
+		}
+		key := rawKey(pos)
+		deepest := len(pg.runs) - 1
+		for k := deepest; k >= 0; k-- {
+			end := len(pos)
+			if k < deepest {
+				end = pg.runs[k+1]
+			}
+			add := func(bs []int32, incl bool) {
+				if len(bs) == 0 {
+					return
+				}
+				values := append(append(append(make([]any, 0, len(r.Partition)+end+3), r.Partition...), bs), key[:end]...)
+				stmt := pg.after[k]
+				if incl {
+					stmt = pg.atOrAfter
+				}
+				if k == 0 && r.To != nil {
+					stmt = pg.afterTo
+					if incl {
+						stmt = pg.atOrAfterTo
+					}
+					values = append(values, r.To)
+				}
+				qs = append(qs, cqldriver.Query{Stmt: stmt, Values: append(values, per)})
+			}
+			if k == deepest {
+				add(buckets(0, last+1), false)
+				add(buckets(last+1, n), true)
+			} else {
+				add(buckets(0, n), false)
+			}
+		}
+	}
+	got := make([]bucketRows[T], len(qs))
+	if len(qs) == 1 {
+		got[0] = fetchBuckets(ctx, s, qs[0], r.Scan, n, per)
+		if g := got[0]; g.err == nil && g.grouped {
+			// One request, each bucket's rows together, as a coordinator
+			// returns them: the lists are slices of its rows.
+			lists := make([][]T, n)
+			for i := 0; i < len(g.rows); {
+				j := i + 1
+				for j < len(g.rows) && g.bucket[j] == g.bucket[i] {
+					j++
+				}
+				lists[g.bucket[i]] = g.rows[i:min(j, i+per):min(j, i+per)]
+				i = j
+			}
+			return lists, nil
+		}
+	} else {
+		var wg sync.WaitGroup
+		for i, q := range qs {
+			wg.Go(func() { got[i] = fetchBuckets(ctx, s, q, r.Scan, n, per) })
+		}
+		wg.Wait()
+	}
+	for _, g := range got {
+		if g.err != nil {
+			return nil, g.err
+		}
+	}
+	// Each bucket's rows, in request order, as many as per: counted,
+	// then placed in one array.
+	counts := make([]int, n)
+	total := 0
+	for _, g := range got {
+		for _, b := range g.bucket {
+			if counts[b] < per {
+				counts[b]++
+				total++
+			}
+		}
+	}
+	all := make([]T, total)
+	lists := make([][]T, n)
+	at := 0
+	for b, c := range counts {
+		lists[b] = all[at : at : at+c]
+		at += c
+	}
+	for _, g := range got {
+		for i, b := range g.bucket {
+			if len(lists[b]) < per {
+				lists[b] = append(lists[b], g.rows[i])
+			}
+		}
+	}
+	return lists, nil
+}
+
+// scatterFirst is the scatter request for the first per rows of each of
+// the buckets (a list of their values), within the read's bounds.
+func scatterFirst[T any](r ReadSpec[T], pg *pages, buckets any, per int) cqldriver.Query {
+	stmt, values := pg.firstPage(withBucket(r.Partition, buckets), r.Prefix, r.From, r.To, per)
+	return cqldriver.Query{Stmt: stmt, Values: values}
+}
+
+// firstPage is the statement that reads from the first row within the
+// bounds (from and to, nil for none), and its values: the partition key
+// values, the prefix, the bounds set, then more.
+func (pg *pages) firstPage(part, prefix []any, from, to any, more ...any) (*cqldriver.Statement, []any) {
+	mask := 0
+	values := append(append(make([]any, 0, len(part)+len(prefix)+2+len(more)), part...), prefix...)
+	if from != nil {
+		mask |= 1
+		values = append(values, from)
+	}
+	if to != nil {
+		mask |= 2
+		values = append(values, to)
+	}
+	return pg.first[mask], append(values, more...)
+}
+
+// scatterRound reads the first limit rows of each time bucket of a
+// walk's round in one request, the scatter form of the first page
+// statement; got[i] are round[i]'s rows. Should a driver page the reply
+// all the same, the pages are read to the end; a row of a bucket outside
+// the round is an error.
+func scatterRound[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], round []time.Time, limit int) ([][]T, error) {
+	q := scatterFirst(r, &r.Table.scatter[len(r.Prefix)], round, limit)
+	q.PageSize = cqldriver.Unpaged
+	got := make([][]T, len(round))
+	var row T
+	for {
+		it := &bucketIter[time.Time]{Iter: s.Iter(ctx, q)}
+		for r.Scan(it, &row) {
+			i := slices.IndexFunc(round, it.bucket.Equal)
+			if i < 0 {
+				it.Close()
+				return nil, fmt.Errorf("cqlgen: %s: a row of bucket %s, outside the %d buckets read", q.Stmt.Table, it.bucket.UTC().Format(time.RFC3339), len(round))
+			}
+			got[i] = append(got[i], row)
+			row = *new(T)
+		}
+		state := it.PageState()
+		if err := it.Close(); err != nil {
+			return nil, err
+		}
+		if len(state) == 0 {
+			return got, nil
+		}
+		q.PageState = state
+	}
+}
+
+// bucketRows are the rows of a scatter request, each with its bucket;
+// grouped when the rows of each bucket came together.
+type bucketRows[T any] struct {
+	rows    []T
+	bucket  []int32
+	grouped bool
+	err     error
+}
+
+// fetchBuckets runs a scatter request, unpaged: its rows are bounded by
+// the buckets and PER PARTITION LIMIT. Should a driver page it all the
+// same, the pages are read to the end. A row of a bucket outside the
+// n is an error, not a row put aside.
+func fetchBuckets[T any](ctx context.Context, s cqlgen.Session, q cqldriver.Query, scan func(cqldriver.Iter, *T) bool, n, per int) (out bucketRows[T]) {
+	q.PageSize = cqldriver.Unpaged
+	// Room for every bucket's share of the page, as hashing spreads it.
+	room := min(n*per, 4096)
+	out.rows, out.bucket = make([]T, 0, room), make([]int32, 0, room)
+	seen := make([]bool, n)
+	out.grouped = true
+	for {
+		it := &bucketIter[int32]{Iter: s.Iter(ctx, q)}
+		for {
+			out.rows = append(out.rows, *new(T))
+			if !scan(it, &out.rows[len(out.rows)-1]) {
+				out.rows = out.rows[:len(out.rows)-1]
+				break
+			}
+			if it.bucket < 0 || int(it.bucket) >= n {
+				it.Close()
+				out.err = fmt.Errorf("cqlgen: %s: a row of bucket %d, outside the %d buckets read", q.Stmt.Table, it.bucket, n)
+				return out
+			}
+			if k := len(out.bucket); k == 0 || out.bucket[k-1] != it.bucket {
+				out.grouped = out.grouped && !seen[it.bucket]
+				seen[it.bucket] = true
+			}
+			out.bucket = append(out.bucket, it.bucket)
+		}
+		state := it.PageState()
+		if out.err = it.Close(); out.err != nil || len(state) == 0 {
+			return out
+		}
+		q.PageState = state
+	}
+}
+
+// bucketIter scans each row of a scatter request as the pattern's Scan
+// does, and its bucket (a hash bucket's int, a time bucket's time),
+// selected last, into bucket.
+type bucketIter[B any] struct {
+	cqldriver.Iter
+	bucket B
+	dest   []any
+}
+
+func (it *bucketIter[B]) Scan(dest ...any) bool {
+	it.dest = append(append(it.dest[:0], dest...), &it.bucket)
+	return it.Iter.Scan(it.dest...)
+}
+
+// mergeRefill merges lists, each sorted by cmp, into one sorted list of at
+// most limit rows, as Merge does (rows that compare equal come in list
+// order), where each list is the first part of a longer one: when the
+// merge drains a list that may have more (more[i]), it asks refill for
+// the rows after the list's last one, up to the number the merge still
+// needs, before it goes on, since the next of them may come first. A
+// refill that returns as many rows as asked may have more again.
+func mergeRefill[T any](lists [][]T, more []bool, cmp func(a, b *T) int, limit int, refill func(list int, last *T, need int) ([]T, error)) ([]T, []int, error) {
+	h := &mergeHeap[T]{cmp: cmp, lists: lists}
+	for i, l := range lists {
+		if len(l) > 0 {
+			h.items = append(h.items, mergeItem{list: i})
+		}
+	}
+	heap.Init(h)
+	out := make([]T, 0, limit)
+	var from []int
+	for h.Len() > 0 && len(out) < limit {
+		top := &h.items[0]
+		out = append(out, lists[top.list][top.next])
+		from = append(from, top.list)
+		top.next++
+		if top.next == len(lists[top.list]) && more[top.list] && len(out) < limit {
+			need := limit - len(out)
+			next, err := refill(top.list, &lists[top.list][top.next-1], need)
+			if err != nil {
+				return nil, nil, err
+			}
+			lists[top.list], top.next, more[top.list] = next, 0, len(next) == need
+		}
+		if top.next == len(lists[top.list]) {
+			heap.Pop(h)
+		} else {
+			heap.Fix(h, 0)
+		}
+	}
+	return out, from, nil
+}
+
+// firstError prefers a real cause over the cancellations it triggered.
+func firstError(errs []error) error {
+	var canceled error
+	for _, err := range errs {
+		switch {
+		case err == nil:
+		case errors.Is(err, context.Canceled):
+			canceled = err
+		default:
+			return err
+		}
+	}
+	return canceled
+}
+
+// Merge merges lists, each sorted by cmp, into one sorted list of at most
+// limit rows; rows that compare equal come in list order. It also returns
+// the list each row came from.
+func Merge[T any](lists [][]T, cmp func(a, b *T) int, limit int) ([]T, []int) {
+	h := &mergeHeap[T]{cmp: cmp}
+	for i, l := range lists {
+		if len(l) > 0 {
+			h.items = append(h.items, mergeItem{list: i})
+		}
+	}
+	h.lists = lists
+	heap.Init(h)
+	var out []T
+	var from []int
+	for h.Len() > 0 && len(out) < limit {
+		top := &h.items[0]
+		out = append(out, lists[top.list][top.next])
+		from = append(from, top.list)
+		top.next++
+		if top.next == len(lists[top.list]) {
+			heap.Pop(h)
+		} else {
+			heap.Fix(h, 0)
+		}
+	}
+	return out, from
+}
+
+type mergeItem struct{ list, next int }
+
+type mergeHeap[T any] struct {
+	items []mergeItem
+	lists [][]T
+	cmp   func(a, b *T) int
+}
+
+func (h *mergeHeap[T]) Len() int { return len(h.items) }
+func (h *mergeHeap[T]) Less(i, j int) bool {
+	a, b := h.items[i], h.items[j]
+	if c := h.cmp(&h.lists[a.list][a.next], &h.lists[b.list][b.next]); c != 0 {
+		return c < 0
+	}
+	return a.list < b.list
+}
+func (h *mergeHeap[T]) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *mergeHeap[T]) Push(x any)    { h.items = append(h.items, x.(mergeItem)) }
+func (h *mergeHeap[T]) Pop() any {
+	x := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	return x
+}
