@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	"maps"
 	"slices"
 	"sync"
@@ -263,7 +264,7 @@ func TestCrashPoints(t *testing.T) {
 							t.Errorf("%s: drift %v", name, d)
 						}
 						// Verify, the oracle users get, agrees.
-						if rep, err := repo.Verify(ctx, &cqlgen.MaintainOptions{Ranges: 2, Buckets: 16}); err != nil || rep.Drift() != 0 {
+						if rep, err := repo.Verify(ctx, &cqlmaintain.Options{Ranges: 2, Buckets: 16}); err != nil || rep.Drift() != 0 {
 							t.Errorf("%s: verify: %v, %+v", name, err, rep)
 						}
 					}
