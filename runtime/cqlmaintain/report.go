@@ -118,4 +118,3 @@ func (r *Report) Drift() int64 {
 	}
 	return n
 }
-
