@@ -13,6 +13,7 @@ import (
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
@@ -32,7 +33,7 @@ func TestCounterUpdateIsNeverRetried(t *testing.T) {
 	var attempts atomic.Int32
 	s := gocqlv1.NewSession(via, &cqlgen.SessionOptions{
 		Retry: cqlgen.RetryOptions{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond},
-		Observer: observerFunc(func(_ context.Context, o cqlgen.Observation) {
+		Observer: observerFunc(func(_ context.Context, o cqlobserve.Observation) {
 			if o.Table == "agent_load" && o.Kind == cqlgen.Write {
 				attempts.Add(1)
 			}

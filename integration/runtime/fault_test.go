@@ -19,6 +19,7 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
@@ -193,7 +194,7 @@ type failures struct {
 	byTable map[string]int
 }
 
-func (f *failures) Observe(_ context.Context, o cqlgen.Observation) {
+func (f *failures) Observe(_ context.Context, o cqlobserve.Observation) {
 	if o.Err == nil {
 		return
 	}

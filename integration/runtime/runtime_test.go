@@ -15,6 +15,7 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
@@ -146,8 +147,8 @@ func TestBatchTooLargeNeverReachesTheServer(t *testing.T) {
 		it.name = big
 		qs = append(qs, it.writes(cqlgenimpl.Timestamp(time.Now()))[0])
 	}
-	var observed []cqlgen.Observation
-	s := gocqlv1.NewSession(viaProxy, &cqlgen.SessionOptions{Observer: observerFunc(func(_ context.Context, o cqlgen.Observation) {
+	var observed []cqlobserve.Observation
+	s := gocqlv1.NewSession(viaProxy, &cqlgen.SessionOptions{Observer: observerFunc(func(_ context.Context, o cqlobserve.Observation) {
 		observed = append(observed, o)
 	})})
 	before := p.upstream.Load()
@@ -222,7 +223,7 @@ func TestRequestErrorsAreNotRetried(t *testing.T) {
 	direct, _ := cassandratest.Keyspace(t)
 	cassandratest.MustApplyCQL(t, direct, itemsSchema)
 	var attempts atomic.Int32
-	s := gocqlv1.NewSession(direct, &cqlgen.SessionOptions{Observer: observerFunc(func(context.Context, cqlgen.Observation) { attempts.Add(1) })})
+	s := gocqlv1.NewSession(direct, &cqlgen.SessionOptions{Observer: observerFunc(func(context.Context, cqlobserve.Observation) { attempts.Add(1) })})
 	ctx := ctxTimeout(t, 30*time.Second)
 	for _, c := range []struct {
 		name, cql string
@@ -254,8 +255,8 @@ func TestReadsAndObservations(t *testing.T) {
 	direct, _ := cassandratest.Keyspace(t)
 	cassandratest.MustApplyCQL(t, direct, itemsSchema)
 	var mu sync.Mutex
-	var seen []cqlgen.Observation
-	s := gocqlv1.NewSession(direct, &cqlgen.SessionOptions{Observer: observerFunc(func(_ context.Context, o cqlgen.Observation) {
+	var seen []cqlobserve.Observation
+	s := gocqlv1.NewSession(direct, &cqlgen.SessionOptions{Observer: observerFunc(func(_ context.Context, o cqlobserve.Observation) {
 		mu.Lock()
 		seen = append(seen, o)
 		mu.Unlock()
@@ -300,6 +301,6 @@ func TestReadsAndObservations(t *testing.T) {
 	}
 }
 
-type observerFunc func(context.Context, cqlgen.Observation)
+type observerFunc func(context.Context, cqlobserve.Observation)
 
-func (f observerFunc) Observe(ctx context.Context, o cqlgen.Observation) { f(ctx, o) }
+func (f observerFunc) Observe(ctx context.Context, o cqlobserve.Observation) { f(ctx, o) }

@@ -67,6 +67,15 @@ func TestUserAPIImportsNoImplementation(t *testing.T) {
 			"github.com/cqlgen/cqlgen/runtime/internal/engine",
 			"github.com/cqlgen/cqlgen/runtime/cqlgenimpl",
 		},
+		"github.com/cqlgen/cqlgen/runtime/cqlobserve": {
+			"github.com/cqlgen/cqlgen/runtime/cqlgen",
+			"github.com/cqlgen/cqlgen/runtime/internal/engine",
+			"github.com/cqlgen/cqlgen/runtime/cqlgenimpl",
+		},
+		"github.com/cqlgen/cqlgen/runtime/cqlbucket": {
+			"github.com/cqlgen/cqlgen/runtime/internal/engine",
+			"github.com/cqlgen/cqlgen/runtime/cqlgenimpl",
+		},
 		"github.com/cqlgen/cqlgen/runtime/cqldriver": {
 			"github.com/cqlgen/cqlgen/runtime/cqlgen",
 			"github.com/cqlgen/cqlgen/runtime/internal/engine",

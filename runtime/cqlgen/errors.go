@@ -2,8 +2,8 @@ package cqlgen
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
+	"github.com/cqlgen/cqlgen/runtime/internal/base"
 	"maps"
 	"slices"
 	"strings"
@@ -12,52 +12,52 @@ import (
 // Errors that callers test with errors.Is.
 var (
 	// ErrNotFound: the row asked for does not exist.
-	ErrNotFound = errors.New("cqlgen: not found")
+	ErrNotFound = base.ErrNotFound
 	// ErrNotApplied: a conditional write did not apply. A *NotAppliedError
 	// carries the current values; a *VersionConflictError says which
 	// version an IfVersion or IfAbsent write found.
-	ErrNotApplied = errors.New("cqlgen: conditional write not applied")
+	ErrNotApplied = base.ErrNotApplied
 	// ErrInvalidCursor: a cursor that is corrupt or belongs to another
 	// query. An *InvalidCursorError says why.
-	ErrInvalidCursor = errors.New("cqlgen: invalid cursor")
+	ErrInvalidCursor = base.ErrInvalidCursor
 	// ErrEmptyKey: a key value is empty or zero, so the statement would
 	// address no row. An *EmptyKeyError names the column.
-	ErrEmptyKey = errors.New("cqlgen: empty key value")
+	ErrEmptyKey = base.ErrEmptyKey
 	// ErrBatchTooLarge: a batch exceeds the configured size limit and was
 	// not sent. A *BatchTooLargeError gives the sizes.
-	ErrBatchTooLarge = errors.New("cqlgen: batch too large")
+	ErrBatchTooLarge = base.ErrBatchTooLarge
 	// ErrKeyChanged: a Modify's change edited the entity's key in its
 	// source of truth, which would make it another entity (Insert creates
 	// one). Nothing was written.
-	ErrKeyChanged = errors.New("cqlgen: Modify changed the key of the entity in its source of truth")
+	ErrKeyChanged = base.ErrKeyChanged
 	// ErrNilEntity: a repository was handed a nil entity.
-	ErrNilEntity = errors.New("cqlgen: nil entity")
+	ErrNilEntity = base.ErrNilEntity
 	// ErrFenced: a command with an idempotency key ran, but its lease ran
 	// out meanwhile and another call took the key over, which may run the
 	// command again. A *FencedError says which key.
-	ErrFenced = errors.New("cqlgen: idempotency key taken over")
+	ErrFenced = base.ErrFenced
 	// ErrOutcomeUnknown: whether a write applied is not known. An
 	// *OutcomeUnknownError says which idempotency key (the caller's
 	// deadline passed before the outcome was known or recorded, or the
 	// command itself ended so); a *WriteUnknownError which entity's write
 	// (its conditional write lost its reply and serial reads could not
 	// settle it); a *CounterError which counter update.
-	ErrOutcomeUnknown = errors.New("cqlgen: outcome unknown")
+	ErrOutcomeUnknown = base.ErrOutcomeUnknown
 	// ErrTooManyChanges: a write whose reply was lost cannot be settled
 	// any more, because more changes of the entity came after it than the
 	// record of its last changes keeps (see docs/repositories.md). A
 	// *WriteUnknownError's Cause matches it; the outcome stays unknown for
 	// good.
-	ErrTooManyChanges = errors.New("cqlgen: too many changes of the entity since the write to settle it")
+	ErrTooManyChanges = base.ErrTooManyChanges
 	// ErrInvalidLimit: a read's Limit is negative or above the maximum;
 	// nothing was sent. A *LimitError gives both.
-	ErrInvalidLimit = errors.New("cqlgen: invalid limit")
+	ErrInvalidLimit = base.ErrInvalidLimit
 	// ErrInvalidOption: an option a call cannot run with; nothing was
 	// sent. An *OptionError names it.
-	ErrInvalidOption = errors.New("cqlgen: invalid option")
+	ErrInvalidOption = base.ErrInvalidOption
 	// ErrRetriesExhausted: every attempt failed. A *RetriesExhaustedError
 	// wraps the last cause.
-	ErrRetriesExhausted = errors.New("cqlgen: retries exhausted")
+	ErrRetriesExhausted = base.ErrRetriesExhausted
 )
 
 // EmptyKeyError reports a key column given an empty or zero value.
@@ -253,7 +253,7 @@ func (e *FencedError) Is(target error) bool { return target == ErrFenced }
 
 // ErrVectorDimension: a vector whose length is not its column's
 // dimension. A *VectorDimensionError names the column and both lengths.
-var ErrVectorDimension = errors.New("cqlgen: vector of the wrong dimension")
+var ErrVectorDimension = base.ErrVectorDimension
 
 // VectorDimensionError reports a vector, written or searched for, whose
 // length is not the dimension its column declares (vector<float, N>).
@@ -342,7 +342,7 @@ func (e *OutcomeUnknownError) Unwrap() error { return e.Err }
 
 // ErrIdempotencyConflict: an idempotency key was used again with another
 // payload. An *IdempotencyConflictError names the key.
-var ErrIdempotencyConflict = errors.New("cqlgen: idempotency key reused with another payload")
+var ErrIdempotencyConflict = base.ErrIdempotencyConflict
 
 // IdempotencyConflictError reports an idempotency key already claimed by a
 // command with a different payload: nothing was written.
@@ -361,7 +361,7 @@ func (e *IdempotencyConflictError) Is(target error) bool { return target == ErrI
 // ErrCounterNotApplied: a counter update failed in a way that proves it
 // was not applied (it never reached a replica). A *CounterError says so;
 // when the outcome is unknown it matches ErrOutcomeUnknown instead.
-var ErrCounterNotApplied = errors.New("cqlgen: counter update not applied")
+var ErrCounterNotApplied = base.ErrCounterNotApplied
 
 // CounterError reports a counter update that returned an error. A counter
 // update adds to what is there, so sending it twice would count twice:
@@ -406,4 +406,4 @@ func (e *CounterError) Unwrap() error { return e.Err }
 
 // ErrPending is returned, wrapped, when a canonical row's pending record
 // cannot be read: a row not written by cqlgen's write protocol.
-var ErrPending = errors.New("cqlgen: unreadable pending record")
+var ErrPending = base.ErrPending

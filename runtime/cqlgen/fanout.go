@@ -152,7 +152,7 @@ func (c concurrent) Apply(ctx context.Context, s Session, qs []cqldriver.Query) 
 
 // ErrCrossPartition: an unlogged batch's statements do not all write one
 // partition, so the batch was not sent. A *CrossPartitionError names them.
-var ErrCrossPartition = errors.New("cqlgen: unlogged batch across partitions")
+var ErrCrossPartition = base.ErrCrossPartition
 
 // CrossPartitionError reports an unlogged batch refused before it was sent
 // because its statements do not provably write one partition.

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 )
 
 // SessionOptions configure the Session a driver adapter makes
@@ -38,7 +39,7 @@ type SessionOptions struct {
 	// observers (gocql's QueryObserver and BatchObserver of the cluster
 	// configuration, where tracing is often hooked) still see every
 	// attempt, first: the adapters chain them.
-	Observer Observer
+	Observer cqlobserve.Observer
 }
 
 // Batch size defaults: Cassandra's own thresholds.

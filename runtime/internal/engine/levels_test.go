@@ -7,6 +7,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 )
 
 // The order of Levels: the call's levels over the query's serial level
@@ -105,14 +106,14 @@ func (r *levelRecorder) Batch(ctx context.Context, _ cqldriver.BatchKind, _ []cq
 // countingCalls is a CallObserver that counts the calls it sees start.
 type countingCalls struct{ started int }
 
-func (c *countingCalls) Observe(context.Context, cqlgen.Observation) {}
+func (c *countingCalls) Observe(context.Context, cqlobserve.Observation) {}
 
-func (c *countingCalls) StartCall(ctx context.Context, _ cqlgen.Call) context.Context {
+func (c *countingCalls) StartCall(ctx context.Context, _ cqlobserve.Call) context.Context {
 	c.started++
 	return ctx
 }
 
-func (c *countingCalls) EndCall(context.Context, cqlgen.CallObservation) {}
+func (c *countingCalls) EndCall(context.Context, cqlobserve.CallObservation) {}
 
 // A serial read runs at the serial level, whichever set it (the session,
 // the repository through the query, the call), and is refused before it

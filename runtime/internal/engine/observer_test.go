@@ -9,20 +9,21 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 )
 
 type callRecorder struct {
 	observerFunc
-	started []cqlgen.Call
-	ended   []cqlgen.CallObservation
+	started []cqlobserve.Call
+	ended   []cqlobserve.CallObservation
 }
 
-func (r *callRecorder) StartCall(ctx context.Context, c cqlgen.Call) context.Context {
+func (r *callRecorder) StartCall(ctx context.Context, c cqlobserve.Call) context.Context {
 	r.started = append(r.started, c)
 	return ctx
 }
 
-func (r *callRecorder) EndCall(_ context.Context, o cqlgen.CallObservation) {
+func (r *callRecorder) EndCall(_ context.Context, o cqlobserve.CallObservation) {
 	r.ended = append(r.ended, o)
 }
 
@@ -33,14 +34,14 @@ func TestStartCallWithoutCallObserver(t *testing.T) {
 	for _, s := range []cqldriver.Session{
 		nil,
 		testSession(cqlgen.RetryOptions{}, nil),
-		testSession(cqlgen.RetryOptions{}, observerFunc(func(context.Context, cqlgen.Observation) {})),
+		testSession(cqlgen.RetryOptions{}, observerFunc(func(context.Context, cqlobserve.Observation) {})),
 	} {
 		got, call := StartCall(ctx, s, "Track", "Insert")
 		if got != ctx || call != (ActiveCall{}) {
 			t.Errorf("%T: StartCall changed the context or returned %+v", s, call)
 		}
 		call.End(nil)
-		if _, ok := cqlgen.CallOf(got); ok {
+		if _, ok := cqlobserve.CallOf(got); ok {
 			t.Errorf("%T: the context names a call", s)
 		}
 	}
@@ -56,10 +57,10 @@ func TestStartCallWithoutCallObserver(t *testing.T) {
 // attempts the session observes under its context are counted: retries
 // apart, rows of reads only.
 func TestCallCountsItsAttempts(t *testing.T) {
-	rec := &callRecorder{observerFunc: func(context.Context, cqlgen.Observation) {}}
+	rec := &callRecorder{observerFunc: func(context.Context, cqlobserve.Observation) {}}
 	g := testSession(cqlgen.RetryOptions{}, rec)
 	ctx, call := StartCall(context.Background(), g, "Track", "Update")
-	if c, ok := cqlgen.CallOf(ctx); !ok || c != (cqlgen.Call{Entity: "Track", Method: "Update"}) {
+	if c, ok := cqlobserve.CallOf(ctx); !ok || c != (cqlobserve.Call{Entity: "Track", Method: "Update"}) {
 		t.Fatalf("CallOf = %v, %v", c, ok)
 	}
 	pre := &cqldriver.Statement{Table: "tracks", Kind: cqldriver.PreRead}
@@ -80,7 +81,7 @@ func TestCallCountsItsAttempts(t *testing.T) {
 		t.Fatalf("started %v, ended %v", rec.started, rec.ended)
 	}
 	got := rec.ended[0]
-	if got.Call != (cqlgen.Call{Entity: "Track", Method: "Update"}) || got.Err != cqlgen.ErrNotFound || got.Attempts != 3 || got.Retries != 1 || got.Rows != 9 {
+	if got.Call != (cqlobserve.Call{Entity: "Track", Method: "Update"}) || got.Err != cqlgen.ErrNotFound || got.Attempts != 3 || got.Retries != 1 || got.Rows != 9 {
 		t.Errorf("call observation %+v; want 3 attempts, 1 retry, 9 rows (the pre-read's not counted)", got)
 	}
 }
@@ -109,7 +110,7 @@ func TestErrorType(t *testing.T) {
 		{io.ErrUnexpectedEOF, "connection"},
 		{errors.New("value 'hunter2' rejected"), "other"},
 	} {
-		if got := cqlgen.ErrorType(c.err); got != c.want {
+		if got := cqlobserve.ErrorType(c.err); got != c.want {
 			t.Errorf("ErrorType(%v) = %q, want %q", c.err, got, c.want)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 )
 
 // retryOptions are the session's RetryOptions, with the engine's methods.
@@ -322,7 +323,7 @@ type attemptOf struct {
 func (e *execution) observe(a attemptOf) {
 	call := callOf(e.ctx)
 	if e.stmt != nil {
-		o := cqlgen.Observation{
+		o := cqlobserve.Observation{
 			Table: e.stmt.Table, Pattern: e.stmt.Pattern, Kind: e.stmt.Kind,
 			Attempt: a.n, Latency: a.latency, Err: a.err,
 			Host: a.host, Keyspace: a.keyspace, Call: callName(call),
@@ -343,7 +344,7 @@ func (g *session) observeBatch(ctx context.Context, qs []cqldriver.Query, bytes 
 	count(call, a.n, cqldriver.Write, 0, a.err)
 	host := a.host
 	for _, q := range qs {
-		g.opts.Observer.Observe(ctx, cqlgen.Observation{
+		g.opts.Observer.Observe(ctx, cqlobserve.Observation{
 			Table: q.Stmt.Table, Pattern: q.Stmt.Pattern, Kind: q.Stmt.Kind,
 			Attempt: a.n, Latency: a.latency, Err: a.err,
 			Host: host, Keyspace: a.keyspace, Call: callName(call),

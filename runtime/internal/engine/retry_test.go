@@ -12,6 +12,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 )
 
 func TestBackoffCapDoublesUpToMaxDelay(t *testing.T) {
@@ -141,7 +142,7 @@ func TestRetryableClassification(t *testing.T) {
 	}
 }
 
-func testSession(r cqlgen.RetryOptions, obs cqlgen.Observer) *session {
+func testSession(r cqlgen.RetryOptions, obs cqlobserve.Observer) *session {
 	return NewSession(nil, &cqlgen.SessionOptions{Retry: r, Observer: obs}).(*session)
 }
 
@@ -351,8 +352,8 @@ func TestAgainReissuesWhenThePlanRanDry(t *testing.T) {
 
 func TestNoConnectionAttemptsAreBoundedAndObserved(t *testing.T) {
 	withJitter(t, noJitter)
-	var seen []cqlgen.Observation
-	g := testSession(cqlgen.RetryOptions{MaxAttempts: 3}, observerFunc(func(_ context.Context, o cqlgen.Observation) { seen = append(seen, o) }))
+	var seen []cqlobserve.Observation
+	g := testSession(cqlgen.RetryOptions{MaxAttempts: 3}, observerFunc(func(_ context.Context, o cqlobserve.Observation) { seen = append(seen, o) }))
 	e := g.start(context.Background(), idemWrite, nil)
 	passes := 1
 	for e.pass(); e.again(errNoConnections); e.pass() {
@@ -370,6 +371,6 @@ func TestNoConnectionAttemptsAreBoundedAndObserved(t *testing.T) {
 	}
 }
 
-type observerFunc func(context.Context, cqlgen.Observation)
+type observerFunc func(context.Context, cqlobserve.Observation)
 
-func (f observerFunc) Observe(ctx context.Context, o cqlgen.Observation) { f(ctx, o) }
+func (f observerFunc) Observe(ctx context.Context, o cqlobserve.Observation) { f(ctx, o) }

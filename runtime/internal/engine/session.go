@@ -7,6 +7,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 )
 
 // NewSession makes a Session that runs statements with d. A nil opts
@@ -40,7 +41,7 @@ func NewSession(d cqldriver.Driver, opts *cqlgen.SessionOptions) cqldriver.Sessi
 		o.BatchFailBytes = cqlgen.DefaultBatchFailBytes
 	}
 	g := &session{d: d, opts: o}
-	g.calls, _ = o.Observer.(cqlgen.CallObserver)
+	g.calls, _ = o.Observer.(cqlobserve.CallObserver)
 	return g
 }
 
@@ -48,7 +49,7 @@ func NewSession(d cqldriver.Driver, opts *cqlgen.SessionOptions) cqldriver.Sessi
 type session struct {
 	d     cqldriver.Driver
 	opts  cqlgen.SessionOptions
-	calls cqlgen.CallObserver // opts.Observer, when it observes calls too
+	calls cqlobserve.CallObserver // opts.Observer, when it observes calls too
 }
 
 // checkSerial refuses, before anything is sent, a conditional statement

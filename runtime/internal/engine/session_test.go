@@ -8,6 +8,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 )
 
 func TestNewSessionDefaults(t *testing.T) {
@@ -28,11 +29,11 @@ func TestNewSessionDefaults(t *testing.T) {
 // A batch over the limit is refused before anything touches the driver:
 // this session has no gocql session at all, so sending would panic.
 func TestBatchTooLargeIsRefusedBeforeSending(t *testing.T) {
-	var seen []cqlgen.Observation
+	var seen []cqlobserve.Observation
 	s := NewSession(nil, &cqlgen.SessionOptions{
 		BatchWarnBytes: 500,
 		BatchFailBytes: 1000,
-		Observer:       observerFunc(func(_ context.Context, o cqlgen.Observation) { seen = append(seen, o) }),
+		Observer:       observerFunc(func(_ context.Context, o cqlobserve.Observation) { seen = append(seen, o) }),
 	})
 	st := &cqldriver.Statement{CQL: "INSERT", Table: "t", Pattern: "Save", Kind: cqldriver.Write, Idempotent: true}
 	big := strings.Repeat("x", 400)
