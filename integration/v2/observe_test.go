@@ -214,9 +214,9 @@ func TestObservers(t *testing.T) {
 	rec.mu.Lock()
 	var refused, single []cqlobserve.Observation
 	for _, o := range rec.obs {
-		var cross *cqlgen.CrossPartitionError
+		var cross *cqlgen.InputError
 		switch {
-		case o.Attempt == 0 && errors.As(o.Err, &cross):
+		case o.Attempt == 0 && (errors.As(o.Err, &cross) && cross.Err == cqlgen.ErrCrossPartition):
 			refused = append(refused, o)
 		case o.Kind == cqlgen.Write && o.Batch == 0 && o.Err == nil:
 			single = append(single, o)

@@ -27,7 +27,7 @@ func TestMetrics(t *testing.T) {
 		Err: errors.New("timed out writing 'hunter2'")})
 	obs.Observe(ctx, cqlobserve.Observation{Table: "tracks", Pattern: "Tracks", Kind: cqlgen.Conditional, Attempt: 2, Latency: time.Millisecond})
 	obs.Observe(ctx, cqlobserve.Observation{Table: "by_artist", Pattern: "ByArtist", Kind: cqlgen.Write, Attempt: 1, Latency: time.Millisecond, Batch: 2, BatchBytes: 9000, BatchWarn: true})
-	obs.Observe(ctx, cqlobserve.Observation{Table: "by_artist", Pattern: "ByArtist", Kind: cqlgen.Write, Attempt: 0, Err: &cqlgen.BatchTooLargeError{}})
+	obs.Observe(ctx, cqlobserve.Observation{Table: "by_artist", Pattern: "ByArtist", Kind: cqlgen.Write, Attempt: 0, Err: &cqlgen.InputError{Err: cqlgen.ErrBatchTooLarge}})
 	obs.EndCall(ctx, cqlobserve.CallObservation{Call: cqlobserve.Call{Entity: "Track", Method: "Update"}, Latency: 5 * time.Millisecond, Attempts: 4, Retries: 1})
 	obs.EndCall(ctx, cqlobserve.CallObservation{Call: cqlobserve.Call{Entity: "Track", Method: "Get"}, Err: cqlgen.ErrNotFound})
 

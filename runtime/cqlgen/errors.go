@@ -9,7 +9,10 @@ import (
 	"strings"
 )
 
-// Errors that callers test with errors.Is.
+// Errors that callers test with errors.Is. Those of a call refused for
+// what it was given (ErrEmptyKey, ErrInvalidLimit, ErrInvalidOption,
+// ErrInvalidCursor, ErrVectorDimension, ErrBatchTooLarge,
+// ErrCrossPartition, ErrIdempotencyConflict) come as an *InputError.
 var (
 	// ErrNotFound: the row asked for does not exist.
 	ErrNotFound = base.ErrNotFound
@@ -18,13 +21,13 @@ var (
 	// version an IfVersion or IfAbsent write found.
 	ErrNotApplied = base.ErrNotApplied
 	// ErrInvalidCursor: a cursor that is corrupt or belongs to another
-	// query. An *InvalidCursorError says why.
+	// query. An *InputError says why.
 	ErrInvalidCursor = base.ErrInvalidCursor
 	// ErrEmptyKey: a key value is empty or zero, so the statement would
-	// address no row. An *EmptyKeyError names the column.
+	// address no row. An *InputError names the column.
 	ErrEmptyKey = base.ErrEmptyKey
 	// ErrBatchTooLarge: a batch exceeds the configured size limit and was
-	// not sent. A *BatchTooLargeError gives the sizes.
+	// not sent. An *InputError gives the sizes.
 	ErrBatchTooLarge = base.ErrBatchTooLarge
 	// ErrKeyChanged: a Modify's change edited the entity's key in its
 	// source of truth, which would make it another entity (Insert creates
@@ -50,43 +53,16 @@ var (
 	// good.
 	ErrTooManyChanges = base.ErrTooManyChanges
 	// ErrInvalidLimit: a read's Limit is negative or above the maximum;
-	// nothing was sent. A *LimitError gives both.
+	// nothing was sent. An *InputError gives both; so does
+	// one for a multi-get of more keys than allowed.
 	ErrInvalidLimit = base.ErrInvalidLimit
 	// ErrInvalidOption: an option a call cannot run with; nothing was
-	// sent. An *OptionError names it.
+	// sent. An *InputError names it.
 	ErrInvalidOption = base.ErrInvalidOption
 	// ErrRetriesExhausted: every attempt failed. A *RetriesExhaustedError
 	// wraps the last cause.
 	ErrRetriesExhausted = base.ErrRetriesExhausted
 )
-
-// EmptyKeyError reports a key column given an empty or zero value.
-type EmptyKeyError struct {
-	Table  string // the table the statement would address
-	Column string // the key column whose value is empty
-}
-
-// Error names the table and the column.
-func (e *EmptyKeyError) Error() string {
-	return fmt.Sprintf("cqlgen: %s: key column %s is empty", e.Table, e.Column)
-}
-
-// Is makes errors.Is(err, ErrEmptyKey) true.
-func (e *EmptyKeyError) Is(target error) bool { return target == ErrEmptyKey }
-
-// InvalidCursorError reports a cursor that cannot continue a query.
-type InvalidCursorError struct {
-	Pattern string // the access pattern the cursor was given to
-	Reason  string // why it cannot continue the query
-}
-
-// Error names the pattern and the reason.
-func (e *InvalidCursorError) Error() string {
-	return fmt.Sprintf("cqlgen: invalid cursor for %s: %s", e.Pattern, e.Reason)
-}
-
-// Is makes errors.Is(err, ErrInvalidCursor) true.
-func (e *InvalidCursorError) Is(target error) bool { return target == ErrInvalidCursor }
 
 // VersionConflictError reports a write with IfVersion or IfAbsent that
 // found the entity elsewhere: changed (or deleted) since it was read, or,
@@ -141,9 +117,6 @@ type NotAppliedError struct {
 	Current map[string]any // the row's values now, by column; may be nil
 }
 
-// String is Error.
-func (e *NotAppliedError) String() string { return e.Error() }
-
 // GoString shows the table and the columns of Current, not their values.
 func (e *NotAppliedError) GoString() string {
 	return fmt.Sprintf("&cqlgen.NotAppliedError{Table: %q, Current: %s}", e.Table, redacted(e.Current))
@@ -183,21 +156,6 @@ func (e *NotAppliedError) Error() string {
 // Is makes errors.Is(err, ErrNotApplied) true.
 func (e *NotAppliedError) Is(target error) bool { return target == ErrNotApplied }
 
-// BatchTooLargeError reports a batch refused before it was sent.
-type BatchTooLargeError struct {
-	Statements int // statements in the batch
-	Bytes      int // estimated size of the values (as Cassandra measures a batch)
-	Limit      int // SessionOptions.BatchFailBytes
-}
-
-// Error gives the sizes and the way out.
-func (e *BatchTooLargeError) Error() string {
-	return fmt.Sprintf("cqlgen: batch of %d statements is about %d bytes, over the %d-byte limit; use the concurrent strategy for rows this large", e.Statements, e.Bytes, e.Limit)
-}
-
-// Is makes errors.Is(err, ErrBatchTooLarge) true.
-func (e *BatchTooLargeError) Is(target error) bool { return target == ErrBatchTooLarge }
-
 // RetriesExhaustedError reports a statement that failed on every attempt.
 //
 // It is also returned when the context's deadline left no time for the
@@ -220,21 +178,6 @@ func (e *RetriesExhaustedError) Is(target error) bool { return target == ErrRetr
 // Unwrap returns the last cause.
 func (e *RetriesExhaustedError) Unwrap() error { return e.Last }
 
-// OptionError reports an option a call cannot run with, before anything
-// is sent.
-type OptionError struct {
-	Option string // the Options field
-	Reason string
-}
-
-// Error names the option and why.
-func (e *OptionError) Error() string {
-	return fmt.Sprintf("cqlgen: option %s: %s", e.Option, e.Reason)
-}
-
-// Is matches ErrInvalidOption.
-func (e *OptionError) Is(target error) bool { return target == ErrInvalidOption }
-
 // FencedError reports a command whose lease ran out while it ran: another
 // call took its idempotency key over and may run the command again, so it
 // may apply twice. Its own outcome is Outcome.
@@ -252,24 +195,8 @@ func (e *FencedError) Error() string {
 func (e *FencedError) Is(target error) bool { return target == ErrFenced }
 
 // ErrVectorDimension: a vector whose length is not its column's
-// dimension. A *VectorDimensionError names the column and both lengths.
+// dimension. An *InputError names the column and both lengths.
 var ErrVectorDimension = base.ErrVectorDimension
-
-// VectorDimensionError reports a vector, written or searched for, whose
-// length is not the dimension its column declares (vector<float, N>).
-// Nothing was sent.
-type VectorDimensionError struct {
-	Table, Column string
-	Want, Got     int // the column's dimension, and the vector's length
-}
-
-// Error names the column and both lengths.
-func (e *VectorDimensionError) Error() string {
-	return fmt.Sprintf("cqlgen: %s.%s is a vector of %d floats; this one has %d", e.Table, e.Column, e.Want, e.Got)
-}
-
-// Is makes errors.Is(err, ErrVectorDimension) true.
-func (e *VectorDimensionError) Is(target error) bool { return target == ErrVectorDimension }
 
 // WriteUnknownError reports a write of an entity kept by the write
 // protocol whose conditional write on the source of truth lost its reply
@@ -341,22 +268,8 @@ func (e *OutcomeUnknownError) Is(target error) bool { return target == ErrOutcom
 func (e *OutcomeUnknownError) Unwrap() error { return e.Err }
 
 // ErrIdempotencyConflict: an idempotency key was used again with another
-// payload. An *IdempotencyConflictError names the key.
+// payload. An *InputError names the key.
 var ErrIdempotencyConflict = base.ErrIdempotencyConflict
-
-// IdempotencyConflictError reports an idempotency key already claimed by a
-// command with a different payload: nothing was written.
-type IdempotencyConflictError struct {
-	Key string // the idempotency key
-}
-
-// Error names the key.
-func (e *IdempotencyConflictError) Error() string {
-	return fmt.Sprintf("cqlgen: idempotency key %q was used for another payload; nothing written", e.Key)
-}
-
-// Is makes errors.Is(err, ErrIdempotencyConflict) true.
-func (e *IdempotencyConflictError) Is(target error) bool { return target == ErrIdempotencyConflict }
 
 // ErrCounterNotApplied: a counter update failed in a way that proves it
 // was not applied (it never reached a replica). A *CounterError says so;
@@ -407,3 +320,51 @@ func (e *CounterError) Unwrap() error { return e.Err }
 // ErrPending is returned, wrapped, when a canonical row's pending record
 // cannot be read: a row not written by cqlgen's write protocol.
 var ErrPending = base.ErrPending
+
+// InputError reports a call refused for what it was given, before
+// anything was sent: an empty key value, a limit or a number of keys out
+// of bounds, an option the call cannot run with, a cursor of another
+// read, a vector of the wrong dimension, a batch too large or across
+// partitions, an idempotency key used again with another payload. Nothing
+// was read or written, and the same call fails the same way again.
+//
+// Err is the kind, one of the sentinels ErrEmptyKey, ErrInvalidLimit,
+// ErrInvalidOption, ErrInvalidCursor, ErrVectorDimension,
+// ErrBatchTooLarge, ErrCrossPartition and ErrIdempotencyConflict, which
+// errors.Is matches:
+//
+//	if errors.Is(err, cqlgen.ErrInvalidCursor) { // a stale or forged cursor: start over
+//		page, err = repo.TracksByAlbum(ctx, album, nil)
+//	}
+type InputError struct {
+	Err   error  // the kind: one of the sentinels above
+	Table string // the table the call addresses; "" when none is concerned
+	// Name is what was wrong: the empty key column or the vector's column
+	// (of Table), the option (an Options field, or a read's parameter),
+	// the access pattern a cursor was given to; "" when Err says it.
+	Name   string
+	Reason string // why, for a person; "" when Err says it
+}
+
+// Error gives the kind, what was wrong and why.
+func (e *InputError) Error() string {
+	msg := "cqlgen: invalid input"
+	if e.Err != nil {
+		msg = e.Err.Error()
+	}
+	switch {
+	case e.Table != "" && e.Name != "":
+		msg += ": " + e.Table + "." + e.Name
+	case e.Table != "":
+		msg += ": " + e.Table
+	case e.Name != "":
+		msg += ": " + e.Name
+	}
+	if e.Reason != "" {
+		msg += ": " + e.Reason
+	}
+	return msg
+}
+
+// Unwrap gives Err, the kind.
+func (e *InputError) Unwrap() error { return e.Err }

@@ -38,7 +38,7 @@ type Strategy interface {
 // and others not. Run the write again (it is idempotent) to be sure.
 //
 // The batch's estimated size is checked before it is sent, against
-// SessionOptions.BatchFailBytes: a larger batch gets a *BatchTooLargeError
+// SessionOptions.BatchFailBytes: a larger batch gets an *InputError (ErrBatchTooLarge)
 // and nothing is written. A single statement is sent on its own.
 var LoggedBatch Strategy = batchStrategy{kind: cqldriver.Logged, name: "logged-batch"}
 
@@ -56,7 +56,7 @@ var LoggedBatch Strategy = batchStrategy{kind: cqldriver.Logged, name: "logged-b
 //
 // The session enforces the rule before sending: statements of different
 // partitions, or whose partition cannot be told, get a
-// *CrossPartitionError, because across partitions an unlogged batch has no
+// an *InputError (ErrCrossPartition), because across partitions an unlogged batch has no
 // batch log, and a coordinator failure would leave it half done forever.
 var UnloggedBatch Strategy = batchStrategy{kind: cqldriver.Unlogged, name: "unlogged-batch"}
 
@@ -151,21 +151,5 @@ func (c concurrent) Apply(ctx context.Context, s Session, qs []cqldriver.Query) 
 }
 
 // ErrCrossPartition: an unlogged batch's statements do not all write one
-// partition, so the batch was not sent. A *CrossPartitionError names them.
+// partition, so the batch was not sent. an *InputError (ErrCrossPartition) names them.
 var ErrCrossPartition = base.ErrCrossPartition
-
-// CrossPartitionError reports an unlogged batch refused before it was sent
-// because its statements do not provably write one partition.
-type CrossPartitionError struct {
-	First  string // the table of the batch's first statement
-	Other  string // the table of the statement that differs from it
-	Reason string // why the batch was refused
-}
-
-// Error names the two tables and the way out.
-func (e *CrossPartitionError) Error() string {
-	return fmt.Sprintf("cqlgen: unlogged batch not sent: %s and %s: %s; use LoggedBatch or Concurrent", e.First, e.Other, e.Reason)
-}
-
-// Is makes errors.Is(err, ErrCrossPartition) true.
-func (e *CrossPartitionError) Is(target error) bool { return target == ErrCrossPartition }

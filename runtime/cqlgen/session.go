@@ -30,7 +30,7 @@ type SessionOptions struct {
 	// batch_size_warn_threshold. Negative: never.
 	BatchWarnBytes int
 	// BatchFailBytes is the estimated batch size over which Batch refuses
-	// to send a batch and returns a *BatchTooLargeError; default 50 KiB,
+	// to send a batch and returns an *InputError (ErrBatchTooLarge); default 50 KiB,
 	// Cassandra's batch_size_fail_threshold, over which Cassandra would
 	// refuse a multi-partition batch itself. Negative: no limit.
 	BatchFailBytes int

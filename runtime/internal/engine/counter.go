@@ -10,12 +10,12 @@ import (
 
 // ExecCounter runs a counter update (UPDATE ... SET c = c + ?) once. Its
 // statement must be a write marked not idempotent, so that the session
-// never sends it twice; any other is refused with an *OptionError before
+// never sends it twice; any other is refused with an *InputError (ErrInvalidOption) before
 // anything is sent. Every error the session returns comes back as a
 // *CounterError that says whether the update may have applied.
 func ExecCounter(ctx context.Context, s cqldriver.Session, q cqldriver.Query) error {
 	if q.Stmt == nil || q.Stmt.Idempotent || q.Stmt.Kind != cqldriver.Write {
-		return &cqlgen.OptionError{Option: "Statement", Reason: "a counter update must be a plain write marked not idempotent, so that it is never retried"}
+		return &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "Statement", Reason: "a counter update must be a plain write marked not idempotent, so that it is never retried"}
 	}
 	err := s.Exec(ctx, q)
 	if err == nil {

@@ -66,7 +66,7 @@ func TestExecCounterRefusesARetryableStatement(t *testing.T) {
 		f := &fakeSession{}
 		err := ExecCounter(context.Background(), f, cqldriver.Query{Stmt: st})
 		if !errors.Is(err, cqlgen.ErrInvalidOption) || len(f.execs) != 0 {
-			t.Errorf("%+v: err %v after %d sends; want an *OptionError and nothing sent", st, err, len(f.execs))
+			t.Errorf("%+v: err %v after %d sends; want an *InputError (ErrInvalidOption) and nothing sent", st, err, len(f.execs))
 		}
 	}
 }

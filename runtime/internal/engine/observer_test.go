@@ -101,7 +101,7 @@ func TestErrorType(t *testing.T) {
 	}{
 		{nil, ""},
 		{cqlgen.ErrNotFound, "not_found"},
-		{&cqlgen.EmptyKeyError{Table: "t", Column: "secret-ish"}, "empty_key"},
+		{&cqlgen.InputError{Err: cqlgen.ErrEmptyKey, Table: "t", Name: "secret-ish"}, "empty_key"},
 		{&cqlgen.RetriesExhaustedError{Attempts: 4, Last: writeTimeout("SIMPLE")}, "retries_exhausted"},
 		{fmt.Errorf("wrapped: %w", context.DeadlineExceeded), "deadline_exceeded"},
 		{srvErr(cqldriver.CodeReadTimeout), "read_timeout"},

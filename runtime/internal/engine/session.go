@@ -61,7 +61,7 @@ func (g *session) checkSerial(ctx context.Context, q cqldriver.Query, kind cqldr
 		return nil
 	}
 	if l := g.levels(ctx, q); !l.Serial.IsSerial() {
-		return &cqlgen.OptionError{Option: "Levels.Serial", Reason: fmt.Sprintf("%v is not a serial consistency level; use Serial or LocalSerial", l.Serial)}
+		return &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "Levels.Serial", Reason: fmt.Sprintf("%v is not a serial consistency level; use Serial or LocalSerial", l.Serial)}
 	}
 	return nil
 }
@@ -176,7 +176,7 @@ func (g *session) Batch(ctx context.Context, kind cqldriver.BatchKind, qs []cqld
 	}
 	size := EstimateBatchBytes(qs)
 	if g.opts.BatchFailBytes > 0 && size > g.opts.BatchFailBytes {
-		return g.refuse(ctx, qs, size, &cqlgen.BatchTooLargeError{Statements: len(qs), Bytes: size, Limit: g.opts.BatchFailBytes})
+		return g.refuse(ctx, qs, size, &cqlgen.InputError{Err: cqlgen.ErrBatchTooLarge, Reason: fmt.Sprintf("%d statements of about %d bytes, over the %d-byte limit; use the concurrent strategy for rows this large", len(qs), size, g.opts.BatchFailBytes)})
 	}
 	for _, q := range qs {
 		if err := g.checkSerial(ctx, q, q.Stmt.Kind); err != nil {
@@ -228,11 +228,11 @@ func (g *session) samePartition(ctx context.Context, qs []cqldriver.Query) error
 		case err != nil:
 			return fmt.Errorf("cqlgen: unlogged batch: finding the partition of %s: %w", q.Stmt.Table, err)
 		case key == nil:
-			return &cqlgen.CrossPartitionError{First: qs[0].Stmt.Table, Other: q.Stmt.Table, Reason: "its partition key cannot be told from the statement"}
+			return &cqlgen.InputError{Err: cqlgen.ErrCrossPartition, Reason: qs[0].Stmt.Table + " and " + q.Stmt.Table + ": " + "its partition key cannot be told from the statement" + "; use LoggedBatch or Concurrent"}
 		case i == 0:
 			first, keyspace = key, ks
 		case ks != keyspace || !bytes.Equal(key, first):
-			return &cqlgen.CrossPartitionError{First: qs[0].Stmt.Table, Other: q.Stmt.Table, Reason: "they write different partitions"}
+			return &cqlgen.InputError{Err: cqlgen.ErrCrossPartition, Reason: qs[0].Stmt.Table + " and " + q.Stmt.Table + ": " + "they write different partitions" + "; use LoggedBatch or Concurrent"}
 		}
 	}
 	return nil

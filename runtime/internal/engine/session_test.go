@@ -39,11 +39,11 @@ func TestBatchTooLargeIsRefusedBeforeSending(t *testing.T) {
 	big := strings.Repeat("x", 400)
 	qs := []cqldriver.Query{{Stmt: st, Values: []any{big}}, {Stmt: st, Values: []any{big}}, {Stmt: st, Values: []any{big}}}
 	err := cqlgen.LoggedBatch.Apply(context.Background(), s, qs)
-	var tl *cqlgen.BatchTooLargeError
-	if !errors.Is(err, cqlgen.ErrBatchTooLarge) || !errors.As(err, &tl) {
+	var tl *cqlgen.InputError
+	if !errors.Is(err, cqlgen.ErrBatchTooLarge) || !(errors.As(err, &tl) && tl.Err == cqlgen.ErrBatchTooLarge) {
 		t.Fatalf("err = %v", err)
 	}
-	if tl.Statements != 3 || tl.Bytes != 3*404 || tl.Limit != 1000 {
+	if want := "3 statements of about 1212 bytes, over the 1000-byte limit; use the concurrent strategy for rows this large"; tl.Reason != want {
 		t.Errorf("error %+v", tl)
 	}
 	if len(seen) != 3 || seen[0].Attempt != 0 || !errors.Is(seen[0].Err, cqlgen.ErrBatchTooLarge) || seen[0].Batch != 3 || seen[0].BatchBytes != 3*404 || !seen[0].BatchWarn {
