@@ -10,9 +10,9 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
-// Vector is cqlgen.Vector, which generated code binds and scans
+// Vector is cqldriver.Vector, which generated code binds and scans
 // vector columns through.
-type Vector = cqlgen.Vector
+type Vector = cqldriver.Vector
 
 // VectorOrUnset binds a vector field: the vector, or, when it is empty,
 // unset if unset is true (an Insert writes nothing) and null if not (an
