@@ -32,7 +32,7 @@ func TestCounterUpdateIsNeverRetried(t *testing.T) {
 	via := proxied(t, ks, p, func(c *gocql.ClusterConfig) { c.Timeout = 400 * time.Millisecond })
 	var attempts atomic.Int32
 	s := gocqlv1.NewSession(via, &cqlgen.SessionOptions{
-		Retry: cqlgen.RetryOptions{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond},
+		MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond,
 		Observer: observerFunc(func(_ context.Context, o cqlobserve.Observation) {
 			if o.Table == "agent_load" && o.Kind == cqlgen.Write {
 				attempts.Add(1)

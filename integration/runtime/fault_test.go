@@ -106,7 +106,7 @@ func TestFaultsLoggedBatch(t *testing.T) {
 	cassandratest.MustApplyCQL(t, direct, itemsSchema)
 	p := startProxy(t, cassandratest.Hosts(t)[0])
 	var failed failures
-	s := gocqlv1.NewSession(proxied(t, ks, p), &cqlgen.SessionOptions{Retry: faultRetry, Observer: &failed})
+	s := gocqlv1.NewSession(proxied(t, ks, p), faultOptions(&failed))
 
 	const wantCuts, maxWrites, workers = 40, 20000, 4
 	var inflight atomic.Int32
@@ -247,7 +247,7 @@ func TestFaultsConcurrentIdempotent(t *testing.T) {
 	cassandratest.MustApplyCQL(t, direct, itemsSchema+cqlgenimpl.IdempotencyTableCQL)
 	p := startProxy(t, cassandratest.Hosts(t)[0])
 	var failed failures
-	s := gocqlv1.NewSession(proxied(t, ks, p), &cqlgen.SessionOptions{Retry: faultRetry, Observer: &failed})
+	s := gocqlv1.NewSession(proxied(t, ks, p), faultOptions(&failed))
 	strategy := cqlgen.Concurrent(3)
 
 	type run struct {

@@ -224,7 +224,7 @@ func TestLostReplies(t *testing.T) {
 		c.Logger = gocql.NewLogger(gocql.LogLevelNone)
 	})
 	s := gocqlv2.NewSession(gs, &cqlgen.SessionOptions{Observer: plan,
-		Retry: cqlgen.RetryOptions{MaxAttempts: 4, BaseDelay: 20 * time.Millisecond, MaxDelay: 200 * time.Millisecond}})
+		MaxAttempts: 4, BaseDelay: 20 * time.Millisecond, MaxDelay: 200 * time.Millisecond})
 	repo := v2model.NewTicketRepo(s)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

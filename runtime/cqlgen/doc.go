@@ -33,7 +33,7 @@
 // SessionOptions. The session sets each statement's consistency from its
 // kind (Levels, WithLevels, SessionLevels), retries idempotent statements
 // after timeouts and lost connections with exponential backoff and full
-// jitter within the context's deadline (RetryOptions), refuses batches
+// jitter within the context's deadline (SessionOptions.MaxAttempts), refuses batches
 // over the size limit before sending them, and reports every attempt and
 // every repository call to an optional Observer. A Strategy writes the
 // statements of one logical write to every table (LoggedBatch,

@@ -93,7 +93,7 @@ const DefaultConcurrency = 8
 //
 // After a failure or a crash: some tables may hold the write and others
 // not, and nothing finishes it by itself. Idempotent statements are
-// retried by the session (see RetryOptions); a failed call should be run
+// retried by the session (see SessionOptions.MaxAttempts); a failed call should be run
 // again whole, with the same timestamp, or repaired from the canonical
 // table. An idempotency key (WithIdempotencyKey) makes running it again
 // safe for callers that cannot tell whether it applied. Statements not

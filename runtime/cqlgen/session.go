@@ -23,8 +23,26 @@ type SessionOptions struct {
 	// default LocalSerial (Serial for a conditional write that must be
 	// linearizable across datacenters).
 	SerialConsistency cqldriver.Consistency
-	// Retry bounds and paces retries of idempotent statements.
-	Retry RetryOptions
+	// MaxAttempts, BaseDelay and MaxDelay bound and pace the retries of
+	// idempotent statements.
+	//
+	// Only statements marked idempotent are ever retried, and only after
+	// an error that says the cluster was slow or out of reach
+	// (docs/runtime.md lists them). Between attempts the session waits
+	// with exponential backoff and full jitter: before attempt n+1 a
+	// uniformly random time in [0, min(MaxDelay, BaseDelay·2^(n-1))). It
+	// never waits past the context's deadline: when the next wait would
+	// end after it, the session gives up at once. When it gives up on a
+	// retryable error, the caller gets a *RetriesExhaustedError wrapping
+	// the last one.
+	//
+	// MaxAttempts counts every attempt, the first included; default
+	// DefaultMaxAttempts, 4; 1 turns retries off.
+	MaxAttempts int
+	// BaseDelay caps the first wait; default DefaultBaseDelay, 25ms.
+	BaseDelay time.Duration
+	// MaxDelay caps every wait; default DefaultMaxDelay, 1s.
+	MaxDelay time.Duration
 	// BatchWarnBytes is the estimated batch size (as Cassandra measures a batch) over
 	// which observers see BatchWarn; default 5 KiB, Cassandra's
 	// batch_size_warn_threshold. Negative: never.
@@ -47,27 +65,6 @@ const (
 	DefaultBatchWarnBytes = 5 << 10
 	DefaultBatchFailBytes = 50 << 10
 )
-
-// RetryOptions bound and pace the retries of a Session a driver adapter
-// makes. Zero fields take the defaults.
-//
-// Only statements marked idempotent are ever retried, and only after an
-// error that says the cluster was slow or out of reach (docs/runtime.md
-// lists them). Between attempts the session waits with exponential backoff and full
-// jitter: before attempt n+1 a uniformly random time in
-// [0, min(MaxDelay, BaseDelay·2^(n-1))). It never waits past the context's
-// deadline: when the next wait would end after it, the session gives up at
-// once. When it gives up on a retryable error, the caller gets a
-// *RetriesExhaustedError wrapping the last one.
-type RetryOptions struct {
-	// MaxAttempts counts every attempt, the first included; default 4.
-	// 1 turns retries off.
-	MaxAttempts int
-	// BaseDelay caps the first wait; default 25ms.
-	BaseDelay time.Duration
-	// MaxDelay caps every wait; default 1s.
-	MaxDelay time.Duration
-}
 
 // Retry defaults.
 const (

@@ -93,14 +93,14 @@ func EstimateBatchBytes(qs []cqldriver.Query) int { return engine.EstimateBatchB
 // Timestamp is the write timestamp of t: microseconds since the epoch.
 func Timestamp(t time.Time) int64 { return engine.Timestamp(t) }
 
-// backoff paces the runtime's own retries, as RetryOptions pace a
-// session's.
-type backoff cqlgen.RetryOptions
+// backoff paces the runtime's own retries, as SessionOptions' retry
+// fields pace a session's.
+type backoff engine.RetryOptions
 
 // Wait sleeps for the backoff after the given number of failed attempts
 // (from 1), or until ctx ends.
 func (b backoff) Wait(ctx context.Context, failed int) error {
-	return engine.Wait(ctx, cqlgen.RetryOptions(b), failed)
+	return engine.Wait(ctx, engine.RetryOptions(b), failed)
 }
 
 // Query is a statement with its bound values, as a Session runs it.

@@ -76,7 +76,7 @@ func TestExecCounterRefusesARetryableStatement(t *testing.T) {
 // the session does not start another pass of its own.
 func TestCounterUpdateIsNeverRetriedBySession(t *testing.T) {
 	withJitter(t, noJitter)
-	g := testSession(cqlgen.RetryOptions{MaxAttempts: 10}, nil)
+	g := testSession(RetryOptions{MaxAttempts: 10}, nil)
 	ctx := context.Background()
 	for _, err := range []error{errNoResponse, writeTimeout("SIMPLE"), errNoConnections, srvErr(cqldriver.CodeUnavailable)} {
 		e := g.start(ctx, counterUpdate, nil)

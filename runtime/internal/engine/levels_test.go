@@ -36,7 +36,7 @@ func TestLevelsPrecedence(t *testing.T) {
 // its own levels, and the original left alone.
 func TestSessionLevelsKeepsTheSession(t *testing.T) {
 	obs := &countingCalls{}
-	base := NewSession(nil, &cqlgen.SessionOptions{Observer: obs, Retry: cqlgen.RetryOptions{MaxAttempts: 2}})
+	base := NewSession(nil, &cqlgen.SessionOptions{Observer: obs, MaxAttempts: 2})
 	s := cqlgen.SessionLevels(base, cqlgen.Levels{Write: cqldriver.Quorum, Serial: cqldriver.Serial})
 	g, ok := s.(*session)
 	if !ok {
@@ -46,7 +46,7 @@ func TestSessionLevelsKeepsTheSession(t *testing.T) {
 	if got := g.levels(context.Background(), cqldriver.Query{}); got != want {
 		t.Errorf("levels %+v, want %+v", got, want)
 	}
-	if g.opts.Retry.MaxAttempts != 2 || g.calls == nil {
+	if g.opts.MaxAttempts != 2 || g.calls == nil {
 		t.Errorf("options or observer lost: %+v", g.opts)
 	}
 	if b := base.(*session).opts; b.WriteConsistency != cqldriver.LocalQuorum || b.SerialConsistency != cqldriver.LocalSerial {

@@ -33,8 +33,8 @@ func TestStartCallWithoutCallObserver(t *testing.T) {
 	ctx := context.Background()
 	for _, s := range []cqldriver.Session{
 		nil,
-		testSession(cqlgen.RetryOptions{}, nil),
-		testSession(cqlgen.RetryOptions{}, observerFunc(func(context.Context, cqlobserve.Observation) {})),
+		testSession(RetryOptions{}, nil),
+		testSession(RetryOptions{}, observerFunc(func(context.Context, cqlobserve.Observation) {})),
 	} {
 		got, call := StartCall(ctx, s, "Track", "Insert")
 		if got != ctx || call != (ActiveCall{}) {
@@ -46,7 +46,7 @@ func TestStartCallWithoutCallObserver(t *testing.T) {
 		}
 	}
 	if n := testing.AllocsPerRun(100, func() {
-		_, call := StartCall(ctx, testSession(cqlgen.RetryOptions{}, nil), "Track", "Insert")
+		_, call := StartCall(ctx, testSession(RetryOptions{}, nil), "Track", "Insert")
 		call.End(nil)
 	}); n > 1 { // the test session itself
 		t.Errorf("StartCall and End without a CallObserver: %v allocations", n)
@@ -58,7 +58,7 @@ func TestStartCallWithoutCallObserver(t *testing.T) {
 // apart, rows of reads only.
 func TestCallCountsItsAttempts(t *testing.T) {
 	rec := &callRecorder{observerFunc: func(context.Context, cqlobserve.Observation) {}}
-	g := testSession(cqlgen.RetryOptions{}, rec)
+	g := testSession(RetryOptions{}, rec)
 	ctx, call := StartCall(context.Background(), g, "Track", "Update")
 	if c, ok := cqlobserve.CallOf(ctx); !ok || c != (cqlobserve.Call{Entity: "Track", Method: "Update"}) {
 		t.Fatalf("CallOf = %v, %v", c, ok)

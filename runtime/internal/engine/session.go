@@ -15,7 +15,7 @@ import (
 //
 // The session sets each statement's consistency from its kind, marks it
 // idempotent or not as its Statement says, and runs it with the retry
-// policy described at RetryOptions. It never asks for speculative
+// policy described at cqlgen.SessionOptions.MaxAttempts. It never asks for speculative
 // execution: generated writes would be safe to send twice, but each
 // speculative branch runs its own retries, so the attempt budget and the
 // load a slow cluster gets would multiply.
@@ -33,7 +33,8 @@ func NewSession(d cqldriver.Driver, opts *cqlgen.SessionOptions) cqldriver.Sessi
 	if o.SerialConsistency == 0 {
 		o.SerialConsistency = cqldriver.LocalSerial
 	}
-	o.Retry = cqlgen.RetryOptions(retryOptions(o.Retry).withDefaults())
+	r := retryOf(&o).withDefaults()
+	o.MaxAttempts, o.BaseDelay, o.MaxDelay = r.MaxAttempts, r.BaseDelay, r.MaxDelay
 	if o.BatchWarnBytes == 0 {
 		o.BatchWarnBytes = cqlgen.DefaultBatchWarnBytes
 	}

@@ -17,11 +17,11 @@ func TestNewSessionDefaults(t *testing.T) {
 	if o.ReadConsistency != cqldriver.LocalQuorum || o.WriteConsistency != cqldriver.LocalQuorum || o.SerialConsistency != cqldriver.LocalSerial {
 		t.Errorf("consistency defaults %v %v %v", o.ReadConsistency, o.WriteConsistency, o.SerialConsistency)
 	}
-	if o.BatchWarnBytes != 5*1024 || o.BatchFailBytes != 50*1024 || o.Retry.MaxAttempts != cqlgen.DefaultMaxAttempts {
+	if o.BatchWarnBytes != 5*1024 || o.BatchFailBytes != 50*1024 || o.MaxAttempts != cqlgen.DefaultMaxAttempts {
 		t.Errorf("defaults %+v", o)
 	}
-	g = NewSession(nil, &cqlgen.SessionOptions{SerialConsistency: cqldriver.Serial, BatchFailBytes: -1, Retry: cqlgen.RetryOptions{MaxAttempts: 1}}).(*session)
-	if g.opts.SerialConsistency != cqldriver.Serial || g.opts.BatchFailBytes != -1 || g.opts.Retry.MaxAttempts != 1 {
+	g = NewSession(nil, &cqlgen.SessionOptions{SerialConsistency: cqldriver.Serial, BatchFailBytes: -1, MaxAttempts: 1}).(*session)
+	if g.opts.SerialConsistency != cqldriver.Serial || g.opts.BatchFailBytes != -1 || g.opts.MaxAttempts != 1 {
 		t.Errorf("options not kept: %+v", g.opts)
 	}
 }
