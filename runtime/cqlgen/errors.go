@@ -44,7 +44,8 @@ var (
 	// deadline passed before the outcome was known or recorded, or the
 	// command itself ended so); a *WriteUnknownError which entity's write
 	// (its conditional write lost its reply and serial reads could not
-	// settle it); a *CounterError which counter update.
+	// settle it); a counter update's error which counter update (see
+	// ErrCounterNotApplied).
 	ErrOutcomeUnknown = base.ErrOutcomeUnknown
 	// ErrTooManyChanges: a write whose reply was lost cannot be settled
 	// any more, because more changes of the entity came after it than the
@@ -272,50 +273,22 @@ func (e *OutcomeUnknownError) Unwrap() error { return e.Err }
 var ErrIdempotencyConflict = base.ErrIdempotencyConflict
 
 // ErrCounterNotApplied: a counter update failed in a way that proves it
-// was not applied (it never reached a replica). A *CounterError says so;
-// when the outcome is unknown it matches ErrOutcomeUnknown instead.
-var ErrCounterNotApplied = base.ErrCounterNotApplied
-
-// CounterError reports a counter update that returned an error. A counter
-// update adds to what is there, so sending it twice would count twice:
-// it is sent once and never retried, by cqlgen or by gocql, and an error
-// says which of two things happened.
+// was not applied; it is safe to send again.
 //
-//   - Unknown: the update may or may not have applied (a timeout, a write
-//     failure on a replica, a connection lost after the request went out,
-//     the context ended while it was in flight). errors.Is(err,
-//     ErrOutcomeUnknown) is true. Sending it again may count it twice;
-//     not sending it may count it never. Only the caller can choose.
-//   - Otherwise it did not apply (no connection, the cluster refused it as
-//     unavailable, overloaded or bootstrapping, or an invalid request):
-//     errors.Is(err, ErrCounterNotApplied) is true, and it is safe to send
-//     again.
-type CounterError struct {
-	Table   string // the counter table
-	Unknown bool   // the update may have applied
-	Err     error  // what the session returned
-}
-
-// Error names the table, the outcome and the cause.
-func (e *CounterError) Error() string {
-	if e.Unknown {
-		return fmt.Sprintf("cqlgen: counter update of %s: outcome unknown, it may or may not have applied (not retried: a counter update is not idempotent): %v", e.Table, e.Err)
-	}
-	return fmt.Sprintf("cqlgen: counter update of %s: not applied: %v", e.Table, e.Err)
-}
-
-// Is makes errors.Is(err, ErrOutcomeUnknown) true of an update that may
-// have applied, and errors.Is(err, ErrCounterNotApplied) of one that did
-// not.
-func (e *CounterError) Is(target error) bool {
-	if e.Unknown {
-		return target == ErrOutcomeUnknown
-	}
-	return target == ErrCounterNotApplied
-}
-
-// Unwrap gives the session's error.
-func (e *CounterError) Unwrap() error { return e.Err }
+// A counter update adds to what is there, so sending it twice would count
+// twice: it is sent once and never retried, by cqlgen or by gocql, and
+// its error, which names the counter table and wraps what the session
+// returned, says which of two things happened:
+//
+//   - errors.Is(err, ErrOutcomeUnknown): the update may or may not have
+//     applied (a timeout, a write failure on a replica, a connection lost
+//     after the request went out, the context ended while it was in
+//     flight). Sending it again may count it twice; not sending it may
+//     count it never. Only the caller can choose.
+//   - errors.Is(err, ErrCounterNotApplied): it did not apply (no
+//     connection, the cluster refused it as unavailable, overloaded or
+//     bootstrapping, or an invalid request).
+var ErrCounterNotApplied = base.ErrCounterNotApplied
 
 // ErrPending is returned, wrapped, when a canonical row's pending record
 // cannot be read: a row not written by cqlgen's write protocol.
