@@ -151,5 +151,5 @@ func (c concurrent) Apply(ctx context.Context, s Session, qs []cqldriver.Query) 
 }
 
 // ErrCrossPartition: an unlogged batch's statements do not all write one
-// partition, so the batch was not sent. an *InputError (ErrCrossPartition) names them.
+// partition, so the batch was not sent. An *InputError names the tables.
 var ErrCrossPartition = base.ErrCrossPartition
