@@ -66,13 +66,13 @@ type Options struct {
 // MaxTTL is the longest time to live Cassandra takes: 20 years.
 const MaxTTL = 20 * 365 * 24 * time.Hour
 
-// WithTTL makes the rows an Insert or Update writes expire after d, a
-// whole number of seconds from 1s to MaxTTL, instead of after their
-// table's default (ttl:"..."), if any: USING TTL on the write. Pass it per
-// call. Only an entity stored in one table takes it; the repositories of
-// other entities, a Delete and a counter Add refuse it with an
-// an *InputError (ErrInvalidOption), because the rows they write could not all expire
-// together (see docs/repositories.md, "Time to live").
+// WithTTL makes the rows an Insert or Update writes expire after d, a whole
+// number of seconds from 1s to MaxTTL, instead of after their table's default
+// (ttl:"..."), if any: USING TTL on the write. Pass it per call. Only an entity
+// stored in one table takes it; the repositories of other entities, a Delete
+// and a counter Add refuse it with an *InputError (ErrInvalidOption), because
+// the rows they write could not all expire together (see docs/repositories.md,
+// "Time to live").
 func WithTTL(d time.Duration) Option { return func(o *Options) { o.TTL = d } }
 
 // Absent is the version IfAbsent expects: no entity at all.

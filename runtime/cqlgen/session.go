@@ -47,9 +47,9 @@ type SessionOptions struct {
 	// which observers see BatchWarn; default 5 KiB, Cassandra's
 	// batch_size_warn_threshold. Negative: never.
 	BatchWarnBytes int
-	// BatchFailBytes is the estimated batch size over which Batch refuses
-	// to send a batch and returns an *InputError (ErrBatchTooLarge); default 50 KiB,
-	// Cassandra's batch_size_fail_threshold, over which Cassandra would
+	// BatchFailBytes is the estimated batch size over which Batch refuses to
+	// send a batch and returns an *InputError (ErrBatchTooLarge); default 50
+	// KiB, Cassandra's batch_size_fail_threshold, over which Cassandra would
 	// refuse a multi-partition batch itself. Negative: no limit.
 	BatchFailBytes int
 	// Observer, if set, sees every attempt of every statement, and every

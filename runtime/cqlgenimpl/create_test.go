@@ -136,7 +136,7 @@ func TestInsertIfAbsentLostReply(t *testing.T) {
 	}
 }
 
-// TestWriteOptionsRefused checks that what a write cannot honour is an
+// TestWriteOptionsRefused checks that what a write cannot honour is
 // an *cqlgen.InputError (ErrInvalidOption) with nothing sent: a TTL on a Delete, on a counter
 // or on an entity in several tables, given to the repository rather than
 // the call, or not a whole number of seconds; IfAbsent on an Update;

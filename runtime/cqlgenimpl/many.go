@@ -14,7 +14,7 @@ import (
 // the order of keys, with the indexes of those that have no row; key
 // gives a row's value of the last column, which matches a row to its
 // keys through its encoding (so times and blobs match as Cassandra sees
-// them). More keys than maxKeys (0: cqlgen.DefaultMaxKeys) get a
+// them). More keys than maxKeys (0: cqlgen.DefaultMaxKeys) get
 // an *cqlgen.InputError (ErrInvalidLimit) and nothing is sent.
 //
 // One query with IN, rather than a query a key sent concurrently: on the
