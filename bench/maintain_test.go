@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"fmt"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	"os"
 	"runtime"
 	"strconv"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/cqlgen/cqlgen/bench/internal/benchenv"
 	"github.com/cqlgen/cqlgen/bench/model"
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
@@ -96,16 +96,16 @@ func BenchmarkMaintain(b *testing.B) {
 		b.Run(fmt.Sprintf("backfill/rows=%d/rate=%d", n, rate), func(b *testing.B) {
 			for i := 0; b.Loop(); i++ {
 				start := time.Now()
-				rep, err := repo.Backfill(ctx, "tallies_by_board", &cqlgen.MaintainOptions{Rate: rate})
+				rep, err := repo.Backfill(ctx, "tallies_by_board", &cqlmaintain.Options{Rate: rate})
 				must(err)
 				rowsPerSec(b, rep.Rows, time.Since(start))
 			}
 		})
 	}
-	verify := func(name string, o *cqlgen.MaintainOptions) {
+	verify := func(name string, o *cqlmaintain.Options) {
 		b.Run(fmt.Sprintf("%s/rows=%d", name, n), func(b *testing.B) {
 			for b.Loop() {
-				var rep *cqlgen.Report
+				var rep *cqlmaintain.Report
 				var err error
 				start := time.Now()
 				peak := peakHeap(func() { rep, err = repo.Verify(ctx, o) })
@@ -122,5 +122,5 @@ func BenchmarkMaintain(b *testing.B) {
 	t := tally(board, 7)
 	must(s.Query("DELETE FROM tallies_by_board WHERE board = ? AND points = ? AND tally_id = ?", t.Board, t.Points, t.TallyID).Exec())
 	verify("verify-one-drift", nil)
-	verify("verify-one-drift-full-compare", &cqlgen.MaintainOptions{Buckets: 1})
+	verify("verify-one-drift-full-compare", &cqlmaintain.Options{Buckets: 1})
 }

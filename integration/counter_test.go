@@ -69,7 +69,7 @@ func testCounters(t *testing.T, raw *gocql.Session, s cqlgen.Session) {
 	// An idempotency key is refused before anything is sent.
 	err = repo.Add(ctx, &helpdesk.AgentLoad{OrgID: "acme", AgentID: "bob", Opened: 100}, cqlgen.WithIdempotencyKey("req-1"))
 	if !errors.Is(err, cqlgen.ErrInvalidOption) {
-		t.Fatalf("Add with an idempotency key: %v, want an *OptionError", err)
+		t.Fatalf("Add with an idempotency key: %v, want an *InputError (ErrInvalidOption)", err)
 	}
 	if again, _ := repo.Get(ctx, "acme", "bob"); again.Opened != workers*each {
 		t.Fatalf("the refused Add counted: opened %d", again.Opened)

@@ -135,14 +135,14 @@ func TestIndexReads(t *testing.T) {
 	page, err = repo.NotesByTag(ctx, "s1", "red", &testmodel.NotesByTagOptions{Limit: 2})
 	must(t, err)
 	_, err = repo.NotesByTag(ctx, "s1", "blue", &testmodel.NotesByTagOptions{Limit: 2, Cursor: page.Cursor})
-	var bad *cqlgen.InvalidCursorError
-	if !errors.As(err, &bad) {
-		t.Errorf("a red cursor for blue notes: %v, want an InvalidCursorError", err)
+	var bad *cqlgen.InputError
+	if !(errors.As(err, &bad) && bad.Err == cqlgen.ErrInvalidCursor) {
+		t.Errorf("a red cursor for blue notes: %v, want an ErrInvalidCursor", err)
 	}
 	scatter, err := repo.NotesByAuthor(ctx, "ann", &testmodel.NotesByAuthorOptions{Limit: 2})
 	must(t, err)
-	if _, err = repo.NotesByAuthor(ctx, "bob", &testmodel.NotesByAuthorOptions{Cursor: scatter.Cursor}); !errors.As(err, &bad) {
-		t.Errorf("ann's cursor for bob's notes: %v, want an InvalidCursorError", err)
+	if _, err = repo.NotesByAuthor(ctx, "bob", &testmodel.NotesByAuthorOptions{Cursor: scatter.Cursor}); !(errors.As(err, &bad) && bad.Err == cqlgen.ErrInvalidCursor) {
+		t.Errorf("ann's cursor for bob's notes: %v, want an ErrInvalidCursor", err)
 	}
 	if _, err := repo.NotesByTag(ctx, "", "red", nil); !errors.Is(err, cqlgen.ErrEmptyKey) {
 		t.Errorf("an empty space: %v, want ErrEmptyKey", err)

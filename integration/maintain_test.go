@@ -38,15 +38,15 @@ func visit(i int) *testmodel.Visit {
 }
 
 // byTable indexes a report's tables.
-func byTable(r *cqlgen.Report) map[string]cqlgen.TableReport {
-	m := map[string]cqlgen.TableReport{}
+func byTable(r *cqlmaintain.Report) map[string]cqlmaintain.TableReport {
+	m := map[string]cqlmaintain.TableReport{}
 	for _, t := range r.Tables {
 		m[t.Table] = t
 	}
 	return m
 }
 
-func mustVerifyClean(t *testing.T, repo *testmodel.VisitRepo, when string) *cqlgen.Report {
+func mustVerifyClean(t *testing.T, repo *testmodel.VisitRepo, when string) *cqlmaintain.Report {
 	t.Helper()
 	rep, err := repo.Verify(context.Background(), nil)
 	if err != nil {
@@ -181,7 +181,7 @@ func TestRepairWhileWriting(t *testing.T) {
 	}
 	var repairs int
 	for range 3 {
-		if _, err := repo.Repair(ctx, &cqlgen.MaintainOptions{Ranges: 16}); err != nil {
+		if _, err := repo.Repair(ctx, &cqlmaintain.Options{Ranges: 16}); err != nil {
 			t.Fatalf("repair while writing: %v", err)
 		}
 		repairs++
@@ -229,7 +229,7 @@ func TestBackfillResumes(t *testing.T) {
 
 	stopAt := 0
 	ctx1, cancel := context.WithCancel(ctx)
-	o := &cqlgen.MaintainOptions{Job: "add-visits-by-site", Ranges: 64, Concurrency: 4, Progress: func(p cqlgen.Progress) {
+	o := &cqlmaintain.Options{Job: "add-visits-by-site", Ranges: 64, Concurrency: 4, Progress: func(p cqlmaintain.Progress) {
 		if p.Done >= 32 && stopAt == 0 {
 			stopAt = p.Done
 			cancel()
@@ -247,7 +247,7 @@ func TestBackfillResumes(t *testing.T) {
 	if first.Rows == 0 || second.Rows == 0 || second.Rows >= int64(n) {
 		t.Errorf("first run wrote %d rows, the resumed one %d of %d: it should resume, not start over", first.Rows, second.Rows, n)
 	}
-	rep, err := repo.Verify(ctx, &cqlgen.MaintainOptions{Tables: []string{"visits_by_site"}})
+	rep, err := repo.Verify(ctx, &cqlmaintain.Options{Tables: []string{"visits_by_site"}})
 	must(t, err)
 	if tr := rep.Tables[0]; rep.Drift() != 0 || tr.Present != int64(n) {
 		t.Errorf("after the backfill: %+v", tr)
@@ -351,7 +351,7 @@ func TestRepairRacesAWriter(t *testing.T) {
 			return true
 		},
 	}
-	rep, err := testmodel.NewVisitRepo(hooked).Repair(ctx, &cqlgen.MaintainOptions{Tables: []string{"visits_by_user"}, Concurrency: 1})
+	rep, err := testmodel.NewVisitRepo(hooked).Repair(ctx, &cqlmaintain.Options{Tables: []string{"visits_by_user"}, Concurrency: 1})
 	must(t, err)
 	if len(hooked.hooks) != 0 {
 		t.Fatalf("the writer did not run: repair %+v", rep.Tables)
@@ -393,7 +393,7 @@ func TestRunMaintenance(t *testing.T) {
 	}
 	must(t, raw.Query("DELETE FROM visits_by_user WHERE user_id = 'u1' AND at = ? AND visit_id = 'v00001'", visit(1).At).Exec())
 	code, out, errs := run("verify", "-json", "-table", "visits_by_user")
-	var rep cqlgen.Report
+	var rep cqlmaintain.Report
 	if code != 1 || json.Unmarshal([]byte(out), &rep) != nil || rep.Drift() != 1 || rep.Tables[0].MissingKeys == nil {
 		t.Fatalf("verify with a row missing = %d\n%s%s", code, out, errs)
 	}

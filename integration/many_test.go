@@ -93,9 +93,9 @@ func TestGetMany(t *testing.T) {
 		if !slices.Equal(got.Missing, want) {
 			t.Errorf("missing %v, want %v", got.Missing, want)
 		}
-		var ke *cqlgen.KeysError
-		if _, err := repo.GetMany(ctx, append(keys, "one-too-many")); !errors.As(err, &ke) {
-			t.Errorf("%d keys: %v, want a *cqlgen.KeysError", len(keys)+1, err)
+		var ke *cqlgen.InputError
+		if _, err := repo.GetMany(ctx, append(keys, "one-too-many")); !(errors.As(err, &ke) && ke.Err == cqlgen.ErrInvalidLimit) {
+			t.Errorf("%d keys: %v, want an *cqlgen.InputError (ErrInvalidLimit)", len(keys)+1, err)
 		}
 	})
 }

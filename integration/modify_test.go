@@ -183,8 +183,8 @@ func TestIfVersion(t *testing.T) {
 		t.Error(d)
 	}
 	// Repositories without versions refuse the option rather than ignore it.
-	var oe *cqlgen.OptionError
-	if err := music.NewPlayRepo(s).Insert(ctx, &music.Play{UserID: "u", TrackID: "t"}, cqlgen.IfVersion(v2)); !errors.As(err, &oe) {
+	var oe *cqlgen.InputError
+	if err := music.NewPlayRepo(s).Insert(ctx, &music.Play{UserID: "u", TrackID: "t"}, cqlgen.IfVersion(v2)); !(errors.As(err, &oe) && oe.Err == cqlgen.ErrInvalidOption) {
 		t.Errorf("IfVersion on an entity without versions: %v", err)
 	}
 }
@@ -224,8 +224,8 @@ func TestModifyTouchesOnlyWhatChanged(t *testing.T) {
 	if _, err := repo.Modify(ctx, tk.OrgID, tk.TicketID, func(k *helpdesk.Ticket) error { k.Subject = "never"; return boom }); err != boom {
 		t.Errorf("a change that fails: %v", err)
 	}
-	var ek *cqlgen.EmptyKeyError
-	if _, err := repo.Modify(ctx, tk.OrgID, tk.TicketID, func(k *helpdesk.Ticket) error { k.Requester = ""; return nil }); !errors.As(err, &ek) {
+	var ek *cqlgen.InputError
+	if _, err := repo.Modify(ctx, tk.OrgID, tk.TicketID, func(k *helpdesk.Ticket) error { k.Requester = ""; return nil }); !(errors.As(err, &ek) && ek.Err == cqlgen.ErrEmptyKey) {
 		t.Errorf("a change that empties a key of another table: %v", err)
 	}
 	k, err := repo.Get(ctx, tk.OrgID, tk.TicketID)

@@ -13,6 +13,7 @@ import (
 	"github.com/cqlgen/cqlgen/example/music"
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
@@ -20,8 +21,8 @@ import (
 // BatchObserver, that keeps everything it is told.
 type recorder struct {
 	mu      sync.Mutex
-	obs     []cqlgen.Observation
-	calls   []cqlgen.CallObservation
+	obs     []cqlobserve.Observation
+	calls   []cqlobserve.CallObservation
 	queries []gocql.ObservedQuery
 	batches []gocql.ObservedBatch
 	// mismatch records an Observe whose context did not carry the call
@@ -31,20 +32,20 @@ type recorder struct {
 
 type spanKey struct{}
 
-func (r *recorder) Observe(ctx context.Context, o cqlgen.Observation) {
+func (r *recorder) Observe(ctx context.Context, o cqlobserve.Observation) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.obs = append(r.obs, o)
-	if c, _ := cqlgen.CallOf(ctx); c != o.Call || ctx.Value(spanKey{}) != o.Call.String() {
+	if c, _ := cqlobserve.CallOf(ctx); c != o.Call || ctx.Value(spanKey{}) != o.Call.String() {
 		r.mismatch = append(r.mismatch, fmt.Sprintf("%v in the context of %v (%v)", o.Call, c, ctx.Value(spanKey{})))
 	}
 }
 
-func (r *recorder) StartCall(ctx context.Context, c cqlgen.Call) context.Context {
+func (r *recorder) StartCall(ctx context.Context, c cqlobserve.Call) context.Context {
 	return context.WithValue(ctx, spanKey{}, c.String())
 }
 
-func (r *recorder) EndCall(ctx context.Context, o cqlgen.CallObservation) {
+func (r *recorder) EndCall(ctx context.Context, o cqlobserve.CallObservation) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if ctx.Value(spanKey{}) != o.Call.String() {
@@ -115,7 +116,7 @@ func TestObservationsOfRepositoryCalls(t *testing.T) {
 
 	// Each call's Attempts is what its statements' observations add up
 	// to: a batch's statements share one attempt.
-	attempts := map[cqlgen.Call]int{}
+	attempts := map[cqlobserve.Call]int{}
 	batchSeen := map[string]bool{}
 	host, _, _ := net.SplitHostPort(cassandratest.Hosts(t)[0])
 	for i, o := range rec.obs {
@@ -150,7 +151,7 @@ func TestObservationsOfRepositoryCalls(t *testing.T) {
 
 	// Update's pre-read is a PreRead, and its call runs no Read; the page
 	// read is a Read with the rows it returned.
-	var update, read []cqlgen.Observation
+	var update, read []cqlobserve.Observation
 	for _, o := range rec.obs {
 		switch o.Call.Method {
 		case "Update":

@@ -343,9 +343,9 @@ func TestPrefixReads(t *testing.T) {
 			"SeqFrom with KindEq":    {KindEq: &buy, SeqFrom: new(int64)},
 			"DayFrom without KindEq": {DayFrom: &d},
 		} {
-			var oe *cqlgen.OptionError
-			if _, err := repo.TradesByDesk(ctx, "d1", o); !errors.As(err, &oe) {
-				t.Errorf("%s: %v, want an *cqlgen.OptionError", name, err)
+			var oe *cqlgen.InputError
+			if _, err := repo.TradesByDesk(ctx, "d1", o); !(errors.As(err, &oe) && oe.Err == cqlgen.ErrInvalidOption) {
+				t.Errorf("%s: %v, want an *cqlgen.InputError (ErrInvalidOption)", name, err)
 			}
 		}
 	})

@@ -467,9 +467,9 @@ func TestRepoBadInput(t *testing.T) {
 	if err := plays.Insert(ctx, &music.Play{TrackID: "t"}); !errors.Is(err, cqlgen.ErrEmptyKey) {
 		t.Errorf("empty partition key on write: %v", err)
 	}
-	var ek *cqlgen.EmptyKeyError
-	if err := plays.Insert(ctx, &music.Play{TrackID: "t"}); !errors.As(err, &ek) || ek.Column != "user_id" {
-		t.Errorf("EmptyKeyError does not name user_id: %v", err)
+	var ek *cqlgen.InputError
+	if err := plays.Insert(ctx, &music.Play{TrackID: "t"}); !(errors.As(err, &ek) && ek.Err == cqlgen.ErrEmptyKey) || ek.Name != "user_id" {
+		t.Errorf("ErrEmptyKey does not name user_id: %v", err)
 	}
 	if err := plays.Insert(ctx, nil); !errors.Is(err, cqlgen.ErrNilEntity) {
 		t.Errorf("nil entity: %v", err)
@@ -490,8 +490,8 @@ func TestRepoBadInput(t *testing.T) {
 	}
 	for _, bad := range []string{"x", page.Cursor[:len(page.Cursor)-2], strings.ToUpper(page.Cursor), "!!!"} {
 		_, err := plays.ListeningHistory(ctx, "u1", &music.ListeningHistoryOptions{Cursor: bad})
-		var ic *cqlgen.InvalidCursorError
-		if !errors.As(err, &ic) {
+		var ic *cqlgen.InputError
+		if !(errors.As(err, &ic) && ic.Err == cqlgen.ErrInvalidCursor) {
 			t.Errorf("corrupted cursor %q: %v", bad, err)
 		}
 	}

@@ -139,9 +139,9 @@ func TestSparseEnterLeaveMove(t *testing.T) {
 	}
 	bad := ticket("acme", 3, "ann", helpdesk.StatusOpen)
 	bad.Requester = ""
-	var ek *cqlgen.EmptyKeyError
-	if err := repo.Insert(ctx, bad); !errors.As(err, &ek) || ek.Table != "tickets_by_requester" {
-		t.Errorf("an empty requester: %v, want an EmptyKeyError of tickets_by_requester", err)
+	var ek *cqlgen.InputError
+	if err := repo.Insert(ctx, bad); !(errors.As(err, &ek) && ek.Err == cqlgen.ErrEmptyKey) || ek.Table != "tickets_by_requester" {
+		t.Errorf("an empty requester: %v, want an ErrEmptyKey of tickets_by_requester", err)
 	}
 }
 

@@ -81,9 +81,9 @@ func TestWriteTTL(t *testing.T) {
 
 	tickets := helpdesk.NewTicketRepo(s)
 	tk := &helpdesk.Ticket{OrgID: "org", TicketID: gocql.TimeUUID(), Requester: "r@x", Subject: "s", Status: helpdesk.StatusOpen, AgentID: "ada", OpenedAt: now}
-	var oe *cqlgen.OptionError
-	if err := tickets.Insert(ctx, tk, cqlgen.WithTTL(time.Hour)); !errors.As(err, &oe) {
-		t.Fatalf("ticket WithTTL: %v, want an *cqlgen.OptionError", err)
+	var oe *cqlgen.InputError
+	if err := tickets.Insert(ctx, tk, cqlgen.WithTTL(time.Hour)); !(errors.As(err, &oe) && oe.Err == cqlgen.ErrInvalidOption) {
+		t.Fatalf("ticket WithTTL: %v, want an *cqlgen.InputError (ErrInvalidOption)", err)
 	}
 	for _, table := range []string{"tickets", "tickets_by_requester", "open_tickets_by_agent"} {
 		var n int

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/gocql/gocql"
@@ -27,7 +28,7 @@ func unit(a, b int, w float64) []float32 {
 // only the tenant's, at most the limit; the embedding read back is the
 // one written, float for float; a reply without one is stored and never
 // returned. A vector of the wrong length is refused before anything is
-// sent, on write and on search, with a *cqlgen.VectorDimensionError.
+// sent, on write and on search, with an *cqlgen.InputError (ErrVectorDimension).
 func TestVectorSearch(t *testing.T) {
 	raw, s := repoSession(t, helpdesk.Schema)
 	ctx := context.Background()
@@ -91,18 +92,18 @@ func TestVectorSearch(t *testing.T) {
 
 	// The wrong dimension: refused, nothing sent.
 	bad := &helpdesk.CannedReply{OrgID: "org", ReplyID: gocql.TimeUUID(), Title: "bad", Embedding: make([]float32, 383)}
-	var de *cqlgen.VectorDimensionError
-	if err := repo.Insert(ctx, bad); !errors.As(err, &de) || de.Want != 384 || de.Got != 383 || de.Column != "embedding" || !errors.Is(err, cqlgen.ErrVectorDimension) {
+	var de *cqlgen.InputError
+	if err := repo.Insert(ctx, bad); !(errors.As(err, &de) && de.Err == cqlgen.ErrVectorDimension) || de.Reason != "the column holds vectors of 384 floats; this one has 383" || de.Name != "embedding" || !errors.Is(err, cqlgen.ErrVectorDimension) {
 		t.Errorf("Insert of 383 floats: %v", err)
 	}
 	if _, err := repo.Get(ctx, "org", bad.ReplyID); !errors.Is(err, cqlgen.ErrNotFound) {
 		t.Errorf("the refused reply was written: %v", err)
 	}
-	if _, err := repo.SimilarReplies(ctx, "org", make([]float32, 3), nil); !errors.As(err, &de) || de.Got != 3 {
+	if _, err := repo.SimilarReplies(ctx, "org", make([]float32, 3), nil); !(errors.As(err, &de) && de.Err == cqlgen.ErrVectorDimension) || !strings.HasSuffix(de.Reason, "this one has 3") {
 		t.Errorf("search by 3 floats: %v", err)
 	}
-	var le *cqlgen.LimitError
-	if _, err := repo.SimilarReplies(ctx, "org", unit(0, 1, 0), &helpdesk.SimilarRepliesOptions{Limit: -1}); !errors.As(err, &le) {
+	var le *cqlgen.InputError
+	if _, err := repo.SimilarReplies(ctx, "org", unit(0, 1, 0), &helpdesk.SimilarRepliesOptions{Limit: -1}); !(errors.As(err, &le) && le.Err == cqlgen.ErrInvalidLimit) {
 		t.Errorf("a negative limit: %v", err)
 	}
 }

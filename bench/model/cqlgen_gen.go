@@ -9,6 +9,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 )
 
 // This file was generated for the runtime in
@@ -495,19 +496,19 @@ func (r *MessageRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against messages.
-func (r *MessageRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *MessageRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *MessageRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *MessageRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", true, o)
 }
 
 // Backfill writes every row messages implies into table.
-func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, messageWrites, "Message", table, o)
 }
@@ -939,19 +940,19 @@ func (r *ScoreRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against scores.
-func (r *ScoreRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *ScoreRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, scoreWrites, "Score", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *ScoreRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *ScoreRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, scoreWrites, "Score", true, o)
 }
 
 // Backfill writes every row scores implies into table.
-func (r *ScoreRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *ScoreRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, scoreWrites, "Score", table, o)
 }
@@ -1303,19 +1304,19 @@ func (r *TallyRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against tallies.
-func (r *TallyRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *TallyRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, tallyWrites, "Tally", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *TallyRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *TallyRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, tallyWrites, "Tally", true, o)
 }
 
 // Backfill writes every row tallies implies into table.
-func (r *TallyRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *TallyRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, tallyWrites, "Tally", table, o)
 }
@@ -1670,19 +1671,19 @@ func (r *StandingRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against standings.
-func (r *StandingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *StandingRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, standingWrites, "Standing", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *StandingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *StandingRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, standingWrites, "Standing", true, o)
 }
 
 // Backfill writes every row standings implies into table.
-func (r *StandingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *StandingRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, standingWrites, "Standing", table, o)
 }

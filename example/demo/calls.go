@@ -8,16 +8,17 @@ import (
 	"time"
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 )
 
-// tally is a cqlgen.CallObserver that adds up what each repository method
+// tally is a cqlobserve.CallObserver that adds up what each repository method
 // cost: calls, statement attempts (pre-reads apart), rows and time. It is
 // what an application hands its session to see a repository call as one
 // thing; observe/otelcqlgen and observe/promcqlgen do the same for
 // OpenTelemetry and Prometheus.
 type tally struct {
 	mu    sync.Mutex
-	calls map[cqlgen.Call]*callTotals
+	calls map[cqlobserve.Call]*callTotals
 }
 
 type callTotals struct {
@@ -26,9 +27,9 @@ type callTotals struct {
 	time                                time.Duration
 }
 
-func newTally() *tally { return &tally{calls: map[cqlgen.Call]*callTotals{}} }
+func newTally() *tally { return &tally{calls: map[cqlobserve.Call]*callTotals{}} }
 
-func (t *tally) of(c cqlgen.Call) *callTotals {
+func (t *tally) of(c cqlobserve.Call) *callTotals {
 	ct := t.calls[c]
 	if ct == nil {
 		ct = &callTotals{hosts: map[string]bool{}}
@@ -39,8 +40,8 @@ func (t *tally) of(c cqlgen.Call) *callTotals {
 
 // Observe counts the pre-reads of writes, and the nodes that served each
 // method.
-func (t *tally) Observe(_ context.Context, o cqlgen.Observation) {
-	if o.Call == (cqlgen.Call{}) {
+func (t *tally) Observe(_ context.Context, o cqlobserve.Observation) {
+	if o.Call == (cqlobserve.Call{}) {
 		return
 	}
 	t.mu.Lock()
@@ -55,10 +56,10 @@ func (t *tally) Observe(_ context.Context, o cqlgen.Observation) {
 }
 
 // StartCall leaves the context as it is: a tracer would open a span here.
-func (t *tally) StartCall(ctx context.Context, _ cqlgen.Call) context.Context { return ctx }
+func (t *tally) StartCall(ctx context.Context, _ cqlobserve.Call) context.Context { return ctx }
 
 // EndCall adds a call up.
-func (t *tally) EndCall(_ context.Context, o cqlgen.CallObservation) {
+func (t *tally) EndCall(_ context.Context, o cqlobserve.CallObservation) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	ct := t.of(o.Call)
@@ -66,7 +67,7 @@ func (t *tally) EndCall(_ context.Context, o cqlgen.CallObservation) {
 	ct.attempts += o.Attempts
 	ct.rows += o.Rows
 	ct.time += o.Latency
-	if o.Err != nil && cqlgen.ErrorType(o.Err) != "not_found" {
+	if o.Err != nil && cqlobserve.ErrorType(o.Err) != "not_found" {
 		ct.failed++
 	}
 }
@@ -75,17 +76,17 @@ func (t *tally) EndCall(_ context.Context, o cqlgen.CallObservation) {
 func (t *tally) print() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	calls := make([]cqlgen.Call, 0, len(t.calls))
+	calls := make([]cqlobserve.Call, 0, len(t.calls))
 	for c := range t.calls {
 		calls = append(calls, c)
 	}
-	slices.SortFunc(calls, func(a, b cqlgen.Call) int {
+	slices.SortFunc(calls, func(a, b cqlobserve.Call) int {
 		if a.Entity != b.Entity {
 			return cmpString(a.Entity, b.Entity)
 		}
 		return cmpString(a.Method, b.Method)
 	})
-	fmt.Println("== what the repository calls cost (a cqlgen.CallObserver's tally)")
+	fmt.Println("== what the repository calls cost (a cqlobserve.CallObserver's tally)")
 	fmt.Printf("  %-36s %5s %9s %9s %6s %6s %10s\n", "call", "calls", "attempts", "pre-reads", "rows", "failed", "mean")
 	for _, c := range calls {
 		ct := t.calls[c]

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	gocql "github.com/gocql/gocql"
 )
 
@@ -226,19 +227,19 @@ func (r *AgentRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against agents.
-func (r *AgentRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *AgentRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, agentWrites, "Agent", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *AgentRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *AgentRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, agentWrites, "Agent", true, o)
 }
 
 // Backfill writes every row agents implies into table.
-func (r *AgentRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *AgentRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, agentWrites, "Agent", table, o)
 }
@@ -629,19 +630,19 @@ func (r *CustomerRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against customers.
-func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *CustomerRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *CustomerRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", true, o)
 }
 
 // Backfill writes every row customers implies into table.
-func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, customerWrites, "Customer", table, o)
 }
@@ -886,19 +887,19 @@ func (r *TicketEventRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against ticket_events.
-func (r *TicketEventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *TicketEventRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, ticketEventWrites, "TicketEvent", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *TicketEventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *TicketEventRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, ticketEventWrites, "TicketEvent", true, o)
 }
 
 // Backfill writes every row ticket_events implies into table.
-func (r *TicketEventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *TicketEventRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, ticketEventWrites, "TicketEvent", table, o)
 }
@@ -1295,19 +1296,19 @@ func (r *TicketRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against tickets.
-func (r *TicketRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *TicketRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, ticketWrites, "Ticket", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *TicketRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *TicketRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, ticketWrites, "Ticket", true, o)
 }
 
 // Backfill writes every row tickets implies into table.
-func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, ticketWrites, "Ticket", table, o)
 }
@@ -2080,19 +2081,19 @@ func (r *MacroRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against macros.
-func (r *MacroRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *MacroRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, macroWrites, "Macro", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *MacroRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *MacroRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, macroWrites, "Macro", true, o)
 }
 
 // Backfill writes every row macros implies into table.
-func (r *MacroRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *MacroRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, macroWrites, "Macro", table, o)
 }
@@ -2756,19 +2757,19 @@ func (r *TimeEntryRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against time_entries.
-func (r *TimeEntryRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *TimeEntryRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, timeEntryWrites, "TimeEntry", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *TimeEntryRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *TimeEntryRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, timeEntryWrites, "TimeEntry", true, o)
 }
 
 // Backfill writes every row time_entries implies into table.
-func (r *TimeEntryRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *TimeEntryRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, timeEntryWrites, "TimeEntry", table, o)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	gocql "github.com/gocql/gocql"
 )
 
@@ -182,19 +183,19 @@ func (r *MessageRepo) Tables() []string {
 
 // Verify reports the rows missing, stale or orphaned against
 // messages_by_conversation.
-func (r *MessageRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *MessageRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *MessageRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *MessageRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", true, o)
 }
 
 // Backfill writes every row messages_by_conversation implies into table.
-func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, messageWrites, "Message", table, o)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	gocql "github.com/gocql/gocql"
 )
 
@@ -359,19 +360,19 @@ func (r *TrackRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against tracks.
-func (r *TrackRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *TrackRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, trackWrites, "Track", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *TrackRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *TrackRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, trackWrites, "Track", true, o)
 }
 
 // Backfill writes every row tracks implies into table.
-func (r *TrackRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *TrackRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, trackWrites, "Track", table, o)
 }
@@ -795,19 +796,19 @@ func (r *ChartEntryRepo) Tables() []string {
 
 // Verify reports the rows missing, stale or orphaned against
 // daily_track_plays.
-func (r *ChartEntryRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *ChartEntryRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, chartEntryWrites, "ChartEntry", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *ChartEntryRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *ChartEntryRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, chartEntryWrites, "ChartEntry", true, o)
 }
 
 // Backfill writes every row daily_track_plays implies into table.
-func (r *ChartEntryRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *ChartEntryRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, chartEntryWrites, "ChartEntry", table, o)
 }
@@ -1086,19 +1087,19 @@ func (r *ReleaseRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against releases.
-func (r *ReleaseRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *ReleaseRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, releaseWrites, "Release", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *ReleaseRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *ReleaseRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, releaseWrites, "Release", true, o)
 }
 
 // Backfill writes every row releases implies into table.
-func (r *ReleaseRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *ReleaseRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, releaseWrites, "Release", table, o)
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/cqlgen/cqlgen/example/helpdesk"
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
@@ -263,7 +264,7 @@ func (c *cluster) tune(cfg *gocql.ClusterConfig, keyspace string) {
 
 // quorum is the session of the RF=3 tests: QUORUM and SERIAL across the
 // whole cluster, since any node, of either datacenter, may be down.
-func (c *cluster) quorum(ks string, obs cqlgen.Observer) (*gocql.Session, cqlgen.Session) {
+func (c *cluster) quorum(ks string, obs cqlobserve.Observer) (*gocql.Session, cqlgen.Session) {
 	c.t.Helper()
 	raw := c.session(ks, nil)
 	c.t.Cleanup(raw.Close)
@@ -315,7 +316,7 @@ type hosts struct {
 	seen map[string]int // host:port → attempts
 }
 
-func (h *hosts) Observe(_ context.Context, o cqlgen.Observation) {
+func (h *hosts) Observe(_ context.Context, o cqlobserve.Observation) {
 	if o.Host == "" {
 		return
 	}

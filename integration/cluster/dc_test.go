@@ -10,6 +10,7 @@ import (
 	"github.com/cqlgen/cqlgen/example/helpdesk"
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
@@ -37,7 +38,7 @@ func twoDCs(t *testing.T, c *cluster) (big, small string) {
 // local is a repository session of a client in dc: NewClusterDC routing,
 // the session's defaults (LOCAL_QUORUM, LOCAL_SERIAL), and obs to see the
 // coordinators.
-func (c *cluster) local(dc, ks string, obs cqlgen.Observer) cqlgen.Session {
+func (c *cluster) local(dc, ks string, obs cqlobserve.Observer) cqlgen.Session {
 	c.t.Helper()
 	var hosts []string
 	for _, n := range c.nodes {

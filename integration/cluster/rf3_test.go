@@ -13,6 +13,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/example/helpdesk"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 )
 
 // concurrent is the fan-out strategy of the RF=3 tests: concurrent
@@ -194,7 +195,7 @@ func TestTwoNodesDownUnavailableThenRepair(t *testing.T) {
 	tk := tickets[0]
 	_, err := repo.Get(ctx, tk.OrgID, tk.TicketID)
 	unavailable(t, "Get", err)
-	if cqlgen.ErrorType(err) == "other" {
+	if cqlobserve.ErrorType(err) == "other" {
 		t.Errorf("ErrorType(%v) = other", err)
 	}
 	_, err = repo.Modify(ctx, tk.OrgID, tk.TicketID, func(e *helpdesk.Ticket) error { e.Replies++; return nil })

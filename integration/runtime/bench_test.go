@@ -11,6 +11,7 @@ import (
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
@@ -51,7 +52,7 @@ func BenchmarkExecOverhead(b *testing.B) {
 	})
 	b.Run("runtime+observer", func(b *testing.B) {
 		var n int
-		s := gocqlv1.NewSession(session, &cqlgen.SessionOptions{Observer: observerFunc(func(context.Context, cqlgen.Observation) { n++ })})
+		s := gocqlv1.NewSession(session, &cqlgen.SessionOptions{Observer: observerFunc(func(context.Context, cqlobserve.Observation) { n++ })})
 		b.ReportAllocs()
 		for b.Loop() {
 			if err := s.Exec(ctx, cqldriver.Query{Stmt: benchStmt, Values: vals}); err != nil {

@@ -13,13 +13,14 @@ import (
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
 // TestCounterUpdateIsNeverRetried holds the node's replies at a proxy, so
 // that a counter update reaches the node, is applied, and times out at
 // the client. The generated Add is attempted once, returns a
-// *cqlgen.CounterError that says the outcome is unknown, and counts
+// error that says the outcome is unknown (cqlgen.ErrOutcomeUnknown), and counts
 // once. The same update marked idempotent, through the same session,
 // shows what the harness catches: it is retried on the timeout and
 // counts once per attempt.
@@ -31,8 +32,8 @@ func TestCounterUpdateIsNeverRetried(t *testing.T) {
 	via := proxied(t, ks, p, func(c *gocql.ClusterConfig) { c.Timeout = 400 * time.Millisecond })
 	var attempts atomic.Int32
 	s := gocqlv1.NewSession(via, &cqlgen.SessionOptions{
-		Retry: cqlgen.RetryOptions{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond},
-		Observer: observerFunc(func(_ context.Context, o cqlgen.Observation) {
+		MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond,
+		Observer: observerFunc(func(_ context.Context, o cqlobserve.Observation) {
 			if o.Table == "agent_load" && o.Kind == cqlgen.Write {
 				attempts.Add(1)
 			}
@@ -67,9 +68,8 @@ func TestCounterUpdateIsNeverRetried(t *testing.T) {
 	release := p.hold()
 	err := repo.Add(ctxTimeout(t, 10*time.Second), &helpdesk.AgentLoad{OrgID: "acme", AgentID: "ann", Opened: 1})
 	release()
-	var ce *cqlgen.CounterError
-	if !errors.As(err, &ce) || !ce.Unknown || !errors.Is(err, cqlgen.ErrOutcomeUnknown) || !errors.Is(err, gocql.ErrTimeoutNoResponse) {
-		t.Fatalf("Add with its reply held: %v; want a *cqlgen.CounterError, outcome unknown, wrapping the client timeout", err)
+	if !errors.Is(err, cqlgen.ErrOutcomeUnknown) || errors.Is(err, cqlgen.ErrCounterNotApplied) || !errors.Is(err, gocql.ErrTimeoutNoResponse) {
+		t.Fatalf("Add with its reply held: %v; want outcome unknown, wrapping the client timeout", err)
 	}
 	if n := attempts.Load(); n != 1 {
 		t.Errorf("the counter update was attempted %d times, want once", n)

@@ -19,6 +19,7 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
@@ -105,7 +106,7 @@ func TestFaultsLoggedBatch(t *testing.T) {
 	cassandratest.MustApplyCQL(t, direct, itemsSchema)
 	p := startProxy(t, cassandratest.Hosts(t)[0])
 	var failed failures
-	s := gocqlv1.NewSession(proxied(t, ks, p), &cqlgen.SessionOptions{Retry: faultRetry, Observer: &failed})
+	s := gocqlv1.NewSession(proxied(t, ks, p), faultOptions(&failed))
 
 	const wantCuts, maxWrites, workers = 40, 20000, 4
 	var inflight atomic.Int32
@@ -193,7 +194,7 @@ type failures struct {
 	byTable map[string]int
 }
 
-func (f *failures) Observe(_ context.Context, o cqlgen.Observation) {
+func (f *failures) Observe(_ context.Context, o cqlobserve.Observation) {
 	if o.Err == nil {
 		return
 	}
@@ -246,7 +247,7 @@ func TestFaultsConcurrentIdempotent(t *testing.T) {
 	cassandratest.MustApplyCQL(t, direct, itemsSchema+cqlgenimpl.IdempotencyTableCQL)
 	p := startProxy(t, cassandratest.Hosts(t)[0])
 	var failed failures
-	s := gocqlv1.NewSession(proxied(t, ks, p), &cqlgen.SessionOptions{Retry: faultRetry, Observer: &failed})
+	s := gocqlv1.NewSession(proxied(t, ks, p), faultOptions(&failed))
 	strategy := cqlgen.Concurrent(3)
 
 	type run struct {

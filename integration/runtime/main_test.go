@@ -6,6 +6,7 @@ package runtime_test
 
 import (
 	"context"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 	"io"
 	"log"
 	"net"
@@ -52,9 +53,11 @@ func proxied(t testing.TB, ks string, p *faultProxy, tweak ...func(*gocql.Cluste
 	return s
 }
 
-// faultRetry gives statements enough attempts to outlast a cut and the
+// faultOptions give statements enough attempts to outlast a cut and the
 // pool's reconnection.
-var faultRetry = cqlgen.RetryOptions{MaxAttempts: 8, BaseDelay: 20 * time.Millisecond, MaxDelay: 400 * time.Millisecond}
+func faultOptions(obs cqlobserve.Observer) *cqlgen.SessionOptions {
+	return &cqlgen.SessionOptions{MaxAttempts: 8, BaseDelay: 20 * time.Millisecond, MaxDelay: 400 * time.Millisecond, Observer: obs}
+}
 
 func ctxTimeout(t testing.TB, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)

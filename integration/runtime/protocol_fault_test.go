@@ -56,7 +56,7 @@ func protocolUnderCuts(t *testing.T, strategy cqlgen.Strategy) {
 	direct, ks := cassandratest.Keyspace(t)
 	cassandratest.MustApplyCQL(t, direct, music.Schema)
 	p := startProxy(t, cassandratest.Hosts(t)[0])
-	s := gocqlv1.NewSession(proxied(t, ks, p), &cqlgen.SessionOptions{Retry: faultRetry})
+	s := gocqlv1.NewSession(proxied(t, ks, p), faultOptions(nil))
 	repo := music.NewTrackRepo(s, cqlgen.WithStrategy(strategy), cqlgen.WithAttempts(50))
 
 	writes := soakWrites(t)

@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +16,7 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
@@ -61,8 +63,8 @@ func TestIdempotencyKeyAppliesOnce(t *testing.T) {
 	other := itemOf(7)
 	other.v = 99
 	err := cqlgenimpl.Apply(ctxTimeout(t, 30*time.Second), s, cqlgen.Concurrent(4), id, cqlgenimpl.Timestamp(time.Now()), build(other))
-	var ce *cqlgen.IdempotencyConflictError
-	if !errors.Is(err, cqlgen.ErrIdempotencyConflict) || !errors.As(err, &ce) || ce.Key != "order-7" {
+	var ce *cqlgen.InputError
+	if !errors.Is(err, cqlgen.ErrIdempotencyConflict) || !(errors.As(err, &ce) && ce.Err == cqlgen.ErrIdempotencyConflict) || ce.Name != `key "order-7"` {
 		t.Fatalf("another payload under the key: err = %v", err)
 	}
 	if got := present(t, direct, "items_by_id")[7]; got.v != 70 {
@@ -146,19 +148,20 @@ func TestBatchTooLargeNeverReachesTheServer(t *testing.T) {
 		it.name = big
 		qs = append(qs, it.writes(cqlgenimpl.Timestamp(time.Now()))[0])
 	}
-	var observed []cqlgen.Observation
-	s := gocqlv1.NewSession(viaProxy, &cqlgen.SessionOptions{Observer: observerFunc(func(_ context.Context, o cqlgen.Observation) {
+	var observed []cqlobserve.Observation
+	s := gocqlv1.NewSession(viaProxy, &cqlgen.SessionOptions{Observer: observerFunc(func(_ context.Context, o cqlobserve.Observation) {
 		observed = append(observed, o)
 	})})
 	before := p.upstream.Load()
 	err := cqlgen.LoggedBatch.Apply(ctx, s, qs)
 	sent := p.upstream.Load() - before
-	var tl *cqlgen.BatchTooLargeError
-	if !errors.Is(err, cqlgen.ErrBatchTooLarge) || !errors.As(err, &tl) || tl.Limit != 50<<10 || tl.Bytes <= 60<<10 {
+	var tl *cqlgen.InputError
+	tooLarge := func(reason string) bool { b, limit := batchSize(reason); return b > 60<<10 && limit == 50<<10 }
+	if !errors.Is(err, cqlgen.ErrBatchTooLarge) || !(errors.As(err, &tl) && tl.Err == cqlgen.ErrBatchTooLarge) || !tooLarge(tl.Reason) {
 		t.Fatalf("err = %v", err)
 	}
 	if sent > 1024 {
-		t.Errorf("%d bytes went to the server during the refused batch of %d", sent, tl.Bytes)
+		t.Errorf("%d bytes went to the server during the refused batch (%s)", sent, tl.Reason)
 	}
 	if len(observed) != 3 || observed[0].Attempt != 0 {
 		t.Errorf("observations %+v; want the 3 statements refused at attempt 0", observed)
@@ -171,7 +174,7 @@ func TestBatchTooLargeNeverReachesTheServer(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "Batch too large") {
 		t.Errorf("without the limit, Cassandra answered %v; want its own batch too large error", err)
 	}
-	if sent < int64(tl.Bytes) {
+	if b, _ := batchSize(tl.Reason); sent < int64(b) {
 		t.Errorf("without the limit only %d bytes went out; the proxy does not see the batch", sent)
 	}
 	if n := len(present(t, direct, "items_by_id")); n != 0 {
@@ -193,8 +196,8 @@ CREATE TABLE owner_stats (owner text PRIMARY KEY, items int);`)
 
 	a, b := itemOf(1), itemOf(2) // different owners
 	err := cqlgen.UnloggedBatch.Apply(ctx, s, []cqldriver.Query{a.writes(ts)[1], b.writes(ts)[1]})
-	var cp *cqlgen.CrossPartitionError
-	if !errors.Is(err, cqlgen.ErrCrossPartition) || !errors.As(err, &cp) || cp.Other != "items_by_owner" {
+	var cp *cqlgen.InputError
+	if !errors.Is(err, cqlgen.ErrCrossPartition) || !(errors.As(err, &cp) && cp.Err == cqlgen.ErrCrossPartition) || !strings.Contains(cp.Reason, "items_by_owner") {
 		t.Errorf("two partitions: err = %v", err)
 	}
 	if n := len(present(t, direct, "items_by_owner")); n != 0 {
@@ -222,7 +225,7 @@ func TestRequestErrorsAreNotRetried(t *testing.T) {
 	direct, _ := cassandratest.Keyspace(t)
 	cassandratest.MustApplyCQL(t, direct, itemsSchema)
 	var attempts atomic.Int32
-	s := gocqlv1.NewSession(direct, &cqlgen.SessionOptions{Observer: observerFunc(func(context.Context, cqlgen.Observation) { attempts.Add(1) })})
+	s := gocqlv1.NewSession(direct, &cqlgen.SessionOptions{Observer: observerFunc(func(context.Context, cqlobserve.Observation) { attempts.Add(1) })})
 	ctx := ctxTimeout(t, 30*time.Second)
 	for _, c := range []struct {
 		name, cql string
@@ -254,8 +257,8 @@ func TestReadsAndObservations(t *testing.T) {
 	direct, _ := cassandratest.Keyspace(t)
 	cassandratest.MustApplyCQL(t, direct, itemsSchema)
 	var mu sync.Mutex
-	var seen []cqlgen.Observation
-	s := gocqlv1.NewSession(direct, &cqlgen.SessionOptions{Observer: observerFunc(func(_ context.Context, o cqlgen.Observation) {
+	var seen []cqlobserve.Observation
+	s := gocqlv1.NewSession(direct, &cqlgen.SessionOptions{Observer: observerFunc(func(_ context.Context, o cqlobserve.Observation) {
 		mu.Lock()
 		seen = append(seen, o)
 		mu.Unlock()
@@ -300,6 +303,14 @@ func TestReadsAndObservations(t *testing.T) {
 	}
 }
 
-type observerFunc func(context.Context, cqlgen.Observation)
+type observerFunc func(context.Context, cqlobserve.Observation)
 
-func (f observerFunc) Observe(ctx context.Context, o cqlgen.Observation) { f(ctx, o) }
+func (f observerFunc) Observe(ctx context.Context, o cqlobserve.Observation) { f(ctx, o) }
+
+// batchSize reads the estimated size and the limit out of the reason of
+// a batch refused as too large.
+func batchSize(reason string) (bytes, limit int) {
+	var n int
+	fmt.Sscanf(reason, "%d statements of about %d bytes, over the %d-byte limit", &n, &bytes, &limit)
+	return bytes, limit
+}

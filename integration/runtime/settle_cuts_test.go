@@ -33,7 +33,7 @@ func TestKeyedIncrementsUnderCuts(t *testing.T) {
 			direct, ks := cassandratest.Keyspace(t)
 			cassandratest.MustApplyCQL(t, direct, music.Schema)
 			p := startProxy(t, cassandratest.Hosts(t)[0])
-			s := gocqlv1.NewSession(proxied(t, ks, p), &cqlgen.SessionOptions{Retry: faultRetry})
+			s := gocqlv1.NewSession(proxied(t, ks, p), faultOptions(nil))
 			repo := music.NewTrackRepo(s, cqlgen.WithAttempts(50))
 			tr := &music.Track{TrackID: "t1", ArtistID: "a1", TrackName: "one", Album: "lp", DurationS: 200}
 			if err := music.NewTrackRepo(gocqlv1.NewSession(direct, nil)).Insert(context.Background(), tr); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	gocql "github.com/gocql/gocql"
 )
 
@@ -389,19 +390,19 @@ func (r *OrderRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against orders.
-func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *OrderRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *OrderRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
 }
 
 // Backfill writes every row orders implies into table.
-func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
 }
@@ -1840,19 +1841,19 @@ func (r *ReadingRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against readings_by_day.
-func (r *ReadingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *ReadingRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *ReadingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *ReadingRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", true, o)
 }
 
 // Backfill writes every row readings_by_day implies into table.
-func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, readingWrites, "Reading", table, o)
 }
@@ -2328,19 +2329,19 @@ func (r *VisitRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against visits.
-func (r *VisitRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *VisitRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, visitWrites, "Visit", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *VisitRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *VisitRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, visitWrites, "Visit", true, o)
 }
 
 // Backfill writes every row visits implies into table.
-func (r *VisitRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *VisitRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, visitWrites, "Visit", table, o)
 }
@@ -2811,19 +2812,19 @@ func (r *LineRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against lines.
-func (r *LineRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *LineRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, lineWrites, "Line", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *LineRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *LineRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, lineWrites, "Line", true, o)
 }
 
 // Backfill writes every row lines implies into table.
-func (r *LineRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *LineRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, lineWrites, "Line", table, o)
 }
@@ -3174,19 +3175,19 @@ func (r *PartRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against parts.
-func (r *PartRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *PartRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, partWrites, "Part", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *PartRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *PartRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, partWrites, "Part", true, o)
 }
 
 // Backfill writes every row parts implies into table.
-func (r *PartRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *PartRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, partWrites, "Part", table, o)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/cqlgen/cqlgen/integration/v2model"
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv2"
 )
 
@@ -147,15 +148,15 @@ type faultPlan struct {
 	method string // the repository method, e.g. Insert
 	// after, if set, picks the statement whose success arms the hold for
 	// the statement that follows it; nil holds from the start of the call.
-	after   func(cqlgen.Observation) bool
+	after   func(cqlobserve.Observation) bool
 	release func()
 
 	mu     sync.Mutex
-	failed []cqlgen.Observation
-	calls  []cqlgen.CallObservation
+	failed []cqlobserve.Observation
+	calls  []cqlobserve.CallObservation
 }
 
-func (f *faultPlan) StartCall(ctx context.Context, c cqlgen.Call) context.Context {
+func (f *faultPlan) StartCall(ctx context.Context, c cqlobserve.Call) context.Context {
 	if f.armed.Load() && c.Method == f.method && f.after == nil {
 		f.release = f.p.hold()
 	}
@@ -164,7 +165,7 @@ func (f *faultPlan) StartCall(ctx context.Context, c cqlgen.Call) context.Contex
 
 // Observe runs on the goroutine of the statement it reports, before the
 // call's next statement is sent, so a hold it starts catches that one.
-func (f *faultPlan) Observe(_ context.Context, o cqlgen.Observation) {
+func (f *faultPlan) Observe(_ context.Context, o cqlobserve.Observation) {
 	if o.Err != nil && f.release != nil {
 		f.mu.Lock()
 		f.failed = append(f.failed, o)
@@ -178,7 +179,7 @@ func (f *faultPlan) Observe(_ context.Context, o cqlgen.Observation) {
 	}
 }
 
-func (f *faultPlan) EndCall(_ context.Context, o cqlgen.CallObservation) {
+func (f *faultPlan) EndCall(_ context.Context, o cqlobserve.CallObservation) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, o)
@@ -186,7 +187,7 @@ func (f *faultPlan) EndCall(_ context.Context, o cqlgen.CallObservation) {
 
 // arm makes the next call of method lose the reply of the statement that
 // follows the one after picks (of its first statement, for a nil after).
-func (f *faultPlan) arm(method string, after func(cqlgen.Observation) bool) {
+func (f *faultPlan) arm(method string, after func(cqlobserve.Observation) bool) {
 	f.mu.Lock()
 	f.method, f.after, f.release, f.failed, f.calls = method, after, nil, nil, nil
 	f.mu.Unlock()
@@ -194,8 +195,8 @@ func (f *faultPlan) arm(method string, after func(cqlgen.Observation) bool) {
 }
 
 // of picks an observation of a statement of a kind on a table.
-func of(kind cqldriver.StatementKind, table string) func(cqlgen.Observation) bool {
-	return func(o cqlgen.Observation) bool { return o.Kind == kind && o.Table == table }
+func of(kind cqldriver.StatementKind, table string) func(cqlobserve.Observation) bool {
+	return func(o cqlobserve.Observation) bool { return o.Kind == kind && o.Table == table }
 }
 
 // Lost replies on the v2 driver, made by a proxy that holds the node's
@@ -223,7 +224,7 @@ func TestLostReplies(t *testing.T) {
 		c.Logger = gocql.NewLogger(gocql.LogLevelNone)
 	})
 	s := gocqlv2.NewSession(gs, &cqlgen.SessionOptions{Observer: plan,
-		Retry: cqlgen.RetryOptions{MaxAttempts: 4, BaseDelay: 20 * time.Millisecond, MaxDelay: 200 * time.Millisecond}})
+		MaxAttempts: 4, BaseDelay: 20 * time.Millisecond, MaxDelay: 200 * time.Millisecond})
 	repo := v2model.NewTicketRepo(s)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -251,7 +252,7 @@ func TestLostReplies(t *testing.T) {
 	live := map[gocql.UUID]*v2model.Ticket{tk.TicketID: tk}
 	for i, c := range []struct {
 		lost           string
-		after          func(cqlgen.Observation) bool
+		after          func(cqlobserve.Observation) bool
 		table, applied string
 	}{
 		{"the claim's", of(cqlgen.PreRead, "tickets"), "tickets_by_ref", "SELECT count(*) FROM tickets_by_ref WHERE ref = ?"},
@@ -299,7 +300,7 @@ func TestLostReplies(t *testing.T) {
 	// Modify reads the ticket, then the write reads it again before its
 	// conditional write: the hold starts after the second read.
 	var reads atomic.Int32
-	plan.arm("Modify", func(o cqlgen.Observation) bool {
+	plan.arm("Modify", func(o cqlobserve.Observation) bool {
 		return of(cqlgen.PreRead, "tickets")(o) && reads.Add(1) == 2
 	})
 	out, err := repo.Modify(ctx, tk.TicketID, edit, key)
@@ -329,9 +330,8 @@ func TestLostReplies(t *testing.T) {
 	must(t, loads.Add(ctx, &v2model.QueueLoad{QueueID: q, Opened: 1})) // prepares the update
 	plan.arm("Add", nil)
 	err = loads.Add(ctx, &v2model.QueueLoad{QueueID: q, Opened: 1})
-	var ce *cqlgen.CounterError
-	if !errors.As(err, &ce) || !ce.Unknown || !errors.Is(err, cqlgen.ErrOutcomeUnknown) || !errors.Is(err, cqlgen.ErrNoResponse) {
-		t.Errorf("Add with its reply lost: %v; want a *cqlgen.CounterError, outcome unknown, no response", err)
+	if !errors.Is(err, cqlgen.ErrOutcomeUnknown) || errors.Is(err, cqlgen.ErrCounterNotApplied) || !errors.Is(err, cqlgen.ErrNoResponse) {
+		t.Errorf("Add with its reply lost: %v; want outcome unknown, no response", err)
 	}
 	if len(plan.calls) != 1 || plan.calls[0].Attempts != 1 {
 		t.Errorf("Add with its reply lost: %+v; want one attempt, never retried", plan.calls)

@@ -2,13 +2,13 @@ package v2
 
 import (
 	"context"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	"testing"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/cqlgen/cqlgen/integration/v2model"
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // Verify on the v2 driver finds tables in step after a workload, then
@@ -77,7 +77,7 @@ func TestVerifyAndRepair(t *testing.T) {
 	if inserted != 2 || deleted != 2 {
 		t.Errorf("repair wrote %d rows and deleted %d; want 2 and 2 (%+v)", inserted, deleted, rep.Tables)
 	}
-	rep, err = repo.Verify(ctx, &cqlgen.MaintainOptions{Ranges: 16})
+	rep, err = repo.Verify(ctx, &cqlmaintain.Options{Ranges: 16})
 	must(t, err)
 	if rep.Drift() != 0 {
 		t.Errorf("verify after repair: drift %d: %+v", rep.Drift(), rep.Tables)
@@ -87,7 +87,7 @@ func TestVerifyAndRepair(t *testing.T) {
 	// A table emptied by hand is written again by a backfill, which
 	// records its progress under the job's name.
 	must(t, e.raw.Query("TRUNCATE tickets_by_board").Exec())
-	rep, err = repo.Backfill(ctx, "tickets_by_board", &cqlgen.MaintainOptions{Job: "board-again", Ranges: 8})
+	rep, err = repo.Backfill(ctx, "tickets_by_board", &cqlmaintain.Options{Job: "board-again", Ranges: 8})
 	must(t, err)
 	if len(rep.Tables) != 1 || rep.Tables[0].Inserted != n {
 		t.Errorf("backfill of tickets_by_board: %+v, want %d rows written", rep.Tables, n)
@@ -98,7 +98,7 @@ func TestVerifyAndRepair(t *testing.T) {
 	}
 	// Run again under its job, it finds every range done and writes
 	// nothing.
-	rep, err = repo.Backfill(ctx, "tickets_by_board", &cqlgen.MaintainOptions{Job: "board-again", Ranges: 8})
+	rep, err = repo.Backfill(ctx, "tickets_by_board", &cqlmaintain.Options{Job: "board-again", Ranges: 8})
 	must(t, err)
 	if len(rep.Tables) != 1 || rep.Tables[0].Inserted != 0 {
 		t.Errorf("the backfill run again: %+v, want nothing written", rep.Tables)

@@ -15,14 +15,15 @@ import (
 	"github.com/cqlgen/cqlgen/integration/v2model"
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 )
 
-// recorder is a cqlgen.CallObserver, and the v2 driver's own
+// recorder is a cqlobserve.CallObserver, and the v2 driver's own
 // QueryObserver and BatchObserver, keeping all it is told.
 type recorder struct {
 	mu      sync.Mutex
-	obs     []cqlgen.Observation
-	calls   []cqlgen.CallObservation
+	obs     []cqlobserve.Observation
+	calls   []cqlobserve.CallObservation
 	queries []gocql.ObservedQuery
 	batches []gocql.ObservedBatch
 	// mismatch records an observation whose context is not its call's.
@@ -31,20 +32,20 @@ type recorder struct {
 
 type callKey struct{}
 
-func (r *recorder) Observe(ctx context.Context, o cqlgen.Observation) {
+func (r *recorder) Observe(ctx context.Context, o cqlobserve.Observation) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.obs = append(r.obs, o)
-	if c, _ := cqlgen.CallOf(ctx); c != o.Call || ctx.Value(callKey{}) != o.Call.String() {
+	if c, _ := cqlobserve.CallOf(ctx); c != o.Call || ctx.Value(callKey{}) != o.Call.String() {
 		r.mismatch = append(r.mismatch, fmt.Sprintf("an attempt of %v observed in the context of %v (%v)", o.Call, c, ctx.Value(callKey{})))
 	}
 }
 
-func (r *recorder) StartCall(ctx context.Context, c cqlgen.Call) context.Context {
+func (r *recorder) StartCall(ctx context.Context, c cqlobserve.Call) context.Context {
 	return context.WithValue(ctx, callKey{}, c.String())
 }
 
-func (r *recorder) EndCall(ctx context.Context, o cqlgen.CallObservation) {
+func (r *recorder) EndCall(ctx context.Context, o cqlobserve.CallObservation) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if ctx.Value(callKey{}) != o.Call.String() {
@@ -136,7 +137,7 @@ func TestObservers(t *testing.T) {
 	// within a call; what each kind of statement returned.
 	host, _, _ := net.SplitHostPort(cassandratest.Hosts(t)[0])
 	ips, _ := net.LookupHost(host)
-	attempts := map[cqlgen.Call]int{}
+	attempts := map[cqlobserve.Call]int{}
 	batches := map[string]bool{}
 	kinds := map[cqldriver.StatementKind]int{}
 	for i, o := range rec.obs {
@@ -149,7 +150,7 @@ func TestObservers(t *testing.T) {
 		if o.Keyspace != e.ks {
 			t.Errorf("observation %d: keyspace %q, want %q", i, o.Keyspace, e.ks)
 		}
-		if o.Call == (cqlgen.Call{}) {
+		if o.Call == (cqlobserve.Call{}) {
 			t.Errorf("observation %d belongs to no call: %+v", i, o)
 		}
 		kinds[o.Kind]++
@@ -211,11 +212,11 @@ func TestObservers(t *testing.T) {
 	rec.reset()
 	must(t, repo.Insert(ctx, ticket(9), cqlgen.WithStrategy(cqlgen.UnloggedBatch)))
 	rec.mu.Lock()
-	var refused, single []cqlgen.Observation
+	var refused, single []cqlobserve.Observation
 	for _, o := range rec.obs {
-		var cross *cqlgen.CrossPartitionError
+		var cross *cqlgen.InputError
 		switch {
-		case o.Attempt == 0 && errors.As(o.Err, &cross):
+		case o.Attempt == 0 && (errors.As(o.Err, &cross) && cross.Err == cqlgen.ErrCrossPartition):
 			refused = append(refused, o)
 		case o.Kind == cqlgen.Write && o.Batch == 0 && o.Err == nil:
 			single = append(single, o)

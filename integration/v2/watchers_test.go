@@ -54,9 +54,9 @@ func TestEntityInOneTable(t *testing.T) {
 	if err := repo.Insert(ctx, &rival, cqlgen.IfAbsent()); !errors.As(err, &conflict) || conflict.Actual != 0 {
 		t.Errorf("Insert IfAbsent over another row: %v, want a *cqlgen.VersionConflictError without versions", err)
 	}
-	var oe *cqlgen.OptionError
-	if err := repo.Update(ctx, ann, cqlgen.IfVersion(1)); !errors.As(err, &oe) {
-		t.Errorf("IfVersion on an entity without versions: %v, want an *cqlgen.OptionError", err)
+	var oe *cqlgen.InputError
+	if err := repo.Update(ctx, ann, cqlgen.IfVersion(1)); !(errors.As(err, &oe) && oe.Err == cqlgen.ErrInvalidOption) {
+		t.Errorf("IfVersion on an entity without versions: %v, want an *cqlgen.InputError (ErrInvalidOption)", err)
 	}
 
 	// The table's TTL, and one write's own.

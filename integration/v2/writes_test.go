@@ -168,9 +168,9 @@ func testCounters(t *testing.T, e *env) {
 		t.Errorf("queue_load holds %v, want %v", got, want)
 	}
 
-	var oe *cqlgen.OptionError
-	if err := repo.Add(ctx, &v2model.QueueLoad{QueueID: q, Opened: 1}, cqlgen.WithIdempotencyKey("k")); !errors.As(err, &oe) {
-		t.Errorf("Add with an idempotency key: %v, want an *cqlgen.OptionError", err)
+	var oe *cqlgen.InputError
+	if err := repo.Add(ctx, &v2model.QueueLoad{QueueID: q, Opened: 1}, cqlgen.WithIdempotencyKey("k")); !(errors.As(err, &oe) && oe.Err == cqlgen.ErrInvalidOption) {
+		t.Errorf("Add with an idempotency key: %v, want an *cqlgen.InputError (ErrInvalidOption)", err)
 	}
 	if n, _ := repo.Get(ctx, q); n.Opened != workers*each {
 		t.Errorf("the refused Add counted: opened %d", n.Opened)

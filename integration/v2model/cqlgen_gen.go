@@ -10,6 +10,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	gocqlv2 "github.com/cqlgen/cqlgen/runtime/gocqlv2"
 )
 
@@ -441,19 +442,19 @@ func (r *TicketRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against tickets.
-func (r *TicketRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *TicketRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, ticketWrites, "Ticket", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *TicketRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *TicketRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, ticketWrites, "Ticket", true, o)
 }
 
 // Backfill writes every row tickets implies into table.
-func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, ticketWrites, "Ticket", table, o)
 }
@@ -943,19 +944,19 @@ func (r *EventRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against events.
-func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *EventRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *EventRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", true, o)
 }
 
 // Backfill writes every row events implies into table.
-func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, eventWrites, "Event", table, o)
 }

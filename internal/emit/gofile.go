@@ -20,6 +20,8 @@ import (
 const (
 	rt   = model.RuntimePath
 	impl = model.ImplPath
+	// maintainPath holds the types of Verify, Repair and Backfill.
+	maintainPath = "github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 )
 
 // Repositories renders the Go file of a package: for each entity, its
@@ -84,6 +86,7 @@ func newFile(p *model.Package) *jen.File {
 	f := jen.NewFilePathName(p.Path, p.Name)
 	f.ImportName(rt, "cqlgen")
 	f.ImportName(impl, "cqlgenimpl")
+	f.ImportName(maintainPath, "cqlmaintain")
 	// The v2 driver's package is gocql too, which its path does not say:
 	// the alias says it, where jennifer would guess v2.
 	f.ImportAlias(model.GocqlV2Path, "gocql")

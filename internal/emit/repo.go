@@ -253,7 +253,7 @@ func checkKeys(f *jen.File, e *model.Entity) {
 	}
 }
 
-// vectorChecks refuse, with a *cqlgen.VectorDimensionError, a vector
+// vectorChecks refuse, with an *cqlgen.InputError (ErrVectorDimension), a vector
 // field of e whose length is not its column's dimension.
 func vectorChecks(e *model.Entity) []jen.Code {
 	var out []jen.Code

@@ -374,8 +374,8 @@ func ownerColumns(p *model.Table) []jen.Code {
 // cqlmaintain.Maintainer: verify, repair and backfill of its tables.
 func maintenance(f *jen.File, e *model.Entity) {
 	n := e.Names
-	mo := jen.Id("o").Op("*").Qual(rt, "MaintainOptions")
-	report := []jen.Code{jen.Op("*").Qual(rt, "Report"), jen.Error()}
+	mo := jen.Id("o").Op("*").Qual(maintainPath, "Options")
+	report := []jen.Code{jen.Op("*").Qual(maintainPath, "Report"), jen.Error()}
 	var tables []jen.Code
 	for _, t := range e.Tables {
 		if t != e.Canonical {

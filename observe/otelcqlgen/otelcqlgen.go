@@ -14,7 +14,7 @@
 // whatever span its context carries.
 //
 // Metrics, with low-cardinality attributes (never a bound value, never an
-// error's text, see cqlgen.ErrorType):
+// error's text, see cqlobserve.ErrorType):
 //
 //   - cqlgen.call.duration (s): one per repository call, by entity, method
 //     and error.type.
@@ -43,12 +43,13 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 )
 
 // ScopeName is the instrumentation scope of the tracer and the meter.
 const ScopeName = "github.com/cqlgen/cqlgen/observe/otelcqlgen"
 
-// Observer is a cqlgen.CallObserver that reports to OpenTelemetry. It is
+// Observer is a cqlobserve.CallObserver that reports to OpenTelemetry. It is
 // safe for concurrent use.
 type Observer struct {
 	tracer   trace.Tracer
@@ -105,14 +106,14 @@ func New(opts ...Option) (*Observer, error) {
 }
 
 // StartCall opens the call's span; its statements' spans are its children.
-func (o *Observer) StartCall(ctx context.Context, c cqlgen.Call) context.Context {
+func (o *Observer) StartCall(ctx context.Context, c cqlobserve.Call) context.Context {
 	ctx, _ = o.tracer.Start(ctx, c.String(), trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(attribute.String("cqlgen.entity", c.Entity), attribute.String("cqlgen.method", c.Method)))
 	return ctx
 }
 
 // EndCall ends the call's span and records its duration.
-func (o *Observer) EndCall(ctx context.Context, c cqlgen.CallObservation) {
+func (o *Observer) EndCall(ctx context.Context, c cqlobserve.CallObservation) {
 	span := trace.SpanFromContext(ctx)
 	span.SetAttributes(
 		attribute.Int("cqlgen.attempts", c.Attempts),
@@ -122,7 +123,7 @@ func (o *Observer) EndCall(ctx context.Context, c cqlgen.CallObservation) {
 	failed(span, c.Err)
 	span.End()
 	attrs := []attribute.KeyValue{attribute.String("cqlgen.entity", c.Entity), attribute.String("cqlgen.method", c.Method)}
-	if t := cqlgen.ErrorType(c.Err); t != "" {
+	if t := cqlobserve.ErrorType(c.Err); t != "" {
 		attrs = append(attrs, attribute.String("error.type", t))
 	}
 	o.calls.Record(ctx, c.Latency.Seconds(), metric.WithAttributes(attrs...))
@@ -130,7 +131,7 @@ func (o *Observer) EndCall(ctx context.Context, c cqlgen.CallObservation) {
 
 // Observe records one attempt: a span, started when the attempt started,
 // and its metrics.
-func (o *Observer) Observe(ctx context.Context, a cqlgen.Observation) {
+func (o *Observer) Observe(ctx context.Context, a cqlobserve.Observation) {
 	end := time.Now()
 	kind := a.Kind.String()
 	common := []attribute.KeyValue{
@@ -139,7 +140,7 @@ func (o *Observer) Observe(ctx context.Context, a cqlgen.Observation) {
 		attribute.String("db.operation.name", kind),
 		attribute.String("cqlgen.pattern", a.Pattern),
 	}
-	errType := cqlgen.ErrorType(a.Err)
+	errType := cqlobserve.ErrorType(a.Err)
 	metricAttrs := common
 	if errType != "" {
 		metricAttrs = append(metricAttrs[:len(metricAttrs):len(metricAttrs)], attribute.String("error.type", errType))
@@ -185,11 +186,11 @@ func failed(span trace.Span, err error) {
 	if err == nil {
 		return
 	}
-	t := cqlgen.ErrorType(err)
+	t := cqlobserve.ErrorType(err)
 	if t == "not_found" {
 		return
 	}
 	span.SetStatus(codes.Error, t)
 }
 
-var _ cqlgen.CallObserver = (*Observer)(nil)
+var _ cqlobserve.CallObserver = (*Observer)(nil)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/observe/otelcqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 )
 
 func setup(t *testing.T) (*otelcqlgen.Observer, *tracetest.SpanRecorder, *sdkmetric.ManualReader) {
@@ -45,15 +46,15 @@ func attr(kvs []attribute.KeyValue, key string) (attribute.Value, bool) {
 // sibling with its attempt number; values and error text never appear.
 func TestSpans(t *testing.T) {
 	obs, spans, _ := setup(t)
-	ctx := obs.StartCall(context.Background(), cqlgen.Call{Entity: "Track", Method: "Update"})
-	obs.Observe(ctx, cqlgen.Observation{Table: "tracks", Pattern: "Tracks", Kind: cqlgen.PreRead, Attempt: 1,
+	ctx := obs.StartCall(context.Background(), cqlobserve.Call{Entity: "Track", Method: "Update"})
+	obs.Observe(ctx, cqlobserve.Observation{Table: "tracks", Pattern: "Tracks", Kind: cqlgen.PreRead, Attempt: 1,
 		Latency: 3 * time.Millisecond, Host: "10.0.0.7:9042", Keyspace: "music", Rows: 1})
 	secret := errors.New("write timeout writing 'hunter2'")
-	obs.Observe(ctx, cqlgen.Observation{Table: "tracks", Pattern: "Tracks", Kind: cqlgen.Conditional, Attempt: 1,
+	obs.Observe(ctx, cqlobserve.Observation{Table: "tracks", Pattern: "Tracks", Kind: cqlgen.Conditional, Attempt: 1,
 		Latency: time.Millisecond, Host: "10.0.0.7:9042", Keyspace: "music", Err: secret})
-	obs.Observe(ctx, cqlgen.Observation{Table: "tracks", Pattern: "Tracks", Kind: cqlgen.Conditional, Attempt: 2,
+	obs.Observe(ctx, cqlobserve.Observation{Table: "tracks", Pattern: "Tracks", Kind: cqlgen.Conditional, Attempt: 2,
 		Latency: time.Millisecond, Host: "10.0.0.8:9042", Keyspace: "music", Rows: 1})
-	obs.EndCall(ctx, cqlgen.CallObservation{Call: cqlgen.Call{Entity: "Track", Method: "Update"}, Latency: 9 * time.Millisecond, Attempts: 3, Retries: 1})
+	obs.EndCall(ctx, cqlobserve.CallObservation{Call: cqlobserve.Call{Entity: "Track", Method: "Update"}, Latency: 9 * time.Millisecond, Attempts: 3, Retries: 1})
 
 	ended := spans.Ended()
 	if len(ended) != 4 {
@@ -102,11 +103,11 @@ func TestSpans(t *testing.T) {
 func TestMetrics(t *testing.T) {
 	obs, _, reader := setup(t)
 	for i := range 2 {
-		ctx := obs.StartCall(context.Background(), cqlgen.Call{Entity: "Track", Method: "TopTracksByArtist"})
-		obs.Observe(ctx, cqlgen.Observation{Table: "top_tracks_by_artist", Pattern: "TopTracksByArtist", Kind: cqlgen.Read, Attempt: 1 + i, Latency: time.Millisecond, Rows: 10})
-		obs.EndCall(ctx, cqlgen.CallObservation{Call: cqlgen.Call{Entity: "Track", Method: "TopTracksByArtist"}, Latency: 2 * time.Millisecond, Rows: 10})
+		ctx := obs.StartCall(context.Background(), cqlobserve.Call{Entity: "Track", Method: "TopTracksByArtist"})
+		obs.Observe(ctx, cqlobserve.Observation{Table: "top_tracks_by_artist", Pattern: "TopTracksByArtist", Kind: cqlgen.Read, Attempt: 1 + i, Latency: time.Millisecond, Rows: 10})
+		obs.EndCall(ctx, cqlobserve.CallObservation{Call: cqlobserve.Call{Entity: "Track", Method: "TopTracksByArtist"}, Latency: 2 * time.Millisecond, Rows: 10})
 	}
-	obs.EndCall(context.Background(), cqlgen.CallObservation{Call: cqlgen.Call{Entity: "Track", Method: "Get"}, Err: cqlgen.ErrNotFound})
+	obs.EndCall(context.Background(), cqlobserve.CallObservation{Call: cqlobserve.Call{Entity: "Track", Method: "Get"}, Err: cqlgen.ErrNotFound})
 
 	var rm metricdata.ResourceMetrics
 	if err := reader.Collect(context.Background(), &rm); err != nil {

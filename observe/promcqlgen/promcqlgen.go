@@ -18,7 +18,7 @@
 //   - cqlgen_batch_warnings_total{table,pattern}: statements sent in a batch
 //     over SessionOptions.BatchWarnBytes.
 //
-// Labels stay few: error is cqlgen.ErrorType's name ("" on success),
+// Labels stay few: error is cqlobserve.ErrorType's name ("" on success),
 // never an error's text or a bound value.
 package promcqlgen
 
@@ -28,6 +28,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 )
 
 // Options configure New; zero fields take the defaults.
@@ -44,7 +45,7 @@ type Options struct {
 // DefaultBuckets span a fast read on a local node to a client timeout.
 var DefaultBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10}
 
-// Observer is a cqlgen.CallObserver that keeps Prometheus metrics. It is
+// Observer is a cqlobserve.CallObserver that keeps Prometheus metrics. It is
 // safe for concurrent use.
 type Observer struct {
 	calls, attempts *prometheus.HistogramVec
@@ -98,17 +99,17 @@ func New(reg prometheus.Registerer, opts *Options) (*Observer, error) {
 }
 
 // StartCall does nothing: a call is measured when it ends.
-func (o *Observer) StartCall(ctx context.Context, _ cqlgen.Call) context.Context { return ctx }
+func (o *Observer) StartCall(ctx context.Context, _ cqlobserve.Call) context.Context { return ctx }
 
 // EndCall records the call's duration.
-func (o *Observer) EndCall(_ context.Context, c cqlgen.CallObservation) {
-	o.calls.WithLabelValues(c.Entity, c.Method, cqlgen.ErrorType(c.Err)).Observe(c.Latency.Seconds())
+func (o *Observer) EndCall(_ context.Context, c cqlobserve.CallObservation) {
+	o.calls.WithLabelValues(c.Entity, c.Method, cqlobserve.ErrorType(c.Err)).Observe(c.Latency.Seconds())
 }
 
 // Observe records one attempt.
-func (o *Observer) Observe(_ context.Context, a cqlgen.Observation) {
+func (o *Observer) Observe(_ context.Context, a cqlobserve.Observation) {
 	kind := a.Kind.String()
-	errType := cqlgen.ErrorType(a.Err)
+	errType := cqlobserve.ErrorType(a.Err)
 	if a.Attempt == 0 {
 		o.refused.WithLabelValues(a.Table, a.Pattern, errType).Inc()
 		return
@@ -125,4 +126,4 @@ func (o *Observer) Observe(_ context.Context, a cqlgen.Observation) {
 	}
 }
 
-var _ cqlgen.CallObserver = (*Observer)(nil)
+var _ cqlobserve.CallObserver = (*Observer)(nil)

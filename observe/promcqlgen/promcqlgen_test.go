@@ -12,6 +12,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/observe/promcqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 )
 
 func TestMetrics(t *testing.T) {
@@ -20,15 +21,15 @@ func TestMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := obs.StartCall(context.Background(), cqlgen.Call{Entity: "Track", Method: "Update"})
-	obs.Observe(ctx, cqlgen.Observation{Table: "tracks", Pattern: "Tracks", Kind: cqlgen.PreRead, Attempt: 1, Latency: 2 * time.Millisecond, Rows: 1})
-	obs.Observe(ctx, cqlgen.Observation{Table: "tracks", Pattern: "Tracks", Kind: cqlgen.Conditional, Attempt: 1, Latency: time.Millisecond,
+	ctx := obs.StartCall(context.Background(), cqlobserve.Call{Entity: "Track", Method: "Update"})
+	obs.Observe(ctx, cqlobserve.Observation{Table: "tracks", Pattern: "Tracks", Kind: cqlgen.PreRead, Attempt: 1, Latency: 2 * time.Millisecond, Rows: 1})
+	obs.Observe(ctx, cqlobserve.Observation{Table: "tracks", Pattern: "Tracks", Kind: cqlgen.Conditional, Attempt: 1, Latency: time.Millisecond,
 		Err: errors.New("timed out writing 'hunter2'")})
-	obs.Observe(ctx, cqlgen.Observation{Table: "tracks", Pattern: "Tracks", Kind: cqlgen.Conditional, Attempt: 2, Latency: time.Millisecond})
-	obs.Observe(ctx, cqlgen.Observation{Table: "by_artist", Pattern: "ByArtist", Kind: cqlgen.Write, Attempt: 1, Latency: time.Millisecond, Batch: 2, BatchBytes: 9000, BatchWarn: true})
-	obs.Observe(ctx, cqlgen.Observation{Table: "by_artist", Pattern: "ByArtist", Kind: cqlgen.Write, Attempt: 0, Err: &cqlgen.BatchTooLargeError{}})
-	obs.EndCall(ctx, cqlgen.CallObservation{Call: cqlgen.Call{Entity: "Track", Method: "Update"}, Latency: 5 * time.Millisecond, Attempts: 4, Retries: 1})
-	obs.EndCall(ctx, cqlgen.CallObservation{Call: cqlgen.Call{Entity: "Track", Method: "Get"}, Err: cqlgen.ErrNotFound})
+	obs.Observe(ctx, cqlobserve.Observation{Table: "tracks", Pattern: "Tracks", Kind: cqlgen.Conditional, Attempt: 2, Latency: time.Millisecond})
+	obs.Observe(ctx, cqlobserve.Observation{Table: "by_artist", Pattern: "ByArtist", Kind: cqlgen.Write, Attempt: 1, Latency: time.Millisecond, Batch: 2, BatchBytes: 9000, BatchWarn: true})
+	obs.Observe(ctx, cqlobserve.Observation{Table: "by_artist", Pattern: "ByArtist", Kind: cqlgen.Write, Attempt: 0, Err: &cqlgen.InputError{Err: cqlgen.ErrBatchTooLarge}})
+	obs.EndCall(ctx, cqlobserve.CallObservation{Call: cqlobserve.Call{Entity: "Track", Method: "Update"}, Latency: 5 * time.Millisecond, Attempts: 4, Retries: 1})
+	obs.EndCall(ctx, cqlobserve.CallObservation{Call: cqlobserve.Call{Entity: "Track", Method: "Get"}, Err: cqlgen.ErrNotFound})
 
 	want := `
 # HELP cqlgen_retries_total Attempts of statements that were retries.

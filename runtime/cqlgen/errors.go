@@ -2,91 +2,68 @@ package cqlgen
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
+	"github.com/cqlgen/cqlgen/runtime/internal/base"
 	"maps"
 	"slices"
 	"strings"
 )
 
-// Errors that callers test with errors.Is.
+// Errors that callers test with errors.Is. Those of a call refused for
+// what it was given (ErrEmptyKey, ErrInvalidLimit, ErrInvalidOption,
+// ErrInvalidCursor, ErrVectorDimension, ErrBatchTooLarge,
+// ErrCrossPartition, ErrIdempotencyConflict) come as an *InputError.
 var (
 	// ErrNotFound: the row asked for does not exist.
-	ErrNotFound = errors.New("cqlgen: not found")
+	ErrNotFound = base.ErrNotFound
 	// ErrNotApplied: a conditional write did not apply. A *NotAppliedError
 	// carries the current values; a *VersionConflictError says which
 	// version an IfVersion or IfAbsent write found.
-	ErrNotApplied = errors.New("cqlgen: conditional write not applied")
+	ErrNotApplied = base.ErrNotApplied
 	// ErrInvalidCursor: a cursor that is corrupt or belongs to another
-	// query. An *InvalidCursorError says why.
-	ErrInvalidCursor = errors.New("cqlgen: invalid cursor")
+	// query. An *InputError says why.
+	ErrInvalidCursor = base.ErrInvalidCursor
 	// ErrEmptyKey: a key value is empty or zero, so the statement would
-	// address no row. An *EmptyKeyError names the column.
-	ErrEmptyKey = errors.New("cqlgen: empty key value")
+	// address no row. An *InputError names the column.
+	ErrEmptyKey = base.ErrEmptyKey
 	// ErrBatchTooLarge: a batch exceeds the configured size limit and was
-	// not sent. A *BatchTooLargeError gives the sizes.
-	ErrBatchTooLarge = errors.New("cqlgen: batch too large")
+	// not sent. An *InputError gives the sizes.
+	ErrBatchTooLarge = base.ErrBatchTooLarge
 	// ErrKeyChanged: a Modify's change edited the entity's key in its
 	// source of truth, which would make it another entity (Insert creates
 	// one). Nothing was written.
-	ErrKeyChanged = errors.New("cqlgen: Modify changed the key of the entity in its source of truth")
+	ErrKeyChanged = base.ErrKeyChanged
 	// ErrNilEntity: a repository was handed a nil entity.
-	ErrNilEntity = errors.New("cqlgen: nil entity")
+	ErrNilEntity = base.ErrNilEntity
 	// ErrFenced: a command with an idempotency key ran, but its lease ran
 	// out meanwhile and another call took the key over, which may run the
 	// command again. A *FencedError says which key.
-	ErrFenced = errors.New("cqlgen: idempotency key taken over")
+	ErrFenced = base.ErrFenced
 	// ErrOutcomeUnknown: whether a write applied is not known. An
 	// *OutcomeUnknownError says which idempotency key (the caller's
 	// deadline passed before the outcome was known or recorded, or the
 	// command itself ended so); a *WriteUnknownError which entity's write
 	// (its conditional write lost its reply and serial reads could not
-	// settle it); a *CounterError which counter update.
-	ErrOutcomeUnknown = errors.New("cqlgen: outcome unknown")
+	// settle it); a counter update's error which counter update (see
+	// ErrCounterNotApplied).
+	ErrOutcomeUnknown = base.ErrOutcomeUnknown
 	// ErrTooManyChanges: a write whose reply was lost cannot be settled
 	// any more, because more changes of the entity came after it than the
 	// record of its last changes keeps (see docs/repositories.md). A
 	// *WriteUnknownError's Cause matches it; the outcome stays unknown for
 	// good.
-	ErrTooManyChanges = errors.New("cqlgen: too many changes of the entity since the write to settle it")
+	ErrTooManyChanges = base.ErrTooManyChanges
 	// ErrInvalidLimit: a read's Limit is negative or above the maximum;
-	// nothing was sent. A *LimitError gives both.
-	ErrInvalidLimit = errors.New("cqlgen: invalid limit")
+	// nothing was sent. An *InputError gives both; so does
+	// one for a multi-get of more keys than allowed.
+	ErrInvalidLimit = base.ErrInvalidLimit
 	// ErrInvalidOption: an option a call cannot run with; nothing was
-	// sent. An *OptionError names it.
-	ErrInvalidOption = errors.New("cqlgen: invalid option")
+	// sent. An *InputError names it.
+	ErrInvalidOption = base.ErrInvalidOption
 	// ErrRetriesExhausted: every attempt failed. A *RetriesExhaustedError
 	// wraps the last cause.
-	ErrRetriesExhausted = errors.New("cqlgen: retries exhausted")
+	ErrRetriesExhausted = base.ErrRetriesExhausted
 )
-
-// EmptyKeyError reports a key column given an empty or zero value.
-type EmptyKeyError struct {
-	Table  string // the table the statement would address
-	Column string // the key column whose value is empty
-}
-
-// Error names the table and the column.
-func (e *EmptyKeyError) Error() string {
-	return fmt.Sprintf("cqlgen: %s: key column %s is empty", e.Table, e.Column)
-}
-
-// Is makes errors.Is(err, ErrEmptyKey) true.
-func (e *EmptyKeyError) Is(target error) bool { return target == ErrEmptyKey }
-
-// InvalidCursorError reports a cursor that cannot continue a query.
-type InvalidCursorError struct {
-	Pattern string // the access pattern the cursor was given to
-	Reason  string // why it cannot continue the query
-}
-
-// Error names the pattern and the reason.
-func (e *InvalidCursorError) Error() string {
-	return fmt.Sprintf("cqlgen: invalid cursor for %s: %s", e.Pattern, e.Reason)
-}
-
-// Is makes errors.Is(err, ErrInvalidCursor) true.
-func (e *InvalidCursorError) Is(target error) bool { return target == ErrInvalidCursor }
 
 // VersionConflictError reports a write with IfVersion or IfAbsent that
 // found the entity elsewhere: changed (or deleted) since it was read, or,
@@ -141,9 +118,6 @@ type NotAppliedError struct {
 	Current map[string]any // the row's values now, by column; may be nil
 }
 
-// String is Error.
-func (e *NotAppliedError) String() string { return e.Error() }
-
 // GoString shows the table and the columns of Current, not their values.
 func (e *NotAppliedError) GoString() string {
 	return fmt.Sprintf("&cqlgen.NotAppliedError{Table: %q, Current: %s}", e.Table, redacted(e.Current))
@@ -183,21 +157,6 @@ func (e *NotAppliedError) Error() string {
 // Is makes errors.Is(err, ErrNotApplied) true.
 func (e *NotAppliedError) Is(target error) bool { return target == ErrNotApplied }
 
-// BatchTooLargeError reports a batch refused before it was sent.
-type BatchTooLargeError struct {
-	Statements int // statements in the batch
-	Bytes      int // estimated size of the values (as Cassandra measures a batch)
-	Limit      int // SessionOptions.BatchFailBytes
-}
-
-// Error gives the sizes and the way out.
-func (e *BatchTooLargeError) Error() string {
-	return fmt.Sprintf("cqlgen: batch of %d statements is about %d bytes, over the %d-byte limit; use the concurrent strategy for rows this large", e.Statements, e.Bytes, e.Limit)
-}
-
-// Is makes errors.Is(err, ErrBatchTooLarge) true.
-func (e *BatchTooLargeError) Is(target error) bool { return target == ErrBatchTooLarge }
-
 // RetriesExhaustedError reports a statement that failed on every attempt.
 //
 // It is also returned when the context's deadline left no time for the
@@ -220,21 +179,6 @@ func (e *RetriesExhaustedError) Is(target error) bool { return target == ErrRetr
 // Unwrap returns the last cause.
 func (e *RetriesExhaustedError) Unwrap() error { return e.Last }
 
-// OptionError reports an option a call cannot run with, before anything
-// is sent.
-type OptionError struct {
-	Option string // the Options field
-	Reason string
-}
-
-// Error names the option and why.
-func (e *OptionError) Error() string {
-	return fmt.Sprintf("cqlgen: option %s: %s", e.Option, e.Reason)
-}
-
-// Is matches ErrInvalidOption.
-func (e *OptionError) Is(target error) bool { return target == ErrInvalidOption }
-
 // FencedError reports a command whose lease ran out while it ran: another
 // call took its idempotency key over and may run the command again, so it
 // may apply twice. Its own outcome is Outcome.
@@ -252,24 +196,8 @@ func (e *FencedError) Error() string {
 func (e *FencedError) Is(target error) bool { return target == ErrFenced }
 
 // ErrVectorDimension: a vector whose length is not its column's
-// dimension. A *VectorDimensionError names the column and both lengths.
-var ErrVectorDimension = errors.New("cqlgen: vector of the wrong dimension")
-
-// VectorDimensionError reports a vector, written or searched for, whose
-// length is not the dimension its column declares (vector<float, N>).
-// Nothing was sent.
-type VectorDimensionError struct {
-	Table, Column string
-	Want, Got     int // the column's dimension, and the vector's length
-}
-
-// Error names the column and both lengths.
-func (e *VectorDimensionError) Error() string {
-	return fmt.Sprintf("cqlgen: %s.%s is a vector of %d floats; this one has %d", e.Table, e.Column, e.Want, e.Got)
-}
-
-// Is makes errors.Is(err, ErrVectorDimension) true.
-func (e *VectorDimensionError) Is(target error) bool { return target == ErrVectorDimension }
+// dimension. An *InputError names the column and both lengths.
+var ErrVectorDimension = base.ErrVectorDimension
 
 // WriteUnknownError reports a write of an entity kept by the write
 // protocol whose conditional write on the source of truth lost its reply
@@ -341,69 +269,75 @@ func (e *OutcomeUnknownError) Is(target error) bool { return target == ErrOutcom
 func (e *OutcomeUnknownError) Unwrap() error { return e.Err }
 
 // ErrIdempotencyConflict: an idempotency key was used again with another
-// payload. An *IdempotencyConflictError names the key.
-var ErrIdempotencyConflict = errors.New("cqlgen: idempotency key reused with another payload")
-
-// IdempotencyConflictError reports an idempotency key already claimed by a
-// command with a different payload: nothing was written.
-type IdempotencyConflictError struct {
-	Key string // the idempotency key
-}
-
-// Error names the key.
-func (e *IdempotencyConflictError) Error() string {
-	return fmt.Sprintf("cqlgen: idempotency key %q was used for another payload; nothing written", e.Key)
-}
-
-// Is makes errors.Is(err, ErrIdempotencyConflict) true.
-func (e *IdempotencyConflictError) Is(target error) bool { return target == ErrIdempotencyConflict }
+// payload. An *InputError names the key.
+var ErrIdempotencyConflict = base.ErrIdempotencyConflict
 
 // ErrCounterNotApplied: a counter update failed in a way that proves it
-// was not applied (it never reached a replica). A *CounterError says so;
-// when the outcome is unknown it matches ErrOutcomeUnknown instead.
-var ErrCounterNotApplied = errors.New("cqlgen: counter update not applied")
-
-// CounterError reports a counter update that returned an error. A counter
-// update adds to what is there, so sending it twice would count twice:
-// it is sent once and never retried, by cqlgen or by gocql, and an error
-// says which of two things happened.
+// was not applied; it is safe to send again.
 //
-//   - Unknown: the update may or may not have applied (a timeout, a write
-//     failure on a replica, a connection lost after the request went out,
-//     the context ended while it was in flight). errors.Is(err,
-//     ErrOutcomeUnknown) is true. Sending it again may count it twice;
-//     not sending it may count it never. Only the caller can choose.
-//   - Otherwise it did not apply (no connection, the cluster refused it as
-//     unavailable, overloaded or bootstrapping, or an invalid request):
-//     errors.Is(err, ErrCounterNotApplied) is true, and it is safe to send
-//     again.
-type CounterError struct {
-	Table   string // the counter table
-	Unknown bool   // the update may have applied
-	Err     error  // what the session returned
-}
-
-// Error names the table, the outcome and the cause.
-func (e *CounterError) Error() string {
-	if e.Unknown {
-		return fmt.Sprintf("cqlgen: counter update of %s: outcome unknown, it may or may not have applied (not retried: a counter update is not idempotent): %v", e.Table, e.Err)
-	}
-	return fmt.Sprintf("cqlgen: counter update of %s: not applied: %v", e.Table, e.Err)
-}
-
-// Is makes errors.Is(err, ErrOutcomeUnknown) true of an update that may
-// have applied, and errors.Is(err, ErrCounterNotApplied) of one that did
-// not.
-func (e *CounterError) Is(target error) bool {
-	if e.Unknown {
-		return target == ErrOutcomeUnknown
-	}
-	return target == ErrCounterNotApplied
-}
-
-// Unwrap gives the session's error.
-func (e *CounterError) Unwrap() error { return e.Err }
+// A counter update adds to what is there, so sending it twice would count
+// twice: it is sent once and never retried, by cqlgen or by gocql, and
+// its error, which names the counter table and wraps what the session
+// returned, says which of two things happened:
+//
+//   - errors.Is(err, ErrOutcomeUnknown): the update may or may not have
+//     applied (a timeout, a write failure on a replica, a connection lost
+//     after the request went out, the context ended while it was in
+//     flight). Sending it again may count it twice; not sending it may
+//     count it never. Only the caller can choose.
+//   - errors.Is(err, ErrCounterNotApplied): it did not apply (no
+//     connection, the cluster refused it as unavailable, overloaded or
+//     bootstrapping, or an invalid request).
+var ErrCounterNotApplied = base.ErrCounterNotApplied
 
 // ErrPending is returned, wrapped, when a canonical row's pending record
 // cannot be read: a row not written by cqlgen's write protocol.
-var ErrPending = errors.New("cqlgen: unreadable pending record")
+var ErrPending = base.ErrPending
+
+// InputError reports a call refused for what it was given, before
+// anything was sent: an empty key value, a limit or a number of keys out
+// of bounds, an option the call cannot run with, a cursor of another
+// read, a vector of the wrong dimension, a batch too large or across
+// partitions, an idempotency key used again with another payload. Nothing
+// was read or written, and the same call fails the same way again.
+//
+// Err is the kind, one of the sentinels ErrEmptyKey, ErrInvalidLimit,
+// ErrInvalidOption, ErrInvalidCursor, ErrVectorDimension,
+// ErrBatchTooLarge, ErrCrossPartition and ErrIdempotencyConflict, which
+// errors.Is matches:
+//
+//	if errors.Is(err, cqlgen.ErrInvalidCursor) { // a stale or forged cursor: start over
+//		page, err = repo.TracksByAlbum(ctx, album, nil)
+//	}
+type InputError struct {
+	Err   error  // the kind: one of the sentinels above
+	Table string // the table the call addresses; "" when none is concerned
+	// Name is what was wrong: the empty key column or the vector's column
+	// (of Table), the option (an Options field, or a read's parameter),
+	// the access pattern a cursor was given to; "" when Err says it.
+	Name   string
+	Reason string // why, for a person; "" when Err says it
+}
+
+// Error gives the kind, what was wrong and why.
+func (e *InputError) Error() string {
+	msg := "cqlgen: invalid input"
+	if e.Err != nil {
+		msg = e.Err.Error()
+	}
+	switch {
+	case e.Table != "" && e.Name != "":
+		msg += ": " + e.Table + "." + e.Name
+	case e.Table != "":
+		msg += ": " + e.Table
+	case e.Name != "":
+		msg += ": " + e.Name
+	}
+	if e.Reason != "" {
+		msg += ": " + e.Reason
+	}
+	return msg
+}
+
+// Unwrap gives Err, the kind.
+func (e *InputError) Unwrap() error { return e.Err }

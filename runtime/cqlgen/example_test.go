@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 )
 
 // slogObserver adapts cqlgen's Observer to log/slog: successful attempts at
@@ -15,7 +16,7 @@ import (
 // warnings.
 type slogObserver struct{ log *slog.Logger }
 
-func (s slogObserver) Observe(ctx context.Context, o cqlgen.Observation) {
+func (s slogObserver) Observe(ctx context.Context, o cqlobserve.Observation) {
 	level := slog.LevelDebug
 	if o.Err != nil || o.BatchWarn {
 		level = slog.LevelWarn
@@ -54,7 +55,7 @@ func ExampleObserver_slog() {
 
 	// What the session reports for a write retried once after a timeout:
 	ctx := context.Background()
-	o := cqlgen.Observation{Table: "listening_history", Pattern: "Play.Insert", Kind: cqlgen.Write, Attempt: 1,
+	o := cqlobserve.Observation{Table: "listening_history", Pattern: "Play.Insert", Kind: cqlgen.Write, Attempt: 1,
 		Latency: 12 * time.Millisecond, Err: errors.New("gocql: no response received from cassandra within timeout period")}
 	opts.Observer.Observe(ctx, o)
 	o.Attempt, o.Latency, o.Err = 2, 3*time.Millisecond, nil

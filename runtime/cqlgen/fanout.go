@@ -38,8 +38,9 @@ type Strategy interface {
 // and others not. Run the write again (it is idempotent) to be sure.
 //
 // The batch's estimated size is checked before it is sent, against
-// SessionOptions.BatchFailBytes: a larger batch gets a *BatchTooLargeError
-// and nothing is written. A single statement is sent on its own.
+// SessionOptions.BatchFailBytes: a larger batch gets an *InputError
+// (ErrBatchTooLarge) and nothing is written. A single statement is sent on its
+// own.
 var LoggedBatch Strategy = batchStrategy{kind: cqldriver.Logged, name: "logged-batch"}
 
 // UnloggedBatch writes every statement in one unlogged batch, and is only
@@ -55,9 +56,9 @@ var LoggedBatch Strategy = batchStrategy{kind: cqldriver.Logged, name: "logged-b
 // of it; replicas that missed it converge through hints and repair.
 //
 // The session enforces the rule before sending: statements of different
-// partitions, or whose partition cannot be told, get a
-// *CrossPartitionError, because across partitions an unlogged batch has no
-// batch log, and a coordinator failure would leave it half done forever.
+// partitions, or whose partition cannot be told, get an *InputError
+// (ErrCrossPartition), because across partitions an unlogged batch has no batch
+// log, and a coordinator failure would leave it half done forever.
 var UnloggedBatch Strategy = batchStrategy{kind: cqldriver.Unlogged, name: "unlogged-batch"}
 
 type batchStrategy struct {
@@ -91,14 +92,14 @@ const DefaultConcurrency = 8
 //
 // While it runs: a reader may see the write in some tables and not others.
 //
-// After a failure or a crash: some tables may hold the write and others
-// not, and nothing finishes it by itself. Idempotent statements are
-// retried by the session (see RetryOptions); a failed call should be run
-// again whole, with the same timestamp, or repaired from the canonical
-// table. An idempotency key (WithIdempotencyKey) makes running it again
-// safe for callers that cannot tell whether it applied. Statements not
-// marked idempotent, such as counter updates, are sent once and never
-// retried; after a failure their outcome is unknown.
+// After a failure or a crash: some tables may hold the write and others not,
+// and nothing finishes it by itself. Idempotent statements are retried by the
+// session (see SessionOptions.MaxAttempts); a failed call should be run again
+// whole, with the same timestamp, or repaired from the canonical table. An
+// idempotency key (WithIdempotencyKey) makes running it again safe for callers
+// that cannot tell whether it applied. Statements not marked idempotent, such
+// as counter updates, are sent once and never retried; after a failure their
+// outcome is unknown.
 func Concurrent(limit int) Strategy {
 	if limit <= 0 {
 		limit = DefaultConcurrency
@@ -151,21 +152,5 @@ func (c concurrent) Apply(ctx context.Context, s Session, qs []cqldriver.Query) 
 }
 
 // ErrCrossPartition: an unlogged batch's statements do not all write one
-// partition, so the batch was not sent. A *CrossPartitionError names them.
-var ErrCrossPartition = errors.New("cqlgen: unlogged batch across partitions")
-
-// CrossPartitionError reports an unlogged batch refused before it was sent
-// because its statements do not provably write one partition.
-type CrossPartitionError struct {
-	First  string // the table of the batch's first statement
-	Other  string // the table of the statement that differs from it
-	Reason string // why the batch was refused
-}
-
-// Error names the two tables and the way out.
-func (e *CrossPartitionError) Error() string {
-	return fmt.Sprintf("cqlgen: unlogged batch not sent: %s and %s: %s; use LoggedBatch or Concurrent", e.First, e.Other, e.Reason)
-}
-
-// Is makes errors.Is(err, ErrCrossPartition) true.
-func (e *CrossPartitionError) Is(target error) bool { return target == ErrCrossPartition }
+// partition, so the batch was not sent. An *InputError names the tables.
+var ErrCrossPartition = base.ErrCrossPartition

@@ -1,9 +1,5 @@
 package cqlgen
 
-import (
-	"fmt"
-)
-
 // DefaultMaxKeys is the most keys one multi-get (a repository's GetMany)
 // may ask for, unless the repository says otherwise (WithMaxKeys). A
 // multi-get is one query, key IN (...): the coordinator reads every
@@ -23,17 +19,3 @@ type Found[T any] struct {
 	// Missing lists, in order, the indexes of the keys with no entity.
 	Missing []int
 }
-
-// KeysError reports a multi-get of more keys than the repository allows
-// in one call (DefaultMaxKeys, WithMaxKeys). Nothing was sent.
-type KeysError struct {
-	Keys, Max int
-}
-
-// Error gives the count and the bound.
-func (e *KeysError) Error() string {
-	return fmt.Sprintf("cqlgen: %d keys in one multi-get, more than %d: split them, or raise the bound with WithMaxKeys", e.Keys, e.Max)
-}
-
-// Is makes errors.Is(err, ErrInvalidLimit) true.
-func (e *KeysError) Is(target error) bool { return target == ErrInvalidLimit }

@@ -25,10 +25,10 @@ type Options struct {
 	// default ScatterCoordinator.
 	Scatter Scatter
 	// MaxLimit bounds the page size a read may ask for; default
-	// DefaultMaxLimit. A larger Limit gets a *LimitError.
+	// DefaultMaxLimit. A larger Limit gets an *InputError (ErrInvalidLimit).
 	MaxLimit int
 	// MaxKeys bounds the keys a multi-get may ask for; default
-	// DefaultMaxKeys. More get a *KeysError.
+	// DefaultMaxKeys. More get an *InputError (ErrInvalidLimit).
 	MaxKeys int
 	// CursorKey, when set, seals the cursors of reads: encrypted and
 	// authenticated, so a cursor can be neither read (its clustering
@@ -66,13 +66,13 @@ type Options struct {
 // MaxTTL is the longest time to live Cassandra takes: 20 years.
 const MaxTTL = 20 * 365 * 24 * time.Hour
 
-// WithTTL makes the rows an Insert or Update writes expire after d, a
-// whole number of seconds from 1s to MaxTTL, instead of after their
-// table's default (ttl:"..."), if any: USING TTL on the write. Pass it per
-// call. Only an entity stored in one table takes it; the repositories of
-// other entities, a Delete and a counter Add refuse it with an
-// *OptionError, because the rows they write could not all expire
-// together (see docs/repositories.md, "Time to live").
+// WithTTL makes the rows an Insert or Update writes expire after d, a whole
+// number of seconds from 1s to MaxTTL, instead of after their table's default
+// (ttl:"..."), if any: USING TTL on the write. Pass it per call. Only an entity
+// stored in one table takes it; the repositories of other entities, a Delete
+// and a counter Add refuse it with an *InputError (ErrInvalidOption), because
+// the rows they write could not all expire together (see docs/repositories.md,
+// "Time to live").
 func WithTTL(d time.Duration) Option { return func(o *Options) { o.TTL = d } }
 
 // Absent is the version IfAbsent expects: no entity at all.
@@ -82,7 +82,7 @@ const Absent int64 = -1
 // write protocol apply only if the entity is still at version v, the one
 // GetVersioned returned: a compare-and-set on the whole entity. Anything
 // else gets a *VersionConflictError, and nothing is written. Other
-// repositories refuse the option with an *OptionError.
+// repositories refuse the option with an *InputError (ErrInvalidOption).
 func IfVersion(v int64) Option { return func(o *Options) { o.Expect = v } }
 
 // IfAbsent makes an Insert apply only if the entity does not exist (for

@@ -1,9 +1,5 @@
 package cqlgen
 
-import (
-	"fmt"
-)
-
 // DefaultLimit is the page size of a read that gives no limit.
 const DefaultLimit = 100
 
@@ -13,20 +9,6 @@ const DefaultLimit = 100
 // work and memory bounded.
 const DefaultMaxLimit = 10_000
 
-// LimitError reports a page size a read cannot serve: negative, or above
-// the repository's maximum. Nothing was sent.
-type LimitError struct {
-	Limit, Max int
-}
-
-// Error gives the limit and the bound.
-func (e *LimitError) Error() string {
-	return fmt.Sprintf("cqlgen: limit %d is outside 0..%d (0 means %d; raise the bound with WithMaxLimit)", e.Limit, e.Max, DefaultLimit)
-}
-
-// Is makes errors.Is(err, ErrInvalidLimit) true.
-func (e *LimitError) Is(target error) bool { return target == ErrInvalidLimit }
-
 // DefaultLookBack is how many time buckets a read walks back, from the one
 // it starts at, when it gives no look-back of its own.
 const DefaultLookBack = 30
@@ -35,7 +17,7 @@ const DefaultLookBack = 30
 // that continues after the last of them ("" when there is nothing more).
 // Pass the cursor back in the read's options to get the next page; it is
 // opaque, URL-safe, and refused by any other read (another access pattern
-// or another partition key) with an *InvalidCursorError.
+// or another partition key) with an *InputError (ErrInvalidCursor).
 type Page[T any] struct {
 	Rows   []T
 	Cursor string

@@ -3,35 +3,34 @@ package cqlgenimpl
 import (
 	"time"
 
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/internal/bucket"
 )
 
 // The buckets of generated code, from runtime/internal/bucket; users find
-// them in cqlgen (TimeBuckets, HashBuckets).
+// them in cqlbucket (Time, Hash).
 
-// TimeBuckets is cqlgen.TimeBuckets.
-type TimeBuckets = cqlgen.TimeBuckets
+// TimeBuckets is cqlbucket.Time.
+type TimeBuckets = bucket.TimeBuckets
 
 // The time buckets of the tags hour, day, week and month.
 var (
-	HourBuckets  = cqlgen.HourBuckets
-	DayBuckets   = cqlgen.DayBuckets
-	WeekBuckets  = cqlgen.WeekBuckets
-	MonthBuckets = cqlgen.MonthBuckets
+	HourBuckets  = bucket.HourBuckets
+	DayBuckets   = bucket.DayBuckets
+	WeekBuckets  = bucket.WeekBuckets
+	MonthBuckets = bucket.MonthBuckets
 )
 
 // DaysBuckets are N-day ranges counted from 1970-01-01.
-func DaysBuckets(n int) cqlgen.TimeBuckets { return bucket.DaysBuckets(n) }
+func DaysBuckets(n int) TimeBuckets { return bucket.DaysBuckets(n) }
 
 // DaysBucketsFrom are N-day ranges counted from the day epoch, in days
 // since 1970-01-01.
-func DaysBucketsFrom(n int, epoch int64) cqlgen.TimeBuckets { return bucket.DaysBucketsFrom(n, epoch) }
+func DaysBucketsFrom(n int, epoch int64) TimeBuckets { return bucket.DaysBucketsFrom(n, epoch) }
 
 // WeekBucketsFrom are weeks that start on first.
-func WeekBucketsFrom(first time.Weekday) cqlgen.TimeBuckets { return bucket.WeekBucketsFrom(first) }
+func WeekBucketsFrom(first time.Weekday) TimeBuckets { return bucket.WeekBucketsFrom(first) }
 
-// The hash bucket of a value of each CQL type, among n (cqlgen.HashBuckets).
+// The hash bucket of a value of each CQL type, among n (cqlbucket.Hash).
 func HashText(v string, n int) int32         { return bucket.HashText(v, n) }
 func HashBlob(v []byte, n int) int32         { return bucket.HashBlob(v, n) }
 func HashBigint(v int64, n int) int32        { return bucket.HashBigint(v, n) }

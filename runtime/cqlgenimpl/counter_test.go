@@ -49,9 +49,9 @@ func TestAddCountersRefusesAnIdempotencyKey(t *testing.T) {
 	var s recorder
 	o := cqlgenimpl.CallOptions(cqlgenimpl.NewOptions(), []cqlgen.Option{cqlgen.WithIdempotencyKey("req-1")})
 	err := cqlgenimpl.AddCounters(context.Background(), &s, o, cqldriver.Query{Stmt: hits.Add, Values: []any{int64(1), "a"}})
-	var oe *cqlgen.OptionError
-	if !errors.As(err, &oe) || oe.Option != "IdempotencyKey" || len(s.execs) != 0 {
-		t.Fatalf("err %v after %d sends; want an *OptionError on IdempotencyKey and nothing sent", err, len(s.execs))
+	var oe *cqlgen.InputError
+	if !(errors.As(err, &oe) && oe.Err == cqlgen.ErrInvalidOption) || oe.Name != "IdempotencyKey" || len(s.execs) != 0 {
+		t.Fatalf("err %v after %d sends; want an *InputError (ErrInvalidOption) on IdempotencyKey and nothing sent", err, len(s.execs))
 	}
 	if err := cqlgenimpl.AddCounters(context.Background(), &s, cqlgenimpl.NewOptions(), cqldriver.Query{Stmt: hits.Add, Values: []any{int64(1), "a"}}); err != nil || len(s.execs) != 1 {
 		t.Fatalf("without a key: err %v, %d sends; want one", err, len(s.execs))

@@ -136,8 +136,8 @@ func TestInsertIfAbsentLostReply(t *testing.T) {
 	}
 }
 
-// TestWriteOptionsRefused checks that what a write cannot honour is an
-// *cqlgen.OptionError with nothing sent: a TTL on a Delete, on a counter
+// TestWriteOptionsRefused checks that what a write cannot honour is
+// an *cqlgen.InputError (ErrInvalidOption) with nothing sent: a TTL on a Delete, on a counter
 // or on an entity in several tables, given to the repository rather than
 // the call, or not a whole number of seconds; IfAbsent on an Update;
 // IfVersion on an entity without versions.
@@ -159,9 +159,9 @@ func TestWriteOptionsRefused(t *testing.T) {
 		"several tables WithTTL":   fixture.NewTickRepo(s).Insert(ctx, &fixture.Tick{Stream: "s", Seq: 1}, cqlgen.WithTTL(time.Hour)),
 		"InsertIfAbsent IfVersion": func() error { _, err := settings.InsertIfAbsent(ctx, e, cqlgen.IfVersion(2)); return err }(),
 	} {
-		var oe *cqlgen.OptionError
-		if !errors.As(err, &oe) {
-			t.Errorf("%s: %v, want an *cqlgen.OptionError", name, err)
+		var oe *cqlgen.InputError
+		if !(errors.As(err, &oe) && oe.Err == cqlgen.ErrInvalidOption) {
+			t.Errorf("%s: %v, want an *cqlgen.InputError (ErrInvalidOption)", name, err)
 		}
 	}
 	if _, err := settings.Get(ctx, "u", "n"); !errors.Is(err, cqlgen.ErrNotFound) {

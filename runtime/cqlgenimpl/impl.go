@@ -6,6 +6,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	"github.com/cqlgen/cqlgen/runtime/internal/impl"
 )
 
@@ -169,11 +170,11 @@ func Resolve[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], i int
 
 func Latest(wts ...*int64) int64 { return impl.Latest(wts...) }
 
-func Maintain[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], entity string, repair bool, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func Maintain[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], entity string, repair bool, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
 	return impl.Maintain(ctx, s, ent, entity, repair, o)
 }
 
-func Backfill[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], entity, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func Backfill[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], entity, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
 	return impl.Backfill(ctx, s, ent, entity, table, o)
 }
 

@@ -3,13 +3,13 @@ package cqlgenimpl_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl/internal/fixture"
 	"github.com/cqlgen/cqlgen/runtime/cqltest"
 )
@@ -39,11 +39,11 @@ func TestVerifyAndRepairInMemory(t *testing.T) {
 		t.Fatal("the update did not fail")
 	}
 	fy.armed.Store(false)
-	rep, err := repo.Verify(ctx, &cqlgen.MaintainOptions{Ranges: 8})
+	rep, err := repo.Verify(ctx, &cqlmaintain.Options{Ranges: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]cqlgen.TableReport{}
+	got := map[string]cqlmaintain.TableReport{}
 	for _, tr := range rep.Tables {
 		got[tr.Table] = tr
 	}
@@ -96,7 +96,7 @@ func TestVerifyRedactsSampleKeys(t *testing.T) {
 		t.Fatal("the update did not fail")
 	}
 	fy.armed.Store(false)
-	samples := func(rep *cqlgen.Report) map[string][]string {
+	samples := func(rep *cqlmaintain.Report) map[string][]string {
 		out := map[string][]string{}
 		for _, tr := range rep.Tables {
 			out[tr.Table] = append(append(append(out[tr.Table], tr.MissingKeys...), tr.StaleKeys...), tr.OrphanKeys...)
@@ -128,14 +128,14 @@ func TestVerifyRedactsSampleKeys(t *testing.T) {
 	if j, _ := json.Marshal(rep); strings.Contains(string(j), email) || strings.Contains(string(j), "secret") {
 		t.Errorf("the JSON report shows a key: %s", j)
 	}
-	again, err := repo.Verify(ctx, &cqlgen.MaintainOptions{Ranges: 7})
+	again, err := repo.Verify(ctx, &cqlmaintain.Options{Ranges: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(samples(again), keys) {
 		t.Errorf("two reports of one drift redact differently:\n%v\n%v", keys, samples(again))
 	}
-	shown, err := repo.Verify(ctx, &cqlgen.MaintainOptions{ShowKeys: true})
+	shown, err := repo.Verify(ctx, &cqlmaintain.Options{ShowKeys: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestBackfillReportsResumedRanges(t *testing.T) {
 	s := session(t)
 	repo := fixture.NewReadingRepo(s)
 	insertAll(t, repo.Insert, readings(12, 2, 5))
-	o := &cqlgen.MaintainOptions{Ranges: 8, Job: "refill"}
+	o := &cqlmaintain.Options{Ranges: 8, Job: "refill"}
 	rep, err := repo.Backfill(ctx, "readings_16", o)
 	if err != nil || rep.Rows != 12 || rep.Tables[0].Inserted != 12 || rep.Resumed != 0 {
 		t.Fatalf("backfill = %+v, %v; want 12 rows read and written, none resumed", rep, err)
@@ -181,8 +181,8 @@ func TestRepairProgressCounts(t *testing.T) {
 		t.Fatal("the update did not fail")
 	}
 	fy.armed.Store(false)
-	var seen []cqlgen.Progress
-	o := &cqlgen.MaintainOptions{Ranges: 4, Progress: func(p cqlgen.Progress) { seen = append(seen, p) }}
+	var seen []cqlmaintain.Progress
+	o := &cqlmaintain.Options{Ranges: 4, Progress: func(p cqlmaintain.Progress) { seen = append(seen, p) }}
 	if _, err := repo.Repair(ctx, o); err != nil {
 		t.Fatal(err)
 	}

@@ -54,9 +54,9 @@ func TestGetMany(t *testing.T) {
 	for i := range many {
 		many[i] = fmt.Sprint("u", i)
 	}
-	var ke *cqlgen.KeysError
-	if _, err := repo.GetMany(ctx, "o1", many); !errors.As(err, &ke) || !errors.Is(err, cqlgen.ErrInvalidLimit) {
-		t.Errorf("%d keys: %v, want a *cqlgen.KeysError", len(many), err)
+	var ke *cqlgen.InputError
+	if _, err := repo.GetMany(ctx, "o1", many); !(errors.As(err, &ke) && ke.Err == cqlgen.ErrInvalidLimit) || !errors.Is(err, cqlgen.ErrInvalidLimit) {
+		t.Errorf("%d keys: %v, want an *cqlgen.InputError (ErrInvalidLimit)", len(many), err)
 	}
 	wide := fixture.NewProfileRepo(session(t), cqlgen.WithMaxKeys(len(many)))
 	if _, err := wide.GetMany(ctx, "o1", many); err != nil {
@@ -90,8 +90,8 @@ func TestCheckPrefix(t *testing.T) {
 		{[]bool{true, true}, []bool{false, true, false}, false},
 	} {
 		err := cqlgenimpl.CheckPrefix(names, c.fixed, c.bounded)
-		var oe *cqlgen.OptionError
-		if c.ok != (err == nil) || (err != nil && !errors.As(err, &oe)) {
+		var oe *cqlgen.InputError
+		if c.ok != (err == nil) || (err != nil && !(errors.As(err, &oe) && oe.Err == cqlgen.ErrInvalidOption)) {
 			t.Errorf("fixed %v bounded %v: %v", c.fixed, c.bounded, err)
 		}
 	}

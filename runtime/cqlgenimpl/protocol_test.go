@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	"maps"
 	"slices"
 	"sync"
@@ -263,7 +264,7 @@ func TestCrashPoints(t *testing.T) {
 							t.Errorf("%s: drift %v", name, d)
 						}
 						// Verify, the oracle users get, agrees.
-						if rep, err := repo.Verify(ctx, &cqlgen.MaintainOptions{Ranges: 2, Buckets: 16}); err != nil || rep.Drift() != 0 {
+						if rep, err := repo.Verify(ctx, &cqlmaintain.Options{Ranges: 2, Buckets: 16}); err != nil || rep.Drift() != 0 {
 							t.Errorf("%s: verify: %v, %+v", name, err, rep)
 						}
 					}
@@ -356,7 +357,7 @@ type refusing struct {
 
 func (r refusing) Batch(ctx context.Context, kind cqldriver.BatchKind, qs []cqldriver.Query) error {
 	if len(qs) > r.max {
-		return &cqlgen.BatchTooLargeError{Statements: len(qs), Bytes: 1 << 20, Limit: 50 << 10}
+		return &cqlgen.InputError{Err: cqlgen.ErrBatchTooLarge, Reason: fmt.Sprintf("%d statements of about %d bytes, over the %d-byte limit; use the concurrent strategy for rows this large", len(qs), 1<<20, 50<<10)}
 	}
 	return r.Session.Batch(ctx, kind, qs)
 }
@@ -400,8 +401,8 @@ func TestNilOptionsAreRefusedFirst(t *testing.T) {
 			"update": func() error { return repo.Update(ctx, reading("b", 2, nil), opt) },
 			"delete": func() error { return repo.Delete(ctx, reading("", 0, nil), opt) },
 		} {
-			var oe *cqlgen.OptionError
-			if err := call(); !errors.Is(err, cqlgen.ErrInvalidOption) || !errors.As(err, &oe) {
+			var oe *cqlgen.InputError
+			if err := call(); !errors.Is(err, cqlgen.ErrInvalidOption) || !(errors.As(err, &oe) && oe.Err == cqlgen.ErrInvalidOption) {
 				t.Errorf("%s with a nil %s: %v", op, name, err)
 			}
 		}

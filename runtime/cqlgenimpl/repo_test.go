@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -615,8 +616,8 @@ func TestLimitBounds(t *testing.T) {
 	before := len(s.Calls())
 	for _, limit := range []int{-1, 51, math.MaxInt, 1<<32 + 5} {
 		_, err := repo.Readings16(context.Background(), "s1", &fixture.Readings16Options{Limit: limit})
-		var le *cqlgen.LimitError
-		if !errors.Is(err, cqlgen.ErrInvalidLimit) || !errors.As(err, &le) || le.Max != 50 {
+		var le *cqlgen.InputError
+		if !errors.Is(err, cqlgen.ErrInvalidLimit) || !(errors.As(err, &le) && le.Err == cqlgen.ErrInvalidLimit) || !strings.Contains(le.Reason, "outside 0..50 ") {
 			t.Errorf("limit %d: %v", limit, err)
 		}
 	}
@@ -790,7 +791,7 @@ func hashMergeRefills(t *testing.T, name string, keep func(int) bool, mode cqlge
 func TestScatterUnknown(t *testing.T) {
 	repo := fixture.NewReadingRepo(session(t), cqlgen.WithScatter(cqlgen.ScatterClient+1))
 	_, err := repo.Readings16(context.Background(), "s1", nil)
-	if oe := (*cqlgen.OptionError)(nil); !errors.As(err, &oe) || oe.Option != "Scatter" {
-		t.Errorf("Scatter %d: %v, want an *OptionError on Scatter", cqlgen.ScatterClient+1, err)
+	if oe := (*cqlgen.InputError)(nil); !(errors.As(err, &oe) && oe.Err == cqlgen.ErrInvalidOption) || oe.Name != "Scatter" {
+		t.Errorf("Scatter %d: %v, want an *InputError (ErrInvalidOption) on Scatter", cqlgen.ScatterClient+1, err)
 	}
 }

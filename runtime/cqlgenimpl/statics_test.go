@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	"maps"
 	"slices"
 	"sync"
@@ -119,7 +120,7 @@ func checkLines(t *testing.T, s *cqltest.Session, r *fixture.LineRepo, user stri
 	if d := lineDrift(t, s); len(d) > 0 {
 		t.Errorf("drift: %v", d)
 	}
-	if rep, err := r.Verify(context.Background(), &cqlgen.MaintainOptions{Ranges: 2}); err != nil || rep.Drift() != 0 {
+	if rep, err := r.Verify(context.Background(), &cqlmaintain.Options{Ranges: 2}); err != nil || rep.Drift() != 0 {
 		t.Errorf("verify: %v, %+v", err, rep)
 	}
 }
@@ -326,7 +327,7 @@ func TestStaticCrashPoints(t *testing.T) {
 						if d := lineDrift(t, s); len(d) > 0 {
 							t.Errorf("%s: drift %v", name, d)
 						}
-						if rep, err := repo.Verify(ctx, &cqlgen.MaintainOptions{Ranges: 2}); err != nil || rep.Drift() != 0 {
+						if rep, err := repo.Verify(ctx, &cqlmaintain.Options{Ranges: 2}); err != nil || rep.Drift() != 0 {
 							t.Errorf("%s: verify: %v, %+v", name, err, rep)
 						}
 					}
@@ -417,7 +418,7 @@ func TestStaticRacingWriters(t *testing.T) {
 	if d := lineDrift(t, s); len(d) > 0 {
 		t.Errorf("drift after racing writers: %v", d)
 	}
-	if rep, err := r.Verify(ctx, &cqlgen.MaintainOptions{Ranges: 2}); err != nil || rep.Drift() != 0 {
+	if rep, err := r.Verify(ctx, &cqlmaintain.Options{Ranges: 2}); err != nil || rep.Drift() != 0 {
 		t.Errorf("verify: %v, %+v", err, rep)
 	}
 }
@@ -463,7 +464,7 @@ func TestStaticKeptIsNoConflict(t *testing.T) {
 	if err != nil || got.Owner != "kim" || got.Qty != 3 {
 		t.Errorf("a = %+v, %v; want owner kim, qty 3", got, err)
 	}
-	if rep, err := r.Verify(ctx, &cqlgen.MaintainOptions{Ranges: 2}); err != nil || rep.Drift() != 0 {
+	if rep, err := r.Verify(ctx, &cqlmaintain.Options{Ranges: 2}); err != nil || rep.Drift() != 0 {
 		t.Errorf("verify: %v, %+v", err, rep)
 	}
 }
@@ -494,7 +495,7 @@ func TestStaticsAloneAreNoRow(t *testing.T) {
 		if err != nil || len(lines.Rows) != 0 {
 			t.Errorf("%s: Lines = %+v, %v; want no row", when, lines.Rows, err)
 		}
-		if rep, err := r.Verify(ctx, &cqlgen.MaintainOptions{Ranges: 2}); err != nil || rep.Drift() != 0 {
+		if rep, err := r.Verify(ctx, &cqlmaintain.Options{Ranges: 2}); err != nil || rep.Drift() != 0 {
 			t.Errorf("%s: verify: %v, %+v", when, err, rep)
 		}
 	}

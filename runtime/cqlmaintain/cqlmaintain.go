@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/cqlgen/cqlgen/internal/suggest"
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // Run runs Verify, Repair or Backfill of generated repositories
@@ -37,7 +36,7 @@ import (
 //	backfill [-entity E] -table T -job NAME [-rate N] [flags]         fill a table, resumably
 //
 // with -ranges, -concurrency, -buckets, -rate and -show-keys as in
-// MaintainOptions. A report's sample keys have their values redacted
+// Options. A report's sample keys have their values redacted
 // unless -show-keys. An -entity or a -table that names nothing there is
 // is a bad command line, which names the entities or tables there are.
 // Progress goes to stderr: a bar on a terminal, a line every second
@@ -58,7 +57,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Mai
 	}
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var o cqlgen.MaintainOptions
+	var o Options
 	entity := fs.String("entity", "", "the entity (default: every one)")
 	var tables tableFlags
 	fs.Var(&tables, "table", "a table to work on (repeatable; default: every one)")
@@ -118,7 +117,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Mai
 				o.Tables = append(o.Tables, t)
 			}
 		}
-		var rep *cqlgen.Report
+		var rep *Report
 		var err error
 		switch cmd {
 		case "verify":
@@ -174,14 +173,14 @@ func (t *tableFlags) Set(s string) error { *t = append(*t, s); return nil }
 
 // progressPrinter shows progress on w: a bar redrawn in place on a
 // terminal, a plain line otherwise.
-func progressPrinter(w io.Writer, cmd string) func(cqlgen.Progress) {
+func progressPrinter(w io.Writer, cmd string) func(Progress) {
 	tty := false
 	if f, ok := w.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
 			tty = true
 		}
 	}
-	return func(p cqlgen.Progress) {
+	return func(p Progress) {
 		eta := ", ETA ?"
 		switch d := p.ETA(); {
 		case p.Phase == "done":
@@ -211,7 +210,7 @@ func progressPrinter(w io.Writer, cmd string) func(cqlgen.Progress) {
 	}
 }
 
-func printReport(w io.Writer, r *cqlgen.Report, cmd string, asJSON bool) {
+func printReport(w io.Writer, r *Report, cmd string, asJSON bool) {
 	if asJSON {
 		b, _ := json.MarshalIndent(r, "", "  ")
 		fmt.Fprintln(w, string(b))
@@ -255,11 +254,11 @@ type Maintainer interface {
 	Entity() string
 	Tables() []string
 	// Verify compares every table with what the source of truth implies.
-	Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error)
+	Verify(ctx context.Context, o *Options) (*Report, error)
 	// Repair verifies, then writes what is missing or stale and deletes
 	// the orphans, each at a timestamp that any later write wins over.
-	Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error)
+	Repair(ctx context.Context, o *Options) (*Report, error)
 	// Backfill writes every row the source of truth implies into one
 	// table, range by range, resumable with o.Job.
-	Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error)
+	Backfill(ctx context.Context, table string, o *Options) (*Report, error)
 }

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // fake is a Maintainer that records what it was asked and returns a
@@ -14,28 +12,28 @@ import (
 type fake struct {
 	entity string
 	tables []string
-	rep    func(table string) *cqlgen.Report
+	rep    func(table string) *Report
 	calls  []string
-	opts   []cqlgen.MaintainOptions
+	opts   []Options
 }
 
 func (f *fake) Entity() string   { return f.entity }
 func (f *fake) Tables() []string { return f.tables }
-func (f *fake) record(call string, o *cqlgen.MaintainOptions) *cqlgen.Report {
+func (f *fake) record(call string, o *Options) *Report {
 	f.calls = append(f.calls, call)
 	f.opts = append(f.opts, *o)
 	if f.rep == nil {
-		return &cqlgen.Report{Entity: f.entity}
+		return &Report{Entity: f.entity}
 	}
 	return f.rep(call)
 }
-func (f *fake) Verify(_ context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (f *fake) Verify(_ context.Context, o *Options) (*Report, error) {
 	return f.record("verify", o), nil
 }
-func (f *fake) Repair(_ context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (f *fake) Repair(_ context.Context, o *Options) (*Report, error) {
 	return f.record("repair", o), nil
 }
-func (f *fake) Backfill(_ context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func (f *fake) Backfill(_ context.Context, table string, o *Options) (*Report, error) {
 	return f.record("backfill "+table, o), nil
 }
 
@@ -104,9 +102,9 @@ func TestRunShowKeys(t *testing.T) {
 // Each number of a report says what it counts: a backfill, which
 // compares nothing, reports what it read and wrote, not "expected 0".
 func TestRunReportWording(t *testing.T) {
-	order := &fake{entity: "Order", tables: []string{"orders_by_day"}, rep: func(call string) *cqlgen.Report {
-		r := &cqlgen.Report{Entity: "Order", Source: "orders", Rows: 6, Elapsed: time.Millisecond}
-		tr := cqlgen.TableReport{Table: "orders_by_day"}
+	order := &fake{entity: "Order", tables: []string{"orders_by_day"}, rep: func(call string) *Report {
+		r := &Report{Entity: "Order", Source: "orders", Rows: 6, Elapsed: time.Millisecond}
+		tr := TableReport{Table: "orders_by_day"}
 		if call == "backfill orders_by_day" {
 			tr.Inserted = 6
 			r.Resumed = 3
@@ -117,7 +115,7 @@ func TestRunReportWording(t *testing.T) {
 				tr.Inserted, tr.Deleted = 2, 1
 			}
 		}
-		r.Tables = []cqlgen.TableReport{tr}
+		r.Tables = []TableReport{tr}
 		return r
 	}}
 	_, out, _ := run("backfill -entity Order -table orders_by_day -job j", order)

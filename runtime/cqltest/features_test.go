@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 const counterSchema = `CREATE TABLE hits (page text, day int, views counter, likes counter, PRIMARY KEY (page, day));
@@ -201,10 +200,10 @@ func TestUserDefinedTypes(t *testing.T) {
 
 func TestVectors(t *testing.T) {
 	s := newSession(t, `CREATE TABLE docs (id int PRIMARY KEY, e vector<float, 3>);`)
-	mustExec(t, s, "INSERT INTO docs (id, e) VALUES (?, ?)", 1, cqlgen.Vector{1, -2.5, 3})
+	mustExec(t, s, "INSERT INTO docs (id, e) VALUES (?, ?)", 1, cqldriver.Vector{1, -2.5, 3})
 	it := s.Iter(ctx, q("SELECT e FROM docs WHERE id = ?", 1))
-	var got cqlgen.Vector
-	if !it.Scan(&got) || !reflect.DeepEqual(got, cqlgen.Vector{1, -2.5, 3}) {
+	var got cqldriver.Vector
+	if !it.Scan(&got) || !reflect.DeepEqual(got, cqldriver.Vector{1, -2.5, 3}) {
 		t.Fatalf("read %v (%v)", got, it.Close())
 	}
 	if rows, _ := s.Rows("docs"); !reflect.DeepEqual(rows[0]["e"], []float32{1, -2.5, 3}) {
@@ -212,7 +211,7 @@ func TestVectors(t *testing.T) {
 	}
 	// Raw bytes of the wrong length are refused, as Cassandra validates them.
 	wantInvalid(t, s.Exec(ctx, q("INSERT INTO docs (id, e) VALUES (?, ?)", 2, raw{0, 0, 0, 0})), "Invalid value")
-	wantErr(t, s.Exec(ctx, q("SELECT id FROM docs ORDER BY e ANN OF ? LIMIT 1", cqlgen.Vector{1, 2, 3})), "cqltest:", "not supported")
+	wantErr(t, s.Exec(ctx, q("SELECT id FROM docs ORDER BY e ANN OF ? LIMIT 1", cqldriver.Vector{1, 2, 3})), "cqltest:", "not supported")
 }
 
 // TestNewWithoutAnAdapter: in a program that links no driver adapter,

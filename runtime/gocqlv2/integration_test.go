@@ -16,6 +16,7 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv2"
 	"github.com/cqlgen/cqlgen/runtime/internal/engine"
 )
@@ -44,19 +45,19 @@ func hosts(t *testing.T) []string {
 // observer records the session's observations.
 type observer struct {
 	mu  sync.Mutex
-	obs []cqlgen.Observation
+	obs []cqlobserve.Observation
 }
 
-func (o *observer) Observe(_ context.Context, ob cqlgen.Observation) {
+func (o *observer) Observe(_ context.Context, ob cqlobserve.Observation) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.obs = append(o.obs, ob)
 }
 
-func (o *observer) find(match func(cqlgen.Observation) bool) []cqlgen.Observation {
+func (o *observer) find(match func(cqlobserve.Observation) bool) []cqlobserve.Observation {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	var out []cqlgen.Observation
+	var out []cqlobserve.Observation
 	for _, ob := range o.obs {
 		if match(ob) {
 			out = append(out, ob)
@@ -196,7 +197,7 @@ func TestAgainstCassandra(t *testing.T) {
 
 		// The session's observer saw the first page's attempt with its
 		// coordinator, keyspace and rows.
-		first := obs.find(func(o cqlgen.Observation) bool { return o.Pattern == "by_pk" })
+		first := obs.find(func(o cqlobserve.Observation) bool { return o.Pattern == "by_pk" })
 		if len(first) < 3 {
 			t.Fatalf("%d observations of the paged read", len(first))
 		}
@@ -316,8 +317,8 @@ func TestAgainstCassandra(t *testing.T) {
 			t.Errorf("the unlogged batch wrote %v", got)
 		}
 		err := s.Batch(ctx, cqldriver.Unlogged, []cqldriver.Query{q(5, 0), q(6, 0)})
-		var cross *cqlgen.CrossPartitionError
-		if !errors.As(err, &cross) {
+		var cross *cqlgen.InputError
+		if !(errors.As(err, &cross) && cross.Err == cqlgen.ErrCrossPartition) {
 			t.Fatalf("unlogged batch across partitions: %v", err)
 		}
 		if len(readPK(t, 5)) != 0 || len(readPK(t, 6)) != 0 {
@@ -331,13 +332,13 @@ func TestAgainstCassandra(t *testing.T) {
 		if err := s.Batch(ctx, cqldriver.Unlogged, []cqldriver.Query{pq(1, 1, "x"), pq(2, 1, "x")}); err != nil {
 			t.Errorf("unlogged batch in one composite partition: %v", err)
 		}
-		if err := s.Batch(ctx, cqldriver.Unlogged, []cqldriver.Query{pq(1, 1, "x"), pq(2, 1, "y")}); !errors.As(err, &cross) {
+		if err := s.Batch(ctx, cqldriver.Unlogged, []cqldriver.Query{pq(1, 1, "x"), pq(2, 1, "y")}); !(errors.As(err, &cross) && cross.Err == cqlgen.ErrCrossPartition) {
 			t.Errorf("unlogged batch across composite partitions: %v", err)
 		}
 
 		// Observed: each statement of the batch sent, with the batch's
 		// coordinator; the refused one at attempt 0.
-		sent := obs.find(func(o cqlgen.Observation) bool { return o.Batch == 2 && o.Attempt == 1 && o.Table == "items" })
+		sent := obs.find(func(o cqlobserve.Observation) bool { return o.Batch == 2 && o.Attempt == 1 && o.Table == "items" })
 		if len(sent) < 4 {
 			t.Fatalf("%d observations of sent batches", len(sent))
 		}
@@ -346,7 +347,9 @@ func TestAgainstCassandra(t *testing.T) {
 				t.Errorf("batch observation %+v", o)
 			}
 		}
-		refused := obs.find(func(o cqlgen.Observation) bool { return o.Attempt == 0 && errors.As(o.Err, &cross) })
+		refused := obs.find(func(o cqlobserve.Observation) bool {
+			return o.Attempt == 0 && (errors.As(o.Err, &cross) && cross.Err == cqlgen.ErrCrossPartition)
+		})
 		if len(refused) == 0 {
 			t.Error("the refused batch was not observed")
 		}

@@ -5,15 +5,15 @@ import (
 	"time"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
-	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 	"github.com/cqlgen/cqlgen/runtime/internal/base"
 )
 
 // ActiveCall is a repository call under way, as StartCall returns it. The
 // zero value, returned when there is nothing to observe, ends at no cost.
 type ActiveCall struct {
-	obs   cqlgen.CallObserver
+	obs   cqlobserve.CallObserver
 	ctx   context.Context
 	state *callState
 	start time.Time
@@ -37,7 +37,7 @@ func StartCall(ctx context.Context, s cqldriver.Session, entity, method string) 
 		return ctx, ActiveCall{}
 	}
 	st := &callState{Entity: entity, Method: method}
-	ctx = g.calls.StartCall(ctx, cqlgen.Call{Entity: entity, Method: method})
+	ctx = g.calls.StartCall(ctx, cqlobserve.Call{Entity: entity, Method: method})
 	ctx = base.WithCall(ctx, st)
 	return ctx, ActiveCall{obs: g.calls, ctx: ctx, state: st, start: time.Now()}
 }
@@ -47,8 +47,8 @@ func (a ActiveCall) End(err error) {
 	if a.obs == nil {
 		return
 	}
-	a.obs.EndCall(a.ctx, cqlgen.CallObservation{
-		Call:     cqlgen.Call{Entity: a.state.Entity, Method: a.state.Method},
+	a.obs.EndCall(a.ctx, cqlobserve.CallObservation{
+		Call:     cqlobserve.Call{Entity: a.state.Entity, Method: a.state.Method},
 		Latency:  time.Since(a.start),
 		Err:      err,
 		Attempts: int(a.state.Attempts.Load()),
@@ -62,11 +62,11 @@ func (a ActiveCall) End(err error) {
 func callOf(ctx context.Context) *callState { return base.CallOf(ctx) }
 
 // callName is the name of the call st records; zero outside a call.
-func callName(st *callState) cqlgen.Call {
+func callName(st *callState) cqlobserve.Call {
 	if st == nil {
-		return cqlgen.Call{}
+		return cqlobserve.Call{}
 	}
-	return cqlgen.Call{Entity: st.Entity, Method: st.Method}
+	return cqlobserve.Call{Entity: st.Entity, Method: st.Method}
 }
 
 func count(st *callState, attempt int, kind cqldriver.StatementKind, rows int, err error) {

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
@@ -10,18 +11,42 @@ import (
 
 // ExecCounter runs a counter update (UPDATE ... SET c = c + ?) once. Its
 // statement must be a write marked not idempotent, so that the session
-// never sends it twice; any other is refused with an *OptionError before
+// never sends it twice; any other is refused with an *InputError (ErrInvalidOption) before
 // anything is sent. Every error the session returns comes back as a
-// *CounterError that says whether the update may have applied.
+// counterError, which says whether the update may have applied
+// (cqlgen.ErrCounterNotApplied).
 func ExecCounter(ctx context.Context, s cqldriver.Session, q cqldriver.Query) error {
 	if q.Stmt == nil || q.Stmt.Idempotent || q.Stmt.Kind != cqldriver.Write {
-		return &cqlgen.OptionError{Option: "Statement", Reason: "a counter update must be a plain write marked not idempotent, so that it is never retried"}
+		return &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "Statement", Reason: "a counter update must be a plain write marked not idempotent, so that it is never retried"}
 	}
 	err := s.Exec(ctx, q)
 	if err == nil {
 		return nil
 	}
-	return &cqlgen.CounterError{Table: q.Stmt.Table, Unknown: !neverApplied(err), Err: err}
+	return &counterError{table: q.Stmt.Table, unknown: !neverApplied(err), err: err}
+}
+
+// counterError is a counter update's error: errors.Is finds
+// cqlgen.ErrOutcomeUnknown in it when the update may have applied,
+// cqlgen.ErrCounterNotApplied when it did not, and the session's error.
+type counterError struct {
+	table   string // the counter table
+	unknown bool   // the update may have applied
+	err     error  // what the session returned
+}
+
+func (e *counterError) Error() string {
+	if e.unknown {
+		return fmt.Sprintf("cqlgen: counter update of %s: outcome unknown, it may or may not have applied (not retried: a counter update is not idempotent): %v", e.table, e.err)
+	}
+	return fmt.Sprintf("cqlgen: counter update of %s: not applied: %v", e.table, e.err)
+}
+
+func (e *counterError) Unwrap() []error {
+	if e.unknown {
+		return []error{cqlgen.ErrOutcomeUnknown, e.err}
+	}
+	return []error{cqlgen.ErrCounterNotApplied, e.err}
 }
 
 // neverApplied reports an error that proves a write never reached a

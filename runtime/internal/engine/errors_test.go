@@ -17,7 +17,8 @@ import (
 func TestTypedErrors(t *testing.T) {
 	sentinels := []error{
 		cqlgen.ErrNotFound, cqlgen.ErrNotApplied, cqlgen.ErrInvalidCursor, cqlgen.ErrEmptyKey, cqlgen.ErrBatchTooLarge,
-		cqlgen.ErrRetriesExhausted, cqlgen.ErrIdempotencyConflict, cqlgen.ErrCrossPartition,
+		cqlgen.ErrRetriesExhausted, cqlgen.ErrIdempotencyConflict, cqlgen.ErrCrossPartition, cqlgen.ErrInvalidLimit,
+		cqlgen.ErrInvalidOption, cqlgen.ErrVectorDimension,
 	}
 	cause := writeTimeout("SIMPLE")
 	for _, c := range []struct {
@@ -27,25 +28,22 @@ func TestTypedErrors(t *testing.T) {
 	}{
 		{&cqlgen.NotAppliedError{Table: "t", Current: map[string]any{"v": 1}}, cqlgen.ErrNotApplied,
 			func(err error) bool { var e *cqlgen.NotAppliedError; return errors.As(err, &e) && e.Current["v"] == 1 }},
-		{&cqlgen.InvalidCursorError{Pattern: "p", Reason: "r"}, cqlgen.ErrInvalidCursor,
-			func(err error) bool { var e *cqlgen.InvalidCursorError; return errors.As(err, &e) && e.Reason == "r" }},
-		{&cqlgen.EmptyKeyError{Table: "t", Column: "c"}, cqlgen.ErrEmptyKey,
-			func(err error) bool { var e *cqlgen.EmptyKeyError; return errors.As(err, &e) && e.Column == "c" }},
-		{&cqlgen.BatchTooLargeError{Statements: 3, Bytes: 60000, Limit: 51200}, cqlgen.ErrBatchTooLarge,
-			func(err error) bool { var e *cqlgen.BatchTooLargeError; return errors.As(err, &e) && e.Bytes == 60000 }},
+		// Every refusal for what a call was given is one *InputError,
+		// matched by the sentinel of its kind and no other.
+		{&cqlgen.InputError{Err: cqlgen.ErrInvalidCursor, Name: "p", Reason: "r"}, cqlgen.ErrInvalidCursor, asInput(cqlgen.ErrInvalidCursor, "p")},
+		{&cqlgen.InputError{Err: cqlgen.ErrEmptyKey, Table: "t", Name: "c"}, cqlgen.ErrEmptyKey, asInput(cqlgen.ErrEmptyKey, "c")},
+		{&cqlgen.InputError{Err: cqlgen.ErrBatchTooLarge, Reason: "3 statements"}, cqlgen.ErrBatchTooLarge, asInput(cqlgen.ErrBatchTooLarge, "")},
+		{&cqlgen.InputError{Err: cqlgen.ErrInvalidLimit, Reason: "-1"}, cqlgen.ErrInvalidLimit, asInput(cqlgen.ErrInvalidLimit, "")},
+		{&cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "TTL"}, cqlgen.ErrInvalidOption, asInput(cqlgen.ErrInvalidOption, "TTL")},
+		{&cqlgen.InputError{Err: cqlgen.ErrVectorDimension, Table: "t", Name: "v"}, cqlgen.ErrVectorDimension, asInput(cqlgen.ErrVectorDimension, "v")},
 		{&cqlgen.RetriesExhaustedError{Attempts: 4, Last: cause}, cqlgen.ErrRetriesExhausted,
 			func(err error) bool {
 				var e *cqlgen.RetriesExhaustedError
 				var wt *cqldriver.DriverError
 				return errors.As(err, &e) && e.Attempts == 4 && errors.As(err, &wt) && errors.Is(err, cause)
 			}},
-		{&cqlgen.IdempotencyConflictError{Key: "k"}, cqlgen.ErrIdempotencyConflict,
-			func(err error) bool {
-				var e *cqlgen.IdempotencyConflictError
-				return errors.As(err, &e) && e.Key == "k"
-			}},
-		{&cqlgen.CrossPartitionError{First: "a", Other: "b", Reason: "r"}, cqlgen.ErrCrossPartition,
-			func(err error) bool { var e *cqlgen.CrossPartitionError; return errors.As(err, &e) && e.Other == "b" }},
+		{&cqlgen.InputError{Err: cqlgen.ErrIdempotencyConflict, Name: `key "k"`}, cqlgen.ErrIdempotencyConflict, asInput(cqlgen.ErrIdempotencyConflict, `key "k"`)},
+		{&cqlgen.InputError{Err: cqlgen.ErrCrossPartition, Reason: "a and b"}, cqlgen.ErrCrossPartition, asInput(cqlgen.ErrCrossPartition, "")},
 		{cqlgen.ErrNotFound, cqlgen.ErrNotFound, func(error) bool { return true }},
 	} {
 		for _, err := range []error{c.err, fmt.Errorf("repo: %w", c.err), fmt.Errorf("a: %w", fmt.Errorf("b: %w", c.err))} {
@@ -118,5 +116,13 @@ func TestOutcomeUnknownSaysWhatHappened(t *testing.T) {
 	over := &cqlgen.WriteUnknownError{Table: "tickets", Err: errors.New("EOF"), Reads: 1, Cause: fmt.Errorf("%w: more than 32", cqlgen.ErrTooManyChanges)}
 	if !errors.Is(over, cqlgen.ErrTooManyChanges) || !strings.Contains(over.Error(), "the serial read that followed could not settle it") {
 		t.Errorf("%v: want ErrTooManyChanges, and one read said", over)
+	}
+}
+
+// asInput finds an *InputError of kind with name.
+func asInput(kind error, name string) func(error) bool {
+	return func(err error) bool {
+		var e *cqlgen.InputError
+		return errors.As(err, &e) && e.Err == kind && e.Name == name
 	}
 }

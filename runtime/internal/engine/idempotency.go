@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -97,7 +98,7 @@ func ApplyOne(ctx context.Context, s cqldriver.Session, st cqlgen.Strategy, id b
 //     claims it.
 //   - Done, same payload: fn is not run; the recorded outcome is returned:
 //     nil, or a *NotAppliedError (without current values).
-//   - Any state, another payload: *IdempotencyConflictError; fn is not run.
+//   - Any state, another payload: an *InputError (ErrIdempotencyConflict); fn is not run.
 //   - Pending, lease running: this call waits, polling, until the key is
 //     done (and returns its outcome) or the lease runs out, or ctx ends.
 //   - Pending, lease run out: the owner crashed or gave up. This call takes
@@ -147,7 +148,7 @@ func Idempotent(ctx context.Context, s cqldriver.Session, id base.Idempotency, t
 // good while the outcome can still be learned.
 func IdempotentSettle(ctx context.Context, s cqldriver.Session, id base.Idempotency, ts int64, payload []byte, fn func(ctx context.Context, ts int64, settle []byte) error) error {
 	if id.Key == "" {
-		return &cqlgen.EmptyKeyError{Table: IdempotencyTable, Column: "key"}
+		return &cqlgen.InputError{Err: cqlgen.ErrEmptyKey, Table: IdempotencyTable, Name: "key"}
 	}
 	if id.TTL <= 0 {
 		id.TTL = base.DefaultIdempotencyTTL
@@ -158,7 +159,7 @@ func IdempotentSettle(ctx context.Context, s cqldriver.Session, id base.Idempote
 	if id.TTL < id.Lease {
 		// The record would expire while its owner still holds the lease,
 		// and a duplicate would run the command alongside it.
-		return &cqlgen.OptionError{Option: "Idempotency.TTL", Reason: fmt.Sprintf("%v is shorter than the lease, %v; a key must outlive the lease that claims it", id.TTL, id.Lease)}
+		return &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "Idempotency.TTL", Reason: fmt.Sprintf("%v is shorter than the lease, %v; a key must outlive the lease that claims it", id.TTL, id.Lease)}
 	}
 	owner, err := randomUUID()
 	if err != nil {
@@ -182,7 +183,7 @@ func IdempotentSettle(ctx context.Context, s cqldriver.Session, id base.Idempote
 		r := readRecord(res.Current)
 		switch {
 		case !bytes.Equal(r.fingerprint, payload):
-			return &cqlgen.IdempotencyConflictError{Key: id.Key}
+			return &cqlgen.InputError{Err: cqlgen.ErrIdempotencyConflict, Name: "key " + strconv.Quote(id.Key), Reason: "used before for another payload; nothing written"}
 		case r.state != statePending && r.state != stateDone && r.state != stateUnsettled:
 			// Not written by this runtime: no step could move it.
 			return fmt.Errorf("cqlgen: idempotency key %q: record in %s has unknown state %q", id.Key, IdempotencyTable, r.state)

@@ -67,9 +67,9 @@ func TestIdempotentConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := Idempotent(ctx, f, id, 2, payloadB, c.fn)
-	var ce *cqlgen.IdempotencyConflictError
-	if !errors.Is(err, cqlgen.ErrIdempotencyConflict) || !errors.As(err, &ce) || ce.Key != "k" {
-		t.Fatalf("err = %v, want an IdempotencyConflictError for k", err)
+	var ce *cqlgen.InputError
+	if !errors.Is(err, cqlgen.ErrIdempotencyConflict) || !(errors.As(err, &ce) && ce.Err == cqlgen.ErrIdempotencyConflict) || ce.Name != `key "k"` {
+		t.Fatalf("err = %v, want an ErrIdempotencyConflict for k", err)
 	}
 	if n := len(c.runs()); n != 1 {
 		t.Errorf("fn ran %d times, want 1", n)
@@ -260,8 +260,8 @@ func TestIdempotentPermanentErrorsStopAtOnce(t *testing.T) {
 func TestIdempotentEmptyKey(t *testing.T) {
 	var c counter
 	err := Idempotent(context.Background(), &fakeSession{}, base.Idempotency{}, 1, payloadA, c.fn)
-	var ek *cqlgen.EmptyKeyError
-	if !errors.Is(err, cqlgen.ErrEmptyKey) || !errors.As(err, &ek) || ek.Table != IdempotencyTable {
+	var ek *cqlgen.InputError
+	if !errors.Is(err, cqlgen.ErrEmptyKey) || !(errors.As(err, &ek) && ek.Err == cqlgen.ErrEmptyKey) || ek.Table != IdempotencyTable {
 		t.Errorf("err = %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 )
 
 // The order of Levels: the call's levels over the query's serial level
@@ -35,7 +36,7 @@ func TestLevelsPrecedence(t *testing.T) {
 // its own levels, and the original left alone.
 func TestSessionLevelsKeepsTheSession(t *testing.T) {
 	obs := &countingCalls{}
-	base := NewSession(nil, &cqlgen.SessionOptions{Observer: obs, Retry: cqlgen.RetryOptions{MaxAttempts: 2}})
+	base := NewSession(nil, &cqlgen.SessionOptions{Observer: obs, MaxAttempts: 2})
 	s := cqlgen.SessionLevels(base, cqlgen.Levels{Write: cqldriver.Quorum, Serial: cqldriver.Serial})
 	g, ok := s.(*session)
 	if !ok {
@@ -45,7 +46,7 @@ func TestSessionLevelsKeepsTheSession(t *testing.T) {
 	if got := g.levels(context.Background(), cqldriver.Query{}); got != want {
 		t.Errorf("levels %+v, want %+v", got, want)
 	}
-	if g.opts.Retry.MaxAttempts != 2 || g.calls == nil {
+	if g.opts.MaxAttempts != 2 || g.calls == nil {
 		t.Errorf("options or observer lost: %+v", g.opts)
 	}
 	if b := base.(*session).opts; b.WriteConsistency != cqldriver.LocalQuorum || b.SerialConsistency != cqldriver.LocalSerial {
@@ -105,14 +106,14 @@ func (r *levelRecorder) Batch(ctx context.Context, _ cqldriver.BatchKind, _ []cq
 // countingCalls is a CallObserver that counts the calls it sees start.
 type countingCalls struct{ started int }
 
-func (c *countingCalls) Observe(context.Context, cqlgen.Observation) {}
+func (c *countingCalls) Observe(context.Context, cqlobserve.Observation) {}
 
-func (c *countingCalls) StartCall(ctx context.Context, _ cqlgen.Call) context.Context {
+func (c *countingCalls) StartCall(ctx context.Context, _ cqlobserve.Call) context.Context {
 	c.started++
 	return ctx
 }
 
-func (c *countingCalls) EndCall(context.Context, cqlgen.CallObservation) {}
+func (c *countingCalls) EndCall(context.Context, cqlobserve.CallObservation) {}
 
 // A serial read runs at the serial level, whichever set it (the session,
 // the repository through the query, the call), and is refused before it

@@ -9,20 +9,21 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 )
 
 type callRecorder struct {
 	observerFunc
-	started []cqlgen.Call
-	ended   []cqlgen.CallObservation
+	started []cqlobserve.Call
+	ended   []cqlobserve.CallObservation
 }
 
-func (r *callRecorder) StartCall(ctx context.Context, c cqlgen.Call) context.Context {
+func (r *callRecorder) StartCall(ctx context.Context, c cqlobserve.Call) context.Context {
 	r.started = append(r.started, c)
 	return ctx
 }
 
-func (r *callRecorder) EndCall(_ context.Context, o cqlgen.CallObservation) {
+func (r *callRecorder) EndCall(_ context.Context, o cqlobserve.CallObservation) {
 	r.ended = append(r.ended, o)
 }
 
@@ -32,20 +33,20 @@ func TestStartCallWithoutCallObserver(t *testing.T) {
 	ctx := context.Background()
 	for _, s := range []cqldriver.Session{
 		nil,
-		testSession(cqlgen.RetryOptions{}, nil),
-		testSession(cqlgen.RetryOptions{}, observerFunc(func(context.Context, cqlgen.Observation) {})),
+		testSession(RetryOptions{}, nil),
+		testSession(RetryOptions{}, observerFunc(func(context.Context, cqlobserve.Observation) {})),
 	} {
 		got, call := StartCall(ctx, s, "Track", "Insert")
 		if got != ctx || call != (ActiveCall{}) {
 			t.Errorf("%T: StartCall changed the context or returned %+v", s, call)
 		}
 		call.End(nil)
-		if _, ok := cqlgen.CallOf(got); ok {
+		if _, ok := cqlobserve.CallOf(got); ok {
 			t.Errorf("%T: the context names a call", s)
 		}
 	}
 	if n := testing.AllocsPerRun(100, func() {
-		_, call := StartCall(ctx, testSession(cqlgen.RetryOptions{}, nil), "Track", "Insert")
+		_, call := StartCall(ctx, testSession(RetryOptions{}, nil), "Track", "Insert")
 		call.End(nil)
 	}); n > 1 { // the test session itself
 		t.Errorf("StartCall and End without a CallObserver: %v allocations", n)
@@ -56,10 +57,10 @@ func TestStartCallWithoutCallObserver(t *testing.T) {
 // attempts the session observes under its context are counted: retries
 // apart, rows of reads only.
 func TestCallCountsItsAttempts(t *testing.T) {
-	rec := &callRecorder{observerFunc: func(context.Context, cqlgen.Observation) {}}
-	g := testSession(cqlgen.RetryOptions{}, rec)
+	rec := &callRecorder{observerFunc: func(context.Context, cqlobserve.Observation) {}}
+	g := testSession(RetryOptions{}, rec)
 	ctx, call := StartCall(context.Background(), g, "Track", "Update")
-	if c, ok := cqlgen.CallOf(ctx); !ok || c != (cqlgen.Call{Entity: "Track", Method: "Update"}) {
+	if c, ok := cqlobserve.CallOf(ctx); !ok || c != (cqlobserve.Call{Entity: "Track", Method: "Update"}) {
 		t.Fatalf("CallOf = %v, %v", c, ok)
 	}
 	pre := &cqldriver.Statement{Table: "tracks", Kind: cqldriver.PreRead}
@@ -80,7 +81,7 @@ func TestCallCountsItsAttempts(t *testing.T) {
 		t.Fatalf("started %v, ended %v", rec.started, rec.ended)
 	}
 	got := rec.ended[0]
-	if got.Call != (cqlgen.Call{Entity: "Track", Method: "Update"}) || got.Err != cqlgen.ErrNotFound || got.Attempts != 3 || got.Retries != 1 || got.Rows != 9 {
+	if got.Call != (cqlobserve.Call{Entity: "Track", Method: "Update"}) || got.Err != cqlgen.ErrNotFound || got.Attempts != 3 || got.Retries != 1 || got.Rows != 9 {
 		t.Errorf("call observation %+v; want 3 attempts, 1 retry, 9 rows (the pre-read's not counted)", got)
 	}
 }
@@ -100,7 +101,7 @@ func TestErrorType(t *testing.T) {
 	}{
 		{nil, ""},
 		{cqlgen.ErrNotFound, "not_found"},
-		{&cqlgen.EmptyKeyError{Table: "t", Column: "secret-ish"}, "empty_key"},
+		{&cqlgen.InputError{Err: cqlgen.ErrEmptyKey, Table: "t", Name: "secret-ish"}, "empty_key"},
 		{&cqlgen.RetriesExhaustedError{Attempts: 4, Last: writeTimeout("SIMPLE")}, "retries_exhausted"},
 		{fmt.Errorf("wrapped: %w", context.DeadlineExceeded), "deadline_exceeded"},
 		{srvErr(cqldriver.CodeReadTimeout), "read_timeout"},
@@ -109,7 +110,7 @@ func TestErrorType(t *testing.T) {
 		{io.ErrUnexpectedEOF, "connection"},
 		{errors.New("value 'hunter2' rejected"), "other"},
 	} {
-		if got := cqlgen.ErrorType(c.err); got != c.want {
+		if got := cqlobserve.ErrorType(c.err); got != c.want {
 			t.Errorf("ErrorType(%v) = %q, want %q", c.err, got, c.want)
 		}
 	}

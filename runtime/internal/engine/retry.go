@@ -10,10 +10,24 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 )
 
-// retryOptions are the session's RetryOptions, with the engine's methods.
-type retryOptions cqlgen.RetryOptions
+// RetryOptions are the retry fields of cqlgen.SessionOptions
+// (MaxAttempts, BaseDelay, MaxDelay), which cqlgenimpl's own backoffs
+// take too.
+type RetryOptions struct {
+	MaxAttempts         int
+	BaseDelay, MaxDelay time.Duration
+}
+
+// retryOptions are RetryOptions with the engine's methods.
+type retryOptions RetryOptions
+
+// retryOf is the retry options of o.
+func retryOf(o *cqlgen.SessionOptions) retryOptions {
+	return retryOptions{MaxAttempts: o.MaxAttempts, BaseDelay: o.BaseDelay, MaxDelay: o.MaxDelay}
+}
 
 func (r retryOptions) withDefaults() retryOptions {
 	if r.MaxAttempts <= 0 {
@@ -53,7 +67,7 @@ func (r retryOptions) backoff(failed int) time.Duration {
 // (from 1): a uniformly random time below min(MaxDelay,
 // BaseDelay·2^(failed-1)), zero fields taking the defaults. It returns
 // early with the context's error when the context ends first.
-func Wait(ctx context.Context, r cqlgen.RetryOptions, failed int) error {
+func Wait(ctx context.Context, r RetryOptions, failed int) error {
 	return sleepCtx(ctx, retryOptions(r).withDefaults().backoff(failed))
 }
 
@@ -260,7 +274,7 @@ func (e *execution) decide(err error) (cqldriver.RetryType, bool) {
 	if !retry {
 		return cqldriver.Rethrow, false
 	}
-	r := retryOptions(e.s.opts.Retry)
+	r := retryOf(&e.s.opts)
 	if e.attempts >= r.MaxAttempts {
 		e.exhausted = true
 		return cqldriver.Rethrow, false
@@ -322,7 +336,7 @@ type attemptOf struct {
 func (e *execution) observe(a attemptOf) {
 	call := callOf(e.ctx)
 	if e.stmt != nil {
-		o := cqlgen.Observation{
+		o := cqlobserve.Observation{
 			Table: e.stmt.Table, Pattern: e.stmt.Pattern, Kind: e.stmt.Kind,
 			Attempt: a.n, Latency: a.latency, Err: a.err,
 			Host: a.host, Keyspace: a.keyspace, Call: callName(call),
@@ -343,7 +357,7 @@ func (g *session) observeBatch(ctx context.Context, qs []cqldriver.Query, bytes 
 	count(call, a.n, cqldriver.Write, 0, a.err)
 	host := a.host
 	for _, q := range qs {
-		g.opts.Observer.Observe(ctx, cqlgen.Observation{
+		g.opts.Observer.Observe(ctx, cqlobserve.Observation{
 			Table: q.Stmt.Table, Pattern: q.Stmt.Pattern, Kind: q.Stmt.Kind,
 			Attempt: a.n, Latency: a.latency, Err: a.err,
 			Host: host, Keyspace: a.keyspace, Call: callName(call),

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 )
 
 func TestBackoffCapDoublesUpToMaxDelay(t *testing.T) {
@@ -141,8 +142,8 @@ func TestRetryableClassification(t *testing.T) {
 	}
 }
 
-func testSession(r cqlgen.RetryOptions, obs cqlgen.Observer) *session {
-	return NewSession(nil, &cqlgen.SessionOptions{Retry: r, Observer: obs}).(*session)
+func testSession(r RetryOptions, obs cqlobserve.Observer) *session {
+	return NewSession(nil, &cqlgen.SessionOptions{MaxAttempts: r.MaxAttempts, BaseDelay: r.BaseDelay, MaxDelay: r.MaxDelay, Observer: obs}).(*session)
 }
 
 // withJitter makes backoff draw f(limit) for the test's duration.
@@ -161,7 +162,7 @@ var (
 )
 
 func TestPolicyChecksIdempotencyItself(t *testing.T) {
-	g := testSession(cqlgen.RetryOptions{}, nil)
+	g := testSession(RetryOptions{}, nil)
 	e := g.start(context.Background(), idemWrite, nil)
 	defer e.end(nil)
 	// Drivers ask Attempt whatever the query's flag: the flag they will
@@ -176,7 +177,7 @@ func TestPolicyChecksIdempotencyItself(t *testing.T) {
 
 func TestPolicyRetryTypes(t *testing.T) {
 	withJitter(t, noJitter)
-	g := testSession(cqlgen.RetryOptions{MaxAttempts: 10}, nil)
+	g := testSession(RetryOptions{MaxAttempts: 10}, nil)
 	ctx := context.Background()
 	e := g.start(ctx, idemWrite, nil)
 	defer e.end(nil)
@@ -200,7 +201,7 @@ func TestPolicyRetryTypes(t *testing.T) {
 func TestPolicyNeverWaitsForAPermanentError(t *testing.T) {
 	withJitter(t, maxJitter)
 	// An hour's backoff: any wait would hang the test.
-	g := testSession(cqlgen.RetryOptions{BaseDelay: time.Hour, MaxDelay: time.Hour}, nil)
+	g := testSession(RetryOptions{BaseDelay: time.Hour, MaxDelay: time.Hour}, nil)
 	ctx := context.Background()
 	e := g.start(ctx, idemWrite, nil)
 	e.Attempt(1, true)
@@ -215,7 +216,7 @@ func TestPolicyNeverWaitsForAPermanentError(t *testing.T) {
 
 func TestPolicyWaitsBetweenAttempts(t *testing.T) {
 	withJitter(t, maxJitter)
-	g := testSession(cqlgen.RetryOptions{BaseDelay: 20 * time.Millisecond, MaxDelay: time.Second}, nil)
+	g := testSession(RetryOptions{BaseDelay: 20 * time.Millisecond, MaxDelay: time.Second}, nil)
 	ctx := context.Background()
 	e := g.start(ctx, idemWrite, nil)
 	defer e.end(nil)
@@ -233,7 +234,7 @@ func TestPolicyWaitsBetweenAttempts(t *testing.T) {
 
 func TestRetriesExhaustedWrapsTheLastCause(t *testing.T) {
 	withJitter(t, noJitter)
-	g := testSession(cqlgen.RetryOptions{MaxAttempts: 3}, nil)
+	g := testSession(RetryOptions{MaxAttempts: 3}, nil)
 	ctx := context.Background()
 	e := g.start(ctx, idemWrite, nil)
 	cause := writeTimeout("SIMPLE")
@@ -263,7 +264,7 @@ func TestRetriesExhaustedWrapsTheLastCause(t *testing.T) {
 
 func TestBackoffNeverSleepsPastTheDeadline(t *testing.T) {
 	withJitter(t, maxJitter)
-	g := testSession(cqlgen.RetryOptions{BaseDelay: 10 * time.Second, MaxDelay: 10 * time.Second}, nil)
+	g := testSession(RetryOptions{BaseDelay: 10 * time.Second, MaxDelay: 10 * time.Second}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	e := g.start(ctx, idemWrite, nil)
@@ -284,7 +285,7 @@ func TestBackoffNeverSleepsPastTheDeadline(t *testing.T) {
 
 func TestBackoffStopsWhenTheContextEnds(t *testing.T) {
 	withJitter(t, maxJitter)
-	g := testSession(cqlgen.RetryOptions{BaseDelay: 10 * time.Second, MaxDelay: 10 * time.Second}, nil)
+	g := testSession(RetryOptions{BaseDelay: 10 * time.Second, MaxDelay: 10 * time.Second}, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(30*time.Millisecond, cancel)
 	e := g.start(ctx, idemWrite, nil)
@@ -303,7 +304,7 @@ func TestBackoffStopsWhenTheContextEnds(t *testing.T) {
 
 func TestAgainReissuesWhenThePlanRanDry(t *testing.T) {
 	withJitter(t, noJitter)
-	g := testSession(cqlgen.RetryOptions{MaxAttempts: 4}, nil)
+	g := testSession(RetryOptions{MaxAttempts: 4}, nil)
 	ctx := context.Background()
 
 	// The policy allowed another attempt on the next host, but there was
@@ -351,8 +352,8 @@ func TestAgainReissuesWhenThePlanRanDry(t *testing.T) {
 
 func TestNoConnectionAttemptsAreBoundedAndObserved(t *testing.T) {
 	withJitter(t, noJitter)
-	var seen []cqlgen.Observation
-	g := testSession(cqlgen.RetryOptions{MaxAttempts: 3}, observerFunc(func(_ context.Context, o cqlgen.Observation) { seen = append(seen, o) }))
+	var seen []cqlobserve.Observation
+	g := testSession(RetryOptions{MaxAttempts: 3}, observerFunc(func(_ context.Context, o cqlobserve.Observation) { seen = append(seen, o) }))
 	e := g.start(context.Background(), idemWrite, nil)
 	passes := 1
 	for e.pass(); e.again(errNoConnections); e.pass() {
@@ -370,6 +371,6 @@ func TestNoConnectionAttemptsAreBoundedAndObserved(t *testing.T) {
 	}
 }
 
-type observerFunc func(context.Context, cqlgen.Observation)
+type observerFunc func(context.Context, cqlobserve.Observation)
 
-func (f observerFunc) Observe(ctx context.Context, o cqlgen.Observation) { f(ctx, o) }
+func (f observerFunc) Observe(ctx context.Context, o cqlobserve.Observation) { f(ctx, o) }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 )
 
 // NewSession makes a Session that runs statements with d. A nil opts
@@ -14,7 +15,7 @@ import (
 //
 // The session sets each statement's consistency from its kind, marks it
 // idempotent or not as its Statement says, and runs it with the retry
-// policy described at RetryOptions. It never asks for speculative
+// policy described at cqlgen.SessionOptions.MaxAttempts. It never asks for speculative
 // execution: generated writes would be safe to send twice, but each
 // speculative branch runs its own retries, so the attempt budget and the
 // load a slow cluster gets would multiply.
@@ -32,7 +33,8 @@ func NewSession(d cqldriver.Driver, opts *cqlgen.SessionOptions) cqldriver.Sessi
 	if o.SerialConsistency == 0 {
 		o.SerialConsistency = cqldriver.LocalSerial
 	}
-	o.Retry = cqlgen.RetryOptions(retryOptions(o.Retry).withDefaults())
+	r := retryOf(&o).withDefaults()
+	o.MaxAttempts, o.BaseDelay, o.MaxDelay = r.MaxAttempts, r.BaseDelay, r.MaxDelay
 	if o.BatchWarnBytes == 0 {
 		o.BatchWarnBytes = cqlgen.DefaultBatchWarnBytes
 	}
@@ -40,7 +42,7 @@ func NewSession(d cqldriver.Driver, opts *cqlgen.SessionOptions) cqldriver.Sessi
 		o.BatchFailBytes = cqlgen.DefaultBatchFailBytes
 	}
 	g := &session{d: d, opts: o}
-	g.calls, _ = o.Observer.(cqlgen.CallObserver)
+	g.calls, _ = o.Observer.(cqlobserve.CallObserver)
 	return g
 }
 
@@ -48,7 +50,7 @@ func NewSession(d cqldriver.Driver, opts *cqlgen.SessionOptions) cqldriver.Sessi
 type session struct {
 	d     cqldriver.Driver
 	opts  cqlgen.SessionOptions
-	calls cqlgen.CallObserver // opts.Observer, when it observes calls too
+	calls cqlobserve.CallObserver // opts.Observer, when it observes calls too
 }
 
 // checkSerial refuses, before anything is sent, a conditional statement
@@ -60,7 +62,7 @@ func (g *session) checkSerial(ctx context.Context, q cqldriver.Query, kind cqldr
 		return nil
 	}
 	if l := g.levels(ctx, q); !l.Serial.IsSerial() {
-		return &cqlgen.OptionError{Option: "Levels.Serial", Reason: fmt.Sprintf("%v is not a serial consistency level; use Serial or LocalSerial", l.Serial)}
+		return &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "Levels.Serial", Reason: fmt.Sprintf("%v is not a serial consistency level; use Serial or LocalSerial", l.Serial)}
 	}
 	return nil
 }
@@ -175,7 +177,7 @@ func (g *session) Batch(ctx context.Context, kind cqldriver.BatchKind, qs []cqld
 	}
 	size := EstimateBatchBytes(qs)
 	if g.opts.BatchFailBytes > 0 && size > g.opts.BatchFailBytes {
-		return g.refuse(ctx, qs, size, &cqlgen.BatchTooLargeError{Statements: len(qs), Bytes: size, Limit: g.opts.BatchFailBytes})
+		return g.refuse(ctx, qs, size, &cqlgen.InputError{Err: cqlgen.ErrBatchTooLarge, Reason: fmt.Sprintf("%d statements of about %d bytes, over the %d-byte limit; use the concurrent strategy for rows this large", len(qs), size, g.opts.BatchFailBytes)})
 	}
 	for _, q := range qs {
 		if err := g.checkSerial(ctx, q, q.Stmt.Kind); err != nil {
@@ -227,11 +229,11 @@ func (g *session) samePartition(ctx context.Context, qs []cqldriver.Query) error
 		case err != nil:
 			return fmt.Errorf("cqlgen: unlogged batch: finding the partition of %s: %w", q.Stmt.Table, err)
 		case key == nil:
-			return &cqlgen.CrossPartitionError{First: qs[0].Stmt.Table, Other: q.Stmt.Table, Reason: "its partition key cannot be told from the statement"}
+			return &cqlgen.InputError{Err: cqlgen.ErrCrossPartition, Reason: qs[0].Stmt.Table + " and " + q.Stmt.Table + ": " + "its partition key cannot be told from the statement" + "; use LoggedBatch or Concurrent"}
 		case i == 0:
 			first, keyspace = key, ks
 		case ks != keyspace || !bytes.Equal(key, first):
-			return &cqlgen.CrossPartitionError{First: qs[0].Stmt.Table, Other: q.Stmt.Table, Reason: "they write different partitions"}
+			return &cqlgen.InputError{Err: cqlgen.ErrCrossPartition, Reason: qs[0].Stmt.Table + " and " + q.Stmt.Table + ": " + "they write different partitions" + "; use LoggedBatch or Concurrent"}
 		}
 	}
 	return nil

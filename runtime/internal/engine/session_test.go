@@ -8,6 +8,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 )
 
 func TestNewSessionDefaults(t *testing.T) {
@@ -16,11 +17,11 @@ func TestNewSessionDefaults(t *testing.T) {
 	if o.ReadConsistency != cqldriver.LocalQuorum || o.WriteConsistency != cqldriver.LocalQuorum || o.SerialConsistency != cqldriver.LocalSerial {
 		t.Errorf("consistency defaults %v %v %v", o.ReadConsistency, o.WriteConsistency, o.SerialConsistency)
 	}
-	if o.BatchWarnBytes != 5*1024 || o.BatchFailBytes != 50*1024 || o.Retry.MaxAttempts != cqlgen.DefaultMaxAttempts {
+	if o.BatchWarnBytes != 5*1024 || o.BatchFailBytes != 50*1024 || o.MaxAttempts != cqlgen.DefaultMaxAttempts {
 		t.Errorf("defaults %+v", o)
 	}
-	g = NewSession(nil, &cqlgen.SessionOptions{SerialConsistency: cqldriver.Serial, BatchFailBytes: -1, Retry: cqlgen.RetryOptions{MaxAttempts: 1}}).(*session)
-	if g.opts.SerialConsistency != cqldriver.Serial || g.opts.BatchFailBytes != -1 || g.opts.Retry.MaxAttempts != 1 {
+	g = NewSession(nil, &cqlgen.SessionOptions{SerialConsistency: cqldriver.Serial, BatchFailBytes: -1, MaxAttempts: 1}).(*session)
+	if g.opts.SerialConsistency != cqldriver.Serial || g.opts.BatchFailBytes != -1 || g.opts.MaxAttempts != 1 {
 		t.Errorf("options not kept: %+v", g.opts)
 	}
 }
@@ -28,21 +29,21 @@ func TestNewSessionDefaults(t *testing.T) {
 // A batch over the limit is refused before anything touches the driver:
 // this session has no gocql session at all, so sending would panic.
 func TestBatchTooLargeIsRefusedBeforeSending(t *testing.T) {
-	var seen []cqlgen.Observation
+	var seen []cqlobserve.Observation
 	s := NewSession(nil, &cqlgen.SessionOptions{
 		BatchWarnBytes: 500,
 		BatchFailBytes: 1000,
-		Observer:       observerFunc(func(_ context.Context, o cqlgen.Observation) { seen = append(seen, o) }),
+		Observer:       observerFunc(func(_ context.Context, o cqlobserve.Observation) { seen = append(seen, o) }),
 	})
 	st := &cqldriver.Statement{CQL: "INSERT", Table: "t", Pattern: "Save", Kind: cqldriver.Write, Idempotent: true}
 	big := strings.Repeat("x", 400)
 	qs := []cqldriver.Query{{Stmt: st, Values: []any{big}}, {Stmt: st, Values: []any{big}}, {Stmt: st, Values: []any{big}}}
 	err := cqlgen.LoggedBatch.Apply(context.Background(), s, qs)
-	var tl *cqlgen.BatchTooLargeError
-	if !errors.Is(err, cqlgen.ErrBatchTooLarge) || !errors.As(err, &tl) {
+	var tl *cqlgen.InputError
+	if !errors.Is(err, cqlgen.ErrBatchTooLarge) || !(errors.As(err, &tl) && tl.Err == cqlgen.ErrBatchTooLarge) {
 		t.Fatalf("err = %v", err)
 	}
-	if tl.Statements != 3 || tl.Bytes != 3*404 || tl.Limit != 1000 {
+	if want := "3 statements of about 1212 bytes, over the 1000-byte limit; use the concurrent strategy for rows this large"; tl.Reason != want {
 		t.Errorf("error %+v", tl)
 	}
 	if len(seen) != 3 || seen[0].Attempt != 0 || !errors.Is(seen[0].Err, cqlgen.ErrBatchTooLarge) || seen[0].Batch != 3 || seen[0].BatchBytes != 3*404 || !seen[0].BatchWarn {

@@ -30,7 +30,7 @@ func (o Observed) End(err *error) { o.call.End(*err) }
 // EmptyKey is the error of a key value that is empty: a row with an empty
 // partition key value can be neither written nor found.
 func EmptyKey(table, column string) error {
-	return &cqlgen.EmptyKeyError{Table: table, Column: column}
+	return &cqlgen.InputError{Err: cqlgen.ErrEmptyKey, Table: table, Name: column}
 }
 
 // With is r, a read's static description that generated code declares

@@ -75,7 +75,7 @@ func encodeCursor(fp uint64, c cursor, sl *sealer) string {
 
 func decodeCursor(pattern string, fp uint64, kind byte, s string, sl *sealer) (cursor, error) {
 	bad := func(reason string) (cursor, error) {
-		return cursor{}, &cqlgen.InvalidCursorError{Pattern: pattern, Reason: reason}
+		return cursor{}, &cqlgen.InputError{Err: cqlgen.ErrInvalidCursor, Name: pattern, Reason: reason}
 	}
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil || len(b) < 1+8+1+1+4 {

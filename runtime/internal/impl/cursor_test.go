@@ -44,7 +44,7 @@ func TestCursorRoundTrip(t *testing.T) {
 }
 
 // FuzzDecodeCursor: no input makes decoding panic; everything it refuses
-// is an InvalidCursorError.
+// is an ErrInvalidCursor.
 func FuzzDecodeCursor(f *testing.F) {
 	f.Add(encodeCursor(1, cursor{kind: hashCursor, bucket: 3, key: [][]byte{{1}}}, nil))
 	f.Add(encodeCursor(1, cursor{kind: timeCursor, key: nil}, nil))
@@ -53,8 +53,8 @@ func FuzzDecodeCursor(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, kind := range []byte{plainCursor, hashCursor, timeCursor} {
 			if _, err := decodeCursor("P", 1, kind, s, nil); err != nil {
-				var ic *cqlgen.InvalidCursorError
-				if !errors.As(err, &ic) {
+				var ic *cqlgen.InputError
+				if !(errors.As(err, &ic) && ic.Err == cqlgen.ErrInvalidCursor) {
 					t.Fatalf("untyped error %v", err)
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/internal/base"
+	"github.com/cqlgen/cqlgen/runtime/internal/bucket"
 	"github.com/cqlgen/cqlgen/runtime/internal/engine"
 )
 
@@ -55,15 +56,15 @@ func ExecCounter(ctx context.Context, s cqlgen.Session, q cqldriver.Query) error
 	return engine.ExecCounter(ctx, s, q)
 }
 
-// TimeBuckets is cqlgen.TimeBuckets.
-type TimeBuckets = cqlgen.TimeBuckets
+// TimeBuckets is the time buckets of a bucket tag.
+type TimeBuckets = bucket.TimeBuckets
 
-// backoff paces the runtime's own retries, as RetryOptions pace a
-// session's.
-type backoff cqlgen.RetryOptions
+// backoff paces the runtime's own retries, as SessionOptions' retry
+// fields pace a session's.
+type backoff engine.RetryOptions
 
 // Wait sleeps for the backoff after the given number of failed attempts
 // (from 1), or until ctx ends.
 func (b backoff) Wait(ctx context.Context, failed int) error {
-	return engine.Wait(ctx, cqlgen.RetryOptions(b), failed)
+	return engine.Wait(ctx, engine.RetryOptions(b), failed)
 }

@@ -111,7 +111,7 @@ func readScatter[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], va
 	}
 	npk := len(t.Spec.PartitionKey)
 	if len(pos) != npk+len(t.Spec.Clustering) {
-		return nil, &cqlgen.InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "corrupted"}
+		return nil, &cqlgen.InputError{Err: cqlgen.ErrInvalidCursor, Name: t.Spec.Pattern, Reason: "corrupted"}
 	}
 	// The key is the client's to forge: each value must decode as its
 	// column's type before it is sent.
@@ -122,7 +122,7 @@ func readScatter[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], va
 			return nil, err
 		}
 		if !validEncoding(typ, k) {
-			return nil, &cqlgen.InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "its key does not decode as " + col.Type}
+			return nil, &cqlgen.InputError{Err: cqlgen.ErrInvalidCursor, Name: t.Spec.Pattern, Reason: "its key does not decode as " + col.Type}
 		}
 	}
 	part := append(rawKey(pos[:npk]), values...)

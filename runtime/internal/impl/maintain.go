@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	"hash/fnv"
 	"math"
 	"net"
@@ -55,18 +56,18 @@ func (o *maintain) defaults() {
 }
 
 type maintain struct {
-	cqlgen.MaintainOptions
+	cqlmaintain.Options
 	start    time.Time
 	mu       sync.Mutex
-	progress cqlgen.Progress
+	progress cqlmaintain.Progress
 	last     time.Time
 	limiter  *limiter
 }
 
-func newMaintain(o *cqlgen.MaintainOptions) *maintain {
+func newMaintain(o *cqlmaintain.Options) *maintain {
 	m := &maintain{start: time.Now()}
 	if o != nil {
-		m.MaintainOptions = *o
+		m.Options = *o
 	}
 	m.defaults()
 	if m.Rate > 0 {
@@ -268,7 +269,7 @@ func (r *row) keyWords(t *Table, show bool) string {
 // show it: "#" and the first 8 hex digits of the SHA-256 of its bytes as
 // Cassandra stores them. It is stable, so that one value reads the same
 // in two reports, in two tables and in a report shown with
-// MaintainOptions.ShowKeys, whose values a person can hash to match;
+// cqlmaintain.Options.ShowKeys, whose values a person can hash to match;
 // it hides a value from a reader who does not already guess it, not
 // from one who can try every candidate (a small integer, a known email).
 func redactValue(b []byte) string {
@@ -477,23 +478,23 @@ type verification struct {
 	s      cqlgen.Session
 	m      *maintain
 	tables []int // the projections under check
-	rep    *cqlgen.Report
+	rep    *cqlmaintain.Report
 	mu     sync.Mutex
 }
 
 // Maintain runs Verify (repair false) or Repair (repair true).
-func Maintain[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], entity string, repair bool, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func Maintain[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], entity string, repair bool, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
 	return maintainView(ctx, s, ent.view(), entity, repair, o)
 }
 
-func maintainView(ctx context.Context, s cqlgen.Session, ent *entityView, entity string, repair bool, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
-	v := &verification{ent: ent, s: s, m: newMaintain(o), rep: &cqlgen.Report{Entity: entity, Source: ent.canonical.Spec.Name}}
+func maintainView(ctx context.Context, s cqlgen.Session, ent *entityView, entity string, repair bool, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	v := &verification{ent: ent, s: s, m: newMaintain(o), rep: &cqlmaintain.Report{Entity: entity, Source: ent.canonical.Spec.Name}}
 	var err error
 	if v.tables, err = ent.selectTables(v.m.Tables); err != nil {
 		return nil, err
 	}
 	for _, i := range v.tables {
-		v.rep.Tables = append(v.rep.Tables, cqlgen.TableReport{Table: ent.projections[i].table.Spec.Name})
+		v.rep.Tables = append(v.rep.Tables, cqlmaintain.TableReport{Table: ent.projections[i].table.Spec.Name})
 	}
 	err = v.run(ctx, repair)
 	v.rep.Elapsed = time.Since(v.m.start)
@@ -892,11 +893,11 @@ func rawCells(cells [][]byte) []any {
 // cqlgen.ProgressTable, and a backfill run again with the same job skips
 // it: a backfill stopped (its context cancelled, its process killed)
 // resumes where it was.
-func Backfill[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], entity, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func Backfill[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], entity, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
 	return backfill(ctx, s, ent.view(), entity, table, o)
 }
 
-func backfill(ctx context.Context, s cqlgen.Session, ent *entityView, entity, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+func backfill(ctx context.Context, s cqlgen.Session, ent *entityView, entity, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
 	m := newMaintain(o)
 	idx, err := ent.selectTables([]string{table})
 	if err != nil {
@@ -904,7 +905,7 @@ func backfill(ctx context.Context, s cqlgen.Session, ent *entityView, entity, ta
 	}
 	pi := idx[0]
 	p := ent.projections[pi]
-	rep := &cqlgen.Report{Entity: entity, Source: ent.canonical.Spec.Name, Tables: []cqlgen.TableReport{{Table: table}}}
+	rep := &cqlmaintain.Report{Entity: entity, Source: ent.canonical.Spec.Name, Tables: []cqlmaintain.TableReport{{Table: table}}}
 	tr := &rep.Tables[0]
 	job := ""
 	done := map[int]bool{}

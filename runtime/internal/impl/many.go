@@ -2,6 +2,7 @@ package impl
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
@@ -13,8 +14,8 @@ import (
 // the order of keys, with the indexes of those that have no row; key
 // gives a row's value of the last column, which matches a row to its
 // keys through its encoding (so times and blobs match as Cassandra sees
-// them). More keys than maxKeys (0: cqlgen.DefaultMaxKeys) get a
-// *cqlgen.KeysError and nothing is sent.
+// them). More keys than maxKeys (0: cqlgen.DefaultMaxKeys) get
+// an *cqlgen.InputError (ErrInvalidLimit) and nothing is sent.
 //
 // One query with IN, rather than a query a key sent concurrently: on the
 // node it was measured on, the two were close in latency (the concurrent
@@ -26,7 +27,7 @@ func GetMany[T, K any](ctx context.Context, s cqlgen.Session, t *Table, prefix [
 		maxKeys = cqlgen.DefaultMaxKeys
 	}
 	if len(keys) > maxKeys {
-		return cqlgen.Found[T]{}, &cqlgen.KeysError{Keys: len(keys), Max: maxKeys}
+		return cqlgen.Found[T]{}, &cqlgen.InputError{Err: cqlgen.ErrInvalidLimit, Reason: fmt.Sprintf("%d keys in one multi-get, more than %d: split them, or raise the bound with WithMaxKeys", len(keys), maxKeys)}
 	}
 	found := cqlgen.Found[T]{Rows: make([]*T, len(keys))}
 	if len(keys) == 0 {

@@ -434,8 +434,8 @@ func maybeApplied(err error) bool {
 			return false
 		}
 	}
-	var opt *cqlgen.OptionError
-	return !errors.As(err, &opt)
+	var in *cqlgen.InputError // refused before it was sent
+	return !errors.As(err, &in)
 }
 
 // carryOut carries out what a pending record of the change at version
@@ -548,7 +548,7 @@ func versioned[T any](ctx context.Context, s cqlgen.Session, stmt *cqldriver.Sta
 // and maps are the read's own, which nothing else holds.
 func Modify[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *Entity[T], key *T, check func(*T) error, change func(*T) error) (*T, error) {
 	if change == nil {
-		return nil, &cqlgen.OptionError{Option: "change", Reason: "nil; Modify needs a function that edits the entity"}
+		return nil, &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "change", Reason: "nil; Modify needs a function that edits the entity"}
 	}
 	if o.Idempotency.Key == "" {
 		out, err := modify(ctx, s, o, ent, key, check, change)

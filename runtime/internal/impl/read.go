@@ -67,7 +67,7 @@ func ReadPage[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T]) (cqlg
 		return cqlgen.Page[T]{}, err
 	}
 	if r.Scatter > cqlgen.ScatterClient {
-		return cqlgen.Page[T]{}, &cqlgen.OptionError{Option: "Scatter", Reason: fmt.Sprintf("%d is neither ScatterCoordinator nor ScatterClient", r.Scatter)}
+		return cqlgen.Page[T]{}, &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "Scatter", Reason: fmt.Sprintf("%d is neither ScatterCoordinator nor ScatterClient", r.Scatter)}
 	}
 	r.sealer = sealerFor(r.CursorKey)
 	if r.Table, err = r.Table.withBounds(r.From != nil && r.FromExclusive, r.To != nil && r.ToInclusive); err != nil {
@@ -101,13 +101,13 @@ func ReadPage[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T]) (cqlg
 
 // pageLimit is the number of rows a read asks for: limit, or
 // cqlgen.DefaultLimit for 0, within max (cqlgen.DefaultMaxLimit for 0);
-// a *cqlgen.LimitError when limit is out of range.
+// an *cqlgen.InputError (ErrInvalidLimit) when limit is out of range.
 func pageLimit(limit, max int) (int, error) {
 	if max <= 0 {
 		max = cqlgen.DefaultMaxLimit
 	}
 	if limit < 0 || limit > max {
-		return 0, &cqlgen.LimitError{Limit: limit, Max: max}
+		return 0, &cqlgen.InputError{Err: cqlgen.ErrInvalidLimit, Name: "Limit", Reason: fmt.Sprintf("%d is outside 0..%d (0 means %d; raise the bound with WithMaxLimit)", limit, max, cqlgen.DefaultLimit)}
 	}
 	if limit == 0 {
 		limit = min(cqlgen.DefaultLimit, max)
@@ -193,7 +193,7 @@ func readPartition[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], 
 func checkPosition[T any](r ReadSpec[T], pg *pages, pos [][]byte) error {
 	t := r.Table
 	if len(pos) != len(t.Spec.Clustering) {
-		return &cqlgen.InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "corrupted"}
+		return &cqlgen.InputError{Err: cqlgen.ErrInvalidCursor, Name: t.Spec.Pattern, Reason: "corrupted"}
 	}
 	for i, k := range pos {
 		typ, err := cqldriver.ParseType(t.Spec.Clustering[i].Type)
@@ -201,7 +201,7 @@ func checkPosition[T any](r ReadSpec[T], pg *pages, pos [][]byte) error {
 			return err
 		}
 		if !validEncoding(typ, k) {
-			return &cqlgen.InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "its key does not decode as " + t.Spec.Clustering[i].Type}
+			return &cqlgen.InputError{Err: cqlgen.ErrInvalidCursor, Name: t.Spec.Pattern, Reason: "its key does not decode as " + t.Spec.Clustering[i].Type}
 		}
 		if i < len(r.Prefix) {
 			b, err := cqldriver.Marshal(typ, r.Prefix[i])
@@ -209,7 +209,7 @@ func checkPosition[T any](r ReadSpec[T], pg *pages, pos [][]byte) error {
 				return err
 			}
 			if CompareEncoded(typ, b, k) != 0 {
-				return &cqlgen.InvalidCursorError{Pattern: t.Spec.Pattern, Reason: "its row lies outside the values the read fixes"}
+				return &cqlgen.InputError{Err: cqlgen.ErrInvalidCursor, Name: t.Spec.Pattern, Reason: "its row lies outside the values the read fixes"}
 			}
 		}
 	}
@@ -282,7 +282,7 @@ func readTime[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp ui
 		// A cursor is the client's to forge: whatever it says, the walk
 		// stays within the caller's own look-back, between bucket starts.
 		if !tb.Of(c.at).Equal(c.at) || !tb.Of(c.oldest).Equal(c.oldest) || c.oldest.After(c.at) || !within(tb, c.at, c.oldest, back) {
-			return cqlgen.Page[T]{}, &cqlgen.InvalidCursorError{Pattern: r.Table.Spec.Pattern, Reason: "its buckets lie outside the read's look-back"}
+			return cqlgen.Page[T]{}, &cqlgen.InputError{Err: cqlgen.ErrInvalidCursor, Name: r.Table.Spec.Pattern, Reason: "its buckets lie outside the read's look-back"}
 		}
 	} else {
 		start := r.Start
@@ -369,7 +369,7 @@ func readHash[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp ui
 			return cqlgen.Page[T]{}, err
 		}
 		if c.bucket >= r.HashBuckets {
-			return cqlgen.Page[T]{}, &cqlgen.InvalidCursorError{Pattern: r.Table.Spec.Pattern, Reason: "bucket out of range"}
+			return cqlgen.Page[T]{}, &cqlgen.InputError{Err: cqlgen.ErrInvalidCursor, Name: r.Table.Spec.Pattern, Reason: "bucket out of range"}
 		}
 	}
 	n := r.HashBuckets

@@ -10,9 +10,9 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
-// Vector is cqlgen.Vector, which generated code binds and scans
+// Vector is cqldriver.Vector, which generated code binds and scans
 // vector columns through.
-type Vector = cqlgen.Vector
+type Vector = cqldriver.Vector
 
 // VectorOrUnset binds a vector field: the vector, or, when it is empty,
 // unset if unset is true (an Insert writes nothing) and null if not (an
@@ -33,7 +33,7 @@ func VectorOrUnset(v []float32, unset bool) any {
 // gone out. An empty vector (no embedding yet) is null and passes.
 func CheckVector(table, column string, v []float32, dim int) error {
 	if len(v) != 0 && len(v) != dim {
-		return &cqlgen.VectorDimensionError{Table: table, Column: column, Want: dim, Got: len(v)}
+		return &cqlgen.InputError{Err: cqlgen.ErrVectorDimension, Table: table, Name: column, Reason: fmt.Sprintf("the column holds vectors of %d floats; this one has %d", dim, len(v))}
 	}
 	return nil
 }
@@ -51,8 +51,8 @@ type NearestRead[T any] struct {
 // ReadNearest runs an ANN read: the Limit rows whose vector is nearest
 // r.Vector, by the index's similarity function, nearest first, in one
 // query (Cassandra does not page an ANN query). A vector of another
-// dimension than the column's is a *cqlgen.VectorDimensionError and a
-// limit out of range a *cqlgen.LimitError, with nothing sent.
+// dimension than the column's is an *cqlgen.InputError (ErrVectorDimension) and a
+// limit out of range an *cqlgen.InputError (ErrInvalidLimit), with nothing sent.
 func ReadNearest[T any](ctx context.Context, s cqlgen.Session, r NearestRead[T]) ([]T, error) {
 	t := r.Table
 	limit, err := pageLimit(r.Limit, r.MaxLimit)
@@ -64,7 +64,7 @@ func ReadNearest[T any](ctx context.Context, s cqlgen.Session, r NearestRead[T])
 	}
 	col := t.Spec.Values[0]
 	if dim := vectorDim(col.Type); len(r.Vector) != dim {
-		return nil, &cqlgen.VectorDimensionError{Table: t.Spec.Name, Column: col.Name, Want: dim, Got: len(r.Vector)}
+		return nil, &cqlgen.InputError{Err: cqlgen.ErrVectorDimension, Table: t.Spec.Name, Name: col.Name, Reason: fmt.Sprintf("the column holds vectors of %d floats; this one has %d", dim, len(r.Vector))}
 	}
 	values := append(append(make([]any, 0, len(r.Partition)+2), r.Partition...), Vector(r.Vector), limit)
 	it := s.Iter(ctx, cqldriver.Query{Stmt: t.nearest, Values: values, PageSize: limit})

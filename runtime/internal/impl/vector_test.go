@@ -70,8 +70,8 @@ func TestCheckVector(t *testing.T) {
 		t.Error(err)
 	}
 	err := CheckVector("t", "v", make([]float32, 5), 4)
-	var de *cqlgen.VectorDimensionError
-	if !errors.As(err, &de) || de.Want != 4 || de.Got != 5 || !errors.Is(err, cqlgen.ErrVectorDimension) {
+	var de *cqlgen.InputError
+	if !(errors.As(err, &de) && de.Err == cqlgen.ErrVectorDimension) || de.Reason != "the column holds vectors of 4 floats; this one has 5" || !errors.Is(err, cqlgen.ErrVectorDimension) {
 		t.Errorf("5 floats for 4: %v", err)
 	}
 	for typ, n := range map[string]int{"vector<float, 384>": 384, "vector<float,3>": 3, "list<float>": 0, "vector<float>": 0} {

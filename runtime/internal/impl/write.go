@@ -50,7 +50,7 @@ func Begin[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Op
 }
 
 // Allow lists the options a write method honours beyond the common ones;
-// begin refuses the others with a *cqlgen.OptionError rather than ignore
+// begin refuses the others with an *cqlgen.InputError (ErrInvalidOption) rather than ignore
 // them.
 type Allow uint8
 
@@ -77,19 +77,19 @@ func begin[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Op
 	o = CallOptions(o, opts)
 	switch {
 	case o.Strategy == nil:
-		return o, &cqlgen.OptionError{Option: "Strategy", Reason: "nil; leave it out for the default, a logged batch"}
+		return o, &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "Strategy", Reason: "nil; leave it out for the default, a logged batch"}
 	case o.Clock == nil:
-		return o, &cqlgen.OptionError{Option: "Clock", Reason: "nil; leave it out for the default, time.Now"}
+		return o, &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "Clock", Reason: "nil; leave it out for the default, time.Now"}
 	case o.Expect == cqlgen.Absent && allow&(AllowVersions|AllowAbsent) == 0:
-		return o, &cqlgen.OptionError{Option: "IfAbsent", Reason: "only an Insert can be conditional on no entity being there"}
+		return o, &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "IfAbsent", Reason: "only an Insert can be conditional on no entity being there"}
 	case o.Expect != 0 && o.Expect != cqlgen.Absent && allow&AllowVersions == 0:
-		return o, &cqlgen.OptionError{Option: "IfVersion", Reason: "only an entity stored in several tables through the write protocol has versions; this one has none"}
+		return o, &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "IfVersion", Reason: "only an entity stored in several tables through the write protocol has versions; this one has none"}
 	case repoTTL != 0:
-		return o, &cqlgen.OptionError{Option: "TTL", Reason: "given to the repository; pass cqlgen.WithTTL per call, and declare a default for every write with the table's ttl:\"...\""}
+		return o, &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "TTL", Reason: "given to the repository; pass cqlgen.WithTTL per call, and declare a default for every write with the table's ttl:\"...\""}
 	case o.TTL != 0 && allow&AllowTTL == 0:
-		return o, &cqlgen.OptionError{Option: "TTL", Reason: "only the Insert and Update of an entity stored in one table take a TTL per call: the rows of an entity in several tables, a Delete's tombstones and counters could not honour it; declare the tables' ttl:\"...\" instead"}
+		return o, &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "TTL", Reason: "only the Insert and Update of an entity stored in one table take a TTL per call: the rows of an entity in several tables, a Delete's tombstones and counters could not honour it; declare the tables' ttl:\"...\" instead"}
 	case o.TTL != 0 && (o.TTL < time.Second || o.TTL > cqlgen.MaxTTL || o.TTL%time.Second != 0):
-		return o, &cqlgen.OptionError{Option: "TTL", Reason: o.TTL.String() + ": a TTL is a whole number of seconds, from 1s to 20 years"}
+		return o, &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "TTL", Reason: o.TTL.String() + ": a TTL is a whole number of seconds, from 1s to 20 years"}
 	}
 	return o, nil
 }
@@ -184,13 +184,13 @@ func nextVersion(old, now int64) int64 { return max(now, old+2) }
 
 // AddCounters runs a counter update once, for a repository's Add: it
 // refuses an idempotency key (the key's machinery may run a command more
-// than once, which would count twice) with an *OptionError before
+// than once, which would count twice) with an *InputError (ErrInvalidOption) before
 // anything is sent, and returns what ExecCounter returns. The
 // strategy and the clock do not apply: a counter update is one statement,
 // and Cassandra refuses a client timestamp on it.
 func AddCounters(ctx context.Context, s cqlgen.Session, o cqlgen.Options, q cqldriver.Query) error {
 	if o.Idempotency.Key != "" {
-		return &cqlgen.OptionError{Option: "IdempotencyKey", Reason: "a counter update cannot take one: it is not idempotent, and an idempotency key's command may run again after a failed run, counting twice"}
+		return &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "IdempotencyKey", Reason: "a counter update cannot take one: it is not idempotent, and an idempotency key's command may run again after a failed run, counting twice"}
 	}
 	return ExecCounter(ctx, s, q)
 }

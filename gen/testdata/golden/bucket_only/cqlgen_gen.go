@@ -9,6 +9,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	gocql "github.com/gocql/gocql"
 )
 
@@ -220,19 +221,19 @@ func (r *PostRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against posts.
-func (r *PostRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *PostRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, postWrites, "Post", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *PostRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *PostRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, postWrites, "Post", true, o)
 }
 
 // Backfill writes every row posts implies into table.
-func (r *PostRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *PostRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, postWrites, "Post", table, o)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	gocql "github.com/gocql/gocql"
 )
 
@@ -585,19 +586,19 @@ func (r *ReadingRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against readings.
-func (r *ReadingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *ReadingRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *ReadingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *ReadingRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", true, o)
 }
 
 // Backfill writes every row readings implies into table.
-func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, readingWrites, "Reading", table, o)
 }

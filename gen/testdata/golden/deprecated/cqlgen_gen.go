@@ -9,6 +9,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 )
 
 // This file was generated for the runtime in
@@ -303,19 +304,19 @@ func (r *OrderRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against orders.
-func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *OrderRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *OrderRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
 }
 
 // Backfill writes every row orders implies into table.
-func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
 }

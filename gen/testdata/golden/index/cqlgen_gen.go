@@ -9,6 +9,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	gocql "github.com/gocql/gocql"
 )
 
@@ -470,19 +471,19 @@ func (r *EventRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against events.
-func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *EventRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *EventRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", true, o)
 }
 
 // Backfill writes every row events implies into table.
-func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, eventWrites, "Event", table, o)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 )
 
 // This file was generated for the runtime in
@@ -241,19 +242,19 @@ func (r *TradeRepo) Tables() []string {
 
 // Verify reports the rows missing, stale or orphaned against
 // trades_by_account.
-func (r *TradeRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *TradeRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, tradeWrites, "Trade", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *TradeRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *TradeRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, tradeWrites, "Trade", true, o)
 }
 
 // Backfill writes every row trades_by_account implies into table.
-func (r *TradeRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *TradeRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, tradeWrites, "Trade", table, o)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 )
 
 // This file was generated for the runtime in
@@ -227,19 +228,19 @@ func (r *NoteRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against end.
-func (r *NoteRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *NoteRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, noteWrites, "Note", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *NoteRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *NoteRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, noteWrites, "Note", true, o)
 }
 
 // Backfill writes every row end implies into table.
-func (r *NoteRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *NoteRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, noteWrites, "Note", table, o)
 }

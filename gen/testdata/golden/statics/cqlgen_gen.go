@@ -8,6 +8,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 )
 
 // This file was generated for the runtime in
@@ -300,19 +301,19 @@ func (r *LineRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against lines.
-func (r *LineRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *LineRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, lineWrites, "Line", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *LineRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *LineRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, lineWrites, "Line", true, o)
 }
 
 // Backfill writes every row lines implies into table.
-func (r *LineRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *LineRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, lineWrites, "Line", table, o)
 }

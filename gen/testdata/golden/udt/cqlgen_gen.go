@@ -9,6 +9,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	gocqlv1 "github.com/cqlgen/cqlgen/runtime/gocqlv1"
 	gocql "github.com/gocql/gocql"
 )
@@ -238,19 +239,19 @@ func (r *CustomerRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against customers.
-func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *CustomerRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *CustomerRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", true, o)
 }
 
 // Backfill writes every row customers implies into table.
-func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, customerWrites, "Customer", table, o)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	gocql "github.com/gocql/gocql"
 )
 
@@ -179,19 +180,19 @@ func (r *EventRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against events.
-func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *EventRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *EventRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", true, o)
 }
 
 // Backfill writes every row events implies into table.
-func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, eventWrites, "Event", table, o)
 }
@@ -508,19 +509,19 @@ func (r *UploadRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against uploads.
-func (r *UploadRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *UploadRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, uploadWrites, "Upload", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *UploadRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *UploadRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, uploadWrites, "Upload", true, o)
 }
 
 // Backfill writes every row uploads implies into table.
-func (r *UploadRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *UploadRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, uploadWrites, "Upload", table, o)
 }

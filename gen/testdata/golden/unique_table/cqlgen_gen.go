@@ -7,6 +7,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 )
 
 // This file was generated for the runtime in
@@ -240,19 +241,19 @@ func (r *AccountRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against accounts.
-func (r *AccountRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *AccountRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, accountWrites, "Account", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *AccountRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *AccountRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, accountWrites, "Account", true, o)
 }
 
 // Backfill writes every row accounts implies into table.
-func (r *AccountRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *AccountRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, accountWrites, "Account", table, o)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	gocql "github.com/gocql/gocql"
 )
 
@@ -251,19 +252,19 @@ func (r *VideoRepo) Tables() []string {
 }
 
 // Verify reports the rows missing, stale or orphaned against videos.
-func (r *VideoRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *VideoRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Verify").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, videoWrites, "Video", false, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *VideoRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *VideoRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Repair").End(&err)
 	return cqlgenimpl.Maintain(ctx, r.s, videoWrites, "Video", true, o)
 }
 
 // Backfill writes every row videos implies into table.
-func (r *VideoRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
+func (r *VideoRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Backfill").End(&err)
 	return cqlgenimpl.Backfill(ctx, r.s, videoWrites, "Video", table, o)
 }

@@ -1,4 +1,10 @@
-package cqlgen
+// Package cqlobserve is the hook for metrics, tracing and logs of
+// generated repositories: a Session made by a driver adapter reports every
+// attempt of every statement to the Observer of its
+// cqlgen.SessionOptions, and every repository call to one that is also a
+// CallObserver. The modules observe/otelcqlgen and observe/promcqlgen are
+// ready-made observers; ErrorType names an error for a label.
+package cqlobserve
 
 import (
 	"context"
@@ -26,7 +32,7 @@ type Observer interface {
 
 // Observation is one attempt of one statement. It never carries the
 // statement's bound values, which may be secrets; its error does not
-// either (see NotAppliedError).
+// either (see cqlgen.NotAppliedError).
 type Observation struct {
 	Table   string                  // the statement's Table
 	Pattern string                  // the statement's Pattern
@@ -54,7 +60,7 @@ type Observation struct {
 	Batch int
 	// BatchBytes is the estimated size of the batch's bound values
 	// (as Cassandra measures a batch); BatchWarn is set when it is over
-	// SessionOptions.BatchWarnBytes, Cassandra's batch_size_warn_threshold
+	// cqlgen.SessionOptions.BatchWarnBytes, Cassandra's batch_size_warn_threshold
 	// by default: the batch was sent, but it is larger than it should be.
 	BatchBytes int
 	BatchWarn  bool // see BatchBytes
@@ -165,19 +171,19 @@ var errorTypes = []struct {
 }{
 	{context.Canceled, "canceled"},
 	{context.DeadlineExceeded, "deadline_exceeded"},
-	{ErrRetriesExhausted, "retries_exhausted"},
-	{ErrOutcomeUnknown, "outcome_unknown"},
-	{ErrFenced, "fenced"},
-	{ErrNotFound, "not_found"},
-	{ErrNotApplied, "not_applied"},
-	{ErrCounterNotApplied, "counter_not_applied"},
-	{ErrIdempotencyConflict, "idempotency_conflict"},
-	{ErrInvalidCursor, "invalid_cursor"},
-	{ErrEmptyKey, "empty_key"},
-	{ErrBatchTooLarge, "batch_too_large"},
-	{ErrCrossPartition, "cross_partition"},
-	{ErrKeyChanged, "key_changed"},
-	{ErrNilEntity, "nil_entity"},
-	{ErrInvalidLimit, "invalid_limit"},
-	{ErrInvalidOption, "invalid_option"},
+	{base.ErrRetriesExhausted, "retries_exhausted"},
+	{base.ErrOutcomeUnknown, "outcome_unknown"},
+	{base.ErrFenced, "fenced"},
+	{base.ErrNotFound, "not_found"},
+	{base.ErrNotApplied, "not_applied"},
+	{base.ErrCounterNotApplied, "counter_not_applied"},
+	{base.ErrIdempotencyConflict, "idempotency_conflict"},
+	{base.ErrInvalidCursor, "invalid_cursor"},
+	{base.ErrEmptyKey, "empty_key"},
+	{base.ErrBatchTooLarge, "batch_too_large"},
+	{base.ErrCrossPartition, "cross_partition"},
+	{base.ErrKeyChanged, "key_changed"},
+	{base.ErrNilEntity, "nil_entity"},
+	{base.ErrInvalidLimit, "invalid_limit"},
+	{base.ErrInvalidOption, "invalid_option"},
 }

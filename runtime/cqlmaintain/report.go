@@ -1,0 +1,120 @@
+package cqlmaintain
+
+import "time"
+
+// The generated Verify, Repair and Backfill of a repository take Options
+// and return a Report.
+
+// Options configure Verify, Repair and Backfill. Zero fields take
+// the defaults.
+type Options struct {
+	// Ranges is how many token ranges each table is scanned in; default
+	// 64. Concurrency is how many are scanned at once; default 4.
+	Ranges, Concurrency int
+	// Buckets is how many digests each table's rows are summed into
+	// before rows are compared; default 4096. Only the rows of buckets
+	// whose digests differ are compared one by one, so a verify of a
+	// table in step reads each table once and holds no row.
+	Buckets int
+	// Tables restricts the work to these tables of the entity (not its
+	// source of truth); none means all of them.
+	Tables []string
+	// Rate bounds the rows a repair or backfill writes a second; 0 means
+	// no bound.
+	Rate int
+	// Job names a backfill's checkpoint: the token ranges it finished are
+	// recorded in ProgressTable under this name, and a backfill run again
+	// with it skips them. Empty: no checkpoint.
+	Job string
+	// Samples is how many keys of each kind of drift a report keeps;
+	// default 10.
+	Samples int
+	// ShowKeys keeps the sample keys' values in the report as a person
+	// reads them ("email=ann@example.com"). By default each value is
+	// redacted to a short stable hash of its bytes ("email=#71d4f55f"):
+	// the column names and the key's shape stay, and one value reads the
+	// same in every report, so that two reports can be matched without
+	// showing what they hold. The hash is not a secret from whoever can
+	// try the likely values (small numbers, known emails).
+	ShowKeys bool
+	// Progress, if set, is called about once a second, and at the end.
+	Progress func(Progress)
+}
+
+// Progress is how far a Verify, Repair or Backfill has come.
+type Progress struct {
+	Phase        string // "scan", "compare", "repair", "backfill"
+	Ranges, Done int    // token ranges in all, and done
+	Rows         int64  // rows read or written so far
+	Elapsed      time.Duration
+}
+
+// Rate is rows a second so far.
+func (p Progress) Rate() float64 {
+	if p.Elapsed <= 0 {
+		return 0
+	}
+	return float64(p.Rows) / p.Elapsed.Seconds()
+}
+
+// ETA is the time left, from the ranges done so far; 0 when unknown.
+func (p Progress) ETA() time.Duration {
+	if p.Done == 0 || p.Done >= p.Ranges {
+		return 0
+	}
+	return time.Duration(float64(p.Elapsed) * float64(p.Ranges-p.Done) / float64(p.Done))
+}
+
+// Report is what a Verify, Repair or Backfill found and did, table by
+// table.
+type Report struct {
+	Entity string `json:"entity"`
+	Source string `json:"source"` // the source of truth
+	// Rows is the live rows of the source of truth read: all of them in a
+	// Verify or Repair, those of the token ranges it ran in a Backfill.
+	Rows   int64         `json:"rows"`
+	Tables []TableReport `json:"tables"`
+	// Resumed is the token ranges a Backfill skipped because an earlier
+	// run of its job finished them.
+	Resumed int `json:"resumed_ranges,omitempty"`
+	// Elapsed is how long it took.
+	Elapsed time.Duration `json:"elapsed_ns"`
+}
+
+// TableReport is the drift found in one table, and what was written. A
+// Backfill compares nothing: it sets Inserted alone.
+type TableReport struct {
+	Table    string `json:"table"`
+	Expected int64  `json:"expected"` // rows the source of truth implies
+	Present  int64  `json:"present"`  // rows the table holds
+	// Buckets whose digests differed, and the rows compared in them.
+	Mismatched int   `json:"mismatched_buckets"`
+	Compared   int64 `json:"compared"`
+	// Drift: rows the table lacks, rows with other values, and rows no
+	// entity implies.
+	Missing int64 `json:"missing"`
+	Stale   int64 `json:"stale"`
+	Orphans int64 `json:"orphans"`
+	// Samples of each (Options.Samples), as the key's columns,
+	// "name=value" separated by spaces, the values redacted unless
+	// Options.ShowKeys.
+	MissingKeys []string `json:"missing_keys,omitempty"`
+	StaleKeys   []string `json:"stale_keys,omitempty"`
+	OrphanKeys  []string `json:"orphan_keys,omitempty"`
+	// Written: by Repair, the missing or stale rows written again and the
+	// orphans deleted; by Backfill, every row written.
+	Inserted int64 `json:"inserted"`
+	Deleted  int64 `json:"deleted"`
+}
+
+// Drift is the number of rows out of step.
+func (t TableReport) Drift() int64 { return t.Missing + t.Stale + t.Orphans }
+
+// Drift is the number of rows out of step in every table.
+func (r *Report) Drift() int64 {
+	var n int64
+	for _, t := range r.Tables {
+		n += t.Drift()
+	}
+	return n
+}
