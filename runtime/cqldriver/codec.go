@@ -64,8 +64,9 @@ func codecList() []namedCodec {
 var ErrNoCodec = errors.New("cqlgen: no driver adapter is linked into this program: import github.com/cqlgen/cqlgen/runtime/gocqlv1 or github.com/cqlgen/cqlgen/runtime/gocqlv2")
 
 // Marshal encodes v as a value of the CQL type t, with the first
-// registered codec that can. Values the runtime defines (Encoded, a
-// ValueMarshaler) are encoded without one.
+// registered codec that can, in its one canonical encoding (Canonical:
+// sets and maps in Cassandra's order). Values the runtime defines
+// (Encoded, a ValueMarshaler) are encoded without one, as they are.
 func Marshal(t *Type, v any) ([]byte, error) {
 	switch x := v.(type) {
 	case Encoded:
@@ -81,7 +82,7 @@ func Marshal(t *Type, v any) ([]byte, error) {
 	for _, nc := range l {
 		b, err := nc.c.Marshal(t, v)
 		if err == nil {
-			return b, nil
+			return Canonical(t, b), nil
 		}
 		if first == nil {
 			first = err
@@ -154,7 +155,8 @@ func IsUnset(v any) bool { _, ok := v.(unset); return ok }
 
 // IsOwnValue reports the values the runtime binds that no driver knows:
 // Unset, Encoded and ValueMarshalers. Adapters convert them to their
-// driver's own (ConvertValues).
+// driver's own (ConvertValues), as they do the values that may hold a set
+// or a map (MayHoldUnordered).
 func IsOwnValue(v any) bool {
 	switch v.(type) {
 	case Encoded, ValueMarshaler:
@@ -164,13 +166,14 @@ func IsOwnValue(v any) bool {
 }
 
 // ConvertValues returns vs with convert applied to each of the runtime's
-// own values (IsOwnValue), for an adapter to bind. It copies the slice
-// only when there is one: most statements' values go to the driver as
-// they are, without an allocation.
+// own values (IsOwnValue) and each value that may hold a set or a map
+// (MayHoldUnordered), for an adapter to bind. It copies the slice only
+// when there is one: most statements' values go to the driver as they
+// are, without an allocation.
 func ConvertValues(vs []any, convert func(any) any) []any {
 	var out []any
 	for i, v := range vs {
-		if !IsOwnValue(v) {
+		if !IsOwnValue(v) && !MayHoldUnordered(v) {
 			continue
 		}
 		if out == nil {

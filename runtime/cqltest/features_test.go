@@ -156,9 +156,11 @@ func TestUserDefinedTypes(t *testing.T) {
 	for it.Scan(&at, &gotHome, &gotWork, &others, &spots) {
 		ats = append(ats, at)
 		if at == (geo{1, 2}) {
-			// The set inside the UDT comes back as sent, as a node
-			// returns it.
-			want := address{Street: "1 rue", Zip: &zip, Tags: []string{"b", "a", "b"}, Geo: &geo{48.8, 2.3}}
+			// The set inside the UDT comes back sorted, its repeated
+			// element dropped: cqldriver.Marshal binds every value in
+			// its canonical encoding (a node would keep the set inside
+			// a UDT as it was sent).
+			want := address{Street: "1 rue", Zip: &zip, Tags: []string{"a", "b"}, Geo: &geo{48.8, 2.3}}
 			if !reflect.DeepEqual(gotHome, want) {
 				t.Errorf("home %+v, want %+v", gotHome, want)
 			}

@@ -125,7 +125,11 @@ func cqlString(info gocql.TypeInfo) string {
 }
 
 // Value is v as gocql binds it: the runtime's own values (cqldriver.Unset,
-// cqldriver.Encoded, a cqldriver.ValueMarshaler) become gocql's. Other values
+// cqldriver.Encoded, a cqldriver.ValueMarshaler) become gocql's; a value that
+// may hold a set or a map (cqldriver.MayHoldUnordered) is encoded by gocql
+// and then put in its canonical form (cqldriver.Canonical), since gocql
+// writes a Go map in its random iteration order and Cassandra keeps a
+// descending key's or a user-defined type's bytes as sent. Other values
 // are returned as they are.
 func Value(v any) any {
 	switch x := v.(type) {
@@ -136,6 +140,9 @@ func Value(v any) any {
 	}
 	if cqldriver.IsUnset(v) {
 		return gocql.UnsetValue
+	}
+	if cqldriver.MayHoldUnordered(v) {
+		return canonical{v}
 	}
 	return v
 }
@@ -164,6 +171,18 @@ type marshaler struct{ m cqldriver.ValueMarshaler }
 
 func (m marshaler) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
 	return m.m.MarshalCQLValue(cqlType(info))
+}
+
+// canonical binds a value in its canonical encoding, with the type the
+// driver gives it: the column's, from the prepared statement.
+type canonical struct{ v any }
+
+func (c canonical) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
+	b, err := gocql.Marshal(info, c.v)
+	if err != nil || b == nil {
+		return b, err
+	}
+	return cqldriver.Canonical(cqlType(info), b), nil
 }
 
 type unmarshaler struct{ u cqldriver.ValueUnmarshaler }

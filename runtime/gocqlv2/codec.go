@@ -205,7 +205,12 @@ func cqlType(info gocql.TypeInfo) *cqldriver.Type {
 
 // Value is v as the v2 driver binds it: the runtime's own values
 // (cqldriver.Unset, cqldriver.Encoded, a cqldriver.ValueMarshaler) become the
-// driver's. Other values are returned as they are.
+// driver's; a value that may hold a set or a map (cqldriver.MayHoldUnordered)
+// is encoded by the driver and then put in its canonical form
+// (cqldriver.Canonical), since the driver writes a Go map in its random
+// iteration order and Cassandra keeps a descending key's or a
+// user-defined type's bytes as sent. Other values are returned as they
+// are.
 func Value(v any) any {
 	switch x := v.(type) {
 	case cqldriver.Encoded:
@@ -215,6 +220,9 @@ func Value(v any) any {
 	}
 	if cqldriver.IsUnset(v) {
 		return gocql.UnsetValue
+	}
+	if cqldriver.MayHoldUnordered(v) {
+		return canonical{v}
 	}
 	return v
 }
@@ -243,6 +251,18 @@ type marshaler struct{ m cqldriver.ValueMarshaler }
 
 func (m marshaler) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
 	return m.m.MarshalCQLValue(cqlType(info))
+}
+
+// canonical binds a value in its canonical encoding, with the type the
+// driver gives it: the column's, from the prepared statement.
+type canonical struct{ v any }
+
+func (c canonical) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
+	b, err := gocql.Marshal(info, c.v)
+	if err != nil || b == nil {
+		return b, err
+	}
+	return cqldriver.Canonical(cqlType(info), b), nil
 }
 
 type unmarshaler struct{ u cqldriver.ValueUnmarshaler }

@@ -444,3 +444,52 @@ func TestNeutralValues(t *testing.T) {
 		t.Error("dests copied a slice it did not change")
 	}
 }
+
+type place struct {
+	Name string           `cql:"name"`
+	Tags map[int32]string `cql:"tags"`
+}
+
+// A value that may hold a set or a map reaches Cassandra in its canonical
+// encoding, however the driver wrote it: Cassandra keeps a descending
+// key's bytes, and a user-defined type's, as sent, so a Go map's random
+// iteration order, or a set bound from an unsorted slice, would make one
+// key two rows.
+func TestValueBindsCanonically(t *testing.T) {
+	tags := map[int32]string{}
+	for k := range int32(16) {
+		tags[k-8] = "x"
+	}
+	for _, tc := range []struct {
+		typ string
+		v   any
+	}{
+		{"frozen<map<int, text>>", tags},
+		{"frozen<set<int>>", []int32{3, 1, 2, 1}},
+		{"frozen<udt<place, name text, tags frozen<map<int, text>>>>", place{"p", tags}},
+		{"frozen<list<frozen<map<int, text>>>>", []map[int32]string{tags, {1: "a"}}},
+	} {
+		typ := mustType(t, tc.typ)
+		info, err := typeInfo(typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := gocql.Marshal(info, Value(tc.v)) // as the driver binds a statement's value
+		if err != nil {
+			t.Fatalf("%s: %v", tc.typ, err)
+		}
+		if want := cqldriver.Canonical(typ, got); !bytes.Equal(got, want) {
+			t.Errorf("%s: bound as %x, not canonical (%x)", tc.typ, got, want)
+		}
+	}
+	if got, err := gocql.Marshal(must(typeInfo(mustType(t, "set<int>"))), Value([]int32{3, 1, 3})); err != nil || !bytes.Equal(got, must(cqldriver.MarshalType("set<int>", []int32{1, 3}))) {
+		t.Errorf("set from [3 1 3] bound as %x (%v)", got, err)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
