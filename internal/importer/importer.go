@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/internal/schemadiff"
 	"github.com/cqlgen/cqlgen/internal/validate"
 	"github.com/cqlgen/cqlgen/runtime/cqlscript"
@@ -81,6 +82,16 @@ var ProtocolColumns = []string{"cqlgen_version", "cqlgen_deleted", "cqlgen_pendi
 func RuntimeTable(name string) bool { return strings.HasPrefix(name, "cqlgen_") }
 
 var plainName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// quotableName is a column name that needs quotes and that cqlgen writes
+// quoted with db:"name,quoted": letters of either case, digits and
+// underscores, from a letter.
+var quotableName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
+
+// quotable reports whether a column's name, plain or not, can be declared.
+func quotable(name string) bool {
+	return quotableName.MatchString(name) && !strings.HasPrefix(strings.ToLower(name), "cqlgen_")
+}
 
 // needsQuotes reports whether a name can only be written quoted, and
 // how it reads.
@@ -301,7 +312,7 @@ func cqlTag(override string) string {
 func (im *importer) table(t *schemadiff.Table, order int) *table {
 	pos := im.pos(t)
 	if needsQuotes(t.Name) {
-		im.note(pos, t.Name, true, "table %s needs quoted names, which cqlgen does not write yet: not imported", t.Name)
+		im.note(pos, t.Name, true, "table %s needs a quoted name, which cqlgen writes for columns only (db:\"name,quoted\"): not imported", cqlspec.Quote(t.Name))
 		return nil
 	}
 	tb := &table{t: t, order: order, cols: map[string]schemadiff.Column{}}
@@ -310,8 +321,8 @@ func (im *importer) table(t *schemadiff.Table, order int) *table {
 		if slices.Contains(ProtocolColumns, c.Name) {
 			continue
 		}
-		if needsQuotes(c.Name) || strings.HasPrefix(c.Name, "cqlgen_") {
-			quoted = append(quoted, `"`+strings.Trim(c.Name, `"`)+`"`)
+		if !quotable(c.Name) {
+			quoted = append(quoted, cqlspec.Quote(c.Name))
 			continue
 		}
 		tb.cols[c.Name] = c
@@ -324,7 +335,7 @@ func (im *importer) table(t *schemadiff.Table, order int) *table {
 		}
 	}
 	if len(quoted) > 0 {
-		im.note(pos, t.Name, true, "table %s needs quoted names (%s), which cqlgen does not write yet: not imported", t.Name, strings.Join(quoted, ", "))
+		im.note(pos, t.Name, true, "table %s has column names cqlgen cannot declare (%s): a quoted name it writes holds letters, digits and underscores, from a letter, and names starting with cqlgen_ are its own: not imported", t.Name, strings.Join(quoted, ", "))
 		return nil
 	}
 	key := map[string]bool{}
@@ -573,7 +584,7 @@ func (im *importer) indexes(tables []*table, entities []*entity) {
 		col, ok := tb.cols[ix.Column]
 		typ, _ := parseType(col.Type)
 		switch {
-		case needsQuotes(ix.Name) || needsQuotes(ix.Column):
+		case needsQuotes(ix.Name) || !quotable(ix.Column):
 			skip("it needs quoted names, which cqlgen does not write yet")
 			continue
 		case ix.Class != "StorageAttachedIndex":
@@ -726,6 +737,10 @@ func (im *importer) writeEntity(b *bytes.Buffer, e *entity) {
 	b.WriteString("\n")
 	for _, f := range e.fields {
 		tag := fmt.Sprintf("db:%q%s", f.col, cqlTag(f.override))
+		if cqlspec.NeedsQuotes(f.col) {
+			// A name the table already has that CQL reads only quoted.
+			tag = fmt.Sprintf("db:%q%s", f.col+",quoted", cqlTag(f.override))
+		}
 		if f.mask != "" {
 			tag += fmt.Sprintf(" mask:%q", f.mask)
 		}

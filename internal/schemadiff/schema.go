@@ -168,6 +168,17 @@ func tokenize(s string) []string {
 			}
 			toks = append(toks, s[i:min(j+1, len(s))])
 			i = j + 1
+		case c == '"':
+			// A quoted name, one token with its quotes, "" for a quote.
+			j := i + 1
+			for j < len(s) && (s[j] != '"' || j+1 < len(s) && s[j+1] == '"') {
+				if s[j] == '"' {
+					j++
+				}
+				j++
+			}
+			toks = append(toks, s[i:min(j+1, len(s))])
+			i = j + 1
 		case strings.IndexByte("(),<>=;{}:", c) >= 0:
 			toks = append(toks, string(c))
 			i++
