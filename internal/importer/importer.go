@@ -144,7 +144,7 @@ func Import(s *schemadiff.Schema, opts Options) (*Result, error) {
 	var udtDecls []string
 	for _, ty := range s.Types {
 		if needsQuotes(ty.Name) {
-			im.note(im.typePos(ty), ty.Name, true, "type %s needs quoted names, which cqlgen does not write yet: tables that use it are not imported", ty.Name)
+			im.note(im.typePos(ty), ty.Name, true, "type %s needs a quoted name, which cqlgen writes for the columns of a table only: tables that use it are not imported", cqlspec.Quote(ty.Name))
 			continue
 		}
 		im.m.udts[ty.Name] = im.goName(ty.Name, true)
@@ -275,7 +275,7 @@ func (im *importer) udt(ty *schemadiff.Type) (string, error) {
 	var names []string
 	for _, f := range ty.Fields {
 		if needsQuotes(f.Name) {
-			return "", typeErr("field %s needs quoted names, which cqlgen does not write yet", f.Name)
+			return "", typeErr("field %s needs a quoted name, which cqlgen writes for the columns of a table only", cqlspec.Quote(f.Name))
 		}
 		names = append(names, f.Name)
 	}
@@ -584,8 +584,11 @@ func (im *importer) indexes(tables []*table, entities []*entity) {
 		col, ok := tb.cols[ix.Column]
 		typ, _ := parseType(col.Type)
 		switch {
-		case needsQuotes(ix.Name) || !quotable(ix.Column):
-			skip("it needs quoted names, which cqlgen does not write yet")
+		case needsQuotes(ix.Name):
+			skip("its name needs quotes, which cqlgen writes for the columns of a table only")
+			continue
+		case !quotable(ix.Column):
+			skip("column %s cannot be declared", cqlspec.Quote(ix.Column))
 			continue
 		case ix.Class != "StorageAttachedIndex":
 			what := "a legacy secondary index"
