@@ -90,8 +90,8 @@ func TestQuotedNames(t *testing.T) {
 		}
 		o.Cursor = page.Cursor
 	}
-	if want := "r4 r3 r2 r1 r0"; join(refs) != want {
-		t.Errorf("TransfersByFrom: %s, want %s", join(refs), want)
+	if want := "r4 r3 r2 r1 r0"; strings.Join(refs, " ") != want {
+		t.Errorf("TransfersByFrom: %s, want %s", strings.Join(refs, " "), want)
 	}
 	// In read order, newest first: from 3 minutes in, down to (not
 	// including) 1 minute in.
@@ -160,18 +160,7 @@ func refsOf(rows []quoted.Transfer) string {
 	for _, r := range rows {
 		refs = append(refs, r.Ref)
 	}
-	return join(refs)
-}
-
-func join(s []string) string {
-	out := ""
-	for i, x := range s {
-		if i > 0 {
-			out += " "
-		}
-		out += x
-	}
-	return out
+	return strings.Join(refs, " ")
 }
 
 func tableReport(r *cqlgen.Report, table string) cqlgen.TableReport {
