@@ -94,3 +94,60 @@ func TestDiffLive(t *testing.T) {
 		t.Errorf("after the migration, the keyspace still differs: %v", rest)
 	}
 }
+
+// TestDiffLiveQuoted runs cqlgen diff -live on a keyspace whose tables
+// have quoted column names (the golden model quoted), one column and the
+// index on "to" missing: diff reads the names system_schema stores
+// (unquoted) as the model's, so it finds those two changes alone, and its
+// migration quotes the new column; applied, nothing differs.
+func TestDiffLiveQuoted(t *testing.T) {
+	session, ks := cassandratest.Keyspace(t)
+	schema, err := os.ReadFile("../gen/testdata/golden/quoted/schema.cql")
+	must(t, err)
+	old := strings.Replace(string(schema), "    \"lastSeen\"  timestamp,\n", "", 1)
+	if old == string(schema) {
+		t.Fatal("the test's edit of the schema did not apply; has the golden changed?")
+	}
+	cassandratest.MustApplyCQL(t, session, old)
+	must(t, session.Query("DROP INDEX transfers_to").Exec())
+
+	migrations := t.TempDir()
+	cmd := exec.Command("go", "run", "github.com/cqlgen/cqlgen/cmd/cqlgen", "diff", "-live", "-keyspace", ks, "-migrations", migrations, "../gen/testdata/golden/quoted")
+	cmd.Env = append(os.Environ(), "CASSANDRA_HOSTS="+strings.Join(cassandratest.Hosts(t), ","))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("diff -live: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"2 change(s) against keyspace " + ks,
+		"additive: table edges: new column lastSeen timestamp",
+		"additive: table transfers: new index transfers_to on to",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("diff output lacks %q:\n%s", want, out)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(migrations, "*.cql"))
+	if len(files) != 1 {
+		t.Fatalf("migration files: %v\n%s", files, out)
+	}
+	mig, err := os.ReadFile(files[0])
+	must(t, err)
+	if !strings.Contains(string(mig), `ALTER TABLE edges ADD "lastSeen" timestamp;`) || !strings.Contains(string(mig), `ON transfers ("to")`) {
+		t.Errorf("migration:\n%s", mig)
+	}
+	must(t, migrate.FromFS(context.Background(), gocqlx.NewSession(session), os.DirFS(migrations)))
+	live, err := schemadiff.FromCluster(session, ks)
+	must(t, err)
+	want, err := schemadiff.Parse(string(schema))
+	must(t, err)
+	var rest []string
+	for _, c := range schemadiff.Compare(live, want) {
+		if c.Table != "gocqlx_migrate" {
+			rest = append(rest, c.String())
+		}
+	}
+	if len(rest) != 0 {
+		t.Errorf("after the migration, the keyspace still differs: %v", rest)
+	}
+}

@@ -32,7 +32,7 @@ import (
 func TestSchemas(t *testing.T) {
 	patterns := []string{"./example/...", "./gen/testdata/golden/types", "./gen/testdata/golden/buckets", "./gen/testdata/golden/features",
 		"./gen/testdata/golden/udt", "./gen/testdata/golden/counters", "./gen/testdata/golden/bucket_only", "./gen/testdata/golden/unique_id",
-		"./gen/testdata/golden/where", "./gen/testdata/golden/unique_table"}
+		"./gen/testdata/golden/where", "./gen/testdata/golden/unique_table", "./gen/testdata/golden/quoted"}
 	pkgs, _, err := gen.Models(gen.Options{Dir: "..", Patterns: patterns})
 	if err != nil {
 		t.Fatal(err)
@@ -127,19 +127,22 @@ func checkTable(t *testing.T, session *gocql.Session, ks string, table *model.Ta
 // and reads it back by its full primary key.
 func roundTrip(t *testing.T, session *gocql.Session, table *model.Table) {
 	t.Helper()
-	var names, marks, where []string
+	var names, quoted, marks, where []string
 	var values, keyValues []any
+	// Every name written quoted, as any name may be: those of a table
+	// with db:"name,quoted" columns (from, createdAt) need it.
+	q := func(name string) string { return `"` + name + `"` }
 	for _, col := range table.Columns {
 		v := sample(t, col.Type)
-		names = append(names, col.Name)
+		names, quoted = append(names, col.Name), append(quoted, q(col.Name))
 		marks = append(marks, "?")
 		values = append(values, v)
 		if col.Kind == model.PartitionKey || col.Kind == model.Clustering {
-			where = append(where, col.Name+" = ?")
+			where = append(where, q(col.Name)+" = ?")
 			keyValues = append(keyValues, v)
 		}
 	}
-	insert := fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", table.Name, strings.Join(names, ", "), strings.Join(marks, ", "))
+	insert := fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", table.Name, strings.Join(quoted, ", "), strings.Join(marks, ", "))
 	written := values
 	if table.HasCounters() {
 		// Cassandra refuses an INSERT on a counter table: add to each
@@ -148,7 +151,7 @@ func roundTrip(t *testing.T, session *gocql.Session, table *model.Table) {
 		var binds []any
 		for i, col := range table.Columns {
 			if col.Kind != model.PartitionKey && col.Kind != model.Clustering {
-				set = append(set, col.Name+" = "+col.Name+" + ?")
+				set = append(set, q(col.Name)+" = "+q(col.Name)+" + ?")
 				binds = append(binds, values[i])
 			}
 		}
@@ -169,14 +172,14 @@ func roundTrip(t *testing.T, session *gocql.Session, table *model.Table) {
 	for i, name := range names {
 		if table.Columns[i].Type.IsVector() {
 			var v cqlgenimpl.Vector
-			q := fmt.Sprintf("SELECT %s FROM %s WHERE %s", name, table.Name, strings.Join(where, " AND "))
-			if err := session.Query(q, keyValues...).Scan(gocqlv1.Dest(&v)); err != nil {
-				t.Fatalf("%s: %v", q, err)
+			sel := fmt.Sprintf("SELECT %s FROM %s WHERE %s", q(name), table.Name, strings.Join(where, " AND "))
+			if err := session.Query(sel, keyValues...).Scan(gocqlv1.Dest(&v)); err != nil {
+				t.Fatalf("%s: %v", sel, err)
 			}
 			row[name] = v
 			continue
 		}
-		plain = append(plain, name)
+		plain = append(plain, q(name))
 	}
 	sel := fmt.Sprintf("SELECT %s FROM %s WHERE %s", strings.Join(plain, ", "), table.Name, strings.Join(where, " AND "))
 	if err := session.Query(sel, keyValues...).MapScan(row); err != nil {

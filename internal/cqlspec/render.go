@@ -102,7 +102,7 @@ func (r *renderer) table() []Statement {
 		var names, marks []string
 		var binds []Bind
 		for _, c := range r.all {
-			names = append(names, c.Name)
+			names = append(names, Quote(c.Name))
 			marks = append(marks, "?")
 			binds = append(binds, Bind{Column: c.Name})
 		}
@@ -130,7 +130,7 @@ func (r *renderer) table() []Statement {
 		pk := r.kind(KindPartition)
 		last := pk[len(pk)-1]
 		cs, bs := conds(pk[:len(pk)-1])
-		cs = append(cs, last.Name+" IN ?")
+		cs = append(cs, Quote(last.Name)+" IN ?")
 		bs = append(bs, Bind{Kind: BindKeys, Column: last.Name})
 		r.add(Statement{Slot: SlotGetMany, Clauses: []string{sel, "FROM " + t.Name, "WHERE " + strings.Join(cs, " AND ")}, Binds: bs})
 	}
@@ -150,7 +150,7 @@ func (r *renderer) table() []Statement {
 		r.pages(sel, depth, false)
 	}
 	if t.Scatters() {
-		bucket := t.PartitionKey[len(t.PartitionKey)-1].Name
+		bucket := Quote(t.PartitionKey[len(t.PartitionKey)-1].Name)
 		for depth := 0; depth <= t.Prefix; depth++ {
 			r.pages(sel+", "+bucket, depth, true)
 		}
@@ -165,7 +165,7 @@ func (r *renderer) selected() []string {
 	var cols []string
 	for _, c := range r.all {
 		if c.Field || c.Kind == KindDeleted {
-			cols = append(cols, c.Name)
+			cols = append(cols, Quote(c.Name))
 		}
 	}
 	return cols
@@ -191,7 +191,7 @@ func (r *renderer) pages(sel string, depth int, scatter bool) {
 	if scatter {
 		// The bucket column is the partition key's last.
 		b := len(t.PartitionKey) - 1
-		pconds[b] = t.PartitionKey[b].Name + " IN ?"
+		pconds[b] = Quote(t.PartitionKey[b].Name) + " IN ?"
 		pbinds[b] = Bind{Kind: BindKeys, Column: pbinds[b].Column}
 	}
 	ck := all[depth:]
@@ -200,8 +200,8 @@ func (r *renderer) pages(sel string, depth int, scatter bool) {
 		return
 	}
 	c0 := ck[0]
-	fc, fb := c0.Name+" "+FromOp(c0.Desc)+" ?", Bind{Kind: BindFrom, Column: c0.Name}
-	tc, tb := c0.Name+" "+ToOp(c0.Desc)+" ?", Bind{Kind: BindTo, Column: c0.Name}
+	fc, fb := Quote(c0.Name)+" "+FromOp(c0.Desc)+" ?", Bind{Kind: BindFrom, Column: c0.Name}
+	tc, tb := Quote(c0.Name)+" "+ToOp(c0.Desc)+" ?", Bind{Kind: BindTo, Column: c0.Name}
 	with := func(cs []string, bs []Bind, more ...any) ([]string, []Bind) {
 		cs, bs = append([]string(nil), cs...), append([]Bind(nil), bs...)
 		for i := 0; i < len(more); i += 2 {
@@ -253,7 +253,7 @@ func (r *renderer) counter(where string, keyBinds []Bind) {
 	var binds []Bind
 	for _, c := range r.all {
 		if (c.Kind == KindRegular || c.Kind == KindStatic) && c.Type == "counter" {
-			set = append(set, c.Name+" = "+c.Name+" + ?")
+			set = append(set, Quote(c.Name)+" = "+Quote(c.Name)+" + ?")
 			binds = append(binds, Bind{Kind: BindDelta, Column: c.Name})
 		}
 	}
@@ -275,7 +275,7 @@ func runAfter(ck []Col, runs []int, k int, op func(bool) string, pconds []string
 	cs, bs = append(cs, eq...), append(bs, eqb...)
 	var names, marks []string
 	for _, c := range ck[start:end] {
-		names, marks = append(names, c.Name), append(marks, "?")
+		names, marks = append(names, Quote(c.Name)), append(marks, "?")
 		bs = append(bs, Bind{Column: c.Name})
 	}
 	rel := names[0] + " " + op(ck[start].Desc) + " ?"
@@ -308,14 +308,14 @@ func (r *renderer) protocol(where string, keyBinds []Bind) {
 	for _, c := range r.all {
 		switch c.Kind {
 		case KindRegular, KindStatic:
-			set = append(set, c.Name+" = ?")
+			set = append(set, Quote(c.Name)+" = ?")
 			setBinds = append(setBinds, Bind{Column: c.Name})
 			if c.Kind == KindRegular {
-				clear = append(clear, c.Name+" = null")
+				clear = append(clear, Quote(c.Name)+" = null")
 			}
 		}
 		if c.Field || isProtocol(c.Kind) {
-			state = append(state, c.Name)
+			state = append(state, Quote(c.Name))
 		}
 	}
 	version := r.col(KindVersion)
@@ -365,12 +365,12 @@ func (r *renderer) unique(where string, keyBinds []Bind) {
 	var names, marks, set, held []string
 	var binds, setBinds, heldBinds []Bind
 	for _, c := range r.all {
-		names, marks = append(names, c.Name), append(marks, "?")
+		names, marks = append(names, Quote(c.Name)), append(marks, "?")
 		binds = append(binds, Bind{Column: c.Name})
 		if c.Kind == KindRegular {
-			set = append(set, c.Name+" = ?")
+			set = append(set, Quote(c.Name)+" = ?")
 			setBinds = append(setBinds, Bind{Column: c.Name})
-			held = append(held, c.Name+" = ?")
+			held = append(held, Quote(c.Name)+" = ?")
 			heldBinds = append(heldBinds, Bind{Kind: BindHeld, Column: c.Name})
 		}
 	}
@@ -416,19 +416,19 @@ func (r *renderer) scan() {
 	for _, c := range r.all {
 		switch {
 		case t.Versioned && (c.Field || isProtocol(c.Kind)):
-			cols = append(cols, c.Name)
+			cols = append(cols, Quote(c.Name))
 		case t.Canonical && !t.Versioned && c.Field:
-			cols = append(cols, c.Name)
+			cols = append(cols, Quote(c.Name))
 		case !t.Canonical && c.Kind != KindClaim:
-			cols = append(cols, c.Name)
+			cols = append(cols, Quote(c.Name))
 		}
 		if c.Kind == KindPartition {
-			pk = append(pk, c.Name)
+			pk = append(pk, Quote(c.Name))
 		}
 	}
 	if !t.Versioned {
 		for _, c := range t.Writetime() {
-			cols = append(cols, "writetime("+c.Name+")")
+			cols = append(cols, "writetime("+Quote(c.Name)+")")
 		}
 	}
 	token := "token(" + strings.Join(pk, ", ") + ")"
@@ -477,22 +477,22 @@ func (r *renderer) index() []Statement {
 			cs, bs := conds(r.kind(KindPartition))
 			clauses, binds = append(clauses, "WHERE "+strings.Join(cs, " AND ")), bs
 		}
-		clauses = append(clauses, "ORDER BY "+ix.Column+" ANN OF ?", "LIMIT ?")
+		clauses = append(clauses, "ORDER BY "+Quote(ix.Column)+" ANN OF ?", "LIMIT ?")
 		binds = append(binds, Bind{Kind: BindValue, Column: ix.Column}, Bind{Kind: BindLimit})
 		return []Statement{{Slot: SlotNearest, Clauses: clauses, Binds: binds}}
 	}
 	add := func(slot Slot, level int, cs []string, bs []Bind) {
 		r.add(Statement{Slot: slot, Level: level, Clauses: []string{sel, "FROM " + t.Name, "WHERE " + strings.Join(cs, " AND ")}, Binds: bs})
 	}
-	c := ix.Column
-	icond := []string{c + " = ?"}
+	c, qc := ix.Column, Quote(ix.Column)
+	icond := []string{qc + " = ?"}
 	ibinds := []Bind{{Kind: BindValue, Column: c}}
 	switch {
 	case ix.Range:
-		icond = []string{c + " >= ? AND " + c + " < ?"}
+		icond = []string{qc + " >= ? AND " + qc + " < ?"}
 		ibinds = []Bind{{Kind: BindFrom, Column: c}, {Kind: BindTo, Column: c}}
 	case ix.Contains:
-		icond = []string{c + " CONTAINS ?"}
+		icond = []string{qc + " CONTAINS ?"}
 	}
 	pconds, pbinds := conds(r.kind(KindPartition))
 	pconds, pbinds = append(pconds, icond...), append(pbinds, ibinds...)
@@ -511,7 +511,7 @@ func (r *renderer) index() []Statement {
 		var pk, marks []string
 		var binds []Bind
 		for _, c := range r.kind(KindPartition) {
-			pk, marks = append(pk, c.Name), append(marks, "?")
+			pk, marks = append(pk, Quote(c.Name)), append(marks, "?")
 			binds = append(binds, Bind{Column: c.Name})
 		}
 		tok := "token(" + strings.Join(pk, ", ") + ") > token(" + strings.Join(marks, ", ") + ")"
@@ -530,7 +530,7 @@ func conds(cols []Col) ([]string, []Bind) {
 	var cs []string
 	var bs []Bind
 	for _, c := range cols {
-		cs = append(cs, c.Name+" = ?")
+		cs = append(cs, Quote(c.Name)+" = ?")
 		bs = append(bs, Bind{Column: c.Name})
 	}
 	return cs, bs

@@ -24,3 +24,17 @@ func TestColsReadsWhatStringWrites(t *testing.T) {
 		t.Errorf("Cols(%q) = %+v, want %+v", ss, got, cols)
 	}
 }
+
+// Quote leaves a name CQL reads unquoted as it is, and quotes the others:
+// a reserved word (in any case), a name with a capital or a character
+// outside [a-z0-9_], a quote doubled.
+func TestQuote(t *testing.T) {
+	for name, want := range map[string]string{
+		"user_id": "user_id", "v2": "v2", "from": `"from"`, "to": `"to"`, "order": `"order"`,
+		"createdAt": `"createdAt"`, "From": `"From"`, "2fa": `"2fa"`, `a"b`: `"a""b"`,
+	} {
+		if got := Quote(name); got != want {
+			t.Errorf("Quote(%q) = %s, want %s", name, got, want)
+		}
+	}
+}

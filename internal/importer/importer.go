@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/internal/schemadiff"
 	"github.com/cqlgen/cqlgen/internal/validate"
 	"github.com/cqlgen/cqlgen/runtime/cqlscript"
@@ -82,6 +83,16 @@ func RuntimeTable(name string) bool { return strings.HasPrefix(name, "cqlgen_") 
 
 var plainName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
+// quotableName is a column name that needs quotes and that cqlgen writes
+// quoted with db:"name,quoted": letters of either case, digits and
+// underscores, from a letter.
+var quotableName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
+
+// quotable reports whether a column's name, plain or not, can be declared.
+func quotable(name string) bool {
+	return quotableName.MatchString(name) && !strings.HasPrefix(strings.ToLower(name), "cqlgen_")
+}
+
 // needsQuotes reports whether a name can only be written quoted, and
 // how it reads.
 func needsQuotes(name string) bool {
@@ -133,7 +144,7 @@ func Import(s *schemadiff.Schema, opts Options) (*Result, error) {
 	var udtDecls []string
 	for _, ty := range s.Types {
 		if needsQuotes(ty.Name) {
-			im.note(im.typePos(ty), ty.Name, true, "type %s needs quoted names, which cqlgen does not write yet: tables that use it are not imported", ty.Name)
+			im.note(im.typePos(ty), ty.Name, true, "type %s needs a quoted name, which cqlgen writes for the columns of a table only: tables that use it are not imported", cqlspec.Quote(ty.Name))
 			continue
 		}
 		im.m.udts[ty.Name] = im.goName(ty.Name, true)
@@ -264,7 +275,7 @@ func (im *importer) udt(ty *schemadiff.Type) (string, error) {
 	var names []string
 	for _, f := range ty.Fields {
 		if needsQuotes(f.Name) {
-			return "", typeErr("field %s needs quoted names, which cqlgen does not write yet", f.Name)
+			return "", typeErr("field %s needs a quoted name, which cqlgen writes for the columns of a table only", cqlspec.Quote(f.Name))
 		}
 		names = append(names, f.Name)
 	}
@@ -301,7 +312,7 @@ func cqlTag(override string) string {
 func (im *importer) table(t *schemadiff.Table, order int) *table {
 	pos := im.pos(t)
 	if needsQuotes(t.Name) {
-		im.note(pos, t.Name, true, "table %s needs quoted names, which cqlgen does not write yet: not imported", t.Name)
+		im.note(pos, t.Name, true, "table %s needs a quoted name, which cqlgen writes for columns only (db:\"name,quoted\"): not imported", cqlspec.Quote(t.Name))
 		return nil
 	}
 	tb := &table{t: t, order: order, cols: map[string]schemadiff.Column{}}
@@ -310,8 +321,8 @@ func (im *importer) table(t *schemadiff.Table, order int) *table {
 		if slices.Contains(ProtocolColumns, c.Name) {
 			continue
 		}
-		if needsQuotes(c.Name) || strings.HasPrefix(c.Name, "cqlgen_") {
-			quoted = append(quoted, `"`+strings.Trim(c.Name, `"`)+`"`)
+		if !quotable(c.Name) {
+			quoted = append(quoted, cqlspec.Quote(c.Name))
 			continue
 		}
 		tb.cols[c.Name] = c
@@ -324,7 +335,7 @@ func (im *importer) table(t *schemadiff.Table, order int) *table {
 		}
 	}
 	if len(quoted) > 0 {
-		im.note(pos, t.Name, true, "table %s needs quoted names (%s), which cqlgen does not write yet: not imported", t.Name, strings.Join(quoted, ", "))
+		im.note(pos, t.Name, true, "table %s has column names cqlgen cannot declare (%s): a quoted name it writes holds letters, digits and underscores, from a letter, and names starting with cqlgen_ are its own: not imported", t.Name, strings.Join(quoted, ", "))
 		return nil
 	}
 	key := map[string]bool{}
@@ -573,8 +584,11 @@ func (im *importer) indexes(tables []*table, entities []*entity) {
 		col, ok := tb.cols[ix.Column]
 		typ, _ := parseType(col.Type)
 		switch {
-		case needsQuotes(ix.Name) || needsQuotes(ix.Column):
-			skip("it needs quoted names, which cqlgen does not write yet")
+		case needsQuotes(ix.Name):
+			skip("its name needs quotes, which cqlgen writes for the columns of a table only")
+			continue
+		case !quotable(ix.Column):
+			skip("column %s cannot be declared", cqlspec.Quote(ix.Column))
 			continue
 		case ix.Class != "StorageAttachedIndex":
 			what := "a legacy secondary index"
@@ -726,6 +740,10 @@ func (im *importer) writeEntity(b *bytes.Buffer, e *entity) {
 	b.WriteString("\n")
 	for _, f := range e.fields {
 		tag := fmt.Sprintf("db:%q%s", f.col, cqlTag(f.override))
+		if cqlspec.NeedsQuotes(f.col) {
+			// A name the table already has that CQL reads only quoted.
+			tag = fmt.Sprintf("db:%q%s", f.col+",quoted", cqlTag(f.override))
+		}
 		if f.mask != "" {
 			tag += fmt.Sprintf(" mask:%q", f.mask)
 		}

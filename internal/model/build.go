@@ -176,6 +176,9 @@ func (b *builder) field(lf *load.Field) *Field {
 	f := &Field{GoName: lf.Name, Pos: lf.Pos, ColPos: lf.Pos, Go: lf.Type, GoType: GoTypeOf(lf.Type), enum: enumConsts(lf.Type)}
 	if ft.Column != nil {
 		f.Column, f.ColPos = ft.Column.Name, b.tagPos(lf, ft.Column.Off)
+		if ft.Quoted != nil {
+			f.Quoted, f.QuotedPos = true, b.tagPos(lf, ft.Quoted.Off)
+		}
 	} else {
 		col, ok := SnakeCase(lf.Name)
 		if !ok {

@@ -134,6 +134,12 @@ type Field struct {
 	// tells entities apart by itself. UniquePos is where the option is.
 	Unique    bool
 	UniquePos token.Position
+	// Quoted: db:"name,quoted" opts in to a column name CQL reads only
+	// in double quotes (from, createdAt), for the columns of a table that
+	// already exists. Every statement, the DDL and the review page quote
+	// it (cqlspec.Quote). QuotedPos is where the option is.
+	Quoted    bool
+	QuotedPos token.Position
 	// Constants counts the constants declared of the field's named type in
 	// its package: an enum's values, for cardinality checks. 0 when none.
 	Constants int
@@ -496,6 +502,12 @@ type Table struct {
 	// table's primary key, an alternate key claimed by conditional writes.
 	Unique    bool
 	UniquePos token.Position
+	// Quoted: db:"name,quoted" opts in to a column name CQL reads only
+	// in double quotes (from, createdAt), for the columns of a table that
+	// already exists. Every statement, the DDL and the review page quote
+	// it (cqlspec.Quote). QuotedPos is where the option is.
+	Quoted    bool
+	QuotedPos token.Position
 	Method    string // Go name of the read method
 	MethodPos token.Position
 	Doc       string // the access pattern in words

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 )
 
 // Kind classifies a change.
@@ -140,7 +142,7 @@ func compareTable(ot, nt *Table) []Change {
 				static = " STATIC"
 			}
 			out = append(out, Change{Kind: Additive, Table: nt.Name, What: fmt.Sprintf("new column %s %s%s", nc.Name, nc.Type, static),
-				CQL: fmt.Sprintf("ALTER TABLE %s ADD %s %s%s;", nt.Name, nc.Name, nc.Type, static)})
+				CQL: fmt.Sprintf("ALTER TABLE %s ADD %s %s%s;", nt.Name, cqlspec.Quote(nc.Name), nc.Type, static)})
 		case oc.Type != nc.Type:
 			breaking("column %s changes type from %s to %s", nc.Name, oc.Type, nc.Type)
 		case oc.Static != nc.Static:

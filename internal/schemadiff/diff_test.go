@@ -312,3 +312,38 @@ CREATE TABLE IF NOT EXISTS notes_by_tag (
 		t.Errorf("the source of truth dropped: %v", changes)
 	}
 }
+
+// TestParseQuotedNames reads names that need quotes as system_schema
+// stores them (from, createdAt, unquoted, case kept), so that a schema
+// file and a live keyspace compare equal, and writes a new one quoted.
+func TestParseQuotedNames(t *testing.T) {
+	const script = `CREATE TABLE IF NOT EXISTS transfers (
+    "from"      text,
+    "createdAt" timestamp,
+    Amount      bigint,
+    PRIMARY KEY ("from", "createdAt")
+) WITH CLUSTERING ORDER BY ("createdAt" DESC);
+CREATE CUSTOM INDEX IF NOT EXISTS transfers_amount ON transfers ("createdAt") USING 'StorageAttachedIndex';`
+	s, err := Parse(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := s.Table("transfers")
+	if got := []string{tb.Columns[0].Name, tb.Columns[1].Name, tb.Columns[2].Name}; !reflect.DeepEqual(got, []string{"from", "createdAt", "amount"}) {
+		t.Errorf("columns %v", got)
+	}
+	if !reflect.DeepEqual(tb.PartitionKey, []string{"from"}) || tb.Clustering[0].Name != "createdAt" || !tb.Clustering[0].Desc {
+		t.Errorf("key %v %+v", tb.PartitionKey, tb.Clustering)
+	}
+	if ix := s.Indexes[0]; ix.Column != "createdAt" || ix.Target != "createdAt" {
+		t.Errorf("index %+v", ix)
+	}
+	if got := targetText(`"createdAt"`); got != "createdAt" {
+		t.Errorf("live target %q", got)
+	}
+	added, _ := Parse(strings.Replace(script, "Amount      bigint,", "Amount bigint, \"to\" text,", 1))
+	cs := Compare(s, added)
+	if len(cs) != 1 || cs[0].CQL != `ALTER TABLE transfers ADD "to" text;` {
+		t.Errorf("changes %+v", cs)
+	}
+}

@@ -39,23 +39,23 @@ func parseIndex(toks []string) (Index, bool) {
 	if p.is("if") {
 		p.i += 3 // IF NOT EXISTS
 	}
-	ix := Index{Name: strings.ToLower(p.next())}
+	ix := Index{Name: Ident(p.next())}
 	if !p.is("on") {
 		return Index{}, false
 	}
 	p.next()
-	ix.Table = strings.ToLower(p.next())
+	ix.Table = Ident(p.next())
 	if i := strings.LastIndexByte(ix.Table, '.'); i >= 0 {
 		ix.Table = ix.Table[i+1:]
 	}
 	if p.expect("(") != nil {
 		return Index{}, false
 	}
-	ix.Column = target(strings.ToLower(p.next()))
+	ix.Column = target(p.next())
 	ix.Target = ix.Column
 	if p.is("(") { // values(col), keys(col), full(col)
 		p.next()
-		ix.Column = strings.ToLower(p.next())
+		ix.Column = Ident(p.next())
 		ix.Target += "(" + ix.Column + ")"
 		p.next()
 	}
@@ -92,12 +92,21 @@ func parseIndex(toks []string) (Index, bool) {
 }
 
 // target is the column of an index target as system_schema writes it:
-// values(tags) or tags.
+// values(tags), tags, or "to" for a name that needs quotes.
 func target(s string) string {
 	if i := strings.IndexByte(s, '('); i >= 0 && strings.HasSuffix(s, ")") {
-		return s[i+1 : len(s)-1]
+		return Ident(s[i+1 : len(s)-1])
 	}
-	return s
+	return Ident(s)
+}
+
+// targetText is an index target as a file writes it, its column as
+// Ident reads it: values(tags), to.
+func targetText(s string) string {
+	if i := strings.IndexByte(s, '('); i >= 0 && strings.HasSuffix(s, ")") {
+		return strings.ToLower(s[:i]) + "(" + Ident(s[i+1:len(s)-1]) + ")"
+	}
+	return Ident(s)
 }
 
 // index returns the index called name, or nil.
@@ -151,7 +160,7 @@ func liveIndexes(s *gocql.Session, keyspace string) ([]Index, error) {
 	it := s.Query(`SELECT index_name, table_name, options FROM system_schema.indexes WHERE keyspace_name = ?`, keyspace).Iter()
 	for it.Scan(&ix.Name, &ix.Table, &opts) {
 		ix.Column = target(opts["target"])
-		ix.Target = opts["target"]
+		ix.Target = targetText(opts["target"])
 		ix.Class = opts["class_name"]
 		ix.Class = ix.Class[strings.LastIndexByte(ix.Class, '.')+1:]
 		ix.Options = joinOptions(opts)

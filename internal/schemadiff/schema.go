@@ -168,6 +168,17 @@ func tokenize(s string) []string {
 			}
 			toks = append(toks, s[i:min(j+1, len(s))])
 			i = j + 1
+		case c == '"':
+			// A quoted name, one token with its quotes, "" for a quote.
+			j := i + 1
+			for j < len(s) && (s[j] != '"' || j+1 < len(s) && s[j+1] == '"') {
+				if s[j] == '"' {
+					j++
+				}
+				j++
+			}
+			toks = append(toks, s[i:min(j+1, len(s))])
+			i = j + 1
 		case strings.IndexByte("(),<>=;{}:", c) >= 0:
 			toks = append(toks, string(c))
 			i++
@@ -219,7 +230,7 @@ func parseTable(toks []string) (*Table, error) {
 	if i := strings.LastIndexByte(name, '.'); i >= 0 {
 		name = name[i+1:]
 	}
-	t := &Table{Name: strings.ToLower(name)}
+	t := &Table{Name: Ident(name)}
 	if err := p.expect("("); err != nil {
 		return nil, err
 	}
@@ -230,7 +241,7 @@ func parseTable(toks []string) (*Table, error) {
 				return nil, err
 			}
 		} else {
-			col := Column{Name: strings.ToLower(p.next())}
+			col := Column{Name: Ident(p.next())}
 			col.Type = p.typ()
 			for !p.is(",") && !p.is(")") && p.peek() != "" {
 				switch w := strings.ToLower(p.next()); w {
@@ -282,7 +293,7 @@ func parseTable(toks []string) (*Table, error) {
 					return nil, err
 				}
 				for !p.is(")") && p.peek() != "" {
-					col := strings.ToLower(p.next())
+					col := Ident(p.next())
 					desc := strings.EqualFold(p.next(), "desc")
 					for i := range t.Clustering {
 						if t.Clustering[i].Name == col {
@@ -339,12 +350,12 @@ func parseType(toks []string) (*Type, bool) {
 	if i := strings.LastIndexByte(name, '.'); i >= 0 {
 		name = name[i+1:]
 	}
-	ty := &Type{Name: strings.ToLower(name)}
+	ty := &Type{Name: Ident(name)}
 	if p.expect("(") != nil {
 		return nil, false
 	}
 	for !p.is(")") && p.peek() != "" {
-		f := Column{Name: strings.ToLower(p.next())}
+		f := Column{Name: Ident(p.next())}
 		f.Type = p.typ()
 		ty.Fields = append(ty.Fields, f)
 		if p.is(",") {
@@ -379,18 +390,18 @@ func (p *parser) primaryKey(t *Table) error {
 	if p.is("(") {
 		p.next()
 		for !p.is(")") && p.peek() != "" {
-			t.PartitionKey = append(t.PartitionKey, strings.ToLower(p.next()))
+			t.PartitionKey = append(t.PartitionKey, Ident(p.next()))
 			if p.is(",") {
 				p.next()
 			}
 		}
 		p.next()
 	} else {
-		t.PartitionKey = []string{strings.ToLower(p.next())}
+		t.PartitionKey = []string{Ident(p.next())}
 	}
 	for p.is(",") {
 		p.next()
-		t.Clustering = append(t.Clustering, Clustering{Name: strings.ToLower(p.next())})
+		t.Clustering = append(t.Clustering, Clustering{Name: Ident(p.next())})
 	}
 	return p.expect(")")
 }
@@ -413,4 +424,14 @@ func (t *Table) Deprecated() (replacement string, ok bool) {
 		return strings.TrimSpace(name), true
 	}
 	return "", strings.HasPrefix(rest, ":") || rest == ""
+}
+
+// Ident is a name as CQL reads it: a quoted one ("from", "createdAt") as
+// written between its quotes, an unquoted one folded to lower case, as
+// system_schema stores them both.
+func Ident(tok string) string {
+	if len(tok) >= 2 && tok[0] == '"' && tok[len(tok)-1] == '"' {
+		return strings.ReplaceAll(tok[1:len(tok)-1], `""`, `"`)
+	}
+	return strings.ToLower(tok)
 }

@@ -34,7 +34,12 @@ func (t *TypeExpr) String() string {
 
 // Field is what the tag of an entity field says to cqlgen.
 type Field struct {
-	Column *Ident    // from db:"name"; nil when the tag gives none
+	Column *Ident // from db:"name"; nil when the tag gives none
+	// Quoted is the option of db:"name,quoted": the column of an existing
+	// table whose name CQL reads only in double quotes (a reserved word
+	// such as from, or a mixed-case name such as createdAt). Nil when not
+	// given.
+	Quoted *Ident
 	Skip   bool      // db:"-"
 	Type   *TypeExpr // from cql:"type"; nil when the tag gives none
 	// Unique is the option of cql:"type,unique": the column's values are
@@ -111,8 +116,16 @@ func ParseField(lit string) (Field, []*Error) {
 		seen[kv.Key] = true
 		switch kv.Key {
 		case "db":
-			// gocqlx reads only the part before a comma; so do we.
-			name, _, _ := strings.Cut(kv.Value.Text, ",")
+			// gocqlx reads only the part before a comma; so do we, but
+			// for the option quoted, which gocqlx ignores.
+			name, opts, _ := strings.Cut(kv.Value.Text, ",")
+			off := len(name) + 1
+			for _, opt := range strings.Split(opts, ",") {
+				if strings.TrimSpace(opt) == "quoted" {
+					f.Quoted = &Ident{Name: "quoted", Off: kv.Value.Off(off + strings.Index(opt, "quoted"))}
+				}
+				off += len(opt) + 1
+			}
 			switch {
 			case name == "-":
 				f.Skip = true

@@ -222,6 +222,23 @@ func TestParseFieldUnique(t *testing.T) {
 	}
 }
 
+// db:"name,quoted" opts in to a name CQL reads only quoted; the offset
+// points at the option; other options after the comma are gocqlx's and
+// left alone, as before.
+func TestParseFieldQuoted(t *testing.T) {
+	lit := "`db:\"createdAt,omitempty,quoted\"`"
+	f, errs := ParseField(lit)
+	if len(errs) > 0 {
+		t.Fatal(errs[0])
+	}
+	if f.Column.Name != "createdAt" || f.Quoted == nil || lit[f.Quoted.Off:f.Quoted.Off+6] != "quoted" {
+		t.Fatalf("column %+v, quoted %+v", f.Column, f.Quoted)
+	}
+	if f, errs := ParseField("`db:\"from,omitempty\"`"); len(errs) > 0 || f.Quoted != nil || f.Column.Name != "from" {
+		t.Errorf("without the option: %+v, %v", f, errs)
+	}
+}
+
 // FuzzScan checks Scan against reflect.StructTag: wherever Scan accepts a
 // tag, Lookup must find the same first value for every key, and every
 // offset must lie inside the literal.

@@ -17,6 +17,10 @@ func (c *checker) udts(p *model.Package) {
 		}
 		byName[u.Name] = u
 		for _, f := range u.Fields {
+			if f.Quoted {
+				c.diags.Errorf(f.QuotedPos, diag.BadIdentifier, "field %s of type %s: quoted is for the columns of a table; cqlgen does not quote the field names of a user-defined type", f.GoName, u.Name)
+				continue
+			}
 			c.identifier(f.ColPos, "field", f.Column)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/internal/diag"
 	"github.com/cqlgen/cqlgen/internal/model"
 )
@@ -73,20 +74,56 @@ func (c *checker) identifier(pos token.Position, what, name string) {
 	switch {
 	case name == "":
 		c.diags.Errorf(pos, diag.BadIdentifier, "%s name is empty", what)
-	case reserved[strings.ToLower(name)]:
-		c.diags.Errorf(pos, diag.ReservedWord, "%s name %q is a reserved CQL keyword; cqlgen refuses it rather than quote it, because a quoted name must then be quoted in every query, by every tool and every team, forever: choose another name", what, name)
+	case Reserved(strings.ToLower(name)):
+		msg := fmt.Sprintf("%s name %q is a reserved CQL keyword; cqlgen refuses it rather than quote it, because a quoted name must then be quoted in every query, by every tool and every team, forever: choose another name", what, name)
+		if what == "column" {
+			msg += fmt.Sprintf(`; for a column an existing table already has, write db:"%s,quoted" and cqlgen quotes it in every statement it writes`, name)
+		}
+		c.diags.Errorf(pos, diag.ReservedWord, "%s", msg)
 	case what != "table" && what != "keyspace" && strings.HasPrefix(name, "cqlgen_"):
 		c.diags.Errorf(pos, diag.BadIdentifier, "%s name %q: names starting with cqlgen_ are reserved for the columns cqlgen adds", what, name)
 	case !validIdent(name):
 		msg := fmt.Sprintf("%s name %q is not a plain CQL identifier (a lower-case letter, then lower-case letters, digits and underscores)", what, name)
 		if strings.ToLower(name) != name && validIdent(strings.ToLower(name)) {
 			msg += fmt.Sprintf("; CQL folds unquoted names to lower case, so write %q", strings.ToLower(name))
+			if what == "column" {
+				msg += fmt.Sprintf(`, or, for a column an existing table already has under that very name, db:"%s,quoted", and cqlgen quotes it in every statement it writes`, name)
+			}
 		}
 		c.diags.Errorf(pos, diag.BadIdentifier, "%s", msg)
 	case what != "column" && what != "field" && len(name) > maxNameLength:
 		c.diags.Errorf(pos, diag.BadIdentifier, "%s name %q is %d characters long; Cassandra accepts at most %d", what, name, len(name), maxNameLength)
 	}
 }
+
+// quotedColumn checks a column name given with db:"name,quoted": one CQL
+// reads only in double quotes, and that cqlgen can write quoted in every
+// statement: letters, digits and underscores, from a letter.
+func (c *checker) quotedColumn(f *model.Field) {
+	name := f.Column
+	switch {
+	case strings.HasPrefix(strings.ToLower(name), "cqlgen_"):
+		c.diags.Errorf(f.ColPos, diag.BadIdentifier, "column name %q: names starting with cqlgen_ are reserved for the columns cqlgen adds", name)
+	case !quotableIdent(name):
+		c.diags.Errorf(f.ColPos, diag.BadIdentifier, "column name %q cannot be quoted by cqlgen: a quoted name holds letters of either case, digits and underscores, from a letter", name)
+	case !cqlspec.NeedsQuotes(name):
+		c.diags.Errorf(f.QuotedPos, diag.BadIdentifier, "column name %q needs no quotes: drop ,quoted from its db tag", name)
+	}
+}
+
+func quotableIdent(s string) bool {
+	if s == "" || !isLetter(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if ch := s[i]; !isLetter(ch) && !(ch >= '0' && ch <= '9') && ch != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+func isLetter(ch byte) bool { return ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' }
 
 func validIdent(s string) bool {
 	if s == "" || !(s[0] >= 'a' && s[0] <= 'z') {
@@ -103,7 +140,11 @@ func validIdent(s string) bool {
 
 func (c *checker) entity(e *model.Entity) {
 	for _, f := range e.Fields {
-		c.identifier(f.ColPos, "column", f.Column)
+		if f.Quoted {
+			c.quotedColumn(f)
+		} else {
+			c.identifier(f.ColPos, "column", f.Column)
+		}
 		c.uniqueField(f)
 	}
 	if len(e.Tables) == 0 {

@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-// cqlgen import writes a package of declarations from a CQL file, says
+// cqlgen import writes a package of declarations from a CQL file (a
+// column named "from" declared with db:"from,quoted"), says
 // what it could not declare at the table's position, and refuses to
 // overwrite the file it wrote without -force.
 func TestImportCommand(t *testing.T) {
@@ -16,23 +17,25 @@ func TestImportCommand(t *testing.T) {
 	write(t, cql, `CREATE TABLE users (id uuid PRIMARY KEY, email text);
 CREATE TABLE users_by_email (email text, id uuid, PRIMARY KEY (email, id));
 CREATE TABLE moves (id uuid PRIMARY KEY, "from" text);
+CREATE TABLE "Legs" (id uuid PRIMARY KEY);
 `)
 	out := filepath.Join(dir, "shop")
 	code, stdout, stderr := run(t, "import", "-o", out, cql)
 	if code != ExitOK {
 		t.Fatalf("import = %d\n%s", code, stderr)
 	}
-	if !strings.Contains(stderr, "schema.cql:3:1: note: table moves needs quoted names") {
+	if !strings.Contains(stderr, `schema.cql:4:1: note: table "Legs" needs a quoted name`) {
 		t.Errorf("stderr lacks the positioned note:\n%s", stderr)
 	}
-	if !strings.Contains(stdout, "wrote ") || !strings.Contains(stdout, "1 entities for 2 tables (1 merged from several tables), 1 not declared") {
+	if !strings.Contains(stdout, "wrote ") || !strings.Contains(stdout, "2 entities for 3 tables (1 merged from several tables), 1 not declared") {
 		t.Errorf("stdout: %s", stdout)
 	}
 	src, err := os.ReadFile(filepath.Join(out, "shop.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(src), "package shop") || !strings.Contains(string(src), "`table:\"users,canonical\" pk:\"id\" comment:\"\"`") {
+	if !strings.Contains(string(src), "package shop") || !strings.Contains(string(src), "`table:\"users,canonical\" pk:\"id\" comment:\"\"`") ||
+		!strings.Contains(string(src), "`db:\"from,quoted\"`") {
 		t.Errorf("shop.go:\n%s", src)
 	}
 

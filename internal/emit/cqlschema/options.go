@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/internal/model"
 )
 
@@ -42,7 +43,7 @@ func indexes(t *model.Table) []indexView {
 		}
 		out = append(out, indexView{
 			Name: ix.Name, Entity: t.Entity.GoName, Method: ix.Method, Doc: strings.TrimRight(ix.Doc, "."),
-			Table: t.Name, Column: ix.Column.Name, Cost: indexCost(ix), Similarity: ix.Similarity,
+			Table: t.Name, Column: cqlspec.Quote(ix.Column.Name), Cost: indexCost(ix), Similarity: ix.Similarity,
 		})
 	}
 	return out

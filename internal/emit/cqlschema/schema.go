@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/internal/model"
 	"github.com/cqlgen/cqlgen/templates"
 )
@@ -99,12 +100,13 @@ func table(t *model.Table) tableView {
 	}
 	width := 0
 	for _, c := range t.Columns {
-		width = max(width, len(c.Name))
+		width = max(width, len(cqlspec.Quote(c.Name)))
 	}
 	for _, c := range t.Columns {
+		name := cqlspec.Quote(c.Name)
 		tv.Columns = append(tv.Columns, columnView{
-			Name:   c.Name,
-			Pad:    strings.Repeat(" ", width-len(c.Name)),
+			Name:   name,
+			Pad:    strings.Repeat(" ", width-len(name)),
 			Type:   c.Type.String(),
 			Static: c.Kind == model.Static || c.Kind == model.StaticVersion,
 		})
@@ -116,7 +118,7 @@ func table(t *model.Table) tableView {
 	if ck := t.Clustering(); len(ck) > 0 {
 		parts := make([]string, len(ck))
 		for i, c := range ck {
-			parts[i] = c.Name + " " + order(c.Desc)
+			parts[i] = cqlspec.Quote(c.Name) + " " + order(c.Desc)
 		}
 		tv.Options = append(tv.Options, "CLUSTERING ORDER BY ("+strings.Join(parts, ", ")+")")
 	}
@@ -140,14 +142,14 @@ func order(desc bool) string {
 func primaryKey(t *model.Table) string {
 	var pk []string
 	for _, c := range t.PartitionKey() {
-		pk = append(pk, c.Name)
+		pk = append(pk, cqlspec.Quote(c.Name))
 	}
 	parts := []string{strings.Join(pk, ", ")}
 	if len(pk) > 1 {
 		parts[0] = "(" + parts[0] + ")"
 	}
 	for _, c := range t.Clustering() {
-		parts = append(parts, c.Name)
+		parts = append(parts, cqlspec.Quote(c.Name))
 	}
 	return "(" + strings.Join(parts, ", ") + ")"
 }
