@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
 // playListeningHistory is table listening_history, which is the source of
 // truth of Play (statements in schema.md).
@@ -63,59 +63,47 @@ func playCheck(e *Play) error {
 	return nil
 }
 
-var playOne = cqlgenimpl.One[Play]{
+var playOne = &cqlgenimpl.One[Play]{
+	Name:  "Play",
+	Table: playListeningHistory,
 	Check: playCheck,
-	Delete: func(e *Play, ts int64) []any {
-		return []any{ts, e.UserID, e.PlayedAt, e.TrackID}
-	},
 	Key: func(e *Play) []any {
 		return []any{e.UserID, e.PlayedAt, e.TrackID}
 	},
-	Row:   playListeningHistoryRow,
-	Scan:  playListeningHistoryScan,
-	Table: playListeningHistory,
+	Row: playListeningHistoryRow,
+	Remove: func(e *Play, ts int64) []any {
+		return []any{ts, e.UserID, e.PlayedAt, e.TrackID}
+	},
+	Scan: playListeningHistoryScan,
 }
 
-// Insert writes e to listening_history, leaving nil pointers and empty
-// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
-// (docs/repositories.md, Writes).
-func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &playOne, e)
+// Insert writes e to listening_history, nil pointers and empty collections
+// unset (docs/repositories.md, Writes).
+func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
+	return playOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent creates e in listening_history unless a row has its key (IF
-// NOT EXISTS); see docs/repositories.md, Conditional insert.
-func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.Option) (_ cqlgen.Inserted[Play], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &playOne, e)
+// NOT EXISTS; docs/repositories.md).
+func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.Option) (cqlgen.Inserted[Play], error) {
+	return playOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
 // Update writes e over the row with its key in listening_history; nil pointers
 // and empty collections clear their columns.
-func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &playOne, e)
+func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
+	return playOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key from listening_history.
-func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &playOne, e)
+func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
+	return playOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
 // Get reads the Play with the given key from listening_history;
 // cqlgen.ErrNotFound if there is none.
-func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (_ *Play, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Get").End(&err)
-	if userID == "" {
-		return nil, cqlgenimpl.EmptyKey("listening_history", "user_id")
-	}
-	var e Play
-	e.UserID = userID
-	e.PlayedAt = playedAt
-	e.TrackID = trackID
-	return cqlgenimpl.GetOne(ctx, r.s, playListeningHistory.Get, []any{e.UserID, e.PlayedAt, e.TrackID}, playListeningHistoryScan)
+func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (*Play, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Play", "Get", playListeningHistory, []any{userID, playedAt, trackID}, playListeningHistoryScan)
 }
 
 // ListeningHistoryOptions are the optional parts of a ListeningHistory read.
@@ -132,26 +120,19 @@ type ListeningHistoryOptions struct {
 	PlayedAtFromExclusive, PlayedAtToInclusive bool
 }
 
-var playListeningHistoryRead = cqlgenimpl.ReadSpec[Play]{
-	Compare: playListeningHistoryCompare,
-	Key:     playListeningHistoryClustering,
-	Scan:    playListeningHistoryScan,
+var playListeningHistoryRead = &cqlgenimpl.ReadSpec[Play]{
+	Entity:  "Play",
 	Table:   playListeningHistory,
+	Scan:    playListeningHistoryScan,
+	Key:     playListeningHistoryClustering,
+	Compare: playListeningHistoryCompare,
 }
 
 // ListeningHistory reads a user's listening history, newest first, from
 // listening_history, in pages: one partition, in clustering order.
-func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *ListeningHistoryOptions) (_ cqlgen.Page[Play], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "ListeningHistory").End(&err)
-	if userID == "" {
-		return cqlgen.Page[Play]{}, cqlgenimpl.EmptyKey("listening_history", "user_id")
-	}
-	if o == nil {
-		o = &ListeningHistoryOptions{}
-	}
-	spec := playListeningHistoryRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.PlayedAtFrom, o.PlayedAtTo, o.PlayedAtFromExclusive, o.PlayedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *ListeningHistoryOptions) (cqlgen.Page[Play], error) {
+	o = cqlgenimpl.Or(o)
+	return playListeningHistoryRead.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlayedAtFrom, o.PlayedAtTo, o.PlayedAtFromExclusive, o.PlayedAtToInclusive))
 }
 
 // trackTracks is table tracks, which is the source of truth of Track
@@ -265,6 +246,9 @@ func trackCheckKey(e *Track) error {
 }
 
 var trackWrites = &cqlgenimpl.Entity[Track]{
+	Name:      "Track",
+	Check:     trackCheck,
+	CheckKey:  trackCheckKey,
 	Canonical: trackTracks,
 	State:     trackTracksState,
 	ScanState: trackTracksScanState,
@@ -283,69 +267,34 @@ var trackWrites = &cqlgenimpl.Entity[Track]{
 	},
 }
 
-// Insert creates or replaces e in every table of Track, leaving nil pointers
-// and empty collections unset, through the write protocol on tracks
-// (docs/repositories.md, The write protocol).
-func (r *TrackRepo) Insert(ctx context.Context, e *Track, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, trackCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, trackWrites, cqlgenimpl.OpInsert, e)
+// Insert creates or replaces e in every table, nil pointers and empty
+// collections unset (docs/repositories.md, The write protocol).
+func (r *TrackRepo) Insert(ctx context.Context, e *Track, opts ...cqlgen.Option) error {
+	return trackWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
 // Update replaces the Track with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// tracks (docs/repositories.md, The write protocol).
-func (r *TrackRepo) Update(ctx context.Context, e *Track, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, trackCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, trackWrites, cqlgenimpl.OpUpdate, e)
+// empty collections clearing their columns.
+func (r *TrackRepo) Update(ctx context.Context, e *Track, opts ...cqlgen.Option) error {
+	return trackWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
 // Delete removes the Track with e's key from every table (e needs only its
-// key), through the write protocol on tracks (docs/repositories.md, The write
-// protocol).
-func (r *TrackRepo) Delete(ctx context.Context, e *Track, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, trackCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, trackWrites, cqlgenimpl.OpDelete, e)
+// key).
+func (r *TrackRepo) Delete(ctx context.Context, e *Track, opts ...cqlgen.Option) error {
+	return trackWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Track with the given key from tracks with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *TrackRepo) GetVersioned(ctx context.Context, trackID string) (_ *Track, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "GetVersioned").End(&err)
-	if trackID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("tracks", "track_id")
-	}
-	e := &Track{}
-	e.TrackID = trackID
-	return cqlgenimpl.Versioned(ctx, r.s, trackWrites, e)
+// GetVersioned reads the Track with the given key and its version, for
+// cqlgen.IfVersion.
+func (r *TrackRepo) GetVersioned(ctx context.Context, trackID string) (*Track, int64, error) {
+	return trackWrites.GetVersioned(ctx, r.s, &Track{TrackID: trackID})
 }
 
-// Modify reads the Track with the given key, lets change edit it and writes it
-// back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *TrackRepo) Modify(ctx context.Context, trackID string, change func(*Track) error, opts ...cqlgen.Option) (_ *Track, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Modify").End(&err)
-	if trackID == "" {
-		return nil, cqlgenimpl.EmptyKey("tracks", "track_id")
-	}
-	e := &Track{}
-	e.TrackID = trackID
-	o, err := cqlgenimpl.BeginVersioned(e, trackCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, trackWrites, e, trackCheck, change)
+// Modify edits the Track with the given key by change until no one changed it
+// between (docs/repositories.md).
+func (r *TrackRepo) Modify(ctx context.Context, trackID string, change func(*Track) error, opts ...cqlgen.Option) (*Track, error) {
+	return trackWrites.Modify(ctx, r.s, r.opts, opts, &Track{TrackID: trackID}, change)
 }
 
 // Entity is Track.
@@ -355,50 +304,34 @@ func (r *TrackRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write: all but tracks.
 func (r *TrackRepo) Tables() []string {
-	return []string{"top_tracks_by_artist"}
+	return trackWrites.Tables()
 }
 
 // Verify reports the rows missing, stale or orphaned against tracks.
-func (r *TrackRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, trackWrites, "Track", false, o)
+func (r *TrackRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return trackWrites.Verify(ctx, r.s, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *TrackRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, trackWrites, "Track", true, o)
+func (r *TrackRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return trackWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row tracks implies into table.
-func (r *TrackRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, trackWrites, "Track", table, o)
+func (r *TrackRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return trackWrites.Backfill(ctx, r.s, table, o)
 }
 
 // Get reads the Track with the given key from tracks; cqlgen.ErrNotFound if
 // there is none.
-func (r *TrackRepo) Get(ctx context.Context, trackID string) (_ *Track, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Get").End(&err)
-	if trackID == "" {
-		return nil, cqlgenimpl.EmptyKey("tracks", "track_id")
-	}
-	var e Track
-	e.TrackID = trackID
-	return cqlgenimpl.GetOne(ctx, r.s, trackTracks.Get, []any{e.TrackID}, trackTracksScan)
+func (r *TrackRepo) Get(ctx context.Context, trackID string) (*Track, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Track", "Get", trackTracks, []any{trackID}, trackTracksScan)
 }
 
-// GetMany reads the Tracks with the given track_id values from tracks in one
-// query: Rows[i] is trackIDs[i]'s, nil when missing (docs/repositories.md,
-// Multi-get).
-func (r *TrackRepo) GetMany(ctx context.Context, trackIDs []string) (_ cqlgen.Found[Track], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "GetMany").End(&err)
-	for _, k := range trackIDs {
-		if k == "" {
-			return cqlgen.Found[Track]{}, cqlgenimpl.EmptyKey("tracks", "track_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, trackTracks, []any{}, trackIDs, r.opts.MaxKeys, trackTracksScan, func(e *Track) string {
+// GetMany reads the Tracks with the given track_id values in one query:
+// Rows[i] is trackIDs[i]'s, nil when missing.
+func (r *TrackRepo) GetMany(ctx context.Context, trackIDs []string) (cqlgen.Found[Track], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Track", trackTracks, []any{}, trackIDs, trackTracksScan, func(e *Track) string {
 		return e.TrackID
 	})
 }
@@ -417,26 +350,19 @@ type TopTracksByArtistOptions struct {
 	PlayCountFromExclusive, PlayCountToInclusive bool
 }
 
-var trackTopTracksByArtistRead = cqlgenimpl.ReadSpec[Track]{
-	Compare: trackTopTracksByArtistCompare,
-	Key:     trackTopTracksByArtistClustering,
-	Scan:    trackTopTracksByArtistScan,
+var trackTopTracksByArtistRead = &cqlgenimpl.ReadSpec[Track]{
+	Entity:  "Track",
 	Table:   trackTopTracksByArtist,
+	Scan:    trackTopTracksByArtistScan,
+	Key:     trackTopTracksByArtistClustering,
+	Compare: trackTopTracksByArtistCompare,
 }
 
 // TopTracksByArtist reads an artist's top tracks, most played first, from
 // top_tracks_by_artist, in pages: one partition, in clustering order.
-func (r *TrackRepo) TopTracksByArtist(ctx context.Context, artistID string, o *TopTracksByArtistOptions) (_ cqlgen.Page[Track], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "TopTracksByArtist").End(&err)
-	if artistID == "" {
-		return cqlgen.Page[Track]{}, cqlgenimpl.EmptyKey("top_tracks_by_artist", "artist_id")
-	}
-	if o == nil {
-		o = &TopTracksByArtistOptions{}
-	}
-	spec := trackTopTracksByArtistRead.With([]any{artistID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.PlayCountFrom, o.PlayCountTo, o.PlayCountFromExclusive, o.PlayCountToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *TrackRepo) TopTracksByArtist(ctx context.Context, artistID string, o *TopTracksByArtistOptions) (cqlgen.Page[Track], error) {
+	o = cqlgenimpl.Or(o)
+	return trackTopTracksByArtistRead.Page(ctx, r.s, r.opts, []any{artistID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlayCountFrom, o.PlayCountTo, o.PlayCountFromExclusive, o.PlayCountToInclusive))
 }
 
 // playlistTrackPlaylistTracks is table playlist_tracks, which is the source of
@@ -485,59 +411,47 @@ func playlistTrackCheck(e *PlaylistTrack) error {
 	return nil
 }
 
-var playlistTrackOne = cqlgenimpl.One[PlaylistTrack]{
+var playlistTrackOne = &cqlgenimpl.One[PlaylistTrack]{
+	Name:  "PlaylistTrack",
+	Table: playlistTrackPlaylistTracks,
 	Check: playlistTrackCheck,
-	Delete: func(e *PlaylistTrack, ts int64) []any {
-		return []any{ts, e.PlaylistID, e.Position, e.TrackID}
-	},
 	Key: func(e *PlaylistTrack) []any {
 		return []any{e.PlaylistID, e.Position, e.TrackID}
 	},
-	Row:   playlistTrackPlaylistTracksRow,
-	Scan:  playlistTrackPlaylistTracksScan,
-	Table: playlistTrackPlaylistTracks,
+	Row: playlistTrackPlaylistTracksRow,
+	Remove: func(e *PlaylistTrack, ts int64) []any {
+		return []any{ts, e.PlaylistID, e.Position, e.TrackID}
+	},
+	Scan: playlistTrackPlaylistTracksScan,
 }
 
-// Insert writes e to playlist_tracks, leaving nil pointers and empty
-// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// Insert writes e to playlist_tracks, nil pointers and empty collections unset
 // (docs/repositories.md, Writes).
-func (r *PlaylistTrackRepo) Insert(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &playlistTrackOne, e)
+func (r *PlaylistTrackRepo) Insert(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) error {
+	return playlistTrackOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent creates e in playlist_tracks unless a row has its key (IF NOT
-// EXISTS); see docs/repositories.md, Conditional insert.
-func (r *PlaylistTrackRepo) InsertIfAbsent(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (_ cqlgen.Inserted[PlaylistTrack], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &playlistTrackOne, e)
+// EXISTS; docs/repositories.md).
+func (r *PlaylistTrackRepo) InsertIfAbsent(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (cqlgen.Inserted[PlaylistTrack], error) {
+	return playlistTrackOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
 // Update writes e over the row with its key in playlist_tracks; nil pointers
 // and empty collections clear their columns.
-func (r *PlaylistTrackRepo) Update(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &playlistTrackOne, e)
+func (r *PlaylistTrackRepo) Update(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) error {
+	return playlistTrackOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key from playlist_tracks.
-func (r *PlaylistTrackRepo) Delete(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &playlistTrackOne, e)
+func (r *PlaylistTrackRepo) Delete(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) error {
+	return playlistTrackOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
 // Get reads the PlaylistTrack with the given key from playlist_tracks;
 // cqlgen.ErrNotFound if there is none.
-func (r *PlaylistTrackRepo) Get(ctx context.Context, playlistID string, position int32, trackID string) (_ *PlaylistTrack, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "Get").End(&err)
-	if playlistID == "" {
-		return nil, cqlgenimpl.EmptyKey("playlist_tracks", "playlist_id")
-	}
-	var e PlaylistTrack
-	e.PlaylistID = playlistID
-	e.Position = position
-	e.TrackID = trackID
-	return cqlgenimpl.GetOne(ctx, r.s, playlistTrackPlaylistTracks.Get, []any{e.PlaylistID, e.Position, e.TrackID}, playlistTrackPlaylistTracksScan)
+func (r *PlaylistTrackRepo) Get(ctx context.Context, playlistID string, position int32, trackID string) (*PlaylistTrack, error) {
+	return cqlgenimpl.Get(ctx, r.s, "PlaylistTrack", "Get", playlistTrackPlaylistTracks, []any{playlistID, position, trackID}, playlistTrackPlaylistTracksScan)
 }
 
 // PlaylistTracksOptions are the optional parts of a PlaylistTracks read.
@@ -554,26 +468,19 @@ type PlaylistTracksOptions struct {
 	PositionFromExclusive, PositionToInclusive bool
 }
 
-var playlistTrackPlaylistTracksRead = cqlgenimpl.ReadSpec[PlaylistTrack]{
-	Compare: playlistTrackPlaylistTracksCompare,
-	Key:     playlistTrackPlaylistTracksClustering,
-	Scan:    playlistTrackPlaylistTracksScan,
+var playlistTrackPlaylistTracksRead = &cqlgenimpl.ReadSpec[PlaylistTrack]{
+	Entity:  "PlaylistTrack",
 	Table:   playlistTrackPlaylistTracks,
+	Scan:    playlistTrackPlaylistTracksScan,
+	Key:     playlistTrackPlaylistTracksClustering,
+	Compare: playlistTrackPlaylistTracksCompare,
 }
 
 // PlaylistTracks reads the tracks of a playlist, in order, from
 // playlist_tracks, in pages: one partition, in clustering order.
-func (r *PlaylistTrackRepo) PlaylistTracks(ctx context.Context, playlistID string, o *PlaylistTracksOptions) (_ cqlgen.Page[PlaylistTrack], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "PlaylistTracks").End(&err)
-	if playlistID == "" {
-		return cqlgen.Page[PlaylistTrack]{}, cqlgenimpl.EmptyKey("playlist_tracks", "playlist_id")
-	}
-	if o == nil {
-		o = &PlaylistTracksOptions{}
-	}
-	spec := playlistTrackPlaylistTracksRead.With([]any{playlistID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.PositionFrom, o.PositionTo, o.PositionFromExclusive, o.PositionToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *PlaylistTrackRepo) PlaylistTracks(ctx context.Context, playlistID string, o *PlaylistTracksOptions) (cqlgen.Page[PlaylistTrack], error) {
+	o = cqlgenimpl.Or(o)
+	return playlistTrackPlaylistTracksRead.Page(ctx, r.s, r.opts, []any{playlistID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PositionFrom, o.PositionTo, o.PositionFromExclusive, o.PositionToInclusive))
 }
 
 // chartEntryDailyTrackPlays is table daily_track_plays, which is the source of
@@ -691,6 +598,9 @@ func chartEntryCheckKey(e *ChartEntry) error {
 }
 
 var chartEntryWrites = &cqlgenimpl.Entity[ChartEntry]{
+	Name:      "ChartEntry",
+	Check:     chartEntryCheck,
+	CheckKey:  chartEntryCheckKey,
 	Canonical: chartEntryDailyTrackPlays,
 	State:     chartEntryDailyTrackPlaysState,
 	ScanState: chartEntryDailyTrackPlaysScanState,
@@ -709,77 +619,34 @@ var chartEntryWrites = &cqlgenimpl.Entity[ChartEntry]{
 	},
 }
 
-// Insert creates or replaces e in every table of ChartEntry, leaving nil
-// pointers and empty collections unset, through the write protocol on
-// daily_track_plays (docs/repositories.md, The write protocol).
-func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, chartEntryCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, chartEntryWrites, cqlgenimpl.OpInsert, e)
+// Insert creates or replaces e in every table, nil pointers and empty
+// collections unset (docs/repositories.md, The write protocol).
+func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
+	return chartEntryWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
 // Update replaces the ChartEntry with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// daily_track_plays (docs/repositories.md, The write protocol).
-func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, chartEntryCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, chartEntryWrites, cqlgenimpl.OpUpdate, e)
+// empty collections clearing their columns.
+func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
+	return chartEntryWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
 // Delete removes the ChartEntry with e's key from every table (e needs only
-// its key), through the write protocol on daily_track_plays
-// (docs/repositories.md, The write protocol).
-func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, chartEntryCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, chartEntryWrites, cqlgenimpl.OpDelete, e)
+// its key).
+func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
+	return chartEntryWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the ChartEntry with the given key from daily_track_plays
-// with its version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *ChartEntryRepo) GetVersioned(ctx context.Context, chartDate time.Time, trackID string) (_ *ChartEntry, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "GetVersioned").End(&err)
-	if chartDate.IsZero() {
-		return nil, 0, cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
-	}
-	if trackID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("daily_track_plays", "track_id")
-	}
-	e := &ChartEntry{}
-	e.ChartDate = chartDate
-	e.TrackID = trackID
-	return cqlgenimpl.Versioned(ctx, r.s, chartEntryWrites, e)
+// GetVersioned reads the ChartEntry with the given key and its version, for
+// cqlgen.IfVersion.
+func (r *ChartEntryRepo) GetVersioned(ctx context.Context, chartDate time.Time, trackID string) (*ChartEntry, int64, error) {
+	return chartEntryWrites.GetVersioned(ctx, r.s, &ChartEntry{ChartDate: chartDate, TrackID: trackID})
 }
 
-// Modify reads the ChartEntry with the given key, lets change edit it and
-// writes it back if no one changed it since, else tries again
-// (docs/repositories.md, Concurrent edits).
-func (r *ChartEntryRepo) Modify(ctx context.Context, chartDate time.Time, trackID string, change func(*ChartEntry) error, opts ...cqlgen.Option) (_ *ChartEntry, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Modify").End(&err)
-	if chartDate.IsZero() {
-		return nil, cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
-	}
-	if trackID == "" {
-		return nil, cqlgenimpl.EmptyKey("daily_track_plays", "track_id")
-	}
-	e := &ChartEntry{}
-	e.ChartDate = chartDate
-	e.TrackID = trackID
-	o, err := cqlgenimpl.BeginVersioned(e, chartEntryCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, chartEntryWrites, e, chartEntryCheck, change)
+// Modify edits the ChartEntry with the given key by change until no one
+// changed it between (docs/repositories.md).
+func (r *ChartEntryRepo) Modify(ctx context.Context, chartDate time.Time, trackID string, change func(*ChartEntry) error, opts ...cqlgen.Option) (*ChartEntry, error) {
+	return chartEntryWrites.Modify(ctx, r.s, r.opts, opts, &ChartEntry{ChartDate: chartDate, TrackID: trackID}, change)
 }
 
 // Entity is ChartEntry.
@@ -790,58 +657,35 @@ func (r *ChartEntryRepo) Entity() string {
 // Tables lists the tables Repair and Backfill write: all but
 // daily_track_plays.
 func (r *ChartEntryRepo) Tables() []string {
-	return []string{"daily_charts"}
+	return chartEntryWrites.Tables()
 }
 
 // Verify reports the rows missing, stale or orphaned against
 // daily_track_plays.
-func (r *ChartEntryRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, chartEntryWrites, "ChartEntry", false, o)
+func (r *ChartEntryRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return chartEntryWrites.Verify(ctx, r.s, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *ChartEntryRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, chartEntryWrites, "ChartEntry", true, o)
+func (r *ChartEntryRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return chartEntryWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row daily_track_plays implies into table.
-func (r *ChartEntryRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, chartEntryWrites, "ChartEntry", table, o)
+func (r *ChartEntryRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return chartEntryWrites.Backfill(ctx, r.s, table, o)
 }
 
 // Get reads the ChartEntry with the given key from daily_track_plays;
 // cqlgen.ErrNotFound if there is none.
-func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, trackID string) (_ *ChartEntry, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Get").End(&err)
-	if chartDate.IsZero() {
-		return nil, cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
-	}
-	if trackID == "" {
-		return nil, cqlgenimpl.EmptyKey("daily_track_plays", "track_id")
-	}
-	var e ChartEntry
-	e.ChartDate = chartDate
-	e.TrackID = trackID
-	return cqlgenimpl.GetOne(ctx, r.s, chartEntryDailyTrackPlays.Get, []any{e.ChartDate, e.TrackID}, chartEntryDailyTrackPlaysScan)
+func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, trackID string) (*ChartEntry, error) {
+	return cqlgenimpl.Get(ctx, r.s, "ChartEntry", "Get", chartEntryDailyTrackPlays, []any{chartDate, trackID}, chartEntryDailyTrackPlaysScan)
 }
 
 // GetMany reads the ChartEntrys of one chart_date with the given track_id
-// values from daily_track_plays in one query: Rows[i] is trackIDs[i]'s, nil
-// when missing (docs/repositories.md, Multi-get).
-func (r *ChartEntryRepo) GetMany(ctx context.Context, chartDate time.Time, trackIDs []string) (_ cqlgen.Found[ChartEntry], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "GetMany").End(&err)
-	if chartDate.IsZero() {
-		return cqlgen.Found[ChartEntry]{}, cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
-	}
-	for _, k := range trackIDs {
-		if k == "" {
-			return cqlgen.Found[ChartEntry]{}, cqlgenimpl.EmptyKey("daily_track_plays", "track_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, chartEntryDailyTrackPlays, []any{chartDate}, trackIDs, r.opts.MaxKeys, chartEntryDailyTrackPlaysScan, func(e *ChartEntry) string {
+// values in one query: Rows[i] is trackIDs[i]'s, nil when missing.
+func (r *ChartEntryRepo) GetMany(ctx context.Context, chartDate time.Time, trackIDs []string) (cqlgen.Found[ChartEntry], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "ChartEntry", chartEntryDailyTrackPlays, []any{chartDate}, trackIDs, chartEntryDailyTrackPlaysScan, func(e *ChartEntry) string {
 		return e.TrackID
 	})
 }
@@ -860,27 +704,20 @@ type DailyChartsOptions struct {
 	PlayCountFromExclusive, PlayCountToInclusive bool
 }
 
-var chartEntryDailyChartsRead = cqlgenimpl.ReadSpec[ChartEntry]{
+var chartEntryDailyChartsRead = &cqlgenimpl.ReadSpec[ChartEntry]{
+	Entity:      "ChartEntry",
+	Table:       chartEntryDailyCharts,
+	Scan:        chartEntryDailyChartsScan,
+	Key:         chartEntryDailyChartsClustering,
 	Compare:     chartEntryDailyChartsCompare,
 	HashBuckets: 100,
-	Key:         chartEntryDailyChartsClustering,
-	Scan:        chartEntryDailyChartsScan,
-	Table:       chartEntryDailyCharts,
 }
 
 // DailyCharts reads a day's chart, most played first, from daily_charts, in
 // pages: all 100 hash buckets read in parallel and merged in clustering order.
-func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o *DailyChartsOptions) (_ cqlgen.Page[ChartEntry], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "DailyCharts").End(&err)
-	if chartDate.IsZero() {
-		return cqlgen.Page[ChartEntry]{}, cqlgenimpl.EmptyKey("daily_charts", "chart_date")
-	}
-	if o == nil {
-		o = &DailyChartsOptions{}
-	}
-	spec := chartEntryDailyChartsRead.With([]any{chartDate}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.PlayCountFrom, o.PlayCountTo, o.PlayCountFromExclusive, o.PlayCountToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o *DailyChartsOptions) (cqlgen.Page[ChartEntry], error) {
+	o = cqlgenimpl.Or(o)
+	return chartEntryDailyChartsRead.Page(ctx, r.s, r.opts, []any{chartDate}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlayCountFrom, o.PlayCountTo, o.PlayCountFromExclusive, o.PlayCountToInclusive))
 }
 
 // releaseReleases is table releases, which is the source of truth of Release
@@ -992,6 +829,9 @@ func releaseCheckKey(e *Release) error {
 }
 
 var releaseWrites = &cqlgenimpl.Entity[Release]{
+	Name:      "Release",
+	Check:     releaseCheck,
+	CheckKey:  releaseCheckKey,
 	Canonical: releaseReleases,
 	State:     releaseReleasesState,
 	ScanState: releaseReleasesScanState,
@@ -1010,69 +850,34 @@ var releaseWrites = &cqlgenimpl.Entity[Release]{
 	},
 }
 
-// Insert creates or replaces e in every table of Release, leaving nil pointers
-// and empty collections unset, through the write protocol on releases
-// (docs/repositories.md, The write protocol).
-func (r *ReleaseRepo) Insert(ctx context.Context, e *Release, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, releaseCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, releaseWrites, cqlgenimpl.OpInsert, e)
+// Insert creates or replaces e in every table, nil pointers and empty
+// collections unset (docs/repositories.md, The write protocol).
+func (r *ReleaseRepo) Insert(ctx context.Context, e *Release, opts ...cqlgen.Option) error {
+	return releaseWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
 // Update replaces the Release with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// releases (docs/repositories.md, The write protocol).
-func (r *ReleaseRepo) Update(ctx context.Context, e *Release, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, releaseCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, releaseWrites, cqlgenimpl.OpUpdate, e)
+// empty collections clearing their columns.
+func (r *ReleaseRepo) Update(ctx context.Context, e *Release, opts ...cqlgen.Option) error {
+	return releaseWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
 // Delete removes the Release with e's key from every table (e needs only its
-// key), through the write protocol on releases (docs/repositories.md, The
-// write protocol).
-func (r *ReleaseRepo) Delete(ctx context.Context, e *Release, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, releaseCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, releaseWrites, cqlgenimpl.OpDelete, e)
+// key).
+func (r *ReleaseRepo) Delete(ctx context.Context, e *Release, opts ...cqlgen.Option) error {
+	return releaseWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Release with the given key from releases with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *ReleaseRepo) GetVersioned(ctx context.Context, releaseID gocql.UUID) (_ *Release, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "GetVersioned").End(&err)
-	if cqlgenimpl.IsZeroUUID(releaseID) {
-		return nil, 0, cqlgenimpl.EmptyKey("releases", "release_id")
-	}
-	e := &Release{}
-	e.ReleaseID = releaseID
-	return cqlgenimpl.Versioned(ctx, r.s, releaseWrites, e)
+// GetVersioned reads the Release with the given key and its version, for
+// cqlgen.IfVersion.
+func (r *ReleaseRepo) GetVersioned(ctx context.Context, releaseID gocql.UUID) (*Release, int64, error) {
+	return releaseWrites.GetVersioned(ctx, r.s, &Release{ReleaseID: releaseID})
 }
 
-// Modify reads the Release with the given key, lets change edit it and writes
-// it back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *ReleaseRepo) Modify(ctx context.Context, releaseID gocql.UUID, change func(*Release) error, opts ...cqlgen.Option) (_ *Release, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Modify").End(&err)
-	if cqlgenimpl.IsZeroUUID(releaseID) {
-		return nil, cqlgenimpl.EmptyKey("releases", "release_id")
-	}
-	e := &Release{}
-	e.ReleaseID = releaseID
-	o, err := cqlgenimpl.BeginVersioned(e, releaseCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, releaseWrites, e, releaseCheck, change)
+// Modify edits the Release with the given key by change until no one changed
+// it between (docs/repositories.md).
+func (r *ReleaseRepo) Modify(ctx context.Context, releaseID gocql.UUID, change func(*Release) error, opts ...cqlgen.Option) (*Release, error) {
+	return releaseWrites.Modify(ctx, r.s, r.opts, opts, &Release{ReleaseID: releaseID}, change)
 }
 
 // Entity is Release.
@@ -1082,50 +887,34 @@ func (r *ReleaseRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write: all but releases.
 func (r *ReleaseRepo) Tables() []string {
-	return []string{"new_releases"}
+	return releaseWrites.Tables()
 }
 
 // Verify reports the rows missing, stale or orphaned against releases.
-func (r *ReleaseRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, releaseWrites, "Release", false, o)
+func (r *ReleaseRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return releaseWrites.Verify(ctx, r.s, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *ReleaseRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, releaseWrites, "Release", true, o)
+func (r *ReleaseRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return releaseWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row releases implies into table.
-func (r *ReleaseRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, releaseWrites, "Release", table, o)
+func (r *ReleaseRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return releaseWrites.Backfill(ctx, r.s, table, o)
 }
 
 // Get reads the Release with the given key from releases; cqlgen.ErrNotFound
 // if there is none.
-func (r *ReleaseRepo) Get(ctx context.Context, releaseID gocql.UUID) (_ *Release, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Get").End(&err)
-	if cqlgenimpl.IsZeroUUID(releaseID) {
-		return nil, cqlgenimpl.EmptyKey("releases", "release_id")
-	}
-	var e Release
-	e.ReleaseID = releaseID
-	return cqlgenimpl.GetOne(ctx, r.s, releaseReleases.Get, []any{e.ReleaseID}, releaseReleasesScan)
+func (r *ReleaseRepo) Get(ctx context.Context, releaseID gocql.UUID) (*Release, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Release", "Get", releaseReleases, []any{releaseID}, releaseReleasesScan)
 }
 
-// GetMany reads the Releases with the given release_id values from releases in
-// one query: Rows[i] is releaseIDs[i]'s, nil when missing
-// (docs/repositories.md, Multi-get).
-func (r *ReleaseRepo) GetMany(ctx context.Context, releaseIDs []gocql.UUID) (_ cqlgen.Found[Release], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "GetMany").End(&err)
-	for _, k := range releaseIDs {
-		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Release]{}, cqlgenimpl.EmptyKey("releases", "release_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, releaseReleases, []any{}, releaseIDs, r.opts.MaxKeys, releaseReleasesScan, func(e *Release) gocql.UUID {
+// GetMany reads the Releases with the given release_id values in one query:
+// Rows[i] is releaseIDs[i]'s, nil when missing.
+func (r *ReleaseRepo) GetMany(ctx context.Context, releaseIDs []gocql.UUID) (cqlgen.Found[Release], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Release", releaseReleases, []any{}, releaseIDs, releaseReleasesScan, func(e *Release) gocql.UUID {
 		return e.ReleaseID
 	})
 }
@@ -1149,28 +938,19 @@ type NewReleasesOptions struct {
 	LookBack int
 }
 
-var releaseNewReleasesRead = cqlgenimpl.ReadSpec[Release]{
-	Compare: releaseNewReleasesCompare,
-	Key:     releaseNewReleasesClustering,
-	Scan:    releaseNewReleasesScan,
-	Table:   releaseNewReleases,
+var releaseNewReleasesRead = &cqlgenimpl.ReadSpec[Release]{
+	Entity:      "Release",
+	Table:       releaseNewReleases,
+	Scan:        releaseNewReleasesScan,
+	Key:         releaseNewReleasesClustering,
+	Compare:     releaseNewReleasesCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
 // NewReleases reads every artist's releases, newest first, a partition a day,
 // from new_releases, in pages: time buckets from the newest back, each in
 // clustering order.
-func (r *ReleaseRepo) NewReleases(ctx context.Context, o *NewReleasesOptions) (_ cqlgen.Page[Release], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "NewReleases").End(&err)
-	if o == nil {
-		o = &NewReleasesOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.DayBuckets
-	spec := releaseNewReleasesRead.With([]any{}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.ReleasedAtFrom, o.ReleasedAtTo, o.ReleasedAtFromExclusive, o.ReleasedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *ReleaseRepo) NewReleases(ctx context.Context, o *NewReleasesOptions) (cqlgen.Page[Release], error) {
+	o = cqlgenimpl.Or(o)
+	return releaseNewReleasesRead.Page(ctx, r.s, r.opts, []any{}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.ReleasedAtFrom, o.ReleasedAtTo, o.ReleasedAtFromExclusive, o.ReleasedAtToInclusive))
 }

@@ -15,8 +15,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
 // everythingEverything is table everything, which is the source of truth of
 // Everything (statements in schema.md).
@@ -194,6 +194,9 @@ func everythingCheckKey(e *Everything) error {
 }
 
 var everythingWrites = &cqlgenimpl.Entity[Everything]{
+	Name:      "Everything",
+	Check:     everythingCheck,
+	CheckKey:  everythingCheckKey,
 	Canonical: everythingEverything,
 	State:     everythingEverythingState,
 	ScanState: everythingEverythingScanState,
@@ -213,73 +216,34 @@ var everythingWrites = &cqlgenimpl.Entity[Everything]{
 	},
 }
 
-// Insert creates or replaces e in every table of Everything, leaving nil
-// pointers and empty collections unset, through the write protocol on
-// everything (docs/repositories.md, The write protocol).
-func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, everythingCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, everythingWrites, cqlgenimpl.OpInsert, e)
+// Insert creates or replaces e in every table, nil pointers and empty
+// collections unset (docs/repositories.md, The write protocol).
+func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
+	return everythingWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
 // Update replaces the Everything with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// everything (docs/repositories.md, The write protocol).
-func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, everythingCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, everythingWrites, cqlgenimpl.OpUpdate, e)
+// empty collections clearing their columns.
+func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
+	return everythingWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
 // Delete removes the Everything with e's key from every table (e needs only
-// its key), through the write protocol on everything (docs/repositories.md,
-// The write protocol).
-func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, everythingCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, everythingWrites, cqlgenimpl.OpDelete, e)
+// its key).
+func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
+	return everythingWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Everything with the given key from everything with
-// its version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *EverythingRepo) GetVersioned(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (_ *Everything, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "GetVersioned").End(&err)
-	if cqlgenimpl.IsZeroUUID(id) {
-		return nil, 0, cqlgenimpl.EmptyKey("everything", "id")
-	}
-	e := &Everything{}
-	e.ID = id
-	e.TagsKey = tagsKey
-	e.Day = day
-	return cqlgenimpl.Versioned(ctx, r.s, everythingWrites, e)
+// GetVersioned reads the Everything with the given key and its version, for
+// cqlgen.IfVersion.
+func (r *EverythingRepo) GetVersioned(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (*Everything, int64, error) {
+	return everythingWrites.GetVersioned(ctx, r.s, &Everything{ID: id, TagsKey: tagsKey, Day: day})
 }
 
-// Modify reads the Everything with the given key, lets change edit it and
-// writes it back if no one changed it since, else tries again
-// (docs/repositories.md, Concurrent edits).
-func (r *EverythingRepo) Modify(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time, change func(*Everything) error, opts ...cqlgen.Option) (_ *Everything, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Modify").End(&err)
-	if cqlgenimpl.IsZeroUUID(id) {
-		return nil, cqlgenimpl.EmptyKey("everything", "id")
-	}
-	e := &Everything{}
-	e.ID = id
-	e.TagsKey = tagsKey
-	e.Day = day
-	o, err := cqlgenimpl.BeginVersioned(e, everythingCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, everythingWrites, e, everythingCheck, change)
+// Modify edits the Everything with the given key by change until no one
+// changed it between (docs/repositories.md).
+func (r *EverythingRepo) Modify(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time, change func(*Everything) error, opts ...cqlgen.Option) (*Everything, error) {
+	return everythingWrites.Modify(ctx, r.s, r.opts, opts, &Everything{ID: id, TagsKey: tagsKey, Day: day}, change)
 }
 
 // Entity is Everything.
@@ -289,39 +253,28 @@ func (r *EverythingRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write: all but everything.
 func (r *EverythingRepo) Tables() []string {
-	return []string{"everything_by_s"}
+	return everythingWrites.Tables()
 }
 
 // Verify reports the rows missing, stale or orphaned against everything.
-func (r *EverythingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, everythingWrites, "Everything", false, o)
+func (r *EverythingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return everythingWrites.Verify(ctx, r.s, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *EverythingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, everythingWrites, "Everything", true, o)
+func (r *EverythingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return everythingWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row everything implies into table.
-func (r *EverythingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, everythingWrites, "Everything", table, o)
+func (r *EverythingRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return everythingWrites.Backfill(ctx, r.s, table, o)
 }
 
 // Get reads the Everything with the given key from everything;
 // cqlgen.ErrNotFound if there is none.
-func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (_ *Everything, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Get").End(&err)
-	if cqlgenimpl.IsZeroUUID(id) {
-		return nil, cqlgenimpl.EmptyKey("everything", "id")
-	}
-	var e Everything
-	e.ID = id
-	e.TagsKey = tagsKey
-	e.Day = day
-	return cqlgenimpl.GetOne(ctx, r.s, everythingEverything.Get, []any{e.ID, e.TagsKey, e.Day}, everythingEverythingScan)
+func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (*Everything, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Everything", "Get", everythingEverything, []any{id, tagsKey, day}, everythingEverythingScan)
 }
 
 // EverythingOptions are the optional parts of a Everything read.
@@ -337,27 +290,20 @@ type EverythingOptions struct {
 	TagsKeyFromExclusive, TagsKeyToInclusive bool
 }
 
-var everythingEverythingRead = cqlgenimpl.ReadSpec[Everything]{
-	Compare: everythingEverythingCompare,
-	Key:     everythingEverythingClustering,
-	Scan:    everythingEverythingScan,
+var everythingEverythingRead = &cqlgenimpl.ReadSpec[Everything]{
+	Entity:  "Everything",
 	Table:   everythingEverything,
+	Scan:    everythingEverythingScan,
+	Key:     everythingEverythingClustering,
+	Compare: everythingEverythingCompare,
 }
 
 // Everything reads Everything rows by id, ordered by tags_key ascending, then
 // day ascending, from everything, in pages: one partition, in clustering
 // order.
-func (r *EverythingRepo) Everything(ctx context.Context, id gocql.UUID, o *EverythingOptions) (_ cqlgen.Page[Everything], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Everything").End(&err)
-	if cqlgenimpl.IsZeroUUID(id) {
-		return cqlgen.Page[Everything]{}, cqlgenimpl.EmptyKey("everything", "id")
-	}
-	if o == nil {
-		o = &EverythingOptions{}
-	}
-	spec := everythingEverythingRead.With([]any{id}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.TagsKeyFrom, o.TagsKeyTo, o.TagsKeyFromExclusive, o.TagsKeyToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *EverythingRepo) Everything(ctx context.Context, id gocql.UUID, o *EverythingOptions) (cqlgen.Page[Everything], error) {
+	o = cqlgenimpl.Or(o)
+	return everythingEverythingRead.Page(ctx, r.s, r.opts, []any{id}, o.Limit, o.Cursor, cqlgenimpl.Range(o.TagsKeyFrom, o.TagsKeyTo, o.TagsKeyFromExclusive, o.TagsKeyToInclusive))
 }
 
 // EverythingBySOptions are the optional parts of a EverythingByS read.
@@ -373,27 +319,20 @@ type EverythingBySOptions struct {
 	IDFromExclusive, IDToInclusive bool
 }
 
-var everythingEverythingBySRead = cqlgenimpl.ReadSpec[Everything]{
-	Compare: everythingEverythingBySCompare,
-	Key:     everythingEverythingBySClustering,
-	Scan:    everythingEverythingBySScan,
+var everythingEverythingBySRead = &cqlgenimpl.ReadSpec[Everything]{
+	Entity:  "Everything",
 	Table:   everythingEverythingByS,
+	Scan:    everythingEverythingBySScan,
+	Key:     everythingEverythingBySClustering,
+	Compare: everythingEverythingBySCompare,
 }
 
 // EverythingByS reads Everything rows by s, ordered by id ascending, then
 // tags_key ascending, then day ascending, from everything_by_s, in pages: one
 // partition, in clustering order.
-func (r *EverythingRepo) EverythingByS(ctx context.Context, s string, o *EverythingBySOptions) (_ cqlgen.Page[Everything], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "EverythingByS").End(&err)
-	if s == "" {
-		return cqlgen.Page[Everything]{}, cqlgenimpl.EmptyKey("everything_by_s", "s")
-	}
-	if o == nil {
-		o = &EverythingBySOptions{}
-	}
-	spec := everythingEverythingBySRead.With([]any{s}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.IDFrom, o.IDTo, o.IDFromExclusive, o.IDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *EverythingRepo) EverythingByS(ctx context.Context, s string, o *EverythingBySOptions) (cqlgen.Page[Everything], error) {
+	o = cqlgenimpl.Or(o)
+	return everythingEverythingBySRead.Page(ctx, r.s, r.opts, []any{s}, o.Limit, o.Cursor, cqlgenimpl.Range(o.IDFrom, o.IDTo, o.IDFromExclusive, o.IDToInclusive))
 }
 
 // customerCustomers is table customers, which is the source of truth of
@@ -521,6 +460,9 @@ func customerCheckKey(e *Customer) error {
 }
 
 var customerWrites = &cqlgenimpl.Entity[Customer]{
+	Name:      "Customer",
+	Check:     customerCheck,
+	CheckKey:  customerCheckKey,
 	Canonical: customerCustomers,
 	State:     customerCustomersState,
 	ScanState: customerCustomersScanState,
@@ -540,69 +482,34 @@ var customerWrites = &cqlgenimpl.Entity[Customer]{
 	},
 }
 
-// Insert creates or replaces e in every table of Customer, leaving nil
-// pointers and empty collections unset, through the write protocol on
-// customers (docs/repositories.md, The write protocol).
-func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpInsert, e)
+// Insert creates or replaces e in every table, nil pointers and empty
+// collections unset (docs/repositories.md, The write protocol).
+func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+	return customerWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
 // Update replaces the Customer with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// customers (docs/repositories.md, The write protocol).
-func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpUpdate, e)
+// empty collections clearing their columns.
+func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+	return customerWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
 // Delete removes the Customer with e's key from every table (e needs only its
-// key), through the write protocol on customers (docs/repositories.md, The
-// write protocol).
-func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, customerCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpDelete, e)
+// key).
+func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+	return customerWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Customer with the given key from customers with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *CustomerRepo) GetVersioned(ctx context.Context, customerID gocql.UUID) (_ *Customer, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "GetVersioned").End(&err)
-	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, 0, cqlgenimpl.EmptyKey("customers", "customer_id")
-	}
-	e := &Customer{}
-	e.CustomerID = customerID
-	return cqlgenimpl.Versioned(ctx, r.s, customerWrites, e)
+// GetVersioned reads the Customer with the given key and its version, for
+// cqlgen.IfVersion.
+func (r *CustomerRepo) GetVersioned(ctx context.Context, customerID gocql.UUID) (*Customer, int64, error) {
+	return customerWrites.GetVersioned(ctx, r.s, &Customer{CustomerID: customerID})
 }
 
-// Modify reads the Customer with the given key, lets change edit it and writes
-// it back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *CustomerRepo) Modify(ctx context.Context, customerID gocql.UUID, change func(*Customer) error, opts ...cqlgen.Option) (_ *Customer, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Modify").End(&err)
-	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, cqlgenimpl.EmptyKey("customers", "customer_id")
-	}
-	e := &Customer{}
-	e.CustomerID = customerID
-	o, err := cqlgenimpl.BeginVersioned(e, customerCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, customerWrites, e, customerCheck, change)
+// Modify edits the Customer with the given key by change until no one changed
+// it between (docs/repositories.md).
+func (r *CustomerRepo) Modify(ctx context.Context, customerID gocql.UUID, change func(*Customer) error, opts ...cqlgen.Option) (*Customer, error) {
+	return customerWrites.Modify(ctx, r.s, r.opts, opts, &Customer{CustomerID: customerID}, change)
 }
 
 // Entity is Customer.
@@ -612,50 +519,34 @@ func (r *CustomerRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write: all but customers.
 func (r *CustomerRepo) Tables() []string {
-	return []string{"customers_by_region"}
+	return customerWrites.Tables()
 }
 
 // Verify reports the rows missing, stale or orphaned against customers.
-func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", false, o)
+func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return customerWrites.Verify(ctx, r.s, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", true, o)
+func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return customerWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row customers implies into table.
-func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, customerWrites, "Customer", table, o)
+func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return customerWrites.Backfill(ctx, r.s, table, o)
 }
 
 // Get reads the Customer with the given key from customers; cqlgen.ErrNotFound
 // if there is none.
-func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Customer, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Get").End(&err)
-	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, cqlgenimpl.EmptyKey("customers", "customer_id")
-	}
-	var e Customer
-	e.CustomerID = customerID
-	return cqlgenimpl.GetOne(ctx, r.s, customerCustomers.Get, []any{e.CustomerID}, customerCustomersScan)
+func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (*Customer, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Customer", "Get", customerCustomers, []any{customerID}, customerCustomersScan)
 }
 
-// GetMany reads the Customers with the given customer_id values from customers
-// in one query: Rows[i] is customerIDs[i]'s, nil when missing
-// (docs/repositories.md, Multi-get).
-func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (_ cqlgen.Found[Customer], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "GetMany").End(&err)
-	for _, k := range customerIDs {
-		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Customer]{}, cqlgenimpl.EmptyKey("customers", "customer_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, customerCustomers, []any{}, customerIDs, r.opts.MaxKeys, customerCustomersScan, func(e *Customer) gocql.UUID {
+// GetMany reads the Customers with the given customer_id values in one query:
+// Rows[i] is customerIDs[i]'s, nil when missing.
+func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (cqlgen.Found[Customer], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Customer", customerCustomers, []any{}, customerIDs, customerCustomersScan, func(e *Customer) gocql.UUID {
 		return e.CustomerID
 	})
 }
@@ -674,24 +565,20 @@ type CustomersByRegionOptions struct {
 	CreatedAtFromExclusive, CreatedAtToInclusive bool
 }
 
-var customerCustomersByRegionRead = cqlgenimpl.ReadSpec[Customer]{
-	Compare: customerCustomersByRegionCompare,
-	Key:     customerCustomersByRegionClustering,
-	Scan:    customerCustomersByRegionScan,
+var customerCustomersByRegionRead = &cqlgenimpl.ReadSpec[Customer]{
+	Entity:  "Customer",
 	Table:   customerCustomersByRegion,
+	Scan:    customerCustomersByRegionScan,
+	Key:     customerCustomersByRegionClustering,
+	Compare: customerCustomersByRegionCompare,
 }
 
 // CustomersByRegion reads Customer rows by region, ordered by created_at
 // descending, then customer_id ascending, from customers_by_region, in pages:
 // one partition, in clustering order.
-func (r *CustomerRepo) CustomersByRegion(ctx context.Context, region Region, o *CustomersByRegionOptions) (_ cqlgen.Page[Customer], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "CustomersByRegion").End(&err)
-	if o == nil {
-		o = &CustomersByRegionOptions{}
-	}
-	spec := customerCustomersByRegionRead.With([]any{region}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.CreatedAtFrom, o.CreatedAtTo, o.CreatedAtFromExclusive, o.CreatedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *CustomerRepo) CustomersByRegion(ctx context.Context, region Region, o *CustomersByRegionOptions) (cqlgen.Page[Customer], error) {
+	o = cqlgenimpl.Or(o)
+	return customerCustomersByRegionRead.Page(ctx, r.s, r.opts, []any{region}, o.Limit, o.Cursor, cqlgenimpl.Range(o.CreatedAtFrom, o.CreatedAtTo, o.CreatedAtFromExclusive, o.CreatedAtToInclusive))
 }
 
 // visitVisits is table visits, which is the source of truth of Visit
@@ -740,58 +627,47 @@ func visitCheck(e *Visit) error {
 	return nil
 }
 
-var visitOne = cqlgenimpl.One[Visit]{
+var visitOne = &cqlgenimpl.One[Visit]{
+	Name:  "Visit",
+	Table: visitVisits,
 	Check: visitCheck,
-	Delete: func(e *Visit, ts int64) []any {
-		return []any{ts, e.CustomerID, e.Spot}
-	},
 	Key: func(e *Visit) []any {
 		return []any{e.CustomerID, e.Spot}
 	},
-	Row:   visitVisitsRow,
-	Scan:  visitVisitsScan,
-	Table: visitVisits,
+	Row: visitVisitsRow,
+	Remove: func(e *Visit, ts int64) []any {
+		return []any{ts, e.CustomerID, e.Spot}
+	},
+	Scan: visitVisitsScan,
 }
 
-// Insert writes e to visits, leaving nil pointers and empty collections unset;
-// it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
-// Writes).
-func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &visitOne, e)
+// Insert writes e to visits, nil pointers and empty collections unset
+// (docs/repositories.md, Writes).
+func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+	return visitOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in visits unless a row has its key (IF NOT EXISTS);
-// see docs/repositories.md, Conditional insert.
-func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (_ cqlgen.Inserted[Visit], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &visitOne, e)
+// InsertIfAbsent creates e in visits unless a row has its key (IF NOT EXISTS;
+// docs/repositories.md).
+func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (cqlgen.Inserted[Visit], error) {
+	return visitOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
 // Update writes e over the row with its key in visits; nil pointers and empty
 // collections clear their columns.
-func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &visitOne, e)
+func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+	return visitOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key from visits.
-func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &visitOne, e)
+func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+	return visitOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
 // Get reads the Visit with the given key from visits; cqlgen.ErrNotFound if
 // there is none.
-func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, spot Geo) (_ *Visit, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Get").End(&err)
-	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, cqlgenimpl.EmptyKey("visits", "customer_id")
-	}
-	var e Visit
-	e.CustomerID = customerID
-	e.Spot = spot
-	return cqlgenimpl.GetOne(ctx, r.s, visitVisits.Get, []any{e.CustomerID, e.Spot}, visitVisitsScan)
+func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, spot Geo) (*Visit, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Visit", "Get", visitVisits, []any{customerID, spot}, visitVisitsScan)
 }
 
 // VisitsOptions are the optional parts of a Visits read.
@@ -807,26 +683,19 @@ type VisitsOptions struct {
 	SpotFromExclusive, SpotToInclusive bool
 }
 
-var visitVisitsRead = cqlgenimpl.ReadSpec[Visit]{
-	Compare: visitVisitsCompare,
-	Key:     visitVisitsClustering,
-	Scan:    visitVisitsScan,
+var visitVisitsRead = &cqlgenimpl.ReadSpec[Visit]{
+	Entity:  "Visit",
 	Table:   visitVisits,
+	Scan:    visitVisitsScan,
+	Key:     visitVisitsClustering,
+	Compare: visitVisitsCompare,
 }
 
 // Visits reads Visit rows by customer_id, ordered by spot ascending, from
 // visits, in pages: one partition, in clustering order.
-func (r *VisitRepo) Visits(ctx context.Context, customerID gocql.UUID, o *VisitsOptions) (_ cqlgen.Page[Visit], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Visits").End(&err)
-	if cqlgenimpl.IsZeroUUID(customerID) {
-		return cqlgen.Page[Visit]{}, cqlgenimpl.EmptyKey("visits", "customer_id")
-	}
-	if o == nil {
-		o = &VisitsOptions{}
-	}
-	spec := visitVisitsRead.With([]any{customerID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.SpotFrom, o.SpotTo, o.SpotFromExclusive, o.SpotToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *VisitRepo) Visits(ctx context.Context, customerID gocql.UUID, o *VisitsOptions) (cqlgen.Page[Visit], error) {
+	o = cqlgenimpl.Or(o)
+	return visitVisitsRead.Page(ctx, r.s, r.opts, []any{customerID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.SpotFrom, o.SpotTo, o.SpotFromExclusive, o.SpotToInclusive))
 }
 
 // MarshalUDT implements gocql.UDTMarshaler: it encodes the field called name

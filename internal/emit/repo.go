@@ -355,6 +355,15 @@ func callMethod(f *jen.File, e *model.Entity, name string, params, results, body
 	recvFunc(f, e, name).Params(append([]jen.Code{ctxParam()}, params...)...).Params(named...).Block(append(prologue, body...)...)
 }
 
+// thinMethod writes a method of the entity's repository that is one call
+// of the runtime, which records the call (cqlgenimpl.Observe) itself.
+func thinMethod(f *jen.File, e *model.Entity, name string, params, results []jen.Code, call jen.Code) {
+	recvFunc(f, e, name).Params(append([]jen.Code{ctxParam()}, params...)...).Params(results...).Block(jen.Return(call))
+}
+
+// r is the repository's field name.
+func r(name string) *jen.Statement { return jen.Id("r").Dot(name) }
+
 // keyed is a composite literal's body with its fields in the given order
 // (name, value, name, value...), one a line; a jen.Dict sorts them.
 func keyed(kv ...jen.Code) jen.Code {

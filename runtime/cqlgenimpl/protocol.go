@@ -105,6 +105,12 @@ func (p *Projection[T]) holds(e *T) bool { return p.Holds == nil || p.Holds(e) }
 
 // Entity is an entity's write protocol, declared by generated code.
 type Entity[T any] struct {
+	// Name is the entity's, for observers and reports.
+	Name string
+	// Check refuses an entity whose partition key values are empty, in
+	// any table that holds it (or whose vectors are not of their
+	// dimension); CheckKey, one whose source of truth's are.
+	Check, CheckKey func(*T) error
 	// Canonical is the source of truth; its Data lists, in order,
 	// the columns Data returns.
 	Canonical *Table

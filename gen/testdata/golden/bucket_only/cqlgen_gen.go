@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
 // postPosts is table posts, which is the source of truth of Post (statements
 // in schema.md).
@@ -126,6 +126,9 @@ func postCheckKey(e *Post) error {
 }
 
 var postWrites = &cqlgenimpl.Entity[Post]{
+	Name:      "Post",
+	Check:     postCheck,
+	CheckKey:  postCheckKey,
 	Canonical: postPosts,
 	State:     postPostsState,
 	ScanState: postPostsScanState,
@@ -144,69 +147,34 @@ var postWrites = &cqlgenimpl.Entity[Post]{
 	},
 }
 
-// Insert creates or replaces e in every table of Post, leaving nil pointers
-// and empty collections unset, through the write protocol on posts
-// (docs/repositories.md, The write protocol).
-func (r *PostRepo) Insert(ctx context.Context, e *Post, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, postCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, postWrites, cqlgenimpl.OpInsert, e)
+// Insert creates or replaces e in every table, nil pointers and empty
+// collections unset (docs/repositories.md, The write protocol).
+func (r *PostRepo) Insert(ctx context.Context, e *Post, opts ...cqlgen.Option) error {
+	return postWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
 // Update replaces the Post with e's key in every table, nil pointers and empty
-// collections clearing their columns, through the write protocol on posts
-// (docs/repositories.md, The write protocol).
-func (r *PostRepo) Update(ctx context.Context, e *Post, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, postCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, postWrites, cqlgenimpl.OpUpdate, e)
+// collections clearing their columns.
+func (r *PostRepo) Update(ctx context.Context, e *Post, opts ...cqlgen.Option) error {
+	return postWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
 // Delete removes the Post with e's key from every table (e needs only its
-// key), through the write protocol on posts (docs/repositories.md, The write
-// protocol).
-func (r *PostRepo) Delete(ctx context.Context, e *Post, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, postCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, postWrites, cqlgenimpl.OpDelete, e)
+// key).
+func (r *PostRepo) Delete(ctx context.Context, e *Post, opts ...cqlgen.Option) error {
+	return postWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Post with the given key from posts with its version,
-// for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *PostRepo) GetVersioned(ctx context.Context, postID gocql.UUID) (_ *Post, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "GetVersioned").End(&err)
-	if cqlgenimpl.IsZeroUUID(postID) {
-		return nil, 0, cqlgenimpl.EmptyKey("posts", "post_id")
-	}
-	e := &Post{}
-	e.PostID = postID
-	return cqlgenimpl.Versioned(ctx, r.s, postWrites, e)
+// GetVersioned reads the Post with the given key and its version, for
+// cqlgen.IfVersion.
+func (r *PostRepo) GetVersioned(ctx context.Context, postID gocql.UUID) (*Post, int64, error) {
+	return postWrites.GetVersioned(ctx, r.s, &Post{PostID: postID})
 }
 
-// Modify reads the Post with the given key, lets change edit it and writes it
-// back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *PostRepo) Modify(ctx context.Context, postID gocql.UUID, change func(*Post) error, opts ...cqlgen.Option) (_ *Post, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Modify").End(&err)
-	if cqlgenimpl.IsZeroUUID(postID) {
-		return nil, cqlgenimpl.EmptyKey("posts", "post_id")
-	}
-	e := &Post{}
-	e.PostID = postID
-	o, err := cqlgenimpl.BeginVersioned(e, postCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, postWrites, e, postCheck, change)
+// Modify edits the Post with the given key by change until no one changed it
+// between (docs/repositories.md).
+func (r *PostRepo) Modify(ctx context.Context, postID gocql.UUID, change func(*Post) error, opts ...cqlgen.Option) (*Post, error) {
+	return postWrites.Modify(ctx, r.s, r.opts, opts, &Post{PostID: postID}, change)
 }
 
 // Entity is Post.
@@ -216,50 +184,34 @@ func (r *PostRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write: all but posts.
 func (r *PostRepo) Tables() []string {
-	return []string{"new_posts"}
+	return postWrites.Tables()
 }
 
 // Verify reports the rows missing, stale or orphaned against posts.
-func (r *PostRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, postWrites, "Post", false, o)
+func (r *PostRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return postWrites.Verify(ctx, r.s, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *PostRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, postWrites, "Post", true, o)
+func (r *PostRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return postWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row posts implies into table.
-func (r *PostRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, postWrites, "Post", table, o)
+func (r *PostRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return postWrites.Backfill(ctx, r.s, table, o)
 }
 
 // Get reads the Post with the given key from posts; cqlgen.ErrNotFound if
 // there is none.
-func (r *PostRepo) Get(ctx context.Context, postID gocql.UUID) (_ *Post, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Get").End(&err)
-	if cqlgenimpl.IsZeroUUID(postID) {
-		return nil, cqlgenimpl.EmptyKey("posts", "post_id")
-	}
-	var e Post
-	e.PostID = postID
-	return cqlgenimpl.GetOne(ctx, r.s, postPosts.Get, []any{e.PostID}, postPostsScan)
+func (r *PostRepo) Get(ctx context.Context, postID gocql.UUID) (*Post, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Post", "Get", postPosts, []any{postID}, postPostsScan)
 }
 
-// GetMany reads the Posts with the given post_id values from posts in one
-// query: Rows[i] is postIDs[i]'s, nil when missing (docs/repositories.md,
-// Multi-get).
-func (r *PostRepo) GetMany(ctx context.Context, postIDs []gocql.UUID) (_ cqlgen.Found[Post], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "GetMany").End(&err)
-	for _, k := range postIDs {
-		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Post]{}, cqlgenimpl.EmptyKey("posts", "post_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, postPosts, []any{}, postIDs, r.opts.MaxKeys, postPostsScan, func(e *Post) gocql.UUID {
+// GetMany reads the Posts with the given post_id values in one query: Rows[i]
+// is postIDs[i]'s, nil when missing.
+func (r *PostRepo) GetMany(ctx context.Context, postIDs []gocql.UUID) (cqlgen.Found[Post], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Post", postPosts, []any{}, postIDs, postPostsScan, func(e *Post) gocql.UUID {
 		return e.PostID
 	})
 }
@@ -283,30 +235,21 @@ type NewPostsOptions struct {
 	LookBack int
 }
 
-var postNewPostsRead = cqlgenimpl.ReadSpec[Post]{
-	Compare: postNewPostsCompare,
-	Key:     postNewPostsClustering,
-	Scan:    postNewPostsScan,
-	Table:   postNewPosts,
+var postNewPostsRead = &cqlgenimpl.ReadSpec[Post]{
+	Entity:      "Post",
+	Table:       postNewPosts,
+	Scan:        postNewPostsScan,
+	Key:         postNewPostsClustering,
+	Compare:     postNewPostsCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
 // NewPosts reads Post rows by day(posted_at), ordered by posted_at descending,
 // then post_id ascending, from new_posts, in pages: time buckets from the
 // newest back, each in clustering order.
-func (r *PostRepo) NewPosts(ctx context.Context, o *NewPostsOptions) (_ cqlgen.Page[Post], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "NewPosts").End(&err)
-	if o == nil {
-		o = &NewPostsOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.DayBuckets
-	spec := postNewPostsRead.With([]any{}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.PostedAtFrom, o.PostedAtTo, o.PostedAtFromExclusive, o.PostedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *PostRepo) NewPosts(ctx context.Context, o *NewPostsOptions) (cqlgen.Page[Post], error) {
+	o = cqlgenimpl.Or(o)
+	return postNewPostsRead.Page(ctx, r.s, r.opts, []any{}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.PostedAtFrom, o.PostedAtTo, o.PostedAtFromExclusive, o.PostedAtToInclusive))
 }
 
 // clickClicksByHour is table clicks_by_hour, which is the source of truth of
@@ -352,55 +295,47 @@ func clickCheck(e *Click) error {
 	return nil
 }
 
-var clickOne = cqlgenimpl.One[Click]{
+var clickOne = &cqlgenimpl.One[Click]{
+	Name:  "Click",
+	Table: clickClicksByHour,
 	Check: clickCheck,
-	Delete: func(e *Click, ts int64) []any {
-		return []any{ts, cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID}
-	},
 	Key: func(e *Click) []any {
 		return []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID}
 	},
-	Row:   clickClicksByHourRow,
-	Scan:  clickClicksByHourScan,
-	Table: clickClicksByHour,
+	Row: clickClicksByHourRow,
+	Remove: func(e *Click, ts int64) []any {
+		return []any{ts, cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID}
+	},
+	Scan: clickClicksByHourScan,
 }
 
-// Insert writes e to clicks_by_hour, leaving nil pointers and empty
-// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
+// Insert writes e to clicks_by_hour, nil pointers and empty collections unset
 // (docs/repositories.md, Writes).
-func (r *ClickRepo) Insert(ctx context.Context, e *Click, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &clickOne, e)
+func (r *ClickRepo) Insert(ctx context.Context, e *Click, opts ...cqlgen.Option) error {
+	return clickOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent creates e in clicks_by_hour unless a row has its key (IF NOT
-// EXISTS); see docs/repositories.md, Conditional insert.
-func (r *ClickRepo) InsertIfAbsent(ctx context.Context, e *Click, opts ...cqlgen.Option) (_ cqlgen.Inserted[Click], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &clickOne, e)
+// EXISTS; docs/repositories.md).
+func (r *ClickRepo) InsertIfAbsent(ctx context.Context, e *Click, opts ...cqlgen.Option) (cqlgen.Inserted[Click], error) {
+	return clickOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
 // Update writes e over the row with its key in clicks_by_hour; nil pointers
 // and empty collections clear their columns.
-func (r *ClickRepo) Update(ctx context.Context, e *Click, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &clickOne, e)
+func (r *ClickRepo) Update(ctx context.Context, e *Click, opts ...cqlgen.Option) error {
+	return clickOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key from clicks_by_hour.
-func (r *ClickRepo) Delete(ctx context.Context, e *Click, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &clickOne, e)
+func (r *ClickRepo) Delete(ctx context.Context, e *Click, opts ...cqlgen.Option) error {
+	return clickOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
 // Get reads the Click with the given key from clicks_by_hour;
 // cqlgen.ErrNotFound if there is none.
-func (r *ClickRepo) Get(ctx context.Context, at time.Time, clickID gocql.UUID) (_ *Click, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "Get").End(&err)
-	var e Click
-	e.At = at
-	e.ClickID = clickID
-	return cqlgenimpl.GetOne(ctx, r.s, clickClicksByHour.Get, []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID}, clickClicksByHourScan)
+func (r *ClickRepo) Get(ctx context.Context, at time.Time, clickID gocql.UUID) (*Click, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Click", "Get", clickClicksByHour, []any{cqlgenimpl.HourBuckets.Of((&Click{At: at, ClickID: clickID}).At), (&Click{At: at, ClickID: clickID}).At, (&Click{At: at, ClickID: clickID}).ClickID}, clickClicksByHourScan)
 }
 
 // ClicksByHourOptions are the optional parts of a ClicksByHour read.
@@ -421,30 +356,21 @@ type ClicksByHourOptions struct {
 	LookBack int
 }
 
-var clickClicksByHourRead = cqlgenimpl.ReadSpec[Click]{
-	Compare: clickClicksByHourCompare,
-	Key:     clickClicksByHourClustering,
-	Scan:    clickClicksByHourScan,
-	Table:   clickClicksByHour,
+var clickClicksByHourRead = &cqlgenimpl.ReadSpec[Click]{
+	Entity:      "Click",
+	Table:       clickClicksByHour,
+	Scan:        clickClicksByHourScan,
+	Key:         clickClicksByHourClustering,
+	Compare:     clickClicksByHourCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.HourBuckets),
 }
 
 // ClicksByHour reads Click rows by hour(at), ordered by at descending, then
 // click_id ascending, from clicks_by_hour, in pages: time buckets from the
 // newest back, each in clustering order.
-func (r *ClickRepo) ClicksByHour(ctx context.Context, o *ClicksByHourOptions) (_ cqlgen.Page[Click], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "ClicksByHour").End(&err)
-	if o == nil {
-		o = &ClicksByHourOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.HourBuckets
-	spec := clickClicksByHourRead.With([]any{}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *ClickRepo) ClicksByHour(ctx context.Context, o *ClicksByHourOptions) (cqlgen.Page[Click], error) {
+	o = cqlgenimpl.Or(o)
+	return clickClicksByHourRead.Page(ctx, r.s, r.opts, []any{}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
 // loginLoginsByDay is table logins_by_day, which is the source of truth of
@@ -490,55 +416,47 @@ func loginCheck(e *Login) error {
 	return nil
 }
 
-var loginOne = cqlgenimpl.One[Login]{
+var loginOne = &cqlgenimpl.One[Login]{
+	Name:  "Login",
+	Table: loginLoginsByDay,
 	Check: loginCheck,
-	Delete: func(e *Login, ts int64) []any {
-		return []any{ts, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID}
-	},
 	Key: func(e *Login) []any {
 		return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID}
 	},
-	Row:   loginLoginsByDayRow,
-	Scan:  loginLoginsByDayScan,
-	Table: loginLoginsByDay,
+	Row: loginLoginsByDayRow,
+	Remove: func(e *Login, ts int64) []any {
+		return []any{ts, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID}
+	},
+	Scan: loginLoginsByDayScan,
 }
 
-// Insert writes e to logins_by_day, leaving nil pointers and empty collections
-// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
-// Writes).
-func (r *LoginRepo) Insert(ctx context.Context, e *Login, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &loginOne, e)
+// Insert writes e to logins_by_day, nil pointers and empty collections unset
+// (docs/repositories.md, Writes).
+func (r *LoginRepo) Insert(ctx context.Context, e *Login, opts ...cqlgen.Option) error {
+	return loginOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent creates e in logins_by_day unless a row has its key (IF NOT
-// EXISTS); see docs/repositories.md, Conditional insert.
-func (r *LoginRepo) InsertIfAbsent(ctx context.Context, e *Login, opts ...cqlgen.Option) (_ cqlgen.Inserted[Login], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &loginOne, e)
+// EXISTS; docs/repositories.md).
+func (r *LoginRepo) InsertIfAbsent(ctx context.Context, e *Login, opts ...cqlgen.Option) (cqlgen.Inserted[Login], error) {
+	return loginOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
 // Update writes e over the row with its key in logins_by_day; nil pointers and
 // empty collections clear their columns.
-func (r *LoginRepo) Update(ctx context.Context, e *Login, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &loginOne, e)
+func (r *LoginRepo) Update(ctx context.Context, e *Login, opts ...cqlgen.Option) error {
+	return loginOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key from logins_by_day.
-func (r *LoginRepo) Delete(ctx context.Context, e *Login, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &loginOne, e)
+func (r *LoginRepo) Delete(ctx context.Context, e *Login, opts ...cqlgen.Option) error {
+	return loginOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
 // Get reads the Login with the given key from logins_by_day;
 // cqlgen.ErrNotFound if there is none.
-func (r *LoginRepo) Get(ctx context.Context, at time.Time, userID string) (_ *Login, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "Get").End(&err)
-	var e Login
-	e.At = at
-	e.UserID = userID
-	return cqlgenimpl.GetOne(ctx, r.s, loginLoginsByDay.Get, []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID}, loginLoginsByDayScan)
+func (r *LoginRepo) Get(ctx context.Context, at time.Time, userID string) (*Login, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Login", "Get", loginLoginsByDay, []any{cqlgenimpl.DayBuckets.Of((&Login{At: at, UserID: userID}).At), (&Login{At: at, UserID: userID}).At, (&Login{At: at, UserID: userID}).UserID}, loginLoginsByDayScan)
 }
 
 // LoginsByDayOptions are the optional parts of a LoginsByDay read.
@@ -559,30 +477,21 @@ type LoginsByDayOptions struct {
 	LookBack int
 }
 
-var loginLoginsByDayRead = cqlgenimpl.ReadSpec[Login]{
-	Compare: loginLoginsByDayCompare,
-	Key:     loginLoginsByDayClustering,
-	Scan:    loginLoginsByDayScan,
-	Table:   loginLoginsByDay,
+var loginLoginsByDayRead = &cqlgenimpl.ReadSpec[Login]{
+	Entity:      "Login",
+	Table:       loginLoginsByDay,
+	Scan:        loginLoginsByDayScan,
+	Key:         loginLoginsByDayClustering,
+	Compare:     loginLoginsByDayCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
 // LoginsByDay reads Login rows by day(at), ordered by at descending, then
 // user_id ascending, from logins_by_day, in pages: time buckets from the
 // newest back, each in clustering order.
-func (r *LoginRepo) LoginsByDay(ctx context.Context, o *LoginsByDayOptions) (_ cqlgen.Page[Login], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "LoginsByDay").End(&err)
-	if o == nil {
-		o = &LoginsByDayOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.DayBuckets
-	spec := loginLoginsByDayRead.With([]any{}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *LoginRepo) LoginsByDay(ctx context.Context, o *LoginsByDayOptions) (cqlgen.Page[Login], error) {
+	o = cqlgenimpl.Or(o)
+	return loginLoginsByDayRead.Page(ctx, r.s, r.opts, []any{}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
 // likeLikesByDay is table likes_by_day, which is the source of truth of Like
@@ -628,55 +537,47 @@ func likeCheck(e *Like) error {
 	return nil
 }
 
-var likeOne = cqlgenimpl.One[Like]{
+var likeOne = &cqlgenimpl.One[Like]{
+	Name:  "Like",
+	Table: likeLikesByDay,
 	Check: likeCheck,
-	Delete: func(e *Like, ts int64) []any {
-		return []any{ts, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID}
-	},
 	Key: func(e *Like) []any {
 		return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID}
 	},
-	Row:   likeLikesByDayRow,
-	Scan:  likeLikesByDayScan,
-	Table: likeLikesByDay,
+	Row: likeLikesByDayRow,
+	Remove: func(e *Like, ts int64) []any {
+		return []any{ts, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID}
+	},
+	Scan: likeLikesByDayScan,
 }
 
-// Insert writes e to likes_by_day, leaving nil pointers and empty collections
-// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
-// Writes).
-func (r *LikeRepo) Insert(ctx context.Context, e *Like, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &likeOne, e)
+// Insert writes e to likes_by_day, nil pointers and empty collections unset
+// (docs/repositories.md, Writes).
+func (r *LikeRepo) Insert(ctx context.Context, e *Like, opts ...cqlgen.Option) error {
+	return likeOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent creates e in likes_by_day unless a row has its key (IF NOT
-// EXISTS); see docs/repositories.md, Conditional insert.
-func (r *LikeRepo) InsertIfAbsent(ctx context.Context, e *Like, opts ...cqlgen.Option) (_ cqlgen.Inserted[Like], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &likeOne, e)
+// EXISTS; docs/repositories.md).
+func (r *LikeRepo) InsertIfAbsent(ctx context.Context, e *Like, opts ...cqlgen.Option) (cqlgen.Inserted[Like], error) {
+	return likeOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
 // Update writes e over the row with its key in likes_by_day; nil pointers and
 // empty collections clear their columns.
-func (r *LikeRepo) Update(ctx context.Context, e *Like, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &likeOne, e)
+func (r *LikeRepo) Update(ctx context.Context, e *Like, opts ...cqlgen.Option) error {
+	return likeOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key from likes_by_day.
-func (r *LikeRepo) Delete(ctx context.Context, e *Like, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &likeOne, e)
+func (r *LikeRepo) Delete(ctx context.Context, e *Like, opts ...cqlgen.Option) error {
+	return likeOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
 // Get reads the Like with the given key from likes_by_day; cqlgen.ErrNotFound
 // if there is none.
-func (r *LikeRepo) Get(ctx context.Context, at time.Time, likeID gocql.UUID) (_ *Like, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "Get").End(&err)
-	var e Like
-	e.At = at
-	e.LikeID = likeID
-	return cqlgenimpl.GetOne(ctx, r.s, likeLikesByDay.Get, []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID}, likeLikesByDayScan)
+func (r *LikeRepo) Get(ctx context.Context, at time.Time, likeID gocql.UUID) (*Like, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Like", "Get", likeLikesByDay, []any{cqlgenimpl.DayBuckets.Of((&Like{At: at, LikeID: likeID}).At), (&Like{At: at, LikeID: likeID}).At, (&Like{At: at, LikeID: likeID}).LikeID}, likeLikesByDayScan)
 }
 
 // LikesByDayOptions are the optional parts of a LikesByDay read.
@@ -697,28 +598,19 @@ type LikesByDayOptions struct {
 	LookBack int
 }
 
-var likeLikesByDayRead = cqlgenimpl.ReadSpec[Like]{
-	Compare: likeLikesByDayCompare,
-	Key:     likeLikesByDayClustering,
-	Scan:    likeLikesByDayScan,
-	Table:   likeLikesByDay,
+var likeLikesByDayRead = &cqlgenimpl.ReadSpec[Like]{
+	Entity:      "Like",
+	Table:       likeLikesByDay,
+	Scan:        likeLikesByDayScan,
+	Key:         likeLikesByDayClustering,
+	Compare:     likeLikesByDayCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
 // LikesByDay reads Like rows by day(at), ordered by at descending, then
 // like_id ascending, from likes_by_day, in pages: time buckets from the newest
 // back, each in clustering order.
-func (r *LikeRepo) LikesByDay(ctx context.Context, o *LikesByDayOptions) (_ cqlgen.Page[Like], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "LikesByDay").End(&err)
-	if o == nil {
-		o = &LikesByDayOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.DayBuckets
-	spec := likeLikesByDayRead.With([]any{}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *LikeRepo) LikesByDay(ctx context.Context, o *LikesByDayOptions) (cqlgen.Page[Like], error) {
+	o = cqlgenimpl.Or(o)
+	return likeLikesByDayRead.Page(ctx, r.s, r.opts, []any{}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }

@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
 // orderOrders is table orders, which is the source of truth of Order
 // (statements in schema.md).
@@ -195,6 +195,9 @@ func orderCheckKey(e *Order) error {
 }
 
 var orderWrites = &cqlgenimpl.Entity[Order]{
+	Name:      "Order",
+	Check:     orderCheck,
+	CheckKey:  orderCheckKey,
 	Canonical: orderOrders,
 	State:     orderOrdersState,
 	ScanState: orderOrdersScanState,
@@ -227,69 +230,34 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 	},
 }
 
-// Insert creates or replaces e in every table of Order, leaving nil pointers
-// and empty collections unset, through the write protocol on orders
-// (docs/repositories.md, The write protocol).
-func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpInsert, e)
+// Insert creates or replaces e in every table, nil pointers and empty
+// collections unset (docs/repositories.md, The write protocol).
+func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+	return orderWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
 // Update replaces the Order with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// orders (docs/repositories.md, The write protocol).
-func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpUpdate, e)
+// empty collections clearing their columns.
+func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+	return orderWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
 // Delete removes the Order with e's key from every table (e needs only its
-// key), through the write protocol on orders (docs/repositories.md, The write
-// protocol).
-func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpDelete, e)
+// key).
+func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+	return orderWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Order with the given key from orders with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *OrderRepo) GetVersioned(ctx context.Context, orderID string) (_ *Order, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetVersioned").End(&err)
-	if orderID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	e := &Order{}
-	e.OrderID = orderID
-	return cqlgenimpl.Versioned(ctx, r.s, orderWrites, e)
+// GetVersioned reads the Order with the given key and its version, for
+// cqlgen.IfVersion.
+func (r *OrderRepo) GetVersioned(ctx context.Context, orderID string) (*Order, int64, error) {
+	return orderWrites.GetVersioned(ctx, r.s, &Order{OrderID: orderID})
 }
 
-// Modify reads the Order with the given key, lets change edit it and writes it
-// back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *OrderRepo) Modify(ctx context.Context, orderID string, change func(*Order) error, opts ...cqlgen.Option) (_ *Order, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Modify").End(&err)
-	if orderID == "" {
-		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	e := &Order{}
-	e.OrderID = orderID
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, orderWrites, e, orderCheck, change)
+// Modify edits the Order with the given key by change until no one changed it
+// between (docs/repositories.md).
+func (r *OrderRepo) Modify(ctx context.Context, orderID string, change func(*Order) error, opts ...cqlgen.Option) (*Order, error) {
+	return orderWrites.Modify(ctx, r.s, r.opts, opts, &Order{OrderID: orderID}, change)
 }
 
 // Entity is Order.
@@ -299,50 +267,34 @@ func (r *OrderRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write: all but orders.
 func (r *OrderRepo) Tables() []string {
-	return []string{"orders_by_customer_day", "orders_by_customer_month", "orders_by_status"}
+	return orderWrites.Tables()
 }
 
 // Verify reports the rows missing, stale or orphaned against orders.
-func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
+func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return orderWrites.Verify(ctx, r.s, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
+func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return orderWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row orders implies into table.
-func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
+func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return orderWrites.Backfill(ctx, r.s, table, o)
 }
 
 // Get reads the Order with the given key from orders; cqlgen.ErrNotFound if
 // there is none.
-func (r *OrderRepo) Get(ctx context.Context, orderID string) (_ *Order, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Get").End(&err)
-	if orderID == "" {
-		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	var e Order
-	e.OrderID = orderID
-	return cqlgenimpl.GetOne(ctx, r.s, orderOrders.Get, []any{e.OrderID}, orderOrdersScan)
+func (r *OrderRepo) Get(ctx context.Context, orderID string) (*Order, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Order", "Get", orderOrders, []any{orderID}, orderOrdersScan)
 }
 
-// GetMany reads the Orders with the given order_id values from orders in one
-// query: Rows[i] is orderIDs[i]'s, nil when missing (docs/repositories.md,
-// Multi-get).
-func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []string) (_ cqlgen.Found[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetMany").End(&err)
-	for _, k := range orderIDs {
-		if k == "" {
-			return cqlgen.Found[Order]{}, cqlgenimpl.EmptyKey("orders", "order_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, orderOrders, []any{}, orderIDs, r.opts.MaxKeys, orderOrdersScan, func(e *Order) string {
+// GetMany reads the Orders with the given order_id values in one query:
+// Rows[i] is orderIDs[i]'s, nil when missing.
+func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []string) (cqlgen.Found[Order], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Order", orderOrders, []any{}, orderIDs, orderOrdersScan, func(e *Order) string {
 		return e.OrderID
 	})
 }
@@ -366,11 +318,13 @@ type OrdersByDayOptions struct {
 	LookBack int
 }
 
-var orderOrdersByDayRead = cqlgenimpl.ReadSpec[Order]{
-	Compare: orderOrdersByDayCompare,
-	Key:     orderOrdersByDayClustering,
-	Scan:    orderOrdersByDayScan,
-	Table:   orderOrdersByDay,
+var orderOrdersByDayRead = &cqlgenimpl.ReadSpec[Order]{
+	Entity:      "Order",
+	Table:       orderOrdersByDay,
+	Scan:        orderOrdersByDayScan,
+	Key:         orderOrdersByDayClustering,
+	Compare:     orderOrdersByDayCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
 // OrdersByDay reads Order rows by customer_id, ordered by placed_at
@@ -379,23 +333,9 @@ var orderOrdersByDayRead = cqlgenimpl.ReadSpec[Order]{
 //
 // Deprecated: orders_by_customer_day is on its way out; read
 // orders_by_customer_month through OrdersByMonth once it is backfilled.
-func (r *OrderRepo) OrdersByDay(ctx context.Context, customerID string, o *OrdersByDayOptions) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByDay").End(&err)
-	if customerID == "" {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_customer_day", "customer_id")
-	}
-	if o == nil {
-		o = &OrdersByDayOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.DayBuckets
-	spec := orderOrdersByDayRead.With([]any{customerID}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *OrderRepo) OrdersByDay(ctx context.Context, customerID string, o *OrdersByDayOptions) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderOrdersByDayRead.Page(ctx, r.s, r.opts, []any{customerID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive))
 }
 
 // OrdersByMonthOptions are the optional parts of a OrdersByMonth read.
@@ -417,33 +357,21 @@ type OrdersByMonthOptions struct {
 	LookBack int
 }
 
-var orderOrdersByMonthRead = cqlgenimpl.ReadSpec[Order]{
-	Compare: orderOrdersByMonthCompare,
-	Key:     orderOrdersByMonthClustering,
-	Scan:    orderOrdersByMonthScan,
-	Table:   orderOrdersByMonth,
+var orderOrdersByMonthRead = &cqlgenimpl.ReadSpec[Order]{
+	Entity:      "Order",
+	Table:       orderOrdersByMonth,
+	Scan:        orderOrdersByMonthScan,
+	Key:         orderOrdersByMonthClustering,
+	Compare:     orderOrdersByMonthCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
 }
 
 // OrdersByMonth reads Order rows by customer_id, ordered by placed_at
 // descending, then order_id ascending, from orders_by_customer_month, in
 // pages: time buckets from the newest back, each in clustering order.
-func (r *OrderRepo) OrdersByMonth(ctx context.Context, customerID string, o *OrdersByMonthOptions) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByMonth").End(&err)
-	if customerID == "" {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_customer_month", "customer_id")
-	}
-	if o == nil {
-		o = &OrdersByMonthOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.MonthBuckets
-	spec := orderOrdersByMonthRead.With([]any{customerID}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *OrderRepo) OrdersByMonth(ctx context.Context, customerID string, o *OrdersByMonthOptions) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderOrdersByMonthRead.Page(ctx, r.s, r.opts, []any{customerID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive))
 }
 
 // OrdersByStatusOptions are the optional parts of a OrdersByStatus read.
@@ -459,26 +387,19 @@ type OrdersByStatusOptions struct {
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-var orderOrdersByStatusRead = cqlgenimpl.ReadSpec[Order]{
-	Compare: orderOrdersByStatusCompare,
-	Key:     orderOrdersByStatusClustering,
-	Scan:    orderOrdersByStatusScan,
+var orderOrdersByStatusRead = &cqlgenimpl.ReadSpec[Order]{
+	Entity:  "Order",
 	Table:   orderOrdersByStatus,
+	Scan:    orderOrdersByStatusScan,
+	Key:     orderOrdersByStatusClustering,
+	Compare: orderOrdersByStatusCompare,
 }
 
 // OrdersByStatus reads Order rows by status, ordered by order_id ascending,
 // from orders_by_status, in pages: one partition, in clustering order.
 //
 // Deprecated: orders_by_status is on its way out; read the entity another way.
-func (r *OrderRepo) OrdersByStatus(ctx context.Context, status string, o *OrdersByStatusOptions) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByStatus").End(&err)
-	if status == "" {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_status", "status")
-	}
-	if o == nil {
-		o = &OrdersByStatusOptions{}
-	}
-	spec := orderOrdersByStatusRead.With([]any{status}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *OrderRepo) OrdersByStatus(ctx context.Context, status string, o *OrdersByStatusOptions) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderOrdersByStatusRead.Page(ctx, r.s, r.opts, []any{status}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))
 }

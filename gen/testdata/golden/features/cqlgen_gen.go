@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
 // orderOrders is table orders, which is the source of truth of Order
 // (statements in schema.md).
@@ -178,6 +178,9 @@ func orderCheckKey(e *Order) error {
 }
 
 var orderWrites = &cqlgenimpl.Entity[Order]{
+	Name:      "Order",
+	Check:     orderCheck,
+	CheckKey:  orderCheckKey,
 	Canonical: orderOrders,
 	State:     orderOrdersState,
 	ScanState: orderOrdersScanState,
@@ -203,77 +206,34 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 	},
 }
 
-// Insert creates or replaces e in every table of Order, leaving nil pointers
-// and empty collections unset, through the write protocol on orders
-// (docs/repositories.md, The write protocol).
-func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpInsert, e)
+// Insert creates or replaces e in every table, nil pointers and empty
+// collections unset (docs/repositories.md, The write protocol).
+func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+	return orderWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
 // Update replaces the Order with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// orders (docs/repositories.md, The write protocol).
-func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpUpdate, e)
+// empty collections clearing their columns.
+func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+	return orderWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
 // Delete removes the Order with e's key from every table (e needs only its
-// key), through the write protocol on orders (docs/repositories.md, The write
-// protocol).
-func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpDelete, e)
+// key).
+func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+	return orderWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Order with the given key from orders with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *OrderRepo) GetVersioned(ctx context.Context, tenantID string, orderID string) (_ *Order, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetVersioned").End(&err)
-	if tenantID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("orders", "tenant_id")
-	}
-	if orderID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	e := &Order{}
-	e.TenantID = tenantID
-	e.OrderID = orderID
-	return cqlgenimpl.Versioned(ctx, r.s, orderWrites, e)
+// GetVersioned reads the Order with the given key and its version, for
+// cqlgen.IfVersion.
+func (r *OrderRepo) GetVersioned(ctx context.Context, tenantID string, orderID string) (*Order, int64, error) {
+	return orderWrites.GetVersioned(ctx, r.s, &Order{TenantID: tenantID, OrderID: orderID})
 }
 
-// Modify reads the Order with the given key, lets change edit it and writes it
-// back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *OrderRepo) Modify(ctx context.Context, tenantID string, orderID string, change func(*Order) error, opts ...cqlgen.Option) (_ *Order, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Modify").End(&err)
-	if tenantID == "" {
-		return nil, cqlgenimpl.EmptyKey("orders", "tenant_id")
-	}
-	if orderID == "" {
-		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	e := &Order{}
-	e.TenantID = tenantID
-	e.OrderID = orderID
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, orderWrites, e, orderCheck, change)
+// Modify edits the Order with the given key by change until no one changed it
+// between (docs/repositories.md).
+func (r *OrderRepo) Modify(ctx context.Context, tenantID string, orderID string, change func(*Order) error, opts ...cqlgen.Option) (*Order, error) {
+	return orderWrites.Modify(ctx, r.s, r.opts, opts, &Order{TenantID: tenantID, OrderID: orderID}, change)
 }
 
 // Entity is Order.
@@ -283,57 +243,34 @@ func (r *OrderRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write: all but orders.
 func (r *OrderRepo) Tables() []string {
-	return []string{"orders_by_customer", "orders_by_status"}
+	return orderWrites.Tables()
 }
 
 // Verify reports the rows missing, stale or orphaned against orders.
-func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
+func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return orderWrites.Verify(ctx, r.s, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
+func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return orderWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row orders implies into table.
-func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
+func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return orderWrites.Backfill(ctx, r.s, table, o)
 }
 
 // Get reads the Order with the given key from orders; cqlgen.ErrNotFound if
 // there is none.
-func (r *OrderRepo) Get(ctx context.Context, tenantID string, orderID string) (_ *Order, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Get").End(&err)
-	if tenantID == "" {
-		return nil, cqlgenimpl.EmptyKey("orders", "tenant_id")
-	}
-	if orderID == "" {
-		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	var e Order
-	e.TenantID = tenantID
-	e.OrderID = orderID
-	return cqlgenimpl.GetOne(ctx, r.s, orderOrders.Get, []any{e.TenantID, e.OrderID}, orderOrdersScan)
+func (r *OrderRepo) Get(ctx context.Context, tenantID string, orderID string) (*Order, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Order", "Get", orderOrders, []any{tenantID, orderID}, orderOrdersScan)
 }
 
-// GetMany reads the Orders of one tenant_id with the given order_id values
-// from orders in one query: Rows[i] is orderIDs[i]'s, nil when missing
-// (docs/repositories.md, Multi-get).
-func (r *OrderRepo) GetMany(ctx context.Context, tenantID string, orderIDs []string) (_ cqlgen.Found[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetMany").End(&err)
-	if tenantID == "" {
-		return cqlgen.Found[Order]{}, cqlgenimpl.EmptyKey("orders", "tenant_id")
-	}
-	for _, k := range orderIDs {
-		if k == "" {
-			return cqlgen.Found[Order]{}, cqlgenimpl.EmptyKey("orders", "order_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, orderOrders, []any{tenantID}, orderIDs, r.opts.MaxKeys, orderOrdersScan, func(e *Order) string {
+// GetMany reads the Orders of one tenant_id with the given order_id values in
+// one query: Rows[i] is orderIDs[i]'s, nil when missing.
+func (r *OrderRepo) GetMany(ctx context.Context, tenantID string, orderIDs []string) (cqlgen.Found[Order], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Order", orderOrders, []any{tenantID}, orderIDs, orderOrdersScan, func(e *Order) string {
 		return e.OrderID
 	})
 }
@@ -352,30 +289,20 @@ type OrdersByCustomerOptions struct {
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
-var orderOrdersByCustomerRead = cqlgenimpl.ReadSpec[OrdersByCustomerRow]{
-	Compare: orderOrdersByCustomerCompare,
-	Key:     orderOrdersByCustomerClustering,
-	Scan:    orderOrdersByCustomerScan,
+var orderOrdersByCustomerRead = &cqlgenimpl.ReadSpec[OrdersByCustomerRow]{
+	Entity:  "Order",
 	Table:   orderOrdersByCustomer,
+	Scan:    orderOrdersByCustomerScan,
+	Key:     orderOrdersByCustomerClustering,
+	Compare: orderOrdersByCustomerCompare,
 }
 
 // OrdersByCustomer reads Order rows by tenant_id and customer_id, ordered by
 // placed_at descending, then order_id ascending, from orders_by_customer, in
 // pages: one partition, in clustering order.
-func (r *OrderRepo) OrdersByCustomer(ctx context.Context, tenantID string, customerID string, o *OrdersByCustomerOptions) (_ cqlgen.Page[OrdersByCustomerRow], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByCustomer").End(&err)
-	if tenantID == "" {
-		return cqlgen.Page[OrdersByCustomerRow]{}, cqlgenimpl.EmptyKey("orders_by_customer", "tenant_id")
-	}
-	if customerID == "" {
-		return cqlgen.Page[OrdersByCustomerRow]{}, cqlgenimpl.EmptyKey("orders_by_customer", "customer_id")
-	}
-	if o == nil {
-		o = &OrdersByCustomerOptions{}
-	}
-	spec := orderOrdersByCustomerRead.With([]any{tenantID, customerID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *OrderRepo) OrdersByCustomer(ctx context.Context, tenantID string, customerID string, o *OrdersByCustomerOptions) (cqlgen.Page[OrdersByCustomerRow], error) {
+	o = cqlgenimpl.Or(o)
+	return orderOrdersByCustomerRead.Page(ctx, r.s, r.opts, []any{tenantID, customerID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive))
 }
 
 // OrdersInStatusOptions are the optional parts of a OrdersInStatus read.
@@ -392,28 +319,18 @@ type OrdersInStatusOptions struct {
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
-var orderOrdersInStatusRead = cqlgenimpl.ReadSpec[Order]{
-	Compare: orderOrdersInStatusCompare,
-	Key:     orderOrdersInStatusClustering,
-	Scan:    orderOrdersInStatusScan,
+var orderOrdersInStatusRead = &cqlgenimpl.ReadSpec[Order]{
+	Entity:  "Order",
 	Table:   orderOrdersInStatus,
+	Scan:    orderOrdersInStatusScan,
+	Key:     orderOrdersInStatusClustering,
+	Compare: orderOrdersInStatusCompare,
 }
 
 // OrdersInStatus reads Order rows by tenant_id and status, ordered by
 // placed_at ascending, then order_id ascending, from orders_by_status, in
 // pages: one partition, in clustering order.
-func (r *OrderRepo) OrdersInStatus(ctx context.Context, tenantID string, status string, o *OrdersInStatusOptions) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersInStatus").End(&err)
-	if tenantID == "" {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_status", "tenant_id")
-	}
-	if status == "" {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_status", "status")
-	}
-	if o == nil {
-		o = &OrdersInStatusOptions{}
-	}
-	spec := orderOrdersInStatusRead.With([]any{tenantID, status}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *OrderRepo) OrdersInStatus(ctx context.Context, tenantID string, status string, o *OrdersInStatusOptions) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderOrdersInStatusRead.Page(ctx, r.s, r.opts, []any{tenantID, status}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive))
 }

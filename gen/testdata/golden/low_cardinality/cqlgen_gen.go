@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
 // orderOrders is table orders, which is the source of truth of Order
 // (statements in schema.md).
@@ -225,6 +225,9 @@ func orderCheckKey(e *Order) error {
 }
 
 var orderWrites = &cqlgenimpl.Entity[Order]{
+	Name:      "Order",
+	Check:     orderCheck,
+	CheckKey:  orderCheckKey,
 	Canonical: orderOrders,
 	State:     orderOrdersState,
 	ScanState: orderOrdersScanState,
@@ -264,69 +267,34 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 	},
 }
 
-// Insert creates or replaces e in every table of Order, leaving nil pointers
-// and empty collections unset, through the write protocol on orders
-// (docs/repositories.md, The write protocol).
-func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpInsert, e)
+// Insert creates or replaces e in every table, nil pointers and empty
+// collections unset (docs/repositories.md, The write protocol).
+func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+	return orderWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
 // Update replaces the Order with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// orders (docs/repositories.md, The write protocol).
-func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpUpdate, e)
+// empty collections clearing their columns.
+func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+	return orderWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
 // Delete removes the Order with e's key from every table (e needs only its
-// key), through the write protocol on orders (docs/repositories.md, The write
-// protocol).
-func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpDelete, e)
+// key).
+func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+	return orderWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Order with the given key from orders with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *OrderRepo) GetVersioned(ctx context.Context, orderID string) (_ *Order, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetVersioned").End(&err)
-	if orderID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	e := &Order{}
-	e.OrderID = orderID
-	return cqlgenimpl.Versioned(ctx, r.s, orderWrites, e)
+// GetVersioned reads the Order with the given key and its version, for
+// cqlgen.IfVersion.
+func (r *OrderRepo) GetVersioned(ctx context.Context, orderID string) (*Order, int64, error) {
+	return orderWrites.GetVersioned(ctx, r.s, &Order{OrderID: orderID})
 }
 
-// Modify reads the Order with the given key, lets change edit it and writes it
-// back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *OrderRepo) Modify(ctx context.Context, orderID string, change func(*Order) error, opts ...cqlgen.Option) (_ *Order, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Modify").End(&err)
-	if orderID == "" {
-		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	e := &Order{}
-	e.OrderID = orderID
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, orderWrites, e, orderCheck, change)
+// Modify edits the Order with the given key by change until no one changed it
+// between (docs/repositories.md).
+func (r *OrderRepo) Modify(ctx context.Context, orderID string, change func(*Order) error, opts ...cqlgen.Option) (*Order, error) {
+	return orderWrites.Modify(ctx, r.s, r.opts, opts, &Order{OrderID: orderID}, change)
 }
 
 // Entity is Order.
@@ -336,50 +304,34 @@ func (r *OrderRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write: all but orders.
 func (r *OrderRepo) Tables() []string {
-	return []string{"orders_by_status", "orders_by_flag", "orders_by_day", "orders_by_day_sharded"}
+	return orderWrites.Tables()
 }
 
 // Verify reports the rows missing, stale or orphaned against orders.
-func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
+func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return orderWrites.Verify(ctx, r.s, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
+func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return orderWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row orders implies into table.
-func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
+func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return orderWrites.Backfill(ctx, r.s, table, o)
 }
 
 // Get reads the Order with the given key from orders; cqlgen.ErrNotFound if
 // there is none.
-func (r *OrderRepo) Get(ctx context.Context, orderID string) (_ *Order, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Get").End(&err)
-	if orderID == "" {
-		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	var e Order
-	e.OrderID = orderID
-	return cqlgenimpl.GetOne(ctx, r.s, orderOrders.Get, []any{e.OrderID}, orderOrdersScan)
+func (r *OrderRepo) Get(ctx context.Context, orderID string) (*Order, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Order", "Get", orderOrders, []any{orderID}, orderOrdersScan)
 }
 
-// GetMany reads the Orders with the given order_id values from orders in one
-// query: Rows[i] is orderIDs[i]'s, nil when missing (docs/repositories.md,
-// Multi-get).
-func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []string) (_ cqlgen.Found[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetMany").End(&err)
-	for _, k := range orderIDs {
-		if k == "" {
-			return cqlgen.Found[Order]{}, cqlgenimpl.EmptyKey("orders", "order_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, orderOrders, []any{}, orderIDs, r.opts.MaxKeys, orderOrdersScan, func(e *Order) string {
+// GetMany reads the Orders with the given order_id values in one query:
+// Rows[i] is orderIDs[i]'s, nil when missing.
+func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []string) (cqlgen.Found[Order], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Order", orderOrders, []any{}, orderIDs, orderOrdersScan, func(e *Order) string {
 		return e.OrderID
 	})
 }
@@ -397,26 +349,19 @@ type OrdersByStatusOptions struct {
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-var orderOrdersByStatusRead = cqlgenimpl.ReadSpec[Order]{
-	Compare: orderOrdersByStatusCompare,
-	Key:     orderOrdersByStatusClustering,
-	Scan:    orderOrdersByStatusScan,
+var orderOrdersByStatusRead = &cqlgenimpl.ReadSpec[Order]{
+	Entity:  "Order",
 	Table:   orderOrdersByStatus,
+	Scan:    orderOrdersByStatusScan,
+	Key:     orderOrdersByStatusClustering,
+	Compare: orderOrdersByStatusCompare,
 }
 
 // OrdersByStatus reads Order rows by status, ordered by order_id ascending,
 // from orders_by_status, in pages: one partition, in clustering order.
-func (r *OrderRepo) OrdersByStatus(ctx context.Context, status Status, o *OrdersByStatusOptions) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByStatus").End(&err)
-	if status == "" {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_status", "status")
-	}
-	if o == nil {
-		o = &OrdersByStatusOptions{}
-	}
-	spec := orderOrdersByStatusRead.With([]any{status}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *OrderRepo) OrdersByStatus(ctx context.Context, status Status, o *OrdersByStatusOptions) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderOrdersByStatusRead.Page(ctx, r.s, r.opts, []any{status}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))
 }
 
 // OrdersByFlagOptions are the optional parts of a OrdersByFlag read.
@@ -432,23 +377,19 @@ type OrdersByFlagOptions struct {
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-var orderOrdersByFlagRead = cqlgenimpl.ReadSpec[Order]{
-	Compare: orderOrdersByFlagCompare,
-	Key:     orderOrdersByFlagClustering,
-	Scan:    orderOrdersByFlagScan,
+var orderOrdersByFlagRead = &cqlgenimpl.ReadSpec[Order]{
+	Entity:  "Order",
 	Table:   orderOrdersByFlag,
+	Scan:    orderOrdersByFlagScan,
+	Key:     orderOrdersByFlagClustering,
+	Compare: orderOrdersByFlagCompare,
 }
 
 // OrdersByFlag reads Order rows by urgent, ordered by order_id ascending, from
 // orders_by_flag, in pages: one partition, in clustering order.
-func (r *OrderRepo) OrdersByFlag(ctx context.Context, urgent bool, o *OrdersByFlagOptions) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByFlag").End(&err)
-	if o == nil {
-		o = &OrdersByFlagOptions{}
-	}
-	spec := orderOrdersByFlagRead.With([]any{urgent}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *OrderRepo) OrdersByFlag(ctx context.Context, urgent bool, o *OrdersByFlagOptions) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderOrdersByFlagRead.Page(ctx, r.s, r.opts, []any{urgent}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))
 }
 
 // OrdersByDayOptions are the optional parts of a OrdersByDay read.
@@ -464,26 +405,19 @@ type OrdersByDayOptions struct {
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-var orderOrdersByDayRead = cqlgenimpl.ReadSpec[Order]{
-	Compare: orderOrdersByDayCompare,
-	Key:     orderOrdersByDayClustering,
-	Scan:    orderOrdersByDayScan,
+var orderOrdersByDayRead = &cqlgenimpl.ReadSpec[Order]{
+	Entity:  "Order",
 	Table:   orderOrdersByDay,
+	Scan:    orderOrdersByDayScan,
+	Key:     orderOrdersByDayClustering,
+	Compare: orderOrdersByDayCompare,
 }
 
 // OrdersByDay reads Order rows by day, ordered by order_id ascending, from
 // orders_by_day, in pages: one partition, in clustering order.
-func (r *OrderRepo) OrdersByDay(ctx context.Context, day time.Time, o *OrdersByDayOptions) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByDay").End(&err)
-	if day.IsZero() {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_day", "day")
-	}
-	if o == nil {
-		o = &OrdersByDayOptions{}
-	}
-	spec := orderOrdersByDayRead.With([]any{day}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *OrderRepo) OrdersByDay(ctx context.Context, day time.Time, o *OrdersByDayOptions) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderOrdersByDayRead.Page(ctx, r.s, r.opts, []any{day}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))
 }
 
 // OrdersByDayShardedOptions are the optional parts of a OrdersByDaySharded
@@ -500,26 +434,19 @@ type OrdersByDayShardedOptions struct {
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-var orderOrdersByDayShardedRead = cqlgenimpl.ReadSpec[Order]{
+var orderOrdersByDayShardedRead = &cqlgenimpl.ReadSpec[Order]{
+	Entity:      "Order",
+	Table:       orderOrdersByDaySharded,
+	Scan:        orderOrdersByDayShardedScan,
+	Key:         orderOrdersByDayShardedClustering,
 	Compare:     orderOrdersByDayShardedCompare,
 	HashBuckets: 16,
-	Key:         orderOrdersByDayShardedClustering,
-	Scan:        orderOrdersByDayShardedScan,
-	Table:       orderOrdersByDaySharded,
 }
 
 // OrdersByDaySharded reads Order rows by day, ordered by order_id ascending,
 // from orders_by_day_sharded, in pages: all 16 hash buckets read in parallel
 // and merged in clustering order.
-func (r *OrderRepo) OrdersByDaySharded(ctx context.Context, day time.Time, o *OrdersByDayShardedOptions) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByDaySharded").End(&err)
-	if day.IsZero() {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_day_sharded", "day")
-	}
-	if o == nil {
-		o = &OrdersByDayShardedOptions{}
-	}
-	spec := orderOrdersByDayShardedRead.With([]any{day}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *OrderRepo) OrdersByDaySharded(ctx context.Context, day time.Time, o *OrdersByDayShardedOptions) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderOrdersByDayShardedRead.Page(ctx, r.s, r.opts, []any{day}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))
 }

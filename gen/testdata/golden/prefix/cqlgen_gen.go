@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
 // tradeTradesByAccount is table trades_by_account, which is the source of
 // truth of Trade (statements in schema.md).
@@ -139,6 +139,9 @@ func tradeCheckKey(e *Trade) error {
 }
 
 var tradeWrites = &cqlgenimpl.Entity[Trade]{
+	Name:      "Trade",
+	Check:     tradeCheck,
+	CheckKey:  tradeCheckKey,
 	Canonical: tradeTradesByAccount,
 	State:     tradeTradesByAccountState,
 	ScanState: tradeTradesByAccountScanState,
@@ -157,75 +160,34 @@ var tradeWrites = &cqlgenimpl.Entity[Trade]{
 	},
 }
 
-// Insert creates or replaces e in every table of Trade, leaving nil pointers
-// and empty collections unset, through the write protocol on trades_by_account
-// (docs/repositories.md, The write protocol).
-func (r *TradeRepo) Insert(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, tradeCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, tradeWrites, cqlgenimpl.OpInsert, e)
+// Insert creates or replaces e in every table, nil pointers and empty
+// collections unset (docs/repositories.md, The write protocol).
+func (r *TradeRepo) Insert(ctx context.Context, e *Trade, opts ...cqlgen.Option) error {
+	return tradeWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
 // Update replaces the Trade with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// trades_by_account (docs/repositories.md, The write protocol).
-func (r *TradeRepo) Update(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, tradeCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, tradeWrites, cqlgenimpl.OpUpdate, e)
+// empty collections clearing their columns.
+func (r *TradeRepo) Update(ctx context.Context, e *Trade, opts ...cqlgen.Option) error {
+	return tradeWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
 // Delete removes the Trade with e's key from every table (e needs only its
-// key), through the write protocol on trades_by_account (docs/repositories.md,
-// The write protocol).
-func (r *TradeRepo) Delete(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, tradeCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, tradeWrites, cqlgenimpl.OpDelete, e)
+// key).
+func (r *TradeRepo) Delete(ctx context.Context, e *Trade, opts ...cqlgen.Option) error {
+	return tradeWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Trade with the given key from trades_by_account with
-// its version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *TradeRepo) GetVersioned(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64) (_ *Trade, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "GetVersioned").End(&err)
-	if account == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("trades_by_account", "account")
-	}
-	e := &Trade{}
-	e.Account = account
-	e.Type = typeKey
-	e.TradeDate = tradeDate
-	e.TradeID = tradeID
-	return cqlgenimpl.Versioned(ctx, r.s, tradeWrites, e)
+// GetVersioned reads the Trade with the given key and its version, for
+// cqlgen.IfVersion.
+func (r *TradeRepo) GetVersioned(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64) (*Trade, int64, error) {
+	return tradeWrites.GetVersioned(ctx, r.s, &Trade{Account: account, Type: typeKey, TradeDate: tradeDate, TradeID: tradeID})
 }
 
-// Modify reads the Trade with the given key, lets change edit it and writes it
-// back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *TradeRepo) Modify(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64, change func(*Trade) error, opts ...cqlgen.Option) (_ *Trade, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Modify").End(&err)
-	if account == "" {
-		return nil, cqlgenimpl.EmptyKey("trades_by_account", "account")
-	}
-	e := &Trade{}
-	e.Account = account
-	e.Type = typeKey
-	e.TradeDate = tradeDate
-	e.TradeID = tradeID
-	o, err := cqlgenimpl.BeginVersioned(e, tradeCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, tradeWrites, e, tradeCheck, change)
+// Modify edits the Trade with the given key by change until no one changed it
+// between (docs/repositories.md).
+func (r *TradeRepo) Modify(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64, change func(*Trade) error, opts ...cqlgen.Option) (*Trade, error) {
+	return tradeWrites.Modify(ctx, r.s, r.opts, opts, &Trade{Account: account, Type: typeKey, TradeDate: tradeDate, TradeID: tradeID}, change)
 }
 
 // Entity is Trade.
@@ -236,41 +198,29 @@ func (r *TradeRepo) Entity() string {
 // Tables lists the tables Repair and Backfill write: all but
 // trades_by_account.
 func (r *TradeRepo) Tables() []string {
-	return []string{"trades_by_symbol"}
+	return tradeWrites.Tables()
 }
 
 // Verify reports the rows missing, stale or orphaned against
 // trades_by_account.
-func (r *TradeRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, tradeWrites, "Trade", false, o)
+func (r *TradeRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return tradeWrites.Verify(ctx, r.s, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *TradeRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, tradeWrites, "Trade", true, o)
+func (r *TradeRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return tradeWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row trades_by_account implies into table.
-func (r *TradeRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, tradeWrites, "Trade", table, o)
+func (r *TradeRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return tradeWrites.Backfill(ctx, r.s, table, o)
 }
 
 // Get reads the Trade with the given key from trades_by_account;
 // cqlgen.ErrNotFound if there is none.
-func (r *TradeRepo) Get(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64) (_ *Trade, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Get").End(&err)
-	if account == "" {
-		return nil, cqlgenimpl.EmptyKey("trades_by_account", "account")
-	}
-	var e Trade
-	e.Account = account
-	e.Type = typeKey
-	e.TradeDate = tradeDate
-	e.TradeID = tradeID
-	return cqlgenimpl.GetOne(ctx, r.s, tradeTradesByAccount.Get, []any{e.Account, e.Type, e.TradeDate, e.TradeID}, tradeTradesByAccountScan)
+func (r *TradeRepo) Get(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64) (*Trade, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Trade", "Get", tradeTradesByAccount, []any{account, typeKey, tradeDate, tradeID}, tradeTradesByAccountScan)
 }
 
 // TradesByAccountOptions are the optional parts of a TradesByAccount read.
@@ -295,33 +245,19 @@ type TradesByAccountOptions struct {
 	TradeDateFromExclusive, TradeDateToInclusive bool
 }
 
-var tradeTradesByAccountRead = cqlgenimpl.ReadSpec[Trade]{
-	Compare: tradeTradesByAccountCompare,
-	Key:     tradeTradesByAccountClustering,
-	Scan:    tradeTradesByAccountScan,
+var tradeTradesByAccountRead = &cqlgenimpl.ReadSpec[Trade]{
+	Entity:  "Trade",
 	Table:   tradeTradesByAccount,
+	Scan:    tradeTradesByAccountScan,
+	Key:     tradeTradesByAccountClustering,
+	Compare: tradeTradesByAccountCompare,
 }
 
 // TradesByAccount reads an account's trades, by type, newest first, from
 // trades_by_account, in pages: one partition, in clustering order.
-func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *TradesByAccountOptions) (_ cqlgen.Page[Trade], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "TradesByAccount").End(&err)
-	if account == "" {
-		return cqlgen.Page[Trade]{}, cqlgenimpl.EmptyKey("trades_by_account", "account")
-	}
-	if o == nil {
-		o = &TradesByAccountOptions{}
-	}
-	if err := cqlgenimpl.CheckPrefix([]string{"Type", "TradeDate"}, []bool{o.TypeEq != nil}, []bool{o.TypeFrom != nil || o.TypeTo != nil, o.TradeDateFrom != nil || o.TradeDateTo != nil}); err != nil {
-		return cqlgen.Page[Trade]{}, err
-	}
-	spec := tradeTradesByAccountRead.With([]any{account}, o.Limit, o.Cursor, r.opts)
-	if o.TypeEq != nil {
-		spec.Prefix = append(spec.Prefix, *o.TypeEq)
-	}
-	cqlgenimpl.Bounds(&spec, o.TypeFrom, o.TypeTo, o.TypeFromExclusive, o.TypeToInclusive)
-	cqlgenimpl.Bounds(&spec, o.TradeDateFrom, o.TradeDateTo, o.TradeDateFromExclusive, o.TradeDateToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *TradesByAccountOptions) (cqlgen.Page[Trade], error) {
+	o = cqlgenimpl.Or(o)
+	return tradeTradesByAccountRead.Page(ctx, r.s, r.opts, []any{account}, o.Limit, o.Cursor, cqlgenimpl.Prefixed([]string{"Type", "TradeDate"}, []bool{o.TypeEq != nil}, []bool{o.TypeFrom != nil || o.TypeTo != nil, o.TradeDateFrom != nil || o.TradeDateTo != nil}), cqlgenimpl.Eq(o.TypeEq, ""), cqlgenimpl.Range(o.TypeFrom, o.TypeTo, o.TypeFromExclusive, o.TypeToInclusive), cqlgenimpl.Range(o.TradeDateFrom, o.TradeDateTo, o.TradeDateFromExclusive, o.TradeDateToInclusive))
 }
 
 // TradesBySymbolOptions are the optional parts of a TradesBySymbol read.
@@ -354,39 +290,21 @@ type TradesBySymbolOptions struct {
 	AccountFromExclusive, AccountToInclusive bool
 }
 
-var tradeTradesBySymbolRead = cqlgenimpl.ReadSpec[Trade]{
+var tradeTradesBySymbolRead = &cqlgenimpl.ReadSpec[Trade]{
+	Entity:      "Trade",
+	Table:       tradeTradesBySymbol,
+	Scan:        tradeTradesBySymbolScan,
+	Key:         tradeTradesBySymbolClustering,
 	Compare:     tradeTradesBySymbolCompare,
 	HashBuckets: 8,
-	Key:         tradeTradesBySymbolClustering,
-	Scan:        tradeTradesBySymbolScan,
-	Table:       tradeTradesBySymbol,
 }
 
 // TradesBySymbol reads a symbol's trades, by type and date, from
 // trades_by_symbol, in pages: all 8 hash buckets read in parallel and merged
 // in clustering order.
-func (r *TradeRepo) TradesBySymbol(ctx context.Context, symbol string, o *TradesBySymbolOptions) (_ cqlgen.Page[Trade], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "TradesBySymbol").End(&err)
-	if symbol == "" {
-		return cqlgen.Page[Trade]{}, cqlgenimpl.EmptyKey("trades_by_symbol", "symbol")
-	}
-	if o == nil {
-		o = &TradesBySymbolOptions{}
-	}
-	if err := cqlgenimpl.CheckPrefix([]string{"Type", "TradeDate", "Account"}, []bool{o.TypeEq != nil, o.TradeDateEq != nil}, []bool{o.TypeFrom != nil || o.TypeTo != nil, o.TradeDateFrom != nil || o.TradeDateTo != nil, o.AccountFrom != nil || o.AccountTo != nil}); err != nil {
-		return cqlgen.Page[Trade]{}, err
-	}
-	spec := tradeTradesBySymbolRead.With([]any{symbol}, o.Limit, o.Cursor, r.opts)
-	if o.TypeEq != nil {
-		spec.Prefix = append(spec.Prefix, *o.TypeEq)
-	}
-	if o.TradeDateEq != nil {
-		spec.Prefix = append(spec.Prefix, *o.TradeDateEq)
-	}
-	cqlgenimpl.Bounds(&spec, o.TypeFrom, o.TypeTo, o.TypeFromExclusive, o.TypeToInclusive)
-	cqlgenimpl.Bounds(&spec, o.TradeDateFrom, o.TradeDateTo, o.TradeDateFromExclusive, o.TradeDateToInclusive)
-	cqlgenimpl.Bounds(&spec, o.AccountFrom, o.AccountTo, o.AccountFromExclusive, o.AccountToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *TradeRepo) TradesBySymbol(ctx context.Context, symbol string, o *TradesBySymbolOptions) (cqlgen.Page[Trade], error) {
+	o = cqlgenimpl.Or(o)
+	return tradeTradesBySymbolRead.Page(ctx, r.s, r.opts, []any{symbol}, o.Limit, o.Cursor, cqlgenimpl.Prefixed([]string{"Type", "TradeDate", "Account"}, []bool{o.TypeEq != nil, o.TradeDateEq != nil}, []bool{o.TypeFrom != nil || o.TypeTo != nil, o.TradeDateFrom != nil || o.TradeDateTo != nil, o.AccountFrom != nil || o.AccountTo != nil}), cqlgenimpl.Eq(o.TypeEq, ""), cqlgenimpl.Eq(o.TradeDateEq, ""), cqlgenimpl.Range(o.TypeFrom, o.TypeTo, o.TypeFromExclusive, o.TypeToInclusive), cqlgenimpl.Range(o.TradeDateFrom, o.TradeDateTo, o.TradeDateFromExclusive, o.TradeDateToInclusive), cqlgenimpl.Range(o.AccountFrom, o.AccountTo, o.AccountFromExclusive, o.AccountToInclusive))
 }
 
 // readingReadingsByKind is table readings_by_kind, which is the source of
@@ -437,59 +355,47 @@ func readingCheck(e *Reading) error {
 	return nil
 }
 
-var readingOne = cqlgenimpl.One[Reading]{
+var readingOne = &cqlgenimpl.One[Reading]{
+	Name:  "Reading",
+	Table: readingReadingsByKind,
 	Check: readingCheck,
-	Delete: func(e *Reading, ts int64) []any {
-		return []any{ts, e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At}
-	},
 	Key: func(e *Reading) []any {
 		return []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At}
 	},
-	Row:   readingReadingsByKindRow,
-	Scan:  readingReadingsByKindScan,
-	Table: readingReadingsByKind,
+	Row: readingReadingsByKindRow,
+	Remove: func(e *Reading, ts int64) []any {
+		return []any{ts, e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At}
+	},
+	Scan: readingReadingsByKindScan,
 }
 
-// Insert writes e to readings_by_kind, leaving nil pointers and empty
-// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
-// (docs/repositories.md, Writes).
-func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &readingOne, e)
+// Insert writes e to readings_by_kind, nil pointers and empty collections
+// unset (docs/repositories.md, Writes).
+func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
+	return readingOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent creates e in readings_by_kind unless a row has its key (IF
-// NOT EXISTS); see docs/repositories.md, Conditional insert.
-func (r *ReadingRepo) InsertIfAbsent(ctx context.Context, e *Reading, opts ...cqlgen.Option) (_ cqlgen.Inserted[Reading], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &readingOne, e)
+// NOT EXISTS; docs/repositories.md).
+func (r *ReadingRepo) InsertIfAbsent(ctx context.Context, e *Reading, opts ...cqlgen.Option) (cqlgen.Inserted[Reading], error) {
+	return readingOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
 // Update writes e over the row with its key in readings_by_kind; nil pointers
 // and empty collections clear their columns.
-func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &readingOne, e)
+func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
+	return readingOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key from readings_by_kind.
-func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &readingOne, e)
+func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
+	return readingOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
 // Get reads the Reading with the given key from readings_by_kind;
 // cqlgen.ErrNotFound if there is none.
-func (r *ReadingRepo) Get(ctx context.Context, sensor string, kind string, at time.Time) (_ *Reading, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Get").End(&err)
-	if sensor == "" {
-		return nil, cqlgenimpl.EmptyKey("readings_by_kind", "sensor")
-	}
-	var e Reading
-	e.Sensor = sensor
-	e.Kind = kind
-	e.At = at
-	return cqlgenimpl.GetOne(ctx, r.s, readingReadingsByKind.Get, []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At}, readingReadingsByKindScan)
+func (r *ReadingRepo) Get(ctx context.Context, sensor string, kind string, at time.Time) (*Reading, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Reading", "Get", readingReadingsByKind, []any{(&Reading{Sensor: sensor, Kind: kind, At: at}).Sensor, cqlgenimpl.DayBuckets.Of((&Reading{Sensor: sensor, Kind: kind, At: at}).At), (&Reading{Sensor: sensor, Kind: kind, At: at}).Kind, (&Reading{Sensor: sensor, Kind: kind, At: at}).At}, readingReadingsByKindScan)
 }
 
 // ReadingsByKindOptions are the optional parts of a ReadingsByKind read.
@@ -518,38 +424,19 @@ type ReadingsByKindOptions struct {
 	LookBack int
 }
 
-var readingReadingsByKindRead = cqlgenimpl.ReadSpec[Reading]{
-	Compare: readingReadingsByKindCompare,
-	Key:     readingReadingsByKindClustering,
-	Scan:    readingReadingsByKindScan,
-	Table:   readingReadingsByKind,
+var readingReadingsByKindRead = &cqlgenimpl.ReadSpec[Reading]{
+	Entity:      "Reading",
+	Table:       readingReadingsByKind,
+	Scan:        readingReadingsByKindScan,
+	Key:         readingReadingsByKindClustering,
+	Compare:     readingReadingsByKindCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
 // ReadingsByKind reads Reading rows by sensor, ordered by kind ascending, then
 // at descending, from readings_by_kind, in pages: time buckets from the newest
 // back, each in clustering order.
-func (r *ReadingRepo) ReadingsByKind(ctx context.Context, sensor string, o *ReadingsByKindOptions) (_ cqlgen.Page[Reading], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByKind").End(&err)
-	if sensor == "" {
-		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_kind", "sensor")
-	}
-	if o == nil {
-		o = &ReadingsByKindOptions{}
-	}
-	if err := cqlgenimpl.CheckPrefix([]string{"Kind", "At"}, []bool{o.KindEq != nil}, []bool{o.KindFrom != nil || o.KindTo != nil, o.AtFrom != nil || o.AtTo != nil}); err != nil {
-		return cqlgen.Page[Reading]{}, err
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.DayBuckets
-	spec := readingReadingsByKindRead.With([]any{sensor}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	if o.KindEq != nil {
-		spec.Prefix = append(spec.Prefix, *o.KindEq)
-	}
-	cqlgenimpl.Bounds(&spec, o.KindFrom, o.KindTo, o.KindFromExclusive, o.KindToInclusive)
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *ReadingRepo) ReadingsByKind(ctx context.Context, sensor string, o *ReadingsByKindOptions) (cqlgen.Page[Reading], error) {
+	o = cqlgenimpl.Or(o)
+	return readingReadingsByKindRead.Page(ctx, r.s, r.opts, []any{sensor}, o.Limit, o.Cursor, cqlgenimpl.Prefixed([]string{"Kind", "At"}, []bool{o.KindEq != nil}, []bool{o.KindFrom != nil || o.KindTo != nil, o.AtFrom != nil || o.AtTo != nil}), cqlgenimpl.Eq(o.KindEq, ""), cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.KindFrom, o.KindTo, o.KindFromExclusive, o.KindToInclusive), cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }

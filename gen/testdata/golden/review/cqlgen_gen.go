@@ -12,8 +12,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
 // noteEnd is table end, which is the source of truth of Note (statements in
 // schema.md).
@@ -132,6 +132,9 @@ func noteCheckKey(e *Note) error {
 }
 
 var noteWrites = &cqlgenimpl.Entity[Note]{
+	Name:      "Note",
+	Check:     noteCheck,
+	CheckKey:  noteCheckKey,
 	Canonical: noteEnd,
 	State:     noteEndState,
 	ScanState: noteEndScanState,
@@ -151,69 +154,34 @@ var noteWrites = &cqlgenimpl.Entity[Note]{
 	},
 }
 
-// Insert creates or replaces e in every table of Note, leaving nil pointers
-// and empty collections unset, through the write protocol on end
-// (docs/repositories.md, The write protocol).
-func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, noteCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, noteWrites, cqlgenimpl.OpInsert, e)
+// Insert creates or replaces e in every table, nil pointers and empty
+// collections unset (docs/repositories.md, The write protocol).
+func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
+	return noteWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
 // Update replaces the Note with e's key in every table, nil pointers and empty
-// collections clearing their columns, through the write protocol on end
-// (docs/repositories.md, The write protocol).
-func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, noteCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, noteWrites, cqlgenimpl.OpUpdate, e)
+// collections clearing their columns.
+func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
+	return noteWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
 // Delete removes the Note with e's key from every table (e needs only its
-// key), through the write protocol on end (docs/repositories.md, The write
-// protocol).
-func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, noteCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, noteWrites, cqlgenimpl.OpDelete, e)
+// key).
+func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
+	return noteWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Note with the given key from end with its version,
-// for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *NoteRepo) GetVersioned(ctx context.Context, id string) (_ *Note, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "GetVersioned").End(&err)
-	if id == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("end", "id")
-	}
-	e := &Note{}
-	e.ID = id
-	return cqlgenimpl.Versioned(ctx, r.s, noteWrites, e)
+// GetVersioned reads the Note with the given key and its version, for
+// cqlgen.IfVersion.
+func (r *NoteRepo) GetVersioned(ctx context.Context, id string) (*Note, int64, error) {
+	return noteWrites.GetVersioned(ctx, r.s, &Note{ID: id})
 }
 
-// Modify reads the Note with the given key, lets change edit it and writes it
-// back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *NoteRepo) Modify(ctx context.Context, id string, change func(*Note) error, opts ...cqlgen.Option) (_ *Note, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Modify").End(&err)
-	if id == "" {
-		return nil, cqlgenimpl.EmptyKey("end", "id")
-	}
-	e := &Note{}
-	e.ID = id
-	o, err := cqlgenimpl.BeginVersioned(e, noteCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, noteWrites, e, noteCheck, change)
+// Modify edits the Note with the given key by change until no one changed it
+// between (docs/repositories.md).
+func (r *NoteRepo) Modify(ctx context.Context, id string, change func(*Note) error, opts ...cqlgen.Option) (*Note, error) {
+	return noteWrites.Modify(ctx, r.s, r.opts, opts, &Note{ID: id}, change)
 }
 
 // Entity is Note.
@@ -223,49 +191,34 @@ func (r *NoteRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write: all but end.
 func (r *NoteRepo) Tables() []string {
-	return []string{"subgraph"}
+	return noteWrites.Tables()
 }
 
 // Verify reports the rows missing, stale or orphaned against end.
-func (r *NoteRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, noteWrites, "Note", false, o)
+func (r *NoteRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return noteWrites.Verify(ctx, r.s, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *NoteRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, noteWrites, "Note", true, o)
+func (r *NoteRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return noteWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row end implies into table.
-func (r *NoteRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, noteWrites, "Note", table, o)
+func (r *NoteRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return noteWrites.Backfill(ctx, r.s, table, o)
 }
 
 // Get reads the Note with the given key from end; cqlgen.ErrNotFound if there
 // is none.
-func (r *NoteRepo) Get(ctx context.Context, id string) (_ *Note, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Get").End(&err)
-	if id == "" {
-		return nil, cqlgenimpl.EmptyKey("end", "id")
-	}
-	var e Note
-	e.ID = id
-	return cqlgenimpl.GetOne(ctx, r.s, noteEnd.Get, []any{e.ID}, noteEndScan)
+func (r *NoteRepo) Get(ctx context.Context, id string) (*Note, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Note", "Get", noteEnd, []any{id}, noteEndScan)
 }
 
-// GetMany reads the Notes with the given id values from end in one query:
-// Rows[i] is ids[i]'s, nil when missing (docs/repositories.md, Multi-get).
-func (r *NoteRepo) GetMany(ctx context.Context, ids []string) (_ cqlgen.Found[Note], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "GetMany").End(&err)
-	for _, k := range ids {
-		if k == "" {
-			return cqlgen.Found[Note]{}, cqlgenimpl.EmptyKey("end", "id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, noteEnd, []any{}, ids, r.opts.MaxKeys, noteEndScan, func(e *Note) string {
+// GetMany reads the Notes with the given id values in one query: Rows[i] is
+// ids[i]'s, nil when missing.
+func (r *NoteRepo) GetMany(ctx context.Context, ids []string) (cqlgen.Found[Note], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Note", noteEnd, []any{}, ids, noteEndScan, func(e *Note) string {
 		return e.ID
 	})
 }
@@ -283,24 +236,17 @@ type SubgraphOptions struct {
 	IDFromExclusive, IDToInclusive bool
 }
 
-var noteSubgraphRead = cqlgenimpl.ReadSpec[Note]{
-	Compare: noteSubgraphCompare,
-	Key:     noteSubgraphClustering,
-	Scan:    noteSubgraphScan,
+var noteSubgraphRead = &cqlgenimpl.ReadSpec[Note]{
+	Entity:  "Note",
 	Table:   noteSubgraph,
+	Scan:    noteSubgraphScan,
+	Key:     noteSubgraphClustering,
+	Compare: noteSubgraphCompare,
 }
 
 // Subgraph reads Note rows by owner, ordered by id ascending, from subgraph,
 // in pages: one partition, in clustering order.
-func (r *NoteRepo) Subgraph(ctx context.Context, owner string, o *SubgraphOptions) (_ cqlgen.Page[Note], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Subgraph").End(&err)
-	if owner == "" {
-		return cqlgen.Page[Note]{}, cqlgenimpl.EmptyKey("subgraph", "owner")
-	}
-	if o == nil {
-		o = &SubgraphOptions{}
-	}
-	spec := noteSubgraphRead.With([]any{owner}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.IDFrom, o.IDTo, o.IDFromExclusive, o.IDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *NoteRepo) Subgraph(ctx context.Context, owner string, o *SubgraphOptions) (cqlgen.Page[Note], error) {
+	o = cqlgenimpl.Or(o)
+	return noteSubgraphRead.Page(ctx, r.s, r.opts, []any{owner}, o.Limit, o.Cursor, cqlgenimpl.Range(o.IDFrom, o.IDTo, o.IDFromExclusive, o.IDToInclusive))
 }

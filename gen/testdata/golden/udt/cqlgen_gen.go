@@ -15,8 +15,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
 // customerCustomers is table customers, which is the source of truth of
 // Customer (statements in schema.md).
@@ -143,6 +143,9 @@ func customerCheckKey(e *Customer) error {
 }
 
 var customerWrites = &cqlgenimpl.Entity[Customer]{
+	Name:      "Customer",
+	Check:     customerCheck,
+	CheckKey:  customerCheckKey,
 	Canonical: customerCustomers,
 	State:     customerCustomersState,
 	ScanState: customerCustomersScanState,
@@ -162,69 +165,34 @@ var customerWrites = &cqlgenimpl.Entity[Customer]{
 	},
 }
 
-// Insert creates or replaces e in every table of Customer, leaving nil
-// pointers and empty collections unset, through the write protocol on
-// customers (docs/repositories.md, The write protocol).
-func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpInsert, e)
+// Insert creates or replaces e in every table, nil pointers and empty
+// collections unset (docs/repositories.md, The write protocol).
+func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+	return customerWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
 // Update replaces the Customer with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// customers (docs/repositories.md, The write protocol).
-func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpUpdate, e)
+// empty collections clearing their columns.
+func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+	return customerWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
 // Delete removes the Customer with e's key from every table (e needs only its
-// key), through the write protocol on customers (docs/repositories.md, The
-// write protocol).
-func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, customerCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpDelete, e)
+// key).
+func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+	return customerWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Customer with the given key from customers with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *CustomerRepo) GetVersioned(ctx context.Context, customerID gocql.UUID) (_ *Customer, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "GetVersioned").End(&err)
-	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, 0, cqlgenimpl.EmptyKey("customers", "customer_id")
-	}
-	e := &Customer{}
-	e.CustomerID = customerID
-	return cqlgenimpl.Versioned(ctx, r.s, customerWrites, e)
+// GetVersioned reads the Customer with the given key and its version, for
+// cqlgen.IfVersion.
+func (r *CustomerRepo) GetVersioned(ctx context.Context, customerID gocql.UUID) (*Customer, int64, error) {
+	return customerWrites.GetVersioned(ctx, r.s, &Customer{CustomerID: customerID})
 }
 
-// Modify reads the Customer with the given key, lets change edit it and writes
-// it back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *CustomerRepo) Modify(ctx context.Context, customerID gocql.UUID, change func(*Customer) error, opts ...cqlgen.Option) (_ *Customer, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Modify").End(&err)
-	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, cqlgenimpl.EmptyKey("customers", "customer_id")
-	}
-	e := &Customer{}
-	e.CustomerID = customerID
-	o, err := cqlgenimpl.BeginVersioned(e, customerCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, customerWrites, e, customerCheck, change)
+// Modify edits the Customer with the given key by change until no one changed
+// it between (docs/repositories.md).
+func (r *CustomerRepo) Modify(ctx context.Context, customerID gocql.UUID, change func(*Customer) error, opts ...cqlgen.Option) (*Customer, error) {
+	return customerWrites.Modify(ctx, r.s, r.opts, opts, &Customer{CustomerID: customerID}, change)
 }
 
 // Entity is Customer.
@@ -234,50 +202,34 @@ func (r *CustomerRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write: all but customers.
 func (r *CustomerRepo) Tables() []string {
-	return []string{"customers_by_region"}
+	return customerWrites.Tables()
 }
 
 // Verify reports the rows missing, stale or orphaned against customers.
-func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", false, o)
+func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return customerWrites.Verify(ctx, r.s, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", true, o)
+func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return customerWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row customers implies into table.
-func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, customerWrites, "Customer", table, o)
+func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return customerWrites.Backfill(ctx, r.s, table, o)
 }
 
 // Get reads the Customer with the given key from customers; cqlgen.ErrNotFound
 // if there is none.
-func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Customer, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Get").End(&err)
-	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, cqlgenimpl.EmptyKey("customers", "customer_id")
-	}
-	var e Customer
-	e.CustomerID = customerID
-	return cqlgenimpl.GetOne(ctx, r.s, customerCustomers.Get, []any{e.CustomerID}, customerCustomersScan)
+func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (*Customer, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Customer", "Get", customerCustomers, []any{customerID}, customerCustomersScan)
 }
 
-// GetMany reads the Customers with the given customer_id values from customers
-// in one query: Rows[i] is customerIDs[i]'s, nil when missing
-// (docs/repositories.md, Multi-get).
-func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (_ cqlgen.Found[Customer], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "GetMany").End(&err)
-	for _, k := range customerIDs {
-		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Customer]{}, cqlgenimpl.EmptyKey("customers", "customer_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, customerCustomers, []any{}, customerIDs, r.opts.MaxKeys, customerCustomersScan, func(e *Customer) gocql.UUID {
+// GetMany reads the Customers with the given customer_id values in one query:
+// Rows[i] is customerIDs[i]'s, nil when missing.
+func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (cqlgen.Found[Customer], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Customer", customerCustomers, []any{}, customerIDs, customerCustomersScan, func(e *Customer) gocql.UUID {
 		return e.CustomerID
 	})
 }
@@ -296,24 +248,20 @@ type CustomersByRegionOptions struct {
 	CreatedAtFromExclusive, CreatedAtToInclusive bool
 }
 
-var customerCustomersByRegionRead = cqlgenimpl.ReadSpec[Customer]{
-	Compare: customerCustomersByRegionCompare,
-	Key:     customerCustomersByRegionClustering,
-	Scan:    customerCustomersByRegionScan,
+var customerCustomersByRegionRead = &cqlgenimpl.ReadSpec[Customer]{
+	Entity:  "Customer",
 	Table:   customerCustomersByRegion,
+	Scan:    customerCustomersByRegionScan,
+	Key:     customerCustomersByRegionClustering,
+	Compare: customerCustomersByRegionCompare,
 }
 
 // CustomersByRegion reads Customer rows by region, ordered by created_at
 // descending, then customer_id ascending, from customers_by_region, in pages:
 // one partition, in clustering order.
-func (r *CustomerRepo) CustomersByRegion(ctx context.Context, region Region, o *CustomersByRegionOptions) (_ cqlgen.Page[Customer], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "CustomersByRegion").End(&err)
-	if o == nil {
-		o = &CustomersByRegionOptions{}
-	}
-	spec := customerCustomersByRegionRead.With([]any{region}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.CreatedAtFrom, o.CreatedAtTo, o.CreatedAtFromExclusive, o.CreatedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *CustomerRepo) CustomersByRegion(ctx context.Context, region Region, o *CustomersByRegionOptions) (cqlgen.Page[Customer], error) {
+	o = cqlgenimpl.Or(o)
+	return customerCustomersByRegionRead.Page(ctx, r.s, r.opts, []any{region}, o.Limit, o.Cursor, cqlgenimpl.Range(o.CreatedAtFrom, o.CreatedAtTo, o.CreatedAtFromExclusive, o.CreatedAtToInclusive))
 }
 
 // visitVisits is table visits, which is the source of truth of Visit
@@ -368,59 +316,47 @@ func visitCheck(e *Visit) error {
 	return nil
 }
 
-var visitOne = cqlgenimpl.One[Visit]{
+var visitOne = &cqlgenimpl.One[Visit]{
+	Name:  "Visit",
+	Table: visitVisits,
 	Check: visitCheck,
-	Delete: func(e *Visit, ts int64) []any {
-		return []any{ts, e.CustomerID, e.At, e.Spot}
-	},
 	Key: func(e *Visit) []any {
 		return []any{e.CustomerID, e.At, e.Spot}
 	},
-	Row:   visitVisitsRow,
-	Scan:  visitVisitsScan,
-	Table: visitVisits,
+	Row: visitVisitsRow,
+	Remove: func(e *Visit, ts int64) []any {
+		return []any{ts, e.CustomerID, e.At, e.Spot}
+	},
+	Scan: visitVisitsScan,
 }
 
-// Insert writes e to visits, leaving nil pointers and empty collections unset;
-// it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
-// Writes).
-func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &visitOne, e)
+// Insert writes e to visits, nil pointers and empty collections unset
+// (docs/repositories.md, Writes).
+func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+	return visitOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in visits unless a row has its key (IF NOT EXISTS);
-// see docs/repositories.md, Conditional insert.
-func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (_ cqlgen.Inserted[Visit], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &visitOne, e)
+// InsertIfAbsent creates e in visits unless a row has its key (IF NOT EXISTS;
+// docs/repositories.md).
+func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (cqlgen.Inserted[Visit], error) {
+	return visitOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
 // Update writes e over the row with its key in visits; nil pointers and empty
 // collections clear their columns.
-func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &visitOne, e)
+func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+	return visitOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key from visits.
-func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &visitOne, e)
+func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+	return visitOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
 // Get reads the Visit with the given key from visits; cqlgen.ErrNotFound if
 // there is none.
-func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, at time.Time, spot Geo) (_ *Visit, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Get").End(&err)
-	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, cqlgenimpl.EmptyKey("visits", "customer_id")
-	}
-	var e Visit
-	e.CustomerID = customerID
-	e.At = at
-	e.Spot = spot
-	return cqlgenimpl.GetOne(ctx, r.s, visitVisits.Get, []any{e.CustomerID, e.At, e.Spot}, visitVisitsScan)
+func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, at time.Time, spot Geo) (*Visit, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Visit", "Get", visitVisits, []any{customerID, at, spot}, visitVisitsScan)
 }
 
 // VisitsOptions are the optional parts of a Visits read.
@@ -436,26 +372,19 @@ type VisitsOptions struct {
 	AtFromExclusive, AtToInclusive bool
 }
 
-var visitVisitsRead = cqlgenimpl.ReadSpec[Visit]{
-	Compare: visitVisitsCompare,
-	Key:     visitVisitsClustering,
-	Scan:    visitVisitsScan,
+var visitVisitsRead = &cqlgenimpl.ReadSpec[Visit]{
+	Entity:  "Visit",
 	Table:   visitVisits,
+	Scan:    visitVisitsScan,
+	Key:     visitVisitsClustering,
+	Compare: visitVisitsCompare,
 }
 
 // Visits reads Visit rows by customer_id, ordered by at ascending, then spot
 // ascending, from visits, in pages: one partition, in clustering order.
-func (r *VisitRepo) Visits(ctx context.Context, customerID gocql.UUID, o *VisitsOptions) (_ cqlgen.Page[Visit], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Visits").End(&err)
-	if cqlgenimpl.IsZeroUUID(customerID) {
-		return cqlgen.Page[Visit]{}, cqlgenimpl.EmptyKey("visits", "customer_id")
-	}
-	if o == nil {
-		o = &VisitsOptions{}
-	}
-	spec := visitVisitsRead.With([]any{customerID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *VisitRepo) Visits(ctx context.Context, customerID gocql.UUID, o *VisitsOptions) (cqlgen.Page[Visit], error) {
+	o = cqlgenimpl.Or(o)
+	return visitVisitsRead.Page(ctx, r.s, r.opts, []any{customerID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
 // MarshalUDT implements gocql.UDTMarshaler: it encodes the field called name

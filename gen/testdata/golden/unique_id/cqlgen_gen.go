@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
 // eventEvents is table events, which is the source of truth of Event
 // (statements in schema.md).
@@ -154,6 +154,9 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 }
 
 var eventWrites = &cqlgenimpl.Entity[Event]{
+	Name:      "Event",
+	Check:     eventCheck,
+	CheckKey:  eventCheckKey,
 	Canonical: eventEvents,
 	Immutable: true,
 	State:     eventEventsState,
@@ -175,38 +178,28 @@ func (r *EventRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write: all but events.
 func (r *EventRepo) Tables() []string {
-	return []string{"events_by_agent"}
+	return eventWrites.Tables()
 }
 
 // Verify reports the rows missing, stale or orphaned against events.
-func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", false, o)
+func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return eventWrites.Verify(ctx, r.s, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", true, o)
+func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return eventWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row events implies into table.
-func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, eventWrites, "Event", table, o)
+func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return eventWrites.Backfill(ctx, r.s, table, o)
 }
 
 // Get reads the Event with the given key from events; cqlgen.ErrNotFound if
 // there is none.
-func (r *EventRepo) Get(ctx context.Context, ticketID string, eventID gocql.UUID) (_ *Event, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Get").End(&err)
-	if ticketID == "" {
-		return nil, cqlgenimpl.EmptyKey("events", "ticket_id")
-	}
-	var e Event
-	e.TicketID = ticketID
-	e.EventID = eventID
-	return cqlgenimpl.GetOne(ctx, r.s, eventEvents.Get, []any{e.TicketID, e.EventID}, eventEventsScan)
+func (r *EventRepo) Get(ctx context.Context, ticketID string, eventID gocql.UUID) (*Event, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Event", "Get", eventEvents, []any{ticketID, eventID}, eventEventsScan)
 }
 
 // EventsOptions are the optional parts of a Events read.
@@ -222,26 +215,19 @@ type EventsOptions struct {
 	EventIDFromExclusive, EventIDToInclusive bool
 }
 
-var eventEventsRead = cqlgenimpl.ReadSpec[Event]{
-	Compare: eventEventsCompare,
-	Key:     eventEventsClustering,
-	Scan:    eventEventsScan,
+var eventEventsRead = &cqlgenimpl.ReadSpec[Event]{
+	Entity:  "Event",
 	Table:   eventEvents,
+	Scan:    eventEventsScan,
+	Key:     eventEventsClustering,
+	Compare: eventEventsCompare,
 }
 
 // Events reads Event rows by ticket_id, ordered by event_id descending, from
 // events, in pages: one partition, in clustering order.
-func (r *EventRepo) Events(ctx context.Context, ticketID string, o *EventsOptions) (_ cqlgen.Page[Event], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Events").End(&err)
-	if ticketID == "" {
-		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("events", "ticket_id")
-	}
-	if o == nil {
-		o = &EventsOptions{}
-	}
-	spec := eventEventsRead.With([]any{ticketID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *EventRepo) Events(ctx context.Context, ticketID string, o *EventsOptions) (cqlgen.Page[Event], error) {
+	o = cqlgenimpl.Or(o)
+	return eventEventsRead.Page(ctx, r.s, r.opts, []any{ticketID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive))
 }
 
 // EventsByAgentOptions are the optional parts of a EventsByAgent read.
@@ -262,33 +248,21 @@ type EventsByAgentOptions struct {
 	LookBack int
 }
 
-var eventEventsByAgentRead = cqlgenimpl.ReadSpec[Event]{
-	Compare: eventEventsByAgentCompare,
-	Key:     eventEventsByAgentClustering,
-	Scan:    eventEventsByAgentScan,
-	Table:   eventEventsByAgent,
+var eventEventsByAgentRead = &cqlgenimpl.ReadSpec[Event]{
+	Entity:      "Event",
+	Table:       eventEventsByAgent,
+	Scan:        eventEventsByAgentScan,
+	Key:         eventEventsByAgentClustering,
+	Compare:     eventEventsByAgentCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
 }
 
 // EventsByAgent reads Event rows by agent_id, ordered by event_id descending,
 // from events_by_agent, in pages: time buckets from the newest back, each in
 // clustering order.
-func (r *EventRepo) EventsByAgent(ctx context.Context, agentID string, o *EventsByAgentOptions) (_ cqlgen.Page[Event], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "EventsByAgent").End(&err)
-	if agentID == "" {
-		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("events_by_agent", "agent_id")
-	}
-	if o == nil {
-		o = &EventsByAgentOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.MonthBuckets
-	spec := eventEventsByAgentRead.With([]any{agentID}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *EventRepo) EventsByAgent(ctx context.Context, agentID string, o *EventsByAgentOptions) (cqlgen.Page[Event], error) {
+	o = cqlgenimpl.Or(o)
+	return eventEventsByAgentRead.Page(ctx, r.s, r.opts, []any{agentID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive))
 }
 
 // uploadUploads is table uploads, which is the source of truth of Upload
@@ -412,6 +386,9 @@ func uploadCheckKey(e *Upload) error {
 }
 
 var uploadWrites = &cqlgenimpl.Entity[Upload]{
+	Name:      "Upload",
+	Check:     uploadCheck,
+	CheckKey:  uploadCheckKey,
 	Canonical: uploadUploads,
 	State:     uploadUploadsState,
 	ScanState: uploadUploadsScanState,
@@ -430,71 +407,34 @@ var uploadWrites = &cqlgenimpl.Entity[Upload]{
 	},
 }
 
-// Insert creates or replaces e in every table of Upload, leaving nil pointers
-// and empty collections unset, through the write protocol on uploads
-// (docs/repositories.md, The write protocol).
-func (r *UploadRepo) Insert(ctx context.Context, e *Upload, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, uploadCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, uploadWrites, cqlgenimpl.OpInsert, e)
+// Insert creates or replaces e in every table, nil pointers and empty
+// collections unset (docs/repositories.md, The write protocol).
+func (r *UploadRepo) Insert(ctx context.Context, e *Upload, opts ...cqlgen.Option) error {
+	return uploadWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
 // Update replaces the Upload with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// uploads (docs/repositories.md, The write protocol).
-func (r *UploadRepo) Update(ctx context.Context, e *Upload, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, uploadCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, uploadWrites, cqlgenimpl.OpUpdate, e)
+// empty collections clearing their columns.
+func (r *UploadRepo) Update(ctx context.Context, e *Upload, opts ...cqlgen.Option) error {
+	return uploadWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
 // Delete removes the Upload with e's key from every table (e needs only its
-// key), through the write protocol on uploads (docs/repositories.md, The write
-// protocol).
-func (r *UploadRepo) Delete(ctx context.Context, e *Upload, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, uploadCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, uploadWrites, cqlgenimpl.OpDelete, e)
+// key).
+func (r *UploadRepo) Delete(ctx context.Context, e *Upload, opts ...cqlgen.Option) error {
+	return uploadWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Upload with the given key from uploads with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *UploadRepo) GetVersioned(ctx context.Context, owner string, uploadID gocql.UUID) (_ *Upload, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "GetVersioned").End(&err)
-	if owner == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("uploads", "owner")
-	}
-	e := &Upload{}
-	e.Owner = owner
-	e.UploadID = uploadID
-	return cqlgenimpl.Versioned(ctx, r.s, uploadWrites, e)
+// GetVersioned reads the Upload with the given key and its version, for
+// cqlgen.IfVersion.
+func (r *UploadRepo) GetVersioned(ctx context.Context, owner string, uploadID gocql.UUID) (*Upload, int64, error) {
+	return uploadWrites.GetVersioned(ctx, r.s, &Upload{Owner: owner, UploadID: uploadID})
 }
 
-// Modify reads the Upload with the given key, lets change edit it and writes
-// it back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *UploadRepo) Modify(ctx context.Context, owner string, uploadID gocql.UUID, change func(*Upload) error, opts ...cqlgen.Option) (_ *Upload, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Modify").End(&err)
-	if owner == "" {
-		return nil, cqlgenimpl.EmptyKey("uploads", "owner")
-	}
-	e := &Upload{}
-	e.Owner = owner
-	e.UploadID = uploadID
-	o, err := cqlgenimpl.BeginVersioned(e, uploadCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, uploadWrites, e, uploadCheck, change)
+// Modify edits the Upload with the given key by change until no one changed it
+// between (docs/repositories.md).
+func (r *UploadRepo) Modify(ctx context.Context, owner string, uploadID gocql.UUID, change func(*Upload) error, opts ...cqlgen.Option) (*Upload, error) {
+	return uploadWrites.Modify(ctx, r.s, r.opts, opts, &Upload{Owner: owner, UploadID: uploadID}, change)
 }
 
 // Entity is Upload.
@@ -504,38 +444,28 @@ func (r *UploadRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write: all but uploads.
 func (r *UploadRepo) Tables() []string {
-	return []string{"uploads_by_day"}
+	return uploadWrites.Tables()
 }
 
 // Verify reports the rows missing, stale or orphaned against uploads.
-func (r *UploadRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, uploadWrites, "Upload", false, o)
+func (r *UploadRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return uploadWrites.Verify(ctx, r.s, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *UploadRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, uploadWrites, "Upload", true, o)
+func (r *UploadRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return uploadWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row uploads implies into table.
-func (r *UploadRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, uploadWrites, "Upload", table, o)
+func (r *UploadRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return uploadWrites.Backfill(ctx, r.s, table, o)
 }
 
 // Get reads the Upload with the given key from uploads; cqlgen.ErrNotFound if
 // there is none.
-func (r *UploadRepo) Get(ctx context.Context, owner string, uploadID gocql.UUID) (_ *Upload, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Get").End(&err)
-	if owner == "" {
-		return nil, cqlgenimpl.EmptyKey("uploads", "owner")
-	}
-	var e Upload
-	e.Owner = owner
-	e.UploadID = uploadID
-	return cqlgenimpl.GetOne(ctx, r.s, uploadUploads.Get, []any{e.Owner, e.UploadID}, uploadUploadsScan)
+func (r *UploadRepo) Get(ctx context.Context, owner string, uploadID gocql.UUID) (*Upload, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Upload", "Get", uploadUploads, []any{owner, uploadID}, uploadUploadsScan)
 }
 
 // UploadsOptions are the optional parts of a Uploads read.
@@ -552,26 +482,19 @@ type UploadsOptions struct {
 	UploadIDFromExclusive, UploadIDToInclusive bool
 }
 
-var uploadUploadsRead = cqlgenimpl.ReadSpec[Upload]{
-	Compare: uploadUploadsCompare,
-	Key:     uploadUploadsClustering,
-	Scan:    uploadUploadsScan,
+var uploadUploadsRead = &cqlgenimpl.ReadSpec[Upload]{
+	Entity:  "Upload",
 	Table:   uploadUploads,
+	Scan:    uploadUploadsScan,
+	Key:     uploadUploadsClustering,
+	Compare: uploadUploadsCompare,
 }
 
 // Uploads reads Upload rows by owner, ordered by upload_id ascending, from
 // uploads, in pages: one partition, in clustering order.
-func (r *UploadRepo) Uploads(ctx context.Context, owner string, o *UploadsOptions) (_ cqlgen.Page[Upload], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Uploads").End(&err)
-	if owner == "" {
-		return cqlgen.Page[Upload]{}, cqlgenimpl.EmptyKey("uploads", "owner")
-	}
-	if o == nil {
-		o = &UploadsOptions{}
-	}
-	spec := uploadUploadsRead.With([]any{owner}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.UploadIDFrom, o.UploadIDTo, o.UploadIDFromExclusive, o.UploadIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *UploadRepo) Uploads(ctx context.Context, owner string, o *UploadsOptions) (cqlgen.Page[Upload], error) {
+	o = cqlgenimpl.Or(o)
+	return uploadUploadsRead.Page(ctx, r.s, r.opts, []any{owner}, o.Limit, o.Cursor, cqlgenimpl.Range(o.UploadIDFrom, o.UploadIDTo, o.UploadIDFromExclusive, o.UploadIDToInclusive))
 }
 
 // UploadsByDayOptions are the optional parts of a UploadsByDay read.
@@ -588,26 +511,19 @@ type UploadsByDayOptions struct {
 	UploadIDFromExclusive, UploadIDToInclusive bool
 }
 
-var uploadUploadsByDayRead = cqlgenimpl.ReadSpec[Upload]{
+var uploadUploadsByDayRead = &cqlgenimpl.ReadSpec[Upload]{
+	Entity:      "Upload",
+	Table:       uploadUploadsByDay,
+	Scan:        uploadUploadsByDayScan,
+	Key:         uploadUploadsByDayClustering,
 	Compare:     uploadUploadsByDayCompare,
 	HashBuckets: 16,
-	Key:         uploadUploadsByDayClustering,
-	Scan:        uploadUploadsByDayScan,
-	Table:       uploadUploadsByDay,
 }
 
 // UploadsByDay reads Upload rows by day, ordered by upload_id ascending, from
 // uploads_by_day, in pages: all 16 hash buckets read in parallel and merged in
 // clustering order.
-func (r *UploadRepo) UploadsByDay(ctx context.Context, day time.Time, o *UploadsByDayOptions) (_ cqlgen.Page[Upload], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "UploadsByDay").End(&err)
-	if day.IsZero() {
-		return cqlgen.Page[Upload]{}, cqlgenimpl.EmptyKey("uploads_by_day", "day")
-	}
-	if o == nil {
-		o = &UploadsByDayOptions{}
-	}
-	spec := uploadUploadsByDayRead.With([]any{day}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.UploadIDFrom, o.UploadIDTo, o.UploadIDFromExclusive, o.UploadIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *UploadRepo) UploadsByDay(ctx context.Context, day time.Time, o *UploadsByDayOptions) (cqlgen.Page[Upload], error) {
+	o = cqlgenimpl.Or(o)
+	return uploadUploadsByDayRead.Page(ctx, r.s, r.opts, []any{day}, o.Limit, o.Cursor, cqlgenimpl.Range(o.UploadIDFrom, o.UploadIDTo, o.UploadIDFromExclusive, o.UploadIDToInclusive))
 }

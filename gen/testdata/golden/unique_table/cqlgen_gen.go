@@ -11,8 +11,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
 // accountAccounts is table accounts, which is the source of truth of Account
 // (statements in schema.md).
@@ -137,6 +137,9 @@ func accountCheckKey(e *Account) error {
 }
 
 var accountWrites = &cqlgenimpl.Entity[Account]{
+	Name:      "Account",
+	Check:     accountCheck,
+	CheckKey:  accountCheckKey,
 	Canonical: accountAccounts,
 	State:     accountAccountsState,
 	ScanState: accountAccountsScanState,
@@ -164,69 +167,34 @@ var accountWrites = &cqlgenimpl.Entity[Account]{
 	},
 }
 
-// Insert creates or replaces e in every table of Account, leaving nil pointers
-// and empty collections unset, through the write protocol on accounts
-// (docs/repositories.md, The write protocol).
-func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, accountCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, accountWrites, cqlgenimpl.OpInsert, e)
+// Insert creates or replaces e in every table, nil pointers and empty
+// collections unset (docs/repositories.md, The write protocol).
+func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
+	return accountWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
 // Update replaces the Account with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// accounts (docs/repositories.md, The write protocol).
-func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, accountCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, accountWrites, cqlgenimpl.OpUpdate, e)
+// empty collections clearing their columns.
+func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
+	return accountWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
 // Delete removes the Account with e's key from every table (e needs only its
-// key), through the write protocol on accounts (docs/repositories.md, The
-// write protocol).
-func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, accountCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, accountWrites, cqlgenimpl.OpDelete, e)
+// key).
+func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
+	return accountWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Account with the given key from accounts with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *AccountRepo) GetVersioned(ctx context.Context, accountID string) (_ *Account, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "GetVersioned").End(&err)
-	if accountID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("accounts", "account_id")
-	}
-	e := &Account{}
-	e.AccountID = accountID
-	return cqlgenimpl.Versioned(ctx, r.s, accountWrites, e)
+// GetVersioned reads the Account with the given key and its version, for
+// cqlgen.IfVersion.
+func (r *AccountRepo) GetVersioned(ctx context.Context, accountID string) (*Account, int64, error) {
+	return accountWrites.GetVersioned(ctx, r.s, &Account{AccountID: accountID})
 }
 
-// Modify reads the Account with the given key, lets change edit it and writes
-// it back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *AccountRepo) Modify(ctx context.Context, accountID string, change func(*Account) error, opts ...cqlgen.Option) (_ *Account, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Modify").End(&err)
-	if accountID == "" {
-		return nil, cqlgenimpl.EmptyKey("accounts", "account_id")
-	}
-	e := &Account{}
-	e.AccountID = accountID
-	o, err := cqlgenimpl.BeginVersioned(e, accountCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, accountWrites, e, accountCheck, change)
+// Modify edits the Account with the given key by change until no one changed
+// it between (docs/repositories.md).
+func (r *AccountRepo) Modify(ctx context.Context, accountID string, change func(*Account) error, opts ...cqlgen.Option) (*Account, error) {
+	return accountWrites.Modify(ctx, r.s, r.opts, opts, &Account{AccountID: accountID}, change)
 }
 
 // Entity is Account.
@@ -236,50 +204,34 @@ func (r *AccountRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write: all but accounts.
 func (r *AccountRepo) Tables() []string {
-	return []string{"accounts_by_email", "accounts_by_handle"}
+	return accountWrites.Tables()
 }
 
 // Verify reports the rows missing, stale or orphaned against accounts.
-func (r *AccountRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, accountWrites, "Account", false, o)
+func (r *AccountRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return accountWrites.Verify(ctx, r.s, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *AccountRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, accountWrites, "Account", true, o)
+func (r *AccountRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return accountWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row accounts implies into table.
-func (r *AccountRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, accountWrites, "Account", table, o)
+func (r *AccountRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return accountWrites.Backfill(ctx, r.s, table, o)
 }
 
 // Get reads the Account with the given key from accounts; cqlgen.ErrNotFound
 // if there is none.
-func (r *AccountRepo) Get(ctx context.Context, accountID string) (_ *Account, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Get").End(&err)
-	if accountID == "" {
-		return nil, cqlgenimpl.EmptyKey("accounts", "account_id")
-	}
-	var e Account
-	e.AccountID = accountID
-	return cqlgenimpl.GetOne(ctx, r.s, accountAccounts.Get, []any{e.AccountID}, accountAccountsScan)
+func (r *AccountRepo) Get(ctx context.Context, accountID string) (*Account, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Account", "Get", accountAccounts, []any{accountID}, accountAccountsScan)
 }
 
-// GetMany reads the Accounts with the given account_id values from accounts in
-// one query: Rows[i] is accountIDs[i]'s, nil when missing
-// (docs/repositories.md, Multi-get).
-func (r *AccountRepo) GetMany(ctx context.Context, accountIDs []string) (_ cqlgen.Found[Account], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "GetMany").End(&err)
-	for _, k := range accountIDs {
-		if k == "" {
-			return cqlgen.Found[Account]{}, cqlgenimpl.EmptyKey("accounts", "account_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, accountAccounts, []any{}, accountIDs, r.opts.MaxKeys, accountAccountsScan, func(e *Account) string {
+// GetMany reads the Accounts with the given account_id values in one query:
+// Rows[i] is accountIDs[i]'s, nil when missing.
+func (r *AccountRepo) GetMany(ctx context.Context, accountIDs []string) (cqlgen.Found[Account], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Account", accountAccounts, []any{}, accountIDs, accountAccountsScan, func(e *Account) string {
 		return e.AccountID
 	})
 }

@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
 // videoVideos is table videos, which is the source of truth of Video
 // (statements in schema.md).
@@ -154,6 +154,9 @@ func videoCheckKey(e *Video) error {
 }
 
 var videoWrites = &cqlgenimpl.Entity[Video]{
+	Name:      "Video",
+	Check:     videoCheck,
+	CheckKey:  videoCheckKey,
 	Canonical: videoVideos,
 	State:     videoVideosState,
 	ScanState: videoVideosScanState,
@@ -173,71 +176,34 @@ var videoWrites = &cqlgenimpl.Entity[Video]{
 	},
 }
 
-// Insert creates or replaces e in every table of Video, leaving nil pointers
-// and empty collections unset, through the write protocol on videos
-// (docs/repositories.md, The write protocol).
-func (r *VideoRepo) Insert(ctx context.Context, e *Video, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, videoCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, videoWrites, cqlgenimpl.OpInsert, e)
+// Insert creates or replaces e in every table, nil pointers and empty
+// collections unset (docs/repositories.md, The write protocol).
+func (r *VideoRepo) Insert(ctx context.Context, e *Video, opts ...cqlgen.Option) error {
+	return videoWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
 // Update replaces the Video with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// videos (docs/repositories.md, The write protocol).
-func (r *VideoRepo) Update(ctx context.Context, e *Video, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, videoCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, videoWrites, cqlgenimpl.OpUpdate, e)
+// empty collections clearing their columns.
+func (r *VideoRepo) Update(ctx context.Context, e *Video, opts ...cqlgen.Option) error {
+	return videoWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
 // Delete removes the Video with e's key from every table (e needs only its
-// key), through the write protocol on videos (docs/repositories.md, The write
-// protocol).
-func (r *VideoRepo) Delete(ctx context.Context, e *Video, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, videoCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, videoWrites, cqlgenimpl.OpDelete, e)
+// key).
+func (r *VideoRepo) Delete(ctx context.Context, e *Video, opts ...cqlgen.Option) error {
+	return videoWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Video with the given key from videos with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *VideoRepo) GetVersioned(ctx context.Context, channelID string, videoID gocql.UUID) (_ *Video, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "GetVersioned").End(&err)
-	if channelID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("videos", "channel_id")
-	}
-	e := &Video{}
-	e.ChannelID = channelID
-	e.VideoID = videoID
-	return cqlgenimpl.Versioned(ctx, r.s, videoWrites, e)
+// GetVersioned reads the Video with the given key and its version, for
+// cqlgen.IfVersion.
+func (r *VideoRepo) GetVersioned(ctx context.Context, channelID string, videoID gocql.UUID) (*Video, int64, error) {
+	return videoWrites.GetVersioned(ctx, r.s, &Video{ChannelID: channelID, VideoID: videoID})
 }
 
-// Modify reads the Video with the given key, lets change edit it and writes it
-// back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *VideoRepo) Modify(ctx context.Context, channelID string, videoID gocql.UUID, change func(*Video) error, opts ...cqlgen.Option) (_ *Video, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Modify").End(&err)
-	if channelID == "" {
-		return nil, cqlgenimpl.EmptyKey("videos", "channel_id")
-	}
-	e := &Video{}
-	e.ChannelID = channelID
-	e.VideoID = videoID
-	o, err := cqlgenimpl.BeginVersioned(e, videoCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, videoWrites, e, videoCheck, change)
+// Modify edits the Video with the given key by change until no one changed it
+// between (docs/repositories.md).
+func (r *VideoRepo) Modify(ctx context.Context, channelID string, videoID gocql.UUID, change func(*Video) error, opts ...cqlgen.Option) (*Video, error) {
+	return videoWrites.Modify(ctx, r.s, r.opts, opts, &Video{ChannelID: channelID, VideoID: videoID}, change)
 }
 
 // Entity is Video.
@@ -247,38 +213,28 @@ func (r *VideoRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write: all but videos.
 func (r *VideoRepo) Tables() []string {
-	return []string{"videos_by_user"}
+	return videoWrites.Tables()
 }
 
 // Verify reports the rows missing, stale or orphaned against videos.
-func (r *VideoRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, videoWrites, "Video", false, o)
+func (r *VideoRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return videoWrites.Verify(ctx, r.s, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *VideoRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, videoWrites, "Video", true, o)
+func (r *VideoRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return videoWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row videos implies into table.
-func (r *VideoRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, videoWrites, "Video", table, o)
+func (r *VideoRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return videoWrites.Backfill(ctx, r.s, table, o)
 }
 
 // Get reads the Video with the given key from videos; cqlgen.ErrNotFound if
 // there is none.
-func (r *VideoRepo) Get(ctx context.Context, channelID string, videoID gocql.UUID) (_ *Video, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Get").End(&err)
-	if channelID == "" {
-		return nil, cqlgenimpl.EmptyKey("videos", "channel_id")
-	}
-	var e Video
-	e.ChannelID = channelID
-	e.VideoID = videoID
-	return cqlgenimpl.GetOne(ctx, r.s, videoVideos.Get, []any{e.ChannelID, e.VideoID}, videoVideosScan)
+func (r *VideoRepo) Get(ctx context.Context, channelID string, videoID gocql.UUID) (*Video, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Video", "Get", videoVideos, []any{channelID, videoID}, videoVideosScan)
 }
 
 // VideosOptions are the optional parts of a Videos read.
@@ -294,26 +250,19 @@ type VideosOptions struct {
 	VideoIDFromExclusive, VideoIDToInclusive bool
 }
 
-var videoVideosRead = cqlgenimpl.ReadSpec[Video]{
-	Compare: videoVideosCompare,
-	Key:     videoVideosClustering,
-	Scan:    videoVideosScan,
+var videoVideosRead = &cqlgenimpl.ReadSpec[Video]{
+	Entity:  "Video",
 	Table:   videoVideos,
+	Scan:    videoVideosScan,
+	Key:     videoVideosClustering,
+	Compare: videoVideosCompare,
 }
 
 // Videos reads Video rows by channel_id, ordered by video_id ascending, from
 // videos, in pages: one partition, in clustering order.
-func (r *VideoRepo) Videos(ctx context.Context, channelID string, o *VideosOptions) (_ cqlgen.Page[Video], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Videos").End(&err)
-	if channelID == "" {
-		return cqlgen.Page[Video]{}, cqlgenimpl.EmptyKey("videos", "channel_id")
-	}
-	if o == nil {
-		o = &VideosOptions{}
-	}
-	spec := videoVideosRead.With([]any{channelID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.VideoIDFrom, o.VideoIDTo, o.VideoIDFromExclusive, o.VideoIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *VideoRepo) Videos(ctx context.Context, channelID string, o *VideosOptions) (cqlgen.Page[Video], error) {
+	o = cqlgenimpl.Or(o)
+	return videoVideosRead.Page(ctx, r.s, r.opts, []any{channelID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.VideoIDFrom, o.VideoIDTo, o.VideoIDFromExclusive, o.VideoIDToInclusive))
 }
 
 // VideosByUserOptions are the optional parts of a VideosByUser read.
@@ -329,27 +278,20 @@ type VideosByUserOptions struct {
 	AddedAtFromExclusive, AddedAtToInclusive bool
 }
 
-var videoVideosByUserRead = cqlgenimpl.ReadSpec[Video]{
-	Compare: videoVideosByUserCompare,
-	Key:     videoVideosByUserClustering,
-	Scan:    videoVideosByUserScan,
+var videoVideosByUserRead = &cqlgenimpl.ReadSpec[Video]{
+	Entity:  "Video",
 	Table:   videoVideosByUser,
+	Scan:    videoVideosByUserScan,
+	Key:     videoVideosByUserClustering,
+	Compare: videoVideosByUserCompare,
 }
 
 // VideosByUser reads Video rows by user_id, ordered by added_at descending,
 // then channel_id ascending, then video_id ascending, from videos_by_user, in
 // pages: one partition, in clustering order.
-func (r *VideoRepo) VideosByUser(ctx context.Context, userID string, o *VideosByUserOptions) (_ cqlgen.Page[Video], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "VideosByUser").End(&err)
-	if userID == "" {
-		return cqlgen.Page[Video]{}, cqlgenimpl.EmptyKey("videos_by_user", "user_id")
-	}
-	if o == nil {
-		o = &VideosByUserOptions{}
-	}
-	spec := videoVideosByUserRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.AddedAtFrom, o.AddedAtTo, o.AddedAtFromExclusive, o.AddedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *VideoRepo) VideosByUser(ctx context.Context, userID string, o *VideosByUserOptions) (cqlgen.Page[Video], error) {
+	o = cqlgenimpl.Or(o)
+	return videoVideosByUserRead.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AddedAtFrom, o.AddedAtTo, o.AddedAtFromExclusive, o.AddedAtToInclusive))
 }
 
 // videoVideosLike reads table videos through index videos_like (statements in
@@ -477,70 +419,53 @@ func accountCheck(e *Account) error {
 	return nil
 }
 
-var accountOne = cqlgenimpl.One[Account]{
+var accountOne = &cqlgenimpl.One[Account]{
+	Name:  "Account",
+	Table: accountAccounts,
 	Check: accountCheck,
-	Delete: func(e *Account, ts int64) []any {
-		return []any{ts, e.AccountID}
-	},
 	Key: func(e *Account) []any {
 		return []any{e.AccountID}
 	},
-	Row:   accountAccountsRow,
-	Scan:  accountAccountsScan,
-	Table: accountAccounts,
+	Row: accountAccountsRow,
+	Remove: func(e *Account, ts int64) []any {
+		return []any{ts, e.AccountID}
+	},
+	Scan: accountAccountsScan,
 }
 
-// Insert writes e to accounts, leaving nil pointers and empty collections
-// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
-// Writes).
-func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &accountOne, e)
+// Insert writes e to accounts, nil pointers and empty collections unset
+// (docs/repositories.md, Writes).
+func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
+	return accountOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent creates e in accounts unless a row has its key (IF NOT
-// EXISTS); see docs/repositories.md, Conditional insert.
-func (r *AccountRepo) InsertIfAbsent(ctx context.Context, e *Account, opts ...cqlgen.Option) (_ cqlgen.Inserted[Account], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &accountOne, e)
+// EXISTS; docs/repositories.md).
+func (r *AccountRepo) InsertIfAbsent(ctx context.Context, e *Account, opts ...cqlgen.Option) (cqlgen.Inserted[Account], error) {
+	return accountOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
 // Update writes e over the row with its key in accounts; nil pointers and
 // empty collections clear their columns.
-func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &accountOne, e)
+func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
+	return accountOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key from accounts.
-func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &accountOne, e)
+func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
+	return accountOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
 // Get reads the Account with the given key from accounts; cqlgen.ErrNotFound
 // if there is none.
-func (r *AccountRepo) Get(ctx context.Context, accountID string) (_ *Account, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Get").End(&err)
-	if accountID == "" {
-		return nil, cqlgenimpl.EmptyKey("accounts", "account_id")
-	}
-	var e Account
-	e.AccountID = accountID
-	return cqlgenimpl.GetOne(ctx, r.s, accountAccounts.Get, []any{e.AccountID}, accountAccountsScan)
+func (r *AccountRepo) Get(ctx context.Context, accountID string) (*Account, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Account", "Get", accountAccounts, []any{accountID}, accountAccountsScan)
 }
 
-// GetMany reads the Accounts with the given account_id values from accounts in
-// one query: Rows[i] is accountIDs[i]'s, nil when missing
-// (docs/repositories.md, Multi-get).
-func (r *AccountRepo) GetMany(ctx context.Context, accountIDs []string) (_ cqlgen.Found[Account], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "GetMany").End(&err)
-	for _, k := range accountIDs {
-		if k == "" {
-			return cqlgen.Found[Account]{}, cqlgenimpl.EmptyKey("accounts", "account_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, accountAccounts, []any{}, accountIDs, r.opts.MaxKeys, accountAccountsScan, func(e *Account) string {
+// GetMany reads the Accounts with the given account_id values in one query:
+// Rows[i] is accountIDs[i]'s, nil when missing.
+func (r *AccountRepo) GetMany(ctx context.Context, accountIDs []string) (cqlgen.Found[Account], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Account", accountAccounts, []any{}, accountIDs, accountAccountsScan, func(e *Account) string {
 		return e.AccountID
 	})
 }

@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
 // orderOrders is table orders, which is the source of truth of Order
 // (statements in schema.md).
@@ -262,6 +262,9 @@ func orderCheckKey(e *Order) error {
 }
 
 var orderWrites = &cqlgenimpl.Entity[Order]{
+	Name:      "Order",
+	Check:     orderCheck,
+	CheckKey:  orderCheckKey,
 	Canonical: orderOrders,
 	State:     orderOrdersState,
 	ScanState: orderOrdersScanState,
@@ -306,69 +309,34 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 	},
 }
 
-// Insert creates or replaces e in every table of Order, leaving nil pointers
-// and empty collections unset, through the write protocol on orders
-// (docs/repositories.md, The write protocol).
-func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpInsert, e)
+// Insert creates or replaces e in every table, nil pointers and empty
+// collections unset (docs/repositories.md, The write protocol).
+func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+	return orderWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
 // Update replaces the Order with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// orders (docs/repositories.md, The write protocol).
-func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpUpdate, e)
+// empty collections clearing their columns.
+func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+	return orderWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
 // Delete removes the Order with e's key from every table (e needs only its
-// key), through the write protocol on orders (docs/repositories.md, The write
-// protocol).
-func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpDelete, e)
+// key).
+func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+	return orderWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Order with the given key from orders with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *OrderRepo) GetVersioned(ctx context.Context, orderID gocql.UUID) (_ *Order, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetVersioned").End(&err)
-	if cqlgenimpl.IsZeroUUID(orderID) {
-		return nil, 0, cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	e := &Order{}
-	e.OrderID = orderID
-	return cqlgenimpl.Versioned(ctx, r.s, orderWrites, e)
+// GetVersioned reads the Order with the given key and its version, for
+// cqlgen.IfVersion.
+func (r *OrderRepo) GetVersioned(ctx context.Context, orderID gocql.UUID) (*Order, int64, error) {
+	return orderWrites.GetVersioned(ctx, r.s, &Order{OrderID: orderID})
 }
 
-// Modify reads the Order with the given key, lets change edit it and writes it
-// back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *OrderRepo) Modify(ctx context.Context, orderID gocql.UUID, change func(*Order) error, opts ...cqlgen.Option) (_ *Order, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Modify").End(&err)
-	if cqlgenimpl.IsZeroUUID(orderID) {
-		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	e := &Order{}
-	e.OrderID = orderID
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, orderWrites, e, orderCheck, change)
+// Modify edits the Order with the given key by change until no one changed it
+// between (docs/repositories.md).
+func (r *OrderRepo) Modify(ctx context.Context, orderID gocql.UUID, change func(*Order) error, opts ...cqlgen.Option) (*Order, error) {
+	return orderWrites.Modify(ctx, r.s, r.opts, opts, &Order{OrderID: orderID}, change)
 }
 
 // Entity is Order.
@@ -378,50 +346,34 @@ func (r *OrderRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write: all but orders.
 func (r *OrderRepo) Tables() []string {
-	return []string{"deliveries_by_courier", "flagged_orders", "orders_with_coupon", "gift_orders"}
+	return orderWrites.Tables()
 }
 
 // Verify reports the rows missing, stale or orphaned against orders.
-func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
+func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return orderWrites.Verify(ctx, r.s, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
+func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return orderWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row orders implies into table.
-func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
+func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return orderWrites.Backfill(ctx, r.s, table, o)
 }
 
 // Get reads the Order with the given key from orders; cqlgen.ErrNotFound if
 // there is none.
-func (r *OrderRepo) Get(ctx context.Context, orderID gocql.UUID) (_ *Order, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Get").End(&err)
-	if cqlgenimpl.IsZeroUUID(orderID) {
-		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	var e Order
-	e.OrderID = orderID
-	return cqlgenimpl.GetOne(ctx, r.s, orderOrders.Get, []any{e.OrderID}, orderOrdersScan)
+func (r *OrderRepo) Get(ctx context.Context, orderID gocql.UUID) (*Order, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Order", "Get", orderOrders, []any{orderID}, orderOrdersScan)
 }
 
-// GetMany reads the Orders with the given order_id values from orders in one
-// query: Rows[i] is orderIDs[i]'s, nil when missing (docs/repositories.md,
-// Multi-get).
-func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []gocql.UUID) (_ cqlgen.Found[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetMany").End(&err)
-	for _, k := range orderIDs {
-		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Order]{}, cqlgenimpl.EmptyKey("orders", "order_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, orderOrders, []any{}, orderIDs, r.opts.MaxKeys, orderOrdersScan, func(e *Order) gocql.UUID {
+// GetMany reads the Orders with the given order_id values in one query:
+// Rows[i] is orderIDs[i]'s, nil when missing.
+func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []gocql.UUID) (cqlgen.Found[Order], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Order", orderOrders, []any{}, orderIDs, orderOrdersScan, func(e *Order) gocql.UUID {
 		return e.OrderID
 	})
 }
@@ -441,27 +393,20 @@ type DeliveriesByCourierOptions struct {
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
-var orderDeliveriesByCourierRead = cqlgenimpl.ReadSpec[Order]{
-	Compare: orderDeliveriesByCourierCompare,
-	Key:     orderDeliveriesByCourierClustering,
-	Scan:    orderDeliveriesByCourierScan,
+var orderDeliveriesByCourierRead = &cqlgenimpl.ReadSpec[Order]{
+	Entity:  "Order",
 	Table:   orderDeliveriesByCourier,
+	Scan:    orderDeliveriesByCourierScan,
+	Key:     orderDeliveriesByCourierClustering,
+	Compare: orderDeliveriesByCourierCompare,
 }
 
 // DeliveriesByCourier reads Order rows by courier, ordered by placed_at
 // ascending, then order_id ascending, from deliveries_by_courier, in pages:
 // one partition, in clustering order.
-func (r *OrderRepo) DeliveriesByCourier(ctx context.Context, courier string, o *DeliveriesByCourierOptions) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "DeliveriesByCourier").End(&err)
-	if courier == "" {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("deliveries_by_courier", "courier")
-	}
-	if o == nil {
-		o = &DeliveriesByCourierOptions{}
-	}
-	spec := orderDeliveriesByCourierRead.With([]any{courier}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *OrderRepo) DeliveriesByCourier(ctx context.Context, courier string, o *DeliveriesByCourierOptions) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderDeliveriesByCourierRead.Page(ctx, r.s, r.opts, []any{courier}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive))
 }
 
 // FlaggedOrdersOptions are the optional parts of a FlaggedOrders read.
@@ -477,26 +422,19 @@ type FlaggedOrdersOptions struct {
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-var orderFlaggedOrdersRead = cqlgenimpl.ReadSpec[Order]{
-	Compare: orderFlaggedOrdersCompare,
-	Key:     orderFlaggedOrdersClustering,
-	Scan:    orderFlaggedOrdersScan,
+var orderFlaggedOrdersRead = &cqlgenimpl.ReadSpec[Order]{
+	Entity:  "Order",
 	Table:   orderFlaggedOrders,
+	Scan:    orderFlaggedOrdersScan,
+	Key:     orderFlaggedOrdersClustering,
+	Compare: orderFlaggedOrdersCompare,
 }
 
 // FlaggedOrders reads Order rows by region, ordered by order_id ascending,
 // from flagged_orders, in pages: one partition, in clustering order.
-func (r *OrderRepo) FlaggedOrders(ctx context.Context, region string, o *FlaggedOrdersOptions) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "FlaggedOrders").End(&err)
-	if region == "" {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("flagged_orders", "region")
-	}
-	if o == nil {
-		o = &FlaggedOrdersOptions{}
-	}
-	spec := orderFlaggedOrdersRead.With([]any{region}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *OrderRepo) FlaggedOrders(ctx context.Context, region string, o *FlaggedOrdersOptions) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderFlaggedOrdersRead.Page(ctx, r.s, r.opts, []any{region}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))
 }
 
 // OrdersWithCouponOptions are the optional parts of a OrdersWithCoupon read.
@@ -512,26 +450,19 @@ type OrdersWithCouponOptions struct {
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-var orderOrdersWithCouponRead = cqlgenimpl.ReadSpec[Order]{
-	Compare: orderOrdersWithCouponCompare,
-	Key:     orderOrdersWithCouponClustering,
-	Scan:    orderOrdersWithCouponScan,
+var orderOrdersWithCouponRead = &cqlgenimpl.ReadSpec[Order]{
+	Entity:  "Order",
 	Table:   orderOrdersWithCoupon,
+	Scan:    orderOrdersWithCouponScan,
+	Key:     orderOrdersWithCouponClustering,
+	Compare: orderOrdersWithCouponCompare,
 }
 
 // OrdersWithCoupon reads Order rows by coupon, ordered by order_id ascending,
 // from orders_with_coupon, in pages: one partition, in clustering order.
-func (r *OrderRepo) OrdersWithCoupon(ctx context.Context, coupon string, o *OrdersWithCouponOptions) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersWithCoupon").End(&err)
-	if coupon == "" {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_with_coupon", "coupon")
-	}
-	if o == nil {
-		o = &OrdersWithCouponOptions{}
-	}
-	spec := orderOrdersWithCouponRead.With([]any{coupon}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *OrderRepo) OrdersWithCoupon(ctx context.Context, coupon string, o *OrdersWithCouponOptions) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderOrdersWithCouponRead.Page(ctx, r.s, r.opts, []any{coupon}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))
 }
 
 // GiftOrdersOptions are the optional parts of a GiftOrders read.
@@ -547,26 +478,19 @@ type GiftOrdersOptions struct {
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-var orderGiftOrdersRead = cqlgenimpl.ReadSpec[GiftOrdersRow]{
-	Compare: orderGiftOrdersCompare,
-	Key:     orderGiftOrdersClustering,
-	Scan:    orderGiftOrdersScan,
+var orderGiftOrdersRead = &cqlgenimpl.ReadSpec[GiftOrdersRow]{
+	Entity:  "Order",
 	Table:   orderGiftOrders,
+	Scan:    orderGiftOrdersScan,
+	Key:     orderGiftOrdersClustering,
+	Compare: orderGiftOrdersCompare,
 }
 
 // GiftOrders reads Order rows by region, ordered by order_id ascending, from
 // gift_orders, in pages: one partition, in clustering order.
-func (r *OrderRepo) GiftOrders(ctx context.Context, region string, o *GiftOrdersOptions) (_ cqlgen.Page[GiftOrdersRow], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GiftOrders").End(&err)
-	if region == "" {
-		return cqlgen.Page[GiftOrdersRow]{}, cqlgenimpl.EmptyKey("gift_orders", "region")
-	}
-	if o == nil {
-		o = &GiftOrdersOptions{}
-	}
-	spec := orderGiftOrdersRead.With([]any{region}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *OrderRepo) GiftOrders(ctx context.Context, region string, o *GiftOrdersOptions) (cqlgen.Page[GiftOrdersRow], error) {
+	o = cqlgenimpl.Or(o)
+	return orderGiftOrdersRead.Page(ctx, r.s, r.opts, []any{region}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))
 }
 
 // eventEvents is table events, which is the source of truth of Event
@@ -715,6 +639,9 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 }
 
 var eventWrites = &cqlgenimpl.Entity[Event]{
+	Name:      "Event",
+	Check:     eventCheck,
+	CheckKey:  eventCheckKey,
 	Canonical: eventEvents,
 	Immutable: true,
 	State:     eventEventsState,
@@ -737,39 +664,28 @@ func (r *EventRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write: all but events.
 func (r *EventRepo) Tables() []string {
-	return []string{"alerts_by_device"}
+	return eventWrites.Tables()
 }
 
 // Verify reports the rows missing, stale or orphaned against events.
-func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", false, o)
+func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return eventWrites.Verify(ctx, r.s, o)
 }
 
 // Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", true, o)
+func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return eventWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row events implies into table.
-func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (_ *cqlgen.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, eventWrites, "Event", table, o)
+func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
+	return eventWrites.Backfill(ctx, r.s, table, o)
 }
 
 // Get reads the Event with the given key from events; cqlgen.ErrNotFound if
 // there is none.
-func (r *EventRepo) Get(ctx context.Context, device string, at time.Time, seq int32) (_ *Event, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Get").End(&err)
-	if device == "" {
-		return nil, cqlgenimpl.EmptyKey("events", "device")
-	}
-	var e Event
-	e.Device = device
-	e.At = at
-	e.Seq = seq
-	return cqlgenimpl.GetOne(ctx, r.s, eventEvents.Get, []any{e.Device, e.At, e.Seq}, eventEventsScan)
+func (r *EventRepo) Get(ctx context.Context, device string, at time.Time, seq int32) (*Event, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Event", "Get", eventEvents, []any{device, at, seq}, eventEventsScan)
 }
 
 // EventsOptions are the optional parts of a Events read.
@@ -785,26 +701,19 @@ type EventsOptions struct {
 	AtFromExclusive, AtToInclusive bool
 }
 
-var eventEventsRead = cqlgenimpl.ReadSpec[Event]{
-	Compare: eventEventsCompare,
-	Key:     eventEventsClustering,
-	Scan:    eventEventsScan,
+var eventEventsRead = &cqlgenimpl.ReadSpec[Event]{
+	Entity:  "Event",
 	Table:   eventEvents,
+	Scan:    eventEventsScan,
+	Key:     eventEventsClustering,
+	Compare: eventEventsCompare,
 }
 
 // Events reads Event rows by device, ordered by at descending, then seq
 // ascending, from events, in pages: one partition, in clustering order.
-func (r *EventRepo) Events(ctx context.Context, device string, o *EventsOptions) (_ cqlgen.Page[Event], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Events").End(&err)
-	if device == "" {
-		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("events", "device")
-	}
-	if o == nil {
-		o = &EventsOptions{}
-	}
-	spec := eventEventsRead.With([]any{device}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *EventRepo) Events(ctx context.Context, device string, o *EventsOptions) (cqlgen.Page[Event], error) {
+	o = cqlgenimpl.Or(o)
+	return eventEventsRead.Page(ctx, r.s, r.opts, []any{device}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
 // AlertsByDeviceOptions are the optional parts of a AlertsByDevice read.
@@ -820,25 +729,18 @@ type AlertsByDeviceOptions struct {
 	AtFromExclusive, AtToInclusive bool
 }
 
-var eventAlertsByDeviceRead = cqlgenimpl.ReadSpec[Event]{
-	Compare: eventAlertsByDeviceCompare,
-	Key:     eventAlertsByDeviceClustering,
-	Scan:    eventAlertsByDeviceScan,
+var eventAlertsByDeviceRead = &cqlgenimpl.ReadSpec[Event]{
+	Entity:  "Event",
 	Table:   eventAlertsByDevice,
+	Scan:    eventAlertsByDeviceScan,
+	Key:     eventAlertsByDeviceClustering,
+	Compare: eventAlertsByDeviceCompare,
 }
 
 // AlertsByDevice reads Event rows by device, ordered by at descending, then
 // seq ascending, from alerts_by_device, in pages: one partition, in clustering
 // order.
-func (r *EventRepo) AlertsByDevice(ctx context.Context, device string, o *AlertsByDeviceOptions) (_ cqlgen.Page[Event], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "AlertsByDevice").End(&err)
-	if device == "" {
-		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("alerts_by_device", "device")
-	}
-	if o == nil {
-		o = &AlertsByDeviceOptions{}
-	}
-	spec := eventAlertsByDeviceRead.With([]any{device}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *EventRepo) AlertsByDevice(ctx context.Context, device string, o *AlertsByDeviceOptions) (cqlgen.Page[Event], error) {
+	o = cqlgenimpl.Or(o)
+	return eventAlertsByDeviceRead.Page(ctx, r.s, r.opts, []any{device}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
