@@ -421,7 +421,7 @@ func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Opt
 	})
 }
 
-var messageWrites = &cqlgenimpl.Entity[Message]{
+var messageWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Message]{
 	Name:      "Message",
 	Check:     messageCheck,
 	CheckKey:  messageCheckKey,
@@ -449,7 +449,7 @@ var messageWrites = &cqlgenimpl.Entity[Message]{
 			Owner:      []int{2},
 		},
 	},
-}
+})
 
 // Entity is Message.
 func (r *MessageRepo) Entity() string {
@@ -588,43 +588,15 @@ var scoreScores = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func scoreScoresScan(it cqlgenimpl.Iter, e *Score) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.Board, &e.PlayerID, &e.Points, &e.Name, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Score{}
-	}
-}
-
-func scoreScoresState(e *Score) []any {
-	return []any{e.Board, e.PlayerID}
-}
-
-func scoreScoresScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Score], ok bool) {
-	ok = it.Scan(&v.Row.Board, &v.Row.PlayerID, &v.Row.Points, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func scoreScoresData(e *Score) []any {
+func scoreValues(e *Score, _ bool) []any {
 	return []any{e.Board, e.PlayerID, e.Points, e.Name}
 }
 
-func scoreScoresChange(e *Score, c cqlgenimpl.Change) []any {
-	return []any{e.Points, e.Name, c.TS, c.Pending, c.Writes, e.Board, e.PlayerID, c.Old}
+func scoreFields(e *Score, dst []any) []any {
+	return append(dst, &e.Board, &e.PlayerID, &e.Points, &e.Name)
 }
 
-func scoreScoresRemove(e *Score, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.Board, e.PlayerID, c.Old}
-}
-
-func scoreScoresSettle(e *Score, version int64) []any {
-	return []any{e.Board, e.PlayerID, version}
-}
+var scoreScoresScan = scoreWrites.ScanLive
 
 // scoreBoard is table board, which serves Board (statements in schema.md).
 var scoreBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -752,17 +724,13 @@ func scoreCheckKey(e *Score) error {
 	return nil
 }
 
-var scoreWrites = &cqlgenimpl.Entity[Score]{
+var scoreWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Score]{
 	Name:      "Score",
 	Check:     scoreCheck,
 	CheckKey:  scoreCheckKey,
 	Canonical: scoreScores,
-	State:     scoreScoresState,
-	ScanState: scoreScoresScanState,
-	Data:      scoreScoresData,
-	Change:    scoreScoresChange,
-	Remove:    scoreScoresRemove,
-	Settle:    scoreScoresSettle,
+	Values:    scoreValues,
+	Fields:    scoreFields,
 	Projections: []cqlgenimpl.Projection[Score]{
 		{
 			Table:      scoreBoard,
@@ -786,7 +754,7 @@ var scoreWrites = &cqlgenimpl.Entity[Score]{
 			Owner:      []int{0, 3},
 		},
 	},
-}
+})
 
 // Insert creates or replaces e in every table, nil pointers and empty
 // collections unset (docs/repositories.md, The write protocol).
@@ -956,43 +924,15 @@ var tallyTallies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func tallyTalliesScan(it cqlgenimpl.Iter, e *Tally) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.TallyID, &e.Board, &e.Points, &e.Name, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Tally{}
-	}
-}
-
-func tallyTalliesState(e *Tally) []any {
-	return []any{e.TallyID}
-}
-
-func tallyTalliesScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Tally], ok bool) {
-	ok = it.Scan(&v.Row.TallyID, &v.Row.Board, &v.Row.Points, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func tallyTalliesData(e *Tally) []any {
+func tallyValues(e *Tally, _ bool) []any {
 	return []any{e.TallyID, e.Board, e.Points, e.Name}
 }
 
-func tallyTalliesChange(e *Tally, c cqlgenimpl.Change) []any {
-	return []any{e.Board, e.Points, e.Name, c.TS, c.Pending, c.Writes, e.TallyID, c.Old}
+func tallyFields(e *Tally, dst []any) []any {
+	return append(dst, &e.TallyID, &e.Board, &e.Points, &e.Name)
 }
 
-func tallyTalliesRemove(e *Tally, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.TallyID, c.Old}
-}
-
-func tallyTalliesSettle(e *Tally, version int64) []any {
-	return []any{e.TallyID, version}
-}
+var tallyTalliesScan = tallyWrites.ScanLive
 
 // tallyTalliesByBoard is table tallies_by_board, which serves TalliesByBoard
 // (statements in schema.md).
@@ -1054,17 +994,13 @@ func tallyCheckKey(e *Tally) error {
 	return nil
 }
 
-var tallyWrites = &cqlgenimpl.Entity[Tally]{
+var tallyWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Tally]{
 	Name:      "Tally",
 	Check:     tallyCheck,
 	CheckKey:  tallyCheckKey,
 	Canonical: tallyTallies,
-	State:     tallyTalliesState,
-	ScanState: tallyTalliesScanState,
-	Data:      tallyTalliesData,
-	Change:    tallyTalliesChange,
-	Remove:    tallyTalliesRemove,
-	Settle:    tallyTalliesSettle,
+	Values:    tallyValues,
+	Fields:    tallyFields,
 	Projections: []cqlgenimpl.Projection[Tally]{
 		{
 			Table:      tallyTalliesByBoard,
@@ -1074,7 +1010,7 @@ var tallyWrites = &cqlgenimpl.Entity[Tally]{
 			Owner:      []int{2},
 		},
 	},
-}
+})
 
 // Insert creates or replaces e in every table, nil pointers and empty
 // collections unset (docs/repositories.md, The write protocol).
@@ -1185,43 +1121,15 @@ var standingStandings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func standingStandingsScan(it cqlgenimpl.Iter, e *Standing) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.StandingID, &e.Board, &e.Team, &e.Region, &e.Points, &e.Name, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Standing{}
-	}
-}
-
-func standingStandingsState(e *Standing) []any {
-	return []any{e.StandingID}
-}
-
-func standingStandingsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Standing], ok bool) {
-	ok = it.Scan(&v.Row.StandingID, &v.Row.Board, &v.Row.Team, &v.Row.Region, &v.Row.Points, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func standingStandingsData(e *Standing) []any {
+func standingValues(e *Standing, _ bool) []any {
 	return []any{e.StandingID, e.Board, e.Team, e.Region, e.Points, e.Name}
 }
 
-func standingStandingsChange(e *Standing, c cqlgenimpl.Change) []any {
-	return []any{e.Board, e.Team, e.Region, e.Points, e.Name, c.TS, c.Pending, c.Writes, e.StandingID, c.Old}
+func standingFields(e *Standing, dst []any) []any {
+	return append(dst, &e.StandingID, &e.Board, &e.Team, &e.Region, &e.Points, &e.Name)
 }
 
-func standingStandingsRemove(e *Standing, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.StandingID, c.Old}
-}
-
-func standingStandingsSettle(e *Standing, version int64) []any {
-	return []any{e.StandingID, version}
-}
+var standingStandingsScan = standingWrites.ScanLive
 
 // standingStandingsByBoard is table standings_by_board, which serves
 // StandingsByBoard (statements in schema.md).
@@ -1352,17 +1260,13 @@ func standingCheckKey(e *Standing) error {
 	return nil
 }
 
-var standingWrites = &cqlgenimpl.Entity[Standing]{
+var standingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Standing]{
 	Name:      "Standing",
 	Check:     standingCheck,
 	CheckKey:  standingCheckKey,
 	Canonical: standingStandings,
-	State:     standingStandingsState,
-	ScanState: standingStandingsScanState,
-	Data:      standingStandingsData,
-	Change:    standingStandingsChange,
-	Remove:    standingStandingsRemove,
-	Settle:    standingStandingsSettle,
+	Values:    standingValues,
+	Fields:    standingFields,
 	Projections: []cqlgenimpl.Projection[Standing]{
 		{
 			Table:      standingStandingsByBoard,
@@ -1386,7 +1290,7 @@ var standingWrites = &cqlgenimpl.Entity[Standing]{
 			Owner:      []int{2},
 		},
 	},
-}
+})
 
 // Insert creates or replaces e in every table, nil pointers and empty
 // collections unset (docs/repositories.md, The write protocol).

@@ -30,43 +30,15 @@ var agentAgents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Fenced:       true,
 })
 
-func agentAgentsScan(it cqlgenimpl.Iter, e *Agent) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.OrgID, &e.AgentID, &e.Email, &e.Name, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Agent{}
-	}
-}
-
-func agentAgentsState(e *Agent) []any {
-	return []any{e.OrgID, e.AgentID}
-}
-
-func agentAgentsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Agent], ok bool) {
-	ok = it.Scan(&v.Row.OrgID, &v.Row.AgentID, &v.Row.Email, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func agentAgentsData(e *Agent) []any {
+func agentValues(e *Agent, _ bool) []any {
 	return []any{e.OrgID, e.AgentID, e.Email, e.Name}
 }
 
-func agentAgentsChange(e *Agent, c cqlgenimpl.Change) []any {
-	return []any{e.Email, e.Name, c.TS, c.Pending, c.Writes, e.OrgID, e.AgentID, c.Old}
+func agentFields(e *Agent, dst []any) []any {
+	return append(dst, &e.OrgID, &e.AgentID, &e.Email, &e.Name)
 }
 
-func agentAgentsRemove(e *Agent, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.AgentID, c.Old}
-}
-
-func agentAgentsSettle(e *Agent, version int64) []any {
-	return []any{e.OrgID, e.AgentID, version}
-}
+var agentAgentsScan = agentWrites.ScanLive
 
 // agentAgentByEmail is table agents_by_email, which serves AgentByEmail
 // (statements in schema.md).
@@ -122,17 +94,13 @@ func agentCheckKey(e *Agent) error {
 	return nil
 }
 
-var agentWrites = &cqlgenimpl.Entity[Agent]{
+var agentWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Agent]{
 	Name:      "Agent",
 	Check:     agentCheck,
 	CheckKey:  agentCheckKey,
 	Canonical: agentAgents,
-	State:     agentAgentsState,
-	ScanState: agentAgentsScanState,
-	Data:      agentAgentsData,
-	Change:    agentAgentsChange,
-	Remove:    agentAgentsRemove,
-	Settle:    agentAgentsSettle,
+	Values:    agentValues,
+	Fields:    agentFields,
 	Projections: []cqlgenimpl.Projection[Agent]{
 		{
 			Table:      agentAgentByEmail,
@@ -143,7 +111,7 @@ var agentWrites = &cqlgenimpl.Entity[Agent]{
 			Owner:      []int{0, 2},
 		},
 	},
-}
+})
 
 // Insert creates or replaces e in every table, nil pointers and empty
 // collections unset (docs/repositories.md, The write protocol).
@@ -319,31 +287,15 @@ var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func customerCustomersScan(it cqlgenimpl.Iter, e *Customer) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.OrgID, &e.Email, &e.Name, &e.Company, &e.Postal, &e.Billing, &e.Phones, &e.CreatedAt, &e.CreatedBy, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Customer{}
-	}
+func customerValues(e *Customer, unset bool) []any {
+	return []any{e.OrgID, e.Email, e.Name, e.Company, e.Postal, cqlgenimpl.OrUnset(e.Billing, unset), cqlgenimpl.SliceOrUnset(e.Phones, unset), e.CreatedAt, e.CreatedBy}
 }
 
-func customerCustomersState(e *Customer) []any {
-	return []any{e.OrgID, e.Email}
+func customerFields(e *Customer, dst []any) []any {
+	return append(dst, &e.OrgID, &e.Email, &e.Name, &e.Company, &e.Postal, &e.Billing, &e.Phones, &e.CreatedAt, &e.CreatedBy)
 }
 
-func customerCustomersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Customer], ok bool) {
-	ok = it.Scan(&v.Row.OrgID, &v.Row.Email, &v.Row.Name, &v.Row.Company, &v.Row.Postal, &v.Row.Billing, &v.Row.Phones, &v.Row.CreatedAt, &v.Row.CreatedBy, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func customerCustomersData(e *Customer) []any {
-	return []any{e.OrgID, e.Email, e.Name, e.Company, e.Postal, e.Billing, e.Phones, e.CreatedAt, e.CreatedBy}
-}
+var customerCustomersScan = customerWrites.ScanLive
 
 func customerMerge(cur, e *Customer) Customer {
 	m := *e
@@ -354,18 +306,6 @@ func customerMerge(cur, e *Customer) Customer {
 		m.Phones = cur.Phones
 	}
 	return m
-}
-
-func customerCustomersChange(e *Customer, c cqlgenimpl.Change) []any {
-	return []any{e.Name, e.Company, e.Postal, cqlgenimpl.OrUnset(e.Billing, c.Unset), cqlgenimpl.SliceOrUnset(e.Phones, c.Unset), e.CreatedAt, e.CreatedBy, c.TS, c.Pending, c.Writes, e.OrgID, e.Email, c.Old}
-}
-
-func customerCustomersRemove(e *Customer, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.Email, c.Old}
-}
-
-func customerCustomersSettle(e *Customer, version int64) []any {
-	return []any{e.OrgID, e.Email, version}
 }
 
 // CustomersNewestFirstRow is a row of customers_newest_first, which stores
@@ -442,18 +382,14 @@ func customerCheckKey(e *Customer) error {
 	return nil
 }
 
-var customerWrites = &cqlgenimpl.Entity[Customer]{
+var customerWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Customer]{
 	Name:      "Customer",
 	Check:     customerCheck,
 	CheckKey:  customerCheckKey,
 	Canonical: customerCustomers,
-	State:     customerCustomersState,
-	ScanState: customerCustomersScanState,
-	Data:      customerCustomersData,
+	Values:    customerValues,
+	Fields:    customerFields,
 	Merge:     customerMerge,
-	Change:    customerCustomersChange,
-	Remove:    customerCustomersRemove,
-	Settle:    customerCustomersSettle,
 	Projections: []cqlgenimpl.Projection[Customer]{
 		{
 			Table:      customerCustomersNewestFirst,
@@ -463,7 +399,7 @@ var customerWrites = &cqlgenimpl.Entity[Customer]{
 			Owner:      []int{0, 2},
 		},
 	},
-}
+})
 
 // Insert creates or replaces e in every table, nil pointers and empty
 // collections unset (docs/repositories.md, The write protocol).
@@ -707,7 +643,7 @@ func (r *TicketEventRepo) Delete(ctx context.Context, e *TicketEvent, opts ...cq
 	})
 }
 
-var ticketEventWrites = &cqlgenimpl.Entity[TicketEvent]{
+var ticketEventWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[TicketEvent]{
 	Name:      "TicketEvent",
 	Check:     ticketEventCheck,
 	CheckKey:  ticketEventCheckKey,
@@ -723,7 +659,7 @@ var ticketEventWrites = &cqlgenimpl.Entity[TicketEvent]{
 			Owner:      []int{0, 4, 3},
 		},
 	},
-}
+})
 
 // Entity is TicketEvent.
 func (r *TicketEventRepo) Entity() string {
@@ -831,43 +767,15 @@ var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func ticketTicketsScan(it cqlgenimpl.Iter, e *Ticket) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.OrgID, &e.TicketID, &e.Requester, &e.Subject, &e.Status, &e.AgentID, &e.OpenedAt, &e.Body, &e.Replies, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Ticket{}
-	}
-}
-
-func ticketTicketsState(e *Ticket) []any {
-	return []any{e.OrgID, e.TicketID}
-}
-
-func ticketTicketsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Ticket], ok bool) {
-	ok = it.Scan(&v.Row.OrgID, &v.Row.TicketID, &v.Row.Requester, &v.Row.Subject, &v.Row.Status, &v.Row.AgentID, &v.Row.OpenedAt, &v.Row.Body, &v.Row.Replies, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func ticketTicketsData(e *Ticket) []any {
+func ticketValues(e *Ticket, _ bool) []any {
 	return []any{e.OrgID, e.TicketID, e.Requester, e.Subject, e.Status, e.AgentID, e.OpenedAt, e.Body, e.Replies}
 }
 
-func ticketTicketsChange(e *Ticket, c cqlgenimpl.Change) []any {
-	return []any{e.Requester, e.Subject, e.Status, e.AgentID, e.OpenedAt, e.Body, e.Replies, c.TS, c.Pending, c.Writes, e.OrgID, e.TicketID, c.Old}
+func ticketFields(e *Ticket, dst []any) []any {
+	return append(dst, &e.OrgID, &e.TicketID, &e.Requester, &e.Subject, &e.Status, &e.AgentID, &e.OpenedAt, &e.Body, &e.Replies)
 }
 
-func ticketTicketsRemove(e *Ticket, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.TicketID, c.Old}
-}
-
-func ticketTicketsSettle(e *Ticket, version int64) []any {
-	return []any{e.OrgID, e.TicketID, version}
-}
+var ticketTicketsScan = ticketWrites.ScanLive
 
 // TicketsByRequesterRow is a row of tickets_by_requester, which stores only
 // some columns of Ticket. It is a type of its own so that a partial row cannot
@@ -995,17 +903,13 @@ func ticketCheckKey(e *Ticket) error {
 	return nil
 }
 
-var ticketWrites = &cqlgenimpl.Entity[Ticket]{
+var ticketWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Ticket]{
 	Name:      "Ticket",
 	Check:     ticketCheck,
 	CheckKey:  ticketCheckKey,
 	Canonical: ticketTickets,
-	State:     ticketTicketsState,
-	ScanState: ticketTicketsScanState,
-	Data:      ticketTicketsData,
-	Change:    ticketTicketsChange,
-	Remove:    ticketTicketsRemove,
-	Settle:    ticketTicketsSettle,
+	Values:    ticketValues,
+	Fields:    ticketFields,
 	Projections: []cqlgenimpl.Projection[Ticket]{
 		{
 			Table:      ticketTicketsByRequester,
@@ -1023,7 +927,7 @@ var ticketWrites = &cqlgenimpl.Entity[Ticket]{
 			Owner:      []int{0, 3},
 		},
 	},
-}
+})
 
 // Insert creates or replaces e in every table, nil pointers and empty
 // collections unset (docs/repositories.md, The write protocol).
@@ -1523,43 +1427,15 @@ var macroMacros = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func macroMacrosScan(it cqlgenimpl.Iter, e *Macro) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.OrgID, &e.MacroID, &e.Team, &e.Title, &e.Body, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Macro{}
-	}
-}
-
-func macroMacrosState(e *Macro) []any {
-	return []any{e.OrgID, e.MacroID}
-}
-
-func macroMacrosScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Macro], ok bool) {
-	ok = it.Scan(&v.Row.OrgID, &v.Row.MacroID, &v.Row.Team, &v.Row.Title, &v.Row.Body, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func macroMacrosData(e *Macro) []any {
+func macroValues(e *Macro, _ bool) []any {
 	return []any{e.OrgID, e.MacroID, e.Team, e.Title, e.Body}
 }
 
-func macroMacrosChange(e *Macro, c cqlgenimpl.Change) []any {
-	return []any{e.Team, e.Title, e.Body, c.TS, c.Pending, c.Writes, e.OrgID, e.MacroID, c.Old}
+func macroFields(e *Macro, dst []any) []any {
+	return append(dst, &e.OrgID, &e.MacroID, &e.Team, &e.Title, &e.Body)
 }
 
-func macroMacrosRemove(e *Macro, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.MacroID, c.Old}
-}
-
-func macroMacrosSettle(e *Macro, version int64) []any {
-	return []any{e.OrgID, e.MacroID, version}
-}
+var macroMacrosScan = macroWrites.ScanLive
 
 // macroMacrosByTitle is table macros_by_title, which serves MacrosByTitle
 // (statements in schema.md).
@@ -1658,17 +1534,13 @@ func macroCheckKey(e *Macro) error {
 	return nil
 }
 
-var macroWrites = &cqlgenimpl.Entity[Macro]{
+var macroWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Macro]{
 	Name:      "Macro",
 	Check:     macroCheck,
 	CheckKey:  macroCheckKey,
 	Canonical: macroMacros,
-	State:     macroMacrosState,
-	ScanState: macroMacrosScanState,
-	Data:      macroMacrosData,
-	Change:    macroMacrosChange,
-	Remove:    macroMacrosRemove,
-	Settle:    macroMacrosSettle,
+	Values:    macroValues,
+	Fields:    macroFields,
 	Projections: []cqlgenimpl.Projection[Macro]{
 		{
 			Table:      macroMacrosByTitle,
@@ -1685,7 +1557,7 @@ var macroWrites = &cqlgenimpl.Entity[Macro]{
 			Owner:      []int{0, 3},
 		},
 	},
-}
+})
 
 // Insert creates or replaces e in every table, nil pointers and empty
 // collections unset (docs/repositories.md, The write protocol).
@@ -2264,7 +2136,7 @@ func (r *TimeEntryRepo) Delete(ctx context.Context, e *TimeEntry, opts ...cqlgen
 	})
 }
 
-var timeEntryWrites = &cqlgenimpl.Entity[TimeEntry]{
+var timeEntryWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[TimeEntry]{
 	Name:      "TimeEntry",
 	Check:     timeEntryCheck,
 	CheckKey:  timeEntryCheckKey,
@@ -2279,7 +2151,7 @@ var timeEntryWrites = &cqlgenimpl.Entity[TimeEntry]{
 			Writetimes: 2,
 		},
 	},
-}
+})
 
 // Entity is TimeEntry.
 func (r *TimeEntryRepo) Entity() string {

@@ -154,7 +154,7 @@ func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Opt
 	})
 }
 
-var messageWrites = &cqlgenimpl.Entity[Message]{
+var messageWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Message]{
 	Name:      "Message",
 	Check:     messageCheck,
 	CheckKey:  messageCheckKey,
@@ -170,7 +170,7 @@ var messageWrites = &cqlgenimpl.Entity[Message]{
 			Owner:      []int{3, 1, 2},
 		},
 	},
-}
+})
 
 // Entity is Message.
 func (r *MessageRepo) Entity() string {

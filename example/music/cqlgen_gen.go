@@ -147,43 +147,15 @@ var trackTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func trackTracksScan(it cqlgenimpl.Iter, e *Track) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.TrackID, &e.ArtistID, &e.PlayCount, &e.TrackName, &e.Album, &e.DurationS, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Track{}
-	}
-}
-
-func trackTracksState(e *Track) []any {
-	return []any{e.TrackID}
-}
-
-func trackTracksScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Track], ok bool) {
-	ok = it.Scan(&v.Row.TrackID, &v.Row.ArtistID, &v.Row.PlayCount, &v.Row.TrackName, &v.Row.Album, &v.Row.DurationS, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func trackTracksData(e *Track) []any {
+func trackValues(e *Track, _ bool) []any {
 	return []any{e.TrackID, e.ArtistID, e.PlayCount, e.TrackName, e.Album, e.DurationS}
 }
 
-func trackTracksChange(e *Track, c cqlgenimpl.Change) []any {
-	return []any{e.ArtistID, e.PlayCount, e.TrackName, e.Album, e.DurationS, c.TS, c.Pending, c.Writes, e.TrackID, c.Old}
+func trackFields(e *Track, dst []any) []any {
+	return append(dst, &e.TrackID, &e.ArtistID, &e.PlayCount, &e.TrackName, &e.Album, &e.DurationS)
 }
 
-func trackTracksRemove(e *Track, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.TrackID, c.Old}
-}
-
-func trackTracksSettle(e *Track, version int64) []any {
-	return []any{e.TrackID, version}
-}
+var trackTracksScan = trackWrites.ScanLive
 
 // trackTopTracksByArtist is table top_tracks_by_artist, which serves
 // TopTracksByArtist (statements in schema.md).
@@ -245,17 +217,13 @@ func trackCheckKey(e *Track) error {
 	return nil
 }
 
-var trackWrites = &cqlgenimpl.Entity[Track]{
+var trackWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Track]{
 	Name:      "Track",
 	Check:     trackCheck,
 	CheckKey:  trackCheckKey,
 	Canonical: trackTracks,
-	State:     trackTracksState,
-	ScanState: trackTracksScanState,
-	Data:      trackTracksData,
-	Change:    trackTracksChange,
-	Remove:    trackTracksRemove,
-	Settle:    trackTracksSettle,
+	Values:    trackValues,
+	Fields:    trackFields,
 	Projections: []cqlgenimpl.Projection[Track]{
 		{
 			Table:      trackTopTracksByArtist,
@@ -265,7 +233,7 @@ var trackWrites = &cqlgenimpl.Entity[Track]{
 			Owner:      []int{2},
 		},
 	},
-}
+})
 
 // Insert creates or replaces e in every table, nil pointers and empty
 // collections unset (docs/repositories.md, The write protocol).
@@ -495,43 +463,15 @@ var chartEntryDailyTrackPlays = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func chartEntryDailyTrackPlaysScan(it cqlgenimpl.Iter, e *ChartEntry) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.ChartDate, &e.TrackID, &e.PlayCount, &e.TrackName, &e.Artist, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = ChartEntry{}
-	}
-}
-
-func chartEntryDailyTrackPlaysState(e *ChartEntry) []any {
-	return []any{e.ChartDate, e.TrackID}
-}
-
-func chartEntryDailyTrackPlaysScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[ChartEntry], ok bool) {
-	ok = it.Scan(&v.Row.ChartDate, &v.Row.TrackID, &v.Row.PlayCount, &v.Row.TrackName, &v.Row.Artist, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func chartEntryDailyTrackPlaysData(e *ChartEntry) []any {
+func chartEntryValues(e *ChartEntry, _ bool) []any {
 	return []any{e.ChartDate, e.TrackID, e.PlayCount, e.TrackName, e.Artist}
 }
 
-func chartEntryDailyTrackPlaysChange(e *ChartEntry, c cqlgenimpl.Change) []any {
-	return []any{e.PlayCount, e.TrackName, e.Artist, c.TS, c.Pending, c.Writes, e.ChartDate, e.TrackID, c.Old}
+func chartEntryFields(e *ChartEntry, dst []any) []any {
+	return append(dst, &e.ChartDate, &e.TrackID, &e.PlayCount, &e.TrackName, &e.Artist)
 }
 
-func chartEntryDailyTrackPlaysRemove(e *ChartEntry, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.ChartDate, e.TrackID, c.Old}
-}
-
-func chartEntryDailyTrackPlaysSettle(e *ChartEntry, version int64) []any {
-	return []any{e.ChartDate, e.TrackID, version}
-}
+var chartEntryDailyTrackPlaysScan = chartEntryWrites.ScanLive
 
 // chartEntryDailyCharts is table daily_charts, which serves DailyCharts
 // (statements in schema.md).
@@ -597,17 +537,13 @@ func chartEntryCheckKey(e *ChartEntry) error {
 	return nil
 }
 
-var chartEntryWrites = &cqlgenimpl.Entity[ChartEntry]{
+var chartEntryWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[ChartEntry]{
 	Name:      "ChartEntry",
 	Check:     chartEntryCheck,
 	CheckKey:  chartEntryCheckKey,
 	Canonical: chartEntryDailyTrackPlays,
-	State:     chartEntryDailyTrackPlaysState,
-	ScanState: chartEntryDailyTrackPlaysScanState,
-	Data:      chartEntryDailyTrackPlaysData,
-	Change:    chartEntryDailyTrackPlaysChange,
-	Remove:    chartEntryDailyTrackPlaysRemove,
-	Settle:    chartEntryDailyTrackPlaysSettle,
+	Values:    chartEntryValues,
+	Fields:    chartEntryFields,
 	Projections: []cqlgenimpl.Projection[ChartEntry]{
 		{
 			Table:      chartEntryDailyCharts,
@@ -617,7 +553,7 @@ var chartEntryWrites = &cqlgenimpl.Entity[ChartEntry]{
 			Owner:      []int{0, 3},
 		},
 	},
-}
+})
 
 // Insert creates or replaces e in every table, nil pointers and empty
 // collections unset (docs/repositories.md, The write protocol).
@@ -732,43 +668,15 @@ var releaseReleases = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func releaseReleasesScan(it cqlgenimpl.Iter, e *Release) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.ReleaseID, &e.ArtistID, &e.Title, &e.ReleasedAt, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Release{}
-	}
-}
-
-func releaseReleasesState(e *Release) []any {
-	return []any{e.ReleaseID}
-}
-
-func releaseReleasesScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Release], ok bool) {
-	ok = it.Scan(&v.Row.ReleaseID, &v.Row.ArtistID, &v.Row.Title, &v.Row.ReleasedAt, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func releaseReleasesData(e *Release) []any {
+func releaseValues(e *Release, _ bool) []any {
 	return []any{e.ReleaseID, e.ArtistID, e.Title, e.ReleasedAt}
 }
 
-func releaseReleasesChange(e *Release, c cqlgenimpl.Change) []any {
-	return []any{e.ArtistID, e.Title, e.ReleasedAt, c.TS, c.Pending, c.Writes, e.ReleaseID, c.Old}
+func releaseFields(e *Release, dst []any) []any {
+	return append(dst, &e.ReleaseID, &e.ArtistID, &e.Title, &e.ReleasedAt)
 }
 
-func releaseReleasesRemove(e *Release, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.ReleaseID, c.Old}
-}
-
-func releaseReleasesSettle(e *Release, version int64) []any {
-	return []any{e.ReleaseID, version}
-}
+var releaseReleasesScan = releaseWrites.ScanLive
 
 // releaseNewReleases is table new_releases, which serves NewReleases
 // (statements in schema.md).
@@ -828,17 +736,13 @@ func releaseCheckKey(e *Release) error {
 	return nil
 }
 
-var releaseWrites = &cqlgenimpl.Entity[Release]{
+var releaseWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Release]{
 	Name:      "Release",
 	Check:     releaseCheck,
 	CheckKey:  releaseCheckKey,
 	Canonical: releaseReleases,
-	State:     releaseReleasesState,
-	ScanState: releaseReleasesScanState,
-	Data:      releaseReleasesData,
-	Change:    releaseReleasesChange,
-	Remove:    releaseReleasesRemove,
-	Settle:    releaseReleasesSettle,
+	Values:    releaseValues,
+	Fields:    releaseFields,
 	Projections: []cqlgenimpl.Projection[Release]{
 		{
 			Table:      releaseNewReleases,
@@ -848,7 +752,7 @@ var releaseWrites = &cqlgenimpl.Entity[Release]{
 			Owner:      []int{2},
 		},
 	},
-}
+})
 
 // Insert creates or replaces e in every table, nil pointers and empty
 // collections unset (docs/repositories.md, The write protocol).

@@ -30,43 +30,15 @@ var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func orderOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.UserID, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Status, &e.Total, &e.Items, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Order{}
-	}
-}
-
-func orderOrdersState(e *Order) []any {
-	return []any{e.UserID, e.PlacedAt, e.OrderID}
-}
-
-func orderOrdersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Order], ok bool) {
-	ok = it.Scan(&v.Row.UserID, &v.Row.PlacedAt, &v.Row.OrderID, &v.Row.Ref, &v.Row.Event, &v.Row.Status, &v.Row.Total, &v.Row.Items, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func orderOrdersData(e *Order) []any {
+func orderValues(e *Order, _ bool) []any {
 	return []any{e.UserID, e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Status, e.Total, e.Items}
 }
 
-func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
-	return []any{e.Ref, e.Event, e.Status, e.Total, e.Items, c.TS, c.Pending, c.Writes, e.UserID, e.PlacedAt, e.OrderID, c.Old}
+func orderFields(e *Order, dst []any) []any {
+	return append(dst, &e.UserID, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Status, &e.Total, &e.Items)
 }
 
-func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.UserID, e.PlacedAt, e.OrderID, c.Old}
-}
-
-func orderOrdersSettle(e *Order, version int64) []any {
-	return []any{e.UserID, e.PlacedAt, e.OrderID, version}
-}
+var orderOrdersScan = orderWrites.ScanLive
 
 func orderOrdersClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
@@ -262,17 +234,13 @@ func orderCheckKey(e *Order) error {
 	return nil
 }
 
-var orderWrites = &cqlgenimpl.Entity[Order]{
+var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
 	Name:      "Order",
 	Check:     orderCheck,
 	CheckKey:  orderCheckKey,
 	Canonical: orderOrders,
-	State:     orderOrdersState,
-	ScanState: orderOrdersScanState,
-	Data:      orderOrdersData,
-	Change:    orderOrdersChange,
-	Remove:    orderOrdersRemove,
-	Settle:    orderOrdersSettle,
+	Values:    orderValues,
+	Fields:    orderFields,
 	Projections: []cqlgenimpl.Projection[Order]{
 		{
 			Table:      orderOrdersByRef,
@@ -310,7 +278,7 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 			Owner:      []int{0, 2, 3},
 		},
 	},
-}
+})
 
 // Insert creates or replaces e in every table, nil pointers and empty
 // collections unset (docs/repositories.md, The write protocol).
@@ -1514,7 +1482,7 @@ func readingCheckKey(e *Reading) error {
 	return nil
 }
 
-var readingWrites = &cqlgenimpl.Entity[Reading]{
+var readingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Reading]{
 	Name:      "Reading",
 	Check:     readingCheck,
 	CheckKey:  readingCheckKey,
@@ -1540,7 +1508,7 @@ var readingWrites = &cqlgenimpl.Entity[Reading]{
 			Writetimes: 2,
 		},
 	},
-}
+})
 
 // Insert creates or replaces e in every table, nil pointers and empty
 // collections unset (docs/repositories.md, The write protocol).
@@ -1709,43 +1677,15 @@ var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func visitVisitsScan(it cqlgenimpl.Iter, e *Visit) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.VisitID, &e.UserID, &e.Site, &e.At, &e.Page, &e.Millis, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Visit{}
-	}
-}
-
-func visitVisitsState(e *Visit) []any {
-	return []any{e.VisitID}
-}
-
-func visitVisitsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Visit], ok bool) {
-	ok = it.Scan(&v.Row.VisitID, &v.Row.UserID, &v.Row.Site, &v.Row.At, &v.Row.Page, &v.Row.Millis, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func visitVisitsData(e *Visit) []any {
+func visitValues(e *Visit, _ bool) []any {
 	return []any{e.VisitID, e.UserID, e.Site, e.At, e.Page, e.Millis}
 }
 
-func visitVisitsChange(e *Visit, c cqlgenimpl.Change) []any {
-	return []any{e.UserID, e.Site, e.At, e.Page, e.Millis, c.TS, c.Pending, c.Writes, e.VisitID, c.Old}
+func visitFields(e *Visit, dst []any) []any {
+	return append(dst, &e.VisitID, &e.UserID, &e.Site, &e.At, &e.Page, &e.Millis)
 }
 
-func visitVisitsRemove(e *Visit, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.VisitID, c.Old}
-}
-
-func visitVisitsSettle(e *Visit, version int64) []any {
-	return []any{e.VisitID, version}
-}
+var visitVisitsScan = visitWrites.ScanLive
 
 // visitVisitsByUser is table visits_by_user, which serves VisitsByUser
 // (statements in schema.md).
@@ -1918,17 +1858,13 @@ func visitCheckKey(e *Visit) error {
 	return nil
 }
 
-var visitWrites = &cqlgenimpl.Entity[Visit]{
+var visitWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Visit]{
 	Name:      "Visit",
 	Check:     visitCheck,
 	CheckKey:  visitCheckKey,
 	Canonical: visitVisits,
-	State:     visitVisitsState,
-	ScanState: visitVisitsScanState,
-	Data:      visitVisitsData,
-	Change:    visitVisitsChange,
-	Remove:    visitVisitsRemove,
-	Settle:    visitVisitsSettle,
+	Values:    visitValues,
+	Fields:    visitFields,
 	Projections: []cqlgenimpl.Projection[Visit]{
 		{
 			Table:      visitVisitsByUser,
@@ -1959,7 +1895,7 @@ var visitWrites = &cqlgenimpl.Entity[Visit]{
 			Owner:      []int{1},
 		},
 	},
-}
+})
 
 // Insert creates or replaces e in every table, nil pointers and empty
 // collections unset (docs/repositories.md, The write protocol).
@@ -2332,7 +2268,7 @@ func lineCheckKey(e *Line) error {
 	return nil
 }
 
-var lineWrites = &cqlgenimpl.Entity[Line]{
+var lineWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Line]{
 	Name:      "Line",
 	Check:     lineCheck,
 	CheckKey:  lineCheckKey,
@@ -2359,7 +2295,7 @@ var lineWrites = &cqlgenimpl.Entity[Line]{
 			Owner:      []int{0, 2},
 		},
 	},
-}
+})
 
 // Insert creates or replaces e in every table, nil pointers and empty
 // collections unset (docs/repositories.md, The write protocol).
@@ -2637,7 +2573,7 @@ func partCheckKey(e *Part) error {
 	return nil
 }
 
-var partWrites = &cqlgenimpl.Entity[Part]{
+var partWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Part]{
 	Name:      "Part",
 	Check:     partCheck,
 	CheckKey:  partCheckKey,
@@ -2657,7 +2593,7 @@ var partWrites = &cqlgenimpl.Entity[Part]{
 			Owner:      []int{1, 2},
 		},
 	},
-}
+})
 
 // Insert creates or replaces e in every table, nil pointers and empty
 // collections unset (docs/repositories.md, The write protocol).

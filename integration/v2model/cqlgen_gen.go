@@ -31,43 +31,15 @@ var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Fenced:       true,
 })
 
-func ticketTicketsScan(it cqlgenimpl.Iter, e *Ticket) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.TicketID, &e.Queue, &e.Owner, &e.Board, &e.Assignee, &e.Ref, &e.Status, &e.OpenedAt, &e.Subject, &e.Sla, &e.Policy, &e.Edits, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Ticket{}
-	}
-}
-
-func ticketTicketsState(e *Ticket) []any {
-	return []any{e.TicketID}
-}
-
-func ticketTicketsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Ticket], ok bool) {
-	ok = it.Scan(&v.Row.TicketID, &v.Row.Queue, &v.Row.Owner, &v.Row.Board, &v.Row.Assignee, &v.Row.Ref, &v.Row.Status, &v.Row.OpenedAt, &v.Row.Subject, &v.Row.Sla, &v.Row.Policy, &v.Row.Edits, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func ticketTicketsData(e *Ticket) []any {
+func ticketValues(e *Ticket, _ bool) []any {
 	return []any{e.TicketID, e.Queue, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.OpenedAt, e.Subject, e.Sla, e.Policy, e.Edits}
 }
 
-func ticketTicketsChange(e *Ticket, c cqlgenimpl.Change) []any {
-	return []any{e.Queue, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.OpenedAt, e.Subject, e.Sla, e.Policy, e.Edits, c.TS, c.Pending, c.Writes, e.TicketID, c.Old}
+func ticketFields(e *Ticket, dst []any) []any {
+	return append(dst, &e.TicketID, &e.Queue, &e.Owner, &e.Board, &e.Assignee, &e.Ref, &e.Status, &e.OpenedAt, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
 }
 
-func ticketTicketsRemove(e *Ticket, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.TicketID, c.Old}
-}
-
-func ticketTicketsSettle(e *Ticket, version int64) []any {
-	return []any{e.TicketID, version}
-}
+var ticketTicketsScan = ticketWrites.ScanLive
 
 // ticketTicketsByQueue is table tickets_by_queue, which serves TicketsByQueue
 // (statements in schema.md).
@@ -309,17 +281,13 @@ func ticketCheckKey(e *Ticket) error {
 	return nil
 }
 
-var ticketWrites = &cqlgenimpl.Entity[Ticket]{
+var ticketWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Ticket]{
 	Name:      "Ticket",
 	Check:     ticketCheck,
 	CheckKey:  ticketCheckKey,
 	Canonical: ticketTickets,
-	State:     ticketTicketsState,
-	ScanState: ticketTicketsScanState,
-	Data:      ticketTicketsData,
-	Change:    ticketTicketsChange,
-	Remove:    ticketTicketsRemove,
-	Settle:    ticketTicketsSettle,
+	Values:    ticketValues,
+	Fields:    ticketFields,
 	Projections: []cqlgenimpl.Projection[Ticket]{
 		{
 			Table:      ticketTicketsByQueue,
@@ -366,7 +334,7 @@ var ticketWrites = &cqlgenimpl.Entity[Ticket]{
 			Owner:      []int{1},
 		},
 	},
-}
+})
 
 // Insert creates or replaces e in every table, nil pointers and empty
 // collections unset (docs/repositories.md, The write protocol).
@@ -816,7 +784,7 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-var eventWrites = &cqlgenimpl.Entity[Event]{
+var eventWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Event]{
 	Name:      "Event",
 	Check:     eventCheck,
 	CheckKey:  eventCheckKey,
@@ -832,7 +800,7 @@ var eventWrites = &cqlgenimpl.Entity[Event]{
 			Owner:      []int{3, 2},
 		},
 	},
-}
+})
 
 // Entity is Event.
 func (r *EventRepo) Entity() string {

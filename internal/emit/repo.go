@@ -78,7 +78,13 @@ func tableDecls(f *jen.File, t *model.Table) {
 	}
 	doc(f, "%s is table %s, which %s (statements in schema.md).", n.Var, t.Name, role)
 	f.Var().Id(n.Var).Op("=").Qual(impl, "NewTable").Call(specLit(t.Spec()))
+	if derived(t) {
+		valuesFuncs(f, t)
+	}
 	for _, s := range stmts {
+		if derived(t) && s.Slot != model.SlotInsert {
+			continue
+		}
 		switch s.Slot {
 		case model.SlotInsert:
 			rowFunc(f, t, s)
@@ -97,6 +103,43 @@ func tableDecls(f *jen.File, t *model.Table) {
 		}
 		clusteringFuncs(f, t)
 	}
+}
+
+// derived reports whether t is a source of truth whose protocol functions
+// the runtime derives from its values and fields (cqlgenimpl.NewEntity):
+// a versioned one, without statics or buckets.
+func derived(t *model.Table) bool {
+	e := t.Entity
+	return t == e.Canonical && e.Versioned() && !t.HasStatics() && t.Bucket == nil
+}
+
+// entityPrefix is the prefix of an entity's generated names.
+func entityPrefix(e *model.Entity) string { return strings.TrimSuffix(e.Names.Writes, "Writes") }
+
+// valuesFuncs writes the two functions of a source of truth the runtime
+// derives the rest from: its values, as Change binds them (unset: nil
+// pointers and empty collections left unset), and where its row scans to.
+func valuesFuncs(f *jen.File, t *model.Table) {
+	e := t.Entity
+	p := entityPrefix(e)
+	unset := "_"
+	if anyUnsettable(t) {
+		unset = "unset"
+	}
+	b := binding{recv: jen.Id("e"), unset: jen.Id("unset")}
+	var vals, ptrs []jen.Code
+	for _, c := range t.Columns {
+		if c.Field != nil {
+			vals = append(vals, columnValue(c, b))
+			ptrs = append(ptrs, scanTarget(c, jen.Id("e")))
+		}
+	}
+	f.Func().Id(p+"Values").Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id(unset).Bool()).Index().Any().Block(
+		jen.Return(jen.Index().Any().Values(vals...)))
+	f.Func().Id(p+"Fields").Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id("dst").Index().Any()).Index().Any().Block(
+		jen.Return(jen.Append(append([]jen.Code{jen.Id("dst")}, ptrs...)...)))
+	f.Var().Id(t.Names.Scan).Op("=").Id(e.Names.Writes).Dot("ScanLive")
+	mergeFunc(f, t)
 }
 
 // stmtRef names a statement of t in a comment, as schema.md lists it.

@@ -247,21 +247,30 @@ func writesVar(f *jen.File, e *model.Entity) {
 	} else {
 		immutable = jen.True()
 	}
-	f.Var().Id(e.Names.Writes).Op("=").Op("&").Qual(impl, "Entity").Types(jen.Id(e.GoName)).Add(keyed(
+	var state, scanState jen.Code = jen.Id(n.State), jen.Id(n.ScanState)
+	var vals, fields jen.Code
+	if derived(t) {
+		p := entityPrefix(e)
+		vals, fields = jen.Id(p+"Values"), jen.Id(p+"Fields")
+		state, scanState, data, change, remove, settle = nil, nil, nil, nil, nil, nil
+	}
+	f.Var().Id(e.Names.Writes).Op("=").Qual(impl, "NewEntity").Call(jen.Op("&").Qual(impl, "Entity").Types(jen.Id(e.GoName)).Add(keyed(
 		jen.Id("Name"), jen.Lit(e.GoName),
 		jen.Id("Check"), jen.Id(e.Names.Check),
 		jen.Id("CheckKey"), jen.Id(e.Names.CheckKey),
 		jen.Id("Canonical"), jen.Id(n.Var),
 		jen.Id("Immutable"), immutable,
-		jen.Id("State"), jen.Id(n.State),
-		jen.Id("ScanState"), jen.Id(n.ScanState),
+		jen.Id("Values"), vals,
+		jen.Id("Fields"), fields,
+		jen.Id("State"), state,
+		jen.Id("ScanState"), scanState,
 		jen.Id("Data"), data,
 		jen.Id("Merge"), merge,
 		jen.Id("Change"), change,
 		jen.Id("Remove"), remove,
 		jen.Id("Settle"), settle,
 		jen.Id("Projections"), jen.Index().Qual(impl, "Projection").Types(jen.Id(e.GoName)).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, projections...),
-	))
+	)))
 }
 
 // protocolWrites writes Insert, Update and Delete of a versioned entity:

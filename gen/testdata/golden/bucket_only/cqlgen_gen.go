@@ -29,43 +29,15 @@ var postPosts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func postPostsScan(it cqlgenimpl.Iter, e *Post) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.PostID, &e.Author, &e.PostedAt, &e.Title, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Post{}
-	}
-}
-
-func postPostsState(e *Post) []any {
-	return []any{e.PostID}
-}
-
-func postPostsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Post], ok bool) {
-	ok = it.Scan(&v.Row.PostID, &v.Row.Author, &v.Row.PostedAt, &v.Row.Title, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func postPostsData(e *Post) []any {
+func postValues(e *Post, _ bool) []any {
 	return []any{e.PostID, e.Author, e.PostedAt, e.Title}
 }
 
-func postPostsChange(e *Post, c cqlgenimpl.Change) []any {
-	return []any{e.Author, e.PostedAt, e.Title, c.TS, c.Pending, c.Writes, e.PostID, c.Old}
+func postFields(e *Post, dst []any) []any {
+	return append(dst, &e.PostID, &e.Author, &e.PostedAt, &e.Title)
 }
 
-func postPostsRemove(e *Post, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.PostID, c.Old}
-}
-
-func postPostsSettle(e *Post, version int64) []any {
-	return []any{e.PostID, version}
-}
+var postPostsScan = postWrites.ScanLive
 
 // postNewPosts is table new_posts, which serves NewPosts (statements in
 // schema.md).
@@ -125,17 +97,13 @@ func postCheckKey(e *Post) error {
 	return nil
 }
 
-var postWrites = &cqlgenimpl.Entity[Post]{
+var postWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Post]{
 	Name:      "Post",
 	Check:     postCheck,
 	CheckKey:  postCheckKey,
 	Canonical: postPosts,
-	State:     postPostsState,
-	ScanState: postPostsScanState,
-	Data:      postPostsData,
-	Change:    postPostsChange,
-	Remove:    postPostsRemove,
-	Settle:    postPostsSettle,
+	Values:    postValues,
+	Fields:    postFields,
 	Projections: []cqlgenimpl.Projection[Post]{
 		{
 			Table:      postNewPosts,
@@ -145,7 +113,7 @@ var postWrites = &cqlgenimpl.Entity[Post]{
 			Owner:      []int{2},
 		},
 	},
-}
+})
 
 // Insert creates or replaces e in every table, nil pointers and empty
 // collections unset (docs/repositories.md, The write protocol).

@@ -30,43 +30,15 @@ var readingReadings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func readingReadingsScan(it cqlgenimpl.Iter, e *Reading) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Reading{}
-	}
-}
-
-func readingReadingsState(e *Reading) []any {
-	return []any{e.SensorID, e.ReadAt}
-}
-
-func readingReadingsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Reading], ok bool) {
-	ok = it.Scan(&v.Row.SensorID, &v.Row.ReadAt, &v.Row.EventID, &v.Row.LocalDay, &v.Row.Value, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func readingReadingsData(e *Reading) []any {
+func readingValues(e *Reading, _ bool) []any {
 	return []any{e.SensorID, e.ReadAt, e.EventID, e.LocalDay, e.Value}
 }
 
-func readingReadingsChange(e *Reading, c cqlgenimpl.Change) []any {
-	return []any{e.EventID, e.LocalDay, e.Value, c.TS, c.Pending, c.Writes, e.SensorID, e.ReadAt, c.Old}
+func readingFields(e *Reading, dst []any) []any {
+	return append(dst, &e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
-func readingReadingsRemove(e *Reading, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.SensorID, e.ReadAt, c.Old}
-}
-
-func readingReadingsSettle(e *Reading, version int64) []any {
-	return []any{e.SensorID, e.ReadAt, version}
-}
+var readingReadingsScan = readingWrites.ScanLive
 
 func readingReadingsClustering(e *Reading) []any {
 	return []any{e.ReadAt}
@@ -425,17 +397,13 @@ func readingCheckKey(e *Reading) error {
 	return nil
 }
 
-var readingWrites = &cqlgenimpl.Entity[Reading]{
+var readingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Reading]{
 	Name:      "Reading",
 	Check:     readingCheck,
 	CheckKey:  readingCheckKey,
 	Canonical: readingReadings,
-	State:     readingReadingsState,
-	ScanState: readingReadingsScanState,
-	Data:      readingReadingsData,
-	Change:    readingReadingsChange,
-	Remove:    readingReadingsRemove,
-	Settle:    readingReadingsSettle,
+	Values:    readingValues,
+	Fields:    readingFields,
 	Projections: []cqlgenimpl.Projection[Reading]{
 		{
 			Table:      readingReadingsByHour,
@@ -508,7 +476,7 @@ var readingWrites = &cqlgenimpl.Entity[Reading]{
 			Owner:      []int{0, 2},
 		},
 	},
-}
+})
 
 // Insert creates or replaces e in every table, nil pointers and empty
 // collections unset (docs/repositories.md, The write protocol).

@@ -28,43 +28,15 @@ var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func orderOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.TenantID, &e.OrderID, &e.CustomerID, &e.CustomerName, &e.Status, &e.PlacedAt, &e.TotalCents, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Order{}
-	}
-}
-
-func orderOrdersState(e *Order) []any {
-	return []any{e.TenantID, e.OrderID}
-}
-
-func orderOrdersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Order], ok bool) {
-	ok = it.Scan(&v.Row.TenantID, &v.Row.OrderID, &v.Row.CustomerID, &v.Row.CustomerName, &v.Row.Status, &v.Row.PlacedAt, &v.Row.TotalCents, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func orderOrdersData(e *Order) []any {
+func orderValues(e *Order, _ bool) []any {
 	return []any{e.TenantID, e.OrderID, e.CustomerID, e.CustomerName, e.Status, e.PlacedAt, e.TotalCents}
 }
 
-func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
-	return []any{e.CustomerID, e.CustomerName, e.Status, e.PlacedAt, e.TotalCents, c.TS, c.Pending, c.Writes, e.TenantID, e.OrderID, c.Old}
+func orderFields(e *Order, dst []any) []any {
+	return append(dst, &e.TenantID, &e.OrderID, &e.CustomerID, &e.CustomerName, &e.Status, &e.PlacedAt, &e.TotalCents)
 }
 
-func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.TenantID, e.OrderID, c.Old}
-}
-
-func orderOrdersSettle(e *Order, version int64) []any {
-	return []any{e.TenantID, e.OrderID, version}
-}
+var orderOrdersScan = orderWrites.ScanLive
 
 // OrdersByCustomerRow is a row of orders_by_customer, which stores only some
 // columns of Order. It is a type of its own so that a partial row cannot be
@@ -177,17 +149,13 @@ func orderCheckKey(e *Order) error {
 	return nil
 }
 
-var orderWrites = &cqlgenimpl.Entity[Order]{
+var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
 	Name:      "Order",
 	Check:     orderCheck,
 	CheckKey:  orderCheckKey,
 	Canonical: orderOrders,
-	State:     orderOrdersState,
-	ScanState: orderOrdersScanState,
-	Data:      orderOrdersData,
-	Change:    orderOrdersChange,
-	Remove:    orderOrdersRemove,
-	Settle:    orderOrdersSettle,
+	Values:    orderValues,
+	Fields:    orderFields,
 	Projections: []cqlgenimpl.Projection[Order]{
 		{
 			Table:      orderOrdersByCustomer,
@@ -204,7 +172,7 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 			Owner:      []int{0, 3},
 		},
 	},
-}
+})
 
 // Insert creates or replaces e in every table, nil pointers and empty
 // collections unset (docs/repositories.md, The write protocol).

@@ -425,7 +425,7 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-var eventWrites = &cqlgenimpl.Entity[Event]{
+var eventWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Event]{
 	Name:      "Event",
 	Check:     eventCheck,
 	CheckKey:  eventCheckKey,
@@ -441,7 +441,7 @@ var eventWrites = &cqlgenimpl.Entity[Event]{
 			Owner:      []int{4, 2, 3},
 		},
 	},
-}
+})
 
 // Entity is Event.
 func (r *EventRepo) Entity() string {

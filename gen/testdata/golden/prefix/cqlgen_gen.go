@@ -30,43 +30,15 @@ var tradeTradesByAccount = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Prefix:       1,
 })
 
-func tradeTradesByAccountScan(it cqlgenimpl.Iter, e *Trade) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.Account, &e.Type, &e.TradeDate, &e.TradeID, &e.Symbol, &e.Shares, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Trade{}
-	}
-}
-
-func tradeTradesByAccountState(e *Trade) []any {
-	return []any{e.Account, e.Type, e.TradeDate, e.TradeID}
-}
-
-func tradeTradesByAccountScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Trade], ok bool) {
-	ok = it.Scan(&v.Row.Account, &v.Row.Type, &v.Row.TradeDate, &v.Row.TradeID, &v.Row.Symbol, &v.Row.Shares, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func tradeTradesByAccountData(e *Trade) []any {
+func tradeValues(e *Trade, _ bool) []any {
 	return []any{e.Account, e.Type, e.TradeDate, e.TradeID, e.Symbol, e.Shares}
 }
 
-func tradeTradesByAccountChange(e *Trade, c cqlgenimpl.Change) []any {
-	return []any{e.Symbol, e.Shares, c.TS, c.Pending, c.Writes, e.Account, e.Type, e.TradeDate, e.TradeID, c.Old}
+func tradeFields(e *Trade, dst []any) []any {
+	return append(dst, &e.Account, &e.Type, &e.TradeDate, &e.TradeID, &e.Symbol, &e.Shares)
 }
 
-func tradeTradesByAccountRemove(e *Trade, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.Account, e.Type, e.TradeDate, e.TradeID, c.Old}
-}
-
-func tradeTradesByAccountSettle(e *Trade, version int64) []any {
-	return []any{e.Account, e.Type, e.TradeDate, e.TradeID, version}
-}
+var tradeTradesByAccountScan = tradeWrites.ScanLive
 
 func tradeTradesByAccountClustering(e *Trade) []any {
 	return []any{e.Type, e.TradeDate, e.TradeID}
@@ -138,17 +110,13 @@ func tradeCheckKey(e *Trade) error {
 	return nil
 }
 
-var tradeWrites = &cqlgenimpl.Entity[Trade]{
+var tradeWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Trade]{
 	Name:      "Trade",
 	Check:     tradeCheck,
 	CheckKey:  tradeCheckKey,
 	Canonical: tradeTradesByAccount,
-	State:     tradeTradesByAccountState,
-	ScanState: tradeTradesByAccountScanState,
-	Data:      tradeTradesByAccountData,
-	Change:    tradeTradesByAccountChange,
-	Remove:    tradeTradesByAccountRemove,
-	Settle:    tradeTradesByAccountSettle,
+	Values:    tradeValues,
+	Fields:    tradeFields,
 	Projections: []cqlgenimpl.Projection[Trade]{
 		{
 			Table:      tradeTradesBySymbol,
@@ -158,7 +126,7 @@ var tradeWrites = &cqlgenimpl.Entity[Trade]{
 			Owner:      []int{4, 2, 3, 5},
 		},
 	},
-}
+})
 
 // Insert creates or replaces e in every table, nil pointers and empty
 // collections unset (docs/repositories.md, The write protocol).

@@ -27,43 +27,15 @@ var noteEnd = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func noteEndScan(it cqlgenimpl.Iter, e *Note) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.ID, &e.Owner, &e.Tag, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Note{}
-	}
-}
-
-func noteEndState(e *Note) []any {
-	return []any{e.ID}
-}
-
-func noteEndScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Note], ok bool) {
-	ok = it.Scan(&v.Row.ID, &v.Row.Owner, &v.Row.Tag, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func noteEndData(e *Note) []any {
+func noteValues(e *Note, _ bool) []any {
 	return []any{e.ID, e.Owner, e.Tag}
 }
 
-func noteEndChange(e *Note, c cqlgenimpl.Change) []any {
-	return []any{e.Owner, e.Tag, c.TS, c.Pending, c.Writes, e.ID, c.Old}
+func noteFields(e *Note, dst []any) []any {
+	return append(dst, &e.ID, &e.Owner, &e.Tag)
 }
 
-func noteEndRemove(e *Note, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.ID, c.Old}
-}
-
-func noteEndSettle(e *Note, version int64) []any {
-	return []any{e.ID, version}
-}
+var noteEndScan = noteWrites.ScanLive
 
 func noteSubgraphHolds(e *Note) bool {
 	return e.Tag == "say \"hi\" #1 <b>x</b> & #quot;"
@@ -131,17 +103,13 @@ func noteCheckKey(e *Note) error {
 	return nil
 }
 
-var noteWrites = &cqlgenimpl.Entity[Note]{
+var noteWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Note]{
 	Name:      "Note",
 	Check:     noteCheck,
 	CheckKey:  noteCheckKey,
 	Canonical: noteEnd,
-	State:     noteEndState,
-	ScanState: noteEndScanState,
-	Data:      noteEndData,
-	Change:    noteEndChange,
-	Remove:    noteEndRemove,
-	Settle:    noteEndSettle,
+	Values:    noteValues,
+	Fields:    noteFields,
 	Projections: []cqlgenimpl.Projection[Note]{
 		{
 			Table:      noteSubgraph,
@@ -152,7 +120,7 @@ var noteWrites = &cqlgenimpl.Entity[Note]{
 			Owner:      []int{1},
 		},
 	},
-}
+})
 
 // Insert creates or replaces e in every table, nil pointers and empty
 // collections unset (docs/repositories.md, The write protocol).

@@ -196,7 +196,7 @@ func lineCheckKey(e *Line) error {
 	return nil
 }
 
-var lineWrites = &cqlgenimpl.Entity[Line]{
+var lineWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Line]{
 	Name:      "Line",
 	Check:     lineCheck,
 	CheckKey:  lineCheckKey,
@@ -223,7 +223,7 @@ var lineWrites = &cqlgenimpl.Entity[Line]{
 			Owner:      []int{0, 2},
 		},
 	},
-}
+})
 
 // Insert creates or replaces e in every table, nil pointers and empty
 // collections unset (docs/repositories.md, The write protocol).

@@ -30,31 +30,15 @@ var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func customerCustomersScan(it cqlgenimpl.Iter, e *Customer) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.CustomerID, &e.Region, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedAt, &e.CreatedBy, &e.Revision, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Customer{}
-	}
+func customerValues(e *Customer, unset bool) []any {
+	return []any{e.CustomerID, e.Region, e.Billing, cqlgenimpl.OrUnset(e.Shipping, unset), cqlgenimpl.SliceOrUnset(e.Others, unset), cqlgenimpl.MapOrUnset(e.ByLabel, unset), cqlgenimpl.MapOrUnset(e.Seen, unset), e.CreatedAt, e.CreatedBy, e.Revision}
 }
 
-func customerCustomersState(e *Customer) []any {
-	return []any{e.CustomerID}
+func customerFields(e *Customer, dst []any) []any {
+	return append(dst, &e.CustomerID, &e.Region, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedAt, &e.CreatedBy, &e.Revision)
 }
 
-func customerCustomersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Customer], ok bool) {
-	ok = it.Scan(&v.Row.CustomerID, &v.Row.Region, &v.Row.Billing, &v.Row.Shipping, &v.Row.Others, &v.Row.ByLabel, cqlgenimpl.ScanSet(&v.Row.Seen), &v.Row.CreatedAt, &v.Row.CreatedBy, &v.Row.Revision, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func customerCustomersData(e *Customer) []any {
-	return []any{e.CustomerID, e.Region, e.Billing, e.Shipping, e.Others, e.ByLabel, e.Seen, e.CreatedAt, e.CreatedBy, e.Revision}
-}
+var customerCustomersScan = customerWrites.ScanLive
 
 func customerMerge(cur, e *Customer) Customer {
 	m := *e
@@ -71,18 +55,6 @@ func customerMerge(cur, e *Customer) Customer {
 		m.Seen = cur.Seen
 	}
 	return m
-}
-
-func customerCustomersChange(e *Customer, c cqlgenimpl.Change) []any {
-	return []any{e.Region, e.Billing, cqlgenimpl.OrUnset(e.Shipping, c.Unset), cqlgenimpl.SliceOrUnset(e.Others, c.Unset), cqlgenimpl.MapOrUnset(e.ByLabel, c.Unset), cqlgenimpl.MapOrUnset(e.Seen, c.Unset), e.CreatedAt, e.CreatedBy, e.Revision, c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
-}
-
-func customerCustomersRemove(e *Customer, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
-}
-
-func customerCustomersSettle(e *Customer, version int64) []any {
-	return []any{e.CustomerID, version}
 }
 
 // customerCustomersByRegion is table customers_by_region, which serves
@@ -142,18 +114,14 @@ func customerCheckKey(e *Customer) error {
 	return nil
 }
 
-var customerWrites = &cqlgenimpl.Entity[Customer]{
+var customerWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Customer]{
 	Name:      "Customer",
 	Check:     customerCheck,
 	CheckKey:  customerCheckKey,
 	Canonical: customerCustomers,
-	State:     customerCustomersState,
-	ScanState: customerCustomersScanState,
-	Data:      customerCustomersData,
+	Values:    customerValues,
+	Fields:    customerFields,
 	Merge:     customerMerge,
-	Change:    customerCustomersChange,
-	Remove:    customerCustomersRemove,
-	Settle:    customerCustomersSettle,
 	Projections: []cqlgenimpl.Projection[Customer]{
 		{
 			Table:      customerCustomersByRegion,
@@ -163,7 +131,7 @@ var customerWrites = &cqlgenimpl.Entity[Customer]{
 			Owner:      []int{2},
 		},
 	},
-}
+})
 
 // Insert creates or replaces e in every table, nil pointers and empty
 // collections unset (docs/repositories.md, The write protocol).

@@ -153,7 +153,7 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-var eventWrites = &cqlgenimpl.Entity[Event]{
+var eventWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Event]{
 	Name:      "Event",
 	Check:     eventCheck,
 	CheckKey:  eventCheckKey,
@@ -169,7 +169,7 @@ var eventWrites = &cqlgenimpl.Entity[Event]{
 			Owner:      []int{3, 2},
 		},
 	},
-}
+})
 
 // Entity is Event.
 func (r *EventRepo) Entity() string {
@@ -278,43 +278,15 @@ var uploadUploads = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func uploadUploadsScan(it cqlgenimpl.Iter, e *Upload) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.Owner, &e.UploadID, &e.Day, &e.Size, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Upload{}
-	}
-}
-
-func uploadUploadsState(e *Upload) []any {
-	return []any{e.Owner, e.UploadID}
-}
-
-func uploadUploadsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Upload], ok bool) {
-	ok = it.Scan(&v.Row.Owner, &v.Row.UploadID, &v.Row.Day, &v.Row.Size, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func uploadUploadsData(e *Upload) []any {
+func uploadValues(e *Upload, _ bool) []any {
 	return []any{e.Owner, e.UploadID, e.Day, e.Size}
 }
 
-func uploadUploadsChange(e *Upload, c cqlgenimpl.Change) []any {
-	return []any{e.Day, e.Size, c.TS, c.Pending, c.Writes, e.Owner, e.UploadID, c.Old}
+func uploadFields(e *Upload, dst []any) []any {
+	return append(dst, &e.Owner, &e.UploadID, &e.Day, &e.Size)
 }
 
-func uploadUploadsRemove(e *Upload, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.Owner, e.UploadID, c.Old}
-}
-
-func uploadUploadsSettle(e *Upload, version int64) []any {
-	return []any{e.Owner, e.UploadID, version}
-}
+var uploadUploadsScan = uploadWrites.ScanLive
 
 func uploadUploadsClustering(e *Upload) []any {
 	return []any{e.UploadID}
@@ -385,17 +357,13 @@ func uploadCheckKey(e *Upload) error {
 	return nil
 }
 
-var uploadWrites = &cqlgenimpl.Entity[Upload]{
+var uploadWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Upload]{
 	Name:      "Upload",
 	Check:     uploadCheck,
 	CheckKey:  uploadCheckKey,
 	Canonical: uploadUploads,
-	State:     uploadUploadsState,
-	ScanState: uploadUploadsScanState,
-	Data:      uploadUploadsData,
-	Change:    uploadUploadsChange,
-	Remove:    uploadUploadsRemove,
-	Settle:    uploadUploadsSettle,
+	Values:    uploadValues,
+	Fields:    uploadFields,
 	Projections: []cqlgenimpl.Projection[Upload]{
 		{
 			Table:      uploadUploadsByDay,
@@ -405,7 +373,7 @@ var uploadWrites = &cqlgenimpl.Entity[Upload]{
 			Owner:      []int{3, 2},
 		},
 	},
-}
+})
 
 // Insert creates or replaces e in every table, nil pointers and empty
 // collections unset (docs/repositories.md, The write protocol).

@@ -27,43 +27,15 @@ var accountAccounts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Fenced:       true,
 })
 
-func accountAccountsScan(it cqlgenimpl.Iter, e *Account) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.AccountID, &e.TenantID, &e.Email, &e.Handle, &e.Name, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Account{}
-	}
-}
-
-func accountAccountsState(e *Account) []any {
-	return []any{e.AccountID}
-}
-
-func accountAccountsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Account], ok bool) {
-	ok = it.Scan(&v.Row.AccountID, &v.Row.TenantID, &v.Row.Email, &v.Row.Handle, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func accountAccountsData(e *Account) []any {
+func accountValues(e *Account, _ bool) []any {
 	return []any{e.AccountID, e.TenantID, e.Email, e.Handle, e.Name}
 }
 
-func accountAccountsChange(e *Account, c cqlgenimpl.Change) []any {
-	return []any{e.TenantID, e.Email, e.Handle, e.Name, c.TS, c.Pending, c.Writes, e.AccountID, c.Old}
+func accountFields(e *Account, dst []any) []any {
+	return append(dst, &e.AccountID, &e.TenantID, &e.Email, &e.Handle, &e.Name)
 }
 
-func accountAccountsRemove(e *Account, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.AccountID, c.Old}
-}
-
-func accountAccountsSettle(e *Account, version int64) []any {
-	return []any{e.AccountID, version}
-}
+var accountAccountsScan = accountWrites.ScanLive
 
 // accountAccountByEmail is table accounts_by_email, which serves
 // AccountByEmail (statements in schema.md).
@@ -136,17 +108,13 @@ func accountCheckKey(e *Account) error {
 	return nil
 }
 
-var accountWrites = &cqlgenimpl.Entity[Account]{
+var accountWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Account]{
 	Name:      "Account",
 	Check:     accountCheck,
 	CheckKey:  accountCheckKey,
 	Canonical: accountAccounts,
-	State:     accountAccountsState,
-	ScanState: accountAccountsScanState,
-	Data:      accountAccountsData,
-	Change:    accountAccountsChange,
-	Remove:    accountAccountsRemove,
-	Settle:    accountAccountsSettle,
+	Values:    accountValues,
+	Fields:    accountFields,
 	Projections: []cqlgenimpl.Projection[Account]{
 		{
 			Table:      accountAccountByEmail,
@@ -165,7 +133,7 @@ var accountWrites = &cqlgenimpl.Entity[Account]{
 			Owner:      []int{2},
 		},
 	},
-}
+})
 
 // Insert creates or replaces e in every table, nil pointers and empty
 // collections unset (docs/repositories.md, The write protocol).

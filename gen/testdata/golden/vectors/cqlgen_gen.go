@@ -30,31 +30,15 @@ var videoVideos = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func videoVideosScan(it cqlgenimpl.Iter, e *Video) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.ChannelID, &e.VideoID, &e.UserID, &e.AddedAt, &e.Title, (*cqlgenimpl.Vector)(&e.Content), (*cqlgenimpl.Vector)(&e.Thumbnail), &e.Signature, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Video{}
-	}
+func videoValues(e *Video, unset bool) []any {
+	return []any{e.ChannelID, e.VideoID, e.UserID, e.AddedAt, e.Title, cqlgenimpl.VectorOrUnset(e.Content, unset), cqlgenimpl.VectorOrUnset(e.Thumbnail, unset), e.Signature}
 }
 
-func videoVideosState(e *Video) []any {
-	return []any{e.ChannelID, e.VideoID}
+func videoFields(e *Video, dst []any) []any {
+	return append(dst, &e.ChannelID, &e.VideoID, &e.UserID, &e.AddedAt, &e.Title, (*cqlgenimpl.Vector)(&e.Content), (*cqlgenimpl.Vector)(&e.Thumbnail), &e.Signature)
 }
 
-func videoVideosScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Video], ok bool) {
-	ok = it.Scan(&v.Row.ChannelID, &v.Row.VideoID, &v.Row.UserID, &v.Row.AddedAt, &v.Row.Title, (*cqlgenimpl.Vector)(&v.Row.Content), (*cqlgenimpl.Vector)(&v.Row.Thumbnail), &v.Row.Signature, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func videoVideosData(e *Video) []any {
-	return []any{e.ChannelID, e.VideoID, e.UserID, e.AddedAt, e.Title, e.Content, e.Thumbnail, e.Signature}
-}
+var videoVideosScan = videoWrites.ScanLive
 
 func videoMerge(cur, e *Video) Video {
 	m := *e
@@ -65,18 +49,6 @@ func videoMerge(cur, e *Video) Video {
 		m.Thumbnail = cur.Thumbnail
 	}
 	return m
-}
-
-func videoVideosChange(e *Video, c cqlgenimpl.Change) []any {
-	return []any{e.UserID, e.AddedAt, e.Title, cqlgenimpl.VectorOrUnset(e.Content, c.Unset), cqlgenimpl.VectorOrUnset(e.Thumbnail, c.Unset), e.Signature, c.TS, c.Pending, c.Writes, e.ChannelID, e.VideoID, c.Old}
-}
-
-func videoVideosRemove(e *Video, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.ChannelID, e.VideoID, c.Old}
-}
-
-func videoVideosSettle(e *Video, version int64) []any {
-	return []any{e.ChannelID, e.VideoID, version}
 }
 
 func videoVideosClustering(e *Video) []any {
@@ -153,18 +125,14 @@ func videoCheckKey(e *Video) error {
 	return nil
 }
 
-var videoWrites = &cqlgenimpl.Entity[Video]{
+var videoWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Video]{
 	Name:      "Video",
 	Check:     videoCheck,
 	CheckKey:  videoCheckKey,
 	Canonical: videoVideos,
-	State:     videoVideosState,
-	ScanState: videoVideosScanState,
-	Data:      videoVideosData,
+	Values:    videoValues,
+	Fields:    videoFields,
 	Merge:     videoMerge,
-	Change:    videoVideosChange,
-	Remove:    videoVideosRemove,
-	Settle:    videoVideosSettle,
 	Projections: []cqlgenimpl.Projection[Video]{
 		{
 			Table:      videoVideosByUser,
@@ -174,7 +142,7 @@ var videoWrites = &cqlgenimpl.Entity[Video]{
 			Owner:      []int{2, 3},
 		},
 	},
-}
+})
 
 // Insert creates or replaces e in every table, nil pointers and empty
 // collections unset (docs/repositories.md, The write protocol).

@@ -29,31 +29,15 @@ var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func orderOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.OrderID, &e.Region, &e.Stage, &e.Courier, &e.PlacedAt, &e.Flagged, &e.Coupon, &e.Priority, &e.GiftNote, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Order{}
-	}
+func orderValues(e *Order, unset bool) []any {
+	return []any{e.OrderID, e.Region, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Coupon, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, unset)}
 }
 
-func orderOrdersState(e *Order) []any {
-	return []any{e.OrderID}
+func orderFields(e *Order, dst []any) []any {
+	return append(dst, &e.OrderID, &e.Region, &e.Stage, &e.Courier, &e.PlacedAt, &e.Flagged, &e.Coupon, &e.Priority, &e.GiftNote)
 }
 
-func orderOrdersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Order], ok bool) {
-	ok = it.Scan(&v.Row.OrderID, &v.Row.Region, &v.Row.Stage, &v.Row.Courier, &v.Row.PlacedAt, &v.Row.Flagged, &v.Row.Coupon, &v.Row.Priority, &v.Row.GiftNote, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func orderOrdersData(e *Order) []any {
-	return []any{e.OrderID, e.Region, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Coupon, e.Priority, e.GiftNote}
-}
+var orderOrdersScan = orderWrites.ScanLive
 
 func orderMerge(cur, e *Order) Order {
 	m := *e
@@ -61,18 +45,6 @@ func orderMerge(cur, e *Order) Order {
 		m.GiftNote = cur.GiftNote
 	}
 	return m
-}
-
-func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
-	return []any{e.Region, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Coupon, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, c.Unset), c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
-}
-
-func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
-}
-
-func orderOrdersSettle(e *Order, version int64) []any {
-	return []any{e.OrderID, version}
 }
 
 func orderDeliveriesByCourierHolds(e *Order) bool {
@@ -261,18 +233,14 @@ func orderCheckKey(e *Order) error {
 	return nil
 }
 
-var orderWrites = &cqlgenimpl.Entity[Order]{
+var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
 	Name:      "Order",
 	Check:     orderCheck,
 	CheckKey:  orderCheckKey,
 	Canonical: orderOrders,
-	State:     orderOrdersState,
-	ScanState: orderOrdersScanState,
-	Data:      orderOrdersData,
+	Values:    orderValues,
+	Fields:    orderFields,
 	Merge:     orderMerge,
-	Change:    orderOrdersChange,
-	Remove:    orderOrdersRemove,
-	Settle:    orderOrdersSettle,
 	Projections: []cqlgenimpl.Projection[Order]{
 		{
 			Table:      orderDeliveriesByCourier,
@@ -307,7 +275,7 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 			Owner:      []int{1},
 		},
 	},
-}
+})
 
 // Insert creates or replaces e in every table, nil pointers and empty
 // collections unset (docs/repositories.md, The write protocol).
@@ -638,7 +606,7 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-var eventWrites = &cqlgenimpl.Entity[Event]{
+var eventWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Event]{
 	Name:      "Event",
 	Check:     eventCheck,
 	CheckKey:  eventCheckKey,
@@ -655,7 +623,7 @@ var eventWrites = &cqlgenimpl.Entity[Event]{
 			Owner:      []int{0, 1, 2},
 		},
 	},
-}
+})
 
 // Entity is Event.
 func (r *EventRepo) Entity() string {
