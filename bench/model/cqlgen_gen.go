@@ -16,8 +16,7 @@ import (
 // SupportPackageIsVersion8, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// userUsers is table users, which is the source of truth of User (statements
-// in schema.md).
+// userUsers is table users, the source of truth (schema.md).
 var userUsers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "users",
 	Pattern:      "Users",
@@ -67,45 +66,41 @@ var userOne = &cqlgenimpl.One[User]{
 	Scan: userUsersScan,
 }
 
-// Insert writes e to users, nil pointers and empty collections unset
-// (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *UserRepo) Insert(ctx context.Context, e *User, opts ...cqlgen.Option) error {
 	return userOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in users unless a row has its key (IF NOT EXISTS;
-// docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *UserRepo) InsertIfAbsent(ctx context.Context, e *User, opts ...cqlgen.Option) (cqlgen.Inserted[User], error) {
 	return userOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in users; nil pointers and empty
-// collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *UserRepo) Update(ctx context.Context, e *User, opts ...cqlgen.Option) error {
 	return userOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from users.
+// Delete removes the row with e's key.
 func (r *UserRepo) Delete(ctx context.Context, e *User, opts ...cqlgen.Option) error {
 	return userOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the User with the given key from users; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the User with the given key; cqlgen.ErrNotFound if none.
 func (r *UserRepo) Get(ctx context.Context, userID string) (*User, error) {
 	return cqlgenimpl.Get(ctx, r.s, "User", "Get", userUsers, []any{userID}, userUsersScan)
 }
 
-// GetMany reads the Users with the given user_id values in one query: Rows[i]
-// is userIDs[i]'s, nil when missing.
+// GetMany reads the Users of the given user_id values: Rows[i] is userIDs[i]'s
+// or nil.
 func (r *UserRepo) GetMany(ctx context.Context, userIDs []string) (cqlgen.Found[User], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "User", userUsers, []any{}, userIDs, userUsersScan, func(e *User) string {
 		return e.UserID
 	})
 }
 
-// eventEventsByStream is table events_by_stream, which is the source of truth
-// of Event (statements in schema.md).
+// eventEventsByStream is table events_by_stream, the source of truth
+// (schema.md).
 var eventEventsByStream = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "events_by_stream",
 	Pattern:      "EventsByStream",
@@ -164,45 +159,40 @@ var eventOne = &cqlgenimpl.One[Event]{
 	Scan: eventEventsByStreamScan,
 }
 
-// Insert writes e to events_by_stream, nil pointers and empty collections
-// unset (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
 	return eventOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in events_by_stream unless a row has its key (IF
-// NOT EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *EventRepo) InsertIfAbsent(ctx context.Context, e *Event, opts ...cqlgen.Option) (cqlgen.Inserted[Event], error) {
 	return eventOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in events_by_stream; nil pointers
-// and empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *EventRepo) Update(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
 	return eventOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from events_by_stream.
+// Delete removes the row with e's key.
 func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
 	return eventOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Event with the given key from events_by_stream;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Event with the given key; cqlgen.ErrNotFound if none.
 func (r *EventRepo) Get(ctx context.Context, streamID string, at time.Time, eventID string) (*Event, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Event", "Get", eventEventsByStream, []any{streamID, at, eventID}, eventEventsByStreamScan)
 }
 
-// EventsByStreamOptions are the optional parts of a EventsByStream read.
+// EventsByStreamOptions are the options of EventsByStream.
 type EventsByStreamOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
@@ -214,15 +204,14 @@ var eventEventsByStreamRead = &cqlgenimpl.ReadSpec[Event]{
 	Compare: eventEventsByStreamCompare,
 }
 
-// EventsByStream reads a stream's events, newest first, from events_by_stream,
-// in pages: one partition, in clustering order.
+// EventsByStream reads a stream's events, newest first from events_by_stream,
+// in pages.
 func (r *EventRepo) EventsByStream(ctx context.Context, streamID string, o *EventsByStreamOptions) (cqlgen.Page[Event], error) {
 	o = cqlgenimpl.Or(o)
 	return eventEventsByStreamRead.Page(ctx, r.s, r.opts, []any{streamID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// messageMessages is table messages, which is the source of truth of Message
-// (statements in schema.md).
+// messageMessages is table messages, the source of truth (schema.md).
 var messageMessages = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "messages",
 	Pattern:      "Messages",
@@ -251,8 +240,8 @@ func messageMessagesScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Message], 
 	return
 }
 
-// messageMessagesByConversation is table messages_by_conversation, which
-// serves MessagesByConversation (statements in schema.md).
+// messageMessagesByConversation is table messages_by_conversation, serving
+// MessagesByConversation (schema.md).
 var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "messages_by_conversation",
 	Pattern:      "MessagesByConversation",
@@ -278,8 +267,8 @@ func messageMessagesByConversationCompare(a, b *Message) int {
 	return cmp.Or(-a.SentAt.Compare(b.SentAt), cmp.Compare(a.MessageID, b.MessageID))
 }
 
-// messageMessagesBySender is table messages_by_sender, which serves
-// MessagesBySender (statements in schema.md).
+// messageMessagesBySender is table messages_by_sender, serving
+// MessagesBySender (schema.md).
 var messageMessagesBySender = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "messages_by_sender",
 	Pattern:      "MessagesBySender",
@@ -305,8 +294,8 @@ func messageMessagesBySenderCompare(a, b *Message) int {
 	return cmp.Or(-a.SentAt.Compare(b.SentAt), cmp.Compare(a.MessageID, b.MessageID))
 }
 
-// messageMessagesByRecipient is table messages_by_recipient, which serves
-// MessagesByRecipient (statements in schema.md).
+// messageMessagesByRecipient is table messages_by_recipient, serving
+// MessagesByRecipient (schema.md).
 var messageMessagesByRecipient = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "messages_by_recipient",
 	Pattern:      "MessagesByRecipient",
@@ -332,9 +321,8 @@ func messageMessagesByRecipientCompare(a, b *Message) int {
 	return cmp.Or(-a.SentAt.Compare(b.SentAt), cmp.Compare(a.MessageID, b.MessageID))
 }
 
-// MessageRepo reads and writes Message in its tables (messages,
-// messages_by_conversation, messages_by_sender, messages_by_recipient), kept
-// in step with messages.
+// MessageRepo reads and writes Message in tables messages,
+// messages_by_conversation, messages_by_sender, messages_by_recipient.
 type MessageRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -456,17 +444,17 @@ func (r *MessageRepo) Entity() string {
 	return "Message"
 }
 
-// Tables lists the tables Repair and Backfill write: all but messages.
+// Tables lists the tables Repair and Backfill write.
 func (r *MessageRepo) Tables() []string {
 	return messageWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against messages.
+// Verify reports rows missing, stale or orphaned against messages.
 func (r *MessageRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return messageWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *MessageRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return messageWrites.Repair(ctx, r.s, o)
 }
@@ -476,31 +464,29 @@ func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlgen.Main
 	return messageWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Message with the given key from messages; cqlgen.ErrNotFound
-// if there is none.
+// Get reads the Message with the given key; cqlgen.ErrNotFound if none.
 func (r *MessageRepo) Get(ctx context.Context, messageID string) (*Message, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Message", "Get", messageMessages, []any{messageID}, messageMessagesScan)
 }
 
-// GetMany reads the Messages with the given message_id values in one query:
-// Rows[i] is messageIDs[i]'s, nil when missing.
+// GetMany reads the Messages of the given message_id values: Rows[i] is
+// messageIDs[i]'s or nil.
 func (r *MessageRepo) GetMany(ctx context.Context, messageIDs []string) (cqlgen.Found[Message], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "Message", messageMessages, []any{}, messageIDs, messageMessagesScan, func(e *Message) string {
 		return e.MessageID
 	})
 }
 
-// MessagesByConversationOptions are the optional parts of a
-// MessagesByConversation read.
+// MessagesByConversationOptions are the options of MessagesByConversation.
 type MessagesByConversationOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at in read
-	// order; nil: open.
+	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at; nil:
+	// open.
 	SentAtFrom, SentAtTo *time.Time
-	// SentAtFromExclusive and SentAtToInclusive change the bounds' defaults.
+	// SentAtFromExclusive and SentAtToInclusive flip the defaults.
 	SentAtFromExclusive, SentAtToInclusive bool
 }
 
@@ -512,23 +498,23 @@ var messageMessagesByConversationRead = &cqlgenimpl.ReadSpec[Message]{
 	Compare: messageMessagesByConversationCompare,
 }
 
-// MessagesByConversation reads a conversation's messages, newest first, from
-// messages_by_conversation, in pages: one partition, in clustering order.
+// MessagesByConversation reads a conversation's messages, newest first from
+// messages_by_conversation, in pages.
 func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID string, o *MessagesByConversationOptions) (cqlgen.Page[Message], error) {
 	o = cqlgenimpl.Or(o)
 	return messageMessagesByConversationRead.Page(ctx, r.s, r.opts, []any{conversationID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive))
 }
 
-// MessagesBySenderOptions are the optional parts of a MessagesBySender read.
+// MessagesBySenderOptions are the options of MessagesBySender.
 type MessagesBySenderOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at in read
-	// order; nil: open.
+	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at; nil:
+	// open.
 	SentAtFrom, SentAtTo *time.Time
-	// SentAtFromExclusive and SentAtToInclusive change the bounds' defaults.
+	// SentAtFromExclusive and SentAtToInclusive flip the defaults.
 	SentAtFromExclusive, SentAtToInclusive bool
 }
 
@@ -540,24 +526,23 @@ var messageMessagesBySenderRead = &cqlgenimpl.ReadSpec[Message]{
 	Compare: messageMessagesBySenderCompare,
 }
 
-// MessagesBySender reads the messages a user sent, newest first, from
-// messages_by_sender, in pages: one partition, in clustering order.
+// MessagesBySender reads the messages a user sent, newest first from
+// messages_by_sender, in pages.
 func (r *MessageRepo) MessagesBySender(ctx context.Context, senderID string, o *MessagesBySenderOptions) (cqlgen.Page[Message], error) {
 	o = cqlgenimpl.Or(o)
 	return messageMessagesBySenderRead.Page(ctx, r.s, r.opts, []any{senderID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive))
 }
 
-// MessagesByRecipientOptions are the optional parts of a MessagesByRecipient
-// read.
+// MessagesByRecipientOptions are the options of MessagesByRecipient.
 type MessagesByRecipientOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at in read
-	// order; nil: open.
+	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at; nil:
+	// open.
 	SentAtFrom, SentAtTo *time.Time
-	// SentAtFromExclusive and SentAtToInclusive change the bounds' defaults.
+	// SentAtFromExclusive and SentAtToInclusive flip the defaults.
 	SentAtFromExclusive, SentAtToInclusive bool
 }
 
@@ -569,15 +554,14 @@ var messageMessagesByRecipientRead = &cqlgenimpl.ReadSpec[Message]{
 	Compare: messageMessagesByRecipientCompare,
 }
 
-// MessagesByRecipient reads the messages a user received, newest first, from
-// messages_by_recipient, in pages: one partition, in clustering order.
+// MessagesByRecipient reads the messages a user received, newest first from
+// messages_by_recipient, in pages.
 func (r *MessageRepo) MessagesByRecipient(ctx context.Context, recipientID string, o *MessagesByRecipientOptions) (cqlgen.Page[Message], error) {
 	o = cqlgenimpl.Or(o)
 	return messageMessagesByRecipientRead.Page(ctx, r.s, r.opts, []any{recipientID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive))
 }
 
-// scoreScores is table scores, which is the source of truth of Score
-// (statements in schema.md).
+// scoreScores is table scores, the source of truth (schema.md).
 var scoreScores = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "scores",
 	Pattern:      "Scores",
@@ -598,7 +582,7 @@ func scoreFields(e *Score, dst []any) []any {
 
 var scoreScoresScan = scoreWrites.ScanLive
 
-// scoreBoard is table board, which serves Board (statements in schema.md).
+// scoreBoard is table board, serving Board (schema.md).
 var scoreBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "board",
 	Pattern:      "Board",
@@ -628,8 +612,7 @@ func scoreBoardCompare(a, b *Score) int {
 	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.PlayerID, b.PlayerID))
 }
 
-// scoreBoard16 is table board_16, which serves Board16 (statements in
-// schema.md).
+// scoreBoard16 is table board_16, serving Board16 (schema.md).
 var scoreBoard16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "board_16",
 	Pattern:      "Board16",
@@ -660,8 +643,7 @@ func scoreBoard16Compare(a, b *Score) int {
 	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.PlayerID, b.PlayerID))
 }
 
-// scoreBoard100 is table board_100, which serves Board100 (statements in
-// schema.md).
+// scoreBoard100 is table board_100, serving Board100 (schema.md).
 var scoreBoard100 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "board_100",
 	Pattern:      "Board100",
@@ -692,8 +674,8 @@ func scoreBoard100Compare(a, b *Score) int {
 	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.PlayerID, b.PlayerID))
 }
 
-// ScoreRepo reads and writes Score in its tables (scores, board, board_16,
-// board_100), kept in step with scores.
+// ScoreRepo reads and writes Score in tables scores, board, board_16,
+// board_100.
 type ScoreRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -704,30 +686,8 @@ func NewScoreRepo(s cqlgen.Session, opts ...cqlgen.Option) *ScoreRepo {
 	return &ScoreRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func scoreCheck(e *Score) error {
-	if e.Board == "" {
-		return cqlgenimpl.EmptyKey("scores", "board")
-	}
-	if e.PlayerID == "" {
-		return cqlgenimpl.EmptyKey("scores", "player_id")
-	}
-	return nil
-}
-
-func scoreCheckKey(e *Score) error {
-	if e.Board == "" {
-		return cqlgenimpl.EmptyKey("scores", "board")
-	}
-	if e.PlayerID == "" {
-		return cqlgenimpl.EmptyKey("scores", "player_id")
-	}
-	return nil
-}
-
 var scoreWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Score]{
 	Name:      "Score",
-	Check:     scoreCheck,
-	CheckKey:  scoreCheckKey,
 	Canonical: scoreScores,
 	Values:    scoreValues,
 	Fields:    scoreFields,
@@ -756,32 +716,28 @@ var scoreWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Score]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *ScoreRepo) Insert(ctx context.Context, e *Score, opts ...cqlgen.Option) error {
 	return scoreWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Score with e's key in every table, nil pointers and
-// empty collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *ScoreRepo) Update(ctx context.Context, e *Score, opts ...cqlgen.Option) error {
 	return scoreWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Score with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *ScoreRepo) Delete(ctx context.Context, e *Score, opts ...cqlgen.Option) error {
 	return scoreWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Score with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Score with the given key and its version.
 func (r *ScoreRepo) GetVersioned(ctx context.Context, board string, playerID string) (*Score, int64, error) {
 	return scoreWrites.GetVersioned(ctx, r.s, &Score{Board: board, PlayerID: playerID})
 }
 
-// Modify edits the Score with the given key by change until no one changed it
-// between (docs/repositories.md).
+// Modify edits the Score with the given key by change, retrying on conflict.
 func (r *ScoreRepo) Modify(ctx context.Context, board string, playerID string, change func(*Score) error, opts ...cqlgen.Option) (*Score, error) {
 	return scoreWrites.Modify(ctx, r.s, r.opts, opts, &Score{Board: board, PlayerID: playerID}, change)
 }
@@ -791,17 +747,17 @@ func (r *ScoreRepo) Entity() string {
 	return "Score"
 }
 
-// Tables lists the tables Repair and Backfill write: all but scores.
+// Tables lists the tables Repair and Backfill write.
 func (r *ScoreRepo) Tables() []string {
 	return scoreWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against scores.
+// Verify reports rows missing, stale or orphaned against scores.
 func (r *ScoreRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return scoreWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *ScoreRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return scoreWrites.Repair(ctx, r.s, o)
 }
@@ -811,30 +767,28 @@ func (r *ScoreRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 	return scoreWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Score with the given key from scores; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the Score with the given key; cqlgen.ErrNotFound if none.
 func (r *ScoreRepo) Get(ctx context.Context, board string, playerID string) (*Score, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Score", "Get", scoreScores, []any{board, playerID}, scoreScoresScan)
 }
 
-// GetMany reads the Scores of one board with the given player_id values in one
-// query: Rows[i] is playerIDs[i]'s, nil when missing.
+// GetMany reads the Scores of one board of the given player_id values: Rows[i]
+// is playerIDs[i]'s or nil.
 func (r *ScoreRepo) GetMany(ctx context.Context, board string, playerIDs []string) (cqlgen.Found[Score], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "Score", scoreScores, []any{board}, playerIDs, scoreScoresScan, func(e *Score) string {
 		return e.PlayerID
 	})
 }
 
-// BoardOptions are the optional parts of a Board read.
+// BoardOptions are the options of Board.
 type BoardOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
-	// order; nil: open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
+	// PointsFromExclusive and PointsToInclusive flip the defaults.
 	PointsFromExclusive, PointsToInclusive bool
 }
 
@@ -846,23 +800,21 @@ var scoreBoardRead = &cqlgenimpl.ReadSpec[Score]{
 	Compare: scoreBoardCompare,
 }
 
-// Board reads a board, best first, in one partition, from board, in pages: one
-// partition, in clustering order.
+// Board reads a board, best first, in one partition from board, in pages.
 func (r *ScoreRepo) Board(ctx context.Context, board string, o *BoardOptions) (cqlgen.Page[Score], error) {
 	o = cqlgenimpl.Or(o)
 	return scoreBoardRead.Page(ctx, r.s, r.opts, []any{board}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive))
 }
 
-// Board16Options are the optional parts of a Board16 read.
+// Board16Options are the options of Board16.
 type Board16Options struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
-	// order; nil: open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
+	// PointsFromExclusive and PointsToInclusive flip the defaults.
 	PointsFromExclusive, PointsToInclusive bool
 }
 
@@ -875,23 +827,22 @@ var scoreBoard16Read = &cqlgenimpl.ReadSpec[Score]{
 	HashBuckets: 16,
 }
 
-// Board16 reads a board, best first, over 16 hash buckets, from board_16, in
+// Board16 reads a board, best first, over 16 hash buckets from board_16, in
 // pages: all 16 hash buckets read in parallel and merged in clustering order.
 func (r *ScoreRepo) Board16(ctx context.Context, board string, o *Board16Options) (cqlgen.Page[Score], error) {
 	o = cqlgenimpl.Or(o)
 	return scoreBoard16Read.Page(ctx, r.s, r.opts, []any{board}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive))
 }
 
-// Board100Options are the optional parts of a Board100 read.
+// Board100Options are the options of Board100.
 type Board100Options struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
-	// order; nil: open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
+	// PointsFromExclusive and PointsToInclusive flip the defaults.
 	PointsFromExclusive, PointsToInclusive bool
 }
 
@@ -904,16 +855,14 @@ var scoreBoard100Read = &cqlgenimpl.ReadSpec[Score]{
 	HashBuckets: 100,
 }
 
-// Board100 reads a board, best first, over 100 hash buckets, from board_100,
-// in pages: all 100 hash buckets read in parallel and merged in clustering
-// order.
+// Board100 reads a board, best first, over 100 hash buckets from board_100, in
+// pages: all 100 hash buckets read in parallel and merged in clustering order.
 func (r *ScoreRepo) Board100(ctx context.Context, board string, o *Board100Options) (cqlgen.Page[Score], error) {
 	o = cqlgenimpl.Or(o)
 	return scoreBoard100Read.Page(ctx, r.s, r.opts, []any{board}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive))
 }
 
-// tallyTallies is table tallies, which is the source of truth of Tally
-// (statements in schema.md).
+// tallyTallies is table tallies, the source of truth (schema.md).
 var tallyTallies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "tallies",
 	Pattern:      "Tallies",
@@ -934,8 +883,8 @@ func tallyFields(e *Tally, dst []any) []any {
 
 var tallyTalliesScan = tallyWrites.ScanLive
 
-// tallyTalliesByBoard is table tallies_by_board, which serves TalliesByBoard
-// (statements in schema.md).
+// tallyTalliesByBoard is table tallies_by_board, serving TalliesByBoard
+// (schema.md).
 var tallyTalliesByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "tallies_by_board",
 	Pattern:      "TalliesByBoard",
@@ -965,8 +914,7 @@ func tallyTalliesByBoardCompare(a, b *Tally) int {
 	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.TallyID, b.TallyID))
 }
 
-// TallyRepo reads and writes Tally in its tables (tallies, tallies_by_board),
-// kept in step with tallies.
+// TallyRepo reads and writes Tally in tables tallies, tallies_by_board.
 type TallyRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -977,27 +925,8 @@ func NewTallyRepo(s cqlgen.Session, opts ...cqlgen.Option) *TallyRepo {
 	return &TallyRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func tallyCheck(e *Tally) error {
-	if e.TallyID == "" {
-		return cqlgenimpl.EmptyKey("tallies", "tally_id")
-	}
-	if e.Board == "" {
-		return cqlgenimpl.EmptyKey("tallies_by_board", "board")
-	}
-	return nil
-}
-
-func tallyCheckKey(e *Tally) error {
-	if e.TallyID == "" {
-		return cqlgenimpl.EmptyKey("tallies", "tally_id")
-	}
-	return nil
-}
-
 var tallyWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Tally]{
 	Name:      "Tally",
-	Check:     tallyCheck,
-	CheckKey:  tallyCheckKey,
 	Canonical: tallyTallies,
 	Values:    tallyValues,
 	Fields:    tallyFields,
@@ -1012,32 +941,28 @@ var tallyWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Tally]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *TallyRepo) Insert(ctx context.Context, e *Tally, opts ...cqlgen.Option) error {
 	return tallyWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Tally with e's key in every table, nil pointers and
-// empty collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *TallyRepo) Update(ctx context.Context, e *Tally, opts ...cqlgen.Option) error {
 	return tallyWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Tally with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *TallyRepo) Delete(ctx context.Context, e *Tally, opts ...cqlgen.Option) error {
 	return tallyWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Tally with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Tally with the given key and its version.
 func (r *TallyRepo) GetVersioned(ctx context.Context, tallyID string) (*Tally, int64, error) {
 	return tallyWrites.GetVersioned(ctx, r.s, &Tally{TallyID: tallyID})
 }
 
-// Modify edits the Tally with the given key by change until no one changed it
-// between (docs/repositories.md).
+// Modify edits the Tally with the given key by change, retrying on conflict.
 func (r *TallyRepo) Modify(ctx context.Context, tallyID string, change func(*Tally) error, opts ...cqlgen.Option) (*Tally, error) {
 	return tallyWrites.Modify(ctx, r.s, r.opts, opts, &Tally{TallyID: tallyID}, change)
 }
@@ -1047,17 +972,17 @@ func (r *TallyRepo) Entity() string {
 	return "Tally"
 }
 
-// Tables lists the tables Repair and Backfill write: all but tallies.
+// Tables lists the tables Repair and Backfill write.
 func (r *TallyRepo) Tables() []string {
 	return tallyWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against tallies.
+// Verify reports rows missing, stale or orphaned against tallies.
 func (r *TallyRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return tallyWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *TallyRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return tallyWrites.Repair(ctx, r.s, o)
 }
@@ -1067,30 +992,28 @@ func (r *TallyRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 	return tallyWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Tally with the given key from tallies; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the Tally with the given key; cqlgen.ErrNotFound if none.
 func (r *TallyRepo) Get(ctx context.Context, tallyID string) (*Tally, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Tally", "Get", tallyTallies, []any{tallyID}, tallyTalliesScan)
 }
 
-// GetMany reads the Tallys with the given tally_id values in one query:
-// Rows[i] is tallyIDs[i]'s, nil when missing.
+// GetMany reads the Tallys of the given tally_id values: Rows[i] is
+// tallyIDs[i]'s or nil.
 func (r *TallyRepo) GetMany(ctx context.Context, tallyIDs []string) (cqlgen.Found[Tally], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "Tally", tallyTallies, []any{}, tallyIDs, tallyTalliesScan, func(e *Tally) string {
 		return e.TallyID
 	})
 }
 
-// TalliesByBoardOptions are the optional parts of a TalliesByBoard read.
+// TalliesByBoardOptions are the options of TalliesByBoard.
 type TalliesByBoardOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
-	// order; nil: open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
+	// PointsFromExclusive and PointsToInclusive flip the defaults.
 	PointsFromExclusive, PointsToInclusive bool
 }
 
@@ -1102,15 +1025,14 @@ var tallyTalliesByBoardRead = &cqlgenimpl.ReadSpec[Tally]{
 	Compare: tallyTalliesByBoardCompare,
 }
 
-// TalliesByBoard reads a board's tallies, most points first, from
-// tallies_by_board, in pages: one partition, in clustering order.
+// TalliesByBoard reads a board's tallies, most points first from
+// tallies_by_board, in pages.
 func (r *TallyRepo) TalliesByBoard(ctx context.Context, board string, o *TalliesByBoardOptions) (cqlgen.Page[Tally], error) {
 	o = cqlgenimpl.Or(o)
 	return tallyTalliesByBoardRead.Page(ctx, r.s, r.opts, []any{board}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive))
 }
 
-// standingStandings is table standings, which is the source of truth of
-// Standing (statements in schema.md).
+// standingStandings is table standings, the source of truth (schema.md).
 var standingStandings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "standings",
 	Pattern:      "Standings",
@@ -1131,8 +1053,8 @@ func standingFields(e *Standing, dst []any) []any {
 
 var standingStandingsScan = standingWrites.ScanLive
 
-// standingStandingsByBoard is table standings_by_board, which serves
-// StandingsByBoard (statements in schema.md).
+// standingStandingsByBoard is table standings_by_board, serving
+// StandingsByBoard (schema.md).
 var standingStandingsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "standings_by_board",
 	Pattern:      "StandingsByBoard",
@@ -1162,8 +1084,8 @@ func standingStandingsByBoardCompare(a, b *Standing) int {
 	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.StandingID, b.StandingID))
 }
 
-// standingStandingsByTeam is table standings_by_team, which serves
-// StandingsByTeam (statements in schema.md).
+// standingStandingsByTeam is table standings_by_team, serving StandingsByTeam
+// (schema.md).
 var standingStandingsByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "standings_by_team",
 	Pattern:      "StandingsByTeam",
@@ -1193,8 +1115,8 @@ func standingStandingsByTeamCompare(a, b *Standing) int {
 	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.StandingID, b.StandingID))
 }
 
-// standingStandingsByRegion is table standings_by_region, which serves
-// StandingsByRegion (statements in schema.md).
+// standingStandingsByRegion is table standings_by_region, serving
+// StandingsByRegion (schema.md).
 var standingStandingsByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "standings_by_region",
 	Pattern:      "StandingsByRegion",
@@ -1224,9 +1146,8 @@ func standingStandingsByRegionCompare(a, b *Standing) int {
 	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.StandingID, b.StandingID))
 }
 
-// StandingRepo reads and writes Standing in its tables (standings,
-// standings_by_board, standings_by_team, standings_by_region), kept in step
-// with standings.
+// StandingRepo reads and writes Standing in tables standings,
+// standings_by_board, standings_by_team, standings_by_region.
 type StandingRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -1237,33 +1158,8 @@ func NewStandingRepo(s cqlgen.Session, opts ...cqlgen.Option) *StandingRepo {
 	return &StandingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func standingCheck(e *Standing) error {
-	if e.StandingID == "" {
-		return cqlgenimpl.EmptyKey("standings", "standing_id")
-	}
-	if e.Board == "" {
-		return cqlgenimpl.EmptyKey("standings_by_board", "board")
-	}
-	if e.Team == "" {
-		return cqlgenimpl.EmptyKey("standings_by_team", "team")
-	}
-	if e.Region == "" {
-		return cqlgenimpl.EmptyKey("standings_by_region", "region")
-	}
-	return nil
-}
-
-func standingCheckKey(e *Standing) error {
-	if e.StandingID == "" {
-		return cqlgenimpl.EmptyKey("standings", "standing_id")
-	}
-	return nil
-}
-
 var standingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Standing]{
 	Name:      "Standing",
-	Check:     standingCheck,
-	CheckKey:  standingCheckKey,
 	Canonical: standingStandings,
 	Values:    standingValues,
 	Fields:    standingFields,
@@ -1292,32 +1188,29 @@ var standingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Standing]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *StandingRepo) Insert(ctx context.Context, e *Standing, opts ...cqlgen.Option) error {
 	return standingWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Standing with e's key in every table, nil pointers and
-// empty collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *StandingRepo) Update(ctx context.Context, e *Standing, opts ...cqlgen.Option) error {
 	return standingWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Standing with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *StandingRepo) Delete(ctx context.Context, e *Standing, opts ...cqlgen.Option) error {
 	return standingWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Standing with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Standing with the given key and its version.
 func (r *StandingRepo) GetVersioned(ctx context.Context, standingID string) (*Standing, int64, error) {
 	return standingWrites.GetVersioned(ctx, r.s, &Standing{StandingID: standingID})
 }
 
-// Modify edits the Standing with the given key by change until no one changed
-// it between (docs/repositories.md).
+// Modify edits the Standing with the given key by change, retrying on
+// conflict.
 func (r *StandingRepo) Modify(ctx context.Context, standingID string, change func(*Standing) error, opts ...cqlgen.Option) (*Standing, error) {
 	return standingWrites.Modify(ctx, r.s, r.opts, opts, &Standing{StandingID: standingID}, change)
 }
@@ -1327,17 +1220,17 @@ func (r *StandingRepo) Entity() string {
 	return "Standing"
 }
 
-// Tables lists the tables Repair and Backfill write: all but standings.
+// Tables lists the tables Repair and Backfill write.
 func (r *StandingRepo) Tables() []string {
 	return standingWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against standings.
+// Verify reports rows missing, stale or orphaned against standings.
 func (r *StandingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return standingWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *StandingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return standingWrites.Repair(ctx, r.s, o)
 }
@@ -1347,30 +1240,28 @@ func (r *StandingRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mai
 	return standingWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Standing with the given key from standings; cqlgen.ErrNotFound
-// if there is none.
+// Get reads the Standing with the given key; cqlgen.ErrNotFound if none.
 func (r *StandingRepo) Get(ctx context.Context, standingID string) (*Standing, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Standing", "Get", standingStandings, []any{standingID}, standingStandingsScan)
 }
 
-// GetMany reads the Standings with the given standing_id values in one query:
-// Rows[i] is standingIDs[i]'s, nil when missing.
+// GetMany reads the Standings of the given standing_id values: Rows[i] is
+// standingIDs[i]'s or nil.
 func (r *StandingRepo) GetMany(ctx context.Context, standingIDs []string) (cqlgen.Found[Standing], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "Standing", standingStandings, []any{}, standingIDs, standingStandingsScan, func(e *Standing) string {
 		return e.StandingID
 	})
 }
 
-// StandingsByBoardOptions are the optional parts of a StandingsByBoard read.
+// StandingsByBoardOptions are the options of StandingsByBoard.
 type StandingsByBoardOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
-	// order; nil: open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
+	// PointsFromExclusive and PointsToInclusive flip the defaults.
 	PointsFromExclusive, PointsToInclusive bool
 }
 
@@ -1382,23 +1273,22 @@ var standingStandingsByBoardRead = &cqlgenimpl.ReadSpec[Standing]{
 	Compare: standingStandingsByBoardCompare,
 }
 
-// StandingsByBoard reads a board's standings, most points first, from
-// standings_by_board, in pages: one partition, in clustering order.
+// StandingsByBoard reads a board's standings, most points first from
+// standings_by_board, in pages.
 func (r *StandingRepo) StandingsByBoard(ctx context.Context, board string, o *StandingsByBoardOptions) (cqlgen.Page[Standing], error) {
 	o = cqlgenimpl.Or(o)
 	return standingStandingsByBoardRead.Page(ctx, r.s, r.opts, []any{board}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive))
 }
 
-// StandingsByTeamOptions are the optional parts of a StandingsByTeam read.
+// StandingsByTeamOptions are the options of StandingsByTeam.
 type StandingsByTeamOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
-	// order; nil: open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
+	// PointsFromExclusive and PointsToInclusive flip the defaults.
 	PointsFromExclusive, PointsToInclusive bool
 }
 
@@ -1410,23 +1300,22 @@ var standingStandingsByTeamRead = &cqlgenimpl.ReadSpec[Standing]{
 	Compare: standingStandingsByTeamCompare,
 }
 
-// StandingsByTeam reads a team's standings, most points first, from
-// standings_by_team, in pages: one partition, in clustering order.
+// StandingsByTeam reads a team's standings, most points first from
+// standings_by_team, in pages.
 func (r *StandingRepo) StandingsByTeam(ctx context.Context, team string, o *StandingsByTeamOptions) (cqlgen.Page[Standing], error) {
 	o = cqlgenimpl.Or(o)
 	return standingStandingsByTeamRead.Page(ctx, r.s, r.opts, []any{team}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive))
 }
 
-// StandingsByRegionOptions are the optional parts of a StandingsByRegion read.
+// StandingsByRegionOptions are the options of StandingsByRegion.
 type StandingsByRegionOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
-	// order; nil: open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
+	// PointsFromExclusive and PointsToInclusive flip the defaults.
 	PointsFromExclusive, PointsToInclusive bool
 }
 
@@ -1438,15 +1327,14 @@ var standingStandingsByRegionRead = &cqlgenimpl.ReadSpec[Standing]{
 	Compare: standingStandingsByRegionCompare,
 }
 
-// StandingsByRegion reads a region's standings, most points first, from
-// standings_by_region, in pages: one partition, in clustering order.
+// StandingsByRegion reads a region's standings, most points first from
+// standings_by_region, in pages.
 func (r *StandingRepo) StandingsByRegion(ctx context.Context, region string, o *StandingsByRegionOptions) (cqlgen.Page[Standing], error) {
 	o = cqlgenimpl.Or(o)
 	return standingStandingsByRegionRead.Page(ctx, r.s, r.opts, []any{region}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive))
 }
 
-// pingPingsByDay is table pings_by_day, which is the source of truth of Ping
-// (statements in schema.md).
+// pingPingsByDay is table pings_by_day, the source of truth (schema.md).
 var pingPingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "pings_by_day",
 	Pattern:      "PingsByDay",
@@ -1505,50 +1393,44 @@ var pingOne = &cqlgenimpl.One[Ping]{
 	Scan: pingPingsByDayScan,
 }
 
-// Insert writes e to pings_by_day, nil pointers and empty collections unset
-// (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *PingRepo) Insert(ctx context.Context, e *Ping, opts ...cqlgen.Option) error {
 	return pingOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in pings_by_day unless a row has its key (IF NOT
-// EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *PingRepo) InsertIfAbsent(ctx context.Context, e *Ping, opts ...cqlgen.Option) (cqlgen.Inserted[Ping], error) {
 	return pingOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in pings_by_day; nil pointers and
-// empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *PingRepo) Update(ctx context.Context, e *Ping, opts ...cqlgen.Option) error {
 	return pingOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from pings_by_day.
+// Delete removes the row with e's key.
 func (r *PingRepo) Delete(ctx context.Context, e *Ping, opts ...cqlgen.Option) error {
 	return pingOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Ping with the given key from pings_by_day; cqlgen.ErrNotFound
-// if there is none.
+// Get reads the Ping with the given key; cqlgen.ErrNotFound if none.
 func (r *PingRepo) Get(ctx context.Context, device string, at time.Time, seq int64) (*Ping, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Ping", "Get", pingPingsByDay, []any{(&Ping{Device: device, At: at, Seq: seq}).Device, cqlgenimpl.DayBuckets.Of((&Ping{Device: device, At: at, Seq: seq}).At), (&Ping{Device: device, At: at, Seq: seq}).At, (&Ping{Device: device, At: at, Seq: seq}).Seq}, pingPingsByDayScan)
 }
 
-// PingsByDayOptions are the optional parts of a PingsByDay read.
+// PingsByDayOptions are the options of PingsByDay.
 type PingsByDayOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -1561,15 +1443,14 @@ var pingPingsByDayRead = &cqlgenimpl.ReadSpec[Ping]{
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
-// PingsByDay reads a device's pings, newest first, from pings_by_day, in
-// pages: time buckets from the newest back, each in clustering order.
+// PingsByDay reads a device's pings, newest first from pings_by_day, in pages:
+// time buckets from the newest back, each in clustering order.
 func (r *PingRepo) PingsByDay(ctx context.Context, device string, o *PingsByDayOptions) (cqlgen.Page[Ping], error) {
 	o = cqlgenimpl.Or(o)
 	return pingPingsByDayRead.Page(ctx, r.s, r.opts, []any{device}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// entryLogEntries is table log_entries, which is the source of truth of Entry
-// (statements in schema.md).
+// entryLogEntries is table log_entries, the source of truth (schema.md).
 var entryLogEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "log_entries",
 	Pattern:      "LogEntries",
@@ -1628,45 +1509,40 @@ var entryOne = &cqlgenimpl.One[Entry]{
 	Scan: entryLogEntriesScan,
 }
 
-// Insert writes e to log_entries, nil pointers and empty collections unset
-// (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *EntryRepo) Insert(ctx context.Context, e *Entry, opts ...cqlgen.Option) error {
 	return entryOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in log_entries unless a row has its key (IF NOT
-// EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *EntryRepo) InsertIfAbsent(ctx context.Context, e *Entry, opts ...cqlgen.Option) (cqlgen.Inserted[Entry], error) {
 	return entryOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in log_entries; nil pointers and
-// empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *EntryRepo) Update(ctx context.Context, e *Entry, opts ...cqlgen.Option) error {
 	return entryOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from log_entries.
+// Delete removes the row with e's key.
 func (r *EntryRepo) Delete(ctx context.Context, e *Entry, opts ...cqlgen.Option) error {
 	return entryOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Entry with the given key from log_entries; cqlgen.ErrNotFound
-// if there is none.
+// Get reads the Entry with the given key; cqlgen.ErrNotFound if none.
 func (r *EntryRepo) Get(ctx context.Context, log string, at time.Time, seq int64) (*Entry, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Entry", "Get", entryLogEntries, []any{log, at, seq}, entryLogEntriesScan)
 }
 
-// LogEntriesOptions are the optional parts of a LogEntries read.
+// LogEntriesOptions are the options of LogEntries.
 type LogEntriesOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
@@ -1678,15 +1554,14 @@ var entryLogEntriesRead = &cqlgenimpl.ReadSpec[Entry]{
 	Compare: entryLogEntriesCompare,
 }
 
-// LogEntries reads a log's entries, oldest first, from log_entries, in pages:
-// one partition, in clustering order.
+// LogEntries reads a log's entries, oldest first from log_entries, in pages.
 func (r *EntryRepo) LogEntries(ctx context.Context, log string, o *LogEntriesOptions) (cqlgen.Page[Entry], error) {
 	o = cqlgenimpl.Or(o)
 	return entryLogEntriesRead.Page(ctx, r.s, r.opts, []any{log}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// recentEntryRecentLogEntries is table recent_log_entries, which is the source
-// of truth of RecentEntry (statements in schema.md).
+// recentEntryRecentLogEntries is table recent_log_entries, the source of truth
+// (schema.md).
 var recentEntryRecentLogEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "recent_log_entries",
 	Pattern:      "RecentLogEntries",
@@ -1745,45 +1620,40 @@ var recentEntryOne = &cqlgenimpl.One[RecentEntry]{
 	Scan: recentEntryRecentLogEntriesScan,
 }
 
-// Insert writes e to recent_log_entries, nil pointers and empty collections
-// unset (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *RecentEntryRepo) Insert(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) error {
 	return recentEntryOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in recent_log_entries unless a row has its key (IF
-// NOT EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *RecentEntryRepo) InsertIfAbsent(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (cqlgen.Inserted[RecentEntry], error) {
 	return recentEntryOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in recent_log_entries; nil
-// pointers and empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *RecentEntryRepo) Update(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) error {
 	return recentEntryOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from recent_log_entries.
+// Delete removes the row with e's key.
 func (r *RecentEntryRepo) Delete(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) error {
 	return recentEntryOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the RecentEntry with the given key from recent_log_entries;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the RecentEntry with the given key; cqlgen.ErrNotFound if none.
 func (r *RecentEntryRepo) Get(ctx context.Context, log string, at time.Time, seq int64) (*RecentEntry, error) {
 	return cqlgenimpl.Get(ctx, r.s, "RecentEntry", "Get", recentEntryRecentLogEntries, []any{log, at, seq}, recentEntryRecentLogEntriesScan)
 }
 
-// RecentLogEntriesOptions are the optional parts of a RecentLogEntries read.
+// RecentLogEntriesOptions are the options of RecentLogEntries.
 type RecentLogEntriesOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
@@ -1795,8 +1665,8 @@ var recentEntryRecentLogEntriesRead = &cqlgenimpl.ReadSpec[RecentEntry]{
 	Compare: recentEntryRecentLogEntriesCompare,
 }
 
-// RecentLogEntries reads a log's entries, newest first, from
-// recent_log_entries, in pages: one partition, in clustering order.
+// RecentLogEntries reads a log's entries, newest first from
+// recent_log_entries, in pages.
 func (r *RecentEntryRepo) RecentLogEntries(ctx context.Context, log string, o *RecentLogEntriesOptions) (cqlgen.Page[RecentEntry], error) {
 	o = cqlgenimpl.Or(o)
 	return recentEntryRecentLogEntriesRead.Page(ctx, r.s, r.opts, []any{log}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))

@@ -17,8 +17,7 @@ import (
 // SupportPackageIsVersion8, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// agentAgents is table agents, which is the source of truth of Agent
-// (statements in schema.md).
+// agentAgents is table agents, the source of truth (schema.md).
 var agentAgents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "agents",
 	Pattern:      "Agents",
@@ -40,8 +39,8 @@ func agentFields(e *Agent, dst []any) []any {
 
 var agentAgentsScan = agentWrites.ScanLive
 
-// agentAgentByEmail is table agents_by_email, which serves AgentByEmail
-// (statements in schema.md).
+// agentAgentByEmail is table agents_by_email, serving AgentByEmail
+// (schema.md).
 var agentAgentByEmail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "agents_by_email",
 	Pattern:      "AgentByEmail",
@@ -59,8 +58,7 @@ func agentAgentByEmailKey(e *Agent) []any {
 	return []any{e.OrgID, e.Email}
 }
 
-// AgentRepo reads and writes Agent in its tables (agents, agents_by_email),
-// kept in step with agents.
+// AgentRepo reads and writes Agent in tables agents, agents_by_email.
 type AgentRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -71,33 +69,8 @@ func NewAgentRepo(s cqlgen.Session, opts ...cqlgen.Option) *AgentRepo {
 	return &AgentRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func agentCheck(e *Agent) error {
-	if e.OrgID == "" {
-		return cqlgenimpl.EmptyKey("agents", "org_id")
-	}
-	if e.AgentID == "" {
-		return cqlgenimpl.EmptyKey("agents", "agent_id")
-	}
-	if e.Email == "" {
-		return cqlgenimpl.EmptyKey("agents_by_email", "email")
-	}
-	return nil
-}
-
-func agentCheckKey(e *Agent) error {
-	if e.OrgID == "" {
-		return cqlgenimpl.EmptyKey("agents", "org_id")
-	}
-	if e.AgentID == "" {
-		return cqlgenimpl.EmptyKey("agents", "agent_id")
-	}
-	return nil
-}
-
 var agentWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Agent]{
 	Name:      "Agent",
-	Check:     agentCheck,
-	CheckKey:  agentCheckKey,
 	Canonical: agentAgents,
 	Values:    agentValues,
 	Fields:    agentFields,
@@ -113,32 +86,28 @@ var agentWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Agent]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *AgentRepo) Insert(ctx context.Context, e *Agent, opts ...cqlgen.Option) error {
 	return agentWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Agent with e's key in every table, nil pointers and
-// empty collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *AgentRepo) Update(ctx context.Context, e *Agent, opts ...cqlgen.Option) error {
 	return agentWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Agent with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *AgentRepo) Delete(ctx context.Context, e *Agent, opts ...cqlgen.Option) error {
 	return agentWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Agent with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Agent with the given key and its version.
 func (r *AgentRepo) GetVersioned(ctx context.Context, orgID string, agentID string) (*Agent, int64, error) {
 	return agentWrites.GetVersioned(ctx, r.s, &Agent{OrgID: orgID, AgentID: agentID})
 }
 
-// Modify edits the Agent with the given key by change until no one changed it
-// between (docs/repositories.md).
+// Modify edits the Agent with the given key by change, retrying on conflict.
 func (r *AgentRepo) Modify(ctx context.Context, orgID string, agentID string, change func(*Agent) error, opts ...cqlgen.Option) (*Agent, error) {
 	return agentWrites.Modify(ctx, r.s, r.opts, opts, &Agent{OrgID: orgID, AgentID: agentID}, change)
 }
@@ -148,17 +117,17 @@ func (r *AgentRepo) Entity() string {
 	return "Agent"
 }
 
-// Tables lists the tables Repair and Backfill write: all but agents.
+// Tables lists the tables Repair and Backfill write.
 func (r *AgentRepo) Tables() []string {
 	return agentWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against agents.
+// Verify reports rows missing, stale or orphaned against agents.
 func (r *AgentRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return agentWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *AgentRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return agentWrites.Repair(ctx, r.s, o)
 }
@@ -168,14 +137,13 @@ func (r *AgentRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 	return agentWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Agent with the given key from agents; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the Agent with the given key; cqlgen.ErrNotFound if none.
 func (r *AgentRepo) Get(ctx context.Context, orgID string, agentID string) (*Agent, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Agent", "Get", agentAgents, []any{orgID, agentID}, agentAgentsScan)
 }
 
-// GetMany reads the Agents of one org_id with the given agent_id values in one
-// query: Rows[i] is agentIDs[i]'s, nil when missing.
+// GetMany reads the Agents of one org_id of the given agent_id values: Rows[i]
+// is agentIDs[i]'s or nil.
 func (r *AgentRepo) GetMany(ctx context.Context, orgID string, agentIDs []string) (cqlgen.Found[Agent], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "Agent", agentAgents, []any{orgID}, agentIDs, agentAgentsScan, func(e *Agent) string {
 		return e.AgentID
@@ -196,8 +164,7 @@ func (r *AgentRepo) AgentByEmail(ctx context.Context, orgID string, email string
 	return cqlgenimpl.Resolve(ctx, r.s, agentWrites, 0, []any{orgID, email})
 }
 
-// agentLoadAgentLoad is table agent_load, which is the source of truth of
-// AgentLoad (statements in schema.md).
+// agentLoadAgentLoad is table agent_load, the source of truth (schema.md).
 var agentLoadAgentLoad = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "agent_load",
 	Pattern:      "AgentLoad",
@@ -261,22 +228,20 @@ func (r *AgentLoadRepo) Delete(ctx context.Context, e *AgentLoad, opts ...cqlgen
 	})
 }
 
-// Get reads the AgentLoad with the given key from agent_load;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the AgentLoad with the given key; cqlgen.ErrNotFound if none.
 func (r *AgentLoadRepo) Get(ctx context.Context, orgID string, agentID string) (*AgentLoad, error) {
 	return cqlgenimpl.Get(ctx, r.s, "AgentLoad", "Get", agentLoadAgentLoad, []any{orgID, agentID}, agentLoadAgentLoadScan)
 }
 
-// GetMany reads the AgentLoads of one org_id with the given agent_id values in
-// one query: Rows[i] is agentIDs[i]'s, nil when missing.
+// GetMany reads the AgentLoads of one org_id of the given agent_id values:
+// Rows[i] is agentIDs[i]'s or nil.
 func (r *AgentLoadRepo) GetMany(ctx context.Context, orgID string, agentIDs []string) (cqlgen.Found[AgentLoad], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "AgentLoad", agentLoadAgentLoad, []any{orgID}, agentIDs, agentLoadAgentLoadScan, func(e *AgentLoad) string {
 		return e.AgentID
 	})
 }
 
-// customerCustomers is table customers, which is the source of truth of
-// Customer (statements in schema.md).
+// customerCustomers is table customers, the source of truth (schema.md).
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "customers",
 	Pattern:      "Customers",
@@ -319,8 +284,8 @@ type CustomersNewestFirstRow struct {
 	Company   string    `db:"company"`
 }
 
-// customerCustomersNewestFirst is table customers_newest_first, which serves
-// CustomersNewestFirst (statements in schema.md).
+// customerCustomersNewestFirst is table customers_newest_first, serving
+// CustomersNewestFirst (schema.md).
 var customerCustomersNewestFirst = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "customers_newest_first",
 	Pattern:      "CustomersNewestFirst",
@@ -350,8 +315,8 @@ func customerCustomersNewestFirstCompare(a, b *CustomersNewestFirstRow) int {
 	return cmp.Or(-a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.Email, b.Email))
 }
 
-// CustomerRepo reads and writes Customer in its tables (customers,
-// customers_newest_first), kept in step with customers.
+// CustomerRepo reads and writes Customer in tables customers,
+// customers_newest_first.
 type CustomerRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -362,30 +327,8 @@ func NewCustomerRepo(s cqlgen.Session, opts ...cqlgen.Option) *CustomerRepo {
 	return &CustomerRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func customerCheck(e *Customer) error {
-	if e.OrgID == "" {
-		return cqlgenimpl.EmptyKey("customers", "org_id")
-	}
-	if e.Email == "" {
-		return cqlgenimpl.EmptyKey("customers", "email")
-	}
-	return nil
-}
-
-func customerCheckKey(e *Customer) error {
-	if e.OrgID == "" {
-		return cqlgenimpl.EmptyKey("customers", "org_id")
-	}
-	if e.Email == "" {
-		return cqlgenimpl.EmptyKey("customers", "email")
-	}
-	return nil
-}
-
 var customerWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Customer]{
 	Name:      "Customer",
-	Check:     customerCheck,
-	CheckKey:  customerCheckKey,
 	Canonical: customerCustomers,
 	Values:    customerValues,
 	Fields:    customerFields,
@@ -401,32 +344,29 @@ var customerWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Customer]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
 	return customerWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Customer with e's key in every table, nil pointers and
-// empty collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
 	return customerWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Customer with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
 	return customerWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Customer with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Customer with the given key and its version.
 func (r *CustomerRepo) GetVersioned(ctx context.Context, orgID string, email string) (*Customer, int64, error) {
 	return customerWrites.GetVersioned(ctx, r.s, &Customer{OrgID: orgID, Email: email})
 }
 
-// Modify edits the Customer with the given key by change until no one changed
-// it between (docs/repositories.md).
+// Modify edits the Customer with the given key by change, retrying on
+// conflict.
 func (r *CustomerRepo) Modify(ctx context.Context, orgID string, email string, change func(*Customer) error, opts ...cqlgen.Option) (*Customer, error) {
 	return customerWrites.Modify(ctx, r.s, r.opts, opts, &Customer{OrgID: orgID, Email: email}, change)
 }
@@ -436,17 +376,17 @@ func (r *CustomerRepo) Entity() string {
 	return "Customer"
 }
 
-// Tables lists the tables Repair and Backfill write: all but customers.
+// Tables lists the tables Repair and Backfill write.
 func (r *CustomerRepo) Tables() []string {
 	return customerWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against customers.
+// Verify reports rows missing, stale or orphaned against customers.
 func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return customerWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return customerWrites.Repair(ctx, r.s, o)
 }
@@ -456,32 +396,29 @@ func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mai
 	return customerWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Customer with the given key from customers; cqlgen.ErrNotFound
-// if there is none.
+// Get reads the Customer with the given key; cqlgen.ErrNotFound if none.
 func (r *CustomerRepo) Get(ctx context.Context, orgID string, email string) (*Customer, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Customer", "Get", customerCustomers, []any{orgID, email}, customerCustomersScan)
 }
 
-// GetMany reads the Customers of one org_id with the given email values in one
-// query: Rows[i] is emails[i]'s, nil when missing.
+// GetMany reads the Customers of one org_id of the given email values: Rows[i]
+// is emails[i]'s or nil.
 func (r *CustomerRepo) GetMany(ctx context.Context, orgID string, emails []string) (cqlgen.Found[Customer], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "Customer", customerCustomers, []any{orgID}, emails, customerCustomersScan, func(e *Customer) string {
 		return e.Email
 	})
 }
 
-// CustomersNewestFirstOptions are the optional parts of a CustomersNewestFirst
-// read.
+// CustomersNewestFirstOptions are the options of CustomersNewestFirst.
 type CustomersNewestFirstOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at
-	// in read order; nil: open.
+	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at;
+	// nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
-	// CreatedAtFromExclusive and CreatedAtToInclusive change the bounds'
-	// defaults.
+	// CreatedAtFromExclusive and CreatedAtToInclusive flip the defaults.
 	CreatedAtFromExclusive, CreatedAtToInclusive bool
 }
 
@@ -493,15 +430,15 @@ var customerCustomersNewestFirstRead = &cqlgenimpl.ReadSpec[CustomersNewestFirst
 	Compare: customerCustomersNewestFirstCompare,
 }
 
-// CustomersNewestFirst reads a tenant's customers, newest first, from
-// customers_newest_first, in pages: one partition, in clustering order.
+// CustomersNewestFirst reads a tenant's customers, newest first from
+// customers_newest_first, in pages.
 func (r *CustomerRepo) CustomersNewestFirst(ctx context.Context, orgID string, o *CustomersNewestFirstOptions) (cqlgen.Page[CustomersNewestFirstRow], error) {
 	o = cqlgenimpl.Or(o)
 	return customerCustomersNewestFirstRead.Page(ctx, r.s, r.opts, []any{orgID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.CreatedAtFrom, o.CreatedAtTo, o.CreatedAtFromExclusive, o.CreatedAtToInclusive))
 }
 
-// ticketEventTicketEvents is table ticket_events, which is the source of truth
-// of TicketEvent (statements in schema.md).
+// ticketEventTicketEvents is table ticket_events, the source of truth
+// (schema.md).
 var ticketEventTicketEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "ticket_events",
 	Pattern:      "TicketEvents",
@@ -539,8 +476,8 @@ func ticketEventTicketEventsCompare(a, b *TicketEvent) int {
 	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
 }
 
-// ticketEventEventsByAgent is table events_by_agent, which serves
-// EventsByAgent (statements in schema.md).
+// ticketEventEventsByAgent is table events_by_agent, serving EventsByAgent
+// (schema.md).
 var ticketEventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "events_by_agent",
 	Pattern:      "EventsByAgent",
@@ -567,8 +504,8 @@ func ticketEventEventsByAgentCompare(a, b *TicketEvent) int {
 	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
 }
 
-// TicketEventRepo reads and writes TicketEvent in its tables (ticket_events,
-// events_by_agent), kept in step with ticket_events.
+// TicketEventRepo reads and writes TicketEvent in tables ticket_events,
+// events_by_agent.
 type TicketEventRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -666,17 +603,17 @@ func (r *TicketEventRepo) Entity() string {
 	return "TicketEvent"
 }
 
-// Tables lists the tables Repair and Backfill write: all but ticket_events.
+// Tables lists the tables Repair and Backfill write.
 func (r *TicketEventRepo) Tables() []string {
 	return ticketEventWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against ticket_events.
+// Verify reports rows missing, stale or orphaned against ticket_events.
 func (r *TicketEventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return ticketEventWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *TicketEventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return ticketEventWrites.Repair(ctx, r.s, o)
 }
@@ -686,22 +623,21 @@ func (r *TicketEventRepo) Backfill(ctx context.Context, table string, o *cqlgen.
 	return ticketEventWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the TicketEvent with the given key from ticket_events;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the TicketEvent with the given key; cqlgen.ErrNotFound if none.
 func (r *TicketEventRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID, eventID gocql.UUID) (*TicketEvent, error) {
 	return cqlgenimpl.Get(ctx, r.s, "TicketEvent", "Get", ticketEventTicketEvents, []any{orgID, ticketID, eventID}, ticketEventTicketEventsScan)
 }
 
-// TicketEventsOptions are the optional parts of a TicketEvents read.
+// TicketEventsOptions are the options of TicketEvents.
 type TicketEventsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
-	// order; nil: open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id; nil:
+	// open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
+	// EventIDFromExclusive and EventIDToInclusive flip the defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
 }
 
@@ -713,28 +649,27 @@ var ticketEventTicketEventsRead = &cqlgenimpl.ReadSpec[TicketEvent]{
 	Compare: ticketEventTicketEventsCompare,
 }
 
-// TicketEvents reads a ticket's audit trail, newest first, from ticket_events,
-// in pages: one partition, in clustering order.
+// TicketEvents reads a ticket's audit trail, newest first from ticket_events,
+// in pages.
 func (r *TicketEventRepo) TicketEvents(ctx context.Context, orgID string, ticketID gocql.UUID, o *TicketEventsOptions) (cqlgen.Page[TicketEvent], error) {
 	o = cqlgenimpl.Or(o)
 	return ticketEventTicketEventsRead.Page(ctx, r.s, r.opts, []any{orgID, ticketID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive))
 }
 
-// EventsByAgentOptions are the optional parts of a EventsByAgent read.
+// EventsByAgentOptions are the options of EventsByAgent.
 type EventsByAgentOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
-	// order; nil: open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id; nil:
+	// open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
+	// EventIDFromExclusive and EventIDToInclusive flip the defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -748,15 +683,14 @@ var ticketEventEventsByAgentRead = &cqlgenimpl.ReadSpec[TicketEvent]{
 }
 
 // EventsByAgent reads an agent's actions on every ticket, newest first, a
-// partition a month, from events_by_agent, in pages: time buckets from the
+// partition a month from events_by_agent, in pages: time buckets from the
 // newest back, each in clustering order.
 func (r *TicketEventRepo) EventsByAgent(ctx context.Context, orgID string, agentID string, o *EventsByAgentOptions) (cqlgen.Page[TicketEvent], error) {
 	o = cqlgenimpl.Or(o)
 	return ticketEventEventsByAgentRead.Page(ctx, r.s, r.opts, []any{orgID, agentID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive))
 }
 
-// ticketTickets is table tickets, which is the source of truth of Ticket
-// (statements in schema.md).
+// ticketTickets is table tickets, the source of truth (schema.md).
 var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "tickets",
 	Pattern:      "Tickets",
@@ -789,8 +723,8 @@ type TicketsByRequesterRow struct {
 	Status    Status     `db:"status"`
 }
 
-// ticketTicketsByRequester is table tickets_by_requester, which serves
-// TicketsByRequester (statements in schema.md).
+// ticketTicketsByRequester is table tickets_by_requester, serving
+// TicketsByRequester (schema.md).
 var ticketTicketsByRequester = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "tickets_by_requester",
 	Pattern:      "TicketsByRequester",
@@ -837,8 +771,8 @@ func ticketOpenTicketsByAgentHolds(e *Ticket) bool {
 	return (e.Status == StatusOpen || e.Status == StatusPending) && e.AgentID != ""
 }
 
-// ticketOpenTicketsByAgent is table open_tickets_by_agent, which serves
-// OpenTicketsByAgent (statements in schema.md).
+// ticketOpenTicketsByAgent is table open_tickets_by_agent, serving
+// OpenTicketsByAgent (schema.md).
 var ticketOpenTicketsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "open_tickets_by_agent",
 	Pattern:      "OpenTicketsByAgent",
@@ -868,8 +802,8 @@ func ticketOpenTicketsByAgentCompare(a, b *OpenTicketsByAgentRow) int {
 	return cmp.Or(a.OpenedAt.Compare(b.OpenedAt), cqlgenimpl.CompareTimeUUID(a.TicketID, b.TicketID))
 }
 
-// TicketRepo reads and writes Ticket in its tables (tickets,
-// tickets_by_requester, open_tickets_by_agent), kept in step with tickets.
+// TicketRepo reads and writes Ticket in tables tickets, tickets_by_requester,
+// open_tickets_by_agent.
 type TicketRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -929,32 +863,28 @@ var ticketWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Ticket]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *TicketRepo) Insert(ctx context.Context, e *Ticket, opts ...cqlgen.Option) error {
 	return ticketWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Ticket with e's key in every table, nil pointers and
-// empty collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *TicketRepo) Update(ctx context.Context, e *Ticket, opts ...cqlgen.Option) error {
 	return ticketWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Ticket with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *TicketRepo) Delete(ctx context.Context, e *Ticket, opts ...cqlgen.Option) error {
 	return ticketWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Ticket with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Ticket with the given key and its version.
 func (r *TicketRepo) GetVersioned(ctx context.Context, orgID string, ticketID gocql.UUID) (*Ticket, int64, error) {
 	return ticketWrites.GetVersioned(ctx, r.s, &Ticket{OrgID: orgID, TicketID: ticketID})
 }
 
-// Modify edits the Ticket with the given key by change until no one changed it
-// between (docs/repositories.md).
+// Modify edits the Ticket with the given key by change, retrying on conflict.
 func (r *TicketRepo) Modify(ctx context.Context, orgID string, ticketID gocql.UUID, change func(*Ticket) error, opts ...cqlgen.Option) (*Ticket, error) {
 	return ticketWrites.Modify(ctx, r.s, r.opts, opts, &Ticket{OrgID: orgID, TicketID: ticketID}, change)
 }
@@ -964,17 +894,17 @@ func (r *TicketRepo) Entity() string {
 	return "Ticket"
 }
 
-// Tables lists the tables Repair and Backfill write: all but tickets.
+// Tables lists the tables Repair and Backfill write.
 func (r *TicketRepo) Tables() []string {
 	return ticketWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against tickets.
+// Verify reports rows missing, stale or orphaned against tickets.
 func (r *TicketRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return ticketWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *TicketRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return ticketWrites.Repair(ctx, r.s, o)
 }
@@ -984,32 +914,29 @@ func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlgen.Maint
 	return ticketWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Ticket with the given key from tickets; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the Ticket with the given key; cqlgen.ErrNotFound if none.
 func (r *TicketRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID) (*Ticket, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Ticket", "Get", ticketTickets, []any{orgID, ticketID}, ticketTicketsScan)
 }
 
-// GetMany reads the Tickets of one org_id with the given ticket_id values in
-// one query: Rows[i] is ticketIDs[i]'s, nil when missing.
+// GetMany reads the Tickets of one org_id of the given ticket_id values:
+// Rows[i] is ticketIDs[i]'s or nil.
 func (r *TicketRepo) GetMany(ctx context.Context, orgID string, ticketIDs []gocql.UUID) (cqlgen.Found[Ticket], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "Ticket", ticketTickets, []any{orgID}, ticketIDs, ticketTicketsScan, func(e *Ticket) gocql.UUID {
 		return e.TicketID
 	})
 }
 
-// TicketsByRequesterOptions are the optional parts of a TicketsByRequester
-// read.
+// TicketsByRequesterOptions are the options of TicketsByRequester.
 type TicketsByRequesterOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at in
-	// read order; nil: open.
+	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at;
+	// nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
-	// OpenedAtFromExclusive and OpenedAtToInclusive change the bounds'
-	// defaults.
+	// OpenedAtFromExclusive and OpenedAtToInclusive flip the defaults.
 	OpenedAtFromExclusive, OpenedAtToInclusive bool
 }
 
@@ -1021,25 +948,23 @@ var ticketTicketsByRequesterRead = &cqlgenimpl.ReadSpec[TicketsByRequesterRow]{
 	Compare: ticketTicketsByRequesterCompare,
 }
 
-// TicketsByRequester reads a requester's tickets, newest first, from
-// tickets_by_requester, in pages: one partition, in clustering order.
+// TicketsByRequester reads a requester's tickets, newest first from
+// tickets_by_requester, in pages.
 func (r *TicketRepo) TicketsByRequester(ctx context.Context, orgID string, requester string, o *TicketsByRequesterOptions) (cqlgen.Page[TicketsByRequesterRow], error) {
 	o = cqlgenimpl.Or(o)
 	return ticketTicketsByRequesterRead.Page(ctx, r.s, r.opts, []any{orgID, requester}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OpenedAtFrom, o.OpenedAtTo, o.OpenedAtFromExclusive, o.OpenedAtToInclusive))
 }
 
-// OpenTicketsByAgentOptions are the optional parts of a OpenTicketsByAgent
-// read.
+// OpenTicketsByAgentOptions are the options of OpenTicketsByAgent.
 type OpenTicketsByAgentOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at in
-	// read order; nil: open.
+	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at;
+	// nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
-	// OpenedAtFromExclusive and OpenedAtToInclusive change the bounds'
-	// defaults.
+	// OpenedAtFromExclusive and OpenedAtToInclusive flip the defaults.
 	OpenedAtFromExclusive, OpenedAtToInclusive bool
 }
 
@@ -1051,15 +976,14 @@ var ticketOpenTicketsByAgentRead = &cqlgenimpl.ReadSpec[OpenTicketsByAgentRow]{
 	Compare: ticketOpenTicketsByAgentCompare,
 }
 
-// OpenTicketsByAgent reads an agent's open tickets, oldest first, from
-// open_tickets_by_agent, in pages: one partition, in clustering order.
+// OpenTicketsByAgent reads an agent's open tickets, oldest first from
+// open_tickets_by_agent, in pages.
 func (r *TicketRepo) OpenTicketsByAgent(ctx context.Context, orgID string, agentID string, o *OpenTicketsByAgentOptions) (cqlgen.Page[OpenTicketsByAgentRow], error) {
 	o = cqlgenimpl.Or(o)
 	return ticketOpenTicketsByAgentRead.Page(ctx, r.s, r.opts, []any{orgID, agentID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OpenedAtFrom, o.OpenedAtTo, o.OpenedAtFromExclusive, o.OpenedAtToInclusive))
 }
 
-// articleArticles is table articles, which is the source of truth of Article
-// (statements in schema.md).
+// articleArticles is table articles, the source of truth (schema.md).
 var articleArticles = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "articles",
 	Pattern:      "Articles",
@@ -1118,46 +1042,41 @@ var articleOne = &cqlgenimpl.One[Article]{
 	Scan: articleArticlesScan,
 }
 
-// Insert writes e to articles, nil pointers and empty collections unset
-// (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *ArticleRepo) Insert(ctx context.Context, e *Article, opts ...cqlgen.Option) error {
 	return articleOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in articles unless a row has its key (IF NOT
-// EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *ArticleRepo) InsertIfAbsent(ctx context.Context, e *Article, opts ...cqlgen.Option) (cqlgen.Inserted[Article], error) {
 	return articleOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in articles; nil pointers and
-// empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *ArticleRepo) Update(ctx context.Context, e *Article, opts ...cqlgen.Option) error {
 	return articleOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from articles.
+// Delete removes the row with e's key.
 func (r *ArticleRepo) Delete(ctx context.Context, e *Article, opts ...cqlgen.Option) error {
 	return articleOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Article with the given key from articles; cqlgen.ErrNotFound
-// if there is none.
+// Get reads the Article with the given key; cqlgen.ErrNotFound if none.
 func (r *ArticleRepo) Get(ctx context.Context, orgID string, articleID gocql.UUID) (*Article, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Article", "Get", articleArticles, []any{orgID, articleID}, articleArticlesScan)
 }
 
-// ArticlesOptions are the optional parts of a Articles read.
+// ArticlesOptions are the options of Articles.
 type ArticlesOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ArticleIDFrom (inclusive) and ArticleIDTo (exclusive) bound article_id
-	// in read order; nil: open.
+	// ArticleIDFrom (inclusive) and ArticleIDTo (exclusive) bound article_id;
+	// nil: open.
 	ArticleIDFrom, ArticleIDTo *gocql.UUID
-	// ArticleIDFromExclusive and ArticleIDToInclusive change the bounds'
-	// defaults.
+	// ArticleIDFromExclusive and ArticleIDToInclusive flip the defaults.
 	ArticleIDFromExclusive, ArticleIDToInclusive bool
 }
 
@@ -1169,8 +1088,8 @@ var articleArticlesRead = &cqlgenimpl.ReadSpec[Article]{
 	Compare: articleArticlesCompare,
 }
 
-// Articles reads an organisation's knowledge-base articles, from articles, in
-// pages: one partition, in clustering order.
+// Articles reads an organisation's knowledge-base articles from articles, in
+// pages.
 func (r *ArticleRepo) Articles(ctx context.Context, orgID string, o *ArticlesOptions) (cqlgen.Page[Article], error) {
 	o = cqlgenimpl.Or(o)
 	return articleArticlesRead.Page(ctx, r.s, r.opts, []any{orgID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.ArticleIDFrom, o.ArticleIDTo, o.ArticleIDFromExclusive, o.ArticleIDToInclusive))
@@ -1195,11 +1114,11 @@ func articleArticlesTaggedKey(e *Article) []any {
 	return []any{e.ArticleID}
 }
 
-// ArticlesTaggedOptions are the optional parts of a ArticlesTagged read.
+// ArticlesTaggedOptions are the options of ArticlesTagged.
 type ArticlesTaggedOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
 }
 
@@ -1246,13 +1165,13 @@ func articleArticlesByViewsKey(e *Article) []any {
 	return []any{e.ArticleID}
 }
 
-// ArticlesByViewsOptions are the optional parts of a ArticlesByViews read.
+// ArticlesByViewsOptions are the options of ArticlesByViews.
 type ArticlesByViewsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ViewsFromExclusive and ViewsToInclusive change the bounds' defaults.
+	// ViewsFromExclusive and ViewsToInclusive flip the defaults.
 	ViewsFromExclusive, ViewsToInclusive bool
 }
 
@@ -1282,8 +1201,7 @@ func (r *ArticleRepo) ArticlesByViews(ctx context.Context, orgID string, viewsFr
 	})
 }
 
-// auditEventAuditLog is table audit_log, which is the source of truth of
-// AuditEvent (statements in schema.md).
+// auditEventAuditLog is table audit_log, the source of truth (schema.md).
 var auditEventAuditLog = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "audit_log",
 	Pattern:      "AuditLog",
@@ -1343,14 +1261,12 @@ var auditEventOne = &cqlgenimpl.One[AuditEvent]{
 	Scan: auditEventAuditLogScan,
 }
 
-// Insert writes e to audit_log, nil pointers and empty collections unset
-// (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *AuditEventRepo) Insert(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) error {
 	return auditEventOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in audit_log unless a row has its key (IF NOT
-// EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *AuditEventRepo) InsertIfAbsent(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) (cqlgen.Inserted[AuditEvent], error) {
 	return auditEventOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
@@ -1374,27 +1290,24 @@ func (r *AuditEventRepo) Delete(ctx context.Context, e *AuditEvent, opts ...cqlg
 	})
 }
 
-// Get reads the AuditEvent with the given key from audit_log;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the AuditEvent with the given key; cqlgen.ErrNotFound if none.
 func (r *AuditEventRepo) Get(ctx context.Context, orgID string, at time.Time, eventID gocql.UUID) (*AuditEvent, error) {
 	return cqlgenimpl.Get(ctx, r.s, "AuditEvent", "Get", auditEventAuditLog, []any{(&AuditEvent{OrgID: orgID, At: at, EventID: eventID}).OrgID, cqlgenimpl.DayBuckets.Of((&AuditEvent{OrgID: orgID, At: at, EventID: eventID}).At), (&AuditEvent{OrgID: orgID, At: at, EventID: eventID}).At, (&AuditEvent{OrgID: orgID, At: at, EventID: eventID}).EventID}, auditEventAuditLogScan)
 }
 
-// AuditLogOptions are the optional parts of a AuditLog read.
+// AuditLogOptions are the options of AuditLog.
 type AuditLogOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -1408,15 +1321,14 @@ var auditEventAuditLogRead = &cqlgenimpl.ReadSpec[AuditEvent]{
 }
 
 // AuditLog reads an organisation's audit events, newest first, a partition a
-// day, from audit_log, in pages: time buckets from the newest back, each in
+// day from audit_log, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *AuditEventRepo) AuditLog(ctx context.Context, orgID string, o *AuditLogOptions) (cqlgen.Page[AuditEvent], error) {
 	o = cqlgenimpl.Or(o)
 	return auditEventAuditLogRead.Page(ctx, r.s, r.opts, []any{orgID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// macroMacros is table macros, which is the source of truth of Macro
-// (statements in schema.md).
+// macroMacros is table macros, the source of truth (schema.md).
 var macroMacros = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "macros",
 	Pattern:      "Macros",
@@ -1437,8 +1349,8 @@ func macroFields(e *Macro, dst []any) []any {
 
 var macroMacrosScan = macroWrites.ScanLive
 
-// macroMacrosByTitle is table macros_by_title, which serves MacrosByTitle
-// (statements in schema.md).
+// macroMacrosByTitle is table macros_by_title, serving MacrosByTitle
+// (schema.md).
 var macroMacrosByTitle = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "macros_by_title",
 	Pattern:      "MacrosByTitle",
@@ -1468,8 +1380,7 @@ func macroMacrosByTitleCompare(a, b *Macro) int {
 	return cmp.Or(cmp.Compare(a.Title, b.Title), cmp.Compare(a.MacroID, b.MacroID))
 }
 
-// macroMacrosByTeam is table macros_by_team, which serves MacrosByTeam
-// (statements in schema.md).
+// macroMacrosByTeam is table macros_by_team, serving MacrosByTeam (schema.md).
 var macroMacrosByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "macros_by_team",
 	Pattern:      "MacrosByTeam",
@@ -1499,8 +1410,8 @@ func macroMacrosByTeamCompare(a, b *Macro) int {
 	return cmp.Or(cmp.Compare(a.Title, b.Title), cmp.Compare(a.MacroID, b.MacroID))
 }
 
-// MacroRepo reads and writes Macro in its tables (macros, macros_by_title,
-// macros_by_team), kept in step with macros.
+// MacroRepo reads and writes Macro in tables macros, macros_by_title,
+// macros_by_team.
 type MacroRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -1511,33 +1422,8 @@ func NewMacroRepo(s cqlgen.Session, opts ...cqlgen.Option) *MacroRepo {
 	return &MacroRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func macroCheck(e *Macro) error {
-	if e.OrgID == "" {
-		return cqlgenimpl.EmptyKey("macros", "org_id")
-	}
-	if e.MacroID == "" {
-		return cqlgenimpl.EmptyKey("macros", "macro_id")
-	}
-	if e.Team == "" {
-		return cqlgenimpl.EmptyKey("macros_by_team", "team")
-	}
-	return nil
-}
-
-func macroCheckKey(e *Macro) error {
-	if e.OrgID == "" {
-		return cqlgenimpl.EmptyKey("macros", "org_id")
-	}
-	if e.MacroID == "" {
-		return cqlgenimpl.EmptyKey("macros", "macro_id")
-	}
-	return nil
-}
-
 var macroWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Macro]{
 	Name:      "Macro",
-	Check:     macroCheck,
-	CheckKey:  macroCheckKey,
 	Canonical: macroMacros,
 	Values:    macroValues,
 	Fields:    macroFields,
@@ -1559,32 +1445,28 @@ var macroWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Macro]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *MacroRepo) Insert(ctx context.Context, e *Macro, opts ...cqlgen.Option) error {
 	return macroWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Macro with e's key in every table, nil pointers and
-// empty collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *MacroRepo) Update(ctx context.Context, e *Macro, opts ...cqlgen.Option) error {
 	return macroWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Macro with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *MacroRepo) Delete(ctx context.Context, e *Macro, opts ...cqlgen.Option) error {
 	return macroWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Macro with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Macro with the given key and its version.
 func (r *MacroRepo) GetVersioned(ctx context.Context, orgID string, macroID string) (*Macro, int64, error) {
 	return macroWrites.GetVersioned(ctx, r.s, &Macro{OrgID: orgID, MacroID: macroID})
 }
 
-// Modify edits the Macro with the given key by change until no one changed it
-// between (docs/repositories.md).
+// Modify edits the Macro with the given key by change, retrying on conflict.
 func (r *MacroRepo) Modify(ctx context.Context, orgID string, macroID string, change func(*Macro) error, opts ...cqlgen.Option) (*Macro, error) {
 	return macroWrites.Modify(ctx, r.s, r.opts, opts, &Macro{OrgID: orgID, MacroID: macroID}, change)
 }
@@ -1594,17 +1476,17 @@ func (r *MacroRepo) Entity() string {
 	return "Macro"
 }
 
-// Tables lists the tables Repair and Backfill write: all but macros.
+// Tables lists the tables Repair and Backfill write.
 func (r *MacroRepo) Tables() []string {
 	return macroWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against macros.
+// Verify reports rows missing, stale or orphaned against macros.
 func (r *MacroRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return macroWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *MacroRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return macroWrites.Repair(ctx, r.s, o)
 }
@@ -1614,30 +1496,28 @@ func (r *MacroRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 	return macroWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Macro with the given key from macros; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the Macro with the given key; cqlgen.ErrNotFound if none.
 func (r *MacroRepo) Get(ctx context.Context, orgID string, macroID string) (*Macro, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Macro", "Get", macroMacros, []any{orgID, macroID}, macroMacrosScan)
 }
 
-// GetMany reads the Macros of one org_id with the given macro_id values in one
-// query: Rows[i] is macroIDs[i]'s, nil when missing.
+// GetMany reads the Macros of one org_id of the given macro_id values: Rows[i]
+// is macroIDs[i]'s or nil.
 func (r *MacroRepo) GetMany(ctx context.Context, orgID string, macroIDs []string) (cqlgen.Found[Macro], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "Macro", macroMacros, []any{orgID}, macroIDs, macroMacrosScan, func(e *Macro) string {
 		return e.MacroID
 	})
 }
 
-// MacrosByTitleOptions are the optional parts of a MacrosByTitle read.
+// MacrosByTitleOptions are the options of MacrosByTitle.
 type MacrosByTitleOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// TitleFrom (inclusive) and TitleTo (exclusive) bound title in read order;
-	// nil: open.
+	// TitleFrom (inclusive) and TitleTo (exclusive) bound title; nil: open.
 	TitleFrom, TitleTo *string
-	// TitleFromExclusive and TitleToInclusive change the bounds' defaults.
+	// TitleFromExclusive and TitleToInclusive flip the defaults.
 	TitleFromExclusive, TitleToInclusive bool
 }
 
@@ -1649,8 +1529,8 @@ var macroMacrosByTitleRead = &cqlgenimpl.ReadSpec[Macro]{
 	Compare: macroMacrosByTitleCompare,
 }
 
-// MacrosByTitle reads an organisation's macros by title, from macros_by_title,
-// in pages: one partition, in clustering order.
+// MacrosByTitle reads an organisation's macros by title from macros_by_title,
+// in pages.
 //
 // Deprecated: macros_by_title is on its way out; read macros_by_team through
 // MacrosByTeam once it is backfilled.
@@ -1659,16 +1539,15 @@ func (r *MacroRepo) MacrosByTitle(ctx context.Context, orgID string, o *MacrosBy
 	return macroMacrosByTitleRead.Page(ctx, r.s, r.opts, []any{orgID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.TitleFrom, o.TitleTo, o.TitleFromExclusive, o.TitleToInclusive))
 }
 
-// MacrosByTeamOptions are the optional parts of a MacrosByTeam read.
+// MacrosByTeamOptions are the options of MacrosByTeam.
 type MacrosByTeamOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// TitleFrom (inclusive) and TitleTo (exclusive) bound title in read order;
-	// nil: open.
+	// TitleFrom (inclusive) and TitleTo (exclusive) bound title; nil: open.
 	TitleFrom, TitleTo *string
-	// TitleFromExclusive and TitleToInclusive change the bounds' defaults.
+	// TitleFromExclusive and TitleToInclusive flip the defaults.
 	TitleFromExclusive, TitleToInclusive bool
 }
 
@@ -1680,15 +1559,14 @@ var macroMacrosByTeamRead = &cqlgenimpl.ReadSpec[Macro]{
 	Compare: macroMacrosByTeamCompare,
 }
 
-// MacrosByTeam reads a team's macros by title, from macros_by_team, in pages:
-// one partition, in clustering order.
+// MacrosByTeam reads a team's macros by title from macros_by_team, in pages.
 func (r *MacroRepo) MacrosByTeam(ctx context.Context, orgID string, team string, o *MacrosByTeamOptions) (cqlgen.Page[Macro], error) {
 	o = cqlgenimpl.Or(o)
 	return macroMacrosByTeamRead.Page(ctx, r.s, r.opts, []any{orgID, team}, o.Limit, o.Cursor, cqlgenimpl.Range(o.TitleFrom, o.TitleTo, o.TitleFromExclusive, o.TitleToInclusive))
 }
 
-// replyRepliesByTicket is table replies_by_ticket, which is the source of
-// truth of Reply (statements in schema.md).
+// replyRepliesByTicket is table replies_by_ticket, the source of truth
+// (schema.md).
 var replyRepliesByTicket = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "replies_by_ticket",
 	Pattern:      "RepliesByTicket",
@@ -1751,45 +1629,41 @@ var replyOne = &cqlgenimpl.One[Reply]{
 	Scan: replyRepliesByTicketScan,
 }
 
-// Insert writes e to replies_by_ticket, nil pointers and empty collections
-// unset (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *ReplyRepo) Insert(ctx context.Context, e *Reply, opts ...cqlgen.Option) error {
 	return replyOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in replies_by_ticket unless a row has its key (IF
-// NOT EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *ReplyRepo) InsertIfAbsent(ctx context.Context, e *Reply, opts ...cqlgen.Option) (cqlgen.Inserted[Reply], error) {
 	return replyOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in replies_by_ticket; nil pointers
-// and empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *ReplyRepo) Update(ctx context.Context, e *Reply, opts ...cqlgen.Option) error {
 	return replyOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from replies_by_ticket.
+// Delete removes the row with e's key.
 func (r *ReplyRepo) Delete(ctx context.Context, e *Reply, opts ...cqlgen.Option) error {
 	return replyOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Reply with the given key from replies_by_ticket;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Reply with the given key; cqlgen.ErrNotFound if none.
 func (r *ReplyRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID, channel string, sentAt time.Time, replyID gocql.UUID) (*Reply, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Reply", "Get", replyRepliesByTicket, []any{orgID, ticketID, channel, sentAt, replyID}, replyRepliesByTicketScan)
 }
 
-// RepliesByTicketOptions are the optional parts of a RepliesByTicket read.
+// RepliesByTicketOptions are the options of RepliesByTicket.
 type RepliesByTicketOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ChannelFrom (inclusive) and ChannelTo (exclusive) bound channel in read
-	// order; nil: open.
+	// ChannelFrom (inclusive) and ChannelTo (exclusive) bound channel; nil:
+	// open.
 	ChannelFrom, ChannelTo *string
-	// ChannelFromExclusive and ChannelToInclusive change the bounds' defaults.
+	// ChannelFromExclusive and ChannelToInclusive flip the defaults.
 	ChannelFromExclusive, ChannelToInclusive bool
 	// ChannelEq fixes channel (nil: every value); with every Eq before it,
 	// SentAtFrom and SentAtTo bound sent_at within it.
@@ -1797,7 +1671,7 @@ type RepliesByTicketOptions struct {
 	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at under
 	// ChannelEq; nil: open.
 	SentAtFrom, SentAtTo *time.Time
-	// SentAtFromExclusive and SentAtToInclusive change the bounds' defaults.
+	// SentAtFromExclusive and SentAtToInclusive flip the defaults.
 	SentAtFromExclusive, SentAtToInclusive bool
 }
 
@@ -1809,15 +1683,15 @@ var replyRepliesByTicketRead = &cqlgenimpl.ReadSpec[Reply]{
 	Compare: replyRepliesByTicketCompare,
 }
 
-// RepliesByTicket reads a ticket's replies by channel, newest first, from
-// replies_by_ticket, in pages: one partition, in clustering order.
+// RepliesByTicket reads a ticket's replies by channel, newest first from
+// replies_by_ticket, in pages.
 func (r *ReplyRepo) RepliesByTicket(ctx context.Context, orgID string, ticketID gocql.UUID, o *RepliesByTicketOptions) (cqlgen.Page[Reply], error) {
 	o = cqlgenimpl.Or(o)
 	return replyRepliesByTicketRead.Page(ctx, r.s, r.opts, []any{orgID, ticketID}, o.Limit, o.Cursor, cqlgenimpl.Prefixed([]string{"Channel", "SentAt"}, []bool{o.ChannelEq != nil}, []bool{o.ChannelFrom != nil || o.ChannelTo != nil, o.SentAtFrom != nil || o.SentAtTo != nil}), cqlgenimpl.Eq(o.ChannelEq, ""), cqlgenimpl.Range(o.ChannelFrom, o.ChannelTo, o.ChannelFromExclusive, o.ChannelToInclusive), cqlgenimpl.Range(o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive))
 }
 
-// agentSessionAgentSessions is table agent_sessions, which is the source of
-// truth of AgentSession (statements in schema.md).
+// agentSessionAgentSessions is table agent_sessions, the source of truth
+// (schema.md).
 var agentSessionAgentSessions = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "agent_sessions",
 	Pattern:      "AgentSessions",
@@ -1870,45 +1744,41 @@ var agentSessionOne = &cqlgenimpl.One[AgentSession]{
 	Scan: agentSessionAgentSessionsScan,
 }
 
-// Insert writes e to agent_sessions, nil pointers and empty collections unset
-// (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *AgentSessionRepo) Insert(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) error {
 	return agentSessionOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in agent_sessions unless a row has its key (IF NOT
-// EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *AgentSessionRepo) InsertIfAbsent(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (cqlgen.Inserted[AgentSession], error) {
 	return agentSessionOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in agent_sessions; nil pointers
-// and empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *AgentSessionRepo) Update(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) error {
 	return agentSessionOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from agent_sessions.
+// Delete removes the row with e's key.
 func (r *AgentSessionRepo) Delete(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) error {
 	return agentSessionOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the AgentSession with the given key from agent_sessions;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the AgentSession with the given key; cqlgen.ErrNotFound if none.
 func (r *AgentSessionRepo) Get(ctx context.Context, orgID string, sessionID string) (*AgentSession, error) {
 	return cqlgenimpl.Get(ctx, r.s, "AgentSession", "Get", agentSessionAgentSessions, []any{orgID, sessionID}, agentSessionAgentSessionsScan)
 }
 
-// GetMany reads the AgentSessions of one org_id with the given session_id
-// values in one query: Rows[i] is sessionIDs[i]'s, nil when missing.
+// GetMany reads the AgentSessions of one org_id of the given session_id
+// values: Rows[i] is sessionIDs[i]'s or nil.
 func (r *AgentSessionRepo) GetMany(ctx context.Context, orgID string, sessionIDs []string) (cqlgen.Found[AgentSession], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "AgentSession", agentSessionAgentSessions, []any{orgID}, sessionIDs, agentSessionAgentSessionsScan, func(e *AgentSession) string {
 		return e.SessionID
 	})
 }
 
-// organisationOrganisations is table organisations, which is the source of
-// truth of Organisation (statements in schema.md).
+// organisationOrganisations is table organisations, the source of truth
+// (schema.md).
 var organisationOrganisations = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "organisations",
 	Pattern:      "Organisations",
@@ -1958,45 +1828,40 @@ var organisationOne = &cqlgenimpl.One[Organisation]{
 	Scan: organisationOrganisationsScan,
 }
 
-// Insert writes e to organisations, nil pointers and empty collections unset
-// (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *OrganisationRepo) Insert(ctx context.Context, e *Organisation, opts ...cqlgen.Option) error {
 	return organisationOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in organisations unless a row has its key (IF NOT
-// EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *OrganisationRepo) InsertIfAbsent(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (cqlgen.Inserted[Organisation], error) {
 	return organisationOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in organisations; nil pointers and
-// empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *OrganisationRepo) Update(ctx context.Context, e *Organisation, opts ...cqlgen.Option) error {
 	return organisationOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from organisations.
+// Delete removes the row with e's key.
 func (r *OrganisationRepo) Delete(ctx context.Context, e *Organisation, opts ...cqlgen.Option) error {
 	return organisationOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Organisation with the given key from organisations;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Organisation with the given key; cqlgen.ErrNotFound if none.
 func (r *OrganisationRepo) Get(ctx context.Context, orgID string) (*Organisation, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Organisation", "Get", organisationOrganisations, []any{orgID}, organisationOrganisationsScan)
 }
 
-// GetMany reads the Organisations with the given org_id values in one query:
-// Rows[i] is orgIDs[i]'s, nil when missing.
+// GetMany reads the Organisations of the given org_id values: Rows[i] is
+// orgIDs[i]'s or nil.
 func (r *OrganisationRepo) GetMany(ctx context.Context, orgIDs []string) (cqlgen.Found[Organisation], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "Organisation", organisationOrganisations, []any{}, orgIDs, organisationOrganisationsScan, func(e *Organisation) string {
 		return e.OrgID
 	})
 }
 
-// timeEntryTimeEntries is table time_entries, which is the source of truth of
-// TimeEntry (statements in schema.md).
+// timeEntryTimeEntries is table time_entries, the source of truth (schema.md).
 var timeEntryTimeEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "time_entries",
 	Pattern:      "TimeEntries",
@@ -2035,8 +1900,8 @@ func timeEntryTimeEntriesCompare(a, b *TimeEntry) int {
 	return cmp.Or(-a.LoggedAt.Compare(b.LoggedAt), cqlgenimpl.CompareTimeUUID(a.EntryID, b.EntryID))
 }
 
-// timeEntryPayPeriodEntries is table time_entries_by_pay_period, which serves
-// PayPeriodEntries (statements in schema.md).
+// timeEntryPayPeriodEntries is table time_entries_by_pay_period, serving
+// PayPeriodEntries (schema.md).
 var timeEntryPayPeriodEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "time_entries_by_pay_period",
 	Pattern:      "PayPeriodEntries",
@@ -2063,8 +1928,8 @@ func timeEntryPayPeriodEntriesCompare(a, b *TimeEntry) int {
 	return cmp.Or(a.LoggedAt.Compare(b.LoggedAt), cqlgenimpl.CompareTimeUUID(a.EntryID, b.EntryID))
 }
 
-// TimeEntryRepo reads and writes TimeEntry in its tables (time_entries,
-// time_entries_by_pay_period), kept in step with time_entries.
+// TimeEntryRepo reads and writes TimeEntry in tables time_entries,
+// time_entries_by_pay_period.
 type TimeEntryRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -2158,17 +2023,17 @@ func (r *TimeEntryRepo) Entity() string {
 	return "TimeEntry"
 }
 
-// Tables lists the tables Repair and Backfill write: all but time_entries.
+// Tables lists the tables Repair and Backfill write.
 func (r *TimeEntryRepo) Tables() []string {
 	return timeEntryWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against time_entries.
+// Verify reports rows missing, stale or orphaned against time_entries.
 func (r *TimeEntryRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return timeEntryWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *TimeEntryRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return timeEntryWrites.Repair(ctx, r.s, o)
 }
@@ -2178,28 +2043,25 @@ func (r *TimeEntryRepo) Backfill(ctx context.Context, table string, o *cqlgen.Ma
 	return timeEntryWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the TimeEntry with the given key from time_entries;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the TimeEntry with the given key; cqlgen.ErrNotFound if none.
 func (r *TimeEntryRepo) Get(ctx context.Context, orgID string, agentID string, loggedAt time.Time, entryID gocql.UUID) (*TimeEntry, error) {
 	return cqlgenimpl.Get(ctx, r.s, "TimeEntry", "Get", timeEntryTimeEntries, []any{(&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).OrgID, (&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of((&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).LoggedAt), (&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).LoggedAt, (&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).EntryID}, timeEntryTimeEntriesScan)
 }
 
-// TimeEntriesOptions are the optional parts of a TimeEntries read.
+// TimeEntriesOptions are the options of TimeEntries.
 type TimeEntriesOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// LoggedAtFrom (inclusive) and LoggedAtTo (exclusive) bound logged_at in
-	// read order; nil: open.
+	// LoggedAtFrom (inclusive) and LoggedAtTo (exclusive) bound logged_at;
+	// nil: open.
 	LoggedAtFrom, LoggedAtTo *time.Time
-	// LoggedAtFromExclusive and LoggedAtToInclusive change the bounds'
-	// defaults.
+	// LoggedAtFromExclusive and LoggedAtToInclusive flip the defaults.
 	LoggedAtFromExclusive, LoggedAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -2213,29 +2075,27 @@ var timeEntryTimeEntriesRead = &cqlgenimpl.ReadSpec[TimeEntry]{
 }
 
 // TimeEntries reads an agent's time entries, newest first, a partition a week
-// from Sunday, from time_entries, in pages: time buckets from the newest back,
+// from Sunday from time_entries, in pages: time buckets from the newest back,
 // each in clustering order.
 func (r *TimeEntryRepo) TimeEntries(ctx context.Context, orgID string, agentID string, o *TimeEntriesOptions) (cqlgen.Page[TimeEntry], error) {
 	o = cqlgenimpl.Or(o)
 	return timeEntryTimeEntriesRead.Page(ctx, r.s, r.opts, []any{orgID, agentID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.LoggedAtFrom, o.LoggedAtTo, o.LoggedAtFromExclusive, o.LoggedAtToInclusive))
 }
 
-// PayPeriodEntriesOptions are the optional parts of a PayPeriodEntries read.
+// PayPeriodEntriesOptions are the options of PayPeriodEntries.
 type PayPeriodEntriesOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// LoggedAtFrom (inclusive) and LoggedAtTo (exclusive) bound logged_at in
-	// read order; nil: open.
+	// LoggedAtFrom (inclusive) and LoggedAtTo (exclusive) bound logged_at;
+	// nil: open.
 	LoggedAtFrom, LoggedAtTo *time.Time
-	// LoggedAtFromExclusive and LoggedAtToInclusive change the bounds'
-	// defaults.
+	// LoggedAtFromExclusive and LoggedAtToInclusive flip the defaults.
 	LoggedAtFromExclusive, LoggedAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -2249,15 +2109,15 @@ var timeEntryPayPeriodEntriesRead = &cqlgenimpl.ReadSpec[TimeEntry]{
 }
 
 // PayPeriodEntries reads an agent's time entries of a pay period, a fortnight
-// from Sunday, oldest first, from time_entries_by_pay_period, in pages: time
+// from Sunday, oldest first from time_entries_by_pay_period, in pages: time
 // buckets from the newest back, each in clustering order.
 func (r *TimeEntryRepo) PayPeriodEntries(ctx context.Context, orgID string, agentID string, o *PayPeriodEntriesOptions) (cqlgen.Page[TimeEntry], error) {
 	o = cqlgenimpl.Or(o)
 	return timeEntryPayPeriodEntriesRead.Page(ctx, r.s, r.opts, []any{orgID, agentID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.LoggedAtFrom, o.LoggedAtTo, o.LoggedAtFromExclusive, o.LoggedAtToInclusive))
 }
 
-// cannedReplyCannedReplies is table canned_replies, which is the source of
-// truth of CannedReply (statements in schema.md).
+// cannedReplyCannedReplies is table canned_replies, the source of truth
+// (schema.md).
 var cannedReplyCannedReplies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "canned_replies",
 	Pattern:      "CannedReplies",
@@ -2319,45 +2179,41 @@ var cannedReplyOne = &cqlgenimpl.One[CannedReply]{
 	Scan: cannedReplyCannedRepliesScan,
 }
 
-// Insert writes e to canned_replies, nil pointers and empty collections unset
-// (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *CannedReplyRepo) Insert(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) error {
 	return cannedReplyOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in canned_replies unless a row has its key (IF NOT
-// EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *CannedReplyRepo) InsertIfAbsent(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (cqlgen.Inserted[CannedReply], error) {
 	return cannedReplyOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in canned_replies; nil pointers
-// and empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *CannedReplyRepo) Update(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) error {
 	return cannedReplyOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from canned_replies.
+// Delete removes the row with e's key.
 func (r *CannedReplyRepo) Delete(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) error {
 	return cannedReplyOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the CannedReply with the given key from canned_replies;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the CannedReply with the given key; cqlgen.ErrNotFound if none.
 func (r *CannedReplyRepo) Get(ctx context.Context, orgID string, replyID gocql.UUID) (*CannedReply, error) {
 	return cqlgenimpl.Get(ctx, r.s, "CannedReply", "Get", cannedReplyCannedReplies, []any{orgID, replyID}, cannedReplyCannedRepliesScan)
 }
 
-// CannedRepliesOptions are the optional parts of a CannedReplies read.
+// CannedRepliesOptions are the options of CannedReplies.
 type CannedRepliesOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ReplyIDFrom (inclusive) and ReplyIDTo (exclusive) bound reply_id in read
-	// order; nil: open.
+	// ReplyIDFrom (inclusive) and ReplyIDTo (exclusive) bound reply_id; nil:
+	// open.
 	ReplyIDFrom, ReplyIDTo *gocql.UUID
-	// ReplyIDFromExclusive and ReplyIDToInclusive change the bounds' defaults.
+	// ReplyIDFromExclusive and ReplyIDToInclusive flip the defaults.
 	ReplyIDFromExclusive, ReplyIDToInclusive bool
 }
 
@@ -2369,8 +2225,8 @@ var cannedReplyCannedRepliesRead = &cqlgenimpl.ReadSpec[CannedReply]{
 	Compare: cannedReplyCannedRepliesCompare,
 }
 
-// CannedReplies reads an organisation's canned replies, from canned_replies,
-// in pages: one partition, in clustering order.
+// CannedReplies reads an organisation's canned replies from canned_replies, in
+// pages.
 func (r *CannedReplyRepo) CannedReplies(ctx context.Context, orgID string, o *CannedRepliesOptions) (cqlgen.Page[CannedReply], error) {
 	o = cqlgenimpl.Or(o)
 	return cannedReplyCannedRepliesRead.Page(ctx, r.s, r.opts, []any{orgID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.ReplyIDFrom, o.ReplyIDTo, o.ReplyIDFromExclusive, o.ReplyIDToInclusive))
@@ -2391,7 +2247,7 @@ var cannedReplySimilarReplies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Values: cqlgenimpl.Cols("embedding vector<float, 384>"),
 })
 
-// SimilarRepliesOptions are the optional parts of a SimilarReplies read.
+// SimilarRepliesOptions are the options of SimilarReplies.
 type SimilarRepliesOptions struct {
 	// Limit is the most rows to return, nearest first (0:
 	// cqlgen.DefaultLimit); there are no pages.

@@ -17,8 +17,8 @@ import (
 // SupportPackageIsVersion8, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// messageMessagesByConversation is table messages_by_conversation, which is
-// the source of truth of Message (statements in schema.md).
+// messageMessagesByConversation is table messages_by_conversation, the source
+// of truth (schema.md).
 var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "messages_by_conversation",
 	Pattern:      "MessagesByConversation",
@@ -56,8 +56,8 @@ func messageMessagesByConversationCompare(a, b *Message) int {
 	return cmp.Or(-a.SentAt.Compare(b.SentAt), cqlgenimpl.CompareTimeUUID(a.MessageID, b.MessageID))
 }
 
-// messageMessagesByUser is table messages_by_user, which serves MessagesByUser
-// (statements in schema.md).
+// messageMessagesByUser is table messages_by_user, serving MessagesByUser
+// (schema.md).
 var messageMessagesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "messages_by_user",
 	Pattern:      "MessagesByUser",
@@ -83,9 +83,8 @@ func messageMessagesByUserCompare(a, b *Message) int {
 	return cmp.Or(-a.SentAt.Compare(b.SentAt), cqlgenimpl.CompareTimeUUID(a.MessageID, b.MessageID))
 }
 
-// MessageRepo reads and writes Message in its tables
-// (messages_by_conversation, messages_by_user), kept in step with
-// messages_by_conversation.
+// MessageRepo reads and writes Message in tables messages_by_conversation,
+// messages_by_user.
 type MessageRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -177,19 +176,18 @@ func (r *MessageRepo) Entity() string {
 	return "Message"
 }
 
-// Tables lists the tables Repair and Backfill write: all but
-// messages_by_conversation.
+// Tables lists the tables Repair and Backfill write.
 func (r *MessageRepo) Tables() []string {
 	return messageWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against
+// Verify reports rows missing, stale or orphaned against
 // messages_by_conversation.
 func (r *MessageRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return messageWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *MessageRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return messageWrites.Repair(ctx, r.s, o)
 }
@@ -199,23 +197,21 @@ func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlgen.Main
 	return messageWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Message with the given key from messages_by_conversation;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Message with the given key; cqlgen.ErrNotFound if none.
 func (r *MessageRepo) Get(ctx context.Context, conversationID string, sentAt time.Time, messageID gocql.UUID) (*Message, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Message", "Get", messageMessagesByConversation, []any{conversationID, sentAt, messageID}, messageMessagesByConversationScan)
 }
 
-// MessagesByConversationOptions are the optional parts of a
-// MessagesByConversation read.
+// MessagesByConversationOptions are the options of MessagesByConversation.
 type MessagesByConversationOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at in read
-	// order; nil: open.
+	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at; nil:
+	// open.
 	SentAtFrom, SentAtTo *time.Time
-	// SentAtFromExclusive and SentAtToInclusive change the bounds' defaults.
+	// SentAtFromExclusive and SentAtToInclusive flip the defaults.
 	SentAtFromExclusive, SentAtToInclusive bool
 }
 
@@ -227,23 +223,23 @@ var messageMessagesByConversationRead = &cqlgenimpl.ReadSpec[Message]{
 	Compare: messageMessagesByConversationCompare,
 }
 
-// MessagesByConversation reads the messages of a conversation, newest first,
-// from messages_by_conversation, in pages: one partition, in clustering order.
+// MessagesByConversation reads the messages of a conversation, newest first
+// from messages_by_conversation, in pages.
 func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID string, o *MessagesByConversationOptions) (cqlgen.Page[Message], error) {
 	o = cqlgenimpl.Or(o)
 	return messageMessagesByConversationRead.Page(ctx, r.s, r.opts, []any{conversationID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive))
 }
 
-// MessagesByUserOptions are the optional parts of a MessagesByUser read.
+// MessagesByUserOptions are the options of MessagesByUser.
 type MessagesByUserOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at in read
-	// order; nil: open.
+	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at; nil:
+	// open.
 	SentAtFrom, SentAtTo *time.Time
-	// SentAtFromExclusive and SentAtToInclusive change the bounds' defaults.
+	// SentAtFromExclusive and SentAtToInclusive flip the defaults.
 	SentAtFromExclusive, SentAtToInclusive bool
 }
 
@@ -255,8 +251,8 @@ var messageMessagesByUserRead = &cqlgenimpl.ReadSpec[Message]{
 	Compare: messageMessagesByUserCompare,
 }
 
-// MessagesByUser reads the messages a user sent, newest first, from
-// messages_by_user, in pages: one partition, in clustering order.
+// MessagesByUser reads the messages a user sent, newest first from
+// messages_by_user, in pages.
 func (r *MessageRepo) MessagesByUser(ctx context.Context, userID string, o *MessagesByUserOptions) (cqlgen.Page[Message], error) {
 	o = cqlgenimpl.Or(o)
 	return messageMessagesByUserRead.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive))

@@ -17,8 +17,8 @@ import (
 // SupportPackageIsVersion8, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// playListeningHistory is table listening_history, which is the source of
-// truth of Play (statements in schema.md).
+// playListeningHistory is table listening_history, the source of truth
+// (schema.md).
 var playListeningHistory = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "listening_history",
 	Pattern:      "ListeningHistory",
@@ -77,46 +77,41 @@ var playOne = &cqlgenimpl.One[Play]{
 	Scan: playListeningHistoryScan,
 }
 
-// Insert writes e to listening_history, nil pointers and empty collections
-// unset (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
 	return playOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in listening_history unless a row has its key (IF
-// NOT EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.Option) (cqlgen.Inserted[Play], error) {
 	return playOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in listening_history; nil pointers
-// and empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
 	return playOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from listening_history.
+// Delete removes the row with e's key.
 func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
 	return playOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Play with the given key from listening_history;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Play with the given key; cqlgen.ErrNotFound if none.
 func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (*Play, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Play", "Get", playListeningHistory, []any{userID, playedAt, trackID}, playListeningHistoryScan)
 }
 
-// ListeningHistoryOptions are the optional parts of a ListeningHistory read.
+// ListeningHistoryOptions are the options of ListeningHistory.
 type ListeningHistoryOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlayedAtFrom (inclusive) and PlayedAtTo (exclusive) bound played_at in
-	// read order; nil: open.
+	// PlayedAtFrom (inclusive) and PlayedAtTo (exclusive) bound played_at;
+	// nil: open.
 	PlayedAtFrom, PlayedAtTo *time.Time
-	// PlayedAtFromExclusive and PlayedAtToInclusive change the bounds'
-	// defaults.
+	// PlayedAtFromExclusive and PlayedAtToInclusive flip the defaults.
 	PlayedAtFromExclusive, PlayedAtToInclusive bool
 }
 
@@ -128,15 +123,14 @@ var playListeningHistoryRead = &cqlgenimpl.ReadSpec[Play]{
 	Compare: playListeningHistoryCompare,
 }
 
-// ListeningHistory reads a user's listening history, newest first, from
-// listening_history, in pages: one partition, in clustering order.
+// ListeningHistory reads a user's listening history, newest first from
+// listening_history, in pages.
 func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *ListeningHistoryOptions) (cqlgen.Page[Play], error) {
 	o = cqlgenimpl.Or(o)
 	return playListeningHistoryRead.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlayedAtFrom, o.PlayedAtTo, o.PlayedAtFromExclusive, o.PlayedAtToInclusive))
 }
 
-// trackTracks is table tracks, which is the source of truth of Track
-// (statements in schema.md).
+// trackTracks is table tracks, the source of truth (schema.md).
 var trackTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "tracks",
 	Pattern:      "Tracks",
@@ -157,8 +151,8 @@ func trackFields(e *Track, dst []any) []any {
 
 var trackTracksScan = trackWrites.ScanLive
 
-// trackTopTracksByArtist is table top_tracks_by_artist, which serves
-// TopTracksByArtist (statements in schema.md).
+// trackTopTracksByArtist is table top_tracks_by_artist, serving
+// TopTracksByArtist (schema.md).
 var trackTopTracksByArtist = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "top_tracks_by_artist",
 	Pattern:      "TopTracksByArtist",
@@ -188,8 +182,7 @@ func trackTopTracksByArtistCompare(a, b *Track) int {
 	return cmp.Or(-cmp.Compare(a.PlayCount, b.PlayCount), cmp.Compare(a.TrackID, b.TrackID))
 }
 
-// TrackRepo reads and writes Track in its tables (tracks,
-// top_tracks_by_artist), kept in step with tracks.
+// TrackRepo reads and writes Track in tables tracks, top_tracks_by_artist.
 type TrackRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -200,27 +193,8 @@ func NewTrackRepo(s cqlgen.Session, opts ...cqlgen.Option) *TrackRepo {
 	return &TrackRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func trackCheck(e *Track) error {
-	if e.TrackID == "" {
-		return cqlgenimpl.EmptyKey("tracks", "track_id")
-	}
-	if e.ArtistID == "" {
-		return cqlgenimpl.EmptyKey("top_tracks_by_artist", "artist_id")
-	}
-	return nil
-}
-
-func trackCheckKey(e *Track) error {
-	if e.TrackID == "" {
-		return cqlgenimpl.EmptyKey("tracks", "track_id")
-	}
-	return nil
-}
-
 var trackWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Track]{
 	Name:      "Track",
-	Check:     trackCheck,
-	CheckKey:  trackCheckKey,
 	Canonical: trackTracks,
 	Values:    trackValues,
 	Fields:    trackFields,
@@ -235,32 +209,28 @@ var trackWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Track]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *TrackRepo) Insert(ctx context.Context, e *Track, opts ...cqlgen.Option) error {
 	return trackWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Track with e's key in every table, nil pointers and
-// empty collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *TrackRepo) Update(ctx context.Context, e *Track, opts ...cqlgen.Option) error {
 	return trackWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Track with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *TrackRepo) Delete(ctx context.Context, e *Track, opts ...cqlgen.Option) error {
 	return trackWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Track with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Track with the given key and its version.
 func (r *TrackRepo) GetVersioned(ctx context.Context, trackID string) (*Track, int64, error) {
 	return trackWrites.GetVersioned(ctx, r.s, &Track{TrackID: trackID})
 }
 
-// Modify edits the Track with the given key by change until no one changed it
-// between (docs/repositories.md).
+// Modify edits the Track with the given key by change, retrying on conflict.
 func (r *TrackRepo) Modify(ctx context.Context, trackID string, change func(*Track) error, opts ...cqlgen.Option) (*Track, error) {
 	return trackWrites.Modify(ctx, r.s, r.opts, opts, &Track{TrackID: trackID}, change)
 }
@@ -270,17 +240,17 @@ func (r *TrackRepo) Entity() string {
 	return "Track"
 }
 
-// Tables lists the tables Repair and Backfill write: all but tracks.
+// Tables lists the tables Repair and Backfill write.
 func (r *TrackRepo) Tables() []string {
 	return trackWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against tracks.
+// Verify reports rows missing, stale or orphaned against tracks.
 func (r *TrackRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return trackWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *TrackRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return trackWrites.Repair(ctx, r.s, o)
 }
@@ -290,31 +260,29 @@ func (r *TrackRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 	return trackWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Track with the given key from tracks; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the Track with the given key; cqlgen.ErrNotFound if none.
 func (r *TrackRepo) Get(ctx context.Context, trackID string) (*Track, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Track", "Get", trackTracks, []any{trackID}, trackTracksScan)
 }
 
-// GetMany reads the Tracks with the given track_id values in one query:
-// Rows[i] is trackIDs[i]'s, nil when missing.
+// GetMany reads the Tracks of the given track_id values: Rows[i] is
+// trackIDs[i]'s or nil.
 func (r *TrackRepo) GetMany(ctx context.Context, trackIDs []string) (cqlgen.Found[Track], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "Track", trackTracks, []any{}, trackIDs, trackTracksScan, func(e *Track) string {
 		return e.TrackID
 	})
 }
 
-// TopTracksByArtistOptions are the optional parts of a TopTracksByArtist read.
+// TopTracksByArtistOptions are the options of TopTracksByArtist.
 type TopTracksByArtistOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count
-	// in read order; nil: open.
+	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count;
+	// nil: open.
 	PlayCountFrom, PlayCountTo *int64
-	// PlayCountFromExclusive and PlayCountToInclusive change the bounds'
-	// defaults.
+	// PlayCountFromExclusive and PlayCountToInclusive flip the defaults.
 	PlayCountFromExclusive, PlayCountToInclusive bool
 }
 
@@ -326,15 +294,15 @@ var trackTopTracksByArtistRead = &cqlgenimpl.ReadSpec[Track]{
 	Compare: trackTopTracksByArtistCompare,
 }
 
-// TopTracksByArtist reads an artist's top tracks, most played first, from
-// top_tracks_by_artist, in pages: one partition, in clustering order.
+// TopTracksByArtist reads an artist's top tracks, most played first from
+// top_tracks_by_artist, in pages.
 func (r *TrackRepo) TopTracksByArtist(ctx context.Context, artistID string, o *TopTracksByArtistOptions) (cqlgen.Page[Track], error) {
 	o = cqlgenimpl.Or(o)
 	return trackTopTracksByArtistRead.Page(ctx, r.s, r.opts, []any{artistID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlayCountFrom, o.PlayCountTo, o.PlayCountFromExclusive, o.PlayCountToInclusive))
 }
 
-// playlistTrackPlaylistTracks is table playlist_tracks, which is the source of
-// truth of PlaylistTrack (statements in schema.md).
+// playlistTrackPlaylistTracks is table playlist_tracks, the source of truth
+// (schema.md).
 var playlistTrackPlaylistTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "playlist_tracks",
 	Pattern:      "PlaylistTracks",
@@ -393,46 +361,41 @@ var playlistTrackOne = &cqlgenimpl.One[PlaylistTrack]{
 	Scan: playlistTrackPlaylistTracksScan,
 }
 
-// Insert writes e to playlist_tracks, nil pointers and empty collections unset
-// (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *PlaylistTrackRepo) Insert(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) error {
 	return playlistTrackOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in playlist_tracks unless a row has its key (IF NOT
-// EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *PlaylistTrackRepo) InsertIfAbsent(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (cqlgen.Inserted[PlaylistTrack], error) {
 	return playlistTrackOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in playlist_tracks; nil pointers
-// and empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *PlaylistTrackRepo) Update(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) error {
 	return playlistTrackOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from playlist_tracks.
+// Delete removes the row with e's key.
 func (r *PlaylistTrackRepo) Delete(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) error {
 	return playlistTrackOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the PlaylistTrack with the given key from playlist_tracks;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the PlaylistTrack with the given key; cqlgen.ErrNotFound if none.
 func (r *PlaylistTrackRepo) Get(ctx context.Context, playlistID string, position int32, trackID string) (*PlaylistTrack, error) {
 	return cqlgenimpl.Get(ctx, r.s, "PlaylistTrack", "Get", playlistTrackPlaylistTracks, []any{playlistID, position, trackID}, playlistTrackPlaylistTracksScan)
 }
 
-// PlaylistTracksOptions are the optional parts of a PlaylistTracks read.
+// PlaylistTracksOptions are the options of PlaylistTracks.
 type PlaylistTracksOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PositionFrom (inclusive) and PositionTo (exclusive) bound position in
-	// read order; nil: open.
+	// PositionFrom (inclusive) and PositionTo (exclusive) bound position; nil:
+	// open.
 	PositionFrom, PositionTo *int32
-	// PositionFromExclusive and PositionToInclusive change the bounds'
-	// defaults.
+	// PositionFromExclusive and PositionToInclusive flip the defaults.
 	PositionFromExclusive, PositionToInclusive bool
 }
 
@@ -444,15 +407,15 @@ var playlistTrackPlaylistTracksRead = &cqlgenimpl.ReadSpec[PlaylistTrack]{
 	Compare: playlistTrackPlaylistTracksCompare,
 }
 
-// PlaylistTracks reads the tracks of a playlist, in order, from
-// playlist_tracks, in pages: one partition, in clustering order.
+// PlaylistTracks reads the tracks of a playlist, in order from
+// playlist_tracks, in pages.
 func (r *PlaylistTrackRepo) PlaylistTracks(ctx context.Context, playlistID string, o *PlaylistTracksOptions) (cqlgen.Page[PlaylistTrack], error) {
 	o = cqlgenimpl.Or(o)
 	return playlistTrackPlaylistTracksRead.Page(ctx, r.s, r.opts, []any{playlistID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PositionFrom, o.PositionTo, o.PositionFromExclusive, o.PositionToInclusive))
 }
 
-// chartEntryDailyTrackPlays is table daily_track_plays, which is the source of
-// truth of ChartEntry (statements in schema.md).
+// chartEntryDailyTrackPlays is table daily_track_plays, the source of truth
+// (schema.md).
 var chartEntryDailyTrackPlays = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "daily_track_plays",
 	Pattern:      "DailyTrackPlays",
@@ -473,8 +436,8 @@ func chartEntryFields(e *ChartEntry, dst []any) []any {
 
 var chartEntryDailyTrackPlaysScan = chartEntryWrites.ScanLive
 
-// chartEntryDailyCharts is table daily_charts, which serves DailyCharts
-// (statements in schema.md).
+// chartEntryDailyCharts is table daily_charts, serving DailyCharts
+// (schema.md).
 var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "daily_charts",
 	Pattern:      "DailyCharts",
@@ -505,8 +468,8 @@ func chartEntryDailyChartsCompare(a, b *ChartEntry) int {
 	return cmp.Or(-cmp.Compare(a.PlayCount, b.PlayCount), cmp.Compare(a.TrackID, b.TrackID))
 }
 
-// ChartEntryRepo reads and writes ChartEntry in its tables (daily_track_plays,
-// daily_charts), kept in step with daily_track_plays.
+// ChartEntryRepo reads and writes ChartEntry in tables daily_track_plays,
+// daily_charts.
 type ChartEntryRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -517,30 +480,8 @@ func NewChartEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *ChartEntryRepo 
 	return &ChartEntryRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func chartEntryCheck(e *ChartEntry) error {
-	if e.ChartDate.IsZero() {
-		return cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
-	}
-	if e.TrackID == "" {
-		return cqlgenimpl.EmptyKey("daily_track_plays", "track_id")
-	}
-	return nil
-}
-
-func chartEntryCheckKey(e *ChartEntry) error {
-	if e.ChartDate.IsZero() {
-		return cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
-	}
-	if e.TrackID == "" {
-		return cqlgenimpl.EmptyKey("daily_track_plays", "track_id")
-	}
-	return nil
-}
-
 var chartEntryWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[ChartEntry]{
 	Name:      "ChartEntry",
-	Check:     chartEntryCheck,
-	CheckKey:  chartEntryCheckKey,
 	Canonical: chartEntryDailyTrackPlays,
 	Values:    chartEntryValues,
 	Fields:    chartEntryFields,
@@ -555,32 +496,29 @@ var chartEntryWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[ChartEntry]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
 	return chartEntryWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the ChartEntry with e's key in every table, nil pointers and
-// empty collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
 	return chartEntryWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the ChartEntry with e's key from every table (e needs only
-// its key).
+// Delete removes e, given its key alone, from every table.
 func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
 	return chartEntryWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the ChartEntry with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the ChartEntry with the given key and its version.
 func (r *ChartEntryRepo) GetVersioned(ctx context.Context, chartDate time.Time, trackID string) (*ChartEntry, int64, error) {
 	return chartEntryWrites.GetVersioned(ctx, r.s, &ChartEntry{ChartDate: chartDate, TrackID: trackID})
 }
 
-// Modify edits the ChartEntry with the given key by change until no one
-// changed it between (docs/repositories.md).
+// Modify edits the ChartEntry with the given key by change, retrying on
+// conflict.
 func (r *ChartEntryRepo) Modify(ctx context.Context, chartDate time.Time, trackID string, change func(*ChartEntry) error, opts ...cqlgen.Option) (*ChartEntry, error) {
 	return chartEntryWrites.Modify(ctx, r.s, r.opts, opts, &ChartEntry{ChartDate: chartDate, TrackID: trackID}, change)
 }
@@ -590,19 +528,17 @@ func (r *ChartEntryRepo) Entity() string {
 	return "ChartEntry"
 }
 
-// Tables lists the tables Repair and Backfill write: all but
-// daily_track_plays.
+// Tables lists the tables Repair and Backfill write.
 func (r *ChartEntryRepo) Tables() []string {
 	return chartEntryWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against
-// daily_track_plays.
+// Verify reports rows missing, stale or orphaned against daily_track_plays.
 func (r *ChartEntryRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return chartEntryWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *ChartEntryRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return chartEntryWrites.Repair(ctx, r.s, o)
 }
@@ -612,31 +548,29 @@ func (r *ChartEntryRepo) Backfill(ctx context.Context, table string, o *cqlgen.M
 	return chartEntryWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the ChartEntry with the given key from daily_track_plays;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the ChartEntry with the given key; cqlgen.ErrNotFound if none.
 func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, trackID string) (*ChartEntry, error) {
 	return cqlgenimpl.Get(ctx, r.s, "ChartEntry", "Get", chartEntryDailyTrackPlays, []any{chartDate, trackID}, chartEntryDailyTrackPlaysScan)
 }
 
-// GetMany reads the ChartEntrys of one chart_date with the given track_id
-// values in one query: Rows[i] is trackIDs[i]'s, nil when missing.
+// GetMany reads the ChartEntrys of one chart_date of the given track_id
+// values: Rows[i] is trackIDs[i]'s or nil.
 func (r *ChartEntryRepo) GetMany(ctx context.Context, chartDate time.Time, trackIDs []string) (cqlgen.Found[ChartEntry], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "ChartEntry", chartEntryDailyTrackPlays, []any{chartDate}, trackIDs, chartEntryDailyTrackPlaysScan, func(e *ChartEntry) string {
 		return e.TrackID
 	})
 }
 
-// DailyChartsOptions are the optional parts of a DailyCharts read.
+// DailyChartsOptions are the options of DailyCharts.
 type DailyChartsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count
-	// in read order; nil: open.
+	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count;
+	// nil: open.
 	PlayCountFrom, PlayCountTo *int64
-	// PlayCountFromExclusive and PlayCountToInclusive change the bounds'
-	// defaults.
+	// PlayCountFromExclusive and PlayCountToInclusive flip the defaults.
 	PlayCountFromExclusive, PlayCountToInclusive bool
 }
 
@@ -649,15 +583,14 @@ var chartEntryDailyChartsRead = &cqlgenimpl.ReadSpec[ChartEntry]{
 	HashBuckets: 100,
 }
 
-// DailyCharts reads a day's chart, most played first, from daily_charts, in
+// DailyCharts reads a day's chart, most played first from daily_charts, in
 // pages: all 100 hash buckets read in parallel and merged in clustering order.
 func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o *DailyChartsOptions) (cqlgen.Page[ChartEntry], error) {
 	o = cqlgenimpl.Or(o)
 	return chartEntryDailyChartsRead.Page(ctx, r.s, r.opts, []any{chartDate}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlayCountFrom, o.PlayCountTo, o.PlayCountFromExclusive, o.PlayCountToInclusive))
 }
 
-// releaseReleases is table releases, which is the source of truth of Release
-// (statements in schema.md).
+// releaseReleases is table releases, the source of truth (schema.md).
 var releaseReleases = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "releases",
 	Pattern:      "Releases",
@@ -678,8 +611,7 @@ func releaseFields(e *Release, dst []any) []any {
 
 var releaseReleasesScan = releaseWrites.ScanLive
 
-// releaseNewReleases is table new_releases, which serves NewReleases
-// (statements in schema.md).
+// releaseNewReleases is table new_releases, serving NewReleases (schema.md).
 var releaseNewReleases = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "new_releases",
 	Pattern:      "NewReleases",
@@ -710,8 +642,7 @@ func releaseNewReleasesCompare(a, b *Release) int {
 	return cmp.Or(-a.ReleasedAt.Compare(b.ReleasedAt), cqlgenimpl.CompareUUID(a.ReleaseID, b.ReleaseID))
 }
 
-// ReleaseRepo reads and writes Release in its tables (releases, new_releases),
-// kept in step with releases.
+// ReleaseRepo reads and writes Release in tables releases, new_releases.
 type ReleaseRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -722,24 +653,8 @@ func NewReleaseRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReleaseRepo {
 	return &ReleaseRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func releaseCheck(e *Release) error {
-	if cqlgenimpl.IsZeroUUID(e.ReleaseID) {
-		return cqlgenimpl.EmptyKey("releases", "release_id")
-	}
-	return nil
-}
-
-func releaseCheckKey(e *Release) error {
-	if cqlgenimpl.IsZeroUUID(e.ReleaseID) {
-		return cqlgenimpl.EmptyKey("releases", "release_id")
-	}
-	return nil
-}
-
 var releaseWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Release]{
 	Name:      "Release",
-	Check:     releaseCheck,
-	CheckKey:  releaseCheckKey,
 	Canonical: releaseReleases,
 	Values:    releaseValues,
 	Fields:    releaseFields,
@@ -754,32 +669,28 @@ var releaseWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Release]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *ReleaseRepo) Insert(ctx context.Context, e *Release, opts ...cqlgen.Option) error {
 	return releaseWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Release with e's key in every table, nil pointers and
-// empty collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *ReleaseRepo) Update(ctx context.Context, e *Release, opts ...cqlgen.Option) error {
 	return releaseWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Release with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *ReleaseRepo) Delete(ctx context.Context, e *Release, opts ...cqlgen.Option) error {
 	return releaseWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Release with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Release with the given key and its version.
 func (r *ReleaseRepo) GetVersioned(ctx context.Context, releaseID gocql.UUID) (*Release, int64, error) {
 	return releaseWrites.GetVersioned(ctx, r.s, &Release{ReleaseID: releaseID})
 }
 
-// Modify edits the Release with the given key by change until no one changed
-// it between (docs/repositories.md).
+// Modify edits the Release with the given key by change, retrying on conflict.
 func (r *ReleaseRepo) Modify(ctx context.Context, releaseID gocql.UUID, change func(*Release) error, opts ...cqlgen.Option) (*Release, error) {
 	return releaseWrites.Modify(ctx, r.s, r.opts, opts, &Release{ReleaseID: releaseID}, change)
 }
@@ -789,17 +700,17 @@ func (r *ReleaseRepo) Entity() string {
 	return "Release"
 }
 
-// Tables lists the tables Repair and Backfill write: all but releases.
+// Tables lists the tables Repair and Backfill write.
 func (r *ReleaseRepo) Tables() []string {
 	return releaseWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against releases.
+// Verify reports rows missing, stale or orphaned against releases.
 func (r *ReleaseRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return releaseWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *ReleaseRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return releaseWrites.Repair(ctx, r.s, o)
 }
@@ -809,36 +720,33 @@ func (r *ReleaseRepo) Backfill(ctx context.Context, table string, o *cqlgen.Main
 	return releaseWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Release with the given key from releases; cqlgen.ErrNotFound
-// if there is none.
+// Get reads the Release with the given key; cqlgen.ErrNotFound if none.
 func (r *ReleaseRepo) Get(ctx context.Context, releaseID gocql.UUID) (*Release, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Release", "Get", releaseReleases, []any{releaseID}, releaseReleasesScan)
 }
 
-// GetMany reads the Releases with the given release_id values in one query:
-// Rows[i] is releaseIDs[i]'s, nil when missing.
+// GetMany reads the Releases of the given release_id values: Rows[i] is
+// releaseIDs[i]'s or nil.
 func (r *ReleaseRepo) GetMany(ctx context.Context, releaseIDs []gocql.UUID) (cqlgen.Found[Release], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "Release", releaseReleases, []any{}, releaseIDs, releaseReleasesScan, func(e *Release) gocql.UUID {
 		return e.ReleaseID
 	})
 }
 
-// NewReleasesOptions are the optional parts of a NewReleases read.
+// NewReleasesOptions are the options of NewReleases.
 type NewReleasesOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
 	// ReleasedAtFrom (inclusive) and ReleasedAtTo (exclusive) bound
-	// released_at in read order; nil: open.
+	// released_at; nil: open.
 	ReleasedAtFrom, ReleasedAtTo *time.Time
-	// ReleasedAtFromExclusive and ReleasedAtToInclusive change the bounds'
-	// defaults.
+	// ReleasedAtFromExclusive and ReleasedAtToInclusive flip the defaults.
 	ReleasedAtFromExclusive, ReleasedAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -851,7 +759,7 @@ var releaseNewReleasesRead = &cqlgenimpl.ReadSpec[Release]{
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
-// NewReleases reads every artist's releases, newest first, a partition a day,
+// NewReleases reads every artist's releases, newest first, a partition a day
 // from new_releases, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *ReleaseRepo) NewReleases(ctx context.Context, o *NewReleasesOptions) (cqlgen.Page[Release], error) {

@@ -16,8 +16,7 @@ import (
 // SupportPackageIsVersion8, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// noteNotesByUser is table notes_by_user, which is the source of truth of Note
-// (statements in schema.md).
+// noteNotesByUser is table notes_by_user, the source of truth (schema.md).
 var noteNotesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "notes_by_user",
 	Pattern:      "NotesByUser",
@@ -76,46 +75,41 @@ var noteOne = &cqlgenimpl.One[Note]{
 	Scan: noteNotesByUserScan,
 }
 
-// Insert writes e to notes_by_user, nil pointers and empty collections unset
-// (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
 	return noteOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in notes_by_user unless a row has its key (IF NOT
-// EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *NoteRepo) InsertIfAbsent(ctx context.Context, e *Note, opts ...cqlgen.Option) (cqlgen.Inserted[Note], error) {
 	return noteOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in notes_by_user; nil pointers and
-// empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
 	return noteOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from notes_by_user.
+// Delete removes the row with e's key.
 func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
 	return noteOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Note with the given key from notes_by_user; cqlgen.ErrNotFound
-// if there is none.
+// Get reads the Note with the given key; cqlgen.ErrNotFound if none.
 func (r *NoteRepo) Get(ctx context.Context, userID string, createdAt time.Time, noteID string) (*Note, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Note", "Get", noteNotesByUser, []any{userID, createdAt, noteID}, noteNotesByUserScan)
 }
 
-// NotesByUserOptions are the optional parts of a NotesByUser read.
+// NotesByUserOptions are the options of NotesByUser.
 type NotesByUserOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at
-	// in read order; nil: open.
+	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at;
+	// nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
-	// CreatedAtFromExclusive and CreatedAtToInclusive change the bounds'
-	// defaults.
+	// CreatedAtFromExclusive and CreatedAtToInclusive flip the defaults.
 	CreatedAtFromExclusive, CreatedAtToInclusive bool
 }
 
@@ -127,8 +121,7 @@ var noteNotesByUserRead = &cqlgenimpl.ReadSpec[Note]{
 	Compare: noteNotesByUserCompare,
 }
 
-// NotesByUser reads a user's notes, newest first, from notes_by_user, in
-// pages: one partition, in clustering order.
+// NotesByUser reads a user's notes, newest first from notes_by_user, in pages.
 func (r *NoteRepo) NotesByUser(ctx context.Context, userID string, o *NotesByUserOptions) (cqlgen.Page[Note], error) {
 	o = cqlgenimpl.Or(o)
 	return noteNotesByUserRead.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.CreatedAtFrom, o.CreatedAtTo, o.CreatedAtFromExclusive, o.CreatedAtToInclusive))

@@ -17,8 +17,7 @@ import (
 // SupportPackageIsVersion8, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// orderOrders is table orders, which is the source of truth of Order
-// (statements in schema.md).
+// orderOrders is table orders, the source of truth (schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders",
 	Pattern:      "Orders",
@@ -48,8 +47,7 @@ func orderOrdersCompare(a, b *Order) int {
 	return cmp.Or(-a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// orderOrdersByRef is table orders_by_ref, which serves OrdersByRef
-// (statements in schema.md).
+// orderOrdersByRef is table orders_by_ref, serving OrdersByRef (schema.md).
 var orderOrdersByRef = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_ref",
 	Pattern:      "OrdersByRef",
@@ -79,8 +77,8 @@ func orderOrdersByRefCompare(a, b *Order) int {
 	return cmp.Or(-cmp.Compare(a.Ref, b.Ref), a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// orderOrdersByEvent is table orders_by_event, which serves OrdersByEvent
-// (statements in schema.md).
+// orderOrdersByEvent is table orders_by_event, serving OrdersByEvent
+// (schema.md).
 var orderOrdersByEvent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_event",
 	Pattern:      "OrdersByEvent",
@@ -110,8 +108,8 @@ func orderOrdersByEventCompare(a, b *Order) int {
 	return cmp.Or(-cqlgenimpl.CompareTimeUUID(a.Event, b.Event), a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// orderOrdersByStatus is table orders_by_status, which serves OrdersByStatus
-// (statements in schema.md).
+// orderOrdersByStatus is table orders_by_status, serving OrdersByStatus
+// (schema.md).
 var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_status",
 	Pattern:      "OrdersByStatus",
@@ -142,8 +140,7 @@ func orderOrdersByStatusCompare(a, b *Order) int {
 	return cmp.Or(cmp.Compare(a.Status, b.Status), -a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// orderOrders4 is table orders_4, which serves Orders4 (statements in
-// schema.md).
+// orderOrders4 is table orders_4, serving Orders4 (schema.md).
 var orderOrders4 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_4",
 	Pattern:      "Orders4",
@@ -175,8 +172,7 @@ func orderOrders4Compare(a, b *Order) int {
 	return cmp.Or(cmp.Compare(a.Status, b.Status), -a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// orderOrdersByDay is table orders_by_day, which serves OrdersByDay
-// (statements in schema.md).
+// orderOrdersByDay is table orders_by_day, serving OrdersByDay (schema.md).
 var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_day",
 	Pattern:      "OrdersByDay",
@@ -207,9 +203,8 @@ func orderOrdersByDayCompare(a, b *Order) int {
 	return cmp.Or(-a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// OrderRepo reads and writes Order in its tables (orders, orders_by_ref,
-// orders_by_event, orders_by_status, orders_4, orders_by_day), kept in step
-// with orders.
+// OrderRepo reads and writes Order in tables orders, orders_by_ref,
+// orders_by_event, orders_by_status, orders_4, orders_by_day.
 type OrderRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -220,24 +215,8 @@ func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
 	return &OrderRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func orderCheck(e *Order) error {
-	if e.UserID == "" {
-		return cqlgenimpl.EmptyKey("orders", "user_id")
-	}
-	return nil
-}
-
-func orderCheckKey(e *Order) error {
-	if e.UserID == "" {
-		return cqlgenimpl.EmptyKey("orders", "user_id")
-	}
-	return nil
-}
-
 var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
 	Name:      "Order",
-	Check:     orderCheck,
-	CheckKey:  orderCheckKey,
 	Canonical: orderOrders,
 	Values:    orderValues,
 	Fields:    orderFields,
@@ -280,32 +259,28 @@ var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
 	return orderWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Order with e's key in every table, nil pointers and
-// empty collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
 	return orderWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Order with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
 	return orderWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Order with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Order with the given key and its version.
 func (r *OrderRepo) GetVersioned(ctx context.Context, userID string, placedAt time.Time, orderID string) (*Order, int64, error) {
 	return orderWrites.GetVersioned(ctx, r.s, &Order{UserID: userID, PlacedAt: placedAt, OrderID: orderID})
 }
 
-// Modify edits the Order with the given key by change until no one changed it
-// between (docs/repositories.md).
+// Modify edits the Order with the given key by change, retrying on conflict.
 func (r *OrderRepo) Modify(ctx context.Context, userID string, placedAt time.Time, orderID string, change func(*Order) error, opts ...cqlgen.Option) (*Order, error) {
 	return orderWrites.Modify(ctx, r.s, r.opts, opts, &Order{UserID: userID, PlacedAt: placedAt, OrderID: orderID}, change)
 }
@@ -315,17 +290,17 @@ func (r *OrderRepo) Entity() string {
 	return "Order"
 }
 
-// Tables lists the tables Repair and Backfill write: all but orders.
+// Tables lists the tables Repair and Backfill write.
 func (r *OrderRepo) Tables() []string {
 	return orderWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against orders.
+// Verify reports rows missing, stale or orphaned against orders.
 func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return orderWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return orderWrites.Repair(ctx, r.s, o)
 }
@@ -335,23 +310,21 @@ func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 	return orderWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Order with the given key from orders; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the Order with the given key; cqlgen.ErrNotFound if none.
 func (r *OrderRepo) Get(ctx context.Context, userID string, placedAt time.Time, orderID string) (*Order, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Order", "Get", orderOrders, []any{userID, placedAt, orderID}, orderOrdersScan)
 }
 
-// OrdersOptions are the optional parts of a Orders read.
+// OrdersOptions are the options of Orders.
 type OrdersOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
-	// read order; nil: open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at;
+	// nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
-	// defaults.
+	// PlacedAtFromExclusive and PlacedAtToInclusive flip the defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
@@ -363,23 +336,21 @@ var orderOrdersRead = &cqlgenimpl.ReadSpec[Order]{
 	Compare: orderOrdersCompare,
 }
 
-// Orders reads a user's orders, newest first, from orders, in pages: one
-// partition, in clustering order.
+// Orders reads a user's orders, newest first from orders, in pages.
 func (r *OrderRepo) Orders(ctx context.Context, userID string, o *OrdersOptions) (cqlgen.Page[Order], error) {
 	o = cqlgenimpl.Or(o)
 	return orderOrdersRead.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive))
 }
 
-// OrdersByRefOptions are the optional parts of a OrdersByRef read.
+// OrdersByRefOptions are the options of OrdersByRef.
 type OrdersByRefOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// RefFrom (inclusive) and RefTo (exclusive) bound ref in read order; nil:
-	// open.
+	// RefFrom (inclusive) and RefTo (exclusive) bound ref; nil: open.
 	RefFrom, RefTo *string
-	// RefFromExclusive and RefToInclusive change the bounds' defaults.
+	// RefFromExclusive and RefToInclusive flip the defaults.
 	RefFromExclusive, RefToInclusive bool
 }
 
@@ -391,23 +362,22 @@ var orderOrdersByRefRead = &cqlgenimpl.ReadSpec[Order]{
 	Compare: orderOrdersByRefCompare,
 }
 
-// OrdersByRef reads a user's orders by reference, last first, from
-// orders_by_ref, in pages: one partition, in clustering order.
+// OrdersByRef reads a user's orders by reference, last first from
+// orders_by_ref, in pages.
 func (r *OrderRepo) OrdersByRef(ctx context.Context, userID string, o *OrdersByRefOptions) (cqlgen.Page[Order], error) {
 	o = cqlgenimpl.Or(o)
 	return orderOrdersByRefRead.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.RefFrom, o.RefTo, o.RefFromExclusive, o.RefToInclusive))
 }
 
-// OrdersByEventOptions are the optional parts of a OrdersByEvent read.
+// OrdersByEventOptions are the options of OrdersByEvent.
 type OrdersByEventOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// EventFrom (inclusive) and EventTo (exclusive) bound event in read order;
-	// nil: open.
+	// EventFrom (inclusive) and EventTo (exclusive) bound event; nil: open.
 	EventFrom, EventTo *gocql.UUID
-	// EventFromExclusive and EventToInclusive change the bounds' defaults.
+	// EventFromExclusive and EventToInclusive flip the defaults.
 	EventFromExclusive, EventToInclusive bool
 }
 
@@ -419,23 +389,22 @@ var orderOrdersByEventRead = &cqlgenimpl.ReadSpec[Order]{
 	Compare: orderOrdersByEventCompare,
 }
 
-// OrdersByEvent reads a user's orders by event, newest first, from
-// orders_by_event, in pages: one partition, in clustering order.
+// OrdersByEvent reads a user's orders by event, newest first from
+// orders_by_event, in pages.
 func (r *OrderRepo) OrdersByEvent(ctx context.Context, userID string, o *OrdersByEventOptions) (cqlgen.Page[Order], error) {
 	o = cqlgenimpl.Or(o)
 	return orderOrdersByEventRead.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.EventFrom, o.EventTo, o.EventFromExclusive, o.EventToInclusive))
 }
 
-// OrdersByStatusOptions are the optional parts of a OrdersByStatus read.
+// OrdersByStatusOptions are the options of OrdersByStatus.
 type OrdersByStatusOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// StatusFrom (inclusive) and StatusTo (exclusive) bound status in read
-	// order; nil: open.
+	// StatusFrom (inclusive) and StatusTo (exclusive) bound status; nil: open.
 	StatusFrom, StatusTo *string
-	// StatusFromExclusive and StatusToInclusive change the bounds' defaults.
+	// StatusFromExclusive and StatusToInclusive flip the defaults.
 	StatusFromExclusive, StatusToInclusive bool
 	// StatusEq fixes status (nil: every value); with every Eq before it,
 	// PlacedAtFrom and PlacedAtTo bound placed_at within it.
@@ -443,8 +412,7 @@ type OrdersByStatusOptions struct {
 	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at
 	// under StatusEq; nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
-	// defaults.
+	// PlacedAtFromExclusive and PlacedAtToInclusive flip the defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
@@ -456,23 +424,22 @@ var orderOrdersByStatusRead = &cqlgenimpl.ReadSpec[Order]{
 	Compare: orderOrdersByStatusCompare,
 }
 
-// OrdersByStatus reads a user's orders by status, newest first, from
-// orders_by_status, in pages: one partition, in clustering order.
+// OrdersByStatus reads a user's orders by status, newest first from
+// orders_by_status, in pages.
 func (r *OrderRepo) OrdersByStatus(ctx context.Context, userID string, o *OrdersByStatusOptions) (cqlgen.Page[Order], error) {
 	o = cqlgenimpl.Or(o)
 	return orderOrdersByStatusRead.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Prefixed([]string{"Status", "PlacedAt"}, []bool{o.StatusEq != nil}, []bool{o.StatusFrom != nil || o.StatusTo != nil, o.PlacedAtFrom != nil || o.PlacedAtTo != nil}), cqlgenimpl.Eq(o.StatusEq, ""), cqlgenimpl.Range(o.StatusFrom, o.StatusTo, o.StatusFromExclusive, o.StatusToInclusive), cqlgenimpl.Range(o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive))
 }
 
-// Orders4Options are the optional parts of a Orders4 read.
+// Orders4Options are the options of Orders4.
 type Orders4Options struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// StatusFrom (inclusive) and StatusTo (exclusive) bound status in read
-	// order; nil: open.
+	// StatusFrom (inclusive) and StatusTo (exclusive) bound status; nil: open.
 	StatusFrom, StatusTo *string
-	// StatusFromExclusive and StatusToInclusive change the bounds' defaults.
+	// StatusFromExclusive and StatusToInclusive flip the defaults.
 	StatusFromExclusive, StatusToInclusive bool
 	// StatusEq fixes status (nil: every value); with every Eq before it,
 	// PlacedAtFrom and PlacedAtTo bound placed_at within it.
@@ -480,8 +447,7 @@ type Orders4Options struct {
 	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at
 	// under StatusEq; nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
-	// defaults.
+	// PlacedAtFromExclusive and PlacedAtToInclusive flip the defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
@@ -494,7 +460,7 @@ var orderOrders4Read = &cqlgenimpl.ReadSpec[Order]{
 	HashBuckets: 4,
 }
 
-// Orders4 reads a user's orders by status over 4 hash buckets, from orders_4,
+// Orders4 reads a user's orders by status over 4 hash buckets from orders_4,
 // in pages: all 4 hash buckets read in parallel and merged in clustering
 // order.
 func (r *OrderRepo) Orders4(ctx context.Context, userID string, o *Orders4Options) (cqlgen.Page[Order], error) {
@@ -502,22 +468,20 @@ func (r *OrderRepo) Orders4(ctx context.Context, userID string, o *Orders4Option
 	return orderOrders4Read.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Prefixed([]string{"Status", "PlacedAt"}, []bool{o.StatusEq != nil}, []bool{o.StatusFrom != nil || o.StatusTo != nil, o.PlacedAtFrom != nil || o.PlacedAtTo != nil}), cqlgenimpl.Eq(o.StatusEq, ""), cqlgenimpl.Range(o.StatusFrom, o.StatusTo, o.StatusFromExclusive, o.StatusToInclusive), cqlgenimpl.Range(o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive))
 }
 
-// OrdersByDayOptions are the optional parts of a OrdersByDay read.
+// OrdersByDayOptions are the options of OrdersByDay.
 type OrdersByDayOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
-	// read order; nil: open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at;
+	// nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
-	// defaults.
+	// PlacedAtFromExclusive and PlacedAtToInclusive flip the defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -530,7 +494,7 @@ var orderOrdersByDayRead = &cqlgenimpl.ReadSpec[Order]{
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
-// OrdersByDay reads a user's orders, a partition a day, from orders_by_day, in
+// OrdersByDay reads a user's orders, a partition a day from orders_by_day, in
 // pages: time buckets from the newest back, each in clustering order.
 func (r *OrderRepo) OrdersByDay(ctx context.Context, userID string, o *OrdersByDayOptions) (cqlgen.Page[Order], error) {
 	o = cqlgenimpl.Or(o)
@@ -557,13 +521,13 @@ func orderOrdersByTotalKey(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
 
-// OrdersByTotalOptions are the optional parts of a OrdersByTotal read.
+// OrdersByTotalOptions are the options of OrdersByTotal.
 type OrdersByTotalOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// TotalFromExclusive and TotalToInclusive change the bounds' defaults.
+	// TotalFromExclusive and TotalToInclusive flip the defaults.
 	TotalFromExclusive, TotalToInclusive bool
 }
 
@@ -614,13 +578,13 @@ func orderOrdersByItemsKey(e *Order) []any {
 	return []any{e.UserID, e.PlacedAt, e.OrderID}
 }
 
-// OrdersByItemsOptions are the optional parts of a OrdersByItems read.
+// OrdersByItemsOptions are the options of OrdersByItems.
 type OrdersByItemsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ItemsFromExclusive and ItemsToInclusive change the bounds' defaults.
+	// ItemsFromExclusive and ItemsToInclusive flip the defaults.
 	ItemsFromExclusive, ItemsToInclusive bool
 }
 
@@ -646,8 +610,7 @@ func (r *OrderRepo) OrdersByItems(ctx context.Context, itemsFrom int32, itemsTo 
 	})
 }
 
-// noteNotes is table notes, which is the source of truth of Note (statements
-// in schema.md).
+// noteNotes is table notes, the source of truth (schema.md).
 var noteNotes = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "notes",
 	Pattern:      "Notes",
@@ -706,45 +669,40 @@ var noteOne = &cqlgenimpl.One[Note]{
 	Scan: noteNotesScan,
 }
 
-// Insert writes e to notes, nil pointers and empty collections unset
-// (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
 	return noteOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in notes unless a row has its key (IF NOT EXISTS;
-// docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *NoteRepo) InsertIfAbsent(ctx context.Context, e *Note, opts ...cqlgen.Option) (cqlgen.Inserted[Note], error) {
 	return noteOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in notes; nil pointers and empty
-// collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
 	return noteOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from notes.
+// Delete removes the row with e's key.
 func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
 	return noteOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Note with the given key from notes; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the Note with the given key; cqlgen.ErrNotFound if none.
 func (r *NoteRepo) Get(ctx context.Context, space string, at time.Time, seq int64) (*Note, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Note", "Get", noteNotes, []any{space, at, seq}, noteNotesScan)
 }
 
-// NotesOptions are the optional parts of a Notes read.
+// NotesOptions are the options of Notes.
 type NotesOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
@@ -756,8 +714,8 @@ var noteNotesRead = &cqlgenimpl.ReadSpec[Note]{
 	Compare: noteNotesCompare,
 }
 
-// Notes reads Note rows by space, ordered by at descending, then seq
-// ascending, from notes, in pages: one partition, in clustering order.
+// Notes reads Note rows by space, ordered by at descending, then seq ascending
+// from notes, in pages.
 func (r *NoteRepo) Notes(ctx context.Context, space string, o *NotesOptions) (cqlgen.Page[Note], error) {
 	o = cqlgenimpl.Or(o)
 	return noteNotesRead.Page(ctx, r.s, r.opts, []any{space}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
@@ -782,11 +740,11 @@ func noteNotesByTagKey(e *Note) []any {
 	return []any{e.At, e.Seq}
 }
 
-// NotesByTagOptions are the optional parts of a NotesByTag read.
+// NotesByTagOptions are the options of NotesByTag.
 type NotesByTagOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
 }
 
@@ -833,13 +791,13 @@ func noteNotesBySizeKey(e *Note) []any {
 	return []any{e.At, e.Seq}
 }
 
-// NotesBySizeOptions are the optional parts of a NotesBySize read.
+// NotesBySizeOptions are the options of NotesBySize.
 type NotesBySizeOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// SizeFromExclusive and SizeToInclusive change the bounds' defaults.
+	// SizeFromExclusive and SizeToInclusive flip the defaults.
 	SizeFromExclusive, SizeToInclusive bool
 }
 
@@ -888,11 +846,11 @@ func noteNotesByAuthorKey(e *Note) []any {
 	return []any{e.Space, e.At, e.Seq}
 }
 
-// NotesByAuthorOptions are the optional parts of a NotesByAuthor read.
+// NotesByAuthorOptions are the options of NotesByAuthor.
 type NotesByAuthorOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
 }
 
@@ -916,8 +874,8 @@ func (r *NoteRepo) NotesByAuthor(ctx context.Context, author string, o *NotesByA
 	})
 }
 
-// tradeTradesByAccount is table trades_by_account, which is the source of
-// truth of Trade (statements in schema.md).
+// tradeTradesByAccount is table trades_by_account, the source of truth
+// (schema.md).
 var tradeTradesByAccount = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "trades_by_account",
 	Pattern:      "TradesByAccount",
@@ -977,45 +935,40 @@ var tradeOne = &cqlgenimpl.One[Trade]{
 	Scan: tradeTradesByAccountScan,
 }
 
-// Insert writes e to trades_by_account, nil pointers and empty collections
-// unset (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *TradeRepo) Insert(ctx context.Context, e *Trade, opts ...cqlgen.Option) error {
 	return tradeOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in trades_by_account unless a row has its key (IF
-// NOT EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *TradeRepo) InsertIfAbsent(ctx context.Context, e *Trade, opts ...cqlgen.Option) (cqlgen.Inserted[Trade], error) {
 	return tradeOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in trades_by_account; nil pointers
-// and empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *TradeRepo) Update(ctx context.Context, e *Trade, opts ...cqlgen.Option) error {
 	return tradeOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from trades_by_account.
+// Delete removes the row with e's key.
 func (r *TradeRepo) Delete(ctx context.Context, e *Trade, opts ...cqlgen.Option) error {
 	return tradeOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Trade with the given key from trades_by_account;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Trade with the given key; cqlgen.ErrNotFound if none.
 func (r *TradeRepo) Get(ctx context.Context, account string, kind string, day time.Time, seq int64) (*Trade, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Trade", "Get", tradeTradesByAccount, []any{account, kind, day, seq}, tradeTradesByAccountScan)
 }
 
-// TradesByAccountOptions are the optional parts of a TradesByAccount read.
+// TradesByAccountOptions are the options of TradesByAccount.
 type TradesByAccountOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// KindFrom (inclusive) and KindTo (exclusive) bound kind in read order;
-	// nil: open.
+	// KindFrom (inclusive) and KindTo (exclusive) bound kind; nil: open.
 	KindFrom, KindTo *string
-	// KindFromExclusive and KindToInclusive change the bounds' defaults.
+	// KindFromExclusive and KindToInclusive flip the defaults.
 	KindFromExclusive, KindToInclusive bool
 	// KindEq fixes kind (nil: every value); with every Eq before it, DayFrom
 	// and DayTo bound day within it.
@@ -1023,7 +976,7 @@ type TradesByAccountOptions struct {
 	// DayFrom (inclusive) and DayTo (exclusive) bound day under KindEq; nil:
 	// open.
 	DayFrom, DayTo *time.Time
-	// DayFromExclusive and DayToInclusive change the bounds' defaults.
+	// DayFromExclusive and DayToInclusive flip the defaults.
 	DayFromExclusive, DayToInclusive bool
 	// DayEq fixes day (nil: every value); with every Eq before it, SeqFrom and
 	// SeqTo bound seq within it.
@@ -1031,7 +984,7 @@ type TradesByAccountOptions struct {
 	// SeqFrom (inclusive) and SeqTo (exclusive) bound seq under DayEq; nil:
 	// open.
 	SeqFrom, SeqTo *int64
-	// SeqFromExclusive and SeqToInclusive change the bounds' defaults.
+	// SeqFromExclusive and SeqToInclusive flip the defaults.
 	SeqFromExclusive, SeqToInclusive bool
 }
 
@@ -1043,15 +996,15 @@ var tradeTradesByAccountRead = &cqlgenimpl.ReadSpec[Trade]{
 	Compare: tradeTradesByAccountCompare,
 }
 
-// TradesByAccount reads an account's trades by kind, newest day first, from
-// trades_by_account, in pages: one partition, in clustering order.
+// TradesByAccount reads an account's trades by kind, newest day first from
+// trades_by_account, in pages.
 func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *TradesByAccountOptions) (cqlgen.Page[Trade], error) {
 	o = cqlgenimpl.Or(o)
 	return tradeTradesByAccountRead.Page(ctx, r.s, r.opts, []any{account}, o.Limit, o.Cursor, cqlgenimpl.Prefixed([]string{"Kind", "Day", "Seq"}, []bool{o.KindEq != nil, o.DayEq != nil}, []bool{o.KindFrom != nil || o.KindTo != nil, o.DayFrom != nil || o.DayTo != nil, o.SeqFrom != nil || o.SeqTo != nil}), cqlgenimpl.Eq(o.KindEq, ""), cqlgenimpl.Eq(o.DayEq, ""), cqlgenimpl.Range(o.KindFrom, o.KindTo, o.KindFromExclusive, o.KindToInclusive), cqlgenimpl.Range(o.DayFrom, o.DayTo, o.DayFromExclusive, o.DayToInclusive), cqlgenimpl.Range(o.SeqFrom, o.SeqTo, o.SeqFromExclusive, o.SeqToInclusive))
 }
 
-// deskTradeTradesByDesk is table trades_by_desk, which is the source of truth
-// of DeskTrade (statements in schema.md).
+// deskTradeTradesByDesk is table trades_by_desk, the source of truth
+// (schema.md).
 var deskTradeTradesByDesk = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "trades_by_desk",
 	Pattern:      "TradesByDesk",
@@ -1112,45 +1065,40 @@ var deskTradeOne = &cqlgenimpl.One[DeskTrade]{
 	Scan: deskTradeTradesByDeskScan,
 }
 
-// Insert writes e to trades_by_desk, nil pointers and empty collections unset
-// (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *DeskTradeRepo) Insert(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) error {
 	return deskTradeOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in trades_by_desk unless a row has its key (IF NOT
-// EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *DeskTradeRepo) InsertIfAbsent(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (cqlgen.Inserted[DeskTrade], error) {
 	return deskTradeOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in trades_by_desk; nil pointers
-// and empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *DeskTradeRepo) Update(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) error {
 	return deskTradeOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from trades_by_desk.
+// Delete removes the row with e's key.
 func (r *DeskTradeRepo) Delete(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) error {
 	return deskTradeOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the DeskTrade with the given key from trades_by_desk;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the DeskTrade with the given key; cqlgen.ErrNotFound if none.
 func (r *DeskTradeRepo) Get(ctx context.Context, desk string, kind string, day time.Time, seq int64) (*DeskTrade, error) {
 	return cqlgenimpl.Get(ctx, r.s, "DeskTrade", "Get", deskTradeTradesByDesk, []any{(&DeskTrade{Desk: desk, Kind: kind, Day: day, Seq: seq}).Desk, cqlgenimpl.HashBigint(int64((&DeskTrade{Desk: desk, Kind: kind, Day: day, Seq: seq}).Seq), 4), (&DeskTrade{Desk: desk, Kind: kind, Day: day, Seq: seq}).Kind, (&DeskTrade{Desk: desk, Kind: kind, Day: day, Seq: seq}).Day, (&DeskTrade{Desk: desk, Kind: kind, Day: day, Seq: seq}).Seq}, deskTradeTradesByDeskScan)
 }
 
-// TradesByDeskOptions are the optional parts of a TradesByDesk read.
+// TradesByDeskOptions are the options of TradesByDesk.
 type TradesByDeskOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// KindFrom (inclusive) and KindTo (exclusive) bound kind in read order;
-	// nil: open.
+	// KindFrom (inclusive) and KindTo (exclusive) bound kind; nil: open.
 	KindFrom, KindTo *string
-	// KindFromExclusive and KindToInclusive change the bounds' defaults.
+	// KindFromExclusive and KindToInclusive flip the defaults.
 	KindFromExclusive, KindToInclusive bool
 	// KindEq fixes kind (nil: every value); with every Eq before it, DayFrom
 	// and DayTo bound day within it.
@@ -1158,7 +1106,7 @@ type TradesByDeskOptions struct {
 	// DayFrom (inclusive) and DayTo (exclusive) bound day under KindEq; nil:
 	// open.
 	DayFrom, DayTo *time.Time
-	// DayFromExclusive and DayToInclusive change the bounds' defaults.
+	// DayFromExclusive and DayToInclusive flip the defaults.
 	DayFromExclusive, DayToInclusive bool
 	// DayEq fixes day (nil: every value); with every Eq before it, SeqFrom and
 	// SeqTo bound seq within it.
@@ -1166,7 +1114,7 @@ type TradesByDeskOptions struct {
 	// SeqFrom (inclusive) and SeqTo (exclusive) bound seq under DayEq; nil:
 	// open.
 	SeqFrom, SeqTo *int64
-	// SeqFromExclusive and SeqToInclusive change the bounds' defaults.
+	// SeqFromExclusive and SeqToInclusive flip the defaults.
 	SeqFromExclusive, SeqToInclusive bool
 }
 
@@ -1179,7 +1127,7 @@ var deskTradeTradesByDeskRead = &cqlgenimpl.ReadSpec[DeskTrade]{
 	HashBuckets: 4,
 }
 
-// TradesByDesk reads a desk's trades by kind, over 4 hash buckets, from
+// TradesByDesk reads a desk's trades by kind, over 4 hash buckets from
 // trades_by_desk, in pages: all 4 hash buckets read in parallel and merged in
 // clustering order.
 func (r *DeskTradeRepo) TradesByDesk(ctx context.Context, desk string, o *TradesByDeskOptions) (cqlgen.Page[DeskTrade], error) {
@@ -1187,8 +1135,7 @@ func (r *DeskTradeRepo) TradesByDesk(ctx context.Context, desk string, o *Trades
 	return deskTradeTradesByDeskRead.Page(ctx, r.s, r.opts, []any{desk}, o.Limit, o.Cursor, cqlgenimpl.Prefixed([]string{"Kind", "Day", "Seq"}, []bool{o.KindEq != nil, o.DayEq != nil}, []bool{o.KindFrom != nil || o.KindTo != nil, o.DayFrom != nil || o.DayTo != nil, o.SeqFrom != nil || o.SeqTo != nil}), cqlgenimpl.Eq(o.KindEq, ""), cqlgenimpl.Eq(o.DayEq, ""), cqlgenimpl.Range(o.KindFrom, o.KindTo, o.KindFromExclusive, o.KindToInclusive), cqlgenimpl.Range(o.DayFrom, o.DayTo, o.DayFromExclusive, o.DayToInclusive), cqlgenimpl.Range(o.SeqFrom, o.SeqTo, o.SeqFromExclusive, o.SeqToInclusive))
 }
 
-// tickTicksBySymbol is table ticks_by_symbol, which is the source of truth of
-// Tick (statements in schema.md).
+// tickTicksBySymbol is table ticks_by_symbol, the source of truth (schema.md).
 var tickTicksBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "ticks_by_symbol",
 	Pattern:      "TicksBySymbol",
@@ -1249,45 +1196,40 @@ var tickOne = &cqlgenimpl.One[Tick]{
 	Scan: tickTicksBySymbolScan,
 }
 
-// Insert writes e to ticks_by_symbol, nil pointers and empty collections unset
-// (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *TickRepo) Insert(ctx context.Context, e *Tick, opts ...cqlgen.Option) error {
 	return tickOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in ticks_by_symbol unless a row has its key (IF NOT
-// EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *TickRepo) InsertIfAbsent(ctx context.Context, e *Tick, opts ...cqlgen.Option) (cqlgen.Inserted[Tick], error) {
 	return tickOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in ticks_by_symbol; nil pointers
-// and empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *TickRepo) Update(ctx context.Context, e *Tick, opts ...cqlgen.Option) error {
 	return tickOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from ticks_by_symbol.
+// Delete removes the row with e's key.
 func (r *TickRepo) Delete(ctx context.Context, e *Tick, opts ...cqlgen.Option) error {
 	return tickOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Tick with the given key from ticks_by_symbol;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Tick with the given key; cqlgen.ErrNotFound if none.
 func (r *TickRepo) Get(ctx context.Context, symbol string, kind string, at time.Time, seq int64) (*Tick, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Tick", "Get", tickTicksBySymbol, []any{(&Tick{Symbol: symbol, Kind: kind, At: at, Seq: seq}).Symbol, cqlgenimpl.DayBuckets.Of((&Tick{Symbol: symbol, Kind: kind, At: at, Seq: seq}).At), (&Tick{Symbol: symbol, Kind: kind, At: at, Seq: seq}).Kind, (&Tick{Symbol: symbol, Kind: kind, At: at, Seq: seq}).At, (&Tick{Symbol: symbol, Kind: kind, At: at, Seq: seq}).Seq}, tickTicksBySymbolScan)
 }
 
-// TicksBySymbolOptions are the optional parts of a TicksBySymbol read.
+// TicksBySymbolOptions are the options of TicksBySymbol.
 type TicksBySymbolOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// KindFrom (inclusive) and KindTo (exclusive) bound kind in read order;
-	// nil: open.
+	// KindFrom (inclusive) and KindTo (exclusive) bound kind; nil: open.
 	KindFrom, KindTo *string
-	// KindFromExclusive and KindToInclusive change the bounds' defaults.
+	// KindFromExclusive and KindToInclusive flip the defaults.
 	KindFromExclusive, KindToInclusive bool
 	// KindEq fixes kind (nil: every value); with every Eq before it, AtFrom
 	// and AtTo bound at within it.
@@ -1295,12 +1237,11 @@ type TicksBySymbolOptions struct {
 	// AtFrom (inclusive) and AtTo (exclusive) bound at under KindEq; nil:
 	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -1314,15 +1255,15 @@ var tickTicksBySymbolRead = &cqlgenimpl.ReadSpec[Tick]{
 }
 
 // TicksBySymbol reads a symbol's ticks by kind, newest first, a partition a
-// day, from ticks_by_symbol, in pages: time buckets from the newest back, each
+// day from ticks_by_symbol, in pages: time buckets from the newest back, each
 // in clustering order.
 func (r *TickRepo) TicksBySymbol(ctx context.Context, symbol string, o *TicksBySymbolOptions) (cqlgen.Page[Tick], error) {
 	o = cqlgenimpl.Or(o)
 	return tickTicksBySymbolRead.Page(ctx, r.s, r.opts, []any{symbol}, o.Limit, o.Cursor, cqlgenimpl.Prefixed([]string{"Kind", "At"}, []bool{o.KindEq != nil}, []bool{o.KindFrom != nil || o.KindTo != nil, o.AtFrom != nil || o.AtTo != nil}), cqlgenimpl.Eq(o.KindEq, ""), cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.KindFrom, o.KindTo, o.KindFromExclusive, o.KindToInclusive), cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// readingReadingsByDay is table readings_by_day, which is the source of truth
-// of Reading (statements in schema.md).
+// readingReadingsByDay is table readings_by_day, the source of truth
+// (schema.md).
 var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_by_day",
 	Pattern:      "ReadingsByDay",
@@ -1392,8 +1333,7 @@ func readingReadingsByDayCompare(a, b *Reading) int {
 	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
-// readingReadings1 is table readings_1, which serves Readings1 (statements in
-// schema.md).
+// readingReadings1 is table readings_1, serving Readings1 (schema.md).
 var readingReadings1 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_1",
 	Pattern:      "Readings1",
@@ -1424,8 +1364,7 @@ func readingReadings1Compare(a, b *Reading) int {
 	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
-// readingReadings16 is table readings_16, which serves Readings16 (statements
-// in schema.md).
+// readingReadings16 is table readings_16, serving Readings16 (schema.md).
 var readingReadings16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_16",
 	Pattern:      "Readings16",
@@ -1456,8 +1395,8 @@ func readingReadings16Compare(a, b *Reading) int {
 	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
-// ReadingRepo reads and writes Reading in its tables (readings_by_day,
-// readings_1, readings_16), kept in step with readings_by_day.
+// ReadingRepo reads and writes Reading in tables readings_by_day, readings_1,
+// readings_16.
 type ReadingRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -1510,32 +1449,28 @@ var readingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Reading]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
 	return readingWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Reading with e's key in every table, nil pointers and
-// empty collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
 	return readingWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Reading with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
 	return readingWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Reading with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Reading with the given key and its version.
 func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, at time.Time, seq int64) (*Reading, int64, error) {
 	return readingWrites.GetVersioned(ctx, r.s, &Reading{SensorID: sensorID, At: at, Seq: seq})
 }
 
-// Modify edits the Reading with the given key by change until no one changed
-// it between (docs/repositories.md).
+// Modify edits the Reading with the given key by change, retrying on conflict.
 func (r *ReadingRepo) Modify(ctx context.Context, sensorID string, at time.Time, seq int64, change func(*Reading) error, opts ...cqlgen.Option) (*Reading, error) {
 	return readingWrites.Modify(ctx, r.s, r.opts, opts, &Reading{SensorID: sensorID, At: at, Seq: seq}, change)
 }
@@ -1545,17 +1480,17 @@ func (r *ReadingRepo) Entity() string {
 	return "Reading"
 }
 
-// Tables lists the tables Repair and Backfill write: all but readings_by_day.
+// Tables lists the tables Repair and Backfill write.
 func (r *ReadingRepo) Tables() []string {
 	return readingWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against readings_by_day.
+// Verify reports rows missing, stale or orphaned against readings_by_day.
 func (r *ReadingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return readingWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *ReadingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return readingWrites.Repair(ctx, r.s, o)
 }
@@ -1565,27 +1500,24 @@ func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlgen.Main
 	return readingWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Reading with the given key from readings_by_day;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Reading with the given key; cqlgen.ErrNotFound if none.
 func (r *ReadingRepo) Get(ctx context.Context, sensorID string, at time.Time, seq int64) (*Reading, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Reading", "Get", readingReadingsByDay, []any{(&Reading{SensorID: sensorID, At: at, Seq: seq}).SensorID, cqlgenimpl.DayBuckets.Of((&Reading{SensorID: sensorID, At: at, Seq: seq}).At), (&Reading{SensorID: sensorID, At: at, Seq: seq}).At, (&Reading{SensorID: sensorID, At: at, Seq: seq}).Seq}, readingReadingsByDayScan)
 }
 
-// ReadingsByDayOptions are the optional parts of a ReadingsByDay read.
+// ReadingsByDayOptions are the options of ReadingsByDay.
 type ReadingsByDayOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -1598,7 +1530,7 @@ var readingReadingsByDayRead = &cqlgenimpl.ReadSpec[Reading]{
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
-// ReadingsByDay reads a sensor's readings, newest first, a partition a day,
+// ReadingsByDay reads a sensor's readings, newest first, a partition a day
 // from readings_by_day, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *ReadingsByDayOptions) (cqlgen.Page[Reading], error) {
@@ -1606,16 +1538,15 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 	return readingReadingsByDayRead.Page(ctx, r.s, r.opts, []any{sensorID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// Readings1Options are the optional parts of a Readings1 read.
+// Readings1Options are the options of Readings1.
 type Readings1Options struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
@@ -1628,23 +1559,22 @@ var readingReadings1Read = &cqlgenimpl.ReadSpec[Reading]{
 	HashBuckets: 1,
 }
 
-// Readings1 reads a sensor's readings in one hash bucket, from readings_1, in
+// Readings1 reads a sensor's readings in one hash bucket from readings_1, in
 // pages: all 1 hash buckets read in parallel and merged in clustering order.
 func (r *ReadingRepo) Readings1(ctx context.Context, sensorID string, o *Readings1Options) (cqlgen.Page[Reading], error) {
 	o = cqlgenimpl.Or(o)
 	return readingReadings1Read.Page(ctx, r.s, r.opts, []any{sensorID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// Readings16Options are the optional parts of a Readings16 read.
+// Readings16Options are the options of Readings16.
 type Readings16Options struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
@@ -1657,7 +1587,7 @@ var readingReadings16Read = &cqlgenimpl.ReadSpec[Reading]{
 	HashBuckets: 16,
 }
 
-// Readings16 reads a sensor's readings over 16 hash buckets, from readings_16,
+// Readings16 reads a sensor's readings over 16 hash buckets from readings_16,
 // in pages: all 16 hash buckets read in parallel and merged in clustering
 // order.
 func (r *ReadingRepo) Readings16(ctx context.Context, sensorID string, o *Readings16Options) (cqlgen.Page[Reading], error) {
@@ -1665,8 +1595,7 @@ func (r *ReadingRepo) Readings16(ctx context.Context, sensorID string, o *Readin
 	return readingReadings16Read.Page(ctx, r.s, r.opts, []any{sensorID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// visitVisits is table visits, which is the source of truth of Visit
-// (statements in schema.md).
+// visitVisits is table visits, the source of truth (schema.md).
 var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "visits",
 	Pattern:      "Visits",
@@ -1687,8 +1616,7 @@ func visitFields(e *Visit, dst []any) []any {
 
 var visitVisitsScan = visitWrites.ScanLive
 
-// visitVisitsByUser is table visits_by_user, which serves VisitsByUser
-// (statements in schema.md).
+// visitVisitsByUser is table visits_by_user, serving VisitsByUser (schema.md).
 var visitVisitsByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "visits_by_user",
 	Pattern:      "VisitsByUser",
@@ -1718,8 +1646,7 @@ func visitVisitsByUserCompare(a, b *Visit) int {
 	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.VisitID, b.VisitID))
 }
 
-// visitVisitsBySite is table visits_by_site, which serves VisitsBySite
-// (statements in schema.md).
+// visitVisitsBySite is table visits_by_site, serving VisitsBySite (schema.md).
 var visitVisitsBySite = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "visits_by_site",
 	Pattern:      "VisitsBySite",
@@ -1750,8 +1677,8 @@ func visitVisitsBySiteCompare(a, b *Visit) int {
 	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.VisitID, b.VisitID))
 }
 
-// visitVisitsBySiteDay is table visits_by_site_day, which serves
-// VisitsBySiteDay (statements in schema.md).
+// visitVisitsBySiteDay is table visits_by_site_day, serving VisitsBySiteDay
+// (schema.md).
 var visitVisitsBySiteDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "visits_by_site_day",
 	Pattern:      "VisitsBySiteDay",
@@ -1791,8 +1718,7 @@ type VisitsByPageRow struct {
 	Site    string `db:"site"`
 }
 
-// visitVisitsByPage is table visits_by_page, which serves VisitsByPage
-// (statements in schema.md).
+// visitVisitsByPage is table visits_by_page, serving VisitsByPage (schema.md).
 var visitVisitsByPage = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "visits_by_page",
 	Pattern:      "VisitsByPage",
@@ -1822,9 +1748,8 @@ func visitVisitsByPageCompare(a, b *VisitsByPageRow) int {
 	return cmp.Compare(a.VisitID, b.VisitID)
 }
 
-// VisitRepo reads and writes Visit in its tables (visits, visits_by_user,
-// visits_by_site, visits_by_site_day, visits_by_page), kept in step with
-// visits.
+// VisitRepo reads and writes Visit in tables visits, visits_by_user,
+// visits_by_site, visits_by_site_day, visits_by_page.
 type VisitRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -1835,33 +1760,8 @@ func NewVisitRepo(s cqlgen.Session, opts ...cqlgen.Option) *VisitRepo {
 	return &VisitRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func visitCheck(e *Visit) error {
-	if e.VisitID == "" {
-		return cqlgenimpl.EmptyKey("visits", "visit_id")
-	}
-	if e.UserID == "" {
-		return cqlgenimpl.EmptyKey("visits_by_user", "user_id")
-	}
-	if e.Site == "" {
-		return cqlgenimpl.EmptyKey("visits_by_site", "site")
-	}
-	if e.Page == "" {
-		return cqlgenimpl.EmptyKey("visits_by_page", "page")
-	}
-	return nil
-}
-
-func visitCheckKey(e *Visit) error {
-	if e.VisitID == "" {
-		return cqlgenimpl.EmptyKey("visits", "visit_id")
-	}
-	return nil
-}
-
 var visitWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Visit]{
 	Name:      "Visit",
-	Check:     visitCheck,
-	CheckKey:  visitCheckKey,
 	Canonical: visitVisits,
 	Values:    visitValues,
 	Fields:    visitFields,
@@ -1897,32 +1797,28 @@ var visitWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Visit]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
 	return visitWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Visit with e's key in every table, nil pointers and
-// empty collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
 	return visitWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Visit with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
 	return visitWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Visit with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Visit with the given key and its version.
 func (r *VisitRepo) GetVersioned(ctx context.Context, visitID string) (*Visit, int64, error) {
 	return visitWrites.GetVersioned(ctx, r.s, &Visit{VisitID: visitID})
 }
 
-// Modify edits the Visit with the given key by change until no one changed it
-// between (docs/repositories.md).
+// Modify edits the Visit with the given key by change, retrying on conflict.
 func (r *VisitRepo) Modify(ctx context.Context, visitID string, change func(*Visit) error, opts ...cqlgen.Option) (*Visit, error) {
 	return visitWrites.Modify(ctx, r.s, r.opts, opts, &Visit{VisitID: visitID}, change)
 }
@@ -1932,17 +1828,17 @@ func (r *VisitRepo) Entity() string {
 	return "Visit"
 }
 
-// Tables lists the tables Repair and Backfill write: all but visits.
+// Tables lists the tables Repair and Backfill write.
 func (r *VisitRepo) Tables() []string {
 	return visitWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against visits.
+// Verify reports rows missing, stale or orphaned against visits.
 func (r *VisitRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return visitWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *VisitRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return visitWrites.Repair(ctx, r.s, o)
 }
@@ -1952,30 +1848,28 @@ func (r *VisitRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 	return visitWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Visit with the given key from visits; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the Visit with the given key; cqlgen.ErrNotFound if none.
 func (r *VisitRepo) Get(ctx context.Context, visitID string) (*Visit, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Visit", "Get", visitVisits, []any{visitID}, visitVisitsScan)
 }
 
-// GetMany reads the Visits with the given visit_id values in one query:
-// Rows[i] is visitIDs[i]'s, nil when missing.
+// GetMany reads the Visits of the given visit_id values: Rows[i] is
+// visitIDs[i]'s or nil.
 func (r *VisitRepo) GetMany(ctx context.Context, visitIDs []string) (cqlgen.Found[Visit], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "Visit", visitVisits, []any{}, visitIDs, visitVisitsScan, func(e *Visit) string {
 		return e.VisitID
 	})
 }
 
-// VisitsByUserOptions are the optional parts of a VisitsByUser read.
+// VisitsByUserOptions are the options of VisitsByUser.
 type VisitsByUserOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
@@ -1987,23 +1881,22 @@ var visitVisitsByUserRead = &cqlgenimpl.ReadSpec[Visit]{
 	Compare: visitVisitsByUserCompare,
 }
 
-// VisitsByUser reads a user's visits, newest first, from visits_by_user, in
-// pages: one partition, in clustering order.
+// VisitsByUser reads a user's visits, newest first from visits_by_user, in
+// pages.
 func (r *VisitRepo) VisitsByUser(ctx context.Context, userID string, o *VisitsByUserOptions) (cqlgen.Page[Visit], error) {
 	o = cqlgenimpl.Or(o)
 	return visitVisitsByUserRead.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// VisitsBySiteOptions are the optional parts of a VisitsBySite read.
+// VisitsBySiteOptions are the options of VisitsBySite.
 type VisitsBySiteOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
@@ -2016,7 +1909,7 @@ var visitVisitsBySiteRead = &cqlgenimpl.ReadSpec[Visit]{
 	HashBuckets: 8,
 }
 
-// VisitsBySite reads a site's visits over 8 hash buckets, from visits_by_site,
+// VisitsBySite reads a site's visits over 8 hash buckets from visits_by_site,
 // in pages: all 8 hash buckets read in parallel and merged in clustering
 // order.
 func (r *VisitRepo) VisitsBySite(ctx context.Context, site string, o *VisitsBySiteOptions) (cqlgen.Page[Visit], error) {
@@ -2024,21 +1917,19 @@ func (r *VisitRepo) VisitsBySite(ctx context.Context, site string, o *VisitsBySi
 	return visitVisitsBySiteRead.Page(ctx, r.s, r.opts, []any{site}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// VisitsBySiteDayOptions are the optional parts of a VisitsBySiteDay read.
+// VisitsBySiteDayOptions are the options of VisitsBySiteDay.
 type VisitsBySiteDayOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -2051,7 +1942,7 @@ var visitVisitsBySiteDayRead = &cqlgenimpl.ReadSpec[Visit]{
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
-// VisitsBySiteDay reads a site's visits, a partition a day, from
+// VisitsBySiteDay reads a site's visits, a partition a day from
 // visits_by_site_day, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *VisitRepo) VisitsBySiteDay(ctx context.Context, site string, o *VisitsBySiteDayOptions) (cqlgen.Page[Visit], error) {
@@ -2059,16 +1950,16 @@ func (r *VisitRepo) VisitsBySiteDay(ctx context.Context, site string, o *VisitsB
 	return visitVisitsBySiteDayRead.Page(ctx, r.s, r.opts, []any{site}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// VisitsByPageOptions are the optional parts of a VisitsByPage read.
+// VisitsByPageOptions are the options of VisitsByPage.
 type VisitsByPageOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// VisitIDFrom (inclusive) and VisitIDTo (exclusive) bound visit_id in read
-	// order; nil: open.
+	// VisitIDFrom (inclusive) and VisitIDTo (exclusive) bound visit_id; nil:
+	// open.
 	VisitIDFrom, VisitIDTo *string
-	// VisitIDFromExclusive and VisitIDToInclusive change the bounds' defaults.
+	// VisitIDFromExclusive and VisitIDToInclusive flip the defaults.
 	VisitIDFromExclusive, VisitIDToInclusive bool
 }
 
@@ -2080,15 +1971,14 @@ var visitVisitsByPageRead = &cqlgenimpl.ReadSpec[VisitsByPageRow]{
 	Compare: visitVisitsByPageCompare,
 }
 
-// VisitsByPage reads the visits of a page, storing only their site, from
-// visits_by_page, in pages: one partition, in clustering order.
+// VisitsByPage reads the visits of a page, storing only their site from
+// visits_by_page, in pages.
 func (r *VisitRepo) VisitsByPage(ctx context.Context, page string, o *VisitsByPageOptions) (cqlgen.Page[VisitsByPageRow], error) {
 	o = cqlgenimpl.Or(o)
 	return visitVisitsByPageRead.Page(ctx, r.s, r.opts, []any{page}, o.Limit, o.Cursor, cqlgenimpl.Range(o.VisitIDFrom, o.VisitIDTo, o.VisitIDFromExclusive, o.VisitIDToInclusive))
 }
 
-// lineLines is table lines, which is the source of truth of Line (statements
-// in schema.md).
+// lineLines is table lines, the source of truth (schema.md).
 var lineLines = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "lines",
 	Pattern:      "Lines",
@@ -2157,8 +2047,8 @@ type LinesByStatusRow struct {
 	Qty     int64  `db:"qty"`
 }
 
-// lineLinesByStatus is table lines_by_status, which serves LinesByStatus
-// (statements in schema.md).
+// lineLinesByStatus is table lines_by_status, serving LinesByStatus
+// (schema.md).
 var lineLinesByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "lines_by_status",
 	Pattern:      "LinesByStatus",
@@ -2199,8 +2089,8 @@ type LinesByOrderStatusRow struct {
 	Qty     int64  `db:"qty"`
 }
 
-// lineLinesByOrderStatus is table lines_by_order_status, which serves
-// LinesByOrderStatus (statements in schema.md).
+// lineLinesByOrderStatus is table lines_by_order_status, serving
+// LinesByOrderStatus (schema.md).
 var lineLinesByOrderStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "lines_by_order_status",
 	Pattern:      "LinesByOrderStatus",
@@ -2239,8 +2129,8 @@ func lineLinesByOrderStatusCompare(a, b *LinesByOrderStatusRow) int {
 	return cmp.Or(cmp.Compare(a.Status, b.Status), cmp.Compare(a.ItemID, b.ItemID))
 }
 
-// LineRepo reads and writes Line in its tables (lines, lines_by_status,
-// lines_by_order_status), kept in step with lines.
+// LineRepo reads and writes Line in tables lines, lines_by_status,
+// lines_by_order_status.
 type LineRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -2297,32 +2187,28 @@ var lineWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Line]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *LineRepo) Insert(ctx context.Context, e *Line, opts ...cqlgen.Option) error {
 	return lineWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Line with e's key in every table, nil pointers and empty
-// collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *LineRepo) Update(ctx context.Context, e *Line, opts ...cqlgen.Option) error {
 	return lineWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Line with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *LineRepo) Delete(ctx context.Context, e *Line, opts ...cqlgen.Option) error {
 	return lineWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Line with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Line with the given key and its version.
 func (r *LineRepo) GetVersioned(ctx context.Context, orderID string, itemID string) (*Line, int64, error) {
 	return lineWrites.GetVersioned(ctx, r.s, &Line{OrderID: orderID, ItemID: itemID})
 }
 
-// Modify edits the Line with the given key by change until no one changed it
-// between (docs/repositories.md).
+// Modify edits the Line with the given key by change, retrying on conflict.
 func (r *LineRepo) Modify(ctx context.Context, orderID string, itemID string, change func(*Line) error, opts ...cqlgen.Option) (*Line, error) {
 	return lineWrites.Modify(ctx, r.s, r.opts, opts, &Line{OrderID: orderID, ItemID: itemID}, change)
 }
@@ -2332,17 +2218,17 @@ func (r *LineRepo) Entity() string {
 	return "Line"
 }
 
-// Tables lists the tables Repair and Backfill write: all but lines.
+// Tables lists the tables Repair and Backfill write.
 func (r *LineRepo) Tables() []string {
 	return lineWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against lines.
+// Verify reports rows missing, stale or orphaned against lines.
 func (r *LineRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return lineWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *LineRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return lineWrites.Repair(ctx, r.s, o)
 }
@@ -2352,22 +2238,21 @@ func (r *LineRepo) Backfill(ctx context.Context, table string, o *cqlgen.Maintai
 	return lineWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Line with the given key from lines; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the Line with the given key; cqlgen.ErrNotFound if none.
 func (r *LineRepo) Get(ctx context.Context, orderID string, itemID string) (*Line, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Line", "Get", lineLines, []any{orderID, itemID}, lineLinesScan)
 }
 
-// LinesOptions are the optional parts of a Lines read.
+// LinesOptions are the options of Lines.
 type LinesOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ItemIDFrom (inclusive) and ItemIDTo (exclusive) bound item_id in read
-	// order; nil: open.
+	// ItemIDFrom (inclusive) and ItemIDTo (exclusive) bound item_id; nil:
+	// open.
 	ItemIDFrom, ItemIDTo *string
-	// ItemIDFromExclusive and ItemIDToInclusive change the bounds' defaults.
+	// ItemIDFromExclusive and ItemIDToInclusive flip the defaults.
 	ItemIDFromExclusive, ItemIDToInclusive bool
 }
 
@@ -2379,23 +2264,22 @@ var lineLinesRead = &cqlgenimpl.ReadSpec[Line]{
 	Compare: lineLinesCompare,
 }
 
-// Lines reads an order's lines, from lines, in pages: one partition, in
-// clustering order.
+// Lines reads an order's lines from lines, in pages.
 func (r *LineRepo) Lines(ctx context.Context, orderID string, o *LinesOptions) (cqlgen.Page[Line], error) {
 	o = cqlgenimpl.Or(o)
 	return lineLinesRead.Page(ctx, r.s, r.opts, []any{orderID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.ItemIDFrom, o.ItemIDTo, o.ItemIDFromExclusive, o.ItemIDToInclusive))
 }
 
-// LinesByStatusOptions are the optional parts of a LinesByStatus read.
+// LinesByStatusOptions are the options of LinesByStatus.
 type LinesByStatusOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
-	// order; nil: open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
+	// open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
+	// OrderIDFromExclusive and OrderIDToInclusive flip the defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
@@ -2407,24 +2291,21 @@ var lineLinesByStatusRead = &cqlgenimpl.ReadSpec[LinesByStatusRow]{
 	Compare: lineLinesByStatusCompare,
 }
 
-// LinesByStatus reads lines by status, from lines_by_status, in pages: one
-// partition, in clustering order.
+// LinesByStatus reads lines by status from lines_by_status, in pages.
 func (r *LineRepo) LinesByStatus(ctx context.Context, status string, o *LinesByStatusOptions) (cqlgen.Page[LinesByStatusRow], error) {
 	o = cqlgenimpl.Or(o)
 	return lineLinesByStatusRead.Page(ctx, r.s, r.opts, []any{status}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))
 }
 
-// LinesByOrderStatusOptions are the optional parts of a LinesByOrderStatus
-// read.
+// LinesByOrderStatusOptions are the options of LinesByOrderStatus.
 type LinesByOrderStatusOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// StatusFrom (inclusive) and StatusTo (exclusive) bound status in read
-	// order; nil: open.
+	// StatusFrom (inclusive) and StatusTo (exclusive) bound status; nil: open.
 	StatusFrom, StatusTo *string
-	// StatusFromExclusive and StatusToInclusive change the bounds' defaults.
+	// StatusFromExclusive and StatusToInclusive flip the defaults.
 	StatusFromExclusive, StatusToInclusive bool
 }
 
@@ -2436,15 +2317,14 @@ var lineLinesByOrderStatusRead = &cqlgenimpl.ReadSpec[LinesByOrderStatusRow]{
 	Compare: lineLinesByOrderStatusCompare,
 }
 
-// LinesByOrderStatus reads an order's lines by status, with its user, from
-// lines_by_order_status, in pages: one partition, in clustering order.
+// LinesByOrderStatus reads an order's lines by status, with its user from
+// lines_by_order_status, in pages.
 func (r *LineRepo) LinesByOrderStatus(ctx context.Context, orderID string, o *LinesByOrderStatusOptions) (cqlgen.Page[LinesByOrderStatusRow], error) {
 	o = cqlgenimpl.Or(o)
 	return lineLinesByOrderStatusRead.Page(ctx, r.s, r.opts, []any{orderID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.StatusFrom, o.StatusTo, o.StatusFromExclusive, o.StatusToInclusive))
 }
 
-// partParts is table parts, which is the source of truth of Part (statements
-// in schema.md).
+// partParts is table parts, the source of truth (schema.md).
 var partParts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "parts",
 	Pattern:      "Parts",
@@ -2513,8 +2393,7 @@ type PartsByKindRow struct {
 	Qty     int64  `db:"qty"`
 }
 
-// partPartsByKind is table parts_by_kind, which serves PartsByKind (statements
-// in schema.md).
+// partPartsByKind is table parts_by_kind, serving PartsByKind (schema.md).
 var partPartsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "parts_by_kind",
 	Pattern:      "PartsByKind",
@@ -2544,8 +2423,7 @@ func partPartsByKindCompare(a, b *PartsByKindRow) int {
 	return cmp.Or(cmp.Compare(a.OrderID, b.OrderID), cmp.Compare(a.PartID, b.PartID))
 }
 
-// PartRepo reads and writes Part in its tables (parts, parts_by_kind), kept in
-// step with parts.
+// PartRepo reads and writes Part in tables parts, parts_by_kind.
 type PartRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -2595,32 +2473,28 @@ var partWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Part]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *PartRepo) Insert(ctx context.Context, e *Part, opts ...cqlgen.Option) error {
 	return partWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Part with e's key in every table, nil pointers and empty
-// collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *PartRepo) Update(ctx context.Context, e *Part, opts ...cqlgen.Option) error {
 	return partWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Part with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *PartRepo) Delete(ctx context.Context, e *Part, opts ...cqlgen.Option) error {
 	return partWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Part with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Part with the given key and its version.
 func (r *PartRepo) GetVersioned(ctx context.Context, orderID string, partID string) (*Part, int64, error) {
 	return partWrites.GetVersioned(ctx, r.s, &Part{OrderID: orderID, PartID: partID})
 }
 
-// Modify edits the Part with the given key by change until no one changed it
-// between (docs/repositories.md).
+// Modify edits the Part with the given key by change, retrying on conflict.
 func (r *PartRepo) Modify(ctx context.Context, orderID string, partID string, change func(*Part) error, opts ...cqlgen.Option) (*Part, error) {
 	return partWrites.Modify(ctx, r.s, r.opts, opts, &Part{OrderID: orderID, PartID: partID}, change)
 }
@@ -2630,17 +2504,17 @@ func (r *PartRepo) Entity() string {
 	return "Part"
 }
 
-// Tables lists the tables Repair and Backfill write: all but parts.
+// Tables lists the tables Repair and Backfill write.
 func (r *PartRepo) Tables() []string {
 	return partWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against parts.
+// Verify reports rows missing, stale or orphaned against parts.
 func (r *PartRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return partWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *PartRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return partWrites.Repair(ctx, r.s, o)
 }
@@ -2650,22 +2524,21 @@ func (r *PartRepo) Backfill(ctx context.Context, table string, o *cqlgen.Maintai
 	return partWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Part with the given key from parts; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the Part with the given key; cqlgen.ErrNotFound if none.
 func (r *PartRepo) Get(ctx context.Context, orderID string, partID string) (*Part, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Part", "Get", partParts, []any{orderID, partID}, partPartsScan)
 }
 
-// PartsOptions are the optional parts of a Parts read.
+// PartsOptions are the options of Parts.
 type PartsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PartIDFrom (inclusive) and PartIDTo (exclusive) bound part_id in read
-	// order; nil: open.
+	// PartIDFrom (inclusive) and PartIDTo (exclusive) bound part_id; nil:
+	// open.
 	PartIDFrom, PartIDTo *string
-	// PartIDFromExclusive and PartIDToInclusive change the bounds' defaults.
+	// PartIDFromExclusive and PartIDToInclusive flip the defaults.
 	PartIDFromExclusive, PartIDToInclusive bool
 }
 
@@ -2677,23 +2550,22 @@ var partPartsRead = &cqlgenimpl.ReadSpec[Part]{
 	Compare: partPartsCompare,
 }
 
-// Parts reads an order's parts, from parts, in pages: one partition, in
-// clustering order.
+// Parts reads an order's parts from parts, in pages.
 func (r *PartRepo) Parts(ctx context.Context, orderID string, o *PartsOptions) (cqlgen.Page[Part], error) {
 	o = cqlgenimpl.Or(o)
 	return partPartsRead.Page(ctx, r.s, r.opts, []any{orderID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PartIDFrom, o.PartIDTo, o.PartIDFromExclusive, o.PartIDToInclusive))
 }
 
-// PartsByKindOptions are the optional parts of a PartsByKind read.
+// PartsByKindOptions are the options of PartsByKind.
 type PartsByKindOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
-	// order; nil: open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
+	// open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
+	// OrderIDFromExclusive and OrderIDToInclusive flip the defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
@@ -2705,8 +2577,7 @@ var partPartsByKindRead = &cqlgenimpl.ReadSpec[PartsByKindRow]{
 	Compare: partPartsByKindCompare,
 }
 
-// PartsByKind reads parts by kind, from parts_by_kind, in pages: one
-// partition, in clustering order.
+// PartsByKind reads parts by kind from parts_by_kind, in pages.
 func (r *PartRepo) PartsByKind(ctx context.Context, kind string, o *PartsByKindOptions) (cqlgen.Page[PartsByKindRow], error) {
 	o = cqlgenimpl.Or(o)
 	return partPartsByKindRead.Page(ctx, r.s, r.opts, []any{kind}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))

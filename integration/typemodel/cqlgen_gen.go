@@ -18,8 +18,7 @@ import (
 // SupportPackageIsVersion8, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// everythingEverything is table everything, which is the source of truth of
-// Everything (statements in schema.md).
+// everythingEverything is table everything, the source of truth (schema.md).
 var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "everything",
 	Pattern:      "Everything",
@@ -96,8 +95,8 @@ func everythingEverythingCompare(a, b *Everything) int {
 	return 0
 }
 
-// everythingEverythingByS is table everything_by_s, which serves EverythingByS
-// (statements in schema.md).
+// everythingEverythingByS is table everything_by_s, serving EverythingByS
+// (schema.md).
 var everythingEverythingByS = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "everything_by_s",
 	Pattern:      "EverythingByS",
@@ -136,8 +135,8 @@ func everythingEverythingBySCompare(a, b *Everything) int {
 	return 0
 }
 
-// EverythingRepo reads and writes Everything in its tables (everything,
-// everything_by_s), kept in step with everything.
+// EverythingRepo reads and writes Everything in tables everything,
+// everything_by_s.
 type EverythingRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -148,27 +147,8 @@ func NewEverythingRepo(s cqlgen.Session, opts ...cqlgen.Option) *EverythingRepo 
 	return &EverythingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func everythingCheck(e *Everything) error {
-	if cqlgenimpl.IsZeroUUID(e.ID) {
-		return cqlgenimpl.EmptyKey("everything", "id")
-	}
-	if e.S == "" {
-		return cqlgenimpl.EmptyKey("everything_by_s", "s")
-	}
-	return nil
-}
-
-func everythingCheckKey(e *Everything) error {
-	if cqlgenimpl.IsZeroUUID(e.ID) {
-		return cqlgenimpl.EmptyKey("everything", "id")
-	}
-	return nil
-}
-
 var everythingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Everything]{
 	Name:      "Everything",
-	Check:     everythingCheck,
-	CheckKey:  everythingCheckKey,
 	Canonical: everythingEverything,
 	Values:    everythingValues,
 	Fields:    everythingFields,
@@ -184,32 +164,29 @@ var everythingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Everything]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
 	return everythingWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Everything with e's key in every table, nil pointers and
-// empty collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
 	return everythingWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Everything with e's key from every table (e needs only
-// its key).
+// Delete removes e, given its key alone, from every table.
 func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
 	return everythingWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Everything with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Everything with the given key and its version.
 func (r *EverythingRepo) GetVersioned(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (*Everything, int64, error) {
 	return everythingWrites.GetVersioned(ctx, r.s, &Everything{ID: id, TagsKey: tagsKey, Day: day})
 }
 
-// Modify edits the Everything with the given key by change until no one
-// changed it between (docs/repositories.md).
+// Modify edits the Everything with the given key by change, retrying on
+// conflict.
 func (r *EverythingRepo) Modify(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time, change func(*Everything) error, opts ...cqlgen.Option) (*Everything, error) {
 	return everythingWrites.Modify(ctx, r.s, r.opts, opts, &Everything{ID: id, TagsKey: tagsKey, Day: day}, change)
 }
@@ -219,17 +196,17 @@ func (r *EverythingRepo) Entity() string {
 	return "Everything"
 }
 
-// Tables lists the tables Repair and Backfill write: all but everything.
+// Tables lists the tables Repair and Backfill write.
 func (r *EverythingRepo) Tables() []string {
 	return everythingWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against everything.
+// Verify reports rows missing, stale or orphaned against everything.
 func (r *EverythingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return everythingWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *EverythingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return everythingWrites.Repair(ctx, r.s, o)
 }
@@ -239,22 +216,21 @@ func (r *EverythingRepo) Backfill(ctx context.Context, table string, o *cqlgen.M
 	return everythingWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Everything with the given key from everything;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Everything with the given key; cqlgen.ErrNotFound if none.
 func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (*Everything, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Everything", "Get", everythingEverything, []any{id, tagsKey, day}, everythingEverythingScan)
 }
 
-// EverythingOptions are the optional parts of a Everything read.
+// EverythingOptions are the options of Everything.
 type EverythingOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// TagsKeyFrom (inclusive) and TagsKeyTo (exclusive) bound tags_key in read
-	// order; nil: open.
+	// TagsKeyFrom (inclusive) and TagsKeyTo (exclusive) bound tags_key; nil:
+	// open.
 	TagsKeyFrom, TagsKeyTo *[]string
-	// TagsKeyFromExclusive and TagsKeyToInclusive change the bounds' defaults.
+	// TagsKeyFromExclusive and TagsKeyToInclusive flip the defaults.
 	TagsKeyFromExclusive, TagsKeyToInclusive bool
 }
 
@@ -267,23 +243,21 @@ var everythingEverythingRead = &cqlgenimpl.ReadSpec[Everything]{
 }
 
 // Everything reads Everything rows by id, ordered by tags_key ascending, then
-// day ascending, from everything, in pages: one partition, in clustering
-// order.
+// day ascending from everything, in pages.
 func (r *EverythingRepo) Everything(ctx context.Context, id gocql.UUID, o *EverythingOptions) (cqlgen.Page[Everything], error) {
 	o = cqlgenimpl.Or(o)
 	return everythingEverythingRead.Page(ctx, r.s, r.opts, []any{id}, o.Limit, o.Cursor, cqlgenimpl.Range(o.TagsKeyFrom, o.TagsKeyTo, o.TagsKeyFromExclusive, o.TagsKeyToInclusive))
 }
 
-// EverythingBySOptions are the optional parts of a EverythingByS read.
+// EverythingBySOptions are the options of EverythingByS.
 type EverythingBySOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// IDFrom (inclusive) and IDTo (exclusive) bound id in read order; nil:
-	// open.
+	// IDFrom (inclusive) and IDTo (exclusive) bound id; nil: open.
 	IDFrom, IDTo *gocql.UUID
-	// IDFromExclusive and IDToInclusive change the bounds' defaults.
+	// IDFromExclusive and IDToInclusive flip the defaults.
 	IDFromExclusive, IDToInclusive bool
 }
 
@@ -296,15 +270,13 @@ var everythingEverythingBySRead = &cqlgenimpl.ReadSpec[Everything]{
 }
 
 // EverythingByS reads Everything rows by s, ordered by id ascending, then
-// tags_key ascending, then day ascending, from everything_by_s, in pages: one
-// partition, in clustering order.
+// tags_key ascending, then day ascending from everything_by_s, in pages.
 func (r *EverythingRepo) EverythingByS(ctx context.Context, s string, o *EverythingBySOptions) (cqlgen.Page[Everything], error) {
 	o = cqlgenimpl.Or(o)
 	return everythingEverythingBySRead.Page(ctx, r.s, r.opts, []any{s}, o.Limit, o.Cursor, cqlgenimpl.Range(o.IDFrom, o.IDTo, o.IDFromExclusive, o.IDToInclusive))
 }
 
-// customerCustomers is table customers, which is the source of truth of
-// Customer (statements in schema.md).
+// customerCustomers is table customers, the source of truth (schema.md).
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "customers",
 	Pattern:      "Customers",
@@ -342,8 +314,8 @@ func customerMerge(cur, e *Customer) Customer {
 	return m
 }
 
-// customerCustomersByRegion is table customers_by_region, which serves
-// CustomersByRegion (statements in schema.md).
+// customerCustomersByRegion is table customers_by_region, serving
+// CustomersByRegion (schema.md).
 var customerCustomersByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "customers_by_region",
 	Pattern:      "CustomersByRegion",
@@ -373,8 +345,8 @@ func customerCustomersByRegionCompare(a, b *Customer) int {
 	return cmp.Or(-a.CreatedAt.Compare(b.CreatedAt), cqlgenimpl.CompareUUID(a.CustomerID, b.CustomerID))
 }
 
-// CustomerRepo reads and writes Customer in its tables (customers,
-// customers_by_region), kept in step with customers.
+// CustomerRepo reads and writes Customer in tables customers,
+// customers_by_region.
 type CustomerRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -385,24 +357,8 @@ func NewCustomerRepo(s cqlgen.Session, opts ...cqlgen.Option) *CustomerRepo {
 	return &CustomerRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func customerCheck(e *Customer) error {
-	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
-		return cqlgenimpl.EmptyKey("customers", "customer_id")
-	}
-	return nil
-}
-
-func customerCheckKey(e *Customer) error {
-	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
-		return cqlgenimpl.EmptyKey("customers", "customer_id")
-	}
-	return nil
-}
-
 var customerWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Customer]{
 	Name:      "Customer",
-	Check:     customerCheck,
-	CheckKey:  customerCheckKey,
 	Canonical: customerCustomers,
 	Values:    customerValues,
 	Fields:    customerFields,
@@ -418,32 +374,29 @@ var customerWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Customer]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
 	return customerWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Customer with e's key in every table, nil pointers and
-// empty collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
 	return customerWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Customer with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
 	return customerWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Customer with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Customer with the given key and its version.
 func (r *CustomerRepo) GetVersioned(ctx context.Context, customerID gocql.UUID) (*Customer, int64, error) {
 	return customerWrites.GetVersioned(ctx, r.s, &Customer{CustomerID: customerID})
 }
 
-// Modify edits the Customer with the given key by change until no one changed
-// it between (docs/repositories.md).
+// Modify edits the Customer with the given key by change, retrying on
+// conflict.
 func (r *CustomerRepo) Modify(ctx context.Context, customerID gocql.UUID, change func(*Customer) error, opts ...cqlgen.Option) (*Customer, error) {
 	return customerWrites.Modify(ctx, r.s, r.opts, opts, &Customer{CustomerID: customerID}, change)
 }
@@ -453,17 +406,17 @@ func (r *CustomerRepo) Entity() string {
 	return "Customer"
 }
 
-// Tables lists the tables Repair and Backfill write: all but customers.
+// Tables lists the tables Repair and Backfill write.
 func (r *CustomerRepo) Tables() []string {
 	return customerWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against customers.
+// Verify reports rows missing, stale or orphaned against customers.
 func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return customerWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return customerWrites.Repair(ctx, r.s, o)
 }
@@ -473,31 +426,29 @@ func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mai
 	return customerWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Customer with the given key from customers; cqlgen.ErrNotFound
-// if there is none.
+// Get reads the Customer with the given key; cqlgen.ErrNotFound if none.
 func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (*Customer, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Customer", "Get", customerCustomers, []any{customerID}, customerCustomersScan)
 }
 
-// GetMany reads the Customers with the given customer_id values in one query:
-// Rows[i] is customerIDs[i]'s, nil when missing.
+// GetMany reads the Customers of the given customer_id values: Rows[i] is
+// customerIDs[i]'s or nil.
 func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (cqlgen.Found[Customer], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "Customer", customerCustomers, []any{}, customerIDs, customerCustomersScan, func(e *Customer) gocql.UUID {
 		return e.CustomerID
 	})
 }
 
-// CustomersByRegionOptions are the optional parts of a CustomersByRegion read.
+// CustomersByRegionOptions are the options of CustomersByRegion.
 type CustomersByRegionOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at
-	// in read order; nil: open.
+	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at;
+	// nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
-	// CreatedAtFromExclusive and CreatedAtToInclusive change the bounds'
-	// defaults.
+	// CreatedAtFromExclusive and CreatedAtToInclusive flip the defaults.
 	CreatedAtFromExclusive, CreatedAtToInclusive bool
 }
 
@@ -510,15 +461,13 @@ var customerCustomersByRegionRead = &cqlgenimpl.ReadSpec[Customer]{
 }
 
 // CustomersByRegion reads Customer rows by region, ordered by created_at
-// descending, then customer_id ascending, from customers_by_region, in pages:
-// one partition, in clustering order.
+// descending, then customer_id ascending from customers_by_region, in pages.
 func (r *CustomerRepo) CustomersByRegion(ctx context.Context, region Region, o *CustomersByRegionOptions) (cqlgen.Page[Customer], error) {
 	o = cqlgenimpl.Or(o)
 	return customerCustomersByRegionRead.Page(ctx, r.s, r.opts, []any{region}, o.Limit, o.Cursor, cqlgenimpl.Range(o.CreatedAtFrom, o.CreatedAtTo, o.CreatedAtFromExclusive, o.CreatedAtToInclusive))
 }
 
-// visitVisits is table visits, which is the source of truth of Visit
-// (statements in schema.md).
+// visitVisits is table visits, the source of truth (schema.md).
 var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "visits",
 	Pattern:      "Visits",
@@ -577,45 +526,40 @@ var visitOne = &cqlgenimpl.One[Visit]{
 	Scan: visitVisitsScan,
 }
 
-// Insert writes e to visits, nil pointers and empty collections unset
-// (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
 	return visitOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in visits unless a row has its key (IF NOT EXISTS;
-// docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (cqlgen.Inserted[Visit], error) {
 	return visitOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in visits; nil pointers and empty
-// collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
 	return visitOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from visits.
+// Delete removes the row with e's key.
 func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
 	return visitOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Visit with the given key from visits; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the Visit with the given key; cqlgen.ErrNotFound if none.
 func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, spot Geo) (*Visit, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Visit", "Get", visitVisits, []any{customerID, spot}, visitVisitsScan)
 }
 
-// VisitsOptions are the optional parts of a Visits read.
+// VisitsOptions are the options of Visits.
 type VisitsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// SpotFrom (inclusive) and SpotTo (exclusive) bound spot in read order;
-	// nil: open.
+	// SpotFrom (inclusive) and SpotTo (exclusive) bound spot; nil: open.
 	SpotFrom, SpotTo *Geo
-	// SpotFromExclusive and SpotToInclusive change the bounds' defaults.
+	// SpotFromExclusive and SpotToInclusive flip the defaults.
 	SpotFromExclusive, SpotToInclusive bool
 }
 
@@ -627,8 +571,8 @@ var visitVisitsRead = &cqlgenimpl.ReadSpec[Visit]{
 	Compare: visitVisitsCompare,
 }
 
-// Visits reads Visit rows by customer_id, ordered by spot ascending, from
-// visits, in pages: one partition, in clustering order.
+// Visits reads Visit rows by customer_id, ordered by spot ascending from
+// visits, in pages.
 func (r *VisitRepo) Visits(ctx context.Context, customerID gocql.UUID, o *VisitsOptions) (cqlgen.Page[Visit], error) {
 	o = cqlgenimpl.Or(o)
 	return visitVisitsRead.Page(ctx, r.s, r.opts, []any{customerID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.SpotFrom, o.SpotTo, o.SpotFromExclusive, o.SpotToInclusive))

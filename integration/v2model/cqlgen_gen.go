@@ -18,8 +18,7 @@ import (
 // SupportPackageIsVersion8, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// ticketTickets is table tickets, which is the source of truth of Ticket
-// (statements in schema.md).
+// ticketTickets is table tickets, the source of truth (schema.md).
 var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "tickets",
 	Pattern:      "Tickets",
@@ -41,8 +40,8 @@ func ticketFields(e *Ticket, dst []any) []any {
 
 var ticketTicketsScan = ticketWrites.ScanLive
 
-// ticketTicketsByQueue is table tickets_by_queue, which serves TicketsByQueue
-// (statements in schema.md).
+// ticketTicketsByQueue is table tickets_by_queue, serving TicketsByQueue
+// (schema.md).
 var ticketTicketsByQueue = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "tickets_by_queue",
 	Pattern:      "TicketsByQueue",
@@ -82,8 +81,8 @@ type TicketsByOwnerRow struct {
 	Subject  string     `db:"subject"`
 }
 
-// ticketTicketsByOwner is table tickets_by_owner, which serves TicketsByOwner
-// (statements in schema.md).
+// ticketTicketsByOwner is table tickets_by_owner, serving TicketsByOwner
+// (schema.md).
 var ticketTicketsByOwner = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "tickets_by_owner",
 	Pattern:      "TicketsByOwner",
@@ -113,8 +112,8 @@ func ticketTicketsByOwnerCompare(a, b *TicketsByOwnerRow) int {
 	return cqlgenimpl.CompareUUID(a.TicketID, b.TicketID)
 }
 
-// ticketTicketsByBoard is table tickets_by_board, which serves TicketsByBoard
-// (statements in schema.md).
+// ticketTicketsByBoard is table tickets_by_board, serving TicketsByBoard
+// (schema.md).
 var ticketTicketsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "tickets_by_board",
 	Pattern:      "TicketsByBoard",
@@ -145,8 +144,8 @@ func ticketTicketsByBoardCompare(a, b *Ticket) int {
 	return cmp.Or(-a.OpenedAt.Compare(b.OpenedAt), cqlgenimpl.CompareUUID(a.TicketID, b.TicketID))
 }
 
-// ticketTicketsByDay is table tickets_by_day, which serves TicketsByDay
-// (statements in schema.md).
+// ticketTicketsByDay is table tickets_by_day, serving TicketsByDay
+// (schema.md).
 var ticketTicketsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "tickets_by_day",
 	Pattern:      "TicketsByDay",
@@ -192,8 +191,8 @@ func ticketOpenTicketsByAssigneeHolds(e *Ticket) bool {
 	return e.Status == StatusOpen && e.Assignee != ""
 }
 
-// ticketOpenTicketsByAssignee is table open_tickets_by_assignee, which serves
-// OpenTicketsByAssignee (statements in schema.md).
+// ticketOpenTicketsByAssignee is table open_tickets_by_assignee, serving
+// OpenTicketsByAssignee (schema.md).
 var ticketOpenTicketsByAssignee = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "open_tickets_by_assignee",
 	Pattern:      "OpenTicketsByAssignee",
@@ -223,8 +222,7 @@ func ticketOpenTicketsByAssigneeCompare(a, b *OpenTicketsByAssigneeRow) int {
 	return cqlgenimpl.CompareUUID(a.TicketID, b.TicketID)
 }
 
-// ticketTicketByRef is table tickets_by_ref, which serves TicketByRef
-// (statements in schema.md).
+// ticketTicketByRef is table tickets_by_ref, serving TicketByRef (schema.md).
 var ticketTicketByRef = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "tickets_by_ref",
 	Pattern:      "TicketByRef",
@@ -242,9 +240,9 @@ func ticketTicketByRefKey(e *Ticket) []any {
 	return []any{e.Ref}
 }
 
-// TicketRepo reads and writes Ticket in its tables (tickets, tickets_by_queue,
+// TicketRepo reads and writes Ticket in tables tickets, tickets_by_queue,
 // tickets_by_owner, tickets_by_board, tickets_by_day,
-// open_tickets_by_assignee, tickets_by_ref), kept in step with tickets.
+// open_tickets_by_assignee, tickets_by_ref.
 type TicketRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -336,32 +334,28 @@ var ticketWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Ticket]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *TicketRepo) Insert(ctx context.Context, e *Ticket, opts ...cqlgen.Option) error {
 	return ticketWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Ticket with e's key in every table, nil pointers and
-// empty collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *TicketRepo) Update(ctx context.Context, e *Ticket, opts ...cqlgen.Option) error {
 	return ticketWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Ticket with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *TicketRepo) Delete(ctx context.Context, e *Ticket, opts ...cqlgen.Option) error {
 	return ticketWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Ticket with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Ticket with the given key and its version.
 func (r *TicketRepo) GetVersioned(ctx context.Context, ticketID gocql.UUID) (*Ticket, int64, error) {
 	return ticketWrites.GetVersioned(ctx, r.s, &Ticket{TicketID: ticketID})
 }
 
-// Modify edits the Ticket with the given key by change until no one changed it
-// between (docs/repositories.md).
+// Modify edits the Ticket with the given key by change, retrying on conflict.
 func (r *TicketRepo) Modify(ctx context.Context, ticketID gocql.UUID, change func(*Ticket) error, opts ...cqlgen.Option) (*Ticket, error) {
 	return ticketWrites.Modify(ctx, r.s, r.opts, opts, &Ticket{TicketID: ticketID}, change)
 }
@@ -371,17 +365,17 @@ func (r *TicketRepo) Entity() string {
 	return "Ticket"
 }
 
-// Tables lists the tables Repair and Backfill write: all but tickets.
+// Tables lists the tables Repair and Backfill write.
 func (r *TicketRepo) Tables() []string {
 	return ticketWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against tickets.
+// Verify reports rows missing, stale or orphaned against tickets.
 func (r *TicketRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return ticketWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *TicketRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return ticketWrites.Repair(ctx, r.s, o)
 }
@@ -391,31 +385,29 @@ func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlgen.Maint
 	return ticketWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Ticket with the given key from tickets; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the Ticket with the given key; cqlgen.ErrNotFound if none.
 func (r *TicketRepo) Get(ctx context.Context, ticketID gocql.UUID) (*Ticket, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Ticket", "Get", ticketTickets, []any{ticketID}, ticketTicketsScan)
 }
 
-// GetMany reads the Tickets with the given ticket_id values in one query:
-// Rows[i] is ticketIDs[i]'s, nil when missing.
+// GetMany reads the Tickets of the given ticket_id values: Rows[i] is
+// ticketIDs[i]'s or nil.
 func (r *TicketRepo) GetMany(ctx context.Context, ticketIDs []gocql.UUID) (cqlgen.Found[Ticket], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "Ticket", ticketTickets, []any{}, ticketIDs, ticketTicketsScan, func(e *Ticket) gocql.UUID {
 		return e.TicketID
 	})
 }
 
-// TicketsByQueueOptions are the optional parts of a TicketsByQueue read.
+// TicketsByQueueOptions are the options of TicketsByQueue.
 type TicketsByQueueOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at in
-	// read order; nil: open.
+	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at;
+	// nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
-	// OpenedAtFromExclusive and OpenedAtToInclusive change the bounds'
-	// defaults.
+	// OpenedAtFromExclusive and OpenedAtToInclusive flip the defaults.
 	OpenedAtFromExclusive, OpenedAtToInclusive bool
 }
 
@@ -427,24 +419,23 @@ var ticketTicketsByQueueRead = &cqlgenimpl.ReadSpec[Ticket]{
 	Compare: ticketTicketsByQueueCompare,
 }
 
-// TicketsByQueue reads a queue's tickets, newest first, from tickets_by_queue,
-// in pages: one partition, in clustering order.
+// TicketsByQueue reads a queue's tickets, newest first from tickets_by_queue,
+// in pages.
 func (r *TicketRepo) TicketsByQueue(ctx context.Context, queue string, o *TicketsByQueueOptions) (cqlgen.Page[Ticket], error) {
 	o = cqlgenimpl.Or(o)
 	return ticketTicketsByQueueRead.Page(ctx, r.s, r.opts, []any{queue}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OpenedAtFrom, o.OpenedAtTo, o.OpenedAtFromExclusive, o.OpenedAtToInclusive))
 }
 
-// TicketsByOwnerOptions are the optional parts of a TicketsByOwner read.
+// TicketsByOwnerOptions are the options of TicketsByOwner.
 type TicketsByOwnerOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// TicketIDFrom (inclusive) and TicketIDTo (exclusive) bound ticket_id in
-	// read order; nil: open.
+	// TicketIDFrom (inclusive) and TicketIDTo (exclusive) bound ticket_id;
+	// nil: open.
 	TicketIDFrom, TicketIDTo *gocql.UUID
-	// TicketIDFromExclusive and TicketIDToInclusive change the bounds'
-	// defaults.
+	// TicketIDFromExclusive and TicketIDToInclusive flip the defaults.
 	TicketIDFromExclusive, TicketIDToInclusive bool
 }
 
@@ -456,24 +447,23 @@ var ticketTicketsByOwnerRead = &cqlgenimpl.ReadSpec[TicketsByOwnerRow]{
 	Compare: ticketTicketsByOwnerCompare,
 }
 
-// TicketsByOwner reads an owner's tickets by id, from tickets_by_owner, in
-// pages: one partition, in clustering order.
+// TicketsByOwner reads an owner's tickets by id from tickets_by_owner, in
+// pages.
 func (r *TicketRepo) TicketsByOwner(ctx context.Context, owner string, o *TicketsByOwnerOptions) (cqlgen.Page[TicketsByOwnerRow], error) {
 	o = cqlgenimpl.Or(o)
 	return ticketTicketsByOwnerRead.Page(ctx, r.s, r.opts, []any{owner}, o.Limit, o.Cursor, cqlgenimpl.Range(o.TicketIDFrom, o.TicketIDTo, o.TicketIDFromExclusive, o.TicketIDToInclusive))
 }
 
-// TicketsByBoardOptions are the optional parts of a TicketsByBoard read.
+// TicketsByBoardOptions are the options of TicketsByBoard.
 type TicketsByBoardOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at in
-	// read order; nil: open.
+	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at;
+	// nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
-	// OpenedAtFromExclusive and OpenedAtToInclusive change the bounds'
-	// defaults.
+	// OpenedAtFromExclusive and OpenedAtToInclusive flip the defaults.
 	OpenedAtFromExclusive, OpenedAtToInclusive bool
 }
 
@@ -486,7 +476,7 @@ var ticketTicketsByBoardRead = &cqlgenimpl.ReadSpec[Ticket]{
 	HashBuckets: 8,
 }
 
-// TicketsByBoard reads a board's tickets over 8 hash buckets, newest first,
+// TicketsByBoard reads a board's tickets over 8 hash buckets, newest first
 // from tickets_by_board, in pages: all 8 hash buckets read in parallel and
 // merged in clustering order.
 func (r *TicketRepo) TicketsByBoard(ctx context.Context, board string, o *TicketsByBoardOptions) (cqlgen.Page[Ticket], error) {
@@ -494,22 +484,20 @@ func (r *TicketRepo) TicketsByBoard(ctx context.Context, board string, o *Ticket
 	return ticketTicketsByBoardRead.Page(ctx, r.s, r.opts, []any{board}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OpenedAtFrom, o.OpenedAtTo, o.OpenedAtFromExclusive, o.OpenedAtToInclusive))
 }
 
-// TicketsByDayOptions are the optional parts of a TicketsByDay read.
+// TicketsByDayOptions are the options of TicketsByDay.
 type TicketsByDayOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at in
-	// read order; nil: open.
+	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at;
+	// nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
-	// OpenedAtFromExclusive and OpenedAtToInclusive change the bounds'
-	// defaults.
+	// OpenedAtFromExclusive and OpenedAtToInclusive flip the defaults.
 	OpenedAtFromExclusive, OpenedAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -522,7 +510,7 @@ var ticketTicketsByDayRead = &cqlgenimpl.ReadSpec[Ticket]{
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
-// TicketsByDay reads a queue's tickets, newest first, a partition a day, from
+// TicketsByDay reads a queue's tickets, newest first, a partition a day from
 // tickets_by_day, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *TicketRepo) TicketsByDay(ctx context.Context, queue string, o *TicketsByDayOptions) (cqlgen.Page[Ticket], error) {
@@ -530,18 +518,16 @@ func (r *TicketRepo) TicketsByDay(ctx context.Context, queue string, o *TicketsB
 	return ticketTicketsByDayRead.Page(ctx, r.s, r.opts, []any{queue}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.OpenedAtFrom, o.OpenedAtTo, o.OpenedAtFromExclusive, o.OpenedAtToInclusive))
 }
 
-// OpenTicketsByAssigneeOptions are the optional parts of a
-// OpenTicketsByAssignee read.
+// OpenTicketsByAssigneeOptions are the options of OpenTicketsByAssignee.
 type OpenTicketsByAssigneeOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// TicketIDFrom (inclusive) and TicketIDTo (exclusive) bound ticket_id in
-	// read order; nil: open.
+	// TicketIDFrom (inclusive) and TicketIDTo (exclusive) bound ticket_id;
+	// nil: open.
 	TicketIDFrom, TicketIDTo *gocql.UUID
-	// TicketIDFromExclusive and TicketIDToInclusive change the bounds'
-	// defaults.
+	// TicketIDFromExclusive and TicketIDToInclusive flip the defaults.
 	TicketIDFromExclusive, TicketIDToInclusive bool
 }
 
@@ -553,8 +539,8 @@ var ticketOpenTicketsByAssigneeRead = &cqlgenimpl.ReadSpec[OpenTicketsByAssignee
 	Compare: ticketOpenTicketsByAssigneeCompare,
 }
 
-// OpenTicketsByAssignee reads an assignee's open tickets, from
-// open_tickets_by_assignee, in pages: one partition, in clustering order.
+// OpenTicketsByAssignee reads an assignee's open tickets from
+// open_tickets_by_assignee, in pages.
 func (r *TicketRepo) OpenTicketsByAssignee(ctx context.Context, assignee string, o *OpenTicketsByAssigneeOptions) (cqlgen.Page[OpenTicketsByAssigneeRow], error) {
 	o = cqlgenimpl.Or(o)
 	return ticketOpenTicketsByAssigneeRead.Page(ctx, r.s, r.opts, []any{assignee}, o.Limit, o.Cursor, cqlgenimpl.Range(o.TicketIDFrom, o.TicketIDTo, o.TicketIDFromExclusive, o.TicketIDToInclusive))
@@ -571,8 +557,7 @@ func (r *TicketRepo) TicketByRef(ctx context.Context, ref string) (_ *Ticket, er
 	return cqlgenimpl.Resolve(ctx, r.s, ticketWrites, 5, []any{ref})
 }
 
-// queueLoadQueueLoad is table queue_load, which is the source of truth of
-// QueueLoad (statements in schema.md).
+// queueLoadQueueLoad is table queue_load, the source of truth (schema.md).
 var queueLoadQueueLoad = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "queue_load",
 	Pattern:      "QueueLoad",
@@ -633,22 +618,20 @@ func (r *QueueLoadRepo) Delete(ctx context.Context, e *QueueLoad, opts ...cqlgen
 	})
 }
 
-// Get reads the QueueLoad with the given key from queue_load;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the QueueLoad with the given key; cqlgen.ErrNotFound if none.
 func (r *QueueLoadRepo) Get(ctx context.Context, queueID gocql.UUID) (*QueueLoad, error) {
 	return cqlgenimpl.Get(ctx, r.s, "QueueLoad", "Get", queueLoadQueueLoad, []any{queueID}, queueLoadQueueLoadScan)
 }
 
-// GetMany reads the QueueLoads with the given queue_id values in one query:
-// Rows[i] is queueIDs[i]'s, nil when missing.
+// GetMany reads the QueueLoads of the given queue_id values: Rows[i] is
+// queueIDs[i]'s or nil.
 func (r *QueueLoadRepo) GetMany(ctx context.Context, queueIDs []gocql.UUID) (cqlgen.Found[QueueLoad], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "QueueLoad", queueLoadQueueLoad, []any{}, queueIDs, queueLoadQueueLoadScan, func(e *QueueLoad) gocql.UUID {
 		return e.QueueID
 	})
 }
 
-// eventEvents is table events, which is the source of truth of Event
-// (statements in schema.md).
+// eventEvents is table events, the source of truth (schema.md).
 var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "events",
 	Pattern:      "Events",
@@ -686,8 +669,8 @@ func eventEventsCompare(a, b *Event) int {
 	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
 }
 
-// eventEventsByActor is table events_by_actor, which serves EventsByActor
-// (statements in schema.md).
+// eventEventsByActor is table events_by_actor, serving EventsByActor
+// (schema.md).
 var eventEventsByActor = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "events_by_actor",
 	Pattern:      "EventsByActor",
@@ -714,8 +697,7 @@ func eventEventsByActorCompare(a, b *Event) int {
 	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
 }
 
-// EventRepo reads and writes Event in its tables (events, events_by_actor),
-// kept in step with events.
+// EventRepo reads and writes Event in tables events, events_by_actor.
 type EventRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -807,17 +789,17 @@ func (r *EventRepo) Entity() string {
 	return "Event"
 }
 
-// Tables lists the tables Repair and Backfill write: all but events.
+// Tables lists the tables Repair and Backfill write.
 func (r *EventRepo) Tables() []string {
 	return eventWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against events.
+// Verify reports rows missing, stale or orphaned against events.
 func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return eventWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return eventWrites.Repair(ctx, r.s, o)
 }
@@ -827,22 +809,21 @@ func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 	return eventWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Event with the given key from events; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the Event with the given key; cqlgen.ErrNotFound if none.
 func (r *EventRepo) Get(ctx context.Context, ticketID gocql.UUID, eventID gocql.UUID) (*Event, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Event", "Get", eventEvents, []any{ticketID, eventID}, eventEventsScan)
 }
 
-// EventsOptions are the optional parts of a Events read.
+// EventsOptions are the options of Events.
 type EventsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
-	// order; nil: open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id; nil:
+	// open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
+	// EventIDFromExclusive and EventIDToInclusive flip the defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
 }
 
@@ -854,28 +835,26 @@ var eventEventsRead = &cqlgenimpl.ReadSpec[Event]{
 	Compare: eventEventsCompare,
 }
 
-// Events reads a ticket's events, newest first, from events, in pages: one
-// partition, in clustering order.
+// Events reads a ticket's events, newest first from events, in pages.
 func (r *EventRepo) Events(ctx context.Context, ticketID gocql.UUID, o *EventsOptions) (cqlgen.Page[Event], error) {
 	o = cqlgenimpl.Or(o)
 	return eventEventsRead.Page(ctx, r.s, r.opts, []any{ticketID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive))
 }
 
-// EventsByActorOptions are the optional parts of a EventsByActor read.
+// EventsByActorOptions are the options of EventsByActor.
 type EventsByActorOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
-	// order; nil: open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id; nil:
+	// open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
+	// EventIDFromExclusive and EventIDToInclusive flip the defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -888,7 +867,7 @@ var eventEventsByActorRead = &cqlgenimpl.ReadSpec[Event]{
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
 }
 
-// EventsByActor reads an actor's events, newest first, a partition a month,
+// EventsByActor reads an actor's events, newest first, a partition a month
 // from events_by_actor, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *EventRepo) EventsByActor(ctx context.Context, actor string, o *EventsByActorOptions) (cqlgen.Page[Event], error) {
@@ -896,8 +875,7 @@ func (r *EventRepo) EventsByActor(ctx context.Context, actor string, o *EventsBy
 	return eventEventsByActorRead.Page(ctx, r.s, r.opts, []any{actor}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive))
 }
 
-// watcherWatchers is table watchers, which is the source of truth of Watcher
-// (statements in schema.md).
+// watcherWatchers is table watchers, the source of truth (schema.md).
 var watcherWatchers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "watchers",
 	Pattern:      "Watchers",
@@ -956,45 +934,41 @@ var watcherOne = &cqlgenimpl.One[Watcher]{
 	Scan: watcherWatchersScan,
 }
 
-// Insert writes e to watchers, nil pointers and empty collections unset
-// (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *WatcherRepo) Insert(ctx context.Context, e *Watcher, opts ...cqlgen.Option) error {
 	return watcherOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in watchers unless a row has its key (IF NOT
-// EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *WatcherRepo) InsertIfAbsent(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (cqlgen.Inserted[Watcher], error) {
 	return watcherOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in watchers; nil pointers and
-// empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *WatcherRepo) Update(ctx context.Context, e *Watcher, opts ...cqlgen.Option) error {
 	return watcherOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from watchers.
+// Delete removes the row with e's key.
 func (r *WatcherRepo) Delete(ctx context.Context, e *Watcher, opts ...cqlgen.Option) error {
 	return watcherOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Watcher with the given key from watchers; cqlgen.ErrNotFound
-// if there is none.
+// Get reads the Watcher with the given key; cqlgen.ErrNotFound if none.
 func (r *WatcherRepo) Get(ctx context.Context, ticketID gocql.UUID, watcher string) (*Watcher, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Watcher", "Get", watcherWatchers, []any{ticketID, watcher}, watcherWatchersScan)
 }
 
-// WatchersOptions are the optional parts of a Watchers read.
+// WatchersOptions are the options of Watchers.
 type WatchersOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// WatcherFrom (inclusive) and WatcherTo (exclusive) bound watcher in read
-	// order; nil: open.
+	// WatcherFrom (inclusive) and WatcherTo (exclusive) bound watcher; nil:
+	// open.
 	WatcherFrom, WatcherTo *string
-	// WatcherFromExclusive and WatcherToInclusive change the bounds' defaults.
+	// WatcherFromExclusive and WatcherToInclusive flip the defaults.
 	WatcherFromExclusive, WatcherToInclusive bool
 }
 
@@ -1006,8 +980,7 @@ var watcherWatchersRead = &cqlgenimpl.ReadSpec[Watcher]{
 	Compare: watcherWatchersCompare,
 }
 
-// Watchers reads a ticket's watchers, by name, from watchers, in pages: one
-// partition, in clustering order.
+// Watchers reads a ticket's watchers, by name from watchers, in pages.
 func (r *WatcherRepo) Watchers(ctx context.Context, ticketID gocql.UUID, o *WatchersOptions) (cqlgen.Page[Watcher], error) {
 	o = cqlgenimpl.Or(o)
 	return watcherWatchersRead.Page(ctx, r.s, r.opts, []any{ticketID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.WatcherFrom, o.WatcherTo, o.WatcherFromExclusive, o.WatcherToInclusive))

@@ -73,7 +73,7 @@ func keyValue(c *model.Column, v *jen.Statement) jen.Code {
 
 func get(f *jen.File, e *model.Entity) {
 	t := e.Canonical
-	lookup(f, t, "Get", "Get reads the "+e.GoName+" with the given key from "+t.Name+"; cqlgen.ErrNotFound if there is none.")
+	lookup(f, t, "Get", "Get reads the "+e.GoName+" with the given key; cqlgen.ErrNotFound if none.")
 }
 
 // getMany writes GetMany: the entities of several partition keys of the
@@ -99,7 +99,7 @@ func getMany(f *jen.File, e *model.Entity) {
 		}
 		fixed = " of one " + strings.Join(names, ", ")
 	}
-	doc(f, "GetMany reads the %ss%s with the given %s values in one query: Rows[i] is %s[i]'s, nil when missing.", e.GoName, fixed, last.Name, list)
+	doc(f, "GetMany reads the %ss%s of the given %s values: Rows[i] is %s[i]'s or nil.", e.GoName, fixed, last.Name, list)
 	thinMethod(f, e, "GetMany", params, []jen.Code{found, jen.Error()}, jen.Qual(impl, "Many").Call(
 		jen.Id("ctx"), r("s"), r("opts"), jen.Lit(e.GoName), jen.Id(t.Names.Var), jen.Index().Any().Values(prefix...), jen.Id(list), jen.Id(t.Names.Scan),
 		jen.Func().Params(jen.Id("e").Op("*").Id(t.Names.RowType)).Add(goType(last.Field.Go)).Block(jen.Return(field("e", last.Field))),
@@ -138,11 +138,11 @@ func readPage(f *jen.File, t *model.Table) {
 	ck := t.Clustering()
 	b := t.Bucket
 	opts := append(comments("Limit is the most rows to return (0: cqlgen.DefaultLimit)."), jen.Id("Limit").Int())
-	opts = append(opts, comments("Cursor continues after the previous page (\"\": from the first row).")...)
+	opts = append(opts, comments("Cursor continues after the previous page (\"\": from the start).")...)
 	opts = append(opts, jen.Id("Cursor").String())
 	if len(ck) > 0 {
 		c0 := ck[0]
-		opts = append(opts, comments("%sFrom (inclusive) and %sTo (exclusive) bound %s in read order; nil: open.", c0.Field.GoName, c0.Field.GoName, c0.Name)...)
+		opts = append(opts, comments("%sFrom (inclusive) and %sTo (exclusive) bound %s; nil: open.", c0.Field.GoName, c0.Field.GoName, c0.Name)...)
 		opts = append(opts, jen.List(jen.Id(c0.Field.GoName+"From"), jen.Id(c0.Field.GoName+"To")).Op("*").Add(goType(c0.Field.Go)))
 		opts = append(opts, boundFlags(c0)...)
 	}
@@ -157,10 +157,10 @@ func readPage(f *jen.File, t *model.Table) {
 	if b != nil && b.Kind.IsTime() {
 		opts = append(opts, comments("Start is the bucket the read walks back from (zero: now).")...)
 		opts = append(opts, jen.Id("Start").Qual("time", "Time"))
-		opts = append(opts, comments("LookBack is how many buckets the read may reach (0: cqlgen.DefaultLookBack).")...)
+		opts = append(opts, comments("LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).")...)
 		opts = append(opts, jen.Id("LookBack").Int())
 	}
-	doc(f, "%s are the optional parts of a %s read.", n.Options, t.Method)
+	doc(f, "%s are the options of %s.", n.Options, t.Method)
 	f.Type().Id(n.Options).Struct(opts...)
 
 	page := jen.Qual(rt, "Page").Types(jen.Id(n.RowType))
@@ -219,11 +219,11 @@ func readPage(f *jen.File, t *model.Table) {
 		jen.Id("HashBuckets"), hash,
 		jen.Id("TimeBuckets"), tb,
 	))
-	words := "one partition, in clustering order"
+	words := ""
 	if b != nil {
-		words = b.ReadWords()
+		words = ": " + b.ReadWords()
 	}
-	doc(f, "%s reads %s, from %s, in pages: %s.%s", t.Method, strings.TrimRight(t.Doc, "."), t.Name, words, deprecation(t))
+	doc(f, "%s reads %s from %s, in pages%s.%s", t.Method, strings.TrimRight(t.Doc, "."), t.Name, words, deprecation(t))
 	recvFunc(f, e, t.Method).Params(append([]jen.Code{ctxParam()}, append(params, jen.Id("o").Op("*").Id(n.Options))...)...).Params(page, jen.Error()).Block(
 		jen.Id("o").Op("=").Qual(impl, "Or").Call(jen.Id("o")),
 		jen.Return(jen.Id(n.Read).Dot("Page").Call(args...)),
@@ -234,7 +234,7 @@ func readPage(f *jen.File, t *model.Table) {
 // inclusive other than by default.
 func boundFlags(c *model.Column) []jen.Code {
 	g := c.Field.GoName
-	return append(comments("%sFromExclusive and %sToInclusive change the bounds' defaults.", g, g),
+	return append(comments("%sFromExclusive and %sToInclusive flip the defaults.", g, g),
 		jen.List(jen.Id(g+"FromExclusive"), jen.Id(g+"ToInclusive")).Bool())
 }
 

@@ -66,9 +66,9 @@ func tableDecls(f *jen.File, t *model.Table) {
 	e := t.Entity
 	n := t.Names
 	stmts := t.Statements()
-	role := "serves " + t.Method
+	role := "serving " + t.Method
 	if t == e.Canonical {
-		role = "is the source of truth of " + e.GoName
+		role = "the source of truth"
 	}
 	if !t.Unique {
 		rowType(f, t)
@@ -76,7 +76,7 @@ func tableDecls(f *jen.File, t *model.Table) {
 	if t.Sparse() {
 		holdsFunc(f, t)
 	}
-	doc(f, "%s is table %s, which %s (statements in schema.md).", n.Var, t.Name, role)
+	doc(f, "%s is table %s, %s (schema.md).", n.Var, t.Name, role)
 	f.Var().Id(n.Var).Op("=").Qual(impl, "NewTable").Call(specLit(t.Spec()))
 	if derived(t) {
 		valuesFuncs(f, t)
@@ -220,8 +220,7 @@ func repository(f *jen.File, e *model.Entity) {
 	if len(e.Tables) == 1 {
 		doc(f, "%s reads and writes %s in table %s.", n.Repo, e.GoName, e.Canonical.Name)
 	} else {
-		doc(f, "%s reads and writes %s in its tables (%s), kept in step with %s.",
-			n.Repo, e.GoName, strings.Join(names, ", "), e.Canonical.Name)
+		doc(f, "%s reads and writes %s in tables %s.", n.Repo, e.GoName, strings.Join(names, ", "))
 	}
 	f.Type().Id(n.Repo).Struct(
 		jen.Id("s").Qual(rt, "Session"),
@@ -231,7 +230,25 @@ func repository(f *jen.File, e *model.Entity) {
 	f.Func().Id(n.NewRepo).Params(jen.Id("s").Qual(rt, "Session"), jen.Id("opts").Op("...").Qual(rt, "Option")).Op("*").Id(n.Repo).Block(
 		jen.Return(jen.Op("&").Id(n.Repo).Values(jen.Id("s").Op(":").Id("s"), jen.Id("opts").Op(":").Qual(impl, "NewOptions").Call(jen.Id("opts").Op("...")))),
 	)
-	checkKeys(f, e)
+	if !derivedChecks(e) {
+		checkKeys(f, e)
+	}
+}
+
+// derivedChecks reports whether the runtime derives e's checks of empty
+// keys (and vectors' dimensions) from its tables' descriptions
+// (cqlgenimpl.NewEntity): where it derives its protocol's functions,
+// the source of truth comes first, and no table is sparse.
+func derivedChecks(e *model.Entity) bool {
+	if !derived(e.Canonical) || e.Tables[0] != e.Canonical {
+		return false
+	}
+	for _, t := range e.Tables {
+		if t.Sparse() {
+			return false
+		}
+	}
+	return true
 }
 
 // checkKeys writes the check that no partition key value of any table is

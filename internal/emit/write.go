@@ -96,8 +96,7 @@ func entityWrite(f *jen.File, e *model.Entity, v, name, docText string, results 
 // insertIfAbsentMethod writes InsertIfAbsent of an entity stored in one
 // table: INSERT ... IF NOT EXISTS, with the row found when there is one.
 func insertIfAbsentMethod(f *jen.File, e *model.Entity) {
-	t := e.Canonical
-	entityWrite(f, e, e.Names.One, "InsertIfAbsent", "InsertIfAbsent creates e in "+t.Name+" unless a row has its key (IF NOT EXISTS; docs/repositories.md).",
+	entityWrite(f, e, e.Names.One, "InsertIfAbsent", "InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).",
 		jen.Qual(rt, "Inserted").Types(jen.Id(e.GoName)), jen.Error())
 }
 
@@ -150,7 +149,7 @@ func queries(e *model.Entity, recv string, stmt func(*model.Table) jen.Code) []j
 
 func insertDoc(e *model.Entity) string {
 	if len(e.Tables) == 1 {
-		return "Insert writes e to " + e.Tables[0].Name + ", nil pointers and empty collections unset (docs/repositories.md, Writes)."
+		return "Insert writes e; nil pointers and empty collections stay unset."
 	}
 	return "Insert writes e to every table of " + e.GoName + " in one logical write, leaving nil pointers and empty collections unset (docs/repositories.md, Writes)."
 }
@@ -170,13 +169,11 @@ func applyOne(q jen.Code) jen.Code {
 }
 
 func updateSingle(f *jen.File, e *model.Entity) {
-	t := e.Canonical
-	oneMethod(f, e, "Update", "Update writes e over the row with its key in "+t.Name+"; nil pointers and empty collections clear their columns.")
+	oneMethod(f, e, "Update", "Update writes e over its row; nil pointers and empty collections clear.")
 }
 
 func deleteSingle(f *jen.File, e *model.Entity) {
-	t := e.Canonical
-	oneMethod(f, e, "Delete", "Delete removes the row with e's key from "+t.Name+".")
+	oneMethod(f, e, "Delete", "Delete removes the row with e's key.")
 }
 
 // counterWrites writes the writes of an entity stored in a counter table:
@@ -249,6 +246,10 @@ func writesVar(f *jen.File, e *model.Entity) {
 	}
 	var state, scanState jen.Code = jen.Id(n.State), jen.Id(n.ScanState)
 	var vals, fields jen.Code
+	var check, checkKey jen.Code = jen.Id(e.Names.Check), jen.Id(e.Names.CheckKey)
+	if derivedChecks(e) {
+		check, checkKey = nil, nil
+	}
 	if derived(t) {
 		p := entityPrefix(e)
 		vals, fields = jen.Id(p+"Values"), jen.Id(p+"Fields")
@@ -256,8 +257,8 @@ func writesVar(f *jen.File, e *model.Entity) {
 	}
 	f.Var().Id(e.Names.Writes).Op("=").Qual(impl, "NewEntity").Call(jen.Op("&").Qual(impl, "Entity").Types(jen.Id(e.GoName)).Add(keyed(
 		jen.Id("Name"), jen.Lit(e.GoName),
-		jen.Id("Check"), jen.Id(e.Names.Check),
-		jen.Id("CheckKey"), jen.Id(e.Names.CheckKey),
+		jen.Id("Check"), check,
+		jen.Id("CheckKey"), checkKey,
 		jen.Id("Canonical"), jen.Id(n.Var),
 		jen.Id("Immutable"), immutable,
 		jen.Id("Values"), vals,
@@ -277,9 +278,9 @@ func writesVar(f *jen.File, e *model.Entity) {
 // each one call of its description.
 func protocolWrites(f *jen.File, e *model.Entity) {
 	w := e.Names.Writes
-	entityWrite(f, e, w, "Insert", "Insert creates or replaces e in every table, nil pointers and empty collections unset (docs/repositories.md, The write protocol).")
-	entityWrite(f, e, w, "Update", "Update replaces the "+e.GoName+" with e's key in every table, nil pointers and empty collections clearing their columns.")
-	entityWrite(f, e, w, "Delete", "Delete removes the "+e.GoName+" with e's key from every table (e needs only its key).")
+	entityWrite(f, e, w, "Insert", "Insert writes e to every table; nil pointers and empty collections stay unset.")
+	entityWrite(f, e, w, "Update", "Update replaces e in every table; nil pointers and empty collections clear.")
+	entityWrite(f, e, w, "Delete", "Delete removes e, given its key alone, from every table.")
 }
 
 // uniqueRead writes the read method of a unique table: the entity that
@@ -313,11 +314,11 @@ func versionedReads(f *jen.File, e *model.Entity) {
 	key := append(t.PartitionKey(), t.Clustering()...)
 	params, _ := keyParams(t, key, nil)
 	lit := keyLiteral(e, key)
-	doc(f, "GetVersioned reads the %s with the given key and its version, for cqlgen.IfVersion.", e.GoName)
+	doc(f, "GetVersioned reads the %s with the given key and its version.", e.GoName)
 	thinMethod(f, e, "GetVersioned", params, []jen.Code{jen.Op("*").Id(e.GoName), jen.Int64(), jen.Error()},
 		jen.Id(e.Names.Writes).Dot("GetVersioned").Call(jen.Id("ctx"), r("s"), lit))
 	params = append(params, jen.Id("change").Func().Params(jen.Op("*").Id(e.GoName)).Error(), jen.Id("opts").Op("...").Qual(rt, "Option"))
-	doc(f, "Modify edits the %s with the given key by change until no one changed it between (docs/repositories.md).", e.GoName)
+	doc(f, "Modify edits the %s with the given key by change, retrying on conflict.", e.GoName)
 	thinMethod(f, e, "Modify", params, []jen.Code{jen.Op("*").Id(e.GoName), jen.Error()},
 		jen.Id(e.Names.Writes).Dot("Modify").Call(jen.Id("ctx"), r("s"), r("opts"), jen.Id("opts"), lit, jen.Id("change")))
 }
@@ -380,11 +381,11 @@ func maintenance(f *jen.File, e *model.Entity) {
 	report := []jen.Code{jen.Op("*").Qual(rt, "Report"), jen.Error()}
 	doc(f, "Entity is %s.", e.GoName)
 	recvFunc(f, e, "Entity").Params().String().Block(jen.Return(jen.Lit(e.GoName)))
-	doc(f, "Tables lists the tables Repair and Backfill write: all but %s.", e.Canonical.Name)
+	doc(f, "Tables lists the tables Repair and Backfill write.")
 	recvFunc(f, e, "Tables").Params().Index().String().Block(jen.Return(w.Clone().Dot("Tables").Call()))
-	doc(f, "Verify reports the rows missing, stale or orphaned against %s.", e.Canonical.Name)
+	doc(f, "Verify reports rows missing, stale or orphaned against %s.", e.Canonical.Name)
 	thinMethod(f, e, "Verify", []jen.Code{mo}, report, w.Clone().Dot("Verify").Call(jen.Id("ctx"), r("s"), jen.Id("o")))
-	doc(f, "Repair mends what Verify finds (docs/repositories.md, Writes).")
+	doc(f, "Repair mends what Verify finds.")
 	thinMethod(f, e, "Repair", []jen.Code{mo}, report, w.Clone().Dot("Repair").Call(jen.Id("ctx"), r("s"), jen.Id("o")))
 	doc(f, "Backfill writes every row %s implies into table.", e.Canonical.Name)
 	thinMethod(f, e, "Backfill", []jen.Code{jen.Id("table").String(), mo}, report, w.Clone().Dot("Backfill").Call(jen.Id("ctx"), r("s"), jen.Id("table"), jen.Id("o")))

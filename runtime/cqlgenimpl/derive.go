@@ -108,7 +108,85 @@ func NewEntity[T any](ent *Entity[T]) *Entity[T] {
 	ent.Change = func(e *T, c Change) []any { return bind(change, e, c) }
 	ent.Remove = func(e *T, c Change) []any { return bind(remove, e, c) }
 	ent.Settle = func(e *T, version int64) []any { return bind(settle, e, Change{Old: version}) }
+	if ent.Check == nil {
+		ent.Check, ent.CheckKey = ent.checks(index)
+	}
 	return ent
+}
+
+// checks derives Check and CheckKey from the tables' descriptions: the
+// partition key values of the source of truth, then those of each other
+// table not checked yet, must not be empty (emptyValue), and a vector
+// must be of its column's dimension. index maps a column of the source
+// of truth to its place in Values.
+func (ent *Entity[T]) checks(index map[string]int) (check, checkKey func(*T) error) {
+	type key struct {
+		table, column, typ string
+		i                  int
+	}
+	var all, canon []key
+	seen := map[string]bool{}
+	add := func(t *Table) {
+		pk := t.Spec.PartitionKey
+		if t.Spec.Bucket != cqlspec.BucketNone {
+			pk = pk[:len(pk)-1]
+		}
+		for _, c := range pk {
+			i, ok := index[c.Name]
+			if !ok {
+				panic(fmt.Sprintf("cqlgenimpl: %s: partition key column %s is not a column of %s", t.Spec.Name, c.Name, ent.Canonical.Spec.Name))
+			}
+			if !seen[c.Name] {
+				seen[c.Name] = true
+				all = append(all, key{t.Spec.Name, c.Name, c.Type, i})
+			}
+		}
+	}
+	add(ent.Canonical)
+	canon = all
+	for i := range ent.Projections {
+		add(ent.Projections[i].Table)
+	}
+	type vec struct {
+		column string
+		dim, i int
+	}
+	var vecs []vec
+	for _, c := range ent.Canonical.Spec.Columns {
+		var dim int
+		if _, err := fmt.Sscanf(c.Type, "vector<float, %d>", &dim); err == nil {
+			vecs = append(vecs, vec{c.Name, dim, index[c.Name]})
+		}
+	}
+	run := func(keys []key, vectors bool) func(*T) error {
+		return func(e *T) error {
+			vs := ent.Values(e, false)
+			for _, k := range keys {
+				if emptyValue(k.typ, unnormalized(vs[k.i])) {
+					return EmptyKey(k.table, k.column)
+				}
+			}
+			if !vectors {
+				return nil
+			}
+			for _, v := range vecs {
+				x, _ := vs[v.i].(Vector)
+				if err := CheckVector(ent.Canonical.Spec.Name, v.column, x, v.dim); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	return run(all, true), run(canon, false)
+}
+
+// unnormalized is v without Normalized's wrapper.
+func unnormalized(v any) any {
+	if n, ok := v.(normalized); ok {
+		return n.v
+	}
+	return v
 }
 
 // What a placeholder of the protocol's statements binds besides a

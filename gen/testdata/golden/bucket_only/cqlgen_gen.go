@@ -17,8 +17,7 @@ import (
 // SupportPackageIsVersion8, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// postPosts is table posts, which is the source of truth of Post (statements
-// in schema.md).
+// postPosts is table posts, the source of truth (schema.md).
 var postPosts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "posts",
 	Pattern:      "Posts",
@@ -39,8 +38,7 @@ func postFields(e *Post, dst []any) []any {
 
 var postPostsScan = postWrites.ScanLive
 
-// postNewPosts is table new_posts, which serves NewPosts (statements in
-// schema.md).
+// postNewPosts is table new_posts, serving NewPosts (schema.md).
 var postNewPosts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "new_posts",
 	Pattern:      "NewPosts",
@@ -71,8 +69,7 @@ func postNewPostsCompare(a, b *Post) int {
 	return cmp.Or(-a.PostedAt.Compare(b.PostedAt), cqlgenimpl.CompareUUID(a.PostID, b.PostID))
 }
 
-// PostRepo reads and writes Post in its tables (posts, new_posts), kept in
-// step with posts.
+// PostRepo reads and writes Post in tables posts, new_posts.
 type PostRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -83,24 +80,8 @@ func NewPostRepo(s cqlgen.Session, opts ...cqlgen.Option) *PostRepo {
 	return &PostRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func postCheck(e *Post) error {
-	if cqlgenimpl.IsZeroUUID(e.PostID) {
-		return cqlgenimpl.EmptyKey("posts", "post_id")
-	}
-	return nil
-}
-
-func postCheckKey(e *Post) error {
-	if cqlgenimpl.IsZeroUUID(e.PostID) {
-		return cqlgenimpl.EmptyKey("posts", "post_id")
-	}
-	return nil
-}
-
 var postWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Post]{
 	Name:      "Post",
-	Check:     postCheck,
-	CheckKey:  postCheckKey,
 	Canonical: postPosts,
 	Values:    postValues,
 	Fields:    postFields,
@@ -115,32 +96,28 @@ var postWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Post]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *PostRepo) Insert(ctx context.Context, e *Post, opts ...cqlgen.Option) error {
 	return postWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Post with e's key in every table, nil pointers and empty
-// collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *PostRepo) Update(ctx context.Context, e *Post, opts ...cqlgen.Option) error {
 	return postWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Post with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *PostRepo) Delete(ctx context.Context, e *Post, opts ...cqlgen.Option) error {
 	return postWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Post with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Post with the given key and its version.
 func (r *PostRepo) GetVersioned(ctx context.Context, postID gocql.UUID) (*Post, int64, error) {
 	return postWrites.GetVersioned(ctx, r.s, &Post{PostID: postID})
 }
 
-// Modify edits the Post with the given key by change until no one changed it
-// between (docs/repositories.md).
+// Modify edits the Post with the given key by change, retrying on conflict.
 func (r *PostRepo) Modify(ctx context.Context, postID gocql.UUID, change func(*Post) error, opts ...cqlgen.Option) (*Post, error) {
 	return postWrites.Modify(ctx, r.s, r.opts, opts, &Post{PostID: postID}, change)
 }
@@ -150,17 +127,17 @@ func (r *PostRepo) Entity() string {
 	return "Post"
 }
 
-// Tables lists the tables Repair and Backfill write: all but posts.
+// Tables lists the tables Repair and Backfill write.
 func (r *PostRepo) Tables() []string {
 	return postWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against posts.
+// Verify reports rows missing, stale or orphaned against posts.
 func (r *PostRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return postWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *PostRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return postWrites.Repair(ctx, r.s, o)
 }
@@ -170,36 +147,33 @@ func (r *PostRepo) Backfill(ctx context.Context, table string, o *cqlgen.Maintai
 	return postWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Post with the given key from posts; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the Post with the given key; cqlgen.ErrNotFound if none.
 func (r *PostRepo) Get(ctx context.Context, postID gocql.UUID) (*Post, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Post", "Get", postPosts, []any{postID}, postPostsScan)
 }
 
-// GetMany reads the Posts with the given post_id values in one query: Rows[i]
-// is postIDs[i]'s, nil when missing.
+// GetMany reads the Posts of the given post_id values: Rows[i] is postIDs[i]'s
+// or nil.
 func (r *PostRepo) GetMany(ctx context.Context, postIDs []gocql.UUID) (cqlgen.Found[Post], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "Post", postPosts, []any{}, postIDs, postPostsScan, func(e *Post) gocql.UUID {
 		return e.PostID
 	})
 }
 
-// NewPostsOptions are the optional parts of a NewPosts read.
+// NewPostsOptions are the options of NewPosts.
 type NewPostsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PostedAtFrom (inclusive) and PostedAtTo (exclusive) bound posted_at in
-	// read order; nil: open.
+	// PostedAtFrom (inclusive) and PostedAtTo (exclusive) bound posted_at;
+	// nil: open.
 	PostedAtFrom, PostedAtTo *time.Time
-	// PostedAtFromExclusive and PostedAtToInclusive change the bounds'
-	// defaults.
+	// PostedAtFromExclusive and PostedAtToInclusive flip the defaults.
 	PostedAtFromExclusive, PostedAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -213,15 +187,14 @@ var postNewPostsRead = &cqlgenimpl.ReadSpec[Post]{
 }
 
 // NewPosts reads Post rows by day(posted_at), ordered by posted_at descending,
-// then post_id ascending, from new_posts, in pages: time buckets from the
+// then post_id ascending from new_posts, in pages: time buckets from the
 // newest back, each in clustering order.
 func (r *PostRepo) NewPosts(ctx context.Context, o *NewPostsOptions) (cqlgen.Page[Post], error) {
 	o = cqlgenimpl.Or(o)
 	return postNewPostsRead.Page(ctx, r.s, r.opts, []any{}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.PostedAtFrom, o.PostedAtTo, o.PostedAtFromExclusive, o.PostedAtToInclusive))
 }
 
-// clickClicksByHour is table clicks_by_hour, which is the source of truth of
-// Click (statements in schema.md).
+// clickClicksByHour is table clicks_by_hour, the source of truth (schema.md).
 var clickClicksByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "clicks_by_hour",
 	Pattern:      "ClicksByHour",
@@ -277,50 +250,44 @@ var clickOne = &cqlgenimpl.One[Click]{
 	Scan: clickClicksByHourScan,
 }
 
-// Insert writes e to clicks_by_hour, nil pointers and empty collections unset
-// (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *ClickRepo) Insert(ctx context.Context, e *Click, opts ...cqlgen.Option) error {
 	return clickOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in clicks_by_hour unless a row has its key (IF NOT
-// EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *ClickRepo) InsertIfAbsent(ctx context.Context, e *Click, opts ...cqlgen.Option) (cqlgen.Inserted[Click], error) {
 	return clickOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in clicks_by_hour; nil pointers
-// and empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *ClickRepo) Update(ctx context.Context, e *Click, opts ...cqlgen.Option) error {
 	return clickOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from clicks_by_hour.
+// Delete removes the row with e's key.
 func (r *ClickRepo) Delete(ctx context.Context, e *Click, opts ...cqlgen.Option) error {
 	return clickOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Click with the given key from clicks_by_hour;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Click with the given key; cqlgen.ErrNotFound if none.
 func (r *ClickRepo) Get(ctx context.Context, at time.Time, clickID gocql.UUID) (*Click, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Click", "Get", clickClicksByHour, []any{cqlgenimpl.HourBuckets.Of((&Click{At: at, ClickID: clickID}).At), (&Click{At: at, ClickID: clickID}).At, (&Click{At: at, ClickID: clickID}).ClickID}, clickClicksByHourScan)
 }
 
-// ClicksByHourOptions are the optional parts of a ClicksByHour read.
+// ClicksByHourOptions are the options of ClicksByHour.
 type ClicksByHourOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -334,15 +301,14 @@ var clickClicksByHourRead = &cqlgenimpl.ReadSpec[Click]{
 }
 
 // ClicksByHour reads Click rows by hour(at), ordered by at descending, then
-// click_id ascending, from clicks_by_hour, in pages: time buckets from the
+// click_id ascending from clicks_by_hour, in pages: time buckets from the
 // newest back, each in clustering order.
 func (r *ClickRepo) ClicksByHour(ctx context.Context, o *ClicksByHourOptions) (cqlgen.Page[Click], error) {
 	o = cqlgenimpl.Or(o)
 	return clickClicksByHourRead.Page(ctx, r.s, r.opts, []any{}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// loginLoginsByDay is table logins_by_day, which is the source of truth of
-// Login (statements in schema.md).
+// loginLoginsByDay is table logins_by_day, the source of truth (schema.md).
 var loginLoginsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "logins_by_day",
 	Pattern:      "LoginsByDay",
@@ -398,50 +364,44 @@ var loginOne = &cqlgenimpl.One[Login]{
 	Scan: loginLoginsByDayScan,
 }
 
-// Insert writes e to logins_by_day, nil pointers and empty collections unset
-// (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *LoginRepo) Insert(ctx context.Context, e *Login, opts ...cqlgen.Option) error {
 	return loginOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in logins_by_day unless a row has its key (IF NOT
-// EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *LoginRepo) InsertIfAbsent(ctx context.Context, e *Login, opts ...cqlgen.Option) (cqlgen.Inserted[Login], error) {
 	return loginOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in logins_by_day; nil pointers and
-// empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *LoginRepo) Update(ctx context.Context, e *Login, opts ...cqlgen.Option) error {
 	return loginOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from logins_by_day.
+// Delete removes the row with e's key.
 func (r *LoginRepo) Delete(ctx context.Context, e *Login, opts ...cqlgen.Option) error {
 	return loginOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Login with the given key from logins_by_day;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Login with the given key; cqlgen.ErrNotFound if none.
 func (r *LoginRepo) Get(ctx context.Context, at time.Time, userID string) (*Login, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Login", "Get", loginLoginsByDay, []any{cqlgenimpl.DayBuckets.Of((&Login{At: at, UserID: userID}).At), (&Login{At: at, UserID: userID}).At, (&Login{At: at, UserID: userID}).UserID}, loginLoginsByDayScan)
 }
 
-// LoginsByDayOptions are the optional parts of a LoginsByDay read.
+// LoginsByDayOptions are the options of LoginsByDay.
 type LoginsByDayOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -455,15 +415,14 @@ var loginLoginsByDayRead = &cqlgenimpl.ReadSpec[Login]{
 }
 
 // LoginsByDay reads Login rows by day(at), ordered by at descending, then
-// user_id ascending, from logins_by_day, in pages: time buckets from the
-// newest back, each in clustering order.
+// user_id ascending from logins_by_day, in pages: time buckets from the newest
+// back, each in clustering order.
 func (r *LoginRepo) LoginsByDay(ctx context.Context, o *LoginsByDayOptions) (cqlgen.Page[Login], error) {
 	o = cqlgenimpl.Or(o)
 	return loginLoginsByDayRead.Page(ctx, r.s, r.opts, []any{}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// likeLikesByDay is table likes_by_day, which is the source of truth of Like
-// (statements in schema.md).
+// likeLikesByDay is table likes_by_day, the source of truth (schema.md).
 var likeLikesByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "likes_by_day",
 	Pattern:      "LikesByDay",
@@ -519,50 +478,44 @@ var likeOne = &cqlgenimpl.One[Like]{
 	Scan: likeLikesByDayScan,
 }
 
-// Insert writes e to likes_by_day, nil pointers and empty collections unset
-// (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *LikeRepo) Insert(ctx context.Context, e *Like, opts ...cqlgen.Option) error {
 	return likeOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in likes_by_day unless a row has its key (IF NOT
-// EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *LikeRepo) InsertIfAbsent(ctx context.Context, e *Like, opts ...cqlgen.Option) (cqlgen.Inserted[Like], error) {
 	return likeOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in likes_by_day; nil pointers and
-// empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *LikeRepo) Update(ctx context.Context, e *Like, opts ...cqlgen.Option) error {
 	return likeOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from likes_by_day.
+// Delete removes the row with e's key.
 func (r *LikeRepo) Delete(ctx context.Context, e *Like, opts ...cqlgen.Option) error {
 	return likeOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Like with the given key from likes_by_day; cqlgen.ErrNotFound
-// if there is none.
+// Get reads the Like with the given key; cqlgen.ErrNotFound if none.
 func (r *LikeRepo) Get(ctx context.Context, at time.Time, likeID gocql.UUID) (*Like, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Like", "Get", likeLikesByDay, []any{cqlgenimpl.DayBuckets.Of((&Like{At: at, LikeID: likeID}).At), (&Like{At: at, LikeID: likeID}).At, (&Like{At: at, LikeID: likeID}).LikeID}, likeLikesByDayScan)
 }
 
-// LikesByDayOptions are the optional parts of a LikesByDay read.
+// LikesByDayOptions are the options of LikesByDay.
 type LikesByDayOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -576,7 +529,7 @@ var likeLikesByDayRead = &cqlgenimpl.ReadSpec[Like]{
 }
 
 // LikesByDay reads Like rows by day(at), ordered by at descending, then
-// like_id ascending, from likes_by_day, in pages: time buckets from the newest
+// like_id ascending from likes_by_day, in pages: time buckets from the newest
 // back, each in clustering order.
 func (r *LikeRepo) LikesByDay(ctx context.Context, o *LikesByDayOptions) (cqlgen.Page[Like], error) {
 	o = cqlgenimpl.Or(o)

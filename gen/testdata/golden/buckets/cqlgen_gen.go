@@ -17,8 +17,7 @@ import (
 // SupportPackageIsVersion8, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// readingReadings is table readings, which is the source of truth of Reading
-// (statements in schema.md).
+// readingReadings is table readings, the source of truth (schema.md).
 var readingReadings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings",
 	Pattern:      "Readings",
@@ -48,8 +47,8 @@ func readingReadingsCompare(a, b *Reading) int {
 	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// readingReadingsByHour is table readings_by_hour, which serves ReadingsByHour
-// (statements in schema.md).
+// readingReadingsByHour is table readings_by_hour, serving ReadingsByHour
+// (schema.md).
 var readingReadingsByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_by_hour",
 	Pattern:      "ReadingsByHour",
@@ -80,8 +79,8 @@ func readingReadingsByHourCompare(a, b *Reading) int {
 	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// readingReadingsByDay is table readings_by_day, which serves ReadingsByDay
-// (statements in schema.md).
+// readingReadingsByDay is table readings_by_day, serving ReadingsByDay
+// (schema.md).
 var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_by_day",
 	Pattern:      "ReadingsByDay",
@@ -112,8 +111,8 @@ func readingReadingsByDayCompare(a, b *Reading) int {
 	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// readingReadingsByWeek is table readings_by_week, which serves ReadingsByWeek
-// (statements in schema.md).
+// readingReadingsByWeek is table readings_by_week, serving ReadingsByWeek
+// (schema.md).
 var readingReadingsByWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_by_week",
 	Pattern:      "ReadingsByWeek",
@@ -144,8 +143,8 @@ func readingReadingsByWeekCompare(a, b *Reading) int {
 	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// readingReadingsByMonth is table readings_by_month, which serves
-// ReadingsByMonth (statements in schema.md).
+// readingReadingsByMonth is table readings_by_month, serving ReadingsByMonth
+// (schema.md).
 var readingReadingsByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_by_month",
 	Pattern:      "ReadingsByMonth",
@@ -176,8 +175,8 @@ func readingReadingsByMonthCompare(a, b *Reading) int {
 	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// readingReadingsBy10Days is table readings_by_10_days, which serves
-// ReadingsBy10Days (statements in schema.md).
+// readingReadingsBy10Days is table readings_by_10_days, serving
+// ReadingsBy10Days (schema.md).
 var readingReadingsBy10Days = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_by_10_days",
 	Pattern:      "ReadingsBy10Days",
@@ -208,8 +207,8 @@ func readingReadingsBy10DaysCompare(a, b *Reading) int {
 	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// readingReadingsByShard is table readings_by_shard, which serves
-// ReadingsByShard (statements in schema.md).
+// readingReadingsByShard is table readings_by_shard, serving ReadingsByShard
+// (schema.md).
 var readingReadingsByShard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_by_shard",
 	Pattern:      "ReadingsByShard",
@@ -240,8 +239,8 @@ func readingReadingsByShardCompare(a, b *Reading) int {
 	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// readingReadingsByEventMonth is table readings_by_event_month, which serves
-// ReadingsByEventMonth (statements in schema.md).
+// readingReadingsByEventMonth is table readings_by_event_month, serving
+// ReadingsByEventMonth (schema.md).
 var readingReadingsByEventMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_by_event_month",
 	Pattern:      "ReadingsByEventMonth",
@@ -272,8 +271,8 @@ func readingReadingsByEventMonthCompare(a, b *Reading) int {
 	return cmp.Or(-cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID), a.ReadAt.Compare(b.ReadAt))
 }
 
-// readingReadingsByLocalDay is table readings_by_local_day, which serves
-// ReadingsByLocalDay (statements in schema.md).
+// readingReadingsByLocalDay is table readings_by_local_day, serving
+// ReadingsByLocalDay (schema.md).
 var readingReadingsByLocalDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_by_local_day",
 	Pattern:      "ReadingsByLocalDay",
@@ -304,8 +303,8 @@ func readingReadingsByLocalDayCompare(a, b *Reading) int {
 	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// readingReadingsBySundayWeek is table readings_by_sunday_week, which serves
-// ReadingsBySundayWeek (statements in schema.md).
+// readingReadingsBySundayWeek is table readings_by_sunday_week, serving
+// ReadingsBySundayWeek (schema.md).
 var readingReadingsBySundayWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_by_sunday_week",
 	Pattern:      "ReadingsBySundayWeek",
@@ -336,8 +335,8 @@ func readingReadingsBySundayWeekCompare(a, b *Reading) int {
 	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// readingReadingsByFortnight is table readings_by_fortnight, which serves
-// ReadingsByFortnight (statements in schema.md).
+// readingReadingsByFortnight is table readings_by_fortnight, serving
+// ReadingsByFortnight (schema.md).
 var readingReadingsByFortnight = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_by_fortnight",
 	Pattern:      "ReadingsByFortnight",
@@ -368,11 +367,10 @@ func readingReadingsByFortnightCompare(a, b *Reading) int {
 	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// ReadingRepo reads and writes Reading in its tables (readings,
-// readings_by_hour, readings_by_day, readings_by_week, readings_by_month,
-// readings_by_10_days, readings_by_shard, readings_by_event_month,
-// readings_by_local_day, readings_by_sunday_week, readings_by_fortnight), kept
-// in step with readings.
+// ReadingRepo reads and writes Reading in tables readings, readings_by_hour,
+// readings_by_day, readings_by_week, readings_by_month, readings_by_10_days,
+// readings_by_shard, readings_by_event_month, readings_by_local_day,
+// readings_by_sunday_week, readings_by_fortnight.
 type ReadingRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -383,24 +381,8 @@ func NewReadingRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReadingRepo {
 	return &ReadingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func readingCheck(e *Reading) error {
-	if e.SensorID == "" {
-		return cqlgenimpl.EmptyKey("readings", "sensor_id")
-	}
-	return nil
-}
-
-func readingCheckKey(e *Reading) error {
-	if e.SensorID == "" {
-		return cqlgenimpl.EmptyKey("readings", "sensor_id")
-	}
-	return nil
-}
-
 var readingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Reading]{
 	Name:      "Reading",
-	Check:     readingCheck,
-	CheckKey:  readingCheckKey,
 	Canonical: readingReadings,
 	Values:    readingValues,
 	Fields:    readingFields,
@@ -478,32 +460,28 @@ var readingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Reading]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
 	return readingWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Reading with e's key in every table, nil pointers and
-// empty collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
 	return readingWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Reading with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
 	return readingWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Reading with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Reading with the given key and its version.
 func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, readAt time.Time) (*Reading, int64, error) {
 	return readingWrites.GetVersioned(ctx, r.s, &Reading{SensorID: sensorID, ReadAt: readAt})
 }
 
-// Modify edits the Reading with the given key by change until no one changed
-// it between (docs/repositories.md).
+// Modify edits the Reading with the given key by change, retrying on conflict.
 func (r *ReadingRepo) Modify(ctx context.Context, sensorID string, readAt time.Time, change func(*Reading) error, opts ...cqlgen.Option) (*Reading, error) {
 	return readingWrites.Modify(ctx, r.s, r.opts, opts, &Reading{SensorID: sensorID, ReadAt: readAt}, change)
 }
@@ -513,17 +491,17 @@ func (r *ReadingRepo) Entity() string {
 	return "Reading"
 }
 
-// Tables lists the tables Repair and Backfill write: all but readings.
+// Tables lists the tables Repair and Backfill write.
 func (r *ReadingRepo) Tables() []string {
 	return readingWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against readings.
+// Verify reports rows missing, stale or orphaned against readings.
 func (r *ReadingRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return readingWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *ReadingRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return readingWrites.Repair(ctx, r.s, o)
 }
@@ -533,22 +511,21 @@ func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlgen.Main
 	return readingWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Reading with the given key from readings; cqlgen.ErrNotFound
-// if there is none.
+// Get reads the Reading with the given key; cqlgen.ErrNotFound if none.
 func (r *ReadingRepo) Get(ctx context.Context, sensorID string, readAt time.Time) (*Reading, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Reading", "Get", readingReadings, []any{sensorID, readAt}, readingReadingsScan)
 }
 
-// ReadingsOptions are the optional parts of a Readings read.
+// ReadingsOptions are the options of Readings.
 type ReadingsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
-	// order; nil: open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
+	// open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
+	// ReadAtFromExclusive and ReadAtToInclusive flip the defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
 }
 
@@ -560,28 +537,27 @@ var readingReadingsRead = &cqlgenimpl.ReadSpec[Reading]{
 	Compare: readingReadingsCompare,
 }
 
-// Readings reads Reading rows by sensor_id, ordered by read_at descending,
-// from readings, in pages: one partition, in clustering order.
+// Readings reads Reading rows by sensor_id, ordered by read_at descending from
+// readings, in pages.
 func (r *ReadingRepo) Readings(ctx context.Context, sensorID string, o *ReadingsOptions) (cqlgen.Page[Reading], error) {
 	o = cqlgenimpl.Or(o)
 	return readingReadingsRead.Page(ctx, r.s, r.opts, []any{sensorID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive))
 }
 
-// ReadingsByHourOptions are the optional parts of a ReadingsByHour read.
+// ReadingsByHourOptions are the options of ReadingsByHour.
 type ReadingsByHourOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
-	// order; nil: open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
+	// open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
+	// ReadAtFromExclusive and ReadAtToInclusive flip the defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -595,28 +571,27 @@ var readingReadingsByHourRead = &cqlgenimpl.ReadSpec[Reading]{
 }
 
 // ReadingsByHour reads Reading rows by sensor_id, ordered by read_at
-// descending, from readings_by_hour, in pages: time buckets from the newest
+// descending from readings_by_hour, in pages: time buckets from the newest
 // back, each in clustering order.
 func (r *ReadingRepo) ReadingsByHour(ctx context.Context, sensorID string, o *ReadingsByHourOptions) (cqlgen.Page[Reading], error) {
 	o = cqlgenimpl.Or(o)
 	return readingReadingsByHourRead.Page(ctx, r.s, r.opts, []any{sensorID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive))
 }
 
-// ReadingsByDayOptions are the optional parts of a ReadingsByDay read.
+// ReadingsByDayOptions are the options of ReadingsByDay.
 type ReadingsByDayOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
-	// order; nil: open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
+	// open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
+	// ReadAtFromExclusive and ReadAtToInclusive flip the defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -629,29 +604,28 @@ var readingReadingsByDayRead = &cqlgenimpl.ReadSpec[Reading]{
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
-// ReadingsByDay reads Reading rows by sensor_id, ordered by read_at
-// descending, from readings_by_day, in pages: time buckets from the newest
-// back, each in clustering order.
+// ReadingsByDay reads Reading rows by sensor_id, ordered by read_at descending
+// from readings_by_day, in pages: time buckets from the newest back, each in
+// clustering order.
 func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *ReadingsByDayOptions) (cqlgen.Page[Reading], error) {
 	o = cqlgenimpl.Or(o)
 	return readingReadingsByDayRead.Page(ctx, r.s, r.opts, []any{sensorID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive))
 }
 
-// ReadingsByWeekOptions are the optional parts of a ReadingsByWeek read.
+// ReadingsByWeekOptions are the options of ReadingsByWeek.
 type ReadingsByWeekOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
-	// order; nil: open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
+	// open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
+	// ReadAtFromExclusive and ReadAtToInclusive flip the defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -665,28 +639,27 @@ var readingReadingsByWeekRead = &cqlgenimpl.ReadSpec[Reading]{
 }
 
 // ReadingsByWeek reads Reading rows by sensor_id, ordered by read_at
-// descending, from readings_by_week, in pages: time buckets from the newest
+// descending from readings_by_week, in pages: time buckets from the newest
 // back, each in clustering order.
 func (r *ReadingRepo) ReadingsByWeek(ctx context.Context, sensorID string, o *ReadingsByWeekOptions) (cqlgen.Page[Reading], error) {
 	o = cqlgenimpl.Or(o)
 	return readingReadingsByWeekRead.Page(ctx, r.s, r.opts, []any{sensorID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive))
 }
 
-// ReadingsByMonthOptions are the optional parts of a ReadingsByMonth read.
+// ReadingsByMonthOptions are the options of ReadingsByMonth.
 type ReadingsByMonthOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
-	// order; nil: open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
+	// open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
+	// ReadAtFromExclusive and ReadAtToInclusive flip the defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -700,28 +673,27 @@ var readingReadingsByMonthRead = &cqlgenimpl.ReadSpec[Reading]{
 }
 
 // ReadingsByMonth reads Reading rows by sensor_id, ordered by read_at
-// descending, from readings_by_month, in pages: time buckets from the newest
+// descending from readings_by_month, in pages: time buckets from the newest
 // back, each in clustering order.
 func (r *ReadingRepo) ReadingsByMonth(ctx context.Context, sensorID string, o *ReadingsByMonthOptions) (cqlgen.Page[Reading], error) {
 	o = cqlgenimpl.Or(o)
 	return readingReadingsByMonthRead.Page(ctx, r.s, r.opts, []any{sensorID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive))
 }
 
-// ReadingsBy10DaysOptions are the optional parts of a ReadingsBy10Days read.
+// ReadingsBy10DaysOptions are the options of ReadingsBy10Days.
 type ReadingsBy10DaysOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
-	// order; nil: open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
+	// open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
+	// ReadAtFromExclusive and ReadAtToInclusive flip the defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -735,23 +707,23 @@ var readingReadingsBy10DaysRead = &cqlgenimpl.ReadSpec[Reading]{
 }
 
 // ReadingsBy10Days reads Reading rows by sensor_id, ordered by read_at
-// descending, from readings_by_10_days, in pages: time buckets from the newest
+// descending from readings_by_10_days, in pages: time buckets from the newest
 // back, each in clustering order.
 func (r *ReadingRepo) ReadingsBy10Days(ctx context.Context, sensorID string, o *ReadingsBy10DaysOptions) (cqlgen.Page[Reading], error) {
 	o = cqlgenimpl.Or(o)
 	return readingReadingsBy10DaysRead.Page(ctx, r.s, r.opts, []any{sensorID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive))
 }
 
-// ReadingsByShardOptions are the optional parts of a ReadingsByShard read.
+// ReadingsByShardOptions are the options of ReadingsByShard.
 type ReadingsByShardOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
-	// order; nil: open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
+	// open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
+	// ReadAtFromExclusive and ReadAtToInclusive flip the defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
 }
 
@@ -765,29 +737,27 @@ var readingReadingsByShardRead = &cqlgenimpl.ReadSpec[Reading]{
 }
 
 // ReadingsByShard reads Reading rows by sensor_id, ordered by read_at
-// descending, from readings_by_shard, in pages: all 16 hash buckets read in
+// descending from readings_by_shard, in pages: all 16 hash buckets read in
 // parallel and merged in clustering order.
 func (r *ReadingRepo) ReadingsByShard(ctx context.Context, sensorID string, o *ReadingsByShardOptions) (cqlgen.Page[Reading], error) {
 	o = cqlgenimpl.Or(o)
 	return readingReadingsByShardRead.Page(ctx, r.s, r.opts, []any{sensorID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive))
 }
 
-// ReadingsByEventMonthOptions are the optional parts of a ReadingsByEventMonth
-// read.
+// ReadingsByEventMonthOptions are the options of ReadingsByEventMonth.
 type ReadingsByEventMonthOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
-	// order; nil: open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id; nil:
+	// open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
+	// EventIDFromExclusive and EventIDToInclusive flip the defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -801,29 +771,27 @@ var readingReadingsByEventMonthRead = &cqlgenimpl.ReadSpec[Reading]{
 }
 
 // ReadingsByEventMonth reads Reading rows by sensor_id, ordered by event_id
-// descending, then read_at ascending, from readings_by_event_month, in pages:
+// descending, then read_at ascending from readings_by_event_month, in pages:
 // time buckets from the newest back, each in clustering order.
 func (r *ReadingRepo) ReadingsByEventMonth(ctx context.Context, sensorID string, o *ReadingsByEventMonthOptions) (cqlgen.Page[Reading], error) {
 	o = cqlgenimpl.Or(o)
 	return readingReadingsByEventMonthRead.Page(ctx, r.s, r.opts, []any{sensorID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive))
 }
 
-// ReadingsByLocalDayOptions are the optional parts of a ReadingsByLocalDay
-// read.
+// ReadingsByLocalDayOptions are the options of ReadingsByLocalDay.
 type ReadingsByLocalDayOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
-	// order; nil: open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
+	// open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
+	// ReadAtFromExclusive and ReadAtToInclusive flip the defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -837,29 +805,27 @@ var readingReadingsByLocalDayRead = &cqlgenimpl.ReadSpec[Reading]{
 }
 
 // ReadingsByLocalDay reads Reading rows by sensor_id, ordered by read_at
-// descending, from readings_by_local_day, in pages: time buckets from the
+// descending from readings_by_local_day, in pages: time buckets from the
 // newest back, each in clustering order.
 func (r *ReadingRepo) ReadingsByLocalDay(ctx context.Context, sensorID string, o *ReadingsByLocalDayOptions) (cqlgen.Page[Reading], error) {
 	o = cqlgenimpl.Or(o)
 	return readingReadingsByLocalDayRead.Page(ctx, r.s, r.opts, []any{sensorID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive))
 }
 
-// ReadingsBySundayWeekOptions are the optional parts of a ReadingsBySundayWeek
-// read.
+// ReadingsBySundayWeekOptions are the options of ReadingsBySundayWeek.
 type ReadingsBySundayWeekOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
-	// order; nil: open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
+	// open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
+	// ReadAtFromExclusive and ReadAtToInclusive flip the defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -873,29 +839,27 @@ var readingReadingsBySundayWeekRead = &cqlgenimpl.ReadSpec[Reading]{
 }
 
 // ReadingsBySundayWeek reads Reading rows by sensor_id, ordered by read_at
-// descending, from readings_by_sunday_week, in pages: time buckets from the
+// descending from readings_by_sunday_week, in pages: time buckets from the
 // newest back, each in clustering order.
 func (r *ReadingRepo) ReadingsBySundayWeek(ctx context.Context, sensorID string, o *ReadingsBySundayWeekOptions) (cqlgen.Page[Reading], error) {
 	o = cqlgenimpl.Or(o)
 	return readingReadingsBySundayWeekRead.Page(ctx, r.s, r.opts, []any{sensorID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive))
 }
 
-// ReadingsByFortnightOptions are the optional parts of a ReadingsByFortnight
-// read.
+// ReadingsByFortnightOptions are the options of ReadingsByFortnight.
 type ReadingsByFortnightOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
-	// order; nil: open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
+	// open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
+	// ReadAtFromExclusive and ReadAtToInclusive flip the defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -909,7 +873,7 @@ var readingReadingsByFortnightRead = &cqlgenimpl.ReadSpec[Reading]{
 }
 
 // ReadingsByFortnight reads Reading rows by sensor_id, ordered by read_at
-// descending, from readings_by_fortnight, in pages: time buckets from the
+// descending from readings_by_fortnight, in pages: time buckets from the
 // newest back, each in clustering order.
 func (r *ReadingRepo) ReadingsByFortnight(ctx context.Context, sensorID string, o *ReadingsByFortnightOptions) (cqlgen.Page[Reading], error) {
 	o = cqlgenimpl.Or(o)

@@ -16,8 +16,7 @@ import (
 // SupportPackageIsVersion8, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// settingSettings is table settings, which is the source of truth of Setting
-// (statements in schema.md).
+// settingSettings is table settings, the source of truth (schema.md).
 var settingSettings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "settings",
 	Pattern:      "Settings",
@@ -76,45 +75,40 @@ var settingOne = &cqlgenimpl.One[Setting]{
 	Scan: settingSettingsScan,
 }
 
-// Insert writes e to settings, nil pointers and empty collections unset
-// (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *SettingRepo) Insert(ctx context.Context, e *Setting, opts ...cqlgen.Option) error {
 	return settingOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in settings unless a row has its key (IF NOT
-// EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *SettingRepo) InsertIfAbsent(ctx context.Context, e *Setting, opts ...cqlgen.Option) (cqlgen.Inserted[Setting], error) {
 	return settingOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in settings; nil pointers and
-// empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *SettingRepo) Update(ctx context.Context, e *Setting, opts ...cqlgen.Option) error {
 	return settingOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from settings.
+// Delete removes the row with e's key.
 func (r *SettingRepo) Delete(ctx context.Context, e *Setting, opts ...cqlgen.Option) error {
 	return settingOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Setting with the given key from settings; cqlgen.ErrNotFound
-// if there is none.
+// Get reads the Setting with the given key; cqlgen.ErrNotFound if none.
 func (r *SettingRepo) Get(ctx context.Context, scope Scope, name string) (*Setting, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Setting", "Get", settingSettings, []any{scope, name}, settingSettingsScan)
 }
 
-// SettingsOptions are the optional parts of a Settings read.
+// SettingsOptions are the options of Settings.
 type SettingsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// NameFrom (inclusive) and NameTo (exclusive) bound name in read order;
-	// nil: open.
+	// NameFrom (inclusive) and NameTo (exclusive) bound name; nil: open.
 	NameFrom, NameTo *string
-	// NameFromExclusive and NameToInclusive change the bounds' defaults.
+	// NameFromExclusive and NameToInclusive flip the defaults.
 	NameFromExclusive, NameToInclusive bool
 }
 
@@ -126,15 +120,14 @@ var settingSettingsRead = &cqlgenimpl.ReadSpec[Setting]{
 	Compare: settingSettingsCompare,
 }
 
-// Settings reads Setting rows by scope, ordered by name ascending, from
-// settings, in pages: one partition, in clustering order.
+// Settings reads Setting rows by scope, ordered by name ascending from
+// settings, in pages.
 func (r *SettingRepo) Settings(ctx context.Context, scope Scope, o *SettingsOptions) (cqlgen.Page[Setting], error) {
 	o = cqlgenimpl.Or(o)
 	return settingSettingsRead.Page(ctx, r.s, r.opts, []any{scope}, o.Limit, o.Cursor, cqlgenimpl.Range(o.NameFrom, o.NameTo, o.NameFromExclusive, o.NameToInclusive))
 }
 
-// changeChangesByDay is table changes_by_day, which is the source of truth of
-// Change (statements in schema.md).
+// changeChangesByDay is table changes_by_day, the source of truth (schema.md).
 var changeChangesByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "changes_by_day",
 	Pattern:      "ChangesByDay",
@@ -193,50 +186,44 @@ var changeOne = &cqlgenimpl.One[Change]{
 	Scan: changeChangesByDayScan,
 }
 
-// Insert writes e to changes_by_day, nil pointers and empty collections unset
-// (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *ChangeRepo) Insert(ctx context.Context, e *Change, opts ...cqlgen.Option) error {
 	return changeOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in changes_by_day unless a row has its key (IF NOT
-// EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *ChangeRepo) InsertIfAbsent(ctx context.Context, e *Change, opts ...cqlgen.Option) (cqlgen.Inserted[Change], error) {
 	return changeOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in changes_by_day; nil pointers
-// and empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *ChangeRepo) Update(ctx context.Context, e *Change, opts ...cqlgen.Option) error {
 	return changeOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from changes_by_day.
+// Delete removes the row with e's key.
 func (r *ChangeRepo) Delete(ctx context.Context, e *Change, opts ...cqlgen.Option) error {
 	return changeOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Change with the given key from changes_by_day;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Change with the given key; cqlgen.ErrNotFound if none.
 func (r *ChangeRepo) Get(ctx context.Context, scope Scope, at time.Time, name string) (*Change, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Change", "Get", changeChangesByDay, []any{(&Change{Scope: scope, At: at, Name: name}).Scope, cqlgenimpl.DayBuckets.Of((&Change{Scope: scope, At: at, Name: name}).At), (&Change{Scope: scope, At: at, Name: name}).At, (&Change{Scope: scope, At: at, Name: name}).Name}, changeChangesByDayScan)
 }
 
-// ChangesByDayOptions are the optional parts of a ChangesByDay read.
+// ChangesByDayOptions are the options of ChangesByDay.
 type ChangesByDayOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -250,7 +237,7 @@ var changeChangesByDayRead = &cqlgenimpl.ReadSpec[Change]{
 }
 
 // ChangesByDay reads Change rows by scope, ordered by at descending, then name
-// ascending, from changes_by_day, in pages: time buckets from the newest back,
+// ascending from changes_by_day, in pages: time buckets from the newest back,
 // each in clustering order.
 func (r *ChangeRepo) ChangesByDay(ctx context.Context, scope Scope, o *ChangesByDayOptions) (cqlgen.Page[Change], error) {
 	o = cqlgenimpl.Or(o)

@@ -15,8 +15,7 @@ import (
 // SupportPackageIsVersion8, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// pageStatsPageStats is table page_stats, which is the source of truth of
-// PageStats (statements in schema.md).
+// pageStatsPageStats is table page_stats, the source of truth (schema.md).
 var pageStatsPageStats = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "page_stats",
 	Pattern:      "PageStats",
@@ -80,22 +79,20 @@ func (r *PageStatsRepo) Delete(ctx context.Context, e *PageStats, opts ...cqlgen
 	})
 }
 
-// Get reads the PageStats with the given key from page_stats;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the PageStats with the given key; cqlgen.ErrNotFound if none.
 func (r *PageStatsRepo) Get(ctx context.Context, site string, page string) (*PageStats, error) {
 	return cqlgenimpl.Get(ctx, r.s, "PageStats", "Get", pageStatsPageStats, []any{site, page}, pageStatsPageStatsScan)
 }
 
-// GetMany reads the PageStatss of one site with the given page values in one
-// query: Rows[i] is pages[i]'s, nil when missing.
+// GetMany reads the PageStatss of one site of the given page values: Rows[i]
+// is pages[i]'s or nil.
 func (r *PageStatsRepo) GetMany(ctx context.Context, site string, pages []string) (cqlgen.Found[PageStats], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "PageStats", pageStatsPageStats, []any{site}, pages, pageStatsPageStatsScan, func(e *PageStats) string {
 		return e.Page
 	})
 }
 
-// dailyHitsDailyHits is table daily_hits, which is the source of truth of
-// DailyHits (statements in schema.md).
+// dailyHitsDailyHits is table daily_hits, the source of truth (schema.md).
 var dailyHitsDailyHits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "daily_hits",
 	Pattern:      "DailyHits",
@@ -165,22 +162,20 @@ func (r *DailyHitsRepo) Delete(ctx context.Context, e *DailyHits, opts ...cqlgen
 	})
 }
 
-// Get reads the DailyHits with the given key from daily_hits;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the DailyHits with the given key; cqlgen.ErrNotFound if none.
 func (r *DailyHitsRepo) Get(ctx context.Context, site string, day time.Time) (*DailyHits, error) {
 	return cqlgenimpl.Get(ctx, r.s, "DailyHits", "Get", dailyHitsDailyHits, []any{site, day}, dailyHitsDailyHitsScan)
 }
 
-// DailyHitsOptions are the optional parts of a DailyHits read.
+// DailyHitsOptions are the options of DailyHits.
 type DailyHitsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// DayFrom (inclusive) and DayTo (exclusive) bound day in read order; nil:
-	// open.
+	// DayFrom (inclusive) and DayTo (exclusive) bound day; nil: open.
 	DayFrom, DayTo *time.Time
-	// DayFromExclusive and DayToInclusive change the bounds' defaults.
+	// DayFromExclusive and DayToInclusive flip the defaults.
 	DayFromExclusive, DayToInclusive bool
 }
 
@@ -192,8 +187,8 @@ var dailyHitsDailyHitsRead = &cqlgenimpl.ReadSpec[DailyHits]{
 	Compare: dailyHitsDailyHitsCompare,
 }
 
-// DailyHits reads DailyHits rows by site, ordered by day descending, from
-// daily_hits, in pages: one partition, in clustering order.
+// DailyHits reads DailyHits rows by site, ordered by day descending from
+// daily_hits, in pages.
 func (r *DailyHitsRepo) DailyHits(ctx context.Context, site string, o *DailyHitsOptions) (cqlgen.Page[DailyHits], error) {
 	o = cqlgenimpl.Or(o)
 	return dailyHitsDailyHitsRead.Page(ctx, r.s, r.opts, []any{site}, o.Limit, o.Cursor, cqlgenimpl.Range(o.DayFrom, o.DayTo, o.DayFromExclusive, o.DayToInclusive))

@@ -16,8 +16,7 @@ import (
 // SupportPackageIsVersion8, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// orderOrders is table orders, which is the source of truth of Order
-// (statements in schema.md).
+// orderOrders is table orders, the source of truth (schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders",
 	Pattern:      "Orders",
@@ -38,8 +37,8 @@ func orderFields(e *Order, dst []any) []any {
 
 var orderOrdersScan = orderWrites.ScanLive
 
-// orderOrdersByDay is table orders_by_customer_day, which serves OrdersByDay
-// (statements in schema.md).
+// orderOrdersByDay is table orders_by_customer_day, serving OrdersByDay
+// (schema.md).
 var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_customer_day",
 	Pattern:      "OrdersByDay",
@@ -70,8 +69,8 @@ func orderOrdersByDayCompare(a, b *Order) int {
 	return cmp.Or(-a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// orderOrdersByMonth is table orders_by_customer_month, which serves
-// OrdersByMonth (statements in schema.md).
+// orderOrdersByMonth is table orders_by_customer_month, serving OrdersByMonth
+// (schema.md).
 var orderOrdersByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_customer_month",
 	Pattern:      "OrdersByMonth",
@@ -102,8 +101,8 @@ func orderOrdersByMonthCompare(a, b *Order) int {
 	return cmp.Or(-a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// orderOrdersByStatus is table orders_by_status, which serves OrdersByStatus
-// (statements in schema.md).
+// orderOrdersByStatus is table orders_by_status, serving OrdersByStatus
+// (schema.md).
 var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_status",
 	Pattern:      "OrdersByStatus",
@@ -133,9 +132,8 @@ func orderOrdersByStatusCompare(a, b *Order) int {
 	return cmp.Compare(a.OrderID, b.OrderID)
 }
 
-// OrderRepo reads and writes Order in its tables (orders,
-// orders_by_customer_day, orders_by_customer_month, orders_by_status), kept in
-// step with orders.
+// OrderRepo reads and writes Order in tables orders, orders_by_customer_day,
+// orders_by_customer_month, orders_by_status.
 type OrderRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -146,30 +144,8 @@ func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
 	return &OrderRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func orderCheck(e *Order) error {
-	if e.OrderID == "" {
-		return cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	if e.CustomerID == "" {
-		return cqlgenimpl.EmptyKey("orders_by_customer_day", "customer_id")
-	}
-	if e.Status == "" {
-		return cqlgenimpl.EmptyKey("orders_by_status", "status")
-	}
-	return nil
-}
-
-func orderCheckKey(e *Order) error {
-	if e.OrderID == "" {
-		return cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	return nil
-}
-
 var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
 	Name:      "Order",
-	Check:     orderCheck,
-	CheckKey:  orderCheckKey,
 	Canonical: orderOrders,
 	Values:    orderValues,
 	Fields:    orderFields,
@@ -198,32 +174,28 @@ var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
 	return orderWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Order with e's key in every table, nil pointers and
-// empty collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
 	return orderWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Order with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
 	return orderWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Order with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Order with the given key and its version.
 func (r *OrderRepo) GetVersioned(ctx context.Context, orderID string) (*Order, int64, error) {
 	return orderWrites.GetVersioned(ctx, r.s, &Order{OrderID: orderID})
 }
 
-// Modify edits the Order with the given key by change until no one changed it
-// between (docs/repositories.md).
+// Modify edits the Order with the given key by change, retrying on conflict.
 func (r *OrderRepo) Modify(ctx context.Context, orderID string, change func(*Order) error, opts ...cqlgen.Option) (*Order, error) {
 	return orderWrites.Modify(ctx, r.s, r.opts, opts, &Order{OrderID: orderID}, change)
 }
@@ -233,17 +205,17 @@ func (r *OrderRepo) Entity() string {
 	return "Order"
 }
 
-// Tables lists the tables Repair and Backfill write: all but orders.
+// Tables lists the tables Repair and Backfill write.
 func (r *OrderRepo) Tables() []string {
 	return orderWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against orders.
+// Verify reports rows missing, stale or orphaned against orders.
 func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return orderWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return orderWrites.Repair(ctx, r.s, o)
 }
@@ -253,36 +225,33 @@ func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 	return orderWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Order with the given key from orders; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the Order with the given key; cqlgen.ErrNotFound if none.
 func (r *OrderRepo) Get(ctx context.Context, orderID string) (*Order, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Order", "Get", orderOrders, []any{orderID}, orderOrdersScan)
 }
 
-// GetMany reads the Orders with the given order_id values in one query:
-// Rows[i] is orderIDs[i]'s, nil when missing.
+// GetMany reads the Orders of the given order_id values: Rows[i] is
+// orderIDs[i]'s or nil.
 func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []string) (cqlgen.Found[Order], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "Order", orderOrders, []any{}, orderIDs, orderOrdersScan, func(e *Order) string {
 		return e.OrderID
 	})
 }
 
-// OrdersByDayOptions are the optional parts of a OrdersByDay read.
+// OrdersByDayOptions are the options of OrdersByDay.
 type OrdersByDayOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
-	// read order; nil: open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at;
+	// nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
-	// defaults.
+	// PlacedAtFromExclusive and PlacedAtToInclusive flip the defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -296,7 +265,7 @@ var orderOrdersByDayRead = &cqlgenimpl.ReadSpec[Order]{
 }
 
 // OrdersByDay reads Order rows by customer_id, ordered by placed_at
-// descending, then order_id ascending, from orders_by_customer_day, in pages:
+// descending, then order_id ascending from orders_by_customer_day, in pages:
 // time buckets from the newest back, each in clustering order.
 //
 // Deprecated: orders_by_customer_day is on its way out; read
@@ -306,22 +275,20 @@ func (r *OrderRepo) OrdersByDay(ctx context.Context, customerID string, o *Order
 	return orderOrdersByDayRead.Page(ctx, r.s, r.opts, []any{customerID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive))
 }
 
-// OrdersByMonthOptions are the optional parts of a OrdersByMonth read.
+// OrdersByMonthOptions are the options of OrdersByMonth.
 type OrdersByMonthOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
-	// read order; nil: open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at;
+	// nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
-	// defaults.
+	// PlacedAtFromExclusive and PlacedAtToInclusive flip the defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -335,23 +302,23 @@ var orderOrdersByMonthRead = &cqlgenimpl.ReadSpec[Order]{
 }
 
 // OrdersByMonth reads Order rows by customer_id, ordered by placed_at
-// descending, then order_id ascending, from orders_by_customer_month, in
-// pages: time buckets from the newest back, each in clustering order.
+// descending, then order_id ascending from orders_by_customer_month, in pages:
+// time buckets from the newest back, each in clustering order.
 func (r *OrderRepo) OrdersByMonth(ctx context.Context, customerID string, o *OrdersByMonthOptions) (cqlgen.Page[Order], error) {
 	o = cqlgenimpl.Or(o)
 	return orderOrdersByMonthRead.Page(ctx, r.s, r.opts, []any{customerID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive))
 }
 
-// OrdersByStatusOptions are the optional parts of a OrdersByStatus read.
+// OrdersByStatusOptions are the options of OrdersByStatus.
 type OrdersByStatusOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
-	// order; nil: open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
+	// open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
+	// OrderIDFromExclusive and OrderIDToInclusive flip the defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
@@ -363,8 +330,8 @@ var orderOrdersByStatusRead = &cqlgenimpl.ReadSpec[Order]{
 	Compare: orderOrdersByStatusCompare,
 }
 
-// OrdersByStatus reads Order rows by status, ordered by order_id ascending,
-// from orders_by_status, in pages: one partition, in clustering order.
+// OrdersByStatus reads Order rows by status, ordered by order_id ascending
+// from orders_by_status, in pages.
 //
 // Deprecated: orders_by_status is on its way out; read the entity another way.
 func (r *OrderRepo) OrdersByStatus(ctx context.Context, status string, o *OrdersByStatusOptions) (cqlgen.Page[Order], error) {

@@ -16,8 +16,7 @@ import (
 // SupportPackageIsVersion8, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// orderOrders is table orders, which is the source of truth of Order
-// (statements in schema.md).
+// orderOrders is table orders, the source of truth (schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders",
 	Pattern:      "Orders",
@@ -49,8 +48,8 @@ type OrdersByCustomerRow struct {
 	TotalCents int64     `db:"total_cents"`
 }
 
-// orderOrdersByCustomer is table orders_by_customer, which serves
-// OrdersByCustomer (statements in schema.md).
+// orderOrdersByCustomer is table orders_by_customer, serving OrdersByCustomer
+// (schema.md).
 var orderOrdersByCustomer = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_customer",
 	Pattern:      "OrdersByCustomer",
@@ -80,8 +79,8 @@ func orderOrdersByCustomerCompare(a, b *OrdersByCustomerRow) int {
 	return cmp.Or(-a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// orderOrdersInStatus is table orders_by_status, which serves OrdersInStatus
-// (statements in schema.md).
+// orderOrdersInStatus is table orders_by_status, serving OrdersInStatus
+// (schema.md).
 var orderOrdersInStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_status",
 	Pattern:      "OrdersInStatus",
@@ -111,8 +110,8 @@ func orderOrdersInStatusCompare(a, b *Order) int {
 	return cmp.Or(a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// OrderRepo reads and writes Order in its tables (orders, orders_by_customer,
-// orders_by_status), kept in step with orders.
+// OrderRepo reads and writes Order in tables orders, orders_by_customer,
+// orders_by_status.
 type OrderRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -123,36 +122,8 @@ func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
 	return &OrderRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func orderCheck(e *Order) error {
-	if e.TenantID == "" {
-		return cqlgenimpl.EmptyKey("orders", "tenant_id")
-	}
-	if e.OrderID == "" {
-		return cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	if e.CustomerID == "" {
-		return cqlgenimpl.EmptyKey("orders_by_customer", "customer_id")
-	}
-	if e.Status == "" {
-		return cqlgenimpl.EmptyKey("orders_by_status", "status")
-	}
-	return nil
-}
-
-func orderCheckKey(e *Order) error {
-	if e.TenantID == "" {
-		return cqlgenimpl.EmptyKey("orders", "tenant_id")
-	}
-	if e.OrderID == "" {
-		return cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	return nil
-}
-
 var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
 	Name:      "Order",
-	Check:     orderCheck,
-	CheckKey:  orderCheckKey,
 	Canonical: orderOrders,
 	Values:    orderValues,
 	Fields:    orderFields,
@@ -174,32 +145,28 @@ var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
 	return orderWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Order with e's key in every table, nil pointers and
-// empty collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
 	return orderWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Order with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
 	return orderWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Order with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Order with the given key and its version.
 func (r *OrderRepo) GetVersioned(ctx context.Context, tenantID string, orderID string) (*Order, int64, error) {
 	return orderWrites.GetVersioned(ctx, r.s, &Order{TenantID: tenantID, OrderID: orderID})
 }
 
-// Modify edits the Order with the given key by change until no one changed it
-// between (docs/repositories.md).
+// Modify edits the Order with the given key by change, retrying on conflict.
 func (r *OrderRepo) Modify(ctx context.Context, tenantID string, orderID string, change func(*Order) error, opts ...cqlgen.Option) (*Order, error) {
 	return orderWrites.Modify(ctx, r.s, r.opts, opts, &Order{TenantID: tenantID, OrderID: orderID}, change)
 }
@@ -209,17 +176,17 @@ func (r *OrderRepo) Entity() string {
 	return "Order"
 }
 
-// Tables lists the tables Repair and Backfill write: all but orders.
+// Tables lists the tables Repair and Backfill write.
 func (r *OrderRepo) Tables() []string {
 	return orderWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against orders.
+// Verify reports rows missing, stale or orphaned against orders.
 func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return orderWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return orderWrites.Repair(ctx, r.s, o)
 }
@@ -229,31 +196,29 @@ func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 	return orderWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Order with the given key from orders; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the Order with the given key; cqlgen.ErrNotFound if none.
 func (r *OrderRepo) Get(ctx context.Context, tenantID string, orderID string) (*Order, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Order", "Get", orderOrders, []any{tenantID, orderID}, orderOrdersScan)
 }
 
-// GetMany reads the Orders of one tenant_id with the given order_id values in
-// one query: Rows[i] is orderIDs[i]'s, nil when missing.
+// GetMany reads the Orders of one tenant_id of the given order_id values:
+// Rows[i] is orderIDs[i]'s or nil.
 func (r *OrderRepo) GetMany(ctx context.Context, tenantID string, orderIDs []string) (cqlgen.Found[Order], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "Order", orderOrders, []any{tenantID}, orderIDs, orderOrdersScan, func(e *Order) string {
 		return e.OrderID
 	})
 }
 
-// OrdersByCustomerOptions are the optional parts of a OrdersByCustomer read.
+// OrdersByCustomerOptions are the options of OrdersByCustomer.
 type OrdersByCustomerOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
-	// read order; nil: open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at;
+	// nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
-	// defaults.
+	// PlacedAtFromExclusive and PlacedAtToInclusive flip the defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
@@ -266,24 +231,23 @@ var orderOrdersByCustomerRead = &cqlgenimpl.ReadSpec[OrdersByCustomerRow]{
 }
 
 // OrdersByCustomer reads Order rows by tenant_id and customer_id, ordered by
-// placed_at descending, then order_id ascending, from orders_by_customer, in
-// pages: one partition, in clustering order.
+// placed_at descending, then order_id ascending from orders_by_customer, in
+// pages.
 func (r *OrderRepo) OrdersByCustomer(ctx context.Context, tenantID string, customerID string, o *OrdersByCustomerOptions) (cqlgen.Page[OrdersByCustomerRow], error) {
 	o = cqlgenimpl.Or(o)
 	return orderOrdersByCustomerRead.Page(ctx, r.s, r.opts, []any{tenantID, customerID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive))
 }
 
-// OrdersInStatusOptions are the optional parts of a OrdersInStatus read.
+// OrdersInStatusOptions are the options of OrdersInStatus.
 type OrdersInStatusOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
-	// read order; nil: open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at;
+	// nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
-	// defaults.
+	// PlacedAtFromExclusive and PlacedAtToInclusive flip the defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
@@ -296,8 +260,8 @@ var orderOrdersInStatusRead = &cqlgenimpl.ReadSpec[Order]{
 }
 
 // OrdersInStatus reads Order rows by tenant_id and status, ordered by
-// placed_at ascending, then order_id ascending, from orders_by_status, in
-// pages: one partition, in clustering order.
+// placed_at ascending, then order_id ascending from orders_by_status, in
+// pages.
 func (r *OrderRepo) OrdersInStatus(ctx context.Context, tenantID string, status string, o *OrdersInStatusOptions) (cqlgen.Page[Order], error) {
 	o = cqlgenimpl.Or(o)
 	return orderOrdersInStatusRead.Page(ctx, r.s, r.opts, []any{tenantID, status}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive))

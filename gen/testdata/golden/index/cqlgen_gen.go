@@ -17,8 +17,7 @@ import (
 // SupportPackageIsVersion8, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// docDocs is table docs, which is the source of truth of Doc (statements in
-// schema.md).
+// docDocs is table docs, the source of truth (schema.md).
 var docDocs = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "docs",
 	Pattern:      "Docs",
@@ -77,46 +76,41 @@ var docOne = &cqlgenimpl.One[Doc]{
 	Scan: docDocsScan,
 }
 
-// Insert writes e to docs, nil pointers and empty collections unset
-// (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *DocRepo) Insert(ctx context.Context, e *Doc, opts ...cqlgen.Option) error {
 	return docOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in docs unless a row has its key (IF NOT EXISTS;
-// docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *DocRepo) InsertIfAbsent(ctx context.Context, e *Doc, opts ...cqlgen.Option) (cqlgen.Inserted[Doc], error) {
 	return docOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in docs; nil pointers and empty
-// collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *DocRepo) Update(ctx context.Context, e *Doc, opts ...cqlgen.Option) error {
 	return docOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from docs.
+// Delete removes the row with e's key.
 func (r *DocRepo) Delete(ctx context.Context, e *Doc, opts ...cqlgen.Option) error {
 	return docOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Doc with the given key from docs; cqlgen.ErrNotFound if there
-// is none.
+// Get reads the Doc with the given key; cqlgen.ErrNotFound if none.
 func (r *DocRepo) Get(ctx context.Context, space string, updatedAt time.Time, docID gocql.UUID) (*Doc, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Doc", "Get", docDocs, []any{space, updatedAt, docID}, docDocsScan)
 }
 
-// DocsOptions are the optional parts of a Docs read.
+// DocsOptions are the options of Docs.
 type DocsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// UpdatedAtFrom (inclusive) and UpdatedAtTo (exclusive) bound updated_at
-	// in read order; nil: open.
+	// UpdatedAtFrom (inclusive) and UpdatedAtTo (exclusive) bound updated_at;
+	// nil: open.
 	UpdatedAtFrom, UpdatedAtTo *time.Time
-	// UpdatedAtFromExclusive and UpdatedAtToInclusive change the bounds'
-	// defaults.
+	// UpdatedAtFromExclusive and UpdatedAtToInclusive flip the defaults.
 	UpdatedAtFromExclusive, UpdatedAtToInclusive bool
 }
 
@@ -129,7 +123,7 @@ var docDocsRead = &cqlgenimpl.ReadSpec[Doc]{
 }
 
 // Docs reads Doc rows by space, ordered by updated_at descending, then doc_id
-// ascending, from docs, in pages: one partition, in clustering order.
+// ascending from docs, in pages.
 func (r *DocRepo) Docs(ctx context.Context, space string, o *DocsOptions) (cqlgen.Page[Doc], error) {
 	o = cqlgenimpl.Or(o)
 	return docDocsRead.Page(ctx, r.s, r.opts, []any{space}, o.Limit, o.Cursor, cqlgenimpl.Range(o.UpdatedAtFrom, o.UpdatedAtTo, o.UpdatedAtFromExclusive, o.UpdatedAtToInclusive))
@@ -154,11 +148,11 @@ func docDocsByTagKey(e *Doc) []any {
 	return []any{e.UpdatedAt, e.DocID}
 }
 
-// DocsByTagOptions are the optional parts of a DocsByTag read.
+// DocsByTagOptions are the options of DocsByTag.
 type DocsByTagOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
 }
 
@@ -205,13 +199,13 @@ func docDocsSizedKey(e *Doc) []any {
 	return []any{e.UpdatedAt, e.DocID}
 }
 
-// DocsSizedOptions are the optional parts of a DocsSized read.
+// DocsSizedOptions are the options of DocsSized.
 type DocsSizedOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// BytesFromExclusive and BytesToInclusive change the bounds' defaults.
+	// BytesFromExclusive and BytesToInclusive flip the defaults.
 	BytesFromExclusive, BytesToInclusive bool
 }
 
@@ -260,11 +254,11 @@ func docDocsByAuthorKey(e *Doc) []any {
 	return []any{e.Space, e.UpdatedAt, e.DocID}
 }
 
-// DocsByAuthorOptions are the optional parts of a DocsByAuthor read.
+// DocsByAuthorOptions are the options of DocsByAuthor.
 type DocsByAuthorOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
 }
 
@@ -288,8 +282,7 @@ func (r *DocRepo) DocsByAuthor(ctx context.Context, author string, o *DocsByAuth
 	})
 }
 
-// eventEvents is table events, which is the source of truth of Event
-// (statements in schema.md).
+// eventEvents is table events, the source of truth (schema.md).
 var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "events",
 	Pattern:      "Events",
@@ -327,8 +320,7 @@ func eventEventsCompare(a, b *Event) int {
 	return cmp.Or(-a.At.Compare(b.At), cqlgenimpl.CompareTimeUUID(a.ID, b.ID))
 }
 
-// eventEventsByKind is table events_by_kind, which serves EventsByKind
-// (statements in schema.md).
+// eventEventsByKind is table events_by_kind, serving EventsByKind (schema.md).
 var eventEventsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "events_by_kind",
 	Pattern:      "EventsByKind",
@@ -355,8 +347,7 @@ func eventEventsByKindCompare(a, b *Event) int {
 	return cmp.Or(-a.At.Compare(b.At), cqlgenimpl.CompareTimeUUID(a.ID, b.ID))
 }
 
-// EventRepo reads and writes Event in its tables (events, events_by_kind),
-// kept in step with events.
+// EventRepo reads and writes Event in tables events, events_by_kind.
 type EventRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -448,17 +439,17 @@ func (r *EventRepo) Entity() string {
 	return "Event"
 }
 
-// Tables lists the tables Repair and Backfill write: all but events.
+// Tables lists the tables Repair and Backfill write.
 func (r *EventRepo) Tables() []string {
 	return eventWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against events.
+// Verify reports rows missing, stale or orphaned against events.
 func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return eventWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return eventWrites.Repair(ctx, r.s, o)
 }
@@ -468,22 +459,20 @@ func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 	return eventWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Event with the given key from events; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the Event with the given key; cqlgen.ErrNotFound if none.
 func (r *EventRepo) Get(ctx context.Context, source string, at time.Time, id gocql.UUID) (*Event, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Event", "Get", eventEvents, []any{source, at, id}, eventEventsScan)
 }
 
-// EventsOptions are the optional parts of a Events read.
+// EventsOptions are the options of Events.
 type EventsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
@@ -495,28 +484,25 @@ var eventEventsRead = &cqlgenimpl.ReadSpec[Event]{
 	Compare: eventEventsCompare,
 }
 
-// Events reads a source's events, newest first, from events, in pages: one
-// partition, in clustering order.
+// Events reads a source's events, newest first from events, in pages.
 func (r *EventRepo) Events(ctx context.Context, source string, o *EventsOptions) (cqlgen.Page[Event], error) {
 	o = cqlgenimpl.Or(o)
 	return eventEventsRead.Page(ctx, r.s, r.opts, []any{source}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// EventsByKindOptions are the optional parts of a EventsByKind read.
+// EventsByKindOptions are the options of EventsByKind.
 type EventsByKindOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -530,7 +516,7 @@ var eventEventsByKindRead = &cqlgenimpl.ReadSpec[Event]{
 }
 
 // EventsByKind reads Event rows by kind, ordered by at descending, then id
-// ascending, from events_by_kind, in pages: time buckets from the newest back,
+// ascending from events_by_kind, in pages: time buckets from the newest back,
 // each in clustering order.
 func (r *EventRepo) EventsByKind(ctx context.Context, kind string, o *EventsByKindOptions) (cqlgen.Page[Event], error) {
 	o = cqlgenimpl.Or(o)

@@ -16,8 +16,7 @@ import (
 // SupportPackageIsVersion8, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// orderOrders is table orders, which is the source of truth of Order
-// (statements in schema.md).
+// orderOrders is table orders, the source of truth (schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders",
 	Pattern:      "Orders",
@@ -38,8 +37,8 @@ func orderFields(e *Order, dst []any) []any {
 
 var orderOrdersScan = orderWrites.ScanLive
 
-// orderOrdersByStatus is table orders_by_status, which serves OrdersByStatus
-// (statements in schema.md).
+// orderOrdersByStatus is table orders_by_status, serving OrdersByStatus
+// (schema.md).
 var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_status",
 	Pattern:      "OrdersByStatus",
@@ -69,8 +68,7 @@ func orderOrdersByStatusCompare(a, b *Order) int {
 	return cmp.Compare(a.OrderID, b.OrderID)
 }
 
-// orderOrdersByFlag is table orders_by_flag, which serves OrdersByFlag
-// (statements in schema.md).
+// orderOrdersByFlag is table orders_by_flag, serving OrdersByFlag (schema.md).
 var orderOrdersByFlag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_flag",
 	Pattern:      "OrdersByFlag",
@@ -100,8 +98,7 @@ func orderOrdersByFlagCompare(a, b *Order) int {
 	return cmp.Compare(a.OrderID, b.OrderID)
 }
 
-// orderOrdersByDay is table orders_by_day, which serves OrdersByDay
-// (statements in schema.md).
+// orderOrdersByDay is table orders_by_day, serving OrdersByDay (schema.md).
 var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_day",
 	Pattern:      "OrdersByDay",
@@ -131,8 +128,8 @@ func orderOrdersByDayCompare(a, b *Order) int {
 	return cmp.Compare(a.OrderID, b.OrderID)
 }
 
-// orderOrdersByDaySharded is table orders_by_day_sharded, which serves
-// OrdersByDaySharded (statements in schema.md).
+// orderOrdersByDaySharded is table orders_by_day_sharded, serving
+// OrdersByDaySharded (schema.md).
 var orderOrdersByDaySharded = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_day_sharded",
 	Pattern:      "OrdersByDaySharded",
@@ -163,9 +160,8 @@ func orderOrdersByDayShardedCompare(a, b *Order) int {
 	return cmp.Compare(a.OrderID, b.OrderID)
 }
 
-// OrderRepo reads and writes Order in its tables (orders, orders_by_status,
-// orders_by_flag, orders_by_day, orders_by_day_sharded), kept in step with
-// orders.
+// OrderRepo reads and writes Order in tables orders, orders_by_status,
+// orders_by_flag, orders_by_day, orders_by_day_sharded.
 type OrderRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -176,30 +172,8 @@ func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
 	return &OrderRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func orderCheck(e *Order) error {
-	if e.OrderID == "" {
-		return cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	if e.Status == "" {
-		return cqlgenimpl.EmptyKey("orders_by_status", "status")
-	}
-	if e.Day.IsZero() {
-		return cqlgenimpl.EmptyKey("orders_by_day", "day")
-	}
-	return nil
-}
-
-func orderCheckKey(e *Order) error {
-	if e.OrderID == "" {
-		return cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	return nil
-}
-
 var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
 	Name:      "Order",
-	Check:     orderCheck,
-	CheckKey:  orderCheckKey,
 	Canonical: orderOrders,
 	Values:    orderValues,
 	Fields:    orderFields,
@@ -235,32 +209,28 @@ var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
 	return orderWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Order with e's key in every table, nil pointers and
-// empty collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
 	return orderWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Order with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
 	return orderWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Order with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Order with the given key and its version.
 func (r *OrderRepo) GetVersioned(ctx context.Context, orderID string) (*Order, int64, error) {
 	return orderWrites.GetVersioned(ctx, r.s, &Order{OrderID: orderID})
 }
 
-// Modify edits the Order with the given key by change until no one changed it
-// between (docs/repositories.md).
+// Modify edits the Order with the given key by change, retrying on conflict.
 func (r *OrderRepo) Modify(ctx context.Context, orderID string, change func(*Order) error, opts ...cqlgen.Option) (*Order, error) {
 	return orderWrites.Modify(ctx, r.s, r.opts, opts, &Order{OrderID: orderID}, change)
 }
@@ -270,17 +240,17 @@ func (r *OrderRepo) Entity() string {
 	return "Order"
 }
 
-// Tables lists the tables Repair and Backfill write: all but orders.
+// Tables lists the tables Repair and Backfill write.
 func (r *OrderRepo) Tables() []string {
 	return orderWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against orders.
+// Verify reports rows missing, stale or orphaned against orders.
 func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return orderWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return orderWrites.Repair(ctx, r.s, o)
 }
@@ -290,30 +260,29 @@ func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 	return orderWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Order with the given key from orders; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the Order with the given key; cqlgen.ErrNotFound if none.
 func (r *OrderRepo) Get(ctx context.Context, orderID string) (*Order, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Order", "Get", orderOrders, []any{orderID}, orderOrdersScan)
 }
 
-// GetMany reads the Orders with the given order_id values in one query:
-// Rows[i] is orderIDs[i]'s, nil when missing.
+// GetMany reads the Orders of the given order_id values: Rows[i] is
+// orderIDs[i]'s or nil.
 func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []string) (cqlgen.Found[Order], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "Order", orderOrders, []any{}, orderIDs, orderOrdersScan, func(e *Order) string {
 		return e.OrderID
 	})
 }
 
-// OrdersByStatusOptions are the optional parts of a OrdersByStatus read.
+// OrdersByStatusOptions are the options of OrdersByStatus.
 type OrdersByStatusOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
-	// order; nil: open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
+	// open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
+	// OrderIDFromExclusive and OrderIDToInclusive flip the defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
@@ -325,23 +294,23 @@ var orderOrdersByStatusRead = &cqlgenimpl.ReadSpec[Order]{
 	Compare: orderOrdersByStatusCompare,
 }
 
-// OrdersByStatus reads Order rows by status, ordered by order_id ascending,
-// from orders_by_status, in pages: one partition, in clustering order.
+// OrdersByStatus reads Order rows by status, ordered by order_id ascending
+// from orders_by_status, in pages.
 func (r *OrderRepo) OrdersByStatus(ctx context.Context, status Status, o *OrdersByStatusOptions) (cqlgen.Page[Order], error) {
 	o = cqlgenimpl.Or(o)
 	return orderOrdersByStatusRead.Page(ctx, r.s, r.opts, []any{status}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))
 }
 
-// OrdersByFlagOptions are the optional parts of a OrdersByFlag read.
+// OrdersByFlagOptions are the options of OrdersByFlag.
 type OrdersByFlagOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
-	// order; nil: open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
+	// open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
+	// OrderIDFromExclusive and OrderIDToInclusive flip the defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
@@ -353,23 +322,23 @@ var orderOrdersByFlagRead = &cqlgenimpl.ReadSpec[Order]{
 	Compare: orderOrdersByFlagCompare,
 }
 
-// OrdersByFlag reads Order rows by urgent, ordered by order_id ascending, from
-// orders_by_flag, in pages: one partition, in clustering order.
+// OrdersByFlag reads Order rows by urgent, ordered by order_id ascending from
+// orders_by_flag, in pages.
 func (r *OrderRepo) OrdersByFlag(ctx context.Context, urgent bool, o *OrdersByFlagOptions) (cqlgen.Page[Order], error) {
 	o = cqlgenimpl.Or(o)
 	return orderOrdersByFlagRead.Page(ctx, r.s, r.opts, []any{urgent}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))
 }
 
-// OrdersByDayOptions are the optional parts of a OrdersByDay read.
+// OrdersByDayOptions are the options of OrdersByDay.
 type OrdersByDayOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
-	// order; nil: open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
+	// open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
+	// OrderIDFromExclusive and OrderIDToInclusive flip the defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
@@ -381,24 +350,23 @@ var orderOrdersByDayRead = &cqlgenimpl.ReadSpec[Order]{
 	Compare: orderOrdersByDayCompare,
 }
 
-// OrdersByDay reads Order rows by day, ordered by order_id ascending, from
-// orders_by_day, in pages: one partition, in clustering order.
+// OrdersByDay reads Order rows by day, ordered by order_id ascending from
+// orders_by_day, in pages.
 func (r *OrderRepo) OrdersByDay(ctx context.Context, day time.Time, o *OrdersByDayOptions) (cqlgen.Page[Order], error) {
 	o = cqlgenimpl.Or(o)
 	return orderOrdersByDayRead.Page(ctx, r.s, r.opts, []any{day}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))
 }
 
-// OrdersByDayShardedOptions are the optional parts of a OrdersByDaySharded
-// read.
+// OrdersByDayShardedOptions are the options of OrdersByDaySharded.
 type OrdersByDayShardedOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
-	// order; nil: open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
+	// open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
+	// OrderIDFromExclusive and OrderIDToInclusive flip the defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
@@ -411,7 +379,7 @@ var orderOrdersByDayShardedRead = &cqlgenimpl.ReadSpec[Order]{
 	HashBuckets: 16,
 }
 
-// OrdersByDaySharded reads Order rows by day, ordered by order_id ascending,
+// OrdersByDaySharded reads Order rows by day, ordered by order_id ascending
 // from orders_by_day_sharded, in pages: all 16 hash buckets read in parallel
 // and merged in clustering order.
 func (r *OrderRepo) OrdersByDaySharded(ctx context.Context, day time.Time, o *OrdersByDayShardedOptions) (cqlgen.Page[Order], error) {

@@ -16,9 +16,8 @@ import (
 // SupportPackageIsVersion8, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// unshardedChartEntryDailyChartsUnsharded is table daily_charts_unsharded,
-// which is the source of truth of UnshardedChartEntry (statements in
-// schema.md).
+// unshardedChartEntryDailyChartsUnsharded is table daily_charts_unsharded, the
+// source of truth (schema.md).
 var unshardedChartEntryDailyChartsUnsharded = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "daily_charts_unsharded",
 	Pattern:      "DailyChartsUnsharded",
@@ -77,47 +76,42 @@ var unshardedChartEntryOne = &cqlgenimpl.One[UnshardedChartEntry]{
 	Scan: unshardedChartEntryDailyChartsUnshardedScan,
 }
 
-// Insert writes e to daily_charts_unsharded, nil pointers and empty
-// collections unset (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *UnshardedChartEntryRepo) Insert(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) error {
 	return unshardedChartEntryOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in daily_charts_unsharded unless a row has its key
-// (IF NOT EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *UnshardedChartEntryRepo) InsertIfAbsent(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (cqlgen.Inserted[UnshardedChartEntry], error) {
 	return unshardedChartEntryOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in daily_charts_unsharded; nil
-// pointers and empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *UnshardedChartEntryRepo) Update(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) error {
 	return unshardedChartEntryOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from daily_charts_unsharded.
+// Delete removes the row with e's key.
 func (r *UnshardedChartEntryRepo) Delete(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) error {
 	return unshardedChartEntryOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the UnshardedChartEntry with the given key from
-// daily_charts_unsharded; cqlgen.ErrNotFound if there is none.
+// Get reads the UnshardedChartEntry with the given key; cqlgen.ErrNotFound if
+// none.
 func (r *UnshardedChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount int64, trackID string) (*UnshardedChartEntry, error) {
 	return cqlgenimpl.Get(ctx, r.s, "UnshardedChartEntry", "Get", unshardedChartEntryDailyChartsUnsharded, []any{chartDate, playCount, trackID}, unshardedChartEntryDailyChartsUnshardedScan)
 }
 
-// DailyChartsUnshardedOptions are the optional parts of a DailyChartsUnsharded
-// read.
+// DailyChartsUnshardedOptions are the options of DailyChartsUnsharded.
 type DailyChartsUnshardedOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count
-	// in read order; nil: open.
+	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count;
+	// nil: open.
 	PlayCountFrom, PlayCountTo *int64
-	// PlayCountFromExclusive and PlayCountToInclusive change the bounds'
-	// defaults.
+	// PlayCountFromExclusive and PlayCountToInclusive flip the defaults.
 	PlayCountFromExclusive, PlayCountToInclusive bool
 }
 
@@ -130,15 +124,15 @@ var unshardedChartEntryDailyChartsUnshardedRead = &cqlgenimpl.ReadSpec[Unsharded
 }
 
 // DailyChartsUnsharded reads UnshardedChartEntry rows by chart_date, ordered
-// by play_count descending, then track_id ascending, from
-// daily_charts_unsharded, in pages: one partition, in clustering order.
+// by play_count descending, then track_id ascending from
+// daily_charts_unsharded, in pages.
 func (r *UnshardedChartEntryRepo) DailyChartsUnsharded(ctx context.Context, chartDate time.Time, o *DailyChartsUnshardedOptions) (cqlgen.Page[UnshardedChartEntry], error) {
 	o = cqlgenimpl.Or(o)
 	return unshardedChartEntryDailyChartsUnshardedRead.Page(ctx, r.s, r.opts, []any{chartDate}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlayCountFrom, o.PlayCountTo, o.PlayCountFromExclusive, o.PlayCountToInclusive))
 }
 
-// chartEntryDailyCharts is table daily_charts, which is the source of truth of
-// ChartEntry (statements in schema.md).
+// chartEntryDailyCharts is table daily_charts, the source of truth
+// (schema.md).
 var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "daily_charts",
 	Pattern:      "DailyCharts",
@@ -197,46 +191,41 @@ var chartEntryOne = &cqlgenimpl.One[ChartEntry]{
 	Scan: chartEntryDailyChartsScan,
 }
 
-// Insert writes e to daily_charts, nil pointers and empty collections unset
-// (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
 	return chartEntryOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in daily_charts unless a row has its key (IF NOT
-// EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *ChartEntryRepo) InsertIfAbsent(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (cqlgen.Inserted[ChartEntry], error) {
 	return chartEntryOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in daily_charts; nil pointers and
-// empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
 	return chartEntryOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from daily_charts.
+// Delete removes the row with e's key.
 func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
 	return chartEntryOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the ChartEntry with the given key from daily_charts;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the ChartEntry with the given key; cqlgen.ErrNotFound if none.
 func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount int64, trackID string) (*ChartEntry, error) {
 	return cqlgenimpl.Get(ctx, r.s, "ChartEntry", "Get", chartEntryDailyCharts, []any{(&ChartEntry{ChartDate: chartDate, PlayCount: playCount, TrackID: trackID}).ChartDate, cqlgenimpl.HashText(string((&ChartEntry{ChartDate: chartDate, PlayCount: playCount, TrackID: trackID}).TrackID), 100), (&ChartEntry{ChartDate: chartDate, PlayCount: playCount, TrackID: trackID}).PlayCount, (&ChartEntry{ChartDate: chartDate, PlayCount: playCount, TrackID: trackID}).TrackID}, chartEntryDailyChartsScan)
 }
 
-// DailyChartsOptions are the optional parts of a DailyCharts read.
+// DailyChartsOptions are the options of DailyCharts.
 type DailyChartsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count
-	// in read order; nil: open.
+	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count;
+	// nil: open.
 	PlayCountFrom, PlayCountTo *int64
-	// PlayCountFromExclusive and PlayCountToInclusive change the bounds'
-	// defaults.
+	// PlayCountFromExclusive and PlayCountToInclusive flip the defaults.
 	PlayCountFromExclusive, PlayCountToInclusive bool
 }
 
@@ -250,15 +239,15 @@ var chartEntryDailyChartsRead = &cqlgenimpl.ReadSpec[ChartEntry]{
 }
 
 // DailyCharts reads ChartEntry rows by chart_date, ordered by play_count
-// descending, then track_id ascending, from daily_charts, in pages: all 100
+// descending, then track_id ascending from daily_charts, in pages: all 100
 // hash buckets read in parallel and merged in clustering order.
 func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o *DailyChartsOptions) (cqlgen.Page[ChartEntry], error) {
 	o = cqlgenimpl.Or(o)
 	return chartEntryDailyChartsRead.Page(ctx, r.s, r.opts, []any{chartDate}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlayCountFrom, o.PlayCountTo, o.PlayCountFromExclusive, o.PlayCountToInclusive))
 }
 
-// playListeningHistory is table listening_history, which is the source of
-// truth of Play (statements in schema.md).
+// playListeningHistory is table listening_history, the source of truth
+// (schema.md).
 var playListeningHistory = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "listening_history",
 	Pattern:      "ListeningHistory",
@@ -316,46 +305,41 @@ var playOne = &cqlgenimpl.One[Play]{
 	Scan: playListeningHistoryScan,
 }
 
-// Insert writes e to listening_history, nil pointers and empty collections
-// unset (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
 	return playOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in listening_history unless a row has its key (IF
-// NOT EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.Option) (cqlgen.Inserted[Play], error) {
 	return playOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in listening_history; nil pointers
-// and empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
 	return playOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from listening_history.
+// Delete removes the row with e's key.
 func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
 	return playOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Play with the given key from listening_history;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Play with the given key; cqlgen.ErrNotFound if none.
 func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (*Play, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Play", "Get", playListeningHistory, []any{userID, playedAt, trackID}, playListeningHistoryScan)
 }
 
-// ListeningHistoryOptions are the optional parts of a ListeningHistory read.
+// ListeningHistoryOptions are the options of ListeningHistory.
 type ListeningHistoryOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlayedAtFrom (inclusive) and PlayedAtTo (exclusive) bound played_at in
-	// read order; nil: open.
+	// PlayedAtFrom (inclusive) and PlayedAtTo (exclusive) bound played_at;
+	// nil: open.
 	PlayedAtFrom, PlayedAtTo *time.Time
-	// PlayedAtFromExclusive and PlayedAtToInclusive change the bounds'
-	// defaults.
+	// PlayedAtFromExclusive and PlayedAtToInclusive flip the defaults.
 	PlayedAtFromExclusive, PlayedAtToInclusive bool
 }
 
@@ -368,15 +352,14 @@ var playListeningHistoryRead = &cqlgenimpl.ReadSpec[Play]{
 }
 
 // ListeningHistory reads Play rows by user_id, ordered by played_at
-// descending, then track_id ascending, from listening_history, in pages: one
-// partition, in clustering order.
+// descending, then track_id ascending from listening_history, in pages.
 func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *ListeningHistoryOptions) (cqlgen.Page[Play], error) {
 	o = cqlgenimpl.Or(o)
 	return playListeningHistoryRead.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlayedAtFrom, o.PlayedAtTo, o.PlayedAtFromExclusive, o.PlayedAtToInclusive))
 }
 
-// playForeverListeningHistoryForever is table listening_history_forever, which
-// is the source of truth of PlayForever (statements in schema.md).
+// playForeverListeningHistoryForever is table listening_history_forever, the
+// source of truth (schema.md).
 var playForeverListeningHistoryForever = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "listening_history_forever",
 	Pattern:      "ListeningHistoryForever",
@@ -435,47 +418,41 @@ var playForeverOne = &cqlgenimpl.One[PlayForever]{
 	Scan: playForeverListeningHistoryForeverScan,
 }
 
-// Insert writes e to listening_history_forever, nil pointers and empty
-// collections unset (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *PlayForeverRepo) Insert(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) error {
 	return playForeverOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in listening_history_forever unless a row has its
-// key (IF NOT EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *PlayForeverRepo) InsertIfAbsent(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (cqlgen.Inserted[PlayForever], error) {
 	return playForeverOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in listening_history_forever; nil
-// pointers and empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *PlayForeverRepo) Update(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) error {
 	return playForeverOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from listening_history_forever.
+// Delete removes the row with e's key.
 func (r *PlayForeverRepo) Delete(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) error {
 	return playForeverOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the PlayForever with the given key from listening_history_forever;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the PlayForever with the given key; cqlgen.ErrNotFound if none.
 func (r *PlayForeverRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (*PlayForever, error) {
 	return cqlgenimpl.Get(ctx, r.s, "PlayForever", "Get", playForeverListeningHistoryForever, []any{userID, playedAt, trackID}, playForeverListeningHistoryForeverScan)
 }
 
-// ListeningHistoryForeverOptions are the optional parts of a
-// ListeningHistoryForever read.
+// ListeningHistoryForeverOptions are the options of ListeningHistoryForever.
 type ListeningHistoryForeverOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlayedAtFrom (inclusive) and PlayedAtTo (exclusive) bound played_at in
-	// read order; nil: open.
+	// PlayedAtFrom (inclusive) and PlayedAtTo (exclusive) bound played_at;
+	// nil: open.
 	PlayedAtFrom, PlayedAtTo *time.Time
-	// PlayedAtFromExclusive and PlayedAtToInclusive change the bounds'
-	// defaults.
+	// PlayedAtFromExclusive and PlayedAtToInclusive flip the defaults.
 	PlayedAtFromExclusive, PlayedAtToInclusive bool
 }
 
@@ -488,8 +465,8 @@ var playForeverListeningHistoryForeverRead = &cqlgenimpl.ReadSpec[PlayForever]{
 }
 
 // ListeningHistoryForever reads PlayForever rows by user_id, ordered by
-// played_at descending, then track_id ascending, from
-// listening_history_forever, in pages: one partition, in clustering order.
+// played_at descending, then track_id ascending from
+// listening_history_forever, in pages.
 func (r *PlayForeverRepo) ListeningHistoryForever(ctx context.Context, userID string, o *ListeningHistoryForeverOptions) (cqlgen.Page[PlayForever], error) {
 	o = cqlgenimpl.Or(o)
 	return playForeverListeningHistoryForeverRead.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlayedAtFrom, o.PlayedAtTo, o.PlayedAtFromExclusive, o.PlayedAtToInclusive))

@@ -16,8 +16,8 @@ import (
 // SupportPackageIsVersion8, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// tradeTradesByAccount is table trades_by_account, which is the source of
-// truth of Trade (statements in schema.md).
+// tradeTradesByAccount is table trades_by_account, the source of truth
+// (schema.md).
 var tradeTradesByAccount = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "trades_by_account",
 	Pattern:      "TradesByAccount",
@@ -48,8 +48,8 @@ func tradeTradesByAccountCompare(a, b *Trade) int {
 	return cmp.Or(cmp.Compare(a.Type, b.Type), -a.TradeDate.Compare(b.TradeDate), cmp.Compare(a.TradeID, b.TradeID))
 }
 
-// tradeTradesBySymbol is table trades_by_symbol, which serves TradesBySymbol
-// (statements in schema.md).
+// tradeTradesBySymbol is table trades_by_symbol, serving TradesBySymbol
+// (schema.md).
 var tradeTradesBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "trades_by_symbol",
 	Pattern:      "TradesBySymbol",
@@ -81,8 +81,8 @@ func tradeTradesBySymbolCompare(a, b *Trade) int {
 	return cmp.Or(cmp.Compare(a.Type, b.Type), a.TradeDate.Compare(b.TradeDate), cmp.Compare(a.Account, b.Account), cmp.Compare(a.TradeID, b.TradeID))
 }
 
-// TradeRepo reads and writes Trade in its tables (trades_by_account,
-// trades_by_symbol), kept in step with trades_by_account.
+// TradeRepo reads and writes Trade in tables trades_by_account,
+// trades_by_symbol.
 type TradeRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -93,27 +93,8 @@ func NewTradeRepo(s cqlgen.Session, opts ...cqlgen.Option) *TradeRepo {
 	return &TradeRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func tradeCheck(e *Trade) error {
-	if e.Account == "" {
-		return cqlgenimpl.EmptyKey("trades_by_account", "account")
-	}
-	if e.Symbol == "" {
-		return cqlgenimpl.EmptyKey("trades_by_symbol", "symbol")
-	}
-	return nil
-}
-
-func tradeCheckKey(e *Trade) error {
-	if e.Account == "" {
-		return cqlgenimpl.EmptyKey("trades_by_account", "account")
-	}
-	return nil
-}
-
 var tradeWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Trade]{
 	Name:      "Trade",
-	Check:     tradeCheck,
-	CheckKey:  tradeCheckKey,
 	Canonical: tradeTradesByAccount,
 	Values:    tradeValues,
 	Fields:    tradeFields,
@@ -128,32 +109,28 @@ var tradeWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Trade]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *TradeRepo) Insert(ctx context.Context, e *Trade, opts ...cqlgen.Option) error {
 	return tradeWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Trade with e's key in every table, nil pointers and
-// empty collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *TradeRepo) Update(ctx context.Context, e *Trade, opts ...cqlgen.Option) error {
 	return tradeWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Trade with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *TradeRepo) Delete(ctx context.Context, e *Trade, opts ...cqlgen.Option) error {
 	return tradeWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Trade with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Trade with the given key and its version.
 func (r *TradeRepo) GetVersioned(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64) (*Trade, int64, error) {
 	return tradeWrites.GetVersioned(ctx, r.s, &Trade{Account: account, Type: typeKey, TradeDate: tradeDate, TradeID: tradeID})
 }
 
-// Modify edits the Trade with the given key by change until no one changed it
-// between (docs/repositories.md).
+// Modify edits the Trade with the given key by change, retrying on conflict.
 func (r *TradeRepo) Modify(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64, change func(*Trade) error, opts ...cqlgen.Option) (*Trade, error) {
 	return tradeWrites.Modify(ctx, r.s, r.opts, opts, &Trade{Account: account, Type: typeKey, TradeDate: tradeDate, TradeID: tradeID}, change)
 }
@@ -163,19 +140,17 @@ func (r *TradeRepo) Entity() string {
 	return "Trade"
 }
 
-// Tables lists the tables Repair and Backfill write: all but
-// trades_by_account.
+// Tables lists the tables Repair and Backfill write.
 func (r *TradeRepo) Tables() []string {
 	return tradeWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against
-// trades_by_account.
+// Verify reports rows missing, stale or orphaned against trades_by_account.
 func (r *TradeRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return tradeWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *TradeRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return tradeWrites.Repair(ctx, r.s, o)
 }
@@ -185,22 +160,20 @@ func (r *TradeRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 	return tradeWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Trade with the given key from trades_by_account;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Trade with the given key; cqlgen.ErrNotFound if none.
 func (r *TradeRepo) Get(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64) (*Trade, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Trade", "Get", tradeTradesByAccount, []any{account, typeKey, tradeDate, tradeID}, tradeTradesByAccountScan)
 }
 
-// TradesByAccountOptions are the optional parts of a TradesByAccount read.
+// TradesByAccountOptions are the options of TradesByAccount.
 type TradesByAccountOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// TypeFrom (inclusive) and TypeTo (exclusive) bound type in read order;
-	// nil: open.
+	// TypeFrom (inclusive) and TypeTo (exclusive) bound type; nil: open.
 	TypeFrom, TypeTo *string
-	// TypeFromExclusive and TypeToInclusive change the bounds' defaults.
+	// TypeFromExclusive and TypeToInclusive flip the defaults.
 	TypeFromExclusive, TypeToInclusive bool
 	// TypeEq fixes type (nil: every value); with every Eq before it,
 	// TradeDateFrom and TradeDateTo bound trade_date within it.
@@ -208,8 +181,7 @@ type TradesByAccountOptions struct {
 	// TradeDateFrom (inclusive) and TradeDateTo (exclusive) bound trade_date
 	// under TypeEq; nil: open.
 	TradeDateFrom, TradeDateTo *time.Time
-	// TradeDateFromExclusive and TradeDateToInclusive change the bounds'
-	// defaults.
+	// TradeDateFromExclusive and TradeDateToInclusive flip the defaults.
 	TradeDateFromExclusive, TradeDateToInclusive bool
 }
 
@@ -221,23 +193,22 @@ var tradeTradesByAccountRead = &cqlgenimpl.ReadSpec[Trade]{
 	Compare: tradeTradesByAccountCompare,
 }
 
-// TradesByAccount reads an account's trades, by type, newest first, from
-// trades_by_account, in pages: one partition, in clustering order.
+// TradesByAccount reads an account's trades, by type, newest first from
+// trades_by_account, in pages.
 func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *TradesByAccountOptions) (cqlgen.Page[Trade], error) {
 	o = cqlgenimpl.Or(o)
 	return tradeTradesByAccountRead.Page(ctx, r.s, r.opts, []any{account}, o.Limit, o.Cursor, cqlgenimpl.Prefixed([]string{"Type", "TradeDate"}, []bool{o.TypeEq != nil}, []bool{o.TypeFrom != nil || o.TypeTo != nil, o.TradeDateFrom != nil || o.TradeDateTo != nil}), cqlgenimpl.Eq(o.TypeEq, ""), cqlgenimpl.Range(o.TypeFrom, o.TypeTo, o.TypeFromExclusive, o.TypeToInclusive), cqlgenimpl.Range(o.TradeDateFrom, o.TradeDateTo, o.TradeDateFromExclusive, o.TradeDateToInclusive))
 }
 
-// TradesBySymbolOptions are the optional parts of a TradesBySymbol read.
+// TradesBySymbolOptions are the options of TradesBySymbol.
 type TradesBySymbolOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// TypeFrom (inclusive) and TypeTo (exclusive) bound type in read order;
-	// nil: open.
+	// TypeFrom (inclusive) and TypeTo (exclusive) bound type; nil: open.
 	TypeFrom, TypeTo *string
-	// TypeFromExclusive and TypeToInclusive change the bounds' defaults.
+	// TypeFromExclusive and TypeToInclusive flip the defaults.
 	TypeFromExclusive, TypeToInclusive bool
 	// TypeEq fixes type (nil: every value); with every Eq before it,
 	// TradeDateFrom and TradeDateTo bound trade_date within it.
@@ -245,8 +216,7 @@ type TradesBySymbolOptions struct {
 	// TradeDateFrom (inclusive) and TradeDateTo (exclusive) bound trade_date
 	// under TypeEq; nil: open.
 	TradeDateFrom, TradeDateTo *time.Time
-	// TradeDateFromExclusive and TradeDateToInclusive change the bounds'
-	// defaults.
+	// TradeDateFromExclusive and TradeDateToInclusive flip the defaults.
 	TradeDateFromExclusive, TradeDateToInclusive bool
 	// TradeDateEq fixes trade_date (nil: every value); with every Eq before
 	// it, AccountFrom and AccountTo bound account within it.
@@ -254,7 +224,7 @@ type TradesBySymbolOptions struct {
 	// AccountFrom (inclusive) and AccountTo (exclusive) bound account under
 	// TradeDateEq; nil: open.
 	AccountFrom, AccountTo *string
-	// AccountFromExclusive and AccountToInclusive change the bounds' defaults.
+	// AccountFromExclusive and AccountToInclusive flip the defaults.
 	AccountFromExclusive, AccountToInclusive bool
 }
 
@@ -267,7 +237,7 @@ var tradeTradesBySymbolRead = &cqlgenimpl.ReadSpec[Trade]{
 	HashBuckets: 8,
 }
 
-// TradesBySymbol reads a symbol's trades, by type and date, from
+// TradesBySymbol reads a symbol's trades, by type and date from
 // trades_by_symbol, in pages: all 8 hash buckets read in parallel and merged
 // in clustering order.
 func (r *TradeRepo) TradesBySymbol(ctx context.Context, symbol string, o *TradesBySymbolOptions) (cqlgen.Page[Trade], error) {
@@ -275,8 +245,8 @@ func (r *TradeRepo) TradesBySymbol(ctx context.Context, symbol string, o *Trades
 	return tradeTradesBySymbolRead.Page(ctx, r.s, r.opts, []any{symbol}, o.Limit, o.Cursor, cqlgenimpl.Prefixed([]string{"Type", "TradeDate", "Account"}, []bool{o.TypeEq != nil, o.TradeDateEq != nil}, []bool{o.TypeFrom != nil || o.TypeTo != nil, o.TradeDateFrom != nil || o.TradeDateTo != nil, o.AccountFrom != nil || o.AccountTo != nil}), cqlgenimpl.Eq(o.TypeEq, ""), cqlgenimpl.Eq(o.TradeDateEq, ""), cqlgenimpl.Range(o.TypeFrom, o.TypeTo, o.TypeFromExclusive, o.TypeToInclusive), cqlgenimpl.Range(o.TradeDateFrom, o.TradeDateTo, o.TradeDateFromExclusive, o.TradeDateToInclusive), cqlgenimpl.Range(o.AccountFrom, o.AccountTo, o.AccountFromExclusive, o.AccountToInclusive))
 }
 
-// readingReadingsByKind is table readings_by_kind, which is the source of
-// truth of Reading (statements in schema.md).
+// readingReadingsByKind is table readings_by_kind, the source of truth
+// (schema.md).
 var readingReadingsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_by_kind",
 	Pattern:      "ReadingsByKind",
@@ -337,45 +307,40 @@ var readingOne = &cqlgenimpl.One[Reading]{
 	Scan: readingReadingsByKindScan,
 }
 
-// Insert writes e to readings_by_kind, nil pointers and empty collections
-// unset (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
 	return readingOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in readings_by_kind unless a row has its key (IF
-// NOT EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *ReadingRepo) InsertIfAbsent(ctx context.Context, e *Reading, opts ...cqlgen.Option) (cqlgen.Inserted[Reading], error) {
 	return readingOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in readings_by_kind; nil pointers
-// and empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
 	return readingOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from readings_by_kind.
+// Delete removes the row with e's key.
 func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
 	return readingOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Reading with the given key from readings_by_kind;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Reading with the given key; cqlgen.ErrNotFound if none.
 func (r *ReadingRepo) Get(ctx context.Context, sensor string, kind string, at time.Time) (*Reading, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Reading", "Get", readingReadingsByKind, []any{(&Reading{Sensor: sensor, Kind: kind, At: at}).Sensor, cqlgenimpl.DayBuckets.Of((&Reading{Sensor: sensor, Kind: kind, At: at}).At), (&Reading{Sensor: sensor, Kind: kind, At: at}).Kind, (&Reading{Sensor: sensor, Kind: kind, At: at}).At}, readingReadingsByKindScan)
 }
 
-// ReadingsByKindOptions are the optional parts of a ReadingsByKind read.
+// ReadingsByKindOptions are the options of ReadingsByKind.
 type ReadingsByKindOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// KindFrom (inclusive) and KindTo (exclusive) bound kind in read order;
-	// nil: open.
+	// KindFrom (inclusive) and KindTo (exclusive) bound kind; nil: open.
 	KindFrom, KindTo *string
-	// KindFromExclusive and KindToInclusive change the bounds' defaults.
+	// KindFromExclusive and KindToInclusive flip the defaults.
 	KindFromExclusive, KindToInclusive bool
 	// KindEq fixes kind (nil: every value); with every Eq before it, AtFrom
 	// and AtTo bound at within it.
@@ -383,12 +348,11 @@ type ReadingsByKindOptions struct {
 	// AtFrom (inclusive) and AtTo (exclusive) bound at under KindEq; nil:
 	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -402,7 +366,7 @@ var readingReadingsByKindRead = &cqlgenimpl.ReadSpec[Reading]{
 }
 
 // ReadingsByKind reads Reading rows by sensor, ordered by kind ascending, then
-// at descending, from readings_by_kind, in pages: time buckets from the newest
+// at descending from readings_by_kind, in pages: time buckets from the newest
 // back, each in clustering order.
 func (r *ReadingRepo) ReadingsByKind(ctx context.Context, sensor string, o *ReadingsByKindOptions) (cqlgen.Page[Reading], error) {
 	o = cqlgenimpl.Or(o)

@@ -15,8 +15,7 @@ import (
 // SupportPackageIsVersion8, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// noteEnd is table end, which is the source of truth of Note (statements in
-// schema.md).
+// noteEnd is table end, the source of truth (schema.md).
 var noteEnd = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "end",
 	Pattern:      "End",
@@ -41,8 +40,7 @@ func noteSubgraphHolds(e *Note) bool {
 	return e.Tag == "say \"hi\" #1 <b>x</b> & #quot;"
 }
 
-// noteSubgraph is table subgraph, which serves Subgraph (statements in
-// schema.md).
+// noteSubgraph is table subgraph, serving Subgraph (schema.md).
 var noteSubgraph = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "subgraph",
 	Pattern:      "Subgraph",
@@ -72,8 +70,7 @@ func noteSubgraphCompare(a, b *Note) int {
 	return cmp.Compare(a.ID, b.ID)
 }
 
-// NoteRepo reads and writes Note in its tables (end, subgraph), kept in step
-// with end.
+// NoteRepo reads and writes Note in tables end, subgraph.
 type NoteRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -122,32 +119,28 @@ var noteWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Note]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
 	return noteWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Note with e's key in every table, nil pointers and empty
-// collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
 	return noteWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Note with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
 	return noteWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Note with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Note with the given key and its version.
 func (r *NoteRepo) GetVersioned(ctx context.Context, id string) (*Note, int64, error) {
 	return noteWrites.GetVersioned(ctx, r.s, &Note{ID: id})
 }
 
-// Modify edits the Note with the given key by change until no one changed it
-// between (docs/repositories.md).
+// Modify edits the Note with the given key by change, retrying on conflict.
 func (r *NoteRepo) Modify(ctx context.Context, id string, change func(*Note) error, opts ...cqlgen.Option) (*Note, error) {
 	return noteWrites.Modify(ctx, r.s, r.opts, opts, &Note{ID: id}, change)
 }
@@ -157,17 +150,17 @@ func (r *NoteRepo) Entity() string {
 	return "Note"
 }
 
-// Tables lists the tables Repair and Backfill write: all but end.
+// Tables lists the tables Repair and Backfill write.
 func (r *NoteRepo) Tables() []string {
 	return noteWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against end.
+// Verify reports rows missing, stale or orphaned against end.
 func (r *NoteRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return noteWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *NoteRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return noteWrites.Repair(ctx, r.s, o)
 }
@@ -177,30 +170,27 @@ func (r *NoteRepo) Backfill(ctx context.Context, table string, o *cqlgen.Maintai
 	return noteWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Note with the given key from end; cqlgen.ErrNotFound if there
-// is none.
+// Get reads the Note with the given key; cqlgen.ErrNotFound if none.
 func (r *NoteRepo) Get(ctx context.Context, id string) (*Note, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Note", "Get", noteEnd, []any{id}, noteEndScan)
 }
 
-// GetMany reads the Notes with the given id values in one query: Rows[i] is
-// ids[i]'s, nil when missing.
+// GetMany reads the Notes of the given id values: Rows[i] is ids[i]'s or nil.
 func (r *NoteRepo) GetMany(ctx context.Context, ids []string) (cqlgen.Found[Note], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "Note", noteEnd, []any{}, ids, noteEndScan, func(e *Note) string {
 		return e.ID
 	})
 }
 
-// SubgraphOptions are the optional parts of a Subgraph read.
+// SubgraphOptions are the options of Subgraph.
 type SubgraphOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// IDFrom (inclusive) and IDTo (exclusive) bound id in read order; nil:
-	// open.
+	// IDFrom (inclusive) and IDTo (exclusive) bound id; nil: open.
 	IDFrom, IDTo *string
-	// IDFromExclusive and IDToInclusive change the bounds' defaults.
+	// IDFromExclusive and IDToInclusive flip the defaults.
 	IDFromExclusive, IDToInclusive bool
 }
 
@@ -212,8 +202,8 @@ var noteSubgraphRead = &cqlgenimpl.ReadSpec[Note]{
 	Compare: noteSubgraphCompare,
 }
 
-// Subgraph reads Note rows by owner, ordered by id ascending, from subgraph,
-// in pages: one partition, in clustering order.
+// Subgraph reads Note rows by owner, ordered by id ascending from subgraph, in
+// pages.
 func (r *NoteRepo) Subgraph(ctx context.Context, owner string, o *SubgraphOptions) (cqlgen.Page[Note], error) {
 	o = cqlgenimpl.Or(o)
 	return noteSubgraphRead.Page(ctx, r.s, r.opts, []any{owner}, o.Limit, o.Cursor, cqlgenimpl.Range(o.IDFrom, o.IDTo, o.IDFromExclusive, o.IDToInclusive))

@@ -15,8 +15,7 @@ import (
 // SupportPackageIsVersion8, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// lineLines is table lines, which is the source of truth of Line (statements
-// in schema.md).
+// lineLines is table lines, the source of truth (schema.md).
 var lineLines = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "lines",
 	Pattern:      "Lines",
@@ -85,8 +84,8 @@ type LinesByStatusRow struct {
 	Qty     int    `db:"qty"`
 }
 
-// lineLinesByStatus is table lines_by_status, which serves LinesByStatus
-// (statements in schema.md).
+// lineLinesByStatus is table lines_by_status, serving LinesByStatus
+// (schema.md).
 var lineLinesByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "lines_by_status",
 	Pattern:      "LinesByStatus",
@@ -127,8 +126,8 @@ type LinesByOrderStatusRow struct {
 	Qty     int    `db:"qty"`
 }
 
-// lineLinesByOrderStatus is table lines_by_order_status, which serves
-// LinesByOrderStatus (statements in schema.md).
+// lineLinesByOrderStatus is table lines_by_order_status, serving
+// LinesByOrderStatus (schema.md).
 var lineLinesByOrderStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "lines_by_order_status",
 	Pattern:      "LinesByOrderStatus",
@@ -167,8 +166,8 @@ func lineLinesByOrderStatusCompare(a, b *LinesByOrderStatusRow) int {
 	return cmp.Or(cmp.Compare(a.Status, b.Status), cmp.Compare(a.ItemID, b.ItemID))
 }
 
-// LineRepo reads and writes Line in its tables (lines, lines_by_status,
-// lines_by_order_status), kept in step with lines.
+// LineRepo reads and writes Line in tables lines, lines_by_status,
+// lines_by_order_status.
 type LineRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -225,32 +224,28 @@ var lineWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Line]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *LineRepo) Insert(ctx context.Context, e *Line, opts ...cqlgen.Option) error {
 	return lineWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Line with e's key in every table, nil pointers and empty
-// collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *LineRepo) Update(ctx context.Context, e *Line, opts ...cqlgen.Option) error {
 	return lineWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Line with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *LineRepo) Delete(ctx context.Context, e *Line, opts ...cqlgen.Option) error {
 	return lineWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Line with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Line with the given key and its version.
 func (r *LineRepo) GetVersioned(ctx context.Context, orderID string, itemID string) (*Line, int64, error) {
 	return lineWrites.GetVersioned(ctx, r.s, &Line{OrderID: orderID, ItemID: itemID})
 }
 
-// Modify edits the Line with the given key by change until no one changed it
-// between (docs/repositories.md).
+// Modify edits the Line with the given key by change, retrying on conflict.
 func (r *LineRepo) Modify(ctx context.Context, orderID string, itemID string, change func(*Line) error, opts ...cqlgen.Option) (*Line, error) {
 	return lineWrites.Modify(ctx, r.s, r.opts, opts, &Line{OrderID: orderID, ItemID: itemID}, change)
 }
@@ -260,17 +255,17 @@ func (r *LineRepo) Entity() string {
 	return "Line"
 }
 
-// Tables lists the tables Repair and Backfill write: all but lines.
+// Tables lists the tables Repair and Backfill write.
 func (r *LineRepo) Tables() []string {
 	return lineWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against lines.
+// Verify reports rows missing, stale or orphaned against lines.
 func (r *LineRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return lineWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *LineRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return lineWrites.Repair(ctx, r.s, o)
 }
@@ -280,22 +275,21 @@ func (r *LineRepo) Backfill(ctx context.Context, table string, o *cqlgen.Maintai
 	return lineWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Line with the given key from lines; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the Line with the given key; cqlgen.ErrNotFound if none.
 func (r *LineRepo) Get(ctx context.Context, orderID string, itemID string) (*Line, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Line", "Get", lineLines, []any{orderID, itemID}, lineLinesScan)
 }
 
-// LinesOptions are the optional parts of a Lines read.
+// LinesOptions are the options of Lines.
 type LinesOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ItemIDFrom (inclusive) and ItemIDTo (exclusive) bound item_id in read
-	// order; nil: open.
+	// ItemIDFrom (inclusive) and ItemIDTo (exclusive) bound item_id; nil:
+	// open.
 	ItemIDFrom, ItemIDTo *string
-	// ItemIDFromExclusive and ItemIDToInclusive change the bounds' defaults.
+	// ItemIDFromExclusive and ItemIDToInclusive flip the defaults.
 	ItemIDFromExclusive, ItemIDToInclusive bool
 }
 
@@ -307,23 +301,23 @@ var lineLinesRead = &cqlgenimpl.ReadSpec[Line]{
 	Compare: lineLinesCompare,
 }
 
-// Lines reads Line rows by order_id, ordered by item_id ascending, from lines,
-// in pages: one partition, in clustering order.
+// Lines reads Line rows by order_id, ordered by item_id ascending from lines,
+// in pages.
 func (r *LineRepo) Lines(ctx context.Context, orderID string, o *LinesOptions) (cqlgen.Page[Line], error) {
 	o = cqlgenimpl.Or(o)
 	return lineLinesRead.Page(ctx, r.s, r.opts, []any{orderID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.ItemIDFrom, o.ItemIDTo, o.ItemIDFromExclusive, o.ItemIDToInclusive))
 }
 
-// LinesByStatusOptions are the optional parts of a LinesByStatus read.
+// LinesByStatusOptions are the options of LinesByStatus.
 type LinesByStatusOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
-	// order; nil: open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
+	// open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
+	// OrderIDFromExclusive and OrderIDToInclusive flip the defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
@@ -336,24 +330,21 @@ var lineLinesByStatusRead = &cqlgenimpl.ReadSpec[LinesByStatusRow]{
 }
 
 // LinesByStatus reads Line rows by status, ordered by order_id ascending, then
-// item_id ascending, from lines_by_status, in pages: one partition, in
-// clustering order.
+// item_id ascending from lines_by_status, in pages.
 func (r *LineRepo) LinesByStatus(ctx context.Context, status string, o *LinesByStatusOptions) (cqlgen.Page[LinesByStatusRow], error) {
 	o = cqlgenimpl.Or(o)
 	return lineLinesByStatusRead.Page(ctx, r.s, r.opts, []any{status}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))
 }
 
-// LinesByOrderStatusOptions are the optional parts of a LinesByOrderStatus
-// read.
+// LinesByOrderStatusOptions are the options of LinesByOrderStatus.
 type LinesByOrderStatusOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// StatusFrom (inclusive) and StatusTo (exclusive) bound status in read
-	// order; nil: open.
+	// StatusFrom (inclusive) and StatusTo (exclusive) bound status; nil: open.
 	StatusFrom, StatusTo *string
-	// StatusFromExclusive and StatusToInclusive change the bounds' defaults.
+	// StatusFromExclusive and StatusToInclusive flip the defaults.
 	StatusFromExclusive, StatusToInclusive bool
 }
 
@@ -366,8 +357,7 @@ var lineLinesByOrderStatusRead = &cqlgenimpl.ReadSpec[LinesByOrderStatusRow]{
 }
 
 // LinesByOrderStatus reads Line rows by order_id, ordered by status ascending,
-// then item_id ascending, from lines_by_order_status, in pages: one partition,
-// in clustering order.
+// then item_id ascending from lines_by_order_status, in pages.
 func (r *LineRepo) LinesByOrderStatus(ctx context.Context, orderID string, o *LinesByOrderStatusOptions) (cqlgen.Page[LinesByOrderStatusRow], error) {
 	o = cqlgenimpl.Or(o)
 	return lineLinesByOrderStatusRead.Page(ctx, r.s, r.opts, []any{orderID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.StatusFrom, o.StatusTo, o.StatusFromExclusive, o.StatusToInclusive))

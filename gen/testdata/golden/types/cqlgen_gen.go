@@ -16,8 +16,7 @@ import (
 // SupportPackageIsVersion8, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// everythingEverything is table everything, which is the source of truth of
-// Everything (statements in schema.md).
+// everythingEverything is table everything, the source of truth (schema.md).
 var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "everything",
 	Pattern:      "Everything",
@@ -82,45 +81,41 @@ var everythingOne = &cqlgenimpl.One[Everything]{
 	Scan: everythingEverythingScan,
 }
 
-// Insert writes e to everything, nil pointers and empty collections unset
-// (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
 	return everythingOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in everything unless a row has its key (IF NOT
-// EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *EverythingRepo) InsertIfAbsent(ctx context.Context, e *Everything, opts ...cqlgen.Option) (cqlgen.Inserted[Everything], error) {
 	return everythingOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in everything; nil pointers and
-// empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
 	return everythingOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from everything.
+// Delete removes the row with e's key.
 func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
 	return everythingOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Everything with the given key from everything;
-// cqlgen.ErrNotFound if there is none.
+// Get reads the Everything with the given key; cqlgen.ErrNotFound if none.
 func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (*Everything, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Everything", "Get", everythingEverything, []any{id, tagsKey, day}, everythingEverythingScan)
 }
 
-// EverythingOptions are the optional parts of a Everything read.
+// EverythingOptions are the options of Everything.
 type EverythingOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// TagsKeyFrom (inclusive) and TagsKeyTo (exclusive) bound tags_key in read
-	// order; nil: open.
+	// TagsKeyFrom (inclusive) and TagsKeyTo (exclusive) bound tags_key; nil:
+	// open.
 	TagsKeyFrom, TagsKeyTo *[]string
-	// TagsKeyFromExclusive and TagsKeyToInclusive change the bounds' defaults.
+	// TagsKeyFromExclusive and TagsKeyToInclusive flip the defaults.
 	TagsKeyFromExclusive, TagsKeyToInclusive bool
 }
 
@@ -133,8 +128,7 @@ var everythingEverythingRead = &cqlgenimpl.ReadSpec[Everything]{
 }
 
 // Everything reads Everything rows by id, ordered by tags_key ascending, then
-// day ascending, from everything, in pages: one partition, in clustering
-// order.
+// day ascending from everything, in pages.
 func (r *EverythingRepo) Everything(ctx context.Context, id gocql.UUID, o *EverythingOptions) (cqlgen.Page[Everything], error) {
 	o = cqlgenimpl.Or(o)
 	return everythingEverythingRead.Page(ctx, r.s, r.opts, []any{id}, o.Limit, o.Cursor, cqlgenimpl.Range(o.TagsKeyFrom, o.TagsKeyTo, o.TagsKeyFromExclusive, o.TagsKeyToInclusive))

@@ -18,8 +18,7 @@ import (
 // SupportPackageIsVersion8, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// customerCustomers is table customers, which is the source of truth of
-// Customer (statements in schema.md).
+// customerCustomers is table customers, the source of truth (schema.md).
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "customers",
 	Pattern:      "Customers",
@@ -57,8 +56,8 @@ func customerMerge(cur, e *Customer) Customer {
 	return m
 }
 
-// customerCustomersByRegion is table customers_by_region, which serves
-// CustomersByRegion (statements in schema.md).
+// customerCustomersByRegion is table customers_by_region, serving
+// CustomersByRegion (schema.md).
 var customerCustomersByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "customers_by_region",
 	Pattern:      "CustomersByRegion",
@@ -88,8 +87,8 @@ func customerCustomersByRegionCompare(a, b *Customer) int {
 	return cmp.Or(-a.CreatedAt.Compare(b.CreatedAt), cqlgenimpl.CompareUUID(a.CustomerID, b.CustomerID))
 }
 
-// CustomerRepo reads and writes Customer in its tables (customers,
-// customers_by_region), kept in step with customers.
+// CustomerRepo reads and writes Customer in tables customers,
+// customers_by_region.
 type CustomerRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -100,24 +99,8 @@ func NewCustomerRepo(s cqlgen.Session, opts ...cqlgen.Option) *CustomerRepo {
 	return &CustomerRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func customerCheck(e *Customer) error {
-	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
-		return cqlgenimpl.EmptyKey("customers", "customer_id")
-	}
-	return nil
-}
-
-func customerCheckKey(e *Customer) error {
-	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
-		return cqlgenimpl.EmptyKey("customers", "customer_id")
-	}
-	return nil
-}
-
 var customerWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Customer]{
 	Name:      "Customer",
-	Check:     customerCheck,
-	CheckKey:  customerCheckKey,
 	Canonical: customerCustomers,
 	Values:    customerValues,
 	Fields:    customerFields,
@@ -133,32 +116,29 @@ var customerWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Customer]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
 	return customerWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Customer with e's key in every table, nil pointers and
-// empty collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
 	return customerWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Customer with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
 	return customerWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Customer with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Customer with the given key and its version.
 func (r *CustomerRepo) GetVersioned(ctx context.Context, customerID gocql.UUID) (*Customer, int64, error) {
 	return customerWrites.GetVersioned(ctx, r.s, &Customer{CustomerID: customerID})
 }
 
-// Modify edits the Customer with the given key by change until no one changed
-// it between (docs/repositories.md).
+// Modify edits the Customer with the given key by change, retrying on
+// conflict.
 func (r *CustomerRepo) Modify(ctx context.Context, customerID gocql.UUID, change func(*Customer) error, opts ...cqlgen.Option) (*Customer, error) {
 	return customerWrites.Modify(ctx, r.s, r.opts, opts, &Customer{CustomerID: customerID}, change)
 }
@@ -168,17 +148,17 @@ func (r *CustomerRepo) Entity() string {
 	return "Customer"
 }
 
-// Tables lists the tables Repair and Backfill write: all but customers.
+// Tables lists the tables Repair and Backfill write.
 func (r *CustomerRepo) Tables() []string {
 	return customerWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against customers.
+// Verify reports rows missing, stale or orphaned against customers.
 func (r *CustomerRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return customerWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *CustomerRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return customerWrites.Repair(ctx, r.s, o)
 }
@@ -188,31 +168,29 @@ func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mai
 	return customerWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Customer with the given key from customers; cqlgen.ErrNotFound
-// if there is none.
+// Get reads the Customer with the given key; cqlgen.ErrNotFound if none.
 func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (*Customer, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Customer", "Get", customerCustomers, []any{customerID}, customerCustomersScan)
 }
 
-// GetMany reads the Customers with the given customer_id values in one query:
-// Rows[i] is customerIDs[i]'s, nil when missing.
+// GetMany reads the Customers of the given customer_id values: Rows[i] is
+// customerIDs[i]'s or nil.
 func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (cqlgen.Found[Customer], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "Customer", customerCustomers, []any{}, customerIDs, customerCustomersScan, func(e *Customer) gocql.UUID {
 		return e.CustomerID
 	})
 }
 
-// CustomersByRegionOptions are the optional parts of a CustomersByRegion read.
+// CustomersByRegionOptions are the options of CustomersByRegion.
 type CustomersByRegionOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at
-	// in read order; nil: open.
+	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at;
+	// nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
-	// CreatedAtFromExclusive and CreatedAtToInclusive change the bounds'
-	// defaults.
+	// CreatedAtFromExclusive and CreatedAtToInclusive flip the defaults.
 	CreatedAtFromExclusive, CreatedAtToInclusive bool
 }
 
@@ -225,15 +203,13 @@ var customerCustomersByRegionRead = &cqlgenimpl.ReadSpec[Customer]{
 }
 
 // CustomersByRegion reads Customer rows by region, ordered by created_at
-// descending, then customer_id ascending, from customers_by_region, in pages:
-// one partition, in clustering order.
+// descending, then customer_id ascending from customers_by_region, in pages.
 func (r *CustomerRepo) CustomersByRegion(ctx context.Context, region Region, o *CustomersByRegionOptions) (cqlgen.Page[Customer], error) {
 	o = cqlgenimpl.Or(o)
 	return customerCustomersByRegionRead.Page(ctx, r.s, r.opts, []any{region}, o.Limit, o.Cursor, cqlgenimpl.Range(o.CreatedAtFrom, o.CreatedAtTo, o.CreatedAtFromExclusive, o.CreatedAtToInclusive))
 }
 
-// visitVisits is table visits, which is the source of truth of Visit
-// (statements in schema.md).
+// visitVisits is table visits, the source of truth (schema.md).
 var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "visits",
 	Pattern:      "Visits",
@@ -298,45 +274,40 @@ var visitOne = &cqlgenimpl.One[Visit]{
 	Scan: visitVisitsScan,
 }
 
-// Insert writes e to visits, nil pointers and empty collections unset
-// (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
 	return visitOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in visits unless a row has its key (IF NOT EXISTS;
-// docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (cqlgen.Inserted[Visit], error) {
 	return visitOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in visits; nil pointers and empty
-// collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
 	return visitOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from visits.
+// Delete removes the row with e's key.
 func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
 	return visitOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Visit with the given key from visits; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the Visit with the given key; cqlgen.ErrNotFound if none.
 func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, at time.Time, spot Geo) (*Visit, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Visit", "Get", visitVisits, []any{customerID, at, spot}, visitVisitsScan)
 }
 
-// VisitsOptions are the optional parts of a Visits read.
+// VisitsOptions are the options of Visits.
 type VisitsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
@@ -349,7 +320,7 @@ var visitVisitsRead = &cqlgenimpl.ReadSpec[Visit]{
 }
 
 // Visits reads Visit rows by customer_id, ordered by at ascending, then spot
-// ascending, from visits, in pages: one partition, in clustering order.
+// ascending from visits, in pages.
 func (r *VisitRepo) Visits(ctx context.Context, customerID gocql.UUID, o *VisitsOptions) (cqlgen.Page[Visit], error) {
 	o = cqlgenimpl.Or(o)
 	return visitVisitsRead.Page(ctx, r.s, r.opts, []any{customerID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))

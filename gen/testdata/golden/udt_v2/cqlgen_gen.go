@@ -15,8 +15,7 @@ import (
 // SupportPackageIsVersion8, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// customerCustomers is table customers, which is the source of truth of
-// Customer (statements in schema.md).
+// customerCustomers is table customers, the source of truth (schema.md).
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "customers",
 	Pattern:      "Customers",
@@ -66,45 +65,40 @@ var customerOne = &cqlgenimpl.One[Customer]{
 	Scan: customerCustomersScan,
 }
 
-// Insert writes e to customers, nil pointers and empty collections unset
-// (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
 	return customerOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in customers unless a row has its key (IF NOT
-// EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *CustomerRepo) InsertIfAbsent(ctx context.Context, e *Customer, opts ...cqlgen.Option) (cqlgen.Inserted[Customer], error) {
 	return customerOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in customers; nil pointers and
-// empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
 	return customerOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from customers.
+// Delete removes the row with e's key.
 func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
 	return customerOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Customer with the given key from customers; cqlgen.ErrNotFound
-// if there is none.
+// Get reads the Customer with the given key; cqlgen.ErrNotFound if none.
 func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (*Customer, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Customer", "Get", customerCustomers, []any{customerID}, customerCustomersScan)
 }
 
-// GetMany reads the Customers with the given customer_id values in one query:
-// Rows[i] is customerIDs[i]'s, nil when missing.
+// GetMany reads the Customers of the given customer_id values: Rows[i] is
+// customerIDs[i]'s or nil.
 func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (cqlgen.Found[Customer], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "Customer", customerCustomers, []any{}, customerIDs, customerCustomersScan, func(e *Customer) gocql.UUID {
 		return e.CustomerID
 	})
 }
 
-// visitVisits is table visits, which is the source of truth of Visit
-// (statements in schema.md).
+// visitVisits is table visits, the source of truth (schema.md).
 var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "visits",
 	Pattern:      "Visits",
@@ -169,45 +163,41 @@ var visitOne = &cqlgenimpl.One[Visit]{
 	Scan: visitVisitsScan,
 }
 
-// Insert writes e to visits, nil pointers and empty collections unset
-// (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
 	return visitOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in visits unless a row has its key (IF NOT EXISTS;
-// docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (cqlgen.Inserted[Visit], error) {
 	return visitOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in visits; nil pointers and empty
-// collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
 	return visitOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from visits.
+// Delete removes the row with e's key.
 func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
 	return visitOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Visit with the given key from visits; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the Visit with the given key; cqlgen.ErrNotFound if none.
 func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, visitID gocql.UUID, spot Geo) (*Visit, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Visit", "Get", visitVisits, []any{customerID, visitID, spot}, visitVisitsScan)
 }
 
-// VisitsOptions are the optional parts of a Visits read.
+// VisitsOptions are the options of Visits.
 type VisitsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// VisitIDFrom (inclusive) and VisitIDTo (exclusive) bound visit_id in read
-	// order; nil: open.
+	// VisitIDFrom (inclusive) and VisitIDTo (exclusive) bound visit_id; nil:
+	// open.
 	VisitIDFrom, VisitIDTo *gocql.UUID
-	// VisitIDFromExclusive and VisitIDToInclusive change the bounds' defaults.
+	// VisitIDFromExclusive and VisitIDToInclusive flip the defaults.
 	VisitIDFromExclusive, VisitIDToInclusive bool
 }
 
@@ -220,7 +210,7 @@ var visitVisitsRead = &cqlgenimpl.ReadSpec[Visit]{
 }
 
 // Visits reads Visit rows by customer_id, ordered by visit_id descending, then
-// spot ascending, from visits, in pages: one partition, in clustering order.
+// spot ascending from visits, in pages.
 func (r *VisitRepo) Visits(ctx context.Context, customerID gocql.UUID, o *VisitsOptions) (cqlgen.Page[Visit], error) {
 	o = cqlgenimpl.Or(o)
 	return visitVisitsRead.Page(ctx, r.s, r.opts, []any{customerID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.VisitIDFrom, o.VisitIDTo, o.VisitIDFromExclusive, o.VisitIDToInclusive))

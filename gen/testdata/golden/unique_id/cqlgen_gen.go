@@ -16,8 +16,7 @@ import (
 // SupportPackageIsVersion8, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// eventEvents is table events, which is the source of truth of Event
-// (statements in schema.md).
+// eventEvents is table events, the source of truth (schema.md).
 var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "events",
 	Pattern:      "Events",
@@ -55,8 +54,8 @@ func eventEventsCompare(a, b *Event) int {
 	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
 }
 
-// eventEventsByAgent is table events_by_agent, which serves EventsByAgent
-// (statements in schema.md).
+// eventEventsByAgent is table events_by_agent, serving EventsByAgent
+// (schema.md).
 var eventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "events_by_agent",
 	Pattern:      "EventsByAgent",
@@ -83,8 +82,7 @@ func eventEventsByAgentCompare(a, b *Event) int {
 	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
 }
 
-// EventRepo reads and writes Event in its tables (events, events_by_agent),
-// kept in step with events.
+// EventRepo reads and writes Event in tables events, events_by_agent.
 type EventRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -176,17 +174,17 @@ func (r *EventRepo) Entity() string {
 	return "Event"
 }
 
-// Tables lists the tables Repair and Backfill write: all but events.
+// Tables lists the tables Repair and Backfill write.
 func (r *EventRepo) Tables() []string {
 	return eventWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against events.
+// Verify reports rows missing, stale or orphaned against events.
 func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return eventWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return eventWrites.Repair(ctx, r.s, o)
 }
@@ -196,22 +194,21 @@ func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 	return eventWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Event with the given key from events; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the Event with the given key; cqlgen.ErrNotFound if none.
 func (r *EventRepo) Get(ctx context.Context, ticketID string, eventID gocql.UUID) (*Event, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Event", "Get", eventEvents, []any{ticketID, eventID}, eventEventsScan)
 }
 
-// EventsOptions are the optional parts of a Events read.
+// EventsOptions are the options of Events.
 type EventsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
-	// order; nil: open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id; nil:
+	// open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
+	// EventIDFromExclusive and EventIDToInclusive flip the defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
 }
 
@@ -223,28 +220,27 @@ var eventEventsRead = &cqlgenimpl.ReadSpec[Event]{
 	Compare: eventEventsCompare,
 }
 
-// Events reads Event rows by ticket_id, ordered by event_id descending, from
-// events, in pages: one partition, in clustering order.
+// Events reads Event rows by ticket_id, ordered by event_id descending from
+// events, in pages.
 func (r *EventRepo) Events(ctx context.Context, ticketID string, o *EventsOptions) (cqlgen.Page[Event], error) {
 	o = cqlgenimpl.Or(o)
 	return eventEventsRead.Page(ctx, r.s, r.opts, []any{ticketID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive))
 }
 
-// EventsByAgentOptions are the optional parts of a EventsByAgent read.
+// EventsByAgentOptions are the options of EventsByAgent.
 type EventsByAgentOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
-	// order; nil: open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id; nil:
+	// open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
+	// EventIDFromExclusive and EventIDToInclusive flip the defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
@@ -257,7 +253,7 @@ var eventEventsByAgentRead = &cqlgenimpl.ReadSpec[Event]{
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
 }
 
-// EventsByAgent reads Event rows by agent_id, ordered by event_id descending,
+// EventsByAgent reads Event rows by agent_id, ordered by event_id descending
 // from events_by_agent, in pages: time buckets from the newest back, each in
 // clustering order.
 func (r *EventRepo) EventsByAgent(ctx context.Context, agentID string, o *EventsByAgentOptions) (cqlgen.Page[Event], error) {
@@ -265,8 +261,7 @@ func (r *EventRepo) EventsByAgent(ctx context.Context, agentID string, o *Events
 	return eventEventsByAgentRead.Page(ctx, r.s, r.opts, []any{agentID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive))
 }
 
-// uploadUploads is table uploads, which is the source of truth of Upload
-// (statements in schema.md).
+// uploadUploads is table uploads, the source of truth (schema.md).
 var uploadUploads = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "uploads",
 	Pattern:      "Uploads",
@@ -296,8 +291,8 @@ func uploadUploadsCompare(a, b *Upload) int {
 	return cqlgenimpl.CompareUUID(a.UploadID, b.UploadID)
 }
 
-// uploadUploadsByDay is table uploads_by_day, which serves UploadsByDay
-// (statements in schema.md).
+// uploadUploadsByDay is table uploads_by_day, serving UploadsByDay
+// (schema.md).
 var uploadUploadsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "uploads_by_day",
 	Pattern:      "UploadsByDay",
@@ -328,8 +323,7 @@ func uploadUploadsByDayCompare(a, b *Upload) int {
 	return cqlgenimpl.CompareUUID(a.UploadID, b.UploadID)
 }
 
-// UploadRepo reads and writes Upload in its tables (uploads, uploads_by_day),
-// kept in step with uploads.
+// UploadRepo reads and writes Upload in tables uploads, uploads_by_day.
 type UploadRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -340,27 +334,8 @@ func NewUploadRepo(s cqlgen.Session, opts ...cqlgen.Option) *UploadRepo {
 	return &UploadRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func uploadCheck(e *Upload) error {
-	if e.Owner == "" {
-		return cqlgenimpl.EmptyKey("uploads", "owner")
-	}
-	if e.Day.IsZero() {
-		return cqlgenimpl.EmptyKey("uploads_by_day", "day")
-	}
-	return nil
-}
-
-func uploadCheckKey(e *Upload) error {
-	if e.Owner == "" {
-		return cqlgenimpl.EmptyKey("uploads", "owner")
-	}
-	return nil
-}
-
 var uploadWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Upload]{
 	Name:      "Upload",
-	Check:     uploadCheck,
-	CheckKey:  uploadCheckKey,
 	Canonical: uploadUploads,
 	Values:    uploadValues,
 	Fields:    uploadFields,
@@ -375,32 +350,28 @@ var uploadWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Upload]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *UploadRepo) Insert(ctx context.Context, e *Upload, opts ...cqlgen.Option) error {
 	return uploadWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Upload with e's key in every table, nil pointers and
-// empty collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *UploadRepo) Update(ctx context.Context, e *Upload, opts ...cqlgen.Option) error {
 	return uploadWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Upload with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *UploadRepo) Delete(ctx context.Context, e *Upload, opts ...cqlgen.Option) error {
 	return uploadWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Upload with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Upload with the given key and its version.
 func (r *UploadRepo) GetVersioned(ctx context.Context, owner string, uploadID gocql.UUID) (*Upload, int64, error) {
 	return uploadWrites.GetVersioned(ctx, r.s, &Upload{Owner: owner, UploadID: uploadID})
 }
 
-// Modify edits the Upload with the given key by change until no one changed it
-// between (docs/repositories.md).
+// Modify edits the Upload with the given key by change, retrying on conflict.
 func (r *UploadRepo) Modify(ctx context.Context, owner string, uploadID gocql.UUID, change func(*Upload) error, opts ...cqlgen.Option) (*Upload, error) {
 	return uploadWrites.Modify(ctx, r.s, r.opts, opts, &Upload{Owner: owner, UploadID: uploadID}, change)
 }
@@ -410,17 +381,17 @@ func (r *UploadRepo) Entity() string {
 	return "Upload"
 }
 
-// Tables lists the tables Repair and Backfill write: all but uploads.
+// Tables lists the tables Repair and Backfill write.
 func (r *UploadRepo) Tables() []string {
 	return uploadWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against uploads.
+// Verify reports rows missing, stale or orphaned against uploads.
 func (r *UploadRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return uploadWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *UploadRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return uploadWrites.Repair(ctx, r.s, o)
 }
@@ -430,23 +401,21 @@ func (r *UploadRepo) Backfill(ctx context.Context, table string, o *cqlgen.Maint
 	return uploadWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Upload with the given key from uploads; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the Upload with the given key; cqlgen.ErrNotFound if none.
 func (r *UploadRepo) Get(ctx context.Context, owner string, uploadID gocql.UUID) (*Upload, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Upload", "Get", uploadUploads, []any{owner, uploadID}, uploadUploadsScan)
 }
 
-// UploadsOptions are the optional parts of a Uploads read.
+// UploadsOptions are the options of Uploads.
 type UploadsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// UploadIDFrom (inclusive) and UploadIDTo (exclusive) bound upload_id in
-	// read order; nil: open.
+	// UploadIDFrom (inclusive) and UploadIDTo (exclusive) bound upload_id;
+	// nil: open.
 	UploadIDFrom, UploadIDTo *gocql.UUID
-	// UploadIDFromExclusive and UploadIDToInclusive change the bounds'
-	// defaults.
+	// UploadIDFromExclusive and UploadIDToInclusive flip the defaults.
 	UploadIDFromExclusive, UploadIDToInclusive bool
 }
 
@@ -458,24 +427,23 @@ var uploadUploadsRead = &cqlgenimpl.ReadSpec[Upload]{
 	Compare: uploadUploadsCompare,
 }
 
-// Uploads reads Upload rows by owner, ordered by upload_id ascending, from
-// uploads, in pages: one partition, in clustering order.
+// Uploads reads Upload rows by owner, ordered by upload_id ascending from
+// uploads, in pages.
 func (r *UploadRepo) Uploads(ctx context.Context, owner string, o *UploadsOptions) (cqlgen.Page[Upload], error) {
 	o = cqlgenimpl.Or(o)
 	return uploadUploadsRead.Page(ctx, r.s, r.opts, []any{owner}, o.Limit, o.Cursor, cqlgenimpl.Range(o.UploadIDFrom, o.UploadIDTo, o.UploadIDFromExclusive, o.UploadIDToInclusive))
 }
 
-// UploadsByDayOptions are the optional parts of a UploadsByDay read.
+// UploadsByDayOptions are the options of UploadsByDay.
 type UploadsByDayOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// UploadIDFrom (inclusive) and UploadIDTo (exclusive) bound upload_id in
-	// read order; nil: open.
+	// UploadIDFrom (inclusive) and UploadIDTo (exclusive) bound upload_id;
+	// nil: open.
 	UploadIDFrom, UploadIDTo *gocql.UUID
-	// UploadIDFromExclusive and UploadIDToInclusive change the bounds'
-	// defaults.
+	// UploadIDFromExclusive and UploadIDToInclusive flip the defaults.
 	UploadIDFromExclusive, UploadIDToInclusive bool
 }
 
@@ -488,7 +456,7 @@ var uploadUploadsByDayRead = &cqlgenimpl.ReadSpec[Upload]{
 	HashBuckets: 16,
 }
 
-// UploadsByDay reads Upload rows by day, ordered by upload_id ascending, from
+// UploadsByDay reads Upload rows by day, ordered by upload_id ascending from
 // uploads_by_day, in pages: all 16 hash buckets read in parallel and merged in
 // clustering order.
 func (r *UploadRepo) UploadsByDay(ctx context.Context, day time.Time, o *UploadsByDayOptions) (cqlgen.Page[Upload], error) {

@@ -14,8 +14,7 @@ import (
 // SupportPackageIsVersion8, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// accountAccounts is table accounts, which is the source of truth of Account
-// (statements in schema.md).
+// accountAccounts is table accounts, the source of truth (schema.md).
 var accountAccounts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "accounts",
 	Pattern:      "Accounts",
@@ -37,8 +36,8 @@ func accountFields(e *Account, dst []any) []any {
 
 var accountAccountsScan = accountWrites.ScanLive
 
-// accountAccountByEmail is table accounts_by_email, which serves
-// AccountByEmail (statements in schema.md).
+// accountAccountByEmail is table accounts_by_email, serving AccountByEmail
+// (schema.md).
 var accountAccountByEmail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "accounts_by_email",
 	Pattern:      "AccountByEmail",
@@ -56,8 +55,8 @@ func accountAccountByEmailKey(e *Account) []any {
 	return []any{e.Email}
 }
 
-// accountAccountsByHandle is table accounts_by_handle, which serves
-// AccountsByHandle (statements in schema.md).
+// accountAccountsByHandle is table accounts_by_handle, serving
+// AccountsByHandle (schema.md).
 var accountAccountsByHandle = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "accounts_by_handle",
 	Pattern:      "AccountsByHandle",
@@ -76,8 +75,8 @@ func accountAccountsByHandleKey(e *Account) []any {
 	return []any{e.TenantID, e.Handle}
 }
 
-// AccountRepo reads and writes Account in its tables (accounts,
-// accounts_by_email, accounts_by_handle), kept in step with accounts.
+// AccountRepo reads and writes Account in tables accounts, accounts_by_email,
+// accounts_by_handle.
 type AccountRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -88,30 +87,8 @@ func NewAccountRepo(s cqlgen.Session, opts ...cqlgen.Option) *AccountRepo {
 	return &AccountRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func accountCheck(e *Account) error {
-	if e.AccountID == "" {
-		return cqlgenimpl.EmptyKey("accounts", "account_id")
-	}
-	if e.Email == "" {
-		return cqlgenimpl.EmptyKey("accounts_by_email", "email")
-	}
-	if e.TenantID == "" {
-		return cqlgenimpl.EmptyKey("accounts_by_handle", "tenant_id")
-	}
-	return nil
-}
-
-func accountCheckKey(e *Account) error {
-	if e.AccountID == "" {
-		return cqlgenimpl.EmptyKey("accounts", "account_id")
-	}
-	return nil
-}
-
 var accountWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Account]{
 	Name:      "Account",
-	Check:     accountCheck,
-	CheckKey:  accountCheckKey,
 	Canonical: accountAccounts,
 	Values:    accountValues,
 	Fields:    accountFields,
@@ -135,32 +112,28 @@ var accountWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Account]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
 	return accountWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Account with e's key in every table, nil pointers and
-// empty collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
 	return accountWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Account with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
 	return accountWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Account with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Account with the given key and its version.
 func (r *AccountRepo) GetVersioned(ctx context.Context, accountID string) (*Account, int64, error) {
 	return accountWrites.GetVersioned(ctx, r.s, &Account{AccountID: accountID})
 }
 
-// Modify edits the Account with the given key by change until no one changed
-// it between (docs/repositories.md).
+// Modify edits the Account with the given key by change, retrying on conflict.
 func (r *AccountRepo) Modify(ctx context.Context, accountID string, change func(*Account) error, opts ...cqlgen.Option) (*Account, error) {
 	return accountWrites.Modify(ctx, r.s, r.opts, opts, &Account{AccountID: accountID}, change)
 }
@@ -170,17 +143,17 @@ func (r *AccountRepo) Entity() string {
 	return "Account"
 }
 
-// Tables lists the tables Repair and Backfill write: all but accounts.
+// Tables lists the tables Repair and Backfill write.
 func (r *AccountRepo) Tables() []string {
 	return accountWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against accounts.
+// Verify reports rows missing, stale or orphaned against accounts.
 func (r *AccountRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return accountWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *AccountRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return accountWrites.Repair(ctx, r.s, o)
 }
@@ -190,14 +163,13 @@ func (r *AccountRepo) Backfill(ctx context.Context, table string, o *cqlgen.Main
 	return accountWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Account with the given key from accounts; cqlgen.ErrNotFound
-// if there is none.
+// Get reads the Account with the given key; cqlgen.ErrNotFound if none.
 func (r *AccountRepo) Get(ctx context.Context, accountID string) (*Account, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Account", "Get", accountAccounts, []any{accountID}, accountAccountsScan)
 }
 
-// GetMany reads the Accounts with the given account_id values in one query:
-// Rows[i] is accountIDs[i]'s, nil when missing.
+// GetMany reads the Accounts of the given account_id values: Rows[i] is
+// accountIDs[i]'s or nil.
 func (r *AccountRepo) GetMany(ctx context.Context, accountIDs []string) (cqlgen.Found[Account], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "Account", accountAccounts, []any{}, accountIDs, accountAccountsScan, func(e *Account) string {
 		return e.AccountID

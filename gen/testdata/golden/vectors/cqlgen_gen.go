@@ -17,8 +17,7 @@ import (
 // SupportPackageIsVersion8, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// videoVideos is table videos, which is the source of truth of Video
-// (statements in schema.md).
+// videoVideos is table videos, the source of truth (schema.md).
 var videoVideos = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "videos",
 	Pattern:      "Videos",
@@ -59,8 +58,7 @@ func videoVideosCompare(a, b *Video) int {
 	return cqlgenimpl.CompareTimeUUID(a.VideoID, b.VideoID)
 }
 
-// videoVideosByUser is table videos_by_user, which serves VideosByUser
-// (statements in schema.md).
+// videoVideosByUser is table videos_by_user, serving VideosByUser (schema.md).
 var videoVideosByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "videos_by_user",
 	Pattern:      "VideosByUser",
@@ -90,8 +88,7 @@ func videoVideosByUserCompare(a, b *Video) int {
 	return cmp.Or(-a.AddedAt.Compare(b.AddedAt), cmp.Compare(a.ChannelID, b.ChannelID), cqlgenimpl.CompareTimeUUID(a.VideoID, b.VideoID))
 }
 
-// VideoRepo reads and writes Video in its tables (videos, videos_by_user),
-// kept in step with videos.
+// VideoRepo reads and writes Video in tables videos, videos_by_user.
 type VideoRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -102,33 +99,8 @@ func NewVideoRepo(s cqlgen.Session, opts ...cqlgen.Option) *VideoRepo {
 	return &VideoRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func videoCheck(e *Video) error {
-	if e.ChannelID == "" {
-		return cqlgenimpl.EmptyKey("videos", "channel_id")
-	}
-	if e.UserID == "" {
-		return cqlgenimpl.EmptyKey("videos_by_user", "user_id")
-	}
-	if err := cqlgenimpl.CheckVector("videos", "content", e.Content, 8); err != nil {
-		return err
-	}
-	if err := cqlgenimpl.CheckVector("videos", "thumbnail", e.Thumbnail, 4); err != nil {
-		return err
-	}
-	return nil
-}
-
-func videoCheckKey(e *Video) error {
-	if e.ChannelID == "" {
-		return cqlgenimpl.EmptyKey("videos", "channel_id")
-	}
-	return nil
-}
-
 var videoWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Video]{
 	Name:      "Video",
-	Check:     videoCheck,
-	CheckKey:  videoCheckKey,
 	Canonical: videoVideos,
 	Values:    videoValues,
 	Fields:    videoFields,
@@ -144,32 +116,28 @@ var videoWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Video]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *VideoRepo) Insert(ctx context.Context, e *Video, opts ...cqlgen.Option) error {
 	return videoWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Video with e's key in every table, nil pointers and
-// empty collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *VideoRepo) Update(ctx context.Context, e *Video, opts ...cqlgen.Option) error {
 	return videoWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Video with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *VideoRepo) Delete(ctx context.Context, e *Video, opts ...cqlgen.Option) error {
 	return videoWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Video with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Video with the given key and its version.
 func (r *VideoRepo) GetVersioned(ctx context.Context, channelID string, videoID gocql.UUID) (*Video, int64, error) {
 	return videoWrites.GetVersioned(ctx, r.s, &Video{ChannelID: channelID, VideoID: videoID})
 }
 
-// Modify edits the Video with the given key by change until no one changed it
-// between (docs/repositories.md).
+// Modify edits the Video with the given key by change, retrying on conflict.
 func (r *VideoRepo) Modify(ctx context.Context, channelID string, videoID gocql.UUID, change func(*Video) error, opts ...cqlgen.Option) (*Video, error) {
 	return videoWrites.Modify(ctx, r.s, r.opts, opts, &Video{ChannelID: channelID, VideoID: videoID}, change)
 }
@@ -179,17 +147,17 @@ func (r *VideoRepo) Entity() string {
 	return "Video"
 }
 
-// Tables lists the tables Repair and Backfill write: all but videos.
+// Tables lists the tables Repair and Backfill write.
 func (r *VideoRepo) Tables() []string {
 	return videoWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against videos.
+// Verify reports rows missing, stale or orphaned against videos.
 func (r *VideoRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return videoWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *VideoRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return videoWrites.Repair(ctx, r.s, o)
 }
@@ -199,22 +167,21 @@ func (r *VideoRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 	return videoWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Video with the given key from videos; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the Video with the given key; cqlgen.ErrNotFound if none.
 func (r *VideoRepo) Get(ctx context.Context, channelID string, videoID gocql.UUID) (*Video, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Video", "Get", videoVideos, []any{channelID, videoID}, videoVideosScan)
 }
 
-// VideosOptions are the optional parts of a Videos read.
+// VideosOptions are the options of Videos.
 type VideosOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// VideoIDFrom (inclusive) and VideoIDTo (exclusive) bound video_id in read
-	// order; nil: open.
+	// VideoIDFrom (inclusive) and VideoIDTo (exclusive) bound video_id; nil:
+	// open.
 	VideoIDFrom, VideoIDTo *gocql.UUID
-	// VideoIDFromExclusive and VideoIDToInclusive change the bounds' defaults.
+	// VideoIDFromExclusive and VideoIDToInclusive flip the defaults.
 	VideoIDFromExclusive, VideoIDToInclusive bool
 }
 
@@ -226,23 +193,23 @@ var videoVideosRead = &cqlgenimpl.ReadSpec[Video]{
 	Compare: videoVideosCompare,
 }
 
-// Videos reads Video rows by channel_id, ordered by video_id ascending, from
-// videos, in pages: one partition, in clustering order.
+// Videos reads Video rows by channel_id, ordered by video_id ascending from
+// videos, in pages.
 func (r *VideoRepo) Videos(ctx context.Context, channelID string, o *VideosOptions) (cqlgen.Page[Video], error) {
 	o = cqlgenimpl.Or(o)
 	return videoVideosRead.Page(ctx, r.s, r.opts, []any{channelID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.VideoIDFrom, o.VideoIDTo, o.VideoIDFromExclusive, o.VideoIDToInclusive))
 }
 
-// VideosByUserOptions are the optional parts of a VideosByUser read.
+// VideosByUserOptions are the options of VideosByUser.
 type VideosByUserOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AddedAtFrom (inclusive) and AddedAtTo (exclusive) bound added_at in read
-	// order; nil: open.
+	// AddedAtFrom (inclusive) and AddedAtTo (exclusive) bound added_at; nil:
+	// open.
 	AddedAtFrom, AddedAtTo *time.Time
-	// AddedAtFromExclusive and AddedAtToInclusive change the bounds' defaults.
+	// AddedAtFromExclusive and AddedAtToInclusive flip the defaults.
 	AddedAtFromExclusive, AddedAtToInclusive bool
 }
 
@@ -255,8 +222,8 @@ var videoVideosByUserRead = &cqlgenimpl.ReadSpec[Video]{
 }
 
 // VideosByUser reads Video rows by user_id, ordered by added_at descending,
-// then channel_id ascending, then video_id ascending, from videos_by_user, in
-// pages: one partition, in clustering order.
+// then channel_id ascending, then video_id ascending from videos_by_user, in
+// pages.
 func (r *VideoRepo) VideosByUser(ctx context.Context, userID string, o *VideosByUserOptions) (cqlgen.Page[Video], error) {
 	o = cqlgenimpl.Or(o)
 	return videoVideosByUserRead.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AddedAtFrom, o.AddedAtTo, o.AddedAtFromExclusive, o.AddedAtToInclusive))
@@ -278,7 +245,7 @@ var videoVideosLike = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Values: cqlgenimpl.Cols("content vector<float, 8>"),
 })
 
-// VideosLikeOptions are the optional parts of a VideosLike read.
+// VideosLikeOptions are the options of VideosLike.
 type VideosLikeOptions struct {
 	// Limit is the most rows to return, nearest first (0:
 	// cqlgen.DefaultLimit); there are no pages.
@@ -325,7 +292,7 @@ var videoVideosByThumbnail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Values: cqlgenimpl.Cols("thumbnail vector<float, 4>"),
 })
 
-// VideosByThumbnailOptions are the optional parts of a VideosByThumbnail read.
+// VideosByThumbnailOptions are the options of VideosByThumbnail.
 type VideosByThumbnailOptions struct {
 	// Limit is the most rows to return, nearest first (0:
 	// cqlgen.DefaultLimit); there are no pages.
@@ -350,8 +317,7 @@ func (r *VideoRepo) VideosByThumbnail(ctx context.Context, thumbnail []float32, 
 	})
 }
 
-// accountAccounts is table accounts, which is the source of truth of Account
-// (statements in schema.md).
+// accountAccounts is table accounts, the source of truth (schema.md).
 var accountAccounts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "accounts",
 	Pattern:      "Accounts",
@@ -401,37 +367,33 @@ var accountOne = &cqlgenimpl.One[Account]{
 	Scan: accountAccountsScan,
 }
 
-// Insert writes e to accounts, nil pointers and empty collections unset
-// (docs/repositories.md, Writes).
+// Insert writes e; nil pointers and empty collections stay unset.
 func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
 	return accountOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in accounts unless a row has its key (IF NOT
-// EXISTS; docs/repositories.md).
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *AccountRepo) InsertIfAbsent(ctx context.Context, e *Account, opts ...cqlgen.Option) (cqlgen.Inserted[Account], error) {
 	return accountOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in accounts; nil pointers and
-// empty collections clear their columns.
+// Update writes e over its row; nil pointers and empty collections clear.
 func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
 	return accountOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from accounts.
+// Delete removes the row with e's key.
 func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
 	return accountOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Account with the given key from accounts; cqlgen.ErrNotFound
-// if there is none.
+// Get reads the Account with the given key; cqlgen.ErrNotFound if none.
 func (r *AccountRepo) Get(ctx context.Context, accountID string) (*Account, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Account", "Get", accountAccounts, []any{accountID}, accountAccountsScan)
 }
 
-// GetMany reads the Accounts with the given account_id values in one query:
-// Rows[i] is accountIDs[i]'s, nil when missing.
+// GetMany reads the Accounts of the given account_id values: Rows[i] is
+// accountIDs[i]'s or nil.
 func (r *AccountRepo) GetMany(ctx context.Context, accountIDs []string) (cqlgen.Found[Account], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "Account", accountAccounts, []any{}, accountIDs, accountAccountsScan, func(e *Account) string {
 		return e.AccountID

@@ -17,8 +17,7 @@ import (
 // SupportPackageIsVersion8, it fails to compile here.
 const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// orderOrders is table orders, which is the source of truth of Order
-// (statements in schema.md).
+// orderOrders is table orders, the source of truth (schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders",
 	Pattern:      "Orders",
@@ -51,8 +50,8 @@ func orderDeliveriesByCourierHolds(e *Order) bool {
 	return (e.Stage == Packed || e.Stage == Shipped) && e.Courier != ""
 }
 
-// orderDeliveriesByCourier is table deliveries_by_courier, which serves
-// DeliveriesByCourier (statements in schema.md).
+// orderDeliveriesByCourier is table deliveries_by_courier, serving
+// DeliveriesByCourier (schema.md).
 var orderDeliveriesByCourier = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "deliveries_by_courier",
 	Pattern:      "DeliveriesByCourier",
@@ -86,8 +85,8 @@ func orderFlaggedOrdersHolds(e *Order) bool {
 	return e.Flagged
 }
 
-// orderFlaggedOrders is table flagged_orders, which serves FlaggedOrders
-// (statements in schema.md).
+// orderFlaggedOrders is table flagged_orders, serving FlaggedOrders
+// (schema.md).
 var orderFlaggedOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "flagged_orders",
 	Pattern:      "FlaggedOrders",
@@ -121,8 +120,8 @@ func orderOrdersWithCouponHolds(e *Order) bool {
 	return e.Coupon != "" && e.Priority == 1
 }
 
-// orderOrdersWithCoupon is table orders_with_coupon, which serves
-// OrdersWithCoupon (statements in schema.md).
+// orderOrdersWithCoupon is table orders_with_coupon, serving OrdersWithCoupon
+// (schema.md).
 var orderOrdersWithCoupon = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_with_coupon",
 	Pattern:      "OrdersWithCoupon",
@@ -165,8 +164,7 @@ func orderGiftOrdersHolds(e *Order) bool {
 	return e.GiftNote != nil && e.Stage == Placed
 }
 
-// orderGiftOrders is table gift_orders, which serves GiftOrders (statements in
-// schema.md).
+// orderGiftOrders is table gift_orders, serving GiftOrders (schema.md).
 var orderGiftOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "gift_orders",
 	Pattern:      "GiftOrders",
@@ -196,9 +194,8 @@ func orderGiftOrdersCompare(a, b *GiftOrdersRow) int {
 	return cqlgenimpl.CompareUUID(a.OrderID, b.OrderID)
 }
 
-// OrderRepo reads and writes Order in its tables (orders,
-// deliveries_by_courier, flagged_orders, orders_with_coupon, gift_orders),
-// kept in step with orders.
+// OrderRepo reads and writes Order in tables orders, deliveries_by_courier,
+// flagged_orders, orders_with_coupon, gift_orders.
 type OrderRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -277,32 +274,28 @@ var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
 	},
 })
 
-// Insert creates or replaces e in every table, nil pointers and empty
-// collections unset (docs/repositories.md, The write protocol).
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
 	return orderWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Order with e's key in every table, nil pointers and
-// empty collections clearing their columns.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
 	return orderWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Order with e's key from every table (e needs only its
-// key).
+// Delete removes e, given its key alone, from every table.
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
 	return orderWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// GetVersioned reads the Order with the given key and its version, for
-// cqlgen.IfVersion.
+// GetVersioned reads the Order with the given key and its version.
 func (r *OrderRepo) GetVersioned(ctx context.Context, orderID gocql.UUID) (*Order, int64, error) {
 	return orderWrites.GetVersioned(ctx, r.s, &Order{OrderID: orderID})
 }
 
-// Modify edits the Order with the given key by change until no one changed it
-// between (docs/repositories.md).
+// Modify edits the Order with the given key by change, retrying on conflict.
 func (r *OrderRepo) Modify(ctx context.Context, orderID gocql.UUID, change func(*Order) error, opts ...cqlgen.Option) (*Order, error) {
 	return orderWrites.Modify(ctx, r.s, r.opts, opts, &Order{OrderID: orderID}, change)
 }
@@ -312,17 +305,17 @@ func (r *OrderRepo) Entity() string {
 	return "Order"
 }
 
-// Tables lists the tables Repair and Backfill write: all but orders.
+// Tables lists the tables Repair and Backfill write.
 func (r *OrderRepo) Tables() []string {
 	return orderWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against orders.
+// Verify reports rows missing, stale or orphaned against orders.
 func (r *OrderRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return orderWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *OrderRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return orderWrites.Repair(ctx, r.s, o)
 }
@@ -332,32 +325,29 @@ func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 	return orderWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Order with the given key from orders; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the Order with the given key; cqlgen.ErrNotFound if none.
 func (r *OrderRepo) Get(ctx context.Context, orderID gocql.UUID) (*Order, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Order", "Get", orderOrders, []any{orderID}, orderOrdersScan)
 }
 
-// GetMany reads the Orders with the given order_id values in one query:
-// Rows[i] is orderIDs[i]'s, nil when missing.
+// GetMany reads the Orders of the given order_id values: Rows[i] is
+// orderIDs[i]'s or nil.
 func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []gocql.UUID) (cqlgen.Found[Order], error) {
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "Order", orderOrders, []any{}, orderIDs, orderOrdersScan, func(e *Order) gocql.UUID {
 		return e.OrderID
 	})
 }
 
-// DeliveriesByCourierOptions are the optional parts of a DeliveriesByCourier
-// read.
+// DeliveriesByCourierOptions are the options of DeliveriesByCourier.
 type DeliveriesByCourierOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
-	// read order; nil: open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at;
+	// nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
-	// defaults.
+	// PlacedAtFromExclusive and PlacedAtToInclusive flip the defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
@@ -370,23 +360,22 @@ var orderDeliveriesByCourierRead = &cqlgenimpl.ReadSpec[Order]{
 }
 
 // DeliveriesByCourier reads Order rows by courier, ordered by placed_at
-// ascending, then order_id ascending, from deliveries_by_courier, in pages:
-// one partition, in clustering order.
+// ascending, then order_id ascending from deliveries_by_courier, in pages.
 func (r *OrderRepo) DeliveriesByCourier(ctx context.Context, courier string, o *DeliveriesByCourierOptions) (cqlgen.Page[Order], error) {
 	o = cqlgenimpl.Or(o)
 	return orderDeliveriesByCourierRead.Page(ctx, r.s, r.opts, []any{courier}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive))
 }
 
-// FlaggedOrdersOptions are the optional parts of a FlaggedOrders read.
+// FlaggedOrdersOptions are the options of FlaggedOrders.
 type FlaggedOrdersOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
-	// order; nil: open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
+	// open.
 	OrderIDFrom, OrderIDTo *gocql.UUID
-	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
+	// OrderIDFromExclusive and OrderIDToInclusive flip the defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
@@ -398,23 +387,23 @@ var orderFlaggedOrdersRead = &cqlgenimpl.ReadSpec[Order]{
 	Compare: orderFlaggedOrdersCompare,
 }
 
-// FlaggedOrders reads Order rows by region, ordered by order_id ascending,
-// from flagged_orders, in pages: one partition, in clustering order.
+// FlaggedOrders reads Order rows by region, ordered by order_id ascending from
+// flagged_orders, in pages.
 func (r *OrderRepo) FlaggedOrders(ctx context.Context, region string, o *FlaggedOrdersOptions) (cqlgen.Page[Order], error) {
 	o = cqlgenimpl.Or(o)
 	return orderFlaggedOrdersRead.Page(ctx, r.s, r.opts, []any{region}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))
 }
 
-// OrdersWithCouponOptions are the optional parts of a OrdersWithCoupon read.
+// OrdersWithCouponOptions are the options of OrdersWithCoupon.
 type OrdersWithCouponOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
-	// order; nil: open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
+	// open.
 	OrderIDFrom, OrderIDTo *gocql.UUID
-	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
+	// OrderIDFromExclusive and OrderIDToInclusive flip the defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
@@ -426,23 +415,23 @@ var orderOrdersWithCouponRead = &cqlgenimpl.ReadSpec[Order]{
 	Compare: orderOrdersWithCouponCompare,
 }
 
-// OrdersWithCoupon reads Order rows by coupon, ordered by order_id ascending,
-// from orders_with_coupon, in pages: one partition, in clustering order.
+// OrdersWithCoupon reads Order rows by coupon, ordered by order_id ascending
+// from orders_with_coupon, in pages.
 func (r *OrderRepo) OrdersWithCoupon(ctx context.Context, coupon string, o *OrdersWithCouponOptions) (cqlgen.Page[Order], error) {
 	o = cqlgenimpl.Or(o)
 	return orderOrdersWithCouponRead.Page(ctx, r.s, r.opts, []any{coupon}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))
 }
 
-// GiftOrdersOptions are the optional parts of a GiftOrders read.
+// GiftOrdersOptions are the options of GiftOrders.
 type GiftOrdersOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
-	// order; nil: open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
+	// open.
 	OrderIDFrom, OrderIDTo *gocql.UUID
-	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
+	// OrderIDFromExclusive and OrderIDToInclusive flip the defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
@@ -454,15 +443,14 @@ var orderGiftOrdersRead = &cqlgenimpl.ReadSpec[GiftOrdersRow]{
 	Compare: orderGiftOrdersCompare,
 }
 
-// GiftOrders reads Order rows by region, ordered by order_id ascending, from
-// gift_orders, in pages: one partition, in clustering order.
+// GiftOrders reads Order rows by region, ordered by order_id ascending from
+// gift_orders, in pages.
 func (r *OrderRepo) GiftOrders(ctx context.Context, region string, o *GiftOrdersOptions) (cqlgen.Page[GiftOrdersRow], error) {
 	o = cqlgenimpl.Or(o)
 	return orderGiftOrdersRead.Page(ctx, r.s, r.opts, []any{region}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))
 }
 
-// eventEvents is table events, which is the source of truth of Event
-// (statements in schema.md).
+// eventEvents is table events, the source of truth (schema.md).
 var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "events",
 	Pattern:      "Events",
@@ -504,8 +492,8 @@ func eventAlertsByDeviceHolds(e *Event) bool {
 	return e.Level == "warn" || e.Level == "error" || e.Level == "sev're"
 }
 
-// eventAlertsByDevice is table alerts_by_device, which serves AlertsByDevice
-// (statements in schema.md).
+// eventAlertsByDevice is table alerts_by_device, serving AlertsByDevice
+// (schema.md).
 var eventAlertsByDevice = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "alerts_by_device",
 	Pattern:      "AlertsByDevice",
@@ -531,8 +519,7 @@ func eventAlertsByDeviceCompare(a, b *Event) int {
 	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
-// EventRepo reads and writes Event in its tables (events, alerts_by_device),
-// kept in step with events.
+// EventRepo reads and writes Event in tables events, alerts_by_device.
 type EventRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -630,17 +617,17 @@ func (r *EventRepo) Entity() string {
 	return "Event"
 }
 
-// Tables lists the tables Repair and Backfill write: all but events.
+// Tables lists the tables Repair and Backfill write.
 func (r *EventRepo) Tables() []string {
 	return eventWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against events.
+// Verify reports rows missing, stale or orphaned against events.
 func (r *EventRepo) Verify(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return eventWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
+// Repair mends what Verify finds.
 func (r *EventRepo) Repair(ctx context.Context, o *cqlgen.MaintainOptions) (*cqlgen.Report, error) {
 	return eventWrites.Repair(ctx, r.s, o)
 }
@@ -650,22 +637,20 @@ func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlgen.Mainta
 	return eventWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Event with the given key from events; cqlgen.ErrNotFound if
-// there is none.
+// Get reads the Event with the given key; cqlgen.ErrNotFound if none.
 func (r *EventRepo) Get(ctx context.Context, device string, at time.Time, seq int32) (*Event, error) {
 	return cqlgenimpl.Get(ctx, r.s, "Event", "Get", eventEvents, []any{device, at, seq}, eventEventsScan)
 }
 
-// EventsOptions are the optional parts of a Events read.
+// EventsOptions are the options of Events.
 type EventsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
@@ -678,22 +663,21 @@ var eventEventsRead = &cqlgenimpl.ReadSpec[Event]{
 }
 
 // Events reads Event rows by device, ordered by at descending, then seq
-// ascending, from events, in pages: one partition, in clustering order.
+// ascending from events, in pages.
 func (r *EventRepo) Events(ctx context.Context, device string, o *EventsOptions) (cqlgen.Page[Event], error) {
 	o = cqlgenimpl.Or(o)
 	return eventEventsRead.Page(ctx, r.s, r.opts, []any{device}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// AlertsByDeviceOptions are the optional parts of a AlertsByDevice read.
+// AlertsByDeviceOptions are the options of AlertsByDevice.
 type AlertsByDeviceOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
@@ -706,8 +690,7 @@ var eventAlertsByDeviceRead = &cqlgenimpl.ReadSpec[Event]{
 }
 
 // AlertsByDevice reads Event rows by device, ordered by at descending, then
-// seq ascending, from alerts_by_device, in pages: one partition, in clustering
-// order.
+// seq ascending from alerts_by_device, in pages.
 func (r *EventRepo) AlertsByDevice(ctx context.Context, device string, o *AlertsByDeviceOptions) (cqlgen.Page[Event], error) {
 	o = cqlgenimpl.Or(o)
 	return eventAlertsByDeviceRead.Page(ctx, r.s, r.opts, []any{device}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
