@@ -592,14 +592,6 @@ var scoreBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func scoreBoardRow(e *Score, ts int64, _ bool) []any {
-	return []any{e.Board, e.Points, e.PlayerID, e.Name, ts}
-}
-
-func scoreBoardKey(e *Score) []any {
-	return []any{e.Board, e.Points, e.PlayerID}
-}
-
 func scoreBoardScan(it cqlgenimpl.Iter, e *Score) bool {
 	return it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
 }
@@ -694,8 +686,6 @@ var scoreWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Score]{
 	Projections: []cqlgenimpl.Projection[Score]{
 		{
 			Table:      scoreBoard,
-			Key:        scoreBoardKey,
-			Row:        scoreBoardRow,
 			Writetimes: 1,
 			Owner:      []int{0, 2},
 		},
@@ -894,14 +884,6 @@ var tallyTalliesByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func tallyTalliesByBoardRow(e *Tally, ts int64, _ bool) []any {
-	return []any{e.Board, e.Points, e.TallyID, e.Name, ts}
-}
-
-func tallyTalliesByBoardKey(e *Tally) []any {
-	return []any{e.Board, e.Points, e.TallyID}
-}
-
 func tallyTalliesByBoardScan(it cqlgenimpl.Iter, e *Tally) bool {
 	return it.Scan(&e.Board, &e.Points, &e.TallyID, &e.Name)
 }
@@ -933,8 +915,6 @@ var tallyWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Tally]{
 	Projections: []cqlgenimpl.Projection[Tally]{
 		{
 			Table:      tallyTalliesByBoard,
-			Key:        tallyTalliesByBoardKey,
-			Row:        tallyTalliesByBoardRow,
 			Writetimes: 1,
 			Owner:      []int{2},
 		},
@@ -1064,14 +1044,6 @@ var standingStandingsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func standingStandingsByBoardRow(e *Standing, ts int64, _ bool) []any {
-	return []any{e.Board, e.Points, e.StandingID, e.Team, e.Region, e.Name, ts}
-}
-
-func standingStandingsByBoardKey(e *Standing) []any {
-	return []any{e.Board, e.Points, e.StandingID}
-}
-
 func standingStandingsByBoardScan(it cqlgenimpl.Iter, e *Standing) bool {
 	return it.Scan(&e.Board, &e.Points, &e.StandingID, &e.Team, &e.Region, &e.Name)
 }
@@ -1095,14 +1067,6 @@ var standingStandingsByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func standingStandingsByTeamRow(e *Standing, ts int64, _ bool) []any {
-	return []any{e.Team, e.Points, e.StandingID, e.Board, e.Region, e.Name, ts}
-}
-
-func standingStandingsByTeamKey(e *Standing) []any {
-	return []any{e.Team, e.Points, e.StandingID}
-}
-
 func standingStandingsByTeamScan(it cqlgenimpl.Iter, e *Standing) bool {
 	return it.Scan(&e.Team, &e.Points, &e.StandingID, &e.Board, &e.Region, &e.Name)
 }
@@ -1125,14 +1089,6 @@ var standingStandingsByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("board text", "team text", "name text"),
 	Maintained:   true,
 })
-
-func standingStandingsByRegionRow(e *Standing, ts int64, _ bool) []any {
-	return []any{e.Region, e.Points, e.StandingID, e.Board, e.Team, e.Name, ts}
-}
-
-func standingStandingsByRegionKey(e *Standing) []any {
-	return []any{e.Region, e.Points, e.StandingID}
-}
 
 func standingStandingsByRegionScan(it cqlgenimpl.Iter, e *Standing) bool {
 	return it.Scan(&e.Region, &e.Points, &e.StandingID, &e.Board, &e.Team, &e.Name)
@@ -1166,22 +1122,16 @@ var standingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Standing]{
 	Projections: []cqlgenimpl.Projection[Standing]{
 		{
 			Table:      standingStandingsByBoard,
-			Key:        standingStandingsByBoardKey,
-			Row:        standingStandingsByBoardRow,
 			Writetimes: 3,
 			Owner:      []int{2},
 		},
 		{
 			Table:      standingStandingsByTeam,
-			Key:        standingStandingsByTeamKey,
-			Row:        standingStandingsByTeamRow,
 			Writetimes: 3,
 			Owner:      []int{2},
 		},
 		{
 			Table:      standingStandingsByRegion,
-			Key:        standingStandingsByRegionKey,
-			Row:        standingStandingsByRegionRow,
 			Writetimes: 3,
 			Owner:      []int{2},
 		},

@@ -295,14 +295,6 @@ var customerCustomersNewestFirst = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func customerCustomersNewestFirstRow(e *Customer, ts int64, _ bool) []any {
-	return []any{e.OrgID, e.CreatedAt, e.Email, e.Name, e.Company, ts}
-}
-
-func customerCustomersNewestFirstKey(e *Customer) []any {
-	return []any{e.OrgID, e.CreatedAt, e.Email}
-}
-
 func customerCustomersNewestFirstScan(it cqlgenimpl.Iter, e *CustomersNewestFirstRow) bool {
 	return it.Scan(&e.OrgID, &e.CreatedAt, &e.Email, &e.Name, &e.Company)
 }
@@ -336,8 +328,6 @@ var customerWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Customer]{
 	Projections: []cqlgenimpl.Projection[Customer]{
 		{
 			Table:      customerCustomersNewestFirst,
-			Key:        customerCustomersNewestFirstKey,
-			Row:        customerCustomersNewestFirstRow,
 			Writetimes: 2,
 			Owner:      []int{0, 2},
 		},
@@ -734,14 +724,6 @@ var ticketTicketsByRequester = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func ticketTicketsByRequesterRow(e *Ticket, ts int64, _ bool) []any {
-	return []any{e.OrgID, e.Requester, e.OpenedAt, e.TicketID, e.Subject, e.Status, ts}
-}
-
-func ticketTicketsByRequesterKey(e *Ticket) []any {
-	return []any{e.OrgID, e.Requester, e.OpenedAt, e.TicketID}
-}
-
 func ticketTicketsByRequesterScan(it cqlgenimpl.Iter, e *TicketsByRequesterRow) bool {
 	return it.Scan(&e.OrgID, &e.Requester, &e.OpenedAt, &e.TicketID, &e.Subject, &e.Status)
 }
@@ -781,14 +763,6 @@ var ticketOpenTicketsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("requester text", "subject text", "status text"),
 	Maintained:   true,
 })
-
-func ticketOpenTicketsByAgentRow(e *Ticket, ts int64, _ bool) []any {
-	return []any{e.OrgID, e.AgentID, e.OpenedAt, e.TicketID, e.Requester, e.Subject, e.Status, ts}
-}
-
-func ticketOpenTicketsByAgentKey(e *Ticket) []any {
-	return []any{e.OrgID, e.AgentID, e.OpenedAt, e.TicketID}
-}
 
 func ticketOpenTicketsByAgentScan(it cqlgenimpl.Iter, e *OpenTicketsByAgentRow) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.OpenedAt, &e.TicketID, &e.Requester, &e.Subject, &e.Status)
@@ -847,16 +821,12 @@ var ticketWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Ticket]{
 	Projections: []cqlgenimpl.Projection[Ticket]{
 		{
 			Table:      ticketTicketsByRequester,
-			Key:        ticketTicketsByRequesterKey,
-			Row:        ticketTicketsByRequesterRow,
 			Writetimes: 2,
 			Owner:      []int{0, 3},
 		},
 		{
 			Table:      ticketOpenTicketsByAgent,
 			Holds:      ticketOpenTicketsByAgentHolds,
-			Key:        ticketOpenTicketsByAgentKey,
-			Row:        ticketOpenTicketsByAgentRow,
 			Writetimes: 3,
 			Owner:      []int{0, 3},
 		},
@@ -1360,14 +1330,6 @@ var macroMacrosByTitle = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func macroMacrosByTitleRow(e *Macro, ts int64, _ bool) []any {
-	return []any{e.OrgID, e.Title, e.MacroID, e.Team, e.Body, ts}
-}
-
-func macroMacrosByTitleKey(e *Macro) []any {
-	return []any{e.OrgID, e.Title, e.MacroID}
-}
-
 func macroMacrosByTitleScan(it cqlgenimpl.Iter, e *Macro) bool {
 	return it.Scan(&e.OrgID, &e.Title, &e.MacroID, &e.Team, &e.Body)
 }
@@ -1389,14 +1351,6 @@ var macroMacrosByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("body text"),
 	Maintained:   true,
 })
-
-func macroMacrosByTeamRow(e *Macro, ts int64, _ bool) []any {
-	return []any{e.OrgID, e.Team, e.Title, e.MacroID, e.Body, ts}
-}
-
-func macroMacrosByTeamKey(e *Macro) []any {
-	return []any{e.OrgID, e.Team, e.Title, e.MacroID}
-}
 
 func macroMacrosByTeamScan(it cqlgenimpl.Iter, e *Macro) bool {
 	return it.Scan(&e.OrgID, &e.Team, &e.Title, &e.MacroID, &e.Body)
@@ -1430,15 +1384,11 @@ var macroWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Macro]{
 	Projections: []cqlgenimpl.Projection[Macro]{
 		{
 			Table:      macroMacrosByTitle,
-			Key:        macroMacrosByTitleKey,
-			Row:        macroMacrosByTitleRow,
 			Writetimes: 2,
 			Owner:      []int{0, 2},
 		},
 		{
 			Table:      macroMacrosByTeam,
-			Key:        macroMacrosByTeamKey,
-			Row:        macroMacrosByTeamRow,
 			Writetimes: 1,
 			Owner:      []int{0, 3},
 		},

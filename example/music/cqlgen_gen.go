@@ -162,14 +162,6 @@ var trackTopTracksByArtist = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func trackTopTracksByArtistRow(e *Track, ts int64, _ bool) []any {
-	return []any{e.ArtistID, e.PlayCount, e.TrackID, e.TrackName, e.Album, e.DurationS, ts}
-}
-
-func trackTopTracksByArtistKey(e *Track) []any {
-	return []any{e.ArtistID, e.PlayCount, e.TrackID}
-}
-
 func trackTopTracksByArtistScan(it cqlgenimpl.Iter, e *Track) bool {
 	return it.Scan(&e.ArtistID, &e.PlayCount, &e.TrackID, &e.TrackName, &e.Album, &e.DurationS)
 }
@@ -201,8 +193,6 @@ var trackWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Track]{
 	Projections: []cqlgenimpl.Projection[Track]{
 		{
 			Table:      trackTopTracksByArtist,
-			Key:        trackTopTracksByArtistKey,
-			Row:        trackTopTracksByArtistRow,
 			Writetimes: 3,
 			Owner:      []int{2},
 		},

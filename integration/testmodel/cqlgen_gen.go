@@ -57,14 +57,6 @@ var orderOrdersByRef = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func orderOrdersByRefRow(e *Order, ts int64, _ bool) []any {
-	return []any{e.UserID, e.Ref, e.PlacedAt, e.OrderID, e.Event, e.Status, e.Total, e.Items, ts}
-}
-
-func orderOrdersByRefKey(e *Order) []any {
-	return []any{e.UserID, e.Ref, e.PlacedAt, e.OrderID}
-}
-
 func orderOrdersByRefScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.Ref, &e.PlacedAt, &e.OrderID, &e.Event, &e.Status, &e.Total, &e.Items)
 }
@@ -87,14 +79,6 @@ var orderOrdersByEvent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("ref text", "status text", "total bigint", "items int"),
 	Maintained:   true,
 })
-
-func orderOrdersByEventRow(e *Order, ts int64, _ bool) []any {
-	return []any{e.UserID, e.Event, e.PlacedAt, e.OrderID, e.Ref, e.Status, e.Total, e.Items, ts}
-}
-
-func orderOrdersByEventKey(e *Order) []any {
-	return []any{e.UserID, e.Event, e.PlacedAt, e.OrderID}
-}
 
 func orderOrdersByEventScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.Event, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Status, &e.Total, &e.Items)
@@ -119,14 +103,6 @@ var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 	Prefix:       1,
 })
-
-func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
-	return []any{e.UserID, e.Status, e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Total, e.Items, ts}
-}
-
-func orderOrdersByStatusKey(e *Order) []any {
-	return []any{e.UserID, e.Status, e.PlacedAt, e.OrderID}
-}
 
 func orderOrdersByStatusScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.Status, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Total, &e.Items)
@@ -223,22 +199,16 @@ var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
 	Projections: []cqlgenimpl.Projection[Order]{
 		{
 			Table:      orderOrdersByRef,
-			Key:        orderOrdersByRefKey,
-			Row:        orderOrdersByRefRow,
 			Writetimes: 4,
 			Owner:      []int{0, 2, 3},
 		},
 		{
 			Table:      orderOrdersByEvent,
-			Key:        orderOrdersByEventKey,
-			Row:        orderOrdersByEventRow,
 			Writetimes: 4,
 			Owner:      []int{0, 2, 3},
 		},
 		{
 			Table:      orderOrdersByStatus,
-			Key:        orderOrdersByStatusKey,
-			Row:        orderOrdersByStatusRow,
 			Writetimes: 4,
 			Owner:      []int{0, 2, 3},
 		},
@@ -1626,14 +1596,6 @@ var visitVisitsByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func visitVisitsByUserRow(e *Visit, ts int64, _ bool) []any {
-	return []any{e.UserID, e.At, e.VisitID, e.Site, e.Page, e.Millis, ts}
-}
-
-func visitVisitsByUserKey(e *Visit) []any {
-	return []any{e.UserID, e.At, e.VisitID}
-}
-
 func visitVisitsByUserScan(it cqlgenimpl.Iter, e *Visit) bool {
 	return it.Scan(&e.UserID, &e.At, &e.VisitID, &e.Site, &e.Page, &e.Millis)
 }
@@ -1728,14 +1690,6 @@ var visitVisitsByPage = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func visitVisitsByPageRow(e *Visit, ts int64, _ bool) []any {
-	return []any{e.Page, e.VisitID, e.Site, ts}
-}
-
-func visitVisitsByPageKey(e *Visit) []any {
-	return []any{e.Page, e.VisitID}
-}
-
 func visitVisitsByPageScan(it cqlgenimpl.Iter, e *VisitsByPageRow) bool {
 	return it.Scan(&e.Page, &e.VisitID, &e.Site)
 }
@@ -1768,8 +1722,6 @@ var visitWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Visit]{
 	Projections: []cqlgenimpl.Projection[Visit]{
 		{
 			Table:      visitVisitsByUser,
-			Key:        visitVisitsByUserKey,
-			Row:        visitVisitsByUserRow,
 			Writetimes: 3,
 			Owner:      []int{2},
 		},
@@ -1789,8 +1741,6 @@ var visitWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Visit]{
 		},
 		{
 			Table:      visitVisitsByPage,
-			Key:        visitVisitsByPageKey,
-			Row:        visitVisitsByPageRow,
 			Writetimes: 1,
 			Owner:      []int{1},
 		},

@@ -51,14 +51,6 @@ var ticketTicketsByQueue = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func ticketTicketsByQueueRow(e *Ticket, ts int64, _ bool) []any {
-	return []any{e.Queue, e.OpenedAt, e.TicketID, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.Subject, e.Sla, e.Policy, e.Edits, ts}
-}
-
-func ticketTicketsByQueueKey(e *Ticket) []any {
-	return []any{e.Queue, e.OpenedAt, e.TicketID}
-}
-
 func ticketTicketsByQueueScan(it cqlgenimpl.Iter, e *Ticket) bool {
 	return it.Scan(&e.Queue, &e.OpenedAt, &e.TicketID, &e.Owner, &e.Board, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
 }
@@ -91,14 +83,6 @@ var ticketTicketsByOwner = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("queue text", "subject text"),
 	Maintained:   true,
 })
-
-func ticketTicketsByOwnerRow(e *Ticket, ts int64, _ bool) []any {
-	return []any{e.Owner, e.TicketID, e.Queue, e.Subject, ts}
-}
-
-func ticketTicketsByOwnerKey(e *Ticket) []any {
-	return []any{e.Owner, e.TicketID}
-}
 
 func ticketTicketsByOwnerScan(it cqlgenimpl.Iter, e *TicketsByOwnerRow) bool {
 	return it.Scan(&e.Owner, &e.TicketID, &e.Queue, &e.Subject)
@@ -202,14 +186,6 @@ var ticketOpenTicketsByAssignee = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func ticketOpenTicketsByAssigneeRow(e *Ticket, ts int64, _ bool) []any {
-	return []any{e.Assignee, e.TicketID, e.Queue, e.Status, e.Subject, ts}
-}
-
-func ticketOpenTicketsByAssigneeKey(e *Ticket) []any {
-	return []any{e.Assignee, e.TicketID}
-}
-
 func ticketOpenTicketsByAssigneeScan(it cqlgenimpl.Iter, e *OpenTicketsByAssigneeRow) bool {
 	return it.Scan(&e.Assignee, &e.TicketID, &e.Queue, &e.Status, &e.Subject)
 }
@@ -289,15 +265,11 @@ var ticketWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Ticket]{
 	Projections: []cqlgenimpl.Projection[Ticket]{
 		{
 			Table:      ticketTicketsByQueue,
-			Key:        ticketTicketsByQueueKey,
-			Row:        ticketTicketsByQueueRow,
 			Writetimes: 9,
 			Owner:      []int{2},
 		},
 		{
 			Table:      ticketTicketsByOwner,
-			Key:        ticketTicketsByOwnerKey,
-			Row:        ticketTicketsByOwnerRow,
 			Writetimes: 2,
 			Owner:      []int{1},
 		},
@@ -318,8 +290,6 @@ var ticketWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Ticket]{
 		{
 			Table:      ticketOpenTicketsByAssignee,
 			Holds:      ticketOpenTicketsByAssigneeHolds,
-			Key:        ticketOpenTicketsByAssigneeKey,
-			Row:        ticketOpenTicketsByAssigneeRow,
 			Writetimes: 3,
 			Owner:      []int{1},
 		},

@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"fmt"
 	"go/types"
 	"strings"
 
@@ -82,7 +83,7 @@ func tableDecls(f *jen.File, t *model.Table) {
 		valuesFuncs(f, t)
 	}
 	for _, s := range stmts {
-		if derived(t) && s.Slot != model.SlotInsert {
+		if derived(t) && s.Slot != model.SlotInsert || derivedRow(t) && s.Slot == model.SlotInsert {
 			continue
 		}
 		switch s.Slot {
@@ -111,6 +112,38 @@ func tableDecls(f *jen.File, t *model.Table) {
 func derived(t *model.Table) bool {
 	e := t.Entity
 	return t == e.Canonical && e.Versioned() && !t.HasStatics() && t.Bucket == nil
+}
+
+// derivedRow reports whether the runtime derives the Row and Key of t, a
+// table other than a derived source of truth, from the source of truth's
+// values (cqlgenimpl.NewEntity): every column holds a field bound as the
+// source of truth binds it; no bucket, no claim.
+func derivedRow(t *model.Table) bool {
+	e := t.Entity
+	if t == e.Canonical || !derived(e.Canonical) || t.Unique || t.Bucket != nil {
+		return false
+	}
+	canon := map[*model.Field]*model.Column{}
+	for _, c := range e.Canonical.Columns {
+		if c.Field != nil {
+			canon[c.Field] = c
+		}
+	}
+	code := func(c jen.Code) string { return fmt.Sprintf("%#v", c) }
+	withUnset := binding{recv: jen.Id("e"), unset: jen.Id("unset")}
+	for _, c := range t.Columns {
+		if c.Field == nil {
+			return false
+		}
+		cc := canon[c.Field]
+		if cc == nil || cc.Name != c.Name || code(columnValue(c, withUnset)) != code(columnValue(cc, withUnset)) {
+			return false
+		}
+		if (c.Kind == model.PartitionKey || c.Kind == model.Clustering) && code(columnValue(c, binding{recv: jen.Id("e")})) != code(columnValue(cc, withUnset)) {
+			return false
+		}
+	}
+	return true
 }
 
 // entityPrefix is the prefix of an entity's generated names.

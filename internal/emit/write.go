@@ -214,8 +214,12 @@ func writesVar(f *jen.File, e *model.Entity) {
 		if idx := ownerColumns(p); idx != nil {
 			owner = jen.Index().Int().Values(idx...)
 		}
-		if versioned {
+		var row jen.Code = jen.Id(p.Names.Row)
+		if versioned && !derivedRow(p) {
 			key = jen.Id(p.Names.Key)
+		}
+		if derivedRow(p) {
+			row = nil
 		}
 		var holds jen.Code
 		if p.Sparse() {
@@ -230,7 +234,7 @@ func writesVar(f *jen.File, e *model.Entity) {
 			jen.Id("Holds"), holds,
 			jen.Id("Unique"), unique,
 			jen.Id("Key"), key,
-			jen.Id("Row"), jen.Id(p.Names.Row),
+			jen.Id("Row"), row,
 			jen.Id("Writetimes"), writetime,
 			jen.Id("Owner"), owner,
 		))

@@ -108,10 +108,66 @@ func NewEntity[T any](ent *Entity[T]) *Entity[T] {
 	ent.Change = func(e *T, c Change) []any { return bind(change, e, c) }
 	ent.Remove = func(e *T, c Change) []any { return bind(remove, e, c) }
 	ent.Settle = func(e *T, version int64) []any { return bind(settle, e, Change{Old: version}) }
+	for i := range ent.Projections {
+		if p := &ent.Projections[i]; p.Row == nil {
+			p.Row, p.Key = projectionFuncs(p.Table, index, values)
+		}
+	}
 	if ent.Check == nil {
 		ent.Check, ent.CheckKey = ent.checks(index)
 	}
 	return ent
+}
+
+// projectionFuncs derives Row and Key of a table other than the source
+// of truth whose columns all hold fields of the entity: Row binds its
+// Insert (the columns, then the timestamp, in the order cqlspec renders
+// them), Key is its primary key.
+func projectionFuncs[T any](t *Table, index map[string]int, values func(*T, bool) []any) (row func(*T, int64, bool) []any, key func(*T) []any) {
+	var plan, keys []int
+	for _, s := range cqlspec.Render(&t.Spec) {
+		if s.Slot != cqlspec.SlotInsert {
+			continue
+		}
+		for _, b := range s.Binds {
+			switch b.Kind {
+			case cqlspec.BindTimestamp:
+				plan = append(plan, bindTS)
+			case cqlspec.BindColumn:
+				i, ok := index[b.Column]
+				if !ok {
+					panic(fmt.Sprintf("cqlgenimpl: %s: column %s holds no field of the source of truth; the table takes generated Row and Key", t.Spec.Name, b.Column))
+				}
+				plan = append(plan, i)
+			default:
+				panic(fmt.Sprintf("cqlgenimpl: %s: Insert binds a placeholder of kind %d", t.Spec.Name, b.Kind))
+			}
+		}
+	}
+	for _, c := range append(append([]Column(nil), t.Spec.PartitionKey...), t.Spec.Clustering...) {
+		keys = append(keys, index[c.Name])
+	}
+	row = func(e *T, ts int64, unset bool) []any {
+		vs := values(e, unset)
+		out := make([]any, len(plan))
+		for i, p := range plan {
+			if p == bindTS {
+				out[i] = ts
+			} else {
+				out[i] = vs[p]
+			}
+		}
+		return out
+	}
+	key = func(e *T) []any {
+		vs := values(e, false)
+		out := make([]any, len(keys))
+		for i, p := range keys {
+			out[i] = vs[p]
+		}
+		return out
+	}
+	return row, key
 }
 
 // checks derives Check and CheckKey from the tables' descriptions: the

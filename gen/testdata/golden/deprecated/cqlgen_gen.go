@@ -112,14 +112,6 @@ var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
-	return []any{e.Status, e.OrderID, e.CustomerID, e.PlacedAt, e.Total, ts}
-}
-
-func orderOrdersByStatusKey(e *Order) []any {
-	return []any{e.Status, e.OrderID}
-}
-
 func orderOrdersByStatusScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Status, &e.OrderID, &e.CustomerID, &e.PlacedAt, &e.Total)
 }
@@ -166,8 +158,6 @@ var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
 		},
 		{
 			Table:      orderOrdersByStatus,
-			Key:        orderOrdersByStatusKey,
-			Row:        orderOrdersByStatusRow,
 			Writetimes: 3,
 			Owner:      []int{1},
 		},

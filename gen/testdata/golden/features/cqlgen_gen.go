@@ -59,14 +59,6 @@ var orderOrdersByCustomer = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func orderOrdersByCustomerRow(e *Order, ts int64, _ bool) []any {
-	return []any{e.TenantID, e.CustomerID, e.PlacedAt, e.OrderID, e.TotalCents, ts}
-}
-
-func orderOrdersByCustomerKey(e *Order) []any {
-	return []any{e.TenantID, e.CustomerID, e.PlacedAt, e.OrderID}
-}
-
 func orderOrdersByCustomerScan(it cqlgenimpl.Iter, e *OrdersByCustomerRow) bool {
 	return it.Scan(&e.TenantID, &e.CustomerID, &e.PlacedAt, &e.OrderID, &e.TotalCents)
 }
@@ -89,14 +81,6 @@ var orderOrdersInStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("customer_id text", "customer_name text", "total_cents bigint"),
 	Maintained:   true,
 })
-
-func orderOrdersInStatusRow(e *Order, ts int64, _ bool) []any {
-	return []any{e.TenantID, e.Status, e.PlacedAt, e.OrderID, e.CustomerID, e.CustomerName, e.TotalCents, ts}
-}
-
-func orderOrdersInStatusKey(e *Order) []any {
-	return []any{e.TenantID, e.Status, e.PlacedAt, e.OrderID}
-}
 
 func orderOrdersInStatusScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.TenantID, &e.Status, &e.PlacedAt, &e.OrderID, &e.CustomerID, &e.CustomerName, &e.TotalCents)
@@ -130,15 +114,11 @@ var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
 	Projections: []cqlgenimpl.Projection[Order]{
 		{
 			Table:      orderOrdersByCustomer,
-			Key:        orderOrdersByCustomerKey,
-			Row:        orderOrdersByCustomerRow,
 			Writetimes: 1,
 			Owner:      []int{0, 3},
 		},
 		{
 			Table:      orderOrdersInStatus,
-			Key:        orderOrdersInStatusKey,
-			Row:        orderOrdersInStatusRow,
 			Writetimes: 3,
 			Owner:      []int{0, 3},
 		},

@@ -48,14 +48,6 @@ var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
-	return []any{e.Status, e.OrderID, e.Urgent, e.Day, ts}
-}
-
-func orderOrdersByStatusKey(e *Order) []any {
-	return []any{e.Status, e.OrderID}
-}
-
 func orderOrdersByStatusScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Status, &e.OrderID, &e.Urgent, &e.Day)
 }
@@ -78,14 +70,6 @@ var orderOrdersByFlag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func orderOrdersByFlagRow(e *Order, ts int64, _ bool) []any {
-	return []any{e.Urgent, e.OrderID, e.Status, e.Day, ts}
-}
-
-func orderOrdersByFlagKey(e *Order) []any {
-	return []any{e.Urgent, e.OrderID}
-}
-
 func orderOrdersByFlagScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Urgent, &e.OrderID, &e.Status, &e.Day)
 }
@@ -107,14 +91,6 @@ var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("status text", "urgent boolean"),
 	Maintained:   true,
 })
-
-func orderOrdersByDayRow(e *Order, ts int64, _ bool) []any {
-	return []any{e.Day, e.OrderID, e.Status, e.Urgent, ts}
-}
-
-func orderOrdersByDayKey(e *Order) []any {
-	return []any{e.Day, e.OrderID}
-}
 
 func orderOrdersByDayScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Day, &e.OrderID, &e.Status, &e.Urgent)
@@ -180,22 +156,16 @@ var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
 	Projections: []cqlgenimpl.Projection[Order]{
 		{
 			Table:      orderOrdersByStatus,
-			Key:        orderOrdersByStatusKey,
-			Row:        orderOrdersByStatusRow,
 			Writetimes: 2,
 			Owner:      []int{1},
 		},
 		{
 			Table:      orderOrdersByFlag,
-			Key:        orderOrdersByFlagKey,
-			Row:        orderOrdersByFlagRow,
 			Writetimes: 2,
 			Owner:      []int{1},
 		},
 		{
 			Table:      orderOrdersByDay,
-			Key:        orderOrdersByDayKey,
-			Row:        orderOrdersByDayRow,
 			Writetimes: 2,
 			Owner:      []int{1},
 		},

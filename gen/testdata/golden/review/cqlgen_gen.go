@@ -50,14 +50,6 @@ var noteSubgraph = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func noteSubgraphRow(e *Note, ts int64, _ bool) []any {
-	return []any{e.Owner, e.ID, e.Tag, ts}
-}
-
-func noteSubgraphKey(e *Note) []any {
-	return []any{e.Owner, e.ID}
-}
-
 func noteSubgraphScan(it cqlgenimpl.Iter, e *Note) bool {
 	return it.Scan(&e.Owner, &e.ID, &e.Tag)
 }
@@ -111,8 +103,6 @@ var noteWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Note]{
 		{
 			Table:      noteSubgraph,
 			Holds:      noteSubgraphHolds,
-			Key:        noteSubgraphKey,
-			Row:        noteSubgraphRow,
 			Writetimes: 1,
 			Owner:      []int{1},
 		},

@@ -68,14 +68,6 @@ var videoVideosByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func videoVideosByUserRow(e *Video, ts int64, unset bool) []any {
-	return []any{e.UserID, e.AddedAt, e.ChannelID, e.VideoID, e.Title, cqlgenimpl.VectorOrUnset(e.Content, unset), cqlgenimpl.VectorOrUnset(e.Thumbnail, unset), e.Signature, ts}
-}
-
-func videoVideosByUserKey(e *Video) []any {
-	return []any{e.UserID, e.AddedAt, e.ChannelID, e.VideoID}
-}
-
 func videoVideosByUserScan(it cqlgenimpl.Iter, e *Video) bool {
 	return it.Scan(&e.UserID, &e.AddedAt, &e.ChannelID, &e.VideoID, &e.Title, (*cqlgenimpl.Vector)(&e.Content), (*cqlgenimpl.Vector)(&e.Thumbnail), &e.Signature)
 }
@@ -108,8 +100,6 @@ var videoWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Video]{
 	Projections: []cqlgenimpl.Projection[Video]{
 		{
 			Table:      videoVideosByUser,
-			Key:        videoVideosByUserKey,
-			Row:        videoVideosByUserRow,
 			Writetimes: 4,
 			Owner:      []int{2, 3},
 		},

@@ -61,14 +61,6 @@ var orderDeliveriesByCourier = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func orderDeliveriesByCourierRow(e *Order, ts int64, unset bool) []any {
-	return []any{e.Courier, e.PlacedAt, e.OrderID, e.Region, e.Stage, e.Flagged, e.Coupon, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
-}
-
-func orderDeliveriesByCourierKey(e *Order) []any {
-	return []any{e.Courier, e.PlacedAt, e.OrderID}
-}
-
 func orderDeliveriesByCourierScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Courier, &e.PlacedAt, &e.OrderID, &e.Region, &e.Stage, &e.Flagged, &e.Coupon, &e.Priority, &e.GiftNote)
 }
@@ -96,14 +88,6 @@ var orderFlaggedOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func orderFlaggedOrdersRow(e *Order, ts int64, unset bool) []any {
-	return []any{e.Region, e.OrderID, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Coupon, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
-}
-
-func orderFlaggedOrdersKey(e *Order) []any {
-	return []any{e.Region, e.OrderID}
-}
-
 func orderFlaggedOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Region, &e.OrderID, &e.Stage, &e.Courier, &e.PlacedAt, &e.Flagged, &e.Coupon, &e.Priority, &e.GiftNote)
 }
@@ -130,14 +114,6 @@ var orderOrdersWithCoupon = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("region text", "stage text", "courier text", "placed_at timestamp", "flagged boolean", "priority int", "gift_note text"),
 	Maintained:   true,
 })
-
-func orderOrdersWithCouponRow(e *Order, ts int64, unset bool) []any {
-	return []any{e.Coupon, e.OrderID, e.Region, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
-}
-
-func orderOrdersWithCouponKey(e *Order) []any {
-	return []any{e.Coupon, e.OrderID}
-}
 
 func orderOrdersWithCouponScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Coupon, &e.OrderID, &e.Region, &e.Stage, &e.Courier, &e.PlacedAt, &e.Flagged, &e.Priority, &e.GiftNote)
@@ -173,14 +149,6 @@ var orderGiftOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("gift_note text"),
 	Maintained:   true,
 })
-
-func orderGiftOrdersRow(e *Order, ts int64, unset bool) []any {
-	return []any{e.Region, e.OrderID, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
-}
-
-func orderGiftOrdersKey(e *Order) []any {
-	return []any{e.Region, e.OrderID}
-}
 
 func orderGiftOrdersScan(it cqlgenimpl.Iter, e *GiftOrdersRow) bool {
 	return it.Scan(&e.Region, &e.OrderID, &e.GiftNote)
@@ -242,32 +210,24 @@ var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
 		{
 			Table:      orderDeliveriesByCourier,
 			Holds:      orderDeliveriesByCourierHolds,
-			Key:        orderDeliveriesByCourierKey,
-			Row:        orderDeliveriesByCourierRow,
 			Writetimes: 6,
 			Owner:      []int{2},
 		},
 		{
 			Table:      orderFlaggedOrders,
 			Holds:      orderFlaggedOrdersHolds,
-			Key:        orderFlaggedOrdersKey,
-			Row:        orderFlaggedOrdersRow,
 			Writetimes: 7,
 			Owner:      []int{1},
 		},
 		{
 			Table:      orderOrdersWithCoupon,
 			Holds:      orderOrdersWithCouponHolds,
-			Key:        orderOrdersWithCouponKey,
-			Row:        orderOrdersWithCouponRow,
 			Writetimes: 7,
 			Owner:      []int{1},
 		},
 		{
 			Table:      orderGiftOrders,
 			Holds:      orderGiftOrdersHolds,
-			Key:        orderGiftOrdersKey,
-			Row:        orderGiftOrdersRow,
 			Writetimes: 1,
 			Owner:      []int{1},
 		},
