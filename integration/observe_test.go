@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gocql/gocql"
 
@@ -187,5 +188,75 @@ func TestObservationsOfRepositoryCalls(t *testing.T) {
 	}
 	if alone == 0 {
 		t.Error("no statement was sent alone")
+	}
+}
+
+// Every kind of repository method records one call under its own name,
+// with the error it returned: the writes and reads of an entity stored in
+// one table, those of an entity written through the protocol, its
+// maintenance, and reads over hash and time buckets. Generated methods
+// are one call of the runtime, which records the call itself.
+func TestEveryKindOfMethodRecordsItsCall(t *testing.T) {
+	t.Parallel()
+	rec := &recorder{}
+	raw, _ := cassandratest.Keyspace(t)
+	cassandratest.MustApplyCQL(t, raw, music.Schema)
+	s := gocqlv1.NewSession(raw, &cqlgen.SessionOptions{Observer: rec})
+	ctx := context.Background()
+	at := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+
+	plays := music.NewPlayRepo(s)
+	p := &music.Play{UserID: "u1", PlayedAt: at, TrackID: "t1"}
+	must(t, plays.Insert(ctx, p))
+	_, err := plays.InsertIfAbsent(ctx, p)
+	must(t, err)
+	must(t, plays.Update(ctx, p))
+	_, err = plays.Get(ctx, "u1", at, "t1")
+	must(t, err)
+	_, err = plays.ListeningHistory(ctx, "u1", nil)
+	must(t, err)
+	must(t, plays.Delete(ctx, p))
+	if _, err := plays.Get(ctx, "", at, "t1"); err == nil {
+		t.Fatal("Get with an empty user_id found a play")
+	}
+
+	tracks := music.NewTrackRepo(s)
+	must(t, tracks.Insert(ctx, &music.Track{TrackID: "t1", ArtistID: "a1"}))
+	_, _, err = tracks.GetVersioned(ctx, "t1")
+	must(t, err)
+	_, err = tracks.Modify(ctx, "t1", func(tr *music.Track) error { tr.PlayCount++; return nil })
+	must(t, err)
+	_, err = tracks.GetMany(ctx, []string{"t1", "t2"})
+	must(t, err)
+	_, err = tracks.Verify(ctx, nil)
+	must(t, err)
+	_, err = tracks.Repair(ctx, nil)
+	must(t, err)
+	_, err = tracks.Backfill(ctx, "top_tracks_by_artist", nil)
+	must(t, err)
+	must(t, tracks.Delete(ctx, &music.Track{TrackID: "t1"}))
+
+	_, err = music.NewChartEntryRepo(s).DailyCharts(ctx, at, nil)
+	must(t, err)
+	_, err = music.NewReleaseRepo(s).NewReleases(ctx, &music.NewReleasesOptions{Start: at})
+	must(t, err)
+
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	for _, m := range rec.mismatch {
+		t.Error(m)
+	}
+	var names []string
+	for _, c := range rec.calls {
+		names = append(names, c.Call.String())
+	}
+	want := "Play.Insert Play.InsertIfAbsent Play.Update Play.Get Play.ListeningHistory Play.Delete Play.Get " +
+		"Track.Insert Track.GetVersioned Track.Modify Track.GetMany Track.Verify Track.Repair Track.Backfill Track.Delete " +
+		"ChartEntry.DailyCharts Release.NewReleases"
+	if got := strings.Join(names, " "); got != want {
+		t.Fatalf("call records\n%s\nwant\n%s", got, want)
+	}
+	if c := rec.calls[6]; c.Err == nil || c.Attempts != 0 {
+		t.Errorf("Get with an empty key: %+v, want its error, and no attempt", c)
 	}
 }

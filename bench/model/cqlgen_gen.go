@@ -14,11 +14,10 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// userUsers is table users, which is the source of truth of User (statements
-// in schema.md).
+// userUsers is table users, the source of truth (schema.md).
 var userUsers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "users",
 	Pattern:      "Users",
@@ -54,76 +53,55 @@ func userCheck(e *User) error {
 	return nil
 }
 
-var userOne = cqlgenimpl.One[User]{
+var userOne = &cqlgenimpl.One[User]{
+	Name:  "User",
+	Table: userUsers,
 	Check: userCheck,
-	Delete: func(e *User, ts int64) []any {
-		return []any{ts, e.UserID}
-	},
 	Key: func(e *User) []any {
 		return []any{e.UserID}
 	},
-	Row:   userUsersRow,
-	Scan:  userUsersScan,
-	Table: userUsers,
+	Row: userUsersRow,
+	Remove: func(e *User, ts int64) []any {
+		return []any{ts, e.UserID}
+	},
+	Scan: userUsersScan,
 }
 
-// Insert writes e to users, leaving nil pointers and empty collections unset;
-// it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
-// Writes).
-func (r *UserRepo) Insert(ctx context.Context, e *User, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "User", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &userOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *UserRepo) Insert(ctx context.Context, e *User, opts ...cqlgen.Option) error {
+	return userOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in users unless a row has its key (IF NOT EXISTS);
-// see docs/repositories.md, Conditional insert.
-func (r *UserRepo) InsertIfAbsent(ctx context.Context, e *User, opts ...cqlgen.Option) (_ cqlgen.Inserted[User], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "User", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &userOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *UserRepo) InsertIfAbsent(ctx context.Context, e *User, opts ...cqlgen.Option) (cqlgen.Inserted[User], error) {
+	return userOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in users; nil pointers and empty
-// collections clear their columns.
-func (r *UserRepo) Update(ctx context.Context, e *User, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "User", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &userOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *UserRepo) Update(ctx context.Context, e *User, opts ...cqlgen.Option) error {
+	return userOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from users.
-func (r *UserRepo) Delete(ctx context.Context, e *User, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "User", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &userOne, e)
+// Delete removes the row with e's key.
+func (r *UserRepo) Delete(ctx context.Context, e *User, opts ...cqlgen.Option) error {
+	return userOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the User with the given key from users; cqlgen.ErrNotFound if
-// there is none.
-func (r *UserRepo) Get(ctx context.Context, userID string) (_ *User, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "User", "Get").End(&err)
-	if userID == "" {
-		return nil, cqlgenimpl.EmptyKey("users", "user_id")
-	}
-	var e User
-	e.UserID = userID
-	return cqlgenimpl.GetOne(ctx, r.s, userUsers.Get, []any{e.UserID}, userUsersScan)
+// Get reads the User with the given key; cqlgen.ErrNotFound if none.
+func (r *UserRepo) Get(ctx context.Context, userID string) (*User, error) {
+	return cqlgenimpl.Get(ctx, r.s, "User", "Get", userUsers, []any{userID}, userUsersScan)
 }
 
-// GetMany reads the Users with the given user_id values from users in one
-// query: Rows[i] is userIDs[i]'s, nil when missing (docs/repositories.md,
-// Multi-get).
-func (r *UserRepo) GetMany(ctx context.Context, userIDs []string) (_ cqlgen.Found[User], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "User", "GetMany").End(&err)
-	for _, k := range userIDs {
-		if k == "" {
-			return cqlgen.Found[User]{}, cqlgenimpl.EmptyKey("users", "user_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, userUsers, []any{}, userIDs, r.opts.MaxKeys, userUsersScan, func(e *User) string {
+// GetMany reads the Users of the given user_id values: Rows[i] is userIDs[i]'s
+// or nil.
+func (r *UserRepo) GetMany(ctx context.Context, userIDs []string) (cqlgen.Found[User], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "User", userUsers, []any{}, userIDs, userUsersScan, func(e *User) string {
 		return e.UserID
 	})
 }
 
-// eventEventsByStream is table events_by_stream, which is the source of truth
-// of Event (statements in schema.md).
+// eventEventsByStream is table events_by_stream, the source of truth
+// (schema.md).
 var eventEventsByStream = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "events_by_stream",
 	Pattern:      "EventsByStream",
@@ -168,98 +146,73 @@ func eventCheck(e *Event) error {
 	return nil
 }
 
-var eventOne = cqlgenimpl.One[Event]{
+var eventOne = &cqlgenimpl.One[Event]{
+	Name:  "Event",
+	Table: eventEventsByStream,
 	Check: eventCheck,
-	Delete: func(e *Event, ts int64) []any {
-		return []any{ts, e.StreamID, e.At, e.EventID}
-	},
 	Key: func(e *Event) []any {
 		return []any{e.StreamID, e.At, e.EventID}
 	},
-	Row:   eventEventsByStreamRow,
-	Scan:  eventEventsByStreamScan,
-	Table: eventEventsByStream,
+	Row: eventEventsByStreamRow,
+	Remove: func(e *Event, ts int64) []any {
+		return []any{ts, e.StreamID, e.At, e.EventID}
+	},
+	Scan: eventEventsByStreamScan,
 }
 
-// Insert writes e to events_by_stream, leaving nil pointers and empty
-// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
-// (docs/repositories.md, Writes).
-func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &eventOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
+	return eventOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in events_by_stream unless a row has its key (IF
-// NOT EXISTS); see docs/repositories.md, Conditional insert.
-func (r *EventRepo) InsertIfAbsent(ctx context.Context, e *Event, opts ...cqlgen.Option) (_ cqlgen.Inserted[Event], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &eventOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *EventRepo) InsertIfAbsent(ctx context.Context, e *Event, opts ...cqlgen.Option) (cqlgen.Inserted[Event], error) {
+	return eventOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in events_by_stream; nil pointers
-// and empty collections clear their columns.
-func (r *EventRepo) Update(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &eventOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *EventRepo) Update(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
+	return eventOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from events_by_stream.
-func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &eventOne, e)
+// Delete removes the row with e's key.
+func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
+	return eventOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Event with the given key from events_by_stream;
-// cqlgen.ErrNotFound if there is none.
-func (r *EventRepo) Get(ctx context.Context, streamID string, at time.Time, eventID string) (_ *Event, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Get").End(&err)
-	if streamID == "" {
-		return nil, cqlgenimpl.EmptyKey("events_by_stream", "stream_id")
-	}
-	var e Event
-	e.StreamID = streamID
-	e.At = at
-	e.EventID = eventID
-	return cqlgenimpl.GetOne(ctx, r.s, eventEventsByStream.Get, []any{e.StreamID, e.At, e.EventID}, eventEventsByStreamScan)
+// Get reads the Event with the given key; cqlgen.ErrNotFound if none.
+func (r *EventRepo) Get(ctx context.Context, streamID string, at time.Time, eventID string) (*Event, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Event", "Get", eventEventsByStream, []any{streamID, at, eventID}, eventEventsByStreamScan)
 }
 
-// EventsByStreamOptions are the optional parts of a EventsByStream read.
+// EventsByStreamOptions are the options of EventsByStream.
 type EventsByStreamOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
-var eventEventsByStreamRead = cqlgenimpl.ReadSpec[Event]{
-	Compare: eventEventsByStreamCompare,
-	Key:     eventEventsByStreamClustering,
-	Scan:    eventEventsByStreamScan,
+var eventEventsByStreamRead = &cqlgenimpl.ReadSpec[Event]{
+	Entity:  "Event",
 	Table:   eventEventsByStream,
+	Scan:    eventEventsByStreamScan,
+	Key:     eventEventsByStreamClustering,
+	Compare: eventEventsByStreamCompare,
 }
 
-// EventsByStream reads a stream's events, newest first, from events_by_stream,
-// in pages: one partition, in clustering order.
-func (r *EventRepo) EventsByStream(ctx context.Context, streamID string, o *EventsByStreamOptions) (_ cqlgen.Page[Event], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "EventsByStream").End(&err)
-	if streamID == "" {
-		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("events_by_stream", "stream_id")
-	}
-	if o == nil {
-		o = &EventsByStreamOptions{}
-	}
-	spec := eventEventsByStreamRead.With([]any{streamID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// EventsByStream reads a stream's events, newest first from events_by_stream,
+// in pages.
+func (r *EventRepo) EventsByStream(ctx context.Context, streamID string, o *EventsByStreamOptions) (cqlgen.Page[Event], error) {
+	o = cqlgenimpl.Or(o)
+	return eventEventsByStreamRead.Page(ctx, r.s, r.opts, []any{streamID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// messageMessages is table messages, which is the source of truth of Message
-// (statements in schema.md).
+// messageMessages is table messages, the source of truth (schema.md).
 var messageMessages = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "messages",
 	Pattern:      "Messages",
@@ -288,8 +241,8 @@ func messageMessagesScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Message], 
 	return
 }
 
-// messageMessagesByConversation is table messages_by_conversation, which
-// serves MessagesByConversation (statements in schema.md).
+// messageMessagesByConversation is table messages_by_conversation, serving
+// MessagesByConversation (schema.md).
 var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "messages_by_conversation",
 	Pattern:      "MessagesByConversation",
@@ -315,8 +268,8 @@ func messageMessagesByConversationCompare(a, b *Message) int {
 	return cmp.Or(-a.SentAt.Compare(b.SentAt), cmp.Compare(a.MessageID, b.MessageID))
 }
 
-// messageMessagesBySender is table messages_by_sender, which serves
-// MessagesBySender (statements in schema.md).
+// messageMessagesBySender is table messages_by_sender, serving
+// MessagesBySender (schema.md).
 var messageMessagesBySender = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "messages_by_sender",
 	Pattern:      "MessagesBySender",
@@ -342,8 +295,8 @@ func messageMessagesBySenderCompare(a, b *Message) int {
 	return cmp.Or(-a.SentAt.Compare(b.SentAt), cmp.Compare(a.MessageID, b.MessageID))
 }
 
-// messageMessagesByRecipient is table messages_by_recipient, which serves
-// MessagesByRecipient (statements in schema.md).
+// messageMessagesByRecipient is table messages_by_recipient, serving
+// MessagesByRecipient (schema.md).
 var messageMessagesByRecipient = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "messages_by_recipient",
 	Pattern:      "MessagesByRecipient",
@@ -369,9 +322,8 @@ func messageMessagesByRecipientCompare(a, b *Message) int {
 	return cmp.Or(-a.SentAt.Compare(b.SentAt), cmp.Compare(a.MessageID, b.MessageID))
 }
 
-// MessageRepo reads and writes Message in its tables (messages,
-// messages_by_conversation, messages_by_sender, messages_by_recipient), kept
-// in step with messages.
+// MessageRepo reads and writes Message in tables messages,
+// messages_by_conversation, messages_by_sender, messages_by_recipient.
 type MessageRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -458,7 +410,10 @@ func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Opt
 	})
 }
 
-var messageWrites = &cqlgenimpl.Entity[Message]{
+var messageWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Message]{
+	Name:      "Message",
+	Check:     messageCheck,
+	CheckKey:  messageCheckKey,
 	Canonical: messageMessages,
 	Immutable: true,
 	State:     messageMessagesState,
@@ -483,172 +438,131 @@ var messageWrites = &cqlgenimpl.Entity[Message]{
 			Owner:      []int{2},
 		},
 	},
-}
+})
 
 // Entity is Message.
 func (r *MessageRepo) Entity() string {
 	return "Message"
 }
 
-// Tables lists the tables Repair and Backfill write: all but messages.
+// Tables lists the tables Repair and Backfill write.
 func (r *MessageRepo) Tables() []string {
-	return []string{"messages_by_conversation", "messages_by_sender", "messages_by_recipient"}
+	return messageWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against messages.
-func (r *MessageRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", false, o)
+// Verify reports rows missing, stale or orphaned against messages.
+func (r *MessageRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return messageWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *MessageRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", true, o)
+// Repair mends what Verify finds.
+func (r *MessageRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return messageWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row messages implies into table.
-func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, messageWrites, "Message", table, o)
+func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return messageWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Message with the given key from messages; cqlgen.ErrNotFound
-// if there is none.
-func (r *MessageRepo) Get(ctx context.Context, messageID string) (_ *Message, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Get").End(&err)
-	if messageID == "" {
-		return nil, cqlgenimpl.EmptyKey("messages", "message_id")
-	}
-	var e Message
-	e.MessageID = messageID
-	return cqlgenimpl.GetOne(ctx, r.s, messageMessages.Get, []any{e.MessageID}, messageMessagesScan)
+// Get reads the Message with the given key; cqlgen.ErrNotFound if none.
+func (r *MessageRepo) Get(ctx context.Context, messageID string) (*Message, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Message", "Get", messageMessages, []any{messageID}, messageMessagesScan)
 }
 
-// GetMany reads the Messages with the given message_id values from messages in
-// one query: Rows[i] is messageIDs[i]'s, nil when missing
-// (docs/repositories.md, Multi-get).
-func (r *MessageRepo) GetMany(ctx context.Context, messageIDs []string) (_ cqlgen.Found[Message], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "GetMany").End(&err)
-	for _, k := range messageIDs {
-		if k == "" {
-			return cqlgen.Found[Message]{}, cqlgenimpl.EmptyKey("messages", "message_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, messageMessages, []any{}, messageIDs, r.opts.MaxKeys, messageMessagesScan, func(e *Message) string {
+// GetMany reads the Messages of the given message_id values: Rows[i] is
+// messageIDs[i]'s or nil.
+func (r *MessageRepo) GetMany(ctx context.Context, messageIDs []string) (cqlgen.Found[Message], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Message", messageMessages, []any{}, messageIDs, messageMessagesScan, func(e *Message) string {
 		return e.MessageID
 	})
 }
 
-// MessagesByConversationOptions are the optional parts of a
-// MessagesByConversation read.
+// MessagesByConversationOptions are the options of MessagesByConversation.
 type MessagesByConversationOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at in read
-	// order; nil: open.
+	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at; nil:
+	// open.
 	SentAtFrom, SentAtTo *time.Time
-	// SentAtFromExclusive and SentAtToInclusive change the bounds' defaults.
+	// SentAtFromExclusive and SentAtToInclusive flip the defaults.
 	SentAtFromExclusive, SentAtToInclusive bool
 }
 
-var messageMessagesByConversationRead = cqlgenimpl.ReadSpec[Message]{
-	Compare: messageMessagesByConversationCompare,
-	Key:     messageMessagesByConversationClustering,
-	Scan:    messageMessagesByConversationScan,
+var messageMessagesByConversationRead = &cqlgenimpl.ReadSpec[Message]{
+	Entity:  "Message",
 	Table:   messageMessagesByConversation,
+	Scan:    messageMessagesByConversationScan,
+	Key:     messageMessagesByConversationClustering,
+	Compare: messageMessagesByConversationCompare,
 }
 
-// MessagesByConversation reads a conversation's messages, newest first, from
-// messages_by_conversation, in pages: one partition, in clustering order.
-func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID string, o *MessagesByConversationOptions) (_ cqlgen.Page[Message], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "MessagesByConversation").End(&err)
-	if conversationID == "" {
-		return cqlgen.Page[Message]{}, cqlgenimpl.EmptyKey("messages_by_conversation", "conversation_id")
-	}
-	if o == nil {
-		o = &MessagesByConversationOptions{}
-	}
-	spec := messageMessagesByConversationRead.With([]any{conversationID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// MessagesByConversation reads a conversation's messages, newest first from
+// messages_by_conversation, in pages.
+func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID string, o *MessagesByConversationOptions) (cqlgen.Page[Message], error) {
+	o = cqlgenimpl.Or(o)
+	return messageMessagesByConversationRead.Page(ctx, r.s, r.opts, []any{conversationID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive))
 }
 
-// MessagesBySenderOptions are the optional parts of a MessagesBySender read.
+// MessagesBySenderOptions are the options of MessagesBySender.
 type MessagesBySenderOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at in read
-	// order; nil: open.
+	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at; nil:
+	// open.
 	SentAtFrom, SentAtTo *time.Time
-	// SentAtFromExclusive and SentAtToInclusive change the bounds' defaults.
+	// SentAtFromExclusive and SentAtToInclusive flip the defaults.
 	SentAtFromExclusive, SentAtToInclusive bool
 }
 
-var messageMessagesBySenderRead = cqlgenimpl.ReadSpec[Message]{
-	Compare: messageMessagesBySenderCompare,
-	Key:     messageMessagesBySenderClustering,
-	Scan:    messageMessagesBySenderScan,
+var messageMessagesBySenderRead = &cqlgenimpl.ReadSpec[Message]{
+	Entity:  "Message",
 	Table:   messageMessagesBySender,
+	Scan:    messageMessagesBySenderScan,
+	Key:     messageMessagesBySenderClustering,
+	Compare: messageMessagesBySenderCompare,
 }
 
-// MessagesBySender reads the messages a user sent, newest first, from
-// messages_by_sender, in pages: one partition, in clustering order.
-func (r *MessageRepo) MessagesBySender(ctx context.Context, senderID string, o *MessagesBySenderOptions) (_ cqlgen.Page[Message], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "MessagesBySender").End(&err)
-	if senderID == "" {
-		return cqlgen.Page[Message]{}, cqlgenimpl.EmptyKey("messages_by_sender", "sender_id")
-	}
-	if o == nil {
-		o = &MessagesBySenderOptions{}
-	}
-	spec := messageMessagesBySenderRead.With([]any{senderID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// MessagesBySender reads the messages a user sent, newest first from
+// messages_by_sender, in pages.
+func (r *MessageRepo) MessagesBySender(ctx context.Context, senderID string, o *MessagesBySenderOptions) (cqlgen.Page[Message], error) {
+	o = cqlgenimpl.Or(o)
+	return messageMessagesBySenderRead.Page(ctx, r.s, r.opts, []any{senderID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive))
 }
 
-// MessagesByRecipientOptions are the optional parts of a MessagesByRecipient
-// read.
+// MessagesByRecipientOptions are the options of MessagesByRecipient.
 type MessagesByRecipientOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at in read
-	// order; nil: open.
+	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at; nil:
+	// open.
 	SentAtFrom, SentAtTo *time.Time
-	// SentAtFromExclusive and SentAtToInclusive change the bounds' defaults.
+	// SentAtFromExclusive and SentAtToInclusive flip the defaults.
 	SentAtFromExclusive, SentAtToInclusive bool
 }
 
-var messageMessagesByRecipientRead = cqlgenimpl.ReadSpec[Message]{
-	Compare: messageMessagesByRecipientCompare,
-	Key:     messageMessagesByRecipientClustering,
-	Scan:    messageMessagesByRecipientScan,
+var messageMessagesByRecipientRead = &cqlgenimpl.ReadSpec[Message]{
+	Entity:  "Message",
 	Table:   messageMessagesByRecipient,
+	Scan:    messageMessagesByRecipientScan,
+	Key:     messageMessagesByRecipientClustering,
+	Compare: messageMessagesByRecipientCompare,
 }
 
-// MessagesByRecipient reads the messages a user received, newest first, from
-// messages_by_recipient, in pages: one partition, in clustering order.
-func (r *MessageRepo) MessagesByRecipient(ctx context.Context, recipientID string, o *MessagesByRecipientOptions) (_ cqlgen.Page[Message], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "MessagesByRecipient").End(&err)
-	if recipientID == "" {
-		return cqlgen.Page[Message]{}, cqlgenimpl.EmptyKey("messages_by_recipient", "recipient_id")
-	}
-	if o == nil {
-		o = &MessagesByRecipientOptions{}
-	}
-	spec := messageMessagesByRecipientRead.With([]any{recipientID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// MessagesByRecipient reads the messages a user received, newest first from
+// messages_by_recipient, in pages.
+func (r *MessageRepo) MessagesByRecipient(ctx context.Context, recipientID string, o *MessagesByRecipientOptions) (cqlgen.Page[Message], error) {
+	o = cqlgenimpl.Or(o)
+	return messageMessagesByRecipientRead.Page(ctx, r.s, r.opts, []any{recipientID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive))
 }
 
-// scoreScores is table scores, which is the source of truth of Score
-// (statements in schema.md).
+// scoreScores is table scores, the source of truth (schema.md).
 var scoreScores = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "scores",
 	Pattern:      "Scores",
@@ -659,45 +573,17 @@ var scoreScores = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func scoreScoresScan(it cqlgenimpl.Iter, e *Score) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.Board, &e.PlayerID, &e.Points, &e.Name, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Score{}
-	}
-}
-
-func scoreScoresState(e *Score) []any {
-	return []any{e.Board, e.PlayerID}
-}
-
-func scoreScoresScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Score], ok bool) {
-	ok = it.Scan(&v.Row.Board, &v.Row.PlayerID, &v.Row.Points, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func scoreScoresData(e *Score) []any {
+func scoreValues(e *Score, _ bool) []any {
 	return []any{e.Board, e.PlayerID, e.Points, e.Name}
 }
 
-func scoreScoresChange(e *Score, c cqlgenimpl.Change) []any {
-	return []any{e.Points, e.Name, c.TS, c.Pending, c.Writes, e.Board, e.PlayerID, c.Old}
+func scoreFields(e *Score, dst []any) []any {
+	return append(dst, &e.Board, &e.PlayerID, &e.Points, &e.Name)
 }
 
-func scoreScoresRemove(e *Score, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.Board, e.PlayerID, c.Old}
-}
+var scoreScoresScan = scoreWrites.ScanLive
 
-func scoreScoresSettle(e *Score, version int64) []any {
-	return []any{e.Board, e.PlayerID, version}
-}
-
-// scoreBoard is table board, which serves Board (statements in schema.md).
+// scoreBoard is table board, serving Board (schema.md).
 var scoreBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "board",
 	Pattern:      "Board",
@@ -706,14 +592,6 @@ var scoreBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("name text"),
 	Maintained:   true,
 })
-
-func scoreBoardRow(e *Score, ts int64, _ bool) []any {
-	return []any{e.Board, e.Points, e.PlayerID, e.Name, ts}
-}
-
-func scoreBoardKey(e *Score) []any {
-	return []any{e.Board, e.Points, e.PlayerID}
-}
 
 func scoreBoardScan(it cqlgenimpl.Iter, e *Score) bool {
 	return it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
@@ -727,8 +605,7 @@ func scoreBoardCompare(a, b *Score) int {
 	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.PlayerID, b.PlayerID))
 }
 
-// scoreBoard16 is table board_16, which serves Board16 (statements in
-// schema.md).
+// scoreBoard16 is table board_16, serving Board16 (schema.md).
 var scoreBoard16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "board_16",
 	Pattern:      "Board16",
@@ -759,8 +636,7 @@ func scoreBoard16Compare(a, b *Score) int {
 	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.PlayerID, b.PlayerID))
 }
 
-// scoreBoard100 is table board_100, which serves Board100 (statements in
-// schema.md).
+// scoreBoard100 is table board_100, serving Board100 (schema.md).
 var scoreBoard100 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "board_100",
 	Pattern:      "Board100",
@@ -791,8 +667,8 @@ func scoreBoard100Compare(a, b *Score) int {
 	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.PlayerID, b.PlayerID))
 }
 
-// ScoreRepo reads and writes Score in its tables (scores, board, board_16,
-// board_100), kept in step with scores.
+// ScoreRepo reads and writes Score in tables scores, board, board_16,
+// board_100.
 type ScoreRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -803,39 +679,14 @@ func NewScoreRepo(s cqlgen.Session, opts ...cqlgen.Option) *ScoreRepo {
 	return &ScoreRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func scoreCheck(e *Score) error {
-	if e.Board == "" {
-		return cqlgenimpl.EmptyKey("scores", "board")
-	}
-	if e.PlayerID == "" {
-		return cqlgenimpl.EmptyKey("scores", "player_id")
-	}
-	return nil
-}
-
-func scoreCheckKey(e *Score) error {
-	if e.Board == "" {
-		return cqlgenimpl.EmptyKey("scores", "board")
-	}
-	if e.PlayerID == "" {
-		return cqlgenimpl.EmptyKey("scores", "player_id")
-	}
-	return nil
-}
-
-var scoreWrites = &cqlgenimpl.Entity[Score]{
+var scoreWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Score]{
+	Name:      "Score",
 	Canonical: scoreScores,
-	State:     scoreScoresState,
-	ScanState: scoreScoresScanState,
-	Data:      scoreScoresData,
-	Change:    scoreScoresChange,
-	Remove:    scoreScoresRemove,
-	Settle:    scoreScoresSettle,
+	Values:    scoreValues,
+	Fields:    scoreFields,
 	Projections: []cqlgenimpl.Projection[Score]{
 		{
 			Table:      scoreBoard,
-			Key:        scoreBoardKey,
-			Row:        scoreBoardRow,
 			Writetimes: 1,
 			Owner:      []int{0, 2},
 		},
@@ -854,79 +705,32 @@ var scoreWrites = &cqlgenimpl.Entity[Score]{
 			Owner:      []int{0, 3},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *ScoreRepo) Insert(ctx context.Context, e *Score, opts ...cqlgen.Option) error {
+	return scoreWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Score, leaving nil pointers
-// and empty collections unset, through the write protocol on scores
-// (docs/repositories.md, The write protocol).
-func (r *ScoreRepo) Insert(ctx context.Context, e *Score, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, scoreCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, scoreWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *ScoreRepo) Update(ctx context.Context, e *Score, opts ...cqlgen.Option) error {
+	return scoreWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Score with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// scores (docs/repositories.md, The write protocol).
-func (r *ScoreRepo) Update(ctx context.Context, e *Score, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, scoreCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, scoreWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *ScoreRepo) Delete(ctx context.Context, e *Score, opts ...cqlgen.Option) error {
+	return scoreWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Score with e's key from every table (e needs only its
-// key), through the write protocol on scores (docs/repositories.md, The write
-// protocol).
-func (r *ScoreRepo) Delete(ctx context.Context, e *Score, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, scoreCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, scoreWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Score with the given key and its version.
+func (r *ScoreRepo) GetVersioned(ctx context.Context, board string, playerID string) (*Score, int64, error) {
+	return scoreWrites.GetVersioned(ctx, r.s, &Score{Board: board, PlayerID: playerID})
 }
 
-// GetVersioned reads the Score with the given key from scores with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *ScoreRepo) GetVersioned(ctx context.Context, board string, playerID string) (_ *Score, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "GetVersioned").End(&err)
-	if board == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("scores", "board")
-	}
-	if playerID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("scores", "player_id")
-	}
-	e := &Score{}
-	e.Board = board
-	e.PlayerID = playerID
-	return cqlgenimpl.Versioned(ctx, r.s, scoreWrites, e)
-}
-
-// Modify reads the Score with the given key, lets change edit it and writes it
-// back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *ScoreRepo) Modify(ctx context.Context, board string, playerID string, change func(*Score) error, opts ...cqlgen.Option) (_ *Score, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Modify").End(&err)
-	if board == "" {
-		return nil, cqlgenimpl.EmptyKey("scores", "board")
-	}
-	if playerID == "" {
-		return nil, cqlgenimpl.EmptyKey("scores", "player_id")
-	}
-	e := &Score{}
-	e.Board = board
-	e.PlayerID = playerID
-	o, err := cqlgenimpl.BeginVersioned(e, scoreCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, scoreWrites, e, scoreCheck, change)
+// Modify edits the Score with the given key by change, retrying on conflict.
+func (r *ScoreRepo) Modify(ctx context.Context, board string, playerID string, change func(*Score) error, opts ...cqlgen.Option) (*Score, error) {
+	return scoreWrites.Modify(ctx, r.s, r.opts, opts, &Score{Board: board, PlayerID: playerID}, change)
 }
 
 // Entity is Score.
@@ -934,173 +738,122 @@ func (r *ScoreRepo) Entity() string {
 	return "Score"
 }
 
-// Tables lists the tables Repair and Backfill write: all but scores.
+// Tables lists the tables Repair and Backfill write.
 func (r *ScoreRepo) Tables() []string {
-	return []string{"board", "board_16", "board_100"}
+	return scoreWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against scores.
-func (r *ScoreRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, scoreWrites, "Score", false, o)
+// Verify reports rows missing, stale or orphaned against scores.
+func (r *ScoreRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return scoreWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *ScoreRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, scoreWrites, "Score", true, o)
+// Repair mends what Verify finds.
+func (r *ScoreRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return scoreWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row scores implies into table.
-func (r *ScoreRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, scoreWrites, "Score", table, o)
+func (r *ScoreRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return scoreWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Score with the given key from scores; cqlgen.ErrNotFound if
-// there is none.
-func (r *ScoreRepo) Get(ctx context.Context, board string, playerID string) (_ *Score, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Get").End(&err)
-	if board == "" {
-		return nil, cqlgenimpl.EmptyKey("scores", "board")
-	}
-	if playerID == "" {
-		return nil, cqlgenimpl.EmptyKey("scores", "player_id")
-	}
-	var e Score
-	e.Board = board
-	e.PlayerID = playerID
-	return cqlgenimpl.GetOne(ctx, r.s, scoreScores.Get, []any{e.Board, e.PlayerID}, scoreScoresScan)
+// Get reads the Score with the given key; cqlgen.ErrNotFound if none.
+func (r *ScoreRepo) Get(ctx context.Context, board string, playerID string) (*Score, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Score", "Get", scoreScores, []any{board, playerID}, scoreScoresScan)
 }
 
-// GetMany reads the Scores of one board with the given player_id values from
-// scores in one query: Rows[i] is playerIDs[i]'s, nil when missing
-// (docs/repositories.md, Multi-get).
-func (r *ScoreRepo) GetMany(ctx context.Context, board string, playerIDs []string) (_ cqlgen.Found[Score], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "GetMany").End(&err)
-	if board == "" {
-		return cqlgen.Found[Score]{}, cqlgenimpl.EmptyKey("scores", "board")
-	}
-	for _, k := range playerIDs {
-		if k == "" {
-			return cqlgen.Found[Score]{}, cqlgenimpl.EmptyKey("scores", "player_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, scoreScores, []any{board}, playerIDs, r.opts.MaxKeys, scoreScoresScan, func(e *Score) string {
+// GetMany reads the Scores of one board of the given player_id values: Rows[i]
+// is playerIDs[i]'s or nil.
+func (r *ScoreRepo) GetMany(ctx context.Context, board string, playerIDs []string) (cqlgen.Found[Score], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Score", scoreScores, []any{board}, playerIDs, scoreScoresScan, func(e *Score) string {
 		return e.PlayerID
 	})
 }
 
-// BoardOptions are the optional parts of a Board read.
+// BoardOptions are the options of Board.
 type BoardOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
-	// order; nil: open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
+	// PointsFromExclusive and PointsToInclusive flip the defaults.
 	PointsFromExclusive, PointsToInclusive bool
 }
 
-var scoreBoardRead = cqlgenimpl.ReadSpec[Score]{
-	Compare: scoreBoardCompare,
-	Key:     scoreBoardClustering,
-	Scan:    scoreBoardScan,
+var scoreBoardRead = &cqlgenimpl.ReadSpec[Score]{
+	Entity:  "Score",
 	Table:   scoreBoard,
+	Scan:    scoreBoardScan,
+	Key:     scoreBoardClustering,
+	Compare: scoreBoardCompare,
 }
 
-// Board reads a board, best first, in one partition, from board, in pages: one
-// partition, in clustering order.
-func (r *ScoreRepo) Board(ctx context.Context, board string, o *BoardOptions) (_ cqlgen.Page[Score], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Board").End(&err)
-	if board == "" {
-		return cqlgen.Page[Score]{}, cqlgenimpl.EmptyKey("board", "board")
-	}
-	if o == nil {
-		o = &BoardOptions{}
-	}
-	spec := scoreBoardRead.With([]any{board}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// Board reads a board, best first, in one partition from board, in pages.
+func (r *ScoreRepo) Board(ctx context.Context, board string, o *BoardOptions) (cqlgen.Page[Score], error) {
+	o = cqlgenimpl.Or(o)
+	return scoreBoardRead.Page(ctx, r.s, r.opts, []any{board}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive))
 }
 
-// Board16Options are the optional parts of a Board16 read.
+// Board16Options are the options of Board16.
 type Board16Options struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
-	// order; nil: open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
+	// PointsFromExclusive and PointsToInclusive flip the defaults.
 	PointsFromExclusive, PointsToInclusive bool
 }
 
-var scoreBoard16Read = cqlgenimpl.ReadSpec[Score]{
+var scoreBoard16Read = &cqlgenimpl.ReadSpec[Score]{
+	Entity:      "Score",
+	Table:       scoreBoard16,
+	Scan:        scoreBoard16Scan,
+	Key:         scoreBoard16Clustering,
 	Compare:     scoreBoard16Compare,
 	HashBuckets: 16,
-	Key:         scoreBoard16Clustering,
-	Scan:        scoreBoard16Scan,
-	Table:       scoreBoard16,
 }
 
-// Board16 reads a board, best first, over 16 hash buckets, from board_16, in
+// Board16 reads a board, best first, over 16 hash buckets from board_16, in
 // pages: all 16 hash buckets read in parallel and merged in clustering order.
-func (r *ScoreRepo) Board16(ctx context.Context, board string, o *Board16Options) (_ cqlgen.Page[Score], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Board16").End(&err)
-	if board == "" {
-		return cqlgen.Page[Score]{}, cqlgenimpl.EmptyKey("board_16", "board")
-	}
-	if o == nil {
-		o = &Board16Options{}
-	}
-	spec := scoreBoard16Read.With([]any{board}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *ScoreRepo) Board16(ctx context.Context, board string, o *Board16Options) (cqlgen.Page[Score], error) {
+	o = cqlgenimpl.Or(o)
+	return scoreBoard16Read.Page(ctx, r.s, r.opts, []any{board}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive))
 }
 
-// Board100Options are the optional parts of a Board100 read.
+// Board100Options are the options of Board100.
 type Board100Options struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
-	// order; nil: open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
+	// PointsFromExclusive and PointsToInclusive flip the defaults.
 	PointsFromExclusive, PointsToInclusive bool
 }
 
-var scoreBoard100Read = cqlgenimpl.ReadSpec[Score]{
+var scoreBoard100Read = &cqlgenimpl.ReadSpec[Score]{
+	Entity:      "Score",
+	Table:       scoreBoard100,
+	Scan:        scoreBoard100Scan,
+	Key:         scoreBoard100Clustering,
 	Compare:     scoreBoard100Compare,
 	HashBuckets: 100,
-	Key:         scoreBoard100Clustering,
-	Scan:        scoreBoard100Scan,
-	Table:       scoreBoard100,
 }
 
-// Board100 reads a board, best first, over 100 hash buckets, from board_100,
-// in pages: all 100 hash buckets read in parallel and merged in clustering
-// order.
-func (r *ScoreRepo) Board100(ctx context.Context, board string, o *Board100Options) (_ cqlgen.Page[Score], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Score", "Board100").End(&err)
-	if board == "" {
-		return cqlgen.Page[Score]{}, cqlgenimpl.EmptyKey("board_100", "board")
-	}
-	if o == nil {
-		o = &Board100Options{}
-	}
-	spec := scoreBoard100Read.With([]any{board}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// Board100 reads a board, best first, over 100 hash buckets from board_100, in
+// pages: all 100 hash buckets read in parallel and merged in clustering order.
+func (r *ScoreRepo) Board100(ctx context.Context, board string, o *Board100Options) (cqlgen.Page[Score], error) {
+	o = cqlgenimpl.Or(o)
+	return scoreBoard100Read.Page(ctx, r.s, r.opts, []any{board}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive))
 }
 
-// tallyTallies is table tallies, which is the source of truth of Tally
-// (statements in schema.md).
+// tallyTallies is table tallies, the source of truth (schema.md).
 var tallyTallies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "tallies",
 	Pattern:      "Tallies",
@@ -1111,46 +864,18 @@ var tallyTallies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func tallyTalliesScan(it cqlgenimpl.Iter, e *Tally) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.TallyID, &e.Board, &e.Points, &e.Name, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Tally{}
-	}
-}
-
-func tallyTalliesState(e *Tally) []any {
-	return []any{e.TallyID}
-}
-
-func tallyTalliesScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Tally], ok bool) {
-	ok = it.Scan(&v.Row.TallyID, &v.Row.Board, &v.Row.Points, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func tallyTalliesData(e *Tally) []any {
+func tallyValues(e *Tally, _ bool) []any {
 	return []any{e.TallyID, e.Board, e.Points, e.Name}
 }
 
-func tallyTalliesChange(e *Tally, c cqlgenimpl.Change) []any {
-	return []any{e.Board, e.Points, e.Name, c.TS, c.Pending, c.Writes, e.TallyID, c.Old}
+func tallyFields(e *Tally, dst []any) []any {
+	return append(dst, &e.TallyID, &e.Board, &e.Points, &e.Name)
 }
 
-func tallyTalliesRemove(e *Tally, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.TallyID, c.Old}
-}
+var tallyTalliesScan = tallyWrites.ScanLive
 
-func tallyTalliesSettle(e *Tally, version int64) []any {
-	return []any{e.TallyID, version}
-}
-
-// tallyTalliesByBoard is table tallies_by_board, which serves TalliesByBoard
-// (statements in schema.md).
+// tallyTalliesByBoard is table tallies_by_board, serving TalliesByBoard
+// (schema.md).
 var tallyTalliesByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "tallies_by_board",
 	Pattern:      "TalliesByBoard",
@@ -1159,14 +884,6 @@ var tallyTalliesByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("name text"),
 	Maintained:   true,
 })
-
-func tallyTalliesByBoardRow(e *Tally, ts int64, _ bool) []any {
-	return []any{e.Board, e.Points, e.TallyID, e.Name, ts}
-}
-
-func tallyTalliesByBoardKey(e *Tally) []any {
-	return []any{e.Board, e.Points, e.TallyID}
-}
 
 func tallyTalliesByBoardScan(it cqlgenimpl.Iter, e *Tally) bool {
 	return it.Scan(&e.Board, &e.Points, &e.TallyID, &e.Name)
@@ -1180,8 +897,7 @@ func tallyTalliesByBoardCompare(a, b *Tally) int {
 	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.TallyID, b.TallyID))
 }
 
-// TallyRepo reads and writes Tally in its tables (tallies, tallies_by_board),
-// kept in step with tallies.
+// TallyRepo reads and writes Tally in tables tallies, tallies_by_board.
 type TallyRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -1192,105 +908,44 @@ func NewTallyRepo(s cqlgen.Session, opts ...cqlgen.Option) *TallyRepo {
 	return &TallyRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func tallyCheck(e *Tally) error {
-	if e.TallyID == "" {
-		return cqlgenimpl.EmptyKey("tallies", "tally_id")
-	}
-	if e.Board == "" {
-		return cqlgenimpl.EmptyKey("tallies_by_board", "board")
-	}
-	return nil
-}
-
-func tallyCheckKey(e *Tally) error {
-	if e.TallyID == "" {
-		return cqlgenimpl.EmptyKey("tallies", "tally_id")
-	}
-	return nil
-}
-
-var tallyWrites = &cqlgenimpl.Entity[Tally]{
+var tallyWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Tally]{
+	Name:      "Tally",
 	Canonical: tallyTallies,
-	State:     tallyTalliesState,
-	ScanState: tallyTalliesScanState,
-	Data:      tallyTalliesData,
-	Change:    tallyTalliesChange,
-	Remove:    tallyTalliesRemove,
-	Settle:    tallyTalliesSettle,
+	Values:    tallyValues,
+	Fields:    tallyFields,
 	Projections: []cqlgenimpl.Projection[Tally]{
 		{
 			Table:      tallyTalliesByBoard,
-			Key:        tallyTalliesByBoardKey,
-			Row:        tallyTalliesByBoardRow,
 			Writetimes: 1,
 			Owner:      []int{2},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *TallyRepo) Insert(ctx context.Context, e *Tally, opts ...cqlgen.Option) error {
+	return tallyWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Tally, leaving nil pointers
-// and empty collections unset, through the write protocol on tallies
-// (docs/repositories.md, The write protocol).
-func (r *TallyRepo) Insert(ctx context.Context, e *Tally, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, tallyCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, tallyWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *TallyRepo) Update(ctx context.Context, e *Tally, opts ...cqlgen.Option) error {
+	return tallyWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Tally with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// tallies (docs/repositories.md, The write protocol).
-func (r *TallyRepo) Update(ctx context.Context, e *Tally, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, tallyCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, tallyWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *TallyRepo) Delete(ctx context.Context, e *Tally, opts ...cqlgen.Option) error {
+	return tallyWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Tally with e's key from every table (e needs only its
-// key), through the write protocol on tallies (docs/repositories.md, The write
-// protocol).
-func (r *TallyRepo) Delete(ctx context.Context, e *Tally, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, tallyCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, tallyWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Tally with the given key and its version.
+func (r *TallyRepo) GetVersioned(ctx context.Context, tallyID string) (*Tally, int64, error) {
+	return tallyWrites.GetVersioned(ctx, r.s, &Tally{TallyID: tallyID})
 }
 
-// GetVersioned reads the Tally with the given key from tallies with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *TallyRepo) GetVersioned(ctx context.Context, tallyID string) (_ *Tally, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "GetVersioned").End(&err)
-	if tallyID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("tallies", "tally_id")
-	}
-	e := &Tally{}
-	e.TallyID = tallyID
-	return cqlgenimpl.Versioned(ctx, r.s, tallyWrites, e)
-}
-
-// Modify reads the Tally with the given key, lets change edit it and writes it
-// back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *TallyRepo) Modify(ctx context.Context, tallyID string, change func(*Tally) error, opts ...cqlgen.Option) (_ *Tally, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Modify").End(&err)
-	if tallyID == "" {
-		return nil, cqlgenimpl.EmptyKey("tallies", "tally_id")
-	}
-	e := &Tally{}
-	e.TallyID = tallyID
-	o, err := cqlgenimpl.BeginVersioned(e, tallyCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, tallyWrites, e, tallyCheck, change)
+// Modify edits the Tally with the given key by change, retrying on conflict.
+func (r *TallyRepo) Modify(ctx context.Context, tallyID string, change func(*Tally) error, opts ...cqlgen.Option) (*Tally, error) {
+	return tallyWrites.Modify(ctx, r.s, r.opts, opts, &Tally{TallyID: tallyID}, change)
 }
 
 // Entity is Tally.
@@ -1298,93 +953,67 @@ func (r *TallyRepo) Entity() string {
 	return "Tally"
 }
 
-// Tables lists the tables Repair and Backfill write: all but tallies.
+// Tables lists the tables Repair and Backfill write.
 func (r *TallyRepo) Tables() []string {
-	return []string{"tallies_by_board"}
+	return tallyWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against tallies.
-func (r *TallyRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, tallyWrites, "Tally", false, o)
+// Verify reports rows missing, stale or orphaned against tallies.
+func (r *TallyRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return tallyWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *TallyRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, tallyWrites, "Tally", true, o)
+// Repair mends what Verify finds.
+func (r *TallyRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return tallyWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row tallies implies into table.
-func (r *TallyRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, tallyWrites, "Tally", table, o)
+func (r *TallyRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return tallyWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Tally with the given key from tallies; cqlgen.ErrNotFound if
-// there is none.
-func (r *TallyRepo) Get(ctx context.Context, tallyID string) (_ *Tally, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "Get").End(&err)
-	if tallyID == "" {
-		return nil, cqlgenimpl.EmptyKey("tallies", "tally_id")
-	}
-	var e Tally
-	e.TallyID = tallyID
-	return cqlgenimpl.GetOne(ctx, r.s, tallyTallies.Get, []any{e.TallyID}, tallyTalliesScan)
+// Get reads the Tally with the given key; cqlgen.ErrNotFound if none.
+func (r *TallyRepo) Get(ctx context.Context, tallyID string) (*Tally, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Tally", "Get", tallyTallies, []any{tallyID}, tallyTalliesScan)
 }
 
-// GetMany reads the Tallys with the given tally_id values from tallies in one
-// query: Rows[i] is tallyIDs[i]'s, nil when missing (docs/repositories.md,
-// Multi-get).
-func (r *TallyRepo) GetMany(ctx context.Context, tallyIDs []string) (_ cqlgen.Found[Tally], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "GetMany").End(&err)
-	for _, k := range tallyIDs {
-		if k == "" {
-			return cqlgen.Found[Tally]{}, cqlgenimpl.EmptyKey("tallies", "tally_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, tallyTallies, []any{}, tallyIDs, r.opts.MaxKeys, tallyTalliesScan, func(e *Tally) string {
+// GetMany reads the Tallys of the given tally_id values: Rows[i] is
+// tallyIDs[i]'s or nil.
+func (r *TallyRepo) GetMany(ctx context.Context, tallyIDs []string) (cqlgen.Found[Tally], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Tally", tallyTallies, []any{}, tallyIDs, tallyTalliesScan, func(e *Tally) string {
 		return e.TallyID
 	})
 }
 
-// TalliesByBoardOptions are the optional parts of a TalliesByBoard read.
+// TalliesByBoardOptions are the options of TalliesByBoard.
 type TalliesByBoardOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
-	// order; nil: open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
+	// PointsFromExclusive and PointsToInclusive flip the defaults.
 	PointsFromExclusive, PointsToInclusive bool
 }
 
-var tallyTalliesByBoardRead = cqlgenimpl.ReadSpec[Tally]{
-	Compare: tallyTalliesByBoardCompare,
-	Key:     tallyTalliesByBoardClustering,
-	Scan:    tallyTalliesByBoardScan,
+var tallyTalliesByBoardRead = &cqlgenimpl.ReadSpec[Tally]{
+	Entity:  "Tally",
 	Table:   tallyTalliesByBoard,
+	Scan:    tallyTalliesByBoardScan,
+	Key:     tallyTalliesByBoardClustering,
+	Compare: tallyTalliesByBoardCompare,
 }
 
-// TalliesByBoard reads a board's tallies, most points first, from
-// tallies_by_board, in pages: one partition, in clustering order.
-func (r *TallyRepo) TalliesByBoard(ctx context.Context, board string, o *TalliesByBoardOptions) (_ cqlgen.Page[Tally], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Tally", "TalliesByBoard").End(&err)
-	if board == "" {
-		return cqlgen.Page[Tally]{}, cqlgenimpl.EmptyKey("tallies_by_board", "board")
-	}
-	if o == nil {
-		o = &TalliesByBoardOptions{}
-	}
-	spec := tallyTalliesByBoardRead.With([]any{board}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// TalliesByBoard reads a board's tallies, most points first from
+// tallies_by_board, in pages.
+func (r *TallyRepo) TalliesByBoard(ctx context.Context, board string, o *TalliesByBoardOptions) (cqlgen.Page[Tally], error) {
+	o = cqlgenimpl.Or(o)
+	return tallyTalliesByBoardRead.Page(ctx, r.s, r.opts, []any{board}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive))
 }
 
-// standingStandings is table standings, which is the source of truth of
-// Standing (statements in schema.md).
+// standingStandings is table standings, the source of truth (schema.md).
 var standingStandings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "standings",
 	Pattern:      "Standings",
@@ -1395,46 +1024,18 @@ var standingStandings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func standingStandingsScan(it cqlgenimpl.Iter, e *Standing) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.StandingID, &e.Board, &e.Team, &e.Region, &e.Points, &e.Name, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Standing{}
-	}
-}
-
-func standingStandingsState(e *Standing) []any {
-	return []any{e.StandingID}
-}
-
-func standingStandingsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Standing], ok bool) {
-	ok = it.Scan(&v.Row.StandingID, &v.Row.Board, &v.Row.Team, &v.Row.Region, &v.Row.Points, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func standingStandingsData(e *Standing) []any {
+func standingValues(e *Standing, _ bool) []any {
 	return []any{e.StandingID, e.Board, e.Team, e.Region, e.Points, e.Name}
 }
 
-func standingStandingsChange(e *Standing, c cqlgenimpl.Change) []any {
-	return []any{e.Board, e.Team, e.Region, e.Points, e.Name, c.TS, c.Pending, c.Writes, e.StandingID, c.Old}
+func standingFields(e *Standing, dst []any) []any {
+	return append(dst, &e.StandingID, &e.Board, &e.Team, &e.Region, &e.Points, &e.Name)
 }
 
-func standingStandingsRemove(e *Standing, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.StandingID, c.Old}
-}
+var standingStandingsScan = standingWrites.ScanLive
 
-func standingStandingsSettle(e *Standing, version int64) []any {
-	return []any{e.StandingID, version}
-}
-
-// standingStandingsByBoard is table standings_by_board, which serves
-// StandingsByBoard (statements in schema.md).
+// standingStandingsByBoard is table standings_by_board, serving
+// StandingsByBoard (schema.md).
 var standingStandingsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "standings_by_board",
 	Pattern:      "StandingsByBoard",
@@ -1443,14 +1044,6 @@ var standingStandingsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("team text", "region text", "name text"),
 	Maintained:   true,
 })
-
-func standingStandingsByBoardRow(e *Standing, ts int64, _ bool) []any {
-	return []any{e.Board, e.Points, e.StandingID, e.Team, e.Region, e.Name, ts}
-}
-
-func standingStandingsByBoardKey(e *Standing) []any {
-	return []any{e.Board, e.Points, e.StandingID}
-}
 
 func standingStandingsByBoardScan(it cqlgenimpl.Iter, e *Standing) bool {
 	return it.Scan(&e.Board, &e.Points, &e.StandingID, &e.Team, &e.Region, &e.Name)
@@ -1464,8 +1057,8 @@ func standingStandingsByBoardCompare(a, b *Standing) int {
 	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.StandingID, b.StandingID))
 }
 
-// standingStandingsByTeam is table standings_by_team, which serves
-// StandingsByTeam (statements in schema.md).
+// standingStandingsByTeam is table standings_by_team, serving StandingsByTeam
+// (schema.md).
 var standingStandingsByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "standings_by_team",
 	Pattern:      "StandingsByTeam",
@@ -1474,14 +1067,6 @@ var standingStandingsByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("board text", "region text", "name text"),
 	Maintained:   true,
 })
-
-func standingStandingsByTeamRow(e *Standing, ts int64, _ bool) []any {
-	return []any{e.Team, e.Points, e.StandingID, e.Board, e.Region, e.Name, ts}
-}
-
-func standingStandingsByTeamKey(e *Standing) []any {
-	return []any{e.Team, e.Points, e.StandingID}
-}
 
 func standingStandingsByTeamScan(it cqlgenimpl.Iter, e *Standing) bool {
 	return it.Scan(&e.Team, &e.Points, &e.StandingID, &e.Board, &e.Region, &e.Name)
@@ -1495,8 +1080,8 @@ func standingStandingsByTeamCompare(a, b *Standing) int {
 	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.StandingID, b.StandingID))
 }
 
-// standingStandingsByRegion is table standings_by_region, which serves
-// StandingsByRegion (statements in schema.md).
+// standingStandingsByRegion is table standings_by_region, serving
+// StandingsByRegion (schema.md).
 var standingStandingsByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "standings_by_region",
 	Pattern:      "StandingsByRegion",
@@ -1505,14 +1090,6 @@ var standingStandingsByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("board text", "team text", "name text"),
 	Maintained:   true,
 })
-
-func standingStandingsByRegionRow(e *Standing, ts int64, _ bool) []any {
-	return []any{e.Region, e.Points, e.StandingID, e.Board, e.Team, e.Name, ts}
-}
-
-func standingStandingsByRegionKey(e *Standing) []any {
-	return []any{e.Region, e.Points, e.StandingID}
-}
 
 func standingStandingsByRegionScan(it cqlgenimpl.Iter, e *Standing) bool {
 	return it.Scan(&e.Region, &e.Points, &e.StandingID, &e.Board, &e.Team, &e.Name)
@@ -1526,9 +1103,8 @@ func standingStandingsByRegionCompare(a, b *Standing) int {
 	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.StandingID, b.StandingID))
 }
 
-// StandingRepo reads and writes Standing in its tables (standings,
-// standings_by_board, standings_by_team, standings_by_region), kept in step
-// with standings.
+// StandingRepo reads and writes Standing in tables standings,
+// standings_by_board, standings_by_team, standings_by_region.
 type StandingRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -1539,125 +1115,55 @@ func NewStandingRepo(s cqlgen.Session, opts ...cqlgen.Option) *StandingRepo {
 	return &StandingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func standingCheck(e *Standing) error {
-	if e.StandingID == "" {
-		return cqlgenimpl.EmptyKey("standings", "standing_id")
-	}
-	if e.Board == "" {
-		return cqlgenimpl.EmptyKey("standings_by_board", "board")
-	}
-	if e.Team == "" {
-		return cqlgenimpl.EmptyKey("standings_by_team", "team")
-	}
-	if e.Region == "" {
-		return cqlgenimpl.EmptyKey("standings_by_region", "region")
-	}
-	return nil
-}
-
-func standingCheckKey(e *Standing) error {
-	if e.StandingID == "" {
-		return cqlgenimpl.EmptyKey("standings", "standing_id")
-	}
-	return nil
-}
-
-var standingWrites = &cqlgenimpl.Entity[Standing]{
+var standingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Standing]{
+	Name:      "Standing",
 	Canonical: standingStandings,
-	State:     standingStandingsState,
-	ScanState: standingStandingsScanState,
-	Data:      standingStandingsData,
-	Change:    standingStandingsChange,
-	Remove:    standingStandingsRemove,
-	Settle:    standingStandingsSettle,
+	Values:    standingValues,
+	Fields:    standingFields,
 	Projections: []cqlgenimpl.Projection[Standing]{
 		{
 			Table:      standingStandingsByBoard,
-			Key:        standingStandingsByBoardKey,
-			Row:        standingStandingsByBoardRow,
 			Writetimes: 3,
 			Owner:      []int{2},
 		},
 		{
 			Table:      standingStandingsByTeam,
-			Key:        standingStandingsByTeamKey,
-			Row:        standingStandingsByTeamRow,
 			Writetimes: 3,
 			Owner:      []int{2},
 		},
 		{
 			Table:      standingStandingsByRegion,
-			Key:        standingStandingsByRegionKey,
-			Row:        standingStandingsByRegionRow,
 			Writetimes: 3,
 			Owner:      []int{2},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *StandingRepo) Insert(ctx context.Context, e *Standing, opts ...cqlgen.Option) error {
+	return standingWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Standing, leaving nil
-// pointers and empty collections unset, through the write protocol on
-// standings (docs/repositories.md, The write protocol).
-func (r *StandingRepo) Insert(ctx context.Context, e *Standing, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, standingCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, standingWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *StandingRepo) Update(ctx context.Context, e *Standing, opts ...cqlgen.Option) error {
+	return standingWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Standing with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// standings (docs/repositories.md, The write protocol).
-func (r *StandingRepo) Update(ctx context.Context, e *Standing, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, standingCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, standingWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *StandingRepo) Delete(ctx context.Context, e *Standing, opts ...cqlgen.Option) error {
+	return standingWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Standing with e's key from every table (e needs only its
-// key), through the write protocol on standings (docs/repositories.md, The
-// write protocol).
-func (r *StandingRepo) Delete(ctx context.Context, e *Standing, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, standingCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, standingWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Standing with the given key and its version.
+func (r *StandingRepo) GetVersioned(ctx context.Context, standingID string) (*Standing, int64, error) {
+	return standingWrites.GetVersioned(ctx, r.s, &Standing{StandingID: standingID})
 }
 
-// GetVersioned reads the Standing with the given key from standings with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *StandingRepo) GetVersioned(ctx context.Context, standingID string) (_ *Standing, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "GetVersioned").End(&err)
-	if standingID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("standings", "standing_id")
-	}
-	e := &Standing{}
-	e.StandingID = standingID
-	return cqlgenimpl.Versioned(ctx, r.s, standingWrites, e)
-}
-
-// Modify reads the Standing with the given key, lets change edit it and writes
-// it back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *StandingRepo) Modify(ctx context.Context, standingID string, change func(*Standing) error, opts ...cqlgen.Option) (_ *Standing, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Modify").End(&err)
-	if standingID == "" {
-		return nil, cqlgenimpl.EmptyKey("standings", "standing_id")
-	}
-	e := &Standing{}
-	e.StandingID = standingID
-	o, err := cqlgenimpl.BeginVersioned(e, standingCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, standingWrites, e, standingCheck, change)
+// Modify edits the Standing with the given key by change, retrying on
+// conflict.
+func (r *StandingRepo) Modify(ctx context.Context, standingID string, change func(*Standing) error, opts ...cqlgen.Option) (*Standing, error) {
+	return standingWrites.Modify(ctx, r.s, r.opts, opts, &Standing{StandingID: standingID}, change)
 }
 
 // Entity is Standing.
@@ -1665,163 +1171,121 @@ func (r *StandingRepo) Entity() string {
 	return "Standing"
 }
 
-// Tables lists the tables Repair and Backfill write: all but standings.
+// Tables lists the tables Repair and Backfill write.
 func (r *StandingRepo) Tables() []string {
-	return []string{"standings_by_board", "standings_by_team", "standings_by_region"}
+	return standingWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against standings.
-func (r *StandingRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, standingWrites, "Standing", false, o)
+// Verify reports rows missing, stale or orphaned against standings.
+func (r *StandingRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return standingWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *StandingRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, standingWrites, "Standing", true, o)
+// Repair mends what Verify finds.
+func (r *StandingRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return standingWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row standings implies into table.
-func (r *StandingRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, standingWrites, "Standing", table, o)
+func (r *StandingRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return standingWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Standing with the given key from standings; cqlgen.ErrNotFound
-// if there is none.
-func (r *StandingRepo) Get(ctx context.Context, standingID string) (_ *Standing, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "Get").End(&err)
-	if standingID == "" {
-		return nil, cqlgenimpl.EmptyKey("standings", "standing_id")
-	}
-	var e Standing
-	e.StandingID = standingID
-	return cqlgenimpl.GetOne(ctx, r.s, standingStandings.Get, []any{e.StandingID}, standingStandingsScan)
+// Get reads the Standing with the given key; cqlgen.ErrNotFound if none.
+func (r *StandingRepo) Get(ctx context.Context, standingID string) (*Standing, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Standing", "Get", standingStandings, []any{standingID}, standingStandingsScan)
 }
 
-// GetMany reads the Standings with the given standing_id values from standings
-// in one query: Rows[i] is standingIDs[i]'s, nil when missing
-// (docs/repositories.md, Multi-get).
-func (r *StandingRepo) GetMany(ctx context.Context, standingIDs []string) (_ cqlgen.Found[Standing], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "GetMany").End(&err)
-	for _, k := range standingIDs {
-		if k == "" {
-			return cqlgen.Found[Standing]{}, cqlgenimpl.EmptyKey("standings", "standing_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, standingStandings, []any{}, standingIDs, r.opts.MaxKeys, standingStandingsScan, func(e *Standing) string {
+// GetMany reads the Standings of the given standing_id values: Rows[i] is
+// standingIDs[i]'s or nil.
+func (r *StandingRepo) GetMany(ctx context.Context, standingIDs []string) (cqlgen.Found[Standing], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Standing", standingStandings, []any{}, standingIDs, standingStandingsScan, func(e *Standing) string {
 		return e.StandingID
 	})
 }
 
-// StandingsByBoardOptions are the optional parts of a StandingsByBoard read.
+// StandingsByBoardOptions are the options of StandingsByBoard.
 type StandingsByBoardOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
-	// order; nil: open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
+	// PointsFromExclusive and PointsToInclusive flip the defaults.
 	PointsFromExclusive, PointsToInclusive bool
 }
 
-var standingStandingsByBoardRead = cqlgenimpl.ReadSpec[Standing]{
-	Compare: standingStandingsByBoardCompare,
-	Key:     standingStandingsByBoardClustering,
-	Scan:    standingStandingsByBoardScan,
+var standingStandingsByBoardRead = &cqlgenimpl.ReadSpec[Standing]{
+	Entity:  "Standing",
 	Table:   standingStandingsByBoard,
+	Scan:    standingStandingsByBoardScan,
+	Key:     standingStandingsByBoardClustering,
+	Compare: standingStandingsByBoardCompare,
 }
 
-// StandingsByBoard reads a board's standings, most points first, from
-// standings_by_board, in pages: one partition, in clustering order.
-func (r *StandingRepo) StandingsByBoard(ctx context.Context, board string, o *StandingsByBoardOptions) (_ cqlgen.Page[Standing], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "StandingsByBoard").End(&err)
-	if board == "" {
-		return cqlgen.Page[Standing]{}, cqlgenimpl.EmptyKey("standings_by_board", "board")
-	}
-	if o == nil {
-		o = &StandingsByBoardOptions{}
-	}
-	spec := standingStandingsByBoardRead.With([]any{board}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// StandingsByBoard reads a board's standings, most points first from
+// standings_by_board, in pages.
+func (r *StandingRepo) StandingsByBoard(ctx context.Context, board string, o *StandingsByBoardOptions) (cqlgen.Page[Standing], error) {
+	o = cqlgenimpl.Or(o)
+	return standingStandingsByBoardRead.Page(ctx, r.s, r.opts, []any{board}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive))
 }
 
-// StandingsByTeamOptions are the optional parts of a StandingsByTeam read.
+// StandingsByTeamOptions are the options of StandingsByTeam.
 type StandingsByTeamOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
-	// order; nil: open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
+	// PointsFromExclusive and PointsToInclusive flip the defaults.
 	PointsFromExclusive, PointsToInclusive bool
 }
 
-var standingStandingsByTeamRead = cqlgenimpl.ReadSpec[Standing]{
-	Compare: standingStandingsByTeamCompare,
-	Key:     standingStandingsByTeamClustering,
-	Scan:    standingStandingsByTeamScan,
+var standingStandingsByTeamRead = &cqlgenimpl.ReadSpec[Standing]{
+	Entity:  "Standing",
 	Table:   standingStandingsByTeam,
+	Scan:    standingStandingsByTeamScan,
+	Key:     standingStandingsByTeamClustering,
+	Compare: standingStandingsByTeamCompare,
 }
 
-// StandingsByTeam reads a team's standings, most points first, from
-// standings_by_team, in pages: one partition, in clustering order.
-func (r *StandingRepo) StandingsByTeam(ctx context.Context, team string, o *StandingsByTeamOptions) (_ cqlgen.Page[Standing], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "StandingsByTeam").End(&err)
-	if team == "" {
-		return cqlgen.Page[Standing]{}, cqlgenimpl.EmptyKey("standings_by_team", "team")
-	}
-	if o == nil {
-		o = &StandingsByTeamOptions{}
-	}
-	spec := standingStandingsByTeamRead.With([]any{team}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// StandingsByTeam reads a team's standings, most points first from
+// standings_by_team, in pages.
+func (r *StandingRepo) StandingsByTeam(ctx context.Context, team string, o *StandingsByTeamOptions) (cqlgen.Page[Standing], error) {
+	o = cqlgenimpl.Or(o)
+	return standingStandingsByTeamRead.Page(ctx, r.s, r.opts, []any{team}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive))
 }
 
-// StandingsByRegionOptions are the optional parts of a StandingsByRegion read.
+// StandingsByRegionOptions are the options of StandingsByRegion.
 type StandingsByRegionOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PointsFrom (inclusive) and PointsTo (exclusive) bound points in read
-	// order; nil: open.
+	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
-	// PointsFromExclusive and PointsToInclusive change the bounds' defaults.
+	// PointsFromExclusive and PointsToInclusive flip the defaults.
 	PointsFromExclusive, PointsToInclusive bool
 }
 
-var standingStandingsByRegionRead = cqlgenimpl.ReadSpec[Standing]{
-	Compare: standingStandingsByRegionCompare,
-	Key:     standingStandingsByRegionClustering,
-	Scan:    standingStandingsByRegionScan,
+var standingStandingsByRegionRead = &cqlgenimpl.ReadSpec[Standing]{
+	Entity:  "Standing",
 	Table:   standingStandingsByRegion,
+	Scan:    standingStandingsByRegionScan,
+	Key:     standingStandingsByRegionClustering,
+	Compare: standingStandingsByRegionCompare,
 }
 
-// StandingsByRegion reads a region's standings, most points first, from
-// standings_by_region, in pages: one partition, in clustering order.
-func (r *StandingRepo) StandingsByRegion(ctx context.Context, region string, o *StandingsByRegionOptions) (_ cqlgen.Page[Standing], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Standing", "StandingsByRegion").End(&err)
-	if region == "" {
-		return cqlgen.Page[Standing]{}, cqlgenimpl.EmptyKey("standings_by_region", "region")
-	}
-	if o == nil {
-		o = &StandingsByRegionOptions{}
-	}
-	spec := standingStandingsByRegionRead.With([]any{region}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// StandingsByRegion reads a region's standings, most points first from
+// standings_by_region, in pages.
+func (r *StandingRepo) StandingsByRegion(ctx context.Context, region string, o *StandingsByRegionOptions) (cqlgen.Page[Standing], error) {
+	o = cqlgenimpl.Or(o)
+	return standingStandingsByRegionRead.Page(ctx, r.s, r.opts, []any{region}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PointsFrom, o.PointsTo, o.PointsFromExclusive, o.PointsToInclusive))
 }
 
-// pingPingsByDay is table pings_by_day, which is the source of truth of Ping
-// (statements in schema.md).
+// pingPingsByDay is table pings_by_day, the source of truth (schema.md).
 var pingPingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "pings_by_day",
 	Pattern:      "PingsByDay",
@@ -1866,109 +1330,78 @@ func pingCheck(e *Ping) error {
 	return nil
 }
 
-var pingOne = cqlgenimpl.One[Ping]{
+var pingOne = &cqlgenimpl.One[Ping]{
+	Name:  "Ping",
+	Table: pingPingsByDay,
 	Check: pingCheck,
-	Delete: func(e *Ping, ts int64) []any {
-		return []any{ts, e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}
-	},
 	Key: func(e *Ping) []any {
 		return []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}
 	},
-	Row:   pingPingsByDayRow,
-	Scan:  pingPingsByDayScan,
-	Table: pingPingsByDay,
+	Row: pingPingsByDayRow,
+	Remove: func(e *Ping, ts int64) []any {
+		return []any{ts, e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}
+	},
+	Scan: pingPingsByDayScan,
 }
 
-// Insert writes e to pings_by_day, leaving nil pointers and empty collections
-// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
-// Writes).
-func (r *PingRepo) Insert(ctx context.Context, e *Ping, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ping", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &pingOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *PingRepo) Insert(ctx context.Context, e *Ping, opts ...cqlgen.Option) error {
+	return pingOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in pings_by_day unless a row has its key (IF NOT
-// EXISTS); see docs/repositories.md, Conditional insert.
-func (r *PingRepo) InsertIfAbsent(ctx context.Context, e *Ping, opts ...cqlgen.Option) (_ cqlgen.Inserted[Ping], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ping", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &pingOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *PingRepo) InsertIfAbsent(ctx context.Context, e *Ping, opts ...cqlgen.Option) (cqlgen.Inserted[Ping], error) {
+	return pingOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in pings_by_day; nil pointers and
-// empty collections clear their columns.
-func (r *PingRepo) Update(ctx context.Context, e *Ping, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ping", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &pingOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *PingRepo) Update(ctx context.Context, e *Ping, opts ...cqlgen.Option) error {
+	return pingOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from pings_by_day.
-func (r *PingRepo) Delete(ctx context.Context, e *Ping, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ping", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &pingOne, e)
+// Delete removes the row with e's key.
+func (r *PingRepo) Delete(ctx context.Context, e *Ping, opts ...cqlgen.Option) error {
+	return pingOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Ping with the given key from pings_by_day; cqlgen.ErrNotFound
-// if there is none.
-func (r *PingRepo) Get(ctx context.Context, device string, at time.Time, seq int64) (_ *Ping, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ping", "Get").End(&err)
-	if device == "" {
-		return nil, cqlgenimpl.EmptyKey("pings_by_day", "device")
-	}
-	var e Ping
-	e.Device = device
-	e.At = at
-	e.Seq = seq
-	return cqlgenimpl.GetOne(ctx, r.s, pingPingsByDay.Get, []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}, pingPingsByDayScan)
+// Get reads the Ping with the given key; cqlgen.ErrNotFound if none.
+func (r *PingRepo) Get(ctx context.Context, device string, at time.Time, seq int64) (*Ping, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Ping", "Get", pingPingsByDay, []any{(&Ping{Device: device, At: at, Seq: seq}).Device, cqlgenimpl.DayBuckets.Of((&Ping{Device: device, At: at, Seq: seq}).At), (&Ping{Device: device, At: at, Seq: seq}).At, (&Ping{Device: device, At: at, Seq: seq}).Seq}, pingPingsByDayScan)
 }
 
-// PingsByDayOptions are the optional parts of a PingsByDay read.
+// PingsByDayOptions are the options of PingsByDay.
 type PingsByDayOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var pingPingsByDayRead = cqlgenimpl.ReadSpec[Ping]{
-	Compare: pingPingsByDayCompare,
-	Key:     pingPingsByDayClustering,
-	Scan:    pingPingsByDayScan,
-	Table:   pingPingsByDay,
+var pingPingsByDayRead = &cqlgenimpl.ReadSpec[Ping]{
+	Entity:      "Ping",
+	Table:       pingPingsByDay,
+	Scan:        pingPingsByDayScan,
+	Key:         pingPingsByDayClustering,
+	Compare:     pingPingsByDayCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
-// PingsByDay reads a device's pings, newest first, from pings_by_day, in
-// pages: time buckets from the newest back, each in clustering order.
-func (r *PingRepo) PingsByDay(ctx context.Context, device string, o *PingsByDayOptions) (_ cqlgen.Page[Ping], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ping", "PingsByDay").End(&err)
-	if device == "" {
-		return cqlgen.Page[Ping]{}, cqlgenimpl.EmptyKey("pings_by_day", "device")
-	}
-	if o == nil {
-		o = &PingsByDayOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.DayBuckets
-	spec := pingPingsByDayRead.With([]any{device}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// PingsByDay reads a device's pings, newest first from pings_by_day, in pages:
+// time buckets from the newest back, each in clustering order.
+func (r *PingRepo) PingsByDay(ctx context.Context, device string, o *PingsByDayOptions) (cqlgen.Page[Ping], error) {
+	o = cqlgenimpl.Or(o)
+	return pingPingsByDayRead.Page(ctx, r.s, r.opts, []any{device}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// entryLogEntries is table log_entries, which is the source of truth of Entry
-// (statements in schema.md).
+// entryLogEntries is table log_entries, the source of truth (schema.md).
 var entryLogEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "log_entries",
 	Pattern:      "LogEntries",
@@ -2013,98 +1446,73 @@ func entryCheck(e *Entry) error {
 	return nil
 }
 
-var entryOne = cqlgenimpl.One[Entry]{
+var entryOne = &cqlgenimpl.One[Entry]{
+	Name:  "Entry",
+	Table: entryLogEntries,
 	Check: entryCheck,
-	Delete: func(e *Entry, ts int64) []any {
-		return []any{ts, e.Log, e.At, e.Seq}
-	},
 	Key: func(e *Entry) []any {
 		return []any{e.Log, e.At, e.Seq}
 	},
-	Row:   entryLogEntriesRow,
-	Scan:  entryLogEntriesScan,
-	Table: entryLogEntries,
+	Row: entryLogEntriesRow,
+	Remove: func(e *Entry, ts int64) []any {
+		return []any{ts, e.Log, e.At, e.Seq}
+	},
+	Scan: entryLogEntriesScan,
 }
 
-// Insert writes e to log_entries, leaving nil pointers and empty collections
-// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
-// Writes).
-func (r *EntryRepo) Insert(ctx context.Context, e *Entry, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Entry", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &entryOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *EntryRepo) Insert(ctx context.Context, e *Entry, opts ...cqlgen.Option) error {
+	return entryOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in log_entries unless a row has its key (IF NOT
-// EXISTS); see docs/repositories.md, Conditional insert.
-func (r *EntryRepo) InsertIfAbsent(ctx context.Context, e *Entry, opts ...cqlgen.Option) (_ cqlgen.Inserted[Entry], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Entry", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &entryOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *EntryRepo) InsertIfAbsent(ctx context.Context, e *Entry, opts ...cqlgen.Option) (cqlgen.Inserted[Entry], error) {
+	return entryOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in log_entries; nil pointers and
-// empty collections clear their columns.
-func (r *EntryRepo) Update(ctx context.Context, e *Entry, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Entry", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &entryOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *EntryRepo) Update(ctx context.Context, e *Entry, opts ...cqlgen.Option) error {
+	return entryOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from log_entries.
-func (r *EntryRepo) Delete(ctx context.Context, e *Entry, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Entry", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &entryOne, e)
+// Delete removes the row with e's key.
+func (r *EntryRepo) Delete(ctx context.Context, e *Entry, opts ...cqlgen.Option) error {
+	return entryOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Entry with the given key from log_entries; cqlgen.ErrNotFound
-// if there is none.
-func (r *EntryRepo) Get(ctx context.Context, log string, at time.Time, seq int64) (_ *Entry, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Entry", "Get").End(&err)
-	if log == "" {
-		return nil, cqlgenimpl.EmptyKey("log_entries", "log")
-	}
-	var e Entry
-	e.Log = log
-	e.At = at
-	e.Seq = seq
-	return cqlgenimpl.GetOne(ctx, r.s, entryLogEntries.Get, []any{e.Log, e.At, e.Seq}, entryLogEntriesScan)
+// Get reads the Entry with the given key; cqlgen.ErrNotFound if none.
+func (r *EntryRepo) Get(ctx context.Context, log string, at time.Time, seq int64) (*Entry, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Entry", "Get", entryLogEntries, []any{log, at, seq}, entryLogEntriesScan)
 }
 
-// LogEntriesOptions are the optional parts of a LogEntries read.
+// LogEntriesOptions are the options of LogEntries.
 type LogEntriesOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
-var entryLogEntriesRead = cqlgenimpl.ReadSpec[Entry]{
-	Compare: entryLogEntriesCompare,
-	Key:     entryLogEntriesClustering,
-	Scan:    entryLogEntriesScan,
+var entryLogEntriesRead = &cqlgenimpl.ReadSpec[Entry]{
+	Entity:  "Entry",
 	Table:   entryLogEntries,
+	Scan:    entryLogEntriesScan,
+	Key:     entryLogEntriesClustering,
+	Compare: entryLogEntriesCompare,
 }
 
-// LogEntries reads a log's entries, oldest first, from log_entries, in pages:
-// one partition, in clustering order.
-func (r *EntryRepo) LogEntries(ctx context.Context, log string, o *LogEntriesOptions) (_ cqlgen.Page[Entry], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Entry", "LogEntries").End(&err)
-	if log == "" {
-		return cqlgen.Page[Entry]{}, cqlgenimpl.EmptyKey("log_entries", "log")
-	}
-	if o == nil {
-		o = &LogEntriesOptions{}
-	}
-	spec := entryLogEntriesRead.With([]any{log}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// LogEntries reads a log's entries, oldest first from log_entries, in pages.
+func (r *EntryRepo) LogEntries(ctx context.Context, log string, o *LogEntriesOptions) (cqlgen.Page[Entry], error) {
+	o = cqlgenimpl.Or(o)
+	return entryLogEntriesRead.Page(ctx, r.s, r.opts, []any{log}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// recentEntryRecentLogEntries is table recent_log_entries, which is the source
-// of truth of RecentEntry (statements in schema.md).
+// recentEntryRecentLogEntries is table recent_log_entries, the source of truth
+// (schema.md).
 var recentEntryRecentLogEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "recent_log_entries",
 	Pattern:      "RecentLogEntries",
@@ -2149,92 +1557,68 @@ func recentEntryCheck(e *RecentEntry) error {
 	return nil
 }
 
-var recentEntryOne = cqlgenimpl.One[RecentEntry]{
+var recentEntryOne = &cqlgenimpl.One[RecentEntry]{
+	Name:  "RecentEntry",
+	Table: recentEntryRecentLogEntries,
 	Check: recentEntryCheck,
-	Delete: func(e *RecentEntry, ts int64) []any {
-		return []any{ts, e.Log, e.At, e.Seq}
-	},
 	Key: func(e *RecentEntry) []any {
 		return []any{e.Log, e.At, e.Seq}
 	},
-	Row:   recentEntryRecentLogEntriesRow,
-	Scan:  recentEntryRecentLogEntriesScan,
-	Table: recentEntryRecentLogEntries,
+	Row: recentEntryRecentLogEntriesRow,
+	Remove: func(e *RecentEntry, ts int64) []any {
+		return []any{ts, e.Log, e.At, e.Seq}
+	},
+	Scan: recentEntryRecentLogEntriesScan,
 }
 
-// Insert writes e to recent_log_entries, leaving nil pointers and empty
-// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
-// (docs/repositories.md, Writes).
-func (r *RecentEntryRepo) Insert(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "RecentEntry", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &recentEntryOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *RecentEntryRepo) Insert(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) error {
+	return recentEntryOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in recent_log_entries unless a row has its key (IF
-// NOT EXISTS); see docs/repositories.md, Conditional insert.
-func (r *RecentEntryRepo) InsertIfAbsent(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (_ cqlgen.Inserted[RecentEntry], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "RecentEntry", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &recentEntryOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *RecentEntryRepo) InsertIfAbsent(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (cqlgen.Inserted[RecentEntry], error) {
+	return recentEntryOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in recent_log_entries; nil
-// pointers and empty collections clear their columns.
-func (r *RecentEntryRepo) Update(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "RecentEntry", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &recentEntryOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *RecentEntryRepo) Update(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) error {
+	return recentEntryOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from recent_log_entries.
-func (r *RecentEntryRepo) Delete(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "RecentEntry", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &recentEntryOne, e)
+// Delete removes the row with e's key.
+func (r *RecentEntryRepo) Delete(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) error {
+	return recentEntryOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the RecentEntry with the given key from recent_log_entries;
-// cqlgen.ErrNotFound if there is none.
-func (r *RecentEntryRepo) Get(ctx context.Context, log string, at time.Time, seq int64) (_ *RecentEntry, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "RecentEntry", "Get").End(&err)
-	if log == "" {
-		return nil, cqlgenimpl.EmptyKey("recent_log_entries", "log")
-	}
-	var e RecentEntry
-	e.Log = log
-	e.At = at
-	e.Seq = seq
-	return cqlgenimpl.GetOne(ctx, r.s, recentEntryRecentLogEntries.Get, []any{e.Log, e.At, e.Seq}, recentEntryRecentLogEntriesScan)
+// Get reads the RecentEntry with the given key; cqlgen.ErrNotFound if none.
+func (r *RecentEntryRepo) Get(ctx context.Context, log string, at time.Time, seq int64) (*RecentEntry, error) {
+	return cqlgenimpl.Get(ctx, r.s, "RecentEntry", "Get", recentEntryRecentLogEntries, []any{log, at, seq}, recentEntryRecentLogEntriesScan)
 }
 
-// RecentLogEntriesOptions are the optional parts of a RecentLogEntries read.
+// RecentLogEntriesOptions are the options of RecentLogEntries.
 type RecentLogEntriesOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
-var recentEntryRecentLogEntriesRead = cqlgenimpl.ReadSpec[RecentEntry]{
-	Compare: recentEntryRecentLogEntriesCompare,
-	Key:     recentEntryRecentLogEntriesClustering,
-	Scan:    recentEntryRecentLogEntriesScan,
+var recentEntryRecentLogEntriesRead = &cqlgenimpl.ReadSpec[RecentEntry]{
+	Entity:  "RecentEntry",
 	Table:   recentEntryRecentLogEntries,
+	Scan:    recentEntryRecentLogEntriesScan,
+	Key:     recentEntryRecentLogEntriesClustering,
+	Compare: recentEntryRecentLogEntriesCompare,
 }
 
-// RecentLogEntries reads a log's entries, newest first, from
-// recent_log_entries, in pages: one partition, in clustering order.
-func (r *RecentEntryRepo) RecentLogEntries(ctx context.Context, log string, o *RecentLogEntriesOptions) (_ cqlgen.Page[RecentEntry], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "RecentEntry", "RecentLogEntries").End(&err)
-	if log == "" {
-		return cqlgen.Page[RecentEntry]{}, cqlgenimpl.EmptyKey("recent_log_entries", "log")
-	}
-	if o == nil {
-		o = &RecentLogEntriesOptions{}
-	}
-	spec := recentEntryRecentLogEntriesRead.With([]any{log}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// RecentLogEntries reads a log's entries, newest first from
+// recent_log_entries, in pages.
+func (r *RecentEntryRepo) RecentLogEntries(ctx context.Context, log string, o *RecentLogEntriesOptions) (cqlgen.Page[RecentEntry], error) {
+	o = cqlgenimpl.Or(o)
+	return recentEntryRecentLogEntriesRead.Page(ctx, r.s, r.opts, []any{log}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }

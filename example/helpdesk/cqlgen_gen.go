@@ -15,11 +15,10 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// agentAgents is table agents, which is the source of truth of Agent
-// (statements in schema.md).
+// agentAgents is table agents, the source of truth (schema.md).
 var agentAgents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "agents",
 	Pattern:      "Agents",
@@ -31,46 +30,18 @@ var agentAgents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Fenced:       true,
 })
 
-func agentAgentsScan(it cqlgenimpl.Iter, e *Agent) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.OrgID, &e.AgentID, &e.Email, &e.Name, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Agent{}
-	}
-}
-
-func agentAgentsState(e *Agent) []any {
-	return []any{e.OrgID, e.AgentID}
-}
-
-func agentAgentsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Agent], ok bool) {
-	ok = it.Scan(&v.Row.OrgID, &v.Row.AgentID, &v.Row.Email, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func agentAgentsData(e *Agent) []any {
+func agentValues(e *Agent, _ bool) []any {
 	return []any{e.OrgID, e.AgentID, e.Email, e.Name}
 }
 
-func agentAgentsChange(e *Agent, c cqlgenimpl.Change) []any {
-	return []any{e.Email, e.Name, c.TS, c.Pending, c.Writes, e.OrgID, e.AgentID, c.Old}
+func agentFields(e *Agent, dst []any) []any {
+	return append(dst, &e.OrgID, &e.AgentID, &e.Email, &e.Name)
 }
 
-func agentAgentsRemove(e *Agent, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.AgentID, c.Old}
-}
+var agentAgentsScan = agentWrites.ScanLive
 
-func agentAgentsSettle(e *Agent, version int64) []any {
-	return []any{e.OrgID, e.AgentID, version}
-}
-
-// agentAgentByEmail is table agents_by_email, which serves AgentByEmail
-// (statements in schema.md).
+// agentAgentByEmail is table agents_by_email, serving AgentByEmail
+// (schema.md).
 var agentAgentByEmail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "agents_by_email",
 	Pattern:      "AgentByEmail",
@@ -88,8 +59,7 @@ func agentAgentByEmailKey(e *Agent) []any {
 	return []any{e.OrgID, e.Email}
 }
 
-// AgentRepo reads and writes Agent in its tables (agents, agents_by_email),
-// kept in step with agents.
+// AgentRepo reads and writes Agent in tables agents, agents_by_email.
 type AgentRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -100,37 +70,11 @@ func NewAgentRepo(s cqlgen.Session, opts ...cqlgen.Option) *AgentRepo {
 	return &AgentRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func agentCheck(e *Agent) error {
-	if e.OrgID == "" {
-		return cqlgenimpl.EmptyKey("agents", "org_id")
-	}
-	if e.AgentID == "" {
-		return cqlgenimpl.EmptyKey("agents", "agent_id")
-	}
-	if e.Email == "" {
-		return cqlgenimpl.EmptyKey("agents_by_email", "email")
-	}
-	return nil
-}
-
-func agentCheckKey(e *Agent) error {
-	if e.OrgID == "" {
-		return cqlgenimpl.EmptyKey("agents", "org_id")
-	}
-	if e.AgentID == "" {
-		return cqlgenimpl.EmptyKey("agents", "agent_id")
-	}
-	return nil
-}
-
-var agentWrites = &cqlgenimpl.Entity[Agent]{
+var agentWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Agent]{
+	Name:      "Agent",
 	Canonical: agentAgents,
-	State:     agentAgentsState,
-	ScanState: agentAgentsScanState,
-	Data:      agentAgentsData,
-	Change:    agentAgentsChange,
-	Remove:    agentAgentsRemove,
-	Settle:    agentAgentsSettle,
+	Values:    agentValues,
+	Fields:    agentFields,
 	Projections: []cqlgenimpl.Projection[Agent]{
 		{
 			Table:      agentAgentByEmail,
@@ -141,79 +85,32 @@ var agentWrites = &cqlgenimpl.Entity[Agent]{
 			Owner:      []int{0, 2},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *AgentRepo) Insert(ctx context.Context, e *Agent, opts ...cqlgen.Option) error {
+	return agentWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Agent, leaving nil pointers
-// and empty collections unset, through the write protocol on agents
-// (docs/repositories.md, The write protocol).
-func (r *AgentRepo) Insert(ctx context.Context, e *Agent, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, agentCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, agentWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *AgentRepo) Update(ctx context.Context, e *Agent, opts ...cqlgen.Option) error {
+	return agentWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Agent with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// agents (docs/repositories.md, The write protocol).
-func (r *AgentRepo) Update(ctx context.Context, e *Agent, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, agentCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, agentWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *AgentRepo) Delete(ctx context.Context, e *Agent, opts ...cqlgen.Option) error {
+	return agentWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Agent with e's key from every table (e needs only its
-// key), through the write protocol on agents (docs/repositories.md, The write
-// protocol).
-func (r *AgentRepo) Delete(ctx context.Context, e *Agent, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, agentCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, agentWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Agent with the given key and its version.
+func (r *AgentRepo) GetVersioned(ctx context.Context, orgID string, agentID string) (*Agent, int64, error) {
+	return agentWrites.GetVersioned(ctx, r.s, &Agent{OrgID: orgID, AgentID: agentID})
 }
 
-// GetVersioned reads the Agent with the given key from agents with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *AgentRepo) GetVersioned(ctx context.Context, orgID string, agentID string) (_ *Agent, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "GetVersioned").End(&err)
-	if orgID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("agents", "org_id")
-	}
-	if agentID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("agents", "agent_id")
-	}
-	e := &Agent{}
-	e.OrgID = orgID
-	e.AgentID = agentID
-	return cqlgenimpl.Versioned(ctx, r.s, agentWrites, e)
-}
-
-// Modify reads the Agent with the given key, lets change edit it and writes it
-// back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *AgentRepo) Modify(ctx context.Context, orgID string, agentID string, change func(*Agent) error, opts ...cqlgen.Option) (_ *Agent, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Modify").End(&err)
-	if orgID == "" {
-		return nil, cqlgenimpl.EmptyKey("agents", "org_id")
-	}
-	if agentID == "" {
-		return nil, cqlgenimpl.EmptyKey("agents", "agent_id")
-	}
-	e := &Agent{}
-	e.OrgID = orgID
-	e.AgentID = agentID
-	o, err := cqlgenimpl.BeginVersioned(e, agentCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, agentWrites, e, agentCheck, change)
+// Modify edits the Agent with the given key by change, retrying on conflict.
+func (r *AgentRepo) Modify(ctx context.Context, orgID string, agentID string, change func(*Agent) error, opts ...cqlgen.Option) (*Agent, error) {
+	return agentWrites.Modify(ctx, r.s, r.opts, opts, &Agent{OrgID: orgID, AgentID: agentID}, change)
 }
 
 // Entity is Agent.
@@ -221,59 +118,35 @@ func (r *AgentRepo) Entity() string {
 	return "Agent"
 }
 
-// Tables lists the tables Repair and Backfill write: all but agents.
+// Tables lists the tables Repair and Backfill write.
 func (r *AgentRepo) Tables() []string {
-	return []string{"agents_by_email"}
+	return agentWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against agents.
-func (r *AgentRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, agentWrites, "Agent", false, o)
+// Verify reports rows missing, stale or orphaned against agents.
+func (r *AgentRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return agentWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *AgentRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, agentWrites, "Agent", true, o)
+// Repair mends what Verify finds.
+func (r *AgentRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return agentWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row agents implies into table.
-func (r *AgentRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, agentWrites, "Agent", table, o)
+func (r *AgentRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return agentWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Agent with the given key from agents; cqlgen.ErrNotFound if
-// there is none.
-func (r *AgentRepo) Get(ctx context.Context, orgID string, agentID string) (_ *Agent, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "Get").End(&err)
-	if orgID == "" {
-		return nil, cqlgenimpl.EmptyKey("agents", "org_id")
-	}
-	if agentID == "" {
-		return nil, cqlgenimpl.EmptyKey("agents", "agent_id")
-	}
-	var e Agent
-	e.OrgID = orgID
-	e.AgentID = agentID
-	return cqlgenimpl.GetOne(ctx, r.s, agentAgents.Get, []any{e.OrgID, e.AgentID}, agentAgentsScan)
+// Get reads the Agent with the given key; cqlgen.ErrNotFound if none.
+func (r *AgentRepo) Get(ctx context.Context, orgID string, agentID string) (*Agent, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Agent", "Get", agentAgents, []any{orgID, agentID}, agentAgentsScan)
 }
 
-// GetMany reads the Agents of one org_id with the given agent_id values from
-// agents in one query: Rows[i] is agentIDs[i]'s, nil when missing
-// (docs/repositories.md, Multi-get).
-func (r *AgentRepo) GetMany(ctx context.Context, orgID string, agentIDs []string) (_ cqlgen.Found[Agent], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Agent", "GetMany").End(&err)
-	if orgID == "" {
-		return cqlgen.Found[Agent]{}, cqlgenimpl.EmptyKey("agents", "org_id")
-	}
-	for _, k := range agentIDs {
-		if k == "" {
-			return cqlgen.Found[Agent]{}, cqlgenimpl.EmptyKey("agents", "agent_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, agentAgents, []any{orgID}, agentIDs, r.opts.MaxKeys, agentAgentsScan, func(e *Agent) string {
+// GetMany reads the Agents of one org_id of the given agent_id values: Rows[i]
+// is agentIDs[i]'s or nil.
+func (r *AgentRepo) GetMany(ctx context.Context, orgID string, agentIDs []string) (cqlgen.Found[Agent], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Agent", agentAgents, []any{orgID}, agentIDs, agentAgentsScan, func(e *Agent) string {
 		return e.AgentID
 	})
 }
@@ -292,8 +165,7 @@ func (r *AgentRepo) AgentByEmail(ctx context.Context, orgID string, email string
 	return cqlgenimpl.Resolve(ctx, r.s, agentWrites, 0, []any{orgID, email})
 }
 
-// agentLoadAgentLoad is table agent_load, which is the source of truth of
-// AgentLoad (statements in schema.md).
+// agentLoadAgentLoad is table agent_load, the source of truth (schema.md).
 var agentLoadAgentLoad = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "agent_load",
 	Pattern:      "AgentLoad",
@@ -357,42 +229,20 @@ func (r *AgentLoadRepo) Delete(ctx context.Context, e *AgentLoad, opts ...cqlgen
 	})
 }
 
-// Get reads the AgentLoad with the given key from agent_load;
-// cqlgen.ErrNotFound if there is none.
-func (r *AgentLoadRepo) Get(ctx context.Context, orgID string, agentID string) (_ *AgentLoad, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "AgentLoad", "Get").End(&err)
-	if orgID == "" {
-		return nil, cqlgenimpl.EmptyKey("agent_load", "org_id")
-	}
-	if agentID == "" {
-		return nil, cqlgenimpl.EmptyKey("agent_load", "agent_id")
-	}
-	var e AgentLoad
-	e.OrgID = orgID
-	e.AgentID = agentID
-	return cqlgenimpl.GetOne(ctx, r.s, agentLoadAgentLoad.Get, []any{e.OrgID, e.AgentID}, agentLoadAgentLoadScan)
+// Get reads the AgentLoad with the given key; cqlgen.ErrNotFound if none.
+func (r *AgentLoadRepo) Get(ctx context.Context, orgID string, agentID string) (*AgentLoad, error) {
+	return cqlgenimpl.Get(ctx, r.s, "AgentLoad", "Get", agentLoadAgentLoad, []any{orgID, agentID}, agentLoadAgentLoadScan)
 }
 
-// GetMany reads the AgentLoads of one org_id with the given agent_id values
-// from agent_load in one query: Rows[i] is agentIDs[i]'s, nil when missing
-// (docs/repositories.md, Multi-get).
-func (r *AgentLoadRepo) GetMany(ctx context.Context, orgID string, agentIDs []string) (_ cqlgen.Found[AgentLoad], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "AgentLoad", "GetMany").End(&err)
-	if orgID == "" {
-		return cqlgen.Found[AgentLoad]{}, cqlgenimpl.EmptyKey("agent_load", "org_id")
-	}
-	for _, k := range agentIDs {
-		if k == "" {
-			return cqlgen.Found[AgentLoad]{}, cqlgenimpl.EmptyKey("agent_load", "agent_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, agentLoadAgentLoad, []any{orgID}, agentIDs, r.opts.MaxKeys, agentLoadAgentLoadScan, func(e *AgentLoad) string {
+// GetMany reads the AgentLoads of one org_id of the given agent_id values:
+// Rows[i] is agentIDs[i]'s or nil.
+func (r *AgentLoadRepo) GetMany(ctx context.Context, orgID string, agentIDs []string) (cqlgen.Found[AgentLoad], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "AgentLoad", agentLoadAgentLoad, []any{orgID}, agentIDs, agentLoadAgentLoadScan, func(e *AgentLoad) string {
 		return e.AgentID
 	})
 }
 
-// customerCustomers is table customers, which is the source of truth of
-// Customer (statements in schema.md).
+// customerCustomers is table customers, the source of truth (schema.md).
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "customers",
 	Pattern:      "Customers",
@@ -403,31 +253,15 @@ var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func customerCustomersScan(it cqlgenimpl.Iter, e *Customer) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.OrgID, &e.Email, &e.Name, &e.Company, &e.Postal, &e.Billing, &e.Phones, &e.CreatedAt, &e.CreatedBy, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Customer{}
-	}
+func customerValues(e *Customer, unset bool) []any {
+	return []any{e.OrgID, e.Email, e.Name, e.Company, e.Postal, cqlgenimpl.OrUnset(e.Billing, unset), cqlgenimpl.SliceOrUnset(e.Phones, unset), e.CreatedAt, e.CreatedBy}
 }
 
-func customerCustomersState(e *Customer) []any {
-	return []any{e.OrgID, e.Email}
+func customerFields(e *Customer, dst []any) []any {
+	return append(dst, &e.OrgID, &e.Email, &e.Name, &e.Company, &e.Postal, &e.Billing, &e.Phones, &e.CreatedAt, &e.CreatedBy)
 }
 
-func customerCustomersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Customer], ok bool) {
-	ok = it.Scan(&v.Row.OrgID, &v.Row.Email, &v.Row.Name, &v.Row.Company, &v.Row.Postal, &v.Row.Billing, &v.Row.Phones, &v.Row.CreatedAt, &v.Row.CreatedBy, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func customerCustomersData(e *Customer) []any {
-	return []any{e.OrgID, e.Email, e.Name, e.Company, e.Postal, e.Billing, e.Phones, e.CreatedAt, e.CreatedBy}
-}
+var customerCustomersScan = customerWrites.ScanLive
 
 func customerMerge(cur, e *Customer) Customer {
 	m := *e
@@ -438,18 +272,6 @@ func customerMerge(cur, e *Customer) Customer {
 		m.Phones = cur.Phones
 	}
 	return m
-}
-
-func customerCustomersChange(e *Customer, c cqlgenimpl.Change) []any {
-	return []any{e.Name, e.Company, e.Postal, cqlgenimpl.OrUnset(e.Billing, c.Unset), cqlgenimpl.SliceOrUnset(e.Phones, c.Unset), e.CreatedAt, e.CreatedBy, c.TS, c.Pending, c.Writes, e.OrgID, e.Email, c.Old}
-}
-
-func customerCustomersRemove(e *Customer, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.Email, c.Old}
-}
-
-func customerCustomersSettle(e *Customer, version int64) []any {
-	return []any{e.OrgID, e.Email, version}
 }
 
 // CustomersNewestFirstRow is a row of customers_newest_first, which stores
@@ -463,8 +285,8 @@ type CustomersNewestFirstRow struct {
 	Company   string    `db:"company"`
 }
 
-// customerCustomersNewestFirst is table customers_newest_first, which serves
-// CustomersNewestFirst (statements in schema.md).
+// customerCustomersNewestFirst is table customers_newest_first, serving
+// CustomersNewestFirst (schema.md).
 var customerCustomersNewestFirst = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "customers_newest_first",
 	Pattern:      "CustomersNewestFirst",
@@ -473,14 +295,6 @@ var customerCustomersNewestFirst = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("name text", "company text"),
 	Maintained:   true,
 })
-
-func customerCustomersNewestFirstRow(e *Customer, ts int64, _ bool) []any {
-	return []any{e.OrgID, e.CreatedAt, e.Email, e.Name, e.Company, ts}
-}
-
-func customerCustomersNewestFirstKey(e *Customer) []any {
-	return []any{e.OrgID, e.CreatedAt, e.Email}
-}
 
 func customerCustomersNewestFirstScan(it cqlgenimpl.Iter, e *CustomersNewestFirstRow) bool {
 	return it.Scan(&e.OrgID, &e.CreatedAt, &e.Email, &e.Name, &e.Company)
@@ -494,8 +308,8 @@ func customerCustomersNewestFirstCompare(a, b *CustomersNewestFirstRow) int {
 	return cmp.Or(-a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.Email, b.Email))
 }
 
-// CustomerRepo reads and writes Customer in its tables (customers,
-// customers_newest_first), kept in step with customers.
+// CustomerRepo reads and writes Customer in tables customers,
+// customers_newest_first.
 type CustomerRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -506,117 +320,46 @@ func NewCustomerRepo(s cqlgen.Session, opts ...cqlgen.Option) *CustomerRepo {
 	return &CustomerRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func customerCheck(e *Customer) error {
-	if e.OrgID == "" {
-		return cqlgenimpl.EmptyKey("customers", "org_id")
-	}
-	if e.Email == "" {
-		return cqlgenimpl.EmptyKey("customers", "email")
-	}
-	return nil
-}
-
-func customerCheckKey(e *Customer) error {
-	if e.OrgID == "" {
-		return cqlgenimpl.EmptyKey("customers", "org_id")
-	}
-	if e.Email == "" {
-		return cqlgenimpl.EmptyKey("customers", "email")
-	}
-	return nil
-}
-
-var customerWrites = &cqlgenimpl.Entity[Customer]{
+var customerWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Customer]{
+	Name:      "Customer",
 	Canonical: customerCustomers,
-	State:     customerCustomersState,
-	ScanState: customerCustomersScanState,
-	Data:      customerCustomersData,
+	Values:    customerValues,
+	Fields:    customerFields,
 	Merge:     customerMerge,
-	Change:    customerCustomersChange,
-	Remove:    customerCustomersRemove,
-	Settle:    customerCustomersSettle,
 	Projections: []cqlgenimpl.Projection[Customer]{
 		{
 			Table:      customerCustomersNewestFirst,
-			Key:        customerCustomersNewestFirstKey,
-			Row:        customerCustomersNewestFirstRow,
 			Writetimes: 2,
 			Owner:      []int{0, 2},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+	return customerWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Customer, leaving nil
-// pointers and empty collections unset, through the write protocol on
-// customers (docs/repositories.md, The write protocol).
-func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+	return customerWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Customer with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// customers (docs/repositories.md, The write protocol).
-func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+	return customerWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Customer with e's key from every table (e needs only its
-// key), through the write protocol on customers (docs/repositories.md, The
-// write protocol).
-func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, customerCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Customer with the given key and its version.
+func (r *CustomerRepo) GetVersioned(ctx context.Context, orgID string, email string) (*Customer, int64, error) {
+	return customerWrites.GetVersioned(ctx, r.s, &Customer{OrgID: orgID, Email: email})
 }
 
-// GetVersioned reads the Customer with the given key from customers with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *CustomerRepo) GetVersioned(ctx context.Context, orgID string, email string) (_ *Customer, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "GetVersioned").End(&err)
-	if orgID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("customers", "org_id")
-	}
-	if email == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("customers", "email")
-	}
-	e := &Customer{}
-	e.OrgID = orgID
-	e.Email = email
-	return cqlgenimpl.Versioned(ctx, r.s, customerWrites, e)
-}
-
-// Modify reads the Customer with the given key, lets change edit it and writes
-// it back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *CustomerRepo) Modify(ctx context.Context, orgID string, email string, change func(*Customer) error, opts ...cqlgen.Option) (_ *Customer, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Modify").End(&err)
-	if orgID == "" {
-		return nil, cqlgenimpl.EmptyKey("customers", "org_id")
-	}
-	if email == "" {
-		return nil, cqlgenimpl.EmptyKey("customers", "email")
-	}
-	e := &Customer{}
-	e.OrgID = orgID
-	e.Email = email
-	o, err := cqlgenimpl.BeginVersioned(e, customerCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, customerWrites, e, customerCheck, change)
+// Modify edits the Customer with the given key by change, retrying on
+// conflict.
+func (r *CustomerRepo) Modify(ctx context.Context, orgID string, email string, change func(*Customer) error, opts ...cqlgen.Option) (*Customer, error) {
+	return customerWrites.Modify(ctx, r.s, r.opts, opts, &Customer{OrgID: orgID, Email: email}, change)
 }
 
 // Entity is Customer.
@@ -624,102 +367,69 @@ func (r *CustomerRepo) Entity() string {
 	return "Customer"
 }
 
-// Tables lists the tables Repair and Backfill write: all but customers.
+// Tables lists the tables Repair and Backfill write.
 func (r *CustomerRepo) Tables() []string {
-	return []string{"customers_newest_first"}
+	return customerWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against customers.
-func (r *CustomerRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", false, o)
+// Verify reports rows missing, stale or orphaned against customers.
+func (r *CustomerRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return customerWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *CustomerRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", true, o)
+// Repair mends what Verify finds.
+func (r *CustomerRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return customerWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row customers implies into table.
-func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, customerWrites, "Customer", table, o)
+func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return customerWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Customer with the given key from customers; cqlgen.ErrNotFound
-// if there is none.
-func (r *CustomerRepo) Get(ctx context.Context, orgID string, email string) (_ *Customer, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Get").End(&err)
-	if orgID == "" {
-		return nil, cqlgenimpl.EmptyKey("customers", "org_id")
-	}
-	if email == "" {
-		return nil, cqlgenimpl.EmptyKey("customers", "email")
-	}
-	var e Customer
-	e.OrgID = orgID
-	e.Email = email
-	return cqlgenimpl.GetOne(ctx, r.s, customerCustomers.Get, []any{e.OrgID, e.Email}, customerCustomersScan)
+// Get reads the Customer with the given key; cqlgen.ErrNotFound if none.
+func (r *CustomerRepo) Get(ctx context.Context, orgID string, email string) (*Customer, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Customer", "Get", customerCustomers, []any{orgID, email}, customerCustomersScan)
 }
 
-// GetMany reads the Customers of one org_id with the given email values from
-// customers in one query: Rows[i] is emails[i]'s, nil when missing
-// (docs/repositories.md, Multi-get).
-func (r *CustomerRepo) GetMany(ctx context.Context, orgID string, emails []string) (_ cqlgen.Found[Customer], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "GetMany").End(&err)
-	if orgID == "" {
-		return cqlgen.Found[Customer]{}, cqlgenimpl.EmptyKey("customers", "org_id")
-	}
-	for _, k := range emails {
-		if k == "" {
-			return cqlgen.Found[Customer]{}, cqlgenimpl.EmptyKey("customers", "email")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, customerCustomers, []any{orgID}, emails, r.opts.MaxKeys, customerCustomersScan, func(e *Customer) string {
+// GetMany reads the Customers of one org_id of the given email values: Rows[i]
+// is emails[i]'s or nil.
+func (r *CustomerRepo) GetMany(ctx context.Context, orgID string, emails []string) (cqlgen.Found[Customer], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Customer", customerCustomers, []any{orgID}, emails, customerCustomersScan, func(e *Customer) string {
 		return e.Email
 	})
 }
 
-// CustomersNewestFirstOptions are the optional parts of a CustomersNewestFirst
-// read.
+// CustomersNewestFirstOptions are the options of CustomersNewestFirst.
 type CustomersNewestFirstOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at
-	// in read order; nil: open.
+	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at;
+	// nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
-	// CreatedAtFromExclusive and CreatedAtToInclusive change the bounds'
-	// defaults.
+	// CreatedAtFromExclusive and CreatedAtToInclusive flip the defaults.
 	CreatedAtFromExclusive, CreatedAtToInclusive bool
 }
 
-var customerCustomersNewestFirstRead = cqlgenimpl.ReadSpec[CustomersNewestFirstRow]{
-	Compare: customerCustomersNewestFirstCompare,
-	Key:     customerCustomersNewestFirstClustering,
-	Scan:    customerCustomersNewestFirstScan,
+var customerCustomersNewestFirstRead = &cqlgenimpl.ReadSpec[CustomersNewestFirstRow]{
+	Entity:  "Customer",
 	Table:   customerCustomersNewestFirst,
+	Scan:    customerCustomersNewestFirstScan,
+	Key:     customerCustomersNewestFirstClustering,
+	Compare: customerCustomersNewestFirstCompare,
 }
 
-// CustomersNewestFirst reads a tenant's customers, newest first, from
-// customers_newest_first, in pages: one partition, in clustering order.
-func (r *CustomerRepo) CustomersNewestFirst(ctx context.Context, orgID string, o *CustomersNewestFirstOptions) (_ cqlgen.Page[CustomersNewestFirstRow], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "CustomersNewestFirst").End(&err)
-	if orgID == "" {
-		return cqlgen.Page[CustomersNewestFirstRow]{}, cqlgenimpl.EmptyKey("customers_newest_first", "org_id")
-	}
-	if o == nil {
-		o = &CustomersNewestFirstOptions{}
-	}
-	spec := customerCustomersNewestFirstRead.With([]any{orgID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.CreatedAtFrom, o.CreatedAtTo, o.CreatedAtFromExclusive, o.CreatedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// CustomersNewestFirst reads a tenant's customers, newest first from
+// customers_newest_first, in pages.
+func (r *CustomerRepo) CustomersNewestFirst(ctx context.Context, orgID string, o *CustomersNewestFirstOptions) (cqlgen.Page[CustomersNewestFirstRow], error) {
+	o = cqlgenimpl.Or(o)
+	return customerCustomersNewestFirstRead.Page(ctx, r.s, r.opts, []any{orgID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.CreatedAtFrom, o.CreatedAtTo, o.CreatedAtFromExclusive, o.CreatedAtToInclusive))
 }
 
-// ticketEventTicketEvents is table ticket_events, which is the source of truth
-// of TicketEvent (statements in schema.md).
+// ticketEventTicketEvents is table ticket_events, the source of truth
+// (schema.md).
 var ticketEventTicketEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "ticket_events",
 	Pattern:      "TicketEvents",
@@ -757,8 +467,8 @@ func ticketEventTicketEventsCompare(a, b *TicketEvent) int {
 	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
 }
 
-// ticketEventEventsByAgent is table events_by_agent, which serves
-// EventsByAgent (statements in schema.md).
+// ticketEventEventsByAgent is table events_by_agent, serving EventsByAgent
+// (schema.md).
 var ticketEventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "events_by_agent",
 	Pattern:      "EventsByAgent",
@@ -785,8 +495,8 @@ func ticketEventEventsByAgentCompare(a, b *TicketEvent) int {
 	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
 }
 
-// TicketEventRepo reads and writes TicketEvent in its tables (ticket_events,
-// events_by_agent), kept in step with ticket_events.
+// TicketEventRepo reads and writes TicketEvent in tables ticket_events,
+// events_by_agent.
 type TicketEventRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -861,7 +571,10 @@ func (r *TicketEventRepo) Delete(ctx context.Context, e *TicketEvent, opts ...cq
 	})
 }
 
-var ticketEventWrites = &cqlgenimpl.Entity[TicketEvent]{
+var ticketEventWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[TicketEvent]{
+	Name:      "TicketEvent",
+	Check:     ticketEventCheck,
+	CheckKey:  ticketEventCheckKey,
 	Canonical: ticketEventTicketEvents,
 	Immutable: true,
 	State:     ticketEventTicketEventsState,
@@ -874,143 +587,101 @@ var ticketEventWrites = &cqlgenimpl.Entity[TicketEvent]{
 			Owner:      []int{0, 4, 3},
 		},
 	},
-}
+})
 
 // Entity is TicketEvent.
 func (r *TicketEventRepo) Entity() string {
 	return "TicketEvent"
 }
 
-// Tables lists the tables Repair and Backfill write: all but ticket_events.
+// Tables lists the tables Repair and Backfill write.
 func (r *TicketEventRepo) Tables() []string {
-	return []string{"events_by_agent"}
+	return ticketEventWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against ticket_events.
-func (r *TicketEventRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, ticketEventWrites, "TicketEvent", false, o)
+// Verify reports rows missing, stale or orphaned against ticket_events.
+func (r *TicketEventRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return ticketEventWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *TicketEventRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, ticketEventWrites, "TicketEvent", true, o)
+// Repair mends what Verify finds.
+func (r *TicketEventRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return ticketEventWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row ticket_events implies into table.
-func (r *TicketEventRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, ticketEventWrites, "TicketEvent", table, o)
+func (r *TicketEventRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return ticketEventWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the TicketEvent with the given key from ticket_events;
-// cqlgen.ErrNotFound if there is none.
-func (r *TicketEventRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID, eventID gocql.UUID) (_ *TicketEvent, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "Get").End(&err)
-	if orgID == "" {
-		return nil, cqlgenimpl.EmptyKey("ticket_events", "org_id")
-	}
-	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, cqlgenimpl.EmptyKey("ticket_events", "ticket_id")
-	}
-	var e TicketEvent
-	e.OrgID = orgID
-	e.TicketID = ticketID
-	e.EventID = eventID
-	return cqlgenimpl.GetOne(ctx, r.s, ticketEventTicketEvents.Get, []any{e.OrgID, e.TicketID, e.EventID}, ticketEventTicketEventsScan)
+// Get reads the TicketEvent with the given key; cqlgen.ErrNotFound if none.
+func (r *TicketEventRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID, eventID gocql.UUID) (*TicketEvent, error) {
+	return cqlgenimpl.Get(ctx, r.s, "TicketEvent", "Get", ticketEventTicketEvents, []any{orgID, ticketID, eventID}, ticketEventTicketEventsScan)
 }
 
-// TicketEventsOptions are the optional parts of a TicketEvents read.
+// TicketEventsOptions are the options of TicketEvents.
 type TicketEventsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
-	// order; nil: open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id; nil:
+	// open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
+	// EventIDFromExclusive and EventIDToInclusive flip the defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
 }
 
-var ticketEventTicketEventsRead = cqlgenimpl.ReadSpec[TicketEvent]{
-	Compare: ticketEventTicketEventsCompare,
-	Key:     ticketEventTicketEventsClustering,
-	Scan:    ticketEventTicketEventsScan,
+var ticketEventTicketEventsRead = &cqlgenimpl.ReadSpec[TicketEvent]{
+	Entity:  "TicketEvent",
 	Table:   ticketEventTicketEvents,
+	Scan:    ticketEventTicketEventsScan,
+	Key:     ticketEventTicketEventsClustering,
+	Compare: ticketEventTicketEventsCompare,
 }
 
-// TicketEvents reads a ticket's audit trail, newest first, from ticket_events,
-// in pages: one partition, in clustering order.
-func (r *TicketEventRepo) TicketEvents(ctx context.Context, orgID string, ticketID gocql.UUID, o *TicketEventsOptions) (_ cqlgen.Page[TicketEvent], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "TicketEvents").End(&err)
-	if orgID == "" {
-		return cqlgen.Page[TicketEvent]{}, cqlgenimpl.EmptyKey("ticket_events", "org_id")
-	}
-	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return cqlgen.Page[TicketEvent]{}, cqlgenimpl.EmptyKey("ticket_events", "ticket_id")
-	}
-	if o == nil {
-		o = &TicketEventsOptions{}
-	}
-	spec := ticketEventTicketEventsRead.With([]any{orgID, ticketID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// TicketEvents reads a ticket's audit trail, newest first from ticket_events,
+// in pages.
+func (r *TicketEventRepo) TicketEvents(ctx context.Context, orgID string, ticketID gocql.UUID, o *TicketEventsOptions) (cqlgen.Page[TicketEvent], error) {
+	o = cqlgenimpl.Or(o)
+	return ticketEventTicketEventsRead.Page(ctx, r.s, r.opts, []any{orgID, ticketID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive))
 }
 
-// EventsByAgentOptions are the optional parts of a EventsByAgent read.
+// EventsByAgentOptions are the options of EventsByAgent.
 type EventsByAgentOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
-	// order; nil: open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id; nil:
+	// open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
+	// EventIDFromExclusive and EventIDToInclusive flip the defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var ticketEventEventsByAgentRead = cqlgenimpl.ReadSpec[TicketEvent]{
-	Compare: ticketEventEventsByAgentCompare,
-	Key:     ticketEventEventsByAgentClustering,
-	Scan:    ticketEventEventsByAgentScan,
-	Table:   ticketEventEventsByAgent,
+var ticketEventEventsByAgentRead = &cqlgenimpl.ReadSpec[TicketEvent]{
+	Entity:      "TicketEvent",
+	Table:       ticketEventEventsByAgent,
+	Scan:        ticketEventEventsByAgentScan,
+	Key:         ticketEventEventsByAgentClustering,
+	Compare:     ticketEventEventsByAgentCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
 }
 
 // EventsByAgent reads an agent's actions on every ticket, newest first, a
-// partition a month, from events_by_agent, in pages: time buckets from the
+// partition a month from events_by_agent, in pages: time buckets from the
 // newest back, each in clustering order.
-func (r *TicketEventRepo) EventsByAgent(ctx context.Context, orgID string, agentID string, o *EventsByAgentOptions) (_ cqlgen.Page[TicketEvent], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "EventsByAgent").End(&err)
-	if orgID == "" {
-		return cqlgen.Page[TicketEvent]{}, cqlgenimpl.EmptyKey("events_by_agent", "org_id")
-	}
-	if agentID == "" {
-		return cqlgen.Page[TicketEvent]{}, cqlgenimpl.EmptyKey("events_by_agent", "agent_id")
-	}
-	if o == nil {
-		o = &EventsByAgentOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.MonthBuckets
-	spec := ticketEventEventsByAgentRead.With([]any{orgID, agentID}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *TicketEventRepo) EventsByAgent(ctx context.Context, orgID string, agentID string, o *EventsByAgentOptions) (cqlgen.Page[TicketEvent], error) {
+	o = cqlgenimpl.Or(o)
+	return ticketEventEventsByAgentRead.Page(ctx, r.s, r.opts, []any{orgID, agentID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive))
 }
 
-// ticketTickets is table tickets, which is the source of truth of Ticket
-// (statements in schema.md).
+// ticketTickets is table tickets, the source of truth (schema.md).
 var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "tickets",
 	Pattern:      "Tickets",
@@ -1021,43 +692,15 @@ var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func ticketTicketsScan(it cqlgenimpl.Iter, e *Ticket) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.OrgID, &e.TicketID, &e.Requester, &e.Subject, &e.Status, &e.AgentID, &e.OpenedAt, &e.Body, &e.Replies, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Ticket{}
-	}
-}
-
-func ticketTicketsState(e *Ticket) []any {
-	return []any{e.OrgID, e.TicketID}
-}
-
-func ticketTicketsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Ticket], ok bool) {
-	ok = it.Scan(&v.Row.OrgID, &v.Row.TicketID, &v.Row.Requester, &v.Row.Subject, &v.Row.Status, &v.Row.AgentID, &v.Row.OpenedAt, &v.Row.Body, &v.Row.Replies, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func ticketTicketsData(e *Ticket) []any {
+func ticketValues(e *Ticket, _ bool) []any {
 	return []any{e.OrgID, e.TicketID, e.Requester, e.Subject, e.Status, e.AgentID, e.OpenedAt, e.Body, e.Replies}
 }
 
-func ticketTicketsChange(e *Ticket, c cqlgenimpl.Change) []any {
-	return []any{e.Requester, e.Subject, e.Status, e.AgentID, e.OpenedAt, e.Body, e.Replies, c.TS, c.Pending, c.Writes, e.OrgID, e.TicketID, c.Old}
+func ticketFields(e *Ticket, dst []any) []any {
+	return append(dst, &e.OrgID, &e.TicketID, &e.Requester, &e.Subject, &e.Status, &e.AgentID, &e.OpenedAt, &e.Body, &e.Replies)
 }
 
-func ticketTicketsRemove(e *Ticket, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.TicketID, c.Old}
-}
-
-func ticketTicketsSettle(e *Ticket, version int64) []any {
-	return []any{e.OrgID, e.TicketID, version}
-}
+var ticketTicketsScan = ticketWrites.ScanLive
 
 // TicketsByRequesterRow is a row of tickets_by_requester, which stores only
 // some columns of Ticket. It is a type of its own so that a partial row cannot
@@ -1071,8 +714,8 @@ type TicketsByRequesterRow struct {
 	Status    Status     `db:"status"`
 }
 
-// ticketTicketsByRequester is table tickets_by_requester, which serves
-// TicketsByRequester (statements in schema.md).
+// ticketTicketsByRequester is table tickets_by_requester, serving
+// TicketsByRequester (schema.md).
 var ticketTicketsByRequester = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "tickets_by_requester",
 	Pattern:      "TicketsByRequester",
@@ -1081,14 +724,6 @@ var ticketTicketsByRequester = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("subject text", "status text"),
 	Maintained:   true,
 })
-
-func ticketTicketsByRequesterRow(e *Ticket, ts int64, _ bool) []any {
-	return []any{e.OrgID, e.Requester, e.OpenedAt, e.TicketID, e.Subject, e.Status, ts}
-}
-
-func ticketTicketsByRequesterKey(e *Ticket) []any {
-	return []any{e.OrgID, e.Requester, e.OpenedAt, e.TicketID}
-}
 
 func ticketTicketsByRequesterScan(it cqlgenimpl.Iter, e *TicketsByRequesterRow) bool {
 	return it.Scan(&e.OrgID, &e.Requester, &e.OpenedAt, &e.TicketID, &e.Subject, &e.Status)
@@ -1119,8 +754,8 @@ func ticketOpenTicketsByAgentHolds(e *Ticket) bool {
 	return (e.Status == StatusOpen || e.Status == StatusPending) && e.AgentID != ""
 }
 
-// ticketOpenTicketsByAgent is table open_tickets_by_agent, which serves
-// OpenTicketsByAgent (statements in schema.md).
+// ticketOpenTicketsByAgent is table open_tickets_by_agent, serving
+// OpenTicketsByAgent (schema.md).
 var ticketOpenTicketsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "open_tickets_by_agent",
 	Pattern:      "OpenTicketsByAgent",
@@ -1129,14 +764,6 @@ var ticketOpenTicketsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("requester text", "subject text", "status text"),
 	Maintained:   true,
 })
-
-func ticketOpenTicketsByAgentRow(e *Ticket, ts int64, _ bool) []any {
-	return []any{e.OrgID, e.AgentID, e.OpenedAt, e.TicketID, e.Requester, e.Subject, e.Status, ts}
-}
-
-func ticketOpenTicketsByAgentKey(e *Ticket) []any {
-	return []any{e.OrgID, e.AgentID, e.OpenedAt, e.TicketID}
-}
 
 func ticketOpenTicketsByAgentScan(it cqlgenimpl.Iter, e *OpenTicketsByAgentRow) bool {
 	return it.Scan(&e.OrgID, &e.AgentID, &e.OpenedAt, &e.TicketID, &e.Requester, &e.Subject, &e.Status)
@@ -1150,8 +777,8 @@ func ticketOpenTicketsByAgentCompare(a, b *OpenTicketsByAgentRow) int {
 	return cmp.Or(a.OpenedAt.Compare(b.OpenedAt), cqlgenimpl.CompareTimeUUID(a.TicketID, b.TicketID))
 }
 
-// TicketRepo reads and writes Ticket in its tables (tickets,
-// tickets_by_requester, open_tickets_by_agent), kept in step with tickets.
+// TicketRepo reads and writes Ticket in tables tickets, tickets_by_requester,
+// open_tickets_by_agent.
 type TicketRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -1185,104 +812,52 @@ func ticketCheckKey(e *Ticket) error {
 	return nil
 }
 
-var ticketWrites = &cqlgenimpl.Entity[Ticket]{
+var ticketWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Ticket]{
+	Name:      "Ticket",
+	Check:     ticketCheck,
+	CheckKey:  ticketCheckKey,
 	Canonical: ticketTickets,
-	State:     ticketTicketsState,
-	ScanState: ticketTicketsScanState,
-	Data:      ticketTicketsData,
-	Change:    ticketTicketsChange,
-	Remove:    ticketTicketsRemove,
-	Settle:    ticketTicketsSettle,
+	Values:    ticketValues,
+	Fields:    ticketFields,
 	Projections: []cqlgenimpl.Projection[Ticket]{
 		{
 			Table:      ticketTicketsByRequester,
-			Key:        ticketTicketsByRequesterKey,
-			Row:        ticketTicketsByRequesterRow,
 			Writetimes: 2,
 			Owner:      []int{0, 3},
 		},
 		{
 			Table:      ticketOpenTicketsByAgent,
 			Holds:      ticketOpenTicketsByAgentHolds,
-			Key:        ticketOpenTicketsByAgentKey,
-			Row:        ticketOpenTicketsByAgentRow,
 			Writetimes: 3,
 			Owner:      []int{0, 3},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *TicketRepo) Insert(ctx context.Context, e *Ticket, opts ...cqlgen.Option) error {
+	return ticketWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Ticket, leaving nil pointers
-// and empty collections unset, through the write protocol on tickets
-// (docs/repositories.md, The write protocol).
-func (r *TicketRepo) Insert(ctx context.Context, e *Ticket, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, ticketCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, ticketWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *TicketRepo) Update(ctx context.Context, e *Ticket, opts ...cqlgen.Option) error {
+	return ticketWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Ticket with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// tickets (docs/repositories.md, The write protocol).
-func (r *TicketRepo) Update(ctx context.Context, e *Ticket, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, ticketCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, ticketWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *TicketRepo) Delete(ctx context.Context, e *Ticket, opts ...cqlgen.Option) error {
+	return ticketWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Ticket with e's key from every table (e needs only its
-// key), through the write protocol on tickets (docs/repositories.md, The write
-// protocol).
-func (r *TicketRepo) Delete(ctx context.Context, e *Ticket, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, ticketCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, ticketWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Ticket with the given key and its version.
+func (r *TicketRepo) GetVersioned(ctx context.Context, orgID string, ticketID gocql.UUID) (*Ticket, int64, error) {
+	return ticketWrites.GetVersioned(ctx, r.s, &Ticket{OrgID: orgID, TicketID: ticketID})
 }
 
-// GetVersioned reads the Ticket with the given key from tickets with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *TicketRepo) GetVersioned(ctx context.Context, orgID string, ticketID gocql.UUID) (_ *Ticket, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "GetVersioned").End(&err)
-	if orgID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("tickets", "org_id")
-	}
-	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, 0, cqlgenimpl.EmptyKey("tickets", "ticket_id")
-	}
-	e := &Ticket{}
-	e.OrgID = orgID
-	e.TicketID = ticketID
-	return cqlgenimpl.Versioned(ctx, r.s, ticketWrites, e)
-}
-
-// Modify reads the Ticket with the given key, lets change edit it and writes
-// it back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *TicketRepo) Modify(ctx context.Context, orgID string, ticketID gocql.UUID, change func(*Ticket) error, opts ...cqlgen.Option) (_ *Ticket, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Modify").End(&err)
-	if orgID == "" {
-		return nil, cqlgenimpl.EmptyKey("tickets", "org_id")
-	}
-	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, cqlgenimpl.EmptyKey("tickets", "ticket_id")
-	}
-	e := &Ticket{}
-	e.OrgID = orgID
-	e.TicketID = ticketID
-	o, err := cqlgenimpl.BeginVersioned(e, ticketCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, ticketWrites, e, ticketCheck, change)
+// Modify edits the Ticket with the given key by change, retrying on conflict.
+func (r *TicketRepo) Modify(ctx context.Context, orgID string, ticketID gocql.UUID, change func(*Ticket) error, opts ...cqlgen.Option) (*Ticket, error) {
+	return ticketWrites.Modify(ctx, r.s, r.opts, opts, &Ticket{OrgID: orgID, TicketID: ticketID}, change)
 }
 
 // Entity is Ticket.
@@ -1290,145 +865,96 @@ func (r *TicketRepo) Entity() string {
 	return "Ticket"
 }
 
-// Tables lists the tables Repair and Backfill write: all but tickets.
+// Tables lists the tables Repair and Backfill write.
 func (r *TicketRepo) Tables() []string {
-	return []string{"tickets_by_requester", "open_tickets_by_agent"}
+	return ticketWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against tickets.
-func (r *TicketRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, ticketWrites, "Ticket", false, o)
+// Verify reports rows missing, stale or orphaned against tickets.
+func (r *TicketRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return ticketWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *TicketRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, ticketWrites, "Ticket", true, o)
+// Repair mends what Verify finds.
+func (r *TicketRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return ticketWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row tickets implies into table.
-func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, ticketWrites, "Ticket", table, o)
+func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return ticketWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Ticket with the given key from tickets; cqlgen.ErrNotFound if
-// there is none.
-func (r *TicketRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID) (_ *Ticket, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Get").End(&err)
-	if orgID == "" {
-		return nil, cqlgenimpl.EmptyKey("tickets", "org_id")
-	}
-	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, cqlgenimpl.EmptyKey("tickets", "ticket_id")
-	}
-	var e Ticket
-	e.OrgID = orgID
-	e.TicketID = ticketID
-	return cqlgenimpl.GetOne(ctx, r.s, ticketTickets.Get, []any{e.OrgID, e.TicketID}, ticketTicketsScan)
+// Get reads the Ticket with the given key; cqlgen.ErrNotFound if none.
+func (r *TicketRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID) (*Ticket, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Ticket", "Get", ticketTickets, []any{orgID, ticketID}, ticketTicketsScan)
 }
 
-// GetMany reads the Tickets of one org_id with the given ticket_id values from
-// tickets in one query: Rows[i] is ticketIDs[i]'s, nil when missing
-// (docs/repositories.md, Multi-get).
-func (r *TicketRepo) GetMany(ctx context.Context, orgID string, ticketIDs []gocql.UUID) (_ cqlgen.Found[Ticket], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "GetMany").End(&err)
-	if orgID == "" {
-		return cqlgen.Found[Ticket]{}, cqlgenimpl.EmptyKey("tickets", "org_id")
-	}
-	for _, k := range ticketIDs {
-		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Ticket]{}, cqlgenimpl.EmptyKey("tickets", "ticket_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, ticketTickets, []any{orgID}, ticketIDs, r.opts.MaxKeys, ticketTicketsScan, func(e *Ticket) gocql.UUID {
+// GetMany reads the Tickets of one org_id of the given ticket_id values:
+// Rows[i] is ticketIDs[i]'s or nil.
+func (r *TicketRepo) GetMany(ctx context.Context, orgID string, ticketIDs []gocql.UUID) (cqlgen.Found[Ticket], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Ticket", ticketTickets, []any{orgID}, ticketIDs, ticketTicketsScan, func(e *Ticket) gocql.UUID {
 		return e.TicketID
 	})
 }
 
-// TicketsByRequesterOptions are the optional parts of a TicketsByRequester
-// read.
+// TicketsByRequesterOptions are the options of TicketsByRequester.
 type TicketsByRequesterOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at in
-	// read order; nil: open.
+	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at;
+	// nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
-	// OpenedAtFromExclusive and OpenedAtToInclusive change the bounds'
-	// defaults.
+	// OpenedAtFromExclusive and OpenedAtToInclusive flip the defaults.
 	OpenedAtFromExclusive, OpenedAtToInclusive bool
 }
 
-var ticketTicketsByRequesterRead = cqlgenimpl.ReadSpec[TicketsByRequesterRow]{
-	Compare: ticketTicketsByRequesterCompare,
-	Key:     ticketTicketsByRequesterClustering,
-	Scan:    ticketTicketsByRequesterScan,
+var ticketTicketsByRequesterRead = &cqlgenimpl.ReadSpec[TicketsByRequesterRow]{
+	Entity:  "Ticket",
 	Table:   ticketTicketsByRequester,
+	Scan:    ticketTicketsByRequesterScan,
+	Key:     ticketTicketsByRequesterClustering,
+	Compare: ticketTicketsByRequesterCompare,
 }
 
-// TicketsByRequester reads a requester's tickets, newest first, from
-// tickets_by_requester, in pages: one partition, in clustering order.
-func (r *TicketRepo) TicketsByRequester(ctx context.Context, orgID string, requester string, o *TicketsByRequesterOptions) (_ cqlgen.Page[TicketsByRequesterRow], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "TicketsByRequester").End(&err)
-	if orgID == "" {
-		return cqlgen.Page[TicketsByRequesterRow]{}, cqlgenimpl.EmptyKey("tickets_by_requester", "org_id")
-	}
-	if requester == "" {
-		return cqlgen.Page[TicketsByRequesterRow]{}, cqlgenimpl.EmptyKey("tickets_by_requester", "requester")
-	}
-	if o == nil {
-		o = &TicketsByRequesterOptions{}
-	}
-	spec := ticketTicketsByRequesterRead.With([]any{orgID, requester}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.OpenedAtFrom, o.OpenedAtTo, o.OpenedAtFromExclusive, o.OpenedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// TicketsByRequester reads a requester's tickets, newest first from
+// tickets_by_requester, in pages.
+func (r *TicketRepo) TicketsByRequester(ctx context.Context, orgID string, requester string, o *TicketsByRequesterOptions) (cqlgen.Page[TicketsByRequesterRow], error) {
+	o = cqlgenimpl.Or(o)
+	return ticketTicketsByRequesterRead.Page(ctx, r.s, r.opts, []any{orgID, requester}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OpenedAtFrom, o.OpenedAtTo, o.OpenedAtFromExclusive, o.OpenedAtToInclusive))
 }
 
-// OpenTicketsByAgentOptions are the optional parts of a OpenTicketsByAgent
-// read.
+// OpenTicketsByAgentOptions are the options of OpenTicketsByAgent.
 type OpenTicketsByAgentOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at in
-	// read order; nil: open.
+	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at;
+	// nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
-	// OpenedAtFromExclusive and OpenedAtToInclusive change the bounds'
-	// defaults.
+	// OpenedAtFromExclusive and OpenedAtToInclusive flip the defaults.
 	OpenedAtFromExclusive, OpenedAtToInclusive bool
 }
 
-var ticketOpenTicketsByAgentRead = cqlgenimpl.ReadSpec[OpenTicketsByAgentRow]{
-	Compare: ticketOpenTicketsByAgentCompare,
-	Key:     ticketOpenTicketsByAgentClustering,
-	Scan:    ticketOpenTicketsByAgentScan,
+var ticketOpenTicketsByAgentRead = &cqlgenimpl.ReadSpec[OpenTicketsByAgentRow]{
+	Entity:  "Ticket",
 	Table:   ticketOpenTicketsByAgent,
+	Scan:    ticketOpenTicketsByAgentScan,
+	Key:     ticketOpenTicketsByAgentClustering,
+	Compare: ticketOpenTicketsByAgentCompare,
 }
 
-// OpenTicketsByAgent reads an agent's open tickets, oldest first, from
-// open_tickets_by_agent, in pages: one partition, in clustering order.
-func (r *TicketRepo) OpenTicketsByAgent(ctx context.Context, orgID string, agentID string, o *OpenTicketsByAgentOptions) (_ cqlgen.Page[OpenTicketsByAgentRow], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "OpenTicketsByAgent").End(&err)
-	if orgID == "" {
-		return cqlgen.Page[OpenTicketsByAgentRow]{}, cqlgenimpl.EmptyKey("open_tickets_by_agent", "org_id")
-	}
-	if agentID == "" {
-		return cqlgen.Page[OpenTicketsByAgentRow]{}, cqlgenimpl.EmptyKey("open_tickets_by_agent", "agent_id")
-	}
-	if o == nil {
-		o = &OpenTicketsByAgentOptions{}
-	}
-	spec := ticketOpenTicketsByAgentRead.With([]any{orgID, agentID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.OpenedAtFrom, o.OpenedAtTo, o.OpenedAtFromExclusive, o.OpenedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// OpenTicketsByAgent reads an agent's open tickets, oldest first from
+// open_tickets_by_agent, in pages.
+func (r *TicketRepo) OpenTicketsByAgent(ctx context.Context, orgID string, agentID string, o *OpenTicketsByAgentOptions) (cqlgen.Page[OpenTicketsByAgentRow], error) {
+	o = cqlgenimpl.Or(o)
+	return ticketOpenTicketsByAgentRead.Page(ctx, r.s, r.opts, []any{orgID, agentID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OpenedAtFrom, o.OpenedAtTo, o.OpenedAtFromExclusive, o.OpenedAtToInclusive))
 }
 
-// articleArticles is table articles, which is the source of truth of Article
-// (statements in schema.md).
+// articleArticles is table articles, the source of truth (schema.md).
 var articleArticles = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "articles",
 	Pattern:      "Articles",
@@ -1473,94 +999,71 @@ func articleCheck(e *Article) error {
 	return nil
 }
 
-var articleOne = cqlgenimpl.One[Article]{
+var articleOne = &cqlgenimpl.One[Article]{
+	Name:  "Article",
+	Table: articleArticles,
 	Check: articleCheck,
-	Delete: func(e *Article, ts int64) []any {
-		return []any{ts, e.OrgID, e.ArticleID}
-	},
 	Key: func(e *Article) []any {
 		return []any{e.OrgID, e.ArticleID}
 	},
-	Row:   articleArticlesRow,
-	Scan:  articleArticlesScan,
-	Table: articleArticles,
+	Row: articleArticlesRow,
+	Remove: func(e *Article, ts int64) []any {
+		return []any{ts, e.OrgID, e.ArticleID}
+	},
+	Scan: articleArticlesScan,
 }
 
-// Insert writes e to articles, leaving nil pointers and empty collections
-// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
-// Writes).
-func (r *ArticleRepo) Insert(ctx context.Context, e *Article, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Article", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &articleOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *ArticleRepo) Insert(ctx context.Context, e *Article, opts ...cqlgen.Option) error {
+	return articleOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in articles unless a row has its key (IF NOT
-// EXISTS); see docs/repositories.md, Conditional insert.
-func (r *ArticleRepo) InsertIfAbsent(ctx context.Context, e *Article, opts ...cqlgen.Option) (_ cqlgen.Inserted[Article], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Article", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &articleOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *ArticleRepo) InsertIfAbsent(ctx context.Context, e *Article, opts ...cqlgen.Option) (cqlgen.Inserted[Article], error) {
+	return articleOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in articles; nil pointers and
-// empty collections clear their columns.
-func (r *ArticleRepo) Update(ctx context.Context, e *Article, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Article", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &articleOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *ArticleRepo) Update(ctx context.Context, e *Article, opts ...cqlgen.Option) error {
+	return articleOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from articles.
-func (r *ArticleRepo) Delete(ctx context.Context, e *Article, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Article", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &articleOne, e)
+// Delete removes the row with e's key.
+func (r *ArticleRepo) Delete(ctx context.Context, e *Article, opts ...cqlgen.Option) error {
+	return articleOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Article with the given key from articles; cqlgen.ErrNotFound
-// if there is none.
-func (r *ArticleRepo) Get(ctx context.Context, orgID string, articleID gocql.UUID) (_ *Article, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Article", "Get").End(&err)
-	if orgID == "" {
-		return nil, cqlgenimpl.EmptyKey("articles", "org_id")
-	}
-	var e Article
-	e.OrgID = orgID
-	e.ArticleID = articleID
-	return cqlgenimpl.GetOne(ctx, r.s, articleArticles.Get, []any{e.OrgID, e.ArticleID}, articleArticlesScan)
+// Get reads the Article with the given key; cqlgen.ErrNotFound if none.
+func (r *ArticleRepo) Get(ctx context.Context, orgID string, articleID gocql.UUID) (*Article, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Article", "Get", articleArticles, []any{orgID, articleID}, articleArticlesScan)
 }
 
-// ArticlesOptions are the optional parts of a Articles read.
+// ArticlesOptions are the options of Articles.
 type ArticlesOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ArticleIDFrom (inclusive) and ArticleIDTo (exclusive) bound article_id
-	// in read order; nil: open.
+	// ArticleIDFrom (inclusive) and ArticleIDTo (exclusive) bound article_id;
+	// nil: open.
 	ArticleIDFrom, ArticleIDTo *gocql.UUID
-	// ArticleIDFromExclusive and ArticleIDToInclusive change the bounds'
-	// defaults.
+	// ArticleIDFromExclusive and ArticleIDToInclusive flip the defaults.
 	ArticleIDFromExclusive, ArticleIDToInclusive bool
 }
 
-var articleArticlesRead = cqlgenimpl.ReadSpec[Article]{
-	Compare: articleArticlesCompare,
-	Key:     articleArticlesClustering,
-	Scan:    articleArticlesScan,
+var articleArticlesRead = &cqlgenimpl.ReadSpec[Article]{
+	Entity:  "Article",
 	Table:   articleArticles,
+	Scan:    articleArticlesScan,
+	Key:     articleArticlesClustering,
+	Compare: articleArticlesCompare,
 }
 
-// Articles reads an organisation's knowledge-base articles, from articles, in
-// pages: one partition, in clustering order.
-func (r *ArticleRepo) Articles(ctx context.Context, orgID string, o *ArticlesOptions) (_ cqlgen.Page[Article], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Article", "Articles").End(&err)
-	if orgID == "" {
-		return cqlgen.Page[Article]{}, cqlgenimpl.EmptyKey("articles", "org_id")
-	}
-	if o == nil {
-		o = &ArticlesOptions{}
-	}
-	spec := articleArticlesRead.With([]any{orgID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.ArticleIDFrom, o.ArticleIDTo, o.ArticleIDFromExclusive, o.ArticleIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// Articles reads an organisation's knowledge-base articles from articles, in
+// pages.
+func (r *ArticleRepo) Articles(ctx context.Context, orgID string, o *ArticlesOptions) (cqlgen.Page[Article], error) {
+	o = cqlgenimpl.Or(o)
+	return articleArticlesRead.Page(ctx, r.s, r.opts, []any{orgID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.ArticleIDFrom, o.ArticleIDTo, o.ArticleIDFromExclusive, o.ArticleIDToInclusive))
 }
 
 // articleArticlesTagged reads table articles through index articles_by_tag
@@ -1582,11 +1085,11 @@ func articleArticlesTaggedKey(e *Article) []any {
 	return []any{e.ArticleID}
 }
 
-// ArticlesTaggedOptions are the optional parts of a ArticlesTagged read.
+// ArticlesTaggedOptions are the options of ArticlesTagged.
 type ArticlesTaggedOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
 }
 
@@ -1633,13 +1136,13 @@ func articleArticlesByViewsKey(e *Article) []any {
 	return []any{e.ArticleID}
 }
 
-// ArticlesByViewsOptions are the optional parts of a ArticlesByViews read.
+// ArticlesByViewsOptions are the options of ArticlesByViews.
 type ArticlesByViewsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ViewsFromExclusive and ViewsToInclusive change the bounds' defaults.
+	// ViewsFromExclusive and ViewsToInclusive flip the defaults.
 	ViewsFromExclusive, ViewsToInclusive bool
 }
 
@@ -1669,8 +1172,7 @@ func (r *ArticleRepo) ArticlesByViews(ctx context.Context, orgID string, viewsFr
 	})
 }
 
-// auditEventAuditLog is table audit_log, which is the source of truth of
-// AuditEvent (statements in schema.md).
+// auditEventAuditLog is table audit_log, the source of truth (schema.md).
 var auditEventAuditLog = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "audit_log",
 	Pattern:      "AuditLog",
@@ -1716,32 +1218,28 @@ func auditEventCheck(e *AuditEvent) error {
 	return nil
 }
 
-var auditEventOne = cqlgenimpl.One[AuditEvent]{
+var auditEventOne = &cqlgenimpl.One[AuditEvent]{
+	Name:  "AuditEvent",
+	Table: auditEventAuditLog,
 	Check: auditEventCheck,
-	Delete: func(e *AuditEvent, ts int64) []any {
-		return []any{ts, e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID}
-	},
 	Key: func(e *AuditEvent) []any {
 		return []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID}
 	},
-	Row:   auditEventAuditLogRow,
-	Scan:  auditEventAuditLogScan,
-	Table: auditEventAuditLog,
+	Row: auditEventAuditLogRow,
+	Remove: func(e *AuditEvent, ts int64) []any {
+		return []any{ts, e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID}
+	},
+	Scan: auditEventAuditLogScan,
 }
 
-// Insert writes e to audit_log, leaving nil pointers and empty collections
-// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
-// Writes).
-func (r *AuditEventRepo) Insert(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "AuditEvent", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &auditEventOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *AuditEventRepo) Insert(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) error {
+	return auditEventOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in audit_log unless a row has its key (IF NOT
-// EXISTS); see docs/repositories.md, Conditional insert.
-func (r *AuditEventRepo) InsertIfAbsent(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) (_ cqlgen.Inserted[AuditEvent], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "AuditEvent", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &auditEventOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *AuditEventRepo) InsertIfAbsent(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) (cqlgen.Inserted[AuditEvent], error) {
+	return auditEventOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
 // Delete removes the AuditEvent with e's key from every table, found from
@@ -1763,69 +1261,45 @@ func (r *AuditEventRepo) Delete(ctx context.Context, e *AuditEvent, opts ...cqlg
 	})
 }
 
-// Get reads the AuditEvent with the given key from audit_log;
-// cqlgen.ErrNotFound if there is none.
-func (r *AuditEventRepo) Get(ctx context.Context, orgID string, at time.Time, eventID gocql.UUID) (_ *AuditEvent, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "AuditEvent", "Get").End(&err)
-	if orgID == "" {
-		return nil, cqlgenimpl.EmptyKey("audit_log", "org_id")
-	}
-	var e AuditEvent
-	e.OrgID = orgID
-	e.At = at
-	e.EventID = eventID
-	return cqlgenimpl.GetOne(ctx, r.s, auditEventAuditLog.Get, []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID}, auditEventAuditLogScan)
+// Get reads the AuditEvent with the given key; cqlgen.ErrNotFound if none.
+func (r *AuditEventRepo) Get(ctx context.Context, orgID string, at time.Time, eventID gocql.UUID) (*AuditEvent, error) {
+	return cqlgenimpl.Get(ctx, r.s, "AuditEvent", "Get", auditEventAuditLog, []any{(&AuditEvent{OrgID: orgID, At: at, EventID: eventID}).OrgID, cqlgenimpl.DayBuckets.Of((&AuditEvent{OrgID: orgID, At: at, EventID: eventID}).At), (&AuditEvent{OrgID: orgID, At: at, EventID: eventID}).At, (&AuditEvent{OrgID: orgID, At: at, EventID: eventID}).EventID}, auditEventAuditLogScan)
 }
 
-// AuditLogOptions are the optional parts of a AuditLog read.
+// AuditLogOptions are the options of AuditLog.
 type AuditLogOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var auditEventAuditLogRead = cqlgenimpl.ReadSpec[AuditEvent]{
-	Compare: auditEventAuditLogCompare,
-	Key:     auditEventAuditLogClustering,
-	Scan:    auditEventAuditLogScan,
-	Table:   auditEventAuditLog,
+var auditEventAuditLogRead = &cqlgenimpl.ReadSpec[AuditEvent]{
+	Entity:      "AuditEvent",
+	Table:       auditEventAuditLog,
+	Scan:        auditEventAuditLogScan,
+	Key:         auditEventAuditLogClustering,
+	Compare:     auditEventAuditLogCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
 // AuditLog reads an organisation's audit events, newest first, a partition a
-// day, from audit_log, in pages: time buckets from the newest back, each in
+// day from audit_log, in pages: time buckets from the newest back, each in
 // clustering order.
-func (r *AuditEventRepo) AuditLog(ctx context.Context, orgID string, o *AuditLogOptions) (_ cqlgen.Page[AuditEvent], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "AuditEvent", "AuditLog").End(&err)
-	if orgID == "" {
-		return cqlgen.Page[AuditEvent]{}, cqlgenimpl.EmptyKey("audit_log", "org_id")
-	}
-	if o == nil {
-		o = &AuditLogOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.DayBuckets
-	spec := auditEventAuditLogRead.With([]any{orgID}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *AuditEventRepo) AuditLog(ctx context.Context, orgID string, o *AuditLogOptions) (cqlgen.Page[AuditEvent], error) {
+	o = cqlgenimpl.Or(o)
+	return auditEventAuditLogRead.Page(ctx, r.s, r.opts, []any{orgID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// macroMacros is table macros, which is the source of truth of Macro
-// (statements in schema.md).
+// macroMacros is table macros, the source of truth (schema.md).
 var macroMacros = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "macros",
 	Pattern:      "Macros",
@@ -1836,46 +1310,18 @@ var macroMacros = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func macroMacrosScan(it cqlgenimpl.Iter, e *Macro) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.OrgID, &e.MacroID, &e.Team, &e.Title, &e.Body, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Macro{}
-	}
-}
-
-func macroMacrosState(e *Macro) []any {
-	return []any{e.OrgID, e.MacroID}
-}
-
-func macroMacrosScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Macro], ok bool) {
-	ok = it.Scan(&v.Row.OrgID, &v.Row.MacroID, &v.Row.Team, &v.Row.Title, &v.Row.Body, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func macroMacrosData(e *Macro) []any {
+func macroValues(e *Macro, _ bool) []any {
 	return []any{e.OrgID, e.MacroID, e.Team, e.Title, e.Body}
 }
 
-func macroMacrosChange(e *Macro, c cqlgenimpl.Change) []any {
-	return []any{e.Team, e.Title, e.Body, c.TS, c.Pending, c.Writes, e.OrgID, e.MacroID, c.Old}
+func macroFields(e *Macro, dst []any) []any {
+	return append(dst, &e.OrgID, &e.MacroID, &e.Team, &e.Title, &e.Body)
 }
 
-func macroMacrosRemove(e *Macro, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.OrgID, e.MacroID, c.Old}
-}
+var macroMacrosScan = macroWrites.ScanLive
 
-func macroMacrosSettle(e *Macro, version int64) []any {
-	return []any{e.OrgID, e.MacroID, version}
-}
-
-// macroMacrosByTitle is table macros_by_title, which serves MacrosByTitle
-// (statements in schema.md).
+// macroMacrosByTitle is table macros_by_title, serving MacrosByTitle
+// (schema.md).
 var macroMacrosByTitle = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "macros_by_title",
 	Pattern:      "MacrosByTitle",
@@ -1884,14 +1330,6 @@ var macroMacrosByTitle = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("team text", "body text"),
 	Maintained:   true,
 })
-
-func macroMacrosByTitleRow(e *Macro, ts int64, _ bool) []any {
-	return []any{e.OrgID, e.Title, e.MacroID, e.Team, e.Body, ts}
-}
-
-func macroMacrosByTitleKey(e *Macro) []any {
-	return []any{e.OrgID, e.Title, e.MacroID}
-}
 
 func macroMacrosByTitleScan(it cqlgenimpl.Iter, e *Macro) bool {
 	return it.Scan(&e.OrgID, &e.Title, &e.MacroID, &e.Team, &e.Body)
@@ -1905,8 +1343,7 @@ func macroMacrosByTitleCompare(a, b *Macro) int {
 	return cmp.Or(cmp.Compare(a.Title, b.Title), cmp.Compare(a.MacroID, b.MacroID))
 }
 
-// macroMacrosByTeam is table macros_by_team, which serves MacrosByTeam
-// (statements in schema.md).
+// macroMacrosByTeam is table macros_by_team, serving MacrosByTeam (schema.md).
 var macroMacrosByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "macros_by_team",
 	Pattern:      "MacrosByTeam",
@@ -1915,14 +1352,6 @@ var macroMacrosByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("body text"),
 	Maintained:   true,
 })
-
-func macroMacrosByTeamRow(e *Macro, ts int64, _ bool) []any {
-	return []any{e.OrgID, e.Team, e.Title, e.MacroID, e.Body, ts}
-}
-
-func macroMacrosByTeamKey(e *Macro) []any {
-	return []any{e.OrgID, e.Team, e.Title, e.MacroID}
-}
 
 func macroMacrosByTeamScan(it cqlgenimpl.Iter, e *Macro) bool {
 	return it.Scan(&e.OrgID, &e.Team, &e.Title, &e.MacroID, &e.Body)
@@ -1936,8 +1365,8 @@ func macroMacrosByTeamCompare(a, b *Macro) int {
 	return cmp.Or(cmp.Compare(a.Title, b.Title), cmp.Compare(a.MacroID, b.MacroID))
 }
 
-// MacroRepo reads and writes Macro in its tables (macros, macros_by_title,
-// macros_by_team), kept in step with macros.
+// MacroRepo reads and writes Macro in tables macros, macros_by_title,
+// macros_by_team.
 type MacroRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -1948,126 +1377,49 @@ func NewMacroRepo(s cqlgen.Session, opts ...cqlgen.Option) *MacroRepo {
 	return &MacroRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func macroCheck(e *Macro) error {
-	if e.OrgID == "" {
-		return cqlgenimpl.EmptyKey("macros", "org_id")
-	}
-	if e.MacroID == "" {
-		return cqlgenimpl.EmptyKey("macros", "macro_id")
-	}
-	if e.Team == "" {
-		return cqlgenimpl.EmptyKey("macros_by_team", "team")
-	}
-	return nil
-}
-
-func macroCheckKey(e *Macro) error {
-	if e.OrgID == "" {
-		return cqlgenimpl.EmptyKey("macros", "org_id")
-	}
-	if e.MacroID == "" {
-		return cqlgenimpl.EmptyKey("macros", "macro_id")
-	}
-	return nil
-}
-
-var macroWrites = &cqlgenimpl.Entity[Macro]{
+var macroWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Macro]{
+	Name:      "Macro",
 	Canonical: macroMacros,
-	State:     macroMacrosState,
-	ScanState: macroMacrosScanState,
-	Data:      macroMacrosData,
-	Change:    macroMacrosChange,
-	Remove:    macroMacrosRemove,
-	Settle:    macroMacrosSettle,
+	Values:    macroValues,
+	Fields:    macroFields,
 	Projections: []cqlgenimpl.Projection[Macro]{
 		{
 			Table:      macroMacrosByTitle,
-			Key:        macroMacrosByTitleKey,
-			Row:        macroMacrosByTitleRow,
 			Writetimes: 2,
 			Owner:      []int{0, 2},
 		},
 		{
 			Table:      macroMacrosByTeam,
-			Key:        macroMacrosByTeamKey,
-			Row:        macroMacrosByTeamRow,
 			Writetimes: 1,
 			Owner:      []int{0, 3},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *MacroRepo) Insert(ctx context.Context, e *Macro, opts ...cqlgen.Option) error {
+	return macroWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Macro, leaving nil pointers
-// and empty collections unset, through the write protocol on macros
-// (docs/repositories.md, The write protocol).
-func (r *MacroRepo) Insert(ctx context.Context, e *Macro, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, macroCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, macroWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *MacroRepo) Update(ctx context.Context, e *Macro, opts ...cqlgen.Option) error {
+	return macroWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Macro with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// macros (docs/repositories.md, The write protocol).
-func (r *MacroRepo) Update(ctx context.Context, e *Macro, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, macroCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, macroWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *MacroRepo) Delete(ctx context.Context, e *Macro, opts ...cqlgen.Option) error {
+	return macroWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Macro with e's key from every table (e needs only its
-// key), through the write protocol on macros (docs/repositories.md, The write
-// protocol).
-func (r *MacroRepo) Delete(ctx context.Context, e *Macro, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, macroCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, macroWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Macro with the given key and its version.
+func (r *MacroRepo) GetVersioned(ctx context.Context, orgID string, macroID string) (*Macro, int64, error) {
+	return macroWrites.GetVersioned(ctx, r.s, &Macro{OrgID: orgID, MacroID: macroID})
 }
 
-// GetVersioned reads the Macro with the given key from macros with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *MacroRepo) GetVersioned(ctx context.Context, orgID string, macroID string) (_ *Macro, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "GetVersioned").End(&err)
-	if orgID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("macros", "org_id")
-	}
-	if macroID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("macros", "macro_id")
-	}
-	e := &Macro{}
-	e.OrgID = orgID
-	e.MacroID = macroID
-	return cqlgenimpl.Versioned(ctx, r.s, macroWrites, e)
-}
-
-// Modify reads the Macro with the given key, lets change edit it and writes it
-// back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *MacroRepo) Modify(ctx context.Context, orgID string, macroID string, change func(*Macro) error, opts ...cqlgen.Option) (_ *Macro, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Modify").End(&err)
-	if orgID == "" {
-		return nil, cqlgenimpl.EmptyKey("macros", "org_id")
-	}
-	if macroID == "" {
-		return nil, cqlgenimpl.EmptyKey("macros", "macro_id")
-	}
-	e := &Macro{}
-	e.OrgID = orgID
-	e.MacroID = macroID
-	o, err := cqlgenimpl.BeginVersioned(e, macroCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, macroWrites, e, macroCheck, change)
+// Modify edits the Macro with the given key by change, retrying on conflict.
+func (r *MacroRepo) Modify(ctx context.Context, orgID string, macroID string, change func(*Macro) error, opts ...cqlgen.Option) (*Macro, error) {
+	return macroWrites.Modify(ctx, r.s, r.opts, opts, &Macro{OrgID: orgID, MacroID: macroID}, change)
 }
 
 // Entity is Macro.
@@ -2075,141 +1427,97 @@ func (r *MacroRepo) Entity() string {
 	return "Macro"
 }
 
-// Tables lists the tables Repair and Backfill write: all but macros.
+// Tables lists the tables Repair and Backfill write.
 func (r *MacroRepo) Tables() []string {
-	return []string{"macros_by_title", "macros_by_team"}
+	return macroWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against macros.
-func (r *MacroRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, macroWrites, "Macro", false, o)
+// Verify reports rows missing, stale or orphaned against macros.
+func (r *MacroRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return macroWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *MacroRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, macroWrites, "Macro", true, o)
+// Repair mends what Verify finds.
+func (r *MacroRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return macroWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row macros implies into table.
-func (r *MacroRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, macroWrites, "Macro", table, o)
+func (r *MacroRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return macroWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Macro with the given key from macros; cqlgen.ErrNotFound if
-// there is none.
-func (r *MacroRepo) Get(ctx context.Context, orgID string, macroID string) (_ *Macro, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "Get").End(&err)
-	if orgID == "" {
-		return nil, cqlgenimpl.EmptyKey("macros", "org_id")
-	}
-	if macroID == "" {
-		return nil, cqlgenimpl.EmptyKey("macros", "macro_id")
-	}
-	var e Macro
-	e.OrgID = orgID
-	e.MacroID = macroID
-	return cqlgenimpl.GetOne(ctx, r.s, macroMacros.Get, []any{e.OrgID, e.MacroID}, macroMacrosScan)
+// Get reads the Macro with the given key; cqlgen.ErrNotFound if none.
+func (r *MacroRepo) Get(ctx context.Context, orgID string, macroID string) (*Macro, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Macro", "Get", macroMacros, []any{orgID, macroID}, macroMacrosScan)
 }
 
-// GetMany reads the Macros of one org_id with the given macro_id values from
-// macros in one query: Rows[i] is macroIDs[i]'s, nil when missing
-// (docs/repositories.md, Multi-get).
-func (r *MacroRepo) GetMany(ctx context.Context, orgID string, macroIDs []string) (_ cqlgen.Found[Macro], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "GetMany").End(&err)
-	if orgID == "" {
-		return cqlgen.Found[Macro]{}, cqlgenimpl.EmptyKey("macros", "org_id")
-	}
-	for _, k := range macroIDs {
-		if k == "" {
-			return cqlgen.Found[Macro]{}, cqlgenimpl.EmptyKey("macros", "macro_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, macroMacros, []any{orgID}, macroIDs, r.opts.MaxKeys, macroMacrosScan, func(e *Macro) string {
+// GetMany reads the Macros of one org_id of the given macro_id values: Rows[i]
+// is macroIDs[i]'s or nil.
+func (r *MacroRepo) GetMany(ctx context.Context, orgID string, macroIDs []string) (cqlgen.Found[Macro], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Macro", macroMacros, []any{orgID}, macroIDs, macroMacrosScan, func(e *Macro) string {
 		return e.MacroID
 	})
 }
 
-// MacrosByTitleOptions are the optional parts of a MacrosByTitle read.
+// MacrosByTitleOptions are the options of MacrosByTitle.
 type MacrosByTitleOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// TitleFrom (inclusive) and TitleTo (exclusive) bound title in read order;
-	// nil: open.
+	// TitleFrom (inclusive) and TitleTo (exclusive) bound title; nil: open.
 	TitleFrom, TitleTo *string
-	// TitleFromExclusive and TitleToInclusive change the bounds' defaults.
+	// TitleFromExclusive and TitleToInclusive flip the defaults.
 	TitleFromExclusive, TitleToInclusive bool
 }
 
-var macroMacrosByTitleRead = cqlgenimpl.ReadSpec[Macro]{
-	Compare: macroMacrosByTitleCompare,
-	Key:     macroMacrosByTitleClustering,
-	Scan:    macroMacrosByTitleScan,
+var macroMacrosByTitleRead = &cqlgenimpl.ReadSpec[Macro]{
+	Entity:  "Macro",
 	Table:   macroMacrosByTitle,
+	Scan:    macroMacrosByTitleScan,
+	Key:     macroMacrosByTitleClustering,
+	Compare: macroMacrosByTitleCompare,
 }
 
-// MacrosByTitle reads an organisation's macros by title, from macros_by_title,
-// in pages: one partition, in clustering order.
+// MacrosByTitle reads an organisation's macros by title from macros_by_title,
+// in pages.
 //
 // Deprecated: macros_by_title is on its way out; read macros_by_team through
 // MacrosByTeam once it is backfilled.
-func (r *MacroRepo) MacrosByTitle(ctx context.Context, orgID string, o *MacrosByTitleOptions) (_ cqlgen.Page[Macro], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "MacrosByTitle").End(&err)
-	if orgID == "" {
-		return cqlgen.Page[Macro]{}, cqlgenimpl.EmptyKey("macros_by_title", "org_id")
-	}
-	if o == nil {
-		o = &MacrosByTitleOptions{}
-	}
-	spec := macroMacrosByTitleRead.With([]any{orgID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.TitleFrom, o.TitleTo, o.TitleFromExclusive, o.TitleToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *MacroRepo) MacrosByTitle(ctx context.Context, orgID string, o *MacrosByTitleOptions) (cqlgen.Page[Macro], error) {
+	o = cqlgenimpl.Or(o)
+	return macroMacrosByTitleRead.Page(ctx, r.s, r.opts, []any{orgID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.TitleFrom, o.TitleTo, o.TitleFromExclusive, o.TitleToInclusive))
 }
 
-// MacrosByTeamOptions are the optional parts of a MacrosByTeam read.
+// MacrosByTeamOptions are the options of MacrosByTeam.
 type MacrosByTeamOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// TitleFrom (inclusive) and TitleTo (exclusive) bound title in read order;
-	// nil: open.
+	// TitleFrom (inclusive) and TitleTo (exclusive) bound title; nil: open.
 	TitleFrom, TitleTo *string
-	// TitleFromExclusive and TitleToInclusive change the bounds' defaults.
+	// TitleFromExclusive and TitleToInclusive flip the defaults.
 	TitleFromExclusive, TitleToInclusive bool
 }
 
-var macroMacrosByTeamRead = cqlgenimpl.ReadSpec[Macro]{
-	Compare: macroMacrosByTeamCompare,
-	Key:     macroMacrosByTeamClustering,
-	Scan:    macroMacrosByTeamScan,
+var macroMacrosByTeamRead = &cqlgenimpl.ReadSpec[Macro]{
+	Entity:  "Macro",
 	Table:   macroMacrosByTeam,
+	Scan:    macroMacrosByTeamScan,
+	Key:     macroMacrosByTeamClustering,
+	Compare: macroMacrosByTeamCompare,
 }
 
-// MacrosByTeam reads a team's macros by title, from macros_by_team, in pages:
-// one partition, in clustering order.
-func (r *MacroRepo) MacrosByTeam(ctx context.Context, orgID string, team string, o *MacrosByTeamOptions) (_ cqlgen.Page[Macro], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Macro", "MacrosByTeam").End(&err)
-	if orgID == "" {
-		return cqlgen.Page[Macro]{}, cqlgenimpl.EmptyKey("macros_by_team", "org_id")
-	}
-	if team == "" {
-		return cqlgen.Page[Macro]{}, cqlgenimpl.EmptyKey("macros_by_team", "team")
-	}
-	if o == nil {
-		o = &MacrosByTeamOptions{}
-	}
-	spec := macroMacrosByTeamRead.With([]any{orgID, team}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.TitleFrom, o.TitleTo, o.TitleFromExclusive, o.TitleToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// MacrosByTeam reads a team's macros by title from macros_by_team, in pages.
+func (r *MacroRepo) MacrosByTeam(ctx context.Context, orgID string, team string, o *MacrosByTeamOptions) (cqlgen.Page[Macro], error) {
+	o = cqlgenimpl.Or(o)
+	return macroMacrosByTeamRead.Page(ctx, r.s, r.opts, []any{orgID, team}, o.Limit, o.Cursor, cqlgenimpl.Range(o.TitleFrom, o.TitleTo, o.TitleFromExclusive, o.TitleToInclusive))
 }
 
-// replyRepliesByTicket is table replies_by_ticket, which is the source of
-// truth of Reply (statements in schema.md).
+// replyRepliesByTicket is table replies_by_ticket, the source of truth
+// (schema.md).
 var replyRepliesByTicket = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "replies_by_ticket",
 	Pattern:      "RepliesByTicket",
@@ -2258,76 +1566,55 @@ func replyCheck(e *Reply) error {
 	return nil
 }
 
-var replyOne = cqlgenimpl.One[Reply]{
+var replyOne = &cqlgenimpl.One[Reply]{
+	Name:  "Reply",
+	Table: replyRepliesByTicket,
 	Check: replyCheck,
-	Delete: func(e *Reply, ts int64) []any {
-		return []any{ts, e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID}
-	},
 	Key: func(e *Reply) []any {
 		return []any{e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID}
 	},
-	Row:   replyRepliesByTicketRow,
-	Scan:  replyRepliesByTicketScan,
-	Table: replyRepliesByTicket,
+	Row: replyRepliesByTicketRow,
+	Remove: func(e *Reply, ts int64) []any {
+		return []any{ts, e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID}
+	},
+	Scan: replyRepliesByTicketScan,
 }
 
-// Insert writes e to replies_by_ticket, leaving nil pointers and empty
-// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
-// (docs/repositories.md, Writes).
-func (r *ReplyRepo) Insert(ctx context.Context, e *Reply, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reply", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &replyOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *ReplyRepo) Insert(ctx context.Context, e *Reply, opts ...cqlgen.Option) error {
+	return replyOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in replies_by_ticket unless a row has its key (IF
-// NOT EXISTS); see docs/repositories.md, Conditional insert.
-func (r *ReplyRepo) InsertIfAbsent(ctx context.Context, e *Reply, opts ...cqlgen.Option) (_ cqlgen.Inserted[Reply], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reply", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &replyOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *ReplyRepo) InsertIfAbsent(ctx context.Context, e *Reply, opts ...cqlgen.Option) (cqlgen.Inserted[Reply], error) {
+	return replyOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in replies_by_ticket; nil pointers
-// and empty collections clear their columns.
-func (r *ReplyRepo) Update(ctx context.Context, e *Reply, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reply", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &replyOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *ReplyRepo) Update(ctx context.Context, e *Reply, opts ...cqlgen.Option) error {
+	return replyOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from replies_by_ticket.
-func (r *ReplyRepo) Delete(ctx context.Context, e *Reply, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reply", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &replyOne, e)
+// Delete removes the row with e's key.
+func (r *ReplyRepo) Delete(ctx context.Context, e *Reply, opts ...cqlgen.Option) error {
+	return replyOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Reply with the given key from replies_by_ticket;
-// cqlgen.ErrNotFound if there is none.
-func (r *ReplyRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID, channel string, sentAt time.Time, replyID gocql.UUID) (_ *Reply, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reply", "Get").End(&err)
-	if orgID == "" {
-		return nil, cqlgenimpl.EmptyKey("replies_by_ticket", "org_id")
-	}
-	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, cqlgenimpl.EmptyKey("replies_by_ticket", "ticket_id")
-	}
-	var e Reply
-	e.OrgID = orgID
-	e.TicketID = ticketID
-	e.Channel = channel
-	e.SentAt = sentAt
-	e.ReplyID = replyID
-	return cqlgenimpl.GetOne(ctx, r.s, replyRepliesByTicket.Get, []any{e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID}, replyRepliesByTicketScan)
+// Get reads the Reply with the given key; cqlgen.ErrNotFound if none.
+func (r *ReplyRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID, channel string, sentAt time.Time, replyID gocql.UUID) (*Reply, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Reply", "Get", replyRepliesByTicket, []any{orgID, ticketID, channel, sentAt, replyID}, replyRepliesByTicketScan)
 }
 
-// RepliesByTicketOptions are the optional parts of a RepliesByTicket read.
+// RepliesByTicketOptions are the options of RepliesByTicket.
 type RepliesByTicketOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ChannelFrom (inclusive) and ChannelTo (exclusive) bound channel in read
-	// order; nil: open.
+	// ChannelFrom (inclusive) and ChannelTo (exclusive) bound channel; nil:
+	// open.
 	ChannelFrom, ChannelTo *string
-	// ChannelFromExclusive and ChannelToInclusive change the bounds' defaults.
+	// ChannelFromExclusive and ChannelToInclusive flip the defaults.
 	ChannelFromExclusive, ChannelToInclusive bool
 	// ChannelEq fixes channel (nil: every value); with every Eq before it,
 	// SentAtFrom and SentAtTo bound sent_at within it.
@@ -2335,44 +1622,27 @@ type RepliesByTicketOptions struct {
 	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at under
 	// ChannelEq; nil: open.
 	SentAtFrom, SentAtTo *time.Time
-	// SentAtFromExclusive and SentAtToInclusive change the bounds' defaults.
+	// SentAtFromExclusive and SentAtToInclusive flip the defaults.
 	SentAtFromExclusive, SentAtToInclusive bool
 }
 
-var replyRepliesByTicketRead = cqlgenimpl.ReadSpec[Reply]{
-	Compare: replyRepliesByTicketCompare,
-	Key:     replyRepliesByTicketClustering,
-	Scan:    replyRepliesByTicketScan,
+var replyRepliesByTicketRead = &cqlgenimpl.ReadSpec[Reply]{
+	Entity:  "Reply",
 	Table:   replyRepliesByTicket,
+	Scan:    replyRepliesByTicketScan,
+	Key:     replyRepliesByTicketClustering,
+	Compare: replyRepliesByTicketCompare,
 }
 
-// RepliesByTicket reads a ticket's replies by channel, newest first, from
-// replies_by_ticket, in pages: one partition, in clustering order.
-func (r *ReplyRepo) RepliesByTicket(ctx context.Context, orgID string, ticketID gocql.UUID, o *RepliesByTicketOptions) (_ cqlgen.Page[Reply], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reply", "RepliesByTicket").End(&err)
-	if orgID == "" {
-		return cqlgen.Page[Reply]{}, cqlgenimpl.EmptyKey("replies_by_ticket", "org_id")
-	}
-	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return cqlgen.Page[Reply]{}, cqlgenimpl.EmptyKey("replies_by_ticket", "ticket_id")
-	}
-	if o == nil {
-		o = &RepliesByTicketOptions{}
-	}
-	if err := cqlgenimpl.CheckPrefix([]string{"Channel", "SentAt"}, []bool{o.ChannelEq != nil}, []bool{o.ChannelFrom != nil || o.ChannelTo != nil, o.SentAtFrom != nil || o.SentAtTo != nil}); err != nil {
-		return cqlgen.Page[Reply]{}, err
-	}
-	spec := replyRepliesByTicketRead.With([]any{orgID, ticketID}, o.Limit, o.Cursor, r.opts)
-	if o.ChannelEq != nil {
-		spec.Prefix = append(spec.Prefix, *o.ChannelEq)
-	}
-	cqlgenimpl.Bounds(&spec, o.ChannelFrom, o.ChannelTo, o.ChannelFromExclusive, o.ChannelToInclusive)
-	cqlgenimpl.Bounds(&spec, o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// RepliesByTicket reads a ticket's replies by channel, newest first from
+// replies_by_ticket, in pages.
+func (r *ReplyRepo) RepliesByTicket(ctx context.Context, orgID string, ticketID gocql.UUID, o *RepliesByTicketOptions) (cqlgen.Page[Reply], error) {
+	o = cqlgenimpl.Or(o)
+	return replyRepliesByTicketRead.Page(ctx, r.s, r.opts, []any{orgID, ticketID}, o.Limit, o.Cursor, cqlgenimpl.Prefixed([]string{"Channel", "SentAt"}, []bool{o.ChannelEq != nil}, []bool{o.ChannelFrom != nil || o.ChannelTo != nil, o.SentAtFrom != nil || o.SentAtTo != nil}), cqlgenimpl.Eq(o.ChannelEq, ""), cqlgenimpl.Range(o.ChannelFrom, o.ChannelTo, o.ChannelFromExclusive, o.ChannelToInclusive), cqlgenimpl.Range(o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive))
 }
 
-// agentSessionAgentSessions is table agent_sessions, which is the source of
-// truth of AgentSession (statements in schema.md).
+// agentSessionAgentSessions is table agent_sessions, the source of truth
+// (schema.md).
 var agentSessionAgentSessions = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "agent_sessions",
 	Pattern:      "AgentSessions",
@@ -2411,83 +1681,55 @@ func agentSessionCheck(e *AgentSession) error {
 	return nil
 }
 
-var agentSessionOne = cqlgenimpl.One[AgentSession]{
+var agentSessionOne = &cqlgenimpl.One[AgentSession]{
+	Name:  "AgentSession",
+	Table: agentSessionAgentSessions,
 	Check: agentSessionCheck,
-	Delete: func(e *AgentSession, ts int64) []any {
-		return []any{ts, e.OrgID, e.SessionID}
-	},
 	Key: func(e *AgentSession) []any {
 		return []any{e.OrgID, e.SessionID}
 	},
-	Row:   agentSessionAgentSessionsRow,
-	Scan:  agentSessionAgentSessionsScan,
-	Table: agentSessionAgentSessions,
+	Row: agentSessionAgentSessionsRow,
+	Remove: func(e *AgentSession, ts int64) []any {
+		return []any{ts, e.OrgID, e.SessionID}
+	},
+	Scan: agentSessionAgentSessionsScan,
 }
 
-// Insert writes e to agent_sessions, leaving nil pointers and empty
-// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
-// (docs/repositories.md, Writes).
-func (r *AgentSessionRepo) Insert(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "AgentSession", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &agentSessionOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *AgentSessionRepo) Insert(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) error {
+	return agentSessionOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in agent_sessions unless a row has its key (IF NOT
-// EXISTS); see docs/repositories.md, Conditional insert.
-func (r *AgentSessionRepo) InsertIfAbsent(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (_ cqlgen.Inserted[AgentSession], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "AgentSession", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &agentSessionOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *AgentSessionRepo) InsertIfAbsent(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (cqlgen.Inserted[AgentSession], error) {
+	return agentSessionOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in agent_sessions; nil pointers
-// and empty collections clear their columns.
-func (r *AgentSessionRepo) Update(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "AgentSession", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &agentSessionOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *AgentSessionRepo) Update(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) error {
+	return agentSessionOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from agent_sessions.
-func (r *AgentSessionRepo) Delete(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "AgentSession", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &agentSessionOne, e)
+// Delete removes the row with e's key.
+func (r *AgentSessionRepo) Delete(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) error {
+	return agentSessionOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the AgentSession with the given key from agent_sessions;
-// cqlgen.ErrNotFound if there is none.
-func (r *AgentSessionRepo) Get(ctx context.Context, orgID string, sessionID string) (_ *AgentSession, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "AgentSession", "Get").End(&err)
-	if orgID == "" {
-		return nil, cqlgenimpl.EmptyKey("agent_sessions", "org_id")
-	}
-	if sessionID == "" {
-		return nil, cqlgenimpl.EmptyKey("agent_sessions", "session_id")
-	}
-	var e AgentSession
-	e.OrgID = orgID
-	e.SessionID = sessionID
-	return cqlgenimpl.GetOne(ctx, r.s, agentSessionAgentSessions.Get, []any{e.OrgID, e.SessionID}, agentSessionAgentSessionsScan)
+// Get reads the AgentSession with the given key; cqlgen.ErrNotFound if none.
+func (r *AgentSessionRepo) Get(ctx context.Context, orgID string, sessionID string) (*AgentSession, error) {
+	return cqlgenimpl.Get(ctx, r.s, "AgentSession", "Get", agentSessionAgentSessions, []any{orgID, sessionID}, agentSessionAgentSessionsScan)
 }
 
-// GetMany reads the AgentSessions of one org_id with the given session_id
-// values from agent_sessions in one query: Rows[i] is sessionIDs[i]'s, nil
-// when missing (docs/repositories.md, Multi-get).
-func (r *AgentSessionRepo) GetMany(ctx context.Context, orgID string, sessionIDs []string) (_ cqlgen.Found[AgentSession], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "AgentSession", "GetMany").End(&err)
-	if orgID == "" {
-		return cqlgen.Found[AgentSession]{}, cqlgenimpl.EmptyKey("agent_sessions", "org_id")
-	}
-	for _, k := range sessionIDs {
-		if k == "" {
-			return cqlgen.Found[AgentSession]{}, cqlgenimpl.EmptyKey("agent_sessions", "session_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, agentSessionAgentSessions, []any{orgID}, sessionIDs, r.opts.MaxKeys, agentSessionAgentSessionsScan, func(e *AgentSession) string {
+// GetMany reads the AgentSessions of one org_id of the given session_id
+// values: Rows[i] is sessionIDs[i]'s or nil.
+func (r *AgentSessionRepo) GetMany(ctx context.Context, orgID string, sessionIDs []string) (cqlgen.Found[AgentSession], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "AgentSession", agentSessionAgentSessions, []any{orgID}, sessionIDs, agentSessionAgentSessionsScan, func(e *AgentSession) string {
 		return e.SessionID
 	})
 }
 
-// organisationOrganisations is table organisations, which is the source of
-// truth of Organisation (statements in schema.md).
+// organisationOrganisations is table organisations, the source of truth
+// (schema.md).
 var organisationOrganisations = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "organisations",
 	Pattern:      "Organisations",
@@ -2523,76 +1765,54 @@ func organisationCheck(e *Organisation) error {
 	return nil
 }
 
-var organisationOne = cqlgenimpl.One[Organisation]{
+var organisationOne = &cqlgenimpl.One[Organisation]{
+	Name:  "Organisation",
+	Table: organisationOrganisations,
 	Check: organisationCheck,
-	Delete: func(e *Organisation, ts int64) []any {
-		return []any{ts, e.OrgID}
-	},
 	Key: func(e *Organisation) []any {
 		return []any{e.OrgID}
 	},
-	Row:   organisationOrganisationsRow,
-	Scan:  organisationOrganisationsScan,
-	Table: organisationOrganisations,
+	Row: organisationOrganisationsRow,
+	Remove: func(e *Organisation, ts int64) []any {
+		return []any{ts, e.OrgID}
+	},
+	Scan: organisationOrganisationsScan,
 }
 
-// Insert writes e to organisations, leaving nil pointers and empty collections
-// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
-// Writes).
-func (r *OrganisationRepo) Insert(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Organisation", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &organisationOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *OrganisationRepo) Insert(ctx context.Context, e *Organisation, opts ...cqlgen.Option) error {
+	return organisationOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in organisations unless a row has its key (IF NOT
-// EXISTS); see docs/repositories.md, Conditional insert.
-func (r *OrganisationRepo) InsertIfAbsent(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (_ cqlgen.Inserted[Organisation], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Organisation", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &organisationOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *OrganisationRepo) InsertIfAbsent(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (cqlgen.Inserted[Organisation], error) {
+	return organisationOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in organisations; nil pointers and
-// empty collections clear their columns.
-func (r *OrganisationRepo) Update(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Organisation", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &organisationOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *OrganisationRepo) Update(ctx context.Context, e *Organisation, opts ...cqlgen.Option) error {
+	return organisationOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from organisations.
-func (r *OrganisationRepo) Delete(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Organisation", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &organisationOne, e)
+// Delete removes the row with e's key.
+func (r *OrganisationRepo) Delete(ctx context.Context, e *Organisation, opts ...cqlgen.Option) error {
+	return organisationOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Organisation with the given key from organisations;
-// cqlgen.ErrNotFound if there is none.
-func (r *OrganisationRepo) Get(ctx context.Context, orgID string) (_ *Organisation, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Organisation", "Get").End(&err)
-	if orgID == "" {
-		return nil, cqlgenimpl.EmptyKey("organisations", "org_id")
-	}
-	var e Organisation
-	e.OrgID = orgID
-	return cqlgenimpl.GetOne(ctx, r.s, organisationOrganisations.Get, []any{e.OrgID}, organisationOrganisationsScan)
+// Get reads the Organisation with the given key; cqlgen.ErrNotFound if none.
+func (r *OrganisationRepo) Get(ctx context.Context, orgID string) (*Organisation, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Organisation", "Get", organisationOrganisations, []any{orgID}, organisationOrganisationsScan)
 }
 
-// GetMany reads the Organisations with the given org_id values from
-// organisations in one query: Rows[i] is orgIDs[i]'s, nil when missing
-// (docs/repositories.md, Multi-get).
-func (r *OrganisationRepo) GetMany(ctx context.Context, orgIDs []string) (_ cqlgen.Found[Organisation], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Organisation", "GetMany").End(&err)
-	for _, k := range orgIDs {
-		if k == "" {
-			return cqlgen.Found[Organisation]{}, cqlgenimpl.EmptyKey("organisations", "org_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, organisationOrganisations, []any{}, orgIDs, r.opts.MaxKeys, organisationOrganisationsScan, func(e *Organisation) string {
+// GetMany reads the Organisations of the given org_id values: Rows[i] is
+// orgIDs[i]'s or nil.
+func (r *OrganisationRepo) GetMany(ctx context.Context, orgIDs []string) (cqlgen.Found[Organisation], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Organisation", organisationOrganisations, []any{}, orgIDs, organisationOrganisationsScan, func(e *Organisation) string {
 		return e.OrgID
 	})
 }
 
-// timeEntryTimeEntries is table time_entries, which is the source of truth of
-// TimeEntry (statements in schema.md).
+// timeEntryTimeEntries is table time_entries, the source of truth (schema.md).
 var timeEntryTimeEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "time_entries",
 	Pattern:      "TimeEntries",
@@ -2631,8 +1851,8 @@ func timeEntryTimeEntriesCompare(a, b *TimeEntry) int {
 	return cmp.Or(-a.LoggedAt.Compare(b.LoggedAt), cqlgenimpl.CompareTimeUUID(a.EntryID, b.EntryID))
 }
 
-// timeEntryPayPeriodEntries is table time_entries_by_pay_period, which serves
-// PayPeriodEntries (statements in schema.md).
+// timeEntryPayPeriodEntries is table time_entries_by_pay_period, serving
+// PayPeriodEntries (schema.md).
 var timeEntryPayPeriodEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "time_entries_by_pay_period",
 	Pattern:      "PayPeriodEntries",
@@ -2659,8 +1879,8 @@ func timeEntryPayPeriodEntriesCompare(a, b *TimeEntry) int {
 	return cmp.Or(a.LoggedAt.Compare(b.LoggedAt), cqlgenimpl.CompareTimeUUID(a.EntryID, b.EntryID))
 }
 
-// TimeEntryRepo reads and writes TimeEntry in its tables (time_entries,
-// time_entries_by_pay_period), kept in step with time_entries.
+// TimeEntryRepo reads and writes TimeEntry in tables time_entries,
+// time_entries_by_pay_period.
 type TimeEntryRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -2732,7 +1952,10 @@ func (r *TimeEntryRepo) Delete(ctx context.Context, e *TimeEntry, opts ...cqlgen
 	})
 }
 
-var timeEntryWrites = &cqlgenimpl.Entity[TimeEntry]{
+var timeEntryWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[TimeEntry]{
+	Name:      "TimeEntry",
+	Check:     timeEntryCheck,
+	CheckKey:  timeEntryCheckKey,
 	Canonical: timeEntryTimeEntries,
 	Immutable: true,
 	State:     timeEntryTimeEntriesState,
@@ -2744,158 +1967,108 @@ var timeEntryWrites = &cqlgenimpl.Entity[TimeEntry]{
 			Writetimes: 2,
 		},
 	},
-}
+})
 
 // Entity is TimeEntry.
 func (r *TimeEntryRepo) Entity() string {
 	return "TimeEntry"
 }
 
-// Tables lists the tables Repair and Backfill write: all but time_entries.
+// Tables lists the tables Repair and Backfill write.
 func (r *TimeEntryRepo) Tables() []string {
-	return []string{"time_entries_by_pay_period"}
+	return timeEntryWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against time_entries.
-func (r *TimeEntryRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, timeEntryWrites, "TimeEntry", false, o)
+// Verify reports rows missing, stale or orphaned against time_entries.
+func (r *TimeEntryRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return timeEntryWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *TimeEntryRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, timeEntryWrites, "TimeEntry", true, o)
+// Repair mends what Verify finds.
+func (r *TimeEntryRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return timeEntryWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row time_entries implies into table.
-func (r *TimeEntryRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, timeEntryWrites, "TimeEntry", table, o)
+func (r *TimeEntryRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return timeEntryWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the TimeEntry with the given key from time_entries;
-// cqlgen.ErrNotFound if there is none.
-func (r *TimeEntryRepo) Get(ctx context.Context, orgID string, agentID string, loggedAt time.Time, entryID gocql.UUID) (_ *TimeEntry, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "Get").End(&err)
-	if orgID == "" {
-		return nil, cqlgenimpl.EmptyKey("time_entries", "org_id")
-	}
-	if agentID == "" {
-		return nil, cqlgenimpl.EmptyKey("time_entries", "agent_id")
-	}
-	var e TimeEntry
-	e.OrgID = orgID
-	e.AgentID = agentID
-	e.LoggedAt = loggedAt
-	e.EntryID = entryID
-	return cqlgenimpl.GetOne(ctx, r.s, timeEntryTimeEntries.Get, []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID}, timeEntryTimeEntriesScan)
+// Get reads the TimeEntry with the given key; cqlgen.ErrNotFound if none.
+func (r *TimeEntryRepo) Get(ctx context.Context, orgID string, agentID string, loggedAt time.Time, entryID gocql.UUID) (*TimeEntry, error) {
+	return cqlgenimpl.Get(ctx, r.s, "TimeEntry", "Get", timeEntryTimeEntries, []any{(&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).OrgID, (&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of((&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).LoggedAt), (&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).LoggedAt, (&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).EntryID}, timeEntryTimeEntriesScan)
 }
 
-// TimeEntriesOptions are the optional parts of a TimeEntries read.
+// TimeEntriesOptions are the options of TimeEntries.
 type TimeEntriesOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// LoggedAtFrom (inclusive) and LoggedAtTo (exclusive) bound logged_at in
-	// read order; nil: open.
+	// LoggedAtFrom (inclusive) and LoggedAtTo (exclusive) bound logged_at;
+	// nil: open.
 	LoggedAtFrom, LoggedAtTo *time.Time
-	// LoggedAtFromExclusive and LoggedAtToInclusive change the bounds'
-	// defaults.
+	// LoggedAtFromExclusive and LoggedAtToInclusive flip the defaults.
 	LoggedAtFromExclusive, LoggedAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var timeEntryTimeEntriesRead = cqlgenimpl.ReadSpec[TimeEntry]{
-	Compare: timeEntryTimeEntriesCompare,
-	Key:     timeEntryTimeEntriesClustering,
-	Scan:    timeEntryTimeEntriesScan,
-	Table:   timeEntryTimeEntries,
+var timeEntryTimeEntriesRead = &cqlgenimpl.ReadSpec[TimeEntry]{
+	Entity:      "TimeEntry",
+	Table:       timeEntryTimeEntries,
+	Scan:        timeEntryTimeEntriesScan,
+	Key:         timeEntryTimeEntriesClustering,
+	Compare:     timeEntryTimeEntriesCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.WeekBucketsFrom(time.Sunday)),
 }
 
 // TimeEntries reads an agent's time entries, newest first, a partition a week
-// from Sunday, from time_entries, in pages: time buckets from the newest back,
+// from Sunday from time_entries, in pages: time buckets from the newest back,
 // each in clustering order.
-func (r *TimeEntryRepo) TimeEntries(ctx context.Context, orgID string, agentID string, o *TimeEntriesOptions) (_ cqlgen.Page[TimeEntry], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "TimeEntries").End(&err)
-	if orgID == "" {
-		return cqlgen.Page[TimeEntry]{}, cqlgenimpl.EmptyKey("time_entries", "org_id")
-	}
-	if agentID == "" {
-		return cqlgen.Page[TimeEntry]{}, cqlgenimpl.EmptyKey("time_entries", "agent_id")
-	}
-	if o == nil {
-		o = &TimeEntriesOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.WeekBucketsFrom(time.Sunday)
-	spec := timeEntryTimeEntriesRead.With([]any{orgID, agentID}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.LoggedAtFrom, o.LoggedAtTo, o.LoggedAtFromExclusive, o.LoggedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *TimeEntryRepo) TimeEntries(ctx context.Context, orgID string, agentID string, o *TimeEntriesOptions) (cqlgen.Page[TimeEntry], error) {
+	o = cqlgenimpl.Or(o)
+	return timeEntryTimeEntriesRead.Page(ctx, r.s, r.opts, []any{orgID, agentID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.LoggedAtFrom, o.LoggedAtTo, o.LoggedAtFromExclusive, o.LoggedAtToInclusive))
 }
 
-// PayPeriodEntriesOptions are the optional parts of a PayPeriodEntries read.
+// PayPeriodEntriesOptions are the options of PayPeriodEntries.
 type PayPeriodEntriesOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// LoggedAtFrom (inclusive) and LoggedAtTo (exclusive) bound logged_at in
-	// read order; nil: open.
+	// LoggedAtFrom (inclusive) and LoggedAtTo (exclusive) bound logged_at;
+	// nil: open.
 	LoggedAtFrom, LoggedAtTo *time.Time
-	// LoggedAtFromExclusive and LoggedAtToInclusive change the bounds'
-	// defaults.
+	// LoggedAtFromExclusive and LoggedAtToInclusive flip the defaults.
 	LoggedAtFromExclusive, LoggedAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var timeEntryPayPeriodEntriesRead = cqlgenimpl.ReadSpec[TimeEntry]{
-	Compare: timeEntryPayPeriodEntriesCompare,
-	Key:     timeEntryPayPeriodEntriesClustering,
-	Scan:    timeEntryPayPeriodEntriesScan,
-	Table:   timeEntryPayPeriodEntries,
+var timeEntryPayPeriodEntriesRead = &cqlgenimpl.ReadSpec[TimeEntry]{
+	Entity:      "TimeEntry",
+	Table:       timeEntryPayPeriodEntries,
+	Scan:        timeEntryPayPeriodEntriesScan,
+	Key:         timeEntryPayPeriodEntriesClustering,
+	Compare:     timeEntryPayPeriodEntriesCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DaysBucketsFrom(14, 19729)),
 }
 
 // PayPeriodEntries reads an agent's time entries of a pay period, a fortnight
-// from Sunday, oldest first, from time_entries_by_pay_period, in pages: time
+// from Sunday, oldest first from time_entries_by_pay_period, in pages: time
 // buckets from the newest back, each in clustering order.
-func (r *TimeEntryRepo) PayPeriodEntries(ctx context.Context, orgID string, agentID string, o *PayPeriodEntriesOptions) (_ cqlgen.Page[TimeEntry], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "PayPeriodEntries").End(&err)
-	if orgID == "" {
-		return cqlgen.Page[TimeEntry]{}, cqlgenimpl.EmptyKey("time_entries_by_pay_period", "org_id")
-	}
-	if agentID == "" {
-		return cqlgen.Page[TimeEntry]{}, cqlgenimpl.EmptyKey("time_entries_by_pay_period", "agent_id")
-	}
-	if o == nil {
-		o = &PayPeriodEntriesOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.DaysBucketsFrom(14, 19729)
-	spec := timeEntryPayPeriodEntriesRead.With([]any{orgID, agentID}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.LoggedAtFrom, o.LoggedAtTo, o.LoggedAtFromExclusive, o.LoggedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *TimeEntryRepo) PayPeriodEntries(ctx context.Context, orgID string, agentID string, o *PayPeriodEntriesOptions) (cqlgen.Page[TimeEntry], error) {
+	o = cqlgenimpl.Or(o)
+	return timeEntryPayPeriodEntriesRead.Page(ctx, r.s, r.opts, []any{orgID, agentID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.LoggedAtFrom, o.LoggedAtTo, o.LoggedAtFromExclusive, o.LoggedAtToInclusive))
 }
 
-// cannedReplyCannedReplies is table canned_replies, which is the source of
-// truth of CannedReply (statements in schema.md).
+// cannedReplyCannedReplies is table canned_replies, the source of truth
+// (schema.md).
 var cannedReplyCannedReplies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "canned_replies",
 	Pattern:      "CannedReplies",
@@ -2943,93 +2116,71 @@ func cannedReplyCheck(e *CannedReply) error {
 	return nil
 }
 
-var cannedReplyOne = cqlgenimpl.One[CannedReply]{
+var cannedReplyOne = &cqlgenimpl.One[CannedReply]{
+	Name:  "CannedReply",
+	Table: cannedReplyCannedReplies,
 	Check: cannedReplyCheck,
-	Delete: func(e *CannedReply, ts int64) []any {
-		return []any{ts, e.OrgID, e.ReplyID}
-	},
 	Key: func(e *CannedReply) []any {
 		return []any{e.OrgID, e.ReplyID}
 	},
-	Row:   cannedReplyCannedRepliesRow,
-	Scan:  cannedReplyCannedRepliesScan,
-	Table: cannedReplyCannedReplies,
+	Row: cannedReplyCannedRepliesRow,
+	Remove: func(e *CannedReply, ts int64) []any {
+		return []any{ts, e.OrgID, e.ReplyID}
+	},
+	Scan: cannedReplyCannedRepliesScan,
 }
 
-// Insert writes e to canned_replies, leaving nil pointers and empty
-// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
-// (docs/repositories.md, Writes).
-func (r *CannedReplyRepo) Insert(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "CannedReply", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &cannedReplyOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *CannedReplyRepo) Insert(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) error {
+	return cannedReplyOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in canned_replies unless a row has its key (IF NOT
-// EXISTS); see docs/repositories.md, Conditional insert.
-func (r *CannedReplyRepo) InsertIfAbsent(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (_ cqlgen.Inserted[CannedReply], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "CannedReply", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &cannedReplyOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *CannedReplyRepo) InsertIfAbsent(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (cqlgen.Inserted[CannedReply], error) {
+	return cannedReplyOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in canned_replies; nil pointers
-// and empty collections clear their columns.
-func (r *CannedReplyRepo) Update(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "CannedReply", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &cannedReplyOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *CannedReplyRepo) Update(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) error {
+	return cannedReplyOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from canned_replies.
-func (r *CannedReplyRepo) Delete(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "CannedReply", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &cannedReplyOne, e)
+// Delete removes the row with e's key.
+func (r *CannedReplyRepo) Delete(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) error {
+	return cannedReplyOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the CannedReply with the given key from canned_replies;
-// cqlgen.ErrNotFound if there is none.
-func (r *CannedReplyRepo) Get(ctx context.Context, orgID string, replyID gocql.UUID) (_ *CannedReply, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "CannedReply", "Get").End(&err)
-	if orgID == "" {
-		return nil, cqlgenimpl.EmptyKey("canned_replies", "org_id")
-	}
-	var e CannedReply
-	e.OrgID = orgID
-	e.ReplyID = replyID
-	return cqlgenimpl.GetOne(ctx, r.s, cannedReplyCannedReplies.Get, []any{e.OrgID, e.ReplyID}, cannedReplyCannedRepliesScan)
+// Get reads the CannedReply with the given key; cqlgen.ErrNotFound if none.
+func (r *CannedReplyRepo) Get(ctx context.Context, orgID string, replyID gocql.UUID) (*CannedReply, error) {
+	return cqlgenimpl.Get(ctx, r.s, "CannedReply", "Get", cannedReplyCannedReplies, []any{orgID, replyID}, cannedReplyCannedRepliesScan)
 }
 
-// CannedRepliesOptions are the optional parts of a CannedReplies read.
+// CannedRepliesOptions are the options of CannedReplies.
 type CannedRepliesOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ReplyIDFrom (inclusive) and ReplyIDTo (exclusive) bound reply_id in read
-	// order; nil: open.
+	// ReplyIDFrom (inclusive) and ReplyIDTo (exclusive) bound reply_id; nil:
+	// open.
 	ReplyIDFrom, ReplyIDTo *gocql.UUID
-	// ReplyIDFromExclusive and ReplyIDToInclusive change the bounds' defaults.
+	// ReplyIDFromExclusive and ReplyIDToInclusive flip the defaults.
 	ReplyIDFromExclusive, ReplyIDToInclusive bool
 }
 
-var cannedReplyCannedRepliesRead = cqlgenimpl.ReadSpec[CannedReply]{
-	Compare: cannedReplyCannedRepliesCompare,
-	Key:     cannedReplyCannedRepliesClustering,
-	Scan:    cannedReplyCannedRepliesScan,
+var cannedReplyCannedRepliesRead = &cqlgenimpl.ReadSpec[CannedReply]{
+	Entity:  "CannedReply",
 	Table:   cannedReplyCannedReplies,
+	Scan:    cannedReplyCannedRepliesScan,
+	Key:     cannedReplyCannedRepliesClustering,
+	Compare: cannedReplyCannedRepliesCompare,
 }
 
-// CannedReplies reads an organisation's canned replies, from canned_replies,
-// in pages: one partition, in clustering order.
-func (r *CannedReplyRepo) CannedReplies(ctx context.Context, orgID string, o *CannedRepliesOptions) (_ cqlgen.Page[CannedReply], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "CannedReply", "CannedReplies").End(&err)
-	if orgID == "" {
-		return cqlgen.Page[CannedReply]{}, cqlgenimpl.EmptyKey("canned_replies", "org_id")
-	}
-	if o == nil {
-		o = &CannedRepliesOptions{}
-	}
-	spec := cannedReplyCannedRepliesRead.With([]any{orgID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.ReplyIDFrom, o.ReplyIDTo, o.ReplyIDFromExclusive, o.ReplyIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// CannedReplies reads an organisation's canned replies from canned_replies, in
+// pages.
+func (r *CannedReplyRepo) CannedReplies(ctx context.Context, orgID string, o *CannedRepliesOptions) (cqlgen.Page[CannedReply], error) {
+	o = cqlgenimpl.Or(o)
+	return cannedReplyCannedRepliesRead.Page(ctx, r.s, r.opts, []any{orgID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.ReplyIDFrom, o.ReplyIDTo, o.ReplyIDFromExclusive, o.ReplyIDToInclusive))
 }
 
 // cannedReplySimilarReplies reads table canned_replies through index
@@ -3047,7 +2198,7 @@ var cannedReplySimilarReplies = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Values: cqlgenimpl.Cols("embedding vector<float, 384>"),
 })
 
-// SimilarRepliesOptions are the optional parts of a SimilarReplies read.
+// SimilarRepliesOptions are the options of SimilarReplies.
 type SimilarRepliesOptions struct {
 	// Limit is the most rows to return, nearest first (0:
 	// cqlgen.DefaultLimit); there are no pages.

@@ -15,11 +15,11 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// messageMessagesByConversation is table messages_by_conversation, which is
-// the source of truth of Message (statements in schema.md).
+// messageMessagesByConversation is table messages_by_conversation, the source
+// of truth (schema.md).
 var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "messages_by_conversation",
 	Pattern:      "MessagesByConversation",
@@ -57,8 +57,8 @@ func messageMessagesByConversationCompare(a, b *Message) int {
 	return cmp.Or(-a.SentAt.Compare(b.SentAt), cqlgenimpl.CompareTimeUUID(a.MessageID, b.MessageID))
 }
 
-// messageMessagesByUser is table messages_by_user, which serves MessagesByUser
-// (statements in schema.md).
+// messageMessagesByUser is table messages_by_user, serving MessagesByUser
+// (schema.md).
 var messageMessagesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "messages_by_user",
 	Pattern:      "MessagesByUser",
@@ -84,9 +84,8 @@ func messageMessagesByUserCompare(a, b *Message) int {
 	return cmp.Or(-a.SentAt.Compare(b.SentAt), cqlgenimpl.CompareTimeUUID(a.MessageID, b.MessageID))
 }
 
-// MessageRepo reads and writes Message in its tables
-// (messages_by_conversation, messages_by_user), kept in step with
-// messages_by_conversation.
+// MessageRepo reads and writes Message in tables messages_by_conversation,
+// messages_by_user.
 type MessageRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -155,7 +154,10 @@ func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Opt
 	})
 }
 
-var messageWrites = &cqlgenimpl.Entity[Message]{
+var messageWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Message]{
+	Name:      "Message",
+	Check:     messageCheck,
+	CheckKey:  messageCheckKey,
 	Canonical: messageMessagesByConversation,
 	Immutable: true,
 	State:     messageMessagesByConversationState,
@@ -168,119 +170,91 @@ var messageWrites = &cqlgenimpl.Entity[Message]{
 			Owner:      []int{3, 1, 2},
 		},
 	},
-}
+})
 
 // Entity is Message.
 func (r *MessageRepo) Entity() string {
 	return "Message"
 }
 
-// Tables lists the tables Repair and Backfill write: all but
-// messages_by_conversation.
+// Tables lists the tables Repair and Backfill write.
 func (r *MessageRepo) Tables() []string {
-	return []string{"messages_by_user"}
+	return messageWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against
+// Verify reports rows missing, stale or orphaned against
 // messages_by_conversation.
-func (r *MessageRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", false, o)
+func (r *MessageRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return messageWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *MessageRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, messageWrites, "Message", true, o)
+// Repair mends what Verify finds.
+func (r *MessageRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return messageWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row messages_by_conversation implies into table.
-func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, messageWrites, "Message", table, o)
+func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return messageWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Message with the given key from messages_by_conversation;
-// cqlgen.ErrNotFound if there is none.
-func (r *MessageRepo) Get(ctx context.Context, conversationID string, sentAt time.Time, messageID gocql.UUID) (_ *Message, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Get").End(&err)
-	if conversationID == "" {
-		return nil, cqlgenimpl.EmptyKey("messages_by_conversation", "conversation_id")
-	}
-	var e Message
-	e.ConversationID = conversationID
-	e.SentAt = sentAt
-	e.MessageID = messageID
-	return cqlgenimpl.GetOne(ctx, r.s, messageMessagesByConversation.Get, []any{e.ConversationID, e.SentAt, e.MessageID}, messageMessagesByConversationScan)
+// Get reads the Message with the given key; cqlgen.ErrNotFound if none.
+func (r *MessageRepo) Get(ctx context.Context, conversationID string, sentAt time.Time, messageID gocql.UUID) (*Message, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Message", "Get", messageMessagesByConversation, []any{conversationID, sentAt, messageID}, messageMessagesByConversationScan)
 }
 
-// MessagesByConversationOptions are the optional parts of a
-// MessagesByConversation read.
+// MessagesByConversationOptions are the options of MessagesByConversation.
 type MessagesByConversationOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at in read
-	// order; nil: open.
+	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at; nil:
+	// open.
 	SentAtFrom, SentAtTo *time.Time
-	// SentAtFromExclusive and SentAtToInclusive change the bounds' defaults.
+	// SentAtFromExclusive and SentAtToInclusive flip the defaults.
 	SentAtFromExclusive, SentAtToInclusive bool
 }
 
-var messageMessagesByConversationRead = cqlgenimpl.ReadSpec[Message]{
-	Compare: messageMessagesByConversationCompare,
-	Key:     messageMessagesByConversationClustering,
-	Scan:    messageMessagesByConversationScan,
+var messageMessagesByConversationRead = &cqlgenimpl.ReadSpec[Message]{
+	Entity:  "Message",
 	Table:   messageMessagesByConversation,
+	Scan:    messageMessagesByConversationScan,
+	Key:     messageMessagesByConversationClustering,
+	Compare: messageMessagesByConversationCompare,
 }
 
-// MessagesByConversation reads the messages of a conversation, newest first,
-// from messages_by_conversation, in pages: one partition, in clustering order.
-func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID string, o *MessagesByConversationOptions) (_ cqlgen.Page[Message], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "MessagesByConversation").End(&err)
-	if conversationID == "" {
-		return cqlgen.Page[Message]{}, cqlgenimpl.EmptyKey("messages_by_conversation", "conversation_id")
-	}
-	if o == nil {
-		o = &MessagesByConversationOptions{}
-	}
-	spec := messageMessagesByConversationRead.With([]any{conversationID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// MessagesByConversation reads the messages of a conversation, newest first
+// from messages_by_conversation, in pages.
+func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID string, o *MessagesByConversationOptions) (cqlgen.Page[Message], error) {
+	o = cqlgenimpl.Or(o)
+	return messageMessagesByConversationRead.Page(ctx, r.s, r.opts, []any{conversationID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive))
 }
 
-// MessagesByUserOptions are the optional parts of a MessagesByUser read.
+// MessagesByUserOptions are the options of MessagesByUser.
 type MessagesByUserOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at in read
-	// order; nil: open.
+	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at; nil:
+	// open.
 	SentAtFrom, SentAtTo *time.Time
-	// SentAtFromExclusive and SentAtToInclusive change the bounds' defaults.
+	// SentAtFromExclusive and SentAtToInclusive flip the defaults.
 	SentAtFromExclusive, SentAtToInclusive bool
 }
 
-var messageMessagesByUserRead = cqlgenimpl.ReadSpec[Message]{
-	Compare: messageMessagesByUserCompare,
-	Key:     messageMessagesByUserClustering,
-	Scan:    messageMessagesByUserScan,
+var messageMessagesByUserRead = &cqlgenimpl.ReadSpec[Message]{
+	Entity:  "Message",
 	Table:   messageMessagesByUser,
+	Scan:    messageMessagesByUserScan,
+	Key:     messageMessagesByUserClustering,
+	Compare: messageMessagesByUserCompare,
 }
 
-// MessagesByUser reads the messages a user sent, newest first, from
-// messages_by_user, in pages: one partition, in clustering order.
-func (r *MessageRepo) MessagesByUser(ctx context.Context, userID string, o *MessagesByUserOptions) (_ cqlgen.Page[Message], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "MessagesByUser").End(&err)
-	if userID == "" {
-		return cqlgen.Page[Message]{}, cqlgenimpl.EmptyKey("messages_by_user", "user_id")
-	}
-	if o == nil {
-		o = &MessagesByUserOptions{}
-	}
-	spec := messageMessagesByUserRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// MessagesByUser reads the messages a user sent, newest first from
+// messages_by_user, in pages.
+func (r *MessageRepo) MessagesByUser(ctx context.Context, userID string, o *MessagesByUserOptions) (cqlgen.Page[Message], error) {
+	o = cqlgenimpl.Or(o)
+	return messageMessagesByUserRead.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.SentAtFrom, o.SentAtTo, o.SentAtFromExclusive, o.SentAtToInclusive))
 }

@@ -15,11 +15,11 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// playListeningHistory is table listening_history, which is the source of
-// truth of Play (statements in schema.md).
+// playListeningHistory is table listening_history, the source of truth
+// (schema.md).
 var playListeningHistory = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "listening_history",
 	Pattern:      "ListeningHistory",
@@ -64,99 +64,74 @@ func playCheck(e *Play) error {
 	return nil
 }
 
-var playOne = cqlgenimpl.One[Play]{
+var playOne = &cqlgenimpl.One[Play]{
+	Name:  "Play",
+	Table: playListeningHistory,
 	Check: playCheck,
-	Delete: func(e *Play, ts int64) []any {
-		return []any{ts, e.UserID, e.PlayedAt, e.TrackID}
-	},
 	Key: func(e *Play) []any {
 		return []any{e.UserID, e.PlayedAt, e.TrackID}
 	},
-	Row:   playListeningHistoryRow,
-	Scan:  playListeningHistoryScan,
-	Table: playListeningHistory,
+	Row: playListeningHistoryRow,
+	Remove: func(e *Play, ts int64) []any {
+		return []any{ts, e.UserID, e.PlayedAt, e.TrackID}
+	},
+	Scan: playListeningHistoryScan,
 }
 
-// Insert writes e to listening_history, leaving nil pointers and empty
-// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
-// (docs/repositories.md, Writes).
-func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &playOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
+	return playOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in listening_history unless a row has its key (IF
-// NOT EXISTS); see docs/repositories.md, Conditional insert.
-func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.Option) (_ cqlgen.Inserted[Play], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &playOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.Option) (cqlgen.Inserted[Play], error) {
+	return playOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in listening_history; nil pointers
-// and empty collections clear their columns.
-func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &playOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
+	return playOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from listening_history.
-func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &playOne, e)
+// Delete removes the row with e's key.
+func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
+	return playOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Play with the given key from listening_history;
-// cqlgen.ErrNotFound if there is none.
-func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (_ *Play, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Get").End(&err)
-	if userID == "" {
-		return nil, cqlgenimpl.EmptyKey("listening_history", "user_id")
-	}
-	var e Play
-	e.UserID = userID
-	e.PlayedAt = playedAt
-	e.TrackID = trackID
-	return cqlgenimpl.GetOne(ctx, r.s, playListeningHistory.Get, []any{e.UserID, e.PlayedAt, e.TrackID}, playListeningHistoryScan)
+// Get reads the Play with the given key; cqlgen.ErrNotFound if none.
+func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (*Play, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Play", "Get", playListeningHistory, []any{userID, playedAt, trackID}, playListeningHistoryScan)
 }
 
-// ListeningHistoryOptions are the optional parts of a ListeningHistory read.
+// ListeningHistoryOptions are the options of ListeningHistory.
 type ListeningHistoryOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlayedAtFrom (inclusive) and PlayedAtTo (exclusive) bound played_at in
-	// read order; nil: open.
+	// PlayedAtFrom (inclusive) and PlayedAtTo (exclusive) bound played_at;
+	// nil: open.
 	PlayedAtFrom, PlayedAtTo *time.Time
-	// PlayedAtFromExclusive and PlayedAtToInclusive change the bounds'
-	// defaults.
+	// PlayedAtFromExclusive and PlayedAtToInclusive flip the defaults.
 	PlayedAtFromExclusive, PlayedAtToInclusive bool
 }
 
-var playListeningHistoryRead = cqlgenimpl.ReadSpec[Play]{
-	Compare: playListeningHistoryCompare,
-	Key:     playListeningHistoryClustering,
-	Scan:    playListeningHistoryScan,
+var playListeningHistoryRead = &cqlgenimpl.ReadSpec[Play]{
+	Entity:  "Play",
 	Table:   playListeningHistory,
+	Scan:    playListeningHistoryScan,
+	Key:     playListeningHistoryClustering,
+	Compare: playListeningHistoryCompare,
 }
 
-// ListeningHistory reads a user's listening history, newest first, from
-// listening_history, in pages: one partition, in clustering order.
-func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *ListeningHistoryOptions) (_ cqlgen.Page[Play], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "ListeningHistory").End(&err)
-	if userID == "" {
-		return cqlgen.Page[Play]{}, cqlgenimpl.EmptyKey("listening_history", "user_id")
-	}
-	if o == nil {
-		o = &ListeningHistoryOptions{}
-	}
-	spec := playListeningHistoryRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.PlayedAtFrom, o.PlayedAtTo, o.PlayedAtFromExclusive, o.PlayedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// ListeningHistory reads a user's listening history, newest first from
+// listening_history, in pages.
+func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *ListeningHistoryOptions) (cqlgen.Page[Play], error) {
+	o = cqlgenimpl.Or(o)
+	return playListeningHistoryRead.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlayedAtFrom, o.PlayedAtTo, o.PlayedAtFromExclusive, o.PlayedAtToInclusive))
 }
 
-// trackTracks is table tracks, which is the source of truth of Track
-// (statements in schema.md).
+// trackTracks is table tracks, the source of truth (schema.md).
 var trackTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "tracks",
 	Pattern:      "Tracks",
@@ -167,46 +142,18 @@ var trackTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func trackTracksScan(it cqlgenimpl.Iter, e *Track) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.TrackID, &e.ArtistID, &e.PlayCount, &e.TrackName, &e.Album, &e.DurationS, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Track{}
-	}
-}
-
-func trackTracksState(e *Track) []any {
-	return []any{e.TrackID}
-}
-
-func trackTracksScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Track], ok bool) {
-	ok = it.Scan(&v.Row.TrackID, &v.Row.ArtistID, &v.Row.PlayCount, &v.Row.TrackName, &v.Row.Album, &v.Row.DurationS, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func trackTracksData(e *Track) []any {
+func trackValues(e *Track, _ bool) []any {
 	return []any{e.TrackID, e.ArtistID, e.PlayCount, e.TrackName, e.Album, e.DurationS}
 }
 
-func trackTracksChange(e *Track, c cqlgenimpl.Change) []any {
-	return []any{e.ArtistID, e.PlayCount, e.TrackName, e.Album, e.DurationS, c.TS, c.Pending, c.Writes, e.TrackID, c.Old}
+func trackFields(e *Track, dst []any) []any {
+	return append(dst, &e.TrackID, &e.ArtistID, &e.PlayCount, &e.TrackName, &e.Album, &e.DurationS)
 }
 
-func trackTracksRemove(e *Track, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.TrackID, c.Old}
-}
+var trackTracksScan = trackWrites.ScanLive
 
-func trackTracksSettle(e *Track, version int64) []any {
-	return []any{e.TrackID, version}
-}
-
-// trackTopTracksByArtist is table top_tracks_by_artist, which serves
-// TopTracksByArtist (statements in schema.md).
+// trackTopTracksByArtist is table top_tracks_by_artist, serving
+// TopTracksByArtist (schema.md).
 var trackTopTracksByArtist = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "top_tracks_by_artist",
 	Pattern:      "TopTracksByArtist",
@@ -215,14 +162,6 @@ var trackTopTracksByArtist = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("track_name text", "album text", "duration_s int"),
 	Maintained:   true,
 })
-
-func trackTopTracksByArtistRow(e *Track, ts int64, _ bool) []any {
-	return []any{e.ArtistID, e.PlayCount, e.TrackID, e.TrackName, e.Album, e.DurationS, ts}
-}
-
-func trackTopTracksByArtistKey(e *Track) []any {
-	return []any{e.ArtistID, e.PlayCount, e.TrackID}
-}
 
 func trackTopTracksByArtistScan(it cqlgenimpl.Iter, e *Track) bool {
 	return it.Scan(&e.ArtistID, &e.PlayCount, &e.TrackID, &e.TrackName, &e.Album, &e.DurationS)
@@ -236,8 +175,7 @@ func trackTopTracksByArtistCompare(a, b *Track) int {
 	return cmp.Or(-cmp.Compare(a.PlayCount, b.PlayCount), cmp.Compare(a.TrackID, b.TrackID))
 }
 
-// TrackRepo reads and writes Track in its tables (tracks,
-// top_tracks_by_artist), kept in step with tracks.
+// TrackRepo reads and writes Track in tables tracks, top_tracks_by_artist.
 type TrackRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -248,105 +186,44 @@ func NewTrackRepo(s cqlgen.Session, opts ...cqlgen.Option) *TrackRepo {
 	return &TrackRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func trackCheck(e *Track) error {
-	if e.TrackID == "" {
-		return cqlgenimpl.EmptyKey("tracks", "track_id")
-	}
-	if e.ArtistID == "" {
-		return cqlgenimpl.EmptyKey("top_tracks_by_artist", "artist_id")
-	}
-	return nil
-}
-
-func trackCheckKey(e *Track) error {
-	if e.TrackID == "" {
-		return cqlgenimpl.EmptyKey("tracks", "track_id")
-	}
-	return nil
-}
-
-var trackWrites = &cqlgenimpl.Entity[Track]{
+var trackWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Track]{
+	Name:      "Track",
 	Canonical: trackTracks,
-	State:     trackTracksState,
-	ScanState: trackTracksScanState,
-	Data:      trackTracksData,
-	Change:    trackTracksChange,
-	Remove:    trackTracksRemove,
-	Settle:    trackTracksSettle,
+	Values:    trackValues,
+	Fields:    trackFields,
 	Projections: []cqlgenimpl.Projection[Track]{
 		{
 			Table:      trackTopTracksByArtist,
-			Key:        trackTopTracksByArtistKey,
-			Row:        trackTopTracksByArtistRow,
 			Writetimes: 3,
 			Owner:      []int{2},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *TrackRepo) Insert(ctx context.Context, e *Track, opts ...cqlgen.Option) error {
+	return trackWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Track, leaving nil pointers
-// and empty collections unset, through the write protocol on tracks
-// (docs/repositories.md, The write protocol).
-func (r *TrackRepo) Insert(ctx context.Context, e *Track, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, trackCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, trackWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *TrackRepo) Update(ctx context.Context, e *Track, opts ...cqlgen.Option) error {
+	return trackWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Track with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// tracks (docs/repositories.md, The write protocol).
-func (r *TrackRepo) Update(ctx context.Context, e *Track, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, trackCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, trackWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *TrackRepo) Delete(ctx context.Context, e *Track, opts ...cqlgen.Option) error {
+	return trackWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Track with e's key from every table (e needs only its
-// key), through the write protocol on tracks (docs/repositories.md, The write
-// protocol).
-func (r *TrackRepo) Delete(ctx context.Context, e *Track, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, trackCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, trackWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Track with the given key and its version.
+func (r *TrackRepo) GetVersioned(ctx context.Context, trackID string) (*Track, int64, error) {
+	return trackWrites.GetVersioned(ctx, r.s, &Track{TrackID: trackID})
 }
 
-// GetVersioned reads the Track with the given key from tracks with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *TrackRepo) GetVersioned(ctx context.Context, trackID string) (_ *Track, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "GetVersioned").End(&err)
-	if trackID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("tracks", "track_id")
-	}
-	e := &Track{}
-	e.TrackID = trackID
-	return cqlgenimpl.Versioned(ctx, r.s, trackWrites, e)
-}
-
-// Modify reads the Track with the given key, lets change edit it and writes it
-// back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *TrackRepo) Modify(ctx context.Context, trackID string, change func(*Track) error, opts ...cqlgen.Option) (_ *Track, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Modify").End(&err)
-	if trackID == "" {
-		return nil, cqlgenimpl.EmptyKey("tracks", "track_id")
-	}
-	e := &Track{}
-	e.TrackID = trackID
-	o, err := cqlgenimpl.BeginVersioned(e, trackCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, trackWrites, e, trackCheck, change)
+// Modify edits the Track with the given key by change, retrying on conflict.
+func (r *TrackRepo) Modify(ctx context.Context, trackID string, change func(*Track) error, opts ...cqlgen.Option) (*Track, error) {
+	return trackWrites.Modify(ctx, r.s, r.opts, opts, &Track{TrackID: trackID}, change)
 }
 
 // Entity is Track.
@@ -354,94 +231,69 @@ func (r *TrackRepo) Entity() string {
 	return "Track"
 }
 
-// Tables lists the tables Repair and Backfill write: all but tracks.
+// Tables lists the tables Repair and Backfill write.
 func (r *TrackRepo) Tables() []string {
-	return []string{"top_tracks_by_artist"}
+	return trackWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against tracks.
-func (r *TrackRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, trackWrites, "Track", false, o)
+// Verify reports rows missing, stale or orphaned against tracks.
+func (r *TrackRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return trackWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *TrackRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, trackWrites, "Track", true, o)
+// Repair mends what Verify finds.
+func (r *TrackRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return trackWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row tracks implies into table.
-func (r *TrackRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, trackWrites, "Track", table, o)
+func (r *TrackRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return trackWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Track with the given key from tracks; cqlgen.ErrNotFound if
-// there is none.
-func (r *TrackRepo) Get(ctx context.Context, trackID string) (_ *Track, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "Get").End(&err)
-	if trackID == "" {
-		return nil, cqlgenimpl.EmptyKey("tracks", "track_id")
-	}
-	var e Track
-	e.TrackID = trackID
-	return cqlgenimpl.GetOne(ctx, r.s, trackTracks.Get, []any{e.TrackID}, trackTracksScan)
+// Get reads the Track with the given key; cqlgen.ErrNotFound if none.
+func (r *TrackRepo) Get(ctx context.Context, trackID string) (*Track, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Track", "Get", trackTracks, []any{trackID}, trackTracksScan)
 }
 
-// GetMany reads the Tracks with the given track_id values from tracks in one
-// query: Rows[i] is trackIDs[i]'s, nil when missing (docs/repositories.md,
-// Multi-get).
-func (r *TrackRepo) GetMany(ctx context.Context, trackIDs []string) (_ cqlgen.Found[Track], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "GetMany").End(&err)
-	for _, k := range trackIDs {
-		if k == "" {
-			return cqlgen.Found[Track]{}, cqlgenimpl.EmptyKey("tracks", "track_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, trackTracks, []any{}, trackIDs, r.opts.MaxKeys, trackTracksScan, func(e *Track) string {
+// GetMany reads the Tracks of the given track_id values: Rows[i] is
+// trackIDs[i]'s or nil.
+func (r *TrackRepo) GetMany(ctx context.Context, trackIDs []string) (cqlgen.Found[Track], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Track", trackTracks, []any{}, trackIDs, trackTracksScan, func(e *Track) string {
 		return e.TrackID
 	})
 }
 
-// TopTracksByArtistOptions are the optional parts of a TopTracksByArtist read.
+// TopTracksByArtistOptions are the options of TopTracksByArtist.
 type TopTracksByArtistOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count
-	// in read order; nil: open.
+	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count;
+	// nil: open.
 	PlayCountFrom, PlayCountTo *int64
-	// PlayCountFromExclusive and PlayCountToInclusive change the bounds'
-	// defaults.
+	// PlayCountFromExclusive and PlayCountToInclusive flip the defaults.
 	PlayCountFromExclusive, PlayCountToInclusive bool
 }
 
-var trackTopTracksByArtistRead = cqlgenimpl.ReadSpec[Track]{
-	Compare: trackTopTracksByArtistCompare,
-	Key:     trackTopTracksByArtistClustering,
-	Scan:    trackTopTracksByArtistScan,
+var trackTopTracksByArtistRead = &cqlgenimpl.ReadSpec[Track]{
+	Entity:  "Track",
 	Table:   trackTopTracksByArtist,
+	Scan:    trackTopTracksByArtistScan,
+	Key:     trackTopTracksByArtistClustering,
+	Compare: trackTopTracksByArtistCompare,
 }
 
-// TopTracksByArtist reads an artist's top tracks, most played first, from
-// top_tracks_by_artist, in pages: one partition, in clustering order.
-func (r *TrackRepo) TopTracksByArtist(ctx context.Context, artistID string, o *TopTracksByArtistOptions) (_ cqlgen.Page[Track], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Track", "TopTracksByArtist").End(&err)
-	if artistID == "" {
-		return cqlgen.Page[Track]{}, cqlgenimpl.EmptyKey("top_tracks_by_artist", "artist_id")
-	}
-	if o == nil {
-		o = &TopTracksByArtistOptions{}
-	}
-	spec := trackTopTracksByArtistRead.With([]any{artistID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.PlayCountFrom, o.PlayCountTo, o.PlayCountFromExclusive, o.PlayCountToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// TopTracksByArtist reads an artist's top tracks, most played first from
+// top_tracks_by_artist, in pages.
+func (r *TrackRepo) TopTracksByArtist(ctx context.Context, artistID string, o *TopTracksByArtistOptions) (cqlgen.Page[Track], error) {
+	o = cqlgenimpl.Or(o)
+	return trackTopTracksByArtistRead.Page(ctx, r.s, r.opts, []any{artistID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlayCountFrom, o.PlayCountTo, o.PlayCountFromExclusive, o.PlayCountToInclusive))
 }
 
-// playlistTrackPlaylistTracks is table playlist_tracks, which is the source of
-// truth of PlaylistTrack (statements in schema.md).
+// playlistTrackPlaylistTracks is table playlist_tracks, the source of truth
+// (schema.md).
 var playlistTrackPlaylistTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "playlist_tracks",
 	Pattern:      "PlaylistTracks",
@@ -486,99 +338,75 @@ func playlistTrackCheck(e *PlaylistTrack) error {
 	return nil
 }
 
-var playlistTrackOne = cqlgenimpl.One[PlaylistTrack]{
+var playlistTrackOne = &cqlgenimpl.One[PlaylistTrack]{
+	Name:  "PlaylistTrack",
+	Table: playlistTrackPlaylistTracks,
 	Check: playlistTrackCheck,
-	Delete: func(e *PlaylistTrack, ts int64) []any {
-		return []any{ts, e.PlaylistID, e.Position, e.TrackID}
-	},
 	Key: func(e *PlaylistTrack) []any {
 		return []any{e.PlaylistID, e.Position, e.TrackID}
 	},
-	Row:   playlistTrackPlaylistTracksRow,
-	Scan:  playlistTrackPlaylistTracksScan,
-	Table: playlistTrackPlaylistTracks,
+	Row: playlistTrackPlaylistTracksRow,
+	Remove: func(e *PlaylistTrack, ts int64) []any {
+		return []any{ts, e.PlaylistID, e.Position, e.TrackID}
+	},
+	Scan: playlistTrackPlaylistTracksScan,
 }
 
-// Insert writes e to playlist_tracks, leaving nil pointers and empty
-// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
-// (docs/repositories.md, Writes).
-func (r *PlaylistTrackRepo) Insert(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &playlistTrackOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *PlaylistTrackRepo) Insert(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) error {
+	return playlistTrackOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in playlist_tracks unless a row has its key (IF NOT
-// EXISTS); see docs/repositories.md, Conditional insert.
-func (r *PlaylistTrackRepo) InsertIfAbsent(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (_ cqlgen.Inserted[PlaylistTrack], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &playlistTrackOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *PlaylistTrackRepo) InsertIfAbsent(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (cqlgen.Inserted[PlaylistTrack], error) {
+	return playlistTrackOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in playlist_tracks; nil pointers
-// and empty collections clear their columns.
-func (r *PlaylistTrackRepo) Update(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &playlistTrackOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *PlaylistTrackRepo) Update(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) error {
+	return playlistTrackOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from playlist_tracks.
-func (r *PlaylistTrackRepo) Delete(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &playlistTrackOne, e)
+// Delete removes the row with e's key.
+func (r *PlaylistTrackRepo) Delete(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) error {
+	return playlistTrackOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the PlaylistTrack with the given key from playlist_tracks;
-// cqlgen.ErrNotFound if there is none.
-func (r *PlaylistTrackRepo) Get(ctx context.Context, playlistID string, position int32, trackID string) (_ *PlaylistTrack, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "Get").End(&err)
-	if playlistID == "" {
-		return nil, cqlgenimpl.EmptyKey("playlist_tracks", "playlist_id")
-	}
-	var e PlaylistTrack
-	e.PlaylistID = playlistID
-	e.Position = position
-	e.TrackID = trackID
-	return cqlgenimpl.GetOne(ctx, r.s, playlistTrackPlaylistTracks.Get, []any{e.PlaylistID, e.Position, e.TrackID}, playlistTrackPlaylistTracksScan)
+// Get reads the PlaylistTrack with the given key; cqlgen.ErrNotFound if none.
+func (r *PlaylistTrackRepo) Get(ctx context.Context, playlistID string, position int32, trackID string) (*PlaylistTrack, error) {
+	return cqlgenimpl.Get(ctx, r.s, "PlaylistTrack", "Get", playlistTrackPlaylistTracks, []any{playlistID, position, trackID}, playlistTrackPlaylistTracksScan)
 }
 
-// PlaylistTracksOptions are the optional parts of a PlaylistTracks read.
+// PlaylistTracksOptions are the options of PlaylistTracks.
 type PlaylistTracksOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PositionFrom (inclusive) and PositionTo (exclusive) bound position in
-	// read order; nil: open.
+	// PositionFrom (inclusive) and PositionTo (exclusive) bound position; nil:
+	// open.
 	PositionFrom, PositionTo *int32
-	// PositionFromExclusive and PositionToInclusive change the bounds'
-	// defaults.
+	// PositionFromExclusive and PositionToInclusive flip the defaults.
 	PositionFromExclusive, PositionToInclusive bool
 }
 
-var playlistTrackPlaylistTracksRead = cqlgenimpl.ReadSpec[PlaylistTrack]{
-	Compare: playlistTrackPlaylistTracksCompare,
-	Key:     playlistTrackPlaylistTracksClustering,
-	Scan:    playlistTrackPlaylistTracksScan,
+var playlistTrackPlaylistTracksRead = &cqlgenimpl.ReadSpec[PlaylistTrack]{
+	Entity:  "PlaylistTrack",
 	Table:   playlistTrackPlaylistTracks,
+	Scan:    playlistTrackPlaylistTracksScan,
+	Key:     playlistTrackPlaylistTracksClustering,
+	Compare: playlistTrackPlaylistTracksCompare,
 }
 
-// PlaylistTracks reads the tracks of a playlist, in order, from
-// playlist_tracks, in pages: one partition, in clustering order.
-func (r *PlaylistTrackRepo) PlaylistTracks(ctx context.Context, playlistID string, o *PlaylistTracksOptions) (_ cqlgen.Page[PlaylistTrack], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "PlaylistTrack", "PlaylistTracks").End(&err)
-	if playlistID == "" {
-		return cqlgen.Page[PlaylistTrack]{}, cqlgenimpl.EmptyKey("playlist_tracks", "playlist_id")
-	}
-	if o == nil {
-		o = &PlaylistTracksOptions{}
-	}
-	spec := playlistTrackPlaylistTracksRead.With([]any{playlistID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.PositionFrom, o.PositionTo, o.PositionFromExclusive, o.PositionToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// PlaylistTracks reads the tracks of a playlist, in order from
+// playlist_tracks, in pages.
+func (r *PlaylistTrackRepo) PlaylistTracks(ctx context.Context, playlistID string, o *PlaylistTracksOptions) (cqlgen.Page[PlaylistTrack], error) {
+	o = cqlgenimpl.Or(o)
+	return playlistTrackPlaylistTracksRead.Page(ctx, r.s, r.opts, []any{playlistID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PositionFrom, o.PositionTo, o.PositionFromExclusive, o.PositionToInclusive))
 }
 
-// chartEntryDailyTrackPlays is table daily_track_plays, which is the source of
-// truth of ChartEntry (statements in schema.md).
+// chartEntryDailyTrackPlays is table daily_track_plays, the source of truth
+// (schema.md).
 var chartEntryDailyTrackPlays = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "daily_track_plays",
 	Pattern:      "DailyTrackPlays",
@@ -589,46 +417,18 @@ var chartEntryDailyTrackPlays = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func chartEntryDailyTrackPlaysScan(it cqlgenimpl.Iter, e *ChartEntry) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.ChartDate, &e.TrackID, &e.PlayCount, &e.TrackName, &e.Artist, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = ChartEntry{}
-	}
-}
-
-func chartEntryDailyTrackPlaysState(e *ChartEntry) []any {
-	return []any{e.ChartDate, e.TrackID}
-}
-
-func chartEntryDailyTrackPlaysScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[ChartEntry], ok bool) {
-	ok = it.Scan(&v.Row.ChartDate, &v.Row.TrackID, &v.Row.PlayCount, &v.Row.TrackName, &v.Row.Artist, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func chartEntryDailyTrackPlaysData(e *ChartEntry) []any {
+func chartEntryValues(e *ChartEntry, _ bool) []any {
 	return []any{e.ChartDate, e.TrackID, e.PlayCount, e.TrackName, e.Artist}
 }
 
-func chartEntryDailyTrackPlaysChange(e *ChartEntry, c cqlgenimpl.Change) []any {
-	return []any{e.PlayCount, e.TrackName, e.Artist, c.TS, c.Pending, c.Writes, e.ChartDate, e.TrackID, c.Old}
+func chartEntryFields(e *ChartEntry, dst []any) []any {
+	return append(dst, &e.ChartDate, &e.TrackID, &e.PlayCount, &e.TrackName, &e.Artist)
 }
 
-func chartEntryDailyTrackPlaysRemove(e *ChartEntry, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.ChartDate, e.TrackID, c.Old}
-}
+var chartEntryDailyTrackPlaysScan = chartEntryWrites.ScanLive
 
-func chartEntryDailyTrackPlaysSettle(e *ChartEntry, version int64) []any {
-	return []any{e.ChartDate, e.TrackID, version}
-}
-
-// chartEntryDailyCharts is table daily_charts, which serves DailyCharts
-// (statements in schema.md).
+// chartEntryDailyCharts is table daily_charts, serving DailyCharts
+// (schema.md).
 var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "daily_charts",
 	Pattern:      "DailyCharts",
@@ -659,8 +459,8 @@ func chartEntryDailyChartsCompare(a, b *ChartEntry) int {
 	return cmp.Or(-cmp.Compare(a.PlayCount, b.PlayCount), cmp.Compare(a.TrackID, b.TrackID))
 }
 
-// ChartEntryRepo reads and writes ChartEntry in its tables (daily_track_plays,
-// daily_charts), kept in step with daily_track_plays.
+// ChartEntryRepo reads and writes ChartEntry in tables daily_track_plays,
+// daily_charts.
 type ChartEntryRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -671,34 +471,11 @@ func NewChartEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *ChartEntryRepo 
 	return &ChartEntryRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func chartEntryCheck(e *ChartEntry) error {
-	if e.ChartDate.IsZero() {
-		return cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
-	}
-	if e.TrackID == "" {
-		return cqlgenimpl.EmptyKey("daily_track_plays", "track_id")
-	}
-	return nil
-}
-
-func chartEntryCheckKey(e *ChartEntry) error {
-	if e.ChartDate.IsZero() {
-		return cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
-	}
-	if e.TrackID == "" {
-		return cqlgenimpl.EmptyKey("daily_track_plays", "track_id")
-	}
-	return nil
-}
-
-var chartEntryWrites = &cqlgenimpl.Entity[ChartEntry]{
+var chartEntryWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[ChartEntry]{
+	Name:      "ChartEntry",
 	Canonical: chartEntryDailyTrackPlays,
-	State:     chartEntryDailyTrackPlaysState,
-	ScanState: chartEntryDailyTrackPlaysScanState,
-	Data:      chartEntryDailyTrackPlaysData,
-	Change:    chartEntryDailyTrackPlaysChange,
-	Remove:    chartEntryDailyTrackPlaysRemove,
-	Settle:    chartEntryDailyTrackPlaysSettle,
+	Values:    chartEntryValues,
+	Fields:    chartEntryFields,
 	Projections: []cqlgenimpl.Projection[ChartEntry]{
 		{
 			Table:      chartEntryDailyCharts,
@@ -708,79 +485,33 @@ var chartEntryWrites = &cqlgenimpl.Entity[ChartEntry]{
 			Owner:      []int{0, 3},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
+	return chartEntryWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of ChartEntry, leaving nil
-// pointers and empty collections unset, through the write protocol on
-// daily_track_plays (docs/repositories.md, The write protocol).
-func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, chartEntryCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, chartEntryWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
+	return chartEntryWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the ChartEntry with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// daily_track_plays (docs/repositories.md, The write protocol).
-func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, chartEntryCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, chartEntryWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
+	return chartEntryWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the ChartEntry with e's key from every table (e needs only
-// its key), through the write protocol on daily_track_plays
-// (docs/repositories.md, The write protocol).
-func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, chartEntryCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, chartEntryWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the ChartEntry with the given key and its version.
+func (r *ChartEntryRepo) GetVersioned(ctx context.Context, chartDate time.Time, trackID string) (*ChartEntry, int64, error) {
+	return chartEntryWrites.GetVersioned(ctx, r.s, &ChartEntry{ChartDate: chartDate, TrackID: trackID})
 }
 
-// GetVersioned reads the ChartEntry with the given key from daily_track_plays
-// with its version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *ChartEntryRepo) GetVersioned(ctx context.Context, chartDate time.Time, trackID string) (_ *ChartEntry, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "GetVersioned").End(&err)
-	if chartDate.IsZero() {
-		return nil, 0, cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
-	}
-	if trackID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("daily_track_plays", "track_id")
-	}
-	e := &ChartEntry{}
-	e.ChartDate = chartDate
-	e.TrackID = trackID
-	return cqlgenimpl.Versioned(ctx, r.s, chartEntryWrites, e)
-}
-
-// Modify reads the ChartEntry with the given key, lets change edit it and
-// writes it back if no one changed it since, else tries again
-// (docs/repositories.md, Concurrent edits).
-func (r *ChartEntryRepo) Modify(ctx context.Context, chartDate time.Time, trackID string, change func(*ChartEntry) error, opts ...cqlgen.Option) (_ *ChartEntry, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Modify").End(&err)
-	if chartDate.IsZero() {
-		return nil, cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
-	}
-	if trackID == "" {
-		return nil, cqlgenimpl.EmptyKey("daily_track_plays", "track_id")
-	}
-	e := &ChartEntry{}
-	e.ChartDate = chartDate
-	e.TrackID = trackID
-	o, err := cqlgenimpl.BeginVersioned(e, chartEntryCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, chartEntryWrites, e, chartEntryCheck, change)
+// Modify edits the ChartEntry with the given key by change, retrying on
+// conflict.
+func (r *ChartEntryRepo) Modify(ctx context.Context, chartDate time.Time, trackID string, change func(*ChartEntry) error, opts ...cqlgen.Option) (*ChartEntry, error) {
+	return chartEntryWrites.Modify(ctx, r.s, r.opts, opts, &ChartEntry{ChartDate: chartDate, TrackID: trackID}, change)
 }
 
 // Entity is ChartEntry.
@@ -788,104 +519,69 @@ func (r *ChartEntryRepo) Entity() string {
 	return "ChartEntry"
 }
 
-// Tables lists the tables Repair and Backfill write: all but
-// daily_track_plays.
+// Tables lists the tables Repair and Backfill write.
 func (r *ChartEntryRepo) Tables() []string {
-	return []string{"daily_charts"}
+	return chartEntryWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against
-// daily_track_plays.
-func (r *ChartEntryRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, chartEntryWrites, "ChartEntry", false, o)
+// Verify reports rows missing, stale or orphaned against daily_track_plays.
+func (r *ChartEntryRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return chartEntryWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *ChartEntryRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, chartEntryWrites, "ChartEntry", true, o)
+// Repair mends what Verify finds.
+func (r *ChartEntryRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return chartEntryWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row daily_track_plays implies into table.
-func (r *ChartEntryRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, chartEntryWrites, "ChartEntry", table, o)
+func (r *ChartEntryRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return chartEntryWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the ChartEntry with the given key from daily_track_plays;
-// cqlgen.ErrNotFound if there is none.
-func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, trackID string) (_ *ChartEntry, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Get").End(&err)
-	if chartDate.IsZero() {
-		return nil, cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
-	}
-	if trackID == "" {
-		return nil, cqlgenimpl.EmptyKey("daily_track_plays", "track_id")
-	}
-	var e ChartEntry
-	e.ChartDate = chartDate
-	e.TrackID = trackID
-	return cqlgenimpl.GetOne(ctx, r.s, chartEntryDailyTrackPlays.Get, []any{e.ChartDate, e.TrackID}, chartEntryDailyTrackPlaysScan)
+// Get reads the ChartEntry with the given key; cqlgen.ErrNotFound if none.
+func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, trackID string) (*ChartEntry, error) {
+	return cqlgenimpl.Get(ctx, r.s, "ChartEntry", "Get", chartEntryDailyTrackPlays, []any{chartDate, trackID}, chartEntryDailyTrackPlaysScan)
 }
 
-// GetMany reads the ChartEntrys of one chart_date with the given track_id
-// values from daily_track_plays in one query: Rows[i] is trackIDs[i]'s, nil
-// when missing (docs/repositories.md, Multi-get).
-func (r *ChartEntryRepo) GetMany(ctx context.Context, chartDate time.Time, trackIDs []string) (_ cqlgen.Found[ChartEntry], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "GetMany").End(&err)
-	if chartDate.IsZero() {
-		return cqlgen.Found[ChartEntry]{}, cqlgenimpl.EmptyKey("daily_track_plays", "chart_date")
-	}
-	for _, k := range trackIDs {
-		if k == "" {
-			return cqlgen.Found[ChartEntry]{}, cqlgenimpl.EmptyKey("daily_track_plays", "track_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, chartEntryDailyTrackPlays, []any{chartDate}, trackIDs, r.opts.MaxKeys, chartEntryDailyTrackPlaysScan, func(e *ChartEntry) string {
+// GetMany reads the ChartEntrys of one chart_date of the given track_id
+// values: Rows[i] is trackIDs[i]'s or nil.
+func (r *ChartEntryRepo) GetMany(ctx context.Context, chartDate time.Time, trackIDs []string) (cqlgen.Found[ChartEntry], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "ChartEntry", chartEntryDailyTrackPlays, []any{chartDate}, trackIDs, chartEntryDailyTrackPlaysScan, func(e *ChartEntry) string {
 		return e.TrackID
 	})
 }
 
-// DailyChartsOptions are the optional parts of a DailyCharts read.
+// DailyChartsOptions are the options of DailyCharts.
 type DailyChartsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count
-	// in read order; nil: open.
+	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count;
+	// nil: open.
 	PlayCountFrom, PlayCountTo *int64
-	// PlayCountFromExclusive and PlayCountToInclusive change the bounds'
-	// defaults.
+	// PlayCountFromExclusive and PlayCountToInclusive flip the defaults.
 	PlayCountFromExclusive, PlayCountToInclusive bool
 }
 
-var chartEntryDailyChartsRead = cqlgenimpl.ReadSpec[ChartEntry]{
+var chartEntryDailyChartsRead = &cqlgenimpl.ReadSpec[ChartEntry]{
+	Entity:      "ChartEntry",
+	Table:       chartEntryDailyCharts,
+	Scan:        chartEntryDailyChartsScan,
+	Key:         chartEntryDailyChartsClustering,
 	Compare:     chartEntryDailyChartsCompare,
 	HashBuckets: 100,
-	Key:         chartEntryDailyChartsClustering,
-	Scan:        chartEntryDailyChartsScan,
-	Table:       chartEntryDailyCharts,
 }
 
-// DailyCharts reads a day's chart, most played first, from daily_charts, in
+// DailyCharts reads a day's chart, most played first from daily_charts, in
 // pages: all 100 hash buckets read in parallel and merged in clustering order.
-func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o *DailyChartsOptions) (_ cqlgen.Page[ChartEntry], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "DailyCharts").End(&err)
-	if chartDate.IsZero() {
-		return cqlgen.Page[ChartEntry]{}, cqlgenimpl.EmptyKey("daily_charts", "chart_date")
-	}
-	if o == nil {
-		o = &DailyChartsOptions{}
-	}
-	spec := chartEntryDailyChartsRead.With([]any{chartDate}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.PlayCountFrom, o.PlayCountTo, o.PlayCountFromExclusive, o.PlayCountToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o *DailyChartsOptions) (cqlgen.Page[ChartEntry], error) {
+	o = cqlgenimpl.Or(o)
+	return chartEntryDailyChartsRead.Page(ctx, r.s, r.opts, []any{chartDate}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlayCountFrom, o.PlayCountTo, o.PlayCountFromExclusive, o.PlayCountToInclusive))
 }
 
-// releaseReleases is table releases, which is the source of truth of Release
-// (statements in schema.md).
+// releaseReleases is table releases, the source of truth (schema.md).
 var releaseReleases = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "releases",
 	Pattern:      "Releases",
@@ -896,46 +592,17 @@ var releaseReleases = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func releaseReleasesScan(it cqlgenimpl.Iter, e *Release) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.ReleaseID, &e.ArtistID, &e.Title, &e.ReleasedAt, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Release{}
-	}
-}
-
-func releaseReleasesState(e *Release) []any {
-	return []any{e.ReleaseID}
-}
-
-func releaseReleasesScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Release], ok bool) {
-	ok = it.Scan(&v.Row.ReleaseID, &v.Row.ArtistID, &v.Row.Title, &v.Row.ReleasedAt, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func releaseReleasesData(e *Release) []any {
+func releaseValues(e *Release, _ bool) []any {
 	return []any{e.ReleaseID, e.ArtistID, e.Title, e.ReleasedAt}
 }
 
-func releaseReleasesChange(e *Release, c cqlgenimpl.Change) []any {
-	return []any{e.ArtistID, e.Title, e.ReleasedAt, c.TS, c.Pending, c.Writes, e.ReleaseID, c.Old}
+func releaseFields(e *Release, dst []any) []any {
+	return append(dst, &e.ReleaseID, &e.ArtistID, &e.Title, &e.ReleasedAt)
 }
 
-func releaseReleasesRemove(e *Release, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.ReleaseID, c.Old}
-}
+var releaseReleasesScan = releaseWrites.ScanLive
 
-func releaseReleasesSettle(e *Release, version int64) []any {
-	return []any{e.ReleaseID, version}
-}
-
-// releaseNewReleases is table new_releases, which serves NewReleases
-// (statements in schema.md).
+// releaseNewReleases is table new_releases, serving NewReleases (schema.md).
 var releaseNewReleases = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "new_releases",
 	Pattern:      "NewReleases",
@@ -966,8 +633,7 @@ func releaseNewReleasesCompare(a, b *Release) int {
 	return cmp.Or(-a.ReleasedAt.Compare(b.ReleasedAt), cqlgenimpl.CompareUUID(a.ReleaseID, b.ReleaseID))
 }
 
-// ReleaseRepo reads and writes Release in its tables (releases, new_releases),
-// kept in step with releases.
+// ReleaseRepo reads and writes Release in tables releases, new_releases.
 type ReleaseRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -978,28 +644,11 @@ func NewReleaseRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReleaseRepo {
 	return &ReleaseRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func releaseCheck(e *Release) error {
-	if cqlgenimpl.IsZeroUUID(e.ReleaseID) {
-		return cqlgenimpl.EmptyKey("releases", "release_id")
-	}
-	return nil
-}
-
-func releaseCheckKey(e *Release) error {
-	if cqlgenimpl.IsZeroUUID(e.ReleaseID) {
-		return cqlgenimpl.EmptyKey("releases", "release_id")
-	}
-	return nil
-}
-
-var releaseWrites = &cqlgenimpl.Entity[Release]{
+var releaseWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Release]{
+	Name:      "Release",
 	Canonical: releaseReleases,
-	State:     releaseReleasesState,
-	ScanState: releaseReleasesScanState,
-	Data:      releaseReleasesData,
-	Change:    releaseReleasesChange,
-	Remove:    releaseReleasesRemove,
-	Settle:    releaseReleasesSettle,
+	Values:    releaseValues,
+	Fields:    releaseFields,
 	Projections: []cqlgenimpl.Projection[Release]{
 		{
 			Table:      releaseNewReleases,
@@ -1009,71 +658,32 @@ var releaseWrites = &cqlgenimpl.Entity[Release]{
 			Owner:      []int{2},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *ReleaseRepo) Insert(ctx context.Context, e *Release, opts ...cqlgen.Option) error {
+	return releaseWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Release, leaving nil pointers
-// and empty collections unset, through the write protocol on releases
-// (docs/repositories.md, The write protocol).
-func (r *ReleaseRepo) Insert(ctx context.Context, e *Release, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, releaseCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, releaseWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *ReleaseRepo) Update(ctx context.Context, e *Release, opts ...cqlgen.Option) error {
+	return releaseWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Release with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// releases (docs/repositories.md, The write protocol).
-func (r *ReleaseRepo) Update(ctx context.Context, e *Release, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, releaseCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, releaseWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *ReleaseRepo) Delete(ctx context.Context, e *Release, opts ...cqlgen.Option) error {
+	return releaseWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Release with e's key from every table (e needs only its
-// key), through the write protocol on releases (docs/repositories.md, The
-// write protocol).
-func (r *ReleaseRepo) Delete(ctx context.Context, e *Release, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, releaseCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, releaseWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Release with the given key and its version.
+func (r *ReleaseRepo) GetVersioned(ctx context.Context, releaseID gocql.UUID) (*Release, int64, error) {
+	return releaseWrites.GetVersioned(ctx, r.s, &Release{ReleaseID: releaseID})
 }
 
-// GetVersioned reads the Release with the given key from releases with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *ReleaseRepo) GetVersioned(ctx context.Context, releaseID gocql.UUID) (_ *Release, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "GetVersioned").End(&err)
-	if cqlgenimpl.IsZeroUUID(releaseID) {
-		return nil, 0, cqlgenimpl.EmptyKey("releases", "release_id")
-	}
-	e := &Release{}
-	e.ReleaseID = releaseID
-	return cqlgenimpl.Versioned(ctx, r.s, releaseWrites, e)
-}
-
-// Modify reads the Release with the given key, lets change edit it and writes
-// it back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *ReleaseRepo) Modify(ctx context.Context, releaseID gocql.UUID, change func(*Release) error, opts ...cqlgen.Option) (_ *Release, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Modify").End(&err)
-	if cqlgenimpl.IsZeroUUID(releaseID) {
-		return nil, cqlgenimpl.EmptyKey("releases", "release_id")
-	}
-	e := &Release{}
-	e.ReleaseID = releaseID
-	o, err := cqlgenimpl.BeginVersioned(e, releaseCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, releaseWrites, e, releaseCheck, change)
+// Modify edits the Release with the given key by change, retrying on conflict.
+func (r *ReleaseRepo) Modify(ctx context.Context, releaseID gocql.UUID, change func(*Release) error, opts ...cqlgen.Option) (*Release, error) {
+	return releaseWrites.Modify(ctx, r.s, r.opts, opts, &Release{ReleaseID: releaseID}, change)
 }
 
 // Entity is Release.
@@ -1081,97 +691,69 @@ func (r *ReleaseRepo) Entity() string {
 	return "Release"
 }
 
-// Tables lists the tables Repair and Backfill write: all but releases.
+// Tables lists the tables Repair and Backfill write.
 func (r *ReleaseRepo) Tables() []string {
-	return []string{"new_releases"}
+	return releaseWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against releases.
-func (r *ReleaseRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, releaseWrites, "Release", false, o)
+// Verify reports rows missing, stale or orphaned against releases.
+func (r *ReleaseRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return releaseWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *ReleaseRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, releaseWrites, "Release", true, o)
+// Repair mends what Verify finds.
+func (r *ReleaseRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return releaseWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row releases implies into table.
-func (r *ReleaseRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, releaseWrites, "Release", table, o)
+func (r *ReleaseRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return releaseWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Release with the given key from releases; cqlgen.ErrNotFound
-// if there is none.
-func (r *ReleaseRepo) Get(ctx context.Context, releaseID gocql.UUID) (_ *Release, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "Get").End(&err)
-	if cqlgenimpl.IsZeroUUID(releaseID) {
-		return nil, cqlgenimpl.EmptyKey("releases", "release_id")
-	}
-	var e Release
-	e.ReleaseID = releaseID
-	return cqlgenimpl.GetOne(ctx, r.s, releaseReleases.Get, []any{e.ReleaseID}, releaseReleasesScan)
+// Get reads the Release with the given key; cqlgen.ErrNotFound if none.
+func (r *ReleaseRepo) Get(ctx context.Context, releaseID gocql.UUID) (*Release, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Release", "Get", releaseReleases, []any{releaseID}, releaseReleasesScan)
 }
 
-// GetMany reads the Releases with the given release_id values from releases in
-// one query: Rows[i] is releaseIDs[i]'s, nil when missing
-// (docs/repositories.md, Multi-get).
-func (r *ReleaseRepo) GetMany(ctx context.Context, releaseIDs []gocql.UUID) (_ cqlgen.Found[Release], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "GetMany").End(&err)
-	for _, k := range releaseIDs {
-		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Release]{}, cqlgenimpl.EmptyKey("releases", "release_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, releaseReleases, []any{}, releaseIDs, r.opts.MaxKeys, releaseReleasesScan, func(e *Release) gocql.UUID {
+// GetMany reads the Releases of the given release_id values: Rows[i] is
+// releaseIDs[i]'s or nil.
+func (r *ReleaseRepo) GetMany(ctx context.Context, releaseIDs []gocql.UUID) (cqlgen.Found[Release], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Release", releaseReleases, []any{}, releaseIDs, releaseReleasesScan, func(e *Release) gocql.UUID {
 		return e.ReleaseID
 	})
 }
 
-// NewReleasesOptions are the optional parts of a NewReleases read.
+// NewReleasesOptions are the options of NewReleases.
 type NewReleasesOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
 	// ReleasedAtFrom (inclusive) and ReleasedAtTo (exclusive) bound
-	// released_at in read order; nil: open.
+	// released_at; nil: open.
 	ReleasedAtFrom, ReleasedAtTo *time.Time
-	// ReleasedAtFromExclusive and ReleasedAtToInclusive change the bounds'
-	// defaults.
+	// ReleasedAtFromExclusive and ReleasedAtToInclusive flip the defaults.
 	ReleasedAtFromExclusive, ReleasedAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var releaseNewReleasesRead = cqlgenimpl.ReadSpec[Release]{
-	Compare: releaseNewReleasesCompare,
-	Key:     releaseNewReleasesClustering,
-	Scan:    releaseNewReleasesScan,
-	Table:   releaseNewReleases,
+var releaseNewReleasesRead = &cqlgenimpl.ReadSpec[Release]{
+	Entity:      "Release",
+	Table:       releaseNewReleases,
+	Scan:        releaseNewReleasesScan,
+	Key:         releaseNewReleasesClustering,
+	Compare:     releaseNewReleasesCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
-// NewReleases reads every artist's releases, newest first, a partition a day,
+// NewReleases reads every artist's releases, newest first, a partition a day
 // from new_releases, in pages: time buckets from the newest back, each in
 // clustering order.
-func (r *ReleaseRepo) NewReleases(ctx context.Context, o *NewReleasesOptions) (_ cqlgen.Page[Release], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Release", "NewReleases").End(&err)
-	if o == nil {
-		o = &NewReleasesOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.DayBuckets
-	spec := releaseNewReleasesRead.With([]any{}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.ReleasedAtFrom, o.ReleasedAtTo, o.ReleasedAtFromExclusive, o.ReleasedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *ReleaseRepo) NewReleases(ctx context.Context, o *NewReleasesOptions) (cqlgen.Page[Release], error) {
+	o = cqlgenimpl.Or(o)
+	return releaseNewReleasesRead.Page(ctx, r.s, r.opts, []any{}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.ReleasedAtFrom, o.ReleasedAtTo, o.ReleasedAtFromExclusive, o.ReleasedAtToInclusive))
 }

@@ -13,11 +13,10 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// noteNotesByUser is table notes_by_user, which is the source of truth of Note
-// (statements in schema.md).
+// noteNotesByUser is table notes_by_user, the source of truth (schema.md).
 var noteNotesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "notes_by_user",
 	Pattern:      "NotesByUser",
@@ -62,93 +61,68 @@ func noteCheck(e *Note) error {
 	return nil
 }
 
-var noteOne = cqlgenimpl.One[Note]{
+var noteOne = &cqlgenimpl.One[Note]{
+	Name:  "Note",
+	Table: noteNotesByUser,
 	Check: noteCheck,
-	Delete: func(e *Note, ts int64) []any {
-		return []any{ts, e.UserID, e.CreatedAt, e.NoteID}
-	},
 	Key: func(e *Note) []any {
 		return []any{e.UserID, e.CreatedAt, e.NoteID}
 	},
-	Row:   noteNotesByUserRow,
-	Scan:  noteNotesByUserScan,
-	Table: noteNotesByUser,
+	Row: noteNotesByUserRow,
+	Remove: func(e *Note, ts int64) []any {
+		return []any{ts, e.UserID, e.CreatedAt, e.NoteID}
+	},
+	Scan: noteNotesByUserScan,
 }
 
-// Insert writes e to notes_by_user, leaving nil pointers and empty collections
-// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
-// Writes).
-func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &noteOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
+	return noteOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in notes_by_user unless a row has its key (IF NOT
-// EXISTS); see docs/repositories.md, Conditional insert.
-func (r *NoteRepo) InsertIfAbsent(ctx context.Context, e *Note, opts ...cqlgen.Option) (_ cqlgen.Inserted[Note], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &noteOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *NoteRepo) InsertIfAbsent(ctx context.Context, e *Note, opts ...cqlgen.Option) (cqlgen.Inserted[Note], error) {
+	return noteOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in notes_by_user; nil pointers and
-// empty collections clear their columns.
-func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &noteOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
+	return noteOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from notes_by_user.
-func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &noteOne, e)
+// Delete removes the row with e's key.
+func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
+	return noteOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Note with the given key from notes_by_user; cqlgen.ErrNotFound
-// if there is none.
-func (r *NoteRepo) Get(ctx context.Context, userID string, createdAt time.Time, noteID string) (_ *Note, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Get").End(&err)
-	if userID == "" {
-		return nil, cqlgenimpl.EmptyKey("notes_by_user", "user_id")
-	}
-	var e Note
-	e.UserID = userID
-	e.CreatedAt = createdAt
-	e.NoteID = noteID
-	return cqlgenimpl.GetOne(ctx, r.s, noteNotesByUser.Get, []any{e.UserID, e.CreatedAt, e.NoteID}, noteNotesByUserScan)
+// Get reads the Note with the given key; cqlgen.ErrNotFound if none.
+func (r *NoteRepo) Get(ctx context.Context, userID string, createdAt time.Time, noteID string) (*Note, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Note", "Get", noteNotesByUser, []any{userID, createdAt, noteID}, noteNotesByUserScan)
 }
 
-// NotesByUserOptions are the optional parts of a NotesByUser read.
+// NotesByUserOptions are the options of NotesByUser.
 type NotesByUserOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at
-	// in read order; nil: open.
+	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at;
+	// nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
-	// CreatedAtFromExclusive and CreatedAtToInclusive change the bounds'
-	// defaults.
+	// CreatedAtFromExclusive and CreatedAtToInclusive flip the defaults.
 	CreatedAtFromExclusive, CreatedAtToInclusive bool
 }
 
-var noteNotesByUserRead = cqlgenimpl.ReadSpec[Note]{
-	Compare: noteNotesByUserCompare,
-	Key:     noteNotesByUserClustering,
-	Scan:    noteNotesByUserScan,
+var noteNotesByUserRead = &cqlgenimpl.ReadSpec[Note]{
+	Entity:  "Note",
 	Table:   noteNotesByUser,
+	Scan:    noteNotesByUserScan,
+	Key:     noteNotesByUserClustering,
+	Compare: noteNotesByUserCompare,
 }
 
-// NotesByUser reads a user's notes, newest first, from notes_by_user, in
-// pages: one partition, in clustering order.
-func (r *NoteRepo) NotesByUser(ctx context.Context, userID string, o *NotesByUserOptions) (_ cqlgen.Page[Note], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "NotesByUser").End(&err)
-	if userID == "" {
-		return cqlgen.Page[Note]{}, cqlgenimpl.EmptyKey("notes_by_user", "user_id")
-	}
-	if o == nil {
-		o = &NotesByUserOptions{}
-	}
-	spec := noteNotesByUserRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.CreatedAtFrom, o.CreatedAtTo, o.CreatedAtFromExclusive, o.CreatedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// NotesByUser reads a user's notes, newest first from notes_by_user, in pages.
+func (r *NoteRepo) NotesByUser(ctx context.Context, userID string, o *NotesByUserOptions) (cqlgen.Page[Note], error) {
+	o = cqlgenimpl.Or(o)
+	return noteNotesByUserRead.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.CreatedAtFrom, o.CreatedAtTo, o.CreatedAtFromExclusive, o.CreatedAtToInclusive))
 }

@@ -15,11 +15,10 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// orderOrders is table orders, which is the source of truth of Order
-// (statements in schema.md).
+// orderOrders is table orders, the source of truth (schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders",
 	Pattern:      "Orders",
@@ -31,43 +30,15 @@ var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func orderOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.UserID, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Status, &e.Total, &e.Items, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Order{}
-	}
-}
-
-func orderOrdersState(e *Order) []any {
-	return []any{e.UserID, e.PlacedAt, e.OrderID}
-}
-
-func orderOrdersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Order], ok bool) {
-	ok = it.Scan(&v.Row.UserID, &v.Row.PlacedAt, &v.Row.OrderID, &v.Row.Ref, &v.Row.Event, &v.Row.Status, &v.Row.Total, &v.Row.Items, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func orderOrdersData(e *Order) []any {
+func orderValues(e *Order, _ bool) []any {
 	return []any{e.UserID, e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Status, e.Total, e.Items}
 }
 
-func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
-	return []any{e.Ref, e.Event, e.Status, e.Total, e.Items, c.TS, c.Pending, c.Writes, e.UserID, e.PlacedAt, e.OrderID, c.Old}
+func orderFields(e *Order, dst []any) []any {
+	return append(dst, &e.UserID, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Status, &e.Total, &e.Items)
 }
 
-func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.UserID, e.PlacedAt, e.OrderID, c.Old}
-}
-
-func orderOrdersSettle(e *Order, version int64) []any {
-	return []any{e.UserID, e.PlacedAt, e.OrderID, version}
-}
+var orderOrdersScan = orderWrites.ScanLive
 
 func orderOrdersClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
@@ -77,8 +48,7 @@ func orderOrdersCompare(a, b *Order) int {
 	return cmp.Or(-a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// orderOrdersByRef is table orders_by_ref, which serves OrdersByRef
-// (statements in schema.md).
+// orderOrdersByRef is table orders_by_ref, serving OrdersByRef (schema.md).
 var orderOrdersByRef = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_ref",
 	Pattern:      "OrdersByRef",
@@ -87,14 +57,6 @@ var orderOrdersByRef = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("event timeuuid", "status text", "total bigint", "items int"),
 	Maintained:   true,
 })
-
-func orderOrdersByRefRow(e *Order, ts int64, _ bool) []any {
-	return []any{e.UserID, e.Ref, e.PlacedAt, e.OrderID, e.Event, e.Status, e.Total, e.Items, ts}
-}
-
-func orderOrdersByRefKey(e *Order) []any {
-	return []any{e.UserID, e.Ref, e.PlacedAt, e.OrderID}
-}
 
 func orderOrdersByRefScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.Ref, &e.PlacedAt, &e.OrderID, &e.Event, &e.Status, &e.Total, &e.Items)
@@ -108,8 +70,8 @@ func orderOrdersByRefCompare(a, b *Order) int {
 	return cmp.Or(-cmp.Compare(a.Ref, b.Ref), a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// orderOrdersByEvent is table orders_by_event, which serves OrdersByEvent
-// (statements in schema.md).
+// orderOrdersByEvent is table orders_by_event, serving OrdersByEvent
+// (schema.md).
 var orderOrdersByEvent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_event",
 	Pattern:      "OrdersByEvent",
@@ -118,14 +80,6 @@ var orderOrdersByEvent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("ref text", "status text", "total bigint", "items int"),
 	Maintained:   true,
 })
-
-func orderOrdersByEventRow(e *Order, ts int64, _ bool) []any {
-	return []any{e.UserID, e.Event, e.PlacedAt, e.OrderID, e.Ref, e.Status, e.Total, e.Items, ts}
-}
-
-func orderOrdersByEventKey(e *Order) []any {
-	return []any{e.UserID, e.Event, e.PlacedAt, e.OrderID}
-}
 
 func orderOrdersByEventScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.Event, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Status, &e.Total, &e.Items)
@@ -139,8 +93,8 @@ func orderOrdersByEventCompare(a, b *Order) int {
 	return cmp.Or(-cqlgenimpl.CompareTimeUUID(a.Event, b.Event), a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// orderOrdersByStatus is table orders_by_status, which serves OrdersByStatus
-// (statements in schema.md).
+// orderOrdersByStatus is table orders_by_status, serving OrdersByStatus
+// (schema.md).
 var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_status",
 	Pattern:      "OrdersByStatus",
@@ -150,14 +104,6 @@ var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 	Prefix:       1,
 })
-
-func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
-	return []any{e.UserID, e.Status, e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Total, e.Items, ts}
-}
-
-func orderOrdersByStatusKey(e *Order) []any {
-	return []any{e.UserID, e.Status, e.PlacedAt, e.OrderID}
-}
 
 func orderOrdersByStatusScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.Status, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Total, &e.Items)
@@ -171,8 +117,7 @@ func orderOrdersByStatusCompare(a, b *Order) int {
 	return cmp.Or(cmp.Compare(a.Status, b.Status), -a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// orderOrders4 is table orders_4, which serves Orders4 (statements in
-// schema.md).
+// orderOrders4 is table orders_4, serving Orders4 (schema.md).
 var orderOrders4 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_4",
 	Pattern:      "Orders4",
@@ -204,8 +149,7 @@ func orderOrders4Compare(a, b *Order) int {
 	return cmp.Or(cmp.Compare(a.Status, b.Status), -a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// orderOrdersByDay is table orders_by_day, which serves OrdersByDay
-// (statements in schema.md).
+// orderOrdersByDay is table orders_by_day, serving OrdersByDay (schema.md).
 var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_day",
 	Pattern:      "OrdersByDay",
@@ -236,9 +180,8 @@ func orderOrdersByDayCompare(a, b *Order) int {
 	return cmp.Or(-a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// OrderRepo reads and writes Order in its tables (orders, orders_by_ref,
-// orders_by_event, orders_by_status, orders_4, orders_by_day), kept in step
-// with orders.
+// OrderRepo reads and writes Order in tables orders, orders_by_ref,
+// orders_by_event, orders_by_status, orders_4, orders_by_day.
 type OrderRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -249,47 +192,24 @@ func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
 	return &OrderRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func orderCheck(e *Order) error {
-	if e.UserID == "" {
-		return cqlgenimpl.EmptyKey("orders", "user_id")
-	}
-	return nil
-}
-
-func orderCheckKey(e *Order) error {
-	if e.UserID == "" {
-		return cqlgenimpl.EmptyKey("orders", "user_id")
-	}
-	return nil
-}
-
-var orderWrites = &cqlgenimpl.Entity[Order]{
+var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
+	Name:      "Order",
 	Canonical: orderOrders,
-	State:     orderOrdersState,
-	ScanState: orderOrdersScanState,
-	Data:      orderOrdersData,
-	Change:    orderOrdersChange,
-	Remove:    orderOrdersRemove,
-	Settle:    orderOrdersSettle,
+	Values:    orderValues,
+	Fields:    orderFields,
 	Projections: []cqlgenimpl.Projection[Order]{
 		{
 			Table:      orderOrdersByRef,
-			Key:        orderOrdersByRefKey,
-			Row:        orderOrdersByRefRow,
 			Writetimes: 4,
 			Owner:      []int{0, 2, 3},
 		},
 		{
 			Table:      orderOrdersByEvent,
-			Key:        orderOrdersByEventKey,
-			Row:        orderOrdersByEventRow,
 			Writetimes: 4,
 			Owner:      []int{0, 2, 3},
 		},
 		{
 			Table:      orderOrdersByStatus,
-			Key:        orderOrdersByStatusKey,
-			Row:        orderOrdersByStatusRow,
 			Writetimes: 4,
 			Owner:      []int{0, 2, 3},
 		},
@@ -308,75 +228,32 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 			Owner:      []int{0, 2, 3},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+	return orderWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Order, leaving nil pointers
-// and empty collections unset, through the write protocol on orders
-// (docs/repositories.md, The write protocol).
-func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+	return orderWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Order with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// orders (docs/repositories.md, The write protocol).
-func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+	return orderWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Order with e's key from every table (e needs only its
-// key), through the write protocol on orders (docs/repositories.md, The write
-// protocol).
-func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Order with the given key and its version.
+func (r *OrderRepo) GetVersioned(ctx context.Context, userID string, placedAt time.Time, orderID string) (*Order, int64, error) {
+	return orderWrites.GetVersioned(ctx, r.s, &Order{UserID: userID, PlacedAt: placedAt, OrderID: orderID})
 }
 
-// GetVersioned reads the Order with the given key from orders with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *OrderRepo) GetVersioned(ctx context.Context, userID string, placedAt time.Time, orderID string) (_ *Order, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetVersioned").End(&err)
-	if userID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("orders", "user_id")
-	}
-	e := &Order{}
-	e.UserID = userID
-	e.PlacedAt = placedAt
-	e.OrderID = orderID
-	return cqlgenimpl.Versioned(ctx, r.s, orderWrites, e)
-}
-
-// Modify reads the Order with the given key, lets change edit it and writes it
-// back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *OrderRepo) Modify(ctx context.Context, userID string, placedAt time.Time, orderID string, change func(*Order) error, opts ...cqlgen.Option) (_ *Order, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Modify").End(&err)
-	if userID == "" {
-		return nil, cqlgenimpl.EmptyKey("orders", "user_id")
-	}
-	e := &Order{}
-	e.UserID = userID
-	e.PlacedAt = placedAt
-	e.OrderID = orderID
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, orderWrites, e, orderCheck, change)
+// Modify edits the Order with the given key by change, retrying on conflict.
+func (r *OrderRepo) Modify(ctx context.Context, userID string, placedAt time.Time, orderID string, change func(*Order) error, opts ...cqlgen.Option) (*Order, error) {
+	return orderWrites.Modify(ctx, r.s, r.opts, opts, &Order{UserID: userID, PlacedAt: placedAt, OrderID: orderID}, change)
 }
 
 // Entity is Order.
@@ -384,159 +261,121 @@ func (r *OrderRepo) Entity() string {
 	return "Order"
 }
 
-// Tables lists the tables Repair and Backfill write: all but orders.
+// Tables lists the tables Repair and Backfill write.
 func (r *OrderRepo) Tables() []string {
-	return []string{"orders_by_ref", "orders_by_event", "orders_by_status", "orders_4", "orders_by_day"}
+	return orderWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against orders.
-func (r *OrderRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
+// Verify reports rows missing, stale or orphaned against orders.
+func (r *OrderRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return orderWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *OrderRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
+// Repair mends what Verify finds.
+func (r *OrderRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return orderWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row orders implies into table.
-func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
+func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return orderWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Order with the given key from orders; cqlgen.ErrNotFound if
-// there is none.
-func (r *OrderRepo) Get(ctx context.Context, userID string, placedAt time.Time, orderID string) (_ *Order, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Get").End(&err)
-	if userID == "" {
-		return nil, cqlgenimpl.EmptyKey("orders", "user_id")
-	}
-	var e Order
-	e.UserID = userID
-	e.PlacedAt = placedAt
-	e.OrderID = orderID
-	return cqlgenimpl.GetOne(ctx, r.s, orderOrders.Get, []any{e.UserID, e.PlacedAt, e.OrderID}, orderOrdersScan)
+// Get reads the Order with the given key; cqlgen.ErrNotFound if none.
+func (r *OrderRepo) Get(ctx context.Context, userID string, placedAt time.Time, orderID string) (*Order, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Order", "Get", orderOrders, []any{userID, placedAt, orderID}, orderOrdersScan)
 }
 
-// OrdersOptions are the optional parts of a Orders read.
+// OrdersOptions are the options of Orders.
 type OrdersOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
-	// read order; nil: open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at;
+	// nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
-	// defaults.
+	// PlacedAtFromExclusive and PlacedAtToInclusive flip the defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
-var orderOrdersRead = cqlgenimpl.ReadSpec[Order]{
-	Compare: orderOrdersCompare,
-	Key:     orderOrdersClustering,
-	Scan:    orderOrdersScan,
+var orderOrdersRead = &cqlgenimpl.ReadSpec[Order]{
+	Entity:  "Order",
 	Table:   orderOrders,
+	Scan:    orderOrdersScan,
+	Key:     orderOrdersClustering,
+	Compare: orderOrdersCompare,
 }
 
-// Orders reads a user's orders, newest first, from orders, in pages: one
-// partition, in clustering order.
-func (r *OrderRepo) Orders(ctx context.Context, userID string, o *OrdersOptions) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Orders").End(&err)
-	if userID == "" {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders", "user_id")
-	}
-	if o == nil {
-		o = &OrdersOptions{}
-	}
-	spec := orderOrdersRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// Orders reads a user's orders, newest first from orders, in pages.
+func (r *OrderRepo) Orders(ctx context.Context, userID string, o *OrdersOptions) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderOrdersRead.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive))
 }
 
-// OrdersByRefOptions are the optional parts of a OrdersByRef read.
+// OrdersByRefOptions are the options of OrdersByRef.
 type OrdersByRefOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// RefFrom (inclusive) and RefTo (exclusive) bound ref in read order; nil:
-	// open.
+	// RefFrom (inclusive) and RefTo (exclusive) bound ref; nil: open.
 	RefFrom, RefTo *string
-	// RefFromExclusive and RefToInclusive change the bounds' defaults.
+	// RefFromExclusive and RefToInclusive flip the defaults.
 	RefFromExclusive, RefToInclusive bool
 }
 
-var orderOrdersByRefRead = cqlgenimpl.ReadSpec[Order]{
-	Compare: orderOrdersByRefCompare,
-	Key:     orderOrdersByRefClustering,
-	Scan:    orderOrdersByRefScan,
+var orderOrdersByRefRead = &cqlgenimpl.ReadSpec[Order]{
+	Entity:  "Order",
 	Table:   orderOrdersByRef,
+	Scan:    orderOrdersByRefScan,
+	Key:     orderOrdersByRefClustering,
+	Compare: orderOrdersByRefCompare,
 }
 
-// OrdersByRef reads a user's orders by reference, last first, from
-// orders_by_ref, in pages: one partition, in clustering order.
-func (r *OrderRepo) OrdersByRef(ctx context.Context, userID string, o *OrdersByRefOptions) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByRef").End(&err)
-	if userID == "" {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_ref", "user_id")
-	}
-	if o == nil {
-		o = &OrdersByRefOptions{}
-	}
-	spec := orderOrdersByRefRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.RefFrom, o.RefTo, o.RefFromExclusive, o.RefToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// OrdersByRef reads a user's orders by reference, last first from
+// orders_by_ref, in pages.
+func (r *OrderRepo) OrdersByRef(ctx context.Context, userID string, o *OrdersByRefOptions) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderOrdersByRefRead.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.RefFrom, o.RefTo, o.RefFromExclusive, o.RefToInclusive))
 }
 
-// OrdersByEventOptions are the optional parts of a OrdersByEvent read.
+// OrdersByEventOptions are the options of OrdersByEvent.
 type OrdersByEventOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// EventFrom (inclusive) and EventTo (exclusive) bound event in read order;
-	// nil: open.
+	// EventFrom (inclusive) and EventTo (exclusive) bound event; nil: open.
 	EventFrom, EventTo *gocql.UUID
-	// EventFromExclusive and EventToInclusive change the bounds' defaults.
+	// EventFromExclusive and EventToInclusive flip the defaults.
 	EventFromExclusive, EventToInclusive bool
 }
 
-var orderOrdersByEventRead = cqlgenimpl.ReadSpec[Order]{
-	Compare: orderOrdersByEventCompare,
-	Key:     orderOrdersByEventClustering,
-	Scan:    orderOrdersByEventScan,
+var orderOrdersByEventRead = &cqlgenimpl.ReadSpec[Order]{
+	Entity:  "Order",
 	Table:   orderOrdersByEvent,
+	Scan:    orderOrdersByEventScan,
+	Key:     orderOrdersByEventClustering,
+	Compare: orderOrdersByEventCompare,
 }
 
-// OrdersByEvent reads a user's orders by event, newest first, from
-// orders_by_event, in pages: one partition, in clustering order.
-func (r *OrderRepo) OrdersByEvent(ctx context.Context, userID string, o *OrdersByEventOptions) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByEvent").End(&err)
-	if userID == "" {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_event", "user_id")
-	}
-	if o == nil {
-		o = &OrdersByEventOptions{}
-	}
-	spec := orderOrdersByEventRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.EventFrom, o.EventTo, o.EventFromExclusive, o.EventToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// OrdersByEvent reads a user's orders by event, newest first from
+// orders_by_event, in pages.
+func (r *OrderRepo) OrdersByEvent(ctx context.Context, userID string, o *OrdersByEventOptions) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderOrdersByEventRead.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.EventFrom, o.EventTo, o.EventFromExclusive, o.EventToInclusive))
 }
 
-// OrdersByStatusOptions are the optional parts of a OrdersByStatus read.
+// OrdersByStatusOptions are the options of OrdersByStatus.
 type OrdersByStatusOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// StatusFrom (inclusive) and StatusTo (exclusive) bound status in read
-	// order; nil: open.
+	// StatusFrom (inclusive) and StatusTo (exclusive) bound status; nil: open.
 	StatusFrom, StatusTo *string
-	// StatusFromExclusive and StatusToInclusive change the bounds' defaults.
+	// StatusFromExclusive and StatusToInclusive flip the defaults.
 	StatusFromExclusive, StatusToInclusive bool
 	// StatusEq fixes status (nil: every value); with every Eq before it,
 	// PlacedAtFrom and PlacedAtTo bound placed_at within it.
@@ -544,50 +383,34 @@ type OrdersByStatusOptions struct {
 	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at
 	// under StatusEq; nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
-	// defaults.
+	// PlacedAtFromExclusive and PlacedAtToInclusive flip the defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
-var orderOrdersByStatusRead = cqlgenimpl.ReadSpec[Order]{
-	Compare: orderOrdersByStatusCompare,
-	Key:     orderOrdersByStatusClustering,
-	Scan:    orderOrdersByStatusScan,
+var orderOrdersByStatusRead = &cqlgenimpl.ReadSpec[Order]{
+	Entity:  "Order",
 	Table:   orderOrdersByStatus,
+	Scan:    orderOrdersByStatusScan,
+	Key:     orderOrdersByStatusClustering,
+	Compare: orderOrdersByStatusCompare,
 }
 
-// OrdersByStatus reads a user's orders by status, newest first, from
-// orders_by_status, in pages: one partition, in clustering order.
-func (r *OrderRepo) OrdersByStatus(ctx context.Context, userID string, o *OrdersByStatusOptions) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByStatus").End(&err)
-	if userID == "" {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_status", "user_id")
-	}
-	if o == nil {
-		o = &OrdersByStatusOptions{}
-	}
-	if err := cqlgenimpl.CheckPrefix([]string{"Status", "PlacedAt"}, []bool{o.StatusEq != nil}, []bool{o.StatusFrom != nil || o.StatusTo != nil, o.PlacedAtFrom != nil || o.PlacedAtTo != nil}); err != nil {
-		return cqlgen.Page[Order]{}, err
-	}
-	spec := orderOrdersByStatusRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
-	if o.StatusEq != nil {
-		spec.Prefix = append(spec.Prefix, *o.StatusEq)
-	}
-	cqlgenimpl.Bounds(&spec, o.StatusFrom, o.StatusTo, o.StatusFromExclusive, o.StatusToInclusive)
-	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// OrdersByStatus reads a user's orders by status, newest first from
+// orders_by_status, in pages.
+func (r *OrderRepo) OrdersByStatus(ctx context.Context, userID string, o *OrdersByStatusOptions) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderOrdersByStatusRead.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Prefixed([]string{"Status", "PlacedAt"}, []bool{o.StatusEq != nil}, []bool{o.StatusFrom != nil || o.StatusTo != nil, o.PlacedAtFrom != nil || o.PlacedAtTo != nil}), cqlgenimpl.Eq(o.StatusEq, ""), cqlgenimpl.Range(o.StatusFrom, o.StatusTo, o.StatusFromExclusive, o.StatusToInclusive), cqlgenimpl.Range(o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive))
 }
 
-// Orders4Options are the optional parts of a Orders4 read.
+// Orders4Options are the options of Orders4.
 type Orders4Options struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// StatusFrom (inclusive) and StatusTo (exclusive) bound status in read
-	// order; nil: open.
+	// StatusFrom (inclusive) and StatusTo (exclusive) bound status; nil: open.
 	StatusFrom, StatusTo *string
-	// StatusFromExclusive and StatusToInclusive change the bounds' defaults.
+	// StatusFromExclusive and StatusToInclusive flip the defaults.
 	StatusFromExclusive, StatusToInclusive bool
 	// StatusEq fixes status (nil: every value); with every Eq before it,
 	// PlacedAtFrom and PlacedAtTo bound placed_at within it.
@@ -595,87 +418,58 @@ type Orders4Options struct {
 	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at
 	// under StatusEq; nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
-	// defaults.
+	// PlacedAtFromExclusive and PlacedAtToInclusive flip the defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
-var orderOrders4Read = cqlgenimpl.ReadSpec[Order]{
+var orderOrders4Read = &cqlgenimpl.ReadSpec[Order]{
+	Entity:      "Order",
+	Table:       orderOrders4,
+	Scan:        orderOrders4Scan,
+	Key:         orderOrders4Clustering,
 	Compare:     orderOrders4Compare,
 	HashBuckets: 4,
-	Key:         orderOrders4Clustering,
-	Scan:        orderOrders4Scan,
-	Table:       orderOrders4,
 }
 
-// Orders4 reads a user's orders by status over 4 hash buckets, from orders_4,
+// Orders4 reads a user's orders by status over 4 hash buckets from orders_4,
 // in pages: all 4 hash buckets read in parallel and merged in clustering
 // order.
-func (r *OrderRepo) Orders4(ctx context.Context, userID string, o *Orders4Options) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Orders4").End(&err)
-	if userID == "" {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_4", "user_id")
-	}
-	if o == nil {
-		o = &Orders4Options{}
-	}
-	if err := cqlgenimpl.CheckPrefix([]string{"Status", "PlacedAt"}, []bool{o.StatusEq != nil}, []bool{o.StatusFrom != nil || o.StatusTo != nil, o.PlacedAtFrom != nil || o.PlacedAtTo != nil}); err != nil {
-		return cqlgen.Page[Order]{}, err
-	}
-	spec := orderOrders4Read.With([]any{userID}, o.Limit, o.Cursor, r.opts)
-	if o.StatusEq != nil {
-		spec.Prefix = append(spec.Prefix, *o.StatusEq)
-	}
-	cqlgenimpl.Bounds(&spec, o.StatusFrom, o.StatusTo, o.StatusFromExclusive, o.StatusToInclusive)
-	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *OrderRepo) Orders4(ctx context.Context, userID string, o *Orders4Options) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderOrders4Read.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Prefixed([]string{"Status", "PlacedAt"}, []bool{o.StatusEq != nil}, []bool{o.StatusFrom != nil || o.StatusTo != nil, o.PlacedAtFrom != nil || o.PlacedAtTo != nil}), cqlgenimpl.Eq(o.StatusEq, ""), cqlgenimpl.Range(o.StatusFrom, o.StatusTo, o.StatusFromExclusive, o.StatusToInclusive), cqlgenimpl.Range(o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive))
 }
 
-// OrdersByDayOptions are the optional parts of a OrdersByDay read.
+// OrdersByDayOptions are the options of OrdersByDay.
 type OrdersByDayOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
-	// read order; nil: open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at;
+	// nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
-	// defaults.
+	// PlacedAtFromExclusive and PlacedAtToInclusive flip the defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var orderOrdersByDayRead = cqlgenimpl.ReadSpec[Order]{
-	Compare: orderOrdersByDayCompare,
-	Key:     orderOrdersByDayClustering,
-	Scan:    orderOrdersByDayScan,
-	Table:   orderOrdersByDay,
+var orderOrdersByDayRead = &cqlgenimpl.ReadSpec[Order]{
+	Entity:      "Order",
+	Table:       orderOrdersByDay,
+	Scan:        orderOrdersByDayScan,
+	Key:         orderOrdersByDayClustering,
+	Compare:     orderOrdersByDayCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
-// OrdersByDay reads a user's orders, a partition a day, from orders_by_day, in
+// OrdersByDay reads a user's orders, a partition a day from orders_by_day, in
 // pages: time buckets from the newest back, each in clustering order.
-func (r *OrderRepo) OrdersByDay(ctx context.Context, userID string, o *OrdersByDayOptions) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByDay").End(&err)
-	if userID == "" {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_day", "user_id")
-	}
-	if o == nil {
-		o = &OrdersByDayOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.DayBuckets
-	spec := orderOrdersByDayRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *OrderRepo) OrdersByDay(ctx context.Context, userID string, o *OrdersByDayOptions) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderOrdersByDayRead.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive))
 }
 
 // orderOrdersByTotal reads table orders through index orders_by_total
@@ -698,13 +492,13 @@ func orderOrdersByTotalKey(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
 
-// OrdersByTotalOptions are the optional parts of a OrdersByTotal read.
+// OrdersByTotalOptions are the options of OrdersByTotal.
 type OrdersByTotalOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// TotalFromExclusive and TotalToInclusive change the bounds' defaults.
+	// TotalFromExclusive and TotalToInclusive flip the defaults.
 	TotalFromExclusive, TotalToInclusive bool
 }
 
@@ -755,13 +549,13 @@ func orderOrdersByItemsKey(e *Order) []any {
 	return []any{e.UserID, e.PlacedAt, e.OrderID}
 }
 
-// OrdersByItemsOptions are the optional parts of a OrdersByItems read.
+// OrdersByItemsOptions are the options of OrdersByItems.
 type OrdersByItemsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ItemsFromExclusive and ItemsToInclusive change the bounds' defaults.
+	// ItemsFromExclusive and ItemsToInclusive flip the defaults.
 	ItemsFromExclusive, ItemsToInclusive bool
 }
 
@@ -787,8 +581,7 @@ func (r *OrderRepo) OrdersByItems(ctx context.Context, itemsFrom int32, itemsTo 
 	})
 }
 
-// noteNotes is table notes, which is the source of truth of Note (statements
-// in schema.md).
+// noteNotes is table notes, the source of truth (schema.md).
 var noteNotes = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "notes",
 	Pattern:      "Notes",
@@ -833,94 +626,70 @@ func noteCheck(e *Note) error {
 	return nil
 }
 
-var noteOne = cqlgenimpl.One[Note]{
+var noteOne = &cqlgenimpl.One[Note]{
+	Name:  "Note",
+	Table: noteNotes,
 	Check: noteCheck,
-	Delete: func(e *Note, ts int64) []any {
-		return []any{ts, e.Space, e.At, e.Seq}
-	},
 	Key: func(e *Note) []any {
 		return []any{e.Space, e.At, e.Seq}
 	},
-	Row:   noteNotesRow,
-	Scan:  noteNotesScan,
-	Table: noteNotes,
+	Row: noteNotesRow,
+	Remove: func(e *Note, ts int64) []any {
+		return []any{ts, e.Space, e.At, e.Seq}
+	},
+	Scan: noteNotesScan,
 }
 
-// Insert writes e to notes, leaving nil pointers and empty collections unset;
-// it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
-// Writes).
-func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &noteOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
+	return noteOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in notes unless a row has its key (IF NOT EXISTS);
-// see docs/repositories.md, Conditional insert.
-func (r *NoteRepo) InsertIfAbsent(ctx context.Context, e *Note, opts ...cqlgen.Option) (_ cqlgen.Inserted[Note], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &noteOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *NoteRepo) InsertIfAbsent(ctx context.Context, e *Note, opts ...cqlgen.Option) (cqlgen.Inserted[Note], error) {
+	return noteOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in notes; nil pointers and empty
-// collections clear their columns.
-func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &noteOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
+	return noteOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from notes.
-func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &noteOne, e)
+// Delete removes the row with e's key.
+func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
+	return noteOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Note with the given key from notes; cqlgen.ErrNotFound if
-// there is none.
-func (r *NoteRepo) Get(ctx context.Context, space string, at time.Time, seq int64) (_ *Note, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Get").End(&err)
-	if space == "" {
-		return nil, cqlgenimpl.EmptyKey("notes", "space")
-	}
-	var e Note
-	e.Space = space
-	e.At = at
-	e.Seq = seq
-	return cqlgenimpl.GetOne(ctx, r.s, noteNotes.Get, []any{e.Space, e.At, e.Seq}, noteNotesScan)
+// Get reads the Note with the given key; cqlgen.ErrNotFound if none.
+func (r *NoteRepo) Get(ctx context.Context, space string, at time.Time, seq int64) (*Note, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Note", "Get", noteNotes, []any{space, at, seq}, noteNotesScan)
 }
 
-// NotesOptions are the optional parts of a Notes read.
+// NotesOptions are the options of Notes.
 type NotesOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
-var noteNotesRead = cqlgenimpl.ReadSpec[Note]{
-	Compare: noteNotesCompare,
-	Key:     noteNotesClustering,
-	Scan:    noteNotesScan,
+var noteNotesRead = &cqlgenimpl.ReadSpec[Note]{
+	Entity:  "Note",
 	Table:   noteNotes,
+	Scan:    noteNotesScan,
+	Key:     noteNotesClustering,
+	Compare: noteNotesCompare,
 }
 
-// Notes reads Note rows by space, ordered by at descending, then seq
-// ascending, from notes, in pages: one partition, in clustering order.
-func (r *NoteRepo) Notes(ctx context.Context, space string, o *NotesOptions) (_ cqlgen.Page[Note], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Notes").End(&err)
-	if space == "" {
-		return cqlgen.Page[Note]{}, cqlgenimpl.EmptyKey("notes", "space")
-	}
-	if o == nil {
-		o = &NotesOptions{}
-	}
-	spec := noteNotesRead.With([]any{space}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// Notes reads Note rows by space, ordered by at descending, then seq ascending
+// from notes, in pages.
+func (r *NoteRepo) Notes(ctx context.Context, space string, o *NotesOptions) (cqlgen.Page[Note], error) {
+	o = cqlgenimpl.Or(o)
+	return noteNotesRead.Page(ctx, r.s, r.opts, []any{space}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
 // noteNotesByTag reads table notes through index notes_by_tag (statements in
@@ -942,11 +711,11 @@ func noteNotesByTagKey(e *Note) []any {
 	return []any{e.At, e.Seq}
 }
 
-// NotesByTagOptions are the optional parts of a NotesByTag read.
+// NotesByTagOptions are the options of NotesByTag.
 type NotesByTagOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
 }
 
@@ -993,13 +762,13 @@ func noteNotesBySizeKey(e *Note) []any {
 	return []any{e.At, e.Seq}
 }
 
-// NotesBySizeOptions are the optional parts of a NotesBySize read.
+// NotesBySizeOptions are the options of NotesBySize.
 type NotesBySizeOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// SizeFromExclusive and SizeToInclusive change the bounds' defaults.
+	// SizeFromExclusive and SizeToInclusive flip the defaults.
 	SizeFromExclusive, SizeToInclusive bool
 }
 
@@ -1048,11 +817,11 @@ func noteNotesByAuthorKey(e *Note) []any {
 	return []any{e.Space, e.At, e.Seq}
 }
 
-// NotesByAuthorOptions are the optional parts of a NotesByAuthor read.
+// NotesByAuthorOptions are the options of NotesByAuthor.
 type NotesByAuthorOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
 }
 
@@ -1076,8 +845,8 @@ func (r *NoteRepo) NotesByAuthor(ctx context.Context, author string, o *NotesByA
 	})
 }
 
-// tradeTradesByAccount is table trades_by_account, which is the source of
-// truth of Trade (statements in schema.md).
+// tradeTradesByAccount is table trades_by_account, the source of truth
+// (schema.md).
 var tradeTradesByAccount = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "trades_by_account",
 	Pattern:      "TradesByAccount",
@@ -1123,72 +892,54 @@ func tradeCheck(e *Trade) error {
 	return nil
 }
 
-var tradeOne = cqlgenimpl.One[Trade]{
+var tradeOne = &cqlgenimpl.One[Trade]{
+	Name:  "Trade",
+	Table: tradeTradesByAccount,
 	Check: tradeCheck,
-	Delete: func(e *Trade, ts int64) []any {
-		return []any{ts, e.Account, e.Kind, e.Day, e.Seq}
-	},
 	Key: func(e *Trade) []any {
 		return []any{e.Account, e.Kind, e.Day, e.Seq}
 	},
-	Row:   tradeTradesByAccountRow,
-	Scan:  tradeTradesByAccountScan,
-	Table: tradeTradesByAccount,
+	Row: tradeTradesByAccountRow,
+	Remove: func(e *Trade, ts int64) []any {
+		return []any{ts, e.Account, e.Kind, e.Day, e.Seq}
+	},
+	Scan: tradeTradesByAccountScan,
 }
 
-// Insert writes e to trades_by_account, leaving nil pointers and empty
-// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
-// (docs/repositories.md, Writes).
-func (r *TradeRepo) Insert(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &tradeOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *TradeRepo) Insert(ctx context.Context, e *Trade, opts ...cqlgen.Option) error {
+	return tradeOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in trades_by_account unless a row has its key (IF
-// NOT EXISTS); see docs/repositories.md, Conditional insert.
-func (r *TradeRepo) InsertIfAbsent(ctx context.Context, e *Trade, opts ...cqlgen.Option) (_ cqlgen.Inserted[Trade], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &tradeOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *TradeRepo) InsertIfAbsent(ctx context.Context, e *Trade, opts ...cqlgen.Option) (cqlgen.Inserted[Trade], error) {
+	return tradeOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in trades_by_account; nil pointers
-// and empty collections clear their columns.
-func (r *TradeRepo) Update(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &tradeOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *TradeRepo) Update(ctx context.Context, e *Trade, opts ...cqlgen.Option) error {
+	return tradeOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from trades_by_account.
-func (r *TradeRepo) Delete(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &tradeOne, e)
+// Delete removes the row with e's key.
+func (r *TradeRepo) Delete(ctx context.Context, e *Trade, opts ...cqlgen.Option) error {
+	return tradeOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Trade with the given key from trades_by_account;
-// cqlgen.ErrNotFound if there is none.
-func (r *TradeRepo) Get(ctx context.Context, account string, kind string, day time.Time, seq int64) (_ *Trade, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Get").End(&err)
-	if account == "" {
-		return nil, cqlgenimpl.EmptyKey("trades_by_account", "account")
-	}
-	var e Trade
-	e.Account = account
-	e.Kind = kind
-	e.Day = day
-	e.Seq = seq
-	return cqlgenimpl.GetOne(ctx, r.s, tradeTradesByAccount.Get, []any{e.Account, e.Kind, e.Day, e.Seq}, tradeTradesByAccountScan)
+// Get reads the Trade with the given key; cqlgen.ErrNotFound if none.
+func (r *TradeRepo) Get(ctx context.Context, account string, kind string, day time.Time, seq int64) (*Trade, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Trade", "Get", tradeTradesByAccount, []any{account, kind, day, seq}, tradeTradesByAccountScan)
 }
 
-// TradesByAccountOptions are the optional parts of a TradesByAccount read.
+// TradesByAccountOptions are the options of TradesByAccount.
 type TradesByAccountOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// KindFrom (inclusive) and KindTo (exclusive) bound kind in read order;
-	// nil: open.
+	// KindFrom (inclusive) and KindTo (exclusive) bound kind; nil: open.
 	KindFrom, KindTo *string
-	// KindFromExclusive and KindToInclusive change the bounds' defaults.
+	// KindFromExclusive and KindToInclusive flip the defaults.
 	KindFromExclusive, KindToInclusive bool
 	// KindEq fixes kind (nil: every value); with every Eq before it, DayFrom
 	// and DayTo bound day within it.
@@ -1196,7 +947,7 @@ type TradesByAccountOptions struct {
 	// DayFrom (inclusive) and DayTo (exclusive) bound day under KindEq; nil:
 	// open.
 	DayFrom, DayTo *time.Time
-	// DayFromExclusive and DayToInclusive change the bounds' defaults.
+	// DayFromExclusive and DayToInclusive flip the defaults.
 	DayFromExclusive, DayToInclusive bool
 	// DayEq fixes day (nil: every value); with every Eq before it, SeqFrom and
 	// SeqTo bound seq within it.
@@ -1204,45 +955,27 @@ type TradesByAccountOptions struct {
 	// SeqFrom (inclusive) and SeqTo (exclusive) bound seq under DayEq; nil:
 	// open.
 	SeqFrom, SeqTo *int64
-	// SeqFromExclusive and SeqToInclusive change the bounds' defaults.
+	// SeqFromExclusive and SeqToInclusive flip the defaults.
 	SeqFromExclusive, SeqToInclusive bool
 }
 
-var tradeTradesByAccountRead = cqlgenimpl.ReadSpec[Trade]{
-	Compare: tradeTradesByAccountCompare,
-	Key:     tradeTradesByAccountClustering,
-	Scan:    tradeTradesByAccountScan,
+var tradeTradesByAccountRead = &cqlgenimpl.ReadSpec[Trade]{
+	Entity:  "Trade",
 	Table:   tradeTradesByAccount,
+	Scan:    tradeTradesByAccountScan,
+	Key:     tradeTradesByAccountClustering,
+	Compare: tradeTradesByAccountCompare,
 }
 
-// TradesByAccount reads an account's trades by kind, newest day first, from
-// trades_by_account, in pages: one partition, in clustering order.
-func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *TradesByAccountOptions) (_ cqlgen.Page[Trade], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "TradesByAccount").End(&err)
-	if account == "" {
-		return cqlgen.Page[Trade]{}, cqlgenimpl.EmptyKey("trades_by_account", "account")
-	}
-	if o == nil {
-		o = &TradesByAccountOptions{}
-	}
-	if err := cqlgenimpl.CheckPrefix([]string{"Kind", "Day", "Seq"}, []bool{o.KindEq != nil, o.DayEq != nil}, []bool{o.KindFrom != nil || o.KindTo != nil, o.DayFrom != nil || o.DayTo != nil, o.SeqFrom != nil || o.SeqTo != nil}); err != nil {
-		return cqlgen.Page[Trade]{}, err
-	}
-	spec := tradeTradesByAccountRead.With([]any{account}, o.Limit, o.Cursor, r.opts)
-	if o.KindEq != nil {
-		spec.Prefix = append(spec.Prefix, *o.KindEq)
-	}
-	if o.DayEq != nil {
-		spec.Prefix = append(spec.Prefix, *o.DayEq)
-	}
-	cqlgenimpl.Bounds(&spec, o.KindFrom, o.KindTo, o.KindFromExclusive, o.KindToInclusive)
-	cqlgenimpl.Bounds(&spec, o.DayFrom, o.DayTo, o.DayFromExclusive, o.DayToInclusive)
-	cqlgenimpl.Bounds(&spec, o.SeqFrom, o.SeqTo, o.SeqFromExclusive, o.SeqToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// TradesByAccount reads an account's trades by kind, newest day first from
+// trades_by_account, in pages.
+func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *TradesByAccountOptions) (cqlgen.Page[Trade], error) {
+	o = cqlgenimpl.Or(o)
+	return tradeTradesByAccountRead.Page(ctx, r.s, r.opts, []any{account}, o.Limit, o.Cursor, cqlgenimpl.Prefixed([]string{"Kind", "Day", "Seq"}, []bool{o.KindEq != nil, o.DayEq != nil}, []bool{o.KindFrom != nil || o.KindTo != nil, o.DayFrom != nil || o.DayTo != nil, o.SeqFrom != nil || o.SeqTo != nil}), cqlgenimpl.Eq(o.KindEq, ""), cqlgenimpl.Eq(o.DayEq, ""), cqlgenimpl.Range(o.KindFrom, o.KindTo, o.KindFromExclusive, o.KindToInclusive), cqlgenimpl.Range(o.DayFrom, o.DayTo, o.DayFromExclusive, o.DayToInclusive), cqlgenimpl.Range(o.SeqFrom, o.SeqTo, o.SeqFromExclusive, o.SeqToInclusive))
 }
 
-// deskTradeTradesByDesk is table trades_by_desk, which is the source of truth
-// of DeskTrade (statements in schema.md).
+// deskTradeTradesByDesk is table trades_by_desk, the source of truth
+// (schema.md).
 var deskTradeTradesByDesk = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "trades_by_desk",
 	Pattern:      "TradesByDesk",
@@ -1289,72 +1022,54 @@ func deskTradeCheck(e *DeskTrade) error {
 	return nil
 }
 
-var deskTradeOne = cqlgenimpl.One[DeskTrade]{
+var deskTradeOne = &cqlgenimpl.One[DeskTrade]{
+	Name:  "DeskTrade",
+	Table: deskTradeTradesByDesk,
 	Check: deskTradeCheck,
-	Delete: func(e *DeskTrade, ts int64) []any {
-		return []any{ts, e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq}
-	},
 	Key: func(e *DeskTrade) []any {
 		return []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq}
 	},
-	Row:   deskTradeTradesByDeskRow,
-	Scan:  deskTradeTradesByDeskScan,
-	Table: deskTradeTradesByDesk,
+	Row: deskTradeTradesByDeskRow,
+	Remove: func(e *DeskTrade, ts int64) []any {
+		return []any{ts, e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq}
+	},
+	Scan: deskTradeTradesByDeskScan,
 }
 
-// Insert writes e to trades_by_desk, leaving nil pointers and empty
-// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
-// (docs/repositories.md, Writes).
-func (r *DeskTradeRepo) Insert(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "DeskTrade", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &deskTradeOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *DeskTradeRepo) Insert(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) error {
+	return deskTradeOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in trades_by_desk unless a row has its key (IF NOT
-// EXISTS); see docs/repositories.md, Conditional insert.
-func (r *DeskTradeRepo) InsertIfAbsent(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (_ cqlgen.Inserted[DeskTrade], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "DeskTrade", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &deskTradeOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *DeskTradeRepo) InsertIfAbsent(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (cqlgen.Inserted[DeskTrade], error) {
+	return deskTradeOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in trades_by_desk; nil pointers
-// and empty collections clear their columns.
-func (r *DeskTradeRepo) Update(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "DeskTrade", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &deskTradeOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *DeskTradeRepo) Update(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) error {
+	return deskTradeOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from trades_by_desk.
-func (r *DeskTradeRepo) Delete(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "DeskTrade", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &deskTradeOne, e)
+// Delete removes the row with e's key.
+func (r *DeskTradeRepo) Delete(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) error {
+	return deskTradeOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the DeskTrade with the given key from trades_by_desk;
-// cqlgen.ErrNotFound if there is none.
-func (r *DeskTradeRepo) Get(ctx context.Context, desk string, kind string, day time.Time, seq int64) (_ *DeskTrade, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "DeskTrade", "Get").End(&err)
-	if desk == "" {
-		return nil, cqlgenimpl.EmptyKey("trades_by_desk", "desk")
-	}
-	var e DeskTrade
-	e.Desk = desk
-	e.Kind = kind
-	e.Day = day
-	e.Seq = seq
-	return cqlgenimpl.GetOne(ctx, r.s, deskTradeTradesByDesk.Get, []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq}, deskTradeTradesByDeskScan)
+// Get reads the DeskTrade with the given key; cqlgen.ErrNotFound if none.
+func (r *DeskTradeRepo) Get(ctx context.Context, desk string, kind string, day time.Time, seq int64) (*DeskTrade, error) {
+	return cqlgenimpl.Get(ctx, r.s, "DeskTrade", "Get", deskTradeTradesByDesk, []any{(&DeskTrade{Desk: desk, Kind: kind, Day: day, Seq: seq}).Desk, cqlgenimpl.HashBigint(int64((&DeskTrade{Desk: desk, Kind: kind, Day: day, Seq: seq}).Seq), 4), (&DeskTrade{Desk: desk, Kind: kind, Day: day, Seq: seq}).Kind, (&DeskTrade{Desk: desk, Kind: kind, Day: day, Seq: seq}).Day, (&DeskTrade{Desk: desk, Kind: kind, Day: day, Seq: seq}).Seq}, deskTradeTradesByDeskScan)
 }
 
-// TradesByDeskOptions are the optional parts of a TradesByDesk read.
+// TradesByDeskOptions are the options of TradesByDesk.
 type TradesByDeskOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// KindFrom (inclusive) and KindTo (exclusive) bound kind in read order;
-	// nil: open.
+	// KindFrom (inclusive) and KindTo (exclusive) bound kind; nil: open.
 	KindFrom, KindTo *string
-	// KindFromExclusive and KindToInclusive change the bounds' defaults.
+	// KindFromExclusive and KindToInclusive flip the defaults.
 	KindFromExclusive, KindToInclusive bool
 	// KindEq fixes kind (nil: every value); with every Eq before it, DayFrom
 	// and DayTo bound day within it.
@@ -1362,7 +1077,7 @@ type TradesByDeskOptions struct {
 	// DayFrom (inclusive) and DayTo (exclusive) bound day under KindEq; nil:
 	// open.
 	DayFrom, DayTo *time.Time
-	// DayFromExclusive and DayToInclusive change the bounds' defaults.
+	// DayFromExclusive and DayToInclusive flip the defaults.
 	DayFromExclusive, DayToInclusive bool
 	// DayEq fixes day (nil: every value); with every Eq before it, SeqFrom and
 	// SeqTo bound seq within it.
@@ -1370,47 +1085,28 @@ type TradesByDeskOptions struct {
 	// SeqFrom (inclusive) and SeqTo (exclusive) bound seq under DayEq; nil:
 	// open.
 	SeqFrom, SeqTo *int64
-	// SeqFromExclusive and SeqToInclusive change the bounds' defaults.
+	// SeqFromExclusive and SeqToInclusive flip the defaults.
 	SeqFromExclusive, SeqToInclusive bool
 }
 
-var deskTradeTradesByDeskRead = cqlgenimpl.ReadSpec[DeskTrade]{
+var deskTradeTradesByDeskRead = &cqlgenimpl.ReadSpec[DeskTrade]{
+	Entity:      "DeskTrade",
+	Table:       deskTradeTradesByDesk,
+	Scan:        deskTradeTradesByDeskScan,
+	Key:         deskTradeTradesByDeskClustering,
 	Compare:     deskTradeTradesByDeskCompare,
 	HashBuckets: 4,
-	Key:         deskTradeTradesByDeskClustering,
-	Scan:        deskTradeTradesByDeskScan,
-	Table:       deskTradeTradesByDesk,
 }
 
-// TradesByDesk reads a desk's trades by kind, over 4 hash buckets, from
+// TradesByDesk reads a desk's trades by kind, over 4 hash buckets from
 // trades_by_desk, in pages: all 4 hash buckets read in parallel and merged in
 // clustering order.
-func (r *DeskTradeRepo) TradesByDesk(ctx context.Context, desk string, o *TradesByDeskOptions) (_ cqlgen.Page[DeskTrade], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "DeskTrade", "TradesByDesk").End(&err)
-	if desk == "" {
-		return cqlgen.Page[DeskTrade]{}, cqlgenimpl.EmptyKey("trades_by_desk", "desk")
-	}
-	if o == nil {
-		o = &TradesByDeskOptions{}
-	}
-	if err := cqlgenimpl.CheckPrefix([]string{"Kind", "Day", "Seq"}, []bool{o.KindEq != nil, o.DayEq != nil}, []bool{o.KindFrom != nil || o.KindTo != nil, o.DayFrom != nil || o.DayTo != nil, o.SeqFrom != nil || o.SeqTo != nil}); err != nil {
-		return cqlgen.Page[DeskTrade]{}, err
-	}
-	spec := deskTradeTradesByDeskRead.With([]any{desk}, o.Limit, o.Cursor, r.opts)
-	if o.KindEq != nil {
-		spec.Prefix = append(spec.Prefix, *o.KindEq)
-	}
-	if o.DayEq != nil {
-		spec.Prefix = append(spec.Prefix, *o.DayEq)
-	}
-	cqlgenimpl.Bounds(&spec, o.KindFrom, o.KindTo, o.KindFromExclusive, o.KindToInclusive)
-	cqlgenimpl.Bounds(&spec, o.DayFrom, o.DayTo, o.DayFromExclusive, o.DayToInclusive)
-	cqlgenimpl.Bounds(&spec, o.SeqFrom, o.SeqTo, o.SeqFromExclusive, o.SeqToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *DeskTradeRepo) TradesByDesk(ctx context.Context, desk string, o *TradesByDeskOptions) (cqlgen.Page[DeskTrade], error) {
+	o = cqlgenimpl.Or(o)
+	return deskTradeTradesByDeskRead.Page(ctx, r.s, r.opts, []any{desk}, o.Limit, o.Cursor, cqlgenimpl.Prefixed([]string{"Kind", "Day", "Seq"}, []bool{o.KindEq != nil, o.DayEq != nil}, []bool{o.KindFrom != nil || o.KindTo != nil, o.DayFrom != nil || o.DayTo != nil, o.SeqFrom != nil || o.SeqTo != nil}), cqlgenimpl.Eq(o.KindEq, ""), cqlgenimpl.Eq(o.DayEq, ""), cqlgenimpl.Range(o.KindFrom, o.KindTo, o.KindFromExclusive, o.KindToInclusive), cqlgenimpl.Range(o.DayFrom, o.DayTo, o.DayFromExclusive, o.DayToInclusive), cqlgenimpl.Range(o.SeqFrom, o.SeqTo, o.SeqFromExclusive, o.SeqToInclusive))
 }
 
-// tickTicksBySymbol is table ticks_by_symbol, which is the source of truth of
-// Tick (statements in schema.md).
+// tickTicksBySymbol is table ticks_by_symbol, the source of truth (schema.md).
 var tickTicksBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "ticks_by_symbol",
 	Pattern:      "TicksBySymbol",
@@ -1457,72 +1153,54 @@ func tickCheck(e *Tick) error {
 	return nil
 }
 
-var tickOne = cqlgenimpl.One[Tick]{
+var tickOne = &cqlgenimpl.One[Tick]{
+	Name:  "Tick",
+	Table: tickTicksBySymbol,
 	Check: tickCheck,
-	Delete: func(e *Tick, ts int64) []any {
-		return []any{ts, e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq}
-	},
 	Key: func(e *Tick) []any {
 		return []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq}
 	},
-	Row:   tickTicksBySymbolRow,
-	Scan:  tickTicksBySymbolScan,
-	Table: tickTicksBySymbol,
+	Row: tickTicksBySymbolRow,
+	Remove: func(e *Tick, ts int64) []any {
+		return []any{ts, e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq}
+	},
+	Scan: tickTicksBySymbolScan,
 }
 
-// Insert writes e to ticks_by_symbol, leaving nil pointers and empty
-// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
-// (docs/repositories.md, Writes).
-func (r *TickRepo) Insert(ctx context.Context, e *Tick, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Tick", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &tickOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *TickRepo) Insert(ctx context.Context, e *Tick, opts ...cqlgen.Option) error {
+	return tickOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in ticks_by_symbol unless a row has its key (IF NOT
-// EXISTS); see docs/repositories.md, Conditional insert.
-func (r *TickRepo) InsertIfAbsent(ctx context.Context, e *Tick, opts ...cqlgen.Option) (_ cqlgen.Inserted[Tick], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Tick", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &tickOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *TickRepo) InsertIfAbsent(ctx context.Context, e *Tick, opts ...cqlgen.Option) (cqlgen.Inserted[Tick], error) {
+	return tickOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in ticks_by_symbol; nil pointers
-// and empty collections clear their columns.
-func (r *TickRepo) Update(ctx context.Context, e *Tick, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Tick", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &tickOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *TickRepo) Update(ctx context.Context, e *Tick, opts ...cqlgen.Option) error {
+	return tickOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from ticks_by_symbol.
-func (r *TickRepo) Delete(ctx context.Context, e *Tick, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Tick", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &tickOne, e)
+// Delete removes the row with e's key.
+func (r *TickRepo) Delete(ctx context.Context, e *Tick, opts ...cqlgen.Option) error {
+	return tickOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Tick with the given key from ticks_by_symbol;
-// cqlgen.ErrNotFound if there is none.
-func (r *TickRepo) Get(ctx context.Context, symbol string, kind string, at time.Time, seq int64) (_ *Tick, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Tick", "Get").End(&err)
-	if symbol == "" {
-		return nil, cqlgenimpl.EmptyKey("ticks_by_symbol", "symbol")
-	}
-	var e Tick
-	e.Symbol = symbol
-	e.Kind = kind
-	e.At = at
-	e.Seq = seq
-	return cqlgenimpl.GetOne(ctx, r.s, tickTicksBySymbol.Get, []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq}, tickTicksBySymbolScan)
+// Get reads the Tick with the given key; cqlgen.ErrNotFound if none.
+func (r *TickRepo) Get(ctx context.Context, symbol string, kind string, at time.Time, seq int64) (*Tick, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Tick", "Get", tickTicksBySymbol, []any{(&Tick{Symbol: symbol, Kind: kind, At: at, Seq: seq}).Symbol, cqlgenimpl.DayBuckets.Of((&Tick{Symbol: symbol, Kind: kind, At: at, Seq: seq}).At), (&Tick{Symbol: symbol, Kind: kind, At: at, Seq: seq}).Kind, (&Tick{Symbol: symbol, Kind: kind, At: at, Seq: seq}).At, (&Tick{Symbol: symbol, Kind: kind, At: at, Seq: seq}).Seq}, tickTicksBySymbolScan)
 }
 
-// TicksBySymbolOptions are the optional parts of a TicksBySymbol read.
+// TicksBySymbolOptions are the options of TicksBySymbol.
 type TicksBySymbolOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// KindFrom (inclusive) and KindTo (exclusive) bound kind in read order;
-	// nil: open.
+	// KindFrom (inclusive) and KindTo (exclusive) bound kind; nil: open.
 	KindFrom, KindTo *string
-	// KindFromExclusive and KindToInclusive change the bounds' defaults.
+	// KindFromExclusive and KindToInclusive flip the defaults.
 	KindFromExclusive, KindToInclusive bool
 	// KindEq fixes kind (nil: every value); with every Eq before it, AtFrom
 	// and AtTo bound at within it.
@@ -1530,53 +1208,33 @@ type TicksBySymbolOptions struct {
 	// AtFrom (inclusive) and AtTo (exclusive) bound at under KindEq; nil:
 	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var tickTicksBySymbolRead = cqlgenimpl.ReadSpec[Tick]{
-	Compare: tickTicksBySymbolCompare,
-	Key:     tickTicksBySymbolClustering,
-	Scan:    tickTicksBySymbolScan,
-	Table:   tickTicksBySymbol,
+var tickTicksBySymbolRead = &cqlgenimpl.ReadSpec[Tick]{
+	Entity:      "Tick",
+	Table:       tickTicksBySymbol,
+	Scan:        tickTicksBySymbolScan,
+	Key:         tickTicksBySymbolClustering,
+	Compare:     tickTicksBySymbolCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
 // TicksBySymbol reads a symbol's ticks by kind, newest first, a partition a
-// day, from ticks_by_symbol, in pages: time buckets from the newest back, each
+// day from ticks_by_symbol, in pages: time buckets from the newest back, each
 // in clustering order.
-func (r *TickRepo) TicksBySymbol(ctx context.Context, symbol string, o *TicksBySymbolOptions) (_ cqlgen.Page[Tick], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Tick", "TicksBySymbol").End(&err)
-	if symbol == "" {
-		return cqlgen.Page[Tick]{}, cqlgenimpl.EmptyKey("ticks_by_symbol", "symbol")
-	}
-	if o == nil {
-		o = &TicksBySymbolOptions{}
-	}
-	if err := cqlgenimpl.CheckPrefix([]string{"Kind", "At"}, []bool{o.KindEq != nil}, []bool{o.KindFrom != nil || o.KindTo != nil, o.AtFrom != nil || o.AtTo != nil}); err != nil {
-		return cqlgen.Page[Tick]{}, err
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.DayBuckets
-	spec := tickTicksBySymbolRead.With([]any{symbol}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	if o.KindEq != nil {
-		spec.Prefix = append(spec.Prefix, *o.KindEq)
-	}
-	cqlgenimpl.Bounds(&spec, o.KindFrom, o.KindTo, o.KindFromExclusive, o.KindToInclusive)
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *TickRepo) TicksBySymbol(ctx context.Context, symbol string, o *TicksBySymbolOptions) (cqlgen.Page[Tick], error) {
+	o = cqlgenimpl.Or(o)
+	return tickTicksBySymbolRead.Page(ctx, r.s, r.opts, []any{symbol}, o.Limit, o.Cursor, cqlgenimpl.Prefixed([]string{"Kind", "At"}, []bool{o.KindEq != nil}, []bool{o.KindFrom != nil || o.KindTo != nil, o.AtFrom != nil || o.AtTo != nil}), cqlgenimpl.Eq(o.KindEq, ""), cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.KindFrom, o.KindTo, o.KindFromExclusive, o.KindToInclusive), cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// readingReadingsByDay is table readings_by_day, which is the source of truth
-// of Reading (statements in schema.md).
+// readingReadingsByDay is table readings_by_day, the source of truth
+// (schema.md).
 var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_by_day",
 	Pattern:      "ReadingsByDay",
@@ -1646,8 +1304,7 @@ func readingReadingsByDayCompare(a, b *Reading) int {
 	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
-// readingReadings1 is table readings_1, which serves Readings1 (statements in
-// schema.md).
+// readingReadings1 is table readings_1, serving Readings1 (schema.md).
 var readingReadings1 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_1",
 	Pattern:      "Readings1",
@@ -1678,8 +1335,7 @@ func readingReadings1Compare(a, b *Reading) int {
 	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
-// readingReadings16 is table readings_16, which serves Readings16 (statements
-// in schema.md).
+// readingReadings16 is table readings_16, serving Readings16 (schema.md).
 var readingReadings16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_16",
 	Pattern:      "Readings16",
@@ -1710,8 +1366,8 @@ func readingReadings16Compare(a, b *Reading) int {
 	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
-// ReadingRepo reads and writes Reading in its tables (readings_by_day,
-// readings_1, readings_16), kept in step with readings_by_day.
+// ReadingRepo reads and writes Reading in tables readings_by_day, readings_1,
+// readings_16.
 type ReadingRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -1736,7 +1392,10 @@ func readingCheckKey(e *Reading) error {
 	return nil
 }
 
-var readingWrites = &cqlgenimpl.Entity[Reading]{
+var readingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Reading]{
+	Name:      "Reading",
+	Check:     readingCheck,
+	CheckKey:  readingCheckKey,
 	Canonical: readingReadingsByDay,
 	State:     readingReadingsByDayState,
 	ScanState: readingReadingsByDayScanState,
@@ -1759,75 +1418,32 @@ var readingWrites = &cqlgenimpl.Entity[Reading]{
 			Writetimes: 2,
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
+	return readingWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Reading, leaving nil pointers
-// and empty collections unset, through the write protocol on readings_by_day
-// (docs/repositories.md, The write protocol).
-func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, readingCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
+	return readingWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Reading with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// readings_by_day (docs/repositories.md, The write protocol).
-func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, readingCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
+	return readingWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Reading with e's key from every table (e needs only its
-// key), through the write protocol on readings_by_day (docs/repositories.md,
-// The write protocol).
-func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, readingCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Reading with the given key and its version.
+func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, at time.Time, seq int64) (*Reading, int64, error) {
+	return readingWrites.GetVersioned(ctx, r.s, &Reading{SensorID: sensorID, At: at, Seq: seq})
 }
 
-// GetVersioned reads the Reading with the given key from readings_by_day with
-// its version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, at time.Time, seq int64) (_ *Reading, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "GetVersioned").End(&err)
-	if sensorID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("readings_by_day", "sensor_id")
-	}
-	e := &Reading{}
-	e.SensorID = sensorID
-	e.At = at
-	e.Seq = seq
-	return cqlgenimpl.Versioned(ctx, r.s, readingWrites, e)
-}
-
-// Modify reads the Reading with the given key, lets change edit it and writes
-// it back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *ReadingRepo) Modify(ctx context.Context, sensorID string, at time.Time, seq int64, change func(*Reading) error, opts ...cqlgen.Option) (_ *Reading, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Modify").End(&err)
-	if sensorID == "" {
-		return nil, cqlgenimpl.EmptyKey("readings_by_day", "sensor_id")
-	}
-	e := &Reading{}
-	e.SensorID = sensorID
-	e.At = at
-	e.Seq = seq
-	o, err := cqlgenimpl.BeginVersioned(e, readingCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, readingWrites, e, readingCheck, change)
+// Modify edits the Reading with the given key by change, retrying on conflict.
+func (r *ReadingRepo) Modify(ctx context.Context, sensorID string, at time.Time, seq int64, change func(*Reading) error, opts ...cqlgen.Option) (*Reading, error) {
+	return readingWrites.Modify(ctx, r.s, r.opts, opts, &Reading{SensorID: sensorID, At: at, Seq: seq}, change)
 }
 
 // Entity is Reading.
@@ -1835,165 +1451,122 @@ func (r *ReadingRepo) Entity() string {
 	return "Reading"
 }
 
-// Tables lists the tables Repair and Backfill write: all but readings_by_day.
+// Tables lists the tables Repair and Backfill write.
 func (r *ReadingRepo) Tables() []string {
-	return []string{"readings_1", "readings_16"}
+	return readingWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against readings_by_day.
-func (r *ReadingRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", false, o)
+// Verify reports rows missing, stale or orphaned against readings_by_day.
+func (r *ReadingRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return readingWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *ReadingRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", true, o)
+// Repair mends what Verify finds.
+func (r *ReadingRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return readingWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row readings_by_day implies into table.
-func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, readingWrites, "Reading", table, o)
+func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return readingWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Reading with the given key from readings_by_day;
-// cqlgen.ErrNotFound if there is none.
-func (r *ReadingRepo) Get(ctx context.Context, sensorID string, at time.Time, seq int64) (_ *Reading, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Get").End(&err)
-	if sensorID == "" {
-		return nil, cqlgenimpl.EmptyKey("readings_by_day", "sensor_id")
-	}
-	var e Reading
-	e.SensorID = sensorID
-	e.At = at
-	e.Seq = seq
-	return cqlgenimpl.GetOne(ctx, r.s, readingReadingsByDay.Get, []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}, readingReadingsByDayScan)
+// Get reads the Reading with the given key; cqlgen.ErrNotFound if none.
+func (r *ReadingRepo) Get(ctx context.Context, sensorID string, at time.Time, seq int64) (*Reading, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Reading", "Get", readingReadingsByDay, []any{(&Reading{SensorID: sensorID, At: at, Seq: seq}).SensorID, cqlgenimpl.DayBuckets.Of((&Reading{SensorID: sensorID, At: at, Seq: seq}).At), (&Reading{SensorID: sensorID, At: at, Seq: seq}).At, (&Reading{SensorID: sensorID, At: at, Seq: seq}).Seq}, readingReadingsByDayScan)
 }
 
-// ReadingsByDayOptions are the optional parts of a ReadingsByDay read.
+// ReadingsByDayOptions are the options of ReadingsByDay.
 type ReadingsByDayOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var readingReadingsByDayRead = cqlgenimpl.ReadSpec[Reading]{
-	Compare: readingReadingsByDayCompare,
-	Key:     readingReadingsByDayClustering,
-	Scan:    readingReadingsByDayScan,
-	Table:   readingReadingsByDay,
+var readingReadingsByDayRead = &cqlgenimpl.ReadSpec[Reading]{
+	Entity:      "Reading",
+	Table:       readingReadingsByDay,
+	Scan:        readingReadingsByDayScan,
+	Key:         readingReadingsByDayClustering,
+	Compare:     readingReadingsByDayCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
-// ReadingsByDay reads a sensor's readings, newest first, a partition a day,
+// ReadingsByDay reads a sensor's readings, newest first, a partition a day
 // from readings_by_day, in pages: time buckets from the newest back, each in
 // clustering order.
-func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *ReadingsByDayOptions) (_ cqlgen.Page[Reading], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByDay").End(&err)
-	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_day", "sensor_id")
-	}
-	if o == nil {
-		o = &ReadingsByDayOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.DayBuckets
-	spec := readingReadingsByDayRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *ReadingsByDayOptions) (cqlgen.Page[Reading], error) {
+	o = cqlgenimpl.Or(o)
+	return readingReadingsByDayRead.Page(ctx, r.s, r.opts, []any{sensorID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// Readings1Options are the optional parts of a Readings1 read.
+// Readings1Options are the options of Readings1.
 type Readings1Options struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
-var readingReadings1Read = cqlgenimpl.ReadSpec[Reading]{
+var readingReadings1Read = &cqlgenimpl.ReadSpec[Reading]{
+	Entity:      "Reading",
+	Table:       readingReadings1,
+	Scan:        readingReadings1Scan,
+	Key:         readingReadings1Clustering,
 	Compare:     readingReadings1Compare,
 	HashBuckets: 1,
-	Key:         readingReadings1Clustering,
-	Scan:        readingReadings1Scan,
-	Table:       readingReadings1,
 }
 
-// Readings1 reads a sensor's readings in one hash bucket, from readings_1, in
+// Readings1 reads a sensor's readings in one hash bucket from readings_1, in
 // pages: all 1 hash buckets read in parallel and merged in clustering order.
-func (r *ReadingRepo) Readings1(ctx context.Context, sensorID string, o *Readings1Options) (_ cqlgen.Page[Reading], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Readings1").End(&err)
-	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_1", "sensor_id")
-	}
-	if o == nil {
-		o = &Readings1Options{}
-	}
-	spec := readingReadings1Read.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *ReadingRepo) Readings1(ctx context.Context, sensorID string, o *Readings1Options) (cqlgen.Page[Reading], error) {
+	o = cqlgenimpl.Or(o)
+	return readingReadings1Read.Page(ctx, r.s, r.opts, []any{sensorID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// Readings16Options are the optional parts of a Readings16 read.
+// Readings16Options are the options of Readings16.
 type Readings16Options struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
-var readingReadings16Read = cqlgenimpl.ReadSpec[Reading]{
+var readingReadings16Read = &cqlgenimpl.ReadSpec[Reading]{
+	Entity:      "Reading",
+	Table:       readingReadings16,
+	Scan:        readingReadings16Scan,
+	Key:         readingReadings16Clustering,
 	Compare:     readingReadings16Compare,
 	HashBuckets: 16,
-	Key:         readingReadings16Clustering,
-	Scan:        readingReadings16Scan,
-	Table:       readingReadings16,
 }
 
-// Readings16 reads a sensor's readings over 16 hash buckets, from readings_16,
+// Readings16 reads a sensor's readings over 16 hash buckets from readings_16,
 // in pages: all 16 hash buckets read in parallel and merged in clustering
 // order.
-func (r *ReadingRepo) Readings16(ctx context.Context, sensorID string, o *Readings16Options) (_ cqlgen.Page[Reading], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Readings16").End(&err)
-	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_16", "sensor_id")
-	}
-	if o == nil {
-		o = &Readings16Options{}
-	}
-	spec := readingReadings16Read.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *ReadingRepo) Readings16(ctx context.Context, sensorID string, o *Readings16Options) (cqlgen.Page[Reading], error) {
+	o = cqlgenimpl.Or(o)
+	return readingReadings16Read.Page(ctx, r.s, r.opts, []any{sensorID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// visitVisits is table visits, which is the source of truth of Visit
-// (statements in schema.md).
+// visitVisits is table visits, the source of truth (schema.md).
 var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "visits",
 	Pattern:      "Visits",
@@ -2004,46 +1577,17 @@ var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func visitVisitsScan(it cqlgenimpl.Iter, e *Visit) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.VisitID, &e.UserID, &e.Site, &e.At, &e.Page, &e.Millis, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Visit{}
-	}
-}
-
-func visitVisitsState(e *Visit) []any {
-	return []any{e.VisitID}
-}
-
-func visitVisitsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Visit], ok bool) {
-	ok = it.Scan(&v.Row.VisitID, &v.Row.UserID, &v.Row.Site, &v.Row.At, &v.Row.Page, &v.Row.Millis, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func visitVisitsData(e *Visit) []any {
+func visitValues(e *Visit, _ bool) []any {
 	return []any{e.VisitID, e.UserID, e.Site, e.At, e.Page, e.Millis}
 }
 
-func visitVisitsChange(e *Visit, c cqlgenimpl.Change) []any {
-	return []any{e.UserID, e.Site, e.At, e.Page, e.Millis, c.TS, c.Pending, c.Writes, e.VisitID, c.Old}
+func visitFields(e *Visit, dst []any) []any {
+	return append(dst, &e.VisitID, &e.UserID, &e.Site, &e.At, &e.Page, &e.Millis)
 }
 
-func visitVisitsRemove(e *Visit, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.VisitID, c.Old}
-}
+var visitVisitsScan = visitWrites.ScanLive
 
-func visitVisitsSettle(e *Visit, version int64) []any {
-	return []any{e.VisitID, version}
-}
-
-// visitVisitsByUser is table visits_by_user, which serves VisitsByUser
-// (statements in schema.md).
+// visitVisitsByUser is table visits_by_user, serving VisitsByUser (schema.md).
 var visitVisitsByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "visits_by_user",
 	Pattern:      "VisitsByUser",
@@ -2052,14 +1596,6 @@ var visitVisitsByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("site text", "page text", "millis int"),
 	Maintained:   true,
 })
-
-func visitVisitsByUserRow(e *Visit, ts int64, _ bool) []any {
-	return []any{e.UserID, e.At, e.VisitID, e.Site, e.Page, e.Millis, ts}
-}
-
-func visitVisitsByUserKey(e *Visit) []any {
-	return []any{e.UserID, e.At, e.VisitID}
-}
 
 func visitVisitsByUserScan(it cqlgenimpl.Iter, e *Visit) bool {
 	return it.Scan(&e.UserID, &e.At, &e.VisitID, &e.Site, &e.Page, &e.Millis)
@@ -2073,8 +1609,7 @@ func visitVisitsByUserCompare(a, b *Visit) int {
 	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.VisitID, b.VisitID))
 }
 
-// visitVisitsBySite is table visits_by_site, which serves VisitsBySite
-// (statements in schema.md).
+// visitVisitsBySite is table visits_by_site, serving VisitsBySite (schema.md).
 var visitVisitsBySite = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "visits_by_site",
 	Pattern:      "VisitsBySite",
@@ -2105,8 +1640,8 @@ func visitVisitsBySiteCompare(a, b *Visit) int {
 	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.VisitID, b.VisitID))
 }
 
-// visitVisitsBySiteDay is table visits_by_site_day, which serves
-// VisitsBySiteDay (statements in schema.md).
+// visitVisitsBySiteDay is table visits_by_site_day, serving VisitsBySiteDay
+// (schema.md).
 var visitVisitsBySiteDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "visits_by_site_day",
 	Pattern:      "VisitsBySiteDay",
@@ -2146,8 +1681,7 @@ type VisitsByPageRow struct {
 	Site    string `db:"site"`
 }
 
-// visitVisitsByPage is table visits_by_page, which serves VisitsByPage
-// (statements in schema.md).
+// visitVisitsByPage is table visits_by_page, serving VisitsByPage (schema.md).
 var visitVisitsByPage = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "visits_by_page",
 	Pattern:      "VisitsByPage",
@@ -2156,14 +1690,6 @@ var visitVisitsByPage = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("site text"),
 	Maintained:   true,
 })
-
-func visitVisitsByPageRow(e *Visit, ts int64, _ bool) []any {
-	return []any{e.Page, e.VisitID, e.Site, ts}
-}
-
-func visitVisitsByPageKey(e *Visit) []any {
-	return []any{e.Page, e.VisitID}
-}
 
 func visitVisitsByPageScan(it cqlgenimpl.Iter, e *VisitsByPageRow) bool {
 	return it.Scan(&e.Page, &e.VisitID, &e.Site)
@@ -2177,9 +1703,8 @@ func visitVisitsByPageCompare(a, b *VisitsByPageRow) int {
 	return cmp.Compare(a.VisitID, b.VisitID)
 }
 
-// VisitRepo reads and writes Visit in its tables (visits, visits_by_user,
-// visits_by_site, visits_by_site_day, visits_by_page), kept in step with
-// visits.
+// VisitRepo reads and writes Visit in tables visits, visits_by_user,
+// visits_by_site, visits_by_site_day, visits_by_page.
 type VisitRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -2190,42 +1715,14 @@ func NewVisitRepo(s cqlgen.Session, opts ...cqlgen.Option) *VisitRepo {
 	return &VisitRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func visitCheck(e *Visit) error {
-	if e.VisitID == "" {
-		return cqlgenimpl.EmptyKey("visits", "visit_id")
-	}
-	if e.UserID == "" {
-		return cqlgenimpl.EmptyKey("visits_by_user", "user_id")
-	}
-	if e.Site == "" {
-		return cqlgenimpl.EmptyKey("visits_by_site", "site")
-	}
-	if e.Page == "" {
-		return cqlgenimpl.EmptyKey("visits_by_page", "page")
-	}
-	return nil
-}
-
-func visitCheckKey(e *Visit) error {
-	if e.VisitID == "" {
-		return cqlgenimpl.EmptyKey("visits", "visit_id")
-	}
-	return nil
-}
-
-var visitWrites = &cqlgenimpl.Entity[Visit]{
+var visitWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Visit]{
+	Name:      "Visit",
 	Canonical: visitVisits,
-	State:     visitVisitsState,
-	ScanState: visitVisitsScanState,
-	Data:      visitVisitsData,
-	Change:    visitVisitsChange,
-	Remove:    visitVisitsRemove,
-	Settle:    visitVisitsSettle,
+	Values:    visitValues,
+	Fields:    visitFields,
 	Projections: []cqlgenimpl.Projection[Visit]{
 		{
 			Table:      visitVisitsByUser,
-			Key:        visitVisitsByUserKey,
-			Row:        visitVisitsByUserRow,
 			Writetimes: 3,
 			Owner:      []int{2},
 		},
@@ -2245,77 +1742,36 @@ var visitWrites = &cqlgenimpl.Entity[Visit]{
 		},
 		{
 			Table:      visitVisitsByPage,
-			Key:        visitVisitsByPageKey,
-			Row:        visitVisitsByPageRow,
 			Writetimes: 1,
 			Owner:      []int{1},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+	return visitWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Visit, leaving nil pointers
-// and empty collections unset, through the write protocol on visits
-// (docs/repositories.md, The write protocol).
-func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, visitCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, visitWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+	return visitWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Visit with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// visits (docs/repositories.md, The write protocol).
-func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, visitCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, visitWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+	return visitWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Visit with e's key from every table (e needs only its
-// key), through the write protocol on visits (docs/repositories.md, The write
-// protocol).
-func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, visitCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, visitWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Visit with the given key and its version.
+func (r *VisitRepo) GetVersioned(ctx context.Context, visitID string) (*Visit, int64, error) {
+	return visitWrites.GetVersioned(ctx, r.s, &Visit{VisitID: visitID})
 }
 
-// GetVersioned reads the Visit with the given key from visits with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *VisitRepo) GetVersioned(ctx context.Context, visitID string) (_ *Visit, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "GetVersioned").End(&err)
-	if visitID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("visits", "visit_id")
-	}
-	e := &Visit{}
-	e.VisitID = visitID
-	return cqlgenimpl.Versioned(ctx, r.s, visitWrites, e)
-}
-
-// Modify reads the Visit with the given key, lets change edit it and writes it
-// back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *VisitRepo) Modify(ctx context.Context, visitID string, change func(*Visit) error, opts ...cqlgen.Option) (_ *Visit, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Modify").End(&err)
-	if visitID == "" {
-		return nil, cqlgenimpl.EmptyKey("visits", "visit_id")
-	}
-	e := &Visit{}
-	e.VisitID = visitID
-	o, err := cqlgenimpl.BeginVersioned(e, visitCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, visitWrites, e, visitCheck, change)
+// Modify edits the Visit with the given key by change, retrying on conflict.
+func (r *VisitRepo) Modify(ctx context.Context, visitID string, change func(*Visit) error, opts ...cqlgen.Option) (*Visit, error) {
+	return visitWrites.Modify(ctx, r.s, r.opts, opts, &Visit{VisitID: visitID}, change)
 }
 
 // Entity is Visit.
@@ -2323,212 +1779,157 @@ func (r *VisitRepo) Entity() string {
 	return "Visit"
 }
 
-// Tables lists the tables Repair and Backfill write: all but visits.
+// Tables lists the tables Repair and Backfill write.
 func (r *VisitRepo) Tables() []string {
-	return []string{"visits_by_user", "visits_by_site", "visits_by_site_day", "visits_by_page"}
+	return visitWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against visits.
-func (r *VisitRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, visitWrites, "Visit", false, o)
+// Verify reports rows missing, stale or orphaned against visits.
+func (r *VisitRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return visitWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *VisitRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, visitWrites, "Visit", true, o)
+// Repair mends what Verify finds.
+func (r *VisitRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return visitWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row visits implies into table.
-func (r *VisitRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, visitWrites, "Visit", table, o)
+func (r *VisitRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return visitWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Visit with the given key from visits; cqlgen.ErrNotFound if
-// there is none.
-func (r *VisitRepo) Get(ctx context.Context, visitID string) (_ *Visit, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Get").End(&err)
-	if visitID == "" {
-		return nil, cqlgenimpl.EmptyKey("visits", "visit_id")
-	}
-	var e Visit
-	e.VisitID = visitID
-	return cqlgenimpl.GetOne(ctx, r.s, visitVisits.Get, []any{e.VisitID}, visitVisitsScan)
+// Get reads the Visit with the given key; cqlgen.ErrNotFound if none.
+func (r *VisitRepo) Get(ctx context.Context, visitID string) (*Visit, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Visit", "Get", visitVisits, []any{visitID}, visitVisitsScan)
 }
 
-// GetMany reads the Visits with the given visit_id values from visits in one
-// query: Rows[i] is visitIDs[i]'s, nil when missing (docs/repositories.md,
-// Multi-get).
-func (r *VisitRepo) GetMany(ctx context.Context, visitIDs []string) (_ cqlgen.Found[Visit], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "GetMany").End(&err)
-	for _, k := range visitIDs {
-		if k == "" {
-			return cqlgen.Found[Visit]{}, cqlgenimpl.EmptyKey("visits", "visit_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, visitVisits, []any{}, visitIDs, r.opts.MaxKeys, visitVisitsScan, func(e *Visit) string {
+// GetMany reads the Visits of the given visit_id values: Rows[i] is
+// visitIDs[i]'s or nil.
+func (r *VisitRepo) GetMany(ctx context.Context, visitIDs []string) (cqlgen.Found[Visit], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Visit", visitVisits, []any{}, visitIDs, visitVisitsScan, func(e *Visit) string {
 		return e.VisitID
 	})
 }
 
-// VisitsByUserOptions are the optional parts of a VisitsByUser read.
+// VisitsByUserOptions are the options of VisitsByUser.
 type VisitsByUserOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
-var visitVisitsByUserRead = cqlgenimpl.ReadSpec[Visit]{
-	Compare: visitVisitsByUserCompare,
-	Key:     visitVisitsByUserClustering,
-	Scan:    visitVisitsByUserScan,
+var visitVisitsByUserRead = &cqlgenimpl.ReadSpec[Visit]{
+	Entity:  "Visit",
 	Table:   visitVisitsByUser,
+	Scan:    visitVisitsByUserScan,
+	Key:     visitVisitsByUserClustering,
+	Compare: visitVisitsByUserCompare,
 }
 
-// VisitsByUser reads a user's visits, newest first, from visits_by_user, in
-// pages: one partition, in clustering order.
-func (r *VisitRepo) VisitsByUser(ctx context.Context, userID string, o *VisitsByUserOptions) (_ cqlgen.Page[Visit], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "VisitsByUser").End(&err)
-	if userID == "" {
-		return cqlgen.Page[Visit]{}, cqlgenimpl.EmptyKey("visits_by_user", "user_id")
-	}
-	if o == nil {
-		o = &VisitsByUserOptions{}
-	}
-	spec := visitVisitsByUserRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// VisitsByUser reads a user's visits, newest first from visits_by_user, in
+// pages.
+func (r *VisitRepo) VisitsByUser(ctx context.Context, userID string, o *VisitsByUserOptions) (cqlgen.Page[Visit], error) {
+	o = cqlgenimpl.Or(o)
+	return visitVisitsByUserRead.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// VisitsBySiteOptions are the optional parts of a VisitsBySite read.
+// VisitsBySiteOptions are the options of VisitsBySite.
 type VisitsBySiteOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
-var visitVisitsBySiteRead = cqlgenimpl.ReadSpec[Visit]{
+var visitVisitsBySiteRead = &cqlgenimpl.ReadSpec[Visit]{
+	Entity:      "Visit",
+	Table:       visitVisitsBySite,
+	Scan:        visitVisitsBySiteScan,
+	Key:         visitVisitsBySiteClustering,
 	Compare:     visitVisitsBySiteCompare,
 	HashBuckets: 8,
-	Key:         visitVisitsBySiteClustering,
-	Scan:        visitVisitsBySiteScan,
-	Table:       visitVisitsBySite,
 }
 
-// VisitsBySite reads a site's visits over 8 hash buckets, from visits_by_site,
+// VisitsBySite reads a site's visits over 8 hash buckets from visits_by_site,
 // in pages: all 8 hash buckets read in parallel and merged in clustering
 // order.
-func (r *VisitRepo) VisitsBySite(ctx context.Context, site string, o *VisitsBySiteOptions) (_ cqlgen.Page[Visit], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "VisitsBySite").End(&err)
-	if site == "" {
-		return cqlgen.Page[Visit]{}, cqlgenimpl.EmptyKey("visits_by_site", "site")
-	}
-	if o == nil {
-		o = &VisitsBySiteOptions{}
-	}
-	spec := visitVisitsBySiteRead.With([]any{site}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *VisitRepo) VisitsBySite(ctx context.Context, site string, o *VisitsBySiteOptions) (cqlgen.Page[Visit], error) {
+	o = cqlgenimpl.Or(o)
+	return visitVisitsBySiteRead.Page(ctx, r.s, r.opts, []any{site}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// VisitsBySiteDayOptions are the optional parts of a VisitsBySiteDay read.
+// VisitsBySiteDayOptions are the options of VisitsBySiteDay.
 type VisitsBySiteDayOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var visitVisitsBySiteDayRead = cqlgenimpl.ReadSpec[Visit]{
-	Compare: visitVisitsBySiteDayCompare,
-	Key:     visitVisitsBySiteDayClustering,
-	Scan:    visitVisitsBySiteDayScan,
-	Table:   visitVisitsBySiteDay,
+var visitVisitsBySiteDayRead = &cqlgenimpl.ReadSpec[Visit]{
+	Entity:      "Visit",
+	Table:       visitVisitsBySiteDay,
+	Scan:        visitVisitsBySiteDayScan,
+	Key:         visitVisitsBySiteDayClustering,
+	Compare:     visitVisitsBySiteDayCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
-// VisitsBySiteDay reads a site's visits, a partition a day, from
+// VisitsBySiteDay reads a site's visits, a partition a day from
 // visits_by_site_day, in pages: time buckets from the newest back, each in
 // clustering order.
-func (r *VisitRepo) VisitsBySiteDay(ctx context.Context, site string, o *VisitsBySiteDayOptions) (_ cqlgen.Page[Visit], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "VisitsBySiteDay").End(&err)
-	if site == "" {
-		return cqlgen.Page[Visit]{}, cqlgenimpl.EmptyKey("visits_by_site_day", "site")
-	}
-	if o == nil {
-		o = &VisitsBySiteDayOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.DayBuckets
-	spec := visitVisitsBySiteDayRead.With([]any{site}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *VisitRepo) VisitsBySiteDay(ctx context.Context, site string, o *VisitsBySiteDayOptions) (cqlgen.Page[Visit], error) {
+	o = cqlgenimpl.Or(o)
+	return visitVisitsBySiteDayRead.Page(ctx, r.s, r.opts, []any{site}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// VisitsByPageOptions are the optional parts of a VisitsByPage read.
+// VisitsByPageOptions are the options of VisitsByPage.
 type VisitsByPageOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// VisitIDFrom (inclusive) and VisitIDTo (exclusive) bound visit_id in read
-	// order; nil: open.
+	// VisitIDFrom (inclusive) and VisitIDTo (exclusive) bound visit_id; nil:
+	// open.
 	VisitIDFrom, VisitIDTo *string
-	// VisitIDFromExclusive and VisitIDToInclusive change the bounds' defaults.
+	// VisitIDFromExclusive and VisitIDToInclusive flip the defaults.
 	VisitIDFromExclusive, VisitIDToInclusive bool
 }
 
-var visitVisitsByPageRead = cqlgenimpl.ReadSpec[VisitsByPageRow]{
-	Compare: visitVisitsByPageCompare,
-	Key:     visitVisitsByPageClustering,
-	Scan:    visitVisitsByPageScan,
+var visitVisitsByPageRead = &cqlgenimpl.ReadSpec[VisitsByPageRow]{
+	Entity:  "Visit",
 	Table:   visitVisitsByPage,
+	Scan:    visitVisitsByPageScan,
+	Key:     visitVisitsByPageClustering,
+	Compare: visitVisitsByPageCompare,
 }
 
-// VisitsByPage reads the visits of a page, storing only their site, from
-// visits_by_page, in pages: one partition, in clustering order.
-func (r *VisitRepo) VisitsByPage(ctx context.Context, page string, o *VisitsByPageOptions) (_ cqlgen.Page[VisitsByPageRow], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "VisitsByPage").End(&err)
-	if page == "" {
-		return cqlgen.Page[VisitsByPageRow]{}, cqlgenimpl.EmptyKey("visits_by_page", "page")
-	}
-	if o == nil {
-		o = &VisitsByPageOptions{}
-	}
-	spec := visitVisitsByPageRead.With([]any{page}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.VisitIDFrom, o.VisitIDTo, o.VisitIDFromExclusive, o.VisitIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// VisitsByPage reads the visits of a page, storing only their site from
+// visits_by_page, in pages.
+func (r *VisitRepo) VisitsByPage(ctx context.Context, page string, o *VisitsByPageOptions) (cqlgen.Page[VisitsByPageRow], error) {
+	o = cqlgenimpl.Or(o)
+	return visitVisitsByPageRead.Page(ctx, r.s, r.opts, []any{page}, o.Limit, o.Cursor, cqlgenimpl.Range(o.VisitIDFrom, o.VisitIDTo, o.VisitIDFromExclusive, o.VisitIDToInclusive))
 }
 
-// lineLines is table lines, which is the source of truth of Line (statements
-// in schema.md).
+// lineLines is table lines, the source of truth (schema.md).
 var lineLines = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "lines",
 	Pattern:      "Lines",
@@ -2597,8 +1998,8 @@ type LinesByStatusRow struct {
 	Qty     int64  `db:"qty"`
 }
 
-// lineLinesByStatus is table lines_by_status, which serves LinesByStatus
-// (statements in schema.md).
+// lineLinesByStatus is table lines_by_status, serving LinesByStatus
+// (schema.md).
 var lineLinesByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "lines_by_status",
 	Pattern:      "LinesByStatus",
@@ -2639,8 +2040,8 @@ type LinesByOrderStatusRow struct {
 	Qty     int64  `db:"qty"`
 }
 
-// lineLinesByOrderStatus is table lines_by_order_status, which serves
-// LinesByOrderStatus (statements in schema.md).
+// lineLinesByOrderStatus is table lines_by_order_status, serving
+// LinesByOrderStatus (schema.md).
 var lineLinesByOrderStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "lines_by_order_status",
 	Pattern:      "LinesByOrderStatus",
@@ -2679,8 +2080,8 @@ func lineLinesByOrderStatusCompare(a, b *LinesByOrderStatusRow) int {
 	return cmp.Or(cmp.Compare(a.Status, b.Status), cmp.Compare(a.ItemID, b.ItemID))
 }
 
-// LineRepo reads and writes Line in its tables (lines, lines_by_status,
-// lines_by_order_status), kept in step with lines.
+// LineRepo reads and writes Line in tables lines, lines_by_status,
+// lines_by_order_status.
 type LineRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -2708,7 +2109,10 @@ func lineCheckKey(e *Line) error {
 	return nil
 }
 
-var lineWrites = &cqlgenimpl.Entity[Line]{
+var lineWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Line]{
+	Name:      "Line",
+	Check:     lineCheck,
+	CheckKey:  lineCheckKey,
 	Canonical: lineLines,
 	State:     lineLinesState,
 	ScanState: lineLinesScanState,
@@ -2732,73 +2136,32 @@ var lineWrites = &cqlgenimpl.Entity[Line]{
 			Owner:      []int{0, 2},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *LineRepo) Insert(ctx context.Context, e *Line, opts ...cqlgen.Option) error {
+	return lineWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Line, leaving nil pointers
-// and empty collections unset, through the write protocol on lines
-// (docs/repositories.md, The write protocol).
-func (r *LineRepo) Insert(ctx context.Context, e *Line, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, lineCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, lineWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *LineRepo) Update(ctx context.Context, e *Line, opts ...cqlgen.Option) error {
+	return lineWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Line with e's key in every table, nil pointers and empty
-// collections clearing their columns, through the write protocol on lines
-// (docs/repositories.md, The write protocol).
-func (r *LineRepo) Update(ctx context.Context, e *Line, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, lineCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, lineWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *LineRepo) Delete(ctx context.Context, e *Line, opts ...cqlgen.Option) error {
+	return lineWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Line with e's key from every table (e needs only its
-// key), through the write protocol on lines (docs/repositories.md, The write
-// protocol).
-func (r *LineRepo) Delete(ctx context.Context, e *Line, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, lineCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, lineWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Line with the given key and its version.
+func (r *LineRepo) GetVersioned(ctx context.Context, orderID string, itemID string) (*Line, int64, error) {
+	return lineWrites.GetVersioned(ctx, r.s, &Line{OrderID: orderID, ItemID: itemID})
 }
 
-// GetVersioned reads the Line with the given key from lines with its version,
-// for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *LineRepo) GetVersioned(ctx context.Context, orderID string, itemID string) (_ *Line, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "GetVersioned").End(&err)
-	if orderID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("lines", "order_id")
-	}
-	e := &Line{}
-	e.OrderID = orderID
-	e.ItemID = itemID
-	return cqlgenimpl.Versioned(ctx, r.s, lineWrites, e)
-}
-
-// Modify reads the Line with the given key, lets change edit it and writes it
-// back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *LineRepo) Modify(ctx context.Context, orderID string, itemID string, change func(*Line) error, opts ...cqlgen.Option) (_ *Line, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Modify").End(&err)
-	if orderID == "" {
-		return nil, cqlgenimpl.EmptyKey("lines", "order_id")
-	}
-	e := &Line{}
-	e.OrderID = orderID
-	e.ItemID = itemID
-	o, err := cqlgenimpl.BeginVersioned(e, lineCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, lineWrites, e, lineCheck, change)
+// Modify edits the Line with the given key by change, retrying on conflict.
+func (r *LineRepo) Modify(ctx context.Context, orderID string, itemID string, change func(*Line) error, opts ...cqlgen.Option) (*Line, error) {
+	return lineWrites.Modify(ctx, r.s, r.opts, opts, &Line{OrderID: orderID, ItemID: itemID}, change)
 }
 
 // Entity is Line.
@@ -2806,150 +2169,113 @@ func (r *LineRepo) Entity() string {
 	return "Line"
 }
 
-// Tables lists the tables Repair and Backfill write: all but lines.
+// Tables lists the tables Repair and Backfill write.
 func (r *LineRepo) Tables() []string {
-	return []string{"lines_by_status", "lines_by_order_status"}
+	return lineWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against lines.
-func (r *LineRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, lineWrites, "Line", false, o)
+// Verify reports rows missing, stale or orphaned against lines.
+func (r *LineRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return lineWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *LineRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, lineWrites, "Line", true, o)
+// Repair mends what Verify finds.
+func (r *LineRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return lineWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row lines implies into table.
-func (r *LineRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, lineWrites, "Line", table, o)
+func (r *LineRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return lineWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Line with the given key from lines; cqlgen.ErrNotFound if
-// there is none.
-func (r *LineRepo) Get(ctx context.Context, orderID string, itemID string) (_ *Line, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Get").End(&err)
-	if orderID == "" {
-		return nil, cqlgenimpl.EmptyKey("lines", "order_id")
-	}
-	var e Line
-	e.OrderID = orderID
-	e.ItemID = itemID
-	return cqlgenimpl.GetOne(ctx, r.s, lineLines.Get, []any{e.OrderID, e.ItemID}, lineLinesScan)
+// Get reads the Line with the given key; cqlgen.ErrNotFound if none.
+func (r *LineRepo) Get(ctx context.Context, orderID string, itemID string) (*Line, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Line", "Get", lineLines, []any{orderID, itemID}, lineLinesScan)
 }
 
-// LinesOptions are the optional parts of a Lines read.
+// LinesOptions are the options of Lines.
 type LinesOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ItemIDFrom (inclusive) and ItemIDTo (exclusive) bound item_id in read
-	// order; nil: open.
+	// ItemIDFrom (inclusive) and ItemIDTo (exclusive) bound item_id; nil:
+	// open.
 	ItemIDFrom, ItemIDTo *string
-	// ItemIDFromExclusive and ItemIDToInclusive change the bounds' defaults.
+	// ItemIDFromExclusive and ItemIDToInclusive flip the defaults.
 	ItemIDFromExclusive, ItemIDToInclusive bool
 }
 
-var lineLinesRead = cqlgenimpl.ReadSpec[Line]{
-	Compare: lineLinesCompare,
-	Key:     lineLinesClustering,
-	Scan:    lineLinesScan,
+var lineLinesRead = &cqlgenimpl.ReadSpec[Line]{
+	Entity:  "Line",
 	Table:   lineLines,
+	Scan:    lineLinesScan,
+	Key:     lineLinesClustering,
+	Compare: lineLinesCompare,
 }
 
-// Lines reads an order's lines, from lines, in pages: one partition, in
-// clustering order.
-func (r *LineRepo) Lines(ctx context.Context, orderID string, o *LinesOptions) (_ cqlgen.Page[Line], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Lines").End(&err)
-	if orderID == "" {
-		return cqlgen.Page[Line]{}, cqlgenimpl.EmptyKey("lines", "order_id")
-	}
-	if o == nil {
-		o = &LinesOptions{}
-	}
-	spec := lineLinesRead.With([]any{orderID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.ItemIDFrom, o.ItemIDTo, o.ItemIDFromExclusive, o.ItemIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// Lines reads an order's lines from lines, in pages.
+func (r *LineRepo) Lines(ctx context.Context, orderID string, o *LinesOptions) (cqlgen.Page[Line], error) {
+	o = cqlgenimpl.Or(o)
+	return lineLinesRead.Page(ctx, r.s, r.opts, []any{orderID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.ItemIDFrom, o.ItemIDTo, o.ItemIDFromExclusive, o.ItemIDToInclusive))
 }
 
-// LinesByStatusOptions are the optional parts of a LinesByStatus read.
+// LinesByStatusOptions are the options of LinesByStatus.
 type LinesByStatusOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
-	// order; nil: open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
+	// open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
+	// OrderIDFromExclusive and OrderIDToInclusive flip the defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-var lineLinesByStatusRead = cqlgenimpl.ReadSpec[LinesByStatusRow]{
-	Compare: lineLinesByStatusCompare,
-	Key:     lineLinesByStatusClustering,
-	Scan:    lineLinesByStatusScan,
+var lineLinesByStatusRead = &cqlgenimpl.ReadSpec[LinesByStatusRow]{
+	Entity:  "Line",
 	Table:   lineLinesByStatus,
+	Scan:    lineLinesByStatusScan,
+	Key:     lineLinesByStatusClustering,
+	Compare: lineLinesByStatusCompare,
 }
 
-// LinesByStatus reads lines by status, from lines_by_status, in pages: one
-// partition, in clustering order.
-func (r *LineRepo) LinesByStatus(ctx context.Context, status string, o *LinesByStatusOptions) (_ cqlgen.Page[LinesByStatusRow], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "LinesByStatus").End(&err)
-	if status == "" {
-		return cqlgen.Page[LinesByStatusRow]{}, cqlgenimpl.EmptyKey("lines_by_status", "status")
-	}
-	if o == nil {
-		o = &LinesByStatusOptions{}
-	}
-	spec := lineLinesByStatusRead.With([]any{status}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// LinesByStatus reads lines by status from lines_by_status, in pages.
+func (r *LineRepo) LinesByStatus(ctx context.Context, status string, o *LinesByStatusOptions) (cqlgen.Page[LinesByStatusRow], error) {
+	o = cqlgenimpl.Or(o)
+	return lineLinesByStatusRead.Page(ctx, r.s, r.opts, []any{status}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))
 }
 
-// LinesByOrderStatusOptions are the optional parts of a LinesByOrderStatus
-// read.
+// LinesByOrderStatusOptions are the options of LinesByOrderStatus.
 type LinesByOrderStatusOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// StatusFrom (inclusive) and StatusTo (exclusive) bound status in read
-	// order; nil: open.
+	// StatusFrom (inclusive) and StatusTo (exclusive) bound status; nil: open.
 	StatusFrom, StatusTo *string
-	// StatusFromExclusive and StatusToInclusive change the bounds' defaults.
+	// StatusFromExclusive and StatusToInclusive flip the defaults.
 	StatusFromExclusive, StatusToInclusive bool
 }
 
-var lineLinesByOrderStatusRead = cqlgenimpl.ReadSpec[LinesByOrderStatusRow]{
-	Compare: lineLinesByOrderStatusCompare,
-	Key:     lineLinesByOrderStatusClustering,
-	Scan:    lineLinesByOrderStatusScan,
+var lineLinesByOrderStatusRead = &cqlgenimpl.ReadSpec[LinesByOrderStatusRow]{
+	Entity:  "Line",
 	Table:   lineLinesByOrderStatus,
+	Scan:    lineLinesByOrderStatusScan,
+	Key:     lineLinesByOrderStatusClustering,
+	Compare: lineLinesByOrderStatusCompare,
 }
 
-// LinesByOrderStatus reads an order's lines by status, with its user, from
-// lines_by_order_status, in pages: one partition, in clustering order.
-func (r *LineRepo) LinesByOrderStatus(ctx context.Context, orderID string, o *LinesByOrderStatusOptions) (_ cqlgen.Page[LinesByOrderStatusRow], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "LinesByOrderStatus").End(&err)
-	if orderID == "" {
-		return cqlgen.Page[LinesByOrderStatusRow]{}, cqlgenimpl.EmptyKey("lines_by_order_status", "order_id")
-	}
-	if o == nil {
-		o = &LinesByOrderStatusOptions{}
-	}
-	spec := lineLinesByOrderStatusRead.With([]any{orderID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.StatusFrom, o.StatusTo, o.StatusFromExclusive, o.StatusToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// LinesByOrderStatus reads an order's lines by status, with its user from
+// lines_by_order_status, in pages.
+func (r *LineRepo) LinesByOrderStatus(ctx context.Context, orderID string, o *LinesByOrderStatusOptions) (cqlgen.Page[LinesByOrderStatusRow], error) {
+	o = cqlgenimpl.Or(o)
+	return lineLinesByOrderStatusRead.Page(ctx, r.s, r.opts, []any{orderID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.StatusFrom, o.StatusTo, o.StatusFromExclusive, o.StatusToInclusive))
 }
 
-// partParts is table parts, which is the source of truth of Part (statements
-// in schema.md).
+// partParts is table parts, the source of truth (schema.md).
 var partParts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "parts",
 	Pattern:      "Parts",
@@ -3018,8 +2344,7 @@ type PartsByKindRow struct {
 	Qty     int64  `db:"qty"`
 }
 
-// partPartsByKind is table parts_by_kind, which serves PartsByKind (statements
-// in schema.md).
+// partPartsByKind is table parts_by_kind, serving PartsByKind (schema.md).
 var partPartsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "parts_by_kind",
 	Pattern:      "PartsByKind",
@@ -3049,8 +2374,7 @@ func partPartsByKindCompare(a, b *PartsByKindRow) int {
 	return cmp.Or(cmp.Compare(a.OrderID, b.OrderID), cmp.Compare(a.PartID, b.PartID))
 }
 
-// PartRepo reads and writes Part in its tables (parts, parts_by_kind), kept in
-// step with parts.
+// PartRepo reads and writes Part in tables parts, parts_by_kind.
 type PartRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -3078,7 +2402,10 @@ func partCheckKey(e *Part) error {
 	return nil
 }
 
-var partWrites = &cqlgenimpl.Entity[Part]{
+var partWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Part]{
+	Name:      "Part",
+	Check:     partCheck,
+	CheckKey:  partCheckKey,
 	Canonical: partParts,
 	State:     partPartsState,
 	ScanState: partPartsScanState,
@@ -3095,73 +2422,32 @@ var partWrites = &cqlgenimpl.Entity[Part]{
 			Owner:      []int{1, 2},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *PartRepo) Insert(ctx context.Context, e *Part, opts ...cqlgen.Option) error {
+	return partWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Part, leaving nil pointers
-// and empty collections unset, through the write protocol on parts
-// (docs/repositories.md, The write protocol).
-func (r *PartRepo) Insert(ctx context.Context, e *Part, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, partCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, partWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *PartRepo) Update(ctx context.Context, e *Part, opts ...cqlgen.Option) error {
+	return partWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Part with e's key in every table, nil pointers and empty
-// collections clearing their columns, through the write protocol on parts
-// (docs/repositories.md, The write protocol).
-func (r *PartRepo) Update(ctx context.Context, e *Part, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, partCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, partWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *PartRepo) Delete(ctx context.Context, e *Part, opts ...cqlgen.Option) error {
+	return partWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Part with e's key from every table (e needs only its
-// key), through the write protocol on parts (docs/repositories.md, The write
-// protocol).
-func (r *PartRepo) Delete(ctx context.Context, e *Part, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, partCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, partWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Part with the given key and its version.
+func (r *PartRepo) GetVersioned(ctx context.Context, orderID string, partID string) (*Part, int64, error) {
+	return partWrites.GetVersioned(ctx, r.s, &Part{OrderID: orderID, PartID: partID})
 }
 
-// GetVersioned reads the Part with the given key from parts with its version,
-// for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *PartRepo) GetVersioned(ctx context.Context, orderID string, partID string) (_ *Part, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "GetVersioned").End(&err)
-	if orderID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("parts", "order_id")
-	}
-	e := &Part{}
-	e.OrderID = orderID
-	e.PartID = partID
-	return cqlgenimpl.Versioned(ctx, r.s, partWrites, e)
-}
-
-// Modify reads the Part with the given key, lets change edit it and writes it
-// back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *PartRepo) Modify(ctx context.Context, orderID string, partID string, change func(*Part) error, opts ...cqlgen.Option) (_ *Part, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Modify").End(&err)
-	if orderID == "" {
-		return nil, cqlgenimpl.EmptyKey("parts", "order_id")
-	}
-	e := &Part{}
-	e.OrderID = orderID
-	e.PartID = partID
-	o, err := cqlgenimpl.BeginVersioned(e, partCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, partWrites, e, partCheck, change)
+// Modify edits the Part with the given key by change, retrying on conflict.
+func (r *PartRepo) Modify(ctx context.Context, orderID string, partID string, change func(*Part) error, opts ...cqlgen.Option) (*Part, error) {
+	return partWrites.Modify(ctx, r.s, r.opts, opts, &Part{OrderID: orderID, PartID: partID}, change)
 }
 
 // Entity is Part.
@@ -3169,108 +2455,81 @@ func (r *PartRepo) Entity() string {
 	return "Part"
 }
 
-// Tables lists the tables Repair and Backfill write: all but parts.
+// Tables lists the tables Repair and Backfill write.
 func (r *PartRepo) Tables() []string {
-	return []string{"parts_by_kind"}
+	return partWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against parts.
-func (r *PartRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, partWrites, "Part", false, o)
+// Verify reports rows missing, stale or orphaned against parts.
+func (r *PartRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return partWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *PartRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, partWrites, "Part", true, o)
+// Repair mends what Verify finds.
+func (r *PartRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return partWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row parts implies into table.
-func (r *PartRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, partWrites, "Part", table, o)
+func (r *PartRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return partWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Part with the given key from parts; cqlgen.ErrNotFound if
-// there is none.
-func (r *PartRepo) Get(ctx context.Context, orderID string, partID string) (_ *Part, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Get").End(&err)
-	if orderID == "" {
-		return nil, cqlgenimpl.EmptyKey("parts", "order_id")
-	}
-	var e Part
-	e.OrderID = orderID
-	e.PartID = partID
-	return cqlgenimpl.GetOne(ctx, r.s, partParts.Get, []any{e.OrderID, e.PartID}, partPartsScan)
+// Get reads the Part with the given key; cqlgen.ErrNotFound if none.
+func (r *PartRepo) Get(ctx context.Context, orderID string, partID string) (*Part, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Part", "Get", partParts, []any{orderID, partID}, partPartsScan)
 }
 
-// PartsOptions are the optional parts of a Parts read.
+// PartsOptions are the options of Parts.
 type PartsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PartIDFrom (inclusive) and PartIDTo (exclusive) bound part_id in read
-	// order; nil: open.
+	// PartIDFrom (inclusive) and PartIDTo (exclusive) bound part_id; nil:
+	// open.
 	PartIDFrom, PartIDTo *string
-	// PartIDFromExclusive and PartIDToInclusive change the bounds' defaults.
+	// PartIDFromExclusive and PartIDToInclusive flip the defaults.
 	PartIDFromExclusive, PartIDToInclusive bool
 }
 
-var partPartsRead = cqlgenimpl.ReadSpec[Part]{
-	Compare: partPartsCompare,
-	Key:     partPartsClustering,
-	Scan:    partPartsScan,
+var partPartsRead = &cqlgenimpl.ReadSpec[Part]{
+	Entity:  "Part",
 	Table:   partParts,
+	Scan:    partPartsScan,
+	Key:     partPartsClustering,
+	Compare: partPartsCompare,
 }
 
-// Parts reads an order's parts, from parts, in pages: one partition, in
-// clustering order.
-func (r *PartRepo) Parts(ctx context.Context, orderID string, o *PartsOptions) (_ cqlgen.Page[Part], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "Parts").End(&err)
-	if orderID == "" {
-		return cqlgen.Page[Part]{}, cqlgenimpl.EmptyKey("parts", "order_id")
-	}
-	if o == nil {
-		o = &PartsOptions{}
-	}
-	spec := partPartsRead.With([]any{orderID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.PartIDFrom, o.PartIDTo, o.PartIDFromExclusive, o.PartIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// Parts reads an order's parts from parts, in pages.
+func (r *PartRepo) Parts(ctx context.Context, orderID string, o *PartsOptions) (cqlgen.Page[Part], error) {
+	o = cqlgenimpl.Or(o)
+	return partPartsRead.Page(ctx, r.s, r.opts, []any{orderID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PartIDFrom, o.PartIDTo, o.PartIDFromExclusive, o.PartIDToInclusive))
 }
 
-// PartsByKindOptions are the optional parts of a PartsByKind read.
+// PartsByKindOptions are the options of PartsByKind.
 type PartsByKindOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
-	// order; nil: open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
+	// open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
+	// OrderIDFromExclusive and OrderIDToInclusive flip the defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-var partPartsByKindRead = cqlgenimpl.ReadSpec[PartsByKindRow]{
-	Compare: partPartsByKindCompare,
-	Key:     partPartsByKindClustering,
-	Scan:    partPartsByKindScan,
+var partPartsByKindRead = &cqlgenimpl.ReadSpec[PartsByKindRow]{
+	Entity:  "Part",
 	Table:   partPartsByKind,
+	Scan:    partPartsByKindScan,
+	Key:     partPartsByKindClustering,
+	Compare: partPartsByKindCompare,
 }
 
-// PartsByKind reads parts by kind, from parts_by_kind, in pages: one
-// partition, in clustering order.
-func (r *PartRepo) PartsByKind(ctx context.Context, kind string, o *PartsByKindOptions) (_ cqlgen.Page[PartsByKindRow], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Part", "PartsByKind").End(&err)
-	if kind == "" {
-		return cqlgen.Page[PartsByKindRow]{}, cqlgenimpl.EmptyKey("parts_by_kind", "kind")
-	}
-	if o == nil {
-		o = &PartsByKindOptions{}
-	}
-	spec := partPartsByKindRead.With([]any{kind}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// PartsByKind reads parts by kind from parts_by_kind, in pages.
+func (r *PartRepo) PartsByKind(ctx context.Context, kind string, o *PartsByKindOptions) (cqlgen.Page[PartsByKindRow], error) {
+	o = cqlgenimpl.Or(o)
+	return partPartsByKindRead.Page(ctx, r.s, r.opts, []any{kind}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))
 }

@@ -16,11 +16,10 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// everythingEverything is table everything, which is the source of truth of
-// Everything (statements in schema.md).
+// everythingEverything is table everything, the source of truth (schema.md).
 var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "everything",
 	Pattern:      "Everything",
@@ -32,31 +31,15 @@ var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func everythingEverythingScan(it cqlgenimpl.Iter, e *Everything) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.S, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Everything{}
-	}
+func everythingValues(e *Everything, unset bool) []any {
+	return []any{e.ID, e.TagsKey, e.Day, e.Event, e.Raw16, e.S, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, cqlgenimpl.SliceOrUnset(e.List, unset), cqlgenimpl.SliceOrUnset(e.Set, unset), cqlgenimpl.SliceOrUnset(e.SetAscii, unset), cqlgenimpl.MapOrUnset(e.Members, unset), cqlgenimpl.MapOrUnset(e.Counts, unset), cqlgenimpl.MapOrUnset(e.Nested, unset), cqlgenimpl.MapOrUnset(e.Frozen, unset), cqlgenimpl.OrUnset(e.Maybe, unset), cqlgenimpl.OrUnset(e.MaybeAt, unset), e.Price, cqlgenimpl.SliceOrUnset(e.Prices, unset), cqlgenimpl.SliceOrUnset(e.Events, unset), cqlgenimpl.MapOrUnset(e.ByDay, unset)}
 }
 
-func everythingEverythingState(e *Everything) []any {
-	return []any{e.ID, e.TagsKey, e.Day}
+func everythingFields(e *Everything, dst []any) []any {
+	return append(dst, &e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.S, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay)
 }
 
-func everythingEverythingScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Everything], ok bool) {
-	ok = it.Scan(&v.Row.ID, &v.Row.TagsKey, &v.Row.Day, &v.Row.Event, &v.Row.Raw16, &v.Row.S, &v.Row.A, &v.Row.G, &v.Row.B, &v.Row.I, &v.Row.I8, &v.Row.I16, &v.Row.I32, &v.Row.I64, &v.Row.U8, &v.Row.U16, &v.Row.U32, &v.Row.U64, &v.Row.Narrow, &v.Row.F32, &v.Row.F64, &v.Row.Blob, &v.Row.At, &v.Row.Took, &v.Row.OfDay, &v.Row.Span, &v.Row.Big, &v.Row.Dec, &v.Row.Addr, &v.Row.List, &v.Row.Set, &v.Row.SetAscii, cqlgenimpl.ScanSet(&v.Row.Members), &v.Row.Counts, &v.Row.Nested, &v.Row.Frozen, &v.Row.Maybe, &v.Row.MaybeAt, &v.Row.Price, &v.Row.Prices, &v.Row.Events, &v.Row.ByDay, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func everythingEverythingData(e *Everything) []any {
-	return []any{e.ID, e.TagsKey, e.Day, e.Event, e.Raw16, e.S, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, e.List, e.Set, e.SetAscii, e.Members, e.Counts, e.Nested, e.Frozen, e.Maybe, e.MaybeAt, e.Price, e.Prices, e.Events, e.ByDay}
-}
+var everythingEverythingScan = everythingWrites.ScanLive
 
 func everythingMerge(cur, e *Everything) Everything {
 	m := *e
@@ -99,18 +82,6 @@ func everythingMerge(cur, e *Everything) Everything {
 	return m
 }
 
-func everythingEverythingChange(e *Everything, c cqlgenimpl.Change) []any {
-	return []any{e.Event, e.Raw16, e.S, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, cqlgenimpl.SliceOrUnset(e.List, c.Unset), cqlgenimpl.SliceOrUnset(e.Set, c.Unset), cqlgenimpl.SliceOrUnset(e.SetAscii, c.Unset), cqlgenimpl.MapOrUnset(e.Members, c.Unset), cqlgenimpl.MapOrUnset(e.Counts, c.Unset), cqlgenimpl.MapOrUnset(e.Nested, c.Unset), cqlgenimpl.MapOrUnset(e.Frozen, c.Unset), cqlgenimpl.OrUnset(e.Maybe, c.Unset), cqlgenimpl.OrUnset(e.MaybeAt, c.Unset), e.Price, cqlgenimpl.SliceOrUnset(e.Prices, c.Unset), cqlgenimpl.SliceOrUnset(e.Events, c.Unset), cqlgenimpl.MapOrUnset(e.ByDay, c.Unset), c.TS, c.Pending, c.Writes, e.ID, e.TagsKey, e.Day, c.Old}
-}
-
-func everythingEverythingRemove(e *Everything, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.ID, e.TagsKey, e.Day, c.Old}
-}
-
-func everythingEverythingSettle(e *Everything, version int64) []any {
-	return []any{e.ID, e.TagsKey, e.Day, version}
-}
-
 func everythingEverythingClustering(e *Everything) []any {
 	return []any{e.TagsKey, e.Day}
 }
@@ -125,8 +96,8 @@ func everythingEverythingCompare(a, b *Everything) int {
 	return 0
 }
 
-// everythingEverythingByS is table everything_by_s, which serves EverythingByS
-// (statements in schema.md).
+// everythingEverythingByS is table everything_by_s, serving EverythingByS
+// (schema.md).
 var everythingEverythingByS = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "everything_by_s",
 	Pattern:      "EverythingByS",
@@ -135,14 +106,6 @@ var everythingEverythingByS = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("event timeuuid", "raw16 uuid", "a ascii", "g text", "b boolean", "i bigint", "i8 tinyint", "i16 smallint", "i32 int", "i64 bigint", "u8 smallint", "u16 int", "u32 bigint", "u64 varint", "narrow int", "f32 float", "f64 double", "blob blob", "at timestamp", "took bigint", "of_day time", "span duration", "big varint", "dec decimal", "addr inet", "list list<text>", "set_of set<text>", "set_ascii set<ascii>", "members set<text>", "counts map<text, int>", "nested map<text, frozen<list<bigint>>>", "frozen_map map<text, frozen<map<bigint, boolean>>>", "maybe text", "maybe_at timestamp", "price bigint", "prices list<bigint>", "events list<timeuuid>", "by_day map<date, timestamp>"),
 	Maintained:   true,
 })
-
-func everythingEverythingBySRow(e *Everything, ts int64, unset bool) []any {
-	return []any{e.S, e.ID, e.TagsKey, e.Day, e.Event, e.Raw16, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, cqlgenimpl.SliceOrUnset(e.List, unset), cqlgenimpl.SliceOrUnset(e.Set, unset), cqlgenimpl.SliceOrUnset(e.SetAscii, unset), cqlgenimpl.MapOrUnset(e.Members, unset), cqlgenimpl.MapOrUnset(e.Counts, unset), cqlgenimpl.MapOrUnset(e.Nested, unset), cqlgenimpl.MapOrUnset(e.Frozen, unset), cqlgenimpl.OrUnset(e.Maybe, unset), cqlgenimpl.OrUnset(e.MaybeAt, unset), e.Price, cqlgenimpl.SliceOrUnset(e.Prices, unset), cqlgenimpl.SliceOrUnset(e.Events, unset), cqlgenimpl.MapOrUnset(e.ByDay, unset), ts}
-}
-
-func everythingEverythingBySKey(e *Everything) []any {
-	return []any{e.S, e.ID, e.TagsKey, e.Day}
-}
 
 func everythingEverythingBySScan(it cqlgenimpl.Iter, e *Everything) bool {
 	return it.Scan(&e.S, &e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay)
@@ -165,8 +128,8 @@ func everythingEverythingBySCompare(a, b *Everything) int {
 	return 0
 }
 
-// EverythingRepo reads and writes Everything in its tables (everything,
-// everything_by_s), kept in step with everything.
+// EverythingRepo reads and writes Everything in tables everything,
+// everything_by_s.
 type EverythingRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -177,110 +140,46 @@ func NewEverythingRepo(s cqlgen.Session, opts ...cqlgen.Option) *EverythingRepo 
 	return &EverythingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func everythingCheck(e *Everything) error {
-	if cqlgenimpl.IsZeroUUID(e.ID) {
-		return cqlgenimpl.EmptyKey("everything", "id")
-	}
-	if e.S == "" {
-		return cqlgenimpl.EmptyKey("everything_by_s", "s")
-	}
-	return nil
-}
-
-func everythingCheckKey(e *Everything) error {
-	if cqlgenimpl.IsZeroUUID(e.ID) {
-		return cqlgenimpl.EmptyKey("everything", "id")
-	}
-	return nil
-}
-
-var everythingWrites = &cqlgenimpl.Entity[Everything]{
+var everythingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Everything]{
+	Name:      "Everything",
 	Canonical: everythingEverything,
-	State:     everythingEverythingState,
-	ScanState: everythingEverythingScanState,
-	Data:      everythingEverythingData,
+	Values:    everythingValues,
+	Fields:    everythingFields,
 	Merge:     everythingMerge,
-	Change:    everythingEverythingChange,
-	Remove:    everythingEverythingRemove,
-	Settle:    everythingEverythingSettle,
 	Projections: []cqlgenimpl.Projection[Everything]{
 		{
 			Table:      everythingEverythingByS,
-			Key:        everythingEverythingBySKey,
-			Row:        everythingEverythingBySRow,
 			Writetimes: 28,
 			Owner:      []int{1, 2, 3},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
+	return everythingWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Everything, leaving nil
-// pointers and empty collections unset, through the write protocol on
-// everything (docs/repositories.md, The write protocol).
-func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, everythingCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, everythingWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
+	return everythingWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Everything with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// everything (docs/repositories.md, The write protocol).
-func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, everythingCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, everythingWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
+	return everythingWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Everything with e's key from every table (e needs only
-// its key), through the write protocol on everything (docs/repositories.md,
-// The write protocol).
-func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, everythingCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, everythingWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Everything with the given key and its version.
+func (r *EverythingRepo) GetVersioned(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (*Everything, int64, error) {
+	return everythingWrites.GetVersioned(ctx, r.s, &Everything{ID: id, TagsKey: tagsKey, Day: day})
 }
 
-// GetVersioned reads the Everything with the given key from everything with
-// its version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *EverythingRepo) GetVersioned(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (_ *Everything, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "GetVersioned").End(&err)
-	if cqlgenimpl.IsZeroUUID(id) {
-		return nil, 0, cqlgenimpl.EmptyKey("everything", "id")
-	}
-	e := &Everything{}
-	e.ID = id
-	e.TagsKey = tagsKey
-	e.Day = day
-	return cqlgenimpl.Versioned(ctx, r.s, everythingWrites, e)
-}
-
-// Modify reads the Everything with the given key, lets change edit it and
-// writes it back if no one changed it since, else tries again
-// (docs/repositories.md, Concurrent edits).
-func (r *EverythingRepo) Modify(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time, change func(*Everything) error, opts ...cqlgen.Option) (_ *Everything, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Modify").End(&err)
-	if cqlgenimpl.IsZeroUUID(id) {
-		return nil, cqlgenimpl.EmptyKey("everything", "id")
-	}
-	e := &Everything{}
-	e.ID = id
-	e.TagsKey = tagsKey
-	e.Day = day
-	o, err := cqlgenimpl.BeginVersioned(e, everythingCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, everythingWrites, e, everythingCheck, change)
+// Modify edits the Everything with the given key by change, retrying on
+// conflict.
+func (r *EverythingRepo) Modify(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time, change func(*Everything) error, opts ...cqlgen.Option) (*Everything, error) {
+	return everythingWrites.Modify(ctx, r.s, r.opts, opts, &Everything{ID: id, TagsKey: tagsKey, Day: day}, change)
 }
 
 // Entity is Everything.
@@ -288,117 +187,87 @@ func (r *EverythingRepo) Entity() string {
 	return "Everything"
 }
 
-// Tables lists the tables Repair and Backfill write: all but everything.
+// Tables lists the tables Repair and Backfill write.
 func (r *EverythingRepo) Tables() []string {
-	return []string{"everything_by_s"}
+	return everythingWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against everything.
-func (r *EverythingRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, everythingWrites, "Everything", false, o)
+// Verify reports rows missing, stale or orphaned against everything.
+func (r *EverythingRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return everythingWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *EverythingRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, everythingWrites, "Everything", true, o)
+// Repair mends what Verify finds.
+func (r *EverythingRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return everythingWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row everything implies into table.
-func (r *EverythingRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, everythingWrites, "Everything", table, o)
+func (r *EverythingRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return everythingWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Everything with the given key from everything;
-// cqlgen.ErrNotFound if there is none.
-func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (_ *Everything, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Get").End(&err)
-	if cqlgenimpl.IsZeroUUID(id) {
-		return nil, cqlgenimpl.EmptyKey("everything", "id")
-	}
-	var e Everything
-	e.ID = id
-	e.TagsKey = tagsKey
-	e.Day = day
-	return cqlgenimpl.GetOne(ctx, r.s, everythingEverything.Get, []any{e.ID, e.TagsKey, e.Day}, everythingEverythingScan)
+// Get reads the Everything with the given key; cqlgen.ErrNotFound if none.
+func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (*Everything, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Everything", "Get", everythingEverything, []any{id, tagsKey, day}, everythingEverythingScan)
 }
 
-// EverythingOptions are the optional parts of a Everything read.
+// EverythingOptions are the options of Everything.
 type EverythingOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// TagsKeyFrom (inclusive) and TagsKeyTo (exclusive) bound tags_key in read
-	// order; nil: open.
+	// TagsKeyFrom (inclusive) and TagsKeyTo (exclusive) bound tags_key; nil:
+	// open.
 	TagsKeyFrom, TagsKeyTo *[]string
-	// TagsKeyFromExclusive and TagsKeyToInclusive change the bounds' defaults.
+	// TagsKeyFromExclusive and TagsKeyToInclusive flip the defaults.
 	TagsKeyFromExclusive, TagsKeyToInclusive bool
 }
 
-var everythingEverythingRead = cqlgenimpl.ReadSpec[Everything]{
-	Compare: everythingEverythingCompare,
-	Key:     everythingEverythingClustering,
-	Scan:    everythingEverythingScan,
+var everythingEverythingRead = &cqlgenimpl.ReadSpec[Everything]{
+	Entity:  "Everything",
 	Table:   everythingEverything,
+	Scan:    everythingEverythingScan,
+	Key:     everythingEverythingClustering,
+	Compare: everythingEverythingCompare,
 }
 
 // Everything reads Everything rows by id, ordered by tags_key ascending, then
-// day ascending, from everything, in pages: one partition, in clustering
-// order.
-func (r *EverythingRepo) Everything(ctx context.Context, id gocql.UUID, o *EverythingOptions) (_ cqlgen.Page[Everything], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Everything").End(&err)
-	if cqlgenimpl.IsZeroUUID(id) {
-		return cqlgen.Page[Everything]{}, cqlgenimpl.EmptyKey("everything", "id")
-	}
-	if o == nil {
-		o = &EverythingOptions{}
-	}
-	spec := everythingEverythingRead.With([]any{id}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.TagsKeyFrom, o.TagsKeyTo, o.TagsKeyFromExclusive, o.TagsKeyToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// day ascending from everything, in pages.
+func (r *EverythingRepo) Everything(ctx context.Context, id gocql.UUID, o *EverythingOptions) (cqlgen.Page[Everything], error) {
+	o = cqlgenimpl.Or(o)
+	return everythingEverythingRead.Page(ctx, r.s, r.opts, []any{id}, o.Limit, o.Cursor, cqlgenimpl.Range(o.TagsKeyFrom, o.TagsKeyTo, o.TagsKeyFromExclusive, o.TagsKeyToInclusive))
 }
 
-// EverythingBySOptions are the optional parts of a EverythingByS read.
+// EverythingBySOptions are the options of EverythingByS.
 type EverythingBySOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// IDFrom (inclusive) and IDTo (exclusive) bound id in read order; nil:
-	// open.
+	// IDFrom (inclusive) and IDTo (exclusive) bound id; nil: open.
 	IDFrom, IDTo *gocql.UUID
-	// IDFromExclusive and IDToInclusive change the bounds' defaults.
+	// IDFromExclusive and IDToInclusive flip the defaults.
 	IDFromExclusive, IDToInclusive bool
 }
 
-var everythingEverythingBySRead = cqlgenimpl.ReadSpec[Everything]{
-	Compare: everythingEverythingBySCompare,
-	Key:     everythingEverythingBySClustering,
-	Scan:    everythingEverythingBySScan,
+var everythingEverythingBySRead = &cqlgenimpl.ReadSpec[Everything]{
+	Entity:  "Everything",
 	Table:   everythingEverythingByS,
+	Scan:    everythingEverythingBySScan,
+	Key:     everythingEverythingBySClustering,
+	Compare: everythingEverythingBySCompare,
 }
 
 // EverythingByS reads Everything rows by s, ordered by id ascending, then
-// tags_key ascending, then day ascending, from everything_by_s, in pages: one
-// partition, in clustering order.
-func (r *EverythingRepo) EverythingByS(ctx context.Context, s string, o *EverythingBySOptions) (_ cqlgen.Page[Everything], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "EverythingByS").End(&err)
-	if s == "" {
-		return cqlgen.Page[Everything]{}, cqlgenimpl.EmptyKey("everything_by_s", "s")
-	}
-	if o == nil {
-		o = &EverythingBySOptions{}
-	}
-	spec := everythingEverythingBySRead.With([]any{s}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.IDFrom, o.IDTo, o.IDFromExclusive, o.IDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// tags_key ascending, then day ascending from everything_by_s, in pages.
+func (r *EverythingRepo) EverythingByS(ctx context.Context, s string, o *EverythingBySOptions) (cqlgen.Page[Everything], error) {
+	o = cqlgenimpl.Or(o)
+	return everythingEverythingBySRead.Page(ctx, r.s, r.opts, []any{s}, o.Limit, o.Cursor, cqlgenimpl.Range(o.IDFrom, o.IDTo, o.IDFromExclusive, o.IDToInclusive))
 }
 
-// customerCustomers is table customers, which is the source of truth of
-// Customer (statements in schema.md).
+// customerCustomers is table customers, the source of truth (schema.md).
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "customers",
 	Pattern:      "Customers",
@@ -409,31 +278,15 @@ var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func customerCustomersScan(it cqlgenimpl.Iter, e *Customer) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.CustomerID, &e.Region, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedAt, &e.CreatedBy, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Customer{}
-	}
+func customerValues(e *Customer, unset bool) []any {
+	return []any{e.CustomerID, e.Region, e.Billing, cqlgenimpl.OrUnset(e.Shipping, unset), cqlgenimpl.SliceOrUnset(e.Others, unset), cqlgenimpl.MapOrUnset(e.ByLabel, unset), cqlgenimpl.MapOrUnset(e.Seen, unset), e.CreatedAt, e.CreatedBy}
 }
 
-func customerCustomersState(e *Customer) []any {
-	return []any{e.CustomerID}
+func customerFields(e *Customer, dst []any) []any {
+	return append(dst, &e.CustomerID, &e.Region, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedAt, &e.CreatedBy)
 }
 
-func customerCustomersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Customer], ok bool) {
-	ok = it.Scan(&v.Row.CustomerID, &v.Row.Region, &v.Row.Billing, &v.Row.Shipping, &v.Row.Others, &v.Row.ByLabel, cqlgenimpl.ScanSet(&v.Row.Seen), &v.Row.CreatedAt, &v.Row.CreatedBy, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func customerCustomersData(e *Customer) []any {
-	return []any{e.CustomerID, e.Region, e.Billing, e.Shipping, e.Others, e.ByLabel, e.Seen, e.CreatedAt, e.CreatedBy}
-}
+var customerCustomersScan = customerWrites.ScanLive
 
 func customerMerge(cur, e *Customer) Customer {
 	m := *e
@@ -452,20 +305,8 @@ func customerMerge(cur, e *Customer) Customer {
 	return m
 }
 
-func customerCustomersChange(e *Customer, c cqlgenimpl.Change) []any {
-	return []any{e.Region, e.Billing, cqlgenimpl.OrUnset(e.Shipping, c.Unset), cqlgenimpl.SliceOrUnset(e.Others, c.Unset), cqlgenimpl.MapOrUnset(e.ByLabel, c.Unset), cqlgenimpl.MapOrUnset(e.Seen, c.Unset), e.CreatedAt, e.CreatedBy, c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
-}
-
-func customerCustomersRemove(e *Customer, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
-}
-
-func customerCustomersSettle(e *Customer, version int64) []any {
-	return []any{e.CustomerID, version}
-}
-
-// customerCustomersByRegion is table customers_by_region, which serves
-// CustomersByRegion (statements in schema.md).
+// customerCustomersByRegion is table customers_by_region, serving
+// CustomersByRegion (schema.md).
 var customerCustomersByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "customers_by_region",
 	Pattern:      "CustomersByRegion",
@@ -474,14 +315,6 @@ var customerCustomersByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("billing frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "shipping frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "others list<frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>>", "by_label map<text, frozen<udt<contact_card, name text, home frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>, wait duration>>>", "seen set<frozen<udt<geo, lat double, lon double>>>", "created_by text"),
 	Maintained:   true,
 })
-
-func customerCustomersByRegionRow(e *Customer, ts int64, unset bool) []any {
-	return []any{e.Region, e.CreatedAt, e.CustomerID, e.Billing, cqlgenimpl.OrUnset(e.Shipping, unset), cqlgenimpl.SliceOrUnset(e.Others, unset), cqlgenimpl.MapOrUnset(e.ByLabel, unset), cqlgenimpl.MapOrUnset(e.Seen, unset), e.CreatedBy, ts}
-}
-
-func customerCustomersByRegionKey(e *Customer) []any {
-	return []any{e.Region, e.CreatedAt, e.CustomerID}
-}
 
 func customerCustomersByRegionScan(it cqlgenimpl.Iter, e *Customer) bool {
 	return it.Scan(&e.Region, &e.CreatedAt, &e.CustomerID, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedBy)
@@ -495,8 +328,8 @@ func customerCustomersByRegionCompare(a, b *Customer) int {
 	return cmp.Or(-a.CreatedAt.Compare(b.CreatedAt), cqlgenimpl.CompareUUID(a.CustomerID, b.CustomerID))
 }
 
-// CustomerRepo reads and writes Customer in its tables (customers,
-// customers_by_region), kept in step with customers.
+// CustomerRepo reads and writes Customer in tables customers,
+// customers_by_region.
 type CustomerRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -507,103 +340,46 @@ func NewCustomerRepo(s cqlgen.Session, opts ...cqlgen.Option) *CustomerRepo {
 	return &CustomerRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func customerCheck(e *Customer) error {
-	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
-		return cqlgenimpl.EmptyKey("customers", "customer_id")
-	}
-	return nil
-}
-
-func customerCheckKey(e *Customer) error {
-	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
-		return cqlgenimpl.EmptyKey("customers", "customer_id")
-	}
-	return nil
-}
-
-var customerWrites = &cqlgenimpl.Entity[Customer]{
+var customerWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Customer]{
+	Name:      "Customer",
 	Canonical: customerCustomers,
-	State:     customerCustomersState,
-	ScanState: customerCustomersScanState,
-	Data:      customerCustomersData,
+	Values:    customerValues,
+	Fields:    customerFields,
 	Merge:     customerMerge,
-	Change:    customerCustomersChange,
-	Remove:    customerCustomersRemove,
-	Settle:    customerCustomersSettle,
 	Projections: []cqlgenimpl.Projection[Customer]{
 		{
 			Table:      customerCustomersByRegion,
-			Key:        customerCustomersByRegionKey,
-			Row:        customerCustomersByRegionRow,
 			Writetimes: 3,
 			Owner:      []int{2},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+	return customerWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Customer, leaving nil
-// pointers and empty collections unset, through the write protocol on
-// customers (docs/repositories.md, The write protocol).
-func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+	return customerWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Customer with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// customers (docs/repositories.md, The write protocol).
-func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+	return customerWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Customer with e's key from every table (e needs only its
-// key), through the write protocol on customers (docs/repositories.md, The
-// write protocol).
-func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, customerCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Customer with the given key and its version.
+func (r *CustomerRepo) GetVersioned(ctx context.Context, customerID gocql.UUID) (*Customer, int64, error) {
+	return customerWrites.GetVersioned(ctx, r.s, &Customer{CustomerID: customerID})
 }
 
-// GetVersioned reads the Customer with the given key from customers with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *CustomerRepo) GetVersioned(ctx context.Context, customerID gocql.UUID) (_ *Customer, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "GetVersioned").End(&err)
-	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, 0, cqlgenimpl.EmptyKey("customers", "customer_id")
-	}
-	e := &Customer{}
-	e.CustomerID = customerID
-	return cqlgenimpl.Versioned(ctx, r.s, customerWrites, e)
-}
-
-// Modify reads the Customer with the given key, lets change edit it and writes
-// it back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *CustomerRepo) Modify(ctx context.Context, customerID gocql.UUID, change func(*Customer) error, opts ...cqlgen.Option) (_ *Customer, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Modify").End(&err)
-	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, cqlgenimpl.EmptyKey("customers", "customer_id")
-	}
-	e := &Customer{}
-	e.CustomerID = customerID
-	o, err := cqlgenimpl.BeginVersioned(e, customerCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, customerWrites, e, customerCheck, change)
+// Modify edits the Customer with the given key by change, retrying on
+// conflict.
+func (r *CustomerRepo) Modify(ctx context.Context, customerID gocql.UUID, change func(*Customer) error, opts ...cqlgen.Option) (*Customer, error) {
+	return customerWrites.Modify(ctx, r.s, r.opts, opts, &Customer{CustomerID: customerID}, change)
 }
 
 // Entity is Customer.
@@ -611,92 +387,68 @@ func (r *CustomerRepo) Entity() string {
 	return "Customer"
 }
 
-// Tables lists the tables Repair and Backfill write: all but customers.
+// Tables lists the tables Repair and Backfill write.
 func (r *CustomerRepo) Tables() []string {
-	return []string{"customers_by_region"}
+	return customerWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against customers.
-func (r *CustomerRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", false, o)
+// Verify reports rows missing, stale or orphaned against customers.
+func (r *CustomerRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return customerWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *CustomerRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", true, o)
+// Repair mends what Verify finds.
+func (r *CustomerRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return customerWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row customers implies into table.
-func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, customerWrites, "Customer", table, o)
+func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return customerWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Customer with the given key from customers; cqlgen.ErrNotFound
-// if there is none.
-func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Customer, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Get").End(&err)
-	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, cqlgenimpl.EmptyKey("customers", "customer_id")
-	}
-	var e Customer
-	e.CustomerID = customerID
-	return cqlgenimpl.GetOne(ctx, r.s, customerCustomers.Get, []any{e.CustomerID}, customerCustomersScan)
+// Get reads the Customer with the given key; cqlgen.ErrNotFound if none.
+func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (*Customer, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Customer", "Get", customerCustomers, []any{customerID}, customerCustomersScan)
 }
 
-// GetMany reads the Customers with the given customer_id values from customers
-// in one query: Rows[i] is customerIDs[i]'s, nil when missing
-// (docs/repositories.md, Multi-get).
-func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (_ cqlgen.Found[Customer], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "GetMany").End(&err)
-	for _, k := range customerIDs {
-		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Customer]{}, cqlgenimpl.EmptyKey("customers", "customer_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, customerCustomers, []any{}, customerIDs, r.opts.MaxKeys, customerCustomersScan, func(e *Customer) gocql.UUID {
+// GetMany reads the Customers of the given customer_id values: Rows[i] is
+// customerIDs[i]'s or nil.
+func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (cqlgen.Found[Customer], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Customer", customerCustomers, []any{}, customerIDs, customerCustomersScan, func(e *Customer) gocql.UUID {
 		return e.CustomerID
 	})
 }
 
-// CustomersByRegionOptions are the optional parts of a CustomersByRegion read.
+// CustomersByRegionOptions are the options of CustomersByRegion.
 type CustomersByRegionOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at
-	// in read order; nil: open.
+	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at;
+	// nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
-	// CreatedAtFromExclusive and CreatedAtToInclusive change the bounds'
-	// defaults.
+	// CreatedAtFromExclusive and CreatedAtToInclusive flip the defaults.
 	CreatedAtFromExclusive, CreatedAtToInclusive bool
 }
 
-var customerCustomersByRegionRead = cqlgenimpl.ReadSpec[Customer]{
-	Compare: customerCustomersByRegionCompare,
-	Key:     customerCustomersByRegionClustering,
-	Scan:    customerCustomersByRegionScan,
+var customerCustomersByRegionRead = &cqlgenimpl.ReadSpec[Customer]{
+	Entity:  "Customer",
 	Table:   customerCustomersByRegion,
+	Scan:    customerCustomersByRegionScan,
+	Key:     customerCustomersByRegionClustering,
+	Compare: customerCustomersByRegionCompare,
 }
 
 // CustomersByRegion reads Customer rows by region, ordered by created_at
-// descending, then customer_id ascending, from customers_by_region, in pages:
-// one partition, in clustering order.
-func (r *CustomerRepo) CustomersByRegion(ctx context.Context, region Region, o *CustomersByRegionOptions) (_ cqlgen.Page[Customer], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "CustomersByRegion").End(&err)
-	if o == nil {
-		o = &CustomersByRegionOptions{}
-	}
-	spec := customerCustomersByRegionRead.With([]any{region}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.CreatedAtFrom, o.CreatedAtTo, o.CreatedAtFromExclusive, o.CreatedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// descending, then customer_id ascending from customers_by_region, in pages.
+func (r *CustomerRepo) CustomersByRegion(ctx context.Context, region Region, o *CustomersByRegionOptions) (cqlgen.Page[Customer], error) {
+	o = cqlgenimpl.Or(o)
+	return customerCustomersByRegionRead.Page(ctx, r.s, r.opts, []any{region}, o.Limit, o.Cursor, cqlgenimpl.Range(o.CreatedAtFrom, o.CreatedAtTo, o.CreatedAtFromExclusive, o.CreatedAtToInclusive))
 }
 
-// visitVisits is table visits, which is the source of truth of Visit
-// (statements in schema.md).
+// visitVisits is table visits, the source of truth (schema.md).
 var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "visits",
 	Pattern:      "Visits",
@@ -741,93 +493,70 @@ func visitCheck(e *Visit) error {
 	return nil
 }
 
-var visitOne = cqlgenimpl.One[Visit]{
+var visitOne = &cqlgenimpl.One[Visit]{
+	Name:  "Visit",
+	Table: visitVisits,
 	Check: visitCheck,
-	Delete: func(e *Visit, ts int64) []any {
-		return []any{ts, e.CustomerID, e.Spot}
-	},
 	Key: func(e *Visit) []any {
 		return []any{e.CustomerID, e.Spot}
 	},
-	Row:   visitVisitsRow,
-	Scan:  visitVisitsScan,
-	Table: visitVisits,
+	Row: visitVisitsRow,
+	Remove: func(e *Visit, ts int64) []any {
+		return []any{ts, e.CustomerID, e.Spot}
+	},
+	Scan: visitVisitsScan,
 }
 
-// Insert writes e to visits, leaving nil pointers and empty collections unset;
-// it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
-// Writes).
-func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &visitOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+	return visitOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in visits unless a row has its key (IF NOT EXISTS);
-// see docs/repositories.md, Conditional insert.
-func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (_ cqlgen.Inserted[Visit], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &visitOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (cqlgen.Inserted[Visit], error) {
+	return visitOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in visits; nil pointers and empty
-// collections clear their columns.
-func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &visitOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+	return visitOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from visits.
-func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &visitOne, e)
+// Delete removes the row with e's key.
+func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+	return visitOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Visit with the given key from visits; cqlgen.ErrNotFound if
-// there is none.
-func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, spot Geo) (_ *Visit, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Get").End(&err)
-	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, cqlgenimpl.EmptyKey("visits", "customer_id")
-	}
-	var e Visit
-	e.CustomerID = customerID
-	e.Spot = spot
-	return cqlgenimpl.GetOne(ctx, r.s, visitVisits.Get, []any{e.CustomerID, e.Spot}, visitVisitsScan)
+// Get reads the Visit with the given key; cqlgen.ErrNotFound if none.
+func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, spot Geo) (*Visit, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Visit", "Get", visitVisits, []any{customerID, spot}, visitVisitsScan)
 }
 
-// VisitsOptions are the optional parts of a Visits read.
+// VisitsOptions are the options of Visits.
 type VisitsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// SpotFrom (inclusive) and SpotTo (exclusive) bound spot in read order;
-	// nil: open.
+	// SpotFrom (inclusive) and SpotTo (exclusive) bound spot; nil: open.
 	SpotFrom, SpotTo *Geo
-	// SpotFromExclusive and SpotToInclusive change the bounds' defaults.
+	// SpotFromExclusive and SpotToInclusive flip the defaults.
 	SpotFromExclusive, SpotToInclusive bool
 }
 
-var visitVisitsRead = cqlgenimpl.ReadSpec[Visit]{
-	Compare: visitVisitsCompare,
-	Key:     visitVisitsClustering,
-	Scan:    visitVisitsScan,
+var visitVisitsRead = &cqlgenimpl.ReadSpec[Visit]{
+	Entity:  "Visit",
 	Table:   visitVisits,
+	Scan:    visitVisitsScan,
+	Key:     visitVisitsClustering,
+	Compare: visitVisitsCompare,
 }
 
-// Visits reads Visit rows by customer_id, ordered by spot ascending, from
-// visits, in pages: one partition, in clustering order.
-func (r *VisitRepo) Visits(ctx context.Context, customerID gocql.UUID, o *VisitsOptions) (_ cqlgen.Page[Visit], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Visits").End(&err)
-	if cqlgenimpl.IsZeroUUID(customerID) {
-		return cqlgen.Page[Visit]{}, cqlgenimpl.EmptyKey("visits", "customer_id")
-	}
-	if o == nil {
-		o = &VisitsOptions{}
-	}
-	spec := visitVisitsRead.With([]any{customerID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.SpotFrom, o.SpotTo, o.SpotFromExclusive, o.SpotToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// Visits reads Visit rows by customer_id, ordered by spot ascending from
+// visits, in pages.
+func (r *VisitRepo) Visits(ctx context.Context, customerID gocql.UUID, o *VisitsOptions) (cqlgen.Page[Visit], error) {
+	o = cqlgenimpl.Or(o)
+	return visitVisitsRead.Page(ctx, r.s, r.opts, []any{customerID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.SpotFrom, o.SpotTo, o.SpotFromExclusive, o.SpotToInclusive))
 }
 
 // MarshalUDT implements gocql.UDTMarshaler: it encodes the field called name

@@ -16,11 +16,10 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// ticketTickets is table tickets, which is the source of truth of Ticket
-// (statements in schema.md).
+// ticketTickets is table tickets, the source of truth (schema.md).
 var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "tickets",
 	Pattern:      "Tickets",
@@ -32,46 +31,18 @@ var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Fenced:       true,
 })
 
-func ticketTicketsScan(it cqlgenimpl.Iter, e *Ticket) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.TicketID, &e.Queue, &e.Owner, &e.Board, &e.Assignee, &e.Ref, &e.Status, &e.OpenedAt, &e.Subject, &e.Sla, &e.Policy, &e.Edits, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Ticket{}
-	}
-}
-
-func ticketTicketsState(e *Ticket) []any {
-	return []any{e.TicketID}
-}
-
-func ticketTicketsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Ticket], ok bool) {
-	ok = it.Scan(&v.Row.TicketID, &v.Row.Queue, &v.Row.Owner, &v.Row.Board, &v.Row.Assignee, &v.Row.Ref, &v.Row.Status, &v.Row.OpenedAt, &v.Row.Subject, &v.Row.Sla, &v.Row.Policy, &v.Row.Edits, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func ticketTicketsData(e *Ticket) []any {
+func ticketValues(e *Ticket, _ bool) []any {
 	return []any{e.TicketID, e.Queue, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.OpenedAt, e.Subject, e.Sla, e.Policy, e.Edits}
 }
 
-func ticketTicketsChange(e *Ticket, c cqlgenimpl.Change) []any {
-	return []any{e.Queue, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.OpenedAt, e.Subject, e.Sla, e.Policy, e.Edits, c.TS, c.Pending, c.Writes, e.TicketID, c.Old}
+func ticketFields(e *Ticket, dst []any) []any {
+	return append(dst, &e.TicketID, &e.Queue, &e.Owner, &e.Board, &e.Assignee, &e.Ref, &e.Status, &e.OpenedAt, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
 }
 
-func ticketTicketsRemove(e *Ticket, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.TicketID, c.Old}
-}
+var ticketTicketsScan = ticketWrites.ScanLive
 
-func ticketTicketsSettle(e *Ticket, version int64) []any {
-	return []any{e.TicketID, version}
-}
-
-// ticketTicketsByQueue is table tickets_by_queue, which serves TicketsByQueue
-// (statements in schema.md).
+// ticketTicketsByQueue is table tickets_by_queue, serving TicketsByQueue
+// (schema.md).
 var ticketTicketsByQueue = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "tickets_by_queue",
 	Pattern:      "TicketsByQueue",
@@ -80,14 +51,6 @@ var ticketTicketsByQueue = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("owner text", "board text", "assignee text", "ref text", "status text", "subject text", "sla duration", "policy frozen<udt<policy, name text, wait duration, labels set<text>>>", "edits int"),
 	Maintained:   true,
 })
-
-func ticketTicketsByQueueRow(e *Ticket, ts int64, _ bool) []any {
-	return []any{e.Queue, e.OpenedAt, e.TicketID, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.Subject, e.Sla, e.Policy, e.Edits, ts}
-}
-
-func ticketTicketsByQueueKey(e *Ticket) []any {
-	return []any{e.Queue, e.OpenedAt, e.TicketID}
-}
 
 func ticketTicketsByQueueScan(it cqlgenimpl.Iter, e *Ticket) bool {
 	return it.Scan(&e.Queue, &e.OpenedAt, &e.TicketID, &e.Owner, &e.Board, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
@@ -111,8 +74,8 @@ type TicketsByOwnerRow struct {
 	Subject  string     `db:"subject"`
 }
 
-// ticketTicketsByOwner is table tickets_by_owner, which serves TicketsByOwner
-// (statements in schema.md).
+// ticketTicketsByOwner is table tickets_by_owner, serving TicketsByOwner
+// (schema.md).
 var ticketTicketsByOwner = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "tickets_by_owner",
 	Pattern:      "TicketsByOwner",
@@ -121,14 +84,6 @@ var ticketTicketsByOwner = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("queue text", "subject text"),
 	Maintained:   true,
 })
-
-func ticketTicketsByOwnerRow(e *Ticket, ts int64, _ bool) []any {
-	return []any{e.Owner, e.TicketID, e.Queue, e.Subject, ts}
-}
-
-func ticketTicketsByOwnerKey(e *Ticket) []any {
-	return []any{e.Owner, e.TicketID}
-}
 
 func ticketTicketsByOwnerScan(it cqlgenimpl.Iter, e *TicketsByOwnerRow) bool {
 	return it.Scan(&e.Owner, &e.TicketID, &e.Queue, &e.Subject)
@@ -142,8 +97,8 @@ func ticketTicketsByOwnerCompare(a, b *TicketsByOwnerRow) int {
 	return cqlgenimpl.CompareUUID(a.TicketID, b.TicketID)
 }
 
-// ticketTicketsByBoard is table tickets_by_board, which serves TicketsByBoard
-// (statements in schema.md).
+// ticketTicketsByBoard is table tickets_by_board, serving TicketsByBoard
+// (schema.md).
 var ticketTicketsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "tickets_by_board",
 	Pattern:      "TicketsByBoard",
@@ -174,8 +129,8 @@ func ticketTicketsByBoardCompare(a, b *Ticket) int {
 	return cmp.Or(-a.OpenedAt.Compare(b.OpenedAt), cqlgenimpl.CompareUUID(a.TicketID, b.TicketID))
 }
 
-// ticketTicketsByDay is table tickets_by_day, which serves TicketsByDay
-// (statements in schema.md).
+// ticketTicketsByDay is table tickets_by_day, serving TicketsByDay
+// (schema.md).
 var ticketTicketsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "tickets_by_day",
 	Pattern:      "TicketsByDay",
@@ -221,8 +176,8 @@ func ticketOpenTicketsByAssigneeHolds(e *Ticket) bool {
 	return e.Status == StatusOpen && e.Assignee != ""
 }
 
-// ticketOpenTicketsByAssignee is table open_tickets_by_assignee, which serves
-// OpenTicketsByAssignee (statements in schema.md).
+// ticketOpenTicketsByAssignee is table open_tickets_by_assignee, serving
+// OpenTicketsByAssignee (schema.md).
 var ticketOpenTicketsByAssignee = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "open_tickets_by_assignee",
 	Pattern:      "OpenTicketsByAssignee",
@@ -231,14 +186,6 @@ var ticketOpenTicketsByAssignee = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("queue text", "status text", "subject text"),
 	Maintained:   true,
 })
-
-func ticketOpenTicketsByAssigneeRow(e *Ticket, ts int64, _ bool) []any {
-	return []any{e.Assignee, e.TicketID, e.Queue, e.Status, e.Subject, ts}
-}
-
-func ticketOpenTicketsByAssigneeKey(e *Ticket) []any {
-	return []any{e.Assignee, e.TicketID}
-}
 
 func ticketOpenTicketsByAssigneeScan(it cqlgenimpl.Iter, e *OpenTicketsByAssigneeRow) bool {
 	return it.Scan(&e.Assignee, &e.TicketID, &e.Queue, &e.Status, &e.Subject)
@@ -252,8 +199,7 @@ func ticketOpenTicketsByAssigneeCompare(a, b *OpenTicketsByAssigneeRow) int {
 	return cqlgenimpl.CompareUUID(a.TicketID, b.TicketID)
 }
 
-// ticketTicketByRef is table tickets_by_ref, which serves TicketByRef
-// (statements in schema.md).
+// ticketTicketByRef is table tickets_by_ref, serving TicketByRef (schema.md).
 var ticketTicketByRef = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "tickets_by_ref",
 	Pattern:      "TicketByRef",
@@ -271,9 +217,9 @@ func ticketTicketByRefKey(e *Ticket) []any {
 	return []any{e.Ref}
 }
 
-// TicketRepo reads and writes Ticket in its tables (tickets, tickets_by_queue,
+// TicketRepo reads and writes Ticket in tables tickets, tickets_by_queue,
 // tickets_by_owner, tickets_by_board, tickets_by_day,
-// open_tickets_by_assignee, tickets_by_ref), kept in step with tickets.
+// open_tickets_by_assignee, tickets_by_ref.
 type TicketRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -310,26 +256,21 @@ func ticketCheckKey(e *Ticket) error {
 	return nil
 }
 
-var ticketWrites = &cqlgenimpl.Entity[Ticket]{
+var ticketWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Ticket]{
+	Name:      "Ticket",
+	Check:     ticketCheck,
+	CheckKey:  ticketCheckKey,
 	Canonical: ticketTickets,
-	State:     ticketTicketsState,
-	ScanState: ticketTicketsScanState,
-	Data:      ticketTicketsData,
-	Change:    ticketTicketsChange,
-	Remove:    ticketTicketsRemove,
-	Settle:    ticketTicketsSettle,
+	Values:    ticketValues,
+	Fields:    ticketFields,
 	Projections: []cqlgenimpl.Projection[Ticket]{
 		{
 			Table:      ticketTicketsByQueue,
-			Key:        ticketTicketsByQueueKey,
-			Row:        ticketTicketsByQueueRow,
 			Writetimes: 9,
 			Owner:      []int{2},
 		},
 		{
 			Table:      ticketTicketsByOwner,
-			Key:        ticketTicketsByOwnerKey,
-			Row:        ticketTicketsByOwnerRow,
 			Writetimes: 2,
 			Owner:      []int{1},
 		},
@@ -350,8 +291,6 @@ var ticketWrites = &cqlgenimpl.Entity[Ticket]{
 		{
 			Table:      ticketOpenTicketsByAssignee,
 			Holds:      ticketOpenTicketsByAssigneeHolds,
-			Key:        ticketOpenTicketsByAssigneeKey,
-			Row:        ticketOpenTicketsByAssigneeRow,
 			Writetimes: 3,
 			Owner:      []int{1},
 		},
@@ -364,71 +303,32 @@ var ticketWrites = &cqlgenimpl.Entity[Ticket]{
 			Owner:      []int{1},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *TicketRepo) Insert(ctx context.Context, e *Ticket, opts ...cqlgen.Option) error {
+	return ticketWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Ticket, leaving nil pointers
-// and empty collections unset, through the write protocol on tickets
-// (docs/repositories.md, The write protocol).
-func (r *TicketRepo) Insert(ctx context.Context, e *Ticket, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, ticketCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, ticketWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *TicketRepo) Update(ctx context.Context, e *Ticket, opts ...cqlgen.Option) error {
+	return ticketWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Ticket with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// tickets (docs/repositories.md, The write protocol).
-func (r *TicketRepo) Update(ctx context.Context, e *Ticket, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, ticketCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, ticketWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *TicketRepo) Delete(ctx context.Context, e *Ticket, opts ...cqlgen.Option) error {
+	return ticketWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Ticket with e's key from every table (e needs only its
-// key), through the write protocol on tickets (docs/repositories.md, The write
-// protocol).
-func (r *TicketRepo) Delete(ctx context.Context, e *Ticket, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, ticketCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, ticketWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Ticket with the given key and its version.
+func (r *TicketRepo) GetVersioned(ctx context.Context, ticketID gocql.UUID) (*Ticket, int64, error) {
+	return ticketWrites.GetVersioned(ctx, r.s, &Ticket{TicketID: ticketID})
 }
 
-// GetVersioned reads the Ticket with the given key from tickets with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *TicketRepo) GetVersioned(ctx context.Context, ticketID gocql.UUID) (_ *Ticket, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "GetVersioned").End(&err)
-	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, 0, cqlgenimpl.EmptyKey("tickets", "ticket_id")
-	}
-	e := &Ticket{}
-	e.TicketID = ticketID
-	return cqlgenimpl.Versioned(ctx, r.s, ticketWrites, e)
-}
-
-// Modify reads the Ticket with the given key, lets change edit it and writes
-// it back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *TicketRepo) Modify(ctx context.Context, ticketID gocql.UUID, change func(*Ticket) error, opts ...cqlgen.Option) (_ *Ticket, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Modify").End(&err)
-	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, cqlgenimpl.EmptyKey("tickets", "ticket_id")
-	}
-	e := &Ticket{}
-	e.TicketID = ticketID
-	o, err := cqlgenimpl.BeginVersioned(e, ticketCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, ticketWrites, e, ticketCheck, change)
+// Modify edits the Ticket with the given key by change, retrying on conflict.
+func (r *TicketRepo) Modify(ctx context.Context, ticketID gocql.UUID, change func(*Ticket) error, opts ...cqlgen.Option) (*Ticket, error) {
+	return ticketWrites.Modify(ctx, r.s, r.opts, opts, &Ticket{TicketID: ticketID}, change)
 }
 
 // Entity is Ticket.
@@ -436,249 +336,185 @@ func (r *TicketRepo) Entity() string {
 	return "Ticket"
 }
 
-// Tables lists the tables Repair and Backfill write: all but tickets.
+// Tables lists the tables Repair and Backfill write.
 func (r *TicketRepo) Tables() []string {
-	return []string{"tickets_by_queue", "tickets_by_owner", "tickets_by_board", "tickets_by_day", "open_tickets_by_assignee", "tickets_by_ref"}
+	return ticketWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against tickets.
-func (r *TicketRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, ticketWrites, "Ticket", false, o)
+// Verify reports rows missing, stale or orphaned against tickets.
+func (r *TicketRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return ticketWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *TicketRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, ticketWrites, "Ticket", true, o)
+// Repair mends what Verify finds.
+func (r *TicketRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return ticketWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row tickets implies into table.
-func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, ticketWrites, "Ticket", table, o)
+func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return ticketWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Ticket with the given key from tickets; cqlgen.ErrNotFound if
-// there is none.
-func (r *TicketRepo) Get(ctx context.Context, ticketID gocql.UUID) (_ *Ticket, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "Get").End(&err)
-	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, cqlgenimpl.EmptyKey("tickets", "ticket_id")
-	}
-	var e Ticket
-	e.TicketID = ticketID
-	return cqlgenimpl.GetOne(ctx, r.s, ticketTickets.Get, []any{e.TicketID}, ticketTicketsScan)
+// Get reads the Ticket with the given key; cqlgen.ErrNotFound if none.
+func (r *TicketRepo) Get(ctx context.Context, ticketID gocql.UUID) (*Ticket, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Ticket", "Get", ticketTickets, []any{ticketID}, ticketTicketsScan)
 }
 
-// GetMany reads the Tickets with the given ticket_id values from tickets in
-// one query: Rows[i] is ticketIDs[i]'s, nil when missing
-// (docs/repositories.md, Multi-get).
-func (r *TicketRepo) GetMany(ctx context.Context, ticketIDs []gocql.UUID) (_ cqlgen.Found[Ticket], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "GetMany").End(&err)
-	for _, k := range ticketIDs {
-		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Ticket]{}, cqlgenimpl.EmptyKey("tickets", "ticket_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, ticketTickets, []any{}, ticketIDs, r.opts.MaxKeys, ticketTicketsScan, func(e *Ticket) gocql.UUID {
+// GetMany reads the Tickets of the given ticket_id values: Rows[i] is
+// ticketIDs[i]'s or nil.
+func (r *TicketRepo) GetMany(ctx context.Context, ticketIDs []gocql.UUID) (cqlgen.Found[Ticket], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Ticket", ticketTickets, []any{}, ticketIDs, ticketTicketsScan, func(e *Ticket) gocql.UUID {
 		return e.TicketID
 	})
 }
 
-// TicketsByQueueOptions are the optional parts of a TicketsByQueue read.
+// TicketsByQueueOptions are the options of TicketsByQueue.
 type TicketsByQueueOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at in
-	// read order; nil: open.
+	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at;
+	// nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
-	// OpenedAtFromExclusive and OpenedAtToInclusive change the bounds'
-	// defaults.
+	// OpenedAtFromExclusive and OpenedAtToInclusive flip the defaults.
 	OpenedAtFromExclusive, OpenedAtToInclusive bool
 }
 
-var ticketTicketsByQueueRead = cqlgenimpl.ReadSpec[Ticket]{
-	Compare: ticketTicketsByQueueCompare,
-	Key:     ticketTicketsByQueueClustering,
-	Scan:    ticketTicketsByQueueScan,
+var ticketTicketsByQueueRead = &cqlgenimpl.ReadSpec[Ticket]{
+	Entity:  "Ticket",
 	Table:   ticketTicketsByQueue,
+	Scan:    ticketTicketsByQueueScan,
+	Key:     ticketTicketsByQueueClustering,
+	Compare: ticketTicketsByQueueCompare,
 }
 
-// TicketsByQueue reads a queue's tickets, newest first, from tickets_by_queue,
-// in pages: one partition, in clustering order.
-func (r *TicketRepo) TicketsByQueue(ctx context.Context, queue string, o *TicketsByQueueOptions) (_ cqlgen.Page[Ticket], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "TicketsByQueue").End(&err)
-	if queue == "" {
-		return cqlgen.Page[Ticket]{}, cqlgenimpl.EmptyKey("tickets_by_queue", "queue")
-	}
-	if o == nil {
-		o = &TicketsByQueueOptions{}
-	}
-	spec := ticketTicketsByQueueRead.With([]any{queue}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.OpenedAtFrom, o.OpenedAtTo, o.OpenedAtFromExclusive, o.OpenedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// TicketsByQueue reads a queue's tickets, newest first from tickets_by_queue,
+// in pages.
+func (r *TicketRepo) TicketsByQueue(ctx context.Context, queue string, o *TicketsByQueueOptions) (cqlgen.Page[Ticket], error) {
+	o = cqlgenimpl.Or(o)
+	return ticketTicketsByQueueRead.Page(ctx, r.s, r.opts, []any{queue}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OpenedAtFrom, o.OpenedAtTo, o.OpenedAtFromExclusive, o.OpenedAtToInclusive))
 }
 
-// TicketsByOwnerOptions are the optional parts of a TicketsByOwner read.
+// TicketsByOwnerOptions are the options of TicketsByOwner.
 type TicketsByOwnerOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// TicketIDFrom (inclusive) and TicketIDTo (exclusive) bound ticket_id in
-	// read order; nil: open.
+	// TicketIDFrom (inclusive) and TicketIDTo (exclusive) bound ticket_id;
+	// nil: open.
 	TicketIDFrom, TicketIDTo *gocql.UUID
-	// TicketIDFromExclusive and TicketIDToInclusive change the bounds'
-	// defaults.
+	// TicketIDFromExclusive and TicketIDToInclusive flip the defaults.
 	TicketIDFromExclusive, TicketIDToInclusive bool
 }
 
-var ticketTicketsByOwnerRead = cqlgenimpl.ReadSpec[TicketsByOwnerRow]{
-	Compare: ticketTicketsByOwnerCompare,
-	Key:     ticketTicketsByOwnerClustering,
-	Scan:    ticketTicketsByOwnerScan,
+var ticketTicketsByOwnerRead = &cqlgenimpl.ReadSpec[TicketsByOwnerRow]{
+	Entity:  "Ticket",
 	Table:   ticketTicketsByOwner,
+	Scan:    ticketTicketsByOwnerScan,
+	Key:     ticketTicketsByOwnerClustering,
+	Compare: ticketTicketsByOwnerCompare,
 }
 
-// TicketsByOwner reads an owner's tickets by id, from tickets_by_owner, in
-// pages: one partition, in clustering order.
-func (r *TicketRepo) TicketsByOwner(ctx context.Context, owner string, o *TicketsByOwnerOptions) (_ cqlgen.Page[TicketsByOwnerRow], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "TicketsByOwner").End(&err)
-	if owner == "" {
-		return cqlgen.Page[TicketsByOwnerRow]{}, cqlgenimpl.EmptyKey("tickets_by_owner", "owner")
-	}
-	if o == nil {
-		o = &TicketsByOwnerOptions{}
-	}
-	spec := ticketTicketsByOwnerRead.With([]any{owner}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.TicketIDFrom, o.TicketIDTo, o.TicketIDFromExclusive, o.TicketIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// TicketsByOwner reads an owner's tickets by id from tickets_by_owner, in
+// pages.
+func (r *TicketRepo) TicketsByOwner(ctx context.Context, owner string, o *TicketsByOwnerOptions) (cqlgen.Page[TicketsByOwnerRow], error) {
+	o = cqlgenimpl.Or(o)
+	return ticketTicketsByOwnerRead.Page(ctx, r.s, r.opts, []any{owner}, o.Limit, o.Cursor, cqlgenimpl.Range(o.TicketIDFrom, o.TicketIDTo, o.TicketIDFromExclusive, o.TicketIDToInclusive))
 }
 
-// TicketsByBoardOptions are the optional parts of a TicketsByBoard read.
+// TicketsByBoardOptions are the options of TicketsByBoard.
 type TicketsByBoardOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at in
-	// read order; nil: open.
+	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at;
+	// nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
-	// OpenedAtFromExclusive and OpenedAtToInclusive change the bounds'
-	// defaults.
+	// OpenedAtFromExclusive and OpenedAtToInclusive flip the defaults.
 	OpenedAtFromExclusive, OpenedAtToInclusive bool
 }
 
-var ticketTicketsByBoardRead = cqlgenimpl.ReadSpec[Ticket]{
+var ticketTicketsByBoardRead = &cqlgenimpl.ReadSpec[Ticket]{
+	Entity:      "Ticket",
+	Table:       ticketTicketsByBoard,
+	Scan:        ticketTicketsByBoardScan,
+	Key:         ticketTicketsByBoardClustering,
 	Compare:     ticketTicketsByBoardCompare,
 	HashBuckets: 8,
-	Key:         ticketTicketsByBoardClustering,
-	Scan:        ticketTicketsByBoardScan,
-	Table:       ticketTicketsByBoard,
 }
 
-// TicketsByBoard reads a board's tickets over 8 hash buckets, newest first,
+// TicketsByBoard reads a board's tickets over 8 hash buckets, newest first
 // from tickets_by_board, in pages: all 8 hash buckets read in parallel and
 // merged in clustering order.
-func (r *TicketRepo) TicketsByBoard(ctx context.Context, board string, o *TicketsByBoardOptions) (_ cqlgen.Page[Ticket], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "TicketsByBoard").End(&err)
-	if board == "" {
-		return cqlgen.Page[Ticket]{}, cqlgenimpl.EmptyKey("tickets_by_board", "board")
-	}
-	if o == nil {
-		o = &TicketsByBoardOptions{}
-	}
-	spec := ticketTicketsByBoardRead.With([]any{board}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.OpenedAtFrom, o.OpenedAtTo, o.OpenedAtFromExclusive, o.OpenedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *TicketRepo) TicketsByBoard(ctx context.Context, board string, o *TicketsByBoardOptions) (cqlgen.Page[Ticket], error) {
+	o = cqlgenimpl.Or(o)
+	return ticketTicketsByBoardRead.Page(ctx, r.s, r.opts, []any{board}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OpenedAtFrom, o.OpenedAtTo, o.OpenedAtFromExclusive, o.OpenedAtToInclusive))
 }
 
-// TicketsByDayOptions are the optional parts of a TicketsByDay read.
+// TicketsByDayOptions are the options of TicketsByDay.
 type TicketsByDayOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at in
-	// read order; nil: open.
+	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at;
+	// nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
-	// OpenedAtFromExclusive and OpenedAtToInclusive change the bounds'
-	// defaults.
+	// OpenedAtFromExclusive and OpenedAtToInclusive flip the defaults.
 	OpenedAtFromExclusive, OpenedAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var ticketTicketsByDayRead = cqlgenimpl.ReadSpec[Ticket]{
-	Compare: ticketTicketsByDayCompare,
-	Key:     ticketTicketsByDayClustering,
-	Scan:    ticketTicketsByDayScan,
-	Table:   ticketTicketsByDay,
+var ticketTicketsByDayRead = &cqlgenimpl.ReadSpec[Ticket]{
+	Entity:      "Ticket",
+	Table:       ticketTicketsByDay,
+	Scan:        ticketTicketsByDayScan,
+	Key:         ticketTicketsByDayClustering,
+	Compare:     ticketTicketsByDayCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
-// TicketsByDay reads a queue's tickets, newest first, a partition a day, from
+// TicketsByDay reads a queue's tickets, newest first, a partition a day from
 // tickets_by_day, in pages: time buckets from the newest back, each in
 // clustering order.
-func (r *TicketRepo) TicketsByDay(ctx context.Context, queue string, o *TicketsByDayOptions) (_ cqlgen.Page[Ticket], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "TicketsByDay").End(&err)
-	if queue == "" {
-		return cqlgen.Page[Ticket]{}, cqlgenimpl.EmptyKey("tickets_by_day", "queue")
-	}
-	if o == nil {
-		o = &TicketsByDayOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.DayBuckets
-	spec := ticketTicketsByDayRead.With([]any{queue}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.OpenedAtFrom, o.OpenedAtTo, o.OpenedAtFromExclusive, o.OpenedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *TicketRepo) TicketsByDay(ctx context.Context, queue string, o *TicketsByDayOptions) (cqlgen.Page[Ticket], error) {
+	o = cqlgenimpl.Or(o)
+	return ticketTicketsByDayRead.Page(ctx, r.s, r.opts, []any{queue}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.OpenedAtFrom, o.OpenedAtTo, o.OpenedAtFromExclusive, o.OpenedAtToInclusive))
 }
 
-// OpenTicketsByAssigneeOptions are the optional parts of a
-// OpenTicketsByAssignee read.
+// OpenTicketsByAssigneeOptions are the options of OpenTicketsByAssignee.
 type OpenTicketsByAssigneeOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// TicketIDFrom (inclusive) and TicketIDTo (exclusive) bound ticket_id in
-	// read order; nil: open.
+	// TicketIDFrom (inclusive) and TicketIDTo (exclusive) bound ticket_id;
+	// nil: open.
 	TicketIDFrom, TicketIDTo *gocql.UUID
-	// TicketIDFromExclusive and TicketIDToInclusive change the bounds'
-	// defaults.
+	// TicketIDFromExclusive and TicketIDToInclusive flip the defaults.
 	TicketIDFromExclusive, TicketIDToInclusive bool
 }
 
-var ticketOpenTicketsByAssigneeRead = cqlgenimpl.ReadSpec[OpenTicketsByAssigneeRow]{
-	Compare: ticketOpenTicketsByAssigneeCompare,
-	Key:     ticketOpenTicketsByAssigneeClustering,
-	Scan:    ticketOpenTicketsByAssigneeScan,
+var ticketOpenTicketsByAssigneeRead = &cqlgenimpl.ReadSpec[OpenTicketsByAssigneeRow]{
+	Entity:  "Ticket",
 	Table:   ticketOpenTicketsByAssignee,
+	Scan:    ticketOpenTicketsByAssigneeScan,
+	Key:     ticketOpenTicketsByAssigneeClustering,
+	Compare: ticketOpenTicketsByAssigneeCompare,
 }
 
-// OpenTicketsByAssignee reads an assignee's open tickets, from
-// open_tickets_by_assignee, in pages: one partition, in clustering order.
-func (r *TicketRepo) OpenTicketsByAssignee(ctx context.Context, assignee string, o *OpenTicketsByAssigneeOptions) (_ cqlgen.Page[OpenTicketsByAssigneeRow], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Ticket", "OpenTicketsByAssignee").End(&err)
-	if assignee == "" {
-		return cqlgen.Page[OpenTicketsByAssigneeRow]{}, cqlgenimpl.EmptyKey("open_tickets_by_assignee", "assignee")
-	}
-	if o == nil {
-		o = &OpenTicketsByAssigneeOptions{}
-	}
-	spec := ticketOpenTicketsByAssigneeRead.With([]any{assignee}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.TicketIDFrom, o.TicketIDTo, o.TicketIDFromExclusive, o.TicketIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// OpenTicketsByAssignee reads an assignee's open tickets from
+// open_tickets_by_assignee, in pages.
+func (r *TicketRepo) OpenTicketsByAssignee(ctx context.Context, assignee string, o *OpenTicketsByAssigneeOptions) (cqlgen.Page[OpenTicketsByAssigneeRow], error) {
+	o = cqlgenimpl.Or(o)
+	return ticketOpenTicketsByAssigneeRead.Page(ctx, r.s, r.opts, []any{assignee}, o.Limit, o.Cursor, cqlgenimpl.Range(o.TicketIDFrom, o.TicketIDTo, o.TicketIDFromExclusive, o.TicketIDToInclusive))
 }
 
 // TicketByRef reads the Ticket that holds the given unique key of
@@ -692,8 +528,7 @@ func (r *TicketRepo) TicketByRef(ctx context.Context, ref string) (_ *Ticket, er
 	return cqlgenimpl.Resolve(ctx, r.s, ticketWrites, 5, []any{ref})
 }
 
-// queueLoadQueueLoad is table queue_load, which is the source of truth of
-// QueueLoad (statements in schema.md).
+// queueLoadQueueLoad is table queue_load, the source of truth (schema.md).
 var queueLoadQueueLoad = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "queue_load",
 	Pattern:      "QueueLoad",
@@ -754,35 +589,20 @@ func (r *QueueLoadRepo) Delete(ctx context.Context, e *QueueLoad, opts ...cqlgen
 	})
 }
 
-// Get reads the QueueLoad with the given key from queue_load;
-// cqlgen.ErrNotFound if there is none.
-func (r *QueueLoadRepo) Get(ctx context.Context, queueID gocql.UUID) (_ *QueueLoad, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "QueueLoad", "Get").End(&err)
-	if cqlgenimpl.IsZeroUUID(queueID) {
-		return nil, cqlgenimpl.EmptyKey("queue_load", "queue_id")
-	}
-	var e QueueLoad
-	e.QueueID = queueID
-	return cqlgenimpl.GetOne(ctx, r.s, queueLoadQueueLoad.Get, []any{e.QueueID}, queueLoadQueueLoadScan)
+// Get reads the QueueLoad with the given key; cqlgen.ErrNotFound if none.
+func (r *QueueLoadRepo) Get(ctx context.Context, queueID gocql.UUID) (*QueueLoad, error) {
+	return cqlgenimpl.Get(ctx, r.s, "QueueLoad", "Get", queueLoadQueueLoad, []any{queueID}, queueLoadQueueLoadScan)
 }
 
-// GetMany reads the QueueLoads with the given queue_id values from queue_load
-// in one query: Rows[i] is queueIDs[i]'s, nil when missing
-// (docs/repositories.md, Multi-get).
-func (r *QueueLoadRepo) GetMany(ctx context.Context, queueIDs []gocql.UUID) (_ cqlgen.Found[QueueLoad], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "QueueLoad", "GetMany").End(&err)
-	for _, k := range queueIDs {
-		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[QueueLoad]{}, cqlgenimpl.EmptyKey("queue_load", "queue_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, queueLoadQueueLoad, []any{}, queueIDs, r.opts.MaxKeys, queueLoadQueueLoadScan, func(e *QueueLoad) gocql.UUID {
+// GetMany reads the QueueLoads of the given queue_id values: Rows[i] is
+// queueIDs[i]'s or nil.
+func (r *QueueLoadRepo) GetMany(ctx context.Context, queueIDs []gocql.UUID) (cqlgen.Found[QueueLoad], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "QueueLoad", queueLoadQueueLoad, []any{}, queueIDs, queueLoadQueueLoadScan, func(e *QueueLoad) gocql.UUID {
 		return e.QueueID
 	})
 }
 
-// eventEvents is table events, which is the source of truth of Event
-// (statements in schema.md).
+// eventEvents is table events, the source of truth (schema.md).
 var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "events",
 	Pattern:      "Events",
@@ -820,8 +640,8 @@ func eventEventsCompare(a, b *Event) int {
 	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
 }
 
-// eventEventsByActor is table events_by_actor, which serves EventsByActor
-// (statements in schema.md).
+// eventEventsByActor is table events_by_actor, serving EventsByActor
+// (schema.md).
 var eventEventsByActor = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "events_by_actor",
 	Pattern:      "EventsByActor",
@@ -848,8 +668,7 @@ func eventEventsByActorCompare(a, b *Event) int {
 	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
 }
 
-// EventRepo reads and writes Event in its tables (events, events_by_actor),
-// kept in step with events.
+// EventRepo reads and writes Event in tables events, events_by_actor.
 type EventRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -918,7 +737,10 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-var eventWrites = &cqlgenimpl.Entity[Event]{
+var eventWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Event]{
+	Name:      "Event",
+	Check:     eventCheck,
+	CheckKey:  eventCheckKey,
 	Canonical: eventEvents,
 	Immutable: true,
 	State:     eventEventsState,
@@ -931,133 +753,100 @@ var eventWrites = &cqlgenimpl.Entity[Event]{
 			Owner:      []int{3, 2},
 		},
 	},
-}
+})
 
 // Entity is Event.
 func (r *EventRepo) Entity() string {
 	return "Event"
 }
 
-// Tables lists the tables Repair and Backfill write: all but events.
+// Tables lists the tables Repair and Backfill write.
 func (r *EventRepo) Tables() []string {
-	return []string{"events_by_actor"}
+	return eventWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against events.
-func (r *EventRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", false, o)
+// Verify reports rows missing, stale or orphaned against events.
+func (r *EventRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return eventWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *EventRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", true, o)
+// Repair mends what Verify finds.
+func (r *EventRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return eventWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row events implies into table.
-func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, eventWrites, "Event", table, o)
+func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return eventWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Event with the given key from events; cqlgen.ErrNotFound if
-// there is none.
-func (r *EventRepo) Get(ctx context.Context, ticketID gocql.UUID, eventID gocql.UUID) (_ *Event, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Get").End(&err)
-	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, cqlgenimpl.EmptyKey("events", "ticket_id")
-	}
-	var e Event
-	e.TicketID = ticketID
-	e.EventID = eventID
-	return cqlgenimpl.GetOne(ctx, r.s, eventEvents.Get, []any{e.TicketID, e.EventID}, eventEventsScan)
+// Get reads the Event with the given key; cqlgen.ErrNotFound if none.
+func (r *EventRepo) Get(ctx context.Context, ticketID gocql.UUID, eventID gocql.UUID) (*Event, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Event", "Get", eventEvents, []any{ticketID, eventID}, eventEventsScan)
 }
 
-// EventsOptions are the optional parts of a Events read.
+// EventsOptions are the options of Events.
 type EventsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
-	// order; nil: open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id; nil:
+	// open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
+	// EventIDFromExclusive and EventIDToInclusive flip the defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
 }
 
-var eventEventsRead = cqlgenimpl.ReadSpec[Event]{
-	Compare: eventEventsCompare,
-	Key:     eventEventsClustering,
-	Scan:    eventEventsScan,
+var eventEventsRead = &cqlgenimpl.ReadSpec[Event]{
+	Entity:  "Event",
 	Table:   eventEvents,
+	Scan:    eventEventsScan,
+	Key:     eventEventsClustering,
+	Compare: eventEventsCompare,
 }
 
-// Events reads a ticket's events, newest first, from events, in pages: one
-// partition, in clustering order.
-func (r *EventRepo) Events(ctx context.Context, ticketID gocql.UUID, o *EventsOptions) (_ cqlgen.Page[Event], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Events").End(&err)
-	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("events", "ticket_id")
-	}
-	if o == nil {
-		o = &EventsOptions{}
-	}
-	spec := eventEventsRead.With([]any{ticketID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// Events reads a ticket's events, newest first from events, in pages.
+func (r *EventRepo) Events(ctx context.Context, ticketID gocql.UUID, o *EventsOptions) (cqlgen.Page[Event], error) {
+	o = cqlgenimpl.Or(o)
+	return eventEventsRead.Page(ctx, r.s, r.opts, []any{ticketID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive))
 }
 
-// EventsByActorOptions are the optional parts of a EventsByActor read.
+// EventsByActorOptions are the options of EventsByActor.
 type EventsByActorOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
-	// order; nil: open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id; nil:
+	// open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
+	// EventIDFromExclusive and EventIDToInclusive flip the defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var eventEventsByActorRead = cqlgenimpl.ReadSpec[Event]{
-	Compare: eventEventsByActorCompare,
-	Key:     eventEventsByActorClustering,
-	Scan:    eventEventsByActorScan,
-	Table:   eventEventsByActor,
+var eventEventsByActorRead = &cqlgenimpl.ReadSpec[Event]{
+	Entity:      "Event",
+	Table:       eventEventsByActor,
+	Scan:        eventEventsByActorScan,
+	Key:         eventEventsByActorClustering,
+	Compare:     eventEventsByActorCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
 }
 
-// EventsByActor reads an actor's events, newest first, a partition a month,
+// EventsByActor reads an actor's events, newest first, a partition a month
 // from events_by_actor, in pages: time buckets from the newest back, each in
 // clustering order.
-func (r *EventRepo) EventsByActor(ctx context.Context, actor string, o *EventsByActorOptions) (_ cqlgen.Page[Event], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "EventsByActor").End(&err)
-	if actor == "" {
-		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("events_by_actor", "actor")
-	}
-	if o == nil {
-		o = &EventsByActorOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.MonthBuckets
-	spec := eventEventsByActorRead.With([]any{actor}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *EventRepo) EventsByActor(ctx context.Context, actor string, o *EventsByActorOptions) (cqlgen.Page[Event], error) {
+	o = cqlgenimpl.Or(o)
+	return eventEventsByActorRead.Page(ctx, r.s, r.opts, []any{actor}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive))
 }
 
-// watcherWatchers is table watchers, which is the source of truth of Watcher
-// (statements in schema.md).
+// watcherWatchers is table watchers, the source of truth (schema.md).
 var watcherWatchers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "watchers",
 	Pattern:      "Watchers",
@@ -1102,93 +891,70 @@ func watcherCheck(e *Watcher) error {
 	return nil
 }
 
-var watcherOne = cqlgenimpl.One[Watcher]{
+var watcherOne = &cqlgenimpl.One[Watcher]{
+	Name:  "Watcher",
+	Table: watcherWatchers,
 	Check: watcherCheck,
-	Delete: func(e *Watcher, ts int64) []any {
-		return []any{ts, e.TicketID, e.Watcher}
-	},
 	Key: func(e *Watcher) []any {
 		return []any{e.TicketID, e.Watcher}
 	},
-	Row:   watcherWatchersRow,
-	Scan:  watcherWatchersScan,
-	Table: watcherWatchers,
+	Row: watcherWatchersRow,
+	Remove: func(e *Watcher, ts int64) []any {
+		return []any{ts, e.TicketID, e.Watcher}
+	},
+	Scan: watcherWatchersScan,
 }
 
-// Insert writes e to watchers, leaving nil pointers and empty collections
-// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
-// Writes).
-func (r *WatcherRepo) Insert(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Watcher", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &watcherOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *WatcherRepo) Insert(ctx context.Context, e *Watcher, opts ...cqlgen.Option) error {
+	return watcherOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in watchers unless a row has its key (IF NOT
-// EXISTS); see docs/repositories.md, Conditional insert.
-func (r *WatcherRepo) InsertIfAbsent(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (_ cqlgen.Inserted[Watcher], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Watcher", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &watcherOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *WatcherRepo) InsertIfAbsent(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (cqlgen.Inserted[Watcher], error) {
+	return watcherOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in watchers; nil pointers and
-// empty collections clear their columns.
-func (r *WatcherRepo) Update(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Watcher", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &watcherOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *WatcherRepo) Update(ctx context.Context, e *Watcher, opts ...cqlgen.Option) error {
+	return watcherOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from watchers.
-func (r *WatcherRepo) Delete(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Watcher", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &watcherOne, e)
+// Delete removes the row with e's key.
+func (r *WatcherRepo) Delete(ctx context.Context, e *Watcher, opts ...cqlgen.Option) error {
+	return watcherOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Watcher with the given key from watchers; cqlgen.ErrNotFound
-// if there is none.
-func (r *WatcherRepo) Get(ctx context.Context, ticketID gocql.UUID, watcher string) (_ *Watcher, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Watcher", "Get").End(&err)
-	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return nil, cqlgenimpl.EmptyKey("watchers", "ticket_id")
-	}
-	var e Watcher
-	e.TicketID = ticketID
-	e.Watcher = watcher
-	return cqlgenimpl.GetOne(ctx, r.s, watcherWatchers.Get, []any{e.TicketID, e.Watcher}, watcherWatchersScan)
+// Get reads the Watcher with the given key; cqlgen.ErrNotFound if none.
+func (r *WatcherRepo) Get(ctx context.Context, ticketID gocql.UUID, watcher string) (*Watcher, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Watcher", "Get", watcherWatchers, []any{ticketID, watcher}, watcherWatchersScan)
 }
 
-// WatchersOptions are the optional parts of a Watchers read.
+// WatchersOptions are the options of Watchers.
 type WatchersOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// WatcherFrom (inclusive) and WatcherTo (exclusive) bound watcher in read
-	// order; nil: open.
+	// WatcherFrom (inclusive) and WatcherTo (exclusive) bound watcher; nil:
+	// open.
 	WatcherFrom, WatcherTo *string
-	// WatcherFromExclusive and WatcherToInclusive change the bounds' defaults.
+	// WatcherFromExclusive and WatcherToInclusive flip the defaults.
 	WatcherFromExclusive, WatcherToInclusive bool
 }
 
-var watcherWatchersRead = cqlgenimpl.ReadSpec[Watcher]{
-	Compare: watcherWatchersCompare,
-	Key:     watcherWatchersClustering,
-	Scan:    watcherWatchersScan,
+var watcherWatchersRead = &cqlgenimpl.ReadSpec[Watcher]{
+	Entity:  "Watcher",
 	Table:   watcherWatchers,
+	Scan:    watcherWatchersScan,
+	Key:     watcherWatchersClustering,
+	Compare: watcherWatchersCompare,
 }
 
-// Watchers reads a ticket's watchers, by name, from watchers, in pages: one
-// partition, in clustering order.
-func (r *WatcherRepo) Watchers(ctx context.Context, ticketID gocql.UUID, o *WatchersOptions) (_ cqlgen.Page[Watcher], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Watcher", "Watchers").End(&err)
-	if cqlgenimpl.IsZeroUUID(ticketID) {
-		return cqlgen.Page[Watcher]{}, cqlgenimpl.EmptyKey("watchers", "ticket_id")
-	}
-	if o == nil {
-		o = &WatchersOptions{}
-	}
-	spec := watcherWatchersRead.With([]any{ticketID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.WatcherFrom, o.WatcherTo, o.WatcherFromExclusive, o.WatcherToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// Watchers reads a ticket's watchers, by name from watchers, in pages.
+func (r *WatcherRepo) Watchers(ctx context.Context, ticketID gocql.UUID, o *WatchersOptions) (cqlgen.Page[Watcher], error) {
+	o = cqlgenimpl.Or(o)
+	return watcherWatchersRead.Page(ctx, r.s, r.opts, []any{ticketID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.WatcherFrom, o.WatcherTo, o.WatcherFromExclusive, o.WatcherToInclusive))
 }
 
 // MarshalUDT implements gocql.UDTMarshaler: it encodes the field called name

@@ -59,14 +59,14 @@ func indexRead(f *jen.File, ix *model.Index) {
 	e := ix.Entity
 	n := ix.Names
 	opts := append(comments("Limit is the most rows to return (0: cqlgen.DefaultLimit)."), jen.Id("Limit").Int())
-	opts = append(opts, comments("Cursor continues after the previous page (\"\": from the first row).")...)
+	opts = append(opts, comments("Cursor continues after the previous page (\"\": from the start).")...)
 	opts = append(opts, jen.Id("Cursor").String())
 	if ix.Range {
 		g := ix.Column.Field.GoName
-		opts = append(opts, comments("%sFromExclusive and %sToInclusive change the bounds' defaults.", g, g)...)
+		opts = append(opts, comments("%sFromExclusive and %sToInclusive flip the defaults.", g, g)...)
 		opts = append(opts, jen.List(jen.Id(g+"FromExclusive"), jen.Id(g+"ToInclusive")).Bool())
 	}
-	doc(f, "%s are the optional parts of a %s read.", n.Options, ix.Method)
+	doc(f, "%s are the options of %s.", n.Options, ix.Method)
 	f.Type().Id(n.Options).Struct(opts...)
 
 	page := jen.Qual(rt, "Page").Types(jen.Id(t.Names.RowType))
@@ -129,7 +129,7 @@ func nearestRead(f *jen.File, ix *model.Index) {
 	e := ix.Entity
 	n := ix.Names
 	opts := append(comments("Limit is the most rows to return, nearest first (0: cqlgen.DefaultLimit); there are no pages."), jen.Id("Limit").Int())
-	doc(f, "%s are the optional parts of a %s read.", n.Options, ix.Method)
+	doc(f, "%s are the options of %s.", n.Options, ix.Method)
 	f.Type().Id(n.Options).Struct(opts...)
 
 	rows := jen.Index().Id(t.Names.RowType)

@@ -38,31 +38,42 @@ func keyParams(t *model.Table, cols []*model.Column, fail jen.Code) (params, che
 	return params, checks
 }
 
-// lookup writes a method that reads one row of t by its primary key with
-// its Get statement: Get on the canonical table, or the read method of a
-// pattern whose partitions hold one row.
+// lookup writes a method that reads one row of t by its primary key
+// with its Get statement: Get on the canonical table, or the read method
+// of a pattern whose partitions hold one row. The runtime refuses an
+// empty partition key value.
 func lookup(f *jen.File, t *model.Table, name, docText string) {
 	e := t.Entity
 	key := append(t.PartitionKey(), t.Clustering()...)
-	params, checks := keyParams(t, key, jen.Nil())
-	body := append(checks, jen.Var().Id("e").Id(e.GoName))
-	for _, c := range key {
-		if c.Field != nil {
-			body = append(body, jen.Id("e").Dot(c.Field.GoName).Op("=").Id(param(c.Field)))
-		}
-	}
+	params, _ := keyParams(t, key, nil)
 	get := stmt(t, model.SlotGet)
-	body = append(body,
-		jen.Return(jen.Qual(impl, "GetOne").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(t.Names.Var).Dot("Get"),
-			jen.Index().Any().Values(values(get, binding{recv: jen.Id("e")})...), jen.Id(t.Names.Scan))),
-	)
+	var vals []jen.Code
+	for _, bd := range get.Binds {
+		c := bd.Column
+		if c == nil || c.Field == nil {
+			// A bucket: bound from the entity the key makes.
+			vals = values(get, binding{recv: jen.Parens(keyLiteral(e, key))})
+			break
+		}
+		vals = append(vals, keyValue(c, jen.Id(param(c.Field))))
+	}
 	doc(f, "%s", docText)
-	callMethod(f, e, name, params, []jen.Code{jen.Op("*").Id(t.Names.RowType), jen.Error()}, body)
+	thinMethod(f, e, name, params, []jen.Code{jen.Op("*").Id(t.Names.RowType), jen.Error()},
+		jen.Qual(impl, "Get").Call(jen.Id("ctx"), r("s"), jen.Lit(e.GoName), jen.Lit(name), jen.Id(t.Names.Var), jen.Index().Any().Values(vals...), jen.Id(t.Names.Scan)))
+}
+
+// keyValue is the value a key column binds, v: a set or map with its
+// elements in Cassandra's order.
+func keyValue(c *model.Column, v *jen.Statement) jen.Code {
+	if c.Type.Name == "set" || c.Type.Name == "map" {
+		return jen.Qual(impl, "Normalized").Call(jen.Lit(c.Type.Spec()), v)
+	}
+	return v
 }
 
 func get(f *jen.File, e *model.Entity) {
 	t := e.Canonical
-	lookup(f, t, "Get", "Get reads the "+e.GoName+" with the given key from "+t.Name+"; cqlgen.ErrNotFound if there is none.")
+	lookup(f, t, "Get", "Get reads the "+e.GoName+" with the given key; cqlgen.ErrNotFound if none.")
 }
 
 // getMany writes GetMany: the entities of several partition keys of the
@@ -73,22 +84,13 @@ func getMany(f *jen.File, e *model.Entity) {
 	pk := t.PartitionKey()
 	last := pk[len(pk)-1]
 	found := jen.Qual(rt, "Found").Types(jen.Id(t.Names.RowType))
-	params, checks := keyParams(t, pk[:len(pk)-1], found.Clone().Values())
+	params, _ := keyParams(t, pk[:len(pk)-1], nil)
 	var prefix []jen.Code
 	for _, c := range pk[:len(pk)-1] {
 		prefix = append(prefix, jen.Id(param(c.Field)))
 	}
 	list := plural(param(last.Field))
 	params = append(params, jen.Id(list).Index().Add(goType(last.Field.Go)))
-	if cond := empty(jen.Id("k"), last.Field); cond != nil {
-		checks = append(checks, jen.For(jen.List(jen.Id("_"), jen.Id("k")).Op(":=").Range().Id(list)).Block(
-			jen.If(cond).Block(jen.Return(found.Clone().Values(), emptyKey(t, last.Field)))))
-	}
-	body := append(checks, jen.Return(jen.Qual(impl, "GetMany").Call(
-		jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(t.Names.Var), jen.Index().Any().Values(prefix...), jen.Id(list),
-		jen.Id("r").Dot("opts").Dot("MaxKeys"), jen.Id(t.Names.Scan),
-		jen.Func().Params(jen.Id("e").Op("*").Id(t.Names.RowType)).Add(goType(last.Field.Go)).Block(jen.Return(field("e", last.Field))),
-	)))
 	fixed := ""
 	if len(pk) > 1 {
 		var names []string
@@ -97,9 +99,11 @@ func getMany(f *jen.File, e *model.Entity) {
 		}
 		fixed = " of one " + strings.Join(names, ", ")
 	}
-	doc(f, "GetMany reads the %ss%s with the given %s values from %s in one query: Rows[i] is %s[i]'s, nil when missing (docs/repositories.md, Multi-get).",
-		e.GoName, fixed, last.Name, t.Name, list)
-	callMethod(f, e, "GetMany", params, []jen.Code{found, jen.Error()}, body)
+	doc(f, "GetMany reads the %ss%s of the given %s values: Rows[i] is %s[i]'s or nil.", e.GoName, fixed, last.Name, list)
+	thinMethod(f, e, "GetMany", params, []jen.Code{found, jen.Error()}, jen.Qual(impl, "Many").Call(
+		jen.Id("ctx"), r("s"), r("opts"), jen.Lit(e.GoName), jen.Id(t.Names.Var), jen.Index().Any().Values(prefix...), jen.Id(list), jen.Id(t.Names.Scan),
+		jen.Func().Params(jen.Id("e").Op("*").Id(t.Names.RowType)).Add(goType(last.Field.Go)).Block(jen.Return(field("e", last.Field))),
+	))
 }
 
 // plural names a parameter that holds several values of name.
@@ -134,11 +138,11 @@ func readPage(f *jen.File, t *model.Table) {
 	ck := t.Clustering()
 	b := t.Bucket
 	opts := append(comments("Limit is the most rows to return (0: cqlgen.DefaultLimit)."), jen.Id("Limit").Int())
-	opts = append(opts, comments("Cursor continues after the previous page (\"\": from the first row).")...)
+	opts = append(opts, comments("Cursor continues after the previous page (\"\": from the start).")...)
 	opts = append(opts, jen.Id("Cursor").String())
 	if len(ck) > 0 {
 		c0 := ck[0]
-		opts = append(opts, comments("%sFrom (inclusive) and %sTo (exclusive) bound %s in read order; nil: open.", c0.Field.GoName, c0.Field.GoName, c0.Name)...)
+		opts = append(opts, comments("%sFrom (inclusive) and %sTo (exclusive) bound %s; nil: open.", c0.Field.GoName, c0.Field.GoName, c0.Name)...)
 		opts = append(opts, jen.List(jen.Id(c0.Field.GoName+"From"), jen.Id(c0.Field.GoName+"To")).Op("*").Add(goType(c0.Field.Go)))
 		opts = append(opts, boundFlags(c0)...)
 	}
@@ -153,89 +157,84 @@ func readPage(f *jen.File, t *model.Table) {
 	if b != nil && b.Kind.IsTime() {
 		opts = append(opts, comments("Start is the bucket the read walks back from (zero: now).")...)
 		opts = append(opts, jen.Id("Start").Qual("time", "Time"))
-		opts = append(opts, comments("LookBack is how many buckets the read may reach (0: cqlgen.DefaultLookBack).")...)
+		opts = append(opts, comments("LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).")...)
 		opts = append(opts, jen.Id("LookBack").Int())
 	}
-	doc(f, "%s are the optional parts of a %s read.", n.Options, t.Method)
+	doc(f, "%s are the options of %s.", n.Options, t.Method)
 	f.Type().Id(n.Options).Struct(opts...)
 
 	page := jen.Qual(rt, "Page").Types(jen.Id(n.RowType))
-	params, checks := keyParams(t, t.PartitionKey(), page.Clone().Values())
+	params, _ := keyParams(t, t.PartitionKey(), nil)
 	var part []jen.Code
 	for _, c := range t.PartitionKey() {
 		if c.Field != nil {
 			part = append(part, jen.Id(param(c.Field)))
 		}
 	}
-	static := jen.Dict{
-		jen.Id("Table"):   jen.Id(n.Var),
-		jen.Id("Scan"):    jen.Id(n.Scan),
-		jen.Id("Key"):     jen.Id(n.Clustering),
-		jen.Id("Compare"): jen.Id(n.Compare),
-	}
-	body := append(checks,
-		jen.If(jen.Id("o").Op("==").Nil()).Block(jen.Id("o").Op("=").Op("&").Id(n.Options).Values()),
-	)
+	var hash, tb jen.Code
+	o := func(name string) *jen.Statement { return jen.Id("o").Dot(name) }
+	args := []jen.Code{jen.Id("ctx"), r("s"), r("opts"), jen.Index().Any().Values(part...), o("Limit"), o("Cursor")}
 	if d := t.PrefixDepth(); d > 0 {
 		var names, fixed, bounded []jen.Code
 		for i, c := range ck[:d+1] {
 			g := c.Field.GoName
 			names = append(names, jen.Lit(g))
 			if i < d {
-				fixed = append(fixed, jen.Id("o").Dot(g+"Eq").Op("!=").Nil())
+				fixed = append(fixed, o(g+"Eq").Op("!=").Nil())
 			}
-			bounded = append(bounded, jen.Id("o").Dot(g+"From").Op("!=").Nil().Op("||").Id("o").Dot(g+"To").Op("!=").Nil())
+			bounded = append(bounded, o(g+"From").Op("!=").Nil().Op("||").Add(o(g+"To")).Op("!=").Nil())
 		}
-		body = append(body, jen.If(jen.Err().Op(":=").Qual(impl, "CheckPrefix").Call(
-			jen.Index().String().Values(names...), jen.Index().Bool().Values(fixed...), jen.Index().Bool().Values(bounded...)),
-			jen.Err().Op("!=").Nil()).Block(jen.Return(page.Clone().Values(), jen.Err())))
+		args = append(args, jen.Qual(impl, "Prefixed").Call(jen.Index().String().Values(names...), jen.Index().Bool().Values(fixed...), jen.Index().Bool().Values(bounded...)))
+		// The options passed the check: the columns fixed are the first
+		// ones, and only the next one is bounded.
+		for _, c := range ck[:d] {
+			typ := ""
+			if c.Type.Name == "set" || c.Type.Name == "map" {
+				typ = c.Type.Spec()
+			}
+			args = append(args, jen.Qual(impl, "Eq").Call(o(c.Field.GoName+"Eq"), jen.Lit(typ)))
+		}
 	}
-	var after []jen.Code
 	if b != nil {
 		if b.Kind == model.HashBucket {
-			static[jen.Id("HashBuckets")] = jen.Lit(int(b.N))
+			hash = jen.Lit(int(b.N))
 		} else {
-			// The caller's options are read, never written: a reused or
-			// shared options value stays as the caller left it.
-			body = append(body,
-				jen.Id("start").Op(":=").Id("o").Dot("Start"),
-				jen.If(jen.Id("start").Dot("IsZero").Call()).Block(jen.Id("start").Op("=").Id("r").Dot("opts").Dot("Clock").Call()),
-				jen.Id("tb").Op(":=").Add(timeBuckets(b)),
-			)
-			after = append(after, jen.List(jen.Id("spec").Dot("TimeBuckets"), jen.Id("spec").Dot("Start"), jen.Id("spec").Dot("LookBack")).Op("=").List(jen.Op("&").Id("tb"), jen.Id("start"), jen.Id("o").Dot("LookBack")))
+			// The caller's options are read, never written.
+			tb = jen.Qual(impl, "Every").Call(timeBuckets(b))
+			args = append(args, jen.Qual(impl, "Walk").Call(o("Start"), o("LookBack")))
 		}
 	}
-	f.Var().Id(n.Read).Op("=").Qual(impl, "ReadSpec").Types(jen.Id(n.RowType)).Values(static)
-	body = append(body, jen.Id("spec").Op(":=").Id(n.Read).Dot("With").Call(jen.Index().Any().Values(part...), jen.Id("o").Dot("Limit"), jen.Id("o").Dot("Cursor"), jen.Id("r").Dot("opts")))
-	body = append(body, after...)
 	if len(ck) > 0 {
-		// Under a prefix key, the options passed the check: the columns
-		// fixed are the first ones, and only the next one is bounded.
-		for _, c := range ck[:t.PrefixDepth()] {
-			g := c.Field.GoName
-			body = append(body, jen.If(jen.Id("o").Dot(g+"Eq").Op("!=").Nil()).Block(
-				jen.Id("spec").Dot("Prefix").Op("=").Append(jen.Id("spec").Dot("Prefix"), prefixValue(c, jen.Op("*").Id("o").Dot(g+"Eq")))))
-		}
 		for _, c := range ck[:t.PrefixDepth()+1] {
 			g := c.Field.GoName
-			body = append(body, jen.Qual(impl, "Bounds").Call(jen.Op("&").Id("spec"), jen.Id("o").Dot(g+"From"), jen.Id("o").Dot(g+"To"), jen.Id("o").Dot(g+"FromExclusive"), jen.Id("o").Dot(g+"ToInclusive")))
+			args = append(args, jen.Qual(impl, "Range").Call(o(g+"From"), o(g+"To"), o(g+"FromExclusive"), o(g+"ToInclusive")))
 		}
 	}
-	body = append(body, jen.Return(jen.Qual(impl, "ReadPage").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("spec"))))
-
-	words := "one partition, in clustering order"
+	f.Var().Id(n.Read).Op("=").Op("&").Qual(impl, "ReadSpec").Types(jen.Id(n.RowType)).Add(keyed(
+		jen.Id("Entity"), jen.Lit(e.GoName),
+		jen.Id("Table"), jen.Id(n.Var),
+		jen.Id("Scan"), jen.Id(n.Scan),
+		jen.Id("Key"), jen.Id(n.Clustering),
+		jen.Id("Compare"), jen.Id(n.Compare),
+		jen.Id("HashBuckets"), hash,
+		jen.Id("TimeBuckets"), tb,
+	))
+	words := ""
 	if b != nil {
-		words = b.ReadWords()
+		words = ": " + b.ReadWords()
 	}
-	doc(f, "%s reads %s, from %s, in pages: %s.%s", t.Method, strings.TrimRight(t.Doc, "."), t.Name, words, deprecation(t))
-	callMethod(f, e, t.Method, append(params, jen.Id("o").Op("*").Id(n.Options)), []jen.Code{page, jen.Error()}, body)
+	doc(f, "%s reads %s from %s, in pages%s.%s", t.Method, strings.TrimRight(t.Doc, "."), t.Name, words, deprecation(t))
+	recvFunc(f, e, t.Method).Params(append([]jen.Code{ctxParam()}, append(params, jen.Id("o").Op("*").Id(n.Options))...)...).Params(page, jen.Error()).Block(
+		jen.Id("o").Op("=").Qual(impl, "Or").Call(jen.Id("o")),
+		jen.Return(jen.Id(n.Read).Dot("Page").Call(args...)),
+	)
 }
 
 // boundFlags are the options that make c's bounds exclusive or
 // inclusive other than by default.
 func boundFlags(c *model.Column) []jen.Code {
 	g := c.Field.GoName
-	return append(comments("%sFromExclusive and %sToInclusive change the bounds' defaults.", g, g),
+	return append(comments("%sFromExclusive and %sToInclusive flip the defaults.", g, g),
 		jen.List(jen.Id(g+"FromExclusive"), jen.Id(g+"ToInclusive")).Bool())
 }
 

@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"fmt"
 	"go/types"
 	"strings"
 
@@ -66,9 +67,9 @@ func tableDecls(f *jen.File, t *model.Table) {
 	e := t.Entity
 	n := t.Names
 	stmts := t.Statements()
-	role := "serves " + t.Method
+	role := "serving " + t.Method
 	if t == e.Canonical {
-		role = "is the source of truth of " + e.GoName
+		role = "the source of truth"
 	}
 	if !t.Unique {
 		rowType(f, t)
@@ -76,9 +77,15 @@ func tableDecls(f *jen.File, t *model.Table) {
 	if t.Sparse() {
 		holdsFunc(f, t)
 	}
-	doc(f, "%s is table %s, which %s (statements in schema.md).", n.Var, t.Name, role)
+	doc(f, "%s is table %s, %s (schema.md).", n.Var, t.Name, role)
 	f.Var().Id(n.Var).Op("=").Qual(impl, "NewTable").Call(specLit(t.Spec()))
+	if derived(t) {
+		valuesFuncs(f, t)
+	}
 	for _, s := range stmts {
+		if derived(t) && s.Slot != model.SlotInsert || derivedRow(t) && s.Slot == model.SlotInsert {
+			continue
+		}
 		switch s.Slot {
 		case model.SlotInsert:
 			rowFunc(f, t, s)
@@ -97,6 +104,75 @@ func tableDecls(f *jen.File, t *model.Table) {
 		}
 		clusteringFuncs(f, t)
 	}
+}
+
+// derived reports whether t is a source of truth whose protocol functions
+// the runtime derives from its values and fields (cqlgenimpl.NewEntity):
+// a versioned one, without statics or buckets.
+func derived(t *model.Table) bool {
+	e := t.Entity
+	return t == e.Canonical && e.Versioned() && !t.HasStatics() && t.Bucket == nil
+}
+
+// derivedRow reports whether the runtime derives the Row and Key of t, a
+// table other than a derived source of truth, from the source of truth's
+// values (cqlgenimpl.NewEntity): every column holds a field bound as the
+// source of truth binds it; no bucket, no claim.
+func derivedRow(t *model.Table) bool {
+	e := t.Entity
+	if t == e.Canonical || !derived(e.Canonical) || t.Unique || t.Bucket != nil {
+		return false
+	}
+	canon := map[*model.Field]*model.Column{}
+	for _, c := range e.Canonical.Columns {
+		if c.Field != nil {
+			canon[c.Field] = c
+		}
+	}
+	code := func(c jen.Code) string { return fmt.Sprintf("%#v", c) }
+	withUnset := binding{recv: jen.Id("e"), unset: jen.Id("unset")}
+	for _, c := range t.Columns {
+		if c.Field == nil {
+			return false
+		}
+		cc := canon[c.Field]
+		if cc == nil || cc.Name != c.Name || code(columnValue(c, withUnset)) != code(columnValue(cc, withUnset)) {
+			return false
+		}
+		if (c.Kind == model.PartitionKey || c.Kind == model.Clustering) && code(columnValue(c, binding{recv: jen.Id("e")})) != code(columnValue(cc, withUnset)) {
+			return false
+		}
+	}
+	return true
+}
+
+// entityPrefix is the prefix of an entity's generated names.
+func entityPrefix(e *model.Entity) string { return strings.TrimSuffix(e.Names.Writes, "Writes") }
+
+// valuesFuncs writes the two functions of a source of truth the runtime
+// derives the rest from: its values, as Change binds them (unset: nil
+// pointers and empty collections left unset), and where its row scans to.
+func valuesFuncs(f *jen.File, t *model.Table) {
+	e := t.Entity
+	p := entityPrefix(e)
+	unset := "_"
+	if anyUnsettable(t) {
+		unset = "unset"
+	}
+	b := binding{recv: jen.Id("e"), unset: jen.Id("unset")}
+	var vals, ptrs []jen.Code
+	for _, c := range t.Columns {
+		if c.Field != nil {
+			vals = append(vals, columnValue(c, b))
+			ptrs = append(ptrs, scanTarget(c, jen.Id("e")))
+		}
+	}
+	f.Func().Id(p+"Values").Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id(unset).Bool()).Index().Any().Block(
+		jen.Return(jen.Index().Any().Values(vals...)))
+	f.Func().Id(p+"Fields").Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id("dst").Index().Any()).Index().Any().Block(
+		jen.Return(jen.Append(append([]jen.Code{jen.Id("dst")}, ptrs...)...)))
+	f.Var().Id(t.Names.Scan).Op("=").Id(e.Names.Writes).Dot("ScanLive")
+	mergeFunc(f, t)
 }
 
 // stmtRef names a statement of t in a comment, as schema.md lists it.
@@ -177,8 +253,7 @@ func repository(f *jen.File, e *model.Entity) {
 	if len(e.Tables) == 1 {
 		doc(f, "%s reads and writes %s in table %s.", n.Repo, e.GoName, e.Canonical.Name)
 	} else {
-		doc(f, "%s reads and writes %s in its tables (%s), kept in step with %s.",
-			n.Repo, e.GoName, strings.Join(names, ", "), e.Canonical.Name)
+		doc(f, "%s reads and writes %s in tables %s.", n.Repo, e.GoName, strings.Join(names, ", "))
 	}
 	f.Type().Id(n.Repo).Struct(
 		jen.Id("s").Qual(rt, "Session"),
@@ -188,7 +263,25 @@ func repository(f *jen.File, e *model.Entity) {
 	f.Func().Id(n.NewRepo).Params(jen.Id("s").Qual(rt, "Session"), jen.Id("opts").Op("...").Qual(rt, "Option")).Op("*").Id(n.Repo).Block(
 		jen.Return(jen.Op("&").Id(n.Repo).Values(jen.Id("s").Op(":").Id("s"), jen.Id("opts").Op(":").Qual(impl, "NewOptions").Call(jen.Id("opts").Op("...")))),
 	)
-	checkKeys(f, e)
+	if !derivedChecks(e) {
+		checkKeys(f, e)
+	}
+}
+
+// derivedChecks reports whether the runtime derives e's checks of empty
+// keys (and vectors' dimensions) from its tables' descriptions
+// (cqlgenimpl.NewEntity): where it derives its protocol's functions,
+// the source of truth comes first, and no table is sparse.
+func derivedChecks(e *model.Entity) bool {
+	if !derived(e.Canonical) || e.Tables[0] != e.Canonical {
+		return false
+	}
+	for _, t := range e.Tables {
+		if t.Sparse() {
+			return false
+		}
+	}
+	return true
 }
 
 // checkKeys writes the check that no partition key value of any table is
@@ -354,6 +447,15 @@ func callMethod(f *jen.File, e *model.Entity, name string, params, results, body
 	}
 	recvFunc(f, e, name).Params(append([]jen.Code{ctxParam()}, params...)...).Params(named...).Block(append(prologue, body...)...)
 }
+
+// thinMethod writes a method of the entity's repository that is one call
+// of the runtime, which records the call (cqlgenimpl.Observe) itself.
+func thinMethod(f *jen.File, e *model.Entity, name string, params, results []jen.Code, call jen.Code) {
+	recvFunc(f, e, name).Params(append([]jen.Code{ctxParam()}, params...)...).Params(results...).Block(jen.Return(call))
+}
+
+// r is the repository's field name.
+func r(name string) *jen.Statement { return jen.Id("r").Dot(name) }
 
 // keyed is a composite literal's body with its fields in the given order
 // (name, value, name, value...), one a line; a jen.Dict sorts them.

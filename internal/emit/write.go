@@ -63,16 +63,6 @@ func prologue(e *model.Entity, name string, fail ...jen.Code) []jen.Code {
 	}
 }
 
-// insertIfAbsentMethod writes InsertIfAbsent of an entity stored in one
-// table: INSERT ... IF NOT EXISTS, with the row found when there is one.
-func insertIfAbsentMethod(f *jen.File, e *model.Entity) {
-	t := e.Canonical
-	res := jen.Qual(rt, "Inserted").Types(jen.Id(e.GoName))
-	doc(f, "InsertIfAbsent creates e in %s unless a row has its key (IF NOT EXISTS); see docs/repositories.md, Conditional insert.", t.Name)
-	callMethod(f, e, "InsertIfAbsent", []jen.Code{jen.Id("e").Op("*").Id(e.GoName), jen.Id("opts").Op("...").Qual(rt, "Option")}, []jen.Code{res, jen.Error()},
-		[]jen.Code{oneCall(e, "InsertOneIfAbsent")})
-}
-
 // oneVar declares the cqlgenimpl.One of an entity stored in one table:
 // what its writes bind and scan.
 func oneVar(f *jen.File, e *model.Entity) {
@@ -80,33 +70,45 @@ func oneVar(f *jen.File, e *model.Entity) {
 	ptr := jen.Op("*").Id(e.GoName)
 	key := values(stmt(t, model.SlotGet), binding{recv: jen.Id("e")})
 	del := values(stmt(t, model.SlotDelete), binding{recv: jen.Id("e"), ts: jen.Id("ts")})
-	f.Var().Id(e.Names.One).Op("=").Qual(impl, "One").Types(jen.Id(e.GoName)).Values(jen.Dict{
-		jen.Id("Table"): jen.Id(t.Names.Var),
-		jen.Id("Check"): jen.Id(e.Names.Check),
-		jen.Id("Key"):   jen.Func().Params(jen.Id("e").Add(ptr.Clone())).Index().Any().Block(jen.Return(jen.Index().Any().Values(key...))),
-		jen.Id("Row"):   jen.Id(t.Names.Row),
-		jen.Id("Delete"): jen.Func().Params(jen.Id("e").Add(ptr.Clone()), jen.Id("ts").Int64()).Index().Any().Block(
+	f.Var().Id(e.Names.One).Op("=").Op("&").Qual(impl, "One").Types(jen.Id(e.GoName)).Add(keyed(
+		jen.Id("Name"), jen.Lit(e.GoName),
+		jen.Id("Table"), jen.Id(t.Names.Var),
+		jen.Id("Check"), jen.Id(e.Names.Check),
+		jen.Id("Key"), jen.Func().Params(jen.Id("e").Add(ptr.Clone())).Index().Any().Block(jen.Return(jen.Index().Any().Values(key...))),
+		jen.Id("Row"), jen.Id(t.Names.Row),
+		jen.Id("Remove"), jen.Func().Params(jen.Id("e").Add(ptr.Clone()), jen.Id("ts").Int64()).Index().Any().Block(
 			jen.Return(jen.Index().Any().Values(del...))),
-		jen.Id("Scan"): jen.Id(t.Names.Scan),
-	})
+		jen.Id("Scan"), jen.Id(t.Names.Scan),
+	))
 }
 
-// oneCall runs a write of an entity stored in one table in the runtime.
-func oneCall(e *model.Entity, fn string) jen.Code {
-	return jen.Return(jen.Qual(impl, fn).Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("r").Dot("opts"), jen.Id("opts"), jen.Op("&").Id(e.Names.One), jen.Id("e")))
+// entityWrite is a write method that is one call of a method of the
+// entity's description (v): ctx, the session, the options, e.
+func entityWrite(f *jen.File, e *model.Entity, v, name, docText string, results ...jen.Code) {
+	if len(results) == 0 {
+		results = []jen.Code{jen.Error()}
+	}
+	doc(f, "%s", docText)
+	thinMethod(f, e, name, []jen.Code{jen.Id("e").Op("*").Id(e.GoName), jen.Id("opts").Op("...").Qual(rt, "Option")}, results,
+		jen.Id(v).Dot(name).Call(jen.Id("ctx"), r("s"), r("opts"), jen.Id("opts"), jen.Id("e")))
+}
+
+// insertIfAbsentMethod writes InsertIfAbsent of an entity stored in one
+// table: INSERT ... IF NOT EXISTS, with the row found when there is one.
+func insertIfAbsentMethod(f *jen.File, e *model.Entity) {
+	entityWrite(f, e, e.Names.One, "InsertIfAbsent", "InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).",
+		jen.Qual(rt, "Inserted").Types(jen.Id(e.GoName)), jen.Error())
 }
 
 // oneMethod writes a write method of an entity stored in one table.
-func oneMethod(f *jen.File, e *model.Entity, name, docText, fn string) {
-	doc(f, "%s", docText)
-	callMethod(f, e, name, []jen.Code{jen.Id("e").Op("*").Id(e.GoName), jen.Id("opts").Op("...").Qual(rt, "Option")}, []jen.Code{jen.Error()},
-		[]jen.Code{oneCall(e, fn)})
+func oneMethod(f *jen.File, e *model.Entity, name, docText string) {
+	entityWrite(f, e, e.Names.One, name, docText)
 }
 
 func insert(f *jen.File, e *model.Entity) {
 	if e.Single() {
 		oneVar(f, e)
-		oneMethod(f, e, "Insert", insertDoc(e), "InsertOne")
+		oneMethod(f, e, "Insert", insertDoc(e))
 		insertIfAbsentMethod(f, e)
 		return
 	}
@@ -147,7 +149,7 @@ func queries(e *model.Entity, recv string, stmt func(*model.Table) jen.Code) []j
 
 func insertDoc(e *model.Entity) string {
 	if len(e.Tables) == 1 {
-		return "Insert writes e to " + e.Tables[0].Name + ", leaving nil pointers and empty collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md, Writes)."
+		return "Insert writes e; nil pointers and empty collections stay unset."
 	}
 	return "Insert writes e to every table of " + e.GoName + " in one logical write, leaving nil pointers and empty collections unset (docs/repositories.md, Writes)."
 }
@@ -167,13 +169,11 @@ func applyOne(q jen.Code) jen.Code {
 }
 
 func updateSingle(f *jen.File, e *model.Entity) {
-	t := e.Canonical
-	oneMethod(f, e, "Update", "Update writes e over the row with its key in "+t.Name+"; nil pointers and empty collections clear their columns.", "UpdateOne")
+	oneMethod(f, e, "Update", "Update writes e over its row; nil pointers and empty collections clear.")
 }
 
 func deleteSingle(f *jen.File, e *model.Entity) {
-	t := e.Canonical
-	oneMethod(f, e, "Delete", "Delete removes the row with e's key from "+t.Name+".", "DeleteOne")
+	oneMethod(f, e, "Delete", "Delete removes the row with e's key.")
 }
 
 // counterWrites writes the writes of an entity stored in a counter table:
@@ -214,8 +214,12 @@ func writesVar(f *jen.File, e *model.Entity) {
 		if idx := ownerColumns(p); idx != nil {
 			owner = jen.Index().Int().Values(idx...)
 		}
-		if versioned {
+		var row jen.Code = jen.Id(p.Names.Row)
+		if versioned && !derivedRow(p) {
 			key = jen.Id(p.Names.Key)
+		}
+		if derivedRow(p) {
+			row = nil
 		}
 		var holds jen.Code
 		if p.Sparse() {
@@ -230,7 +234,7 @@ func writesVar(f *jen.File, e *model.Entity) {
 			jen.Id("Holds"), holds,
 			jen.Id("Unique"), unique,
 			jen.Id("Key"), key,
-			jen.Id("Row"), jen.Id(p.Names.Row),
+			jen.Id("Row"), row,
 			jen.Id("Writetimes"), writetime,
 			jen.Id("Owner"), owner,
 		))
@@ -244,37 +248,43 @@ func writesVar(f *jen.File, e *model.Entity) {
 	} else {
 		immutable = jen.True()
 	}
-	f.Var().Id(e.Names.Writes).Op("=").Op("&").Qual(impl, "Entity").Types(jen.Id(e.GoName)).Add(keyed(
+	var state, scanState jen.Code = jen.Id(n.State), jen.Id(n.ScanState)
+	var vals, fields jen.Code
+	var check, checkKey jen.Code = jen.Id(e.Names.Check), jen.Id(e.Names.CheckKey)
+	if derivedChecks(e) {
+		check, checkKey = nil, nil
+	}
+	if derived(t) {
+		p := entityPrefix(e)
+		vals, fields = jen.Id(p+"Values"), jen.Id(p+"Fields")
+		state, scanState, data, change, remove, settle = nil, nil, nil, nil, nil, nil
+	}
+	f.Var().Id(e.Names.Writes).Op("=").Qual(impl, "NewEntity").Call(jen.Op("&").Qual(impl, "Entity").Types(jen.Id(e.GoName)).Add(keyed(
+		jen.Id("Name"), jen.Lit(e.GoName),
+		jen.Id("Check"), check,
+		jen.Id("CheckKey"), checkKey,
 		jen.Id("Canonical"), jen.Id(n.Var),
 		jen.Id("Immutable"), immutable,
-		jen.Id("State"), jen.Id(n.State),
-		jen.Id("ScanState"), jen.Id(n.ScanState),
+		jen.Id("Values"), vals,
+		jen.Id("Fields"), fields,
+		jen.Id("State"), state,
+		jen.Id("ScanState"), scanState,
 		jen.Id("Data"), data,
 		jen.Id("Merge"), merge,
 		jen.Id("Change"), change,
 		jen.Id("Remove"), remove,
 		jen.Id("Settle"), settle,
 		jen.Id("Projections"), jen.Index().Qual(impl, "Projection").Types(jen.Id(e.GoName)).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, projections...),
-	))
+	)))
 }
 
 // protocolWrites writes Insert, Update and Delete of a versioned entity:
-// each one call of cqlgenimpl.Write.
+// each one call of its description.
 func protocolWrites(f *jen.File, e *model.Entity) {
-	t := e.Canonical
-	call := func(op string) jen.Code {
-		return jen.Return(jen.Qual(impl, "Write").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o"), jen.Id(e.Names.Writes), jen.Qual(impl, op), jen.Id("e")))
-	}
-	promise := " through the write protocol on " + t.Name + " (docs/repositories.md, The write protocol)."
-	writeMethod(f, e, "Insert",
-		"Insert creates or replaces e in every table of "+e.GoName+", leaving nil pointers and empty collections unset,"+promise,
-		call("OpInsert"))
-	writeMethod(f, e, "Update",
-		"Update replaces the "+e.GoName+" with e's key in every table, nil pointers and empty collections clearing their columns,"+promise,
-		call("OpUpdate"))
-	writeMethod(f, e, "Delete",
-		"Delete removes the "+e.GoName+" with e's key from every table (e needs only its key),"+promise,
-		call("OpDelete"))
+	w := e.Names.Writes
+	entityWrite(f, e, w, "Insert", "Insert writes e to every table; nil pointers and empty collections stay unset.")
+	entityWrite(f, e, w, "Update", "Update replaces e in every table; nil pointers and empty collections clear.")
+	entityWrite(f, e, w, "Delete", "Delete removes e, given its key alone, from every table.")
 }
 
 // uniqueRead writes the read method of a unique table: the entity that
@@ -306,30 +316,27 @@ func uniqueRead(f *jen.File, t *model.Table) {
 func versionedReads(f *jen.File, e *model.Entity) {
 	t := e.Canonical
 	key := append(t.PartitionKey(), t.Clustering()...)
-	entity := func(fail jen.Code) (params, body []jen.Code) {
-		params, body = keyParams(t, key, fail)
-		body = append(body, jen.Id("e").Op(":=").Op("&").Id(e.GoName).Values())
-		for _, c := range key {
-			if c.Field != nil {
-				body = append(body, jen.Id("e").Dot(c.Field.GoName).Op("=").Id(param(c.Field)))
-			}
-		}
-		return params, body
-	}
-	params, body := entity(jen.List(jen.Nil(), jen.Lit(0)))
-	doc(f, "GetVersioned reads the %s with the given key from %s with its version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.", e.GoName, t.Name)
-	callMethod(f, e, "GetVersioned", params, []jen.Code{jen.Op("*").Id(e.GoName), jen.Int64(), jen.Error()},
-		append(body, jen.Return(jen.Qual(impl, "Versioned").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(e.Names.Writes), jen.Id("e")))))
-
-	params, body = entity(jen.Nil())
+	params, _ := keyParams(t, key, nil)
+	lit := keyLiteral(e, key)
+	doc(f, "GetVersioned reads the %s with the given key and its version.", e.GoName)
+	thinMethod(f, e, "GetVersioned", params, []jen.Code{jen.Op("*").Id(e.GoName), jen.Int64(), jen.Error()},
+		jen.Id(e.Names.Writes).Dot("GetVersioned").Call(jen.Id("ctx"), r("s"), lit))
 	params = append(params, jen.Id("change").Func().Params(jen.Op("*").Id(e.GoName)).Error(), jen.Id("opts").Op("...").Qual(rt, "Option"))
-	body = append(body,
-		jen.List(jen.Id("o"), jen.Err()).Op(":=").Qual(impl, "BeginVersioned").Call(jen.Id("e"), jen.Id(e.Names.CheckKey), jen.Id("r").Dot("opts"), jen.Id("opts")),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Return(jen.Qual(impl, "Modify").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id("o"), jen.Id(e.Names.Writes), jen.Id("e"), jen.Id(e.Names.Check), jen.Id("change"))),
-	)
-	doc(f, "Modify reads the %s with the given key, lets change edit it and writes it back if no one changed it since, else tries again (docs/repositories.md, Concurrent edits).", e.GoName)
-	callMethod(f, e, "Modify", params, []jen.Code{jen.Op("*").Id(e.GoName), jen.Error()}, body)
+	doc(f, "Modify edits the %s with the given key by change, retrying on conflict.", e.GoName)
+	thinMethod(f, e, "Modify", params, []jen.Code{jen.Op("*").Id(e.GoName), jen.Error()},
+		jen.Id(e.Names.Writes).Dot("Modify").Call(jen.Id("ctx"), r("s"), r("opts"), jen.Id("opts"), lit, jen.Id("change")))
+}
+
+// keyLiteral is &T{...} of an entity with the given key columns, from
+// the parameters of the same names.
+func keyLiteral(e *model.Entity, key []*model.Column) jen.Code {
+	var kv []jen.Code
+	for _, c := range key {
+		if c.Field != nil {
+			kv = append(kv, jen.Id(c.Field.GoName).Op(":").Id(param(c.Field)))
+		}
+	}
+	return jen.Op("&").Id(e.GoName).Values(kv...)
 }
 
 // immutableDelete writes Delete of an immutable entity: the canonical row
@@ -373,26 +380,17 @@ func ownerColumns(p *model.Table) []jen.Code {
 // maintenance writes the methods that make a repository a
 // cqlmaintain.Maintainer: verify, repair and backfill of its tables.
 func maintenance(f *jen.File, e *model.Entity) {
-	n := e.Names
+	w := jen.Id(e.Names.Writes)
 	mo := jen.Id("o").Op("*").Qual(maintainPath, "Options")
 	report := []jen.Code{jen.Op("*").Qual(maintainPath, "Report"), jen.Error()}
-	var tables []jen.Code
-	for _, t := range e.Tables {
-		if t != e.Canonical {
-			tables = append(tables, jen.Lit(t.Name))
-		}
-	}
 	doc(f, "Entity is %s.", e.GoName)
 	recvFunc(f, e, "Entity").Params().String().Block(jen.Return(jen.Lit(e.GoName)))
-	doc(f, "Tables lists the tables Repair and Backfill write: all but %s.", e.Canonical.Name)
-	recvFunc(f, e, "Tables").Params().Index().String().Block(jen.Return(jen.Index().String().Values(tables...)))
-	doc(f, "Verify reports the rows missing, stale or orphaned against %s.", e.Canonical.Name)
-	callMethod(f, e, "Verify", []jen.Code{mo}, report, []jen.Code{
-		jen.Return(jen.Qual(impl, "Maintain").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(n.Writes), jen.Lit(e.GoName), jen.False(), jen.Id("o")))})
-	doc(f, "Repair mends what Verify finds (docs/repositories.md, Writes).")
-	callMethod(f, e, "Repair", []jen.Code{mo}, report, []jen.Code{
-		jen.Return(jen.Qual(impl, "Maintain").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(n.Writes), jen.Lit(e.GoName), jen.True(), jen.Id("o")))})
+	doc(f, "Tables lists the tables Repair and Backfill write.")
+	recvFunc(f, e, "Tables").Params().Index().String().Block(jen.Return(w.Clone().Dot("Tables").Call()))
+	doc(f, "Verify reports rows missing, stale or orphaned against %s.", e.Canonical.Name)
+	thinMethod(f, e, "Verify", []jen.Code{mo}, report, w.Clone().Dot("Verify").Call(jen.Id("ctx"), r("s"), jen.Id("o")))
+	doc(f, "Repair mends what Verify finds.")
+	thinMethod(f, e, "Repair", []jen.Code{mo}, report, w.Clone().Dot("Repair").Call(jen.Id("ctx"), r("s"), jen.Id("o")))
 	doc(f, "Backfill writes every row %s implies into table.", e.Canonical.Name)
-	callMethod(f, e, "Backfill", []jen.Code{jen.Id("table").String(), mo}, report, []jen.Code{
-		jen.Return(jen.Qual(impl, "Backfill").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Id(n.Writes), jen.Lit(e.GoName), jen.Id("table"), jen.Id("o")))})
+	thinMethod(f, e, "Backfill", []jen.Code{jen.Id("table").String(), mo}, report, w.Clone().Dot("Backfill").Call(jen.Id("ctx"), r("s"), jen.Id("table"), jen.Id("o")))
 }

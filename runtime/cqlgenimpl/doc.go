@@ -23,7 +23,7 @@
 // step on Update and Delete, by the write protocol that docs/protocol.md
 // describes (its terms, states and invariants).
 //
-// A generated file asserts SupportPackageIsVersion7 at compile time: built
+// A generated file asserts SupportPackageIsVersion8 at compile time: built
 // against a runtime that no longer provides it, it fails to compile with
 // a message naming the mismatch, instead of misbehaving at run time.
 package cqlgenimpl
@@ -39,6 +39,8 @@ package cqlgenimpl
 // reaches the engine through this package alone (StartCall, Apply,
 // ApplyOne, Query, Iter moved here from cqlgen, as Observe) and declares
 // tables as descriptions, whose statements NewTable renders
-// (the CQL constants of earlier versions are gone). Code generated for
-// earlier versions no longer compiles here: regenerate it.
-const SupportPackageIsVersion7 = true
+// (the CQL constants of earlier versions are gone); version 8 makes each
+// method one call of the runtime, which records the call itself (One,
+// Entity and ReadSpec have methods of the repository's names). Code
+// generated for earlier versions no longer compiles here: regenerate it.
+const SupportPackageIsVersion8 = true

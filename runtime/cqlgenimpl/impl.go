@@ -212,3 +212,34 @@ func CompareTimeUUID(a, b [16]byte) int                 { return impl.CompareTim
 func CompareFloat32(a, b float32) int                   { return impl.CompareFloat32(a, b) }
 func CompareFloat64(a, b float64) int                   { return impl.CompareFloat64(a, b) }
 func CompareEncoded(t *cqldriver.Type, a, b []byte) int { return impl.CompareEncoded(t, a, b) }
+
+// Methods. A generated method is one call: the descriptors' methods
+// (Entity, One, ReadSpec) and these functions record the call, refuse
+// empty keys and apply the options, then do what the method says.
+type ReadArg = impl.ReadArg
+
+func NewEntity[T any](ent *Entity[T]) *Entity[T] { return impl.NewEntity(ent) }
+
+func Get[T any](ctx context.Context, s cqlgen.Session, entity, method string, t *Table, key []any, scan func(cqldriver.Iter, *T) bool) (*T, error) {
+	return impl.Get(ctx, s, entity, method, t, key, scan)
+}
+
+func Many[T, K any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, entity string, t *Table, prefix []any, keys []K, scan func(cqldriver.Iter, *T) bool, key func(*T) K) (cqlgen.Found[T], error) {
+	return impl.Many(ctx, s, base, entity, t, prefix, keys, scan, key)
+}
+
+func Or[T any](o *T) *T { return impl.Or(o) }
+
+func Range[V any](from, to *V, fromExclusive, toInclusive bool) ReadArg {
+	return impl.Range(from, to, fromExclusive, toInclusive)
+}
+
+func Walk(start time.Time, lookBack int) ReadArg { return impl.Walk(start, lookBack) }
+
+func Every(tb TimeBuckets) *TimeBuckets { return impl.Every(tb) }
+
+func Eq[V any](v *V, cqlType string) ReadArg { return impl.Eq(v, cqlType) }
+
+func Prefixed(names []string, fixed, bounded []bool) ReadArg {
+	return impl.Prefixed(names, fixed, bounded)
+}

@@ -10,6 +10,7 @@ import (
 // One describes, for its writes, the table of an entity stored in one
 // table that is not a counter table: generated code declares it once.
 type One[T any] struct {
+	Name  string // the entity's, for observers
 	Table *Table
 	// Check refuses an entity whose partition key values are empty.
 	Check func(*T) error
@@ -18,8 +19,8 @@ type One[T any] struct {
 	// Row binds Insert for e at ts; with unset, nil pointers and empty
 	// collections are left unset.
 	Row func(e *T, ts int64, unset bool) []any
-	// Delete binds Delete for e at ts.
-	Delete func(e *T, ts int64) []any
+	// Remove binds Delete for e at ts.
+	Remove func(e *T, ts int64) []any
 	Scan   func(cqldriver.Iter, *T) bool
 }
 
@@ -69,7 +70,7 @@ func DeleteOne[T any](ctx context.Context, s cqlgen.Session, base cqlgen.Options
 		return err
 	}
 	return ApplyOne(ctx, s, o.Strategy, o.Idempotency, Now(o), func(ts int64) cqldriver.Query {
-		return cqldriver.Query{Stmt: d.Table.Delete, Values: d.Delete(e, ts)}
+		return cqldriver.Query{Stmt: d.Table.Delete, Values: d.Remove(e, ts)}
 	})
 }
 

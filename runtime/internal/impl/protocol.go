@@ -105,6 +105,12 @@ func (p *Projection[T]) holds(e *T) bool { return p.Holds == nil || p.Holds(e) }
 
 // Entity is an entity's write protocol, declared by generated code.
 type Entity[T any] struct {
+	// Name is the entity's, for observers and reports.
+	Name string
+	// Check refuses an entity whose partition key values are empty, in
+	// any table that holds it (or whose vectors are not of their
+	// dimension); CheckKey, one whose source of truth's are.
+	Check, CheckKey func(*T) error
 	// Canonical is the source of truth; its Data lists, in order,
 	// the columns Data returns.
 	Canonical *Table
@@ -112,6 +118,14 @@ type Entity[T any] struct {
 	// verify, repair and backfill use its description, and a State's
 	// Version + 1µs is its canonical row's write timestamp.
 	Immutable bool
+	// Values is, where given, e's values in the source of truth's
+	// columns, in table order, bound as Change binds them: with unset,
+	// nil pointers and empty collections are left unset. Fields appends
+	// to dst where a row of it scans to, in the same order. NewEntity
+	// derives State, ScanState, Data, Change, Remove and Settle from
+	// them.
+	Values func(e *T, unset bool) []any
+	Fields func(e *T, dst []any) []any
 	// State binds CQL.State and Settle's key: the canonical primary key.
 	State     func(e *T) []any
 	ScanState func(cqldriver.Iter) (State[T], bool)

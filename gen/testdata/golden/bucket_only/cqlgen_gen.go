@@ -15,11 +15,10 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// postPosts is table posts, which is the source of truth of Post (statements
-// in schema.md).
+// postPosts is table posts, the source of truth (schema.md).
 var postPosts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "posts",
 	Pattern:      "Posts",
@@ -30,46 +29,17 @@ var postPosts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func postPostsScan(it cqlgenimpl.Iter, e *Post) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.PostID, &e.Author, &e.PostedAt, &e.Title, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Post{}
-	}
-}
-
-func postPostsState(e *Post) []any {
-	return []any{e.PostID}
-}
-
-func postPostsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Post], ok bool) {
-	ok = it.Scan(&v.Row.PostID, &v.Row.Author, &v.Row.PostedAt, &v.Row.Title, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func postPostsData(e *Post) []any {
+func postValues(e *Post, _ bool) []any {
 	return []any{e.PostID, e.Author, e.PostedAt, e.Title}
 }
 
-func postPostsChange(e *Post, c cqlgenimpl.Change) []any {
-	return []any{e.Author, e.PostedAt, e.Title, c.TS, c.Pending, c.Writes, e.PostID, c.Old}
+func postFields(e *Post, dst []any) []any {
+	return append(dst, &e.PostID, &e.Author, &e.PostedAt, &e.Title)
 }
 
-func postPostsRemove(e *Post, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.PostID, c.Old}
-}
+var postPostsScan = postWrites.ScanLive
 
-func postPostsSettle(e *Post, version int64) []any {
-	return []any{e.PostID, version}
-}
-
-// postNewPosts is table new_posts, which serves NewPosts (statements in
-// schema.md).
+// postNewPosts is table new_posts, serving NewPosts (schema.md).
 var postNewPosts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "new_posts",
 	Pattern:      "NewPosts",
@@ -100,8 +70,7 @@ func postNewPostsCompare(a, b *Post) int {
 	return cmp.Or(-a.PostedAt.Compare(b.PostedAt), cqlgenimpl.CompareUUID(a.PostID, b.PostID))
 }
 
-// PostRepo reads and writes Post in its tables (posts, new_posts), kept in
-// step with posts.
+// PostRepo reads and writes Post in tables posts, new_posts.
 type PostRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -112,28 +81,11 @@ func NewPostRepo(s cqlgen.Session, opts ...cqlgen.Option) *PostRepo {
 	return &PostRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func postCheck(e *Post) error {
-	if cqlgenimpl.IsZeroUUID(e.PostID) {
-		return cqlgenimpl.EmptyKey("posts", "post_id")
-	}
-	return nil
-}
-
-func postCheckKey(e *Post) error {
-	if cqlgenimpl.IsZeroUUID(e.PostID) {
-		return cqlgenimpl.EmptyKey("posts", "post_id")
-	}
-	return nil
-}
-
-var postWrites = &cqlgenimpl.Entity[Post]{
+var postWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Post]{
+	Name:      "Post",
 	Canonical: postPosts,
-	State:     postPostsState,
-	ScanState: postPostsScanState,
-	Data:      postPostsData,
-	Change:    postPostsChange,
-	Remove:    postPostsRemove,
-	Settle:    postPostsSettle,
+	Values:    postValues,
+	Fields:    postFields,
 	Projections: []cqlgenimpl.Projection[Post]{
 		{
 			Table:      postNewPosts,
@@ -143,71 +95,32 @@ var postWrites = &cqlgenimpl.Entity[Post]{
 			Owner:      []int{2},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *PostRepo) Insert(ctx context.Context, e *Post, opts ...cqlgen.Option) error {
+	return postWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Post, leaving nil pointers
-// and empty collections unset, through the write protocol on posts
-// (docs/repositories.md, The write protocol).
-func (r *PostRepo) Insert(ctx context.Context, e *Post, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, postCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, postWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *PostRepo) Update(ctx context.Context, e *Post, opts ...cqlgen.Option) error {
+	return postWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Post with e's key in every table, nil pointers and empty
-// collections clearing their columns, through the write protocol on posts
-// (docs/repositories.md, The write protocol).
-func (r *PostRepo) Update(ctx context.Context, e *Post, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, postCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, postWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *PostRepo) Delete(ctx context.Context, e *Post, opts ...cqlgen.Option) error {
+	return postWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Post with e's key from every table (e needs only its
-// key), through the write protocol on posts (docs/repositories.md, The write
-// protocol).
-func (r *PostRepo) Delete(ctx context.Context, e *Post, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, postCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, postWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Post with the given key and its version.
+func (r *PostRepo) GetVersioned(ctx context.Context, postID gocql.UUID) (*Post, int64, error) {
+	return postWrites.GetVersioned(ctx, r.s, &Post{PostID: postID})
 }
 
-// GetVersioned reads the Post with the given key from posts with its version,
-// for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *PostRepo) GetVersioned(ctx context.Context, postID gocql.UUID) (_ *Post, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "GetVersioned").End(&err)
-	if cqlgenimpl.IsZeroUUID(postID) {
-		return nil, 0, cqlgenimpl.EmptyKey("posts", "post_id")
-	}
-	e := &Post{}
-	e.PostID = postID
-	return cqlgenimpl.Versioned(ctx, r.s, postWrites, e)
-}
-
-// Modify reads the Post with the given key, lets change edit it and writes it
-// back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *PostRepo) Modify(ctx context.Context, postID gocql.UUID, change func(*Post) error, opts ...cqlgen.Option) (_ *Post, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Modify").End(&err)
-	if cqlgenimpl.IsZeroUUID(postID) {
-		return nil, cqlgenimpl.EmptyKey("posts", "post_id")
-	}
-	e := &Post{}
-	e.PostID = postID
-	o, err := cqlgenimpl.BeginVersioned(e, postCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, postWrites, e, postCheck, change)
+// Modify edits the Post with the given key by change, retrying on conflict.
+func (r *PostRepo) Modify(ctx context.Context, postID gocql.UUID, change func(*Post) error, opts ...cqlgen.Option) (*Post, error) {
+	return postWrites.Modify(ctx, r.s, r.opts, opts, &Post{PostID: postID}, change)
 }
 
 // Entity is Post.
@@ -215,103 +128,74 @@ func (r *PostRepo) Entity() string {
 	return "Post"
 }
 
-// Tables lists the tables Repair and Backfill write: all but posts.
+// Tables lists the tables Repair and Backfill write.
 func (r *PostRepo) Tables() []string {
-	return []string{"new_posts"}
+	return postWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against posts.
-func (r *PostRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, postWrites, "Post", false, o)
+// Verify reports rows missing, stale or orphaned against posts.
+func (r *PostRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return postWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *PostRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, postWrites, "Post", true, o)
+// Repair mends what Verify finds.
+func (r *PostRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return postWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row posts implies into table.
-func (r *PostRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, postWrites, "Post", table, o)
+func (r *PostRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return postWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Post with the given key from posts; cqlgen.ErrNotFound if
-// there is none.
-func (r *PostRepo) Get(ctx context.Context, postID gocql.UUID) (_ *Post, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "Get").End(&err)
-	if cqlgenimpl.IsZeroUUID(postID) {
-		return nil, cqlgenimpl.EmptyKey("posts", "post_id")
-	}
-	var e Post
-	e.PostID = postID
-	return cqlgenimpl.GetOne(ctx, r.s, postPosts.Get, []any{e.PostID}, postPostsScan)
+// Get reads the Post with the given key; cqlgen.ErrNotFound if none.
+func (r *PostRepo) Get(ctx context.Context, postID gocql.UUID) (*Post, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Post", "Get", postPosts, []any{postID}, postPostsScan)
 }
 
-// GetMany reads the Posts with the given post_id values from posts in one
-// query: Rows[i] is postIDs[i]'s, nil when missing (docs/repositories.md,
-// Multi-get).
-func (r *PostRepo) GetMany(ctx context.Context, postIDs []gocql.UUID) (_ cqlgen.Found[Post], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "GetMany").End(&err)
-	for _, k := range postIDs {
-		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Post]{}, cqlgenimpl.EmptyKey("posts", "post_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, postPosts, []any{}, postIDs, r.opts.MaxKeys, postPostsScan, func(e *Post) gocql.UUID {
+// GetMany reads the Posts of the given post_id values: Rows[i] is postIDs[i]'s
+// or nil.
+func (r *PostRepo) GetMany(ctx context.Context, postIDs []gocql.UUID) (cqlgen.Found[Post], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Post", postPosts, []any{}, postIDs, postPostsScan, func(e *Post) gocql.UUID {
 		return e.PostID
 	})
 }
 
-// NewPostsOptions are the optional parts of a NewPosts read.
+// NewPostsOptions are the options of NewPosts.
 type NewPostsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PostedAtFrom (inclusive) and PostedAtTo (exclusive) bound posted_at in
-	// read order; nil: open.
+	// PostedAtFrom (inclusive) and PostedAtTo (exclusive) bound posted_at;
+	// nil: open.
 	PostedAtFrom, PostedAtTo *time.Time
-	// PostedAtFromExclusive and PostedAtToInclusive change the bounds'
-	// defaults.
+	// PostedAtFromExclusive and PostedAtToInclusive flip the defaults.
 	PostedAtFromExclusive, PostedAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var postNewPostsRead = cqlgenimpl.ReadSpec[Post]{
-	Compare: postNewPostsCompare,
-	Key:     postNewPostsClustering,
-	Scan:    postNewPostsScan,
-	Table:   postNewPosts,
+var postNewPostsRead = &cqlgenimpl.ReadSpec[Post]{
+	Entity:      "Post",
+	Table:       postNewPosts,
+	Scan:        postNewPostsScan,
+	Key:         postNewPostsClustering,
+	Compare:     postNewPostsCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
 // NewPosts reads Post rows by day(posted_at), ordered by posted_at descending,
-// then post_id ascending, from new_posts, in pages: time buckets from the
+// then post_id ascending from new_posts, in pages: time buckets from the
 // newest back, each in clustering order.
-func (r *PostRepo) NewPosts(ctx context.Context, o *NewPostsOptions) (_ cqlgen.Page[Post], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Post", "NewPosts").End(&err)
-	if o == nil {
-		o = &NewPostsOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.DayBuckets
-	spec := postNewPostsRead.With([]any{}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.PostedAtFrom, o.PostedAtTo, o.PostedAtFromExclusive, o.PostedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *PostRepo) NewPosts(ctx context.Context, o *NewPostsOptions) (cqlgen.Page[Post], error) {
+	o = cqlgenimpl.Or(o)
+	return postNewPostsRead.Page(ctx, r.s, r.opts, []any{}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.PostedAtFrom, o.PostedAtTo, o.PostedAtFromExclusive, o.PostedAtToInclusive))
 }
 
-// clickClicksByHour is table clicks_by_hour, which is the source of truth of
-// Click (statements in schema.md).
+// clickClicksByHour is table clicks_by_hour, the source of truth (schema.md).
 var clickClicksByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "clicks_by_hour",
 	Pattern:      "ClicksByHour",
@@ -353,103 +237,79 @@ func clickCheck(e *Click) error {
 	return nil
 }
 
-var clickOne = cqlgenimpl.One[Click]{
+var clickOne = &cqlgenimpl.One[Click]{
+	Name:  "Click",
+	Table: clickClicksByHour,
 	Check: clickCheck,
-	Delete: func(e *Click, ts int64) []any {
-		return []any{ts, cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID}
-	},
 	Key: func(e *Click) []any {
 		return []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID}
 	},
-	Row:   clickClicksByHourRow,
-	Scan:  clickClicksByHourScan,
-	Table: clickClicksByHour,
+	Row: clickClicksByHourRow,
+	Remove: func(e *Click, ts int64) []any {
+		return []any{ts, cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID}
+	},
+	Scan: clickClicksByHourScan,
 }
 
-// Insert writes e to clicks_by_hour, leaving nil pointers and empty
-// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
-// (docs/repositories.md, Writes).
-func (r *ClickRepo) Insert(ctx context.Context, e *Click, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &clickOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *ClickRepo) Insert(ctx context.Context, e *Click, opts ...cqlgen.Option) error {
+	return clickOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in clicks_by_hour unless a row has its key (IF NOT
-// EXISTS); see docs/repositories.md, Conditional insert.
-func (r *ClickRepo) InsertIfAbsent(ctx context.Context, e *Click, opts ...cqlgen.Option) (_ cqlgen.Inserted[Click], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &clickOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *ClickRepo) InsertIfAbsent(ctx context.Context, e *Click, opts ...cqlgen.Option) (cqlgen.Inserted[Click], error) {
+	return clickOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in clicks_by_hour; nil pointers
-// and empty collections clear their columns.
-func (r *ClickRepo) Update(ctx context.Context, e *Click, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &clickOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *ClickRepo) Update(ctx context.Context, e *Click, opts ...cqlgen.Option) error {
+	return clickOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from clicks_by_hour.
-func (r *ClickRepo) Delete(ctx context.Context, e *Click, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &clickOne, e)
+// Delete removes the row with e's key.
+func (r *ClickRepo) Delete(ctx context.Context, e *Click, opts ...cqlgen.Option) error {
+	return clickOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Click with the given key from clicks_by_hour;
-// cqlgen.ErrNotFound if there is none.
-func (r *ClickRepo) Get(ctx context.Context, at time.Time, clickID gocql.UUID) (_ *Click, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "Get").End(&err)
-	var e Click
-	e.At = at
-	e.ClickID = clickID
-	return cqlgenimpl.GetOne(ctx, r.s, clickClicksByHour.Get, []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID}, clickClicksByHourScan)
+// Get reads the Click with the given key; cqlgen.ErrNotFound if none.
+func (r *ClickRepo) Get(ctx context.Context, at time.Time, clickID gocql.UUID) (*Click, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Click", "Get", clickClicksByHour, []any{cqlgenimpl.HourBuckets.Of((&Click{At: at, ClickID: clickID}).At), (&Click{At: at, ClickID: clickID}).At, (&Click{At: at, ClickID: clickID}).ClickID}, clickClicksByHourScan)
 }
 
-// ClicksByHourOptions are the optional parts of a ClicksByHour read.
+// ClicksByHourOptions are the options of ClicksByHour.
 type ClicksByHourOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var clickClicksByHourRead = cqlgenimpl.ReadSpec[Click]{
-	Compare: clickClicksByHourCompare,
-	Key:     clickClicksByHourClustering,
-	Scan:    clickClicksByHourScan,
-	Table:   clickClicksByHour,
+var clickClicksByHourRead = &cqlgenimpl.ReadSpec[Click]{
+	Entity:      "Click",
+	Table:       clickClicksByHour,
+	Scan:        clickClicksByHourScan,
+	Key:         clickClicksByHourClustering,
+	Compare:     clickClicksByHourCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.HourBuckets),
 }
 
 // ClicksByHour reads Click rows by hour(at), ordered by at descending, then
-// click_id ascending, from clicks_by_hour, in pages: time buckets from the
+// click_id ascending from clicks_by_hour, in pages: time buckets from the
 // newest back, each in clustering order.
-func (r *ClickRepo) ClicksByHour(ctx context.Context, o *ClicksByHourOptions) (_ cqlgen.Page[Click], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Click", "ClicksByHour").End(&err)
-	if o == nil {
-		o = &ClicksByHourOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.HourBuckets
-	spec := clickClicksByHourRead.With([]any{}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *ClickRepo) ClicksByHour(ctx context.Context, o *ClicksByHourOptions) (cqlgen.Page[Click], error) {
+	o = cqlgenimpl.Or(o)
+	return clickClicksByHourRead.Page(ctx, r.s, r.opts, []any{}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// loginLoginsByDay is table logins_by_day, which is the source of truth of
-// Login (statements in schema.md).
+// loginLoginsByDay is table logins_by_day, the source of truth (schema.md).
 var loginLoginsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "logins_by_day",
 	Pattern:      "LoginsByDay",
@@ -491,103 +351,79 @@ func loginCheck(e *Login) error {
 	return nil
 }
 
-var loginOne = cqlgenimpl.One[Login]{
+var loginOne = &cqlgenimpl.One[Login]{
+	Name:  "Login",
+	Table: loginLoginsByDay,
 	Check: loginCheck,
-	Delete: func(e *Login, ts int64) []any {
-		return []any{ts, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID}
-	},
 	Key: func(e *Login) []any {
 		return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID}
 	},
-	Row:   loginLoginsByDayRow,
-	Scan:  loginLoginsByDayScan,
-	Table: loginLoginsByDay,
+	Row: loginLoginsByDayRow,
+	Remove: func(e *Login, ts int64) []any {
+		return []any{ts, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID}
+	},
+	Scan: loginLoginsByDayScan,
 }
 
-// Insert writes e to logins_by_day, leaving nil pointers and empty collections
-// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
-// Writes).
-func (r *LoginRepo) Insert(ctx context.Context, e *Login, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &loginOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *LoginRepo) Insert(ctx context.Context, e *Login, opts ...cqlgen.Option) error {
+	return loginOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in logins_by_day unless a row has its key (IF NOT
-// EXISTS); see docs/repositories.md, Conditional insert.
-func (r *LoginRepo) InsertIfAbsent(ctx context.Context, e *Login, opts ...cqlgen.Option) (_ cqlgen.Inserted[Login], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &loginOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *LoginRepo) InsertIfAbsent(ctx context.Context, e *Login, opts ...cqlgen.Option) (cqlgen.Inserted[Login], error) {
+	return loginOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in logins_by_day; nil pointers and
-// empty collections clear their columns.
-func (r *LoginRepo) Update(ctx context.Context, e *Login, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &loginOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *LoginRepo) Update(ctx context.Context, e *Login, opts ...cqlgen.Option) error {
+	return loginOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from logins_by_day.
-func (r *LoginRepo) Delete(ctx context.Context, e *Login, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &loginOne, e)
+// Delete removes the row with e's key.
+func (r *LoginRepo) Delete(ctx context.Context, e *Login, opts ...cqlgen.Option) error {
+	return loginOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Login with the given key from logins_by_day;
-// cqlgen.ErrNotFound if there is none.
-func (r *LoginRepo) Get(ctx context.Context, at time.Time, userID string) (_ *Login, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "Get").End(&err)
-	var e Login
-	e.At = at
-	e.UserID = userID
-	return cqlgenimpl.GetOne(ctx, r.s, loginLoginsByDay.Get, []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID}, loginLoginsByDayScan)
+// Get reads the Login with the given key; cqlgen.ErrNotFound if none.
+func (r *LoginRepo) Get(ctx context.Context, at time.Time, userID string) (*Login, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Login", "Get", loginLoginsByDay, []any{cqlgenimpl.DayBuckets.Of((&Login{At: at, UserID: userID}).At), (&Login{At: at, UserID: userID}).At, (&Login{At: at, UserID: userID}).UserID}, loginLoginsByDayScan)
 }
 
-// LoginsByDayOptions are the optional parts of a LoginsByDay read.
+// LoginsByDayOptions are the options of LoginsByDay.
 type LoginsByDayOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var loginLoginsByDayRead = cqlgenimpl.ReadSpec[Login]{
-	Compare: loginLoginsByDayCompare,
-	Key:     loginLoginsByDayClustering,
-	Scan:    loginLoginsByDayScan,
-	Table:   loginLoginsByDay,
+var loginLoginsByDayRead = &cqlgenimpl.ReadSpec[Login]{
+	Entity:      "Login",
+	Table:       loginLoginsByDay,
+	Scan:        loginLoginsByDayScan,
+	Key:         loginLoginsByDayClustering,
+	Compare:     loginLoginsByDayCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
 // LoginsByDay reads Login rows by day(at), ordered by at descending, then
-// user_id ascending, from logins_by_day, in pages: time buckets from the
-// newest back, each in clustering order.
-func (r *LoginRepo) LoginsByDay(ctx context.Context, o *LoginsByDayOptions) (_ cqlgen.Page[Login], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Login", "LoginsByDay").End(&err)
-	if o == nil {
-		o = &LoginsByDayOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.DayBuckets
-	spec := loginLoginsByDayRead.With([]any{}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// user_id ascending from logins_by_day, in pages: time buckets from the newest
+// back, each in clustering order.
+func (r *LoginRepo) LoginsByDay(ctx context.Context, o *LoginsByDayOptions) (cqlgen.Page[Login], error) {
+	o = cqlgenimpl.Or(o)
+	return loginLoginsByDayRead.Page(ctx, r.s, r.opts, []any{}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// likeLikesByDay is table likes_by_day, which is the source of truth of Like
-// (statements in schema.md).
+// likeLikesByDay is table likes_by_day, the source of truth (schema.md).
 var likeLikesByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "likes_by_day",
 	Pattern:      "LikesByDay",
@@ -629,97 +465,74 @@ func likeCheck(e *Like) error {
 	return nil
 }
 
-var likeOne = cqlgenimpl.One[Like]{
+var likeOne = &cqlgenimpl.One[Like]{
+	Name:  "Like",
+	Table: likeLikesByDay,
 	Check: likeCheck,
-	Delete: func(e *Like, ts int64) []any {
-		return []any{ts, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID}
-	},
 	Key: func(e *Like) []any {
 		return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID}
 	},
-	Row:   likeLikesByDayRow,
-	Scan:  likeLikesByDayScan,
-	Table: likeLikesByDay,
+	Row: likeLikesByDayRow,
+	Remove: func(e *Like, ts int64) []any {
+		return []any{ts, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID}
+	},
+	Scan: likeLikesByDayScan,
 }
 
-// Insert writes e to likes_by_day, leaving nil pointers and empty collections
-// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
-// Writes).
-func (r *LikeRepo) Insert(ctx context.Context, e *Like, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &likeOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *LikeRepo) Insert(ctx context.Context, e *Like, opts ...cqlgen.Option) error {
+	return likeOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in likes_by_day unless a row has its key (IF NOT
-// EXISTS); see docs/repositories.md, Conditional insert.
-func (r *LikeRepo) InsertIfAbsent(ctx context.Context, e *Like, opts ...cqlgen.Option) (_ cqlgen.Inserted[Like], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &likeOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *LikeRepo) InsertIfAbsent(ctx context.Context, e *Like, opts ...cqlgen.Option) (cqlgen.Inserted[Like], error) {
+	return likeOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in likes_by_day; nil pointers and
-// empty collections clear their columns.
-func (r *LikeRepo) Update(ctx context.Context, e *Like, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &likeOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *LikeRepo) Update(ctx context.Context, e *Like, opts ...cqlgen.Option) error {
+	return likeOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from likes_by_day.
-func (r *LikeRepo) Delete(ctx context.Context, e *Like, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &likeOne, e)
+// Delete removes the row with e's key.
+func (r *LikeRepo) Delete(ctx context.Context, e *Like, opts ...cqlgen.Option) error {
+	return likeOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Like with the given key from likes_by_day; cqlgen.ErrNotFound
-// if there is none.
-func (r *LikeRepo) Get(ctx context.Context, at time.Time, likeID gocql.UUID) (_ *Like, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "Get").End(&err)
-	var e Like
-	e.At = at
-	e.LikeID = likeID
-	return cqlgenimpl.GetOne(ctx, r.s, likeLikesByDay.Get, []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID}, likeLikesByDayScan)
+// Get reads the Like with the given key; cqlgen.ErrNotFound if none.
+func (r *LikeRepo) Get(ctx context.Context, at time.Time, likeID gocql.UUID) (*Like, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Like", "Get", likeLikesByDay, []any{cqlgenimpl.DayBuckets.Of((&Like{At: at, LikeID: likeID}).At), (&Like{At: at, LikeID: likeID}).At, (&Like{At: at, LikeID: likeID}).LikeID}, likeLikesByDayScan)
 }
 
-// LikesByDayOptions are the optional parts of a LikesByDay read.
+// LikesByDayOptions are the options of LikesByDay.
 type LikesByDayOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var likeLikesByDayRead = cqlgenimpl.ReadSpec[Like]{
-	Compare: likeLikesByDayCompare,
-	Key:     likeLikesByDayClustering,
-	Scan:    likeLikesByDayScan,
-	Table:   likeLikesByDay,
+var likeLikesByDayRead = &cqlgenimpl.ReadSpec[Like]{
+	Entity:      "Like",
+	Table:       likeLikesByDay,
+	Scan:        likeLikesByDayScan,
+	Key:         likeLikesByDayClustering,
+	Compare:     likeLikesByDayCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
 // LikesByDay reads Like rows by day(at), ordered by at descending, then
-// like_id ascending, from likes_by_day, in pages: time buckets from the newest
+// like_id ascending from likes_by_day, in pages: time buckets from the newest
 // back, each in clustering order.
-func (r *LikeRepo) LikesByDay(ctx context.Context, o *LikesByDayOptions) (_ cqlgen.Page[Like], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Like", "LikesByDay").End(&err)
-	if o == nil {
-		o = &LikesByDayOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.DayBuckets
-	spec := likeLikesByDayRead.With([]any{}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *LikeRepo) LikesByDay(ctx context.Context, o *LikesByDayOptions) (cqlgen.Page[Like], error) {
+	o = cqlgenimpl.Or(o)
+	return likeLikesByDayRead.Page(ctx, r.s, r.opts, []any{}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }

@@ -15,11 +15,10 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// readingReadings is table readings, which is the source of truth of Reading
-// (statements in schema.md).
+// readingReadings is table readings, the source of truth (schema.md).
 var readingReadings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings",
 	Pattern:      "Readings",
@@ -31,43 +30,15 @@ var readingReadings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func readingReadingsScan(it cqlgenimpl.Iter, e *Reading) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Reading{}
-	}
-}
-
-func readingReadingsState(e *Reading) []any {
-	return []any{e.SensorID, e.ReadAt}
-}
-
-func readingReadingsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Reading], ok bool) {
-	ok = it.Scan(&v.Row.SensorID, &v.Row.ReadAt, &v.Row.EventID, &v.Row.LocalDay, &v.Row.Value, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func readingReadingsData(e *Reading) []any {
+func readingValues(e *Reading, _ bool) []any {
 	return []any{e.SensorID, e.ReadAt, e.EventID, e.LocalDay, e.Value}
 }
 
-func readingReadingsChange(e *Reading, c cqlgenimpl.Change) []any {
-	return []any{e.EventID, e.LocalDay, e.Value, c.TS, c.Pending, c.Writes, e.SensorID, e.ReadAt, c.Old}
+func readingFields(e *Reading, dst []any) []any {
+	return append(dst, &e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
-func readingReadingsRemove(e *Reading, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.SensorID, e.ReadAt, c.Old}
-}
-
-func readingReadingsSettle(e *Reading, version int64) []any {
-	return []any{e.SensorID, e.ReadAt, version}
-}
+var readingReadingsScan = readingWrites.ScanLive
 
 func readingReadingsClustering(e *Reading) []any {
 	return []any{e.ReadAt}
@@ -77,8 +48,8 @@ func readingReadingsCompare(a, b *Reading) int {
 	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// readingReadingsByHour is table readings_by_hour, which serves ReadingsByHour
-// (statements in schema.md).
+// readingReadingsByHour is table readings_by_hour, serving ReadingsByHour
+// (schema.md).
 var readingReadingsByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_by_hour",
 	Pattern:      "ReadingsByHour",
@@ -109,8 +80,8 @@ func readingReadingsByHourCompare(a, b *Reading) int {
 	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// readingReadingsByDay is table readings_by_day, which serves ReadingsByDay
-// (statements in schema.md).
+// readingReadingsByDay is table readings_by_day, serving ReadingsByDay
+// (schema.md).
 var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_by_day",
 	Pattern:      "ReadingsByDay",
@@ -141,8 +112,8 @@ func readingReadingsByDayCompare(a, b *Reading) int {
 	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// readingReadingsByWeek is table readings_by_week, which serves ReadingsByWeek
-// (statements in schema.md).
+// readingReadingsByWeek is table readings_by_week, serving ReadingsByWeek
+// (schema.md).
 var readingReadingsByWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_by_week",
 	Pattern:      "ReadingsByWeek",
@@ -173,8 +144,8 @@ func readingReadingsByWeekCompare(a, b *Reading) int {
 	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// readingReadingsByMonth is table readings_by_month, which serves
-// ReadingsByMonth (statements in schema.md).
+// readingReadingsByMonth is table readings_by_month, serving ReadingsByMonth
+// (schema.md).
 var readingReadingsByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_by_month",
 	Pattern:      "ReadingsByMonth",
@@ -205,8 +176,8 @@ func readingReadingsByMonthCompare(a, b *Reading) int {
 	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// readingReadingsBy10Days is table readings_by_10_days, which serves
-// ReadingsBy10Days (statements in schema.md).
+// readingReadingsBy10Days is table readings_by_10_days, serving
+// ReadingsBy10Days (schema.md).
 var readingReadingsBy10Days = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_by_10_days",
 	Pattern:      "ReadingsBy10Days",
@@ -237,8 +208,8 @@ func readingReadingsBy10DaysCompare(a, b *Reading) int {
 	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// readingReadingsByShard is table readings_by_shard, which serves
-// ReadingsByShard (statements in schema.md).
+// readingReadingsByShard is table readings_by_shard, serving ReadingsByShard
+// (schema.md).
 var readingReadingsByShard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_by_shard",
 	Pattern:      "ReadingsByShard",
@@ -269,8 +240,8 @@ func readingReadingsByShardCompare(a, b *Reading) int {
 	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// readingReadingsByEventMonth is table readings_by_event_month, which serves
-// ReadingsByEventMonth (statements in schema.md).
+// readingReadingsByEventMonth is table readings_by_event_month, serving
+// ReadingsByEventMonth (schema.md).
 var readingReadingsByEventMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_by_event_month",
 	Pattern:      "ReadingsByEventMonth",
@@ -301,8 +272,8 @@ func readingReadingsByEventMonthCompare(a, b *Reading) int {
 	return cmp.Or(-cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID), a.ReadAt.Compare(b.ReadAt))
 }
 
-// readingReadingsByLocalDay is table readings_by_local_day, which serves
-// ReadingsByLocalDay (statements in schema.md).
+// readingReadingsByLocalDay is table readings_by_local_day, serving
+// ReadingsByLocalDay (schema.md).
 var readingReadingsByLocalDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_by_local_day",
 	Pattern:      "ReadingsByLocalDay",
@@ -333,8 +304,8 @@ func readingReadingsByLocalDayCompare(a, b *Reading) int {
 	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// readingReadingsBySundayWeek is table readings_by_sunday_week, which serves
-// ReadingsBySundayWeek (statements in schema.md).
+// readingReadingsBySundayWeek is table readings_by_sunday_week, serving
+// ReadingsBySundayWeek (schema.md).
 var readingReadingsBySundayWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_by_sunday_week",
 	Pattern:      "ReadingsBySundayWeek",
@@ -365,8 +336,8 @@ func readingReadingsBySundayWeekCompare(a, b *Reading) int {
 	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// readingReadingsByFortnight is table readings_by_fortnight, which serves
-// ReadingsByFortnight (statements in schema.md).
+// readingReadingsByFortnight is table readings_by_fortnight, serving
+// ReadingsByFortnight (schema.md).
 var readingReadingsByFortnight = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_by_fortnight",
 	Pattern:      "ReadingsByFortnight",
@@ -397,11 +368,10 @@ func readingReadingsByFortnightCompare(a, b *Reading) int {
 	return -a.ReadAt.Compare(b.ReadAt)
 }
 
-// ReadingRepo reads and writes Reading in its tables (readings,
-// readings_by_hour, readings_by_day, readings_by_week, readings_by_month,
-// readings_by_10_days, readings_by_shard, readings_by_event_month,
-// readings_by_local_day, readings_by_sunday_week, readings_by_fortnight), kept
-// in step with readings.
+// ReadingRepo reads and writes Reading in tables readings, readings_by_hour,
+// readings_by_day, readings_by_week, readings_by_month, readings_by_10_days,
+// readings_by_shard, readings_by_event_month, readings_by_local_day,
+// readings_by_sunday_week, readings_by_fortnight.
 type ReadingRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -412,28 +382,11 @@ func NewReadingRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReadingRepo {
 	return &ReadingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func readingCheck(e *Reading) error {
-	if e.SensorID == "" {
-		return cqlgenimpl.EmptyKey("readings", "sensor_id")
-	}
-	return nil
-}
-
-func readingCheckKey(e *Reading) error {
-	if e.SensorID == "" {
-		return cqlgenimpl.EmptyKey("readings", "sensor_id")
-	}
-	return nil
-}
-
-var readingWrites = &cqlgenimpl.Entity[Reading]{
+var readingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Reading]{
+	Name:      "Reading",
 	Canonical: readingReadings,
-	State:     readingReadingsState,
-	ScanState: readingReadingsScanState,
-	Data:      readingReadingsData,
-	Change:    readingReadingsChange,
-	Remove:    readingReadingsRemove,
-	Settle:    readingReadingsSettle,
+	Values:    readingValues,
+	Fields:    readingFields,
 	Projections: []cqlgenimpl.Projection[Reading]{
 		{
 			Table:      readingReadingsByHour,
@@ -506,73 +459,32 @@ var readingWrites = &cqlgenimpl.Entity[Reading]{
 			Owner:      []int{0, 2},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
+	return readingWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Reading, leaving nil pointers
-// and empty collections unset, through the write protocol on readings
-// (docs/repositories.md, The write protocol).
-func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, readingCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
+	return readingWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Reading with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// readings (docs/repositories.md, The write protocol).
-func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, readingCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
+	return readingWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Reading with e's key from every table (e needs only its
-// key), through the write protocol on readings (docs/repositories.md, The
-// write protocol).
-func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, readingCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, readingWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Reading with the given key and its version.
+func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, readAt time.Time) (*Reading, int64, error) {
+	return readingWrites.GetVersioned(ctx, r.s, &Reading{SensorID: sensorID, ReadAt: readAt})
 }
 
-// GetVersioned reads the Reading with the given key from readings with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, readAt time.Time) (_ *Reading, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "GetVersioned").End(&err)
-	if sensorID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("readings", "sensor_id")
-	}
-	e := &Reading{}
-	e.SensorID = sensorID
-	e.ReadAt = readAt
-	return cqlgenimpl.Versioned(ctx, r.s, readingWrites, e)
-}
-
-// Modify reads the Reading with the given key, lets change edit it and writes
-// it back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *ReadingRepo) Modify(ctx context.Context, sensorID string, readAt time.Time, change func(*Reading) error, opts ...cqlgen.Option) (_ *Reading, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Modify").End(&err)
-	if sensorID == "" {
-		return nil, cqlgenimpl.EmptyKey("readings", "sensor_id")
-	}
-	e := &Reading{}
-	e.SensorID = sensorID
-	e.ReadAt = readAt
-	o, err := cqlgenimpl.BeginVersioned(e, readingCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, readingWrites, e, readingCheck, change)
+// Modify edits the Reading with the given key by change, retrying on conflict.
+func (r *ReadingRepo) Modify(ctx context.Context, sensorID string, readAt time.Time, change func(*Reading) error, opts ...cqlgen.Option) (*Reading, error) {
+	return readingWrites.Modify(ctx, r.s, r.opts, opts, &Reading{SensorID: sensorID, ReadAt: readAt}, change)
 }
 
 // Entity is Reading.
@@ -580,537 +492,391 @@ func (r *ReadingRepo) Entity() string {
 	return "Reading"
 }
 
-// Tables lists the tables Repair and Backfill write: all but readings.
+// Tables lists the tables Repair and Backfill write.
 func (r *ReadingRepo) Tables() []string {
-	return []string{"readings_by_hour", "readings_by_day", "readings_by_week", "readings_by_month", "readings_by_10_days", "readings_by_shard", "readings_by_event_month", "readings_by_local_day", "readings_by_sunday_week", "readings_by_fortnight"}
+	return readingWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against readings.
-func (r *ReadingRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", false, o)
+// Verify reports rows missing, stale or orphaned against readings.
+func (r *ReadingRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return readingWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *ReadingRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, readingWrites, "Reading", true, o)
+// Repair mends what Verify finds.
+func (r *ReadingRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return readingWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row readings implies into table.
-func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, readingWrites, "Reading", table, o)
+func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return readingWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Reading with the given key from readings; cqlgen.ErrNotFound
-// if there is none.
-func (r *ReadingRepo) Get(ctx context.Context, sensorID string, readAt time.Time) (_ *Reading, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Get").End(&err)
-	if sensorID == "" {
-		return nil, cqlgenimpl.EmptyKey("readings", "sensor_id")
-	}
-	var e Reading
-	e.SensorID = sensorID
-	e.ReadAt = readAt
-	return cqlgenimpl.GetOne(ctx, r.s, readingReadings.Get, []any{e.SensorID, e.ReadAt}, readingReadingsScan)
+// Get reads the Reading with the given key; cqlgen.ErrNotFound if none.
+func (r *ReadingRepo) Get(ctx context.Context, sensorID string, readAt time.Time) (*Reading, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Reading", "Get", readingReadings, []any{sensorID, readAt}, readingReadingsScan)
 }
 
-// ReadingsOptions are the optional parts of a Readings read.
+// ReadingsOptions are the options of Readings.
 type ReadingsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
-	// order; nil: open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
+	// open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
+	// ReadAtFromExclusive and ReadAtToInclusive flip the defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
 }
 
-var readingReadingsRead = cqlgenimpl.ReadSpec[Reading]{
-	Compare: readingReadingsCompare,
-	Key:     readingReadingsClustering,
-	Scan:    readingReadingsScan,
+var readingReadingsRead = &cqlgenimpl.ReadSpec[Reading]{
+	Entity:  "Reading",
 	Table:   readingReadings,
+	Scan:    readingReadingsScan,
+	Key:     readingReadingsClustering,
+	Compare: readingReadingsCompare,
 }
 
-// Readings reads Reading rows by sensor_id, ordered by read_at descending,
-// from readings, in pages: one partition, in clustering order.
-func (r *ReadingRepo) Readings(ctx context.Context, sensorID string, o *ReadingsOptions) (_ cqlgen.Page[Reading], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Readings").End(&err)
-	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings", "sensor_id")
-	}
-	if o == nil {
-		o = &ReadingsOptions{}
-	}
-	spec := readingReadingsRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// Readings reads Reading rows by sensor_id, ordered by read_at descending from
+// readings, in pages.
+func (r *ReadingRepo) Readings(ctx context.Context, sensorID string, o *ReadingsOptions) (cqlgen.Page[Reading], error) {
+	o = cqlgenimpl.Or(o)
+	return readingReadingsRead.Page(ctx, r.s, r.opts, []any{sensorID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive))
 }
 
-// ReadingsByHourOptions are the optional parts of a ReadingsByHour read.
+// ReadingsByHourOptions are the options of ReadingsByHour.
 type ReadingsByHourOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
-	// order; nil: open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
+	// open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
+	// ReadAtFromExclusive and ReadAtToInclusive flip the defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var readingReadingsByHourRead = cqlgenimpl.ReadSpec[Reading]{
-	Compare: readingReadingsByHourCompare,
-	Key:     readingReadingsByHourClustering,
-	Scan:    readingReadingsByHourScan,
-	Table:   readingReadingsByHour,
+var readingReadingsByHourRead = &cqlgenimpl.ReadSpec[Reading]{
+	Entity:      "Reading",
+	Table:       readingReadingsByHour,
+	Scan:        readingReadingsByHourScan,
+	Key:         readingReadingsByHourClustering,
+	Compare:     readingReadingsByHourCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.HourBuckets),
 }
 
 // ReadingsByHour reads Reading rows by sensor_id, ordered by read_at
-// descending, from readings_by_hour, in pages: time buckets from the newest
+// descending from readings_by_hour, in pages: time buckets from the newest
 // back, each in clustering order.
-func (r *ReadingRepo) ReadingsByHour(ctx context.Context, sensorID string, o *ReadingsByHourOptions) (_ cqlgen.Page[Reading], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByHour").End(&err)
-	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_hour", "sensor_id")
-	}
-	if o == nil {
-		o = &ReadingsByHourOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.HourBuckets
-	spec := readingReadingsByHourRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *ReadingRepo) ReadingsByHour(ctx context.Context, sensorID string, o *ReadingsByHourOptions) (cqlgen.Page[Reading], error) {
+	o = cqlgenimpl.Or(o)
+	return readingReadingsByHourRead.Page(ctx, r.s, r.opts, []any{sensorID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive))
 }
 
-// ReadingsByDayOptions are the optional parts of a ReadingsByDay read.
+// ReadingsByDayOptions are the options of ReadingsByDay.
 type ReadingsByDayOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
-	// order; nil: open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
+	// open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
+	// ReadAtFromExclusive and ReadAtToInclusive flip the defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var readingReadingsByDayRead = cqlgenimpl.ReadSpec[Reading]{
-	Compare: readingReadingsByDayCompare,
-	Key:     readingReadingsByDayClustering,
-	Scan:    readingReadingsByDayScan,
-	Table:   readingReadingsByDay,
+var readingReadingsByDayRead = &cqlgenimpl.ReadSpec[Reading]{
+	Entity:      "Reading",
+	Table:       readingReadingsByDay,
+	Scan:        readingReadingsByDayScan,
+	Key:         readingReadingsByDayClustering,
+	Compare:     readingReadingsByDayCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
-// ReadingsByDay reads Reading rows by sensor_id, ordered by read_at
-// descending, from readings_by_day, in pages: time buckets from the newest
-// back, each in clustering order.
-func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *ReadingsByDayOptions) (_ cqlgen.Page[Reading], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByDay").End(&err)
-	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_day", "sensor_id")
-	}
-	if o == nil {
-		o = &ReadingsByDayOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.DayBuckets
-	spec := readingReadingsByDayRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// ReadingsByDay reads Reading rows by sensor_id, ordered by read_at descending
+// from readings_by_day, in pages: time buckets from the newest back, each in
+// clustering order.
+func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *ReadingsByDayOptions) (cqlgen.Page[Reading], error) {
+	o = cqlgenimpl.Or(o)
+	return readingReadingsByDayRead.Page(ctx, r.s, r.opts, []any{sensorID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive))
 }
 
-// ReadingsByWeekOptions are the optional parts of a ReadingsByWeek read.
+// ReadingsByWeekOptions are the options of ReadingsByWeek.
 type ReadingsByWeekOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
-	// order; nil: open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
+	// open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
+	// ReadAtFromExclusive and ReadAtToInclusive flip the defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var readingReadingsByWeekRead = cqlgenimpl.ReadSpec[Reading]{
-	Compare: readingReadingsByWeekCompare,
-	Key:     readingReadingsByWeekClustering,
-	Scan:    readingReadingsByWeekScan,
-	Table:   readingReadingsByWeek,
+var readingReadingsByWeekRead = &cqlgenimpl.ReadSpec[Reading]{
+	Entity:      "Reading",
+	Table:       readingReadingsByWeek,
+	Scan:        readingReadingsByWeekScan,
+	Key:         readingReadingsByWeekClustering,
+	Compare:     readingReadingsByWeekCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.WeekBuckets),
 }
 
 // ReadingsByWeek reads Reading rows by sensor_id, ordered by read_at
-// descending, from readings_by_week, in pages: time buckets from the newest
+// descending from readings_by_week, in pages: time buckets from the newest
 // back, each in clustering order.
-func (r *ReadingRepo) ReadingsByWeek(ctx context.Context, sensorID string, o *ReadingsByWeekOptions) (_ cqlgen.Page[Reading], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByWeek").End(&err)
-	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_week", "sensor_id")
-	}
-	if o == nil {
-		o = &ReadingsByWeekOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.WeekBuckets
-	spec := readingReadingsByWeekRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *ReadingRepo) ReadingsByWeek(ctx context.Context, sensorID string, o *ReadingsByWeekOptions) (cqlgen.Page[Reading], error) {
+	o = cqlgenimpl.Or(o)
+	return readingReadingsByWeekRead.Page(ctx, r.s, r.opts, []any{sensorID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive))
 }
 
-// ReadingsByMonthOptions are the optional parts of a ReadingsByMonth read.
+// ReadingsByMonthOptions are the options of ReadingsByMonth.
 type ReadingsByMonthOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
-	// order; nil: open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
+	// open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
+	// ReadAtFromExclusive and ReadAtToInclusive flip the defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var readingReadingsByMonthRead = cqlgenimpl.ReadSpec[Reading]{
-	Compare: readingReadingsByMonthCompare,
-	Key:     readingReadingsByMonthClustering,
-	Scan:    readingReadingsByMonthScan,
-	Table:   readingReadingsByMonth,
+var readingReadingsByMonthRead = &cqlgenimpl.ReadSpec[Reading]{
+	Entity:      "Reading",
+	Table:       readingReadingsByMonth,
+	Scan:        readingReadingsByMonthScan,
+	Key:         readingReadingsByMonthClustering,
+	Compare:     readingReadingsByMonthCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
 }
 
 // ReadingsByMonth reads Reading rows by sensor_id, ordered by read_at
-// descending, from readings_by_month, in pages: time buckets from the newest
+// descending from readings_by_month, in pages: time buckets from the newest
 // back, each in clustering order.
-func (r *ReadingRepo) ReadingsByMonth(ctx context.Context, sensorID string, o *ReadingsByMonthOptions) (_ cqlgen.Page[Reading], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByMonth").End(&err)
-	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_month", "sensor_id")
-	}
-	if o == nil {
-		o = &ReadingsByMonthOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.MonthBuckets
-	spec := readingReadingsByMonthRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *ReadingRepo) ReadingsByMonth(ctx context.Context, sensorID string, o *ReadingsByMonthOptions) (cqlgen.Page[Reading], error) {
+	o = cqlgenimpl.Or(o)
+	return readingReadingsByMonthRead.Page(ctx, r.s, r.opts, []any{sensorID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive))
 }
 
-// ReadingsBy10DaysOptions are the optional parts of a ReadingsBy10Days read.
+// ReadingsBy10DaysOptions are the options of ReadingsBy10Days.
 type ReadingsBy10DaysOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
-	// order; nil: open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
+	// open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
+	// ReadAtFromExclusive and ReadAtToInclusive flip the defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var readingReadingsBy10DaysRead = cqlgenimpl.ReadSpec[Reading]{
-	Compare: readingReadingsBy10DaysCompare,
-	Key:     readingReadingsBy10DaysClustering,
-	Scan:    readingReadingsBy10DaysScan,
-	Table:   readingReadingsBy10Days,
+var readingReadingsBy10DaysRead = &cqlgenimpl.ReadSpec[Reading]{
+	Entity:      "Reading",
+	Table:       readingReadingsBy10Days,
+	Scan:        readingReadingsBy10DaysScan,
+	Key:         readingReadingsBy10DaysClustering,
+	Compare:     readingReadingsBy10DaysCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DaysBuckets(10)),
 }
 
 // ReadingsBy10Days reads Reading rows by sensor_id, ordered by read_at
-// descending, from readings_by_10_days, in pages: time buckets from the newest
+// descending from readings_by_10_days, in pages: time buckets from the newest
 // back, each in clustering order.
-func (r *ReadingRepo) ReadingsBy10Days(ctx context.Context, sensorID string, o *ReadingsBy10DaysOptions) (_ cqlgen.Page[Reading], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsBy10Days").End(&err)
-	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_10_days", "sensor_id")
-	}
-	if o == nil {
-		o = &ReadingsBy10DaysOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.DaysBuckets(10)
-	spec := readingReadingsBy10DaysRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *ReadingRepo) ReadingsBy10Days(ctx context.Context, sensorID string, o *ReadingsBy10DaysOptions) (cqlgen.Page[Reading], error) {
+	o = cqlgenimpl.Or(o)
+	return readingReadingsBy10DaysRead.Page(ctx, r.s, r.opts, []any{sensorID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive))
 }
 
-// ReadingsByShardOptions are the optional parts of a ReadingsByShard read.
+// ReadingsByShardOptions are the options of ReadingsByShard.
 type ReadingsByShardOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
-	// order; nil: open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
+	// open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
+	// ReadAtFromExclusive and ReadAtToInclusive flip the defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
 }
 
-var readingReadingsByShardRead = cqlgenimpl.ReadSpec[Reading]{
+var readingReadingsByShardRead = &cqlgenimpl.ReadSpec[Reading]{
+	Entity:      "Reading",
+	Table:       readingReadingsByShard,
+	Scan:        readingReadingsByShardScan,
+	Key:         readingReadingsByShardClustering,
 	Compare:     readingReadingsByShardCompare,
 	HashBuckets: 16,
-	Key:         readingReadingsByShardClustering,
-	Scan:        readingReadingsByShardScan,
-	Table:       readingReadingsByShard,
 }
 
 // ReadingsByShard reads Reading rows by sensor_id, ordered by read_at
-// descending, from readings_by_shard, in pages: all 16 hash buckets read in
+// descending from readings_by_shard, in pages: all 16 hash buckets read in
 // parallel and merged in clustering order.
-func (r *ReadingRepo) ReadingsByShard(ctx context.Context, sensorID string, o *ReadingsByShardOptions) (_ cqlgen.Page[Reading], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByShard").End(&err)
-	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_shard", "sensor_id")
-	}
-	if o == nil {
-		o = &ReadingsByShardOptions{}
-	}
-	spec := readingReadingsByShardRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *ReadingRepo) ReadingsByShard(ctx context.Context, sensorID string, o *ReadingsByShardOptions) (cqlgen.Page[Reading], error) {
+	o = cqlgenimpl.Or(o)
+	return readingReadingsByShardRead.Page(ctx, r.s, r.opts, []any{sensorID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive))
 }
 
-// ReadingsByEventMonthOptions are the optional parts of a ReadingsByEventMonth
-// read.
+// ReadingsByEventMonthOptions are the options of ReadingsByEventMonth.
 type ReadingsByEventMonthOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
-	// order; nil: open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id; nil:
+	// open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
+	// EventIDFromExclusive and EventIDToInclusive flip the defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var readingReadingsByEventMonthRead = cqlgenimpl.ReadSpec[Reading]{
-	Compare: readingReadingsByEventMonthCompare,
-	Key:     readingReadingsByEventMonthClustering,
-	Scan:    readingReadingsByEventMonthScan,
-	Table:   readingReadingsByEventMonth,
+var readingReadingsByEventMonthRead = &cqlgenimpl.ReadSpec[Reading]{
+	Entity:      "Reading",
+	Table:       readingReadingsByEventMonth,
+	Scan:        readingReadingsByEventMonthScan,
+	Key:         readingReadingsByEventMonthClustering,
+	Compare:     readingReadingsByEventMonthCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
 }
 
 // ReadingsByEventMonth reads Reading rows by sensor_id, ordered by event_id
-// descending, then read_at ascending, from readings_by_event_month, in pages:
+// descending, then read_at ascending from readings_by_event_month, in pages:
 // time buckets from the newest back, each in clustering order.
-func (r *ReadingRepo) ReadingsByEventMonth(ctx context.Context, sensorID string, o *ReadingsByEventMonthOptions) (_ cqlgen.Page[Reading], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByEventMonth").End(&err)
-	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_event_month", "sensor_id")
-	}
-	if o == nil {
-		o = &ReadingsByEventMonthOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.MonthBuckets
-	spec := readingReadingsByEventMonthRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *ReadingRepo) ReadingsByEventMonth(ctx context.Context, sensorID string, o *ReadingsByEventMonthOptions) (cqlgen.Page[Reading], error) {
+	o = cqlgenimpl.Or(o)
+	return readingReadingsByEventMonthRead.Page(ctx, r.s, r.opts, []any{sensorID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive))
 }
 
-// ReadingsByLocalDayOptions are the optional parts of a ReadingsByLocalDay
-// read.
+// ReadingsByLocalDayOptions are the options of ReadingsByLocalDay.
 type ReadingsByLocalDayOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
-	// order; nil: open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
+	// open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
+	// ReadAtFromExclusive and ReadAtToInclusive flip the defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var readingReadingsByLocalDayRead = cqlgenimpl.ReadSpec[Reading]{
-	Compare: readingReadingsByLocalDayCompare,
-	Key:     readingReadingsByLocalDayClustering,
-	Scan:    readingReadingsByLocalDayScan,
-	Table:   readingReadingsByLocalDay,
+var readingReadingsByLocalDayRead = &cqlgenimpl.ReadSpec[Reading]{
+	Entity:      "Reading",
+	Table:       readingReadingsByLocalDay,
+	Scan:        readingReadingsByLocalDayScan,
+	Key:         readingReadingsByLocalDayClustering,
+	Compare:     readingReadingsByLocalDayCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DaysBuckets(7)),
 }
 
 // ReadingsByLocalDay reads Reading rows by sensor_id, ordered by read_at
-// descending, from readings_by_local_day, in pages: time buckets from the
+// descending from readings_by_local_day, in pages: time buckets from the
 // newest back, each in clustering order.
-func (r *ReadingRepo) ReadingsByLocalDay(ctx context.Context, sensorID string, o *ReadingsByLocalDayOptions) (_ cqlgen.Page[Reading], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByLocalDay").End(&err)
-	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_local_day", "sensor_id")
-	}
-	if o == nil {
-		o = &ReadingsByLocalDayOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.DaysBuckets(7)
-	spec := readingReadingsByLocalDayRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *ReadingRepo) ReadingsByLocalDay(ctx context.Context, sensorID string, o *ReadingsByLocalDayOptions) (cqlgen.Page[Reading], error) {
+	o = cqlgenimpl.Or(o)
+	return readingReadingsByLocalDayRead.Page(ctx, r.s, r.opts, []any{sensorID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive))
 }
 
-// ReadingsBySundayWeekOptions are the optional parts of a ReadingsBySundayWeek
-// read.
+// ReadingsBySundayWeekOptions are the options of ReadingsBySundayWeek.
 type ReadingsBySundayWeekOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
-	// order; nil: open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
+	// open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
+	// ReadAtFromExclusive and ReadAtToInclusive flip the defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var readingReadingsBySundayWeekRead = cqlgenimpl.ReadSpec[Reading]{
-	Compare: readingReadingsBySundayWeekCompare,
-	Key:     readingReadingsBySundayWeekClustering,
-	Scan:    readingReadingsBySundayWeekScan,
-	Table:   readingReadingsBySundayWeek,
+var readingReadingsBySundayWeekRead = &cqlgenimpl.ReadSpec[Reading]{
+	Entity:      "Reading",
+	Table:       readingReadingsBySundayWeek,
+	Scan:        readingReadingsBySundayWeekScan,
+	Key:         readingReadingsBySundayWeekClustering,
+	Compare:     readingReadingsBySundayWeekCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.WeekBucketsFrom(time.Sunday)),
 }
 
 // ReadingsBySundayWeek reads Reading rows by sensor_id, ordered by read_at
-// descending, from readings_by_sunday_week, in pages: time buckets from the
+// descending from readings_by_sunday_week, in pages: time buckets from the
 // newest back, each in clustering order.
-func (r *ReadingRepo) ReadingsBySundayWeek(ctx context.Context, sensorID string, o *ReadingsBySundayWeekOptions) (_ cqlgen.Page[Reading], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsBySundayWeek").End(&err)
-	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_sunday_week", "sensor_id")
-	}
-	if o == nil {
-		o = &ReadingsBySundayWeekOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.WeekBucketsFrom(time.Sunday)
-	spec := readingReadingsBySundayWeekRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *ReadingRepo) ReadingsBySundayWeek(ctx context.Context, sensorID string, o *ReadingsBySundayWeekOptions) (cqlgen.Page[Reading], error) {
+	o = cqlgenimpl.Or(o)
+	return readingReadingsBySundayWeekRead.Page(ctx, r.s, r.opts, []any{sensorID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive))
 }
 
-// ReadingsByFortnightOptions are the optional parts of a ReadingsByFortnight
-// read.
+// ReadingsByFortnightOptions are the options of ReadingsByFortnight.
 type ReadingsByFortnightOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at in read
-	// order; nil: open.
+	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
+	// open.
 	ReadAtFrom, ReadAtTo *time.Time
-	// ReadAtFromExclusive and ReadAtToInclusive change the bounds' defaults.
+	// ReadAtFromExclusive and ReadAtToInclusive flip the defaults.
 	ReadAtFromExclusive, ReadAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var readingReadingsByFortnightRead = cqlgenimpl.ReadSpec[Reading]{
-	Compare: readingReadingsByFortnightCompare,
-	Key:     readingReadingsByFortnightClustering,
-	Scan:    readingReadingsByFortnightScan,
-	Table:   readingReadingsByFortnight,
+var readingReadingsByFortnightRead = &cqlgenimpl.ReadSpec[Reading]{
+	Entity:      "Reading",
+	Table:       readingReadingsByFortnight,
+	Scan:        readingReadingsByFortnightScan,
+	Key:         readingReadingsByFortnightClustering,
+	Compare:     readingReadingsByFortnightCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DaysBucketsFrom(14, 19729)),
 }
 
 // ReadingsByFortnight reads Reading rows by sensor_id, ordered by read_at
-// descending, from readings_by_fortnight, in pages: time buckets from the
+// descending from readings_by_fortnight, in pages: time buckets from the
 // newest back, each in clustering order.
-func (r *ReadingRepo) ReadingsByFortnight(ctx context.Context, sensorID string, o *ReadingsByFortnightOptions) (_ cqlgen.Page[Reading], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByFortnight").End(&err)
-	if sensorID == "" {
-		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_fortnight", "sensor_id")
-	}
-	if o == nil {
-		o = &ReadingsByFortnightOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.DaysBucketsFrom(14, 19729)
-	spec := readingReadingsByFortnightRead.With([]any{sensorID}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *ReadingRepo) ReadingsByFortnight(ctx context.Context, sensorID string, o *ReadingsByFortnightOptions) (cqlgen.Page[Reading], error) {
+	o = cqlgenimpl.Or(o)
+	return readingReadingsByFortnightRead.Page(ctx, r.s, r.opts, []any{sensorID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.ReadAtFrom, o.ReadAtTo, o.ReadAtFromExclusive, o.ReadAtToInclusive))
 }

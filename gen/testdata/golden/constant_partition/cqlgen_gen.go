@@ -13,11 +13,10 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// settingSettings is table settings, which is the source of truth of Setting
-// (statements in schema.md).
+// settingSettings is table settings, the source of truth (schema.md).
 var settingSettings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "settings",
 	Pattern:      "Settings",
@@ -62,97 +61,73 @@ func settingCheck(e *Setting) error {
 	return nil
 }
 
-var settingOne = cqlgenimpl.One[Setting]{
+var settingOne = &cqlgenimpl.One[Setting]{
+	Name:  "Setting",
+	Table: settingSettings,
 	Check: settingCheck,
-	Delete: func(e *Setting, ts int64) []any {
-		return []any{ts, e.Scope, e.Name}
-	},
 	Key: func(e *Setting) []any {
 		return []any{e.Scope, e.Name}
 	},
-	Row:   settingSettingsRow,
-	Scan:  settingSettingsScan,
-	Table: settingSettings,
+	Row: settingSettingsRow,
+	Remove: func(e *Setting, ts int64) []any {
+		return []any{ts, e.Scope, e.Name}
+	},
+	Scan: settingSettingsScan,
 }
 
-// Insert writes e to settings, leaving nil pointers and empty collections
-// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
-// Writes).
-func (r *SettingRepo) Insert(ctx context.Context, e *Setting, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Setting", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &settingOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *SettingRepo) Insert(ctx context.Context, e *Setting, opts ...cqlgen.Option) error {
+	return settingOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in settings unless a row has its key (IF NOT
-// EXISTS); see docs/repositories.md, Conditional insert.
-func (r *SettingRepo) InsertIfAbsent(ctx context.Context, e *Setting, opts ...cqlgen.Option) (_ cqlgen.Inserted[Setting], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Setting", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &settingOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *SettingRepo) InsertIfAbsent(ctx context.Context, e *Setting, opts ...cqlgen.Option) (cqlgen.Inserted[Setting], error) {
+	return settingOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in settings; nil pointers and
-// empty collections clear their columns.
-func (r *SettingRepo) Update(ctx context.Context, e *Setting, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Setting", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &settingOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *SettingRepo) Update(ctx context.Context, e *Setting, opts ...cqlgen.Option) error {
+	return settingOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from settings.
-func (r *SettingRepo) Delete(ctx context.Context, e *Setting, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Setting", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &settingOne, e)
+// Delete removes the row with e's key.
+func (r *SettingRepo) Delete(ctx context.Context, e *Setting, opts ...cqlgen.Option) error {
+	return settingOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Setting with the given key from settings; cqlgen.ErrNotFound
-// if there is none.
-func (r *SettingRepo) Get(ctx context.Context, scope Scope, name string) (_ *Setting, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Setting", "Get").End(&err)
-	if scope == "" {
-		return nil, cqlgenimpl.EmptyKey("settings", "scope")
-	}
-	var e Setting
-	e.Scope = scope
-	e.Name = name
-	return cqlgenimpl.GetOne(ctx, r.s, settingSettings.Get, []any{e.Scope, e.Name}, settingSettingsScan)
+// Get reads the Setting with the given key; cqlgen.ErrNotFound if none.
+func (r *SettingRepo) Get(ctx context.Context, scope Scope, name string) (*Setting, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Setting", "Get", settingSettings, []any{scope, name}, settingSettingsScan)
 }
 
-// SettingsOptions are the optional parts of a Settings read.
+// SettingsOptions are the options of Settings.
 type SettingsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// NameFrom (inclusive) and NameTo (exclusive) bound name in read order;
-	// nil: open.
+	// NameFrom (inclusive) and NameTo (exclusive) bound name; nil: open.
 	NameFrom, NameTo *string
-	// NameFromExclusive and NameToInclusive change the bounds' defaults.
+	// NameFromExclusive and NameToInclusive flip the defaults.
 	NameFromExclusive, NameToInclusive bool
 }
 
-var settingSettingsRead = cqlgenimpl.ReadSpec[Setting]{
-	Compare: settingSettingsCompare,
-	Key:     settingSettingsClustering,
-	Scan:    settingSettingsScan,
+var settingSettingsRead = &cqlgenimpl.ReadSpec[Setting]{
+	Entity:  "Setting",
 	Table:   settingSettings,
+	Scan:    settingSettingsScan,
+	Key:     settingSettingsClustering,
+	Compare: settingSettingsCompare,
 }
 
-// Settings reads Setting rows by scope, ordered by name ascending, from
-// settings, in pages: one partition, in clustering order.
-func (r *SettingRepo) Settings(ctx context.Context, scope Scope, o *SettingsOptions) (_ cqlgen.Page[Setting], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Setting", "Settings").End(&err)
-	if scope == "" {
-		return cqlgen.Page[Setting]{}, cqlgenimpl.EmptyKey("settings", "scope")
-	}
-	if o == nil {
-		o = &SettingsOptions{}
-	}
-	spec := settingSettingsRead.With([]any{scope}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.NameFrom, o.NameTo, o.NameFromExclusive, o.NameToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// Settings reads Setting rows by scope, ordered by name ascending from
+// settings, in pages.
+func (r *SettingRepo) Settings(ctx context.Context, scope Scope, o *SettingsOptions) (cqlgen.Page[Setting], error) {
+	o = cqlgenimpl.Or(o)
+	return settingSettingsRead.Page(ctx, r.s, r.opts, []any{scope}, o.Limit, o.Cursor, cqlgenimpl.Range(o.NameFrom, o.NameTo, o.NameFromExclusive, o.NameToInclusive))
 }
 
-// changeChangesByDay is table changes_by_day, which is the source of truth of
-// Change (statements in schema.md).
+// changeChangesByDay is table changes_by_day, the source of truth (schema.md).
 var changeChangesByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "changes_by_day",
 	Pattern:      "ChangesByDay",
@@ -197,104 +172,74 @@ func changeCheck(e *Change) error {
 	return nil
 }
 
-var changeOne = cqlgenimpl.One[Change]{
+var changeOne = &cqlgenimpl.One[Change]{
+	Name:  "Change",
+	Table: changeChangesByDay,
 	Check: changeCheck,
-	Delete: func(e *Change, ts int64) []any {
-		return []any{ts, e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name}
-	},
 	Key: func(e *Change) []any {
 		return []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name}
 	},
-	Row:   changeChangesByDayRow,
-	Scan:  changeChangesByDayScan,
-	Table: changeChangesByDay,
+	Row: changeChangesByDayRow,
+	Remove: func(e *Change, ts int64) []any {
+		return []any{ts, e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name}
+	},
+	Scan: changeChangesByDayScan,
 }
 
-// Insert writes e to changes_by_day, leaving nil pointers and empty
-// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
-// (docs/repositories.md, Writes).
-func (r *ChangeRepo) Insert(ctx context.Context, e *Change, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Change", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &changeOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *ChangeRepo) Insert(ctx context.Context, e *Change, opts ...cqlgen.Option) error {
+	return changeOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in changes_by_day unless a row has its key (IF NOT
-// EXISTS); see docs/repositories.md, Conditional insert.
-func (r *ChangeRepo) InsertIfAbsent(ctx context.Context, e *Change, opts ...cqlgen.Option) (_ cqlgen.Inserted[Change], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Change", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &changeOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *ChangeRepo) InsertIfAbsent(ctx context.Context, e *Change, opts ...cqlgen.Option) (cqlgen.Inserted[Change], error) {
+	return changeOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in changes_by_day; nil pointers
-// and empty collections clear their columns.
-func (r *ChangeRepo) Update(ctx context.Context, e *Change, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Change", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &changeOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *ChangeRepo) Update(ctx context.Context, e *Change, opts ...cqlgen.Option) error {
+	return changeOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from changes_by_day.
-func (r *ChangeRepo) Delete(ctx context.Context, e *Change, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Change", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &changeOne, e)
+// Delete removes the row with e's key.
+func (r *ChangeRepo) Delete(ctx context.Context, e *Change, opts ...cqlgen.Option) error {
+	return changeOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Change with the given key from changes_by_day;
-// cqlgen.ErrNotFound if there is none.
-func (r *ChangeRepo) Get(ctx context.Context, scope Scope, at time.Time, name string) (_ *Change, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Change", "Get").End(&err)
-	if scope == "" {
-		return nil, cqlgenimpl.EmptyKey("changes_by_day", "scope")
-	}
-	var e Change
-	e.Scope = scope
-	e.At = at
-	e.Name = name
-	return cqlgenimpl.GetOne(ctx, r.s, changeChangesByDay.Get, []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name}, changeChangesByDayScan)
+// Get reads the Change with the given key; cqlgen.ErrNotFound if none.
+func (r *ChangeRepo) Get(ctx context.Context, scope Scope, at time.Time, name string) (*Change, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Change", "Get", changeChangesByDay, []any{(&Change{Scope: scope, At: at, Name: name}).Scope, cqlgenimpl.DayBuckets.Of((&Change{Scope: scope, At: at, Name: name}).At), (&Change{Scope: scope, At: at, Name: name}).At, (&Change{Scope: scope, At: at, Name: name}).Name}, changeChangesByDayScan)
 }
 
-// ChangesByDayOptions are the optional parts of a ChangesByDay read.
+// ChangesByDayOptions are the options of ChangesByDay.
 type ChangesByDayOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var changeChangesByDayRead = cqlgenimpl.ReadSpec[Change]{
-	Compare: changeChangesByDayCompare,
-	Key:     changeChangesByDayClustering,
-	Scan:    changeChangesByDayScan,
-	Table:   changeChangesByDay,
+var changeChangesByDayRead = &cqlgenimpl.ReadSpec[Change]{
+	Entity:      "Change",
+	Table:       changeChangesByDay,
+	Scan:        changeChangesByDayScan,
+	Key:         changeChangesByDayClustering,
+	Compare:     changeChangesByDayCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
 // ChangesByDay reads Change rows by scope, ordered by at descending, then name
-// ascending, from changes_by_day, in pages: time buckets from the newest back,
+// ascending from changes_by_day, in pages: time buckets from the newest back,
 // each in clustering order.
-func (r *ChangeRepo) ChangesByDay(ctx context.Context, scope Scope, o *ChangesByDayOptions) (_ cqlgen.Page[Change], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Change", "ChangesByDay").End(&err)
-	if scope == "" {
-		return cqlgen.Page[Change]{}, cqlgenimpl.EmptyKey("changes_by_day", "scope")
-	}
-	if o == nil {
-		o = &ChangesByDayOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.DayBuckets
-	spec := changeChangesByDayRead.With([]any{scope}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *ChangeRepo) ChangesByDay(ctx context.Context, scope Scope, o *ChangesByDayOptions) (cqlgen.Page[Change], error) {
+	o = cqlgenimpl.Or(o)
+	return changeChangesByDayRead.Page(ctx, r.s, r.opts, []any{scope}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }

@@ -12,11 +12,10 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// pageStatsPageStats is table page_stats, which is the source of truth of
-// PageStats (statements in schema.md).
+// pageStatsPageStats is table page_stats, the source of truth (schema.md).
 var pageStatsPageStats = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "page_stats",
 	Pattern:      "PageStats",
@@ -80,42 +79,20 @@ func (r *PageStatsRepo) Delete(ctx context.Context, e *PageStats, opts ...cqlgen
 	})
 }
 
-// Get reads the PageStats with the given key from page_stats;
-// cqlgen.ErrNotFound if there is none.
-func (r *PageStatsRepo) Get(ctx context.Context, site string, page string) (_ *PageStats, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "PageStats", "Get").End(&err)
-	if site == "" {
-		return nil, cqlgenimpl.EmptyKey("page_stats", "site")
-	}
-	if page == "" {
-		return nil, cqlgenimpl.EmptyKey("page_stats", "page")
-	}
-	var e PageStats
-	e.Site = site
-	e.Page = page
-	return cqlgenimpl.GetOne(ctx, r.s, pageStatsPageStats.Get, []any{e.Site, e.Page}, pageStatsPageStatsScan)
+// Get reads the PageStats with the given key; cqlgen.ErrNotFound if none.
+func (r *PageStatsRepo) Get(ctx context.Context, site string, page string) (*PageStats, error) {
+	return cqlgenimpl.Get(ctx, r.s, "PageStats", "Get", pageStatsPageStats, []any{site, page}, pageStatsPageStatsScan)
 }
 
-// GetMany reads the PageStatss of one site with the given page values from
-// page_stats in one query: Rows[i] is pages[i]'s, nil when missing
-// (docs/repositories.md, Multi-get).
-func (r *PageStatsRepo) GetMany(ctx context.Context, site string, pages []string) (_ cqlgen.Found[PageStats], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "PageStats", "GetMany").End(&err)
-	if site == "" {
-		return cqlgen.Found[PageStats]{}, cqlgenimpl.EmptyKey("page_stats", "site")
-	}
-	for _, k := range pages {
-		if k == "" {
-			return cqlgen.Found[PageStats]{}, cqlgenimpl.EmptyKey("page_stats", "page")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, pageStatsPageStats, []any{site}, pages, r.opts.MaxKeys, pageStatsPageStatsScan, func(e *PageStats) string {
+// GetMany reads the PageStatss of one site of the given page values: Rows[i]
+// is pages[i]'s or nil.
+func (r *PageStatsRepo) GetMany(ctx context.Context, site string, pages []string) (cqlgen.Found[PageStats], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "PageStats", pageStatsPageStats, []any{site}, pages, pageStatsPageStatsScan, func(e *PageStats) string {
 		return e.Page
 	})
 }
 
-// dailyHitsDailyHits is table daily_hits, which is the source of truth of
-// DailyHits (statements in schema.md).
+// dailyHitsDailyHits is table daily_hits, the source of truth (schema.md).
 var dailyHitsDailyHits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "daily_hits",
 	Pattern:      "DailyHits",
@@ -185,50 +162,34 @@ func (r *DailyHitsRepo) Delete(ctx context.Context, e *DailyHits, opts ...cqlgen
 	})
 }
 
-// Get reads the DailyHits with the given key from daily_hits;
-// cqlgen.ErrNotFound if there is none.
-func (r *DailyHitsRepo) Get(ctx context.Context, site string, day time.Time) (_ *DailyHits, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "DailyHits", "Get").End(&err)
-	if site == "" {
-		return nil, cqlgenimpl.EmptyKey("daily_hits", "site")
-	}
-	var e DailyHits
-	e.Site = site
-	e.Day = day
-	return cqlgenimpl.GetOne(ctx, r.s, dailyHitsDailyHits.Get, []any{e.Site, e.Day}, dailyHitsDailyHitsScan)
+// Get reads the DailyHits with the given key; cqlgen.ErrNotFound if none.
+func (r *DailyHitsRepo) Get(ctx context.Context, site string, day time.Time) (*DailyHits, error) {
+	return cqlgenimpl.Get(ctx, r.s, "DailyHits", "Get", dailyHitsDailyHits, []any{site, day}, dailyHitsDailyHitsScan)
 }
 
-// DailyHitsOptions are the optional parts of a DailyHits read.
+// DailyHitsOptions are the options of DailyHits.
 type DailyHitsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// DayFrom (inclusive) and DayTo (exclusive) bound day in read order; nil:
-	// open.
+	// DayFrom (inclusive) and DayTo (exclusive) bound day; nil: open.
 	DayFrom, DayTo *time.Time
-	// DayFromExclusive and DayToInclusive change the bounds' defaults.
+	// DayFromExclusive and DayToInclusive flip the defaults.
 	DayFromExclusive, DayToInclusive bool
 }
 
-var dailyHitsDailyHitsRead = cqlgenimpl.ReadSpec[DailyHits]{
-	Compare: dailyHitsDailyHitsCompare,
-	Key:     dailyHitsDailyHitsClustering,
-	Scan:    dailyHitsDailyHitsScan,
+var dailyHitsDailyHitsRead = &cqlgenimpl.ReadSpec[DailyHits]{
+	Entity:  "DailyHits",
 	Table:   dailyHitsDailyHits,
+	Scan:    dailyHitsDailyHitsScan,
+	Key:     dailyHitsDailyHitsClustering,
+	Compare: dailyHitsDailyHitsCompare,
 }
 
-// DailyHits reads DailyHits rows by site, ordered by day descending, from
-// daily_hits, in pages: one partition, in clustering order.
-func (r *DailyHitsRepo) DailyHits(ctx context.Context, site string, o *DailyHitsOptions) (_ cqlgen.Page[DailyHits], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "DailyHits", "DailyHits").End(&err)
-	if site == "" {
-		return cqlgen.Page[DailyHits]{}, cqlgenimpl.EmptyKey("daily_hits", "site")
-	}
-	if o == nil {
-		o = &DailyHitsOptions{}
-	}
-	spec := dailyHitsDailyHitsRead.With([]any{site}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.DayFrom, o.DayTo, o.DayFromExclusive, o.DayToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// DailyHits reads DailyHits rows by site, ordered by day descending from
+// daily_hits, in pages.
+func (r *DailyHitsRepo) DailyHits(ctx context.Context, site string, o *DailyHitsOptions) (cqlgen.Page[DailyHits], error) {
+	o = cqlgenimpl.Or(o)
+	return dailyHitsDailyHitsRead.Page(ctx, r.s, r.opts, []any{site}, o.Limit, o.Cursor, cqlgenimpl.Range(o.DayFrom, o.DayTo, o.DayFromExclusive, o.DayToInclusive))
 }

@@ -14,11 +14,10 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// orderOrders is table orders, which is the source of truth of Order
-// (statements in schema.md).
+// orderOrders is table orders, the source of truth (schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders",
 	Pattern:      "Orders",
@@ -29,46 +28,18 @@ var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func orderOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.OrderID, &e.CustomerID, &e.Status, &e.PlacedAt, &e.Total, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Order{}
-	}
-}
-
-func orderOrdersState(e *Order) []any {
-	return []any{e.OrderID}
-}
-
-func orderOrdersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Order], ok bool) {
-	ok = it.Scan(&v.Row.OrderID, &v.Row.CustomerID, &v.Row.Status, &v.Row.PlacedAt, &v.Row.Total, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func orderOrdersData(e *Order) []any {
+func orderValues(e *Order, _ bool) []any {
 	return []any{e.OrderID, e.CustomerID, e.Status, e.PlacedAt, e.Total}
 }
 
-func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
-	return []any{e.CustomerID, e.Status, e.PlacedAt, e.Total, c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
+func orderFields(e *Order, dst []any) []any {
+	return append(dst, &e.OrderID, &e.CustomerID, &e.Status, &e.PlacedAt, &e.Total)
 }
 
-func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
-}
+var orderOrdersScan = orderWrites.ScanLive
 
-func orderOrdersSettle(e *Order, version int64) []any {
-	return []any{e.OrderID, version}
-}
-
-// orderOrdersByDay is table orders_by_customer_day, which serves OrdersByDay
-// (statements in schema.md).
+// orderOrdersByDay is table orders_by_customer_day, serving OrdersByDay
+// (schema.md).
 var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_customer_day",
 	Pattern:      "OrdersByDay",
@@ -99,8 +70,8 @@ func orderOrdersByDayCompare(a, b *Order) int {
 	return cmp.Or(-a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// orderOrdersByMonth is table orders_by_customer_month, which serves
-// OrdersByMonth (statements in schema.md).
+// orderOrdersByMonth is table orders_by_customer_month, serving OrdersByMonth
+// (schema.md).
 var orderOrdersByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_customer_month",
 	Pattern:      "OrdersByMonth",
@@ -131,8 +102,8 @@ func orderOrdersByMonthCompare(a, b *Order) int {
 	return cmp.Or(-a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// orderOrdersByStatus is table orders_by_status, which serves OrdersByStatus
-// (statements in schema.md).
+// orderOrdersByStatus is table orders_by_status, serving OrdersByStatus
+// (schema.md).
 var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_status",
 	Pattern:      "OrdersByStatus",
@@ -141,14 +112,6 @@ var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("customer_id text", "placed_at timestamp", "total bigint"),
 	Maintained:   true,
 })
-
-func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
-	return []any{e.Status, e.OrderID, e.CustomerID, e.PlacedAt, e.Total, ts}
-}
-
-func orderOrdersByStatusKey(e *Order) []any {
-	return []any{e.Status, e.OrderID}
-}
 
 func orderOrdersByStatusScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Status, &e.OrderID, &e.CustomerID, &e.PlacedAt, &e.Total)
@@ -162,9 +125,8 @@ func orderOrdersByStatusCompare(a, b *Order) int {
 	return cmp.Compare(a.OrderID, b.OrderID)
 }
 
-// OrderRepo reads and writes Order in its tables (orders,
-// orders_by_customer_day, orders_by_customer_month, orders_by_status), kept in
-// step with orders.
+// OrderRepo reads and writes Order in tables orders, orders_by_customer_day,
+// orders_by_customer_month, orders_by_status.
 type OrderRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -175,34 +137,11 @@ func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
 	return &OrderRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func orderCheck(e *Order) error {
-	if e.OrderID == "" {
-		return cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	if e.CustomerID == "" {
-		return cqlgenimpl.EmptyKey("orders_by_customer_day", "customer_id")
-	}
-	if e.Status == "" {
-		return cqlgenimpl.EmptyKey("orders_by_status", "status")
-	}
-	return nil
-}
-
-func orderCheckKey(e *Order) error {
-	if e.OrderID == "" {
-		return cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	return nil
-}
-
-var orderWrites = &cqlgenimpl.Entity[Order]{
+var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
+	Name:      "Order",
 	Canonical: orderOrders,
-	State:     orderOrdersState,
-	ScanState: orderOrdersScanState,
-	Data:      orderOrdersData,
-	Change:    orderOrdersChange,
-	Remove:    orderOrdersRemove,
-	Settle:    orderOrdersSettle,
+	Values:    orderValues,
+	Fields:    orderFields,
 	Projections: []cqlgenimpl.Projection[Order]{
 		{
 			Table:      orderOrdersByDay,
@@ -220,77 +159,36 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 		},
 		{
 			Table:      orderOrdersByStatus,
-			Key:        orderOrdersByStatusKey,
-			Row:        orderOrdersByStatusRow,
 			Writetimes: 3,
 			Owner:      []int{1},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+	return orderWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Order, leaving nil pointers
-// and empty collections unset, through the write protocol on orders
-// (docs/repositories.md, The write protocol).
-func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+	return orderWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Order with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// orders (docs/repositories.md, The write protocol).
-func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+	return orderWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Order with e's key from every table (e needs only its
-// key), through the write protocol on orders (docs/repositories.md, The write
-// protocol).
-func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Order with the given key and its version.
+func (r *OrderRepo) GetVersioned(ctx context.Context, orderID string) (*Order, int64, error) {
+	return orderWrites.GetVersioned(ctx, r.s, &Order{OrderID: orderID})
 }
 
-// GetVersioned reads the Order with the given key from orders with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *OrderRepo) GetVersioned(ctx context.Context, orderID string) (_ *Order, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetVersioned").End(&err)
-	if orderID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	e := &Order{}
-	e.OrderID = orderID
-	return cqlgenimpl.Versioned(ctx, r.s, orderWrites, e)
-}
-
-// Modify reads the Order with the given key, lets change edit it and writes it
-// back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *OrderRepo) Modify(ctx context.Context, orderID string, change func(*Order) error, opts ...cqlgen.Option) (_ *Order, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Modify").End(&err)
-	if orderID == "" {
-		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	e := &Order{}
-	e.OrderID = orderID
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, orderWrites, e, orderCheck, change)
+// Modify edits the Order with the given key by change, retrying on conflict.
+func (r *OrderRepo) Modify(ctx context.Context, orderID string, change func(*Order) error, opts ...cqlgen.Option) (*Order, error) {
+	return orderWrites.Modify(ctx, r.s, r.opts, opts, &Order{OrderID: orderID}, change)
 }
 
 // Entity is Order.
@@ -298,188 +196,136 @@ func (r *OrderRepo) Entity() string {
 	return "Order"
 }
 
-// Tables lists the tables Repair and Backfill write: all but orders.
+// Tables lists the tables Repair and Backfill write.
 func (r *OrderRepo) Tables() []string {
-	return []string{"orders_by_customer_day", "orders_by_customer_month", "orders_by_status"}
+	return orderWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against orders.
-func (r *OrderRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
+// Verify reports rows missing, stale or orphaned against orders.
+func (r *OrderRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return orderWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *OrderRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
+// Repair mends what Verify finds.
+func (r *OrderRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return orderWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row orders implies into table.
-func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
+func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return orderWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Order with the given key from orders; cqlgen.ErrNotFound if
-// there is none.
-func (r *OrderRepo) Get(ctx context.Context, orderID string) (_ *Order, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Get").End(&err)
-	if orderID == "" {
-		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	var e Order
-	e.OrderID = orderID
-	return cqlgenimpl.GetOne(ctx, r.s, orderOrders.Get, []any{e.OrderID}, orderOrdersScan)
+// Get reads the Order with the given key; cqlgen.ErrNotFound if none.
+func (r *OrderRepo) Get(ctx context.Context, orderID string) (*Order, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Order", "Get", orderOrders, []any{orderID}, orderOrdersScan)
 }
 
-// GetMany reads the Orders with the given order_id values from orders in one
-// query: Rows[i] is orderIDs[i]'s, nil when missing (docs/repositories.md,
-// Multi-get).
-func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []string) (_ cqlgen.Found[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetMany").End(&err)
-	for _, k := range orderIDs {
-		if k == "" {
-			return cqlgen.Found[Order]{}, cqlgenimpl.EmptyKey("orders", "order_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, orderOrders, []any{}, orderIDs, r.opts.MaxKeys, orderOrdersScan, func(e *Order) string {
+// GetMany reads the Orders of the given order_id values: Rows[i] is
+// orderIDs[i]'s or nil.
+func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []string) (cqlgen.Found[Order], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Order", orderOrders, []any{}, orderIDs, orderOrdersScan, func(e *Order) string {
 		return e.OrderID
 	})
 }
 
-// OrdersByDayOptions are the optional parts of a OrdersByDay read.
+// OrdersByDayOptions are the options of OrdersByDay.
 type OrdersByDayOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
-	// read order; nil: open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at;
+	// nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
-	// defaults.
+	// PlacedAtFromExclusive and PlacedAtToInclusive flip the defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var orderOrdersByDayRead = cqlgenimpl.ReadSpec[Order]{
-	Compare: orderOrdersByDayCompare,
-	Key:     orderOrdersByDayClustering,
-	Scan:    orderOrdersByDayScan,
-	Table:   orderOrdersByDay,
+var orderOrdersByDayRead = &cqlgenimpl.ReadSpec[Order]{
+	Entity:      "Order",
+	Table:       orderOrdersByDay,
+	Scan:        orderOrdersByDayScan,
+	Key:         orderOrdersByDayClustering,
+	Compare:     orderOrdersByDayCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
 // OrdersByDay reads Order rows by customer_id, ordered by placed_at
-// descending, then order_id ascending, from orders_by_customer_day, in pages:
+// descending, then order_id ascending from orders_by_customer_day, in pages:
 // time buckets from the newest back, each in clustering order.
 //
 // Deprecated: orders_by_customer_day is on its way out; read
 // orders_by_customer_month through OrdersByMonth once it is backfilled.
-func (r *OrderRepo) OrdersByDay(ctx context.Context, customerID string, o *OrdersByDayOptions) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByDay").End(&err)
-	if customerID == "" {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_customer_day", "customer_id")
-	}
-	if o == nil {
-		o = &OrdersByDayOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.DayBuckets
-	spec := orderOrdersByDayRead.With([]any{customerID}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *OrderRepo) OrdersByDay(ctx context.Context, customerID string, o *OrdersByDayOptions) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderOrdersByDayRead.Page(ctx, r.s, r.opts, []any{customerID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive))
 }
 
-// OrdersByMonthOptions are the optional parts of a OrdersByMonth read.
+// OrdersByMonthOptions are the options of OrdersByMonth.
 type OrdersByMonthOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
-	// read order; nil: open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at;
+	// nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
-	// defaults.
+	// PlacedAtFromExclusive and PlacedAtToInclusive flip the defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var orderOrdersByMonthRead = cqlgenimpl.ReadSpec[Order]{
-	Compare: orderOrdersByMonthCompare,
-	Key:     orderOrdersByMonthClustering,
-	Scan:    orderOrdersByMonthScan,
-	Table:   orderOrdersByMonth,
+var orderOrdersByMonthRead = &cqlgenimpl.ReadSpec[Order]{
+	Entity:      "Order",
+	Table:       orderOrdersByMonth,
+	Scan:        orderOrdersByMonthScan,
+	Key:         orderOrdersByMonthClustering,
+	Compare:     orderOrdersByMonthCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
 }
 
 // OrdersByMonth reads Order rows by customer_id, ordered by placed_at
-// descending, then order_id ascending, from orders_by_customer_month, in
-// pages: time buckets from the newest back, each in clustering order.
-func (r *OrderRepo) OrdersByMonth(ctx context.Context, customerID string, o *OrdersByMonthOptions) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByMonth").End(&err)
-	if customerID == "" {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_customer_month", "customer_id")
-	}
-	if o == nil {
-		o = &OrdersByMonthOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.MonthBuckets
-	spec := orderOrdersByMonthRead.With([]any{customerID}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// descending, then order_id ascending from orders_by_customer_month, in pages:
+// time buckets from the newest back, each in clustering order.
+func (r *OrderRepo) OrdersByMonth(ctx context.Context, customerID string, o *OrdersByMonthOptions) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderOrdersByMonthRead.Page(ctx, r.s, r.opts, []any{customerID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive))
 }
 
-// OrdersByStatusOptions are the optional parts of a OrdersByStatus read.
+// OrdersByStatusOptions are the options of OrdersByStatus.
 type OrdersByStatusOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
-	// order; nil: open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
+	// open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
+	// OrderIDFromExclusive and OrderIDToInclusive flip the defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-var orderOrdersByStatusRead = cqlgenimpl.ReadSpec[Order]{
-	Compare: orderOrdersByStatusCompare,
-	Key:     orderOrdersByStatusClustering,
-	Scan:    orderOrdersByStatusScan,
+var orderOrdersByStatusRead = &cqlgenimpl.ReadSpec[Order]{
+	Entity:  "Order",
 	Table:   orderOrdersByStatus,
+	Scan:    orderOrdersByStatusScan,
+	Key:     orderOrdersByStatusClustering,
+	Compare: orderOrdersByStatusCompare,
 }
 
-// OrdersByStatus reads Order rows by status, ordered by order_id ascending,
-// from orders_by_status, in pages: one partition, in clustering order.
+// OrdersByStatus reads Order rows by status, ordered by order_id ascending
+// from orders_by_status, in pages.
 //
 // Deprecated: orders_by_status is on its way out; read the entity another way.
-func (r *OrderRepo) OrdersByStatus(ctx context.Context, status string, o *OrdersByStatusOptions) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByStatus").End(&err)
-	if status == "" {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_status", "status")
-	}
-	if o == nil {
-		o = &OrdersByStatusOptions{}
-	}
-	spec := orderOrdersByStatusRead.With([]any{status}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *OrderRepo) OrdersByStatus(ctx context.Context, status string, o *OrdersByStatusOptions) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderOrdersByStatusRead.Page(ctx, r.s, r.opts, []any{status}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))
 }

@@ -14,11 +14,10 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// orderOrders is table orders, which is the source of truth of Order
-// (statements in schema.md).
+// orderOrders is table orders, the source of truth (schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders",
 	Pattern:      "Orders",
@@ -29,43 +28,15 @@ var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func orderOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.TenantID, &e.OrderID, &e.CustomerID, &e.CustomerName, &e.Status, &e.PlacedAt, &e.TotalCents, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Order{}
-	}
-}
-
-func orderOrdersState(e *Order) []any {
-	return []any{e.TenantID, e.OrderID}
-}
-
-func orderOrdersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Order], ok bool) {
-	ok = it.Scan(&v.Row.TenantID, &v.Row.OrderID, &v.Row.CustomerID, &v.Row.CustomerName, &v.Row.Status, &v.Row.PlacedAt, &v.Row.TotalCents, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func orderOrdersData(e *Order) []any {
+func orderValues(e *Order, _ bool) []any {
 	return []any{e.TenantID, e.OrderID, e.CustomerID, e.CustomerName, e.Status, e.PlacedAt, e.TotalCents}
 }
 
-func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
-	return []any{e.CustomerID, e.CustomerName, e.Status, e.PlacedAt, e.TotalCents, c.TS, c.Pending, c.Writes, e.TenantID, e.OrderID, c.Old}
+func orderFields(e *Order, dst []any) []any {
+	return append(dst, &e.TenantID, &e.OrderID, &e.CustomerID, &e.CustomerName, &e.Status, &e.PlacedAt, &e.TotalCents)
 }
 
-func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.TenantID, e.OrderID, c.Old}
-}
-
-func orderOrdersSettle(e *Order, version int64) []any {
-	return []any{e.TenantID, e.OrderID, version}
-}
+var orderOrdersScan = orderWrites.ScanLive
 
 // OrdersByCustomerRow is a row of orders_by_customer, which stores only some
 // columns of Order. It is a type of its own so that a partial row cannot be
@@ -78,8 +49,8 @@ type OrdersByCustomerRow struct {
 	TotalCents int64     `db:"total_cents"`
 }
 
-// orderOrdersByCustomer is table orders_by_customer, which serves
-// OrdersByCustomer (statements in schema.md).
+// orderOrdersByCustomer is table orders_by_customer, serving OrdersByCustomer
+// (schema.md).
 var orderOrdersByCustomer = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_customer",
 	Pattern:      "OrdersByCustomer",
@@ -88,14 +59,6 @@ var orderOrdersByCustomer = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("total_cents bigint"),
 	Maintained:   true,
 })
-
-func orderOrdersByCustomerRow(e *Order, ts int64, _ bool) []any {
-	return []any{e.TenantID, e.CustomerID, e.PlacedAt, e.OrderID, e.TotalCents, ts}
-}
-
-func orderOrdersByCustomerKey(e *Order) []any {
-	return []any{e.TenantID, e.CustomerID, e.PlacedAt, e.OrderID}
-}
 
 func orderOrdersByCustomerScan(it cqlgenimpl.Iter, e *OrdersByCustomerRow) bool {
 	return it.Scan(&e.TenantID, &e.CustomerID, &e.PlacedAt, &e.OrderID, &e.TotalCents)
@@ -109,8 +72,8 @@ func orderOrdersByCustomerCompare(a, b *OrdersByCustomerRow) int {
 	return cmp.Or(-a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// orderOrdersInStatus is table orders_by_status, which serves OrdersInStatus
-// (statements in schema.md).
+// orderOrdersInStatus is table orders_by_status, serving OrdersInStatus
+// (schema.md).
 var orderOrdersInStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_status",
 	Pattern:      "OrdersInStatus",
@@ -119,14 +82,6 @@ var orderOrdersInStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("customer_id text", "customer_name text", "total_cents bigint"),
 	Maintained:   true,
 })
-
-func orderOrdersInStatusRow(e *Order, ts int64, _ bool) []any {
-	return []any{e.TenantID, e.Status, e.PlacedAt, e.OrderID, e.CustomerID, e.CustomerName, e.TotalCents, ts}
-}
-
-func orderOrdersInStatusKey(e *Order) []any {
-	return []any{e.TenantID, e.Status, e.PlacedAt, e.OrderID}
-}
 
 func orderOrdersInStatusScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.TenantID, &e.Status, &e.PlacedAt, &e.OrderID, &e.CustomerID, &e.CustomerName, &e.TotalCents)
@@ -140,8 +95,8 @@ func orderOrdersInStatusCompare(a, b *Order) int {
 	return cmp.Or(a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
-// OrderRepo reads and writes Order in its tables (orders, orders_by_customer,
-// orders_by_status), kept in step with orders.
+// OrderRepo reads and writes Order in tables orders, orders_by_customer,
+// orders_by_status.
 type OrderRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -152,129 +107,49 @@ func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
 	return &OrderRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func orderCheck(e *Order) error {
-	if e.TenantID == "" {
-		return cqlgenimpl.EmptyKey("orders", "tenant_id")
-	}
-	if e.OrderID == "" {
-		return cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	if e.CustomerID == "" {
-		return cqlgenimpl.EmptyKey("orders_by_customer", "customer_id")
-	}
-	if e.Status == "" {
-		return cqlgenimpl.EmptyKey("orders_by_status", "status")
-	}
-	return nil
-}
-
-func orderCheckKey(e *Order) error {
-	if e.TenantID == "" {
-		return cqlgenimpl.EmptyKey("orders", "tenant_id")
-	}
-	if e.OrderID == "" {
-		return cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	return nil
-}
-
-var orderWrites = &cqlgenimpl.Entity[Order]{
+var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
+	Name:      "Order",
 	Canonical: orderOrders,
-	State:     orderOrdersState,
-	ScanState: orderOrdersScanState,
-	Data:      orderOrdersData,
-	Change:    orderOrdersChange,
-	Remove:    orderOrdersRemove,
-	Settle:    orderOrdersSettle,
+	Values:    orderValues,
+	Fields:    orderFields,
 	Projections: []cqlgenimpl.Projection[Order]{
 		{
 			Table:      orderOrdersByCustomer,
-			Key:        orderOrdersByCustomerKey,
-			Row:        orderOrdersByCustomerRow,
 			Writetimes: 1,
 			Owner:      []int{0, 3},
 		},
 		{
 			Table:      orderOrdersInStatus,
-			Key:        orderOrdersInStatusKey,
-			Row:        orderOrdersInStatusRow,
 			Writetimes: 3,
 			Owner:      []int{0, 3},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+	return orderWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Order, leaving nil pointers
-// and empty collections unset, through the write protocol on orders
-// (docs/repositories.md, The write protocol).
-func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+	return orderWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Order with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// orders (docs/repositories.md, The write protocol).
-func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+	return orderWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Order with e's key from every table (e needs only its
-// key), through the write protocol on orders (docs/repositories.md, The write
-// protocol).
-func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Order with the given key and its version.
+func (r *OrderRepo) GetVersioned(ctx context.Context, tenantID string, orderID string) (*Order, int64, error) {
+	return orderWrites.GetVersioned(ctx, r.s, &Order{TenantID: tenantID, OrderID: orderID})
 }
 
-// GetVersioned reads the Order with the given key from orders with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *OrderRepo) GetVersioned(ctx context.Context, tenantID string, orderID string) (_ *Order, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetVersioned").End(&err)
-	if tenantID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("orders", "tenant_id")
-	}
-	if orderID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	e := &Order{}
-	e.TenantID = tenantID
-	e.OrderID = orderID
-	return cqlgenimpl.Versioned(ctx, r.s, orderWrites, e)
-}
-
-// Modify reads the Order with the given key, lets change edit it and writes it
-// back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *OrderRepo) Modify(ctx context.Context, tenantID string, orderID string, change func(*Order) error, opts ...cqlgen.Option) (_ *Order, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Modify").End(&err)
-	if tenantID == "" {
-		return nil, cqlgenimpl.EmptyKey("orders", "tenant_id")
-	}
-	if orderID == "" {
-		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	e := &Order{}
-	e.TenantID = tenantID
-	e.OrderID = orderID
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, orderWrites, e, orderCheck, change)
+// Modify edits the Order with the given key by change, retrying on conflict.
+func (r *OrderRepo) Modify(ctx context.Context, tenantID string, orderID string, change func(*Order) error, opts ...cqlgen.Option) (*Order, error) {
+	return orderWrites.Modify(ctx, r.s, r.opts, opts, &Order{TenantID: tenantID, OrderID: orderID}, change)
 }
 
 // Entity is Order.
@@ -282,139 +157,93 @@ func (r *OrderRepo) Entity() string {
 	return "Order"
 }
 
-// Tables lists the tables Repair and Backfill write: all but orders.
+// Tables lists the tables Repair and Backfill write.
 func (r *OrderRepo) Tables() []string {
-	return []string{"orders_by_customer", "orders_by_status"}
+	return orderWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against orders.
-func (r *OrderRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
+// Verify reports rows missing, stale or orphaned against orders.
+func (r *OrderRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return orderWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *OrderRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
+// Repair mends what Verify finds.
+func (r *OrderRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return orderWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row orders implies into table.
-func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
+func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return orderWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Order with the given key from orders; cqlgen.ErrNotFound if
-// there is none.
-func (r *OrderRepo) Get(ctx context.Context, tenantID string, orderID string) (_ *Order, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Get").End(&err)
-	if tenantID == "" {
-		return nil, cqlgenimpl.EmptyKey("orders", "tenant_id")
-	}
-	if orderID == "" {
-		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	var e Order
-	e.TenantID = tenantID
-	e.OrderID = orderID
-	return cqlgenimpl.GetOne(ctx, r.s, orderOrders.Get, []any{e.TenantID, e.OrderID}, orderOrdersScan)
+// Get reads the Order with the given key; cqlgen.ErrNotFound if none.
+func (r *OrderRepo) Get(ctx context.Context, tenantID string, orderID string) (*Order, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Order", "Get", orderOrders, []any{tenantID, orderID}, orderOrdersScan)
 }
 
-// GetMany reads the Orders of one tenant_id with the given order_id values
-// from orders in one query: Rows[i] is orderIDs[i]'s, nil when missing
-// (docs/repositories.md, Multi-get).
-func (r *OrderRepo) GetMany(ctx context.Context, tenantID string, orderIDs []string) (_ cqlgen.Found[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetMany").End(&err)
-	if tenantID == "" {
-		return cqlgen.Found[Order]{}, cqlgenimpl.EmptyKey("orders", "tenant_id")
-	}
-	for _, k := range orderIDs {
-		if k == "" {
-			return cqlgen.Found[Order]{}, cqlgenimpl.EmptyKey("orders", "order_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, orderOrders, []any{tenantID}, orderIDs, r.opts.MaxKeys, orderOrdersScan, func(e *Order) string {
+// GetMany reads the Orders of one tenant_id of the given order_id values:
+// Rows[i] is orderIDs[i]'s or nil.
+func (r *OrderRepo) GetMany(ctx context.Context, tenantID string, orderIDs []string) (cqlgen.Found[Order], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Order", orderOrders, []any{tenantID}, orderIDs, orderOrdersScan, func(e *Order) string {
 		return e.OrderID
 	})
 }
 
-// OrdersByCustomerOptions are the optional parts of a OrdersByCustomer read.
+// OrdersByCustomerOptions are the options of OrdersByCustomer.
 type OrdersByCustomerOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
-	// read order; nil: open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at;
+	// nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
-	// defaults.
+	// PlacedAtFromExclusive and PlacedAtToInclusive flip the defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
-var orderOrdersByCustomerRead = cqlgenimpl.ReadSpec[OrdersByCustomerRow]{
-	Compare: orderOrdersByCustomerCompare,
-	Key:     orderOrdersByCustomerClustering,
-	Scan:    orderOrdersByCustomerScan,
+var orderOrdersByCustomerRead = &cqlgenimpl.ReadSpec[OrdersByCustomerRow]{
+	Entity:  "Order",
 	Table:   orderOrdersByCustomer,
+	Scan:    orderOrdersByCustomerScan,
+	Key:     orderOrdersByCustomerClustering,
+	Compare: orderOrdersByCustomerCompare,
 }
 
 // OrdersByCustomer reads Order rows by tenant_id and customer_id, ordered by
-// placed_at descending, then order_id ascending, from orders_by_customer, in
-// pages: one partition, in clustering order.
-func (r *OrderRepo) OrdersByCustomer(ctx context.Context, tenantID string, customerID string, o *OrdersByCustomerOptions) (_ cqlgen.Page[OrdersByCustomerRow], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByCustomer").End(&err)
-	if tenantID == "" {
-		return cqlgen.Page[OrdersByCustomerRow]{}, cqlgenimpl.EmptyKey("orders_by_customer", "tenant_id")
-	}
-	if customerID == "" {
-		return cqlgen.Page[OrdersByCustomerRow]{}, cqlgenimpl.EmptyKey("orders_by_customer", "customer_id")
-	}
-	if o == nil {
-		o = &OrdersByCustomerOptions{}
-	}
-	spec := orderOrdersByCustomerRead.With([]any{tenantID, customerID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// placed_at descending, then order_id ascending from orders_by_customer, in
+// pages.
+func (r *OrderRepo) OrdersByCustomer(ctx context.Context, tenantID string, customerID string, o *OrdersByCustomerOptions) (cqlgen.Page[OrdersByCustomerRow], error) {
+	o = cqlgenimpl.Or(o)
+	return orderOrdersByCustomerRead.Page(ctx, r.s, r.opts, []any{tenantID, customerID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive))
 }
 
-// OrdersInStatusOptions are the optional parts of a OrdersInStatus read.
+// OrdersInStatusOptions are the options of OrdersInStatus.
 type OrdersInStatusOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
-	// read order; nil: open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at;
+	// nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
-	// defaults.
+	// PlacedAtFromExclusive and PlacedAtToInclusive flip the defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
-var orderOrdersInStatusRead = cqlgenimpl.ReadSpec[Order]{
-	Compare: orderOrdersInStatusCompare,
-	Key:     orderOrdersInStatusClustering,
-	Scan:    orderOrdersInStatusScan,
+var orderOrdersInStatusRead = &cqlgenimpl.ReadSpec[Order]{
+	Entity:  "Order",
 	Table:   orderOrdersInStatus,
+	Scan:    orderOrdersInStatusScan,
+	Key:     orderOrdersInStatusClustering,
+	Compare: orderOrdersInStatusCompare,
 }
 
 // OrdersInStatus reads Order rows by tenant_id and status, ordered by
-// placed_at ascending, then order_id ascending, from orders_by_status, in
-// pages: one partition, in clustering order.
-func (r *OrderRepo) OrdersInStatus(ctx context.Context, tenantID string, status string, o *OrdersInStatusOptions) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersInStatus").End(&err)
-	if tenantID == "" {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_status", "tenant_id")
-	}
-	if status == "" {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_status", "status")
-	}
-	if o == nil {
-		o = &OrdersInStatusOptions{}
-	}
-	spec := orderOrdersInStatusRead.With([]any{tenantID, status}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// placed_at ascending, then order_id ascending from orders_by_status, in
+// pages.
+func (r *OrderRepo) OrdersInStatus(ctx context.Context, tenantID string, status string, o *OrdersInStatusOptions) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderOrdersInStatusRead.Page(ctx, r.s, r.opts, []any{tenantID, status}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive))
 }

@@ -15,11 +15,10 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// docDocs is table docs, which is the source of truth of Doc (statements in
-// schema.md).
+// docDocs is table docs, the source of truth (schema.md).
 var docDocs = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "docs",
 	Pattern:      "Docs",
@@ -64,95 +63,71 @@ func docCheck(e *Doc) error {
 	return nil
 }
 
-var docOne = cqlgenimpl.One[Doc]{
+var docOne = &cqlgenimpl.One[Doc]{
+	Name:  "Doc",
+	Table: docDocs,
 	Check: docCheck,
-	Delete: func(e *Doc, ts int64) []any {
-		return []any{ts, e.Space, e.UpdatedAt, e.DocID}
-	},
 	Key: func(e *Doc) []any {
 		return []any{e.Space, e.UpdatedAt, e.DocID}
 	},
-	Row:   docDocsRow,
-	Scan:  docDocsScan,
-	Table: docDocs,
+	Row: docDocsRow,
+	Remove: func(e *Doc, ts int64) []any {
+		return []any{ts, e.Space, e.UpdatedAt, e.DocID}
+	},
+	Scan: docDocsScan,
 }
 
-// Insert writes e to docs, leaving nil pointers and empty collections unset;
-// it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
-// Writes).
-func (r *DocRepo) Insert(ctx context.Context, e *Doc, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &docOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *DocRepo) Insert(ctx context.Context, e *Doc, opts ...cqlgen.Option) error {
+	return docOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in docs unless a row has its key (IF NOT EXISTS);
-// see docs/repositories.md, Conditional insert.
-func (r *DocRepo) InsertIfAbsent(ctx context.Context, e *Doc, opts ...cqlgen.Option) (_ cqlgen.Inserted[Doc], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &docOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *DocRepo) InsertIfAbsent(ctx context.Context, e *Doc, opts ...cqlgen.Option) (cqlgen.Inserted[Doc], error) {
+	return docOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in docs; nil pointers and empty
-// collections clear their columns.
-func (r *DocRepo) Update(ctx context.Context, e *Doc, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &docOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *DocRepo) Update(ctx context.Context, e *Doc, opts ...cqlgen.Option) error {
+	return docOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from docs.
-func (r *DocRepo) Delete(ctx context.Context, e *Doc, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &docOne, e)
+// Delete removes the row with e's key.
+func (r *DocRepo) Delete(ctx context.Context, e *Doc, opts ...cqlgen.Option) error {
+	return docOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Doc with the given key from docs; cqlgen.ErrNotFound if there
-// is none.
-func (r *DocRepo) Get(ctx context.Context, space string, updatedAt time.Time, docID gocql.UUID) (_ *Doc, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "Get").End(&err)
-	if space == "" {
-		return nil, cqlgenimpl.EmptyKey("docs", "space")
-	}
-	var e Doc
-	e.Space = space
-	e.UpdatedAt = updatedAt
-	e.DocID = docID
-	return cqlgenimpl.GetOne(ctx, r.s, docDocs.Get, []any{e.Space, e.UpdatedAt, e.DocID}, docDocsScan)
+// Get reads the Doc with the given key; cqlgen.ErrNotFound if none.
+func (r *DocRepo) Get(ctx context.Context, space string, updatedAt time.Time, docID gocql.UUID) (*Doc, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Doc", "Get", docDocs, []any{space, updatedAt, docID}, docDocsScan)
 }
 
-// DocsOptions are the optional parts of a Docs read.
+// DocsOptions are the options of Docs.
 type DocsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// UpdatedAtFrom (inclusive) and UpdatedAtTo (exclusive) bound updated_at
-	// in read order; nil: open.
+	// UpdatedAtFrom (inclusive) and UpdatedAtTo (exclusive) bound updated_at;
+	// nil: open.
 	UpdatedAtFrom, UpdatedAtTo *time.Time
-	// UpdatedAtFromExclusive and UpdatedAtToInclusive change the bounds'
-	// defaults.
+	// UpdatedAtFromExclusive and UpdatedAtToInclusive flip the defaults.
 	UpdatedAtFromExclusive, UpdatedAtToInclusive bool
 }
 
-var docDocsRead = cqlgenimpl.ReadSpec[Doc]{
-	Compare: docDocsCompare,
-	Key:     docDocsClustering,
-	Scan:    docDocsScan,
+var docDocsRead = &cqlgenimpl.ReadSpec[Doc]{
+	Entity:  "Doc",
 	Table:   docDocs,
+	Scan:    docDocsScan,
+	Key:     docDocsClustering,
+	Compare: docDocsCompare,
 }
 
 // Docs reads Doc rows by space, ordered by updated_at descending, then doc_id
-// ascending, from docs, in pages: one partition, in clustering order.
-func (r *DocRepo) Docs(ctx context.Context, space string, o *DocsOptions) (_ cqlgen.Page[Doc], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Doc", "Docs").End(&err)
-	if space == "" {
-		return cqlgen.Page[Doc]{}, cqlgenimpl.EmptyKey("docs", "space")
-	}
-	if o == nil {
-		o = &DocsOptions{}
-	}
-	spec := docDocsRead.With([]any{space}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.UpdatedAtFrom, o.UpdatedAtTo, o.UpdatedAtFromExclusive, o.UpdatedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// ascending from docs, in pages.
+func (r *DocRepo) Docs(ctx context.Context, space string, o *DocsOptions) (cqlgen.Page[Doc], error) {
+	o = cqlgenimpl.Or(o)
+	return docDocsRead.Page(ctx, r.s, r.opts, []any{space}, o.Limit, o.Cursor, cqlgenimpl.Range(o.UpdatedAtFrom, o.UpdatedAtTo, o.UpdatedAtFromExclusive, o.UpdatedAtToInclusive))
 }
 
 // docDocsByTag reads table docs through index docs_by_tag (statements in
@@ -174,11 +149,11 @@ func docDocsByTagKey(e *Doc) []any {
 	return []any{e.UpdatedAt, e.DocID}
 }
 
-// DocsByTagOptions are the optional parts of a DocsByTag read.
+// DocsByTagOptions are the options of DocsByTag.
 type DocsByTagOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
 }
 
@@ -225,13 +200,13 @@ func docDocsSizedKey(e *Doc) []any {
 	return []any{e.UpdatedAt, e.DocID}
 }
 
-// DocsSizedOptions are the optional parts of a DocsSized read.
+// DocsSizedOptions are the options of DocsSized.
 type DocsSizedOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// BytesFromExclusive and BytesToInclusive change the bounds' defaults.
+	// BytesFromExclusive and BytesToInclusive flip the defaults.
 	BytesFromExclusive, BytesToInclusive bool
 }
 
@@ -280,11 +255,11 @@ func docDocsByAuthorKey(e *Doc) []any {
 	return []any{e.Space, e.UpdatedAt, e.DocID}
 }
 
-// DocsByAuthorOptions are the optional parts of a DocsByAuthor read.
+// DocsByAuthorOptions are the options of DocsByAuthor.
 type DocsByAuthorOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
 }
 
@@ -308,8 +283,7 @@ func (r *DocRepo) DocsByAuthor(ctx context.Context, author string, o *DocsByAuth
 	})
 }
 
-// eventEvents is table events, which is the source of truth of Event
-// (statements in schema.md).
+// eventEvents is table events, the source of truth (schema.md).
 var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "events",
 	Pattern:      "Events",
@@ -347,8 +321,7 @@ func eventEventsCompare(a, b *Event) int {
 	return cmp.Or(-a.At.Compare(b.At), cqlgenimpl.CompareTimeUUID(a.ID, b.ID))
 }
 
-// eventEventsByKind is table events_by_kind, which serves EventsByKind
-// (statements in schema.md).
+// eventEventsByKind is table events_by_kind, serving EventsByKind (schema.md).
 var eventEventsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "events_by_kind",
 	Pattern:      "EventsByKind",
@@ -375,8 +348,7 @@ func eventEventsByKindCompare(a, b *Event) int {
 	return cmp.Or(-a.At.Compare(b.At), cqlgenimpl.CompareTimeUUID(a.ID, b.ID))
 }
 
-// EventRepo reads and writes Event in its tables (events, events_by_kind),
-// kept in step with events.
+// EventRepo reads and writes Event in tables events, events_by_kind.
 type EventRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -445,7 +417,10 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-var eventWrites = &cqlgenimpl.Entity[Event]{
+var eventWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Event]{
+	Name:      "Event",
+	Check:     eventCheck,
+	CheckKey:  eventCheckKey,
 	Canonical: eventEvents,
 	Immutable: true,
 	State:     eventEventsState,
@@ -458,128 +433,93 @@ var eventWrites = &cqlgenimpl.Entity[Event]{
 			Owner:      []int{4, 2, 3},
 		},
 	},
-}
+})
 
 // Entity is Event.
 func (r *EventRepo) Entity() string {
 	return "Event"
 }
 
-// Tables lists the tables Repair and Backfill write: all but events.
+// Tables lists the tables Repair and Backfill write.
 func (r *EventRepo) Tables() []string {
-	return []string{"events_by_kind"}
+	return eventWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against events.
-func (r *EventRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", false, o)
+// Verify reports rows missing, stale or orphaned against events.
+func (r *EventRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return eventWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *EventRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", true, o)
+// Repair mends what Verify finds.
+func (r *EventRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return eventWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row events implies into table.
-func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, eventWrites, "Event", table, o)
+func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return eventWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Event with the given key from events; cqlgen.ErrNotFound if
-// there is none.
-func (r *EventRepo) Get(ctx context.Context, source string, at time.Time, id gocql.UUID) (_ *Event, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Get").End(&err)
-	if source == "" {
-		return nil, cqlgenimpl.EmptyKey("events", "source")
-	}
-	var e Event
-	e.Source = source
-	e.At = at
-	e.ID = id
-	return cqlgenimpl.GetOne(ctx, r.s, eventEvents.Get, []any{e.Source, e.At, e.ID}, eventEventsScan)
+// Get reads the Event with the given key; cqlgen.ErrNotFound if none.
+func (r *EventRepo) Get(ctx context.Context, source string, at time.Time, id gocql.UUID) (*Event, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Event", "Get", eventEvents, []any{source, at, id}, eventEventsScan)
 }
 
-// EventsOptions are the optional parts of a Events read.
+// EventsOptions are the options of Events.
 type EventsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
-var eventEventsRead = cqlgenimpl.ReadSpec[Event]{
-	Compare: eventEventsCompare,
-	Key:     eventEventsClustering,
-	Scan:    eventEventsScan,
+var eventEventsRead = &cqlgenimpl.ReadSpec[Event]{
+	Entity:  "Event",
 	Table:   eventEvents,
+	Scan:    eventEventsScan,
+	Key:     eventEventsClustering,
+	Compare: eventEventsCompare,
 }
 
-// Events reads a source's events, newest first, from events, in pages: one
-// partition, in clustering order.
-func (r *EventRepo) Events(ctx context.Context, source string, o *EventsOptions) (_ cqlgen.Page[Event], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Events").End(&err)
-	if source == "" {
-		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("events", "source")
-	}
-	if o == nil {
-		o = &EventsOptions{}
-	}
-	spec := eventEventsRead.With([]any{source}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// Events reads a source's events, newest first from events, in pages.
+func (r *EventRepo) Events(ctx context.Context, source string, o *EventsOptions) (cqlgen.Page[Event], error) {
+	o = cqlgenimpl.Or(o)
+	return eventEventsRead.Page(ctx, r.s, r.opts, []any{source}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// EventsByKindOptions are the optional parts of a EventsByKind read.
+// EventsByKindOptions are the options of EventsByKind.
 type EventsByKindOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var eventEventsByKindRead = cqlgenimpl.ReadSpec[Event]{
-	Compare: eventEventsByKindCompare,
-	Key:     eventEventsByKindClustering,
-	Scan:    eventEventsByKindScan,
-	Table:   eventEventsByKind,
+var eventEventsByKindRead = &cqlgenimpl.ReadSpec[Event]{
+	Entity:      "Event",
+	Table:       eventEventsByKind,
+	Scan:        eventEventsByKindScan,
+	Key:         eventEventsByKindClustering,
+	Compare:     eventEventsByKindCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
 // EventsByKind reads Event rows by kind, ordered by at descending, then id
-// ascending, from events_by_kind, in pages: time buckets from the newest back,
+// ascending from events_by_kind, in pages: time buckets from the newest back,
 // each in clustering order.
-func (r *EventRepo) EventsByKind(ctx context.Context, kind string, o *EventsByKindOptions) (_ cqlgen.Page[Event], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "EventsByKind").End(&err)
-	if kind == "" {
-		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("events_by_kind", "kind")
-	}
-	if o == nil {
-		o = &EventsByKindOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.DayBuckets
-	spec := eventEventsByKindRead.With([]any{kind}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *EventRepo) EventsByKind(ctx context.Context, kind string, o *EventsByKindOptions) (cqlgen.Page[Event], error) {
+	o = cqlgenimpl.Or(o)
+	return eventEventsByKindRead.Page(ctx, r.s, r.opts, []any{kind}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }

@@ -14,11 +14,10 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// orderOrders is table orders, which is the source of truth of Order
-// (statements in schema.md).
+// orderOrders is table orders, the source of truth (schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders",
 	Pattern:      "Orders",
@@ -29,46 +28,18 @@ var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func orderOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.OrderID, &e.Status, &e.Urgent, &e.Day, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Order{}
-	}
-}
-
-func orderOrdersState(e *Order) []any {
-	return []any{e.OrderID}
-}
-
-func orderOrdersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Order], ok bool) {
-	ok = it.Scan(&v.Row.OrderID, &v.Row.Status, &v.Row.Urgent, &v.Row.Day, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func orderOrdersData(e *Order) []any {
+func orderValues(e *Order, _ bool) []any {
 	return []any{e.OrderID, e.Status, e.Urgent, e.Day}
 }
 
-func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
-	return []any{e.Status, e.Urgent, e.Day, c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
+func orderFields(e *Order, dst []any) []any {
+	return append(dst, &e.OrderID, &e.Status, &e.Urgent, &e.Day)
 }
 
-func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
-}
+var orderOrdersScan = orderWrites.ScanLive
 
-func orderOrdersSettle(e *Order, version int64) []any {
-	return []any{e.OrderID, version}
-}
-
-// orderOrdersByStatus is table orders_by_status, which serves OrdersByStatus
-// (statements in schema.md).
+// orderOrdersByStatus is table orders_by_status, serving OrdersByStatus
+// (schema.md).
 var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_status",
 	Pattern:      "OrdersByStatus",
@@ -77,14 +48,6 @@ var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("urgent boolean", "day date"),
 	Maintained:   true,
 })
-
-func orderOrdersByStatusRow(e *Order, ts int64, _ bool) []any {
-	return []any{e.Status, e.OrderID, e.Urgent, e.Day, ts}
-}
-
-func orderOrdersByStatusKey(e *Order) []any {
-	return []any{e.Status, e.OrderID}
-}
 
 func orderOrdersByStatusScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Status, &e.OrderID, &e.Urgent, &e.Day)
@@ -98,8 +61,7 @@ func orderOrdersByStatusCompare(a, b *Order) int {
 	return cmp.Compare(a.OrderID, b.OrderID)
 }
 
-// orderOrdersByFlag is table orders_by_flag, which serves OrdersByFlag
-// (statements in schema.md).
+// orderOrdersByFlag is table orders_by_flag, serving OrdersByFlag (schema.md).
 var orderOrdersByFlag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_flag",
 	Pattern:      "OrdersByFlag",
@@ -108,14 +70,6 @@ var orderOrdersByFlag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("status text", "day date"),
 	Maintained:   true,
 })
-
-func orderOrdersByFlagRow(e *Order, ts int64, _ bool) []any {
-	return []any{e.Urgent, e.OrderID, e.Status, e.Day, ts}
-}
-
-func orderOrdersByFlagKey(e *Order) []any {
-	return []any{e.Urgent, e.OrderID}
-}
 
 func orderOrdersByFlagScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Urgent, &e.OrderID, &e.Status, &e.Day)
@@ -129,8 +83,7 @@ func orderOrdersByFlagCompare(a, b *Order) int {
 	return cmp.Compare(a.OrderID, b.OrderID)
 }
 
-// orderOrdersByDay is table orders_by_day, which serves OrdersByDay
-// (statements in schema.md).
+// orderOrdersByDay is table orders_by_day, serving OrdersByDay (schema.md).
 var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_day",
 	Pattern:      "OrdersByDay",
@@ -139,14 +92,6 @@ var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("status text", "urgent boolean"),
 	Maintained:   true,
 })
-
-func orderOrdersByDayRow(e *Order, ts int64, _ bool) []any {
-	return []any{e.Day, e.OrderID, e.Status, e.Urgent, ts}
-}
-
-func orderOrdersByDayKey(e *Order) []any {
-	return []any{e.Day, e.OrderID}
-}
 
 func orderOrdersByDayScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Day, &e.OrderID, &e.Status, &e.Urgent)
@@ -160,8 +105,8 @@ func orderOrdersByDayCompare(a, b *Order) int {
 	return cmp.Compare(a.OrderID, b.OrderID)
 }
 
-// orderOrdersByDaySharded is table orders_by_day_sharded, which serves
-// OrdersByDaySharded (statements in schema.md).
+// orderOrdersByDaySharded is table orders_by_day_sharded, serving
+// OrdersByDaySharded (schema.md).
 var orderOrdersByDaySharded = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_day_sharded",
 	Pattern:      "OrdersByDaySharded",
@@ -192,9 +137,8 @@ func orderOrdersByDayShardedCompare(a, b *Order) int {
 	return cmp.Compare(a.OrderID, b.OrderID)
 }
 
-// OrderRepo reads and writes Order in its tables (orders, orders_by_status,
-// orders_by_flag, orders_by_day, orders_by_day_sharded), kept in step with
-// orders.
+// OrderRepo reads and writes Order in tables orders, orders_by_status,
+// orders_by_flag, orders_by_day, orders_by_day_sharded.
 type OrderRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -205,53 +149,24 @@ func NewOrderRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrderRepo {
 	return &OrderRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func orderCheck(e *Order) error {
-	if e.OrderID == "" {
-		return cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	if e.Status == "" {
-		return cqlgenimpl.EmptyKey("orders_by_status", "status")
-	}
-	if e.Day.IsZero() {
-		return cqlgenimpl.EmptyKey("orders_by_day", "day")
-	}
-	return nil
-}
-
-func orderCheckKey(e *Order) error {
-	if e.OrderID == "" {
-		return cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	return nil
-}
-
-var orderWrites = &cqlgenimpl.Entity[Order]{
+var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
+	Name:      "Order",
 	Canonical: orderOrders,
-	State:     orderOrdersState,
-	ScanState: orderOrdersScanState,
-	Data:      orderOrdersData,
-	Change:    orderOrdersChange,
-	Remove:    orderOrdersRemove,
-	Settle:    orderOrdersSettle,
+	Values:    orderValues,
+	Fields:    orderFields,
 	Projections: []cqlgenimpl.Projection[Order]{
 		{
 			Table:      orderOrdersByStatus,
-			Key:        orderOrdersByStatusKey,
-			Row:        orderOrdersByStatusRow,
 			Writetimes: 2,
 			Owner:      []int{1},
 		},
 		{
 			Table:      orderOrdersByFlag,
-			Key:        orderOrdersByFlagKey,
-			Row:        orderOrdersByFlagRow,
 			Writetimes: 2,
 			Owner:      []int{1},
 		},
 		{
 			Table:      orderOrdersByDay,
-			Key:        orderOrdersByDayKey,
-			Row:        orderOrdersByDayRow,
 			Writetimes: 2,
 			Owner:      []int{1},
 		},
@@ -263,71 +178,32 @@ var orderWrites = &cqlgenimpl.Entity[Order]{
 			Owner:      []int{2},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+	return orderWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Order, leaving nil pointers
-// and empty collections unset, through the write protocol on orders
-// (docs/repositories.md, The write protocol).
-func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+	return orderWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Order with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// orders (docs/repositories.md, The write protocol).
-func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+	return orderWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Order with e's key from every table (e needs only its
-// key), through the write protocol on orders (docs/repositories.md, The write
-// protocol).
-func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Order with the given key and its version.
+func (r *OrderRepo) GetVersioned(ctx context.Context, orderID string) (*Order, int64, error) {
+	return orderWrites.GetVersioned(ctx, r.s, &Order{OrderID: orderID})
 }
 
-// GetVersioned reads the Order with the given key from orders with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *OrderRepo) GetVersioned(ctx context.Context, orderID string) (_ *Order, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetVersioned").End(&err)
-	if orderID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	e := &Order{}
-	e.OrderID = orderID
-	return cqlgenimpl.Versioned(ctx, r.s, orderWrites, e)
-}
-
-// Modify reads the Order with the given key, lets change edit it and writes it
-// back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *OrderRepo) Modify(ctx context.Context, orderID string, change func(*Order) error, opts ...cqlgen.Option) (_ *Order, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Modify").End(&err)
-	if orderID == "" {
-		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	e := &Order{}
-	e.OrderID = orderID
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, orderWrites, e, orderCheck, change)
+// Modify edits the Order with the given key by change, retrying on conflict.
+func (r *OrderRepo) Modify(ctx context.Context, orderID string, change func(*Order) error, opts ...cqlgen.Option) (*Order, error) {
+	return orderWrites.Modify(ctx, r.s, r.opts, opts, &Order{OrderID: orderID}, change)
 }
 
 // Entity is Order.
@@ -335,192 +211,149 @@ func (r *OrderRepo) Entity() string {
 	return "Order"
 }
 
-// Tables lists the tables Repair and Backfill write: all but orders.
+// Tables lists the tables Repair and Backfill write.
 func (r *OrderRepo) Tables() []string {
-	return []string{"orders_by_status", "orders_by_flag", "orders_by_day", "orders_by_day_sharded"}
+	return orderWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against orders.
-func (r *OrderRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
+// Verify reports rows missing, stale or orphaned against orders.
+func (r *OrderRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return orderWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *OrderRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
+// Repair mends what Verify finds.
+func (r *OrderRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return orderWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row orders implies into table.
-func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
+func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return orderWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Order with the given key from orders; cqlgen.ErrNotFound if
-// there is none.
-func (r *OrderRepo) Get(ctx context.Context, orderID string) (_ *Order, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Get").End(&err)
-	if orderID == "" {
-		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	var e Order
-	e.OrderID = orderID
-	return cqlgenimpl.GetOne(ctx, r.s, orderOrders.Get, []any{e.OrderID}, orderOrdersScan)
+// Get reads the Order with the given key; cqlgen.ErrNotFound if none.
+func (r *OrderRepo) Get(ctx context.Context, orderID string) (*Order, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Order", "Get", orderOrders, []any{orderID}, orderOrdersScan)
 }
 
-// GetMany reads the Orders with the given order_id values from orders in one
-// query: Rows[i] is orderIDs[i]'s, nil when missing (docs/repositories.md,
-// Multi-get).
-func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []string) (_ cqlgen.Found[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetMany").End(&err)
-	for _, k := range orderIDs {
-		if k == "" {
-			return cqlgen.Found[Order]{}, cqlgenimpl.EmptyKey("orders", "order_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, orderOrders, []any{}, orderIDs, r.opts.MaxKeys, orderOrdersScan, func(e *Order) string {
+// GetMany reads the Orders of the given order_id values: Rows[i] is
+// orderIDs[i]'s or nil.
+func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []string) (cqlgen.Found[Order], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Order", orderOrders, []any{}, orderIDs, orderOrdersScan, func(e *Order) string {
 		return e.OrderID
 	})
 }
 
-// OrdersByStatusOptions are the optional parts of a OrdersByStatus read.
+// OrdersByStatusOptions are the options of OrdersByStatus.
 type OrdersByStatusOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
-	// order; nil: open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
+	// open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
+	// OrderIDFromExclusive and OrderIDToInclusive flip the defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-var orderOrdersByStatusRead = cqlgenimpl.ReadSpec[Order]{
-	Compare: orderOrdersByStatusCompare,
-	Key:     orderOrdersByStatusClustering,
-	Scan:    orderOrdersByStatusScan,
+var orderOrdersByStatusRead = &cqlgenimpl.ReadSpec[Order]{
+	Entity:  "Order",
 	Table:   orderOrdersByStatus,
+	Scan:    orderOrdersByStatusScan,
+	Key:     orderOrdersByStatusClustering,
+	Compare: orderOrdersByStatusCompare,
 }
 
-// OrdersByStatus reads Order rows by status, ordered by order_id ascending,
-// from orders_by_status, in pages: one partition, in clustering order.
-func (r *OrderRepo) OrdersByStatus(ctx context.Context, status Status, o *OrdersByStatusOptions) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByStatus").End(&err)
-	if status == "" {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_status", "status")
-	}
-	if o == nil {
-		o = &OrdersByStatusOptions{}
-	}
-	spec := orderOrdersByStatusRead.With([]any{status}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// OrdersByStatus reads Order rows by status, ordered by order_id ascending
+// from orders_by_status, in pages.
+func (r *OrderRepo) OrdersByStatus(ctx context.Context, status Status, o *OrdersByStatusOptions) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderOrdersByStatusRead.Page(ctx, r.s, r.opts, []any{status}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))
 }
 
-// OrdersByFlagOptions are the optional parts of a OrdersByFlag read.
+// OrdersByFlagOptions are the options of OrdersByFlag.
 type OrdersByFlagOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
-	// order; nil: open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
+	// open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
+	// OrderIDFromExclusive and OrderIDToInclusive flip the defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-var orderOrdersByFlagRead = cqlgenimpl.ReadSpec[Order]{
-	Compare: orderOrdersByFlagCompare,
-	Key:     orderOrdersByFlagClustering,
-	Scan:    orderOrdersByFlagScan,
+var orderOrdersByFlagRead = &cqlgenimpl.ReadSpec[Order]{
+	Entity:  "Order",
 	Table:   orderOrdersByFlag,
+	Scan:    orderOrdersByFlagScan,
+	Key:     orderOrdersByFlagClustering,
+	Compare: orderOrdersByFlagCompare,
 }
 
-// OrdersByFlag reads Order rows by urgent, ordered by order_id ascending, from
-// orders_by_flag, in pages: one partition, in clustering order.
-func (r *OrderRepo) OrdersByFlag(ctx context.Context, urgent bool, o *OrdersByFlagOptions) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByFlag").End(&err)
-	if o == nil {
-		o = &OrdersByFlagOptions{}
-	}
-	spec := orderOrdersByFlagRead.With([]any{urgent}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// OrdersByFlag reads Order rows by urgent, ordered by order_id ascending from
+// orders_by_flag, in pages.
+func (r *OrderRepo) OrdersByFlag(ctx context.Context, urgent bool, o *OrdersByFlagOptions) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderOrdersByFlagRead.Page(ctx, r.s, r.opts, []any{urgent}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))
 }
 
-// OrdersByDayOptions are the optional parts of a OrdersByDay read.
+// OrdersByDayOptions are the options of OrdersByDay.
 type OrdersByDayOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
-	// order; nil: open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
+	// open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
+	// OrderIDFromExclusive and OrderIDToInclusive flip the defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-var orderOrdersByDayRead = cqlgenimpl.ReadSpec[Order]{
-	Compare: orderOrdersByDayCompare,
-	Key:     orderOrdersByDayClustering,
-	Scan:    orderOrdersByDayScan,
+var orderOrdersByDayRead = &cqlgenimpl.ReadSpec[Order]{
+	Entity:  "Order",
 	Table:   orderOrdersByDay,
+	Scan:    orderOrdersByDayScan,
+	Key:     orderOrdersByDayClustering,
+	Compare: orderOrdersByDayCompare,
 }
 
-// OrdersByDay reads Order rows by day, ordered by order_id ascending, from
-// orders_by_day, in pages: one partition, in clustering order.
-func (r *OrderRepo) OrdersByDay(ctx context.Context, day time.Time, o *OrdersByDayOptions) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByDay").End(&err)
-	if day.IsZero() {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_day", "day")
-	}
-	if o == nil {
-		o = &OrdersByDayOptions{}
-	}
-	spec := orderOrdersByDayRead.With([]any{day}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// OrdersByDay reads Order rows by day, ordered by order_id ascending from
+// orders_by_day, in pages.
+func (r *OrderRepo) OrdersByDay(ctx context.Context, day time.Time, o *OrdersByDayOptions) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderOrdersByDayRead.Page(ctx, r.s, r.opts, []any{day}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))
 }
 
-// OrdersByDayShardedOptions are the optional parts of a OrdersByDaySharded
-// read.
+// OrdersByDayShardedOptions are the options of OrdersByDaySharded.
 type OrdersByDayShardedOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
-	// order; nil: open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
+	// open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
+	// OrderIDFromExclusive and OrderIDToInclusive flip the defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-var orderOrdersByDayShardedRead = cqlgenimpl.ReadSpec[Order]{
+var orderOrdersByDayShardedRead = &cqlgenimpl.ReadSpec[Order]{
+	Entity:      "Order",
+	Table:       orderOrdersByDaySharded,
+	Scan:        orderOrdersByDayShardedScan,
+	Key:         orderOrdersByDayShardedClustering,
 	Compare:     orderOrdersByDayShardedCompare,
 	HashBuckets: 16,
-	Key:         orderOrdersByDayShardedClustering,
-	Scan:        orderOrdersByDayShardedScan,
-	Table:       orderOrdersByDaySharded,
 }
 
-// OrdersByDaySharded reads Order rows by day, ordered by order_id ascending,
+// OrdersByDaySharded reads Order rows by day, ordered by order_id ascending
 // from orders_by_day_sharded, in pages: all 16 hash buckets read in parallel
 // and merged in clustering order.
-func (r *OrderRepo) OrdersByDaySharded(ctx context.Context, day time.Time, o *OrdersByDayShardedOptions) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersByDaySharded").End(&err)
-	if day.IsZero() {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_by_day_sharded", "day")
-	}
-	if o == nil {
-		o = &OrdersByDayShardedOptions{}
-	}
-	spec := orderOrdersByDayShardedRead.With([]any{day}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *OrderRepo) OrdersByDaySharded(ctx context.Context, day time.Time, o *OrdersByDayShardedOptions) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderOrdersByDayShardedRead.Page(ctx, r.s, r.opts, []any{day}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))
 }

@@ -13,12 +13,11 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// unshardedChartEntryDailyChartsUnsharded is table daily_charts_unsharded,
-// which is the source of truth of UnshardedChartEntry (statements in
-// schema.md).
+// unshardedChartEntryDailyChartsUnsharded is table daily_charts_unsharded, the
+// source of truth (schema.md).
 var unshardedChartEntryDailyChartsUnsharded = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "daily_charts_unsharded",
 	Pattern:      "DailyChartsUnsharded",
@@ -63,101 +62,77 @@ func unshardedChartEntryCheck(e *UnshardedChartEntry) error {
 	return nil
 }
 
-var unshardedChartEntryOne = cqlgenimpl.One[UnshardedChartEntry]{
+var unshardedChartEntryOne = &cqlgenimpl.One[UnshardedChartEntry]{
+	Name:  "UnshardedChartEntry",
+	Table: unshardedChartEntryDailyChartsUnsharded,
 	Check: unshardedChartEntryCheck,
-	Delete: func(e *UnshardedChartEntry, ts int64) []any {
-		return []any{ts, e.ChartDate, e.PlayCount, e.TrackID}
-	},
 	Key: func(e *UnshardedChartEntry) []any {
 		return []any{e.ChartDate, e.PlayCount, e.TrackID}
 	},
-	Row:   unshardedChartEntryDailyChartsUnshardedRow,
-	Scan:  unshardedChartEntryDailyChartsUnshardedScan,
-	Table: unshardedChartEntryDailyChartsUnsharded,
+	Row: unshardedChartEntryDailyChartsUnshardedRow,
+	Remove: func(e *UnshardedChartEntry, ts int64) []any {
+		return []any{ts, e.ChartDate, e.PlayCount, e.TrackID}
+	},
+	Scan: unshardedChartEntryDailyChartsUnshardedScan,
 }
 
-// Insert writes e to daily_charts_unsharded, leaving nil pointers and empty
-// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
-// (docs/repositories.md, Writes).
-func (r *UnshardedChartEntryRepo) Insert(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "UnshardedChartEntry", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &unshardedChartEntryOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *UnshardedChartEntryRepo) Insert(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) error {
+	return unshardedChartEntryOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in daily_charts_unsharded unless a row has its key
-// (IF NOT EXISTS); see docs/repositories.md, Conditional insert.
-func (r *UnshardedChartEntryRepo) InsertIfAbsent(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (_ cqlgen.Inserted[UnshardedChartEntry], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "UnshardedChartEntry", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &unshardedChartEntryOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *UnshardedChartEntryRepo) InsertIfAbsent(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (cqlgen.Inserted[UnshardedChartEntry], error) {
+	return unshardedChartEntryOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in daily_charts_unsharded; nil
-// pointers and empty collections clear their columns.
-func (r *UnshardedChartEntryRepo) Update(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "UnshardedChartEntry", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &unshardedChartEntryOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *UnshardedChartEntryRepo) Update(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) error {
+	return unshardedChartEntryOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from daily_charts_unsharded.
-func (r *UnshardedChartEntryRepo) Delete(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "UnshardedChartEntry", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &unshardedChartEntryOne, e)
+// Delete removes the row with e's key.
+func (r *UnshardedChartEntryRepo) Delete(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) error {
+	return unshardedChartEntryOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the UnshardedChartEntry with the given key from
-// daily_charts_unsharded; cqlgen.ErrNotFound if there is none.
-func (r *UnshardedChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount int64, trackID string) (_ *UnshardedChartEntry, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "UnshardedChartEntry", "Get").End(&err)
-	if chartDate.IsZero() {
-		return nil, cqlgenimpl.EmptyKey("daily_charts_unsharded", "chart_date")
-	}
-	var e UnshardedChartEntry
-	e.ChartDate = chartDate
-	e.PlayCount = playCount
-	e.TrackID = trackID
-	return cqlgenimpl.GetOne(ctx, r.s, unshardedChartEntryDailyChartsUnsharded.Get, []any{e.ChartDate, e.PlayCount, e.TrackID}, unshardedChartEntryDailyChartsUnshardedScan)
+// Get reads the UnshardedChartEntry with the given key; cqlgen.ErrNotFound if
+// none.
+func (r *UnshardedChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount int64, trackID string) (*UnshardedChartEntry, error) {
+	return cqlgenimpl.Get(ctx, r.s, "UnshardedChartEntry", "Get", unshardedChartEntryDailyChartsUnsharded, []any{chartDate, playCount, trackID}, unshardedChartEntryDailyChartsUnshardedScan)
 }
 
-// DailyChartsUnshardedOptions are the optional parts of a DailyChartsUnsharded
-// read.
+// DailyChartsUnshardedOptions are the options of DailyChartsUnsharded.
 type DailyChartsUnshardedOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count
-	// in read order; nil: open.
+	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count;
+	// nil: open.
 	PlayCountFrom, PlayCountTo *int64
-	// PlayCountFromExclusive and PlayCountToInclusive change the bounds'
-	// defaults.
+	// PlayCountFromExclusive and PlayCountToInclusive flip the defaults.
 	PlayCountFromExclusive, PlayCountToInclusive bool
 }
 
-var unshardedChartEntryDailyChartsUnshardedRead = cqlgenimpl.ReadSpec[UnshardedChartEntry]{
-	Compare: unshardedChartEntryDailyChartsUnshardedCompare,
-	Key:     unshardedChartEntryDailyChartsUnshardedClustering,
-	Scan:    unshardedChartEntryDailyChartsUnshardedScan,
+var unshardedChartEntryDailyChartsUnshardedRead = &cqlgenimpl.ReadSpec[UnshardedChartEntry]{
+	Entity:  "UnshardedChartEntry",
 	Table:   unshardedChartEntryDailyChartsUnsharded,
+	Scan:    unshardedChartEntryDailyChartsUnshardedScan,
+	Key:     unshardedChartEntryDailyChartsUnshardedClustering,
+	Compare: unshardedChartEntryDailyChartsUnshardedCompare,
 }
 
 // DailyChartsUnsharded reads UnshardedChartEntry rows by chart_date, ordered
-// by play_count descending, then track_id ascending, from
-// daily_charts_unsharded, in pages: one partition, in clustering order.
-func (r *UnshardedChartEntryRepo) DailyChartsUnsharded(ctx context.Context, chartDate time.Time, o *DailyChartsUnshardedOptions) (_ cqlgen.Page[UnshardedChartEntry], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "UnshardedChartEntry", "DailyChartsUnsharded").End(&err)
-	if chartDate.IsZero() {
-		return cqlgen.Page[UnshardedChartEntry]{}, cqlgenimpl.EmptyKey("daily_charts_unsharded", "chart_date")
-	}
-	if o == nil {
-		o = &DailyChartsUnshardedOptions{}
-	}
-	spec := unshardedChartEntryDailyChartsUnshardedRead.With([]any{chartDate}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.PlayCountFrom, o.PlayCountTo, o.PlayCountFromExclusive, o.PlayCountToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// by play_count descending, then track_id ascending from
+// daily_charts_unsharded, in pages.
+func (r *UnshardedChartEntryRepo) DailyChartsUnsharded(ctx context.Context, chartDate time.Time, o *DailyChartsUnshardedOptions) (cqlgen.Page[UnshardedChartEntry], error) {
+	o = cqlgenimpl.Or(o)
+	return unshardedChartEntryDailyChartsUnshardedRead.Page(ctx, r.s, r.opts, []any{chartDate}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlayCountFrom, o.PlayCountTo, o.PlayCountFromExclusive, o.PlayCountToInclusive))
 }
 
-// chartEntryDailyCharts is table daily_charts, which is the source of truth of
-// ChartEntry (statements in schema.md).
+// chartEntryDailyCharts is table daily_charts, the source of truth
+// (schema.md).
 var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "daily_charts",
 	Pattern:      "DailyCharts",
@@ -202,101 +177,77 @@ func chartEntryCheck(e *ChartEntry) error {
 	return nil
 }
 
-var chartEntryOne = cqlgenimpl.One[ChartEntry]{
+var chartEntryOne = &cqlgenimpl.One[ChartEntry]{
+	Name:  "ChartEntry",
+	Table: chartEntryDailyCharts,
 	Check: chartEntryCheck,
-	Delete: func(e *ChartEntry, ts int64) []any {
-		return []any{ts, e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}
-	},
 	Key: func(e *ChartEntry) []any {
 		return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}
 	},
-	Row:   chartEntryDailyChartsRow,
-	Scan:  chartEntryDailyChartsScan,
-	Table: chartEntryDailyCharts,
+	Row: chartEntryDailyChartsRow,
+	Remove: func(e *ChartEntry, ts int64) []any {
+		return []any{ts, e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}
+	},
+	Scan: chartEntryDailyChartsScan,
 }
 
-// Insert writes e to daily_charts, leaving nil pointers and empty collections
-// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
-// Writes).
-func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &chartEntryOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
+	return chartEntryOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in daily_charts unless a row has its key (IF NOT
-// EXISTS); see docs/repositories.md, Conditional insert.
-func (r *ChartEntryRepo) InsertIfAbsent(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (_ cqlgen.Inserted[ChartEntry], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &chartEntryOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *ChartEntryRepo) InsertIfAbsent(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (cqlgen.Inserted[ChartEntry], error) {
+	return chartEntryOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in daily_charts; nil pointers and
-// empty collections clear their columns.
-func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &chartEntryOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
+	return chartEntryOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from daily_charts.
-func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &chartEntryOne, e)
+// Delete removes the row with e's key.
+func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
+	return chartEntryOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the ChartEntry with the given key from daily_charts;
-// cqlgen.ErrNotFound if there is none.
-func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount int64, trackID string) (_ *ChartEntry, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "Get").End(&err)
-	if chartDate.IsZero() {
-		return nil, cqlgenimpl.EmptyKey("daily_charts", "chart_date")
-	}
-	var e ChartEntry
-	e.ChartDate = chartDate
-	e.PlayCount = playCount
-	e.TrackID = trackID
-	return cqlgenimpl.GetOne(ctx, r.s, chartEntryDailyCharts.Get, []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}, chartEntryDailyChartsScan)
+// Get reads the ChartEntry with the given key; cqlgen.ErrNotFound if none.
+func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount int64, trackID string) (*ChartEntry, error) {
+	return cqlgenimpl.Get(ctx, r.s, "ChartEntry", "Get", chartEntryDailyCharts, []any{(&ChartEntry{ChartDate: chartDate, PlayCount: playCount, TrackID: trackID}).ChartDate, cqlgenimpl.HashText(string((&ChartEntry{ChartDate: chartDate, PlayCount: playCount, TrackID: trackID}).TrackID), 100), (&ChartEntry{ChartDate: chartDate, PlayCount: playCount, TrackID: trackID}).PlayCount, (&ChartEntry{ChartDate: chartDate, PlayCount: playCount, TrackID: trackID}).TrackID}, chartEntryDailyChartsScan)
 }
 
-// DailyChartsOptions are the optional parts of a DailyCharts read.
+// DailyChartsOptions are the options of DailyCharts.
 type DailyChartsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count
-	// in read order; nil: open.
+	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count;
+	// nil: open.
 	PlayCountFrom, PlayCountTo *int64
-	// PlayCountFromExclusive and PlayCountToInclusive change the bounds'
-	// defaults.
+	// PlayCountFromExclusive and PlayCountToInclusive flip the defaults.
 	PlayCountFromExclusive, PlayCountToInclusive bool
 }
 
-var chartEntryDailyChartsRead = cqlgenimpl.ReadSpec[ChartEntry]{
+var chartEntryDailyChartsRead = &cqlgenimpl.ReadSpec[ChartEntry]{
+	Entity:      "ChartEntry",
+	Table:       chartEntryDailyCharts,
+	Scan:        chartEntryDailyChartsScan,
+	Key:         chartEntryDailyChartsClustering,
 	Compare:     chartEntryDailyChartsCompare,
 	HashBuckets: 100,
-	Key:         chartEntryDailyChartsClustering,
-	Scan:        chartEntryDailyChartsScan,
-	Table:       chartEntryDailyCharts,
 }
 
 // DailyCharts reads ChartEntry rows by chart_date, ordered by play_count
-// descending, then track_id ascending, from daily_charts, in pages: all 100
+// descending, then track_id ascending from daily_charts, in pages: all 100
 // hash buckets read in parallel and merged in clustering order.
-func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o *DailyChartsOptions) (_ cqlgen.Page[ChartEntry], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "ChartEntry", "DailyCharts").End(&err)
-	if chartDate.IsZero() {
-		return cqlgen.Page[ChartEntry]{}, cqlgenimpl.EmptyKey("daily_charts", "chart_date")
-	}
-	if o == nil {
-		o = &DailyChartsOptions{}
-	}
-	spec := chartEntryDailyChartsRead.With([]any{chartDate}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.PlayCountFrom, o.PlayCountTo, o.PlayCountFromExclusive, o.PlayCountToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *ChartEntryRepo) DailyCharts(ctx context.Context, chartDate time.Time, o *DailyChartsOptions) (cqlgen.Page[ChartEntry], error) {
+	o = cqlgenimpl.Or(o)
+	return chartEntryDailyChartsRead.Page(ctx, r.s, r.opts, []any{chartDate}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlayCountFrom, o.PlayCountTo, o.PlayCountFromExclusive, o.PlayCountToInclusive))
 }
 
-// playListeningHistory is table listening_history, which is the source of
-// truth of Play (statements in schema.md).
+// playListeningHistory is table listening_history, the source of truth
+// (schema.md).
 var playListeningHistory = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "listening_history",
 	Pattern:      "ListeningHistory",
@@ -340,100 +291,75 @@ func playCheck(e *Play) error {
 	return nil
 }
 
-var playOne = cqlgenimpl.One[Play]{
+var playOne = &cqlgenimpl.One[Play]{
+	Name:  "Play",
+	Table: playListeningHistory,
 	Check: playCheck,
-	Delete: func(e *Play, ts int64) []any {
-		return []any{ts, e.UserID, e.PlayedAt, e.TrackID}
-	},
 	Key: func(e *Play) []any {
 		return []any{e.UserID, e.PlayedAt, e.TrackID}
 	},
-	Row:   playListeningHistoryRow,
-	Scan:  playListeningHistoryScan,
-	Table: playListeningHistory,
+	Row: playListeningHistoryRow,
+	Remove: func(e *Play, ts int64) []any {
+		return []any{ts, e.UserID, e.PlayedAt, e.TrackID}
+	},
+	Scan: playListeningHistoryScan,
 }
 
-// Insert writes e to listening_history, leaving nil pointers and empty
-// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
-// (docs/repositories.md, Writes).
-func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &playOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
+	return playOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in listening_history unless a row has its key (IF
-// NOT EXISTS); see docs/repositories.md, Conditional insert.
-func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.Option) (_ cqlgen.Inserted[Play], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &playOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.Option) (cqlgen.Inserted[Play], error) {
+	return playOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in listening_history; nil pointers
-// and empty collections clear their columns.
-func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &playOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
+	return playOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from listening_history.
-func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &playOne, e)
+// Delete removes the row with e's key.
+func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
+	return playOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Play with the given key from listening_history;
-// cqlgen.ErrNotFound if there is none.
-func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (_ *Play, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "Get").End(&err)
-	if userID == "" {
-		return nil, cqlgenimpl.EmptyKey("listening_history", "user_id")
-	}
-	var e Play
-	e.UserID = userID
-	e.PlayedAt = playedAt
-	e.TrackID = trackID
-	return cqlgenimpl.GetOne(ctx, r.s, playListeningHistory.Get, []any{e.UserID, e.PlayedAt, e.TrackID}, playListeningHistoryScan)
+// Get reads the Play with the given key; cqlgen.ErrNotFound if none.
+func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (*Play, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Play", "Get", playListeningHistory, []any{userID, playedAt, trackID}, playListeningHistoryScan)
 }
 
-// ListeningHistoryOptions are the optional parts of a ListeningHistory read.
+// ListeningHistoryOptions are the options of ListeningHistory.
 type ListeningHistoryOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlayedAtFrom (inclusive) and PlayedAtTo (exclusive) bound played_at in
-	// read order; nil: open.
+	// PlayedAtFrom (inclusive) and PlayedAtTo (exclusive) bound played_at;
+	// nil: open.
 	PlayedAtFrom, PlayedAtTo *time.Time
-	// PlayedAtFromExclusive and PlayedAtToInclusive change the bounds'
-	// defaults.
+	// PlayedAtFromExclusive and PlayedAtToInclusive flip the defaults.
 	PlayedAtFromExclusive, PlayedAtToInclusive bool
 }
 
-var playListeningHistoryRead = cqlgenimpl.ReadSpec[Play]{
-	Compare: playListeningHistoryCompare,
-	Key:     playListeningHistoryClustering,
-	Scan:    playListeningHistoryScan,
+var playListeningHistoryRead = &cqlgenimpl.ReadSpec[Play]{
+	Entity:  "Play",
 	Table:   playListeningHistory,
+	Scan:    playListeningHistoryScan,
+	Key:     playListeningHistoryClustering,
+	Compare: playListeningHistoryCompare,
 }
 
 // ListeningHistory reads Play rows by user_id, ordered by played_at
-// descending, then track_id ascending, from listening_history, in pages: one
-// partition, in clustering order.
-func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *ListeningHistoryOptions) (_ cqlgen.Page[Play], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Play", "ListeningHistory").End(&err)
-	if userID == "" {
-		return cqlgen.Page[Play]{}, cqlgenimpl.EmptyKey("listening_history", "user_id")
-	}
-	if o == nil {
-		o = &ListeningHistoryOptions{}
-	}
-	spec := playListeningHistoryRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.PlayedAtFrom, o.PlayedAtTo, o.PlayedAtFromExclusive, o.PlayedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// descending, then track_id ascending from listening_history, in pages.
+func (r *PlayRepo) ListeningHistory(ctx context.Context, userID string, o *ListeningHistoryOptions) (cqlgen.Page[Play], error) {
+	o = cqlgenimpl.Or(o)
+	return playListeningHistoryRead.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlayedAtFrom, o.PlayedAtTo, o.PlayedAtFromExclusive, o.PlayedAtToInclusive))
 }
 
-// playForeverListeningHistoryForever is table listening_history_forever, which
-// is the source of truth of PlayForever (statements in schema.md).
+// playForeverListeningHistoryForever is table listening_history_forever, the
+// source of truth (schema.md).
 var playForeverListeningHistoryForever = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "listening_history_forever",
 	Pattern:      "ListeningHistoryForever",
@@ -478,95 +404,70 @@ func playForeverCheck(e *PlayForever) error {
 	return nil
 }
 
-var playForeverOne = cqlgenimpl.One[PlayForever]{
+var playForeverOne = &cqlgenimpl.One[PlayForever]{
+	Name:  "PlayForever",
+	Table: playForeverListeningHistoryForever,
 	Check: playForeverCheck,
-	Delete: func(e *PlayForever, ts int64) []any {
-		return []any{ts, e.UserID, e.PlayedAt, e.TrackID}
-	},
 	Key: func(e *PlayForever) []any {
 		return []any{e.UserID, e.PlayedAt, e.TrackID}
 	},
-	Row:   playForeverListeningHistoryForeverRow,
-	Scan:  playForeverListeningHistoryForeverScan,
-	Table: playForeverListeningHistoryForever,
+	Row: playForeverListeningHistoryForeverRow,
+	Remove: func(e *PlayForever, ts int64) []any {
+		return []any{ts, e.UserID, e.PlayedAt, e.TrackID}
+	},
+	Scan: playForeverListeningHistoryForeverScan,
 }
 
-// Insert writes e to listening_history_forever, leaving nil pointers and empty
-// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
-// (docs/repositories.md, Writes).
-func (r *PlayForeverRepo) Insert(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "PlayForever", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &playForeverOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *PlayForeverRepo) Insert(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) error {
+	return playForeverOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in listening_history_forever unless a row has its
-// key (IF NOT EXISTS); see docs/repositories.md, Conditional insert.
-func (r *PlayForeverRepo) InsertIfAbsent(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (_ cqlgen.Inserted[PlayForever], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "PlayForever", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &playForeverOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *PlayForeverRepo) InsertIfAbsent(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (cqlgen.Inserted[PlayForever], error) {
+	return playForeverOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in listening_history_forever; nil
-// pointers and empty collections clear their columns.
-func (r *PlayForeverRepo) Update(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "PlayForever", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &playForeverOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *PlayForeverRepo) Update(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) error {
+	return playForeverOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from listening_history_forever.
-func (r *PlayForeverRepo) Delete(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "PlayForever", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &playForeverOne, e)
+// Delete removes the row with e's key.
+func (r *PlayForeverRepo) Delete(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) error {
+	return playForeverOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the PlayForever with the given key from listening_history_forever;
-// cqlgen.ErrNotFound if there is none.
-func (r *PlayForeverRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (_ *PlayForever, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "PlayForever", "Get").End(&err)
-	if userID == "" {
-		return nil, cqlgenimpl.EmptyKey("listening_history_forever", "user_id")
-	}
-	var e PlayForever
-	e.UserID = userID
-	e.PlayedAt = playedAt
-	e.TrackID = trackID
-	return cqlgenimpl.GetOne(ctx, r.s, playForeverListeningHistoryForever.Get, []any{e.UserID, e.PlayedAt, e.TrackID}, playForeverListeningHistoryForeverScan)
+// Get reads the PlayForever with the given key; cqlgen.ErrNotFound if none.
+func (r *PlayForeverRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (*PlayForever, error) {
+	return cqlgenimpl.Get(ctx, r.s, "PlayForever", "Get", playForeverListeningHistoryForever, []any{userID, playedAt, trackID}, playForeverListeningHistoryForeverScan)
 }
 
-// ListeningHistoryForeverOptions are the optional parts of a
-// ListeningHistoryForever read.
+// ListeningHistoryForeverOptions are the options of ListeningHistoryForever.
 type ListeningHistoryForeverOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlayedAtFrom (inclusive) and PlayedAtTo (exclusive) bound played_at in
-	// read order; nil: open.
+	// PlayedAtFrom (inclusive) and PlayedAtTo (exclusive) bound played_at;
+	// nil: open.
 	PlayedAtFrom, PlayedAtTo *time.Time
-	// PlayedAtFromExclusive and PlayedAtToInclusive change the bounds'
-	// defaults.
+	// PlayedAtFromExclusive and PlayedAtToInclusive flip the defaults.
 	PlayedAtFromExclusive, PlayedAtToInclusive bool
 }
 
-var playForeverListeningHistoryForeverRead = cqlgenimpl.ReadSpec[PlayForever]{
-	Compare: playForeverListeningHistoryForeverCompare,
-	Key:     playForeverListeningHistoryForeverClustering,
-	Scan:    playForeverListeningHistoryForeverScan,
+var playForeverListeningHistoryForeverRead = &cqlgenimpl.ReadSpec[PlayForever]{
+	Entity:  "PlayForever",
 	Table:   playForeverListeningHistoryForever,
+	Scan:    playForeverListeningHistoryForeverScan,
+	Key:     playForeverListeningHistoryForeverClustering,
+	Compare: playForeverListeningHistoryForeverCompare,
 }
 
 // ListeningHistoryForever reads PlayForever rows by user_id, ordered by
-// played_at descending, then track_id ascending, from
-// listening_history_forever, in pages: one partition, in clustering order.
-func (r *PlayForeverRepo) ListeningHistoryForever(ctx context.Context, userID string, o *ListeningHistoryForeverOptions) (_ cqlgen.Page[PlayForever], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "PlayForever", "ListeningHistoryForever").End(&err)
-	if userID == "" {
-		return cqlgen.Page[PlayForever]{}, cqlgenimpl.EmptyKey("listening_history_forever", "user_id")
-	}
-	if o == nil {
-		o = &ListeningHistoryForeverOptions{}
-	}
-	spec := playForeverListeningHistoryForeverRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.PlayedAtFrom, o.PlayedAtTo, o.PlayedAtFromExclusive, o.PlayedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// played_at descending, then track_id ascending from
+// listening_history_forever, in pages.
+func (r *PlayForeverRepo) ListeningHistoryForever(ctx context.Context, userID string, o *ListeningHistoryForeverOptions) (cqlgen.Page[PlayForever], error) {
+	o = cqlgenimpl.Or(o)
+	return playForeverListeningHistoryForeverRead.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlayedAtFrom, o.PlayedAtTo, o.PlayedAtFromExclusive, o.PlayedAtToInclusive))
 }

@@ -14,11 +14,11 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// tradeTradesByAccount is table trades_by_account, which is the source of
-// truth of Trade (statements in schema.md).
+// tradeTradesByAccount is table trades_by_account, the source of truth
+// (schema.md).
 var tradeTradesByAccount = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "trades_by_account",
 	Pattern:      "TradesByAccount",
@@ -31,43 +31,15 @@ var tradeTradesByAccount = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Prefix:       1,
 })
 
-func tradeTradesByAccountScan(it cqlgenimpl.Iter, e *Trade) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.Account, &e.Type, &e.TradeDate, &e.TradeID, &e.Symbol, &e.Shares, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Trade{}
-	}
-}
-
-func tradeTradesByAccountState(e *Trade) []any {
-	return []any{e.Account, e.Type, e.TradeDate, e.TradeID}
-}
-
-func tradeTradesByAccountScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Trade], ok bool) {
-	ok = it.Scan(&v.Row.Account, &v.Row.Type, &v.Row.TradeDate, &v.Row.TradeID, &v.Row.Symbol, &v.Row.Shares, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func tradeTradesByAccountData(e *Trade) []any {
+func tradeValues(e *Trade, _ bool) []any {
 	return []any{e.Account, e.Type, e.TradeDate, e.TradeID, e.Symbol, e.Shares}
 }
 
-func tradeTradesByAccountChange(e *Trade, c cqlgenimpl.Change) []any {
-	return []any{e.Symbol, e.Shares, c.TS, c.Pending, c.Writes, e.Account, e.Type, e.TradeDate, e.TradeID, c.Old}
+func tradeFields(e *Trade, dst []any) []any {
+	return append(dst, &e.Account, &e.Type, &e.TradeDate, &e.TradeID, &e.Symbol, &e.Shares)
 }
 
-func tradeTradesByAccountRemove(e *Trade, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.Account, e.Type, e.TradeDate, e.TradeID, c.Old}
-}
-
-func tradeTradesByAccountSettle(e *Trade, version int64) []any {
-	return []any{e.Account, e.Type, e.TradeDate, e.TradeID, version}
-}
+var tradeTradesByAccountScan = tradeWrites.ScanLive
 
 func tradeTradesByAccountClustering(e *Trade) []any {
 	return []any{e.Type, e.TradeDate, e.TradeID}
@@ -77,8 +49,8 @@ func tradeTradesByAccountCompare(a, b *Trade) int {
 	return cmp.Or(cmp.Compare(a.Type, b.Type), -a.TradeDate.Compare(b.TradeDate), cmp.Compare(a.TradeID, b.TradeID))
 }
 
-// tradeTradesBySymbol is table trades_by_symbol, which serves TradesBySymbol
-// (statements in schema.md).
+// tradeTradesBySymbol is table trades_by_symbol, serving TradesBySymbol
+// (schema.md).
 var tradeTradesBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "trades_by_symbol",
 	Pattern:      "TradesBySymbol",
@@ -110,8 +82,8 @@ func tradeTradesBySymbolCompare(a, b *Trade) int {
 	return cmp.Or(cmp.Compare(a.Type, b.Type), a.TradeDate.Compare(b.TradeDate), cmp.Compare(a.Account, b.Account), cmp.Compare(a.TradeID, b.TradeID))
 }
 
-// TradeRepo reads and writes Trade in its tables (trades_by_account,
-// trades_by_symbol), kept in step with trades_by_account.
+// TradeRepo reads and writes Trade in tables trades_by_account,
+// trades_by_symbol.
 type TradeRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -122,31 +94,11 @@ func NewTradeRepo(s cqlgen.Session, opts ...cqlgen.Option) *TradeRepo {
 	return &TradeRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func tradeCheck(e *Trade) error {
-	if e.Account == "" {
-		return cqlgenimpl.EmptyKey("trades_by_account", "account")
-	}
-	if e.Symbol == "" {
-		return cqlgenimpl.EmptyKey("trades_by_symbol", "symbol")
-	}
-	return nil
-}
-
-func tradeCheckKey(e *Trade) error {
-	if e.Account == "" {
-		return cqlgenimpl.EmptyKey("trades_by_account", "account")
-	}
-	return nil
-}
-
-var tradeWrites = &cqlgenimpl.Entity[Trade]{
+var tradeWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Trade]{
+	Name:      "Trade",
 	Canonical: tradeTradesByAccount,
-	State:     tradeTradesByAccountState,
-	ScanState: tradeTradesByAccountScanState,
-	Data:      tradeTradesByAccountData,
-	Change:    tradeTradesByAccountChange,
-	Remove:    tradeTradesByAccountRemove,
-	Settle:    tradeTradesByAccountSettle,
+	Values:    tradeValues,
+	Fields:    tradeFields,
 	Projections: []cqlgenimpl.Projection[Trade]{
 		{
 			Table:      tradeTradesBySymbol,
@@ -156,77 +108,32 @@ var tradeWrites = &cqlgenimpl.Entity[Trade]{
 			Owner:      []int{4, 2, 3, 5},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *TradeRepo) Insert(ctx context.Context, e *Trade, opts ...cqlgen.Option) error {
+	return tradeWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Trade, leaving nil pointers
-// and empty collections unset, through the write protocol on trades_by_account
-// (docs/repositories.md, The write protocol).
-func (r *TradeRepo) Insert(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, tradeCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, tradeWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *TradeRepo) Update(ctx context.Context, e *Trade, opts ...cqlgen.Option) error {
+	return tradeWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Trade with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// trades_by_account (docs/repositories.md, The write protocol).
-func (r *TradeRepo) Update(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, tradeCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, tradeWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *TradeRepo) Delete(ctx context.Context, e *Trade, opts ...cqlgen.Option) error {
+	return tradeWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Trade with e's key from every table (e needs only its
-// key), through the write protocol on trades_by_account (docs/repositories.md,
-// The write protocol).
-func (r *TradeRepo) Delete(ctx context.Context, e *Trade, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, tradeCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, tradeWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Trade with the given key and its version.
+func (r *TradeRepo) GetVersioned(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64) (*Trade, int64, error) {
+	return tradeWrites.GetVersioned(ctx, r.s, &Trade{Account: account, Type: typeKey, TradeDate: tradeDate, TradeID: tradeID})
 }
 
-// GetVersioned reads the Trade with the given key from trades_by_account with
-// its version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *TradeRepo) GetVersioned(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64) (_ *Trade, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "GetVersioned").End(&err)
-	if account == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("trades_by_account", "account")
-	}
-	e := &Trade{}
-	e.Account = account
-	e.Type = typeKey
-	e.TradeDate = tradeDate
-	e.TradeID = tradeID
-	return cqlgenimpl.Versioned(ctx, r.s, tradeWrites, e)
-}
-
-// Modify reads the Trade with the given key, lets change edit it and writes it
-// back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *TradeRepo) Modify(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64, change func(*Trade) error, opts ...cqlgen.Option) (_ *Trade, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Modify").End(&err)
-	if account == "" {
-		return nil, cqlgenimpl.EmptyKey("trades_by_account", "account")
-	}
-	e := &Trade{}
-	e.Account = account
-	e.Type = typeKey
-	e.TradeDate = tradeDate
-	e.TradeID = tradeID
-	o, err := cqlgenimpl.BeginVersioned(e, tradeCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, tradeWrites, e, tradeCheck, change)
+// Modify edits the Trade with the given key by change, retrying on conflict.
+func (r *TradeRepo) Modify(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64, change func(*Trade) error, opts ...cqlgen.Option) (*Trade, error) {
+	return tradeWrites.Modify(ctx, r.s, r.opts, opts, &Trade{Account: account, Type: typeKey, TradeDate: tradeDate, TradeID: tradeID}, change)
 }
 
 // Entity is Trade.
@@ -234,56 +141,40 @@ func (r *TradeRepo) Entity() string {
 	return "Trade"
 }
 
-// Tables lists the tables Repair and Backfill write: all but
-// trades_by_account.
+// Tables lists the tables Repair and Backfill write.
 func (r *TradeRepo) Tables() []string {
-	return []string{"trades_by_symbol"}
+	return tradeWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against
-// trades_by_account.
-func (r *TradeRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, tradeWrites, "Trade", false, o)
+// Verify reports rows missing, stale or orphaned against trades_by_account.
+func (r *TradeRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return tradeWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *TradeRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, tradeWrites, "Trade", true, o)
+// Repair mends what Verify finds.
+func (r *TradeRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return tradeWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row trades_by_account implies into table.
-func (r *TradeRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, tradeWrites, "Trade", table, o)
+func (r *TradeRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return tradeWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Trade with the given key from trades_by_account;
-// cqlgen.ErrNotFound if there is none.
-func (r *TradeRepo) Get(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64) (_ *Trade, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "Get").End(&err)
-	if account == "" {
-		return nil, cqlgenimpl.EmptyKey("trades_by_account", "account")
-	}
-	var e Trade
-	e.Account = account
-	e.Type = typeKey
-	e.TradeDate = tradeDate
-	e.TradeID = tradeID
-	return cqlgenimpl.GetOne(ctx, r.s, tradeTradesByAccount.Get, []any{e.Account, e.Type, e.TradeDate, e.TradeID}, tradeTradesByAccountScan)
+// Get reads the Trade with the given key; cqlgen.ErrNotFound if none.
+func (r *TradeRepo) Get(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64) (*Trade, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Trade", "Get", tradeTradesByAccount, []any{account, typeKey, tradeDate, tradeID}, tradeTradesByAccountScan)
 }
 
-// TradesByAccountOptions are the optional parts of a TradesByAccount read.
+// TradesByAccountOptions are the options of TradesByAccount.
 type TradesByAccountOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// TypeFrom (inclusive) and TypeTo (exclusive) bound type in read order;
-	// nil: open.
+	// TypeFrom (inclusive) and TypeTo (exclusive) bound type; nil: open.
 	TypeFrom, TypeTo *string
-	// TypeFromExclusive and TypeToInclusive change the bounds' defaults.
+	// TypeFromExclusive and TypeToInclusive flip the defaults.
 	TypeFromExclusive, TypeToInclusive bool
 	// TypeEq fixes type (nil: every value); with every Eq before it,
 	// TradeDateFrom and TradeDateTo bound trade_date within it.
@@ -291,50 +182,34 @@ type TradesByAccountOptions struct {
 	// TradeDateFrom (inclusive) and TradeDateTo (exclusive) bound trade_date
 	// under TypeEq; nil: open.
 	TradeDateFrom, TradeDateTo *time.Time
-	// TradeDateFromExclusive and TradeDateToInclusive change the bounds'
-	// defaults.
+	// TradeDateFromExclusive and TradeDateToInclusive flip the defaults.
 	TradeDateFromExclusive, TradeDateToInclusive bool
 }
 
-var tradeTradesByAccountRead = cqlgenimpl.ReadSpec[Trade]{
-	Compare: tradeTradesByAccountCompare,
-	Key:     tradeTradesByAccountClustering,
-	Scan:    tradeTradesByAccountScan,
+var tradeTradesByAccountRead = &cqlgenimpl.ReadSpec[Trade]{
+	Entity:  "Trade",
 	Table:   tradeTradesByAccount,
+	Scan:    tradeTradesByAccountScan,
+	Key:     tradeTradesByAccountClustering,
+	Compare: tradeTradesByAccountCompare,
 }
 
-// TradesByAccount reads an account's trades, by type, newest first, from
-// trades_by_account, in pages: one partition, in clustering order.
-func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *TradesByAccountOptions) (_ cqlgen.Page[Trade], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "TradesByAccount").End(&err)
-	if account == "" {
-		return cqlgen.Page[Trade]{}, cqlgenimpl.EmptyKey("trades_by_account", "account")
-	}
-	if o == nil {
-		o = &TradesByAccountOptions{}
-	}
-	if err := cqlgenimpl.CheckPrefix([]string{"Type", "TradeDate"}, []bool{o.TypeEq != nil}, []bool{o.TypeFrom != nil || o.TypeTo != nil, o.TradeDateFrom != nil || o.TradeDateTo != nil}); err != nil {
-		return cqlgen.Page[Trade]{}, err
-	}
-	spec := tradeTradesByAccountRead.With([]any{account}, o.Limit, o.Cursor, r.opts)
-	if o.TypeEq != nil {
-		spec.Prefix = append(spec.Prefix, *o.TypeEq)
-	}
-	cqlgenimpl.Bounds(&spec, o.TypeFrom, o.TypeTo, o.TypeFromExclusive, o.TypeToInclusive)
-	cqlgenimpl.Bounds(&spec, o.TradeDateFrom, o.TradeDateTo, o.TradeDateFromExclusive, o.TradeDateToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// TradesByAccount reads an account's trades, by type, newest first from
+// trades_by_account, in pages.
+func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *TradesByAccountOptions) (cqlgen.Page[Trade], error) {
+	o = cqlgenimpl.Or(o)
+	return tradeTradesByAccountRead.Page(ctx, r.s, r.opts, []any{account}, o.Limit, o.Cursor, cqlgenimpl.Prefixed([]string{"Type", "TradeDate"}, []bool{o.TypeEq != nil}, []bool{o.TypeFrom != nil || o.TypeTo != nil, o.TradeDateFrom != nil || o.TradeDateTo != nil}), cqlgenimpl.Eq(o.TypeEq, ""), cqlgenimpl.Range(o.TypeFrom, o.TypeTo, o.TypeFromExclusive, o.TypeToInclusive), cqlgenimpl.Range(o.TradeDateFrom, o.TradeDateTo, o.TradeDateFromExclusive, o.TradeDateToInclusive))
 }
 
-// TradesBySymbolOptions are the optional parts of a TradesBySymbol read.
+// TradesBySymbolOptions are the options of TradesBySymbol.
 type TradesBySymbolOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// TypeFrom (inclusive) and TypeTo (exclusive) bound type in read order;
-	// nil: open.
+	// TypeFrom (inclusive) and TypeTo (exclusive) bound type; nil: open.
 	TypeFrom, TypeTo *string
-	// TypeFromExclusive and TypeToInclusive change the bounds' defaults.
+	// TypeFromExclusive and TypeToInclusive flip the defaults.
 	TypeFromExclusive, TypeToInclusive bool
 	// TypeEq fixes type (nil: every value); with every Eq before it,
 	// TradeDateFrom and TradeDateTo bound trade_date within it.
@@ -342,8 +217,7 @@ type TradesBySymbolOptions struct {
 	// TradeDateFrom (inclusive) and TradeDateTo (exclusive) bound trade_date
 	// under TypeEq; nil: open.
 	TradeDateFrom, TradeDateTo *time.Time
-	// TradeDateFromExclusive and TradeDateToInclusive change the bounds'
-	// defaults.
+	// TradeDateFromExclusive and TradeDateToInclusive flip the defaults.
 	TradeDateFromExclusive, TradeDateToInclusive bool
 	// TradeDateEq fixes trade_date (nil: every value); with every Eq before
 	// it, AccountFrom and AccountTo bound account within it.
@@ -351,47 +225,29 @@ type TradesBySymbolOptions struct {
 	// AccountFrom (inclusive) and AccountTo (exclusive) bound account under
 	// TradeDateEq; nil: open.
 	AccountFrom, AccountTo *string
-	// AccountFromExclusive and AccountToInclusive change the bounds' defaults.
+	// AccountFromExclusive and AccountToInclusive flip the defaults.
 	AccountFromExclusive, AccountToInclusive bool
 }
 
-var tradeTradesBySymbolRead = cqlgenimpl.ReadSpec[Trade]{
+var tradeTradesBySymbolRead = &cqlgenimpl.ReadSpec[Trade]{
+	Entity:      "Trade",
+	Table:       tradeTradesBySymbol,
+	Scan:        tradeTradesBySymbolScan,
+	Key:         tradeTradesBySymbolClustering,
 	Compare:     tradeTradesBySymbolCompare,
 	HashBuckets: 8,
-	Key:         tradeTradesBySymbolClustering,
-	Scan:        tradeTradesBySymbolScan,
-	Table:       tradeTradesBySymbol,
 }
 
-// TradesBySymbol reads a symbol's trades, by type and date, from
+// TradesBySymbol reads a symbol's trades, by type and date from
 // trades_by_symbol, in pages: all 8 hash buckets read in parallel and merged
 // in clustering order.
-func (r *TradeRepo) TradesBySymbol(ctx context.Context, symbol string, o *TradesBySymbolOptions) (_ cqlgen.Page[Trade], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Trade", "TradesBySymbol").End(&err)
-	if symbol == "" {
-		return cqlgen.Page[Trade]{}, cqlgenimpl.EmptyKey("trades_by_symbol", "symbol")
-	}
-	if o == nil {
-		o = &TradesBySymbolOptions{}
-	}
-	if err := cqlgenimpl.CheckPrefix([]string{"Type", "TradeDate", "Account"}, []bool{o.TypeEq != nil, o.TradeDateEq != nil}, []bool{o.TypeFrom != nil || o.TypeTo != nil, o.TradeDateFrom != nil || o.TradeDateTo != nil, o.AccountFrom != nil || o.AccountTo != nil}); err != nil {
-		return cqlgen.Page[Trade]{}, err
-	}
-	spec := tradeTradesBySymbolRead.With([]any{symbol}, o.Limit, o.Cursor, r.opts)
-	if o.TypeEq != nil {
-		spec.Prefix = append(spec.Prefix, *o.TypeEq)
-	}
-	if o.TradeDateEq != nil {
-		spec.Prefix = append(spec.Prefix, *o.TradeDateEq)
-	}
-	cqlgenimpl.Bounds(&spec, o.TypeFrom, o.TypeTo, o.TypeFromExclusive, o.TypeToInclusive)
-	cqlgenimpl.Bounds(&spec, o.TradeDateFrom, o.TradeDateTo, o.TradeDateFromExclusive, o.TradeDateToInclusive)
-	cqlgenimpl.Bounds(&spec, o.AccountFrom, o.AccountTo, o.AccountFromExclusive, o.AccountToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *TradeRepo) TradesBySymbol(ctx context.Context, symbol string, o *TradesBySymbolOptions) (cqlgen.Page[Trade], error) {
+	o = cqlgenimpl.Or(o)
+	return tradeTradesBySymbolRead.Page(ctx, r.s, r.opts, []any{symbol}, o.Limit, o.Cursor, cqlgenimpl.Prefixed([]string{"Type", "TradeDate", "Account"}, []bool{o.TypeEq != nil, o.TradeDateEq != nil}, []bool{o.TypeFrom != nil || o.TypeTo != nil, o.TradeDateFrom != nil || o.TradeDateTo != nil, o.AccountFrom != nil || o.AccountTo != nil}), cqlgenimpl.Eq(o.TypeEq, ""), cqlgenimpl.Eq(o.TradeDateEq, ""), cqlgenimpl.Range(o.TypeFrom, o.TypeTo, o.TypeFromExclusive, o.TypeToInclusive), cqlgenimpl.Range(o.TradeDateFrom, o.TradeDateTo, o.TradeDateFromExclusive, o.TradeDateToInclusive), cqlgenimpl.Range(o.AccountFrom, o.AccountTo, o.AccountFromExclusive, o.AccountToInclusive))
 }
 
-// readingReadingsByKind is table readings_by_kind, which is the source of
-// truth of Reading (statements in schema.md).
+// readingReadingsByKind is table readings_by_kind, the source of truth
+// (schema.md).
 var readingReadingsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "readings_by_kind",
 	Pattern:      "ReadingsByKind",
@@ -438,71 +294,54 @@ func readingCheck(e *Reading) error {
 	return nil
 }
 
-var readingOne = cqlgenimpl.One[Reading]{
+var readingOne = &cqlgenimpl.One[Reading]{
+	Name:  "Reading",
+	Table: readingReadingsByKind,
 	Check: readingCheck,
-	Delete: func(e *Reading, ts int64) []any {
-		return []any{ts, e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At}
-	},
 	Key: func(e *Reading) []any {
 		return []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At}
 	},
-	Row:   readingReadingsByKindRow,
-	Scan:  readingReadingsByKindScan,
-	Table: readingReadingsByKind,
+	Row: readingReadingsByKindRow,
+	Remove: func(e *Reading, ts int64) []any {
+		return []any{ts, e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At}
+	},
+	Scan: readingReadingsByKindScan,
 }
 
-// Insert writes e to readings_by_kind, leaving nil pointers and empty
-// collections unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent
-// (docs/repositories.md, Writes).
-func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &readingOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
+	return readingOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in readings_by_kind unless a row has its key (IF
-// NOT EXISTS); see docs/repositories.md, Conditional insert.
-func (r *ReadingRepo) InsertIfAbsent(ctx context.Context, e *Reading, opts ...cqlgen.Option) (_ cqlgen.Inserted[Reading], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &readingOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *ReadingRepo) InsertIfAbsent(ctx context.Context, e *Reading, opts ...cqlgen.Option) (cqlgen.Inserted[Reading], error) {
+	return readingOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in readings_by_kind; nil pointers
-// and empty collections clear their columns.
-func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &readingOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
+	return readingOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from readings_by_kind.
-func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &readingOne, e)
+// Delete removes the row with e's key.
+func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
+	return readingOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Reading with the given key from readings_by_kind;
-// cqlgen.ErrNotFound if there is none.
-func (r *ReadingRepo) Get(ctx context.Context, sensor string, kind string, at time.Time) (_ *Reading, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "Get").End(&err)
-	if sensor == "" {
-		return nil, cqlgenimpl.EmptyKey("readings_by_kind", "sensor")
-	}
-	var e Reading
-	e.Sensor = sensor
-	e.Kind = kind
-	e.At = at
-	return cqlgenimpl.GetOne(ctx, r.s, readingReadingsByKind.Get, []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At}, readingReadingsByKindScan)
+// Get reads the Reading with the given key; cqlgen.ErrNotFound if none.
+func (r *ReadingRepo) Get(ctx context.Context, sensor string, kind string, at time.Time) (*Reading, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Reading", "Get", readingReadingsByKind, []any{(&Reading{Sensor: sensor, Kind: kind, At: at}).Sensor, cqlgenimpl.DayBuckets.Of((&Reading{Sensor: sensor, Kind: kind, At: at}).At), (&Reading{Sensor: sensor, Kind: kind, At: at}).Kind, (&Reading{Sensor: sensor, Kind: kind, At: at}).At}, readingReadingsByKindScan)
 }
 
-// ReadingsByKindOptions are the optional parts of a ReadingsByKind read.
+// ReadingsByKindOptions are the options of ReadingsByKind.
 type ReadingsByKindOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// KindFrom (inclusive) and KindTo (exclusive) bound kind in read order;
-	// nil: open.
+	// KindFrom (inclusive) and KindTo (exclusive) bound kind; nil: open.
 	KindFrom, KindTo *string
-	// KindFromExclusive and KindToInclusive change the bounds' defaults.
+	// KindFromExclusive and KindToInclusive flip the defaults.
 	KindFromExclusive, KindToInclusive bool
 	// KindEq fixes kind (nil: every value); with every Eq before it, AtFrom
 	// and AtTo bound at within it.
@@ -510,47 +349,27 @@ type ReadingsByKindOptions struct {
 	// AtFrom (inclusive) and AtTo (exclusive) bound at under KindEq; nil:
 	// open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var readingReadingsByKindRead = cqlgenimpl.ReadSpec[Reading]{
-	Compare: readingReadingsByKindCompare,
-	Key:     readingReadingsByKindClustering,
-	Scan:    readingReadingsByKindScan,
-	Table:   readingReadingsByKind,
+var readingReadingsByKindRead = &cqlgenimpl.ReadSpec[Reading]{
+	Entity:      "Reading",
+	Table:       readingReadingsByKind,
+	Scan:        readingReadingsByKindScan,
+	Key:         readingReadingsByKindClustering,
+	Compare:     readingReadingsByKindCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
 // ReadingsByKind reads Reading rows by sensor, ordered by kind ascending, then
-// at descending, from readings_by_kind, in pages: time buckets from the newest
+// at descending from readings_by_kind, in pages: time buckets from the newest
 // back, each in clustering order.
-func (r *ReadingRepo) ReadingsByKind(ctx context.Context, sensor string, o *ReadingsByKindOptions) (_ cqlgen.Page[Reading], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Reading", "ReadingsByKind").End(&err)
-	if sensor == "" {
-		return cqlgen.Page[Reading]{}, cqlgenimpl.EmptyKey("readings_by_kind", "sensor")
-	}
-	if o == nil {
-		o = &ReadingsByKindOptions{}
-	}
-	if err := cqlgenimpl.CheckPrefix([]string{"Kind", "At"}, []bool{o.KindEq != nil}, []bool{o.KindFrom != nil || o.KindTo != nil, o.AtFrom != nil || o.AtTo != nil}); err != nil {
-		return cqlgen.Page[Reading]{}, err
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.DayBuckets
-	spec := readingReadingsByKindRead.With([]any{sensor}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	if o.KindEq != nil {
-		spec.Prefix = append(spec.Prefix, *o.KindEq)
-	}
-	cqlgenimpl.Bounds(&spec, o.KindFrom, o.KindTo, o.KindFromExclusive, o.KindToInclusive)
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *ReadingRepo) ReadingsByKind(ctx context.Context, sensor string, o *ReadingsByKindOptions) (cqlgen.Page[Reading], error) {
+	o = cqlgenimpl.Or(o)
+	return readingReadingsByKindRead.Page(ctx, r.s, r.opts, []any{sensor}, o.Limit, o.Cursor, cqlgenimpl.Prefixed([]string{"Kind", "At"}, []bool{o.KindEq != nil}, []bool{o.KindFrom != nil || o.KindTo != nil, o.AtFrom != nil || o.AtTo != nil}), cqlgenimpl.Eq(o.KindEq, ""), cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.KindFrom, o.KindTo, o.KindFromExclusive, o.KindToInclusive), cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }

@@ -15,11 +15,10 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// transferTransfers is table transfers, which is the source of truth of
-// Transfer (statements in schema.md).
+// transferTransfers is table transfers, the source of truth (schema.md).
 var transferTransfers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "transfers",
 	Pattern:      "Transfers",
@@ -31,46 +30,18 @@ var transferTransfers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Fenced:       true,
 })
 
-func transferTransfersScan(it cqlgenimpl.Iter, e *Transfer) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.ID, &e.From, &e.To, &e.Ref, &e.CreatedAt, &e.Amount, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Transfer{}
-	}
-}
-
-func transferTransfersState(e *Transfer) []any {
-	return []any{e.ID}
-}
-
-func transferTransfersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Transfer], ok bool) {
-	ok = it.Scan(&v.Row.ID, &v.Row.From, &v.Row.To, &v.Row.Ref, &v.Row.CreatedAt, &v.Row.Amount, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func transferTransfersData(e *Transfer) []any {
+func transferValues(e *Transfer, _ bool) []any {
 	return []any{e.ID, e.From, e.To, e.Ref, e.CreatedAt, e.Amount}
 }
 
-func transferTransfersChange(e *Transfer, c cqlgenimpl.Change) []any {
-	return []any{e.From, e.To, e.Ref, e.CreatedAt, e.Amount, c.TS, c.Pending, c.Writes, e.ID, c.Old}
+func transferFields(e *Transfer, dst []any) []any {
+	return append(dst, &e.ID, &e.From, &e.To, &e.Ref, &e.CreatedAt, &e.Amount)
 }
 
-func transferTransfersRemove(e *Transfer, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.ID, c.Old}
-}
+var transferTransfersScan = transferWrites.ScanLive
 
-func transferTransfersSettle(e *Transfer, version int64) []any {
-	return []any{e.ID, version}
-}
-
-// transferTransfersByFrom is table transfers_by_from, which serves
-// TransfersByFrom (statements in schema.md).
+// transferTransfersByFrom is table transfers_by_from, serving TransfersByFrom
+// (schema.md).
 var transferTransfersByFrom = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "transfers_by_from",
 	Pattern:      "TransfersByFrom",
@@ -101,8 +72,8 @@ func transferTransfersByFromCompare(a, b *Transfer) int {
 	return cmp.Or(-a.CreatedAt.Compare(b.CreatedAt), cqlgenimpl.CompareUUID(a.ID, b.ID))
 }
 
-// transferTransferByRef is table transfers_by_ref, which serves TransferByRef
-// (statements in schema.md).
+// transferTransferByRef is table transfers_by_ref, serving TransferByRef
+// (schema.md).
 var transferTransferByRef = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "transfers_by_ref",
 	Pattern:      "TransferByRef",
@@ -120,8 +91,8 @@ func transferTransferByRefKey(e *Transfer) []any {
 	return []any{e.Ref}
 }
 
-// TransferRepo reads and writes Transfer in its tables (transfers,
-// transfers_by_from, transfers_by_ref), kept in step with transfers.
+// TransferRepo reads and writes Transfer in tables transfers,
+// transfers_by_from, transfers_by_ref.
 type TransferRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -132,34 +103,11 @@ func NewTransferRepo(s cqlgen.Session, opts ...cqlgen.Option) *TransferRepo {
 	return &TransferRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func transferCheck(e *Transfer) error {
-	if cqlgenimpl.IsZeroUUID(e.ID) {
-		return cqlgenimpl.EmptyKey("transfers", "id")
-	}
-	if e.From == "" {
-		return cqlgenimpl.EmptyKey("transfers_by_from", "from")
-	}
-	if e.Ref == "" {
-		return cqlgenimpl.EmptyKey("transfers_by_ref", "ref")
-	}
-	return nil
-}
-
-func transferCheckKey(e *Transfer) error {
-	if cqlgenimpl.IsZeroUUID(e.ID) {
-		return cqlgenimpl.EmptyKey("transfers", "id")
-	}
-	return nil
-}
-
-var transferWrites = &cqlgenimpl.Entity[Transfer]{
+var transferWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Transfer]{
+	Name:      "Transfer",
 	Canonical: transferTransfers,
-	State:     transferTransfersState,
-	ScanState: transferTransfersScanState,
-	Data:      transferTransfersData,
-	Change:    transferTransfersChange,
-	Remove:    transferTransfersRemove,
-	Settle:    transferTransfersSettle,
+	Values:    transferValues,
+	Fields:    transferFields,
 	Projections: []cqlgenimpl.Projection[Transfer]{
 		{
 			Table:      transferTransfersByFrom,
@@ -177,71 +125,33 @@ var transferWrites = &cqlgenimpl.Entity[Transfer]{
 			Owner:      []int{1},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *TransferRepo) Insert(ctx context.Context, e *Transfer, opts ...cqlgen.Option) error {
+	return transferWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Transfer, leaving nil
-// pointers and empty collections unset, through the write protocol on
-// transfers (docs/repositories.md, The write protocol).
-func (r *TransferRepo) Insert(ctx context.Context, e *Transfer, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Transfer", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, transferCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, transferWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *TransferRepo) Update(ctx context.Context, e *Transfer, opts ...cqlgen.Option) error {
+	return transferWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Transfer with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// transfers (docs/repositories.md, The write protocol).
-func (r *TransferRepo) Update(ctx context.Context, e *Transfer, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Transfer", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, transferCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, transferWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *TransferRepo) Delete(ctx context.Context, e *Transfer, opts ...cqlgen.Option) error {
+	return transferWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Transfer with e's key from every table (e needs only its
-// key), through the write protocol on transfers (docs/repositories.md, The
-// write protocol).
-func (r *TransferRepo) Delete(ctx context.Context, e *Transfer, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Transfer", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, transferCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, transferWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Transfer with the given key and its version.
+func (r *TransferRepo) GetVersioned(ctx context.Context, id gocql.UUID) (*Transfer, int64, error) {
+	return transferWrites.GetVersioned(ctx, r.s, &Transfer{ID: id})
 }
 
-// GetVersioned reads the Transfer with the given key from transfers with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *TransferRepo) GetVersioned(ctx context.Context, id gocql.UUID) (_ *Transfer, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Transfer", "GetVersioned").End(&err)
-	if cqlgenimpl.IsZeroUUID(id) {
-		return nil, 0, cqlgenimpl.EmptyKey("transfers", "id")
-	}
-	e := &Transfer{}
-	e.ID = id
-	return cqlgenimpl.Versioned(ctx, r.s, transferWrites, e)
-}
-
-// Modify reads the Transfer with the given key, lets change edit it and writes
-// it back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *TransferRepo) Modify(ctx context.Context, id gocql.UUID, change func(*Transfer) error, opts ...cqlgen.Option) (_ *Transfer, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Transfer", "Modify").End(&err)
-	if cqlgenimpl.IsZeroUUID(id) {
-		return nil, cqlgenimpl.EmptyKey("transfers", "id")
-	}
-	e := &Transfer{}
-	e.ID = id
-	o, err := cqlgenimpl.BeginVersioned(e, transferCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, transferWrites, e, transferCheck, change)
+// Modify edits the Transfer with the given key by change, retrying on
+// conflict.
+func (r *TransferRepo) Modify(ctx context.Context, id gocql.UUID, change func(*Transfer) error, opts ...cqlgen.Option) (*Transfer, error) {
+	return transferWrites.Modify(ctx, r.s, r.opts, opts, &Transfer{ID: id}, change)
 }
 
 // Entity is Transfer.
@@ -249,92 +159,67 @@ func (r *TransferRepo) Entity() string {
 	return "Transfer"
 }
 
-// Tables lists the tables Repair and Backfill write: all but transfers.
+// Tables lists the tables Repair and Backfill write.
 func (r *TransferRepo) Tables() []string {
-	return []string{"transfers_by_from", "transfers_by_ref"}
+	return transferWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against transfers.
-func (r *TransferRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Transfer", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, transferWrites, "Transfer", false, o)
+// Verify reports rows missing, stale or orphaned against transfers.
+func (r *TransferRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return transferWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *TransferRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Transfer", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, transferWrites, "Transfer", true, o)
+// Repair mends what Verify finds.
+func (r *TransferRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return transferWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row transfers implies into table.
-func (r *TransferRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Transfer", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, transferWrites, "Transfer", table, o)
+func (r *TransferRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return transferWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Transfer with the given key from transfers; cqlgen.ErrNotFound
-// if there is none.
-func (r *TransferRepo) Get(ctx context.Context, id gocql.UUID) (_ *Transfer, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Transfer", "Get").End(&err)
-	if cqlgenimpl.IsZeroUUID(id) {
-		return nil, cqlgenimpl.EmptyKey("transfers", "id")
-	}
-	var e Transfer
-	e.ID = id
-	return cqlgenimpl.GetOne(ctx, r.s, transferTransfers.Get, []any{e.ID}, transferTransfersScan)
+// Get reads the Transfer with the given key; cqlgen.ErrNotFound if none.
+func (r *TransferRepo) Get(ctx context.Context, id gocql.UUID) (*Transfer, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Transfer", "Get", transferTransfers, []any{id}, transferTransfersScan)
 }
 
-// GetMany reads the Transfers with the given id values from transfers in one
-// query: Rows[i] is ids[i]'s, nil when missing (docs/repositories.md,
-// Multi-get).
-func (r *TransferRepo) GetMany(ctx context.Context, ids []gocql.UUID) (_ cqlgen.Found[Transfer], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Transfer", "GetMany").End(&err)
-	for _, k := range ids {
-		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Transfer]{}, cqlgenimpl.EmptyKey("transfers", "id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, transferTransfers, []any{}, ids, r.opts.MaxKeys, transferTransfersScan, func(e *Transfer) gocql.UUID {
+// GetMany reads the Transfers of the given id values: Rows[i] is ids[i]'s or
+// nil.
+func (r *TransferRepo) GetMany(ctx context.Context, ids []gocql.UUID) (cqlgen.Found[Transfer], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Transfer", transferTransfers, []any{}, ids, transferTransfersScan, func(e *Transfer) gocql.UUID {
 		return e.ID
 	})
 }
 
-// TransfersByFromOptions are the optional parts of a TransfersByFrom read.
+// TransfersByFromOptions are the options of TransfersByFrom.
 type TransfersByFromOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound createdAt in
-	// read order; nil: open.
+	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound createdAt;
+	// nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
-	// CreatedAtFromExclusive and CreatedAtToInclusive change the bounds'
-	// defaults.
+	// CreatedAtFromExclusive and CreatedAtToInclusive flip the defaults.
 	CreatedAtFromExclusive, CreatedAtToInclusive bool
 }
 
-var transferTransfersByFromRead = cqlgenimpl.ReadSpec[Transfer]{
+var transferTransfersByFromRead = &cqlgenimpl.ReadSpec[Transfer]{
+	Entity:      "Transfer",
+	Table:       transferTransfersByFrom,
+	Scan:        transferTransfersByFromScan,
+	Key:         transferTransfersByFromClustering,
 	Compare:     transferTransfersByFromCompare,
 	HashBuckets: 4,
-	Key:         transferTransfersByFromClustering,
-	Scan:        transferTransfersByFromScan,
-	Table:       transferTransfersByFrom,
 }
 
-// TransfersByFrom reads the transfers from an account, newest first, from
+// TransfersByFrom reads the transfers from an account, newest first from
 // transfers_by_from, in pages: all 4 hash buckets read in parallel and merged
 // in clustering order.
-func (r *TransferRepo) TransfersByFrom(ctx context.Context, from string, o *TransfersByFromOptions) (_ cqlgen.Page[Transfer], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Transfer", "TransfersByFrom").End(&err)
-	if from == "" {
-		return cqlgen.Page[Transfer]{}, cqlgenimpl.EmptyKey("transfers_by_from", "from")
-	}
-	if o == nil {
-		o = &TransfersByFromOptions{}
-	}
-	spec := transferTransfersByFromRead.With([]any{from}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.CreatedAtFrom, o.CreatedAtTo, o.CreatedAtFromExclusive, o.CreatedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *TransferRepo) TransfersByFrom(ctx context.Context, from string, o *TransfersByFromOptions) (cqlgen.Page[Transfer], error) {
+	o = cqlgenimpl.Or(o)
+	return transferTransfersByFromRead.Page(ctx, r.s, r.opts, []any{from}, o.Limit, o.Cursor, cqlgenimpl.Range(o.CreatedAtFrom, o.CreatedAtTo, o.CreatedAtFromExclusive, o.CreatedAtToInclusive))
 }
 
 // TransferByRef reads the Transfer that holds the given unique key of
@@ -367,11 +252,11 @@ func transferTransfersToKey(e *Transfer) []any {
 	return []any{e.ID}
 }
 
-// TransfersToOptions are the optional parts of a TransfersTo read.
+// TransfersToOptions are the options of TransfersTo.
 type TransfersToOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
 }
 
@@ -395,8 +280,7 @@ func (r *TransferRepo) TransfersTo(ctx context.Context, to string, o *TransfersT
 	})
 }
 
-// edgeEdges is table edges, which is the source of truth of Edge (statements
-// in schema.md).
+// edgeEdges is table edges, the source of truth (schema.md).
 var edgeEdges = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "edges",
 	Pattern:      "Edges",
@@ -442,71 +326,54 @@ func edgeCheck(e *Edge) error {
 	return nil
 }
 
-var edgeOne = cqlgenimpl.One[Edge]{
+var edgeOne = &cqlgenimpl.One[Edge]{
+	Name:  "Edge",
+	Table: edgeEdges,
 	Check: edgeCheck,
-	Delete: func(e *Edge, ts int64) []any {
-		return []any{ts, e.From, e.To, e.CreatedAt}
-	},
 	Key: func(e *Edge) []any {
 		return []any{e.From, e.To, e.CreatedAt}
 	},
-	Row:   edgeEdgesRow,
-	Scan:  edgeEdgesScan,
-	Table: edgeEdges,
+	Row: edgeEdgesRow,
+	Remove: func(e *Edge, ts int64) []any {
+		return []any{ts, e.From, e.To, e.CreatedAt}
+	},
+	Scan: edgeEdgesScan,
 }
 
-// Insert writes e to edges, leaving nil pointers and empty collections unset;
-// it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
-// Writes).
-func (r *EdgeRepo) Insert(ctx context.Context, e *Edge, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Edge", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &edgeOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *EdgeRepo) Insert(ctx context.Context, e *Edge, opts ...cqlgen.Option) error {
+	return edgeOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in edges unless a row has its key (IF NOT EXISTS);
-// see docs/repositories.md, Conditional insert.
-func (r *EdgeRepo) InsertIfAbsent(ctx context.Context, e *Edge, opts ...cqlgen.Option) (_ cqlgen.Inserted[Edge], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Edge", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &edgeOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *EdgeRepo) InsertIfAbsent(ctx context.Context, e *Edge, opts ...cqlgen.Option) (cqlgen.Inserted[Edge], error) {
+	return edgeOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in edges; nil pointers and empty
-// collections clear their columns.
-func (r *EdgeRepo) Update(ctx context.Context, e *Edge, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Edge", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &edgeOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *EdgeRepo) Update(ctx context.Context, e *Edge, opts ...cqlgen.Option) error {
+	return edgeOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from edges.
-func (r *EdgeRepo) Delete(ctx context.Context, e *Edge, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Edge", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &edgeOne, e)
+// Delete removes the row with e's key.
+func (r *EdgeRepo) Delete(ctx context.Context, e *Edge, opts ...cqlgen.Option) error {
+	return edgeOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Edge with the given key from edges; cqlgen.ErrNotFound if
-// there is none.
-func (r *EdgeRepo) Get(ctx context.Context, from string, to string, createdAt time.Time) (_ *Edge, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Edge", "Get").End(&err)
-	if from == "" {
-		return nil, cqlgenimpl.EmptyKey("edges", "from")
-	}
-	var e Edge
-	e.From = from
-	e.To = to
-	e.CreatedAt = createdAt
-	return cqlgenimpl.GetOne(ctx, r.s, edgeEdges.Get, []any{e.From, e.To, e.CreatedAt}, edgeEdgesScan)
+// Get reads the Edge with the given key; cqlgen.ErrNotFound if none.
+func (r *EdgeRepo) Get(ctx context.Context, from string, to string, createdAt time.Time) (*Edge, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Edge", "Get", edgeEdges, []any{from, to, createdAt}, edgeEdgesScan)
 }
 
-// EdgesOptions are the optional parts of a Edges read.
+// EdgesOptions are the options of Edges.
 type EdgesOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ToFrom (inclusive) and ToTo (exclusive) bound to in read order; nil:
-	// open.
+	// ToFrom (inclusive) and ToTo (exclusive) bound to; nil: open.
 	ToFrom, ToTo *string
-	// ToFromExclusive and ToToInclusive change the bounds' defaults.
+	// ToFromExclusive and ToToInclusive flip the defaults.
 	ToFromExclusive, ToToInclusive bool
 	// ToEq fixes to (nil: every value); with every Eq before it, CreatedAtFrom
 	// and CreatedAtTo bound createdAt within it.
@@ -514,42 +381,26 @@ type EdgesOptions struct {
 	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound createdAt
 	// under ToEq; nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
-	// CreatedAtFromExclusive and CreatedAtToInclusive change the bounds'
-	// defaults.
+	// CreatedAtFromExclusive and CreatedAtToInclusive flip the defaults.
 	CreatedAtFromExclusive, CreatedAtToInclusive bool
 }
 
-var edgeEdgesRead = cqlgenimpl.ReadSpec[Edge]{
-	Compare: edgeEdgesCompare,
-	Key:     edgeEdgesClustering,
-	Scan:    edgeEdgesScan,
+var edgeEdgesRead = &cqlgenimpl.ReadSpec[Edge]{
+	Entity:  "Edge",
 	Table:   edgeEdges,
+	Scan:    edgeEdgesScan,
+	Key:     edgeEdgesClustering,
+	Compare: edgeEdgesCompare,
 }
 
-// Edges reads the edges from a node, by destination, newest first, from edges,
-// in pages: one partition, in clustering order.
-func (r *EdgeRepo) Edges(ctx context.Context, from string, o *EdgesOptions) (_ cqlgen.Page[Edge], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Edge", "Edges").End(&err)
-	if from == "" {
-		return cqlgen.Page[Edge]{}, cqlgenimpl.EmptyKey("edges", "from")
-	}
-	if o == nil {
-		o = &EdgesOptions{}
-	}
-	if err := cqlgenimpl.CheckPrefix([]string{"To", "CreatedAt"}, []bool{o.ToEq != nil}, []bool{o.ToFrom != nil || o.ToTo != nil, o.CreatedAtFrom != nil || o.CreatedAtTo != nil}); err != nil {
-		return cqlgen.Page[Edge]{}, err
-	}
-	spec := edgeEdgesRead.With([]any{from}, o.Limit, o.Cursor, r.opts)
-	if o.ToEq != nil {
-		spec.Prefix = append(spec.Prefix, *o.ToEq)
-	}
-	cqlgenimpl.Bounds(&spec, o.ToFrom, o.ToTo, o.ToFromExclusive, o.ToToInclusive)
-	cqlgenimpl.Bounds(&spec, o.CreatedAtFrom, o.CreatedAtTo, o.CreatedAtFromExclusive, o.CreatedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// Edges reads the edges from a node, by destination, newest first from edges,
+// in pages.
+func (r *EdgeRepo) Edges(ctx context.Context, from string, o *EdgesOptions) (cqlgen.Page[Edge], error) {
+	o = cqlgenimpl.Or(o)
+	return edgeEdgesRead.Page(ctx, r.s, r.opts, []any{from}, o.Limit, o.Cursor, cqlgenimpl.Prefixed([]string{"To", "CreatedAt"}, []bool{o.ToEq != nil}, []bool{o.ToFrom != nil || o.ToTo != nil, o.CreatedAtFrom != nil || o.CreatedAtTo != nil}), cqlgenimpl.Eq(o.ToEq, ""), cqlgenimpl.Range(o.ToFrom, o.ToTo, o.ToFromExclusive, o.ToToInclusive), cqlgenimpl.Range(o.CreatedAtFrom, o.CreatedAtTo, o.CreatedAtFromExclusive, o.CreatedAtToInclusive))
 }
 
-// hitHits is table hits, which is the source of truth of Hit (statements in
-// schema.md).
+// hitHits is table hits, the source of truth (schema.md).
 var hitHits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "hits",
 	Pattern:      "Hits",
@@ -619,50 +470,33 @@ func (r *HitRepo) Delete(ctx context.Context, e *Hit, opts ...cqlgen.Option) (er
 	})
 }
 
-// Get reads the Hit with the given key from hits; cqlgen.ErrNotFound if there
-// is none.
-func (r *HitRepo) Get(ctx context.Context, from string, day time.Time) (_ *Hit, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Hit", "Get").End(&err)
-	if from == "" {
-		return nil, cqlgenimpl.EmptyKey("hits", "from")
-	}
-	var e Hit
-	e.From = from
-	e.Day = day
-	return cqlgenimpl.GetOne(ctx, r.s, hitHits.Get, []any{e.From, e.Day}, hitHitsScan)
+// Get reads the Hit with the given key; cqlgen.ErrNotFound if none.
+func (r *HitRepo) Get(ctx context.Context, from string, day time.Time) (*Hit, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Hit", "Get", hitHits, []any{from, day}, hitHitsScan)
 }
 
-// HitsOptions are the optional parts of a Hits read.
+// HitsOptions are the options of Hits.
 type HitsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// DayFrom (inclusive) and DayTo (exclusive) bound day in read order; nil:
-	// open.
+	// DayFrom (inclusive) and DayTo (exclusive) bound day; nil: open.
 	DayFrom, DayTo *time.Time
-	// DayFromExclusive and DayToInclusive change the bounds' defaults.
+	// DayFromExclusive and DayToInclusive flip the defaults.
 	DayFromExclusive, DayToInclusive bool
 }
 
-var hitHitsRead = cqlgenimpl.ReadSpec[Hit]{
-	Compare: hitHitsCompare,
-	Key:     hitHitsClustering,
-	Scan:    hitHitsScan,
+var hitHitsRead = &cqlgenimpl.ReadSpec[Hit]{
+	Entity:  "Hit",
 	Table:   hitHits,
+	Scan:    hitHitsScan,
+	Key:     hitHitsClustering,
+	Compare: hitHitsCompare,
 }
 
-// Hits reads Hit rows by from, ordered by day ascending, from hits, in pages:
-// one partition, in clustering order.
-func (r *HitRepo) Hits(ctx context.Context, from string, o *HitsOptions) (_ cqlgen.Page[Hit], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Hit", "Hits").End(&err)
-	if from == "" {
-		return cqlgen.Page[Hit]{}, cqlgenimpl.EmptyKey("hits", "from")
-	}
-	if o == nil {
-		o = &HitsOptions{}
-	}
-	spec := hitHitsRead.With([]any{from}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.DayFrom, o.DayTo, o.DayFromExclusive, o.DayToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// Hits reads Hit rows by from, ordered by day ascending from hits, in pages.
+func (r *HitRepo) Hits(ctx context.Context, from string, o *HitsOptions) (cqlgen.Page[Hit], error) {
+	o = cqlgenimpl.Or(o)
+	return hitHitsRead.Page(ctx, r.s, r.opts, []any{from}, o.Limit, o.Cursor, cqlgenimpl.Range(o.DayFrom, o.DayTo, o.DayFromExclusive, o.DayToInclusive))
 }

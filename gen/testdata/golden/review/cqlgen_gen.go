@@ -13,11 +13,10 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// noteEnd is table end, which is the source of truth of Note (statements in
-// schema.md).
+// noteEnd is table end, the source of truth (schema.md).
 var noteEnd = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "end",
 	Pattern:      "End",
@@ -28,50 +27,21 @@ var noteEnd = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func noteEndScan(it cqlgenimpl.Iter, e *Note) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.ID, &e.Owner, &e.Tag, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Note{}
-	}
-}
-
-func noteEndState(e *Note) []any {
-	return []any{e.ID}
-}
-
-func noteEndScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Note], ok bool) {
-	ok = it.Scan(&v.Row.ID, &v.Row.Owner, &v.Row.Tag, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func noteEndData(e *Note) []any {
+func noteValues(e *Note, _ bool) []any {
 	return []any{e.ID, e.Owner, e.Tag}
 }
 
-func noteEndChange(e *Note, c cqlgenimpl.Change) []any {
-	return []any{e.Owner, e.Tag, c.TS, c.Pending, c.Writes, e.ID, c.Old}
+func noteFields(e *Note, dst []any) []any {
+	return append(dst, &e.ID, &e.Owner, &e.Tag)
 }
 
-func noteEndRemove(e *Note, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.ID, c.Old}
-}
-
-func noteEndSettle(e *Note, version int64) []any {
-	return []any{e.ID, version}
-}
+var noteEndScan = noteWrites.ScanLive
 
 func noteSubgraphHolds(e *Note) bool {
 	return e.Tag == "say \"hi\" #1 <b>x</b> & #quot;"
 }
 
-// noteSubgraph is table subgraph, which serves Subgraph (statements in
-// schema.md).
+// noteSubgraph is table subgraph, serving Subgraph (schema.md).
 var noteSubgraph = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "subgraph",
 	Pattern:      "Subgraph",
@@ -80,14 +50,6 @@ var noteSubgraph = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("tag text"),
 	Maintained:   true,
 })
-
-func noteSubgraphRow(e *Note, ts int64, _ bool) []any {
-	return []any{e.Owner, e.ID, e.Tag, ts}
-}
-
-func noteSubgraphKey(e *Note) []any {
-	return []any{e.Owner, e.ID}
-}
 
 func noteSubgraphScan(it cqlgenimpl.Iter, e *Note) bool {
 	return it.Scan(&e.Owner, &e.ID, &e.Tag)
@@ -101,8 +63,7 @@ func noteSubgraphCompare(a, b *Note) int {
 	return cmp.Compare(a.ID, b.ID)
 }
 
-// NoteRepo reads and writes Note in its tables (end, subgraph), kept in step
-// with end.
+// NoteRepo reads and writes Note in tables end, subgraph.
 type NoteRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -132,89 +93,47 @@ func noteCheckKey(e *Note) error {
 	return nil
 }
 
-var noteWrites = &cqlgenimpl.Entity[Note]{
+var noteWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Note]{
+	Name:      "Note",
+	Check:     noteCheck,
+	CheckKey:  noteCheckKey,
 	Canonical: noteEnd,
-	State:     noteEndState,
-	ScanState: noteEndScanState,
-	Data:      noteEndData,
-	Change:    noteEndChange,
-	Remove:    noteEndRemove,
-	Settle:    noteEndSettle,
+	Values:    noteValues,
+	Fields:    noteFields,
 	Projections: []cqlgenimpl.Projection[Note]{
 		{
 			Table:      noteSubgraph,
 			Holds:      noteSubgraphHolds,
-			Key:        noteSubgraphKey,
-			Row:        noteSubgraphRow,
 			Writetimes: 1,
 			Owner:      []int{1},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
+	return noteWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Note, leaving nil pointers
-// and empty collections unset, through the write protocol on end
-// (docs/repositories.md, The write protocol).
-func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, noteCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, noteWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
+	return noteWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Note with e's key in every table, nil pointers and empty
-// collections clearing their columns, through the write protocol on end
-// (docs/repositories.md, The write protocol).
-func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, noteCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, noteWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
+	return noteWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Note with e's key from every table (e needs only its
-// key), through the write protocol on end (docs/repositories.md, The write
-// protocol).
-func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, noteCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, noteWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Note with the given key and its version.
+func (r *NoteRepo) GetVersioned(ctx context.Context, id string) (*Note, int64, error) {
+	return noteWrites.GetVersioned(ctx, r.s, &Note{ID: id})
 }
 
-// GetVersioned reads the Note with the given key from end with its version,
-// for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *NoteRepo) GetVersioned(ctx context.Context, id string) (_ *Note, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "GetVersioned").End(&err)
-	if id == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("end", "id")
-	}
-	e := &Note{}
-	e.ID = id
-	return cqlgenimpl.Versioned(ctx, r.s, noteWrites, e)
-}
-
-// Modify reads the Note with the given key, lets change edit it and writes it
-// back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *NoteRepo) Modify(ctx context.Context, id string, change func(*Note) error, opts ...cqlgen.Option) (_ *Note, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Modify").End(&err)
-	if id == "" {
-		return nil, cqlgenimpl.EmptyKey("end", "id")
-	}
-	e := &Note{}
-	e.ID = id
-	o, err := cqlgenimpl.BeginVersioned(e, noteCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, noteWrites, e, noteCheck, change)
+// Modify edits the Note with the given key by change, retrying on conflict.
+func (r *NoteRepo) Modify(ctx context.Context, id string, change func(*Note) error, opts ...cqlgen.Option) (*Note, error) {
+	return noteWrites.Modify(ctx, r.s, r.opts, opts, &Note{ID: id}, change)
 }
 
 // Entity is Note.
@@ -222,86 +141,61 @@ func (r *NoteRepo) Entity() string {
 	return "Note"
 }
 
-// Tables lists the tables Repair and Backfill write: all but end.
+// Tables lists the tables Repair and Backfill write.
 func (r *NoteRepo) Tables() []string {
-	return []string{"subgraph"}
+	return noteWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against end.
-func (r *NoteRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, noteWrites, "Note", false, o)
+// Verify reports rows missing, stale or orphaned against end.
+func (r *NoteRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return noteWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *NoteRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, noteWrites, "Note", true, o)
+// Repair mends what Verify finds.
+func (r *NoteRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return noteWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row end implies into table.
-func (r *NoteRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, noteWrites, "Note", table, o)
+func (r *NoteRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return noteWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Note with the given key from end; cqlgen.ErrNotFound if there
-// is none.
-func (r *NoteRepo) Get(ctx context.Context, id string) (_ *Note, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Get").End(&err)
-	if id == "" {
-		return nil, cqlgenimpl.EmptyKey("end", "id")
-	}
-	var e Note
-	e.ID = id
-	return cqlgenimpl.GetOne(ctx, r.s, noteEnd.Get, []any{e.ID}, noteEndScan)
+// Get reads the Note with the given key; cqlgen.ErrNotFound if none.
+func (r *NoteRepo) Get(ctx context.Context, id string) (*Note, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Note", "Get", noteEnd, []any{id}, noteEndScan)
 }
 
-// GetMany reads the Notes with the given id values from end in one query:
-// Rows[i] is ids[i]'s, nil when missing (docs/repositories.md, Multi-get).
-func (r *NoteRepo) GetMany(ctx context.Context, ids []string) (_ cqlgen.Found[Note], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "GetMany").End(&err)
-	for _, k := range ids {
-		if k == "" {
-			return cqlgen.Found[Note]{}, cqlgenimpl.EmptyKey("end", "id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, noteEnd, []any{}, ids, r.opts.MaxKeys, noteEndScan, func(e *Note) string {
+// GetMany reads the Notes of the given id values: Rows[i] is ids[i]'s or nil.
+func (r *NoteRepo) GetMany(ctx context.Context, ids []string) (cqlgen.Found[Note], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Note", noteEnd, []any{}, ids, noteEndScan, func(e *Note) string {
 		return e.ID
 	})
 }
 
-// SubgraphOptions are the optional parts of a Subgraph read.
+// SubgraphOptions are the options of Subgraph.
 type SubgraphOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// IDFrom (inclusive) and IDTo (exclusive) bound id in read order; nil:
-	// open.
+	// IDFrom (inclusive) and IDTo (exclusive) bound id; nil: open.
 	IDFrom, IDTo *string
-	// IDFromExclusive and IDToInclusive change the bounds' defaults.
+	// IDFromExclusive and IDToInclusive flip the defaults.
 	IDFromExclusive, IDToInclusive bool
 }
 
-var noteSubgraphRead = cqlgenimpl.ReadSpec[Note]{
-	Compare: noteSubgraphCompare,
-	Key:     noteSubgraphClustering,
-	Scan:    noteSubgraphScan,
+var noteSubgraphRead = &cqlgenimpl.ReadSpec[Note]{
+	Entity:  "Note",
 	Table:   noteSubgraph,
+	Scan:    noteSubgraphScan,
+	Key:     noteSubgraphClustering,
+	Compare: noteSubgraphCompare,
 }
 
-// Subgraph reads Note rows by owner, ordered by id ascending, from subgraph,
-// in pages: one partition, in clustering order.
-func (r *NoteRepo) Subgraph(ctx context.Context, owner string, o *SubgraphOptions) (_ cqlgen.Page[Note], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Note", "Subgraph").End(&err)
-	if owner == "" {
-		return cqlgen.Page[Note]{}, cqlgenimpl.EmptyKey("subgraph", "owner")
-	}
-	if o == nil {
-		o = &SubgraphOptions{}
-	}
-	spec := noteSubgraphRead.With([]any{owner}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.IDFrom, o.IDTo, o.IDFromExclusive, o.IDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// Subgraph reads Note rows by owner, ordered by id ascending from subgraph, in
+// pages.
+func (r *NoteRepo) Subgraph(ctx context.Context, owner string, o *SubgraphOptions) (cqlgen.Page[Note], error) {
+	o = cqlgenimpl.Or(o)
+	return noteSubgraphRead.Page(ctx, r.s, r.opts, []any{owner}, o.Limit, o.Cursor, cqlgenimpl.Range(o.IDFrom, o.IDTo, o.IDFromExclusive, o.IDToInclusive))
 }

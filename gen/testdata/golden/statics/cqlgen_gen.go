@@ -13,11 +13,10 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// lineLines is table lines, which is the source of truth of Line (statements
-// in schema.md).
+// lineLines is table lines, the source of truth (schema.md).
 var lineLines = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "lines",
 	Pattern:      "Lines",
@@ -86,8 +85,8 @@ type LinesByStatusRow struct {
 	Qty     int    `db:"qty"`
 }
 
-// lineLinesByStatus is table lines_by_status, which serves LinesByStatus
-// (statements in schema.md).
+// lineLinesByStatus is table lines_by_status, serving LinesByStatus
+// (schema.md).
 var lineLinesByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "lines_by_status",
 	Pattern:      "LinesByStatus",
@@ -128,8 +127,8 @@ type LinesByOrderStatusRow struct {
 	Qty     int    `db:"qty"`
 }
 
-// lineLinesByOrderStatus is table lines_by_order_status, which serves
-// LinesByOrderStatus (statements in schema.md).
+// lineLinesByOrderStatus is table lines_by_order_status, serving
+// LinesByOrderStatus (schema.md).
 var lineLinesByOrderStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "lines_by_order_status",
 	Pattern:      "LinesByOrderStatus",
@@ -168,8 +167,8 @@ func lineLinesByOrderStatusCompare(a, b *LinesByOrderStatusRow) int {
 	return cmp.Or(cmp.Compare(a.Status, b.Status), cmp.Compare(a.ItemID, b.ItemID))
 }
 
-// LineRepo reads and writes Line in its tables (lines, lines_by_status,
-// lines_by_order_status), kept in step with lines.
+// LineRepo reads and writes Line in tables lines, lines_by_status,
+// lines_by_order_status.
 type LineRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -197,7 +196,10 @@ func lineCheckKey(e *Line) error {
 	return nil
 }
 
-var lineWrites = &cqlgenimpl.Entity[Line]{
+var lineWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Line]{
+	Name:      "Line",
+	Check:     lineCheck,
+	CheckKey:  lineCheckKey,
 	Canonical: lineLines,
 	State:     lineLinesState,
 	ScanState: lineLinesScanState,
@@ -221,73 +223,32 @@ var lineWrites = &cqlgenimpl.Entity[Line]{
 			Owner:      []int{0, 2},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *LineRepo) Insert(ctx context.Context, e *Line, opts ...cqlgen.Option) error {
+	return lineWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Line, leaving nil pointers
-// and empty collections unset, through the write protocol on lines
-// (docs/repositories.md, The write protocol).
-func (r *LineRepo) Insert(ctx context.Context, e *Line, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, lineCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, lineWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *LineRepo) Update(ctx context.Context, e *Line, opts ...cqlgen.Option) error {
+	return lineWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Line with e's key in every table, nil pointers and empty
-// collections clearing their columns, through the write protocol on lines
-// (docs/repositories.md, The write protocol).
-func (r *LineRepo) Update(ctx context.Context, e *Line, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, lineCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, lineWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *LineRepo) Delete(ctx context.Context, e *Line, opts ...cqlgen.Option) error {
+	return lineWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Line with e's key from every table (e needs only its
-// key), through the write protocol on lines (docs/repositories.md, The write
-// protocol).
-func (r *LineRepo) Delete(ctx context.Context, e *Line, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, lineCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, lineWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Line with the given key and its version.
+func (r *LineRepo) GetVersioned(ctx context.Context, orderID string, itemID string) (*Line, int64, error) {
+	return lineWrites.GetVersioned(ctx, r.s, &Line{OrderID: orderID, ItemID: itemID})
 }
 
-// GetVersioned reads the Line with the given key from lines with its version,
-// for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *LineRepo) GetVersioned(ctx context.Context, orderID string, itemID string) (_ *Line, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "GetVersioned").End(&err)
-	if orderID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("lines", "order_id")
-	}
-	e := &Line{}
-	e.OrderID = orderID
-	e.ItemID = itemID
-	return cqlgenimpl.Versioned(ctx, r.s, lineWrites, e)
-}
-
-// Modify reads the Line with the given key, lets change edit it and writes it
-// back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *LineRepo) Modify(ctx context.Context, orderID string, itemID string, change func(*Line) error, opts ...cqlgen.Option) (_ *Line, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Modify").End(&err)
-	if orderID == "" {
-		return nil, cqlgenimpl.EmptyKey("lines", "order_id")
-	}
-	e := &Line{}
-	e.OrderID = orderID
-	e.ItemID = itemID
-	o, err := cqlgenimpl.BeginVersioned(e, lineCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, lineWrites, e, lineCheck, change)
+// Modify edits the Line with the given key by change, retrying on conflict.
+func (r *LineRepo) Modify(ctx context.Context, orderID string, itemID string, change func(*Line) error, opts ...cqlgen.Option) (*Line, error) {
+	return lineWrites.Modify(ctx, r.s, r.opts, opts, &Line{OrderID: orderID, ItemID: itemID}, change)
 }
 
 // Entity is Line.
@@ -295,146 +256,110 @@ func (r *LineRepo) Entity() string {
 	return "Line"
 }
 
-// Tables lists the tables Repair and Backfill write: all but lines.
+// Tables lists the tables Repair and Backfill write.
 func (r *LineRepo) Tables() []string {
-	return []string{"lines_by_status", "lines_by_order_status"}
+	return lineWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against lines.
-func (r *LineRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, lineWrites, "Line", false, o)
+// Verify reports rows missing, stale or orphaned against lines.
+func (r *LineRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return lineWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *LineRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, lineWrites, "Line", true, o)
+// Repair mends what Verify finds.
+func (r *LineRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return lineWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row lines implies into table.
-func (r *LineRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, lineWrites, "Line", table, o)
+func (r *LineRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return lineWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Line with the given key from lines; cqlgen.ErrNotFound if
-// there is none.
-func (r *LineRepo) Get(ctx context.Context, orderID string, itemID string) (_ *Line, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Get").End(&err)
-	if orderID == "" {
-		return nil, cqlgenimpl.EmptyKey("lines", "order_id")
-	}
-	var e Line
-	e.OrderID = orderID
-	e.ItemID = itemID
-	return cqlgenimpl.GetOne(ctx, r.s, lineLines.Get, []any{e.OrderID, e.ItemID}, lineLinesScan)
+// Get reads the Line with the given key; cqlgen.ErrNotFound if none.
+func (r *LineRepo) Get(ctx context.Context, orderID string, itemID string) (*Line, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Line", "Get", lineLines, []any{orderID, itemID}, lineLinesScan)
 }
 
-// LinesOptions are the optional parts of a Lines read.
+// LinesOptions are the options of Lines.
 type LinesOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// ItemIDFrom (inclusive) and ItemIDTo (exclusive) bound item_id in read
-	// order; nil: open.
+	// ItemIDFrom (inclusive) and ItemIDTo (exclusive) bound item_id; nil:
+	// open.
 	ItemIDFrom, ItemIDTo *string
-	// ItemIDFromExclusive and ItemIDToInclusive change the bounds' defaults.
+	// ItemIDFromExclusive and ItemIDToInclusive flip the defaults.
 	ItemIDFromExclusive, ItemIDToInclusive bool
 }
 
-var lineLinesRead = cqlgenimpl.ReadSpec[Line]{
-	Compare: lineLinesCompare,
-	Key:     lineLinesClustering,
-	Scan:    lineLinesScan,
+var lineLinesRead = &cqlgenimpl.ReadSpec[Line]{
+	Entity:  "Line",
 	Table:   lineLines,
+	Scan:    lineLinesScan,
+	Key:     lineLinesClustering,
+	Compare: lineLinesCompare,
 }
 
-// Lines reads Line rows by order_id, ordered by item_id ascending, from lines,
-// in pages: one partition, in clustering order.
-func (r *LineRepo) Lines(ctx context.Context, orderID string, o *LinesOptions) (_ cqlgen.Page[Line], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "Lines").End(&err)
-	if orderID == "" {
-		return cqlgen.Page[Line]{}, cqlgenimpl.EmptyKey("lines", "order_id")
-	}
-	if o == nil {
-		o = &LinesOptions{}
-	}
-	spec := lineLinesRead.With([]any{orderID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.ItemIDFrom, o.ItemIDTo, o.ItemIDFromExclusive, o.ItemIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// Lines reads Line rows by order_id, ordered by item_id ascending from lines,
+// in pages.
+func (r *LineRepo) Lines(ctx context.Context, orderID string, o *LinesOptions) (cqlgen.Page[Line], error) {
+	o = cqlgenimpl.Or(o)
+	return lineLinesRead.Page(ctx, r.s, r.opts, []any{orderID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.ItemIDFrom, o.ItemIDTo, o.ItemIDFromExclusive, o.ItemIDToInclusive))
 }
 
-// LinesByStatusOptions are the optional parts of a LinesByStatus read.
+// LinesByStatusOptions are the options of LinesByStatus.
 type LinesByStatusOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
-	// order; nil: open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
+	// open.
 	OrderIDFrom, OrderIDTo *string
-	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
+	// OrderIDFromExclusive and OrderIDToInclusive flip the defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-var lineLinesByStatusRead = cqlgenimpl.ReadSpec[LinesByStatusRow]{
-	Compare: lineLinesByStatusCompare,
-	Key:     lineLinesByStatusClustering,
-	Scan:    lineLinesByStatusScan,
+var lineLinesByStatusRead = &cqlgenimpl.ReadSpec[LinesByStatusRow]{
+	Entity:  "Line",
 	Table:   lineLinesByStatus,
+	Scan:    lineLinesByStatusScan,
+	Key:     lineLinesByStatusClustering,
+	Compare: lineLinesByStatusCompare,
 }
 
 // LinesByStatus reads Line rows by status, ordered by order_id ascending, then
-// item_id ascending, from lines_by_status, in pages: one partition, in
-// clustering order.
-func (r *LineRepo) LinesByStatus(ctx context.Context, status string, o *LinesByStatusOptions) (_ cqlgen.Page[LinesByStatusRow], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "LinesByStatus").End(&err)
-	if status == "" {
-		return cqlgen.Page[LinesByStatusRow]{}, cqlgenimpl.EmptyKey("lines_by_status", "status")
-	}
-	if o == nil {
-		o = &LinesByStatusOptions{}
-	}
-	spec := lineLinesByStatusRead.With([]any{status}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// item_id ascending from lines_by_status, in pages.
+func (r *LineRepo) LinesByStatus(ctx context.Context, status string, o *LinesByStatusOptions) (cqlgen.Page[LinesByStatusRow], error) {
+	o = cqlgenimpl.Or(o)
+	return lineLinesByStatusRead.Page(ctx, r.s, r.opts, []any{status}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))
 }
 
-// LinesByOrderStatusOptions are the optional parts of a LinesByOrderStatus
-// read.
+// LinesByOrderStatusOptions are the options of LinesByOrderStatus.
 type LinesByOrderStatusOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// StatusFrom (inclusive) and StatusTo (exclusive) bound status in read
-	// order; nil: open.
+	// StatusFrom (inclusive) and StatusTo (exclusive) bound status; nil: open.
 	StatusFrom, StatusTo *string
-	// StatusFromExclusive and StatusToInclusive change the bounds' defaults.
+	// StatusFromExclusive and StatusToInclusive flip the defaults.
 	StatusFromExclusive, StatusToInclusive bool
 }
 
-var lineLinesByOrderStatusRead = cqlgenimpl.ReadSpec[LinesByOrderStatusRow]{
-	Compare: lineLinesByOrderStatusCompare,
-	Key:     lineLinesByOrderStatusClustering,
-	Scan:    lineLinesByOrderStatusScan,
+var lineLinesByOrderStatusRead = &cqlgenimpl.ReadSpec[LinesByOrderStatusRow]{
+	Entity:  "Line",
 	Table:   lineLinesByOrderStatus,
+	Scan:    lineLinesByOrderStatusScan,
+	Key:     lineLinesByOrderStatusClustering,
+	Compare: lineLinesByOrderStatusCompare,
 }
 
 // LinesByOrderStatus reads Line rows by order_id, ordered by status ascending,
-// then item_id ascending, from lines_by_order_status, in pages: one partition,
-// in clustering order.
-func (r *LineRepo) LinesByOrderStatus(ctx context.Context, orderID string, o *LinesByOrderStatusOptions) (_ cqlgen.Page[LinesByOrderStatusRow], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Line", "LinesByOrderStatus").End(&err)
-	if orderID == "" {
-		return cqlgen.Page[LinesByOrderStatusRow]{}, cqlgenimpl.EmptyKey("lines_by_order_status", "order_id")
-	}
-	if o == nil {
-		o = &LinesByOrderStatusOptions{}
-	}
-	spec := lineLinesByOrderStatusRead.With([]any{orderID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.StatusFrom, o.StatusTo, o.StatusFromExclusive, o.StatusToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// then item_id ascending from lines_by_order_status, in pages.
+func (r *LineRepo) LinesByOrderStatus(ctx context.Context, orderID string, o *LinesByOrderStatusOptions) (cqlgen.Page[LinesByOrderStatusRow], error) {
+	o = cqlgenimpl.Or(o)
+	return lineLinesByOrderStatusRead.Page(ctx, r.s, r.opts, []any{orderID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.StatusFrom, o.StatusTo, o.StatusFromExclusive, o.StatusToInclusive))
 }

@@ -13,11 +13,10 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// everythingEverything is table everything, which is the source of truth of
-// Everything (statements in schema.md).
+// everythingEverything is table everything, the source of truth (schema.md).
 var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "everything",
 	Pattern:      "Everything",
@@ -68,93 +67,69 @@ func everythingCheck(e *Everything) error {
 	return nil
 }
 
-var everythingOne = cqlgenimpl.One[Everything]{
+var everythingOne = &cqlgenimpl.One[Everything]{
+	Name:  "Everything",
+	Table: everythingEverything,
 	Check: everythingCheck,
-	Delete: func(e *Everything, ts int64) []any {
-		return []any{ts, e.ID, e.TagsKey, e.Day}
-	},
 	Key: func(e *Everything) []any {
 		return []any{e.ID, e.TagsKey, e.Day}
 	},
-	Row:   everythingEverythingRow,
-	Scan:  everythingEverythingScan,
-	Table: everythingEverything,
+	Row: everythingEverythingRow,
+	Remove: func(e *Everything, ts int64) []any {
+		return []any{ts, e.ID, e.TagsKey, e.Day}
+	},
+	Scan: everythingEverythingScan,
 }
 
-// Insert writes e to everything, leaving nil pointers and empty collections
-// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
-// Writes).
-func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &everythingOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
+	return everythingOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in everything unless a row has its key (IF NOT
-// EXISTS); see docs/repositories.md, Conditional insert.
-func (r *EverythingRepo) InsertIfAbsent(ctx context.Context, e *Everything, opts ...cqlgen.Option) (_ cqlgen.Inserted[Everything], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &everythingOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *EverythingRepo) InsertIfAbsent(ctx context.Context, e *Everything, opts ...cqlgen.Option) (cqlgen.Inserted[Everything], error) {
+	return everythingOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in everything; nil pointers and
-// empty collections clear their columns.
-func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &everythingOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
+	return everythingOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from everything.
-func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &everythingOne, e)
+// Delete removes the row with e's key.
+func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
+	return everythingOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Everything with the given key from everything;
-// cqlgen.ErrNotFound if there is none.
-func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (_ *Everything, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Get").End(&err)
-	if cqlgenimpl.IsZeroUUID(id) {
-		return nil, cqlgenimpl.EmptyKey("everything", "id")
-	}
-	var e Everything
-	e.ID = id
-	e.TagsKey = tagsKey
-	e.Day = day
-	return cqlgenimpl.GetOne(ctx, r.s, everythingEverything.Get, []any{e.ID, e.TagsKey, e.Day}, everythingEverythingScan)
+// Get reads the Everything with the given key; cqlgen.ErrNotFound if none.
+func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (*Everything, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Everything", "Get", everythingEverything, []any{id, tagsKey, day}, everythingEverythingScan)
 }
 
-// EverythingOptions are the optional parts of a Everything read.
+// EverythingOptions are the options of Everything.
 type EverythingOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// TagsKeyFrom (inclusive) and TagsKeyTo (exclusive) bound tags_key in read
-	// order; nil: open.
+	// TagsKeyFrom (inclusive) and TagsKeyTo (exclusive) bound tags_key; nil:
+	// open.
 	TagsKeyFrom, TagsKeyTo *[]string
-	// TagsKeyFromExclusive and TagsKeyToInclusive change the bounds' defaults.
+	// TagsKeyFromExclusive and TagsKeyToInclusive flip the defaults.
 	TagsKeyFromExclusive, TagsKeyToInclusive bool
 }
 
-var everythingEverythingRead = cqlgenimpl.ReadSpec[Everything]{
-	Compare: everythingEverythingCompare,
-	Key:     everythingEverythingClustering,
-	Scan:    everythingEverythingScan,
+var everythingEverythingRead = &cqlgenimpl.ReadSpec[Everything]{
+	Entity:  "Everything",
 	Table:   everythingEverything,
+	Scan:    everythingEverythingScan,
+	Key:     everythingEverythingClustering,
+	Compare: everythingEverythingCompare,
 }
 
 // Everything reads Everything rows by id, ordered by tags_key ascending, then
-// day ascending, from everything, in pages: one partition, in clustering
-// order.
-func (r *EverythingRepo) Everything(ctx context.Context, id gocql.UUID, o *EverythingOptions) (_ cqlgen.Page[Everything], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Everything", "Everything").End(&err)
-	if cqlgenimpl.IsZeroUUID(id) {
-		return cqlgen.Page[Everything]{}, cqlgenimpl.EmptyKey("everything", "id")
-	}
-	if o == nil {
-		o = &EverythingOptions{}
-	}
-	spec := everythingEverythingRead.With([]any{id}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.TagsKeyFrom, o.TagsKeyTo, o.TagsKeyFromExclusive, o.TagsKeyToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// day ascending from everything, in pages.
+func (r *EverythingRepo) Everything(ctx context.Context, id gocql.UUID, o *EverythingOptions) (cqlgen.Page[Everything], error) {
+	o = cqlgenimpl.Or(o)
+	return everythingEverythingRead.Page(ctx, r.s, r.opts, []any{id}, o.Limit, o.Cursor, cqlgenimpl.Range(o.TagsKeyFrom, o.TagsKeyTo, o.TagsKeyFromExclusive, o.TagsKeyToInclusive))
 }

@@ -16,11 +16,10 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// customerCustomers is table customers, which is the source of truth of
-// Customer (statements in schema.md).
+// customerCustomers is table customers, the source of truth (schema.md).
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "customers",
 	Pattern:      "Customers",
@@ -31,31 +30,15 @@ var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func customerCustomersScan(it cqlgenimpl.Iter, e *Customer) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.CustomerID, &e.Region, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedAt, &e.CreatedBy, &e.Revision, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Customer{}
-	}
+func customerValues(e *Customer, unset bool) []any {
+	return []any{e.CustomerID, e.Region, e.Billing, cqlgenimpl.OrUnset(e.Shipping, unset), cqlgenimpl.SliceOrUnset(e.Others, unset), cqlgenimpl.MapOrUnset(e.ByLabel, unset), cqlgenimpl.MapOrUnset(e.Seen, unset), e.CreatedAt, e.CreatedBy, e.Revision}
 }
 
-func customerCustomersState(e *Customer) []any {
-	return []any{e.CustomerID}
+func customerFields(e *Customer, dst []any) []any {
+	return append(dst, &e.CustomerID, &e.Region, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedAt, &e.CreatedBy, &e.Revision)
 }
 
-func customerCustomersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Customer], ok bool) {
-	ok = it.Scan(&v.Row.CustomerID, &v.Row.Region, &v.Row.Billing, &v.Row.Shipping, &v.Row.Others, &v.Row.ByLabel, cqlgenimpl.ScanSet(&v.Row.Seen), &v.Row.CreatedAt, &v.Row.CreatedBy, &v.Row.Revision, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func customerCustomersData(e *Customer) []any {
-	return []any{e.CustomerID, e.Region, e.Billing, e.Shipping, e.Others, e.ByLabel, e.Seen, e.CreatedAt, e.CreatedBy, e.Revision}
-}
+var customerCustomersScan = customerWrites.ScanLive
 
 func customerMerge(cur, e *Customer) Customer {
 	m := *e
@@ -74,20 +57,8 @@ func customerMerge(cur, e *Customer) Customer {
 	return m
 }
 
-func customerCustomersChange(e *Customer, c cqlgenimpl.Change) []any {
-	return []any{e.Region, e.Billing, cqlgenimpl.OrUnset(e.Shipping, c.Unset), cqlgenimpl.SliceOrUnset(e.Others, c.Unset), cqlgenimpl.MapOrUnset(e.ByLabel, c.Unset), cqlgenimpl.MapOrUnset(e.Seen, c.Unset), e.CreatedAt, e.CreatedBy, e.Revision, c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
-}
-
-func customerCustomersRemove(e *Customer, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.CustomerID, c.Old}
-}
-
-func customerCustomersSettle(e *Customer, version int64) []any {
-	return []any{e.CustomerID, version}
-}
-
-// customerCustomersByRegion is table customers_by_region, which serves
-// CustomersByRegion (statements in schema.md).
+// customerCustomersByRegion is table customers_by_region, serving
+// CustomersByRegion (schema.md).
 var customerCustomersByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "customers_by_region",
 	Pattern:      "CustomersByRegion",
@@ -96,14 +67,6 @@ var customerCustomersByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("billing frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "shipping frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "others list<frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>>", "by_label map<text, frozen<udt<contact_card, name text, phones list<text>, home frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>, wait duration>>>", "seen set<frozen<udt<geo, lat double, lon double>>>", "created_by text", "revision bigint"),
 	Maintained:   true,
 })
-
-func customerCustomersByRegionRow(e *Customer, ts int64, unset bool) []any {
-	return []any{e.Region, e.CreatedAt, e.CustomerID, e.Billing, cqlgenimpl.OrUnset(e.Shipping, unset), cqlgenimpl.SliceOrUnset(e.Others, unset), cqlgenimpl.MapOrUnset(e.ByLabel, unset), cqlgenimpl.MapOrUnset(e.Seen, unset), e.CreatedBy, e.Revision, ts}
-}
-
-func customerCustomersByRegionKey(e *Customer) []any {
-	return []any{e.Region, e.CreatedAt, e.CustomerID}
-}
 
 func customerCustomersByRegionScan(it cqlgenimpl.Iter, e *Customer) bool {
 	return it.Scan(&e.Region, &e.CreatedAt, &e.CustomerID, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedBy, &e.Revision)
@@ -117,8 +80,8 @@ func customerCustomersByRegionCompare(a, b *Customer) int {
 	return cmp.Or(-a.CreatedAt.Compare(b.CreatedAt), cqlgenimpl.CompareUUID(a.CustomerID, b.CustomerID))
 }
 
-// CustomerRepo reads and writes Customer in its tables (customers,
-// customers_by_region), kept in step with customers.
+// CustomerRepo reads and writes Customer in tables customers,
+// customers_by_region.
 type CustomerRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -129,103 +92,46 @@ func NewCustomerRepo(s cqlgen.Session, opts ...cqlgen.Option) *CustomerRepo {
 	return &CustomerRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func customerCheck(e *Customer) error {
-	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
-		return cqlgenimpl.EmptyKey("customers", "customer_id")
-	}
-	return nil
-}
-
-func customerCheckKey(e *Customer) error {
-	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
-		return cqlgenimpl.EmptyKey("customers", "customer_id")
-	}
-	return nil
-}
-
-var customerWrites = &cqlgenimpl.Entity[Customer]{
+var customerWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Customer]{
+	Name:      "Customer",
 	Canonical: customerCustomers,
-	State:     customerCustomersState,
-	ScanState: customerCustomersScanState,
-	Data:      customerCustomersData,
+	Values:    customerValues,
+	Fields:    customerFields,
 	Merge:     customerMerge,
-	Change:    customerCustomersChange,
-	Remove:    customerCustomersRemove,
-	Settle:    customerCustomersSettle,
 	Projections: []cqlgenimpl.Projection[Customer]{
 		{
 			Table:      customerCustomersByRegion,
-			Key:        customerCustomersByRegionKey,
-			Row:        customerCustomersByRegionRow,
 			Writetimes: 4,
 			Owner:      []int{2},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+	return customerWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Customer, leaving nil
-// pointers and empty collections unset, through the write protocol on
-// customers (docs/repositories.md, The write protocol).
-func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+	return customerWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Customer with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// customers (docs/repositories.md, The write protocol).
-func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, customerCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+	return customerWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Customer with e's key from every table (e needs only its
-// key), through the write protocol on customers (docs/repositories.md, The
-// write protocol).
-func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, customerCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, customerWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Customer with the given key and its version.
+func (r *CustomerRepo) GetVersioned(ctx context.Context, customerID gocql.UUID) (*Customer, int64, error) {
+	return customerWrites.GetVersioned(ctx, r.s, &Customer{CustomerID: customerID})
 }
 
-// GetVersioned reads the Customer with the given key from customers with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *CustomerRepo) GetVersioned(ctx context.Context, customerID gocql.UUID) (_ *Customer, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "GetVersioned").End(&err)
-	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, 0, cqlgenimpl.EmptyKey("customers", "customer_id")
-	}
-	e := &Customer{}
-	e.CustomerID = customerID
-	return cqlgenimpl.Versioned(ctx, r.s, customerWrites, e)
-}
-
-// Modify reads the Customer with the given key, lets change edit it and writes
-// it back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *CustomerRepo) Modify(ctx context.Context, customerID gocql.UUID, change func(*Customer) error, opts ...cqlgen.Option) (_ *Customer, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Modify").End(&err)
-	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, cqlgenimpl.EmptyKey("customers", "customer_id")
-	}
-	e := &Customer{}
-	e.CustomerID = customerID
-	o, err := cqlgenimpl.BeginVersioned(e, customerCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, customerWrites, e, customerCheck, change)
+// Modify edits the Customer with the given key by change, retrying on
+// conflict.
+func (r *CustomerRepo) Modify(ctx context.Context, customerID gocql.UUID, change func(*Customer) error, opts ...cqlgen.Option) (*Customer, error) {
+	return customerWrites.Modify(ctx, r.s, r.opts, opts, &Customer{CustomerID: customerID}, change)
 }
 
 // Entity is Customer.
@@ -233,92 +139,68 @@ func (r *CustomerRepo) Entity() string {
 	return "Customer"
 }
 
-// Tables lists the tables Repair and Backfill write: all but customers.
+// Tables lists the tables Repair and Backfill write.
 func (r *CustomerRepo) Tables() []string {
-	return []string{"customers_by_region"}
+	return customerWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against customers.
-func (r *CustomerRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", false, o)
+// Verify reports rows missing, stale or orphaned against customers.
+func (r *CustomerRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return customerWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *CustomerRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, customerWrites, "Customer", true, o)
+// Repair mends what Verify finds.
+func (r *CustomerRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return customerWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row customers implies into table.
-func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, customerWrites, "Customer", table, o)
+func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return customerWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Customer with the given key from customers; cqlgen.ErrNotFound
-// if there is none.
-func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Customer, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Get").End(&err)
-	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, cqlgenimpl.EmptyKey("customers", "customer_id")
-	}
-	var e Customer
-	e.CustomerID = customerID
-	return cqlgenimpl.GetOne(ctx, r.s, customerCustomers.Get, []any{e.CustomerID}, customerCustomersScan)
+// Get reads the Customer with the given key; cqlgen.ErrNotFound if none.
+func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (*Customer, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Customer", "Get", customerCustomers, []any{customerID}, customerCustomersScan)
 }
 
-// GetMany reads the Customers with the given customer_id values from customers
-// in one query: Rows[i] is customerIDs[i]'s, nil when missing
-// (docs/repositories.md, Multi-get).
-func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (_ cqlgen.Found[Customer], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "GetMany").End(&err)
-	for _, k := range customerIDs {
-		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Customer]{}, cqlgenimpl.EmptyKey("customers", "customer_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, customerCustomers, []any{}, customerIDs, r.opts.MaxKeys, customerCustomersScan, func(e *Customer) gocql.UUID {
+// GetMany reads the Customers of the given customer_id values: Rows[i] is
+// customerIDs[i]'s or nil.
+func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (cqlgen.Found[Customer], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Customer", customerCustomers, []any{}, customerIDs, customerCustomersScan, func(e *Customer) gocql.UUID {
 		return e.CustomerID
 	})
 }
 
-// CustomersByRegionOptions are the optional parts of a CustomersByRegion read.
+// CustomersByRegionOptions are the options of CustomersByRegion.
 type CustomersByRegionOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at
-	// in read order; nil: open.
+	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at;
+	// nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
-	// CreatedAtFromExclusive and CreatedAtToInclusive change the bounds'
-	// defaults.
+	// CreatedAtFromExclusive and CreatedAtToInclusive flip the defaults.
 	CreatedAtFromExclusive, CreatedAtToInclusive bool
 }
 
-var customerCustomersByRegionRead = cqlgenimpl.ReadSpec[Customer]{
-	Compare: customerCustomersByRegionCompare,
-	Key:     customerCustomersByRegionClustering,
-	Scan:    customerCustomersByRegionScan,
+var customerCustomersByRegionRead = &cqlgenimpl.ReadSpec[Customer]{
+	Entity:  "Customer",
 	Table:   customerCustomersByRegion,
+	Scan:    customerCustomersByRegionScan,
+	Key:     customerCustomersByRegionClustering,
+	Compare: customerCustomersByRegionCompare,
 }
 
 // CustomersByRegion reads Customer rows by region, ordered by created_at
-// descending, then customer_id ascending, from customers_by_region, in pages:
-// one partition, in clustering order.
-func (r *CustomerRepo) CustomersByRegion(ctx context.Context, region Region, o *CustomersByRegionOptions) (_ cqlgen.Page[Customer], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "CustomersByRegion").End(&err)
-	if o == nil {
-		o = &CustomersByRegionOptions{}
-	}
-	spec := customerCustomersByRegionRead.With([]any{region}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.CreatedAtFrom, o.CreatedAtTo, o.CreatedAtFromExclusive, o.CreatedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// descending, then customer_id ascending from customers_by_region, in pages.
+func (r *CustomerRepo) CustomersByRegion(ctx context.Context, region Region, o *CustomersByRegionOptions) (cqlgen.Page[Customer], error) {
+	o = cqlgenimpl.Or(o)
+	return customerCustomersByRegionRead.Page(ctx, r.s, r.opts, []any{region}, o.Limit, o.Cursor, cqlgenimpl.Range(o.CreatedAtFrom, o.CreatedAtTo, o.CreatedAtFromExclusive, o.CreatedAtToInclusive))
 }
 
-// visitVisits is table visits, which is the source of truth of Visit
-// (statements in schema.md).
+// visitVisits is table visits, the source of truth (schema.md).
 var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "visits",
 	Pattern:      "Visits",
@@ -369,94 +251,70 @@ func visitCheck(e *Visit) error {
 	return nil
 }
 
-var visitOne = cqlgenimpl.One[Visit]{
+var visitOne = &cqlgenimpl.One[Visit]{
+	Name:  "Visit",
+	Table: visitVisits,
 	Check: visitCheck,
-	Delete: func(e *Visit, ts int64) []any {
-		return []any{ts, e.CustomerID, e.At, e.Spot}
-	},
 	Key: func(e *Visit) []any {
 		return []any{e.CustomerID, e.At, e.Spot}
 	},
-	Row:   visitVisitsRow,
-	Scan:  visitVisitsScan,
-	Table: visitVisits,
+	Row: visitVisitsRow,
+	Remove: func(e *Visit, ts int64) []any {
+		return []any{ts, e.CustomerID, e.At, e.Spot}
+	},
+	Scan: visitVisitsScan,
 }
 
-// Insert writes e to visits, leaving nil pointers and empty collections unset;
-// it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
-// Writes).
-func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &visitOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+	return visitOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in visits unless a row has its key (IF NOT EXISTS);
-// see docs/repositories.md, Conditional insert.
-func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (_ cqlgen.Inserted[Visit], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &visitOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (cqlgen.Inserted[Visit], error) {
+	return visitOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in visits; nil pointers and empty
-// collections clear their columns.
-func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &visitOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+	return visitOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from visits.
-func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &visitOne, e)
+// Delete removes the row with e's key.
+func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+	return visitOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Visit with the given key from visits; cqlgen.ErrNotFound if
-// there is none.
-func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, at time.Time, spot Geo) (_ *Visit, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Get").End(&err)
-	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, cqlgenimpl.EmptyKey("visits", "customer_id")
-	}
-	var e Visit
-	e.CustomerID = customerID
-	e.At = at
-	e.Spot = spot
-	return cqlgenimpl.GetOne(ctx, r.s, visitVisits.Get, []any{e.CustomerID, e.At, e.Spot}, visitVisitsScan)
+// Get reads the Visit with the given key; cqlgen.ErrNotFound if none.
+func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, at time.Time, spot Geo) (*Visit, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Visit", "Get", visitVisits, []any{customerID, at, spot}, visitVisitsScan)
 }
 
-// VisitsOptions are the optional parts of a Visits read.
+// VisitsOptions are the options of Visits.
 type VisitsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
-var visitVisitsRead = cqlgenimpl.ReadSpec[Visit]{
-	Compare: visitVisitsCompare,
-	Key:     visitVisitsClustering,
-	Scan:    visitVisitsScan,
+var visitVisitsRead = &cqlgenimpl.ReadSpec[Visit]{
+	Entity:  "Visit",
 	Table:   visitVisits,
+	Scan:    visitVisitsScan,
+	Key:     visitVisitsClustering,
+	Compare: visitVisitsCompare,
 }
 
 // Visits reads Visit rows by customer_id, ordered by at ascending, then spot
-// ascending, from visits, in pages: one partition, in clustering order.
-func (r *VisitRepo) Visits(ctx context.Context, customerID gocql.UUID, o *VisitsOptions) (_ cqlgen.Page[Visit], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Visits").End(&err)
-	if cqlgenimpl.IsZeroUUID(customerID) {
-		return cqlgen.Page[Visit]{}, cqlgenimpl.EmptyKey("visits", "customer_id")
-	}
-	if o == nil {
-		o = &VisitsOptions{}
-	}
-	spec := visitVisitsRead.With([]any{customerID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// ascending from visits, in pages.
+func (r *VisitRepo) Visits(ctx context.Context, customerID gocql.UUID, o *VisitsOptions) (cqlgen.Page[Visit], error) {
+	o = cqlgenimpl.Or(o)
+	return visitVisitsRead.Page(ctx, r.s, r.opts, []any{customerID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
 // MarshalUDT implements gocql.UDTMarshaler: it encodes the field called name

@@ -12,11 +12,10 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// customerCustomers is table customers, which is the source of truth of
-// Customer (statements in schema.md).
+// customerCustomers is table customers, the source of truth (schema.md).
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "customers",
 	Pattern:      "Customers",
@@ -52,76 +51,54 @@ func customerCheck(e *Customer) error {
 	return nil
 }
 
-var customerOne = cqlgenimpl.One[Customer]{
+var customerOne = &cqlgenimpl.One[Customer]{
+	Name:  "Customer",
+	Table: customerCustomers,
 	Check: customerCheck,
-	Delete: func(e *Customer, ts int64) []any {
-		return []any{ts, e.CustomerID}
-	},
 	Key: func(e *Customer) []any {
 		return []any{e.CustomerID}
 	},
-	Row:   customerCustomersRow,
-	Scan:  customerCustomersScan,
-	Table: customerCustomers,
+	Row: customerCustomersRow,
+	Remove: func(e *Customer, ts int64) []any {
+		return []any{ts, e.CustomerID}
+	},
+	Scan: customerCustomersScan,
 }
 
-// Insert writes e to customers, leaving nil pointers and empty collections
-// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
-// Writes).
-func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &customerOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+	return customerOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in customers unless a row has its key (IF NOT
-// EXISTS); see docs/repositories.md, Conditional insert.
-func (r *CustomerRepo) InsertIfAbsent(ctx context.Context, e *Customer, opts ...cqlgen.Option) (_ cqlgen.Inserted[Customer], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &customerOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *CustomerRepo) InsertIfAbsent(ctx context.Context, e *Customer, opts ...cqlgen.Option) (cqlgen.Inserted[Customer], error) {
+	return customerOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in customers; nil pointers and
-// empty collections clear their columns.
-func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &customerOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+	return customerOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from customers.
-func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &customerOne, e)
+// Delete removes the row with e's key.
+func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
+	return customerOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Customer with the given key from customers; cqlgen.ErrNotFound
-// if there is none.
-func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (_ *Customer, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "Get").End(&err)
-	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, cqlgenimpl.EmptyKey("customers", "customer_id")
-	}
-	var e Customer
-	e.CustomerID = customerID
-	return cqlgenimpl.GetOne(ctx, r.s, customerCustomers.Get, []any{e.CustomerID}, customerCustomersScan)
+// Get reads the Customer with the given key; cqlgen.ErrNotFound if none.
+func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (*Customer, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Customer", "Get", customerCustomers, []any{customerID}, customerCustomersScan)
 }
 
-// GetMany reads the Customers with the given customer_id values from customers
-// in one query: Rows[i] is customerIDs[i]'s, nil when missing
-// (docs/repositories.md, Multi-get).
-func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (_ cqlgen.Found[Customer], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Customer", "GetMany").End(&err)
-	for _, k := range customerIDs {
-		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Customer]{}, cqlgenimpl.EmptyKey("customers", "customer_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, customerCustomers, []any{}, customerIDs, r.opts.MaxKeys, customerCustomersScan, func(e *Customer) gocql.UUID {
+// GetMany reads the Customers of the given customer_id values: Rows[i] is
+// customerIDs[i]'s or nil.
+func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (cqlgen.Found[Customer], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Customer", customerCustomers, []any{}, customerIDs, customerCustomersScan, func(e *Customer) gocql.UUID {
 		return e.CustomerID
 	})
 }
 
-// visitVisits is table visits, which is the source of truth of Visit
-// (statements in schema.md).
+// visitVisits is table visits, the source of truth (schema.md).
 var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "visits",
 	Pattern:      "Visits",
@@ -172,94 +149,71 @@ func visitCheck(e *Visit) error {
 	return nil
 }
 
-var visitOne = cqlgenimpl.One[Visit]{
+var visitOne = &cqlgenimpl.One[Visit]{
+	Name:  "Visit",
+	Table: visitVisits,
 	Check: visitCheck,
-	Delete: func(e *Visit, ts int64) []any {
-		return []any{ts, e.CustomerID, e.VisitID, e.Spot}
-	},
 	Key: func(e *Visit) []any {
 		return []any{e.CustomerID, e.VisitID, e.Spot}
 	},
-	Row:   visitVisitsRow,
-	Scan:  visitVisitsScan,
-	Table: visitVisits,
+	Row: visitVisitsRow,
+	Remove: func(e *Visit, ts int64) []any {
+		return []any{ts, e.CustomerID, e.VisitID, e.Spot}
+	},
+	Scan: visitVisitsScan,
 }
 
-// Insert writes e to visits, leaving nil pointers and empty collections unset;
-// it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
-// Writes).
-func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &visitOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+	return visitOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in visits unless a row has its key (IF NOT EXISTS);
-// see docs/repositories.md, Conditional insert.
-func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (_ cqlgen.Inserted[Visit], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &visitOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (cqlgen.Inserted[Visit], error) {
+	return visitOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in visits; nil pointers and empty
-// collections clear their columns.
-func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &visitOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+	return visitOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from visits.
-func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &visitOne, e)
+// Delete removes the row with e's key.
+func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
+	return visitOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Visit with the given key from visits; cqlgen.ErrNotFound if
-// there is none.
-func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, visitID gocql.UUID, spot Geo) (_ *Visit, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Get").End(&err)
-	if cqlgenimpl.IsZeroUUID(customerID) {
-		return nil, cqlgenimpl.EmptyKey("visits", "customer_id")
-	}
-	var e Visit
-	e.CustomerID = customerID
-	e.VisitID = visitID
-	e.Spot = spot
-	return cqlgenimpl.GetOne(ctx, r.s, visitVisits.Get, []any{e.CustomerID, e.VisitID, e.Spot}, visitVisitsScan)
+// Get reads the Visit with the given key; cqlgen.ErrNotFound if none.
+func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, visitID gocql.UUID, spot Geo) (*Visit, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Visit", "Get", visitVisits, []any{customerID, visitID, spot}, visitVisitsScan)
 }
 
-// VisitsOptions are the optional parts of a Visits read.
+// VisitsOptions are the options of Visits.
 type VisitsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// VisitIDFrom (inclusive) and VisitIDTo (exclusive) bound visit_id in read
-	// order; nil: open.
+	// VisitIDFrom (inclusive) and VisitIDTo (exclusive) bound visit_id; nil:
+	// open.
 	VisitIDFrom, VisitIDTo *gocql.UUID
-	// VisitIDFromExclusive and VisitIDToInclusive change the bounds' defaults.
+	// VisitIDFromExclusive and VisitIDToInclusive flip the defaults.
 	VisitIDFromExclusive, VisitIDToInclusive bool
 }
 
-var visitVisitsRead = cqlgenimpl.ReadSpec[Visit]{
-	Compare: visitVisitsCompare,
-	Key:     visitVisitsClustering,
-	Scan:    visitVisitsScan,
+var visitVisitsRead = &cqlgenimpl.ReadSpec[Visit]{
+	Entity:  "Visit",
 	Table:   visitVisits,
+	Scan:    visitVisitsScan,
+	Key:     visitVisitsClustering,
+	Compare: visitVisitsCompare,
 }
 
 // Visits reads Visit rows by customer_id, ordered by visit_id descending, then
-// spot ascending, from visits, in pages: one partition, in clustering order.
-func (r *VisitRepo) Visits(ctx context.Context, customerID gocql.UUID, o *VisitsOptions) (_ cqlgen.Page[Visit], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Visit", "Visits").End(&err)
-	if cqlgenimpl.IsZeroUUID(customerID) {
-		return cqlgen.Page[Visit]{}, cqlgenimpl.EmptyKey("visits", "customer_id")
-	}
-	if o == nil {
-		o = &VisitsOptions{}
-	}
-	spec := visitVisitsRead.With([]any{customerID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.VisitIDFrom, o.VisitIDTo, o.VisitIDFromExclusive, o.VisitIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// spot ascending from visits, in pages.
+func (r *VisitRepo) Visits(ctx context.Context, customerID gocql.UUID, o *VisitsOptions) (cqlgen.Page[Visit], error) {
+	o = cqlgenimpl.Or(o)
+	return visitVisitsRead.Page(ctx, r.s, r.opts, []any{customerID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.VisitIDFrom, o.VisitIDTo, o.VisitIDFromExclusive, o.VisitIDToInclusive))
 }
 
 // MarshalUDT implements gocql.UDTMarshaler: it encodes the field called name

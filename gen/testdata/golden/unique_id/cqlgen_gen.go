@@ -14,11 +14,10 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// eventEvents is table events, which is the source of truth of Event
-// (statements in schema.md).
+// eventEvents is table events, the source of truth (schema.md).
 var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "events",
 	Pattern:      "Events",
@@ -56,8 +55,8 @@ func eventEventsCompare(a, b *Event) int {
 	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
 }
 
-// eventEventsByAgent is table events_by_agent, which serves EventsByAgent
-// (statements in schema.md).
+// eventEventsByAgent is table events_by_agent, serving EventsByAgent
+// (schema.md).
 var eventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "events_by_agent",
 	Pattern:      "EventsByAgent",
@@ -84,8 +83,7 @@ func eventEventsByAgentCompare(a, b *Event) int {
 	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
 }
 
-// EventRepo reads and writes Event in its tables (events, events_by_agent),
-// kept in step with events.
+// EventRepo reads and writes Event in tables events, events_by_agent.
 type EventRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -154,7 +152,10 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-var eventWrites = &cqlgenimpl.Entity[Event]{
+var eventWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Event]{
+	Name:      "Event",
+	Check:     eventCheck,
+	CheckKey:  eventCheckKey,
 	Canonical: eventEvents,
 	Immutable: true,
 	State:     eventEventsState,
@@ -167,133 +168,101 @@ var eventWrites = &cqlgenimpl.Entity[Event]{
 			Owner:      []int{3, 2},
 		},
 	},
-}
+})
 
 // Entity is Event.
 func (r *EventRepo) Entity() string {
 	return "Event"
 }
 
-// Tables lists the tables Repair and Backfill write: all but events.
+// Tables lists the tables Repair and Backfill write.
 func (r *EventRepo) Tables() []string {
-	return []string{"events_by_agent"}
+	return eventWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against events.
-func (r *EventRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", false, o)
+// Verify reports rows missing, stale or orphaned against events.
+func (r *EventRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return eventWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *EventRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", true, o)
+// Repair mends what Verify finds.
+func (r *EventRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return eventWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row events implies into table.
-func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, eventWrites, "Event", table, o)
+func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return eventWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Event with the given key from events; cqlgen.ErrNotFound if
-// there is none.
-func (r *EventRepo) Get(ctx context.Context, ticketID string, eventID gocql.UUID) (_ *Event, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Get").End(&err)
-	if ticketID == "" {
-		return nil, cqlgenimpl.EmptyKey("events", "ticket_id")
-	}
-	var e Event
-	e.TicketID = ticketID
-	e.EventID = eventID
-	return cqlgenimpl.GetOne(ctx, r.s, eventEvents.Get, []any{e.TicketID, e.EventID}, eventEventsScan)
+// Get reads the Event with the given key; cqlgen.ErrNotFound if none.
+func (r *EventRepo) Get(ctx context.Context, ticketID string, eventID gocql.UUID) (*Event, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Event", "Get", eventEvents, []any{ticketID, eventID}, eventEventsScan)
 }
 
-// EventsOptions are the optional parts of a Events read.
+// EventsOptions are the options of Events.
 type EventsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
-	// order; nil: open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id; nil:
+	// open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
+	// EventIDFromExclusive and EventIDToInclusive flip the defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
 }
 
-var eventEventsRead = cqlgenimpl.ReadSpec[Event]{
-	Compare: eventEventsCompare,
-	Key:     eventEventsClustering,
-	Scan:    eventEventsScan,
+var eventEventsRead = &cqlgenimpl.ReadSpec[Event]{
+	Entity:  "Event",
 	Table:   eventEvents,
+	Scan:    eventEventsScan,
+	Key:     eventEventsClustering,
+	Compare: eventEventsCompare,
 }
 
-// Events reads Event rows by ticket_id, ordered by event_id descending, from
-// events, in pages: one partition, in clustering order.
-func (r *EventRepo) Events(ctx context.Context, ticketID string, o *EventsOptions) (_ cqlgen.Page[Event], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Events").End(&err)
-	if ticketID == "" {
-		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("events", "ticket_id")
-	}
-	if o == nil {
-		o = &EventsOptions{}
-	}
-	spec := eventEventsRead.With([]any{ticketID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// Events reads Event rows by ticket_id, ordered by event_id descending from
+// events, in pages.
+func (r *EventRepo) Events(ctx context.Context, ticketID string, o *EventsOptions) (cqlgen.Page[Event], error) {
+	o = cqlgenimpl.Or(o)
+	return eventEventsRead.Page(ctx, r.s, r.opts, []any{ticketID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive))
 }
 
-// EventsByAgentOptions are the optional parts of a EventsByAgent read.
+// EventsByAgentOptions are the options of EventsByAgent.
 type EventsByAgentOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id in read
-	// order; nil: open.
+	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id; nil:
+	// open.
 	EventIDFrom, EventIDTo *gocql.UUID
-	// EventIDFromExclusive and EventIDToInclusive change the bounds' defaults.
+	// EventIDFromExclusive and EventIDToInclusive flip the defaults.
 	EventIDFromExclusive, EventIDToInclusive bool
 	// Start is the bucket the read walks back from (zero: now).
 	Start time.Time
-	// LookBack is how many buckets the read may reach (0:
-	// cqlgen.DefaultLookBack).
+	// LookBack is how many buckets it may reach (0: cqlgen.DefaultLookBack).
 	LookBack int
 }
 
-var eventEventsByAgentRead = cqlgenimpl.ReadSpec[Event]{
-	Compare: eventEventsByAgentCompare,
-	Key:     eventEventsByAgentClustering,
-	Scan:    eventEventsByAgentScan,
-	Table:   eventEventsByAgent,
+var eventEventsByAgentRead = &cqlgenimpl.ReadSpec[Event]{
+	Entity:      "Event",
+	Table:       eventEventsByAgent,
+	Scan:        eventEventsByAgentScan,
+	Key:         eventEventsByAgentClustering,
+	Compare:     eventEventsByAgentCompare,
+	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
 }
 
-// EventsByAgent reads Event rows by agent_id, ordered by event_id descending,
+// EventsByAgent reads Event rows by agent_id, ordered by event_id descending
 // from events_by_agent, in pages: time buckets from the newest back, each in
 // clustering order.
-func (r *EventRepo) EventsByAgent(ctx context.Context, agentID string, o *EventsByAgentOptions) (_ cqlgen.Page[Event], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "EventsByAgent").End(&err)
-	if agentID == "" {
-		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("events_by_agent", "agent_id")
-	}
-	if o == nil {
-		o = &EventsByAgentOptions{}
-	}
-	start := o.Start
-	if start.IsZero() {
-		start = r.opts.Clock()
-	}
-	tb := cqlgenimpl.MonthBuckets
-	spec := eventEventsByAgentRead.With([]any{agentID}, o.Limit, o.Cursor, r.opts)
-	spec.TimeBuckets, spec.Start, spec.LookBack = &tb, start, o.LookBack
-	cqlgenimpl.Bounds(&spec, o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *EventRepo) EventsByAgent(ctx context.Context, agentID string, o *EventsByAgentOptions) (cqlgen.Page[Event], error) {
+	o = cqlgenimpl.Or(o)
+	return eventEventsByAgentRead.Page(ctx, r.s, r.opts, []any{agentID}, o.Limit, o.Cursor, cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.EventIDFrom, o.EventIDTo, o.EventIDFromExclusive, o.EventIDToInclusive))
 }
 
-// uploadUploads is table uploads, which is the source of truth of Upload
-// (statements in schema.md).
+// uploadUploads is table uploads, the source of truth (schema.md).
 var uploadUploads = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "uploads",
 	Pattern:      "Uploads",
@@ -305,43 +274,15 @@ var uploadUploads = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func uploadUploadsScan(it cqlgenimpl.Iter, e *Upload) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.Owner, &e.UploadID, &e.Day, &e.Size, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Upload{}
-	}
-}
-
-func uploadUploadsState(e *Upload) []any {
-	return []any{e.Owner, e.UploadID}
-}
-
-func uploadUploadsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Upload], ok bool) {
-	ok = it.Scan(&v.Row.Owner, &v.Row.UploadID, &v.Row.Day, &v.Row.Size, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func uploadUploadsData(e *Upload) []any {
+func uploadValues(e *Upload, _ bool) []any {
 	return []any{e.Owner, e.UploadID, e.Day, e.Size}
 }
 
-func uploadUploadsChange(e *Upload, c cqlgenimpl.Change) []any {
-	return []any{e.Day, e.Size, c.TS, c.Pending, c.Writes, e.Owner, e.UploadID, c.Old}
+func uploadFields(e *Upload, dst []any) []any {
+	return append(dst, &e.Owner, &e.UploadID, &e.Day, &e.Size)
 }
 
-func uploadUploadsRemove(e *Upload, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.Owner, e.UploadID, c.Old}
-}
-
-func uploadUploadsSettle(e *Upload, version int64) []any {
-	return []any{e.Owner, e.UploadID, version}
-}
+var uploadUploadsScan = uploadWrites.ScanLive
 
 func uploadUploadsClustering(e *Upload) []any {
 	return []any{e.UploadID}
@@ -351,8 +292,8 @@ func uploadUploadsCompare(a, b *Upload) int {
 	return cqlgenimpl.CompareUUID(a.UploadID, b.UploadID)
 }
 
-// uploadUploadsByDay is table uploads_by_day, which serves UploadsByDay
-// (statements in schema.md).
+// uploadUploadsByDay is table uploads_by_day, serving UploadsByDay
+// (schema.md).
 var uploadUploadsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "uploads_by_day",
 	Pattern:      "UploadsByDay",
@@ -383,8 +324,7 @@ func uploadUploadsByDayCompare(a, b *Upload) int {
 	return cqlgenimpl.CompareUUID(a.UploadID, b.UploadID)
 }
 
-// UploadRepo reads and writes Upload in its tables (uploads, uploads_by_day),
-// kept in step with uploads.
+// UploadRepo reads and writes Upload in tables uploads, uploads_by_day.
 type UploadRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -395,31 +335,11 @@ func NewUploadRepo(s cqlgen.Session, opts ...cqlgen.Option) *UploadRepo {
 	return &UploadRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func uploadCheck(e *Upload) error {
-	if e.Owner == "" {
-		return cqlgenimpl.EmptyKey("uploads", "owner")
-	}
-	if e.Day.IsZero() {
-		return cqlgenimpl.EmptyKey("uploads_by_day", "day")
-	}
-	return nil
-}
-
-func uploadCheckKey(e *Upload) error {
-	if e.Owner == "" {
-		return cqlgenimpl.EmptyKey("uploads", "owner")
-	}
-	return nil
-}
-
-var uploadWrites = &cqlgenimpl.Entity[Upload]{
+var uploadWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Upload]{
+	Name:      "Upload",
 	Canonical: uploadUploads,
-	State:     uploadUploadsState,
-	ScanState: uploadUploadsScanState,
-	Data:      uploadUploadsData,
-	Change:    uploadUploadsChange,
-	Remove:    uploadUploadsRemove,
-	Settle:    uploadUploadsSettle,
+	Values:    uploadValues,
+	Fields:    uploadFields,
 	Projections: []cqlgenimpl.Projection[Upload]{
 		{
 			Table:      uploadUploadsByDay,
@@ -429,73 +349,32 @@ var uploadWrites = &cqlgenimpl.Entity[Upload]{
 			Owner:      []int{3, 2},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *UploadRepo) Insert(ctx context.Context, e *Upload, opts ...cqlgen.Option) error {
+	return uploadWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Upload, leaving nil pointers
-// and empty collections unset, through the write protocol on uploads
-// (docs/repositories.md, The write protocol).
-func (r *UploadRepo) Insert(ctx context.Context, e *Upload, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, uploadCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, uploadWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *UploadRepo) Update(ctx context.Context, e *Upload, opts ...cqlgen.Option) error {
+	return uploadWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Upload with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// uploads (docs/repositories.md, The write protocol).
-func (r *UploadRepo) Update(ctx context.Context, e *Upload, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, uploadCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, uploadWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *UploadRepo) Delete(ctx context.Context, e *Upload, opts ...cqlgen.Option) error {
+	return uploadWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Upload with e's key from every table (e needs only its
-// key), through the write protocol on uploads (docs/repositories.md, The write
-// protocol).
-func (r *UploadRepo) Delete(ctx context.Context, e *Upload, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, uploadCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, uploadWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Upload with the given key and its version.
+func (r *UploadRepo) GetVersioned(ctx context.Context, owner string, uploadID gocql.UUID) (*Upload, int64, error) {
+	return uploadWrites.GetVersioned(ctx, r.s, &Upload{Owner: owner, UploadID: uploadID})
 }
 
-// GetVersioned reads the Upload with the given key from uploads with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *UploadRepo) GetVersioned(ctx context.Context, owner string, uploadID gocql.UUID) (_ *Upload, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "GetVersioned").End(&err)
-	if owner == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("uploads", "owner")
-	}
-	e := &Upload{}
-	e.Owner = owner
-	e.UploadID = uploadID
-	return cqlgenimpl.Versioned(ctx, r.s, uploadWrites, e)
-}
-
-// Modify reads the Upload with the given key, lets change edit it and writes
-// it back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *UploadRepo) Modify(ctx context.Context, owner string, uploadID gocql.UUID, change func(*Upload) error, opts ...cqlgen.Option) (_ *Upload, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Modify").End(&err)
-	if owner == "" {
-		return nil, cqlgenimpl.EmptyKey("uploads", "owner")
-	}
-	e := &Upload{}
-	e.Owner = owner
-	e.UploadID = uploadID
-	o, err := cqlgenimpl.BeginVersioned(e, uploadCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, uploadWrites, e, uploadCheck, change)
+// Modify edits the Upload with the given key by change, retrying on conflict.
+func (r *UploadRepo) Modify(ctx context.Context, owner string, uploadID gocql.UUID, change func(*Upload) error, opts ...cqlgen.Option) (*Upload, error) {
+	return uploadWrites.Modify(ctx, r.s, r.opts, opts, &Upload{Owner: owner, UploadID: uploadID}, change)
 }
 
 // Entity is Upload.
@@ -503,112 +382,85 @@ func (r *UploadRepo) Entity() string {
 	return "Upload"
 }
 
-// Tables lists the tables Repair and Backfill write: all but uploads.
+// Tables lists the tables Repair and Backfill write.
 func (r *UploadRepo) Tables() []string {
-	return []string{"uploads_by_day"}
+	return uploadWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against uploads.
-func (r *UploadRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, uploadWrites, "Upload", false, o)
+// Verify reports rows missing, stale or orphaned against uploads.
+func (r *UploadRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return uploadWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *UploadRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, uploadWrites, "Upload", true, o)
+// Repair mends what Verify finds.
+func (r *UploadRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return uploadWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row uploads implies into table.
-func (r *UploadRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, uploadWrites, "Upload", table, o)
+func (r *UploadRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return uploadWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Upload with the given key from uploads; cqlgen.ErrNotFound if
-// there is none.
-func (r *UploadRepo) Get(ctx context.Context, owner string, uploadID gocql.UUID) (_ *Upload, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Get").End(&err)
-	if owner == "" {
-		return nil, cqlgenimpl.EmptyKey("uploads", "owner")
-	}
-	var e Upload
-	e.Owner = owner
-	e.UploadID = uploadID
-	return cqlgenimpl.GetOne(ctx, r.s, uploadUploads.Get, []any{e.Owner, e.UploadID}, uploadUploadsScan)
+// Get reads the Upload with the given key; cqlgen.ErrNotFound if none.
+func (r *UploadRepo) Get(ctx context.Context, owner string, uploadID gocql.UUID) (*Upload, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Upload", "Get", uploadUploads, []any{owner, uploadID}, uploadUploadsScan)
 }
 
-// UploadsOptions are the optional parts of a Uploads read.
+// UploadsOptions are the options of Uploads.
 type UploadsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// UploadIDFrom (inclusive) and UploadIDTo (exclusive) bound upload_id in
-	// read order; nil: open.
+	// UploadIDFrom (inclusive) and UploadIDTo (exclusive) bound upload_id;
+	// nil: open.
 	UploadIDFrom, UploadIDTo *gocql.UUID
-	// UploadIDFromExclusive and UploadIDToInclusive change the bounds'
-	// defaults.
+	// UploadIDFromExclusive and UploadIDToInclusive flip the defaults.
 	UploadIDFromExclusive, UploadIDToInclusive bool
 }
 
-var uploadUploadsRead = cqlgenimpl.ReadSpec[Upload]{
-	Compare: uploadUploadsCompare,
-	Key:     uploadUploadsClustering,
-	Scan:    uploadUploadsScan,
+var uploadUploadsRead = &cqlgenimpl.ReadSpec[Upload]{
+	Entity:  "Upload",
 	Table:   uploadUploads,
+	Scan:    uploadUploadsScan,
+	Key:     uploadUploadsClustering,
+	Compare: uploadUploadsCompare,
 }
 
-// Uploads reads Upload rows by owner, ordered by upload_id ascending, from
-// uploads, in pages: one partition, in clustering order.
-func (r *UploadRepo) Uploads(ctx context.Context, owner string, o *UploadsOptions) (_ cqlgen.Page[Upload], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "Uploads").End(&err)
-	if owner == "" {
-		return cqlgen.Page[Upload]{}, cqlgenimpl.EmptyKey("uploads", "owner")
-	}
-	if o == nil {
-		o = &UploadsOptions{}
-	}
-	spec := uploadUploadsRead.With([]any{owner}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.UploadIDFrom, o.UploadIDTo, o.UploadIDFromExclusive, o.UploadIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// Uploads reads Upload rows by owner, ordered by upload_id ascending from
+// uploads, in pages.
+func (r *UploadRepo) Uploads(ctx context.Context, owner string, o *UploadsOptions) (cqlgen.Page[Upload], error) {
+	o = cqlgenimpl.Or(o)
+	return uploadUploadsRead.Page(ctx, r.s, r.opts, []any{owner}, o.Limit, o.Cursor, cqlgenimpl.Range(o.UploadIDFrom, o.UploadIDTo, o.UploadIDFromExclusive, o.UploadIDToInclusive))
 }
 
-// UploadsByDayOptions are the optional parts of a UploadsByDay read.
+// UploadsByDayOptions are the options of UploadsByDay.
 type UploadsByDayOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// UploadIDFrom (inclusive) and UploadIDTo (exclusive) bound upload_id in
-	// read order; nil: open.
+	// UploadIDFrom (inclusive) and UploadIDTo (exclusive) bound upload_id;
+	// nil: open.
 	UploadIDFrom, UploadIDTo *gocql.UUID
-	// UploadIDFromExclusive and UploadIDToInclusive change the bounds'
-	// defaults.
+	// UploadIDFromExclusive and UploadIDToInclusive flip the defaults.
 	UploadIDFromExclusive, UploadIDToInclusive bool
 }
 
-var uploadUploadsByDayRead = cqlgenimpl.ReadSpec[Upload]{
+var uploadUploadsByDayRead = &cqlgenimpl.ReadSpec[Upload]{
+	Entity:      "Upload",
+	Table:       uploadUploadsByDay,
+	Scan:        uploadUploadsByDayScan,
+	Key:         uploadUploadsByDayClustering,
 	Compare:     uploadUploadsByDayCompare,
 	HashBuckets: 16,
-	Key:         uploadUploadsByDayClustering,
-	Scan:        uploadUploadsByDayScan,
-	Table:       uploadUploadsByDay,
 }
 
-// UploadsByDay reads Upload rows by day, ordered by upload_id ascending, from
+// UploadsByDay reads Upload rows by day, ordered by upload_id ascending from
 // uploads_by_day, in pages: all 16 hash buckets read in parallel and merged in
 // clustering order.
-func (r *UploadRepo) UploadsByDay(ctx context.Context, day time.Time, o *UploadsByDayOptions) (_ cqlgen.Page[Upload], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Upload", "UploadsByDay").End(&err)
-	if day.IsZero() {
-		return cqlgen.Page[Upload]{}, cqlgenimpl.EmptyKey("uploads_by_day", "day")
-	}
-	if o == nil {
-		o = &UploadsByDayOptions{}
-	}
-	spec := uploadUploadsByDayRead.With([]any{day}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.UploadIDFrom, o.UploadIDTo, o.UploadIDFromExclusive, o.UploadIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+func (r *UploadRepo) UploadsByDay(ctx context.Context, day time.Time, o *UploadsByDayOptions) (cqlgen.Page[Upload], error) {
+	o = cqlgenimpl.Or(o)
+	return uploadUploadsByDayRead.Page(ctx, r.s, r.opts, []any{day}, o.Limit, o.Cursor, cqlgenimpl.Range(o.UploadIDFrom, o.UploadIDTo, o.UploadIDFromExclusive, o.UploadIDToInclusive))
 }

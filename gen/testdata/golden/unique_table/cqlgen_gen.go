@@ -12,11 +12,10 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// accountAccounts is table accounts, which is the source of truth of Account
-// (statements in schema.md).
+// accountAccounts is table accounts, the source of truth (schema.md).
 var accountAccounts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "accounts",
 	Pattern:      "Accounts",
@@ -28,46 +27,18 @@ var accountAccounts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Fenced:       true,
 })
 
-func accountAccountsScan(it cqlgenimpl.Iter, e *Account) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.AccountID, &e.TenantID, &e.Email, &e.Handle, &e.Name, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Account{}
-	}
-}
-
-func accountAccountsState(e *Account) []any {
-	return []any{e.AccountID}
-}
-
-func accountAccountsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Account], ok bool) {
-	ok = it.Scan(&v.Row.AccountID, &v.Row.TenantID, &v.Row.Email, &v.Row.Handle, &v.Row.Name, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func accountAccountsData(e *Account) []any {
+func accountValues(e *Account, _ bool) []any {
 	return []any{e.AccountID, e.TenantID, e.Email, e.Handle, e.Name}
 }
 
-func accountAccountsChange(e *Account, c cqlgenimpl.Change) []any {
-	return []any{e.TenantID, e.Email, e.Handle, e.Name, c.TS, c.Pending, c.Writes, e.AccountID, c.Old}
+func accountFields(e *Account, dst []any) []any {
+	return append(dst, &e.AccountID, &e.TenantID, &e.Email, &e.Handle, &e.Name)
 }
 
-func accountAccountsRemove(e *Account, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.AccountID, c.Old}
-}
+var accountAccountsScan = accountWrites.ScanLive
 
-func accountAccountsSettle(e *Account, version int64) []any {
-	return []any{e.AccountID, version}
-}
-
-// accountAccountByEmail is table accounts_by_email, which serves
-// AccountByEmail (statements in schema.md).
+// accountAccountByEmail is table accounts_by_email, serving AccountByEmail
+// (schema.md).
 var accountAccountByEmail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "accounts_by_email",
 	Pattern:      "AccountByEmail",
@@ -85,8 +56,8 @@ func accountAccountByEmailKey(e *Account) []any {
 	return []any{e.Email}
 }
 
-// accountAccountsByHandle is table accounts_by_handle, which serves
-// AccountsByHandle (statements in schema.md).
+// accountAccountsByHandle is table accounts_by_handle, serving
+// AccountsByHandle (schema.md).
 var accountAccountsByHandle = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "accounts_by_handle",
 	Pattern:      "AccountsByHandle",
@@ -105,8 +76,8 @@ func accountAccountsByHandleKey(e *Account) []any {
 	return []any{e.TenantID, e.Handle}
 }
 
-// AccountRepo reads and writes Account in its tables (accounts,
-// accounts_by_email, accounts_by_handle), kept in step with accounts.
+// AccountRepo reads and writes Account in tables accounts, accounts_by_email,
+// accounts_by_handle.
 type AccountRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -117,34 +88,11 @@ func NewAccountRepo(s cqlgen.Session, opts ...cqlgen.Option) *AccountRepo {
 	return &AccountRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func accountCheck(e *Account) error {
-	if e.AccountID == "" {
-		return cqlgenimpl.EmptyKey("accounts", "account_id")
-	}
-	if e.Email == "" {
-		return cqlgenimpl.EmptyKey("accounts_by_email", "email")
-	}
-	if e.TenantID == "" {
-		return cqlgenimpl.EmptyKey("accounts_by_handle", "tenant_id")
-	}
-	return nil
-}
-
-func accountCheckKey(e *Account) error {
-	if e.AccountID == "" {
-		return cqlgenimpl.EmptyKey("accounts", "account_id")
-	}
-	return nil
-}
-
-var accountWrites = &cqlgenimpl.Entity[Account]{
+var accountWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Account]{
+	Name:      "Account",
 	Canonical: accountAccounts,
-	State:     accountAccountsState,
-	ScanState: accountAccountsScanState,
-	Data:      accountAccountsData,
-	Change:    accountAccountsChange,
-	Remove:    accountAccountsRemove,
-	Settle:    accountAccountsSettle,
+	Values:    accountValues,
+	Fields:    accountFields,
 	Projections: []cqlgenimpl.Projection[Account]{
 		{
 			Table:      accountAccountByEmail,
@@ -163,71 +111,32 @@ var accountWrites = &cqlgenimpl.Entity[Account]{
 			Owner:      []int{2},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
+	return accountWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Account, leaving nil pointers
-// and empty collections unset, through the write protocol on accounts
-// (docs/repositories.md, The write protocol).
-func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, accountCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, accountWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
+	return accountWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Account with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// accounts (docs/repositories.md, The write protocol).
-func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, accountCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, accountWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
+	return accountWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Account with e's key from every table (e needs only its
-// key), through the write protocol on accounts (docs/repositories.md, The
-// write protocol).
-func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, accountCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, accountWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Account with the given key and its version.
+func (r *AccountRepo) GetVersioned(ctx context.Context, accountID string) (*Account, int64, error) {
+	return accountWrites.GetVersioned(ctx, r.s, &Account{AccountID: accountID})
 }
 
-// GetVersioned reads the Account with the given key from accounts with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *AccountRepo) GetVersioned(ctx context.Context, accountID string) (_ *Account, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "GetVersioned").End(&err)
-	if accountID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("accounts", "account_id")
-	}
-	e := &Account{}
-	e.AccountID = accountID
-	return cqlgenimpl.Versioned(ctx, r.s, accountWrites, e)
-}
-
-// Modify reads the Account with the given key, lets change edit it and writes
-// it back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *AccountRepo) Modify(ctx context.Context, accountID string, change func(*Account) error, opts ...cqlgen.Option) (_ *Account, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Modify").End(&err)
-	if accountID == "" {
-		return nil, cqlgenimpl.EmptyKey("accounts", "account_id")
-	}
-	e := &Account{}
-	e.AccountID = accountID
-	o, err := cqlgenimpl.BeginVersioned(e, accountCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, accountWrites, e, accountCheck, change)
+// Modify edits the Account with the given key by change, retrying on conflict.
+func (r *AccountRepo) Modify(ctx context.Context, accountID string, change func(*Account) error, opts ...cqlgen.Option) (*Account, error) {
+	return accountWrites.Modify(ctx, r.s, r.opts, opts, &Account{AccountID: accountID}, change)
 }
 
 // Entity is Account.
@@ -235,52 +144,35 @@ func (r *AccountRepo) Entity() string {
 	return "Account"
 }
 
-// Tables lists the tables Repair and Backfill write: all but accounts.
+// Tables lists the tables Repair and Backfill write.
 func (r *AccountRepo) Tables() []string {
-	return []string{"accounts_by_email", "accounts_by_handle"}
+	return accountWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against accounts.
-func (r *AccountRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, accountWrites, "Account", false, o)
+// Verify reports rows missing, stale or orphaned against accounts.
+func (r *AccountRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return accountWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *AccountRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, accountWrites, "Account", true, o)
+// Repair mends what Verify finds.
+func (r *AccountRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return accountWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row accounts implies into table.
-func (r *AccountRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, accountWrites, "Account", table, o)
+func (r *AccountRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return accountWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Account with the given key from accounts; cqlgen.ErrNotFound
-// if there is none.
-func (r *AccountRepo) Get(ctx context.Context, accountID string) (_ *Account, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Get").End(&err)
-	if accountID == "" {
-		return nil, cqlgenimpl.EmptyKey("accounts", "account_id")
-	}
-	var e Account
-	e.AccountID = accountID
-	return cqlgenimpl.GetOne(ctx, r.s, accountAccounts.Get, []any{e.AccountID}, accountAccountsScan)
+// Get reads the Account with the given key; cqlgen.ErrNotFound if none.
+func (r *AccountRepo) Get(ctx context.Context, accountID string) (*Account, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Account", "Get", accountAccounts, []any{accountID}, accountAccountsScan)
 }
 
-// GetMany reads the Accounts with the given account_id values from accounts in
-// one query: Rows[i] is accountIDs[i]'s, nil when missing
-// (docs/repositories.md, Multi-get).
-func (r *AccountRepo) GetMany(ctx context.Context, accountIDs []string) (_ cqlgen.Found[Account], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "GetMany").End(&err)
-	for _, k := range accountIDs {
-		if k == "" {
-			return cqlgen.Found[Account]{}, cqlgenimpl.EmptyKey("accounts", "account_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, accountAccounts, []any{}, accountIDs, r.opts.MaxKeys, accountAccountsScan, func(e *Account) string {
+// GetMany reads the Accounts of the given account_id values: Rows[i] is
+// accountIDs[i]'s or nil.
+func (r *AccountRepo) GetMany(ctx context.Context, accountIDs []string) (cqlgen.Found[Account], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Account", accountAccounts, []any{}, accountIDs, accountAccountsScan, func(e *Account) string {
 		return e.AccountID
 	})
 }

@@ -15,11 +15,10 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// videoVideos is table videos, which is the source of truth of Video
-// (statements in schema.md).
+// videoVideos is table videos, the source of truth (schema.md).
 var videoVideos = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "videos",
 	Pattern:      "Videos",
@@ -31,31 +30,15 @@ var videoVideos = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func videoVideosScan(it cqlgenimpl.Iter, e *Video) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.ChannelID, &e.VideoID, &e.UserID, &e.AddedAt, &e.Title, (*cqlgenimpl.Vector)(&e.Content), (*cqlgenimpl.Vector)(&e.Thumbnail), &e.Signature, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Video{}
-	}
+func videoValues(e *Video, unset bool) []any {
+	return []any{e.ChannelID, e.VideoID, e.UserID, e.AddedAt, e.Title, cqlgenimpl.VectorOrUnset(e.Content, unset), cqlgenimpl.VectorOrUnset(e.Thumbnail, unset), e.Signature}
 }
 
-func videoVideosState(e *Video) []any {
-	return []any{e.ChannelID, e.VideoID}
+func videoFields(e *Video, dst []any) []any {
+	return append(dst, &e.ChannelID, &e.VideoID, &e.UserID, &e.AddedAt, &e.Title, (*cqlgenimpl.Vector)(&e.Content), (*cqlgenimpl.Vector)(&e.Thumbnail), &e.Signature)
 }
 
-func videoVideosScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Video], ok bool) {
-	ok = it.Scan(&v.Row.ChannelID, &v.Row.VideoID, &v.Row.UserID, &v.Row.AddedAt, &v.Row.Title, (*cqlgenimpl.Vector)(&v.Row.Content), (*cqlgenimpl.Vector)(&v.Row.Thumbnail), &v.Row.Signature, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func videoVideosData(e *Video) []any {
-	return []any{e.ChannelID, e.VideoID, e.UserID, e.AddedAt, e.Title, e.Content, e.Thumbnail, e.Signature}
-}
+var videoVideosScan = videoWrites.ScanLive
 
 func videoMerge(cur, e *Video) Video {
 	m := *e
@@ -68,18 +51,6 @@ func videoMerge(cur, e *Video) Video {
 	return m
 }
 
-func videoVideosChange(e *Video, c cqlgenimpl.Change) []any {
-	return []any{e.UserID, e.AddedAt, e.Title, cqlgenimpl.VectorOrUnset(e.Content, c.Unset), cqlgenimpl.VectorOrUnset(e.Thumbnail, c.Unset), e.Signature, c.TS, c.Pending, c.Writes, e.ChannelID, e.VideoID, c.Old}
-}
-
-func videoVideosRemove(e *Video, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.ChannelID, e.VideoID, c.Old}
-}
-
-func videoVideosSettle(e *Video, version int64) []any {
-	return []any{e.ChannelID, e.VideoID, version}
-}
-
 func videoVideosClustering(e *Video) []any {
 	return []any{e.VideoID}
 }
@@ -88,8 +59,7 @@ func videoVideosCompare(a, b *Video) int {
 	return cqlgenimpl.CompareTimeUUID(a.VideoID, b.VideoID)
 }
 
-// videoVideosByUser is table videos_by_user, which serves VideosByUser
-// (statements in schema.md).
+// videoVideosByUser is table videos_by_user, serving VideosByUser (schema.md).
 var videoVideosByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "videos_by_user",
 	Pattern:      "VideosByUser",
@@ -98,14 +68,6 @@ var videoVideosByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("title text", "content vector<float, 8>", "thumbnail vector<float, 4>", "signature blob"),
 	Maintained:   true,
 })
-
-func videoVideosByUserRow(e *Video, ts int64, unset bool) []any {
-	return []any{e.UserID, e.AddedAt, e.ChannelID, e.VideoID, e.Title, cqlgenimpl.VectorOrUnset(e.Content, unset), cqlgenimpl.VectorOrUnset(e.Thumbnail, unset), e.Signature, ts}
-}
-
-func videoVideosByUserKey(e *Video) []any {
-	return []any{e.UserID, e.AddedAt, e.ChannelID, e.VideoID}
-}
 
 func videoVideosByUserScan(it cqlgenimpl.Iter, e *Video) bool {
 	return it.Scan(&e.UserID, &e.AddedAt, &e.ChannelID, &e.VideoID, &e.Title, (*cqlgenimpl.Vector)(&e.Content), (*cqlgenimpl.Vector)(&e.Thumbnail), &e.Signature)
@@ -119,8 +81,7 @@ func videoVideosByUserCompare(a, b *Video) int {
 	return cmp.Or(-a.AddedAt.Compare(b.AddedAt), cmp.Compare(a.ChannelID, b.ChannelID), cqlgenimpl.CompareTimeUUID(a.VideoID, b.VideoID))
 }
 
-// VideoRepo reads and writes Video in its tables (videos, videos_by_user),
-// kept in step with videos.
+// VideoRepo reads and writes Video in tables videos, videos_by_user.
 type VideoRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -131,114 +92,45 @@ func NewVideoRepo(s cqlgen.Session, opts ...cqlgen.Option) *VideoRepo {
 	return &VideoRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func videoCheck(e *Video) error {
-	if e.ChannelID == "" {
-		return cqlgenimpl.EmptyKey("videos", "channel_id")
-	}
-	if e.UserID == "" {
-		return cqlgenimpl.EmptyKey("videos_by_user", "user_id")
-	}
-	if err := cqlgenimpl.CheckVector("videos", "content", e.Content, 8); err != nil {
-		return err
-	}
-	if err := cqlgenimpl.CheckVector("videos", "thumbnail", e.Thumbnail, 4); err != nil {
-		return err
-	}
-	return nil
-}
-
-func videoCheckKey(e *Video) error {
-	if e.ChannelID == "" {
-		return cqlgenimpl.EmptyKey("videos", "channel_id")
-	}
-	return nil
-}
-
-var videoWrites = &cqlgenimpl.Entity[Video]{
+var videoWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Video]{
+	Name:      "Video",
 	Canonical: videoVideos,
-	State:     videoVideosState,
-	ScanState: videoVideosScanState,
-	Data:      videoVideosData,
+	Values:    videoValues,
+	Fields:    videoFields,
 	Merge:     videoMerge,
-	Change:    videoVideosChange,
-	Remove:    videoVideosRemove,
-	Settle:    videoVideosSettle,
 	Projections: []cqlgenimpl.Projection[Video]{
 		{
 			Table:      videoVideosByUser,
-			Key:        videoVideosByUserKey,
-			Row:        videoVideosByUserRow,
 			Writetimes: 4,
 			Owner:      []int{2, 3},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *VideoRepo) Insert(ctx context.Context, e *Video, opts ...cqlgen.Option) error {
+	return videoWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Video, leaving nil pointers
-// and empty collections unset, through the write protocol on videos
-// (docs/repositories.md, The write protocol).
-func (r *VideoRepo) Insert(ctx context.Context, e *Video, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, videoCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, videoWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *VideoRepo) Update(ctx context.Context, e *Video, opts ...cqlgen.Option) error {
+	return videoWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Video with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// videos (docs/repositories.md, The write protocol).
-func (r *VideoRepo) Update(ctx context.Context, e *Video, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, videoCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, videoWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *VideoRepo) Delete(ctx context.Context, e *Video, opts ...cqlgen.Option) error {
+	return videoWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Video with e's key from every table (e needs only its
-// key), through the write protocol on videos (docs/repositories.md, The write
-// protocol).
-func (r *VideoRepo) Delete(ctx context.Context, e *Video, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, videoCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, videoWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Video with the given key and its version.
+func (r *VideoRepo) GetVersioned(ctx context.Context, channelID string, videoID gocql.UUID) (*Video, int64, error) {
+	return videoWrites.GetVersioned(ctx, r.s, &Video{ChannelID: channelID, VideoID: videoID})
 }
 
-// GetVersioned reads the Video with the given key from videos with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *VideoRepo) GetVersioned(ctx context.Context, channelID string, videoID gocql.UUID) (_ *Video, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "GetVersioned").End(&err)
-	if channelID == "" {
-		return nil, 0, cqlgenimpl.EmptyKey("videos", "channel_id")
-	}
-	e := &Video{}
-	e.ChannelID = channelID
-	e.VideoID = videoID
-	return cqlgenimpl.Versioned(ctx, r.s, videoWrites, e)
-}
-
-// Modify reads the Video with the given key, lets change edit it and writes it
-// back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *VideoRepo) Modify(ctx context.Context, channelID string, videoID gocql.UUID, change func(*Video) error, opts ...cqlgen.Option) (_ *Video, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Modify").End(&err)
-	if channelID == "" {
-		return nil, cqlgenimpl.EmptyKey("videos", "channel_id")
-	}
-	e := &Video{}
-	e.ChannelID = channelID
-	e.VideoID = videoID
-	o, err := cqlgenimpl.BeginVersioned(e, videoCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, videoWrites, e, videoCheck, change)
+// Modify edits the Video with the given key by change, retrying on conflict.
+func (r *VideoRepo) Modify(ctx context.Context, channelID string, videoID gocql.UUID, change func(*Video) error, opts ...cqlgen.Option) (*Video, error) {
+	return videoWrites.Modify(ctx, r.s, r.opts, opts, &Video{ChannelID: channelID, VideoID: videoID}, change)
 }
 
 // Entity is Video.
@@ -246,111 +138,86 @@ func (r *VideoRepo) Entity() string {
 	return "Video"
 }
 
-// Tables lists the tables Repair and Backfill write: all but videos.
+// Tables lists the tables Repair and Backfill write.
 func (r *VideoRepo) Tables() []string {
-	return []string{"videos_by_user"}
+	return videoWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against videos.
-func (r *VideoRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, videoWrites, "Video", false, o)
+// Verify reports rows missing, stale or orphaned against videos.
+func (r *VideoRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return videoWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *VideoRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, videoWrites, "Video", true, o)
+// Repair mends what Verify finds.
+func (r *VideoRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return videoWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row videos implies into table.
-func (r *VideoRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, videoWrites, "Video", table, o)
+func (r *VideoRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return videoWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Video with the given key from videos; cqlgen.ErrNotFound if
-// there is none.
-func (r *VideoRepo) Get(ctx context.Context, channelID string, videoID gocql.UUID) (_ *Video, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Get").End(&err)
-	if channelID == "" {
-		return nil, cqlgenimpl.EmptyKey("videos", "channel_id")
-	}
-	var e Video
-	e.ChannelID = channelID
-	e.VideoID = videoID
-	return cqlgenimpl.GetOne(ctx, r.s, videoVideos.Get, []any{e.ChannelID, e.VideoID}, videoVideosScan)
+// Get reads the Video with the given key; cqlgen.ErrNotFound if none.
+func (r *VideoRepo) Get(ctx context.Context, channelID string, videoID gocql.UUID) (*Video, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Video", "Get", videoVideos, []any{channelID, videoID}, videoVideosScan)
 }
 
-// VideosOptions are the optional parts of a Videos read.
+// VideosOptions are the options of Videos.
 type VideosOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// VideoIDFrom (inclusive) and VideoIDTo (exclusive) bound video_id in read
-	// order; nil: open.
+	// VideoIDFrom (inclusive) and VideoIDTo (exclusive) bound video_id; nil:
+	// open.
 	VideoIDFrom, VideoIDTo *gocql.UUID
-	// VideoIDFromExclusive and VideoIDToInclusive change the bounds' defaults.
+	// VideoIDFromExclusive and VideoIDToInclusive flip the defaults.
 	VideoIDFromExclusive, VideoIDToInclusive bool
 }
 
-var videoVideosRead = cqlgenimpl.ReadSpec[Video]{
-	Compare: videoVideosCompare,
-	Key:     videoVideosClustering,
-	Scan:    videoVideosScan,
+var videoVideosRead = &cqlgenimpl.ReadSpec[Video]{
+	Entity:  "Video",
 	Table:   videoVideos,
+	Scan:    videoVideosScan,
+	Key:     videoVideosClustering,
+	Compare: videoVideosCompare,
 }
 
-// Videos reads Video rows by channel_id, ordered by video_id ascending, from
-// videos, in pages: one partition, in clustering order.
-func (r *VideoRepo) Videos(ctx context.Context, channelID string, o *VideosOptions) (_ cqlgen.Page[Video], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "Videos").End(&err)
-	if channelID == "" {
-		return cqlgen.Page[Video]{}, cqlgenimpl.EmptyKey("videos", "channel_id")
-	}
-	if o == nil {
-		o = &VideosOptions{}
-	}
-	spec := videoVideosRead.With([]any{channelID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.VideoIDFrom, o.VideoIDTo, o.VideoIDFromExclusive, o.VideoIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// Videos reads Video rows by channel_id, ordered by video_id ascending from
+// videos, in pages.
+func (r *VideoRepo) Videos(ctx context.Context, channelID string, o *VideosOptions) (cqlgen.Page[Video], error) {
+	o = cqlgenimpl.Or(o)
+	return videoVideosRead.Page(ctx, r.s, r.opts, []any{channelID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.VideoIDFrom, o.VideoIDTo, o.VideoIDFromExclusive, o.VideoIDToInclusive))
 }
 
-// VideosByUserOptions are the optional parts of a VideosByUser read.
+// VideosByUserOptions are the options of VideosByUser.
 type VideosByUserOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AddedAtFrom (inclusive) and AddedAtTo (exclusive) bound added_at in read
-	// order; nil: open.
+	// AddedAtFrom (inclusive) and AddedAtTo (exclusive) bound added_at; nil:
+	// open.
 	AddedAtFrom, AddedAtTo *time.Time
-	// AddedAtFromExclusive and AddedAtToInclusive change the bounds' defaults.
+	// AddedAtFromExclusive and AddedAtToInclusive flip the defaults.
 	AddedAtFromExclusive, AddedAtToInclusive bool
 }
 
-var videoVideosByUserRead = cqlgenimpl.ReadSpec[Video]{
-	Compare: videoVideosByUserCompare,
-	Key:     videoVideosByUserClustering,
-	Scan:    videoVideosByUserScan,
+var videoVideosByUserRead = &cqlgenimpl.ReadSpec[Video]{
+	Entity:  "Video",
 	Table:   videoVideosByUser,
+	Scan:    videoVideosByUserScan,
+	Key:     videoVideosByUserClustering,
+	Compare: videoVideosByUserCompare,
 }
 
 // VideosByUser reads Video rows by user_id, ordered by added_at descending,
-// then channel_id ascending, then video_id ascending, from videos_by_user, in
-// pages: one partition, in clustering order.
-func (r *VideoRepo) VideosByUser(ctx context.Context, userID string, o *VideosByUserOptions) (_ cqlgen.Page[Video], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "VideosByUser").End(&err)
-	if userID == "" {
-		return cqlgen.Page[Video]{}, cqlgenimpl.EmptyKey("videos_by_user", "user_id")
-	}
-	if o == nil {
-		o = &VideosByUserOptions{}
-	}
-	spec := videoVideosByUserRead.With([]any{userID}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.AddedAtFrom, o.AddedAtTo, o.AddedAtFromExclusive, o.AddedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// then channel_id ascending, then video_id ascending from videos_by_user, in
+// pages.
+func (r *VideoRepo) VideosByUser(ctx context.Context, userID string, o *VideosByUserOptions) (cqlgen.Page[Video], error) {
+	o = cqlgenimpl.Or(o)
+	return videoVideosByUserRead.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AddedAtFrom, o.AddedAtTo, o.AddedAtFromExclusive, o.AddedAtToInclusive))
 }
 
 // videoVideosLike reads table videos through index videos_like (statements in
@@ -369,7 +236,7 @@ var videoVideosLike = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Values: cqlgenimpl.Cols("content vector<float, 8>"),
 })
 
-// VideosLikeOptions are the optional parts of a VideosLike read.
+// VideosLikeOptions are the options of VideosLike.
 type VideosLikeOptions struct {
 	// Limit is the most rows to return, nearest first (0:
 	// cqlgen.DefaultLimit); there are no pages.
@@ -416,7 +283,7 @@ var videoVideosByThumbnail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Values: cqlgenimpl.Cols("thumbnail vector<float, 4>"),
 })
 
-// VideosByThumbnailOptions are the optional parts of a VideosByThumbnail read.
+// VideosByThumbnailOptions are the options of VideosByThumbnail.
 type VideosByThumbnailOptions struct {
 	// Limit is the most rows to return, nearest first (0:
 	// cqlgen.DefaultLimit); there are no pages.
@@ -441,8 +308,7 @@ func (r *VideoRepo) VideosByThumbnail(ctx context.Context, thumbnail []float32, 
 	})
 }
 
-// accountAccounts is table accounts, which is the source of truth of Account
-// (statements in schema.md).
+// accountAccounts is table accounts, the source of truth (schema.md).
 var accountAccounts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "accounts",
 	Pattern:      "Accounts",
@@ -478,70 +344,49 @@ func accountCheck(e *Account) error {
 	return nil
 }
 
-var accountOne = cqlgenimpl.One[Account]{
+var accountOne = &cqlgenimpl.One[Account]{
+	Name:  "Account",
+	Table: accountAccounts,
 	Check: accountCheck,
-	Delete: func(e *Account, ts int64) []any {
-		return []any{ts, e.AccountID}
-	},
 	Key: func(e *Account) []any {
 		return []any{e.AccountID}
 	},
-	Row:   accountAccountsRow,
-	Scan:  accountAccountsScan,
-	Table: accountAccounts,
+	Row: accountAccountsRow,
+	Remove: func(e *Account, ts int64) []any {
+		return []any{ts, e.AccountID}
+	},
+	Scan: accountAccountsScan,
 }
 
-// Insert writes e to accounts, leaving nil pointers and empty collections
-// unset; it honours cqlgen.WithTTL and cqlgen.IfAbsent (docs/repositories.md,
-// Writes).
-func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Insert").End(&err)
-	return cqlgenimpl.InsertOne(ctx, r.s, r.opts, opts, &accountOne, e)
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
+	return accountOne.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent creates e in accounts unless a row has its key (IF NOT
-// EXISTS); see docs/repositories.md, Conditional insert.
-func (r *AccountRepo) InsertIfAbsent(ctx context.Context, e *Account, opts ...cqlgen.Option) (_ cqlgen.Inserted[Account], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "InsertIfAbsent").End(&err)
-	return cqlgenimpl.InsertOneIfAbsent(ctx, r.s, r.opts, opts, &accountOne, e)
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *AccountRepo) InsertIfAbsent(ctx context.Context, e *Account, opts ...cqlgen.Option) (cqlgen.Inserted[Account], error) {
+	return accountOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
 }
 
-// Update writes e over the row with its key in accounts; nil pointers and
-// empty collections clear their columns.
-func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Update").End(&err)
-	return cqlgenimpl.UpdateOne(ctx, r.s, r.opts, opts, &accountOne, e)
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
+	return accountOne.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key from accounts.
-func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Delete").End(&err)
-	return cqlgenimpl.DeleteOne(ctx, r.s, r.opts, opts, &accountOne, e)
+// Delete removes the row with e's key.
+func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
+	return accountOne.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Get reads the Account with the given key from accounts; cqlgen.ErrNotFound
-// if there is none.
-func (r *AccountRepo) Get(ctx context.Context, accountID string) (_ *Account, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "Get").End(&err)
-	if accountID == "" {
-		return nil, cqlgenimpl.EmptyKey("accounts", "account_id")
-	}
-	var e Account
-	e.AccountID = accountID
-	return cqlgenimpl.GetOne(ctx, r.s, accountAccounts.Get, []any{e.AccountID}, accountAccountsScan)
+// Get reads the Account with the given key; cqlgen.ErrNotFound if none.
+func (r *AccountRepo) Get(ctx context.Context, accountID string) (*Account, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Account", "Get", accountAccounts, []any{accountID}, accountAccountsScan)
 }
 
-// GetMany reads the Accounts with the given account_id values from accounts in
-// one query: Rows[i] is accountIDs[i]'s, nil when missing
-// (docs/repositories.md, Multi-get).
-func (r *AccountRepo) GetMany(ctx context.Context, accountIDs []string) (_ cqlgen.Found[Account], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "GetMany").End(&err)
-	for _, k := range accountIDs {
-		if k == "" {
-			return cqlgen.Found[Account]{}, cqlgenimpl.EmptyKey("accounts", "account_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, accountAccounts, []any{}, accountIDs, r.opts.MaxKeys, accountAccountsScan, func(e *Account) string {
+// GetMany reads the Accounts of the given account_id values: Rows[i] is
+// accountIDs[i]'s or nil.
+func (r *AccountRepo) GetMany(ctx context.Context, accountIDs []string) (cqlgen.Found[Account], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Account", accountAccounts, []any{}, accountIDs, accountAccountsScan, func(e *Account) string {
 		return e.AccountID
 	})
 }

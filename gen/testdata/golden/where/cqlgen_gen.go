@@ -15,11 +15,10 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion7, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion7
+// SupportPackageIsVersion8, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion8
 
-// orderOrders is table orders, which is the source of truth of Order
-// (statements in schema.md).
+// orderOrders is table orders, the source of truth (schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders",
 	Pattern:      "Orders",
@@ -30,31 +29,15 @@ var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func orderOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
-	for {
-		var deleted bool
-		if !it.Scan(&e.OrderID, &e.Region, &e.Stage, &e.Courier, &e.PlacedAt, &e.Flagged, &e.Coupon, &e.Priority, &e.GiftNote, &deleted) {
-			return false
-		}
-		if !deleted {
-			return true
-		}
-		*e = Order{}
-	}
+func orderValues(e *Order, unset bool) []any {
+	return []any{e.OrderID, e.Region, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Coupon, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, unset)}
 }
 
-func orderOrdersState(e *Order) []any {
-	return []any{e.OrderID}
+func orderFields(e *Order, dst []any) []any {
+	return append(dst, &e.OrderID, &e.Region, &e.Stage, &e.Courier, &e.PlacedAt, &e.Flagged, &e.Coupon, &e.Priority, &e.GiftNote)
 }
 
-func orderOrdersScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Order], ok bool) {
-	ok = it.Scan(&v.Row.OrderID, &v.Row.Region, &v.Row.Stage, &v.Row.Courier, &v.Row.PlacedAt, &v.Row.Flagged, &v.Row.Coupon, &v.Row.Priority, &v.Row.GiftNote, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
-	return
-}
-
-func orderOrdersData(e *Order) []any {
-	return []any{e.OrderID, e.Region, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Coupon, e.Priority, e.GiftNote}
-}
+var orderOrdersScan = orderWrites.ScanLive
 
 func orderMerge(cur, e *Order) Order {
 	m := *e
@@ -64,24 +47,12 @@ func orderMerge(cur, e *Order) Order {
 	return m
 }
 
-func orderOrdersChange(e *Order, c cqlgenimpl.Change) []any {
-	return []any{e.Region, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Coupon, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, c.Unset), c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
-}
-
-func orderOrdersRemove(e *Order, c cqlgenimpl.Change) []any {
-	return []any{c.TS, c.Pending, c.Writes, e.OrderID, c.Old}
-}
-
-func orderOrdersSettle(e *Order, version int64) []any {
-	return []any{e.OrderID, version}
-}
-
 func orderDeliveriesByCourierHolds(e *Order) bool {
 	return (e.Stage == Packed || e.Stage == Shipped) && e.Courier != ""
 }
 
-// orderDeliveriesByCourier is table deliveries_by_courier, which serves
-// DeliveriesByCourier (statements in schema.md).
+// orderDeliveriesByCourier is table deliveries_by_courier, serving
+// DeliveriesByCourier (schema.md).
 var orderDeliveriesByCourier = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "deliveries_by_courier",
 	Pattern:      "DeliveriesByCourier",
@@ -90,14 +61,6 @@ var orderDeliveriesByCourier = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("region text", "stage text", "flagged boolean", "coupon text", "priority int", "gift_note text"),
 	Maintained:   true,
 })
-
-func orderDeliveriesByCourierRow(e *Order, ts int64, unset bool) []any {
-	return []any{e.Courier, e.PlacedAt, e.OrderID, e.Region, e.Stage, e.Flagged, e.Coupon, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
-}
-
-func orderDeliveriesByCourierKey(e *Order) []any {
-	return []any{e.Courier, e.PlacedAt, e.OrderID}
-}
 
 func orderDeliveriesByCourierScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Courier, &e.PlacedAt, &e.OrderID, &e.Region, &e.Stage, &e.Flagged, &e.Coupon, &e.Priority, &e.GiftNote)
@@ -115,8 +78,8 @@ func orderFlaggedOrdersHolds(e *Order) bool {
 	return e.Flagged
 }
 
-// orderFlaggedOrders is table flagged_orders, which serves FlaggedOrders
-// (statements in schema.md).
+// orderFlaggedOrders is table flagged_orders, serving FlaggedOrders
+// (schema.md).
 var orderFlaggedOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "flagged_orders",
 	Pattern:      "FlaggedOrders",
@@ -125,14 +88,6 @@ var orderFlaggedOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("stage text", "courier text", "placed_at timestamp", "flagged boolean", "coupon text", "priority int", "gift_note text"),
 	Maintained:   true,
 })
-
-func orderFlaggedOrdersRow(e *Order, ts int64, unset bool) []any {
-	return []any{e.Region, e.OrderID, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Coupon, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
-}
-
-func orderFlaggedOrdersKey(e *Order) []any {
-	return []any{e.Region, e.OrderID}
-}
 
 func orderFlaggedOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Region, &e.OrderID, &e.Stage, &e.Courier, &e.PlacedAt, &e.Flagged, &e.Coupon, &e.Priority, &e.GiftNote)
@@ -150,8 +105,8 @@ func orderOrdersWithCouponHolds(e *Order) bool {
 	return e.Coupon != "" && e.Priority == 1
 }
 
-// orderOrdersWithCoupon is table orders_with_coupon, which serves
-// OrdersWithCoupon (statements in schema.md).
+// orderOrdersWithCoupon is table orders_with_coupon, serving OrdersWithCoupon
+// (schema.md).
 var orderOrdersWithCoupon = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_with_coupon",
 	Pattern:      "OrdersWithCoupon",
@@ -160,14 +115,6 @@ var orderOrdersWithCoupon = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("region text", "stage text", "courier text", "placed_at timestamp", "flagged boolean", "priority int", "gift_note text"),
 	Maintained:   true,
 })
-
-func orderOrdersWithCouponRow(e *Order, ts int64, unset bool) []any {
-	return []any{e.Coupon, e.OrderID, e.Region, e.Stage, e.Courier, e.PlacedAt, e.Flagged, e.Priority, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
-}
-
-func orderOrdersWithCouponKey(e *Order) []any {
-	return []any{e.Coupon, e.OrderID}
-}
 
 func orderOrdersWithCouponScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Coupon, &e.OrderID, &e.Region, &e.Stage, &e.Courier, &e.PlacedAt, &e.Flagged, &e.Priority, &e.GiftNote)
@@ -194,8 +141,7 @@ func orderGiftOrdersHolds(e *Order) bool {
 	return e.GiftNote != nil && e.Stage == Placed
 }
 
-// orderGiftOrders is table gift_orders, which serves GiftOrders (statements in
-// schema.md).
+// orderGiftOrders is table gift_orders, serving GiftOrders (schema.md).
 var orderGiftOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "gift_orders",
 	Pattern:      "GiftOrders",
@@ -204,14 +150,6 @@ var orderGiftOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("gift_note text"),
 	Maintained:   true,
 })
-
-func orderGiftOrdersRow(e *Order, ts int64, unset bool) []any {
-	return []any{e.Region, e.OrderID, cqlgenimpl.OrUnset(e.GiftNote, unset), ts}
-}
-
-func orderGiftOrdersKey(e *Order) []any {
-	return []any{e.Region, e.OrderID}
-}
 
 func orderGiftOrdersScan(it cqlgenimpl.Iter, e *GiftOrdersRow) bool {
 	return it.Scan(&e.Region, &e.OrderID, &e.GiftNote)
@@ -225,9 +163,8 @@ func orderGiftOrdersCompare(a, b *GiftOrdersRow) int {
 	return cqlgenimpl.CompareUUID(a.OrderID, b.OrderID)
 }
 
-// OrderRepo reads and writes Order in its tables (orders,
-// deliveries_by_courier, flagged_orders, orders_with_coupon, gift_orders),
-// kept in step with orders.
+// OrderRepo reads and writes Order in tables orders, deliveries_by_courier,
+// flagged_orders, orders_with_coupon, gift_orders.
 type OrderRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -262,114 +199,66 @@ func orderCheckKey(e *Order) error {
 	return nil
 }
 
-var orderWrites = &cqlgenimpl.Entity[Order]{
+var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
+	Name:      "Order",
+	Check:     orderCheck,
+	CheckKey:  orderCheckKey,
 	Canonical: orderOrders,
-	State:     orderOrdersState,
-	ScanState: orderOrdersScanState,
-	Data:      orderOrdersData,
+	Values:    orderValues,
+	Fields:    orderFields,
 	Merge:     orderMerge,
-	Change:    orderOrdersChange,
-	Remove:    orderOrdersRemove,
-	Settle:    orderOrdersSettle,
 	Projections: []cqlgenimpl.Projection[Order]{
 		{
 			Table:      orderDeliveriesByCourier,
 			Holds:      orderDeliveriesByCourierHolds,
-			Key:        orderDeliveriesByCourierKey,
-			Row:        orderDeliveriesByCourierRow,
 			Writetimes: 6,
 			Owner:      []int{2},
 		},
 		{
 			Table:      orderFlaggedOrders,
 			Holds:      orderFlaggedOrdersHolds,
-			Key:        orderFlaggedOrdersKey,
-			Row:        orderFlaggedOrdersRow,
 			Writetimes: 7,
 			Owner:      []int{1},
 		},
 		{
 			Table:      orderOrdersWithCoupon,
 			Holds:      orderOrdersWithCouponHolds,
-			Key:        orderOrdersWithCouponKey,
-			Row:        orderOrdersWithCouponRow,
 			Writetimes: 7,
 			Owner:      []int{1},
 		},
 		{
 			Table:      orderGiftOrders,
 			Holds:      orderGiftOrdersHolds,
-			Key:        orderGiftOrdersKey,
-			Row:        orderGiftOrdersRow,
 			Writetimes: 1,
 			Owner:      []int{1},
 		},
 	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+	return orderWrites.Insert(ctx, r.s, r.opts, opts, e)
 }
 
-// Insert creates or replaces e in every table of Order, leaving nil pointers
-// and empty collections unset, through the write protocol on orders
-// (docs/repositories.md, The write protocol).
-func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Insert").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpInsert, e)
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+	return orderWrites.Update(ctx, r.s, r.opts, opts, e)
 }
 
-// Update replaces the Order with e's key in every table, nil pointers and
-// empty collections clearing their columns, through the write protocol on
-// orders (docs/repositories.md, The write protocol).
-func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Update").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpUpdate, e)
+// Delete removes e, given its key alone, from every table.
+func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
+	return orderWrites.Delete(ctx, r.s, r.opts, opts, e)
 }
 
-// Delete removes the Order with e's key from every table (e needs only its
-// key), through the write protocol on orders (docs/repositories.md, The write
-// protocol).
-func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Delete").End(&err)
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Write(ctx, r.s, o, orderWrites, cqlgenimpl.OpDelete, e)
+// GetVersioned reads the Order with the given key and its version.
+func (r *OrderRepo) GetVersioned(ctx context.Context, orderID gocql.UUID) (*Order, int64, error) {
+	return orderWrites.GetVersioned(ctx, r.s, &Order{OrderID: orderID})
 }
 
-// GetVersioned reads the Order with the given key from orders with its
-// version, for cqlgen.IfVersion; cqlgen.ErrNotFound if there is none.
-func (r *OrderRepo) GetVersioned(ctx context.Context, orderID gocql.UUID) (_ *Order, _ int64, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetVersioned").End(&err)
-	if cqlgenimpl.IsZeroUUID(orderID) {
-		return nil, 0, cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	e := &Order{}
-	e.OrderID = orderID
-	return cqlgenimpl.Versioned(ctx, r.s, orderWrites, e)
-}
-
-// Modify reads the Order with the given key, lets change edit it and writes it
-// back if no one changed it since, else tries again (docs/repositories.md,
-// Concurrent edits).
-func (r *OrderRepo) Modify(ctx context.Context, orderID gocql.UUID, change func(*Order) error, opts ...cqlgen.Option) (_ *Order, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Modify").End(&err)
-	if cqlgenimpl.IsZeroUUID(orderID) {
-		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	e := &Order{}
-	e.OrderID = orderID
-	o, err := cqlgenimpl.BeginVersioned(e, orderCheckKey, r.opts, opts)
-	if err != nil {
-		return nil, err
-	}
-	return cqlgenimpl.Modify(ctx, r.s, o, orderWrites, e, orderCheck, change)
+// Modify edits the Order with the given key by change, retrying on conflict.
+func (r *OrderRepo) Modify(ctx context.Context, orderID gocql.UUID, change func(*Order) error, opts ...cqlgen.Option) (*Order, error) {
+	return orderWrites.Modify(ctx, r.s, r.opts, opts, &Order{OrderID: orderID}, change)
 }
 
 // Entity is Order.
@@ -377,201 +266,152 @@ func (r *OrderRepo) Entity() string {
 	return "Order"
 }
 
-// Tables lists the tables Repair and Backfill write: all but orders.
+// Tables lists the tables Repair and Backfill write.
 func (r *OrderRepo) Tables() []string {
-	return []string{"deliveries_by_courier", "flagged_orders", "orders_with_coupon", "gift_orders"}
+	return orderWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against orders.
-func (r *OrderRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", false, o)
+// Verify reports rows missing, stale or orphaned against orders.
+func (r *OrderRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return orderWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *OrderRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, orderWrites, "Order", true, o)
+// Repair mends what Verify finds.
+func (r *OrderRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return orderWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row orders implies into table.
-func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, orderWrites, "Order", table, o)
+func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return orderWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Order with the given key from orders; cqlgen.ErrNotFound if
-// there is none.
-func (r *OrderRepo) Get(ctx context.Context, orderID gocql.UUID) (_ *Order, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "Get").End(&err)
-	if cqlgenimpl.IsZeroUUID(orderID) {
-		return nil, cqlgenimpl.EmptyKey("orders", "order_id")
-	}
-	var e Order
-	e.OrderID = orderID
-	return cqlgenimpl.GetOne(ctx, r.s, orderOrders.Get, []any{e.OrderID}, orderOrdersScan)
+// Get reads the Order with the given key; cqlgen.ErrNotFound if none.
+func (r *OrderRepo) Get(ctx context.Context, orderID gocql.UUID) (*Order, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Order", "Get", orderOrders, []any{orderID}, orderOrdersScan)
 }
 
-// GetMany reads the Orders with the given order_id values from orders in one
-// query: Rows[i] is orderIDs[i]'s, nil when missing (docs/repositories.md,
-// Multi-get).
-func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []gocql.UUID) (_ cqlgen.Found[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GetMany").End(&err)
-	for _, k := range orderIDs {
-		if cqlgenimpl.IsZeroUUID(k) {
-			return cqlgen.Found[Order]{}, cqlgenimpl.EmptyKey("orders", "order_id")
-		}
-	}
-	return cqlgenimpl.GetMany(ctx, r.s, orderOrders, []any{}, orderIDs, r.opts.MaxKeys, orderOrdersScan, func(e *Order) gocql.UUID {
+// GetMany reads the Orders of the given order_id values: Rows[i] is
+// orderIDs[i]'s or nil.
+func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []gocql.UUID) (cqlgen.Found[Order], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Order", orderOrders, []any{}, orderIDs, orderOrdersScan, func(e *Order) gocql.UUID {
 		return e.OrderID
 	})
 }
 
-// DeliveriesByCourierOptions are the optional parts of a DeliveriesByCourier
-// read.
+// DeliveriesByCourierOptions are the options of DeliveriesByCourier.
 type DeliveriesByCourierOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at in
-	// read order; nil: open.
+	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at;
+	// nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
-	// PlacedAtFromExclusive and PlacedAtToInclusive change the bounds'
-	// defaults.
+	// PlacedAtFromExclusive and PlacedAtToInclusive flip the defaults.
 	PlacedAtFromExclusive, PlacedAtToInclusive bool
 }
 
-var orderDeliveriesByCourierRead = cqlgenimpl.ReadSpec[Order]{
-	Compare: orderDeliveriesByCourierCompare,
-	Key:     orderDeliveriesByCourierClustering,
-	Scan:    orderDeliveriesByCourierScan,
+var orderDeliveriesByCourierRead = &cqlgenimpl.ReadSpec[Order]{
+	Entity:  "Order",
 	Table:   orderDeliveriesByCourier,
+	Scan:    orderDeliveriesByCourierScan,
+	Key:     orderDeliveriesByCourierClustering,
+	Compare: orderDeliveriesByCourierCompare,
 }
 
 // DeliveriesByCourier reads Order rows by courier, ordered by placed_at
-// ascending, then order_id ascending, from deliveries_by_courier, in pages:
-// one partition, in clustering order.
-func (r *OrderRepo) DeliveriesByCourier(ctx context.Context, courier string, o *DeliveriesByCourierOptions) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "DeliveriesByCourier").End(&err)
-	if courier == "" {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("deliveries_by_courier", "courier")
-	}
-	if o == nil {
-		o = &DeliveriesByCourierOptions{}
-	}
-	spec := orderDeliveriesByCourierRead.With([]any{courier}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// ascending, then order_id ascending from deliveries_by_courier, in pages.
+func (r *OrderRepo) DeliveriesByCourier(ctx context.Context, courier string, o *DeliveriesByCourierOptions) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderDeliveriesByCourierRead.Page(ctx, r.s, r.opts, []any{courier}, o.Limit, o.Cursor, cqlgenimpl.Range(o.PlacedAtFrom, o.PlacedAtTo, o.PlacedAtFromExclusive, o.PlacedAtToInclusive))
 }
 
-// FlaggedOrdersOptions are the optional parts of a FlaggedOrders read.
+// FlaggedOrdersOptions are the options of FlaggedOrders.
 type FlaggedOrdersOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
-	// order; nil: open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
+	// open.
 	OrderIDFrom, OrderIDTo *gocql.UUID
-	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
+	// OrderIDFromExclusive and OrderIDToInclusive flip the defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-var orderFlaggedOrdersRead = cqlgenimpl.ReadSpec[Order]{
-	Compare: orderFlaggedOrdersCompare,
-	Key:     orderFlaggedOrdersClustering,
-	Scan:    orderFlaggedOrdersScan,
+var orderFlaggedOrdersRead = &cqlgenimpl.ReadSpec[Order]{
+	Entity:  "Order",
 	Table:   orderFlaggedOrders,
+	Scan:    orderFlaggedOrdersScan,
+	Key:     orderFlaggedOrdersClustering,
+	Compare: orderFlaggedOrdersCompare,
 }
 
-// FlaggedOrders reads Order rows by region, ordered by order_id ascending,
-// from flagged_orders, in pages: one partition, in clustering order.
-func (r *OrderRepo) FlaggedOrders(ctx context.Context, region string, o *FlaggedOrdersOptions) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "FlaggedOrders").End(&err)
-	if region == "" {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("flagged_orders", "region")
-	}
-	if o == nil {
-		o = &FlaggedOrdersOptions{}
-	}
-	spec := orderFlaggedOrdersRead.With([]any{region}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// FlaggedOrders reads Order rows by region, ordered by order_id ascending from
+// flagged_orders, in pages.
+func (r *OrderRepo) FlaggedOrders(ctx context.Context, region string, o *FlaggedOrdersOptions) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderFlaggedOrdersRead.Page(ctx, r.s, r.opts, []any{region}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))
 }
 
-// OrdersWithCouponOptions are the optional parts of a OrdersWithCoupon read.
+// OrdersWithCouponOptions are the options of OrdersWithCoupon.
 type OrdersWithCouponOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
-	// order; nil: open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
+	// open.
 	OrderIDFrom, OrderIDTo *gocql.UUID
-	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
+	// OrderIDFromExclusive and OrderIDToInclusive flip the defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-var orderOrdersWithCouponRead = cqlgenimpl.ReadSpec[Order]{
-	Compare: orderOrdersWithCouponCompare,
-	Key:     orderOrdersWithCouponClustering,
-	Scan:    orderOrdersWithCouponScan,
+var orderOrdersWithCouponRead = &cqlgenimpl.ReadSpec[Order]{
+	Entity:  "Order",
 	Table:   orderOrdersWithCoupon,
+	Scan:    orderOrdersWithCouponScan,
+	Key:     orderOrdersWithCouponClustering,
+	Compare: orderOrdersWithCouponCompare,
 }
 
-// OrdersWithCoupon reads Order rows by coupon, ordered by order_id ascending,
-// from orders_with_coupon, in pages: one partition, in clustering order.
-func (r *OrderRepo) OrdersWithCoupon(ctx context.Context, coupon string, o *OrdersWithCouponOptions) (_ cqlgen.Page[Order], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "OrdersWithCoupon").End(&err)
-	if coupon == "" {
-		return cqlgen.Page[Order]{}, cqlgenimpl.EmptyKey("orders_with_coupon", "coupon")
-	}
-	if o == nil {
-		o = &OrdersWithCouponOptions{}
-	}
-	spec := orderOrdersWithCouponRead.With([]any{coupon}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// OrdersWithCoupon reads Order rows by coupon, ordered by order_id ascending
+// from orders_with_coupon, in pages.
+func (r *OrderRepo) OrdersWithCoupon(ctx context.Context, coupon string, o *OrdersWithCouponOptions) (cqlgen.Page[Order], error) {
+	o = cqlgenimpl.Or(o)
+	return orderOrdersWithCouponRead.Page(ctx, r.s, r.opts, []any{coupon}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))
 }
 
-// GiftOrdersOptions are the optional parts of a GiftOrders read.
+// GiftOrdersOptions are the options of GiftOrders.
 type GiftOrdersOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id in read
-	// order; nil: open.
+	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
+	// open.
 	OrderIDFrom, OrderIDTo *gocql.UUID
-	// OrderIDFromExclusive and OrderIDToInclusive change the bounds' defaults.
+	// OrderIDFromExclusive and OrderIDToInclusive flip the defaults.
 	OrderIDFromExclusive, OrderIDToInclusive bool
 }
 
-var orderGiftOrdersRead = cqlgenimpl.ReadSpec[GiftOrdersRow]{
-	Compare: orderGiftOrdersCompare,
-	Key:     orderGiftOrdersClustering,
-	Scan:    orderGiftOrdersScan,
+var orderGiftOrdersRead = &cqlgenimpl.ReadSpec[GiftOrdersRow]{
+	Entity:  "Order",
 	Table:   orderGiftOrders,
+	Scan:    orderGiftOrdersScan,
+	Key:     orderGiftOrdersClustering,
+	Compare: orderGiftOrdersCompare,
 }
 
-// GiftOrders reads Order rows by region, ordered by order_id ascending, from
-// gift_orders, in pages: one partition, in clustering order.
-func (r *OrderRepo) GiftOrders(ctx context.Context, region string, o *GiftOrdersOptions) (_ cqlgen.Page[GiftOrdersRow], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Order", "GiftOrders").End(&err)
-	if region == "" {
-		return cqlgen.Page[GiftOrdersRow]{}, cqlgenimpl.EmptyKey("gift_orders", "region")
-	}
-	if o == nil {
-		o = &GiftOrdersOptions{}
-	}
-	spec := orderGiftOrdersRead.With([]any{region}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// GiftOrders reads Order rows by region, ordered by order_id ascending from
+// gift_orders, in pages.
+func (r *OrderRepo) GiftOrders(ctx context.Context, region string, o *GiftOrdersOptions) (cqlgen.Page[GiftOrdersRow], error) {
+	o = cqlgenimpl.Or(o)
+	return orderGiftOrdersRead.Page(ctx, r.s, r.opts, []any{region}, o.Limit, o.Cursor, cqlgenimpl.Range(o.OrderIDFrom, o.OrderIDTo, o.OrderIDFromExclusive, o.OrderIDToInclusive))
 }
 
-// eventEvents is table events, which is the source of truth of Event
-// (statements in schema.md).
+// eventEvents is table events, the source of truth (schema.md).
 var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "events",
 	Pattern:      "Events",
@@ -613,8 +453,8 @@ func eventAlertsByDeviceHolds(e *Event) bool {
 	return e.Level == "warn" || e.Level == "error" || e.Level == "sev're"
 }
 
-// eventAlertsByDevice is table alerts_by_device, which serves AlertsByDevice
-// (statements in schema.md).
+// eventAlertsByDevice is table alerts_by_device, serving AlertsByDevice
+// (schema.md).
 var eventAlertsByDevice = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "alerts_by_device",
 	Pattern:      "AlertsByDevice",
@@ -640,8 +480,7 @@ func eventAlertsByDeviceCompare(a, b *Event) int {
 	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
-// EventRepo reads and writes Event in its tables (events, alerts_by_device),
-// kept in step with events.
+// EventRepo reads and writes Event in tables events, alerts_by_device.
 type EventRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -715,7 +554,10 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 	})
 }
 
-var eventWrites = &cqlgenimpl.Entity[Event]{
+var eventWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Event]{
+	Name:      "Event",
+	Check:     eventCheck,
+	CheckKey:  eventCheckKey,
 	Canonical: eventEvents,
 	Immutable: true,
 	State:     eventEventsState,
@@ -729,117 +571,88 @@ var eventWrites = &cqlgenimpl.Entity[Event]{
 			Owner:      []int{0, 1, 2},
 		},
 	},
-}
+})
 
 // Entity is Event.
 func (r *EventRepo) Entity() string {
 	return "Event"
 }
 
-// Tables lists the tables Repair and Backfill write: all but events.
+// Tables lists the tables Repair and Backfill write.
 func (r *EventRepo) Tables() []string {
-	return []string{"alerts_by_device"}
+	return eventWrites.Tables()
 }
 
-// Verify reports the rows missing, stale or orphaned against events.
-func (r *EventRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Verify").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", false, o)
+// Verify reports rows missing, stale or orphaned against events.
+func (r *EventRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return eventWrites.Verify(ctx, r.s, o)
 }
 
-// Repair mends what Verify finds (docs/repositories.md, Writes).
-func (r *EventRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Repair").End(&err)
-	return cqlgenimpl.Maintain(ctx, r.s, eventWrites, "Event", true, o)
+// Repair mends what Verify finds.
+func (r *EventRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return eventWrites.Repair(ctx, r.s, o)
 }
 
 // Backfill writes every row events implies into table.
-func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Backfill").End(&err)
-	return cqlgenimpl.Backfill(ctx, r.s, eventWrites, "Event", table, o)
+func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return eventWrites.Backfill(ctx, r.s, table, o)
 }
 
-// Get reads the Event with the given key from events; cqlgen.ErrNotFound if
-// there is none.
-func (r *EventRepo) Get(ctx context.Context, device string, at time.Time, seq int32) (_ *Event, err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Get").End(&err)
-	if device == "" {
-		return nil, cqlgenimpl.EmptyKey("events", "device")
-	}
-	var e Event
-	e.Device = device
-	e.At = at
-	e.Seq = seq
-	return cqlgenimpl.GetOne(ctx, r.s, eventEvents.Get, []any{e.Device, e.At, e.Seq}, eventEventsScan)
+// Get reads the Event with the given key; cqlgen.ErrNotFound if none.
+func (r *EventRepo) Get(ctx context.Context, device string, at time.Time, seq int32) (*Event, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Event", "Get", eventEvents, []any{device, at, seq}, eventEventsScan)
 }
 
-// EventsOptions are the optional parts of a Events read.
+// EventsOptions are the options of Events.
 type EventsOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
-var eventEventsRead = cqlgenimpl.ReadSpec[Event]{
-	Compare: eventEventsCompare,
-	Key:     eventEventsClustering,
-	Scan:    eventEventsScan,
+var eventEventsRead = &cqlgenimpl.ReadSpec[Event]{
+	Entity:  "Event",
 	Table:   eventEvents,
+	Scan:    eventEventsScan,
+	Key:     eventEventsClustering,
+	Compare: eventEventsCompare,
 }
 
 // Events reads Event rows by device, ordered by at descending, then seq
-// ascending, from events, in pages: one partition, in clustering order.
-func (r *EventRepo) Events(ctx context.Context, device string, o *EventsOptions) (_ cqlgen.Page[Event], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Events").End(&err)
-	if device == "" {
-		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("events", "device")
-	}
-	if o == nil {
-		o = &EventsOptions{}
-	}
-	spec := eventEventsRead.With([]any{device}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// ascending from events, in pages.
+func (r *EventRepo) Events(ctx context.Context, device string, o *EventsOptions) (cqlgen.Page[Event], error) {
+	o = cqlgenimpl.Or(o)
+	return eventEventsRead.Page(ctx, r.s, r.opts, []any{device}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
-// AlertsByDeviceOptions are the optional parts of a AlertsByDevice read.
+// AlertsByDeviceOptions are the options of AlertsByDevice.
 type AlertsByDeviceOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
 	Limit int
-	// Cursor continues after the previous page ("": from the first row).
+	// Cursor continues after the previous page ("": from the start).
 	Cursor string
-	// AtFrom (inclusive) and AtTo (exclusive) bound at in read order; nil:
-	// open.
+	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
-	// AtFromExclusive and AtToInclusive change the bounds' defaults.
+	// AtFromExclusive and AtToInclusive flip the defaults.
 	AtFromExclusive, AtToInclusive bool
 }
 
-var eventAlertsByDeviceRead = cqlgenimpl.ReadSpec[Event]{
-	Compare: eventAlertsByDeviceCompare,
-	Key:     eventAlertsByDeviceClustering,
-	Scan:    eventAlertsByDeviceScan,
+var eventAlertsByDeviceRead = &cqlgenimpl.ReadSpec[Event]{
+	Entity:  "Event",
 	Table:   eventAlertsByDevice,
+	Scan:    eventAlertsByDeviceScan,
+	Key:     eventAlertsByDeviceClustering,
+	Compare: eventAlertsByDeviceCompare,
 }
 
 // AlertsByDevice reads Event rows by device, ordered by at descending, then
-// seq ascending, from alerts_by_device, in pages: one partition, in clustering
-// order.
-func (r *EventRepo) AlertsByDevice(ctx context.Context, device string, o *AlertsByDeviceOptions) (_ cqlgen.Page[Event], err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "AlertsByDevice").End(&err)
-	if device == "" {
-		return cqlgen.Page[Event]{}, cqlgenimpl.EmptyKey("alerts_by_device", "device")
-	}
-	if o == nil {
-		o = &AlertsByDeviceOptions{}
-	}
-	spec := eventAlertsByDeviceRead.With([]any{device}, o.Limit, o.Cursor, r.opts)
-	cqlgenimpl.Bounds(&spec, o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive)
-	return cqlgenimpl.ReadPage(ctx, r.s, spec)
+// seq ascending from alerts_by_device, in pages.
+func (r *EventRepo) AlertsByDevice(ctx context.Context, device string, o *AlertsByDeviceOptions) (cqlgen.Page[Event], error) {
+	o = cqlgenimpl.Or(o)
+	return eventAlertsByDeviceRead.Page(ctx, r.s, r.opts, []any{device}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }

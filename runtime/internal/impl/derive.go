@@ -1,0 +1,275 @@
+package impl
+
+import (
+	"fmt"
+
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+)
+
+// NewEntity completes ent, an entity's description as generated code
+// declares it, and returns it. Where the description gives Values and
+// Fields, the functions of the write protocol (State, ScanState, Data,
+// Change, Remove, Settle) are derived from them once, here, with the
+// order of each statement's placeholders as cqlspec renders it: the
+// generated code states each column's field once.
+func NewEntity[T any](ent *Entity[T]) *Entity[T] {
+	if ent.Values == nil || ent.Fields == nil {
+		return ent
+	}
+	spec := ent.Canonical.Spec
+	if spec.Bucket != cqlspec.BucketNone {
+		panic(fmt.Sprintf("cqlgenimpl: %s: a source of truth split over buckets takes generated protocol functions", spec.Name))
+	}
+	index := map[string]int{}
+	n, keys, static := 0, 0, false
+	for _, c := range spec.All() {
+		if c.Field {
+			index[c.Name] = n
+			n++
+		}
+		switch c.Kind {
+		case cqlspec.KindPartition, cqlspec.KindClustering:
+			keys++
+		case cqlspec.KindStaticVersion:
+			static = true
+		}
+	}
+	plans := map[cqlspec.Slot][]int{}
+	for _, s := range cqlspec.Render(&spec) {
+		switch s.Slot {
+		case cqlspec.SlotChange, cqlspec.SlotRemove, cqlspec.SlotSettle:
+		default:
+			continue
+		}
+		var plan []int
+		for _, b := range s.Binds {
+			switch {
+			case b.Kind == cqlspec.BindColumn && b.Column == cqlspec.VersionColumn:
+				plan = append(plan, bindTS)
+			case b.Kind == cqlspec.BindColumn:
+				i, ok := index[b.Column]
+				if !ok {
+					panic(fmt.Sprintf("cqlgenimpl: %s: %s binds column %s, which no field holds", spec.Name, s.Slot, b.Column))
+				}
+				plan = append(plan, i)
+			case b.Kind == cqlspec.BindOldVersion:
+				plan = append(plan, bindOld)
+			case b.Kind == cqlspec.BindPending:
+				plan = append(plan, bindPending)
+			case b.Kind == cqlspec.BindWrites:
+				plan = append(plan, bindWrites)
+			case b.Kind == cqlspec.BindStaticTS:
+				plan = append(plan, bindStatic)
+			case b.Kind == cqlspec.BindOldStatic:
+				plan = append(plan, bindOldStatic)
+			default:
+				panic(fmt.Sprintf("cqlgenimpl: %s: %s binds a placeholder of kind %d", spec.Name, s.Slot, b.Kind))
+			}
+		}
+		plans[s.Slot] = plan
+	}
+	values, fields := ent.Values, ent.Fields
+	bind := func(plan []int, e *T, c Change) []any {
+		vs := values(e, c.Unset)
+		out := make([]any, len(plan))
+		for i, p := range plan {
+			switch p {
+			case bindTS:
+				out[i] = c.TS
+			case bindOld:
+				out[i] = c.Old
+			case bindPending:
+				out[i] = c.Pending
+			case bindWrites:
+				out[i] = c.Writes
+			case bindStatic:
+				out[i] = c.Static
+			case bindOldStatic:
+				out[i] = c.OldStatic
+			default:
+				out[i] = vs[p]
+			}
+		}
+		return out
+	}
+	change, remove, settle := plans[cqlspec.SlotChange], plans[cqlspec.SlotRemove], plans[cqlspec.SlotSettle]
+	ent.State = func(e *T) []any { return values(e, false)[:keys:keys] }
+	ent.Data = func(e *T) []any { return values(e, false)[:n:n] }
+	ent.ScanState = func(it cqldriver.Iter) (v State[T], ok bool) {
+		dest := fields(&v.Row, make([]any, 0, n+5))
+		dest = append(dest, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
+		if static {
+			dest = append(dest, &v.StaticVersion)
+		}
+		ok = it.Scan(dest...)
+		return
+	}
+	ent.Change = func(e *T, c Change) []any { return bind(change, e, c) }
+	ent.Remove = func(e *T, c Change) []any { return bind(remove, e, c) }
+	ent.Settle = func(e *T, version int64) []any { return bind(settle, e, Change{Old: version}) }
+	for i := range ent.Projections {
+		if p := &ent.Projections[i]; p.Row == nil {
+			p.Row, p.Key = projectionFuncs(p.Table, index, values)
+		}
+	}
+	if ent.Check == nil {
+		ent.Check, ent.CheckKey = ent.checks(index)
+	}
+	return ent
+}
+
+// projectionFuncs derives Row and Key of a table other than the source
+// of truth whose columns all hold fields of the entity: Row binds its
+// Insert (the columns, then the timestamp, in the order cqlspec renders
+// them), Key is its primary key.
+func projectionFuncs[T any](t *Table, index map[string]int, values func(*T, bool) []any) (row func(*T, int64, bool) []any, key func(*T) []any) {
+	var plan, keys []int
+	for _, s := range cqlspec.Render(&t.Spec) {
+		if s.Slot != cqlspec.SlotInsert {
+			continue
+		}
+		for _, b := range s.Binds {
+			switch b.Kind {
+			case cqlspec.BindTimestamp:
+				plan = append(plan, bindTS)
+			case cqlspec.BindColumn:
+				i, ok := index[b.Column]
+				if !ok {
+					panic(fmt.Sprintf("cqlgenimpl: %s: column %s holds no field of the source of truth; the table takes generated Row and Key", t.Spec.Name, b.Column))
+				}
+				plan = append(plan, i)
+			default:
+				panic(fmt.Sprintf("cqlgenimpl: %s: Insert binds a placeholder of kind %d", t.Spec.Name, b.Kind))
+			}
+		}
+	}
+	for _, c := range append(append([]Column(nil), t.Spec.PartitionKey...), t.Spec.Clustering...) {
+		keys = append(keys, index[c.Name])
+	}
+	row = func(e *T, ts int64, unset bool) []any {
+		vs := values(e, unset)
+		out := make([]any, len(plan))
+		for i, p := range plan {
+			if p == bindTS {
+				out[i] = ts
+			} else {
+				out[i] = vs[p]
+			}
+		}
+		return out
+	}
+	key = func(e *T) []any {
+		vs := values(e, false)
+		out := make([]any, len(keys))
+		for i, p := range keys {
+			out[i] = vs[p]
+		}
+		return out
+	}
+	return row, key
+}
+
+// checks derives Check and CheckKey from the tables' descriptions: the
+// partition key values of the source of truth, then those of each other
+// table not checked yet, must not be empty (emptyValue), and a vector
+// must be of its column's dimension. index maps a column of the source
+// of truth to its place in Values.
+func (ent *Entity[T]) checks(index map[string]int) (check, checkKey func(*T) error) {
+	type key struct {
+		table, column, typ string
+		i                  int
+	}
+	var all, canon []key
+	seen := map[string]bool{}
+	add := func(t *Table) {
+		pk := t.Spec.PartitionKey
+		if t.Spec.Bucket != cqlspec.BucketNone {
+			pk = pk[:len(pk)-1]
+		}
+		for _, c := range pk {
+			i, ok := index[c.Name]
+			if !ok {
+				panic(fmt.Sprintf("cqlgenimpl: %s: partition key column %s is not a column of %s", t.Spec.Name, c.Name, ent.Canonical.Spec.Name))
+			}
+			if !seen[c.Name] {
+				seen[c.Name] = true
+				all = append(all, key{t.Spec.Name, c.Name, c.Type, i})
+			}
+		}
+	}
+	add(ent.Canonical)
+	canon = all
+	for i := range ent.Projections {
+		add(ent.Projections[i].Table)
+	}
+	type vec struct {
+		column string
+		dim, i int
+	}
+	var vecs []vec
+	for _, c := range ent.Canonical.Spec.Columns {
+		var dim int
+		if _, err := fmt.Sscanf(c.Type, "vector<float, %d>", &dim); err == nil {
+			vecs = append(vecs, vec{c.Name, dim, index[c.Name]})
+		}
+	}
+	run := func(keys []key, vectors bool) func(*T) error {
+		return func(e *T) error {
+			vs := ent.Values(e, false)
+			for _, k := range keys {
+				if emptyValue(k.typ, unnormalized(vs[k.i])) {
+					return EmptyKey(k.table, k.column)
+				}
+			}
+			if !vectors {
+				return nil
+			}
+			for _, v := range vecs {
+				x, _ := vs[v.i].(Vector)
+				if err := CheckVector(ent.Canonical.Spec.Name, v.column, x, v.dim); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	return run(all, true), run(canon, false)
+}
+
+// unnormalized is v without Normalized's wrapper.
+func unnormalized(v any) any {
+	if n, ok := v.(normalized); ok {
+		return n.v
+	}
+	return v
+}
+
+// What a placeholder of the protocol's statements binds besides a
+// field's value (see NewEntity).
+const (
+	bindTS = -1 - iota
+	bindOld
+	bindPending
+	bindWrites
+	bindStatic
+	bindOldStatic
+)
+
+// ScanLive scans a row of the source of truth as Get reads it, its
+// columns then cqlgen_deleted, skipping graves.
+func (ent *Entity[T]) ScanLive(it cqldriver.Iter, e *T) bool {
+	n := len(ent.Canonical.Spec.PartitionKey) + len(ent.Canonical.Spec.Clustering) + len(ent.Canonical.Spec.Columns)
+	for {
+		var deleted bool
+		dest := ent.Fields(e, make([]any, 0, n+1))
+		if !it.Scan(append(dest, &deleted)...) {
+			return false
+		}
+		if !deleted {
+			return true
+		}
+		var zero T
+		*e = zero
+	}
+}
