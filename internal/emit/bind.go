@@ -55,25 +55,42 @@ func columnValue(c *model.Column, b binding) jen.Code {
 		return bucketValue(c.Bucket, b.recv)
 	}
 	v := b.recv.Clone().Dot(c.Field.GoName)
+	switch w := wrapper(c, b.unset != nil); w {
+	case "":
+		return v
+	case "Normalized":
+		return jen.Qual(impl, w).Call(jen.Lit(c.Type.Spec()), v)
+	case "Vector":
+		return jen.Qual(impl, w).Call(v)
+	default:
+		return jen.Qual(impl, w).Call(v, b.unset)
+	}
+}
+
+// wrapper names the function of the runtime a field's value goes through
+// to bind column c ("" for none): a set or map in a key is normalized, a
+// vector converted, and with unset (an Insert) a nil pointer or an empty
+// collection outside the key left unset.
+func wrapper(c *model.Column, unset bool) string {
 	if (c.Kind == model.PartitionKey || c.Kind == model.Clustering) && (c.Type.Name == "set" || c.Type.Name == "map") {
-		return jen.Qual(impl, "Normalized").Call(jen.Lit(c.Type.Spec()), v)
+		return "Normalized"
 	}
 	if c.Type.IsVector() {
-		if b.unset == nil {
-			return jen.Qual(impl, "Vector").Call(v)
+		if !unset {
+			return "Vector"
 		}
-		return jen.Qual(impl, "VectorOrUnset").Call(v, b.unset)
+		return "VectorOrUnset"
 	}
-	if b.unset == nil || !unsettable(c) {
-		return v
+	if !unset || !unsettable(c) {
+		return ""
 	}
 	switch {
 	case c.Field.Nullable:
-		return jen.Qual(impl, "OrUnset").Call(v, b.unset)
+		return "OrUnset"
 	case c.Type.Name == "list" || (c.Type.Name == "set" && isSlice(c.Field)):
-		return jen.Qual(impl, "SliceOrUnset").Call(v, b.unset)
+		return "SliceOrUnset"
 	}
-	return jen.Qual(impl, "MapOrUnset").Call(v, b.unset)
+	return "MapOrUnset"
 }
 
 // unsettable reports a column an insert may leave unset: a nil pointer or

@@ -1,7 +1,6 @@
 package emit
 
 import (
-	"fmt"
 	"go/types"
 	"strings"
 
@@ -129,17 +128,17 @@ func derivedRow(t *model.Table) bool {
 			canon[c.Field] = c
 		}
 	}
-	code := func(c jen.Code) string { return fmt.Sprintf("%#v", c) }
-	withUnset := binding{recv: jen.Id("e"), unset: jen.Id("unset")}
+	// A column binds as the source of truth's does when it names the same
+	// field through the same wrapper (see columnValue).
 	for _, c := range t.Columns {
 		if c.Field == nil {
 			return false
 		}
 		cc := canon[c.Field]
-		if cc == nil || cc.Name != c.Name || code(columnValue(c, withUnset)) != code(columnValue(cc, withUnset)) {
+		if cc == nil || cc.Name != c.Name || wrapper(c, true) != wrapper(cc, true) {
 			return false
 		}
-		if (c.Kind == model.PartitionKey || c.Kind == model.Clustering) && code(columnValue(c, binding{recv: jen.Id("e")})) != code(columnValue(cc, withUnset)) {
+		if (c.Kind == model.PartitionKey || c.Kind == model.Clustering) && wrapper(c, false) != wrapper(cc, true) {
 			return false
 		}
 	}
