@@ -1,9 +1,6 @@
 package emit
 
 import (
-	"go/types"
-	"strings"
-
 	"github.com/dave/jennifer/jen"
 
 	"github.com/cqlgen/cqlgen/internal/model"
@@ -81,41 +78,16 @@ func wrapper(c *model.Column, unset bool) string {
 		}
 		return "VectorOrUnset"
 	}
-	if !unset || !unsettable(c) {
+	if !unset || !c.Unsettable() {
 		return ""
 	}
 	switch {
 	case c.Field.Nullable:
 		return "OrUnset"
-	case c.Type.Name == "list" || (c.Type.Name == "set" && isSlice(c.Field)):
+	case c.Type.Name == "list" || (c.Type.Name == "set" && c.Field.GoType.IsSlice()):
 		return "SliceOrUnset"
 	}
 	return "MapOrUnset"
-}
-
-// unsettable reports a column an insert may leave unset: a nil pointer or
-// an empty collection outside the primary key.
-func unsettable(c *model.Column) bool {
-	if c.Field == nil || c.Kind == model.PartitionKey || c.Kind == model.Clustering {
-		return false
-	}
-	return c.Field.Nullable || c.Type.IsCollection() || c.Type.IsVector()
-}
-
-func anyUnsettable(t *model.Table) bool {
-	for _, c := range t.Columns {
-		if unsettable(c) {
-			return true
-		}
-	}
-	return false
-}
-
-// rowTakesUnset reports whether t's row function takes the unset flag:
-// when t has a column to leave unset, or when the runtime calls it (the
-// write protocol, cqlgenimpl.One).
-func rowTakesUnset(t *model.Table) bool {
-	return anyUnsettable(t) || t.Entity.Maintained() || t.Entity.Single()
 }
 
 // rowFunc writes the function that binds t's insert.
@@ -124,10 +96,10 @@ func rowFunc(f *jen.File, t *model.Table, s *model.Statement) {
 	params := []jen.Code{jen.Id("e").Op("*").Id(e.GoName), jen.Id("ts").Int64()}
 	b := binding{recv: jen.Id("e"), ts: jen.Id("ts")}
 	switch {
-	case anyUnsettable(t):
+	case t.HasUnsettable():
 		params = append(params, jen.Id("unset").Bool())
 		b.unset = jen.Id("unset")
-	case rowTakesUnset(t):
+	case t.RowTakesUnset():
 		params = append(params, jen.Id("_").Bool())
 	default:
 	}
@@ -139,21 +111,15 @@ func rowFunc(f *jen.File, t *model.Table, s *model.Statement) {
 // row calls t's row function.
 func row(t *model.Table, recv jen.Code, ts string, unset bool) jen.Code {
 	args := []jen.Code{recv, jen.Id(ts)}
-	if rowTakesUnset(t) {
+	if t.RowTakesUnset() {
 		args = append(args, jen.Lit(unset))
 	}
 	return jen.Id(t.Names.Row).Call(args...)
 }
 
-// needsKey reports whether Update compares t's primary key before and
-// after a change: every table of a versioned entity but its canonical one.
-func needsKey(t *model.Table) bool {
-	return t.Entity.Versioned() && t != t.Entity.Canonical
-}
-
 // keyFunc writes the primary key of an entity in t, bucket included.
 func keyFunc(f *jen.File, t *model.Table) {
-	if !needsKey(t) {
+	if !t.NeedsKey() {
 		return
 	}
 	var key []jen.Code
@@ -205,7 +171,7 @@ func timeBuckets(b *model.Bucket) *jen.Statement {
 // one row of nulls, which is no row.
 func scanTargets(t *model.Table, recv *jen.Statement) []jen.Code {
 	var dest []jen.Code
-	first := staticsAlone(t)
+	first := t.StaticsAlone()
 	for _, c := range t.Columns {
 		if c.Kind == model.Deleted {
 			dest = append(dest, jen.Op("&").Id("deleted"))
@@ -221,16 +187,6 @@ func scanTargets(t *model.Table, recv *jen.Statement) []jen.Code {
 	return dest
 }
 
-// staticsAlone is, on a table with static columns, its first clustering
-// column, null in the row a partition holding its statics alone reads as;
-// nil for another table.
-func staticsAlone(t *model.Table) *model.Column {
-	if ck := t.Clustering(); t.HasStatics() && len(ck) > 0 {
-		return ck[0]
-	}
-	return nil
-}
-
 // scanTarget is where a column of recv's field is scanned to.
 func scanTarget(c *model.Column, recv *jen.Statement) jen.Code {
 	return scanInto(c.Field, c.Type, recv.Clone().Dot(c.Field.GoName))
@@ -239,32 +195,21 @@ func scanTarget(c *model.Column, recv *jen.Statement) jen.Code {
 // scanInto is where a value of f, of CQL type t, is read to: v's
 // address, or a runtime adapter for the types gocql cannot read alone.
 func scanInto(f *model.Field, t *model.Type, v *jen.Statement) jen.Code {
-	if !usesScanner(f, t) {
-		return jen.Op("&").Add(v)
-	}
-	if t.Name == "duration" && isGo(f, "time", "Duration") {
+	switch model.ScannerOf(f, t) {
+	case model.ScanDuration:
 		return jen.Qual(impl, "ScanDuration").Call(jen.Op("&").Add(v))
-	}
-	if t.Name == "set" && isStructSet(f) {
+	case model.ScanSet:
 		return jen.Qual(impl, "ScanSet").Call(jen.Op("&").Add(v))
-	}
-	if t.IsVector() {
+	case model.ScanVector:
 		return jen.Parens(jen.Op("*").Qual(impl, "Vector")).Call(jen.Op("&").Add(v))
 	}
 	return jen.Op("&").Add(v)
 }
 
-// usesScanner reports a field that scanInto reads through one of the
-// runtime's scanners rather than into the field itself.
-func usesScanner(f *model.Field, t *model.Type) bool {
-	return (t.Name == "duration" && isGo(f, "time", "Duration")) ||
-		(t.Name == "set" && isStructSet(f)) || t.IsVector()
-}
-
 func scanFunc(f *jen.File, t *model.Table) {
 	e := t.Entity
-	statics := staticsAlone(t) != nil
-	if e.Versioned() && t == e.Canonical {
+	statics := t.StaticsAlone() != nil
+	if t.HoldsGraves() {
 		decl, live := []jen.Code{jen.Var().Id("deleted").Bool()}, jen.Op("!").Id("deleted")
 		if statics {
 			decl = append(decl, jen.Var().Id("present").Bool())
@@ -357,7 +302,7 @@ func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
 			writes: c.Clone().Dot("Writes"), static: c.Clone().Dot("Static"), oldStat: c.Clone().Dot("OldStatic")}
 		name, words := n.Change, "sets e's values"
 		if s.Slot == model.SlotChange {
-			if anyUnsettable(t) {
+			if t.HasUnsettable() {
 				b.unset = c.Clone().Dot("Unset")
 				words += ", leaving nil pointers and empty collections unset with c.Unset"
 			}
@@ -385,7 +330,7 @@ func mergeFunc(f *jen.File, t *model.Table) {
 	e := t.Entity
 	var body []jen.Code
 	for _, c := range t.Columns {
-		if !unsettable(c) {
+		if !c.Unsettable() {
 			continue
 		}
 		m := jen.Id("m").Dot(c.Field.GoName)
@@ -421,7 +366,7 @@ func clusteringFuncs(f *jen.File, t *model.Table) {
 		}
 		cmps = append(cmps, jen.If(jen.Id("c").Op(":=").Add(x), jen.Id("c").Op("!=").Lit(0)).Block(ret))
 		terms = append(terms, term)
-		cheap = cheap && cheapCompare(c)
+		cheap = cheap && c.ComparisonOf().Cheap()
 	}
 	cmps = append(cmps, jen.Return(jen.Lit(0)))
 	switch {
@@ -437,64 +382,29 @@ func clusteringFuncs(f *jen.File, t *model.Table) {
 	f.Func().Id(t.Names.Compare).Params(jen.List(jen.Id("a"), jen.Id("b")).Op("*").Id(t.Names.RowType)).Int().Block(cmps...)
 }
 
-// cheapCompare reports whether compare gives c a comparison in Go that
-// cannot fail on any value: not through the encoding (CompareAs), not a
-// method of a pointer (varint, decimal).
-func cheapCompare(c *model.Column) bool {
-	switch c.Type.Name {
-	case "varint", "decimal":
-		return false
-	}
-	s, ok := compare(c).(*jen.Statement)
-	return ok && !strings.Contains(s.GoString(), "CompareAs")
-}
-
-// compare compares one clustering column of a and b as Cassandra orders
-// the column's type: in Go where Go's order is Cassandra's, through a
-// runtime function where it is not (uuids, floats), and through the CQL
-// encoding for the rest (inet, frozen collections, anything unusual).
+// compare compares one clustering column of a and b as the model's
+// ComparisonOf says Cassandra orders the column's type.
 func compare(c *model.Column) jen.Code {
 	a, b := field("a", c.Field), field("b", c.Field)
-	fd := c.Field
-	basic := func(kinds types.BasicInfo) bool {
-		bt, ok := fd.Go.Underlying().(*types.Basic)
-		return ok && bt.Info()&kinds != 0
-	}
-	switch c.Type.Name {
-	case "timestamp", "date":
-		if isGo(fd, "time", "Time") {
-			return a.Dot("Compare").Call(b)
-		}
-	case "boolean":
-		if basic(types.IsBoolean) {
-			return jen.Qual(impl, "CompareBool").Call(jen.Bool().Call(a), jen.Bool().Call(b))
-		}
-	case "blob":
+	switch c.ComparisonOf() {
+	case model.CompareMethod:
+		return a.Dot("Compare").Call(b)
+	case model.CompareBool:
+		return jen.Qual(impl, "CompareBool").Call(jen.Bool().Call(a), jen.Bool().Call(b))
+	case model.CompareBytes:
 		return jen.Qual(impl, "CompareBytes").Call(jen.Index().Byte().Call(a), jen.Index().Byte().Call(b))
-	case "uuid":
+	case model.CompareUUID:
 		return jen.Qual(impl, "CompareUUID").Call(a, b)
-	case "timeuuid":
+	case model.CompareTimeUUID:
 		return jen.Qual(impl, "CompareTimeUUID").Call(a, b)
-	case "float":
-		if basic(types.IsFloat) {
-			return jen.Qual(impl, "CompareFloat32").Call(jen.Float32().Call(a), jen.Float32().Call(b))
-		}
-	case "double":
-		if basic(types.IsFloat) {
-			return jen.Qual(impl, "CompareFloat64").Call(jen.Float64().Call(a), jen.Float64().Call(b))
-		}
-	case "varint", "decimal":
-		if _, ok := fd.Go.(*types.Pointer); ok {
-			return a.Dot("Cmp").Call(b)
-		}
-	case "text", "varchar", "ascii":
-		if basic(types.IsString) {
-			return jen.Qual("cmp", "Compare").Call(a, b)
-		}
-	case "tinyint", "smallint", "int", "bigint", "time":
-		if basic(types.IsInteger) {
-			return jen.Qual("cmp", "Compare").Call(a, b)
-		}
+	case model.CompareFloat32:
+		return jen.Qual(impl, "CompareFloat32").Call(jen.Float32().Call(a), jen.Float32().Call(b))
+	case model.CompareFloat64:
+		return jen.Qual(impl, "CompareFloat64").Call(jen.Float64().Call(a), jen.Float64().Call(b))
+	case model.CompareCmp:
+		return a.Dot("Cmp").Call(b)
+	case model.CompareOrdered:
+		return jen.Qual("cmp", "Compare").Call(a, b)
 	}
 	return jen.Qual(impl, "CompareAs").Call(jen.Lit(c.Type.Spec()), a, b)
 }
@@ -508,20 +418,9 @@ func rowType(f *jen.File, t *model.Table) {
 	var fields []jen.Code
 	for _, c := range t.Columns {
 		if c.Field != nil {
-			fields = append(fields, jen.Id(c.Field.GoName).Add(goType(c.Field.Go)).Tag(map[string]string{"db": c.Name}))
+			fields = append(fields, jen.Id(c.Field.GoName).Add(goType(c.Field.GoType)).Tag(map[string]string{"db": c.Name}))
 		}
 	}
 	doc(f, "%s is a row of %s, which stores only some columns of %s. It is a type of its own so that a partial row cannot be passed where a whole %s is written.", t.Names.RowType, t.Name, t.Entity.GoName, t.Entity.GoName)
 	f.Type().Id(t.Names.RowType).Struct(fields...)
-}
-
-// isStructSet reports a set declared as a map of empty structs, which
-// gocql writes but cannot read without help.
-func isStructSet(f *model.Field) bool {
-	m, ok := f.Go.Underlying().(*types.Map)
-	if !ok {
-		return false
-	}
-	st, ok := m.Elem().Underlying().(*types.Struct)
-	return ok && st.NumFields() == 0
 }

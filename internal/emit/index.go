@@ -81,7 +81,7 @@ func indexRead(f *jen.File, ix *model.Index) {
 	}
 	var vals []jen.Code
 	for _, name := range valueParams(ix, taken) {
-		params = append(params, jen.Id(name).Add(goType(ix.ValueGo())))
+		params = append(params, jen.Id(name).Add(goType(ix.ValueGoType())))
 		vals = append(vals, jen.Id(name))
 	}
 	spec := jen.Dict{

@@ -28,7 +28,7 @@ func keyParams(t *model.Table, cols []*model.Column, fail jen.Code) (params, che
 			continue
 		}
 		name := param(c.Field)
-		params = append(params, jen.Id(name).Add(goType(c.Field.Go)))
+		params = append(params, jen.Id(name).Add(goType(c.Field.GoType)))
 		if c.Kind == model.PartitionKey {
 			if cond := empty(jen.Id(name), c.Field); cond != nil {
 				checks = append(checks, jen.If(cond).Block(jen.Return(fail, emptyKey(t, c.Field))))
@@ -90,7 +90,7 @@ func getMany(f *jen.File, e *model.Entity) {
 		prefix = append(prefix, jen.Id(param(c.Field)))
 	}
 	list := plural(param(last.Field))
-	params = append(params, jen.Id(list).Index().Add(goType(last.Field.Go)))
+	params = append(params, jen.Id(list).Index().Add(goType(last.Field.GoType)))
 	fixed := ""
 	if len(pk) > 1 {
 		var names []string
@@ -102,7 +102,7 @@ func getMany(f *jen.File, e *model.Entity) {
 	doc(f, "GetMany reads the %ss%s of the given %s values: Rows[i] is %s[i]'s or nil.", e.GoName, fixed, last.Name, list)
 	thinMethod(f, e, "GetMany", params, []jen.Code{found, jen.Error()}, jen.Qual(impl, "Many").Call(
 		jen.Id("ctx"), r("s"), r("opts"), jen.Lit(e.GoName), jen.Id(t.Names.Var), jen.Index().Any().Values(prefix...), jen.Id(list), jen.Id(t.Names.Scan),
-		jen.Func().Params(jen.Id("e").Op("*").Id(t.Names.RowType)).Add(goType(last.Field.Go)).Block(jen.Return(field("e", last.Field))),
+		jen.Func().Params(jen.Id("e").Op("*").Id(t.Names.RowType)).Add(goType(last.Field.GoType)).Block(jen.Return(field("e", last.Field))),
 	))
 }
 
@@ -143,15 +143,15 @@ func readPage(f *jen.File, t *model.Table) {
 	if len(ck) > 0 {
 		c0 := ck[0]
 		opts = append(opts, comments("%sFrom (inclusive) and %sTo (exclusive) bound %s; nil: open.", c0.Field.GoName, c0.Field.GoName, c0.Name)...)
-		opts = append(opts, jen.List(jen.Id(c0.Field.GoName+"From"), jen.Id(c0.Field.GoName+"To")).Op("*").Add(goType(c0.Field.Go)))
+		opts = append(opts, jen.List(jen.Id(c0.Field.GoName+"From"), jen.Id(c0.Field.GoName+"To")).Op("*").Add(goType(c0.Field.GoType)))
 		opts = append(opts, boundFlags(c0)...)
 	}
 	for i, c := range ck[:t.PrefixDepth()] {
 		g, next := c.Field.GoName, ck[i+1]
 		opts = append(opts, comments("%sEq fixes %s (nil: every value); with every Eq before it, %sFrom and %sTo bound %s within it.", g, c.Name, next.Field.GoName, next.Field.GoName, next.Name)...)
-		opts = append(opts, jen.Id(g+"Eq").Op("*").Add(goType(c.Field.Go)))
+		opts = append(opts, jen.Id(g+"Eq").Op("*").Add(goType(c.Field.GoType)))
 		opts = append(opts, comments("%sFrom (inclusive) and %sTo (exclusive) bound %s under %sEq; nil: open.", next.Field.GoName, next.Field.GoName, next.Name, g)...)
-		opts = append(opts, jen.List(jen.Id(next.Field.GoName+"From"), jen.Id(next.Field.GoName+"To")).Op("*").Add(goType(next.Field.Go)))
+		opts = append(opts, jen.List(jen.Id(next.Field.GoName+"From"), jen.Id(next.Field.GoName+"To")).Op("*").Add(goType(next.Field.GoType)))
 		opts = append(opts, boundFlags(next)...)
 	}
 	if b != nil && b.Kind.IsTime() {

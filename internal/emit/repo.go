@@ -1,7 +1,6 @@
 package emit
 
 import (
-	"go/types"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -109,8 +108,7 @@ func tableDecls(f *jen.File, t *model.Table) {
 // the runtime derives from its values and fields (cqlgenimpl.NewEntity):
 // a versioned one, without statics or buckets.
 func derived(t *model.Table) bool {
-	e := t.Entity
-	return t == e.Canonical && e.Versioned() && !t.HasStatics() && t.Bucket == nil
+	return t.HoldsGraves() && !t.HasStatics() && t.Bucket == nil
 }
 
 // derivedRow reports whether the runtime derives the Row and Key of t, a
@@ -155,7 +153,7 @@ func valuesFuncs(f *jen.File, t *model.Table) {
 	e := t.Entity
 	p := entityPrefix(e)
 	unset := "_"
-	if anyUnsettable(t) {
+	if t.HasUnsettable() {
 		unset = "unset"
 	}
 	b := binding{recv: jen.Id("e"), unset: jen.Id("unset")}
@@ -299,7 +297,7 @@ func checkKeys(f *jen.File, e *model.Entity) {
 				}
 				if !t.Sparse() {
 					seen[c.Field] = true
-				} else if requiresSet(t, c.Field) {
+				} else if t.RequiresSet(c.Field) {
 					continue
 				}
 				if cond := empty(field("e", c.Field), c.Field); cond != nil {
@@ -365,59 +363,44 @@ func emptyKey(t *model.Table, f *model.Field) jen.Code {
 // empty is the condition that a key value is empty, or nil when every
 // value of the type is a valid key (numbers, booleans).
 func empty(v *jen.Statement, f *model.Field) jen.Code {
-	switch {
-	case isGo(f, "time", "Time"):
+	switch model.KeyCheckOf(f) {
+	case model.KeyIsZero:
 		return v.Clone().Dot("IsZero").Call()
-	case f.Type.Name == "uuid" || f.Type.Name == "timeuuid":
+	case model.KeyZeroUUID:
 		return jen.Qual(impl, "IsZeroUUID").Call(v)
-	case f.Type.Name == "blob" || f.Type.IsCollection():
+	case model.KeyEmptyLen:
 		return jen.Len(v).Op("==").Lit(0)
-	}
-	if b, ok := f.Go.Underlying().(*types.Basic); ok && b.Info()&types.IsString != 0 {
+	case model.KeyEmptyString:
 		return v.Clone().Op("==").Lit("")
 	}
 	return nil
 }
 
-// goType writes the Go type t.
-func goType(t types.Type) jen.Code {
-	switch t := t.(type) {
-	case *types.Named:
-		obj := t.Obj()
-		if obj.Pkg() == nil {
-			return jen.Id(obj.Name())
+// goType writes the Go type g.
+func goType(g *model.GoType) jen.Code {
+	switch g.Kind {
+	case model.GoNamed:
+		if g.Pkg == "" {
+			return jen.Id(g.Name)
 		}
-		return jen.Qual(obj.Pkg().Path(), obj.Name())
-	case *types.Alias:
-		return goType(types.Unalias(t))
-	case *types.Basic:
-		return jen.Id(t.Name())
-	case *types.Pointer:
-		return jen.Op("*").Add(goType(t.Elem()))
-	case *types.Slice:
-		return jen.Index().Add(goType(t.Elem()))
-	case *types.Array:
-		return jen.Index(jen.Lit(int(t.Len()))).Add(goType(t.Elem()))
-	case *types.Map:
-		return jen.Map(goType(t.Key())).Add(goType(t.Elem()))
-	case *types.Struct:
+		return jen.Qual(g.Pkg, g.Name)
+	case model.GoBasic:
+		return jen.Id(g.Name)
+	case model.GoPointer:
+		return jen.Op("*").Add(goType(g.Elem))
+	case model.GoSlice:
+		return jen.Index().Add(goType(g.Elem))
+	case model.GoArray:
+		return jen.Index(jen.Lit(int(g.Len))).Add(goType(g.Elem))
+	case model.GoMap:
+		return jen.Map(goType(g.Key)).Add(goType(g.Elem))
+	case model.GoStruct:
 		return jen.Struct()
 	}
-	return jen.Id(types.TypeString(t, nil))
+	return jen.Id(g.Text)
 }
 
 func field(recv string, f *model.Field) *jen.Statement { return jen.Id(recv).Dot(f.GoName) }
-
-// isGo reports whether the field's Go type is the named type pkg.name.
-func isGo(f *model.Field, pkg, name string) bool {
-	n, ok := types.Unalias(f.Go).(*types.Named)
-	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == pkg && n.Obj().Name() == name
-}
-
-func isSlice(f *model.Field) bool {
-	_, ok := f.Go.Underlying().(*types.Slice)
-	return ok
-}
 
 func ctxParam() jen.Code { return jen.Id("ctx").Qual("context", "Context") }
 

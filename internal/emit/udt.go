@@ -24,7 +24,7 @@ func udtMethods(f *jen.File, gocqlPath string, u *model.UDT) {
 		marshal = append(marshal, jen.Case(jen.Lit(fd.Column)).Block(
 			jen.Return(jen.Qual(gocqlPath, "Marshal").Call(jen.Id("info"), v.Clone()))))
 		dst := scanInto(fd, fd.Type, v.Clone())
-		if usesScanner(fd, fd.Type) {
+		if model.ScannerOf(fd, fd.Type) != model.ScanField {
 			// The runtime's scanners decode themselves whatever the
 			// driver; the driver's Unmarshal needs them adapted.
 			dst = jen.Qual(adapterPath(gocqlPath), "Dest").Call(dst)

@@ -1,8 +1,6 @@
 package emit
 
 import (
-	"go/types"
-
 	"github.com/dave/jennifer/jen"
 
 	"github.com/cqlgen/cqlgen/internal/model"
@@ -27,7 +25,7 @@ func holdsFunc(f *jen.File, t *model.Table) {
 func condition(c model.Cond, grouped bool) jen.Code {
 	f := c.Field
 	v := field("e", f)
-	_, ptr := f.Go.(*types.Pointer)
+	ptr := f.GoType.IsPointer()
 	if c.Op == model.CondSet {
 		if ptr {
 			return v.Op("!=").Nil()
@@ -82,24 +80,13 @@ func equals(f *model.Field, val *jen.Statement, x model.CondValue) jen.Code {
 // isSet is the condition that a value is not empty: the opposite of the
 // key checks' empty.
 func isSet(v *jen.Statement, f *model.Field) jen.Code {
-	switch {
-	case isGo(f, "time", "Time"):
+	switch model.KeyCheckOf(f) {
+	case model.KeyIsZero:
 		return jen.Op("!").Add(v.Clone().Dot("IsZero").Call())
-	case f.Type.Name == "uuid" || f.Type.Name == "timeuuid":
+	case model.KeyZeroUUID:
 		return jen.Op("!").Qual(impl, "IsZeroUUID").Call(v)
-	case f.Type.Name == "blob" || f.Type.IsCollection():
+	case model.KeyEmptyLen:
 		return jen.Len(v).Op(">").Lit(0)
 	}
 	return v.Clone().Op("!=").Lit("")
-}
-
-// requiresSet reports whether t's predicate holds only entities whose
-// field f is set, which makes a key check of f there needless.
-func requiresSet(t *model.Table, f *model.Field) bool {
-	for _, c := range t.Where {
-		if c.Op == model.CondSet && c.Field == f {
-			return true
-		}
-	}
-	return false
 }

@@ -241,7 +241,7 @@ func writesVar(f *jen.File, e *model.Entity) {
 	}
 	var merge, data, change, remove, settle, immutable jen.Code
 	if versioned {
-		if anyUnsettable(t) {
+		if t.HasUnsettable() {
 			merge = jen.Id(e.Names.Merge)
 		}
 		data, change, remove, settle = jen.Id(n.Data), jen.Id(n.Change), jen.Id(n.Remove), jen.Id(n.Settle)

@@ -27,7 +27,7 @@ func (t *Table) ReadMethod() string {
 
 // ValueGoType is the Go type of the value a read through ix binds: the
 // element of a slice or of a map's keys for a set or list, else the
-// field's type, pointer dereferenced. (ValueGo is the same, in go/types.)
+// field's type, pointer dereferenced.
 func (ix *Index) ValueGoType() *GoType {
 	g := ix.Column.Field.GoType.Deref()
 	if g == nil || !ix.Contains() {

@@ -212,9 +212,6 @@ func TestValueGoType(t *testing.T) {
 		if got := ix.ValueGoType().String(); got != c.want {
 			t.Errorf("%s as %s: value %s, want %s", c.typ, c.gt, got, c.want)
 		}
-		if got := types.TypeString(ix.ValueGo(), nil); got != c.want {
-			t.Errorf("%s as %s: ValueGo %s, want %s", c.typ, c.gt, got, c.want)
-		}
 	}
 }
 

@@ -2,7 +2,6 @@ package model
 
 import (
 	"go/token"
-	"go/types"
 	"strings"
 
 	"github.com/cqlgen/cqlgen/internal/cqlspec"
@@ -145,26 +144,6 @@ func (ix *Index) ValueType() *Type {
 	t := ix.Column.Field.Type
 	if ix.Contains() {
 		return t.Params[0]
-	}
-	return t
-}
-
-// ValueGo is the Go type of the value a read binds: the element of a
-// slice or of a map's keys for a set, else the field's type, pointer
-// dereferenced.
-func (ix *Index) ValueGo() types.Type {
-	t := ix.Column.Field.Go
-	if p, ok := t.(*types.Pointer); ok {
-		t = p.Elem()
-	}
-	if !ix.Contains() {
-		return t
-	}
-	switch u := t.Underlying().(type) {
-	case *types.Slice:
-		return u.Elem()
-	case *types.Map:
-		return u.Key()
 	}
 	return t
 }
