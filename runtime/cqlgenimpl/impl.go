@@ -6,7 +6,6 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
-	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	"github.com/cqlgen/cqlgen/runtime/internal/impl"
 )
 
@@ -34,9 +33,10 @@ const (
 func NewTable(spec TableSpec) *Table { return impl.NewTable(spec) }
 func Cols(cols ...string) []Column   { return impl.Cols(cols...) }
 
-// Calls. Every method begins with Observe; a write method with Begin,
-// BeginVersioned or BeginWrite, which refuse a nil entity, empty keys and
-// the options the method does not honour (Allow).
+// Calls. A method the descriptors' own methods do not cover (an index
+// read, a counter, an immutable entity's write) begins with Observe, and a
+// write with Begin, which refuses a nil entity, empty keys and the options
+// the method does not honour (Allow).
 type (
 	Observed = impl.Observed
 	Allow    = impl.Allow
@@ -57,14 +57,6 @@ func EmptyKey(table, column string) error             { return impl.EmptyKey(tab
 
 func Begin[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Option) (cqlgen.Options, error) {
 	return impl.Begin(e, check, o, opts)
-}
-
-func BeginVersioned[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Option) (cqlgen.Options, error) {
-	return impl.BeginVersioned(e, check, o, opts)
-}
-
-func BeginWrite[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Option, allow Allow) (cqlgen.Options, error) {
-	return impl.BeginWrite(e, check, o, opts, allow)
 }
 
 // Reads. A read method hands the runtime a static description (ReadSpec,
@@ -88,20 +80,8 @@ func ReadNearest[T any](ctx context.Context, s cqlgen.Session, r NearestRead[T])
 	return impl.ReadNearest(ctx, s, r)
 }
 
-func Bounds[T, V any](r *ReadSpec[T], from, to *V, fromExclusive, toInclusive bool) {
-	impl.Bounds(r, from, to, fromExclusive, toInclusive)
-}
-
 func CheckPrefix(names []string, fixed, bounded []bool) error {
 	return impl.CheckPrefix(names, fixed, bounded)
-}
-
-func GetOne[T any](ctx context.Context, s cqlgen.Session, stmt *cqldriver.Statement, values []any, scan func(cqldriver.Iter, *T) bool) (*T, error) {
-	return impl.GetOne(ctx, s, stmt, values, scan)
-}
-
-func GetMany[T, K any](ctx context.Context, s cqlgen.Session, t *Table, prefix []any, keys []K, maxKeys int, scan func(cqldriver.Iter, *T) bool, key func(*T) K) (cqlgen.Found[T], error) {
-	return impl.GetMany(ctx, s, t, prefix, keys, maxKeys, scan, key)
 }
 
 func Merge[T any](lists [][]T, cmp func(a, b *T) int, limit int) ([]T, []int) {
@@ -111,22 +91,6 @@ func Merge[T any](lists [][]T, cmp func(a, b *T) int, limit int) ([]T, []int) {
 // Writes of an entity stored in one table (One), of counters, and of an
 // immutable entity (DeleteAll).
 type One[T any] = impl.One[T]
-
-func InsertOne[T any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, d *One[T], e *T) error {
-	return impl.InsertOne(ctx, s, base, opts, d, e)
-}
-
-func InsertOneIfAbsent[T any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, d *One[T], e *T) (cqlgen.Inserted[T], error) {
-	return impl.InsertOneIfAbsent(ctx, s, base, opts, d, e)
-}
-
-func UpdateOne[T any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, d *One[T], e *T) error {
-	return impl.UpdateOne(ctx, s, base, opts, d, e)
-}
-
-func DeleteOne[T any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, d *One[T], e *T) error {
-	return impl.DeleteOne(ctx, s, base, opts, d, e)
-}
 
 func AddCounters(ctx context.Context, s cqlgen.Session, o cqlgen.Options, q cqldriver.Query) error {
 	return impl.AddCounters(ctx, s, o, q)
@@ -156,27 +120,11 @@ func Write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 	return impl.Write(ctx, s, o, ent, op, e)
 }
 
-func Modify[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *Entity[T], key *T, check func(*T) error, change func(*T) error) (*T, error) {
-	return impl.Modify(ctx, s, o, ent, key, check, change)
-}
-
-func Versioned[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], e *T) (*T, int64, error) {
-	return impl.Versioned(ctx, s, ent, e)
-}
-
 func Resolve[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], i int, key []any) (*T, error) {
 	return impl.Resolve(ctx, s, ent, i, key)
 }
 
 func Latest(wts ...*int64) int64 { return impl.Latest(wts...) }
-
-func Maintain[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], entity string, repair bool, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return impl.Maintain(ctx, s, ent, entity, repair, o)
-}
-
-func Backfill[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], entity, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return impl.Backfill(ctx, s, ent, entity, table, o)
-}
 
 // Values: what a statement binds (unset for an absent field) and what a
 // scan fills, as cqlgen maps CQL types to Go.
