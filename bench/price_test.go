@@ -241,8 +241,7 @@ func priceImpl(b *testing.B, name string, n int, prepare func(i int) error, op f
 	return benchenv.Impl{Name: name, Op: op}
 }
 
-func priceImpls(b *testing.B, p peers, guarantee string) []benchenv.Impl {
-	run := fmt.Sprintf("%d", time.Now().UnixNano())
+func priceImpls(b *testing.B, p peers, guarantee, run string) []benchenv.Impl {
 	n := pricePool()
 	accounts := model.NewAccountRepo(p.cq)
 	members := model.NewMemberRepo(p.cq)
@@ -313,8 +312,71 @@ func BenchmarkPricePaired(b *testing.B) {
 	eachCoalescing(b, func(b *testing.B, p peers) {
 		for _, g := range priceGuarantees {
 			b.Run("guarantee="+g, func(b *testing.B) {
-				benchenv.Paired(b, warmCalls(), priceImpls(b, p, g)...)
+				run := fmt.Sprintf("%d", time.Now().UnixNano())
+				benchenv.Paired(b, warmCalls(), priceImpls(b, p, g, run)...)
+				// Both sides did the same work: check what each left of
+				// entity 0, which the first warm-up call changed.
+				if err := priceCheck(p.s, g, run); err != nil {
+					b.Fatal(err)
+				}
 			})
 		}
 	})
+}
+
+// priceCheck checks that the hand-written code and cqlgen left the same
+// rows for entity 0 of guarantee's run: the claims held and released,
+// the roster rows entered and left, the point Modify added.
+func priceCheck(s *gocql.Session, guarantee, run string) error {
+	count := func(stmt string, values ...any) (int, error) {
+		var n int
+		err := s.Query(stmt, values...).Scan(&n)
+		return n, err
+	}
+	type want struct {
+		stmt   string
+		values []any
+		n      int
+	}
+	var checks []want
+	sides := []string{"h", "c"}
+	if guarantee == "modify" {
+		sides = append(sides, "g")
+	}
+	for _, side := range sides {
+		switch guarantee {
+		case "claim-insert":
+			prefix := "ci-" + side + "-" + run
+			checks = append(checks, want{"SELECT count(*) FROM accounts_by_email WHERE email = ? AND account_id = ? ALLOW FILTERING",
+				[]any{prefix + "-0-0@example.com", prefix + "-0"}, 1})
+		case "claim-change":
+			prefix := "cc-" + side + "-" + run
+			checks = append(checks,
+				want{"SELECT count(*) FROM accounts_by_email WHERE email = ? AND account_id = ? ALLOW FILTERING", []any{prefix + "-0-0@example.com", prefix + "-0"}, 1},
+				want{"SELECT count(*) FROM accounts_by_email WHERE email = ?", []any{prefix + "-0--1@example.com"}, 0})
+		case "sparse-enter", "sparse-leave":
+			n := 0
+			if guarantee == "sparse-enter" {
+				n = 1
+			}
+			checks = append(checks, want{"SELECT count(*) FROM active_members_by_team WHERE team = ? AND member_id = ?", []any{"team-0", "s-" + side + "-" + run + "-0"}, n})
+		case "modify":
+			prefix := "m-" + side + "-" + run
+			t := tally(prefix, 0)
+			checks = append(checks,
+				want{"SELECT count(*) FROM tallies WHERE tally_id = ? AND points = ? ALLOW FILTERING", []any{t.TallyID, t.Points + 1}, 1},
+				want{"SELECT count(*) FROM tallies_by_board WHERE board = ? AND points = ? AND tally_id = ?", []any{t.Board, t.Points + 1, t.TallyID}, 1},
+				want{"SELECT count(*) FROM tallies_by_board WHERE board = ? AND points = ? AND tally_id = ?", []any{t.Board, t.Points, t.TallyID}, 0})
+		}
+	}
+	for _, c := range checks {
+		n, err := count(c.stmt, c.values...)
+		if err != nil {
+			return fmt.Errorf("%s: %s: %w", guarantee, c.stmt, err)
+		}
+		if n != c.n {
+			return fmt.Errorf("%s: %s %v: %d rows, want %d", guarantee, c.stmt, c.values, n, c.n)
+		}
+	}
+	return nil
 }
