@@ -1,5 +1,7 @@
 package cqlspec
 
+import "fmt"
+
 // What a write costs: the statements each write method of an entity sends
 // on its path without a race, a conflict or a lost reply, derived from the
 // entity's tables as the runtime writes them (docs/protocol.md). The
@@ -164,7 +166,7 @@ func protocolCosts(s Shape, canon *Table) []Cost {
 		}
 	}
 
-	ins := Cost{Method: "Insert", Case: "a new entity"}
+	ins := Cost{Method: "Insert", Case: "a new entity" + keys(", claims", unique)}
 	ins.read(1)
 	if statics {
 		ins.read(1) // the partition's statics, from its first row
@@ -182,7 +184,7 @@ func protocolCosts(s Shape, canon *Table) []Cost {
 		c.conditional(released)
 	}
 
-	upd := Cost{Method: "Update", Case: "every field but the key changes"}
+	upd := Cost{Method: "Update", Case: "every field but the key changes" + keys(", claims and releases", claims)}
 	write(&upd, 0, 0)
 	upd.conditional(claims + 1)
 	upd.fanOut(moves + rewrites)
@@ -195,10 +197,10 @@ func protocolCosts(s Shape, canon *Table) []Cost {
 	again.conditional(claims)
 
 	mod := upd
-	mod.Method, mod.Case = "Modify", "the change edits every field but the key"
+	mod.Method, mod.Case = "Modify", "the change edits every field but the key"+keys(", claims and releases", claims)
 	mod.read(1) // the entity, before the write's own read
 
-	del := Cost{Method: "Delete", Case: "an entity that exists"}
+	del := Cost{Method: "Delete", Case: "an entity that exists" + keys(", releases", unique)}
 	write(&del, 0, 0)
 	del.conditional(1)
 	del.fanOut(plain)
@@ -218,4 +220,15 @@ func shares(t *Table) bool {
 		}
 	}
 	return false
+}
+
+// keys says what a write does to n unique keys: "" for none.
+func keys(what string, n int) string {
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return what + " a unique key"
+	}
+	return fmt.Sprintf("%s %d unique keys", what, n)
 }
