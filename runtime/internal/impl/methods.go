@@ -41,22 +41,22 @@ func (d *One[T]) Delete(ctx context.Context, s cqlgen.Session, base cqlgen.Optio
 }
 
 // Insert is the Insert method of an entity written through the protocol.
-func (ent *Entity[T]) Insert(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) error {
+func (ent *entity[P]) Insert(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
 	return ent.run(ctx, s, base, opts, "Insert", OpInsert, e)
 }
 
 // Update is the Update method of an entity written through the protocol.
-func (ent *Entity[T]) Update(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) error {
+func (ent *entity[P]) Update(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
 	return ent.run(ctx, s, base, opts, "Update", OpUpdate, e)
 }
 
 // Delete is the Delete method of an entity written through the protocol:
 // e needs only the source of truth's key.
-func (ent *Entity[T]) Delete(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) error {
+func (ent *entity[P]) Delete(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
 	return ent.run(ctx, s, base, opts, "Delete", OpDelete, e)
 }
 
-func (ent *Entity[T]) run(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, method string, op Op, e *T) (err error) {
+func (ent *entity[P]) run(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, method string, op Op, e P) (err error) {
 	defer Observe(&ctx, s, ent.Name, method).End(&err)
 	check := ent.Check
 	if op == OpDelete {
@@ -71,46 +71,46 @@ func (ent *Entity[T]) run(ctx context.Context, s cqlgen.Session, base cqlgen.Opt
 
 // GetVersioned is the GetVersioned method: key holds the source of
 // truth's key alone.
-func (ent *Entity[T]) GetVersioned(ctx context.Context, s cqlgen.Session, key *T) (_ *T, _ int64, err error) {
+func (ent *entity[P]) GetVersioned(ctx context.Context, s cqlgen.Session, key P) (_ P, _ int64, err error) {
 	defer Observe(&ctx, s, ent.Name, "GetVersioned").End(&err)
 	if err := ent.CheckKey(key); err != nil {
-		return nil, 0, err
+		return none[P](), 0, err
 	}
 	return Versioned(ctx, s, ent, key)
 }
 
 // Modify is the Modify method: key holds the source of truth's key
 // alone.
-func (ent *Entity[T]) Modify(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, key *T, change func(*T) error) (_ *T, err error) {
+func (ent *entity[P]) Modify(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, key P, change func(P) error) (_ P, err error) {
 	defer Observe(&ctx, s, ent.Name, "Modify").End(&err)
 	o, err := BeginVersioned(key, ent.CheckKey, base, opts)
 	if err != nil {
-		return nil, err
+		return none[P](), err
 	}
 	return Modify(ctx, s, o, ent, key, ent.Check, change)
 }
 
 // Verify is the Verify method of a maintained entity.
-func (ent *Entity[T]) Verify(ctx context.Context, s cqlgen.Session, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
+func (ent *entity[P]) Verify(ctx context.Context, s cqlgen.Session, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer Observe(&ctx, s, ent.Name, "Verify").End(&err)
 	return Maintain(ctx, s, ent, ent.Name, false, o)
 }
 
 // Repair is the Repair method of a maintained entity.
-func (ent *Entity[T]) Repair(ctx context.Context, s cqlgen.Session, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
+func (ent *entity[P]) Repair(ctx context.Context, s cqlgen.Session, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer Observe(&ctx, s, ent.Name, "Repair").End(&err)
 	return Maintain(ctx, s, ent, ent.Name, true, o)
 }
 
 // Backfill is the Backfill method of a maintained entity.
-func (ent *Entity[T]) Backfill(ctx context.Context, s cqlgen.Session, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
+func (ent *entity[P]) Backfill(ctx context.Context, s cqlgen.Session, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer Observe(&ctx, s, ent.Name, "Backfill").End(&err)
 	return Backfill(ctx, s, ent, ent.Name, table, o)
 }
 
 // Tables lists the tables of a maintained entity that Repair and
 // Backfill write: all but the source of truth.
-func (ent *Entity[T]) Tables() []string {
+func (ent *entity[P]) Tables() []string {
 	out := make([]string, 0, len(ent.Projections))
 	for _, p := range ent.Projections {
 		out = append(out, p.Table.Spec.Name)

@@ -231,7 +231,7 @@ var settleBackoff = backoff{BaseDelay: 10 * time.Millisecond, MaxDelay: 500 * ti
 // session may send to another node, up to settleReads times, within the
 // caller's deadline (settleWait without one). known false comes with the
 // reads made and why they could not settle it.
-func (ent *Entity[T]) settle(ctx context.Context, s cqlgen.Session, o cqlgen.Options, e *T, w lostWrite) (applied, known bool, reads int, why error) {
+func (ent *entity[P]) settle(ctx context.Context, s cqlgen.Session, o cqlgen.Options, e P, w lostWrite) (applied, known bool, reads int, why error) {
 	base := context.WithoutCancel(ctx)
 	var cancel context.CancelFunc
 	if d, ok := ctx.Deadline(); ok {
@@ -254,7 +254,7 @@ func (ent *Entity[T]) settle(ctx context.Context, s cqlgen.Session, o cqlgen.Opt
 			break
 		}
 		reads++
-		st, err := getValue(base, s, cqldriver.Query{Stmt: ent.Canonical.SerialRead, Values: ent.State(e)}, ent.ScanState)
+		st, err := ent.readState(base, s, cqldriver.Query{Stmt: ent.Canonical.SerialRead, Values: ent.State(e)})
 		found := err == nil
 		if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
 			why = err
@@ -388,7 +388,7 @@ func decodeLost(b []byte) (lostWrite, bool) {
 // it completes what the change left pending and reports done. Not applied:
 // done false, and the caller runs the command. Still unknown: the
 // *cqlgen.OutcomeUnknownError to record again, with the same record.
-func (ent *Entity[T]) resume(ctx context.Context, s cqlgen.Session, o cqlgen.Options, key string, e *T, rec []byte) (done bool, err error) {
+func (ent *entity[P]) resume(ctx context.Context, s cqlgen.Session, o cqlgen.Options, key string, e P, rec []byte) (done bool, err error) {
 	w, ok := decodeLost(rec)
 	if !ok {
 		return true, &cqlgen.OutcomeUnknownError{Key: key, Err: errors.New("the record of the earlier run's lost write is unreadable")}
@@ -406,7 +406,7 @@ func (ent *Entity[T]) resume(ctx context.Context, s cqlgen.Session, o cqlgen.Opt
 		return false, nil
 	}
 	// Applied: its rows elsewhere may not all be written yet.
-	st, err := getValue(ctx, s, cqldriver.Query{Stmt: ent.Canonical.PreRead, Values: ent.State(e)}, ent.ScanState)
+	st, err := ent.readState(ctx, s, cqldriver.Query{Stmt: ent.Canonical.PreRead, Values: ent.State(e)})
 	found := err == nil
 	if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
 		return true, err
