@@ -149,7 +149,7 @@ func (ent *entity[P]) derive() {
 // of truth whose columns all hold fields of the entity: Row binds its
 // Insert (the columns, then the timestamp, in the order cqlspec renders
 // them), Key is its primary key.
-func projectionFuncs[P comparable](t *Table, index map[string]int, values func(P, bool) []any) (row func(P, int64, bool) []any, key func(P) []any) {
+func projectionFuncs[P any](t *Table, index map[string]int, values func(P, bool) []any) (row func(P, int64, bool) []any, key func(P) []any) {
 	var plan, keys []int
 	for _, s := range cqlspec.Render(&t.Spec) {
 		if s.Slot != cqlspec.SlotInsert {

@@ -483,7 +483,7 @@ type verification struct {
 }
 
 // Maintain runs Verify (repair false) or Repair (repair true).
-func Maintain[P comparable](ctx context.Context, s cqlgen.Session, ent *entity[P], entity string, repair bool, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+func Maintain[P any](ctx context.Context, s cqlgen.Session, ent *entity[P], entity string, repair bool, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
 	return maintainView(ctx, s, ent.view(), entity, repair, o)
 }
 
@@ -893,7 +893,7 @@ func rawCells(cells [][]byte) []any {
 // cqlgen.ProgressTable, and a backfill run again with the same job skips
 // it: a backfill stopped (its context cancelled, its process killed)
 // resumes where it was.
-func Backfill[P comparable](ctx context.Context, s cqlgen.Session, ent *entity[P], entity, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+func Backfill[P any](ctx context.Context, s cqlgen.Session, ent *entity[P], entity, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
 	return backfill(ctx, s, ent.view(), entity, table, o)
 }
 

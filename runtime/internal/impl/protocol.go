@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unsafe"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
@@ -77,7 +78,7 @@ type Change struct {
 // writes it. It is projection[*T], as Entity is entity[*T]: see Entity.
 type Projection[T any] = projection[*T]
 
-type projection[P comparable] struct {
+type projection[P any] struct {
 	Table *Table
 	// Holds reports whether the table holds e's row: the predicate of a
 	// sparse table (where:"..."); nil for a table that holds every entity.
@@ -117,7 +118,7 @@ func (p *projection[P]) holds(e P) bool { return p.Holds == nil || p.Holds(e) }
 // code in this shape.
 type Entity[T any] = entity[*T]
 
-type entity[P comparable] struct {
+type entity[P any] struct {
 	// Name is the entity's, for observers and reports.
 	Name string
 	// Check refuses an entity whose partition key values are empty, in
@@ -182,18 +183,19 @@ func (ent *entity[P]) readState(ctx context.Context, s cqlgen.Session, q cqldriv
 // none is P's nil.
 func none[P any]() (zero P) { return }
 
-// isNil reports whether p, a pointer, is nil.
-func isNil[P comparable](p P) bool {
-	var zero P
-	return p == zero
-}
+// isNil reports whether p is nil. Every P of this package is a pointer
+// (P = *T): its type parameters are of pointer shape only, constrained by
+// any, so that each is compiled once for every T (a constraint such as
+// comparable would give each pointer type a shape of its own), and so
+// the nil test cannot be p == nil.
+func isNil[P any](p P) bool { return *(*unsafe.Pointer)(unsafe.Pointer(&p)) == nil }
 
 // Write runs one write of an entity through the protocol. With an
 // idempotency key (cqlgen.WithIdempotencyKey), it applies at most once
 // per key, as Apply does; a write whose outcome it could not
 // settle is settled by the next call with the key (resume) before
 // anything is written again.
-func Write[P comparable](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *entity[P], op Op, e P) error {
+func Write[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *entity[P], op Op, e P) error {
 	if o.Idempotency.Key == "" {
 		return public(write(ctx, s, o, ent, op, e))
 	}
@@ -208,7 +210,7 @@ func Write[P comparable](ctx context.Context, s cqlgen.Session, o cqlgen.Options
 	})
 }
 
-func write[P comparable](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *entity[P], op Op, e P) error {
+func write[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *entity[P], op Op, e P) error {
 	t := ent.Canonical
 	for attempt := 1; ; attempt++ {
 		st, err := ent.readState(ctx, s, cqldriver.Query{Stmt: t.PreRead, Values: ent.State(e)})
@@ -398,7 +400,7 @@ func (ent *entity[P]) fanOutOf(op Op, st *State[P], live bool, next P, moved []m
 
 // partStatics is what a write knows of the statics of its row's
 // partition, where the canonical table has static columns.
-type partStatics[P comparable] struct {
+type partStatics[P any] struct {
 	on      bool  // the canonical table has static columns
 	row     P     // a row of the partition, which holds its statics; nil for none
 	version int64 // their version; 0 for none
@@ -566,13 +568,13 @@ func (p *projection[P]) sameRow(a, b P) bool {
 
 // Versioned reads the entity with e's key and its version, for a later
 // write with cqlgen.IfVersion; cqlgen.ErrNotFound when there is none.
-func Versioned[P comparable](ctx context.Context, s cqlgen.Session, ent *entity[P], e P) (P, int64, error) {
+func Versioned[P any](ctx context.Context, s cqlgen.Session, ent *entity[P], e P) (P, int64, error) {
 	return versioned(ctx, s, ent.Canonical.State, ent, e)
 }
 
 // versioned is Versioned with the statement to read with: State, or
 // PreRead for a write's own read.
-func versioned[P comparable](ctx context.Context, s cqlgen.Session, stmt *cqldriver.Statement, ent *entity[P], e P) (P, int64, error) {
+func versioned[P any](ctx context.Context, s cqlgen.Session, stmt *cqldriver.Statement, ent *entity[P], e P) (P, int64, error) {
 	st, err := ent.readState(ctx, s, cqldriver.Query{Stmt: stmt, Values: ent.State(e)})
 	if err != nil {
 		return none[P](), 0, err
@@ -604,7 +606,7 @@ func versioned[P comparable](ctx context.Context, s cqlgen.Session, stmt *cqldri
 //
 // Change gets a copy of the entity read, but a shallow one: its slices
 // and maps are the read's own, which nothing else holds.
-func Modify[P comparable](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *entity[P], key P, check func(P) error, change func(P) error) (P, error) {
+func Modify[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *entity[P], key P, check func(P) error, change func(P) error) (P, error) {
 	if change == nil {
 		return none[P](), &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "change", Reason: "nil; Modify needs a function that edits the entity"}
 	}
@@ -647,7 +649,7 @@ func Modify[P comparable](ctx context.Context, s cqlgen.Session, o cqlgen.Option
 	return out, err
 }
 
-func modify[P comparable](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *entity[P], key P, check func(P) error, change func(P) error) (P, error) {
+func modify[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *entity[P], key P, check func(P) error, change func(P) error) (P, error) {
 	for attempt := 1; ; attempt++ {
 		cur, version, err := versioned(ctx, s, ent.Canonical.PreRead, ent, key)
 		if err != nil {

@@ -45,7 +45,7 @@ func Now(o cqlgen.Options) int64 { return o.Clock().UnixMicro() }
 // Begin starts a write method: it refuses a nil entity and, with check,
 // empty key values, and returns the repository's options with the call's
 // applied.
-func Begin[P comparable](e P, check func(P) error, o cqlgen.Options, opts []cqlgen.Option) (cqlgen.Options, error) {
+func Begin[P any](e P, check func(P) error, o cqlgen.Options, opts []cqlgen.Option) (cqlgen.Options, error) {
 	return begin(e, check, o, opts, 0)
 }
 
@@ -66,7 +66,7 @@ const (
 	AllowTTL
 )
 
-func begin[P comparable](e P, check func(P) error, o cqlgen.Options, opts []cqlgen.Option, allow Allow) (cqlgen.Options, error) {
+func begin[P any](e P, check func(P) error, o cqlgen.Options, opts []cqlgen.Option, allow Allow) (cqlgen.Options, error) {
 	if isNil(e) {
 		return o, cqlgen.ErrNilEntity
 	}
@@ -96,13 +96,13 @@ func begin[P comparable](e P, check func(P) error, o cqlgen.Options, opts []cqlg
 
 // BeginVersioned is Begin for the writes of the protocol, which alone
 // honour cqlgen.IfVersion; Begin refuses it.
-func BeginVersioned[P comparable](e P, check func(P) error, o cqlgen.Options, opts []cqlgen.Option) (cqlgen.Options, error) {
+func BeginVersioned[P any](e P, check func(P) error, o cqlgen.Options, opts []cqlgen.Option) (cqlgen.Options, error) {
 	return begin(e, check, o, opts, AllowVersions)
 }
 
 // BeginWrite is Begin for a write that honours the options allow names
 // as well.
-func BeginWrite[P comparable](e P, check func(P) error, o cqlgen.Options, opts []cqlgen.Option, allow Allow) (cqlgen.Options, error) {
+func BeginWrite[P any](e P, check func(P) error, o cqlgen.Options, opts []cqlgen.Option, allow Allow) (cqlgen.Options, error) {
 	return begin(e, check, o, opts, allow)
 }
 
