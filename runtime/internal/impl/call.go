@@ -38,6 +38,11 @@ func EmptyKey(table, column string) error {
 // cursor, and the repository's options (the largest limit, the cursor
 // key and, on a table split over buckets, its concurrency and scatter).
 func (r ReadSpec[T]) With(partition []any, limit int, cursor string, o cqlgen.Options) ReadSpec[T] {
+	return ReadSpec[T](readSpec[*T](r).with(partition, limit, cursor, o))
+}
+
+// with is With, generic over P = *T alone.
+func (r readSpec[P]) with(partition []any, limit int, cursor string, o cqlgen.Options) readSpec[P] {
 	r.Partition, r.Limit, r.Cursor = partition, limit, cursor
 	r.MaxLimit, r.CursorKey = o.MaxLimit, o.CursorKey
 	if r.Table.Spec.Bucket != cqlspec.BucketNone {

@@ -238,15 +238,22 @@ func Walk(start time.Time, lookBack int) ReadArg {
 
 // Page is a read method of a pattern whose partitions hold many rows:
 // partition holds the partition key values, the bucket excluded.
-func (r *ReadSpec[T]) Page(ctx context.Context, s cqlgen.Session, base cqlgen.Options, partition []any, limit int, cursor string, args ...ReadArg) (_ cqlgen.Page[T], err error) {
+func (r *ReadSpec[T]) Page(ctx context.Context, s cqlgen.Session, base cqlgen.Options, partition []any, limit int, cursor string, args ...ReadArg) (cqlgen.Page[T], error) {
+	pg, err := (*readSpec[*T])(r).page(ctx, s, base, partition, limit, cursor, rowArena[T](), args)
+	return pageOf(pg), err
+}
+
+// page is Page, generic over P = *T alone.
+func (r *readSpec[P]) page(ctx context.Context, s cqlgen.Session, base cqlgen.Options, partition []any, limit int, cursor string, newRow func() P, args []ReadArg) (_ page[P], err error) {
 	defer Observe(&ctx, s, r.Entity, r.Table.Spec.Pattern).End(&err)
 	if err := checkPartition(r.Table, partition); err != nil {
-		return cqlgen.Page[T]{}, err
+		return page[P]{}, err
 	}
-	spec := r.With(partition, limit, cursor, base)
+	spec := r.with(partition, limit, cursor, base)
+	spec.newRow = newRow
 	for _, a := range args {
 		if a.err != nil {
-			return cqlgen.Page[T]{}, a.err
+			return page[P]{}, a.err
 		}
 	}
 	for _, a := range args {
@@ -268,7 +275,7 @@ func (r *ReadSpec[T]) Page(ctx context.Context, s cqlgen.Session, base cqlgen.Op
 			spec.To, spec.ToInclusive = a.to, a.toInclusive
 		}
 	}
-	return ReadPage(ctx, s, spec)
+	return readPage(ctx, s, spec)
 }
 
 // Every is tb, for a ReadSpec's TimeBuckets.
