@@ -16,26 +16,45 @@ import (
 // call's options and runs it, so that a generated method is one line.
 
 // Insert is the Insert method of an entity stored in one table.
-func (d *One[T]) Insert(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) (err error) {
-	defer Observe(&ctx, s, d.Name, "Insert").End(&err)
-	return InsertOne(ctx, s, base, opts, d, e)
+func (d *One[T]) Insert(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) error {
+	return (*one[*T])(d).insert(ctx, s, base, opts, e)
 }
 
 // InsertIfAbsent is the InsertIfAbsent method of an entity stored in one
 // table.
-func (d *One[T]) InsertIfAbsent(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) (_ cqlgen.Inserted[T], err error) {
+func (d *One[T]) InsertIfAbsent(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) (cqlgen.Inserted[T], error) {
+	res, err := (*one[*T])(d).insertIfAbsent(ctx, s, base, opts, e)
+	return cqlgen.Inserted[T](res), err
+}
+
+// Update is the Update method of an entity stored in one table.
+func (d *One[T]) Update(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) error {
+	return (*one[*T])(d).update(ctx, s, base, opts, e)
+}
+
+// Delete is the Delete method of an entity stored in one table.
+func (d *One[T]) Delete(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) error {
+	return (*one[*T])(d).delete(ctx, s, base, opts, e)
+}
+
+// insert, insertIfAbsent, update and delete are One's methods, generic
+// over P = *T alone.
+func (d *one[P]) insert(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (err error) {
+	defer Observe(&ctx, s, d.Name, "Insert").End(&err)
+	return InsertOne(ctx, s, base, opts, d, e)
+}
+
+func (d *one[P]) insertIfAbsent(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (_ inserted[P], err error) {
 	defer Observe(&ctx, s, d.Name, "InsertIfAbsent").End(&err)
 	return InsertOneIfAbsent(ctx, s, base, opts, d, e)
 }
 
-// Update is the Update method of an entity stored in one table.
-func (d *One[T]) Update(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) (err error) {
+func (d *one[P]) update(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (err error) {
 	defer Observe(&ctx, s, d.Name, "Update").End(&err)
 	return UpdateOne(ctx, s, base, opts, d, e)
 }
 
-// Delete is the Delete method of an entity stored in one table.
-func (d *One[T]) Delete(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) (err error) {
+func (d *one[P]) delete(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (err error) {
 	defer Observe(&ctx, s, d.Name, "Delete").End(&err)
 	return DeleteOne(ctx, s, base, opts, d, e)
 }
@@ -121,28 +140,49 @@ func (ent *entity[P]) Tables() []string {
 // Get is a method that reads the row of t with the given primary key
 // (bucket included), as t's Get statement binds it; an empty partition
 // key value gets a *cqlgen.InputError matching cqlgen.ErrEmptyKey, and no row cqlgen.ErrNotFound.
-func Get[T any](ctx context.Context, s cqlgen.Session, entity, method string, t *Table, key []any, scan func(cqldriver.Iter, *T) bool) (_ *T, err error) {
+func Get[T any](ctx context.Context, s cqlgen.Session, entity, method string, t *Table, key []any, scan func(cqldriver.Iter, *T) bool) (*T, error) {
+	return get(ctx, s, entity, method, t, key, scan)
+}
+
+// get is Get, generic over P = *T alone.
+func get[P any](ctx context.Context, s cqlgen.Session, entity, method string, t *Table, key []any, scan func(cqldriver.Iter, P) bool) (_ P, err error) {
 	defer Observe(&ctx, s, entity, method).End(&err)
 	if err := checkPartition(t, key); err != nil {
-		return nil, err
+		return none[P](), err
 	}
-	return GetOne(ctx, s, t.Get, key, scan)
+	row := newRow[P]()
+	if err := getRow(ctx, s, cqldriver.Query{Stmt: t.Get, Values: key}, scan, row); err != nil {
+		return none[P](), err
+	}
+	return row, nil
 }
 
 // Many is the GetMany method: prefix binds the partition key's columns
 // but the last, keys the last one's values.
-func Many[T, K any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, entity string, t *Table, prefix []any, keys []K, scan func(cqldriver.Iter, *T) bool, key func(*T) K) (_ cqlgen.Found[T], err error) {
+func Many[T, K any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, entity string, t *Table, prefix []any, keys []K, scan func(cqldriver.Iter, *T) bool, key func(*T) K) (cqlgen.Found[T], error) {
+	res, err := many(ctx, s, base, entity, t, prefix, keys, scan, key)
+	return cqlgen.Found[T](res), err
+}
+
+// found is cqlgen.Found with P = *T, field for field.
+type found[P any] struct {
+	Rows    []P
+	Missing []int
+}
+
+// many is Many, generic over P = *T alone.
+func many[P, K any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, entity string, t *Table, prefix []any, keys []K, scan func(cqldriver.Iter, P) bool, key func(P) K) (_ found[P], err error) {
 	defer Observe(&ctx, s, entity, "GetMany").End(&err)
 	if err := checkPartition(t, prefix); err != nil {
-		return cqlgen.Found[T]{}, err
+		return found[P]{}, err
 	}
 	last := t.Spec.PartitionKey[len(t.Spec.PartitionKey)-1]
 	for _, k := range keys {
 		if emptyValue(last.Type, k) {
-			return cqlgen.Found[T]{}, EmptyKey(t.Spec.Name, last.Name)
+			return found[P]{}, EmptyKey(t.Spec.Name, last.Name)
 		}
 	}
-	return GetMany(ctx, s, t, prefix, keys, base.MaxKeys, scan, key)
+	return getMany(ctx, s, t, prefix, keys, base.MaxKeys, scan, key)
 }
 
 // checkPartition refuses the first empty value among values, bound in
