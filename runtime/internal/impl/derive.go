@@ -31,13 +31,13 @@ func NewEntity[T any](ent *Entity[T]) *Entity[T] {
 			return State[*T]{Row: &v.Row, Version: v.Version, Deleted: v.Deleted, Pending: v.Pending, StaticVersion: v.StaticVersion, Writes: v.Writes}, ok
 		}
 	}
-	ent.derive()
+	derive(ent)
 	return ent
 }
 
 // derive is NewEntity's work but what needs T: compiled once for every
 // entity.
-func (ent *entity[P]) derive() {
+func derive[P any](ent *entity[P]) {
 	if ent.Values == nil || ent.Fields == nil {
 		return
 	}
@@ -140,7 +140,7 @@ func (ent *entity[P]) derive() {
 		}
 	}
 	if ent.Check == nil {
-		ent.Check, ent.CheckKey = ent.checks(index)
+		ent.Check, ent.CheckKey = checks(ent, index)
 	}
 
 }
@@ -201,7 +201,7 @@ func projectionFuncs[P any](t *Table, index map[string]int, values func(P, bool)
 // table not checked yet, must not be empty (emptyValue), and a vector
 // must be of its column's dimension. index maps a column of the source
 // of truth to its place in Values.
-func (ent *entity[P]) checks(index map[string]int) (check, checkKey func(P) error) {
+func checks[P any](ent *entity[P], index map[string]int) (check, checkKey func(P) error) {
 	type key struct {
 		table, column, typ string
 		i                  int

@@ -440,7 +440,7 @@ type stateView struct {
 }
 
 // view builds ent's type-erased view, once per Maintain or Backfill.
-func (ent *entity[P]) view() *entityView {
+func view[P any](ent *entity[P]) *entityView {
 	v := &entityView{canonical: ent.Canonical, immutable: ent.Immutable}
 	for _, p := range ent.Projections {
 		v.projections = append(v.projections, projectionView{table: p.Table, unique: p.Unique, writetimes: p.Writetimes, owner: p.Owner})
@@ -459,7 +459,7 @@ func (ent *entity[P]) view() *entityView {
 		return public(write(ctx, s, NewOptions(), ent, opTouch, e.(P)))
 	}
 	v.claim = func(ctx context.Context, s cqlgen.Session, p int, e any, version int64) error {
-		return ent.claim(ctx, s, NewOptions(), &ent.Projections[p], e.(P), version)
+		return claim(ent, ctx, s, NewOptions(), &ent.Projections[p], e.(P), version)
 	}
 	v.fence = func(ctx context.Context, s cqlgen.Session, o cqlgen.Options, owner []any, sv *stateView, found bool) (bool, error) {
 		st, _ := sv.state.(*State[P])
@@ -467,7 +467,7 @@ func (ent *entity[P]) view() *entityView {
 			// None read: the zero State, as GetRow returns it.
 			st = new(State[P])
 		}
-		return ent.fence(ctx, s, o, owner, st, found)
+		return fence(ent, ctx, s, o, owner, st, found)
 	}
 	return v
 }
@@ -484,7 +484,7 @@ type verification struct {
 
 // Maintain runs Verify (repair false) or Repair (repair true).
 func Maintain[P any](ctx context.Context, s cqlgen.Session, ent *entity[P], entity string, repair bool, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return maintainView(ctx, s, ent.view(), entity, repair, o)
+	return maintainView(ctx, s, view(ent), entity, repair, o)
 }
 
 func maintainView(ctx context.Context, s cqlgen.Session, ent *entityView, entity string, repair bool, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
@@ -894,7 +894,7 @@ func rawCells(cells [][]byte) []any {
 // it: a backfill stopped (its context cancelled, its process killed)
 // resumes where it was.
 func Backfill[P any](ctx context.Context, s cqlgen.Session, ent *entity[P], entity, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return backfill(ctx, s, ent.view(), entity, table, o)
+	return backfill(ctx, s, view(ent), entity, table, o)
 }
 
 func backfill(ctx context.Context, s cqlgen.Session, ent *entityView, entity, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {

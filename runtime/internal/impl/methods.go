@@ -17,65 +17,67 @@ import (
 
 // Insert is the Insert method of an entity stored in one table.
 func (d *One[T]) Insert(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) error {
-	return (*one[*T])(d).insert(ctx, s, base, opts, e)
+	return insertOne((*one[*T])(d), ctx, s, base, opts, e)
 }
 
 // InsertIfAbsent is the InsertIfAbsent method of an entity stored in one
 // table.
 func (d *One[T]) InsertIfAbsent(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) (cqlgen.Inserted[T], error) {
-	res, err := (*one[*T])(d).insertIfAbsent(ctx, s, base, opts, e)
+	res, err := insertIfAbsentOne((*one[*T])(d), ctx, s, base, opts, e)
 	return cqlgen.Inserted[T](res), err
 }
 
 // Update is the Update method of an entity stored in one table.
 func (d *One[T]) Update(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) error {
-	return (*one[*T])(d).update(ctx, s, base, opts, e)
+	return updateOne((*one[*T])(d), ctx, s, base, opts, e)
 }
 
 // Delete is the Delete method of an entity stored in one table.
 func (d *One[T]) Delete(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) error {
-	return (*one[*T])(d).delete(ctx, s, base, opts, e)
+	return deleteOne((*one[*T])(d), ctx, s, base, opts, e)
 }
 
-// insert, insertIfAbsent, update and delete are One's methods, generic
-// over P = *T alone.
-func (d *one[P]) insert(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (err error) {
+// insertOne, insertIfAbsentOne, updateOne and deleteOne are One's
+// methods, generic over P = *T alone (functions, not methods: each
+// method of a generic type is compiled again, as a wrapper, for every
+// type argument).
+func insertOne[P any](d *one[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (err error) {
 	defer Observe(&ctx, s, d.Name, "Insert").End(&err)
 	return InsertOne(ctx, s, base, opts, d, e)
 }
 
-func (d *one[P]) insertIfAbsent(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (_ inserted[P], err error) {
+func insertIfAbsentOne[P any](d *one[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (_ inserted[P], err error) {
 	defer Observe(&ctx, s, d.Name, "InsertIfAbsent").End(&err)
 	return InsertOneIfAbsent(ctx, s, base, opts, d, e)
 }
 
-func (d *one[P]) update(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (err error) {
+func updateOne[P any](d *one[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (err error) {
 	defer Observe(&ctx, s, d.Name, "Update").End(&err)
 	return UpdateOne(ctx, s, base, opts, d, e)
 }
 
-func (d *one[P]) delete(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (err error) {
+func deleteOne[P any](d *one[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (err error) {
 	defer Observe(&ctx, s, d.Name, "Delete").End(&err)
 	return DeleteOne(ctx, s, base, opts, d, e)
 }
 
 // Insert is the Insert method of an entity written through the protocol.
 func (ent *entity[P]) Insert(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
-	return ent.run(ctx, s, base, opts, "Insert", OpInsert, e)
+	return run(ent, ctx, s, base, opts, "Insert", OpInsert, e)
 }
 
 // Update is the Update method of an entity written through the protocol.
 func (ent *entity[P]) Update(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
-	return ent.run(ctx, s, base, opts, "Update", OpUpdate, e)
+	return run(ent, ctx, s, base, opts, "Update", OpUpdate, e)
 }
 
 // Delete is the Delete method of an entity written through the protocol:
 // e needs only the source of truth's key.
 func (ent *entity[P]) Delete(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
-	return ent.run(ctx, s, base, opts, "Delete", OpDelete, e)
+	return run(ent, ctx, s, base, opts, "Delete", OpDelete, e)
 }
 
-func (ent *entity[P]) run(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, method string, op Op, e P) (err error) {
+func run[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, method string, op Op, e P) (err error) {
 	defer Observe(&ctx, s, ent.Name, method).End(&err)
 	check := ent.Check
 	if op == OpDelete {
@@ -279,17 +281,17 @@ func Walk(start time.Time, lookBack int) ReadArg {
 // Page is a read method of a pattern whose partitions hold many rows:
 // partition holds the partition key values, the bucket excluded.
 func (r *ReadSpec[T]) Page(ctx context.Context, s cqlgen.Session, base cqlgen.Options, partition []any, limit int, cursor string, args ...ReadArg) (cqlgen.Page[T], error) {
-	pg, err := (*readSpec[*T])(r).page(ctx, s, base, partition, limit, cursor, rowArena[T](), args)
+	pg, err := readPageOf((*readSpec[*T])(r), ctx, s, base, partition, limit, cursor, rowArena[T](), args)
 	return pageOf(pg), err
 }
 
-// page is Page, generic over P = *T alone.
-func (r *readSpec[P]) page(ctx context.Context, s cqlgen.Session, base cqlgen.Options, partition []any, limit int, cursor string, newRow func() P, args []ReadArg) (_ page[P], err error) {
+// readPageOf is Page, generic over P = *T alone.
+func readPageOf[P any](r *readSpec[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, partition []any, limit int, cursor string, newRow func() P, args []ReadArg) (_ page[P], err error) {
 	defer Observe(&ctx, s, r.Entity, r.Table.Spec.Pattern).End(&err)
 	if err := checkPartition(r.Table, partition); err != nil {
 		return page[P]{}, err
 	}
-	spec := r.with(partition, limit, cursor, base)
+	spec := withCall(*r, partition, limit, cursor, base)
 	spec.newRow = newRow
 	for _, a := range args {
 		if a.err != nil {

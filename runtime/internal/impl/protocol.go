@@ -171,7 +171,7 @@ type entity[P any] struct {
 
 // readState reads the canonical row that q selects, with the state's Row
 // never nil: cqlgen.ErrNotFound when there is none.
-func (ent *entity[P]) readState(ctx context.Context, s cqlgen.Session, q cqldriver.Query) (State[P], error) {
+func readState[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, q cqldriver.Query) (State[P], error) {
 	it := s.Iter(ctx, q)
 	st, ok := ent.scanState(it)
 	if err := oneRow(it, ok); err != nil {
@@ -202,7 +202,7 @@ func Write[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 	payload := PayloadHash([]cqldriver.Query{{Stmt: ent.Canonical.Change, Values: append([]any{uint8(op)}, ent.Data(e)...)}})
 	return IdempotentSettle(ctx, s, o.Idempotency, Now(o), payload, func(ctx context.Context, _ int64, settle []byte) error {
 		if settle != nil {
-			if done, err := ent.resume(ctx, s, o, o.Idempotency.Key, e, settle); done {
+			if done, err := resume(ent, ctx, s, o, o.Idempotency.Key, e, settle); done {
 				return err
 			}
 		}
@@ -213,13 +213,13 @@ func Write[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 func write[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *entity[P], op Op, e P) error {
 	t := ent.Canonical
 	for attempt := 1; ; attempt++ {
-		st, err := ent.readState(ctx, s, cqldriver.Query{Stmt: t.PreRead, Values: ent.State(e)})
+		st, err := readState(ent, ctx, s, cqldriver.Query{Stmt: t.PreRead, Values: ent.State(e)})
 		found := err == nil
 		if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
 			return err
 		}
 		live := found && !st.Deleted
-		part, err := ent.statics(ctx, s, e, &st, found)
+		part, err := statics(ent, ctx, s, e, &st, found)
 		if err != nil {
 			return err
 		}
@@ -228,7 +228,7 @@ func write[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 			if live {
 				actual = st.seen()
 			}
-			if actual != o.Expect && !ent.reapplied(op, e, &st, live) {
+			if actual != o.Expect && !reapplied(ent, op, e, &st, live) {
 				return &cqlgen.VersionConflictError{Table: t.Spec.Name, Expected: o.Expect, Actual: actual}
 			}
 		}
@@ -240,7 +240,7 @@ func write[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 			}
 		case OpUpdate, opModify:
 			if !live {
-				if err := ent.complete(ctx, s, o, &st, found); err != nil {
+				if err := complete(ent, ctx, s, o, &st, found); err != nil {
 					return err
 				}
 				return cqlgen.ErrNotFound
@@ -249,14 +249,14 @@ func write[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 			next = none[P]()
 		case opTouch:
 			if !live {
-				return ent.complete(ctx, s, o, &st, found)
+				return complete(ent, ctx, s, o, &st, found)
 			}
 			next = st.Row
 		}
-		if (isNil(next) && !live) || (op != opTouch && live && !isNil(next) && ent.same(st.Row, next)) {
+		if (isNil(next) && !live) || (op != opTouch && live && !isNil(next) && same(ent, st.Row, next)) {
 			// Nothing to change (a call run again after it applied, say):
 			// complete what the last change left pending.
-			return ent.complete(ctx, s, o, &st, found)
+			return complete(ent, ctx, s, o, &st, found)
 		}
 		if found && len(st.Pending) > 0 {
 			// This change replaces the pending record: carry out its
@@ -269,7 +269,7 @@ func write[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 					shared = append(shared, cqldriver.Query{Stmt: p.Table.Insert, Values: p.Row(st.Row, st.Version+1, false)})
 				}
 			}
-			if err := ent.carryOut(ctx, s, o, st.Row, st.Pending, st.Version, shared...); err != nil {
+			if err := carryOut(ent, ctx, s, o, st.Row, st.Pending, st.Version, shared...); err != nil {
 				return err
 			}
 		}
@@ -289,7 +289,7 @@ func write[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 					continue
 				}
 				if op == opTouch || !live || !p.holds(st.Row) || !SameKey(p.Table, p.Key(st.Row), p.Key(next)) {
-					if err := ent.claim(ctx, s, o, p, next, ts); err != nil {
+					if err := claim(ent, ctx, s, o, p, next, ts); err != nil {
 						return err
 					}
 				}
@@ -307,17 +307,17 @@ func write[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 				}
 			}
 		}
-		pending, err := ent.encodePending(moved)
+		pending, err := encodePending(ent, moved)
 		if err != nil {
 			return err
 		}
-		qs, releases := ent.fanOutOf(op, &st, live, next, moved, ts)
+		qs, releases := fanOutOf(ent, op, &st, live, next, moved, ts)
 		lost := lostWrite{found: found, old: oldVersion, ts: ts, id: newWriteID()}
 		c := Change{TS: ts, Old: old, Pending: pending, Writes: appendWrite(st.Writes, lost), Unset: !live, Static: cqldriver.Unset}
 		if part.version != 0 {
 			c.OldStatic = part.version
 		}
-		if part.on && (part.changedBy(ent, next) || ent.sharesStatics(qs)) {
+		if part.on && (part.changedBy(ent, next) || sharesStatics(ent, qs)) {
 			c.Static = ts
 		}
 		q := cqldriver.Query{Stmt: t.Remove}
@@ -328,7 +328,7 @@ func write[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 		}
 		q.SerialConsistency = o.SerialConsistency
 		lost.sent = time.Now()
-		applied, err := s.ExecCAS(ctx, q, sinks(ent.conditions())...)
+		applied, err := s.ExecCAS(ctx, q, sinks(conditions(ent))...)
 		if err != nil {
 			if !maybeApplied(err) {
 				return err
@@ -338,7 +338,7 @@ func write[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 			// later call with the idempotency key settles it from); a
 			// caller that sends the call again must not apply it twice.
 			known, reads, why := false, 0, error(nil)
-			if applied, known, reads, why = ent.settle(ctx, s, o, e, lost); !known {
+			if applied, known, reads, why = settle(ent, ctx, s, o, e, lost); !known {
 				return &unsettledError{&cqlgen.WriteUnknownError{Table: t.Spec.Name, Err: err, Reads: reads, Cause: why}, lost}
 			}
 			if !applied {
@@ -358,7 +358,7 @@ func write[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 			return err
 		}
 		for _, m := range releases {
-			if err := ent.release(ctx, s, o, &ent.Projections[m.projection], e, m.key, ts); err != nil {
+			if err := release(ent, ctx, s, o, &ent.Projections[m.projection], e, m.key, ts); err != nil {
 				return err
 			}
 		}
@@ -369,7 +369,7 @@ func write[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 // fanOutOf is what a change at ts writes after its conditional write:
 // the deletes of the rows it moves and the inserts of its new rows, and
 // the claims of unique tables it gives up.
-func (ent *entity[P]) fanOutOf(op Op, st *State[P], live bool, next P, moved []movedRow, ts int64) ([]cqldriver.Query, []movedRow) {
+func fanOutOf[P any](ent *entity[P], op Op, st *State[P], live bool, next P, moved []movedRow, ts int64) ([]cqldriver.Query, []movedRow) {
 	var qs []cqldriver.Query
 	var releases []movedRow
 	for _, m := range moved {
@@ -408,7 +408,7 @@ type partStatics[P any] struct {
 
 // statics reads the statics of e's partition: the row's own, read with
 // it, or, when the row is not there, the partition's first row's.
-func (ent *entity[P]) statics(ctx context.Context, s cqlgen.Session, e P, st *State[P], found bool) (partStatics[P], error) {
+func statics[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, e P, st *State[P], found bool) (partStatics[P], error) {
 	t := ent.Canonical
 	switch {
 	case t.Partition == nil:
@@ -416,7 +416,7 @@ func (ent *entity[P]) statics(ctx context.Context, s cqlgen.Session, e P, st *St
 	case found:
 		return partStatics[P]{on: true, row: st.Row, version: st.StaticVersion}, nil
 	}
-	p, err := ent.readState(ctx, s, cqldriver.Query{Stmt: t.Partition, Values: ent.State(e)[:len(t.Spec.PartitionKey)]})
+	p, err := readState(ent, ctx, s, cqldriver.Query{Stmt: t.Partition, Values: ent.State(e)[:len(t.Spec.PartitionKey)]})
 	if errors.Is(err, cqlgen.ErrNotFound) {
 		return partStatics[P]{on: true}, nil
 	}
@@ -450,7 +450,7 @@ func (p *partStatics[P]) changedBy(ent *entity[P], next P) bool {
 // statics too: its static cells are written at the change's timestamp,
 // so the change moves the statics' version on, and the next change of
 // the partition writes after it.
-func (ent *entity[P]) sharesStatics(qs []cqldriver.Query) bool {
+func sharesStatics[P any](ent *entity[P], qs []cqldriver.Query) bool {
 	for _, q := range qs {
 		for _, p := range ent.Projections {
 			if q.Stmt == p.Table.Insert && p.sharesStatics() {
@@ -474,7 +474,7 @@ func (p *projection[P]) sharesStatics() bool {
 
 // conditions is how many columns the canonical table's conditional
 // writes compare: the version, and the statics' where there are some.
-func (ent *entity[P]) conditions() int {
+func conditions[P any](ent *entity[P]) int {
 	if ent.Canonical.Partition != nil {
 		return 2
 	}
@@ -503,8 +503,8 @@ func maybeApplied(err error) bool {
 // asks: its deletes, with the statements more, then the release of the
 // unique keys it gave up. e is the entity (its canonical key is all that
 // is used).
-func (ent *entity[P]) carryOut(ctx context.Context, s cqlgen.Session, o cqlgen.Options, e P, pending []byte, version int64, more ...cqldriver.Query) error {
-	qs, releases, err := ent.pendingDeletes(pending, version)
+func carryOut[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlgen.Options, e P, pending []byte, version int64, more ...cqldriver.Query) error {
+	qs, releases, err := pendingDeletes(ent, pending, version)
 	if err != nil {
 		return err
 	}
@@ -512,7 +512,7 @@ func (ent *entity[P]) carryOut(ctx context.Context, s cqlgen.Session, o cqlgen.O
 		return err
 	}
 	for _, m := range releases {
-		if err := ent.release(ctx, s, o, &ent.Projections[m.projection], e, m.key, version); err != nil {
+		if err := release(ent, ctx, s, o, &ent.Projections[m.projection], e, m.key, version); err != nil {
 			return err
 		}
 	}
@@ -524,7 +524,7 @@ func (ent *entity[P]) carryOut(ctx context.Context, s cqlgen.Session, o cqlgen.O
 // identical one). An IfVersion or IfAbsent write that finds so is no
 // conflict: it completes what is pending and succeeds, as any write run
 // again does.
-func (ent *entity[P]) reapplied(op Op, e P, st *State[P], live bool) bool {
+func reapplied[P any](ent *entity[P], op Op, e P, st *State[P], live bool) bool {
 	switch {
 	case op == opModify:
 		return false
@@ -532,11 +532,11 @@ func (ent *entity[P]) reapplied(op Op, e P, st *State[P], live bool) bool {
 		return !live
 	case !live:
 		return false
-	case ent.same(st.Row, e):
+	case same(ent, st.Row, e):
 		return true
 	}
 	if op == OpInsert && ent.merge != nil {
-		return ent.same(st.Row, ent.merge(st.Row, e))
+		return same(ent, st.Row, ent.merge(st.Row, e))
 	}
 	return false
 }
@@ -575,7 +575,7 @@ func Versioned[P any](ctx context.Context, s cqlgen.Session, ent *entity[P], e P
 // versioned is Versioned with the statement to read with: State, or
 // PreRead for a write's own read.
 func versioned[P any](ctx context.Context, s cqlgen.Session, stmt *cqldriver.Statement, ent *entity[P], e P) (P, int64, error) {
-	st, err := ent.readState(ctx, s, cqldriver.Query{Stmt: stmt, Values: ent.State(e)})
+	st, err := readState(ent, ctx, s, cqldriver.Query{Stmt: stmt, Values: ent.State(e)})
 	if err != nil {
 		return none[P](), 0, err
 	}
@@ -622,7 +622,7 @@ func Modify[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent 
 	inner.Idempotency.Key = ""
 	err := IdempotentSettle(ctx, s, o.Idempotency, Now(o), payload, func(ctx context.Context, _ int64, settle []byte) error {
 		if settle != nil {
-			if done, err := ent.resume(ctx, s, inner, o.Idempotency.Key, key, settle); done {
+			if done, err := resume(ent, ctx, s, inner, o.Idempotency.Key, key, settle); done {
 				return err // applied (out stays nil: read below), or unknown still
 			}
 		}
@@ -685,7 +685,7 @@ func modify[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent 
 // the rows the canonical row implies, at the change's own timestamps;
 // then it clears the record, unless another change came first (which
 // then carried it out).
-func (ent *entity[P]) complete(ctx context.Context, s cqlgen.Session, o cqlgen.Options, st *State[P], found bool) error {
+func complete[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlgen.Options, st *State[P], found bool) error {
 	if !found || len(st.Pending) == 0 {
 		return nil
 	}
@@ -697,7 +697,7 @@ func (ent *entity[P]) complete(ctx context.Context, s cqlgen.Session, o cqlgen.O
 			}
 		}
 	}
-	if err := ent.carryOut(ctx, s, o, st.Row, st.Pending, st.Version, qs...); err != nil {
+	if err := carryOut(ent, ctx, s, o, st.Row, st.Pending, st.Version, qs...); err != nil {
 		return err
 	}
 	var ignored int64
@@ -722,7 +722,7 @@ func fanOut(ctx context.Context, s cqlgen.Session, o cqlgen.Options, qs []cqldri
 
 // same reports whether two entities' canonical rows hold the same values,
 // as Cassandra stores them.
-func (ent *entity[P]) same(a, b P) bool {
+func same[P any](ent *entity[P], a, b P) bool {
 	x, cols := ent.Data(a), ent.Canonical.Data
 	if len(x) != len(cols) {
 		return false
@@ -737,7 +737,7 @@ const pendingFormat = 1
 
 // Every change records one, even when it moves no row: its presence says
 // that the change's rows in the other tables may not all be written yet.
-func (ent *entity[P]) encodePending(moved []movedRow) ([]byte, error) {
+func encodePending[P any](ent *entity[P], moved []movedRow) ([]byte, error) {
 	b := []byte{pendingFormat}
 	b = binary.AppendUvarint(b, uint64(len(moved)))
 	for _, m := range moved {
@@ -762,7 +762,7 @@ func (ent *entity[P]) encodePending(moved []movedRow) ([]byte, error) {
 
 // pendingDeletes are the deletes a pending record asks for, at ts, and
 // the claims of unique tables it gives up.
-func (ent *entity[P]) pendingDeletes(b []byte, ts int64) ([]cqldriver.Query, []movedRow, error) {
+func pendingDeletes[P any](ent *entity[P], b []byte, ts int64) ([]cqldriver.Query, []movedRow, error) {
 	bad := func(why string) ([]cqldriver.Query, []movedRow, error) {
 		return nil, nil, fmt.Errorf("%w in %s: %s", cqlgen.ErrPending, ent.Canonical.Spec.Name, why)
 	}

@@ -797,7 +797,7 @@ func (it *bucketIter[B]) Scan(dest ...any) bool {
 // needs, before it goes on, since the next of them may come first. A
 // refill that returns as many rows as asked may have more again.
 func mergeRefill[P any](lists [][]P, more []bool, cmp func(a, b P) int, limit int, refill func(list int, last P, need int) ([]P, error)) ([]P, []int, error) {
-	h := &ptrHeap[P]{cmp: cmp, lists: lists}
+	h := &ptrHeap{less: func(a, b mergeItem) int { return cmp(lists[a.list][a.next], lists[b.list][b.next]) }}
 	for i, l := range lists {
 		if len(l) > 0 {
 			h.items = append(h.items, mergeItem{list: i})
@@ -895,24 +895,25 @@ func (h *mergeHeap[T]) Pop() any {
 	return x
 }
 
-// ptrHeap is mergeHeap for the read paths, whose lists hold pointers.
-type ptrHeap[P any] struct {
+// ptrHeap is mergeHeap for the read paths, whose lists hold pointers; it
+// is not generic (a generic type's methods are compiled for every type
+// argument): less compares two items, closing over the lists.
+type ptrHeap struct {
 	items []mergeItem
-	lists [][]P
-	cmp   func(a, b P) int
+	less  func(a, b mergeItem) int
 }
 
-func (h *ptrHeap[P]) Len() int { return len(h.items) }
-func (h *ptrHeap[P]) Less(i, j int) bool {
+func (h *ptrHeap) Len() int { return len(h.items) }
+func (h *ptrHeap) Less(i, j int) bool {
 	a, b := h.items[i], h.items[j]
-	if c := h.cmp(h.lists[a.list][a.next], h.lists[b.list][b.next]); c != 0 {
+	if c := h.less(a, b); c != 0 {
 		return c < 0
 	}
 	return a.list < b.list
 }
-func (h *ptrHeap[P]) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *ptrHeap[P]) Push(x any)    { h.items = append(h.items, x.(mergeItem)) }
-func (h *ptrHeap[P]) Pop() any {
+func (h *ptrHeap) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *ptrHeap) Push(x any)    { h.items = append(h.items, x.(mergeItem)) }
+func (h *ptrHeap) Pop() any {
 	x := h.items[len(h.items)-1]
 	h.items = h.items[:len(h.items)-1]
 	return x
