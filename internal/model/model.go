@@ -10,6 +10,7 @@ import (
 	"go/types"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cqlgen/cqlgen/internal/cqlspec"
@@ -546,7 +547,9 @@ type Table struct {
 	ReplacedByName string // as given; empty when not given
 	ReplacedByPos  token.Position
 
-	stmts []*Statement // built by Statements
+	once     sync.Once
+	rendered []cqlspec.Statement // built by Rendered
+	stmts    []*Statement        // built by Statements
 }
 
 // ColumnKind is a column's role in its table.

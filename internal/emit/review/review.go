@@ -37,11 +37,12 @@ type reviewStatements struct {
 	CQL     string // the statements, each after a comment naming it
 }
 
-// listing is every statement of s as a block of CQL, each after a comment
-// that names it: what the runtime renders from the same description.
-func listing(heading string, s *cqlspec.Table) reviewStatements {
+// listing is every statement of a table or an index read as a block of
+// CQL, each after a comment that names it: what the runtime renders from
+// the same description.
+func listing(heading string, stmts []cqlspec.Statement) reviewStatements {
 	var b strings.Builder
-	for i, st := range cqlspec.Render(s) {
+	for i, st := range stmts {
 		if i > 0 {
 			b.WriteString("\n")
 		}
@@ -74,12 +75,12 @@ func Review(p *model.Package, verdicts map[*model.Table][]model.Verdict) ([]byte
 			}
 			names = append(names, name)
 			v.Tables = append(v.Tables, reviewRow(e, t, verdicts))
-			v.Statements = append(v.Statements, listing(fmt.Sprintf("`%s` (%s.%s)", t.Name, e.GoName, t.Method), t.Spec()))
+			v.Statements = append(v.Statements, listing(fmt.Sprintf("`%s` (%s.%s)", t.Name, e.GoName, t.Method), t.Rendered()))
 		}
 		for _, ix := range e.ReadIndexes() {
 			v.Indexes = append(v.Indexes, reviewIndexRow(ix))
 			if s := ix.Spec(); s != nil {
-				v.Statements = append(v.Statements, listing(fmt.Sprintf("`%s` through index `%s` (%s.%s)", ix.On.Name, ix.Name, e.GoName, ix.Method), s))
+				v.Statements = append(v.Statements, listing(fmt.Sprintf("`%s` through index `%s` (%s.%s)", ix.On.Name, ix.Name, e.GoName, ix.Method), cqlspec.Render(s)))
 			}
 		}
 		re.Tables = strings.Join(names, ", ")
