@@ -129,11 +129,14 @@ cassandra-status:
 
 # A cluster of three nodes on 127.0.0.2-4 (two datacenters, 2 + 1), beside
 # the single node: see docs/cluster.md. make test runs its suite last.
+# PAXOS_VARIANT=v1 or v2 sets paxos_variant on every node (unset:
+# Cassandra's default, v1); docs/cluster.md says which to run.
 CLUSTER := $(CURDIR)/integration/cassandra/cluster.sh
+CLUSTER_ENV := $(if $(PAXOS_VARIANT),CQLGEN_CLUSTER_PAXOS=$(PAXOS_VARIANT))
 .PHONY: cluster-start cluster-stop cluster-status test-cluster
 
 cluster-start:
-	$(CLUSTER) start
+	$(CLUSTER_ENV) $(CLUSTER) start
 
 cluster-stop:
 	$(CLUSTER) stop
@@ -145,8 +148,8 @@ cluster-status:
 # the suite (nodes go down and come back), and stops the cluster again,
 # whether the tests passed or not.
 test-cluster:
-	$(CLUSTER) start
-	cd integration && CQLGEN_CLUSTER_HOSTS=$$($(CLUSTER) hosts) CQLGEN_CLUSTER_SCRIPT=$(CLUSTER) \
+	$(CLUSTER_ENV) $(CLUSTER) start
+	cd integration && $(CLUSTER_ENV) CQLGEN_CLUSTER_HOSTS=$$($(CLUSTER) hosts) CQLGEN_CLUSTER_SCRIPT=$(CLUSTER) \
 		$(GO) test -count=1 -v -timeout 20m ./cluster; rc=$$?; $(CLUSTER) stop; exit $$rc
 
 # Benchmarks (bench/, a module of its own; see bench/README.md).
