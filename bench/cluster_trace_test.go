@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -138,28 +139,77 @@ func BenchmarkClusterTrace(b *testing.B) {
 		}
 	}
 	fmt.Println()
+	type event struct {
+		src, act, thread string
+		el               int
+	}
+	events := func(id gocql.UUID) []event {
+		var evs []event
+		it := raw.Query("SELECT source, source_elapsed, activity, thread FROM system_traces.events WHERE session_id = ?", id).Consistency(gocql.One).Iter()
+		var e event
+		for it.Scan(&e.src, &e.el, &e.act, &e.thread) {
+			evs = append(evs, e)
+		}
+		if err := it.Close(); err != nil {
+			b.Fatal(err)
+		}
+		return evs
+	}
+	// Round trips from each coordinator to the other replicas: "Sending
+	// X_REQ message to /peer" then "X_RSP message received from /peer", in
+	// the coordinator's elapsed time. Messages of one type to several
+	// peers (or several mutations to one) go at once: one round.
+	sendRe := regexp.MustCompile(`^Sending (\w+)_REQ message to /([\d.]+)`)
+	recvRe := regexp.MustCompile(`^(\w+)_RSP message received from /([\d.]+)`)
+	rtts := map[string][]int{}
+	var rounds []int
+	for _, c := range calls {
+		n := 0
+		for _, s := range of(c) {
+			sent := map[string][]int{}
+			types := map[string]bool{}
+			for _, e := range events(s.id) {
+				if e.src != s.coord {
+					continue
+				}
+				if m := sendRe.FindStringSubmatch(e.act); m != nil {
+					sent[m[1]+m[2]] = append(sent[m[1]+m[2]], e.el)
+					types[m[1]] = true
+				} else if m := recvRe.FindStringSubmatch(e.act); m != nil && len(sent[m[1]+m[2]]) > 0 {
+					rtts[m[1]] = append(rtts[m[1]], e.el-sent[m[1]+m[2]][0])
+					sent[m[1]+m[2]] = sent[m[1]+m[2]][1:]
+				}
+			}
+			n += len(types)
+		}
+		rounds = append(rounds, n)
+	}
+	sort.Ints(rounds)
+	fmt.Printf("rounds of replica messages per insert (median): %d; round trip by message, median (count):", rounds[len(rounds)/2])
+	var all []int
+	names := make([]string, 0, len(rtts))
+	for k := range rtts {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		v := rtts[k]
+		all = append(all, v...)
+		sort.Ints(v)
+		fmt.Printf("  %s %dµs (%d)", k, v[len(v)/2], len(v))
+	}
+	sort.Ints(all)
+	if len(all) > 0 {
+		fmt.Printf("  all %dµs", all[len(all)/2])
+	}
+	fmt.Println()
+
 	median := calls[order[len(order)/2]]
 	fmt.Printf("\nevents of the median Insert (%v):\n", median.took)
 	for _, s := range of(median) {
 		fmt.Printf("-- %s at %s, %dµs: %s\n", kind(s.request, s.params["query"]), s.coord, s.duration, s.params["query"])
-		ev := raw.Query("SELECT source, source_elapsed, activity, thread FROM system_traces.events WHERE session_id = ?", s.id).Consistency(gocql.One).Iter()
-		var src string
-		var el int
-		var act, thread string
-		type event struct {
-			src       string
-			el        int
-			act, thrd string
-		}
-		var evs []event
-		for ev.Scan(&src, &el, &act, &thread) {
-			evs = append(evs, event{src, el, act, thread})
-		}
-		if err := ev.Close(); err != nil {
-			b.Fatal(err)
-		}
-		for _, e := range evs {
-			fmt.Printf("   %-10s %6dµs  %-28s %s\n", e.src, e.el, e.thrd, e.act)
+		for _, e := range events(s.id) {
+			fmt.Printf("   %-10s %6dµs  %-28s %s\n", e.src, e.el, e.thread, e.act)
 		}
 	}
 }
