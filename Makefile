@@ -152,6 +152,30 @@ test-cluster:
 	cd integration && $(CLUSTER_ENV) CQLGEN_CLUSTER_HOSTS=$$($(CLUSTER) hosts) CQLGEN_CLUSTER_SCRIPT=$(CLUSTER) \
 		$(GO) test -count=1 -v -timeout 20m ./cluster; rc=$$?; $(CLUSTER) stop; exit $$rc
 
+# Issue 27, goal 3 (bench/README.md, "Issue 27, goal 3"): the write
+# protocol on the managed cluster (RF=3, QUORUM and SERIAL), paired with
+# the same written by hand, under Paxos v1 and v2 in turn (switched live
+# over JMX between sub-benchmarks); BENCH_CLUSTER_COUNT rounds of
+# BENCH_CLUSTER_TIME calls. Starts the cluster (afresh) and stops it again.
+# bench-cluster-trace prints where a Ticket insert's milliseconds go
+# (system_traces), under the variant PAXOS_VARIANT (default v1).
+BENCH_CLUSTER_COUNT ?= 3
+BENCH_CLUSTER_TIME ?= 200x
+BENCH_CLUSTER_ENV = CASSANDRA_HOSTS=$$($(CLUSTER) hosts) CQLGEN_BENCH_CLUSTER=1 \
+	CQLGEN_BENCH_PAXOS="$(CLUSTER) paxos" CQLGEN_BENCH_TRACE="$(CLUSTER) trace"
+.PHONY: bench-cluster bench-cluster-trace
+bench-cluster:
+	$(CLUSTER_ENV) $(CLUSTER) start
+	mkdir -p bench/out; uptime; cd bench && $(BENCH_CLUSTER_ENV) $(GO) test -count=$(BENCH_CLUSTER_COUNT) -run '^$$' \
+		-bench '^BenchmarkClusterPaxos$$' -benchtime=$(BENCH_CLUSTER_TIME) -timeout 90m . >out/cluster.txt 2>&1; \
+		rc=$$?; cat out/cluster.txt; uptime; $(CLUSTER) stop; exit $$rc
+
+bench-cluster-trace:
+	$(CLUSTER_ENV) $(CLUSTER) start
+	$(CLUSTER) paxos $(or $(PAXOS_VARIANT),v1)
+	cd bench && $(BENCH_CLUSTER_ENV) $(GO) test -count=1 -run '^$$' -bench '^BenchmarkClusterTrace$$' -benchtime=41x . ; \
+		rc=$$?; $(CLUSTER) stop; exit $$rc
+
 # Benchmarks (bench/, a module of its own; see bench/README.md).
 .PHONY: bench bench-smoke bench-generate bench-shape
 

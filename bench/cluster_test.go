@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -98,8 +99,6 @@ func BenchmarkClusterPaxos(b *testing.B) {
 			if v != "-" {
 				setPaxos(b, v)
 			}
-			// Every Delete deletes a live entity: more in the pool than
-			// rounds (go test -benchtime Nx; at most 2,000 here).
 			tallyPool = clusterPool()
 			for _, op := range []string{"insert", "update", "delete"} {
 				b.Run("entity=tally/op="+op, func(b *testing.B) {
@@ -127,7 +126,9 @@ func BenchmarkClusterPaxos(b *testing.B) {
 }
 
 // clusterPool is how many entities an update, delete or change workload
-// writes first: CQLGEN_BENCH_POOL, 1,000 by default, 64 in a smoke run.
+// writes first: more than the calls a run makes of each (its warm-up,
+// then -benchtime Nx rounds), so that each Delete deletes a live entity;
+// CQLGEN_BENCH_POOL overrides it, and a smoke run takes 64.
 func clusterPool() int {
 	if benchenv.Small() {
 		return 64
@@ -135,6 +136,13 @@ func clusterPool() int {
 	var n int
 	if _, err := fmt.Sscan(os.Getenv("CQLGEN_BENCH_POOL"), &n); err == nil && n > 0 {
 		return n
+	}
+	if f := flag.Lookup("test.benchtime"); f != nil {
+		if v, ok := strings.CutSuffix(f.Value.String(), "x"); ok {
+			if _, err := fmt.Sscan(v, &n); err == nil && n > 0 {
+				return clusterWarm + n + 10
+			}
+		}
 	}
 	return 1000
 }
