@@ -81,8 +81,10 @@ const clusterWarm = 50
 // protocol of a Tally (two tables) and of a Standing (four), a unique
 // claim (an Agent's email: on Insert, and on a change of the email) and
 // Modify, each paired with what a careful engineer writes by hand for the
-// same guarantee. The variants are those of CQLGEN_BENCH_PAXOS_VARIANTS
-// ("v1 v2" by default); "-" leaves the cluster as it is.
+// same guarantee. The variants are those of CQLGEN_BENCH_PAXOS_VARIANTS,
+// in its order ("v1 v2" by default; "v1 v2 v1 v2 v1 v2" for three turns
+// of each, which go test names paxos=v1, paxos=v2, paxos=v1#01, ...);
+// "-" leaves the cluster as it is.
 func BenchmarkClusterPaxos(b *testing.B) {
 	if !benchenv.Cluster() {
 		b.Skip("not a cluster: set " + benchenv.EnvCluster + "=1 (make bench-cluster)")
@@ -242,7 +244,8 @@ func claimImpls(b *testing.B, p peers, op string) []benchenv.Impl {
 // a logged batch of its two other tables), the same with the Concurrent
 // fan-out strategy (the two rows written at once, no batch log), the
 // three rows in one plain logged batch by hand (no protocol), and one row
-// of one table by hand, the floor.
+// of one table by hand, the floor; and the protocol's three steps, each
+// alone: the read, the conditional write, the batch of two rows.
 func fanoutImpls(p peers) []benchenv.Impl {
 	logged := helpdesk.NewTicketRepo(p.cq)
 	concurrent := helpdesk.NewTicketRepo(p.cq, cqlgen.WithStrategy(cqlgen.Concurrent(0)))
@@ -256,10 +259,36 @@ func fanoutImpls(p peers) []benchenv.Impl {
 		insRequester = "INSERT INTO tickets_by_requester (org_id, requester, opened_at, ticket_id, subject, status) VALUES (?, ?, ?, ?, ?, ?)"
 		insOpen      = "INSERT INTO open_tickets_by_agent (org_id, agent_id, opened_at, ticket_id, subject, status, requester) VALUES (?, ?, ?, ?, ?, ?, ?)"
 	)
+	const (
+		readTicket = "SELECT cqlgen_version FROM tickets WHERE org_id = ? AND ticket_id = ?"
+		casTicket  = "INSERT INTO tickets (org_id, ticket_id, requester, subject, status, agent_id, opened_at, body, replies) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) IF NOT EXISTS"
+	)
 	return []benchenv.Impl{
 		{Name: "gocql-one-row", Op: func(i int) error {
 			t := ticket(i)
 			return p.s.Query(insRequester, t.OrgID, t.Requester, t.OpenedAt, t.TicketID, t.Subject, string(t.Status)).Exec()
+		}},
+		// The protocol's three steps alone, by hand: its read of the
+		// canonical row (none there), its conditional write, its batch.
+		{Name: "step-read", Op: func(i int) error {
+			var v *int64
+			err := p.s.Query(readTicket, "acme", gocql.TimeUUID()).Scan(&v)
+			if errors.Is(err, gocql.ErrNotFound) {
+				err = nil
+			}
+			return err
+		}},
+		{Name: "step-cas", Op: func(i int) error {
+			t := ticket(i)
+			_, err := p.s.Query(casTicket, t.OrgID, t.TicketID, t.Requester, t.Subject, string(t.Status), t.AgentID, t.OpenedAt, t.Body, t.Replies).MapScanCAS(map[string]any{})
+			return err
+		}},
+		{Name: "step-batch", Op: func(i int) error {
+			t := ticket(i)
+			b := p.s.NewBatch(gocql.LoggedBatch)
+			b.Query(insRequester, t.OrgID, t.Requester, t.OpenedAt, t.TicketID, t.Subject, string(t.Status))
+			b.Query(insOpen, t.OrgID, t.AgentID, t.OpenedAt, t.TicketID, t.Subject, string(t.Status), t.Requester)
+			return p.s.ExecuteBatch(b)
 		}},
 		{Name: "gocql-batch", Op: func(i int) error {
 			t := ticket(i)
