@@ -395,17 +395,53 @@ func readHash[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp ui
 	for b := range lists {
 		more[b] = len(lists[b]) == per
 	}
-	rows, buckets, err := mergeRefill(lists, more, r.Compare, want, func(b int, last *T, need int) ([]T, error) {
-		pos, err := marshalKey(r.Table, r.Key(last))
-		if err != nil {
-			return nil, err
-		}
-		return readPartition(ctx, s, r, withBucket(r.Partition, int32(b)), pos, false, need)
+	rows, buckets, err := mergeRefill(lists, more, r.Compare, want, func(ds []drained[T]) ([][]T, error) {
+		return refillBuckets(ctx, s, r, ds)
 	})
 	if err != nil {
 		return cqlgen.Page[T]{}, err
 	}
 	return finish(r, fp, rows, func(i int) cursor { return cursor{kind: hashCursor, bucket: buckets[i]} })
+}
+
+// refillBuckets reads, for each bucket the merge drained, the rows after
+// its last one, up to the number it may still need: one request a
+// bucket, each from its own row, all at once up to Concurrency.
+func refillBuckets[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], ds []drained[T]) ([][]T, error) {
+	got := make([][]T, len(ds))
+	errs := make([]error, len(ds))
+	read := func(k int) {
+		d := ds[k]
+		pos, err := marshalKey(r.Table, r.Key(d.last))
+		if err != nil {
+			errs[k] = err
+			return
+		}
+		got[k], errs[k] = readPartition(ctx, s, r, withBucket(r.Partition, int32(d.list)), pos, false, d.need)
+	}
+	if len(ds) == 1 {
+		read(0)
+		return got, errs[0]
+	}
+	sem := make(chan struct{}, readConcurrency(r))
+	var wg sync.WaitGroup
+	for k := range ds {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			read(k)
+		})
+	}
+	wg.Wait()
+	return got, firstError(errs)
+}
+
+// readConcurrency is how many buckets a read queries at once.
+func readConcurrency[T any](r ReadSpec[T]) int {
+	if r.Concurrency <= 0 {
+		return 16
+	}
+	return r.Concurrency
 }
 
 // bucketShare is how many rows a read over n hash buckets first asks
@@ -698,43 +734,71 @@ func (it *bucketIter[B]) Scan(dest ...any) bool {
 	return it.Iter.Scan(it.dest...)
 }
 
+// drained is a list the merge drained while it may hold more: the rows
+// after its last one, up to need of them, may still belong in the merge.
+type drained[T any] struct {
+	list int
+	last *T
+	need int
+}
+
 // mergeRefill merges lists, each sorted by cmp, into one sorted list of at
 // most limit rows, as Merge does (rows that compare equal come in list
-// order), where each list is the first part of a longer one: when the
-// merge drains a list that may have more (more[i]), it asks refill for
-// the rows after the list's last one, up to the number the merge still
-// needs, before it goes on, since the next of them may come first. A
-// refill that returns as many rows as asked may have more again.
-func mergeRefill[T any](lists [][]T, more []bool, cmp func(a, b *T) int, limit int, refill func(list int, last *T, need int) ([]T, error)) ([]T, []int, error) {
-	h := &mergeHeap[T]{cmp: cmp, lists: lists}
-	for i, l := range lists {
-		if len(l) > 0 {
-			h.items = append(h.items, mergeItem{list: i})
-		}
-	}
-	heap.Init(h)
+// order), where each list is the first part of a longer one (more[i]: it
+// may have more). The merge runs on what it has, and notes each list it
+// drains while it may have more before the limit is met, and how many of
+// the rows after its last could still belong: the limit less the rows
+// merged by then, which is no fewer than the rows that could follow it,
+// since rows of other drained lists only come before. refill is asked
+// for all of them at once, and the merge runs again. A list refilled
+// with all it was asked for cannot be drained again before the limit
+// (its rows alone fill it), nor can a list that was not drained, whose
+// rows only move later: so there is at most one refill, and the rows are
+// those of merging the whole lists.
+func mergeRefill[T any](lists [][]T, more []bool, cmp func(a, b *T) int, limit int, refill func([]drained[T]) ([][]T, error)) ([]T, []int, error) {
+	h := &mergeHeap[T]{cmp: cmp, lists: lists, items: make([]mergeItem, 0, len(lists))}
 	out := make([]T, 0, limit)
-	var from []int
-	for h.Len() > 0 && len(out) < limit {
-		top := &h.items[0]
-		out = append(out, lists[top.list][top.next])
-		from = append(from, top.list)
-		top.next++
-		if top.next == len(lists[top.list]) && more[top.list] && len(out) < limit {
-			need := limit - len(out)
-			next, err := refill(top.list, &lists[top.list][top.next-1], need)
-			if err != nil {
-				return nil, nil, err
+	from := make([]int, 0, limit)
+	for {
+		out, from = out[:0], from[:0]
+		h.items = h.items[:0]
+		for i, l := range lists {
+			if len(l) > 0 {
+				h.items = append(h.items, mergeItem{list: i})
 			}
-			lists[top.list], top.next, more[top.list] = next, 0, len(next) == need
 		}
-		if top.next == len(lists[top.list]) {
+		heap.Init(h)
+		var waiting []drained[T]
+		for h.Len() > 0 && len(out) < limit {
+			top := &h.items[0]
+			l := lists[top.list]
+			out = append(out, l[top.next])
+			from = append(from, top.list)
+			top.next++
+			if top.next < len(l) {
+				heap.Fix(h, 0)
+				continue
+			}
+			if more[top.list] && len(out) < limit {
+				waiting = append(waiting, drained[T]{list: top.list, last: &l[top.next-1], need: limit - len(out)})
+			}
 			heap.Pop(h)
-		} else {
-			heap.Fix(h, 0)
+		}
+		if len(waiting) == 0 {
+			return out, from, nil
+		}
+		got, err := refill(waiting)
+		if err != nil {
+			return nil, nil, err
+		}
+		for k, d := range waiting {
+			// A list may be a slice of one array shared with others:
+			// the appended rows go to an array of its own.
+			l := lists[d.list]
+			lists[d.list] = append(l[:len(l):len(l)], got[k]...)
+			more[d.list] = len(got[k]) == d.need
 		}
 	}
-	return out, from, nil
 }
 
 // firstError prefers a real cause over the cancellations it triggered.

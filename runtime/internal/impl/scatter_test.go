@@ -161,3 +161,68 @@ func TestBucketShare(t *testing.T) {
 		t.Errorf("bucketShare(20001, 2) = %d", got)
 	}
 }
+
+// mergeRefill gives the rows of merging the whole lists, ties in list
+// order, whatever part of each list it starts with: random lists whose
+// keys tie across lists (as rows of two buckets tie on their clustering
+// key; within a list keys are distinct, as in a partition), empty and
+// exhausted lists, every limit. It refills at most once, and never asks
+// a list for more than the limit.
+func TestMergeRefillAgainstReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 27))
+	cmp := func(a, b *int) int { return *a - *b }
+	for round := range 3000 {
+		n := 1 + rng.IntN(12)
+		full := make([][]int, n)
+		for i := range full {
+			seen := map[int]bool{}
+			for range rng.IntN(30) {
+				seen[rng.IntN(40)] = true // keys in a small range: ties across lists
+			}
+			for k := range seen {
+				full[i] = append(full[i], k)
+			}
+			slices.Sort(full[i])
+		}
+		limit := 1 + rng.IntN(60)
+		want, wantFrom := Merge(full, cmp, limit)
+		lists := make([][]int, n)
+		more := make([]bool, n)
+		for i, l := range full {
+			// A first read of a bucket that has rows returns at least
+			// one; with none, the bucket has none.
+			cut := 0
+			if len(l) > 0 {
+				cut = 1 + rng.IntN(len(l))
+			}
+			lists[i] = slices.Clone(l[:cut])
+			more[i] = cut < len(l) || cut > 0 && rng.IntN(4) == 0 // sometimes "may have more" of a list that has none
+		}
+		refills := 0
+		got, from, err := mergeRefill(lists, more, cmp, limit, func(ds []drained[int]) ([][]int, error) {
+			refills++
+			out := make([][]int, len(ds))
+			for k, d := range ds {
+				if d.need < 1 || d.need > limit {
+					t.Fatalf("round %d: list %d asked for %d rows, limit %d", round, d.list, d.need, limit)
+				}
+				l := full[d.list]
+				at, ok := slices.BinarySearch(l, *d.last)
+				if !ok {
+					t.Fatalf("round %d: list %d: its last row %d is not its own", round, d.list, *d.last)
+				}
+				out[k] = l[at+1 : min(at+1+d.need, len(l))]
+			}
+			return out, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) || !slices.Equal(from, wantFrom) {
+			t.Fatalf("round %d, limit %d over %v:\ngot  %v from %v\nwant %v from %v", round, limit, full, got, from, want, wantFrom)
+		}
+		if refills > 1 {
+			t.Fatalf("round %d: %d refills", round, refills)
+		}
+	}
+}
