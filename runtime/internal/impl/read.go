@@ -507,21 +507,37 @@ func eachBucket[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], pos
 // is continued as readPartition continues it in one bucket, one request
 // per run of clustering order for every bucket at once, and two for the
 // deepest run: buckets up to last continue after the row, later ones at
-// it (see readHash). The requests go at once; each bucket's rows are
-// those of the deepest run first, as in readPartition, up to per.
+// it (see readHash). A request names at most scatterGroup buckets, so
+// more buckets take several requests of each kind. The requests go at
+// once, up to Concurrency; each bucket's rows are those of the deepest
+// run first, as in readPartition, up to per.
 func scatterBuckets[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], pos [][]byte, last, per int) ([][]T, error) {
 	n := r.HashBuckets
 	pg := &r.Table.scatter[len(r.Prefix)]
-	buckets := func(from, to int) []int32 {
-		bs := make([]int32, 0, to-from)
-		for b := from; b < to; b++ {
-			bs = append(bs, int32(b))
+	// The buckets from..to-1, in groups of at most scatterGroup, each
+	// group one request.
+	groups := func(from, to int) [][]int32 {
+		if to <= from {
+			return nil
 		}
-		return bs
+		k := (to - from + scatterGroup - 1) / scatterGroup
+		all := make([]int32, 0, to-from)
+		for b := from; b < to; b++ {
+			all = append(all, int32(b))
+		}
+		gs := make([][]int32, 0, k)
+		for i := range k {
+			gs = append(gs, all[i*len(all)/k:(i+1)*len(all)/k])
+		}
+		return gs
 	}
 	var qs []cqldriver.Query
+	var sizes []int // the buckets each request names
 	if pos == nil {
-		qs = append(qs, scatterFirst(r, pg, buckets(0, n), per))
+		for _, g := range groups(0, n) {
+			qs = append(qs, scatterFirst(r, pg, g, per))
+			sizes = append(sizes, len(g))
+		}
 	} else {
 		if err := checkPosition(r, pg, pos); err != nil {
 			return nil, err
@@ -533,59 +549,73 @@ func scatterBuckets[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T],
 			if k < deepest {
 				end = pg.runs[k+1]
 			}
-			add := func(bs []int32, incl bool) {
-				if len(bs) == 0 {
-					return
-				}
-				values := append(append(append(make([]any, 0, len(r.Partition)+end+3), r.Partition...), bs), key[:end]...)
-				stmt := pg.after[k]
-				if incl {
-					stmt = pg.atOrAfter
-				}
-				if k == 0 && r.To != nil {
-					stmt = pg.afterTo
+			add := func(gs [][]int32, incl bool) {
+				for _, bs := range gs {
+					values := append(append(append(make([]any, 0, len(r.Partition)+end+3), r.Partition...), bs), key[:end]...)
+					stmt := pg.after[k]
 					if incl {
-						stmt = pg.atOrAfterTo
+						stmt = pg.atOrAfter
 					}
-					values = append(values, r.To)
+					if k == 0 && r.To != nil {
+						stmt = pg.afterTo
+						if incl {
+							stmt = pg.atOrAfterTo
+						}
+						values = append(values, r.To)
+					}
+					qs = append(qs, cqldriver.Query{Stmt: stmt, Values: append(values, per)})
+					sizes = append(sizes, len(bs))
 				}
-				qs = append(qs, cqldriver.Query{Stmt: stmt, Values: append(values, per)})
 			}
 			if k == deepest {
-				add(buckets(0, last+1), false)
-				add(buckets(last+1, n), true)
+				add(groups(0, last+1), false)
+				add(groups(last+1, n), true)
 			} else {
-				add(buckets(0, n), false)
+				add(groups(0, n), false)
 			}
 		}
 	}
 	got := make([]bucketRows[T], len(qs))
 	if len(qs) == 1 {
-		got[0] = fetchBuckets(ctx, s, qs[0], r.Scan, n, per)
-		if g := got[0]; g.err == nil && g.grouped {
-			// One request, each bucket's rows together, as a coordinator
-			// returns them: the lists are slices of its rows.
-			lists := make([][]T, n)
-			for i := 0; i < len(g.rows); {
+		got[0] = fetchBuckets(ctx, s, qs[0], r.Scan, n, sizes[0]*per)
+	} else {
+		sem := make(chan struct{}, readConcurrency(r))
+		var wg sync.WaitGroup
+		for i, q := range qs {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				got[i] = fetchBuckets(ctx, s, q, r.Scan, n, sizes[i]*per)
+			})
+		}
+		wg.Wait()
+	}
+	grouped := pos == nil // from the start, each bucket is named by one request
+	for _, g := range got {
+		if g.err != nil {
+			return nil, g.err
+		}
+		grouped = grouped && g.grouped
+	}
+	if grouped {
+		// Each bucket's rows together, as a coordinator returns them:
+		// the lists are slices of the replies' rows.
+		lists := make([][]T, n)
+		for _, g := range got {
+			for i := 0; i < len(g.rows) && grouped; {
 				j := i + 1
 				for j < len(g.rows) && g.bucket[j] == g.bucket[i] {
 					j++
 				}
+				// A bucket in two replies is not as asked: the rows are
+				// gathered below, in request order, as for a position.
+				grouped = lists[g.bucket[i]] == nil
 				lists[g.bucket[i]] = g.rows[i:min(j, i+per):min(j, i+per)]
 				i = j
 			}
+		}
+		if grouped {
 			return lists, nil
-		}
-	} else {
-		var wg sync.WaitGroup
-		for i, q := range qs {
-			wg.Go(func() { got[i] = fetchBuckets(ctx, s, q, r.Scan, n, per) })
-		}
-		wg.Wait()
-	}
-	for _, g := range got {
-		if g.err != nil {
-			return nil, g.err
 		}
 	}
 	// Each bucket's rows, in request order, as many as per: counted,
@@ -616,6 +646,14 @@ func scatterBuckets[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T],
 	}
 	return lists, nil
 }
+
+// scatterGroup is the most buckets one scatter request names: a read
+// over more sends several requests at once, each naming a share of the
+// buckets. A coordinator reads the partitions of one request one after
+// another; requests run side by side (on one node of two cores, over
+// 100 buckets, two requests of 50 took 0.8-0.9× the time of one of
+// 100, while 16 buckets split in two took longer: bench/README.md).
+const scatterGroup = 50
 
 // scatterFirst is the scatter request for the first per rows of each of
 // the buckets (a list of their values), within the read's bounds.
@@ -685,11 +723,11 @@ type bucketRows[T any] struct {
 // fetchBuckets runs a scatter request, unpaged: its rows are bounded by
 // the buckets and PER PARTITION LIMIT. Should a driver page it all the
 // same, the pages are read to the end. A row of a bucket outside the
-// n is an error, not a row put aside.
-func fetchBuckets[T any](ctx context.Context, s cqlgen.Session, q cqldriver.Query, scan func(cqldriver.Iter, *T) bool, n, per int) (out bucketRows[T]) {
+// n is an error, not a row put aside. room is the rows to make room for
+// at first.
+func fetchBuckets[T any](ctx context.Context, s cqlgen.Session, q cqldriver.Query, scan func(cqldriver.Iter, *T) bool, n, room int) (out bucketRows[T]) {
 	q.PageSize = cqldriver.Unpaged
-	// Room for every bucket's share of the page, as hashing spreads it.
-	room := min(n*per, 4096)
+	room = min(room, 4096)
 	out.rows, out.bucket = make([]T, 0, room), make([]int32, 0, room)
 	seen := make([]bool, n)
 	out.grouped = true

@@ -25,6 +25,10 @@ type scatterRow struct {
 type replay struct {
 	rows  []scatterRow
 	reads int
+	// With filter, a read that names a list of buckets returns only
+	// their rows; named are the buckets each read named.
+	filter bool
+	named  [][]int32
 }
 
 func (r *replay) Exec(context.Context, cqldriver.Query) error { return nil }
@@ -34,7 +38,18 @@ func (r *replay) ExecCAS(context.Context, cqldriver.Query, ...any) (bool, error)
 func (r *replay) Batch(context.Context, cqldriver.BatchKind, []cqldriver.Query) error { return nil }
 func (r *replay) Iter(_ context.Context, q cqldriver.Query) cqldriver.Iter {
 	r.reads++
-	return &replayIter{rows: r.rows}
+	bs, ok := q.Values[1].([]int32)
+	if !ok || !r.filter {
+		return &replayIter{rows: r.rows}
+	}
+	r.named = append(r.named, bs)
+	var rows []scatterRow
+	for _, row := range r.rows {
+		if slices.Contains(bs, row.bucket) {
+			rows = append(rows, row)
+		}
+	}
+	return &replayIter{rows: rows}
 }
 
 type replayIter struct {
@@ -223,6 +238,62 @@ func TestMergeRefillAgainstReference(t *testing.T) {
 		}
 		if refills > 1 {
 			t.Fatalf("round %d: %d refills", round, refills)
+		}
+	}
+}
+
+// A read over more buckets than one request names splits them into
+// requests of at most scatterGroup buckets each, every bucket named once
+// a request kind, and gathers each bucket's rows from its own: from the
+// start, and from a position (after the row for buckets up to the
+// cursor's, at it for the others).
+func TestScatterBucketsGroups(t *testing.T) {
+	const n, per = 120, 3
+	var rows []scatterRow
+	for b := range int32(n) {
+		for k := range int64(b%5) + 1 { // bucket b holds b%5+1 rows
+			rows = append(rows, scatterRow{b, 100*int64(b) + k})
+		}
+	}
+	for _, pos := range [][][]byte{nil, {{0, 0, 0, 0, 0, 0, 0, 1}}} {
+		r := &replay{rows: rows, filter: true}
+		lists, err := scatterBuckets(context.Background(), r, scatterSpec(n), pos, 41, per)
+		if err != nil {
+			t.Fatal(err)
+		}
+		named := map[int32]int{}
+		for _, bs := range r.named {
+			if len(bs) > scatterGroup {
+				t.Errorf("position %v: a request names %d buckets, more than %d", pos, len(bs), scatterGroup)
+			}
+			for _, b := range bs {
+				named[b]++
+			}
+		}
+		if len(named) != n {
+			t.Errorf("position %v: %d buckets named, want %d", pos, len(named), n)
+		}
+		for b, c := range named {
+			if c != 1 {
+				t.Errorf("position %v: bucket %d named %d times", pos, b, c)
+			}
+		}
+		// From the start, 120 buckets in 3 requests of 40; from a
+		// position in bucket 41, 42 buckets after the row in one request
+		// and 78 at it in two of 39.
+		if len(r.named) != 3 {
+			t.Errorf("position %v: %d requests, want 3", pos, len(r.named))
+		}
+		for b, l := range lists {
+			want := min(b%5+1, per)
+			if len(l) != want {
+				t.Errorf("position %v: bucket %d: %d rows, want %d", pos, b, len(l), want)
+			}
+			for i, row := range l {
+				if row.k != 100*int64(b)+int64(i) {
+					t.Errorf("position %v: bucket %d row %d is %d", pos, b, i, row.k)
+				}
+			}
 		}
 	}
 }
