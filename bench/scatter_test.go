@@ -33,6 +33,9 @@ const (
 	// scatterConcurrency is cqlgen's default bound on buckets read at once;
 	// the hand-written reads get the same.
 	scatterConcurrency = 16
+	// scatterGroup is the most buckets one of cqlgen's scatter requests
+	// names.
+	scatterGroup = 50
 )
 
 // scanBoard reads up to limit rows of one partition.
@@ -199,6 +202,35 @@ func scatterImpls(b *testing.B, p peers, buckets int) []benchenv.Impl {
 			}
 			if rows != filled {
 				return fmt.Errorf("%d rows from %d buckets, %d of them filled", rows, buckets, filled)
+			}
+			return nil
+		}},
+		// floor-in-groups is floor-in as the default read sends it: over
+		// more than 50 buckets, requests of at most 50 at once.
+		{Name: "floor-in-groups", Op: func(int) error {
+			groups := (buckets + scatterGroup - 1) / scatterGroup
+			var wg sync.WaitGroup
+			rows := make([]int, groups)
+			errs := make([]error, groups)
+			for g := range groups {
+				wg.Go(func() {
+					it := p.s.Query(floorIn, Board, shards[g*buckets/groups:(g+1)*buckets/groups]).PageSize(0).Iter()
+					for it.Scan(nil, nil, nil, nil, nil) {
+						rows[g]++
+					}
+					errs[g] = it.Close()
+				})
+			}
+			wg.Wait()
+			if err := errors.Join(errs...); err != nil {
+				return err
+			}
+			n := 0
+			for _, r := range rows {
+				n += r
+			}
+			if n != filled {
+				return fmt.Errorf("%d rows from %d buckets, %d of them filled", n, buckets, filled)
 			}
 			return nil
 		}},
