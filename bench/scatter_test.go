@@ -28,6 +28,8 @@ const (
 	inBuckets = "SELECT board, points, player_id, name FROM board_%d WHERE board = ? AND shard IN ? ORDER BY points DESC, player_id ASC LIMIT ?"
 	// floorBuckets reads the first row of every bucket in one request.
 	floorBuckets = "SELECT board, points, player_id, name, shard FROM board_%d WHERE board = ? AND shard IN ? PER PARTITION LIMIT 1"
+	// rowsBuckets reads the first rows of every bucket in one request.
+	rowsBuckets = "SELECT board, points, player_id, name, shard FROM board_%d WHERE board = ? AND shard IN ? PER PARTITION LIMIT ?"
 	// pageBucket pages through a bucket, for adaptiveRead.
 	pageBucket = "SELECT board, points, player_id, name FROM board_%d WHERE board = ? AND shard = ?"
 	// scatterConcurrency is cqlgen's default bound on buckets read at once;
@@ -310,4 +312,47 @@ func BenchmarkMerge(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkScatterRowsPaired prices what a scatter read fetches: raw
+// gocql, one request naming every bucket with PER PARTITION LIMIT k, for
+// k rows a bucket (k = 1 is floor-in), and the same in requests of at
+// most scatterGroup buckets sent at once (the default read's form over
+// more than 50). Rows are scanned as the reads scan them.
+func BenchmarkScatterRowsPaired(b *testing.B) {
+	eachCoalescing(b, func(b *testing.B, p peers) {
+		for _, n := range bucketCounts {
+			shards := make([]int32, n)
+			for i := range shards {
+				shards[i] = int32(i)
+			}
+			stmt := fmt.Sprintf(rowsBuckets, n)
+			read := func(bs []int32, k int) error {
+				it := p.s.Query(stmt, Board, bs, k).PageSize(0).Iter()
+				var s model.Score
+				var shard int32
+				for it.Scan(&s.Board, &s.Points, &s.PlayerID, &s.Name, &shard) {
+				}
+				return it.Close()
+			}
+			var impls []benchenv.Impl
+			for _, k := range []int{1, 2, 3, 4, 6, 15} {
+				impls = append(impls, benchenv.Impl{Name: fmt.Sprintf("rows=%d", k), Op: func(int) error { return read(shards, k) }})
+				if n <= scatterGroup {
+					continue
+				}
+				impls = append(impls, benchenv.Impl{Name: fmt.Sprintf("rows=%d-groups", k), Op: func(int) error {
+					groups := (n + scatterGroup - 1) / scatterGroup
+					errs := make([]error, groups)
+					var wg sync.WaitGroup
+					for g := range groups {
+						wg.Go(func() { errs[g] = read(shards[g*n/groups:(g+1)*n/groups], k) })
+					}
+					wg.Wait()
+					return errors.Join(errs...)
+				}})
+			}
+			b.Run(fmt.Sprintf("buckets=%d", n), func(b *testing.B) { benchenv.Paired(b, warmScatter(), impls...) })
+		}
+	})
 }
