@@ -352,6 +352,18 @@ func BenchmarkScatterRowsPaired(b *testing.B) {
 					return errors.Join(errs...)
 				}})
 			}
+			// The default read, for the same rows as rows=6 (over 100
+			// buckets) or rows=15 (over 16), with its merge and cursor.
+			repo := model.NewScoreRepo(p.cq)
+			impls = append(impls, benchenv.Impl{Name: "cqlgen", Op: func(int) error {
+				var err error
+				if n == 16 {
+					_, err = repo.Board16(ctx, Board, &model.Board16Options{Limit: benchenv.PageRows})
+				} else {
+					_, err = repo.Board100(ctx, Board, &model.Board100Options{Limit: benchenv.PageRows})
+				}
+				return err
+			}})
 			b.Run(fmt.Sprintf("buckets=%d", n), func(b *testing.B) { benchenv.Paired(b, warmScatter(), impls...) })
 		}
 	})

@@ -649,10 +649,11 @@ func scatterBuckets[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T],
 
 // scatterGroup is the most buckets one scatter request names: a read
 // over more sends several requests at once, each naming a share of the
-// buckets. A coordinator reads the partitions of one request one after
-// another; requests run side by side (on one node of two cores, over
-// 100 buckets, two requests of 50 took 0.8-0.9× the time of one of
-// 100, while 16 buckets split in two took longer: bench/README.md).
+// buckets, which the node reads side by side. Measured on one node of
+// two cores (bench/README.md, issue 27 goal 4): over 100 buckets, two
+// requests of 50 took 0.77-0.87× the time of one of 100 for the same
+// rows, four or eight no less than two; 16 buckets split in two took
+// longer.
 const scatterGroup = 50
 
 // scatterFirst is the scatter request for the first per rows of each of
