@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
@@ -28,6 +29,7 @@ type replay struct {
 	// With filter, a read that names a list of buckets returns only
 	// their rows; named are the buckets each read named.
 	filter bool
+	mu     sync.Mutex
 	named  [][]int32
 }
 
@@ -37,6 +39,8 @@ func (r *replay) ExecCAS(context.Context, cqldriver.Query, ...any) (bool, error)
 }
 func (r *replay) Batch(context.Context, cqldriver.BatchKind, []cqldriver.Query) error { return nil }
 func (r *replay) Iter(_ context.Context, q cqldriver.Query) cqldriver.Iter {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.reads++
 	bs, ok := q.Values[1].([]int32)
 	if !ok || !r.filter {
@@ -69,14 +73,15 @@ func (it *replayIter) Scan(dest ...any) bool {
 func (it *replayIter) PageState() []byte { return nil }
 func (it *replayIter) Close() error      { return nil }
 
-func scatterSpec(n int) ReadSpec[scatterRow] {
+func scatterSpec(n int) readSpec[*scatterRow] {
 	page := pageCQL{First: "first", FirstFrom: "from", FirstTo: "to", FirstFromTo: "from to", After: []string{"after"}, AfterTo: "after to", AtOrAfter: "at", AtOrAfterTo: "at to"}
 	table := newTable(TableSpec{
 		Name:         "t",
 		PartitionKey: []Column{{Name: "p", Type: "text"}, {Name: "bucket", Type: "int"}},
 		Clustering:   []Column{{Name: "k", Type: "bigint"}},
 	}, tableCQL{First: "first", Scatter: []pageCQL{page}})
-	return ReadSpec[scatterRow]{
+	return readSpec[*scatterRow]{
+		newRow:      rowArena[scatterRow](),
 		Table:       table,
 		Partition:   []any{"p"},
 		HashBuckets: n,
@@ -186,6 +191,7 @@ func TestBucketShare(t *testing.T) {
 func TestMergeRefillAgainstReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 27))
 	cmp := func(a, b *int) int { return *a - *b }
+	byValue := func(a, b int) int { return a - b }
 	for round := range 3000 {
 		n := 1 + rng.IntN(12)
 		full := make([][]int, n)
@@ -214,7 +220,7 @@ func TestMergeRefillAgainstReference(t *testing.T) {
 			more[i] = cut < len(l) || cut > 0 && rng.IntN(4) == 0 // sometimes "may have more" of a list that has none
 		}
 		refills := 0
-		got, from, err := mergeRefill(lists, more, cmp, limit, func(ds []drained[int]) ([][]int, error) {
+		got, from, err := mergeRefill(lists, more, byValue, limit, func(ds []drained[int]) ([][]int, error) {
 			refills++
 			out := make([][]int, len(ds))
 			for k, d := range ds {
@@ -222,9 +228,9 @@ func TestMergeRefillAgainstReference(t *testing.T) {
 					t.Fatalf("round %d: list %d asked for %d rows, limit %d", round, d.list, d.need, limit)
 				}
 				l := full[d.list]
-				at, ok := slices.BinarySearch(l, *d.last)
+				at, ok := slices.BinarySearch(l, d.last)
 				if !ok {
-					t.Fatalf("round %d: list %d: its last row %d is not its own", round, d.list, *d.last)
+					t.Fatalf("round %d: list %d: its last row %d is not its own", round, d.list, d.last)
 				}
 				out[k] = l[at+1 : min(at+1+d.need, len(l))]
 			}
@@ -294,6 +300,32 @@ func TestScatterBucketsGroups(t *testing.T) {
 					t.Errorf("position %v: bucket %d row %d is %d", pos, b, i, row.k)
 				}
 			}
+		}
+	}
+}
+
+// A read's buckets are read by several goroutines, each taking rows from
+// the read's one arena: every row handed out is a row of its own.
+func TestRowArenaConcurrent(t *testing.T) {
+	next := rowArena[scatterRow]()
+	const workers, each = 8, 2000
+	got := make([][]*scatterRow, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for range each {
+				got[w] = append(got[w], next())
+			}
+		})
+	}
+	wg.Wait()
+	seen := map[*scatterRow]bool{}
+	for _, rows := range got {
+		for _, r := range rows {
+			if seen[r] {
+				t.Fatalf("a row handed out twice")
+			}
+			seen[r] = true
 		}
 	}
 }
