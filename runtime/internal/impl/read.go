@@ -748,7 +748,7 @@ func scatterBuckets[P any](ctx context.Context, s cqlgen.Session, r readSpec[P],
 // over more sends several requests at once, each naming a share of the
 // buckets, which the node reads side by side. Measured on one node of
 // two cores (bench/README.md, issue 27 goal 4): over 100 buckets, two
-// requests of 50 took 0.77-0.87× the time of one of 100 for the same
+// requests of 50 took 0.77-0.94× the time of one of 100 for the same
 // rows, four or eight no less than two; 16 buckets split in two took
 // longer.
 const scatterGroup = 50
