@@ -38,7 +38,7 @@ func NewEntity[T any](ent *Entity[T]) *Entity[T] {
 	plans := map[cqlspec.Slot][]int{}
 	for _, s := range cqlspec.Render(&spec) {
 		switch s.Slot {
-		case cqlspec.SlotChange, cqlspec.SlotRemove, cqlspec.SlotSettle:
+		case cqlspec.SlotChange, cqlspec.SlotRemove, cqlspec.SlotSettle, cqlspec.SlotCreate:
 		default:
 			continue
 		}
@@ -108,6 +108,10 @@ func NewEntity[T any](ent *Entity[T]) *Entity[T] {
 	ent.Change = func(e *T, c Change) []any { return bind(change, e, c) }
 	ent.Remove = func(e *T, c Change) []any { return bind(remove, e, c) }
 	ent.Settle = func(e *T, version int64) []any { return bind(settle, e, Change{Old: version}) }
+	if create, ok := plans[cqlspec.SlotCreate]; ok && ent.Canonical.Create != nil {
+		ent.Create = func(e *T, c Change) []any { return bind(create, e, c) }
+		ent.keys = keys
+	}
 	for i := range ent.Projections {
 		if p := &ent.Projections[i]; p.Row == nil {
 			p.Row, p.Key = projectionFuncs(p.Table, index, values)

@@ -139,7 +139,13 @@ type Entity[T any] struct {
 	// Change, Remove and Settle bind those statements.
 	Change, Remove func(e *T, c Change) []any
 	Settle         func(e *T, version int64) []any
-	Projections    []Projection[T]
+	// Create binds the Canonical table's Create, Change on "no row" (see
+	// create); NewEntity derives it where the table has one (no statics,
+	// no buckets). Nil: every write reads first.
+	Create      func(e *T, c Change) []any
+	Projections []Projection[T]
+
+	keys int // how many of the fields ScanState scans first are the canonical key's
 }
 
 // Write runs one write of an entity through the protocol. With an
@@ -163,12 +169,38 @@ func Write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 }
 
 func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *Entity[T], op Op, e *T) error {
+	return writeFrom(ctx, s, o, ent, op, e, nil)
+}
+
+// writeFrom is write whose first attempt starts from held, the canonical
+// row as the caller has just read it (Modify), instead of reading it
+// again; nil to read it.
+//
+// An Insert without held, expecting nothing or no entity, first tries the
+// create without a read (docs/protocol.md, "A create without a read"):
+// the conditional write an absent row gets, sent on the canonical table's
+// Create, which conditions on every column the read would return being
+// null. When it does not apply, its reply is that row: the write goes on
+// from it as from its own read, and that first try is not counted among
+// o.Attempts.
+func writeFrom[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *Entity[T], op Op, e *T, held *State[T]) error {
 	t := ent.Canonical
+	direct := op == OpInsert && held == nil && ent.Create != nil && (o.Expect == 0 || o.Expect == cqlgen.Absent)
 	for attempt := 1; ; attempt++ {
-		st, err := getValue(ctx, s, cqldriver.Query{Stmt: t.PreRead, Values: ent.State(e)}, ent.ScanState)
-		found := err == nil
-		if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
-			return err
+		var st State[T]
+		var found bool
+		switch {
+		case held != nil:
+			st, found, held = *held, true, nil
+		case direct:
+			// Assume no row: Create checks it.
+		default:
+			var err error
+			st, err = getValue(ctx, s, cqldriver.Query{Stmt: t.PreRead, Values: ent.State(e)}, ent.ScanState)
+			found = err == nil
+			if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
+				return err
+			}
 		}
 		live := found && !st.Deleted
 		part, err := ent.statics(ctx, s, e, &st, found)
@@ -274,14 +306,22 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 			c.Static = ts
 		}
 		q := cqldriver.Query{Stmt: t.Remove}
-		if next == nil {
+		switch {
+		case next == nil:
 			q.Values = ent.Remove(e, c)
-		} else {
+		case direct:
+			q.Stmt, q.Values = t.Create, ent.Create(next, c)
+		default:
 			q.Stmt, q.Values = t.Change, ent.Change(next, c)
 		}
 		q.SerialConsistency = o.SerialConsistency
 		lost.sent = time.Now()
-		applied, err := s.ExecCAS(ctx, q, sinks(ent.conditions())...)
+		var applied bool
+		if direct {
+			applied, held, err = ent.create(ctx, s, q, e)
+		} else {
+			applied, err = s.ExecCAS(ctx, q, sinks(ent.conditions())...)
+		}
 		if err != nil {
 			if !maybeApplied(err) {
 				return err
@@ -297,6 +337,15 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 			if !applied {
 				return err
 			}
+		}
+		if !applied && direct {
+			// A row is there (a live entity, a grave): go on from it, as
+			// returned by Create (held), or read when the reply did not
+			// hold it. What the try claimed is the entity's, as a try that
+			// lost a race leaves it (see claim).
+			direct = false
+			attempt--
+			continue
 		}
 		if !applied {
 			if attempt >= o.Attempts {
@@ -605,10 +654,16 @@ func Modify[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent 
 
 func modify[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *Entity[T], key *T, check func(*T) error, change func(*T) error) (*T, error) {
 	for attempt := 1; ; attempt++ {
-		cur, version, err := versioned(ctx, s, ent.Canonical.PreRead, ent, key)
+		// One read serves both: the state the write starts from, and a
+		// copy of its row of its own for change to edit.
+		st, cur, err := ent.readTwice(ctx, s, key)
 		if err != nil {
 			return nil, err
 		}
+		if st.Deleted {
+			return nil, cqlgen.ErrNotFound
+		}
+		version := st.seen()
 		k := ent.State(cur)
 		if err := change(cur); err != nil {
 			return nil, err
@@ -621,7 +676,7 @@ func modify[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent 
 		}
 		w := o
 		w.Expect = version
-		err = write(ctx, s, w, ent, opModify, cur)
+		err = writeFrom(ctx, s, w, ent, opModify, cur, &st)
 		var conflict *cqlgen.VersionConflictError
 		if !errors.As(err, &conflict) || conflict.Actual == cqlgen.Absent || attempt >= o.Attempts {
 			if err != nil {
