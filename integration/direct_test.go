@@ -145,7 +145,8 @@ func TestDirectCreateOnTheNode(t *testing.T) {
 // by an Insert over it that moves its row: Create's condition (each such
 // column null) is one the node takes, its reply decodes into the row, the
 // key (a frozen list among its columns) comes from the entity, and the row
-// moves from the reply's old values.
+// moves from the reply's old values. Modify then decodes its one read
+// twice, every type through the codec.
 // Checks invariant I1: nil means applied everywhere.
 // Checks invariant I2: a row that leaves a table is deleted there.
 func TestDirectCreateEveryType(t *testing.T) {
@@ -162,6 +163,19 @@ func TestDirectCreateEveryType(t *testing.T) {
 	if page, err := repo.EverythingByS(ctx, "first", nil); err != nil || len(page.Rows) != 0 {
 		t.Errorf("the old row stays: %v, %v", page, err)
 	}
+	// Modify decodes its one read twice, every type through the codec:
+	// what it returns, and what it wrote, are the entity edited.
+	out, err := repo.Modify(ctx, e.ID, e.TagsKey, e.Day, func(x *typemodel.Everything) error {
+		x.I64++
+		x.List = append(x.List, "c")
+		return nil
+	})
+	must(t, err)
+	e.I64, e.List = 44, append(e.List, "c")
+	sameEverything(t, "Modify's result", out, e)
+	got, err = repo.Get(ctx, e.ID, e.TagsKey, e.Day)
+	must(t, err)
+	sameEverything(t, "Get after Modify", got, e)
 	rep, err := repo.Verify(ctx, nil)
 	if err != nil || rep.Drift() != 0 {
 		t.Errorf("verify: %+v, %v", rep, err)
