@@ -8,16 +8,16 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
-// create sends q, the canonical table's Create of e: Change on "no row",
+// createDirect sends q, the canonical table's Create of e: Change on "no row",
 // conditioned on every column State reads but the key's being null. When
 // it does not apply, Cassandra's reply holds those columns, in State's
-// order: create returns the row as ScanState reads it, the key's columns
+// order: createDirect returns the row as scanState reads it, the key's columns
 // taken from e. It returns a nil state when the reply does not hold one
 // the write can start from (a row without a version, written outside the
 // protocol, or a reply without the columns): the write then reads it.
-func (ent *Entity[T]) create(ctx context.Context, s cqlgen.Session, q cqldriver.Query, e *T) (applied bool, held *State[T], err error) {
+func createDirect[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, q cqldriver.Query, e P) (applied bool, held *State[P], err error) {
 	it := &createIter{ctx: ctx, s: s, q: q, t: ent.Canonical, key: ent.State(e), keys: ent.keys}
-	st, ok := ent.ScanState(it)
+	st, ok := ent.scanState(it)
 	if it.err != nil || it.applied {
 		return it.applied, nil, it.err
 	}
@@ -28,7 +28,7 @@ func (ent *Entity[T]) create(ctx context.Context, s cqlgen.Session, q cqldriver.
 }
 
 // createIter is the reply of a Create as an Iter of one row, for
-// ScanState: its first keys destinations get the key's values, the
+// scanState: its first keys destinations get the key's values, the
 // others the reply's columns.
 type createIter struct {
 	ctx     context.Context
@@ -84,18 +84,18 @@ func (c *createIter) Close() error      { return nil }
 // with the state's) for Modify's change to edit, so that what the write
 // compares with, and moves rows away from, stays as read.
 // cqlgen.ErrNotFound when there is no row.
-func (ent *Entity[T]) readTwice(ctx context.Context, s cqlgen.Session, key *T) (State[T], *T, error) {
+func readTwice[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, key P) (State[P], P, error) {
 	rec := &recordIter{Iter: s.Iter(ctx, cqldriver.Query{Stmt: ent.Canonical.PreRead, Values: ent.State(key)})}
-	st, ok := ent.ScanState(rec)
+	st, ok := ent.scanState(rec)
 	if err := oneRow(rec, ok); err != nil {
-		return State[T]{}, nil, err
+		return State[P]{}, none[P](), err
 	}
 	again := &decodeAgainIter{row: rec.row}
-	cp, ok := ent.ScanState(again)
+	cp, ok := ent.scanState(again)
 	if !ok || again.err != nil {
-		return State[T]{}, nil, fmt.Errorf("cqlgen: %s: decoding the row again: %w", ent.Canonical.Spec.Name, again.err)
+		return State[P]{}, none[P](), fmt.Errorf("cqlgen: %s: decoding the row again: %w", ent.Canonical.Spec.Name, again.err)
 	}
-	return st, &cp.Row, nil
+	return st, cp.Row, nil
 }
 
 // captured is one column of a row as read: its type and its bytes.
