@@ -90,6 +90,9 @@ func (r *renderer) table() []Statement {
 	where, keyBinds := equal(r.key())
 	if t.Unique {
 		r.unique(where, keyBinds)
+		if t.Transactional {
+			r.txn()
+		}
 		if t.Maintained {
 			r.scan()
 		}
@@ -139,6 +142,9 @@ func (r *renderer) table() []Statement {
 		if t.Fenced {
 			r.fence(where, keyBinds)
 		}
+	}
+	if t.Transactional && !t.HasCounters() {
+		r.txn()
 	}
 	if t.Maintained {
 		r.scan()
