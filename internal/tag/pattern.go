@@ -99,11 +99,11 @@ type Pattern struct {
 	Transactional    bool
 	TransactionalOff int
 	Name             Ident // Go name of the read method; empty when defaulted
-	Doc       string
-	DocOff    int
-	PK        []Ident
-	PKOff     int // offset of the pk key, or of the table key when pk is absent
-	CK        []KeyColumn
+	Doc              string
+	DocOff           int
+	PK               []Ident
+	PKOff            int // offset of the pk key, or of the table key when pk is absent
+	CK               []KeyColumn
 	// Prefix lists the clustering columns, from the first, that a read
 	// may fix by equality before it bounds the next one.
 	Prefix    []Ident
