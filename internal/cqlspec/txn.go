@@ -72,7 +72,14 @@ func (r *renderer) txn() {
 		r.add(Statement{Slot: SlotTxnChange, Clauses: []string{"UPDATE " + t.Name, "SET " + strings.Join(set, ", "), where},
 			Binds: append(setBinds, keyBinds...)})
 	case t.Unique:
-		r.add(Statement{Slot: SlotTxnClaimRead, Clauses: []string{"LET " + t.LetName() + " = (SELECT " + ClaimColumn + " FROM " + t.Name + " " + where + ")"}, Binds: keyBinds})
+		// The claim's owner (the columns after the key) and version.
+		var read []string
+		for _, c := range r.all {
+			if c.Kind == KindRegular || c.Kind == KindClaim {
+				read = append(read, Quote(c.Name))
+			}
+		}
+		r.add(Statement{Slot: SlotTxnClaimRead, Clauses: []string{"LET " + t.LetName() + " = (SELECT " + strings.Join(read, ", ") + " FROM " + t.Name + " " + where + ")"}, Binds: keyBinds})
 		r.add(Statement{Slot: SlotTxnInsert, Clauses: []string{
 			"INSERT INTO " + t.Name + " (" + strings.Join(names, ", ") + ")",
 			"VALUES (" + strings.Join(marks, ", ") + ")",

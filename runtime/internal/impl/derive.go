@@ -116,6 +116,14 @@ func NewEntity[T any](ent *Entity[T]) *Entity[T] {
 	if ent.Check == nil {
 		ent.Check, ent.CheckKey = ent.checks(index)
 	}
+	if spec.Transactional {
+		tables := make([]*Table, len(ent.Projections))
+		unique := make([]bool, len(ent.Projections))
+		for i, p := range ent.Projections {
+			tables[i], unique[i] = p.Table, p.Unique
+		}
+		ent.txn = newTxnEntity(ent.Canonical, tables, unique, index)
+	}
 	return ent
 }
 

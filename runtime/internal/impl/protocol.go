@@ -140,6 +140,11 @@ type Entity[T any] struct {
 	Change, Remove func(e *T, c Change) []any
 	Settle         func(e *T, version int64) []any
 	Projections    []Projection[T]
+
+	// txn is, for an entity in the transactional mode (its canonical
+	// table's Spec.Transactional), the parts of its transactions (see
+	// txn.go); NewEntity sets it.
+	txn *txnEntity
 }
 
 // Write runs one write of an entity through the protocol. With an
@@ -163,6 +168,9 @@ func Write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 }
 
 func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *Entity[T], op Op, e *T) error {
+	if ent.txn != nil {
+		return ent.txnWrite(ctx, s, o, op, e) // txn.go
+	}
 	t := ent.Canonical
 	for attempt := 1; ; attempt++ {
 		st, err := getValue(ctx, s, cqldriver.Query{Stmt: t.PreRead, Values: ent.State(e)}, ent.ScanState)
