@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
+	"sync"
 	"strings"
 	"testing"
 
@@ -249,4 +251,301 @@ func TestCassandra6TransactionalMode(t *testing.T) {
 		}
 		checkRows(t, raw, live)
 	})
+}
+
+// memberDrift compares the rows of member id in every table with what
+// its canonical row implies, and the canonical row with want (nil: no
+// member). Read with plain gocql.
+func memberDrift(t *testing.T, raw *gocql.Session, id string, want *txnmodel.Member) []string {
+	t.Helper()
+	var out []string
+	var m txnmodel.Member
+	var pending []byte
+	err := raw.Query("SELECT member_id, team, name, email, flagged, score, cqlgen_pending FROM members WHERE member_id = ?", id).Consistency(gocql.Quorum).
+		Scan(&m.MemberID, &m.Team, &m.Name, &m.Email, &m.Flagged, &m.Score, &pending)
+	var canon *txnmodel.Member
+	switch {
+	case errors.Is(err, gocql.ErrNotFound):
+	case err != nil:
+		t.Fatal(err)
+	default:
+		canon = &m
+	}
+	if len(pending) > 0 {
+		out = append(out, "members holds a pending record")
+	}
+	if (canon == nil) != (want == nil) || (canon != nil && *canon != *want) {
+		out = append(out, fmt.Sprintf("members holds %+v, want %+v", canon, want))
+	}
+	rows := func(q string) []string {
+		var got []string
+		it := raw.Query(q, id).Consistency(gocql.Quorum).Iter()
+		var a, b, c string
+		for it.Scan(&a, &b, &c) {
+			got = append(got, a+"/"+b+"/"+c)
+		}
+		if err := it.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	var byTeam, flagged, email []string
+	if canon != nil {
+		byTeam = []string{canon.Team + "/" + canon.Name + "/" + id}
+		if canon.Flagged {
+			flagged = []string{canon.Team + "/" + canon.Name + "/" + id}
+		}
+		email = []string{canon.Email + "/" + id + "/" + id}
+	}
+	for _, c := range []struct {
+		table string
+		got   []string
+		want  []string
+	}{
+		{"members_by_team", rows("SELECT team, name, member_id FROM members_by_team WHERE member_id = ? ALLOW FILTERING"), byTeam},
+		{"flagged_members", rows("SELECT team, name, member_id FROM flagged_members WHERE member_id = ? ALLOW FILTERING"), flagged},
+		{"members_by_email", rows("SELECT email, member_id, member_id FROM members_by_email WHERE member_id = ? ALLOW FILTERING"), email},
+	} {
+		if !slices.Equal(c.got, c.want) {
+			out = append(out, fmt.Sprintf("%s holds %v, the canonical row implies %v", c.table, c.got, c.want))
+		}
+	}
+	return out
+}
+
+// The crash-point suite of the write protocol (TestWriteProtocolCrashPoints,
+// TestUniqueCrashPoints), in the transactional mode: each write path
+// fails at each of its calls in turn (before the call, after it applied
+// with its reply lost, or with the client dying there), then runs again
+// or another write follows. Every table must then be exactly what the
+// canonical row implies, with no pending record, and the canonical row
+// what the last successful write made it.
+func TestCassandra6TransactionalCrashPoints(t *testing.T) {
+	raw, base := txnSetup(t)
+	ctx := context.Background()
+	n := 0
+	member := func(id, team, name string, flagged bool) *txnmodel.Member {
+		return &txnmodel.Member{MemberID: id, Team: team, Name: name, Email: name + "-" + id + "@x", Flagged: flagged, Score: 1}
+	}
+	type path struct {
+		name  string
+		setup func(r *txnmodel.MemberRepo, id string) error
+		op    func(r *txnmodel.MemberRepo, id string) (*txnmodel.Member, error) // the member it leaves
+	}
+	paths := []path{
+		{"insert new", nil, func(r *txnmodel.MemberRepo, id string) (*txnmodel.Member, error) {
+			m := member(id, "red", "ann", false)
+			return m, r.Insert(ctx, m)
+		}},
+		{"update moving every row, entering the sparse table, taking a new email",
+			func(r *txnmodel.MemberRepo, id string) error { return r.Insert(ctx, member(id, "red", "ann", false)) },
+			func(r *txnmodel.MemberRepo, id string) (*txnmodel.Member, error) {
+				m := member(id, "blue", "bob", true)
+				return m, r.Update(ctx, m)
+			}},
+		{"update leaving the sparse table",
+			func(r *txnmodel.MemberRepo, id string) error { return r.Insert(ctx, member(id, "red", "ann", true)) },
+			func(r *txnmodel.MemberRepo, id string) (*txnmodel.Member, error) {
+				m := member(id, "red", "ann", false)
+				return m, r.Update(ctx, m)
+			}},
+		{"delete",
+			func(r *txnmodel.MemberRepo, id string) error { return r.Insert(ctx, member(id, "red", "ann", true)) },
+			func(r *txnmodel.MemberRepo, id string) (*txnmodel.Member, error) {
+				return nil, r.Delete(ctx, member(id, "", "", false))
+			}},
+		{"insert after delete",
+			func(r *txnmodel.MemberRepo, id string) error {
+				if err := r.Insert(ctx, member(id, "red", "ann", true)); err != nil {
+					return err
+				}
+				return r.Delete(ctx, member(id, "", "", false))
+			},
+			func(r *txnmodel.MemberRepo, id string) (*txnmodel.Member, error) {
+				m := member(id, "green", "cid", true)
+				return m, r.Insert(ctx, m)
+			}},
+	}
+	recoveries := map[string]func(r *txnmodel.MemberRepo, id string) (*txnmodel.Member, error){
+		"later insert": func(r *txnmodel.MemberRepo, id string) (*txnmodel.Member, error) {
+			m := member(id, "gold", "dee", false)
+			return m, r.Insert(ctx, m)
+		},
+		"later delete": func(r *txnmodel.MemberRepo, id string) (*txnmodel.Member, error) {
+			return nil, r.Delete(ctx, member(id, "", "", false))
+		},
+	}
+	for _, p := range paths {
+		count := &faultSession{Session: base}
+		id := fmt.Sprintf("clean-%d", n)
+		n++
+		repo := txnmodel.NewMemberRepo(count)
+		if p.setup != nil {
+			must(t, p.setup(repo, id))
+		}
+		before := count.calls.Load()
+		want, err := p.op(repo, id)
+		must(t, err)
+		calls := int(count.calls.Load() - before)
+		if d := memberDrift(t, raw, id, want); d != nil {
+			t.Fatalf("%s: the clean run drifts: %v", p.name, d)
+		}
+		for k := 1; k <= calls; k++ {
+			for _, f := range []fault{failBefore, lostReply, dies} {
+				for _, rec := range []string{"rerun", "later insert", "later delete"} {
+					name := fmt.Sprintf("%s/call %d of %d/%s/%s", p.name, k, calls, f, rec)
+					id := fmt.Sprintf("m-%d", n)
+					n++
+					fs := &faultSession{Session: base, k: int64(k), f: f}
+					repo := txnmodel.NewMemberRepo(fs, cqlgen.WithAttempts(3), injected)
+					if p.setup != nil {
+						must(t, p.setup(repo, id))
+					}
+					fs.armed.Store(true)
+					_, err := p.op(repo, id)
+					fs.armed.Store(false)
+					if err == nil && f != lostReply {
+						t.Errorf("%s: a failed step went unreported", name)
+					}
+					var want *txnmodel.Member
+					var rerr error
+					if rec == "rerun" {
+						want, rerr = p.op(repo, id)
+					} else {
+						want, rerr = recoveries[rec](repo, id)
+					}
+					if rerr != nil {
+						t.Errorf("%s: %v", name, rerr)
+					}
+					if d := memberDrift(t, raw, id, want); d != nil {
+						t.Errorf("%s: %v", name, d)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d members written through crash points", n)
+	rep, err := txnmodel.NewMemberRepo(base).Verify(ctx, nil)
+	if err != nil || rep.Drift() != 0 || rep.Rows == 0 {
+		t.Errorf("verify after the crash points: %+v, %v", rep, err)
+	}
+	if got := readMemberRows(t, raw); got.pending != 0 {
+		t.Errorf("%d canonical rows hold a pending record", got.pending)
+	}
+}
+
+// A reader that reads the canonical row and both candidate rows of
+// members_by_team in one transaction, while a writer moves the member
+// between two teams, never sees the rows disagree: the change is one
+// transaction. (Under the write protocol such a reader can see the
+// canonical row changed and the old row still there, until the fan-out.)
+func TestCassandra6TransactionalReaderSeesNoPartialChange(t *testing.T) {
+	raw, s := txnSetup(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	repo := txnmodel.NewMemberRepo(s)
+	m := txnmodel.Member{MemberID: "mover", Team: "red", Name: "ann", Email: "mover@x"}
+	must(t, repo.Insert(ctx, &m))
+	const writes = 150
+	done := make(chan error, 1)
+	go func() {
+		teams := []string{"red", "blue"}
+		for i := 1; i <= writes; i++ {
+			m.Team, m.Flagged, m.Score = teams[i%2], i%2 == 1, int64(i)
+			if err := repo.Update(ctx, &m); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	const read = `BEGIN TRANSACTION
+  LET m = (SELECT team, flagged FROM members WHERE member_id = 'mover');
+  LET r = (SELECT member_id FROM members_by_team WHERE team = 'red' AND name = 'ann' AND member_id = 'mover');
+  LET b = (SELECT member_id FROM members_by_team WHERE team = 'blue' AND name = 'ann' AND member_id = 'mover');
+  LET fr = (SELECT member_id FROM flagged_members WHERE team = 'red' AND member_id = 'mover');
+  LET fb = (SELECT member_id FROM flagged_members WHERE team = 'blue' AND member_id = 'mover');
+  SELECT m.team, m.flagged, r.member_id, b.member_id, fr.member_id, fb.member_id;
+COMMIT TRANSACTION`
+	reads, disagree := 0, 0
+	for running := true; running; {
+		select {
+		case err := <-done:
+			must(t, err)
+			running = false
+		default:
+		}
+		var team string
+		var flagged bool
+		var r, b, fr, fb *string
+		if err := raw.Query(read).Consistency(gocql.Quorum).Scan(&team, &flagged, &r, &b, &fr, &fb); err != nil {
+			t.Fatalf("reading in a transaction: %v", err)
+		}
+		reads++
+		inTeam := map[string]bool{"red": r != nil, "blue": b != nil}
+		inFlagged := map[string]bool{"red": fr != nil, "blue": fb != nil}
+		ok := inTeam[team] && len(inTeam) == 2 && !inTeam[other(team)] &&
+			inFlagged[team] == flagged && !inFlagged[other(team)]
+		if !ok {
+			disagree++
+			if disagree <= 3 {
+				t.Logf("disagreement: members says %s (flagged %v); by team red %v blue %v; flagged red %v blue %v", team, flagged, r != nil, b != nil, fr != nil, fb != nil)
+			}
+		}
+	}
+	t.Logf("%d reads in transactions during %d transactional writes: %d disagreements", reads, writes, disagree)
+	if disagree != 0 {
+		t.Errorf("%d of %d reads saw a partial change", disagree, reads)
+	}
+	if reads < 10 {
+		t.Errorf("only %d reads ran beside the writer", reads)
+	}
+}
+
+func other(team string) string {
+	if team == "red" {
+		return "blue"
+	}
+	return "red"
+}
+
+// Writers racing for one email: exactly one wins, the others get a
+// *cqlgen.UniqueConflictError, and the tables hold the winner alone.
+func TestCassandra6TransactionalClaimRace(t *testing.T) {
+	raw, s := txnSetup(t)
+	ctx := context.Background()
+	repo := txnmodel.NewMemberRepo(s, cqlgen.WithAttempts(20))
+	const racers, rounds = 4, 5
+	live := map[string]txnmodel.Member{}
+	for round := range rounds {
+		email := fmt.Sprintf("race-%d@x", round)
+		errs := make([]error, racers)
+		ms := make([]txnmodel.Member, racers)
+		var wg sync.WaitGroup
+		for i := range racers {
+			ms[i] = txnmodel.Member{MemberID: fmt.Sprintf("r%d-%d", round, i), Team: "red", Name: fmt.Sprintf("n%d", i), Email: email}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = repo.Insert(ctx, &ms[i])
+			}()
+		}
+		wg.Wait()
+		won := 0
+		for i, err := range errs {
+			var uc *cqlgen.UniqueConflictError
+			switch {
+			case err == nil:
+				won++
+				live[ms[i].MemberID] = ms[i]
+			case errors.As(err, &uc):
+			default:
+				t.Errorf("round %d racer %d: %v, want nil or *UniqueConflictError", round, i, err)
+			}
+		}
+		if won != 1 {
+			t.Errorf("round %d: %d racers won the email, want 1", round, won)
+		}
+	}
+	checkRows(t, raw, live)
 }
