@@ -7,8 +7,8 @@ import (
 	"reflect"
 	"slices"
 	"sort"
-	"sync"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gocql/gocql"

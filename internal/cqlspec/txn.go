@@ -112,17 +112,25 @@ type Expect struct {
 // a SELECT of what each read found (the canonical row's version, a
 // claim's version: the reply, from which the client decides whether the
 // condition held, since a transaction has no [applied]), and the writes,
-// under the condition that every row is as expected. Its placeholders
-// are, in order: each read's, each condition's (BindOldVersion for the
-// canonical version; BindHeld per owner column and BindHeldClaim for a
-// claim, on the claim's table), then each write's.
-func Transaction(expects []Expect, writes []Statement) Statement {
-	clauses := []string{"BEGIN TRANSACTION"}
+// under the condition that every row is as expected. It returns the text,
+// one part a line (a long part over several), indented by nesting, and
+// the placeholders in order: each read's, each condition's
+// (BindOldVersion for the canonical version; BindHeld per owner column
+// and BindHeldClaim for a claim, on the claim's table), then each
+// write's.
+func Transaction(expects []Expect, writes []Statement) (string, []Bind) {
+	var b strings.Builder
+	line := func(indent, text string) {
+		b.WriteString(indent)
+		b.WriteString(strings.ReplaceAll(text, "\n", "\n"+indent))
+		b.WriteByte('\n')
+	}
+	b.WriteString("BEGIN TRANSACTION\n")
 	var binds []Bind
 	var sel, conds []string
 	var condBinds []Bind
 	for _, x := range expects {
-		clauses = append(clauses, "  "+x.Read.Clauses[0]+";")
+		line("\t", x.Read.CQL()+";")
 		binds = append(binds, x.Read.Binds...)
 		let := x.Table.LetName()
 		col := VersionColumn
@@ -146,30 +154,21 @@ func Transaction(expects []Expect, writes []Statement) Statement {
 		}
 	}
 	if len(sel) > 0 {
-		clauses = append(clauses, "  SELECT "+strings.Join(sel, ", ")+";")
+		line("\t", "SELECT "+strings.Join(sel, ", ")+";")
 	}
 	binds = append(binds, condBinds...)
-	indent := "  "
+	indent := "\t"
 	if len(conds) > 0 {
-		clauses = append(clauses, "  IF "+strings.Join(conds, " AND ")+" THEN")
-		indent = "    "
+		line("\t", "IF "+strings.Join(conds, " AND ")+" THEN")
+		indent = "\t\t"
 	}
 	for _, w := range writes {
-		for i, c := range w.Clauses {
-			line := indent + c
-			if i > 0 {
-				line = indent + "  " + c
-			}
-			if i == len(w.Clauses)-1 {
-				line += ";"
-			}
-			clauses = append(clauses, line)
-		}
+		line(indent, w.CQL()+";")
 		binds = append(binds, w.Binds...)
 	}
 	if len(conds) > 0 {
-		clauses = append(clauses, "  END IF")
+		line("\t", "END IF")
 	}
-	clauses = append(clauses, "COMMIT TRANSACTION")
-	return Statement{Slot: "Transaction", Clauses: clauses, Binds: binds}
+	b.WriteString("COMMIT TRANSACTION")
+	return b.String(), binds
 }

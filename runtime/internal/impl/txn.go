@@ -265,9 +265,9 @@ func (x *txnEntity) statement(w *txnWrite) (*cqldriver.Statement, []any) {
 		tt := &x.tables[e.table]
 		expects[i] = cqlspec.Expect{Table: &tt.t.Spec, Read: tt.claim, Absent: e.absent, Owner: tt.owner}
 	}
-	txn := cqlspec.Transaction(expects, w.parts)
+	cql, _ := cqlspec.Transaction(expects, w.parts)
 	s := &cqldriver.Statement{
-		CQL:     txn.CQL(),
+		CQL:     cql,
 		Table:   x.canon.Spec.Name,
 		Pattern: x.canon.Spec.Pattern,
 		// A transaction runs at the write level, its reads at the serial
