@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gocql/gocql"
 
@@ -187,6 +188,17 @@ func TestCassandra6TransactionalMode(t *testing.T) {
 		}
 		checkRows(t, raw, live)
 	})
+	t.Run("an idempotency key: the call run again applies once", func(t *testing.T) {
+		m := txnmodel.Member{MemberID: "m4", Team: "red", Name: "dee", Email: "dee@x", Score: 1}
+		key := cqlgen.WithIdempotencyKey("insert-m4")
+		for range 2 {
+			if err := repo.Insert(ctx, &m, key); err != nil {
+				t.Fatalf("Insert with a key: %v", err)
+			}
+		}
+		live["m4"] = m
+		checkRows(t, raw, live)
+	})
 	t.Run("Modify", func(t *testing.T) {
 		got, err := repo.Modify(ctx, "m2", func(m *txnmodel.Member) error { m.Score++; m.Flagged = true; return nil })
 		if err != nil || got.Score != 6 {
@@ -242,6 +254,11 @@ func TestCassandra6TransactionalMode(t *testing.T) {
 		var in *cqlgen.InputError
 		if err := repo.Update(lctx, &bob); !errors.As(err, &in) || !strings.Contains(err.Error(), "transactional mode") {
 			t.Errorf("Update at LOCAL_QUORUM: %v, want an *InputError naming the transactional mode", err)
+		}
+		// A TTL of the call's: refused as for every entity stored in
+		// several tables (a transaction could not take it anyway).
+		if err := repo.Update(ctx, &bob, cqlgen.WithTTL(time.Hour)); !errors.As(err, &in) {
+			t.Errorf("Update WithTTL: %v, want an *InputError", err)
 		}
 		// The session's defaults are LOCAL_*: the server refuses them,
 		// and the error says what to do.
@@ -548,4 +565,46 @@ func TestCassandra6TransactionalClaimRace(t *testing.T) {
 		}
 	}
 	checkRows(t, raw, live)
+}
+
+// Writers racing to Modify one member: every increment lands once (the
+// transactions are serializable, and Modify retries on a conflict), and
+// the tables hold the final member alone.
+func TestCassandra6TransactionalModifyRace(t *testing.T) {
+	raw, s := txnSetup(t)
+	ctx := context.Background()
+	repo := txnmodel.NewMemberRepo(s, cqlgen.WithAttempts(100))
+	m := txnmodel.Member{MemberID: "counted", Team: "red", Name: "ann", Email: "counted@x"}
+	must(t, repo.Insert(ctx, &m))
+	const writers, each = 4, 8
+	var wg sync.WaitGroup
+	errs := make(chan error, writers*each)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				_, err := repo.Modify(ctx, "counted", func(m *txnmodel.Member) error {
+					m.Score++
+					m.Flagged = !m.Flagged
+					m.Team = []string{"red", "blue", "green", "gold"}[w]
+					return nil
+				})
+				if err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("Modify: %v", err)
+	}
+	got, err := repo.Get(ctx, "counted")
+	must(t, err)
+	if got.Score != writers*each {
+		t.Errorf("score %d after %d increments", got.Score, writers*each)
+	}
+	checkRows(t, raw, map[string]txnmodel.Member{"counted": *got})
 }
