@@ -349,11 +349,19 @@ func (x *txnEntity) levelError(err error) error {
 func (ent *Entity[T]) txnWrite(ctx context.Context, s cqlgen.Session, o cqlgen.Options, op Op, e *T) error {
 	x, t := ent.txn, ent.Canonical
 	for attempt := 1; ; attempt++ {
-		st, err := getValue(ctx, s, cqldriver.Query{Stmt: t.PreRead, Values: ent.State(e)}, ent.ScanState)
-		found := err == nil
-		if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
-			return x.levelError(err)
+		var st State[T]
+		found := false
+		if attempt > 1 || op != OpInsert || o.Attempts <= 1 || (o.Expect != 0 && o.Expect != cqlgen.Absent) {
+			var err error
+			st, err = getValue(ctx, s, cqldriver.Query{Stmt: t.PreRead, Values: ent.State(e)}, ent.ScanState)
+			found = err == nil
+			if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
+				return x.levelError(err)
+			}
 		}
+		// Else an Insert's first attempt expects a new entity without
+		// reading: when there is a row, the condition fails and the next
+		// attempt reads it.
 		if found && len(st.Pending) > 0 {
 			// Left pending by the write protocol, before the entity moved
 			// to the transactional mode: complete it first, then read
@@ -407,7 +415,11 @@ func (ent *Entity[T]) txnWrite(ctx context.Context, s cqlgen.Session, o cqlgen.O
 		expects := []txnExpect{{table: -1, key: ent.State(e), absent: !found, version: oldVersion}}
 		if next != nil {
 			nxt = ent.txnImage(next, !live)
-			claims, err := ent.txnClaims(ctx, s, cur, nxt, op == opTouch)
+			// The first attempt expects each new claim absent, as it
+			// mostly is, without reading it; when one is not, the
+			// condition fails and the next attempt reads the claims.
+			optimistic := attempt == 1 && o.Attempts > 1 && op != opTouch
+			claims, err := ent.txnClaims(ctx, s, cur, nxt, op == opTouch, optimistic)
 			if err != nil {
 				return x.levelError(err)
 			}
@@ -481,11 +493,12 @@ func (ent *Entity[T]) txnImage(e *T, unset bool) *txnImage {
 }
 
 // txnClaims reads the claims of the unique keys next takes (all of them
-// with touch): each is expected absent, or held by the entity itself, or
+// with touch), or, optimistic, expects each absent without reading it.
+// Read, each is expected absent, or held by the entity itself, or
 // held by another entity that no longer holds the key (a claim left
 // behind by the write protocol), which the transaction takes over. A
 // claim another entity holds is a *cqlgen.UniqueConflictError.
-func (ent *Entity[T]) txnClaims(ctx context.Context, s cqlgen.Session, cur, next *txnImage, touch bool) ([]txnExpect, error) {
+func (ent *Entity[T]) txnClaims(ctx context.Context, s cqlgen.Session, cur, next *txnImage, touch, optimistic bool) ([]txnExpect, error) {
 	var out []txnExpect
 	for i := range ent.Projections {
 		p := &ent.Projections[i]
@@ -495,6 +508,10 @@ func (ent *Entity[T]) txnClaims(ctx context.Context, s cqlgen.Session, cur, next
 		}
 		if !touch && cur != nil && cur.rows[i].holds && SameKey(p.Table, cur.rows[i].key, r.key) {
 			continue // kept: already the entity's
+		}
+		if optimistic {
+			out = append(out, txnExpect{table: i, key: r.key, absent: true})
+			continue
 		}
 		t := p.Table
 		nkey := len(t.Spec.PartitionKey) + len(t.Spec.Clustering)
