@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"slices"
 	"sort"
@@ -643,5 +644,58 @@ func TestCassandra6TransactionalMigration(t *testing.T) {
 	}
 	if !applied {
 		t.Errorf("the refused transaction did not apply: 6.0-alpha2's behaviour changed; update docs/cassandra6.md")
+	}
+}
+
+// The requests each write sends on the 6.0 node are those txnmodel's
+// schema.md prices for Member ("What a write costs": reads, then the
+// transaction), counted by the fault session of the crash-point suites,
+// unarmed.
+func TestCassandra6TransactionalCosts(t *testing.T) {
+	_, base := txnSetup(t)
+	ctx := context.Background()
+	page, err := os.ReadFile("txnmodel/schema.md")
+	must(t, err)
+	_, costs, _ := strings.Cut(string(page), "**Member**")
+	costs, _, _ = strings.Cut(costs, "**Account**")
+	priced := map[string]int{} // write → requests
+	for _, line := range strings.Split(costs, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) != 8 || !strings.Contains(cells[2], "transaction") {
+			continue
+		}
+		var stmts, reqs int
+		if _, err := fmt.Sscanf(strings.TrimSpace(cells[5]), "%d (%d)", &stmts, &reqs); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		priced[strings.TrimSpace(cells[1])] = reqs
+	}
+	if len(priced) != 4 {
+		t.Fatalf("schema.md prices %v, want Insert, Update, Modify and Delete", priced)
+	}
+	count := &faultSession{Session: base}
+	repo := txnmodel.NewMemberRepo(count)
+	sent := func(f func() error) int {
+		t.Helper()
+		before := count.calls.Load()
+		must(t, f())
+		return int(count.calls.Load() - before)
+	}
+	m := txnmodel.Member{MemberID: "c1", Team: "red", Name: "ann", Email: "c1@x", Flagged: true, Score: 1}
+	got := map[string]int{"Insert": sent(func() error { return repo.Insert(ctx, &m) })}
+	m = txnmodel.Member{MemberID: "c1", Team: "blue", Name: "bob", Email: "c1-b@x", Flagged: true, Score: 2}
+	got["Update"] = sent(func() error { return repo.Update(ctx, &m) })
+	got["Modify"] = sent(func() error {
+		_, err := repo.Modify(ctx, "c1", func(m *txnmodel.Member) error {
+			m.Team, m.Name, m.Email, m.Score = "green", "cid", "c1-c@x", 3
+			return nil
+		})
+		return err
+	})
+	got["Delete"] = sent(func() error { return repo.Delete(ctx, &m) })
+	for w, n := range priced {
+		if got[w] != n {
+			t.Errorf("%s sent %d requests; schema.md prices %d", w, got[w], n)
+		}
 	}
 }
