@@ -36,10 +36,12 @@ import (
 // changes (cqlgen_writes), so that IfVersion, Modify, idempotency keys
 // and the settling of a lost reply work as under the protocol.
 //
-// The code here is not generic: the generic part (txnWrite) turns the
-// entity into a txnImage (values and, per table, whether it holds the
-// entity, its key and its row) and calls txnEntity, which builds and
-// caches the statement of each shape of transaction.
+// Most of the code here is not generic: the generic part (txnWrite,
+// txnImageOf, txnClaims, over P = *T as the protocol's, see
+// docs/architecture.md) reads the entity's rows and turns the entity
+// into a txnImage (values and, per table, whether it holds the entity,
+// its key and its row); txnEntity builds and caches the statement of
+// each shape of transaction, and decides from its reply.
 
 // txnEntity is an entity's transactional mode: the parts of its
 // transactions, rendered from its tables' descriptions.
@@ -142,15 +144,15 @@ type txnExpect struct {
 	owner   []any
 }
 
-// txnWrite is the plan of one transaction: its checks and its writes.
-type txnWrite struct {
+// txnPlan is the plan of one transaction: its checks and its writes.
+type txnPlan struct {
 	expects []txnExpect
 	shape   strings.Builder
 	parts   []cqlspec.Statement
 	values  [][]any
 }
 
-func (w *txnWrite) add(tag string, part cqlspec.Statement, values []any) {
+func (w *txnPlan) add(tag string, part cqlspec.Statement, values []any) {
 	w.shape.WriteString(tag)
 	w.shape.WriteByte(';')
 	w.parts = append(w.parts, part)
@@ -162,8 +164,8 @@ func (w *txnWrite) add(tag string, part cqlspec.Statement, values []any) {
 // last changes writes; claims lists the claims it takes (see
 // txnEntity.claims), expects what it read of the rows it checks. touch
 // rewrites every row even where it is unchanged.
-func (x *txnEntity) plan(cur, next *txnImage, ts int64, writes []byte, expects []txnExpect, touch bool) *txnWrite {
-	w := &txnWrite{expects: expects}
+func (x *txnEntity) plan(cur, next *txnImage, ts int64, writes []byte, expects []txnExpect, touch bool) *txnPlan {
+	w := &txnPlan{expects: expects}
 	for _, e := range expects {
 		if e.absent {
 			fmt.Fprintf(&w.shape, "?%d=;", e.table)
@@ -237,7 +239,7 @@ func (tt *txnTable) sameRow(a, b []any) bool {
 }
 
 // statement is the transaction of w's shape, composed and wrapped once.
-func (x *txnEntity) statement(w *txnWrite) (*cqldriver.Statement, []any) {
+func (x *txnEntity) statement(w *txnPlan) (*cqldriver.Statement, []any) {
 	var values []any
 	for _, e := range w.expects {
 		values = append(values, e.key...)
@@ -280,7 +282,7 @@ func (x *txnEntity) statement(w *txnWrite) (*cqldriver.Statement, []any) {
 
 // run sends the transaction of w and reports whether its condition held:
 // the row it returns is what it read of each row it checked, in order.
-func (x *txnEntity) run(ctx context.Context, s cqlgen.Session, o cqlgen.Options, w *txnWrite) (bool, error) {
+func (x *txnEntity) run(ctx context.Context, s cqlgen.Session, o cqlgen.Options, w *txnPlan) (bool, error) {
 	if err := x.checkLevels(ctx, o); err != nil {
 		return false, err
 	}
@@ -346,14 +348,14 @@ func (x *txnEntity) levelError(err error) error {
 // txnWrite is write in the transactional mode: one transaction per
 // attempt, which the pre-read shapes and the transaction's condition
 // checks; an attempt whose condition did not hold reads again.
-func (ent *Entity[T]) txnWrite(ctx context.Context, s cqlgen.Session, o cqlgen.Options, op Op, e *T) error {
+func txnWrite[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlgen.Options, op Op, e P) error {
 	x, t := ent.txn, ent.Canonical
 	for attempt := 1; ; attempt++ {
-		var st State[T]
+		st := State[P]{Row: ent.newRow()}
 		found := false
 		if attempt > 1 || op != OpInsert || o.Attempts <= 1 || (o.Expect != 0 && o.Expect != cqlgen.Absent) {
 			var err error
-			st, err = getValue(ctx, s, cqldriver.Query{Stmt: t.PreRead, Values: ent.State(e)}, ent.ScanState)
+			st, err = readState(ent, ctx, s, cqldriver.Query{Stmt: t.PreRead, Values: ent.State(e)})
 			found = err == nil
 			if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
 				return x.levelError(err)
@@ -366,7 +368,7 @@ func (ent *Entity[T]) txnWrite(ctx context.Context, s cqlgen.Session, o cqlgen.O
 			// Left pending by the write protocol, before the entity moved
 			// to the transactional mode: complete it first, then read
 			// again.
-			if err := ent.complete(ctx, s, o, &st, found); err != nil {
+			if err := complete(ent, ctx, s, o, &st, found); err != nil {
 				return err
 			}
 			continue
@@ -377,30 +379,29 @@ func (ent *Entity[T]) txnWrite(ctx context.Context, s cqlgen.Session, o cqlgen.O
 			if live {
 				actual = st.seen()
 			}
-			if actual != o.Expect && !ent.reapplied(op, e, &st, live) {
+			if actual != o.Expect && !reapplied(ent, op, e, &st, live) {
 				return &cqlgen.VersionConflictError{Table: t.Spec.Name, Expected: o.Expect, Actual: actual}
 			}
 		}
 		next := e
 		switch op {
 		case OpInsert:
-			if live && ent.Merge != nil {
-				m := ent.Merge(&st.Row, e)
-				next = &m
+			if live && ent.merge != nil {
+				next = ent.merge(st.Row, e)
 			}
 		case OpUpdate, opModify:
 			if !live {
 				return cqlgen.ErrNotFound
 			}
 		case OpDelete:
-			next = nil
+			next = none[P]()
 		case opTouch:
 			if !live {
 				return nil
 			}
-			next = &st.Row
+			next = st.Row
 		}
-		if (next == nil && !live) || (op != opTouch && live && next != nil && ent.same(&st.Row, next)) {
+		if (isNil(next) && !live) || (op != opTouch && live && !isNil(next) && same(ent, st.Row, next)) {
 			return nil // nothing to change: the write ran before, say
 		}
 		var oldVersion int64
@@ -410,22 +411,22 @@ func (ent *Entity[T]) txnWrite(ctx context.Context, s cqlgen.Session, o cqlgen.O
 		ts := nextVersion(oldVersion, Now(o))
 		var cur, nxt *txnImage
 		if live {
-			cur = ent.txnImage(&st.Row, false)
+			cur = txnImageOf(ent, st.Row, false)
 		}
 		expects := []txnExpect{{table: -1, key: ent.State(e), absent: !found, version: oldVersion}}
-		if next != nil {
-			nxt = ent.txnImage(next, !live)
+		if !isNil(next) {
+			nxt = txnImageOf(ent, next, !live)
 			// The first attempt expects each new claim absent, as it
 			// mostly is, without reading it; when one is not, the
 			// condition fails and the next attempt reads the claims.
 			optimistic := attempt == 1 && o.Attempts > 1 && op != opTouch
-			claims, err := ent.txnClaims(ctx, s, cur, nxt, op == opTouch, optimistic)
+			claims, err := txnClaims(ent, ctx, s, cur, nxt, op == opTouch, optimistic)
 			if err != nil {
 				return x.levelError(err)
 			}
 			expects = append(expects, claims...)
 		}
-		lost := lostWrite{found: found, old: oldVersion, ts: ts, id: newWriteID(), gone: next == nil}
+		lost := lostWrite{found: found, old: oldVersion, ts: ts, id: newWriteID(), gone: isNil(next)}
 		w := x.plan(cur, nxt, ts, appendWrite(st.Writes, lost), expects, op == opTouch)
 		lost.sent = time.Now()
 		held, err := x.run(ctx, s, o, w)
@@ -438,7 +439,7 @@ func (ent *Entity[T]) txnWrite(ctx context.Context, s cqlgen.Session, o cqlgen.O
 			// the last changes at the read level; the refusal came after
 			// the transaction ran, not while it could still land.
 			applied, known := false, false
-			cur, rerr := getValue(ctx, s, cqldriver.Query{Stmt: t.PreRead, Values: ent.State(e)}, ent.ScanState)
+			cur, rerr := readState(ent, ctx, s, cqldriver.Query{Stmt: t.PreRead, Values: ent.State(e)})
 			if rerr == nil || errors.Is(rerr, cqlgen.ErrNotFound) {
 				applied, known, _ = settleOutcome(lost, rerr == nil, cur.Version, cur.Writes)
 			}
@@ -457,7 +458,7 @@ func (ent *Entity[T]) txnWrite(ctx context.Context, s cqlgen.Session, o cqlgen.O
 			}
 			// The reply was lost: learn whether it applied, as the
 			// protocol does, from the record of the last changes.
-			applied, known, reads, why := ent.settle(ctx, s, o, e, lost)
+			applied, known, reads, why := settle(ent, ctx, s, o, e, lost)
 			if !known {
 				return &unsettledError{&cqlgen.WriteUnknownError{Table: t.Spec.Name, Err: err, Reads: reads, Cause: why}, lost}
 			}
@@ -478,9 +479,9 @@ func (ent *Entity[T]) txnWrite(ctx context.Context, s cqlgen.Session, o cqlgen.O
 	}
 }
 
-// txnImage is e as the transaction writes it; unset leaves its nil
+// txnImageOf is e as the transaction writes it; unset leaves its nil
 // pointers and empty collections unset (creating).
-func (ent *Entity[T]) txnImage(e *T, unset bool) *txnImage {
+func txnImageOf[P any](ent *entity[P], e P, unset bool) *txnImage {
 	img := &txnImage{values: ent.Values(e, unset), key: ent.State(e), rows: make([]txnRow, len(ent.Projections))}
 	for i := range ent.Projections {
 		p := &ent.Projections[i]
@@ -498,7 +499,7 @@ func (ent *Entity[T]) txnImage(e *T, unset bool) *txnImage {
 // held by another entity that no longer holds the key (a claim left
 // behind by the write protocol), which the transaction takes over. A
 // claim another entity holds is a *cqlgen.UniqueConflictError.
-func (ent *Entity[T]) txnClaims(ctx context.Context, s cqlgen.Session, cur, next *txnImage, touch, optimistic bool) ([]txnExpect, error) {
+func txnClaims[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, cur, next *txnImage, touch, optimistic bool) ([]txnExpect, error) {
 	var out []txnExpect
 	for i := range ent.Projections {
 		p := &ent.Projections[i]
@@ -532,11 +533,11 @@ func (ent *Entity[T]) txnClaims(ctx context.Context, s cqlgen.Session, cur, next
 			for j, k := range p.Owner {
 				canonKey[j] = cqldriver.Encoded(c.cols[k])
 			}
-			st, err := getValue(ctx, s, cqldriver.Query{Stmt: ent.Canonical.PreRead, Values: canonKey}, ent.ScanState)
+			st, err := readState(ent, ctx, s, cqldriver.Query{Stmt: ent.Canonical.PreRead, Values: canonKey})
 			if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
 				return nil, err
 			}
-			if err == nil && !st.Deleted && p.holds(&st.Row) && SameKey(t, p.Key(&st.Row), r.key) {
+			if err == nil && !st.Deleted && p.holds(st.Row) && SameKey(t, p.Key(st.Row), r.key) {
 				return nil, &cqlgen.UniqueConflictError{Table: t.Spec.Name, Columns: keyNames(t)}
 			}
 		}
