@@ -41,7 +41,7 @@ check:
 # stopped again afterwards, even when tests fail) unless CASSANDRA_HOSTS
 # names one or the managed node is already running: one node serves both
 # the integration tests and the benchmark smoke run.
-# Then the Cassandra 6 suite on a 6.0-alpha2 node of its own (about 4
+# Then the Cassandra 6 suite on a 6.0-alpha2 node of its own (2 to 4
 # minutes with the node's start and stop; C6_SUITE=0 leaves it out, and
 # says so). Last, the cluster suite on three nodes of their own (about 9
 # minutes); CLUSTER_SUITE=0 leaves it out of a local run, and says so.
