@@ -51,3 +51,13 @@ type Ticket struct {
 	TicketID string `db:"ticket_id"`
 	Queue    string `db:"queue"`
 }
+
+// Tally counts, in two counter tables.
+type Tally struct {
+	_ cqlgen.Pattern `table:"tallies,canonical,transactional" pk:"tally_id"`
+	_ cqlgen.Pattern `table:"tallies_by_kind" pk:"kind" ck:"tally_id" size:"rows=1k"`
+
+	TallyID string `db:"tally_id"`
+	Kind    string `db:"kind"`
+	Hits    int64  `db:"hits" cql:"counter"`
+}
