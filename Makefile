@@ -29,23 +29,28 @@ vet:
 # `go tool cqlgen generate .` in each example package.
 generate:
 	$(GO) generate $(EXAMPLES)
-	cd integration && $(GO) generate ./testmodel ./typemodel ./v2model
+	cd integration && $(GO) generate ./testmodel ./typemodel ./v2model ./txnmodel
 
 # Fail when a committed generated file is stale, missing or orphaned.
 check:
 	$(GO) run ./cmd/cqlgen check $(EXAMPLES)
-	cd integration && $(GO) run github.com/cqlgen/cqlgen/cmd/cqlgen check ./testmodel ./typemodel ./v2model
+	cd integration && $(GO) run github.com/cqlgen/cqlgen/cmd/cqlgen check ./testmodel ./typemodel ./v2model ./txnmodel
 
 # Every test: vet, the staleness check, unit and golden tests, and the
 # integration tests against a real Cassandra. A Cassandra is started (and
 # stopped again afterwards, even when tests fail) unless CASSANDRA_HOSTS
 # names one or the managed node is already running: one node serves both
 # the integration tests and the benchmark smoke run.
-# Last, the cluster suite on three nodes of their own (about 9 minutes);
-# CLUSTER_SUITE=0 leaves it out of a local run, and says so.
+# Then the Cassandra 6 suite on a 6.0-alpha2 node of its own (2 to 4
+# minutes with the node's start and stop; C6_SUITE=0 leaves it out, and
+# says so). Last, the cluster suite on three nodes of their own (about 9
+# minutes); CLUSTER_SUITE=0 leaves it out of a local run, and says so.
 CLUSTER_SUITE ?= 1
+C6_SUITE ?= 1
 test: vet check test-unit
 	$(WITH_CASSANDRA) $(MAKE) --no-print-directory test-integration bench-smoke
+	@if [ "$(C6_SUITE)" = 1 ]; then $(MAKE) --no-print-directory test-integration-c6; \
+	else echo "make test: the Cassandra 6 suite was left out (C6_SUITE=$(C6_SUITE)); CI runs it"; fi
 	@if [ "$(CLUSTER_SUITE)" = 1 ]; then $(MAKE) --no-print-directory test-cluster; \
 	else echo "make test: the cluster suite was left out (CLUSTER_SUITE=$(CLUSTER_SUITE)); CI runs it"; fi
 
@@ -76,8 +81,9 @@ test-integration-other:
 
 # Cassandra 6 (issue 28; docs/cassandra6.md): a node of its own running
 # 6.0-alpha2 with Accord transactions enabled, at C6_CASSANDRA_HOST beside
-# the default node, fetched once from Maven Central. Not part of make test.
-# test-integration-c6 starts it, runs the Cassandra 6 tests of the
+# the default node, fetched once from Maven Central. make test runs
+# test-integration-c6 unless C6_SUITE=0: it starts the node (unless it
+# runs), runs the Cassandra 6 tests of the
 # integration suite and of runtime/gocqlv2 (RUN picks others; the node is
 # CASSANDRA6_HOSTS, and CASSANDRA_HOSTS too, so -run can reach any test),
 # and stops it again.

@@ -88,7 +88,75 @@ func Costs(s Shape) []Cost {
 		ins.fanOut(len(s.Tables))
 		return []Cost{ins, immutableDelete(len(s.Tables))}
 	}
+	if canon.Transactional {
+		return txnCosts(s, canon)
+	}
 	return protocolCosts(s, canon)
+}
+
+// transaction adds one transaction of the transactional mode writing
+// rows rows: one statement, one request, one checked write.
+func (c *Cost) transaction(rows int) {
+	c.Conditional++
+	c.Statements++
+	c.Requests++
+	c.Rows += rows
+}
+
+// txnCosts is the transactional mode's (txn.go in the runtime): an
+// Insert sends its transaction alone, expecting a new entity and
+// unclaimed keys; an Update, a Modify or a Delete reads the source of
+// truth's row first (a claim only when a first attempt found it taken),
+// then sends one transaction that writes every row the change touches:
+// the source of truth's, the rows it moves (deleted) and rewrites, the
+// claims it takes and gives up.
+func txnCosts(s Shape, canon *Table) []Cost {
+	var plain, unique, moves, rewrites, claims int
+	key := map[string]bool{}
+	for _, c := range append(append([]Column(nil), canon.PartitionKey...), canon.Clustering...) {
+		key[c.Name] = true
+	}
+	for _, t := range s.Tables {
+		if t == canon {
+			continue
+		}
+		moved, stored := false, false
+		for _, c := range t.All() {
+			if !c.Field || key[c.Name] {
+				continue
+			}
+			stored = true
+			if c.Kind == KindPartition || c.Kind == KindClustering {
+				moved = true
+			}
+		}
+		if t.Unique {
+			unique++
+			if moved {
+				claims++
+			}
+			continue
+		}
+		plain++
+		if moved {
+			moves++
+		}
+		if stored {
+			rewrites++
+		}
+	}
+	ins := Cost{Method: "Insert", Case: "a new entity, in one transaction" + keys(", claims", unique)}
+	ins.transaction(1 + plain + unique)
+	upd := Cost{Method: "Update", Case: "every field but the key changes, in one transaction" + keys(", claims and releases", claims)}
+	upd.read(1)
+	upd.transaction(1 + moves + rewrites + 2*claims)
+	mod := upd
+	mod.Method, mod.Case = "Modify", "the change edits every field but the key, in one transaction"+keys(", claims and releases", claims)
+	mod.read(1) // the entity, before the write's own read
+	del := Cost{Method: "Delete", Case: "an entity that exists, in one transaction" + keys(", releases", unique)}
+	del.read(1)
+	del.transaction(1 + plain + unique)
+	return []Cost{ins, upd, mod, del}
 }
 
 // immutableDelete is Delete of an immutable entity in n tables: it reads

@@ -90,6 +90,9 @@ func (r *renderer) table() []Statement {
 	where, keyBinds := equal(r.key())
 	if t.Unique {
 		r.unique(where, keyBinds)
+		if t.Transactional {
+			r.txn()
+		}
 		if t.Maintained {
 			r.scan()
 		}
@@ -139,6 +142,9 @@ func (r *renderer) table() []Statement {
 		if t.Fenced {
 			r.fence(where, keyBinds)
 		}
+	}
+	if t.Transactional && !t.HasCounters() {
+		r.txn()
 	}
 	if t.Maintained {
 		r.scan()
@@ -341,11 +347,12 @@ func (r *renderer) protocol(where string, keyBinds []Bind) {
 	}
 	r.add(Statement{Slot: SlotChange, Clauses: []string{"UPDATE " + t.Name, "SET " + strings.Join(set, ", "), where, cond},
 		Binds: append(append(setBinds, keyBinds...), old...)})
-	if !statics && t.Bucket == BucketNone {
+	if !statics && t.Bucket == BucketNone && !t.Transactional {
 		// Create is Change sent without a read, on "no row": every column
 		// State reads but the key's null. When it does not apply, the
 		// reply holds those columns, in State's order: the row, read by
 		// the write itself (docs/protocol.md, "A create without a read").
+		// The transactional mode creates inside its transaction instead.
 		var nulls []string
 		for _, c := range r.all {
 			if (c.Field || isProtocol(c.Kind)) && c.Kind != KindPartition && c.Kind != KindClustering {

@@ -87,6 +87,10 @@ type Table struct {
 	Fenced bool
 	// Unique marks a unique table: its rows are claims of its key.
 	Unique bool
+	// Transactional marks a table of an entity in the transactional mode
+	// (Cassandra 6): it gets the parts of a transaction (see Transaction)
+	// and is in transactional_mode 'full'.
+	Transactional bool
 	// Prefix is how many clustering columns, from the first, a read may
 	// fix by equality.
 	Prefix int

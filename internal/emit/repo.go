@@ -232,6 +232,7 @@ func specLit(s *cqlspec.Table) jen.Code {
 		jen.Id("Maintained"), flag(s.Maintained),
 		jen.Id("Fenced"), flag(s.Fenced),
 		jen.Id("Unique"), flag(s.Unique),
+		jen.Id("Transactional"), flag(s.Transactional),
 		jen.Id("Prefix"), prefix,
 		jen.Id("Bucket"), bucket,
 		jen.Id("TTL"), ttl,

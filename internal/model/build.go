@@ -139,6 +139,9 @@ func (b *builder) entity(s *load.Struct) *Entity {
 		if t.Immutable && t == e.Canonical {
 			e.Immutable, e.ImmutablePos = true, t.ImmutablePos
 		}
+		if t.Transactional && t == e.Canonical {
+			e.Transactional, e.TransactionalPos = true, t.TransactionalPos
+		}
 	}
 	for _, t := range e.Tables {
 		t.Columns = layout(e, t)
@@ -265,6 +268,9 @@ func (b *builder) table(e *Entity, lf *load.Field, byColumn map[string]*Field) *
 	}
 	if tp.Unique {
 		t.Unique, t.UniquePos = true, pos(tp.UniqueOff)
+	}
+	if tp.Transactional {
+		t.Transactional, t.TransactionalPos = true, pos(tp.TransactionalOff)
 	}
 	if tp.Deprecated {
 		t.Deprecated, t.DeprecatedPos = true, pos(tp.DeprecatedOff)

@@ -76,6 +76,11 @@ type Entity struct {
 	// and never changed (table:"...,canonical,immutable").
 	Immutable    bool
 	ImmutablePos token.Position
+	// Transactional: the canonical pattern says each write of the entity
+	// is one Accord transaction (table:"...,canonical,transactional"),
+	// and every table of it is in transactional_mode 'full'.
+	Transactional    bool
+	TransactionalPos token.Position
 	// Indexes are the entity's index patterns, in source order.
 	Indexes []*Index
 }
@@ -499,6 +504,10 @@ type Table struct {
 	// canonical pattern only (validation says so elsewhere).
 	Immutable    bool
 	ImmutablePos token.Position
+	// Transactional is the table option transactional; it is meaningful
+	// on the canonical pattern only (validation says so elsewhere).
+	Transactional    bool
+	TransactionalPos token.Position
 	// Unique is the table option unique: no two entities may share the
 	// table's primary key, an alternate key claimed by conditional writes.
 	Unique    bool

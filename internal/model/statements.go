@@ -242,6 +242,7 @@ func (t *Table) Spec() *cqlspec.Table {
 	}
 	s.Versioned = s.Canonical && e.Versioned()
 	s.Fenced = s.Versioned && e.HasUnique()
+	s.Transactional = e.Transactional
 	if b := t.Bucket; b != nil {
 		switch {
 		case b.Kind.IsTime():

@@ -94,12 +94,16 @@ type Pattern struct {
 	// an alternate key, claimed by conditional writes.
 	Unique    bool
 	UniqueOff int
-	Name      Ident // Go name of the read method; empty when defaulted
-	Doc       string
-	DocOff    int
-	PK        []Ident
-	PKOff     int // offset of the pk key, or of the table key when pk is absent
-	CK        []KeyColumn
+	// Transactional marks, on the canonical pattern, an entity whose
+	// writes are each one Accord transaction (Cassandra 6).
+	Transactional    bool
+	TransactionalOff int
+	Name             Ident // Go name of the read method; empty when defaulted
+	Doc              string
+	DocOff           int
+	PK               []Ident
+	PKOff            int // offset of the pk key, or of the table key when pk is absent
+	CK               []KeyColumn
 	// Prefix lists the clustering columns, from the first, that a read
 	// may fix by equality before it bounds the next one.
 	Prefix    []Ident
@@ -344,13 +348,18 @@ func (p *Pattern) parseTable(v Value) *Error {
 				return &Error{Off: opt.Off, Code: "bad-value", Msg: "unique is given twice"}
 			}
 			p.Unique, p.UniqueOff = true, opt.Off
+		case "transactional":
+			if p.Transactional {
+				return &Error{Off: opt.Off, Code: "bad-value", Msg: "transactional is given twice"}
+			}
+			p.Transactional, p.TransactionalOff = true, opt.Off
 		case "deprecated":
 			if p.Deprecated {
 				return &Error{Off: opt.Off, Code: "bad-value", Msg: "deprecated is given twice"}
 			}
 			p.Deprecated, p.DeprecatedOff = true, opt.Off
 		default:
-			return &Error{Off: opt.Off, Code: "bad-value", Msg: fmt.Sprintf("unknown table option %q (the options are canonical, immutable, unique and deprecated)", opt.Name)}
+			return &Error{Off: opt.Off, Code: "bad-value", Msg: fmt.Sprintf("unknown table option %q (the options are canonical, immutable, transactional, unique and deprecated)", opt.Name)}
 		}
 	}
 	return lx.end("bad-value", "table")

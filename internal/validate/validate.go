@@ -178,6 +178,7 @@ func (c *checker) entity(e *model.Entity) {
 		}
 	}
 	c.canonicalComplete(e)
+	c.transactional(e)
 	c.sharedStatics(e)
 	c.counterEntity(e)
 }

@@ -20,6 +20,11 @@ func tableOptions(t *model.Table) []string {
 	if o.HasGCGrace {
 		out = append(out, fmt.Sprintf("gc_grace_seconds = %d", o.GCGrace))
 	}
+	if t.Entity != nil && t.Entity.Transactional {
+		// Cassandra 6's Accord: the entity's writes are transactions
+		// (table:"...,canonical,transactional").
+		out = append(out, "transactional_mode = 'full'")
+	}
 	if c := t.CommentText(); c != "" {
 		out = append(out, "comment = "+Quote(c))
 	}

@@ -34,6 +34,7 @@ type tableView struct {
 	Canonical  bool
 	Where      string // a sparse table's predicate
 	Unique     bool
+	Txn        bool   // the entity is in the transactional mode
 	Deprecated string // what a deprecated table's header comment says; empty otherwise
 	Bucket     string
 	TTL        string
@@ -85,6 +86,7 @@ func table(t *model.Table) tableView {
 		Canonical: t.Entity.Canonical == t,
 		Where:     t.WhereWords(),
 		Unique:    t.Unique,
+		Txn:       t.Entity.Transactional,
 	}
 	if t.Deprecated {
 		tv.Deprecated = "still written, dropped by hand once nothing reads it"

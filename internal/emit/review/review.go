@@ -30,6 +30,42 @@ type reviewView struct {
 	// Statements lists, per table and index read, every statement the
 	// repository can send, rendered as the runtime renders them.
 	Statements []reviewStatements
+	// Transactions shows, per entity in the transactional mode, its
+	// widest transaction, composed from the parts Statements lists.
+	Transactions []reviewTransaction
+}
+
+type reviewTransaction struct {
+	Entity, CQL string
+}
+
+// transaction is the widest transaction of e, an entity in the
+// transactional mode, as the runtime composes it (cqlspec.Transaction):
+// an update that moves the entity's row in every other table and takes
+// each of its unique keys.
+func transaction(e *model.Entity) reviewTransaction {
+	part := func(t *model.Table, slot cqlspec.Slot) cqlspec.Statement {
+		for _, s := range cqlspec.Render(t.Spec()) {
+			if s.Slot == slot {
+				return s
+			}
+		}
+		return cqlspec.Statement{}
+	}
+	canon := e.Canonical.Spec()
+	expects := []cqlspec.Expect{{Table: canon, Read: part(e.Canonical, cqlspec.SlotTxnRead)}}
+	writes := []cqlspec.Statement{part(e.Canonical, cqlspec.SlotTxnChange)}
+	for _, t := range e.Tables {
+		if t == e.Canonical {
+			continue
+		}
+		if t.Unique {
+			expects = append(expects, cqlspec.Expect{Table: t.Spec(), Read: part(t, cqlspec.SlotTxnClaimRead), Absent: true})
+		}
+		writes = append(writes, part(t, cqlspec.SlotTxnDelete), part(t, cqlspec.SlotTxnInsert))
+	}
+	cql, _ := cqlspec.Transaction(expects, writes)
+	return reviewTransaction{Entity: e.GoName, CQL: cql}
 }
 
 type reviewStatements struct {
@@ -86,6 +122,10 @@ func Review(p *model.Package, verdicts map[*model.Table][]model.Verdict) ([]byte
 		re.Tables = strings.Join(names, ", ")
 		if len(names) > 1 {
 			re.Tables += fmt.Sprintf(" (%d tables)", len(names))
+		}
+		if e.Transactional {
+			re.Tables += ", in one transaction"
+			v.Transactions = append(v.Transactions, transaction(e))
 		}
 		v.Entities = append(v.Entities, re)
 		v.Costs = addCosts(v.Costs, costs(e))
@@ -211,6 +251,10 @@ func reviewReaders(p *model.Package) []reviewReader {
 			}
 			var rules []string
 			switch {
+			case e.Transactional:
+				// Written by transactions: a delete removes the row, and
+				// a claim lands with its owner's change or not at all.
+				rules = append(rules, "none written by the transactional mode")
 			case grave:
 				rules = append(rules, fmt.Sprintf("graves: `%s = true`, kept %s", model.DeletedColumn, model.HumanDuration(t.GraveTTL())))
 			case claim:

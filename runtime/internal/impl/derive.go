@@ -146,6 +146,14 @@ func derive[P any](ent *entity[P]) {
 	if ent.Check == nil {
 		ent.Check, ent.CheckKey = checks(ent, index)
 	}
+	if spec.Transactional {
+		tables := make([]*Table, len(ent.Projections))
+		unique := make([]bool, len(ent.Projections))
+		for i, p := range ent.Projections {
+			tables[i], unique[i] = p.Table, p.Unique
+		}
+		ent.txn = newTxnEntity(ent.Canonical, tables, unique, index)
+	}
 
 }
 

@@ -173,6 +173,11 @@ type entity[P any] struct {
 	scanState func(cqldriver.Iter) (State[P], bool)
 	merge     func(cur, e P) P
 	zero      P // a zero row, never written
+
+	// txn is, for an entity in the transactional mode (its canonical
+	// table's Spec.Transactional), the parts of its transactions (see
+	// txn.go); NewEntity sets it.
+	txn *txnEntity
 }
 
 // readState reads the canonical row that q selects, with the state's Row
@@ -232,6 +237,11 @@ func write[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 // from it as from its own read, and that first try is not counted among
 // o.Attempts.
 func writeFrom[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *entity[P], op Op, e P, held *State[P]) error {
+	if ent.txn != nil {
+		// The transactional mode reads inside its own transaction, so a
+		// held row is not needed (txn.go).
+		return txnWrite(ent, ctx, s, o, op, e)
+	}
 	t := ent.Canonical
 	direct := op == OpInsert && held == nil && ent.Create != nil && (o.Expect == 0 || o.Expect == cqlgen.Absent)
 	for attempt := 1; ; attempt++ {

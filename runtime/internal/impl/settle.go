@@ -57,6 +57,10 @@ type lostWrite struct {
 	ts    int64     // the version it wrote
 	id    [8]byte   // its attempt's id, listed with ts in the record
 	sent  time.Time // when it was sent (see cqlgen.Options.LandWindow); zero: long ago
+	// gone marks a write that removes the row (a delete in the
+	// transactional mode, which leaves no grave): no row means it, or
+	// another delete, applied.
+	gone bool
 }
 
 // The window in which a conditional write's coordinator may still land
@@ -187,6 +191,10 @@ var errTooManyChanges = fmt.Errorf("%w: more than %d, or a change outside the wr
 // applied" that rests on another change of the version w expected is
 // final, as w's condition can never hold again.
 func settleOutcome(w lostWrite, found bool, version int64, record []byte) (applied, known, unchanged bool) {
+	if !found && w.gone {
+		// The entity is gone, as the write would leave it.
+		return true, true, false
+	}
 	if !found {
 		// Versions only grow and graves outlive any key: no row means
 		// no change since w expected none.
@@ -337,7 +345,7 @@ func keyed(key string, err error) error {
 }
 
 // The record of a lost write an idempotency key keeps: a format byte,
-// flags (1: found), old, ts, when it was sent (Unix microseconds; 0:
+// flags (1: found, 2: gone), old, ts, when it was sent (Unix microseconds; 0:
 // long ago) and the id.
 const lostFormat = 1
 
@@ -345,6 +353,9 @@ func (w lostWrite) encode() []byte {
 	b := []byte{lostFormat, 0}
 	if w.found {
 		b[1] = 1
+	}
+	if w.gone {
+		b[1] |= 2
 	}
 	b = binary.AppendUvarint(b, uint64(w.old))
 	b = binary.AppendUvarint(b, uint64(w.ts))
@@ -361,7 +372,7 @@ func decodeLost(b []byte) (lostWrite, bool) {
 	if len(b) < 2 || b[0] != lostFormat {
 		return w, false
 	}
-	w.found = b[1] == 1
+	w.found, w.gone = b[1]&1 != 0, b[1]&2 != 0
 	r := b[2:]
 	old, k1 := binary.Uvarint(r)
 	if k1 <= 0 {

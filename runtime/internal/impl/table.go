@@ -115,6 +115,11 @@ type tableCQL struct {
 	// ReadNearest).
 	Nearest string
 
+	// Parts are, on a table in the transactional mode, the parts of its
+	// entity's transactions (cqlspec.SlotTxn...), never sent alone: see
+	// txn.go.
+	Parts []string
+
 	// Prefix[k-1] holds the page statements of a read that fixes the
 	// first k clustering columns by equality (a pattern's prefix key):
 	// the same as First... and After... above, with those columns'
@@ -155,6 +160,10 @@ type Table struct {
 	// Statements lists every statement the table can send, rendered
 	// from Spec, in cqlspec.Render's order (the bound variants aside).
 	Statements []*cqldriver.Statement
+	// Parts lists, on a table in the transactional mode, the text of the
+	// parts its entity's transactions are composed of (cqlspec.Render's
+	// SlotTxn... statements), which are never sent alone.
+	Parts []string
 
 	Insert, Delete, Get, Scan *cqldriver.Statement
 	// PreRead is State as a write reads it before writing: the same text,
@@ -313,6 +322,8 @@ func renderCQL(spec *TableSpec) tableCQL {
 			c.Next = text
 		case cqlspec.SlotNearest:
 			c.Nearest = text
+		case cqlspec.SlotTxnRead, cqlspec.SlotTxnChange, cqlspec.SlotTxnClaimRead, cqlspec.SlotTxnInsert, cqlspec.SlotTxnDelete:
+			c.Parts = append(c.Parts, text)
 		}
 	}
 	return c
@@ -368,6 +379,7 @@ func newTable(spec TableSpec, c tableCQL) *Table {
 	}
 	t.next = t.stmt(c.Next, cqlgen.Read)
 	t.nearest = t.stmt(c.Nearest, cqlgen.Read)
+	t.Parts = c.Parts
 	t.cql = c
 	return t
 }

@@ -1,0 +1,553 @@
+package impl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/internal/base"
+)
+
+// The transactional mode (table:"...,canonical,transactional", Cassandra 6
+// with Accord; docs/cassandra6.md). Each write of the entity is one
+// transaction that
+//
+//   - reads the canonical row's version (LET cur) and the claim of each
+//     unique key the change takes (LET claim_<table>);
+//   - returns what it read (SELECT), since a transaction has no
+//     [applied]: the client compares it with what it expected;
+//   - if every row is as the write read it before (IF ... THEN), writes
+//     the canonical row (or deletes it), deletes the rows of other tables
+//     whose key the change moves or whose predicate it makes false,
+//     inserts the new rows, takes the new claims and deletes the claims
+//     given up.
+//
+// Nothing is left pending: no record, no fan-out, nothing to repair
+// after a crash. The write's own read before (the pre-read) decides the
+// shape of the transaction; the transaction's condition makes sure the
+// shape still holds. The version is kept, and the record of the last
+// changes (cqlgen_writes), so that IfVersion, Modify, idempotency keys
+// and the settling of a lost reply work as under the protocol.
+//
+// Most of the code here is not generic: the generic part (txnWrite,
+// txnImageOf, txnClaims, over P = *T as the protocol's, see
+// docs/architecture.md) reads the entity's rows and turns the entity
+// into a txnImage (values and, per table, whether it holds the entity,
+// its key and its row); txnEntity builds and caches the statement of
+// each shape of transaction, and decides from its reply.
+
+// txnEntity is an entity's transactional mode: the parts of its
+// transactions, rendered from its tables' descriptions.
+type txnEntity struct {
+	canon  *Table
+	read   cqlspec.Statement // LET cur
+	change cqlspec.Statement // the canonical row's UPDATE
+	remove cqlspec.Statement // the canonical row's DELETE
+	// changePlan says, per placeholder of change, the index of the value
+	// in the entity's Values, or bindTS or bindWrites.
+	changePlan []int
+	tables     []txnTable // per projection, in the entity's order
+	shapes     sync.Map   // shape key → *cqldriver.Statement
+}
+
+type txnTable struct {
+	t      *Table
+	unique bool
+	// owner lists, on a unique table, its columns after the key: those
+	// that name the claim's owner.
+	owner               []cqlspec.Column
+	insert, del, claim  cqlspec.Statement
+	insertN, keyN, rowN int
+}
+
+// newTxnEntity renders the parts of the transactions of an entity whose
+// canonical table is canon, with projections tables (unique[i] marks a
+// unique one); index maps a column of the canonical table to its place
+// in Values.
+func newTxnEntity(canon *Table, tables []*Table, unique []bool, index map[string]int) *txnEntity {
+	x := &txnEntity{canon: canon}
+	for _, s := range cqlspec.Render(&canon.Spec) {
+		switch s.Slot {
+		case cqlspec.SlotTxnRead:
+			x.read = s
+		case cqlspec.SlotTxnChange:
+			x.change = s
+		case cqlspec.SlotTxnDelete:
+			x.remove = s
+		}
+	}
+	for _, b := range x.change.Binds {
+		switch {
+		case b.Kind == cqlspec.BindWrites:
+			x.changePlan = append(x.changePlan, bindWrites)
+		case b.Column == cqlspec.VersionColumn:
+			x.changePlan = append(x.changePlan, bindTS)
+		default:
+			i, ok := index[b.Column]
+			if !ok {
+				panic(fmt.Sprintf("cqlgenimpl: %s: TxnChange binds column %s, which no field holds", canon.Spec.Name, b.Column))
+			}
+			x.changePlan = append(x.changePlan, i)
+		}
+	}
+	for i, t := range tables {
+		tt := txnTable{t: t, unique: unique[i], rowN: len(t.Row), keyN: len(t.Spec.PartitionKey) + len(t.Spec.Clustering)}
+		for _, s := range cqlspec.Render(&t.Spec) {
+			switch s.Slot {
+			case cqlspec.SlotTxnInsert:
+				tt.insert, tt.insertN = s, len(s.Binds)
+			case cqlspec.SlotTxnDelete:
+				tt.del = s
+			case cqlspec.SlotTxnClaimRead:
+				tt.claim = s
+			}
+		}
+		if tt.unique {
+			tt.owner = t.Row[tt.keyN:]
+		}
+		x.tables = append(x.tables, tt)
+	}
+	return x
+}
+
+// txnImage is an entity as the transaction writes it: its canonical
+// values, and per projection whether the table holds it, its key and its
+// row (the table's columns in order; a unique table's claim version
+// last).
+type txnImage struct {
+	values []any
+	key    []any // the canonical primary key
+	rows   []txnRow
+}
+
+type txnRow struct {
+	holds    bool
+	key, row []any
+}
+
+// txnExpect is what the write read of a row the transaction checks: the
+// canonical row (table -1) or a claim (a projection's index).
+type txnExpect struct {
+	table  int
+	key    []any
+	absent bool
+	// version: the canonical version, or the claim's; owner: a claim's
+	// owner columns as read.
+	version int64
+	owner   []any
+}
+
+// txnPlan is the plan of one transaction: its checks and its writes.
+type txnPlan struct {
+	expects []txnExpect
+	shape   strings.Builder
+	parts   []cqlspec.Statement
+	values  [][]any
+}
+
+func (w *txnPlan) add(tag string, part cqlspec.Statement, values []any) {
+	w.shape.WriteString(tag)
+	w.shape.WriteByte(';')
+	w.parts = append(w.parts, part)
+	w.values = append(w.values, values)
+}
+
+// plan is the transaction that takes the entity from cur (nil: no live
+// entity) to next (nil: deleted) at version ts, with the record of the
+// last changes writes; claims lists the claims it takes (see
+// txnEntity.claims), expects what it read of the rows it checks. touch
+// rewrites every row even where it is unchanged.
+func (x *txnEntity) plan(cur, next *txnImage, ts int64, writes []byte, expects []txnExpect, touch bool) *txnPlan {
+	w := &txnPlan{expects: expects}
+	for _, e := range expects {
+		if e.absent {
+			fmt.Fprintf(&w.shape, "?%d=;", e.table)
+		} else {
+			fmt.Fprintf(&w.shape, "?%d;", e.table)
+		}
+	}
+	if next == nil {
+		w.add("rm", x.remove, x.canonKey(cur, next))
+	} else {
+		vals := make([]any, len(x.changePlan))
+		for i, p := range x.changePlan {
+			switch p {
+			case bindTS:
+				vals[i] = ts
+			case bindWrites:
+				vals[i] = writes
+			default:
+				vals[i] = next.values[p]
+			}
+		}
+		w.add("ch", x.change, vals)
+	}
+	for i := range x.tables {
+		tt := &x.tables[i]
+		var was, will *txnRow
+		if cur != nil && cur.rows[i].holds {
+			was = &cur.rows[i]
+		}
+		if next != nil && next.rows[i].holds {
+			will = &next.rows[i]
+		}
+		moved := was != nil && (will == nil || !SameKey(tt.t, was.key, will.key))
+		if moved {
+			w.add("d"+strconv.Itoa(i), tt.del, was.key)
+		}
+		if will == nil {
+			continue
+		}
+		if tt.unique {
+			if touch || was == nil || moved {
+				// The claim: the key, its owner, and this change's version.
+				row := append(append([]any(nil), will.row[:tt.insertN-1]...), ts)
+				w.add("i"+strconv.Itoa(i), tt.insert, row)
+			}
+			continue
+		}
+		if !touch && was != nil && !moved && tt.sameRow(was.row, will.row) {
+			continue // the row is what it was
+		}
+		w.add("i"+strconv.Itoa(i), tt.insert, will.row[:tt.insertN])
+	}
+	return w
+}
+
+func (x *txnEntity) canonKey(cur, next *txnImage) []any {
+	if next != nil {
+		return next.key
+	}
+	return cur.key
+}
+
+// sameRow reports whether two rows of the table hold the same values, as
+// Cassandra stores them.
+func (tt *txnTable) sameRow(a, b []any) bool {
+	cols := tt.t.Row
+	if len(a) < len(cols) || len(b) < len(cols) {
+		return false
+	}
+	return sameEncoded(a[:len(cols)], b[:len(cols)], func(i int) string { return cols[i].Type })
+}
+
+// statement is the transaction of w's shape, composed and wrapped once.
+func (x *txnEntity) statement(w *txnPlan) (*cqldriver.Statement, []any) {
+	var values []any
+	for _, e := range w.expects {
+		values = append(values, e.key...)
+	}
+	for _, e := range w.expects {
+		if e.absent {
+			continue
+		}
+		values = append(values, e.owner...)
+		values = append(values, e.version)
+	}
+	for _, v := range w.values {
+		values = append(values, v...)
+	}
+	key := w.shape.String()
+	if s, ok := x.shapes.Load(key); ok {
+		return s.(*cqldriver.Statement), values
+	}
+	expects := make([]cqlspec.Expect, len(w.expects))
+	for i, e := range w.expects {
+		if e.table < 0 {
+			expects[i] = cqlspec.Expect{Table: &x.canon.Spec, Read: x.read, Absent: e.absent}
+			continue
+		}
+		tt := &x.tables[e.table]
+		expects[i] = cqlspec.Expect{Table: &tt.t.Spec, Read: tt.claim, Absent: e.absent, Owner: tt.owner}
+	}
+	cql, _ := cqlspec.Transaction(expects, w.parts)
+	s := &cqldriver.Statement{
+		CQL:     cql,
+		Table:   x.canon.Spec.Name,
+		Pattern: x.canon.Spec.Pattern,
+		// A transaction runs at the write level, its reads at the serial
+		// one, as a conditional write; like one, it is not sent twice.
+		Kind: cqlgen.Conditional,
+	}
+	actual, _ := x.shapes.LoadOrStore(key, s)
+	return actual.(*cqldriver.Statement), values
+}
+
+// run sends the transaction of w and reports whether its condition held:
+// the row it returns is what it read of each row it checked, in order.
+func (x *txnEntity) run(ctx context.Context, s cqlgen.Session, o cqlgen.Options, w *txnPlan) (bool, error) {
+	if err := x.checkLevels(ctx, o); err != nil {
+		return false, err
+	}
+	stmt, values := x.statement(w)
+	got := make([]*int64, len(w.expects))
+	dest := make([]any, len(got))
+	for i := range got {
+		dest[i] = &got[i]
+	}
+	it := s.Iter(ctx, cqldriver.Query{Stmt: stmt, Values: values, SerialConsistency: o.SerialConsistency, PageSize: cqldriver.Unpaged})
+	ok := it.Scan(dest...)
+	if err := it.Close(); err != nil {
+		return false, x.levelError(err)
+	}
+	if !ok {
+		return false, fmt.Errorf("cqlgen: %s: the transaction returned no row", x.canon.Spec.Name)
+	}
+	for i, e := range w.expects {
+		switch {
+		case e.absent && got[i] != nil, !e.absent && (got[i] == nil || *got[i] != e.version):
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// checkLevels refuses, before anything is sent, a LOCAL_* level named by
+// the call (WithLevels) or the repository (WithSerialConsistency):
+// Cassandra refuses them on a table in the transactional mode. A level of
+// the session's is refused by the server, and levelError says so.
+func (x *txnEntity) checkLevels(ctx context.Context, o cqlgen.Options) error {
+	l, _ := ctx.Value(base.LevelsKey{}).(cqlgen.Levels)
+	for _, c := range []struct {
+		name  string
+		level cqldriver.Consistency
+	}{{"Levels.Read", l.Read}, {"Levels.Write", l.Write}, {"Levels.Serial", l.Serial}, {"SerialConsistency", o.SerialConsistency}} {
+		if c.level == cqldriver.LocalQuorum || c.level == cqldriver.LocalSerial || c.level == cqldriver.LocalOne {
+			return x.levelInput(c.name, c.level.String())
+		}
+	}
+	return nil
+}
+
+func (x *txnEntity) levelInput(name, level string) error {
+	return &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: name, Reason: fmt.Sprintf(
+		"%s, but %s is in the transactional mode (Accord), which takes no LOCAL_* level: use Quorum and Serial (SessionOptions, WithLevels)", level, x.canon.Spec.Name)}
+}
+
+// levelError is err, or, when the server refused a LOCAL_* level of the
+// session's, an *InputError that names it and the table.
+func (x *txnEntity) levelError(err error) error {
+	msg := err.Error()
+	if i := strings.Index(msg, " is unsupported with Accord"); i >= 0 {
+		level := msg[:i]
+		if j := strings.LastIndex(level, "ConsistencyLevel "); j >= 0 {
+			level = level[j+len("ConsistencyLevel "):]
+		}
+		return x.levelInput("the session's level", level)
+	}
+	return err
+}
+
+// txnWrite is write in the transactional mode: one transaction per
+// attempt, which the pre-read shapes and the transaction's condition
+// checks; an attempt whose condition did not hold reads again.
+func txnWrite[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlgen.Options, op Op, e P) error {
+	x, t := ent.txn, ent.Canonical
+	for attempt := 1; ; attempt++ {
+		st := State[P]{Row: ent.newRow()}
+		found := false
+		if attempt > 1 || op != OpInsert || o.Attempts <= 1 || (o.Expect != 0 && o.Expect != cqlgen.Absent) {
+			var err error
+			st, err = readState(ent, ctx, s, cqldriver.Query{Stmt: t.PreRead, Values: ent.State(e)})
+			found = err == nil
+			if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
+				return x.levelError(err)
+			}
+		}
+		// Else an Insert's first attempt expects a new entity without
+		// reading: when there is a row, the condition fails and the next
+		// attempt reads it.
+		if found && len(st.Pending) > 0 {
+			// Left pending by the write protocol, before the entity moved
+			// to the transactional mode: complete it first, then read
+			// again.
+			if err := complete(ent, ctx, s, o, &st, found); err != nil {
+				return err
+			}
+			continue
+		}
+		live := found && !st.Deleted
+		if o.Expect != 0 {
+			actual := cqlgen.Absent
+			if live {
+				actual = st.seen()
+			}
+			if actual != o.Expect && !reapplied(ent, op, e, &st, live) {
+				return &cqlgen.VersionConflictError{Table: t.Spec.Name, Expected: o.Expect, Actual: actual}
+			}
+		}
+		next := e
+		switch op {
+		case OpInsert:
+			if live && ent.merge != nil {
+				next = ent.merge(st.Row, e)
+			}
+		case OpUpdate, opModify:
+			if !live {
+				return cqlgen.ErrNotFound
+			}
+		case OpDelete:
+			next = none[P]()
+		case opTouch:
+			if !live {
+				return nil
+			}
+			next = st.Row
+		}
+		if (isNil(next) && !live) || (op != opTouch && live && !isNil(next) && same(ent, st.Row, next)) {
+			return nil // nothing to change: the write ran before, say
+		}
+		var oldVersion int64
+		if found {
+			oldVersion = st.Version
+		}
+		ts := nextVersion(oldVersion, Now(o))
+		var cur, nxt *txnImage
+		if live {
+			cur = txnImageOf(ent, st.Row, false)
+		}
+		expects := []txnExpect{{table: -1, key: ent.State(e), absent: !found, version: oldVersion}}
+		if !isNil(next) {
+			nxt = txnImageOf(ent, next, !live)
+			// The first attempt expects each new claim absent, as it
+			// mostly is, without reading it; when one is not, the
+			// condition fails and the next attempt reads the claims.
+			optimistic := attempt == 1 && o.Attempts > 1 && op != opTouch
+			claims, err := txnClaims(ent, ctx, s, cur, nxt, op == opTouch, optimistic)
+			if err != nil {
+				return x.levelError(err)
+			}
+			expects = append(expects, claims...)
+		}
+		lost := lostWrite{found: found, old: oldVersion, ts: ts, id: newWriteID(), gone: isNil(next)}
+		w := x.plan(cur, nxt, ts, appendWrite(st.Writes, lost), expects, op == opTouch)
+		lost.sent = time.Now()
+		held, err := x.run(ctx, s, o, w)
+		if err != nil && migrating(err) {
+			// Refused while the table's ranges migrate to Accord, and yet
+			// 6.0-alpha2 applied the refused transaction's writes
+			// (docs/cassandra6.md): say which, never "not applied" alone.
+			// A serial read fails there too (on a node running Paxos v1:
+			// "Can't migrate from PaxosV1 to anything"): read the record of
+			// the last changes at the read level; the refusal came after
+			// the transaction ran, not while it could still land.
+			applied, known := false, false
+			cur, rerr := readState(ent, ctx, s, cqldriver.Query{Stmt: t.PreRead, Values: ent.State(e)})
+			if rerr == nil || errors.Is(rerr, cqlgen.ErrNotFound) {
+				applied, known, _ = settleOutcome(lost, rerr == nil, cur.Version, cur.Writes)
+			}
+			outcome := "its outcome is unknown"
+			if known && applied {
+				outcome = "it applied all the same"
+			} else if known {
+				outcome = "it did not apply"
+			}
+			return fmt.Errorf("cqlgen: %s: the migration of the table to Accord is not complete, so the transactional mode cannot write it yet (docs/cassandra6.md), and %s: %w", t.Spec.Name, outcome, err)
+		}
+		if err != nil {
+			var in *cqlgen.InputError
+			if !maybeApplied(err) || errors.As(err, &in) {
+				return err
+			}
+			// The reply was lost: learn whether it applied, as the
+			// protocol does, from the record of the last changes.
+			applied, known, reads, why := settle(ent, ctx, s, o, e, lost)
+			if !known {
+				return &unsettledError{&cqlgen.WriteUnknownError{Table: t.Spec.Name, Err: err, Reads: reads, Cause: why}, lost}
+			}
+			if !applied {
+				return err
+			}
+			return nil
+		}
+		if held {
+			return nil
+		}
+		if attempt >= o.Attempts {
+			return &cqlgen.NotAppliedError{Table: t.Spec.Name}
+		}
+		if err := casBackoff.Wait(ctx, attempt); err != nil {
+			return err
+		}
+	}
+}
+
+// txnImageOf is e as the transaction writes it; unset leaves its nil
+// pointers and empty collections unset (creating).
+func txnImageOf[P any](ent *entity[P], e P, unset bool) *txnImage {
+	img := &txnImage{values: ent.Values(e, unset), key: ent.State(e), rows: make([]txnRow, len(ent.Projections))}
+	for i := range ent.Projections {
+		p := &ent.Projections[i]
+		if !p.holds(e) {
+			continue
+		}
+		img.rows[i] = txnRow{holds: true, key: p.Key(e), row: p.Row(e, 0, unset)}
+	}
+	return img
+}
+
+// txnClaims reads the claims of the unique keys next takes (all of them
+// with touch), or, optimistic, expects each absent without reading it.
+// Read, each is expected absent, or held by the entity itself, or
+// held by another entity that no longer holds the key (a claim left
+// behind by the write protocol), which the transaction takes over. A
+// claim another entity holds is a *cqlgen.UniqueConflictError.
+func txnClaims[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, cur, next *txnImage, touch, optimistic bool) ([]txnExpect, error) {
+	var out []txnExpect
+	for i := range ent.Projections {
+		p := &ent.Projections[i]
+		r := next.rows[i]
+		if !p.Unique || !r.holds {
+			continue
+		}
+		if !touch && cur != nil && cur.rows[i].holds && SameKey(p.Table, cur.rows[i].key, r.key) {
+			continue // kept: already the entity's
+		}
+		if optimistic {
+			out = append(out, txnExpect{table: i, key: r.key, absent: true})
+			continue
+		}
+		t := p.Table
+		nkey := len(t.Spec.PartitionKey) + len(t.Spec.Clustering)
+		c, err := readClaim(ctx, s, t, r.key)
+		if errors.Is(err, cqlgen.ErrNotFound) {
+			out = append(out, txnExpect{table: i, key: r.key, absent: true})
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		owner := make([]any, len(t.Row)-nkey)
+		for j := range owner {
+			owner[j] = cqldriver.Encoded(c.cols[nkey+j])
+		}
+		if !sameOwner(t, r.row[nkey:len(t.Row)], c.cols[nkey:len(t.Row)]) {
+			canonKey := make([]any, len(p.Owner))
+			for j, k := range p.Owner {
+				canonKey[j] = cqldriver.Encoded(c.cols[k])
+			}
+			st, err := readState(ent, ctx, s, cqldriver.Query{Stmt: ent.Canonical.PreRead, Values: canonKey})
+			if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
+				return nil, err
+			}
+			if err == nil && !st.Deleted && p.holds(st.Row) && SameKey(t, p.Key(st.Row), r.key) {
+				return nil, &cqlgen.UniqueConflictError{Table: t.Spec.Name, Columns: keyNames(t)}
+			}
+		}
+		out = append(out, txnExpect{table: i, key: r.key, version: c.version, owner: owner})
+	}
+	return out, nil
+}
+
+// migrating reports the refusal of a transaction on a table whose move
+// into Accord (ALTER TABLE ... WITH transactional_mode) is not complete.
+func migrating(err error) bool {
+	return strings.Contains(err.Error(), "before migration to Accord is complete")
+}

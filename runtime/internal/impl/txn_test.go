@@ -1,0 +1,91 @@
+package impl
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
+)
+
+// txnFixture is the entity of the golden case transactional: members
+// (canonical), members_by_team, flagged_members (sparse: flagged) and
+// members_by_email (unique).
+func txnFixture() (*txnEntity, func(id, team, name, email string, flagged bool) *txnImage) {
+	canon := NewTable(TableSpec{Name: "members", Pattern: "Members", PartitionKey: Cols("member_id text"),
+		Columns: Cols("team text", "name text", "email text", "flagged boolean"), Canonical: true, Versioned: true, Fenced: true, Maintained: true, Transactional: true})
+	byTeam := NewTable(TableSpec{Name: "members_by_team", Pattern: "MembersByTeam", PartitionKey: Cols("team text"),
+		Clustering: Cols("name text", "member_id text"), Columns: Cols("email text", "flagged boolean"), Maintained: true, Transactional: true})
+	flagged := NewTable(TableSpec{Name: "flagged_members", Pattern: "FlaggedMembers", PartitionKey: Cols("team text"),
+		Clustering: Cols("member_id text"), Columns: Cols("name text", "email text", "flagged boolean"), Maintained: true, Transactional: true})
+	byEmail := NewTable(TableSpec{Name: "members_by_email", Pattern: "MemberByEmail", PartitionKey: Cols("email text"),
+		Columns: Cols("member_id text"), Unique: true, Maintained: true, Transactional: true})
+	index := map[string]int{"member_id": 0, "team": 1, "name": 2, "email": 3, "flagged": 4}
+	x := newTxnEntity(canon, []*Table{byTeam, flagged, byEmail}, []bool{false, false, true}, index)
+	image := func(id, team, name, email string, f bool) *txnImage {
+		return &txnImage{
+			values: []any{id, team, name, email, f},
+			key:    []any{id},
+			rows: []txnRow{
+				{holds: true, key: []any{team, name, id}, row: []any{team, name, id, email, f, int64(0)}},
+				{holds: f, key: []any{team, id}, row: []any{team, id, name, email, f, int64(0)}},
+				{holds: true, key: []any{email}, row: []any{email, id, int64(0)}},
+			},
+		}
+	}
+	return x, image
+}
+
+// Each transaction's values match its placeholders one for one, and it
+// writes exactly the rows the change needs.
+func TestTxnPlan(t *testing.T) {
+	x, image := txnFixture()
+	canonical := txnExpect{table: -1, key: []any{"m1"}, version: 7}
+	for _, c := range []struct {
+		name      string
+		cur, next *txnImage
+		expects   []txnExpect
+		want      []string // the writes, in order
+	}{
+		{"insert", nil, image("m1", "red", "ann", "a@x", false),
+			[]txnExpect{{table: -1, key: []any{"m1"}, absent: true}, {table: 2, key: []any{"a@x"}, absent: true}},
+			[]string{"UPDATE members", "INSERT INTO members_by_team", "INSERT INTO members_by_email"}},
+		{"a change of fields no other table's key holds", image("m1", "red", "ann", "a@x", false), image("m1", "red", "ann", "a@x", false), []txnExpect{canonical},
+			[]string{"UPDATE members"}},
+		{"a key move entering the sparse table", image("m1", "red", "ann", "a@x", false), image("m1", "blue", "ann", "a@x", true), []txnExpect{canonical},
+			[]string{"UPDATE members", "DELETE FROM members_by_team", "INSERT INTO members_by_team", "INSERT INTO flagged_members"}},
+		{"leaving the sparse table, a new email", image("m1", "red", "ann", "a@x", true), image("m1", "red", "ann", "b@x", false),
+			[]txnExpect{canonical, {table: 2, key: []any{"b@x"}, version: 3, owner: []any{"m9"}}},
+			[]string{"UPDATE members", "INSERT INTO members_by_team", "DELETE FROM flagged_members", "DELETE FROM members_by_email", "INSERT INTO members_by_email"}},
+		{"delete", image("m1", "red", "ann", "a@x", true), nil, []txnExpect{canonical},
+			[]string{"DELETE FROM members", "DELETE FROM members_by_team", "DELETE FROM flagged_members", "DELETE FROM members_by_email"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := x.plan(c.cur, c.next, 9, []byte{1}, c.expects, false)
+			var got []string
+			for _, p := range w.parts {
+				head, _, _ := strings.Cut(p.Clauses[0], " (")
+				got = append(got, head)
+			}
+			if strings.Join(got, "|") != strings.Join(c.want, "|") {
+				t.Errorf("writes %q, want %q", got, c.want)
+			}
+			stmt, values := x.statement(w)
+			var expects []cqlspec.Expect
+			for _, e := range w.expects {
+				if e.table < 0 {
+					expects = append(expects, cqlspec.Expect{Table: &x.canon.Spec, Read: x.read, Absent: e.absent})
+				} else {
+					tt := x.tables[e.table]
+					expects = append(expects, cqlspec.Expect{Table: &tt.t.Spec, Read: tt.claim, Absent: e.absent, Owner: tt.owner})
+				}
+			}
+			cql, binds := cqlspec.Transaction(expects, w.parts)
+			if stmt.CQL != cql || len(values) != len(binds) || strings.Count(cql, "?") != len(binds) {
+				t.Errorf("%d values for %d placeholders (%d marks) in\n%s", len(values), len(binds), strings.Count(cql, "?"), stmt.CQL)
+			}
+			if again, _ := x.statement(x.plan(c.cur, c.next, 10, nil, c.expects, false)); again != stmt {
+				t.Errorf("the same shape made a second statement")
+			}
+		})
+	}
+}
