@@ -45,7 +45,7 @@ type reviewTransaction struct {
 // each of its unique keys.
 func transaction(e *model.Entity) reviewTransaction {
 	part := func(t *model.Table, slot cqlspec.Slot) cqlspec.Statement {
-		for _, s := range cqlspec.Render(t.Spec()) {
+		for _, s := range t.Rendered() {
 			if s.Slot == slot {
 				return s
 			}
