@@ -68,11 +68,17 @@ func ScanRows(ctx context.Context, s cqlgen.Session, base cqlgen.Options, o *cql
 	if base.ScanRate < 0 {
 		return "", &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "ScanRate", Reason: fmt.Sprintf("%d rows a second is negative", base.ScanRate)}
 	}
+	return scanPage(ctx, s, base, o.Cursor, limit, t, lo, hi, scanFingerprint(t, o.Split, o.Of), row)
+}
+
+// scanPage reads up to limit rows of t whose tokens are in (lo, hi], from
+// the start or after cursor, and returns the cursor after them ("" at the
+// range's end). fp is the fingerprint of the scan the cursor belongs to.
+func scanPage(ctx context.Context, s cqlgen.Session, base cqlgen.Options, cur string, limit int, t *Table, lo, hi int64, fp uint64, row func(cqldriver.Iter) bool) (string, error) {
 	sl := sealerFor(base.CursorKey)
-	fp := scanFingerprint(t, o.Split, o.Of)
 	q := cqldriver.Query{Stmt: t.ScanRows, Values: []any{lo, hi}}
-	if o.Cursor != "" {
-		c, err := decodeCursor(t.Spec.Pattern, fp, scanCursor, o.Cursor, sl)
+	if cur != "" {
+		c, err := decodeCursor(t.Spec.Pattern, fp, scanCursor, cur, sl)
 		if err != nil {
 			return "", err
 		}
