@@ -3,6 +3,7 @@ package impl
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"sync"
@@ -87,6 +88,7 @@ func scanPage(ctx context.Context, s cqlgen.Session, base cqlgen.Options, cur st
 		}
 		q.PageState = c.key[0]
 	}
+	resumed := q.PageState != nil
 	n := 0
 	for n < limit {
 		q.PageSize = limit - n
@@ -101,14 +103,27 @@ func scanPage(ctx context.Context, s cqlgen.Session, base cqlgen.Options, cur st
 		}
 		state := it.PageState()
 		if err := it.Close(); err != nil {
+			if resumed && refusedState(err) {
+				// The paging state came from the caller's cursor, which
+				// passed its checksum: forged, or from another cluster.
+				return "", &cqlgen.InputError{Err: cqlgen.ErrInvalidCursor, Name: t.Spec.Pattern, Reason: "Cassandra refused its paging state: " + err.Error()}
+			}
 			return "", err
 		}
+		resumed = false
 		if len(state) == 0 {
 			return "", nil
 		}
 		q.PageState = state
 	}
 	return encodeCursor(fp, cursor{kind: scanCursor, key: [][]byte{q.PageState}}, sl), nil
+}
+
+// refusedState reports the error Cassandra replies to a paging state it
+// cannot read: a protocol error, or an invalid request.
+func refusedState(err error) bool {
+	var de *cqldriver.DriverError
+	return errors.As(err, &de) && de.Kind == cqldriver.ErrorServer && (de.Code == cqldriver.CodeProtocol || de.Code == cqldriver.CodeInvalid)
 }
 
 // share is the token range of the split-th of of shares: (lo, hi], the
