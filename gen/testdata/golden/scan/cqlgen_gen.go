@@ -323,3 +323,242 @@ func (r *ReadingRepo) Readings(ctx context.Context, sensorID string, o *Readings
 func (r *ReadingRepo) ScanReadings(ctx context.Context, o *cqlgen.ScanOptions) (cqlgen.Page[Reading], error) {
 	return cqlgenimpl.Scan(ctx, r.s, r.opts, o, "Reading", readingReadings, readingReadingsScan)
 }
+
+// pageHitsPageHits is table page_hits, the source of truth (schema.md).
+var pageHitsPageHits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "page_hits",
+	Pattern:      "PageHits",
+	PartitionKey: cqlgenimpl.Cols("page text"),
+	Clustering:   cqlgenimpl.Cols("day date"),
+	Columns:      cqlgenimpl.Cols("hits counter"),
+	Canonical:    true,
+	Scanned:      true,
+})
+
+func pageHitsPageHitsScan(it cqlgenimpl.Iter, e *PageHits) bool {
+	return it.Scan(&e.Page, &e.Day, &e.Hits)
+}
+
+func pageHitsPageHitsClustering(e *PageHits) []any {
+	return []any{e.Day}
+}
+
+func pageHitsPageHitsCompare(a, b *PageHits) int {
+	return a.Day.Compare(b.Day)
+}
+
+// PageHitsRepo reads and writes PageHits in table page_hits.
+type PageHitsRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewPageHitsRepo returns a repository of PageHits on s.
+func NewPageHitsRepo(s cqlgen.Session, opts ...cqlgen.Option) *PageHitsRepo {
+	return &PageHitsRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
+}
+
+func pageHitsCheck(e *PageHits) error {
+	if e.Page == "" {
+		return cqlgenimpl.EmptyKey("page_hits", "page")
+	}
+	return nil
+}
+
+// Add adds e's counter fields (Hits) to the row with e's key in page_hits,
+// sent once, never retried (docs/repositories.md, Counter tables).
+func (r *PageHitsRepo) Add(ctx context.Context, e *PageHits, opts ...cqlgen.Option) (err error) {
+	defer cqlgenimpl.Observe(&ctx, r.s, "PageHits", "Add").End(&err)
+	o, err := cqlgenimpl.Begin(e, pageHitsCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.AddCounters(ctx, r.s, o, cqlgenimpl.Query{
+		Stmt:   pageHitsPageHits.Add,
+		Values: []any{e.Hits, e.Page, e.Day},
+	})
+}
+
+// Delete removes the row with e's key from page_hits; a deleted counter row
+// must not be counted again (docs/repositories.md, Counter tables).
+func (r *PageHitsRepo) Delete(ctx context.Context, e *PageHits, opts ...cqlgen.Option) (err error) {
+	defer cqlgenimpl.Observe(&ctx, r.s, "PageHits", "Delete").End(&err)
+	o, err := cqlgenimpl.Begin(e, pageHitsCheck, r.opts, opts)
+	if err != nil {
+		return err
+	}
+	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
+		return cqlgenimpl.Query{
+			Stmt:   pageHitsPageHits.Delete,
+			Values: []any{e.Page, e.Day},
+		}
+	})
+}
+
+// Get reads the PageHits with the given key; cqlgen.ErrNotFound if none.
+func (r *PageHitsRepo) Get(ctx context.Context, page string, day time.Time) (*PageHits, error) {
+	return cqlgenimpl.Get(ctx, r.s, "PageHits", "Get", pageHitsPageHits, []any{page, day}, pageHitsPageHitsScan)
+}
+
+// PageHitsOptions are the options of PageHits.
+type PageHitsOptions struct {
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
+	Limit int
+	// Cursor continues after the previous page ("": from the start).
+	Cursor string
+	// DayFrom (inclusive) and DayTo (exclusive) bound day; nil: open.
+	DayFrom, DayTo *time.Time
+	// DayFromExclusive and DayToInclusive flip the defaults.
+	DayFromExclusive, DayToInclusive bool
+}
+
+var pageHitsPageHitsRead = &cqlgenimpl.ReadSpec[PageHits]{
+	Entity:  "PageHits",
+	Table:   pageHitsPageHits,
+	Scan:    pageHitsPageHitsScan,
+	Key:     pageHitsPageHitsClustering,
+	Compare: pageHitsPageHitsCompare,
+}
+
+// PageHits reads PageHits rows by page, ordered by day ascending from
+// page_hits, in pages.
+func (r *PageHitsRepo) PageHits(ctx context.Context, page string, o *PageHitsOptions) (cqlgen.Page[PageHits], error) {
+	o = cqlgenimpl.Or(o)
+	return pageHitsPageHitsRead.Page(ctx, r.s, r.opts, []any{page}, o.Limit, o.Cursor, cqlgenimpl.Range(o.DayFrom, o.DayTo, o.DayFromExclusive, o.DayToInclusive))
+}
+
+// ScanPageHits reads every row of page_hits, a page at a time, in token order
+// over the share of the ring o names (docs/repositories.md, "Scans"); a scan
+// is not a snapshot.
+func (r *PageHitsRepo) ScanPageHits(ctx context.Context, o *cqlgen.ScanOptions) (cqlgen.Page[PageHits], error) {
+	return cqlgenimpl.Scan(ctx, r.s, r.opts, o, "PageHits", pageHitsPageHits, pageHitsPageHitsScan)
+}
+
+// lineLines is table lines, the source of truth (schema.md).
+var lineLines = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "lines",
+	Pattern:      "Lines",
+	PartitionKey: cqlgenimpl.Cols("order_id text"),
+	Clustering:   cqlgenimpl.Cols("item_id text"),
+	Columns:      cqlgenimpl.Cols("owner text static", "qty int"),
+	Canonical:    true,
+	Single:       true,
+	Scanned:      true,
+})
+
+func lineLinesRow(e *Line, ts int64, _ bool) []any {
+	return []any{e.OrderID, e.ItemID, e.Owner, e.Qty, ts}
+}
+
+func lineLinesScan(it cqlgenimpl.Iter, e *Line) bool {
+	for {
+		var present bool
+		if !it.Scan(&e.OrderID, cqlgenimpl.Present(&e.ItemID, &present), &e.Owner, &e.Qty) {
+			return false
+		}
+		if present {
+			return true
+		}
+		*e = Line{}
+	}
+}
+
+func lineLinesClustering(e *Line) []any {
+	return []any{e.ItemID}
+}
+
+func lineLinesCompare(a, b *Line) int {
+	return cmp.Compare(a.ItemID, b.ItemID)
+}
+
+// LineRepo reads and writes Line in table lines.
+type LineRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewLineRepo returns a repository of Line on s.
+func NewLineRepo(s cqlgen.Session, opts ...cqlgen.Option) *LineRepo {
+	return &LineRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
+}
+
+func lineCheck(e *Line) error {
+	if e.OrderID == "" {
+		return cqlgenimpl.EmptyKey("lines", "order_id")
+	}
+	return nil
+}
+
+var lineOne = &cqlgenimpl.One[Line]{
+	Name:  "Line",
+	Table: lineLines,
+	Check: lineCheck,
+	Key: func(e *Line) []any {
+		return []any{e.OrderID, e.ItemID}
+	},
+	Row: lineLinesRow,
+	Remove: func(e *Line, ts int64) []any {
+		return []any{ts, e.OrderID, e.ItemID}
+	},
+	Scan: lineLinesScan,
+}
+
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *LineRepo) Insert(ctx context.Context, e *Line, opts ...cqlgen.Option) error {
+	return lineOne.Insert(ctx, r.s, r.opts, opts, e)
+}
+
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *LineRepo) InsertIfAbsent(ctx context.Context, e *Line, opts ...cqlgen.Option) (cqlgen.Inserted[Line], error) {
+	return lineOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+}
+
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *LineRepo) Update(ctx context.Context, e *Line, opts ...cqlgen.Option) error {
+	return lineOne.Update(ctx, r.s, r.opts, opts, e)
+}
+
+// Delete removes the row with e's key.
+func (r *LineRepo) Delete(ctx context.Context, e *Line, opts ...cqlgen.Option) error {
+	return lineOne.Delete(ctx, r.s, r.opts, opts, e)
+}
+
+// Get reads the Line with the given key; cqlgen.ErrNotFound if none.
+func (r *LineRepo) Get(ctx context.Context, orderID string, itemID string) (*Line, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Line", "Get", lineLines, []any{orderID, itemID}, lineLinesScan)
+}
+
+// LinesOptions are the options of Lines.
+type LinesOptions struct {
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
+	Limit int
+	// Cursor continues after the previous page ("": from the start).
+	Cursor string
+	// ItemIDFrom (inclusive) and ItemIDTo (exclusive) bound item_id; nil:
+	// open.
+	ItemIDFrom, ItemIDTo *string
+	// ItemIDFromExclusive and ItemIDToInclusive flip the defaults.
+	ItemIDFromExclusive, ItemIDToInclusive bool
+}
+
+var lineLinesRead = &cqlgenimpl.ReadSpec[Line]{
+	Entity:  "Line",
+	Table:   lineLines,
+	Scan:    lineLinesScan,
+	Key:     lineLinesClustering,
+	Compare: lineLinesCompare,
+}
+
+// Lines reads Line rows by order_id, ordered by item_id ascending from lines,
+// in pages.
+func (r *LineRepo) Lines(ctx context.Context, orderID string, o *LinesOptions) (cqlgen.Page[Line], error) {
+	o = cqlgenimpl.Or(o)
+	return lineLinesRead.Page(ctx, r.s, r.opts, []any{orderID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.ItemIDFrom, o.ItemIDTo, o.ItemIDFromExclusive, o.ItemIDToInclusive))
+}
+
+// ScanLines reads every row of lines, a page at a time, in token order over
+// the share of the ring o names (docs/repositories.md, "Scans"); a scan is not
+// a snapshot.
+func (r *LineRepo) ScanLines(ctx context.Context, o *cqlgen.ScanOptions) (cqlgen.Page[Line], error) {
+	return cqlgenimpl.Scan(ctx, r.s, r.opts, o, "Line", lineLines, lineLinesScan)
+}

@@ -29,3 +29,24 @@ type Reading struct {
 	At       time.Time `db:"at"`
 	Value    float64   `db:"value"`
 }
+
+// PageHits counts a page's hits by day: a counter table can be scanned.
+type PageHits struct {
+	_ cqlgen.Pattern `table:"page_hits,scan" pk:"page" ck:"day" size:"rows=1000"`
+
+	Page string    `db:"page"`
+	Day  time.Time `db:"day" cql:"date"`
+	Hits int64     `db:"hits" cql:"counter"`
+}
+
+// Line is a line of an order, with the order's owner stored once per
+// partition (a static column): a scan reads the lines, not a partition's
+// statics alone.
+type Line struct {
+	_ cqlgen.Pattern `table:"lines,scan" pk:"order_id" ck:"item_id" static:"owner" size:"rows=100"`
+
+	OrderID string `db:"order_id"`
+	ItemID  string `db:"item_id"`
+	Owner   string `db:"owner"`
+	Qty     int32  `db:"qty"`
+}
