@@ -231,3 +231,44 @@ func TestScanAsksTheLimiter(t *testing.T) {
 		t.Errorf("a limiter's error: got %v", err)
 	}
 }
+
+// A scan is not a snapshot, but under writes it keeps its word: every
+// row that exists from the scan's start to its end, and keeps its key,
+// is read exactly once, while rows are inserted and deleted between its
+// pages; a row written during the scan is read at most once.
+func TestScanUnderConcurrentWrites(t *testing.T) {
+	ctx := context.Background()
+	repo := fixture.NewProfileRepo(session(t))
+	stay := profiles(t, repo, 150, 3)
+	seen := map[string]int{}
+	o := &cqlgen.ScanOptions{Limit: 7, Split: 0, Of: 1}
+	for page := 0; ; page++ {
+		p, err := repo.ScanProfiles(ctx, o)
+		must(t, err)
+		for _, r := range p.Rows {
+			seen[r.Org+"/"+r.UserID]++
+		}
+		// Between pages: new profiles, and some of them gone again.
+		for j := range 5 {
+			np := &fixture.Profile{Org: fmt.Sprintf("o%d", j%3), UserID: fmt.Sprintf("new-%d-%d", page, j), Name: "new"}
+			must(t, repo.Insert(ctx, np))
+			if j%2 == 0 {
+				must(t, repo.Delete(ctx, np))
+			}
+		}
+		if p.Cursor == "" {
+			break
+		}
+		o.Cursor = p.Cursor
+	}
+	for k := range stay {
+		if seen[k] != 1 {
+			t.Errorf("%s, there throughout, read %d times", k, seen[k])
+		}
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Errorf("%s read %d times", k, n)
+		}
+	}
+}
