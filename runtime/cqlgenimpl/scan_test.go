@@ -261,6 +261,9 @@ func TestScanUnderConcurrentWrites(t *testing.T) {
 		}
 		o.Cursor = p.Cursor
 	}
+	if len(stay) < 100 {
+		t.Fatalf("only %d profiles to scan", len(stay))
+	}
 	for k := range stay {
 		if seen[k] != 1 {
 			t.Errorf("%s, there throughout, read %d times", k, seen[k])
