@@ -27,6 +27,9 @@ type reviewView struct {
 	// Statements lists, per table and index read, every statement the
 	// repository can send, rendered as the runtime renders them.
 	Statements []reviewStatements
+	// Scans: some table has the table option scan, whose statement
+	// ScanRows the page then explains.
+	Scans bool
 }
 
 type reviewStatements struct {
@@ -72,6 +75,7 @@ func Review(p *model.Package, verdicts map[*model.Table][]model.Verdict) ([]byte
 			names = append(names, name)
 			v.Tables = append(v.Tables, reviewRow(e, t, verdicts))
 			v.Statements = append(v.Statements, listing(fmt.Sprintf("`%s` (%s.%s)", t.Name, e.GoName, t.Method), t.Spec()))
+			v.Scans = v.Scans || t.Spec().Scanned
 		}
 		for _, ix := range e.ReadIndexes() {
 			v.Indexes = append(v.Indexes, reviewIndexRow(ix))
