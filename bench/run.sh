@@ -36,7 +36,7 @@ bench() { ./out/bench.test -test.run '^$' -test.benchmem "$@" | tee -a out/cqlge
 
 for i in $(seq "$count"); do
     echo "run.sh: round $i of $count" >&2
-    bench -test.bench '^Benchmark(Insert|Get|Page|FanOut|Protocol|Walk)(Paired)?$' -test.benchtime "$time"
+    bench -test.bench '^Benchmark(Insert|Get|Page|FanOut|Protocol|Walk|Price|MultiGet)(Paired)?$' -test.benchtime "$time"
     bench -test.bench '^BenchmarkScatter(Paired)?$' -test.benchtime "$scatter_time"
     (cd gocassa && ../out/gocassa.test -test.run '^$' -test.benchmem -test.bench . -test.benchtime "$time") | tee -a out/gocassa.txt
 done

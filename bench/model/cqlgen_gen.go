@@ -1622,3 +1622,335 @@ func (r *RecentEntryRepo) RecentLogEntries(ctx context.Context, log string, o *R
 	o = cqlgenimpl.Or(o)
 	return recentEntryRecentLogEntriesRead.Page(ctx, r.s, r.opts, []any{log}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
+
+// accountAccounts is table accounts, the source of truth (schema.md).
+var accountAccounts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "accounts",
+	Pattern:      "Accounts",
+	PartitionKey: cqlgenimpl.Cols("account_id text"),
+	Columns:      cqlgenimpl.Cols("email text", "name text"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
+	Fenced:       true,
+})
+
+func accountValues(e *Account, _ bool) []any {
+	return []any{e.AccountID, e.Email, e.Name}
+}
+
+func accountFields(e *Account, dst []any) []any {
+	return append(dst, &e.AccountID, &e.Email, &e.Name)
+}
+
+var accountAccountsScan = accountWrites.ScanLive
+
+// accountAccountsByEmail is table accounts_by_email, serving AccountsByEmail
+// (schema.md).
+var accountAccountsByEmail = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "accounts_by_email",
+	Pattern:      "AccountsByEmail",
+	PartitionKey: cqlgenimpl.Cols("email text"),
+	Columns:      cqlgenimpl.Cols("account_id text"),
+	Maintained:   true,
+	Unique:       true,
+})
+
+func accountAccountsByEmailRow(e *Account, ts int64, _ bool) []any {
+	return []any{e.Email, e.AccountID, ts}
+}
+
+func accountAccountsByEmailKey(e *Account) []any {
+	return []any{e.Email}
+}
+
+// AccountRepo reads and writes Account in tables accounts, accounts_by_email.
+type AccountRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewAccountRepo returns a repository of Account on s.
+func NewAccountRepo(s cqlgen.Session, opts ...cqlgen.Option) *AccountRepo {
+	return &AccountRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
+}
+
+var accountWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Account]{
+	Name:      "Account",
+	Canonical: accountAccounts,
+	Values:    accountValues,
+	Fields:    accountFields,
+	Projections: []cqlgenimpl.Projection[Account]{
+		{
+			Table:      accountAccountsByEmail,
+			Unique:     true,
+			Key:        accountAccountsByEmailKey,
+			Row:        accountAccountsByEmailRow,
+			Writetimes: 1,
+			Owner:      []int{1},
+		},
+	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
+	return accountWrites.Insert(ctx, r.s, r.opts, opts, e)
+}
+
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
+	return accountWrites.Update(ctx, r.s, r.opts, opts, e)
+}
+
+// Delete removes e, given its key alone, from every table.
+func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
+	return accountWrites.Delete(ctx, r.s, r.opts, opts, e)
+}
+
+// GetVersioned reads the Account with the given key and its version.
+func (r *AccountRepo) GetVersioned(ctx context.Context, accountID string) (*Account, int64, error) {
+	return accountWrites.GetVersioned(ctx, r.s, &Account{AccountID: accountID})
+}
+
+// Modify edits the Account with the given key by change, retrying on conflict.
+func (r *AccountRepo) Modify(ctx context.Context, accountID string, change func(*Account) error, opts ...cqlgen.Option) (*Account, error) {
+	return accountWrites.Modify(ctx, r.s, r.opts, opts, &Account{AccountID: accountID}, change)
+}
+
+// Entity is Account.
+func (r *AccountRepo) Entity() string {
+	return "Account"
+}
+
+// Tables lists the tables Repair and Backfill write.
+func (r *AccountRepo) Tables() []string {
+	return accountWrites.Tables()
+}
+
+// Verify reports rows missing, stale or orphaned against accounts.
+func (r *AccountRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return accountWrites.Verify(ctx, r.s, o)
+}
+
+// Repair mends what Verify finds.
+func (r *AccountRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return accountWrites.Repair(ctx, r.s, o)
+}
+
+// Backfill writes every row accounts implies into table.
+func (r *AccountRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return accountWrites.Backfill(ctx, r.s, table, o)
+}
+
+// Get reads the Account with the given key; cqlgen.ErrNotFound if none.
+func (r *AccountRepo) Get(ctx context.Context, accountID string) (*Account, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Account", "Get", accountAccounts, []any{accountID}, accountAccountsScan)
+}
+
+// GetMany reads the Accounts of the given account_id values: Rows[i] is
+// accountIDs[i]'s or nil.
+func (r *AccountRepo) GetMany(ctx context.Context, accountIDs []string) (cqlgen.Found[Account], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Account", accountAccounts, []any{}, accountIDs, accountAccountsScan, func(e *Account) string {
+		return e.AccountID
+	})
+}
+
+// AccountsByEmail reads the Account that holds the given unique key of
+// accounts_by_email; cqlgen.ErrNotFound if none does (docs/repositories.md,
+// Unique tables).
+func (r *AccountRepo) AccountsByEmail(ctx context.Context, email string) (_ *Account, err error) {
+	defer cqlgenimpl.Observe(&ctx, r.s, "Account", "AccountsByEmail").End(&err)
+	if email == "" {
+		return nil, cqlgenimpl.EmptyKey("accounts_by_email", "email")
+	}
+	return cqlgenimpl.Resolve(ctx, r.s, accountWrites, 0, []any{email})
+}
+
+// memberMembers is table members, the source of truth (schema.md).
+var memberMembers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "members",
+	Pattern:      "Members",
+	PartitionKey: cqlgenimpl.Cols("member_id text"),
+	Columns:      cqlgenimpl.Cols("team text", "active boolean", "name text"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
+})
+
+func memberValues(e *Member, _ bool) []any {
+	return []any{e.MemberID, e.Team, e.Active, e.Name}
+}
+
+func memberFields(e *Member, dst []any) []any {
+	return append(dst, &e.MemberID, &e.Team, &e.Active, &e.Name)
+}
+
+var memberMembersScan = memberWrites.ScanLive
+
+func memberActiveMembersByTeamHolds(e *Member) bool {
+	return e.Active
+}
+
+// memberActiveMembersByTeam is table active_members_by_team, serving
+// ActiveMembersByTeam (schema.md).
+var memberActiveMembersByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "active_members_by_team",
+	Pattern:      "ActiveMembersByTeam",
+	PartitionKey: cqlgenimpl.Cols("team text"),
+	Clustering:   cqlgenimpl.Cols("member_id text"),
+	Columns:      cqlgenimpl.Cols("active boolean", "name text"),
+	Maintained:   true,
+})
+
+func memberActiveMembersByTeamScan(it cqlgenimpl.Iter, e *Member) bool {
+	return it.Scan(&e.Team, &e.MemberID, &e.Active, &e.Name)
+}
+
+func memberActiveMembersByTeamClustering(e *Member) []any {
+	return []any{e.MemberID}
+}
+
+func memberActiveMembersByTeamCompare(a, b *Member) int {
+	return cmp.Compare(a.MemberID, b.MemberID)
+}
+
+// MemberRepo reads and writes Member in tables members,
+// active_members_by_team.
+type MemberRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewMemberRepo returns a repository of Member on s.
+func NewMemberRepo(s cqlgen.Session, opts ...cqlgen.Option) *MemberRepo {
+	return &MemberRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
+}
+
+func memberCheck(e *Member) error {
+	if e.MemberID == "" {
+		return cqlgenimpl.EmptyKey("members", "member_id")
+	}
+	if memberActiveMembersByTeamHolds(e) {
+		if e.Team == "" {
+			return cqlgenimpl.EmptyKey("active_members_by_team", "team")
+		}
+	}
+	return nil
+}
+
+func memberCheckKey(e *Member) error {
+	if e.MemberID == "" {
+		return cqlgenimpl.EmptyKey("members", "member_id")
+	}
+	return nil
+}
+
+var memberWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Member]{
+	Name:      "Member",
+	Check:     memberCheck,
+	CheckKey:  memberCheckKey,
+	Canonical: memberMembers,
+	Values:    memberValues,
+	Fields:    memberFields,
+	Projections: []cqlgenimpl.Projection[Member]{
+		{
+			Table:      memberActiveMembersByTeam,
+			Holds:      memberActiveMembersByTeamHolds,
+			Writetimes: 2,
+			Owner:      []int{1},
+		},
+	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *MemberRepo) Insert(ctx context.Context, e *Member, opts ...cqlgen.Option) error {
+	return memberWrites.Insert(ctx, r.s, r.opts, opts, e)
+}
+
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *MemberRepo) Update(ctx context.Context, e *Member, opts ...cqlgen.Option) error {
+	return memberWrites.Update(ctx, r.s, r.opts, opts, e)
+}
+
+// Delete removes e, given its key alone, from every table.
+func (r *MemberRepo) Delete(ctx context.Context, e *Member, opts ...cqlgen.Option) error {
+	return memberWrites.Delete(ctx, r.s, r.opts, opts, e)
+}
+
+// GetVersioned reads the Member with the given key and its version.
+func (r *MemberRepo) GetVersioned(ctx context.Context, memberID string) (*Member, int64, error) {
+	return memberWrites.GetVersioned(ctx, r.s, &Member{MemberID: memberID})
+}
+
+// Modify edits the Member with the given key by change, retrying on conflict.
+func (r *MemberRepo) Modify(ctx context.Context, memberID string, change func(*Member) error, opts ...cqlgen.Option) (*Member, error) {
+	return memberWrites.Modify(ctx, r.s, r.opts, opts, &Member{MemberID: memberID}, change)
+}
+
+// Entity is Member.
+func (r *MemberRepo) Entity() string {
+	return "Member"
+}
+
+// Tables lists the tables Repair and Backfill write.
+func (r *MemberRepo) Tables() []string {
+	return memberWrites.Tables()
+}
+
+// Verify reports rows missing, stale or orphaned against members.
+func (r *MemberRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return memberWrites.Verify(ctx, r.s, o)
+}
+
+// Repair mends what Verify finds.
+func (r *MemberRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return memberWrites.Repair(ctx, r.s, o)
+}
+
+// Backfill writes every row members implies into table.
+func (r *MemberRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return memberWrites.Backfill(ctx, r.s, table, o)
+}
+
+// Get reads the Member with the given key; cqlgen.ErrNotFound if none.
+func (r *MemberRepo) Get(ctx context.Context, memberID string) (*Member, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Member", "Get", memberMembers, []any{memberID}, memberMembersScan)
+}
+
+// GetMany reads the Members of the given member_id values: Rows[i] is
+// memberIDs[i]'s or nil.
+func (r *MemberRepo) GetMany(ctx context.Context, memberIDs []string) (cqlgen.Found[Member], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Member", memberMembers, []any{}, memberIDs, memberMembersScan, func(e *Member) string {
+		return e.MemberID
+	})
+}
+
+// ActiveMembersByTeamOptions are the options of ActiveMembersByTeam.
+type ActiveMembersByTeamOptions struct {
+	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
+	Limit int
+	// Cursor continues after the previous page ("": from the start).
+	Cursor string
+	// MemberIDFrom (inclusive) and MemberIDTo (exclusive) bound member_id;
+	// nil: open.
+	MemberIDFrom, MemberIDTo *string
+	// MemberIDFromExclusive and MemberIDToInclusive flip the defaults.
+	MemberIDFromExclusive, MemberIDToInclusive bool
+}
+
+var memberActiveMembersByTeamRead = &cqlgenimpl.ReadSpec[Member]{
+	Entity:  "Member",
+	Table:   memberActiveMembersByTeam,
+	Scan:    memberActiveMembersByTeamScan,
+	Key:     memberActiveMembersByTeamClustering,
+	Compare: memberActiveMembersByTeamCompare,
+}
+
+// ActiveMembersByTeam reads a team's active members from
+// active_members_by_team, in pages.
+func (r *MemberRepo) ActiveMembersByTeam(ctx context.Context, team string, o *ActiveMembersByTeamOptions) (cqlgen.Page[Member], error) {
+	o = cqlgenimpl.Or(o)
+	return memberActiveMembersByTeamRead.Page(ctx, r.s, r.opts, []any{team}, o.Limit, o.Cursor, cqlgenimpl.Range(o.MemberIDFrom, o.MemberIDTo, o.MemberIDFromExclusive, o.MemberIDToInclusive))
+}

@@ -137,3 +137,27 @@ type RecentEntry struct {
 	Seq  int64     `db:"seq"`
 	Text string    `db:"text"`
 }
+
+// Account is a user with a unique email: the source of truth by id, and
+// a unique table whose rows are claims of an email by one account. The
+// unique claim's benchmark inserts accounts and changes their email.
+type Account struct {
+	_ cqlgen.Pattern `table:"accounts,canonical" pk:"account_id" doc:"an account by id"`
+	_ cqlgen.Pattern `table:"accounts_by_email,unique" pk:"email" doc:"the account that signs in with an email"`
+
+	AccountID string `db:"account_id"`
+	Email     string `db:"email"`
+	Name      string `db:"name"`
+}
+
+// Member is a team's member, listed on the team's roster only while
+// active: a sparse table, which a member enters and leaves by an Update.
+type Member struct {
+	_ cqlgen.Pattern `table:"members,canonical" pk:"member_id" doc:"a member by id"`
+	_ cqlgen.Pattern `table:"active_members_by_team" pk:"team" ck:"member_id" where:"active = true" size:"rows=10k" doc:"a team's active members"`
+
+	MemberID string `db:"member_id"`
+	Team     string `db:"team"`
+	Active   bool   `db:"active"`
+	Name     string `db:"name"`
+}

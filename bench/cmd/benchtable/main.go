@@ -186,7 +186,9 @@ func main() {
 	}
 	scatter(w, r)
 	generator(w, r)
+	price(w, r)
 	g.check(r)
+	g.priceGoals(r)
 	g.write(w)
 	w.Flush()
 	os.Stdout.Write(tables.Bytes())

@@ -7,6 +7,7 @@ package review
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cqlgen/cqlgen/internal/cqlspec"
@@ -23,7 +24,9 @@ type reviewView struct {
 	Readers  []reviewReader
 	Statics  bool // some table of Readers has static columns
 	Diagrams []reviewDiagram
-	Limit    int // DiagramLimit, which the page states when it splits
+	// Costs lists, per entity, what each write method sends.
+	Costs []reviewCosts
+	Limit int // DiagramLimit, which the page states when it splits
 	// Statements lists, per table and index read, every statement the
 	// repository can send, rendered as the runtime renders them.
 	Statements []reviewStatements
@@ -88,6 +91,7 @@ func Review(p *model.Package, verdicts map[*model.Table][]model.Verdict) ([]byte
 			re.Tables += fmt.Sprintf(" (%d tables)", len(names))
 		}
 		v.Entities = append(v.Entities, re)
+		v.Costs = addCosts(v.Costs, costs(e))
 	}
 	v.Options = reviewOptions(p)
 	v.Readers = reviewReaders(p)
@@ -228,4 +232,36 @@ func reviewReaders(p *model.Package) []reviewReader {
 		}
 	}
 	return out
+}
+
+// reviewCosts is the table of what the writes of one or more entities
+// cost: entities whose writes cost the same share one.
+type reviewCosts struct {
+	Entity string // their names, joined by commas
+	Rows   []cqlspec.Cost
+}
+
+// addCosts adds c to list, or its entity to the table of the same costs.
+func addCosts(list []reviewCosts, c reviewCosts) []reviewCosts {
+	if len(c.Rows) == 0 {
+		return list
+	}
+	for i := range list {
+		if slices.Equal(list[i].Rows, c.Rows) {
+			list[i].Entity += ", " + c.Entity
+			return list
+		}
+	}
+	return append(list, c)
+}
+
+// costs derives what e's writes send from its tables' descriptions, as
+// the runtime writes them (cqlspec.Costs).
+func costs(e *model.Entity) reviewCosts {
+	s := cqlspec.Shape{Immutable: e.Immutable}
+	for _, t := range e.Tables {
+		s.Tables = append(s.Tables, t.Spec())
+		s.Sparse = append(s.Sparse, t.Sparse())
+	}
+	return reviewCosts{Entity: e.GoName, Rows: cqlspec.Costs(s)}
 }
