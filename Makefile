@@ -129,11 +129,14 @@ cassandra-status:
 
 # A cluster of three nodes on 127.0.0.2-4 (two datacenters, 2 + 1), beside
 # the single node: see docs/cluster.md. make test runs its suite last.
+# PAXOS_VARIANT=v1 or v2 sets paxos_variant on every node (unset:
+# Cassandra's default, v1); docs/cluster.md says which to run.
 CLUSTER := $(CURDIR)/integration/cassandra/cluster.sh
+CLUSTER_ENV := $(if $(PAXOS_VARIANT),CQLGEN_CLUSTER_PAXOS=$(PAXOS_VARIANT))
 .PHONY: cluster-start cluster-stop cluster-status test-cluster
 
 cluster-start:
-	$(CLUSTER) start
+	$(CLUSTER_ENV) $(CLUSTER) start
 
 cluster-stop:
 	$(CLUSTER) stop
@@ -145,9 +148,35 @@ cluster-status:
 # the suite (nodes go down and come back), and stops the cluster again,
 # whether the tests passed or not.
 test-cluster:
-	$(CLUSTER) start
-	cd integration && CQLGEN_CLUSTER_HOSTS=$$($(CLUSTER) hosts) CQLGEN_CLUSTER_SCRIPT=$(CLUSTER) \
+	$(CLUSTER_ENV) $(CLUSTER) start
+	cd integration && $(CLUSTER_ENV) CQLGEN_CLUSTER_HOSTS=$$($(CLUSTER) hosts) CQLGEN_CLUSTER_SCRIPT=$(CLUSTER) \
 		$(GO) test -count=1 -v -timeout 20m ./cluster; rc=$$?; $(CLUSTER) stop; exit $$rc
+
+# Issue 27, goal 3 (bench/README.md, "Issue 27, goal 3"): the write
+# protocol on the managed cluster (RF=3, QUORUM and SERIAL), paired with
+# the same written by hand, under Paxos v1 and v2 in turn (switched live
+# over JMX between sub-benchmarks, v1 v2 v1 v2 ...: go test -count would
+# repeat each sub-benchmark in a row instead); BENCH_CLUSTER_COUNT turns
+# of each variant, of BENCH_CLUSTER_TIME calls a workload. Starts the cluster (afresh) and stops it again.
+# bench-cluster-trace prints where a Ticket insert's milliseconds go
+# (system_traces), under the variant PAXOS_VARIANT (default v1).
+BENCH_CLUSTER_COUNT ?= 3
+BENCH_CLUSTER_TIME ?= 200x
+BENCH_CLUSTER_ENV = CASSANDRA_HOSTS=$$($(CLUSTER) hosts) CQLGEN_BENCH_CLUSTER=1 \
+	CQLGEN_BENCH_PAXOS_VARIANTS="$(shell for i in $$(seq $(BENCH_CLUSTER_COUNT)); do printf 'v1 v2 '; done)" \
+	CQLGEN_BENCH_PAXOS="$(CLUSTER) paxos" CQLGEN_BENCH_TRACE="$(CLUSTER) trace"
+.PHONY: bench-cluster bench-cluster-trace
+bench-cluster:
+	$(CLUSTER_ENV) $(CLUSTER) start
+	mkdir -p bench/out; uptime; cd bench && $(BENCH_CLUSTER_ENV) $(GO) test -count=1 -run '^$$' \
+		-bench '^BenchmarkClusterPaxos$$' -benchtime=$(BENCH_CLUSTER_TIME) -timeout 90m . >out/cluster.txt 2>&1; \
+		rc=$$?; cat out/cluster.txt; uptime; $(CLUSTER) stop; exit $$rc
+
+bench-cluster-trace:
+	$(CLUSTER_ENV) $(CLUSTER) start
+	$(CLUSTER) paxos $(or $(PAXOS_VARIANT),v1)
+	cd bench && $(BENCH_CLUSTER_ENV) $(GO) test -count=1 -run '^$$' -bench '^BenchmarkClusterTrace$$' -benchtime=41x . ; \
+		rc=$$?; $(CLUSTER) stop; exit $$rc
 
 # Benchmarks (bench/, a module of its own; see bench/README.md).
 .PHONY: bench bench-smoke bench-generate bench-shape

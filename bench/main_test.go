@@ -136,7 +136,7 @@ func eachCoalescing(b *testing.B, f func(b *testing.B, p peers)) {
 	for _, c := range benchenv.Coalescing {
 		b.Run(c.Name, func(b *testing.B) {
 			s := env.Session(c)
-			f(b, peers{s: s, sx: gocqlx.NewSession(s), cq: gocqlv1.NewSession(s, nil)})
+			f(b, peers{s: s, sx: gocqlx.NewSession(s), cq: gocqlv1.NewSession(s, sessionOptions())})
 		})
 	}
 }

@@ -15,6 +15,10 @@
 #   cluster.sh kill-node N    SIGKILL node N: a crash
 #   cluster.sh start-node N   start node N again with its data (after an outage)
 #   cluster.sh logs N [lines] the tail of node N's logs
+#   cluster.sh paxos [v1|v2]  print (and set, until restart) every running
+#                             node's paxos_variant, over JMX
+#   cluster.sh trace P        trace a share P (0 to 1) of the requests every
+#                             node coordinates (system_traces), over JMX
 #
 # Environment (all optional):
 #   CQLGEN_CLUSTER_DCS     the datacenter of each node, in order; as many
@@ -22,6 +26,8 @@
 #   CQLGEN_CLUSTER_DIR     where the nodes' directories go (/tmp/cqlgen-cluster)
 #   CQLGEN_CLUSTER_HINTS   hinted_handoff_enabled on every node     (false)
 #   CQLGEN_CLUSTER_JMX     JMX port of node 1; node N gets JMX+N-1  (7201)
+#   CQLGEN_CLUSTER_PAXOS   paxos_variant of every node, v1 or v2
+#                          (unset: Cassandra's default, v1 in 5.0)
 #   MAX_HEAP_SIZE / HEAP_NEWSIZE                                    (512M / 96M)
 # and cassandra.sh's own (CQLGEN_CASSANDRA_VERSION, _YAML, _JVM_OPTS, ...).
 #
@@ -56,6 +62,20 @@ die() { log "error: $*"; exit 1; }
 
 ((N >= 1 && N <= 9)) || die "CQLGEN_CLUSTER_DCS names $N nodes; 1 to 9 are supported"
 
+# The Paxos implementation of lightweight transactions (docs/cluster.md,
+# "Paxos v1 or v2"): the same on every node, appended to whatever
+# cassandra.yaml lines the caller passes in CQLGEN_CASSANDRA_YAML.
+readonly PAXOS="${CQLGEN_CLUSTER_PAXOS:-}"
+case "$PAXOS" in
+"" | v1 | v2) ;;
+*) die "CQLGEN_CLUSTER_PAXOS is '$PAXOS'; v1 or v2" ;;
+esac
+YAML="${CQLGEN_CASSANDRA_YAML:-}"
+if [[ -n "$PAXOS" ]]; then
+    YAML+="${YAML:+$'\n'}paxos_variant: $PAXOS"
+fi
+readonly YAML
+
 # host prints node $1's address: 127.0.0.2 for node 1. 127.0.0.1 belongs to
 # the single node of cassandra.sh, which may run at the same time.
 host() { printf '127.0.0.%d\n' $(($1 + 1)); }
@@ -87,6 +107,7 @@ node() {
         CQLGEN_CASSANDRA_HINTS="${CQLGEN_CLUSTER_HINTS:-false}" \
         CQLGEN_CASSANDRA_CLUSTER=cqlgen-cluster \
         CQLGEN_CASSANDRA_JVM_OPTS="$ANNOUNCE ${CQLGEN_CASSANDRA_JVM_OPTS:-}" \
+        CQLGEN_CASSANDRA_YAML="$YAML" \
         MAX_HEAP_SIZE="${MAX_HEAP_SIZE:-512M}" \
         HEAP_NEWSIZE="${HEAP_NEWSIZE:-96M}" \
         "$CASSANDRA" "$@"
@@ -137,7 +158,18 @@ start() {
         "$CLUSTER_DIR/node$i/cqlping" -addr "$(host "$i"):$PORT" -peers $((N - 1)) -timeout 120s >/dev/null ||
             die "node $i does not see the $((N - 1)) others"
     done
-    log "cluster of $N nodes ready after $((SECONDS - started))s, RSS $(rss) MiB in all; hosts $(hosts)"
+    log "cluster of $N nodes ready after $((SECONDS - started))s, RSS $(rss) MiB in all; paxos_variant ${PAXOS:-default}; hosts $(hosts)"
+}
+
+# jmx runs NodeJMX.java on every node with the arguments, printing
+# "node N: answer". It needs the JDK that runs the nodes.
+jmx() {
+    local i out
+    for ((i = 1; i <= N; i++)); do
+        out="$(java "$SCRIPT_DIR/NodeJMX.java" $((JMX_BASE + i - 1)) "$@")" ||
+            die "node $i: JMX at 127.0.0.1:$((JMX_BASE + i - 1)) did not answer"
+        printf 'node %d: %s\n' "$i" "$out"
+    done
 }
 
 stop() {
@@ -167,8 +199,13 @@ main() {
     kill-node) node "${2:?node number}" kill ;;
     start-node) node "${2:?node number}" resume ;;
     logs) node "${2:?node number}" logs "${3:-50}" ;;
+    paxos)
+        [[ -z "${2:-}" || "$2" == v1 || "$2" == v2 ]] || die "paxos: v1 or v2, not '$2'"
+        jmx paxos ${2:+"$2"}
+        ;;
+    trace) jmx trace "${2:?probability, 0 to 1}" ;;
     *)
-        printf 'usage: %s start|stop|status|hosts|rss|stop-node N|kill-node N|start-node N|logs N [lines]\n' "$0" >&2
+        printf 'usage: %s start|stop|status|hosts|rss|stop-node N|kill-node N|start-node N|logs N [lines]|paxos [v1|v2]|trace P\n' "$0" >&2
         exit 2
         ;;
     esac

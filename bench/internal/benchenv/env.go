@@ -15,6 +15,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -28,6 +29,19 @@ import (
 // EnvHosts names the variable with the comma-separated host:port contact
 // points of the Cassandra to run on; `make bench` sets it.
 const EnvHosts = "CASSANDRA_HOSTS"
+
+// EnvCluster, set to 1, runs the benchmarks on a cluster of several
+// nodes (docs/cluster.md; make bench-cluster sets it): each process's
+// keyspace is replicated to every node of every datacenter the contact
+// points know of (NetworkTopologyStrategy: RF=3 on the managed cluster of
+// three nodes), and every peer reads and writes at QUORUM, with SERIAL
+// for lightweight transactions. Unset, the keyspace has one replica
+// (SimpleStrategy) and the consistency is LOCAL_QUORUM / LOCAL_SERIAL,
+// which on one node is the same.
+const EnvCluster = "CQLGEN_BENCH_CLUSTER"
+
+// Cluster reports whether CQLGEN_BENCH_CLUSTER asks for the cluster mode.
+func Cluster() bool { return os.Getenv(EnvCluster) == "1" }
 
 // Coalesce is one setting of gocql's WriteCoalesceWaitTime, and the name
 // of its sub-benchmark level.
@@ -72,6 +86,10 @@ func NewCluster(hosts []string, keyspace string, coalesce time.Duration) *gocql.
 	c.WriteCoalesceWaitTime = coalesce
 	c.ProtoVersion = 4
 	c.Consistency = gocql.LocalQuorum
+	if Cluster() {
+		c.Consistency = gocql.Quorum
+		c.SerialConsistency = gocql.Serial
+	}
 	c.Timeout = 11 * time.Second
 	c.ConnectTimeout = 5 * time.Second
 	// Creating tables on a busy two-core node takes seconds.
@@ -100,7 +118,14 @@ func Open(hosts []string, prefix, schema string) (*Env, error) {
 		return nil, fmt.Errorf("connecting to %v: %w", hosts, err)
 	}
 	e.admin = admin
-	create := "CREATE KEYSPACE " + e.Keyspace + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"
+	repl := "{'class': 'SimpleStrategy', 'replication_factor': 1}"
+	if Cluster() {
+		if repl, err = everyNode(admin); err != nil {
+			admin.Close()
+			return nil, err
+		}
+	}
+	create := "CREATE KEYSPACE " + e.Keyspace + " WITH replication = " + repl
 	if err := admin.Query(create).Exec(); err != nil {
 		admin.Close()
 		return nil, fmt.Errorf("%s: %w", create, err)
@@ -125,6 +150,31 @@ func Open(hosts []string, prefix, schema string) (*Env, error) {
 		}
 	}
 	return e, nil
+}
+
+// everyNode returns the replication of a keyspace on every node the
+// session knows of: NetworkTopologyStrategy, each datacenter with as many
+// replicas as it has nodes.
+func everyNode(s *gocql.Session) (string, error) {
+	count := map[string]int{}
+	var dc string
+	if err := s.Query("SELECT data_center FROM system.local").Scan(&dc); err != nil {
+		return "", fmt.Errorf("reading the local datacenter: %w", err)
+	}
+	count[dc]++
+	it := s.Query("SELECT data_center FROM system.peers").Iter()
+	for it.Scan(&dc) {
+		count[dc]++
+	}
+	if err := it.Close(); err != nil {
+		return "", fmt.Errorf("reading the peers' datacenters: %w", err)
+	}
+	dcs := make([]string, 0, len(count))
+	for dc, n := range count {
+		dcs = append(dcs, fmt.Sprintf("'%s': %d", dc, n))
+	}
+	sort.Strings(dcs)
+	return "{'class': 'NetworkTopologyStrategy', " + strings.Join(dcs, ", ") + "}", nil
 }
 
 // Close closes the sessions and drops the keyspace.

@@ -33,11 +33,11 @@ func EmptyKey(table, column string) error {
 	return &cqlgen.InputError{Err: cqlgen.ErrEmptyKey, Table: table, Name: column}
 }
 
-// With is r, a read's static description that generated code declares
+// withCall is r, a read's static description that generated code declares
 // once, for one call: the partition key values, the page's limit and
 // cursor, and the repository's options (the largest limit, the cursor
 // key and, on a table split over buckets, its concurrency and scatter).
-func (r ReadSpec[T]) With(partition []any, limit int, cursor string, o cqlgen.Options) ReadSpec[T] {
+func withCall[P any](r readSpec[P], partition []any, limit int, cursor string, o cqlgen.Options) readSpec[P] {
 	r.Partition, r.Limit, r.Cursor = partition, limit, cursor
 	r.MaxLimit, r.CursorKey = o.MaxLimit, o.CursorKey
 	if r.Table.Spec.Bucket != cqlspec.BucketNone {

@@ -32,7 +32,7 @@ import (
 //     than the change. Whoever completes the change releases it too.
 
 // claim claims e's key in unique table p for a change at version ts.
-func (ent *Entity[T]) claim(ctx context.Context, s cqlgen.Session, o cqlgen.Options, p *Projection[T], e *T, ts int64) error {
+func claim[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlgen.Options, p *projection[P], e P, ts int64) error {
 	t := p.Table
 	row := p.Row(e, ts, false) // the table's Row columns, then the version
 	nkey := len(t.Spec.PartitionKey) + len(t.Spec.Clustering)
@@ -54,7 +54,7 @@ func (ent *Entity[T]) claim(ctx context.Context, s cqlgen.Session, o cqlgen.Opti
 			return err
 		case sameOwner(t, mine, cur.cols[nkey:n]):
 			// Our own, from an attempt that did not land: renew it.
-			if ok, err := ent.take(ctx, s, o, t, key, mine, ts, cur); ok || err != nil {
+			if ok, err := take(ent, ctx, s, o, t, key, mine, ts, cur); ok || err != nil {
 				return err
 			}
 		default:
@@ -62,24 +62,24 @@ func (ent *Entity[T]) claim(ctx context.Context, s cqlgen.Session, o cqlgen.Opti
 			for j, c := range p.Owner {
 				owner[j] = cqldriver.Encoded(cur.cols[c])
 			}
-			st, err := getValue(ctx, s, cqldriver.Query{Stmt: ent.Canonical.PreRead, Values: owner}, ent.ScanState)
+			st, err := readState(ent, ctx, s, cqldriver.Query{Stmt: ent.Canonical.PreRead, Values: owner})
 			found := err == nil
 			if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
 				return err
 			}
-			if found && !st.Deleted && p.holds(&st.Row) && SameKey(t, p.Key(&st.Row), key) {
+			if found && !st.Deleted && p.holds(st.Row) && SameKey(t, p.Key(st.Row), key) {
 				return &cqlgen.UniqueConflictError{Table: t.Spec.Name, Columns: keyNames(t)}
 			}
 			if !found || st.Version < cur.version {
 				// The owner's change may be in flight: fence it first.
-				if ok, err := ent.fence(ctx, s, o, owner, &st, found); !ok || err != nil {
+				if ok, err := fence(ent, ctx, s, o, owner, &st, found); !ok || err != nil {
 					if err != nil {
 						return err
 					}
 					break
 				}
 			}
-			if ok, err := ent.take(ctx, s, o, t, key, mine, ts, cur); ok || err != nil {
+			if ok, err := take(ent, ctx, s, o, t, key, mine, ts, cur); ok || err != nil {
 				return err
 			}
 		}
@@ -94,7 +94,7 @@ func (ent *Entity[T]) claim(ctx context.Context, s cqlgen.Session, o cqlgen.Opti
 
 // take moves the claim cur to owner mine at version ts, if it is still
 // cur's.
-func (ent *Entity[T]) take(ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *Table, key, mine []any, ts int64, cur *claimRow) (bool, error) {
+func take[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *Table, key, mine []any, ts int64, cur *claimRow) (bool, error) {
 	nkey := len(key)
 	values := append(append([]any(nil), mine...), ts)
 	values = append(values, key...)
@@ -108,7 +108,7 @@ func (ent *Entity[T]) take(ctx context.Context, s cqlgen.Session, o cqlgen.Optio
 // fence moves the version of an entity whose claim is to be taken over,
 // so that a change of it still in flight cannot land: a live entity keeps
 // its values; a grave, or an entity never written, becomes a grave.
-func (ent *Entity[T]) fence(ctx context.Context, s cqlgen.Session, o cqlgen.Options, owner []any, st *State[T], found bool) (bool, error) {
+func fence[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlgen.Options, owner []any, st *State[P], found bool) (bool, error) {
 	var old any
 	var oldVersion int64
 	if found {
@@ -125,7 +125,7 @@ func (ent *Entity[T]) fence(ctx context.Context, s cqlgen.Session, o cqlgen.Opti
 
 // release gives up the claim of key in unique table p, held by e's
 // entity, if it is older than the change at version ts that gives it up.
-func (ent *Entity[T]) release(ctx context.Context, s cqlgen.Session, o cqlgen.Options, p *Projection[T], e *T, key []any, ts int64) error {
+func release[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlgen.Options, p *projection[P], e P, key []any, ts int64) error {
 	t := p.Table
 	row := p.Row(e, 0, false)
 	nkey := len(t.Spec.PartitionKey) + len(t.Spec.Clustering)
@@ -211,22 +211,22 @@ func sinks(n int) []any {
 // ent.Projections[i]: the claim, then the owner's canonical row, which
 // must hold the key (a claim left behind by a change that never landed
 // does not count); cqlgen.ErrNotFound when no entity holds it.
-func Resolve[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], i int, key []any) (*T, error) {
+func Resolve[P any](ctx context.Context, s cqlgen.Session, ent *entity[P], i int, key []any) (P, error) {
 	p := &ent.Projections[i]
 	cur, err := readClaim(ctx, s, p.Table, key)
 	if err != nil {
-		return nil, err
+		return none[P](), err
 	}
 	owner := make([]any, len(p.Owner))
 	for j, c := range p.Owner {
 		owner[j] = cqldriver.Encoded(cur.cols[c])
 	}
-	st, err := getValue(ctx, s, cqldriver.Query{Stmt: ent.Canonical.State, Values: owner}, ent.ScanState)
+	st, err := readState(ent, ctx, s, cqldriver.Query{Stmt: ent.Canonical.State, Values: owner})
 	if err != nil {
-		return nil, err
+		return none[P](), err
 	}
-	if st.Deleted || !p.holds(&st.Row) || !SameKey(p.Table, p.Key(&st.Row), key) {
-		return nil, cqlgen.ErrNotFound
+	if st.Deleted || !p.holds(st.Row) || !SameKey(p.Table, p.Key(st.Row), key) {
+		return none[P](), cqlgen.ErrNotFound
 	}
-	return &st.Row, nil
+	return st.Row, nil
 }

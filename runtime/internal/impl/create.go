@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"reflect"
 	"time"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
@@ -48,10 +49,29 @@ func ttlSeconds(ttl time.Duration) any {
 // A row that goes away between the conditional write and the read is
 // tried again, up to o.Attempts times.
 func InsertIfAbsent[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *Table, e *T, key []any, row func(e *T, unset bool) []any, scan func(cqldriver.Iter, *T) bool) (cqlgen.Inserted[T], error) {
+	res, err := insertIfAbsent(ctx, s, o, t, e, key, row, scan)
+	return cqlgen.Inserted[T](res), err
+}
+
+// inserted is cqlgen.Inserted with P = *T, field for field.
+type inserted[P any] struct {
+	Applied, Again bool
+	Current        P
+}
+
+// newRow is new(T) where P is *T, for code generic over P alone: one
+// allocation, as new(T) is.
+func newRow[P any]() P {
+	var p P
+	return reflect.New(reflect.TypeOf(p).Elem()).Interface().(P)
+}
+
+// insertIfAbsent is InsertIfAbsent, generic over P = *T alone.
+func insertIfAbsent[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *Table, e P, key []any, row func(e P, unset bool) []any, scan func(cqldriver.Iter, P) bool) (inserted[P], error) {
 	values := row(e, true)
 	values = append(values[:len(values)-1:len(values)-1], ttlSeconds(o.TTL))
 	q := cqldriver.Query{Stmt: t.Create, Values: values, SerialConsistency: o.SerialConsistency}
-	var res cqlgen.Inserted[T]
+	var res inserted[P]
 	run := func(ctx context.Context, _ int64) error {
 		var err error
 		res, err = create(ctx, s, o, t, q, e, key, row, scan)
@@ -77,44 +97,46 @@ func InsertIfAbsent[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Optio
 		return res, nil
 	case err == nil:
 		// Created by an earlier call with the key, whose reply was lost.
-		return cqlgen.Inserted[T]{Applied: true, Again: true}, nil
+		return inserted[P]{Applied: true, Again: true}, nil
 	case errors.Is(err, cqlgen.ErrNotApplied):
 		// An earlier call with the key found another row: so does this one.
-		cur, err := GetRow(ctx, s, cqldriver.Query{Stmt: t.Get, Values: key}, scan)
+		cur := newRow[P]()
+		err := getRow(ctx, s, cqldriver.Query{Stmt: t.Get, Values: key}, scan, cur)
 		if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
-			return cqlgen.Inserted[T]{}, err
+			return inserted[P]{}, err
 		}
 		if err != nil {
-			return cqlgen.Inserted[T]{}, nil
+			return inserted[P]{}, nil
 		}
-		return cqlgen.Inserted[T]{Current: &cur}, nil
+		return inserted[P]{Current: cur}, nil
 	}
-	return cqlgen.Inserted[T]{}, err
+	return inserted[P]{}, err
 }
 
 // create runs the conditional insert q and, when a row is there, reads
 // it and compares it with e.
-func create[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *Table, q cqldriver.Query, e *T, key []any, row func(*T, bool) []any, scan func(cqldriver.Iter, *T) bool) (cqlgen.Inserted[T], error) {
+func create[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *Table, q cqldriver.Query, e P, key []any, row func(P, bool) []any, scan func(cqldriver.Iter, P) bool) (inserted[P], error) {
 	for attempt := 1; ; attempt++ {
 		cas, err := CAS(ctx, s, q)
 		if err != nil {
-			return cqlgen.Inserted[T]{}, err
+			return inserted[P]{}, err
 		}
 		if cas.Applied {
-			return cqlgen.Inserted[T]{Applied: true}, nil
+			return inserted[P]{Applied: true}, nil
 		}
-		cur, err := GetRow(ctx, s, cqldriver.Query{Stmt: t.Get, Values: key}, scan)
+		cur := newRow[P]()
+		err = getRow(ctx, s, cqldriver.Query{Stmt: t.Get, Values: key}, scan, cur)
 		if errors.Is(err, cqlgen.ErrNotFound) && attempt < o.Attempts {
 			// Deleted, or expired, since: the key may be free again.
 			continue
 		}
 		if err != nil {
-			return cqlgen.Inserted[T]{}, err
+			return inserted[P]{}, err
 		}
-		if sameRowValues(row(e, true), row(&cur, true), t.Row) {
-			return cqlgen.Inserted[T]{Applied: true, Again: true, Current: &cur}, nil
+		if sameRowValues(row(e, true), row(cur, true), t.Row) {
+			return inserted[P]{Applied: true, Again: true, Current: cur}, nil
 		}
-		return cqlgen.Inserted[T]{Current: &cur}, nil
+		return inserted[P]{Current: cur}, nil
 	}
 }
 
@@ -151,8 +173,8 @@ func sameRowValues(a, b []any, cols []Column) bool {
 // nil when it applied, and a *cqlgen.VersionConflictError when another
 // row has the key (Actual 0: an entity stored in one table has no
 // versions).
-func InsertAbsent[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *Table, e *T, key []any, row func(e *T, unset bool) []any, scan func(cqldriver.Iter, *T) bool) error {
-	res, err := InsertIfAbsent(ctx, s, o, t, e, key, row, scan)
+func InsertAbsent[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *Table, e P, key []any, row func(e P, unset bool) []any, scan func(cqldriver.Iter, P) bool) error {
+	res, err := insertIfAbsent(ctx, s, o, t, e, key, row, scan)
 	if err != nil || res.Applied {
 		return err
 	}

@@ -14,8 +14,32 @@ import (
 // order of each statement's placeholders as cqlspec renders it: the
 // generated code states each column's field once.
 func NewEntity[T any](ent *Entity[T]) *Entity[T] {
+	ent.newRow = func() *T { return new(T) }
+	ent.copyRow = func(dst, src *T) { *dst = *src }
+	ent.zero = new(T)
+	if f := ent.Merge; f != nil {
+		merge := f.(func(cur, e *T) T)
+		ent.merge = func(cur, e *T) *T {
+			m := merge(cur, e)
+			return &m
+		}
+	}
+	if f := ent.ScanState; f != nil {
+		scan := f.(func(cqldriver.Iter) (State[T], bool))
+		ent.scanState = func(it cqldriver.Iter) (State[*T], bool) {
+			v, ok := scan(it)
+			return State[*T]{Row: &v.Row, Version: v.Version, Deleted: v.Deleted, Pending: v.Pending, StaticVersion: v.StaticVersion, Writes: v.Writes}, ok
+		}
+	}
+	derive(ent)
+	return ent
+}
+
+// derive is NewEntity's work but what needs T: compiled once for every
+// entity.
+func derive[P any](ent *entity[P]) {
 	if ent.Values == nil || ent.Fields == nil {
-		return ent
+		return
 	}
 	spec := ent.Canonical.Spec
 	if spec.Bucket != cqlspec.BucketNone {
@@ -70,7 +94,7 @@ func NewEntity[T any](ent *Entity[T]) *Entity[T] {
 		plans[s.Slot] = plan
 	}
 	values, fields := ent.Values, ent.Fields
-	bind := func(plan []int, e *T, c Change) []any {
+	bind := func(plan []int, e P, c Change) []any {
 		vs := values(e, c.Unset)
 		out := make([]any, len(plan))
 		for i, p := range plan {
@@ -94,10 +118,12 @@ func NewEntity[T any](ent *Entity[T]) *Entity[T] {
 		return out
 	}
 	change, remove, settle := plans[cqlspec.SlotChange], plans[cqlspec.SlotRemove], plans[cqlspec.SlotSettle]
-	ent.State = func(e *T) []any { return values(e, false)[:keys:keys] }
-	ent.Data = func(e *T) []any { return values(e, false)[:n:n] }
-	ent.ScanState = func(it cqldriver.Iter) (v State[T], ok bool) {
-		dest := fields(&v.Row, make([]any, 0, n+5))
+	ent.State = func(e P) []any { return values(e, false)[:keys:keys] }
+	ent.Data = func(e P) []any { return values(e, false)[:n:n] }
+	newRow := ent.newRow
+	ent.scanState = func(it cqldriver.Iter) (v State[P], ok bool) {
+		v.Row = newRow()
+		dest := fields(v.Row, make([]any, 0, n+5))
 		dest = append(dest, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 		if static {
 			dest = append(dest, &v.StaticVersion)
@@ -105,25 +131,25 @@ func NewEntity[T any](ent *Entity[T]) *Entity[T] {
 		ok = it.Scan(dest...)
 		return
 	}
-	ent.Change = func(e *T, c Change) []any { return bind(change, e, c) }
-	ent.Remove = func(e *T, c Change) []any { return bind(remove, e, c) }
-	ent.Settle = func(e *T, version int64) []any { return bind(settle, e, Change{Old: version}) }
+	ent.Change = func(e P, c Change) []any { return bind(change, e, c) }
+	ent.Remove = func(e P, c Change) []any { return bind(remove, e, c) }
+	ent.Settle = func(e P, version int64) []any { return bind(settle, e, Change{Old: version}) }
 	for i := range ent.Projections {
 		if p := &ent.Projections[i]; p.Row == nil {
 			p.Row, p.Key = projectionFuncs(p.Table, index, values)
 		}
 	}
 	if ent.Check == nil {
-		ent.Check, ent.CheckKey = ent.checks(index)
+		ent.Check, ent.CheckKey = checks(ent, index)
 	}
-	return ent
+
 }
 
 // projectionFuncs derives Row and Key of a table other than the source
 // of truth whose columns all hold fields of the entity: Row binds its
 // Insert (the columns, then the timestamp, in the order cqlspec renders
 // them), Key is its primary key.
-func projectionFuncs[T any](t *Table, index map[string]int, values func(*T, bool) []any) (row func(*T, int64, bool) []any, key func(*T) []any) {
+func projectionFuncs[P any](t *Table, index map[string]int, values func(P, bool) []any) (row func(P, int64, bool) []any, key func(P) []any) {
 	var plan, keys []int
 	for _, s := range cqlspec.Render(&t.Spec) {
 		if s.Slot != cqlspec.SlotInsert {
@@ -147,7 +173,7 @@ func projectionFuncs[T any](t *Table, index map[string]int, values func(*T, bool
 	for _, c := range append(append([]Column(nil), t.Spec.PartitionKey...), t.Spec.Clustering...) {
 		keys = append(keys, index[c.Name])
 	}
-	row = func(e *T, ts int64, unset bool) []any {
+	row = func(e P, ts int64, unset bool) []any {
 		vs := values(e, unset)
 		out := make([]any, len(plan))
 		for i, p := range plan {
@@ -159,7 +185,7 @@ func projectionFuncs[T any](t *Table, index map[string]int, values func(*T, bool
 		}
 		return out
 	}
-	key = func(e *T) []any {
+	key = func(e P) []any {
 		vs := values(e, false)
 		out := make([]any, len(keys))
 		for i, p := range keys {
@@ -175,7 +201,7 @@ func projectionFuncs[T any](t *Table, index map[string]int, values func(*T, bool
 // table not checked yet, must not be empty (emptyValue), and a vector
 // must be of its column's dimension. index maps a column of the source
 // of truth to its place in Values.
-func (ent *Entity[T]) checks(index map[string]int) (check, checkKey func(*T) error) {
+func checks[P any](ent *entity[P], index map[string]int) (check, checkKey func(P) error) {
 	type key struct {
 		table, column, typ string
 		i                  int
@@ -214,8 +240,8 @@ func (ent *Entity[T]) checks(index map[string]int) (check, checkKey func(*T) err
 			vecs = append(vecs, vec{c.Name, dim, index[c.Name]})
 		}
 	}
-	run := func(keys []key, vectors bool) func(*T) error {
-		return func(e *T) error {
+	run := func(keys []key, vectors bool) func(P) error {
+		return func(e P) error {
 			vs := ent.Values(e, false)
 			for _, k := range keys {
 				if emptyValue(k.typ, unnormalized(vs[k.i])) {
@@ -258,7 +284,7 @@ const (
 
 // ScanLive scans a row of the source of truth as Get reads it, its
 // columns then cqlgen_deleted, skipping graves.
-func (ent *Entity[T]) ScanLive(it cqldriver.Iter, e *T) bool {
+func (ent *entity[P]) ScanLive(it cqldriver.Iter, e P) bool {
 	n := len(ent.Canonical.Spec.PartitionKey) + len(ent.Canonical.Spec.Clustering) + len(ent.Canonical.Spec.Columns)
 	for {
 		var deleted bool
@@ -269,7 +295,6 @@ func (ent *Entity[T]) ScanLive(it cqldriver.Iter, e *T) bool {
 		if !deleted {
 			return true
 		}
-		var zero T
-		*e = zero
+		ent.copyRow(e, ent.zero)
 	}
 }

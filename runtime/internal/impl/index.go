@@ -24,7 +24,11 @@ const scatterCursor byte = 's'
 // within a partition after a row; for a scatter, Next continues with the
 // partitions after the row's, in token order, which is the order
 // Cassandra returns a scatter's rows in.
-type IndexRead[T any] struct {
+//
+// It is indexRead[*T]: generic over P = *T alone, as Entity is.
+type IndexRead[T any] = indexRead[*T]
+
+type indexRead[P any] struct {
 	Table     *Table
 	Partition []any // nil for a scatter
 	Values    []any // the value looked for, or a range's two bounds
@@ -37,36 +41,43 @@ type IndexRead[T any] struct {
 	MaxLimit  int
 	CursorKey []byte
 	Cursor    string
-	Scan      func(cqldriver.Iter, *T) bool
+	Scan      func(cqldriver.Iter, P) bool
 	// Key is a row's cursor key: its clustering values, and for a
 	// scatter its partition key values before them.
-	Key func(*T) []any
+	Key func(P) []any
 }
 
-// ReadIndex runs a read through an index, one page at a time. Cursors
+// ReadIndex runs a read through an index (readIndex), with rows from one
+// arena, copied into the page.
+func ReadIndex[T any](ctx context.Context, s cqlgen.Session, r IndexRead[T]) (cqlgen.Page[T], error) {
+	pg, err := readIndex(ctx, s, r, rowArena[T]())
+	return pageOf(pg), err
+}
+
+// readIndex runs a read through an index, one page at a time. Cursors
 // are those of ReadPage: opaque, bound to the read's pattern, partition
 // and values, sealed with the repository's cursor key when it has one.
-func ReadIndex[T any](ctx context.Context, s cqlgen.Session, r IndexRead[T]) (cqlgen.Page[T], error) {
+func readIndex[P any](ctx context.Context, s cqlgen.Session, r indexRead[P], newRow func() P) (page[P], error) {
 	t := r.Table
 	if len(t.Spec.Values) == 2 {
 		var err error
 		if t, err = t.withBounds(r.FromExclusive, r.ToInclusive); err != nil {
-			return cqlgen.Page[T]{}, err
+			return page[P]{}, err
 		}
 	}
 	scatter := r.Partition == nil
-	spec := ReadSpec[T]{Table: t, Limit: r.Limit, MaxLimit: r.MaxLimit, CursorKey: r.CursorKey, Cursor: r.Cursor, Scan: r.Scan, Key: r.Key}
+	spec := readSpec[P]{Table: t, Limit: r.Limit, MaxLimit: r.MaxLimit, CursorKey: r.CursorKey, Cursor: r.Cursor, Scan: r.Scan, Key: r.Key, newRow: newRow}
 	var err error
 	if spec.Limit, err = pageLimit(spec.Limit, spec.MaxLimit); err != nil {
-		return cqlgen.Page[T]{}, err
+		return page[P]{}, err
 	}
 	spec.sealer = sealerFor(spec.CursorKey)
 	if len(r.Values) != len(t.Spec.Values) {
-		return cqlgen.Page[T]{}, fmt.Errorf("cqlgen: %s: %d index values for %d: regenerate the package", t.Spec.Pattern, len(r.Values), len(t.Spec.Values))
+		return page[P]{}, fmt.Errorf("cqlgen: %s: %d index values for %d: regenerate the package", t.Spec.Pattern, len(r.Values), len(t.Spec.Values))
 	}
 	fp, err := indexFingerprint(t, r.Partition, r.Values)
 	if err != nil {
-		return cqlgen.Page[T]{}, err
+		return page[P]{}, err
 	}
 	kind := plainCursor
 	if scatter {
@@ -75,36 +86,36 @@ func ReadIndex[T any](ctx context.Context, s cqlgen.Session, r IndexRead[T]) (cq
 	var c cursor
 	if r.Cursor != "" {
 		if c, err = decodeCursor(t.Spec.Pattern, fp, kind, r.Cursor, spec.sealer); err != nil {
-			return cqlgen.Page[T]{}, err
+			return page[P]{}, err
 		}
 	}
 	need := spec.Limit + 1
 	if !scatter {
 		rows, err := readPartition(ctx, s, spec, append(append([]any(nil), r.Partition...), r.Values...), c.key, false, need)
 		if err != nil {
-			return cqlgen.Page[T]{}, err
+			return page[P]{}, err
 		}
 		return finish(spec, fp, rows, func(int) cursor { return cursor{kind: plainCursor} })
 	}
 	rows, err := readScatter(ctx, s, spec, r.Values, c.key, need)
 	if err != nil {
-		return cqlgen.Page[T]{}, err
+		return page[P]{}, err
 	}
 	if len(rows) <= spec.Limit {
-		return cqlgen.Page[T]{Rows: rows}, nil
+		return page[P]{Rows: rows}, nil
 	}
 	rows = rows[:spec.Limit]
-	key, err := marshalPrimaryKey(t, r.Key(&rows[spec.Limit-1]))
+	key, err := marshalPrimaryKey(t, r.Key(rows[spec.Limit-1]))
 	if err != nil {
-		return cqlgen.Page[T]{}, err
+		return page[P]{}, err
 	}
-	return cqlgen.Page[T]{Rows: rows, Cursor: encodeCursor(fp, cursor{kind: scatterCursor, key: key}, spec.sealer)}, nil
+	return page[P]{Rows: rows, Cursor: encodeCursor(fp, cursor{kind: scatterCursor, key: key}, spec.sealer)}, nil
 }
 
 // readScatter reads up to limit rows of a scatter: from the start, or
 // after the row at pos (its partition key, then its clustering key):
 // first the rest of that row's partition, then the partitions after it.
-func readScatter[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], values []any, pos [][]byte, limit int) ([]T, error) {
+func readScatter[P any](ctx context.Context, s cqlgen.Session, r readSpec[P], values []any, pos [][]byte, limit int) ([]P, error) {
 	t := r.Table
 	if pos == nil {
 		return readPartition(ctx, s, r, values, nil, false, limit)
@@ -126,7 +137,7 @@ func readScatter[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], va
 		}
 	}
 	part := append(rawKey(pos[:npk]), values...)
-	var rows []T
+	var rows []P
 	if len(t.Spec.Clustering) > 0 {
 		var err error
 		if rows, err = readPartition(ctx, s, r, part, pos[npk:], false, limit); err != nil {
@@ -136,7 +147,7 @@ func readScatter[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], va
 	if t.next == nil {
 		return nil, fmt.Errorf("cqlgen: %s: no Next statement for a scatter read: regenerate the package", t.Spec.Pattern)
 	}
-	rows, err := fetch(ctx, s, cqldriver.Query{Stmt: t.next, Values: part}, r.Scan, rows, limit)
+	rows, err := fetch(ctx, s, cqldriver.Query{Stmt: t.next, Values: part}, r.Scan, r.newRow, rows, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -391,13 +391,13 @@ func (d *digests) add(o *digests) {
 // its every build compiled. Maintain and Backfill, which generated code
 // calls, are thin generic wrappers instead: they take a type-erased view
 // of the entity (entityView), built once per call, and run the
-// non-generic code below on it. An entity there is an any holding a *T,
+// non-generic code below on it. An entity there is an any holding a P,
 // which the view's closures convert back; the conversions cost a type
 // assertion per call and an allocation per canonical row scanned, which a
 // batch job reading whole tables over the network does not notice.
 
-// entityView is an *Entity[T] with T erased, as the maintenance path uses
-// it. Its closures take an entity as an any holding a *T, and a
+// entityView is an *entity[P] with T erased, as the maintenance path uses
+// it. Its closures take an entity as an any holding a P, and a
 // projection by its index in Entity.Projections.
 type entityView struct {
 	canonical   *Table
@@ -429,8 +429,8 @@ type projectionView struct {
 	owner      []int
 }
 
-// stateView is a State[T] with T erased: state holds the *State[T] read
-// (nil for none), row its *T, for the closures, and the fields the
+// stateView is a State[P] with T erased: state holds the *State[P] read
+// (nil for none), row its P, for the closures, and the fields the
 // maintenance path reads are copied out.
 type stateView struct {
 	state   any
@@ -440,34 +440,34 @@ type stateView struct {
 }
 
 // view builds ent's type-erased view, once per Maintain or Backfill.
-func (ent *Entity[T]) view() *entityView {
+func view[P any](ent *entity[P]) *entityView {
 	v := &entityView{canonical: ent.Canonical, immutable: ent.Immutable}
 	for _, p := range ent.Projections {
 		v.projections = append(v.projections, projectionView{table: p.Table, unique: p.Unique, writetimes: p.Writetimes, owner: p.Owner})
 	}
 	v.scanState = func(it cqldriver.Iter) (stateView, bool) {
-		st, ok := ent.ScanState(it)
+		st, ok := ent.scanState(it)
 		if !ok {
 			return stateView{}, false
 		}
-		return stateView{state: &st, row: &st.Row, version: st.Version, deleted: st.Deleted}, true
+		return stateView{state: &st, row: st.Row, version: st.Version, deleted: st.Deleted}, true
 	}
-	v.holds = func(p int, e any) bool { return ent.Projections[p].holds(e.(*T)) }
-	v.key = func(p int, e any) []any { return ent.Projections[p].Key(e.(*T)) }
-	v.row = func(p int, e any, ts int64) []any { return ent.Projections[p].Row(e.(*T), ts, false) }
+	v.holds = func(p int, e any) bool { return ent.Projections[p].holds(e.(P)) }
+	v.key = func(p int, e any) []any { return ent.Projections[p].Key(e.(P)) }
+	v.row = func(p int, e any, ts int64) []any { return ent.Projections[p].Row(e.(P), ts, false) }
 	v.touch = func(ctx context.Context, s cqlgen.Session, e any) error {
-		return public(write(ctx, s, NewOptions(), ent, opTouch, e.(*T)))
+		return public(write(ctx, s, NewOptions(), ent, opTouch, e.(P)))
 	}
 	v.claim = func(ctx context.Context, s cqlgen.Session, p int, e any, version int64) error {
-		return ent.claim(ctx, s, NewOptions(), &ent.Projections[p], e.(*T), version)
+		return claim(ent, ctx, s, NewOptions(), &ent.Projections[p], e.(P), version)
 	}
 	v.fence = func(ctx context.Context, s cqlgen.Session, o cqlgen.Options, owner []any, sv *stateView, found bool) (bool, error) {
-		st, _ := sv.state.(*State[T])
+		st, _ := sv.state.(*State[P])
 		if st == nil {
 			// None read: the zero State, as GetRow returns it.
-			st = new(State[T])
+			st = new(State[P])
 		}
-		return ent.fence(ctx, s, o, owner, st, found)
+		return fence(ent, ctx, s, o, owner, st, found)
 	}
 	return v
 }
@@ -483,8 +483,8 @@ type verification struct {
 }
 
 // Maintain runs Verify (repair false) or Repair (repair true).
-func Maintain[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], entity string, repair bool, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return maintainView(ctx, s, ent.view(), entity, repair, o)
+func Maintain[P any](ctx context.Context, s cqlgen.Session, ent *entity[P], entity string, repair bool, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return maintainView(ctx, s, view(ent), entity, repair, o)
 }
 
 func maintainView(ctx context.Context, s cqlgen.Session, ent *entityView, entity string, repair bool, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
@@ -893,8 +893,8 @@ func rawCells(cells [][]byte) []any {
 // cqlgen.ProgressTable, and a backfill run again with the same job skips
 // it: a backfill stopped (its context cancelled, its process killed)
 // resumes where it was.
-func Backfill[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], entity, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return backfill(ctx, s, ent.view(), entity, table, o)
+func Backfill[P any](ctx context.Context, s cqlgen.Session, ent *entity[P], entity, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return backfill(ctx, s, view(ent), entity, table, o)
 }
 
 func backfill(ctx context.Context, s cqlgen.Session, ent *entityView, entity, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {

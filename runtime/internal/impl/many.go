@@ -8,7 +8,7 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
-// GetMany reads the rows of t with the given keys in one query,
+// getMany reads the rows of t with the given keys in one query,
 // t.GetMany: prefix binds the partition key's columns but the last, keys
 // the last one's values, as one list for its IN ?. It returns them in
 // the order of keys, with the indexes of those that have no row; key
@@ -22,20 +22,20 @@ import (
 // reads ahead at 10 keys, the runs split at 100), and the IN query
 // allocated a quarter to a seventh as much, in one request
 // (bench/README.md, Multi-get).
-func GetMany[T, K any](ctx context.Context, s cqlgen.Session, t *Table, prefix []any, keys []K, maxKeys int, scan func(cqldriver.Iter, *T) bool, key func(*T) K) (cqlgen.Found[T], error) {
+func getMany[P, K any](ctx context.Context, s cqlgen.Session, t *Table, prefix []any, keys []K, maxKeys int, scan func(cqldriver.Iter, P) bool, key func(P) K) (found[P], error) {
 	if maxKeys <= 0 {
 		maxKeys = cqlgen.DefaultMaxKeys
 	}
 	if len(keys) > maxKeys {
-		return cqlgen.Found[T]{}, &cqlgen.InputError{Err: cqlgen.ErrInvalidLimit, Reason: fmt.Sprintf("%d keys in one multi-get, more than %d: split them, or raise the bound with WithMaxKeys", len(keys), maxKeys)}
+		return found[P]{}, &cqlgen.InputError{Err: cqlgen.ErrInvalidLimit, Reason: fmt.Sprintf("%d keys in one multi-get, more than %d: split them, or raise the bound with WithMaxKeys", len(keys), maxKeys)}
 	}
-	found := cqlgen.Found[T]{Rows: make([]*T, len(keys))}
+	res := found[P]{Rows: make([]P, len(keys))}
 	if len(keys) == 0 {
-		return found, nil
+		return res, nil
 	}
 	typ, err := cqldriver.ParseType(t.Spec.PartitionKey[len(t.Spec.PartitionKey)-1].Type)
 	if err != nil {
-		return cqlgen.Found[T]{}, err
+		return found[P]{}, err
 	}
 	encode := func(k K) (string, error) {
 		b, err := cqldriver.Marshal(typ, k)
@@ -47,7 +47,7 @@ func GetMany[T, K any](ctx context.Context, s cqlgen.Session, t *Table, prefix [
 	for i, k := range keys {
 		e, err := encode(k)
 		if err != nil {
-			return cqlgen.Found[T]{}, err
+			return found[P]{}, err
 		}
 		if at[e] == nil {
 			list = append(list, k)
@@ -58,32 +58,32 @@ func GetMany[T, K any](ctx context.Context, s cqlgen.Session, t *Table, prefix [
 	for {
 		it := s.Iter(ctx, q)
 		for {
-			row := new(T)
+			row := newRow[P]()
 			if !scan(it, row) {
 				break
 			}
 			e, err := encode(key(row))
 			if err != nil {
 				it.Close()
-				return cqlgen.Found[T]{}, err
+				return found[P]{}, err
 			}
 			for _, i := range at[e] {
-				found.Rows[i] = row
+				res.Rows[i] = row
 			}
 		}
 		state := it.PageState()
 		if err := it.Close(); err != nil {
-			return cqlgen.Found[T]{}, err
+			return found[P]{}, err
 		}
 		if len(state) == 0 {
 			break
 		}
 		q.PageState = state
 	}
-	for i, r := range found.Rows {
-		if r == nil {
-			found.Missing = append(found.Missing, i)
+	for i, r := range res.Rows {
+		if isNil(r) {
+			res.Missing = append(res.Missing, i)
 		}
 	}
-	return found, nil
+	return res, nil
 }

@@ -16,47 +16,68 @@ import (
 // call's options and runs it, so that a generated method is one line.
 
 // Insert is the Insert method of an entity stored in one table.
-func (d *One[T]) Insert(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) (err error) {
-	defer Observe(&ctx, s, d.Name, "Insert").End(&err)
-	return InsertOne(ctx, s, base, opts, d, e)
+func (d *One[T]) Insert(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) error {
+	return insertOne((*one[*T])(d), ctx, s, base, opts, e)
 }
 
 // InsertIfAbsent is the InsertIfAbsent method of an entity stored in one
 // table.
-func (d *One[T]) InsertIfAbsent(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) (_ cqlgen.Inserted[T], err error) {
+func (d *One[T]) InsertIfAbsent(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) (cqlgen.Inserted[T], error) {
+	res, err := insertIfAbsentOne((*one[*T])(d), ctx, s, base, opts, e)
+	return cqlgen.Inserted[T](res), err
+}
+
+// Update is the Update method of an entity stored in one table.
+func (d *One[T]) Update(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) error {
+	return updateOne((*one[*T])(d), ctx, s, base, opts, e)
+}
+
+// Delete is the Delete method of an entity stored in one table.
+func (d *One[T]) Delete(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) error {
+	return deleteOne((*one[*T])(d), ctx, s, base, opts, e)
+}
+
+// insertOne, insertIfAbsentOne, updateOne and deleteOne are One's
+// methods, generic over P = *T alone (functions, not methods: each
+// method of a generic type is compiled again, as a wrapper, for every
+// type argument).
+func insertOne[P any](d *one[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (err error) {
+	defer Observe(&ctx, s, d.Name, "Insert").End(&err)
+	return InsertOne(ctx, s, base, opts, d, e)
+}
+
+func insertIfAbsentOne[P any](d *one[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (_ inserted[P], err error) {
 	defer Observe(&ctx, s, d.Name, "InsertIfAbsent").End(&err)
 	return InsertOneIfAbsent(ctx, s, base, opts, d, e)
 }
 
-// Update is the Update method of an entity stored in one table.
-func (d *One[T]) Update(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) (err error) {
+func updateOne[P any](d *one[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (err error) {
 	defer Observe(&ctx, s, d.Name, "Update").End(&err)
 	return UpdateOne(ctx, s, base, opts, d, e)
 }
 
-// Delete is the Delete method of an entity stored in one table.
-func (d *One[T]) Delete(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) (err error) {
+func deleteOne[P any](d *one[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (err error) {
 	defer Observe(&ctx, s, d.Name, "Delete").End(&err)
 	return DeleteOne(ctx, s, base, opts, d, e)
 }
 
 // Insert is the Insert method of an entity written through the protocol.
-func (ent *Entity[T]) Insert(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) error {
-	return ent.run(ctx, s, base, opts, "Insert", OpInsert, e)
+func (ent *entity[P]) Insert(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
+	return run(ent, ctx, s, base, opts, "Insert", OpInsert, e)
 }
 
 // Update is the Update method of an entity written through the protocol.
-func (ent *Entity[T]) Update(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) error {
-	return ent.run(ctx, s, base, opts, "Update", OpUpdate, e)
+func (ent *entity[P]) Update(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
+	return run(ent, ctx, s, base, opts, "Update", OpUpdate, e)
 }
 
 // Delete is the Delete method of an entity written through the protocol:
 // e needs only the source of truth's key.
-func (ent *Entity[T]) Delete(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) error {
-	return ent.run(ctx, s, base, opts, "Delete", OpDelete, e)
+func (ent *entity[P]) Delete(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
+	return run(ent, ctx, s, base, opts, "Delete", OpDelete, e)
 }
 
-func (ent *Entity[T]) run(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, method string, op Op, e *T) (err error) {
+func run[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, method string, op Op, e P) (err error) {
 	defer Observe(&ctx, s, ent.Name, method).End(&err)
 	check := ent.Check
 	if op == OpDelete {
@@ -71,46 +92,46 @@ func (ent *Entity[T]) run(ctx context.Context, s cqlgen.Session, base cqlgen.Opt
 
 // GetVersioned is the GetVersioned method: key holds the source of
 // truth's key alone.
-func (ent *Entity[T]) GetVersioned(ctx context.Context, s cqlgen.Session, key *T) (_ *T, _ int64, err error) {
+func (ent *entity[P]) GetVersioned(ctx context.Context, s cqlgen.Session, key P) (_ P, _ int64, err error) {
 	defer Observe(&ctx, s, ent.Name, "GetVersioned").End(&err)
 	if err := ent.CheckKey(key); err != nil {
-		return nil, 0, err
+		return none[P](), 0, err
 	}
 	return Versioned(ctx, s, ent, key)
 }
 
 // Modify is the Modify method: key holds the source of truth's key
 // alone.
-func (ent *Entity[T]) Modify(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, key *T, change func(*T) error) (_ *T, err error) {
+func (ent *entity[P]) Modify(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, key P, change func(P) error) (_ P, err error) {
 	defer Observe(&ctx, s, ent.Name, "Modify").End(&err)
 	o, err := BeginVersioned(key, ent.CheckKey, base, opts)
 	if err != nil {
-		return nil, err
+		return none[P](), err
 	}
 	return Modify(ctx, s, o, ent, key, ent.Check, change)
 }
 
 // Verify is the Verify method of a maintained entity.
-func (ent *Entity[T]) Verify(ctx context.Context, s cqlgen.Session, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
+func (ent *entity[P]) Verify(ctx context.Context, s cqlgen.Session, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer Observe(&ctx, s, ent.Name, "Verify").End(&err)
 	return Maintain(ctx, s, ent, ent.Name, false, o)
 }
 
 // Repair is the Repair method of a maintained entity.
-func (ent *Entity[T]) Repair(ctx context.Context, s cqlgen.Session, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
+func (ent *entity[P]) Repair(ctx context.Context, s cqlgen.Session, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer Observe(&ctx, s, ent.Name, "Repair").End(&err)
 	return Maintain(ctx, s, ent, ent.Name, true, o)
 }
 
 // Backfill is the Backfill method of a maintained entity.
-func (ent *Entity[T]) Backfill(ctx context.Context, s cqlgen.Session, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
+func (ent *entity[P]) Backfill(ctx context.Context, s cqlgen.Session, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer Observe(&ctx, s, ent.Name, "Backfill").End(&err)
 	return Backfill(ctx, s, ent, ent.Name, table, o)
 }
 
 // Tables lists the tables of a maintained entity that Repair and
 // Backfill write: all but the source of truth.
-func (ent *Entity[T]) Tables() []string {
+func (ent *entity[P]) Tables() []string {
 	out := make([]string, 0, len(ent.Projections))
 	for _, p := range ent.Projections {
 		out = append(out, p.Table.Spec.Name)
@@ -121,28 +142,49 @@ func (ent *Entity[T]) Tables() []string {
 // Get is a method that reads the row of t with the given primary key
 // (bucket included), as t's Get statement binds it; an empty partition
 // key value gets a *cqlgen.InputError matching cqlgen.ErrEmptyKey, and no row cqlgen.ErrNotFound.
-func Get[T any](ctx context.Context, s cqlgen.Session, entity, method string, t *Table, key []any, scan func(cqldriver.Iter, *T) bool) (_ *T, err error) {
+func Get[T any](ctx context.Context, s cqlgen.Session, entity, method string, t *Table, key []any, scan func(cqldriver.Iter, *T) bool) (*T, error) {
+	return get(ctx, s, entity, method, t, key, scan)
+}
+
+// get is Get, generic over P = *T alone.
+func get[P any](ctx context.Context, s cqlgen.Session, entity, method string, t *Table, key []any, scan func(cqldriver.Iter, P) bool) (_ P, err error) {
 	defer Observe(&ctx, s, entity, method).End(&err)
 	if err := checkPartition(t, key); err != nil {
-		return nil, err
+		return none[P](), err
 	}
-	return GetOne(ctx, s, t.Get, key, scan)
+	row := newRow[P]()
+	if err := getRow(ctx, s, cqldriver.Query{Stmt: t.Get, Values: key}, scan, row); err != nil {
+		return none[P](), err
+	}
+	return row, nil
 }
 
 // Many is the GetMany method: prefix binds the partition key's columns
 // but the last, keys the last one's values.
-func Many[T, K any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, entity string, t *Table, prefix []any, keys []K, scan func(cqldriver.Iter, *T) bool, key func(*T) K) (_ cqlgen.Found[T], err error) {
+func Many[T, K any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, entity string, t *Table, prefix []any, keys []K, scan func(cqldriver.Iter, *T) bool, key func(*T) K) (cqlgen.Found[T], error) {
+	res, err := many(ctx, s, base, entity, t, prefix, keys, scan, key)
+	return cqlgen.Found[T](res), err
+}
+
+// found is cqlgen.Found with P = *T, field for field.
+type found[P any] struct {
+	Rows    []P
+	Missing []int
+}
+
+// many is Many, generic over P = *T alone.
+func many[P, K any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, entity string, t *Table, prefix []any, keys []K, scan func(cqldriver.Iter, P) bool, key func(P) K) (_ found[P], err error) {
 	defer Observe(&ctx, s, entity, "GetMany").End(&err)
 	if err := checkPartition(t, prefix); err != nil {
-		return cqlgen.Found[T]{}, err
+		return found[P]{}, err
 	}
 	last := t.Spec.PartitionKey[len(t.Spec.PartitionKey)-1]
 	for _, k := range keys {
 		if emptyValue(last.Type, k) {
-			return cqlgen.Found[T]{}, EmptyKey(t.Spec.Name, last.Name)
+			return found[P]{}, EmptyKey(t.Spec.Name, last.Name)
 		}
 	}
-	return GetMany(ctx, s, t, prefix, keys, base.MaxKeys, scan, key)
+	return getMany(ctx, s, t, prefix, keys, base.MaxKeys, scan, key)
 }
 
 // checkPartition refuses the first empty value among values, bound in
@@ -238,15 +280,22 @@ func Walk(start time.Time, lookBack int) ReadArg {
 
 // Page is a read method of a pattern whose partitions hold many rows:
 // partition holds the partition key values, the bucket excluded.
-func (r *ReadSpec[T]) Page(ctx context.Context, s cqlgen.Session, base cqlgen.Options, partition []any, limit int, cursor string, args ...ReadArg) (_ cqlgen.Page[T], err error) {
+func (r *ReadSpec[T]) Page(ctx context.Context, s cqlgen.Session, base cqlgen.Options, partition []any, limit int, cursor string, args ...ReadArg) (cqlgen.Page[T], error) {
+	pg, err := readPageOf((*readSpec[*T])(r), ctx, s, base, partition, limit, cursor, rowArena[T](), args)
+	return pageOf(pg), err
+}
+
+// readPageOf is Page, generic over P = *T alone.
+func readPageOf[P any](r *readSpec[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, partition []any, limit int, cursor string, newRow func() P, args []ReadArg) (_ page[P], err error) {
 	defer Observe(&ctx, s, r.Entity, r.Table.Spec.Pattern).End(&err)
 	if err := checkPartition(r.Table, partition); err != nil {
-		return cqlgen.Page[T]{}, err
+		return page[P]{}, err
 	}
-	spec := r.With(partition, limit, cursor, base)
+	spec := withCall(*r, partition, limit, cursor, base)
+	spec.newRow = newRow
 	for _, a := range args {
 		if a.err != nil {
-			return cqlgen.Page[T]{}, a.err
+			return page[P]{}, a.err
 		}
 	}
 	for _, a := range args {
@@ -268,7 +317,7 @@ func (r *ReadSpec[T]) Page(ctx context.Context, s cqlgen.Session, base cqlgen.Op
 			spec.To, spec.ToInclusive = a.to, a.toInclusive
 		}
 	}
-	return ReadPage(ctx, s, spec)
+	return readPage(ctx, s, spec)
 }
 
 // Every is tb, for a ReadSpec's TimeBuckets.

@@ -24,12 +24,29 @@ type One[T any] struct {
 	Scan   func(cqldriver.Iter, *T) bool
 }
 
-func (d *One[T]) created(e *T, unset bool) []any { return d.Row(e, 0, unset) }
+// one is One with P = *T, field for field: One's methods convert to it,
+// so that the writes are generic over P alone (see Entity).
+type one[P any] struct {
+	Name  string // the entity's, for observers
+	Table *Table
+	// Check refuses an entity whose partition key values are empty.
+	Check func(P) error
+	// Key is e's primary key, as Get binds it.
+	Key func(e P) []any
+	// Row binds Insert for e at ts; with unset, nil pointers and empty
+	// collections are left unset.
+	Row func(e P, ts int64, unset bool) []any
+	// Remove binds Delete for e at ts.
+	Remove func(e P, ts int64) []any
+	Scan   func(cqldriver.Iter, P) bool
+}
+
+func (d *one[P]) created(e P, unset bool) []any { return d.Row(e, 0, unset) }
 
 // InsertOne is Insert of an entity stored in one table: the row written
 // at a client-side timestamp, nil pointers and empty collections left
 // unset; with cqlgen.IfAbsent, InsertAbsent.
-func InsertOne[T any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, d *One[T], e *T) error {
+func InsertOne[P any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, d *one[P], e P) error {
 	o, err := BeginWrite(e, d.Check, base, opts, AllowTTL|AllowAbsent)
 	if err != nil {
 		return err
@@ -43,17 +60,17 @@ func InsertOne[T any](ctx context.Context, s cqlgen.Session, base cqlgen.Options
 }
 
 // InsertOneIfAbsent is InsertIfAbsent of an entity stored in one table.
-func InsertOneIfAbsent[T any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, d *One[T], e *T) (cqlgen.Inserted[T], error) {
+func InsertOneIfAbsent[P any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, d *one[P], e P) (inserted[P], error) {
 	o, err := BeginWrite(e, d.Check, base, opts, AllowTTL|AllowAbsent)
 	if err != nil {
-		return cqlgen.Inserted[T]{}, err
+		return inserted[P]{}, err
 	}
-	return InsertIfAbsent(ctx, s, o, d.Table, e, d.Key(e), d.created, d.Scan)
+	return insertIfAbsent(ctx, s, o, d.Table, e, d.Key(e), d.created, d.Scan)
 }
 
 // UpdateOne is Update of an entity stored in one table: the whole row
 // written, nil pointers and empty collections clearing their columns.
-func UpdateOne[T any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, d *One[T], e *T) error {
+func UpdateOne[P any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, d *one[P], e P) error {
 	o, err := BeginWrite(e, d.Check, base, opts, AllowTTL)
 	if err != nil {
 		return err
@@ -64,7 +81,7 @@ func UpdateOne[T any](ctx context.Context, s cqlgen.Session, base cqlgen.Options
 }
 
 // DeleteOne is Delete of an entity stored in one table.
-func DeleteOne[T any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, d *One[T], e *T) error {
+func DeleteOne[P any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, d *one[P], e P) error {
 	o, err := Begin(e, d.Check, base, opts)
 	if err != nil {
 		return err

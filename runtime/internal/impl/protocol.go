@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unsafe"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
@@ -74,22 +75,24 @@ type Change struct {
 }
 
 // Projection is a table other than the canonical one, as the protocol
-// writes it.
-type Projection[T any] struct {
+// writes it. It is projection[*T], as Entity is entity[*T]: see Entity.
+type Projection[T any] = projection[*T]
+
+type projection[P any] struct {
 	Table *Table
 	// Holds reports whether the table holds e's row: the predicate of a
 	// sparse table (where:"..."); nil for a table that holds every entity.
 	// A change that makes it false deletes the row, as a change of its key
 	// moves it.
-	Holds func(e *T) bool
+	Holds func(e P) bool
 	// Unique marks a unique table (table:"...,unique"): its rows are
 	// claims, which the protocol writes by conditional writes before the
 	// change and releases after it (see claim), never by the fan-out.
 	Unique bool
 	// Key is the primary key of e's row, bucket included.
-	Key func(e *T) []any
+	Key func(e P) []any
 	// Row binds the Insert of e's row at ts.
-	Row func(e *T, ts int64, unset bool) []any
+	Row func(e P, ts int64, unset bool) []any
 	// Writetimes is how many write timestamps the table's Scan selects,
 	// last: one for each regular column of one cell. Their greatest is
 	// when the row was last written.
@@ -101,16 +104,27 @@ type Projection[T any] struct {
 }
 
 // holds reports whether p holds e's row.
-func (p *Projection[T]) holds(e *T) bool { return p.Holds == nil || p.Holds(e) }
+func (p *projection[P]) holds(e P) bool { return p.Holds == nil || p.Holds(e) }
 
 // Entity is an entity's write protocol, declared by generated code.
-type Entity[T any] struct {
+//
+// It is entity[*T]: the protocol's code is generic over P, a pointer to
+// the entity, and never over the entity's struct type T, so that the
+// compiler builds it once for every entity (one GC shape, a pointer)
+// instead of once for each entity's struct in the user's package. What
+// needs T itself (a new row, a copy, the generated ScanState and Merge,
+// which return State[T] and T) is closed over by NewEntity, once, into
+// the unexported funcs below; docs/architecture.md says how to write new
+// code in this shape.
+type Entity[T any] = entity[*T]
+
+type entity[P any] struct {
 	// Name is the entity's, for observers and reports.
 	Name string
 	// Check refuses an entity whose partition key values are empty, in
 	// any table that holds it (or whose vectors are not of their
 	// dimension); CheckKey, one whose source of truth's are.
-	Check, CheckKey func(*T) error
+	Check, CheckKey func(P) error
 	// Canonical is the source of truth; its Data lists, in order,
 	// the columns Data returns.
 	Canonical *Table
@@ -124,37 +138,71 @@ type Entity[T any] struct {
 	// to dst where a row of it scans to, in the same order. NewEntity
 	// derives State, ScanState, Data, Change, Remove and Settle from
 	// them.
-	Values func(e *T, unset bool) []any
-	Fields func(e *T, dst []any) []any
+	Values func(e P, unset bool) []any
+	Fields func(e P, dst []any) []any
 	// State binds CQL.State and Settle's key: the canonical primary key.
-	State     func(e *T) []any
-	ScanState func(cqldriver.Iter) (State[T], bool)
+	State func(e P) []any
+	// ScanState, where generated, is a func(cqldriver.Iter) (State[T],
+	// bool) that reads the canonical row; NewEntity derives it otherwise.
+	// (Typed any so that entity stays generic over P alone.)
+	ScanState any
 	// Data is every column of e's canonical row, in Data order:
 	// equal data means there is nothing to change.
-	Data func(e *T) []any
+	Data func(e P) []any
 	// Merge returns e with the columns it leaves unset (nil pointers,
 	// empty collections) taken from cur: an Insert over a live entity. Nil
 	// when the entity has no such column.
-	Merge func(cur, e *T) T
+	// A func(cur, e *T) T.
+	Merge any
 	// Change, Remove and Settle bind those statements.
-	Change, Remove func(e *T, c Change) []any
-	Settle         func(e *T, version int64) []any
-	Projections    []Projection[T]
+	Change, Remove func(e P, c Change) []any
+	Settle         func(e P, version int64) []any
+	Projections    []projection[P]
+
+	// Set by NewEntity, from T: a new zero row, a copy of src to dst, the
+	// row of the canonical table as the protocol reads it (with Row never
+	// nil), and Merge.
+	newRow    func() P
+	copyRow   func(dst, src P)
+	scanState func(cqldriver.Iter) (State[P], bool)
+	merge     func(cur, e P) P
+	zero      P // a zero row, never written
 }
+
+// readState reads the canonical row that q selects, with the state's Row
+// never nil: cqlgen.ErrNotFound when there is none.
+func readState[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, q cqldriver.Query) (State[P], error) {
+	it := s.Iter(ctx, q)
+	st, ok := ent.scanState(it)
+	if err := oneRow(it, ok); err != nil {
+		return State[P]{Row: ent.newRow()}, err
+	}
+	return st, nil
+}
+
+// none is P's nil.
+func none[P any]() (zero P) { return }
+
+// isNil reports whether p is nil. Every P of this package is a pointer
+// (P = *T): its type parameters are of pointer shape only, constrained by
+// any, so that each is compiled once for every T (a constraint such as
+// comparable would give each pointer type a shape of its own), and so
+// the nil test cannot be p == nil.
+func isNil[P any](p P) bool { return *(*unsafe.Pointer)(unsafe.Pointer(&p)) == nil }
 
 // Write runs one write of an entity through the protocol. With an
 // idempotency key (cqlgen.WithIdempotencyKey), it applies at most once
 // per key, as Apply does; a write whose outcome it could not
 // settle is settled by the next call with the key (resume) before
 // anything is written again.
-func Write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *Entity[T], op Op, e *T) error {
+func Write[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *entity[P], op Op, e P) error {
 	if o.Idempotency.Key == "" {
 		return public(write(ctx, s, o, ent, op, e))
 	}
 	payload := PayloadHash([]cqldriver.Query{{Stmt: ent.Canonical.Change, Values: append([]any{uint8(op)}, ent.Data(e)...)}})
 	return IdempotentSettle(ctx, s, o.Idempotency, Now(o), payload, func(ctx context.Context, _ int64, settle []byte) error {
 		if settle != nil {
-			if done, err := ent.resume(ctx, s, o, o.Idempotency.Key, e, settle); done {
+			if done, err := resume(ent, ctx, s, o, o.Idempotency.Key, e, settle); done {
 				return err
 			}
 		}
@@ -162,16 +210,16 @@ func Write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 	})
 }
 
-func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *Entity[T], op Op, e *T) error {
+func write[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *entity[P], op Op, e P) error {
 	t := ent.Canonical
 	for attempt := 1; ; attempt++ {
-		st, err := getValue(ctx, s, cqldriver.Query{Stmt: t.PreRead, Values: ent.State(e)}, ent.ScanState)
+		st, err := readState(ent, ctx, s, cqldriver.Query{Stmt: t.PreRead, Values: ent.State(e)})
 		found := err == nil
 		if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
 			return err
 		}
 		live := found && !st.Deleted
-		part, err := ent.statics(ctx, s, e, &st, found)
+		part, err := statics(ent, ctx, s, e, &st, found)
 		if err != nil {
 			return err
 		}
@@ -180,36 +228,35 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 			if live {
 				actual = st.seen()
 			}
-			if actual != o.Expect && !ent.reapplied(op, e, &st, live) {
+			if actual != o.Expect && !reapplied(ent, op, e, &st, live) {
 				return &cqlgen.VersionConflictError{Table: t.Spec.Name, Expected: o.Expect, Actual: actual}
 			}
 		}
 		next := e
 		switch op {
 		case OpInsert:
-			if live && ent.Merge != nil {
-				m := ent.Merge(&st.Row, e)
-				next = &m
+			if live && ent.merge != nil {
+				next = ent.merge(st.Row, e)
 			}
 		case OpUpdate, opModify:
 			if !live {
-				if err := ent.complete(ctx, s, o, &st, found); err != nil {
+				if err := complete(ent, ctx, s, o, &st, found); err != nil {
 					return err
 				}
 				return cqlgen.ErrNotFound
 			}
 		case OpDelete:
-			next = nil
+			next = none[P]()
 		case opTouch:
 			if !live {
-				return ent.complete(ctx, s, o, &st, found)
+				return complete(ent, ctx, s, o, &st, found)
 			}
-			next = &st.Row
+			next = st.Row
 		}
-		if (next == nil && !live) || (op != opTouch && live && next != nil && ent.same(&st.Row, next)) {
+		if (isNil(next) && !live) || (op != opTouch && live && !isNil(next) && same(ent, st.Row, next)) {
 			// Nothing to change (a call run again after it applied, say):
 			// complete what the last change left pending.
-			return ent.complete(ctx, s, o, &st, found)
+			return complete(ent, ctx, s, o, &st, found)
 		}
 		if found && len(st.Pending) > 0 {
 			// This change replaces the pending record: carry out its
@@ -218,11 +265,11 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 			// cells hold other entities' values too.
 			var shared []cqldriver.Query
 			for _, p := range ent.Projections {
-				if !st.Deleted && p.sharesStatics() && p.holds(&st.Row) {
-					shared = append(shared, cqldriver.Query{Stmt: p.Table.Insert, Values: p.Row(&st.Row, st.Version+1, false)})
+				if !st.Deleted && p.sharesStatics() && p.holds(st.Row) {
+					shared = append(shared, cqldriver.Query{Stmt: p.Table.Insert, Values: p.Row(st.Row, st.Version+1, false)})
 				}
 			}
-			if err := ent.carryOut(ctx, s, o, &st.Row, st.Pending, st.Version, shared...); err != nil {
+			if err := carryOut(ent, ctx, s, o, st.Row, st.Pending, st.Version, shared...); err != nil {
 				return err
 			}
 		}
@@ -234,15 +281,15 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 		// Past the statics' version too: the rows of other tables that
 		// share them are written at versions in the order of the changes.
 		ts := nextVersion(max(oldVersion, part.version), Now(o))
-		if next != nil {
+		if !isNil(next) {
 			// Claim the unique keys the change gives the entity, first.
 			for i := range ent.Projections {
 				p := &ent.Projections[i]
 				if !p.Unique || !p.holds(next) {
 					continue
 				}
-				if op == opTouch || !live || !p.holds(&st.Row) || !SameKey(p.Table, p.Key(&st.Row), p.Key(next)) {
-					if err := ent.claim(ctx, s, o, p, next, ts); err != nil {
+				if op == opTouch || !live || !p.holds(st.Row) || !SameKey(p.Table, p.Key(st.Row), p.Key(next)) {
+					if err := claim(ent, ctx, s, o, p, next, ts); err != nil {
 						return err
 					}
 				}
@@ -251,37 +298,37 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 		var moved []movedRow
 		if live {
 			for i, p := range ent.Projections {
-				if !p.holds(&st.Row) {
+				if !p.holds(st.Row) {
 					continue
 				}
-				k := p.Key(&st.Row)
-				if next == nil || !p.holds(next) || !SameKey(p.Table, k, p.Key(next)) {
+				k := p.Key(st.Row)
+				if isNil(next) || !p.holds(next) || !SameKey(p.Table, k, p.Key(next)) {
 					moved = append(moved, movedRow{i, k})
 				}
 			}
 		}
-		pending, err := ent.encodePending(moved)
+		pending, err := encodePending(ent, moved)
 		if err != nil {
 			return err
 		}
-		qs, releases := ent.fanOutOf(op, &st, live, next, moved, ts)
+		qs, releases := fanOutOf(ent, op, &st, live, next, moved, ts)
 		lost := lostWrite{found: found, old: oldVersion, ts: ts, id: newWriteID()}
 		c := Change{TS: ts, Old: old, Pending: pending, Writes: appendWrite(st.Writes, lost), Unset: !live, Static: cqldriver.Unset}
 		if part.version != 0 {
 			c.OldStatic = part.version
 		}
-		if part.on && (part.changedBy(ent, next) || ent.sharesStatics(qs)) {
+		if part.on && (part.changedBy(ent, next) || sharesStatics(ent, qs)) {
 			c.Static = ts
 		}
 		q := cqldriver.Query{Stmt: t.Remove}
-		if next == nil {
+		if isNil(next) {
 			q.Values = ent.Remove(e, c)
 		} else {
 			q.Stmt, q.Values = t.Change, ent.Change(next, c)
 		}
 		q.SerialConsistency = o.SerialConsistency
 		lost.sent = time.Now()
-		applied, err := s.ExecCAS(ctx, q, sinks(ent.conditions())...)
+		applied, err := s.ExecCAS(ctx, q, sinks(conditions(ent))...)
 		if err != nil {
 			if !maybeApplied(err) {
 				return err
@@ -291,7 +338,7 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 			// later call with the idempotency key settles it from); a
 			// caller that sends the call again must not apply it twice.
 			known, reads, why := false, 0, error(nil)
-			if applied, known, reads, why = ent.settle(ctx, s, o, e, lost); !known {
+			if applied, known, reads, why = settle(ent, ctx, s, o, e, lost); !known {
 				return &unsettledError{&cqlgen.WriteUnknownError{Table: t.Spec.Name, Err: err, Reads: reads, Cause: why}, lost}
 			}
 			if !applied {
@@ -311,7 +358,7 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 			return err
 		}
 		for _, m := range releases {
-			if err := ent.release(ctx, s, o, &ent.Projections[m.projection], e, m.key, ts); err != nil {
+			if err := release(ent, ctx, s, o, &ent.Projections[m.projection], e, m.key, ts); err != nil {
 				return err
 			}
 		}
@@ -322,7 +369,7 @@ func write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 // fanOutOf is what a change at ts writes after its conditional write:
 // the deletes of the rows it moves and the inserts of its new rows, and
 // the claims of unique tables it gives up.
-func (ent *Entity[T]) fanOutOf(op Op, st *State[T], live bool, next *T, moved []movedRow, ts int64) ([]cqldriver.Query, []movedRow) {
+func fanOutOf[P any](ent *entity[P], op Op, st *State[P], live bool, next P, moved []movedRow, ts int64) ([]cqldriver.Query, []movedRow) {
 	var qs []cqldriver.Query
 	var releases []movedRow
 	for _, m := range moved {
@@ -333,12 +380,12 @@ func (ent *Entity[T]) fanOutOf(op Op, st *State[T], live bool, next *T, moved []
 		}
 		qs = append(qs, cqldriver.Query{Stmt: p.Table.Delete, Values: append([]any{ts}, m.key...)})
 	}
-	if next != nil {
+	if !isNil(next) {
 		for i, p := range ent.Projections {
 			if p.Unique || !p.holds(next) {
 				continue
 			}
-			if op != opTouch && live && !movedHas(moved, i) && p.holds(&st.Row) && !p.sharesStatics() && p.sameRow(&st.Row, next) {
+			if op != opTouch && live && !movedHas(moved, i) && p.holds(st.Row) && !p.sharesStatics() && p.sameRow(st.Row, next) {
 				// The row is what it was: a change of fields the table
 				// does not store touches only the tables that do. (A
 				// table sharing the statics gets the row all the same: its
@@ -353,39 +400,39 @@ func (ent *Entity[T]) fanOutOf(op Op, st *State[T], live bool, next *T, moved []
 
 // partStatics is what a write knows of the statics of its row's
 // partition, where the canonical table has static columns.
-type partStatics[T any] struct {
+type partStatics[P any] struct {
 	on      bool  // the canonical table has static columns
-	row     *T    // a row of the partition, which holds its statics; nil for none
+	row     P     // a row of the partition, which holds its statics; nil for none
 	version int64 // their version; 0 for none
 }
 
 // statics reads the statics of e's partition: the row's own, read with
 // it, or, when the row is not there, the partition's first row's.
-func (ent *Entity[T]) statics(ctx context.Context, s cqlgen.Session, e *T, st *State[T], found bool) (partStatics[T], error) {
+func statics[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, e P, st *State[P], found bool) (partStatics[P], error) {
 	t := ent.Canonical
 	switch {
 	case t.Partition == nil:
-		return partStatics[T]{}, nil
+		return partStatics[P]{}, nil
 	case found:
-		return partStatics[T]{on: true, row: &st.Row, version: st.StaticVersion}, nil
+		return partStatics[P]{on: true, row: st.Row, version: st.StaticVersion}, nil
 	}
-	p, err := getValue(ctx, s, cqldriver.Query{Stmt: t.Partition, Values: ent.State(e)[:len(t.Spec.PartitionKey)]}, ent.ScanState)
+	p, err := readState(ent, ctx, s, cqldriver.Query{Stmt: t.Partition, Values: ent.State(e)[:len(t.Spec.PartitionKey)]})
 	if errors.Is(err, cqlgen.ErrNotFound) {
-		return partStatics[T]{on: true}, nil
+		return partStatics[P]{on: true}, nil
 	}
 	if err != nil {
-		return partStatics[T]{}, err
+		return partStatics[P]{}, err
 	}
-	return partStatics[T]{on: true, row: &p.Row, version: p.StaticVersion}, nil
+	return partStatics[P]{on: true, row: p.Row, version: p.StaticVersion}, nil
 }
 
 // changedBy reports whether writing next sets the partition's statics
 // to other values, or to values they had without a version.
-func (p *partStatics[T]) changedBy(ent *Entity[T], next *T) bool {
-	if next == nil {
+func (p *partStatics[P]) changedBy(ent *entity[P], next P) bool {
+	if isNil(next) {
 		return false
 	}
-	if p.row == nil || p.version == 0 {
+	if isNil(p.row) || p.version == 0 {
 		return true
 	}
 	var x, y []any
@@ -403,7 +450,7 @@ func (p *partStatics[T]) changedBy(ent *Entity[T], next *T) bool {
 // statics too: its static cells are written at the change's timestamp,
 // so the change moves the statics' version on, and the next change of
 // the partition writes after it.
-func (ent *Entity[T]) sharesStatics(qs []cqldriver.Query) bool {
+func sharesStatics[P any](ent *entity[P], qs []cqldriver.Query) bool {
 	for _, q := range qs {
 		for _, p := range ent.Projections {
 			if q.Stmt == p.Table.Insert && p.sharesStatics() {
@@ -416,7 +463,7 @@ func (ent *Entity[T]) sharesStatics(qs []cqldriver.Query) bool {
 
 // sharesStatics reports whether p stores static columns of the canonical
 // table's, static there too under the same partition key.
-func (p *Projection[T]) sharesStatics() bool {
+func (p *projection[P]) sharesStatics() bool {
 	for _, c := range p.Table.Row {
 		if c.Static {
 			return true
@@ -427,7 +474,7 @@ func (p *Projection[T]) sharesStatics() bool {
 
 // conditions is how many columns the canonical table's conditional
 // writes compare: the version, and the statics' where there are some.
-func (ent *Entity[T]) conditions() int {
+func conditions[P any](ent *entity[P]) int {
 	if ent.Canonical.Partition != nil {
 		return 2
 	}
@@ -456,8 +503,8 @@ func maybeApplied(err error) bool {
 // asks: its deletes, with the statements more, then the release of the
 // unique keys it gave up. e is the entity (its canonical key is all that
 // is used).
-func (ent *Entity[T]) carryOut(ctx context.Context, s cqlgen.Session, o cqlgen.Options, e *T, pending []byte, version int64, more ...cqldriver.Query) error {
-	qs, releases, err := ent.pendingDeletes(pending, version)
+func carryOut[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlgen.Options, e P, pending []byte, version int64, more ...cqldriver.Query) error {
+	qs, releases, err := pendingDeletes(ent, pending, version)
 	if err != nil {
 		return err
 	}
@@ -465,7 +512,7 @@ func (ent *Entity[T]) carryOut(ctx context.Context, s cqlgen.Session, o cqlgen.O
 		return err
 	}
 	for _, m := range releases {
-		if err := ent.release(ctx, s, o, &ent.Projections[m.projection], e, m.key, version); err != nil {
+		if err := release(ent, ctx, s, o, &ent.Projections[m.projection], e, m.key, version); err != nil {
 			return err
 		}
 	}
@@ -477,7 +524,7 @@ func (ent *Entity[T]) carryOut(ctx context.Context, s cqlgen.Session, o cqlgen.O
 // identical one). An IfVersion or IfAbsent write that finds so is no
 // conflict: it completes what is pending and succeeds, as any write run
 // again does.
-func (ent *Entity[T]) reapplied(op Op, e *T, st *State[T], live bool) bool {
+func reapplied[P any](ent *entity[P], op Op, e P, st *State[P], live bool) bool {
 	switch {
 	case op == opModify:
 		return false
@@ -485,12 +532,11 @@ func (ent *Entity[T]) reapplied(op Op, e *T, st *State[T], live bool) bool {
 		return !live
 	case !live:
 		return false
-	case ent.same(&st.Row, e):
+	case same(ent, st.Row, e):
 		return true
 	}
-	if op == OpInsert && ent.Merge != nil {
-		m := ent.Merge(&st.Row, e)
-		return ent.same(&st.Row, &m)
+	if op == OpInsert && ent.merge != nil {
+		return same(ent, st.Row, ent.merge(st.Row, e))
 	}
 	return false
 }
@@ -511,7 +557,7 @@ func movedHas(moved []movedRow, projection int) bool {
 
 // sameRow reports whether p's rows of a and b hold the same values, as
 // Cassandra stores them. It answers false when it cannot tell.
-func (p *Projection[T]) sameRow(a, b *T) bool {
+func (p *projection[P]) sameRow(a, b P) bool {
 	cols := p.Table.Row
 	x, y := p.Row(a, 0, false), p.Row(b, 0, false)
 	if len(cols) == 0 || len(x) != len(cols)+1 {
@@ -522,21 +568,21 @@ func (p *Projection[T]) sameRow(a, b *T) bool {
 
 // Versioned reads the entity with e's key and its version, for a later
 // write with cqlgen.IfVersion; cqlgen.ErrNotFound when there is none.
-func Versioned[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], e *T) (*T, int64, error) {
+func Versioned[P any](ctx context.Context, s cqlgen.Session, ent *entity[P], e P) (P, int64, error) {
 	return versioned(ctx, s, ent.Canonical.State, ent, e)
 }
 
 // versioned is Versioned with the statement to read with: State, or
 // PreRead for a write's own read.
-func versioned[T any](ctx context.Context, s cqlgen.Session, stmt *cqldriver.Statement, ent *Entity[T], e *T) (*T, int64, error) {
-	st, err := getValue(ctx, s, cqldriver.Query{Stmt: stmt, Values: ent.State(e)}, ent.ScanState)
+func versioned[P any](ctx context.Context, s cqlgen.Session, stmt *cqldriver.Statement, ent *entity[P], e P) (P, int64, error) {
+	st, err := readState(ent, ctx, s, cqldriver.Query{Stmt: stmt, Values: ent.State(e)})
 	if err != nil {
-		return nil, 0, err
+		return none[P](), 0, err
 	}
 	if st.Deleted {
-		return nil, 0, cqlgen.ErrNotFound
+		return none[P](), 0, cqlgen.ErrNotFound
 	}
-	return &st.Row, st.seen(), nil
+	return st.Row, st.seen(), nil
 }
 
 // Modify reads the entity with key's key, lets change edit it, and writes
@@ -560,9 +606,9 @@ func versioned[T any](ctx context.Context, s cqlgen.Session, stmt *cqldriver.Sta
 //
 // Change gets a copy of the entity read, but a shallow one: its slices
 // and maps are the read's own, which nothing else holds.
-func Modify[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *Entity[T], key *T, check func(*T) error, change func(*T) error) (*T, error) {
+func Modify[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *entity[P], key P, check func(P) error, change func(P) error) (P, error) {
 	if change == nil {
-		return nil, &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "change", Reason: "nil; Modify needs a function that edits the entity"}
+		return none[P](), &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "change", Reason: "nil; Modify needs a function that edits the entity"}
 	}
 	if o.Idempotency.Key == "" {
 		out, err := modify(ctx, s, o, ent, key, check, change)
@@ -571,12 +617,12 @@ func Modify[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent 
 	// The key names the request, whatever change makes of the entity: the
 	// payload is the entity's canonical key alone.
 	payload := PayloadHash([]cqldriver.Query{{Stmt: ent.Canonical.State, Values: append([]any{uint8(opModify)}, ent.State(key)...)}})
-	var out *T
+	var out P
 	inner := o
 	inner.Idempotency.Key = ""
 	err := IdempotentSettle(ctx, s, o.Idempotency, Now(o), payload, func(ctx context.Context, _ int64, settle []byte) error {
 		if settle != nil {
-			if done, err := ent.resume(ctx, s, inner, o.Idempotency.Key, key, settle); done {
+			if done, err := resume(ent, ctx, s, inner, o.Idempotency.Key, key, settle); done {
 				return err // applied (out stays nil: read below), or unknown still
 			}
 		}
@@ -594,30 +640,30 @@ func Modify[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent 
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return none[P](), err
 	}
-	if out == nil {
+	if isNil(out) {
 		// Applied before, by the call whose reply was lost.
 		out, _, err = Versioned(ctx, s, ent, key)
 	}
 	return out, err
 }
 
-func modify[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *Entity[T], key *T, check func(*T) error, change func(*T) error) (*T, error) {
+func modify[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *entity[P], key P, check func(P) error, change func(P) error) (P, error) {
 	for attempt := 1; ; attempt++ {
 		cur, version, err := versioned(ctx, s, ent.Canonical.PreRead, ent, key)
 		if err != nil {
-			return nil, err
+			return none[P](), err
 		}
 		k := ent.State(cur)
 		if err := change(cur); err != nil {
-			return nil, err
+			return none[P](), err
 		}
 		if !sameEncoded(k, ent.State(cur), func(i int) string { return ent.Canonical.keyColumn(i).Type }) {
-			return nil, cqlgen.ErrKeyChanged
+			return none[P](), cqlgen.ErrKeyChanged
 		}
 		if err := check(cur); err != nil {
-			return nil, err
+			return none[P](), err
 		}
 		w := o
 		w.Expect = version
@@ -625,12 +671,12 @@ func modify[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent 
 		var conflict *cqlgen.VersionConflictError
 		if !errors.As(err, &conflict) || conflict.Actual == cqlgen.Absent || attempt >= o.Attempts {
 			if err != nil {
-				return nil, err
+				return none[P](), err
 			}
 			return cur, nil
 		}
 		if err := casBackoff.Wait(ctx, attempt); err != nil {
-			return nil, err
+			return none[P](), err
 		}
 	}
 }
@@ -639,23 +685,23 @@ func modify[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent 
 // the rows the canonical row implies, at the change's own timestamps;
 // then it clears the record, unless another change came first (which
 // then carried it out).
-func (ent *Entity[T]) complete(ctx context.Context, s cqlgen.Session, o cqlgen.Options, st *State[T], found bool) error {
+func complete[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlgen.Options, st *State[P], found bool) error {
 	if !found || len(st.Pending) == 0 {
 		return nil
 	}
 	var qs []cqldriver.Query
 	if !st.Deleted {
 		for _, p := range ent.Projections {
-			if !p.Unique && p.holds(&st.Row) {
-				qs = append(qs, cqldriver.Query{Stmt: p.Table.Insert, Values: p.Row(&st.Row, st.Version+1, false)})
+			if !p.Unique && p.holds(st.Row) {
+				qs = append(qs, cqldriver.Query{Stmt: p.Table.Insert, Values: p.Row(st.Row, st.Version+1, false)})
 			}
 		}
 	}
-	if err := ent.carryOut(ctx, s, o, &st.Row, st.Pending, st.Version, qs...); err != nil {
+	if err := carryOut(ent, ctx, s, o, st.Row, st.Pending, st.Version, qs...); err != nil {
 		return err
 	}
 	var ignored int64
-	_, err := s.ExecCAS(ctx, cqldriver.Query{Stmt: ent.Canonical.Settle, Values: ent.Settle(&st.Row, st.Version), SerialConsistency: o.SerialConsistency}, &ignored)
+	_, err := s.ExecCAS(ctx, cqldriver.Query{Stmt: ent.Canonical.Settle, Values: ent.Settle(st.Row, st.Version), SerialConsistency: o.SerialConsistency}, &ignored)
 	return err
 }
 
@@ -676,7 +722,7 @@ func fanOut(ctx context.Context, s cqlgen.Session, o cqlgen.Options, qs []cqldri
 
 // same reports whether two entities' canonical rows hold the same values,
 // as Cassandra stores them.
-func (ent *Entity[T]) same(a, b *T) bool {
+func same[P any](ent *entity[P], a, b P) bool {
 	x, cols := ent.Data(a), ent.Canonical.Data
 	if len(x) != len(cols) {
 		return false
@@ -691,7 +737,7 @@ const pendingFormat = 1
 
 // Every change records one, even when it moves no row: its presence says
 // that the change's rows in the other tables may not all be written yet.
-func (ent *Entity[T]) encodePending(moved []movedRow) ([]byte, error) {
+func encodePending[P any](ent *entity[P], moved []movedRow) ([]byte, error) {
 	b := []byte{pendingFormat}
 	b = binary.AppendUvarint(b, uint64(len(moved)))
 	for _, m := range moved {
@@ -716,7 +762,7 @@ func (ent *Entity[T]) encodePending(moved []movedRow) ([]byte, error) {
 
 // pendingDeletes are the deletes a pending record asks for, at ts, and
 // the claims of unique tables it gives up.
-func (ent *Entity[T]) pendingDeletes(b []byte, ts int64) ([]cqldriver.Query, []movedRow, error) {
+func pendingDeletes[P any](ent *entity[P], b []byte, ts int64) ([]cqldriver.Query, []movedRow, error) {
 	bad := func(why string) ([]cqldriver.Query, []movedRow, error) {
 		return nil, nil, fmt.Errorf("%w in %s: %s", cqlgen.ErrPending, ent.Canonical.Spec.Name, why)
 	}

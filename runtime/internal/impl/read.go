@@ -58,28 +58,119 @@ type ReadSpec[T any] struct {
 	TimeBuckets *TimeBuckets
 	Start       time.Time
 	LookBack    int
+
+	newRow func() *T // set by ReadPage: a new zero row (rowArena)
 }
 
-// ReadPage runs a read of one access pattern: one partition, every hash bucket
-// merged, or time buckets walked back from the newest.
+// readSpec is ReadSpec with P = *T, field for field (ReadPage converts
+// one to the other): the read paths are generic over P alone, so that
+// they compile once for every entity; see Entity.
+type readSpec[P any] struct {
+	Entity    string // the entity's name, for observers
+	Table     *Table
+	Partition []any // partition key values, the bucket excluded
+	// Prefix fixes the first len(Prefix) clustering columns to these
+	// values (a pattern's prefix key); From and To then bound the next.
+	Prefix   []any
+	From, To any // bounds on the first clustering column not fixed, in clustering order: From inclusive, To exclusive; nil for none
+	// FromExclusive leaves the rows at From out, ToInclusive takes the
+	// rows at To in; each is ignored without its bound.
+	FromExclusive, ToInclusive bool
+
+	Limit    int
+	MaxLimit int // the largest Limit allowed; 0 means cqlgen.DefaultMaxLimit
+	// CursorKey, when set, seals cursors (cqlgen.WithCursorKey).
+	CursorKey []byte
+	sealer    *sealer
+	Cursor    string
+
+	// Scan reads one row.
+	Scan func(cqldriver.Iter, P) bool
+	// Key returns a row's clustering values, in order.
+	Key func(P) []any
+	// Compare orders rows as the table's clustering order does.
+	Compare func(a, b P) int
+
+	// HashBuckets is N for a pattern sharded by hash(col) % N.
+	HashBuckets int
+	// Concurrency bounds the buckets read at once, hash or time; 0 means
+	// 16.
+	Concurrency int
+	// Scatter is how a read over hash buckets, or a walk's round over
+	// time buckets, reaches them: one request for all (the default, where
+	// the table has the statements), or one per bucket.
+	Scatter cqlgen.Scatter
+
+	// TimeBuckets is set for a pattern bucketed by time; Start is the
+	// bucket to start at (zero: now) and LookBack how many buckets, the
+	// first included, a read may reach (0: cqlgen.DefaultLookBack).
+	TimeBuckets *TimeBuckets
+	Start       time.Time
+	LookBack    int
+
+	newRow func() P
+}
+
+// ReadPage runs a read of one access pattern (readPage) with rows from
+// one arena, and copies them into the page.
 func ReadPage[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T]) (cqlgen.Page[T], error) {
+	r.newRow = rowArena[T]()
+	pg, err := readPage(ctx, s, readSpec[*T](r))
+	return pageOf(pg), err
+}
+
+// page is cqlgen.Page of the read paths, whose rows are pointers.
+type page[P any] struct {
+	Rows   []P
+	Cursor string
+}
+
+// pageOf copies pg's rows into a cqlgen.Page.
+func pageOf[T any](pg page[*T]) cqlgen.Page[T] {
+	out := cqlgen.Page[T]{Cursor: pg.Cursor}
+	if pg.Rows != nil {
+		out.Rows = make([]T, len(pg.Rows))
+		for i, p := range pg.Rows {
+			out.Rows[i] = *p
+		}
+	}
+	return out
+}
+
+// rowArena returns a func that hands out new zero rows, taken from
+// arrays it allocates as they fill, each twice the last: a read's rows
+// cost a few allocations, not one each.
+func rowArena[T any]() func() *T {
+	var chunk []T
+	return func() *T {
+		if len(chunk) == cap(chunk) {
+			chunk = make([]T, 0, min(max(8, 2*cap(chunk)), 1024))
+		}
+		chunk = chunk[:len(chunk)+1]
+		return &chunk[len(chunk)-1]
+	}
+}
+
+// readPage runs a read of one access pattern: one partition, every hash bucket
+// merged, or time buckets walked back from the newest.
+func readPage[P any](ctx context.Context, s cqlgen.Session, r readSpec[P]) (page[P], error) {
 	var err error
 	if r.Limit, err = pageLimit(r.Limit, r.MaxLimit); err != nil {
-		return cqlgen.Page[T]{}, err
+		return page[P]{}, err
 	}
 	if r.Scatter > cqlgen.ScatterClient {
-		return cqlgen.Page[T]{}, &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "Scatter", Reason: fmt.Sprintf("%d is neither ScatterCoordinator nor ScatterClient", r.Scatter)}
+		return page[P]{}, &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "Scatter", Reason: fmt.Sprintf("%d is neither ScatterCoordinator nor ScatterClient", r.Scatter)}
 	}
 	r.sealer = sealerFor(r.CursorKey)
 	if r.Table, err = r.Table.withBounds(r.From != nil && r.FromExclusive, r.To != nil && r.ToInclusive); err != nil {
-		return cqlgen.Page[T]{}, err
+		return page[P]{}, err
 	}
 	if len(r.Prefix) >= len(r.Table.pages) {
-		return cqlgen.Page[T]{}, fmt.Errorf("cqlgen: %s: a read that fixes %d clustering columns, and statements for %d: regenerate the package", r.Table.Spec.Name, len(r.Prefix), len(r.Table.pages)-1)
+		return page[P]{}, fmt.Errorf("cqlgen: %s: a read that fixes %d clustering columns, and statements for %d: regenerate the package", r.Table.Spec.Name, len(r.Prefix), len(r.Table.pages)-1)
 	}
 	fp, err := fingerprint(r.Table, r.Partition, r.Prefix...)
 	if err != nil {
-		return cqlgen.Page[T]{}, err
+		return page[P]{}, err
 	}
 	switch {
 	case r.HashBuckets > 0:
@@ -90,12 +181,12 @@ func ReadPage[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T]) (cqlg
 	var c cursor
 	if r.Cursor != "" {
 		if c, err = decodeCursor(r.Table.Spec.Pattern, fp, plainCursor, r.Cursor, r.sealer); err != nil {
-			return cqlgen.Page[T]{}, err
+			return page[P]{}, err
 		}
 	}
 	rows, err := readPartition(ctx, s, r, r.Partition, c.key, false, r.Limit+1)
 	if err != nil {
-		return cqlgen.Page[T]{}, err
+		return page[P]{}, err
 	}
 	return finish(r, fp, rows, func(int) cursor { return cursor{kind: plainCursor} })
 }
@@ -117,18 +208,18 @@ func pageLimit(limit, max int) (int, error) {
 }
 
 // finish trims a read to its limit and makes the cursor of the last row.
-func finish[T any](r ReadSpec[T], fp uint64, rows []T, at func(i int) cursor) (cqlgen.Page[T], error) {
+func finish[P any](r readSpec[P], fp uint64, rows []P, at func(i int) cursor) (page[P], error) {
 	if len(rows) <= r.Limit {
-		return cqlgen.Page[T]{Rows: rows}, nil
+		return page[P]{Rows: rows}, nil
 	}
 	rows = rows[:r.Limit]
 	c := at(r.Limit - 1)
-	key, err := marshalKey(r.Table, r.Key(&rows[r.Limit-1]))
+	key, err := marshalKey(r.Table, r.Key(rows[r.Limit-1]))
 	if err != nil {
-		return cqlgen.Page[T]{}, err
+		return page[P]{}, err
 	}
 	c.key = key
-	return cqlgen.Page[T]{Rows: rows, Cursor: encodeCursor(fp, c, r.sealer)}, nil
+	return page[P]{Rows: rows, Cursor: encodeCursor(fp, c, r.sealer)}, nil
 }
 
 // readPartition reads up to limit rows of one partition in clustering
@@ -139,12 +230,12 @@ func finish[T any](r ReadSpec[T], fp uint64, rows []T, at func(i int) cursor) (c
 // the run's columns, then equal on the columns before the run before,
 // and so on, which together are exactly the rows after pos in clustering
 // order. A table ordered one way throughout continues in one query.
-func readPartition[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], part []any, pos [][]byte, incl bool, limit int) ([]T, error) {
+func readPartition[P any](ctx context.Context, s cqlgen.Session, r readSpec[P], part []any, pos [][]byte, incl bool, limit int) ([]P, error) {
 	t := r.Table
-	var rows []T
+	var rows []P
 	run := func(stmt *cqldriver.Statement, values []any) error {
 		var err error
-		rows, err = fetch(ctx, s, cqldriver.Query{Stmt: stmt, Values: values}, r.Scan, rows, limit)
+		rows, err = fetch(ctx, s, cqldriver.Query{Stmt: stmt, Values: values}, r.Scan, r.newRow, rows, limit)
 		return err
 	}
 	n := len(t.Spec.Clustering)
@@ -191,7 +282,7 @@ func readPartition[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], 
 // comes from a cursor, the client's to forge: each value must decode as
 // its column's type before it is sent, and hold the values the read
 // fixes. It also checks pg has a continuation for every run.
-func checkPosition[T any](r ReadSpec[T], pg *pages, pos [][]byte) error {
+func checkPosition[P any](r readSpec[P], pg *pages, pos [][]byte) error {
 	t := r.Table
 	if len(pos) != len(t.Spec.Clustering) {
 		return &cqlgen.InputError{Err: cqlgen.ErrInvalidCursor, Name: t.Spec.Pattern, Reason: "corrupted"}
@@ -222,15 +313,15 @@ func checkPosition[T any](r ReadSpec[T], pg *pages, pos [][]byte) error {
 
 // fetch appends to rows those q reads, page after page, until rows holds
 // limit or q has no more, each page asking for no more than is missing.
-func fetch[T any](ctx context.Context, s cqlgen.Session, q cqldriver.Query, scan func(cqldriver.Iter, *T) bool, rows []T, limit int) ([]T, error) {
+func fetch[P any](ctx context.Context, s cqlgen.Session, q cqldriver.Query, scan func(cqldriver.Iter, P) bool, newRow func() P, rows []P, limit int) ([]P, error) {
 	for len(rows) < limit {
 		q.PageSize = limit - len(rows)
 		it := s.Iter(ctx, q)
 		for len(rows) < limit {
 			// Each row is scanned into its slot of rows: no copy of it
 			// escapes to the heap on its own.
-			rows = append(rows, *new(T))
-			if !scan(it, &rows[len(rows)-1]) {
+			rows = append(rows, newRow())
+			if !scan(it, rows[len(rows)-1]) {
 				rows = rows[:len(rows)-1]
 				break
 			}
@@ -268,7 +359,7 @@ func withBucket(part []any, bucket any) []any {
 // parallel. The cursor records the bucket
 // of the last row and the oldest bucket allowed, so later pages walk on to
 // the same bound.
-func readTime[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp uint64) (cqlgen.Page[T], error) {
+func readTime[P any](ctx context.Context, s cqlgen.Session, r readSpec[P], fp uint64) (page[P], error) {
 	tb := *r.TimeBuckets
 	back := r.LookBack
 	if back <= 0 {
@@ -278,12 +369,12 @@ func readTime[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp ui
 	if r.Cursor != "" {
 		var err error
 		if c, err = decodeCursor(r.Table.Spec.Pattern, fp, timeCursor, r.Cursor, r.sealer); err != nil {
-			return cqlgen.Page[T]{}, err
+			return page[P]{}, err
 		}
 		// A cursor is the client's to forge: whatever it says, the walk
 		// stays within the caller's own look-back, between bucket starts.
 		if !tb.Of(c.at).Equal(c.at) || !tb.Of(c.oldest).Equal(c.oldest) || c.oldest.After(c.at) || !within(tb, c.at, c.oldest, back) {
-			return cqlgen.Page[T]{}, &cqlgen.InputError{Err: cqlgen.ErrInvalidCursor, Name: r.Table.Spec.Pattern, Reason: "its buckets lie outside the read's look-back"}
+			return page[P]{}, &cqlgen.InputError{Err: cqlgen.ErrInvalidCursor, Name: r.Table.Spec.Pattern, Reason: "its buckets lie outside the read's look-back"}
 		}
 	} else {
 		start := r.Start
@@ -296,7 +387,7 @@ func readTime[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp ui
 			c.oldest = tb.Prev(c.oldest)
 		}
 	}
-	var rows []T
+	var rows []P
 	var from []time.Time // the bucket of each row
 	need := r.Limit + 1
 	// Buckets are read in rounds of 1, 2, 4... at once (up to
@@ -318,14 +409,14 @@ func readTime[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp ui
 			round = append(round, at)
 			at = tb.Prev(at)
 		}
-		got := make([][]T, len(round))
+		got := make([][]P, len(round))
 		remaining := need - len(rows)
 		if len(round) > 1 && !first && r.Scatter == cqlgen.ScatterCoordinator && len(r.Table.scatter) > len(r.Prefix) {
 			// Several buckets from their first rows: one request names
 			// them all (see CQL.Scatter).
 			var err error
 			if got, err = scatterRound(ctx, s, r, round, remaining); err != nil {
-				return cqlgen.Page[T]{}, err
+				return page[P]{}, err
 			}
 		} else {
 			errs := make([]error, len(round))
@@ -339,7 +430,7 @@ func readTime[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp ui
 			}
 			wg.Wait()
 			if err := firstError(errs); err != nil {
-				return cqlgen.Page[T]{}, err
+				return page[P]{}, err
 			}
 		}
 		for i, b := range round {
@@ -362,15 +453,15 @@ func readTime[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp ui
 // key come in bucket order, so the cursor (the last row's key and bucket)
 // tells exactly where each bucket stands: buckets up to the last row's
 // continue after its key, later ones at it.
-func readHash[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp uint64) (cqlgen.Page[T], error) {
+func readHash[P any](ctx context.Context, s cqlgen.Session, r readSpec[P], fp uint64) (page[P], error) {
 	var c cursor
 	if r.Cursor != "" {
 		var err error
 		if c, err = decodeCursor(r.Table.Spec.Pattern, fp, hashCursor, r.Cursor, r.sealer); err != nil {
-			return cqlgen.Page[T]{}, err
+			return page[P]{}, err
 		}
 		if c.bucket >= r.HashBuckets {
-			return cqlgen.Page[T]{}, &cqlgen.InputError{Err: cqlgen.ErrInvalidCursor, Name: r.Table.Spec.Pattern, Reason: "bucket out of range"}
+			return page[P]{}, &cqlgen.InputError{Err: cqlgen.ErrInvalidCursor, Name: r.Table.Spec.Pattern, Reason: "bucket out of range"}
 		}
 	}
 	n := r.HashBuckets
@@ -381,7 +472,7 @@ func readHash[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp ui
 	// again (see mergeRefill). The rows are the same as asking each
 	// bucket for want rows; far fewer are fetched.
 	per := bucketShare(want, n)
-	var lists [][]T
+	var lists [][]P
 	var err error
 	if r.Scatter == cqlgen.ScatterCoordinator && len(r.Table.scatter) > len(r.Prefix) {
 		lists, err = scatterBuckets(ctx, s, r, c.key, c.bucket, per)
@@ -389,13 +480,13 @@ func readHash[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp ui
 		lists, err = eachBucket(ctx, s, r, c.key, c.bucket, per)
 	}
 	if err != nil {
-		return cqlgen.Page[T]{}, err
+		return page[P]{}, err
 	}
 	more := make([]bool, n)
 	for b := range lists {
 		more[b] = len(lists[b]) == per
 	}
-	rows, buckets, err := mergeRefill(lists, more, r.Compare, want, func(b int, last *T, need int) ([]T, error) {
+	rows, buckets, err := mergeRefill(lists, more, r.Compare, want, func(b int, last P, need int) ([]P, error) {
 		pos, err := marshalKey(r.Table, r.Key(last))
 		if err != nil {
 			return nil, err
@@ -403,7 +494,7 @@ func readHash[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], fp ui
 		return readPartition(ctx, s, r, withBucket(r.Partition, int32(b)), pos, false, need)
 	})
 	if err != nil {
-		return cqlgen.Page[T]{}, err
+		return page[P]{}, err
 	}
 	return finish(r, fp, rows, func(i int) cursor { return cursor{kind: hashCursor, bucket: buckets[i]} })
 }
@@ -438,9 +529,9 @@ func bucketShare(want, n int) int {
 // eachBucket reads the first per rows of every hash bucket, one request
 // per bucket, at most Concurrency at once. With a position, buckets up
 // to last continue after it, later ones at it (see readHash).
-func eachBucket[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], pos [][]byte, last, per int) ([][]T, error) {
+func eachBucket[P any](ctx context.Context, s cqlgen.Session, r readSpec[P], pos [][]byte, last, per int) ([][]P, error) {
 	n := r.HashBuckets
-	lists := make([][]T, n)
+	lists := make([][]P, n)
 	errs := make([]error, n)
 	limit := r.Concurrency
 	if limit <= 0 {
@@ -473,7 +564,7 @@ func eachBucket[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], pos
 // deepest run: buckets up to last continue after the row, later ones at
 // it (see readHash). The requests go at once; each bucket's rows are
 // those of the deepest run first, as in readPartition, up to per.
-func scatterBuckets[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], pos [][]byte, last, per int) ([][]T, error) {
+func scatterBuckets[P any](ctx context.Context, s cqlgen.Session, r readSpec[P], pos [][]byte, last, per int) ([][]P, error) {
 	n := r.HashBuckets
 	pg := &r.Table.scatter[len(r.Prefix)]
 	buckets := func(from, to int) []int32 {
@@ -523,13 +614,13 @@ func scatterBuckets[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T],
 			}
 		}
 	}
-	got := make([]bucketRows[T], len(qs))
+	got := make([]bucketRows[P], len(qs))
 	if len(qs) == 1 {
-		got[0] = fetchBuckets(ctx, s, qs[0], r.Scan, n, per)
+		got[0] = fetchBuckets(ctx, s, qs[0], r.Scan, r.newRow, n, per)
 		if g := got[0]; g.err == nil && g.grouped {
 			// One request, each bucket's rows together, as a coordinator
 			// returns them: the lists are slices of its rows.
-			lists := make([][]T, n)
+			lists := make([][]P, n)
 			for i := 0; i < len(g.rows); {
 				j := i + 1
 				for j < len(g.rows) && g.bucket[j] == g.bucket[i] {
@@ -543,7 +634,7 @@ func scatterBuckets[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T],
 	} else {
 		var wg sync.WaitGroup
 		for i, q := range qs {
-			wg.Go(func() { got[i] = fetchBuckets(ctx, s, q, r.Scan, n, per) })
+			wg.Go(func() { got[i] = fetchBuckets(ctx, s, q, r.Scan, r.newRow, n, per) })
 		}
 		wg.Wait()
 	}
@@ -564,8 +655,8 @@ func scatterBuckets[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T],
 			}
 		}
 	}
-	all := make([]T, total)
-	lists := make([][]T, n)
+	all := make([]P, total)
+	lists := make([][]P, n)
 	at := 0
 	for b, c := range counts {
 		lists[b] = all[at : at : at+c]
@@ -583,7 +674,7 @@ func scatterBuckets[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T],
 
 // scatterFirst is the scatter request for the first per rows of each of
 // the buckets (a list of their values), within the read's bounds.
-func scatterFirst[T any](r ReadSpec[T], pg *pages, buckets any, per int) cqldriver.Query {
+func scatterFirst[P any](r readSpec[P], pg *pages, buckets any, per int) cqldriver.Query {
 	stmt, values := pg.firstPage(withBucket(r.Partition, buckets), r.Prefix, r.From, r.To, per)
 	return cqldriver.Query{Stmt: stmt, Values: values}
 }
@@ -610,21 +701,21 @@ func (pg *pages) firstPage(part, prefix []any, from, to any, more ...any) (*cqld
 // statement; got[i] are round[i]'s rows. Should a driver page the reply
 // all the same, the pages are read to the end; a row of a bucket outside
 // the round is an error.
-func scatterRound[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], round []time.Time, limit int) ([][]T, error) {
+func scatterRound[P any](ctx context.Context, s cqlgen.Session, r readSpec[P], round []time.Time, limit int) ([][]P, error) {
 	q := scatterFirst(r, &r.Table.scatter[len(r.Prefix)], round, limit)
 	q.PageSize = cqldriver.Unpaged
-	got := make([][]T, len(round))
-	var row T
+	got := make([][]P, len(round))
+	row := r.newRow()
 	for {
 		it := &bucketIter[time.Time]{Iter: s.Iter(ctx, q)}
-		for r.Scan(it, &row) {
+		for r.Scan(it, row) {
 			i := slices.IndexFunc(round, it.bucket.Equal)
 			if i < 0 {
 				it.Close()
 				return nil, fmt.Errorf("cqlgen: %s: a row of bucket %s, outside the %d buckets read", q.Stmt.Table, it.bucket.UTC().Format(time.RFC3339), len(round))
 			}
 			got[i] = append(got[i], row)
-			row = *new(T)
+			row = r.newRow()
 		}
 		state := it.PageState()
 		if err := it.Close(); err != nil {
@@ -639,8 +730,8 @@ func scatterRound[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T], r
 
 // bucketRows are the rows of a scatter request, each with its bucket;
 // grouped when the rows of each bucket came together.
-type bucketRows[T any] struct {
-	rows    []T
+type bucketRows[P any] struct {
+	rows    []P
 	bucket  []int32
 	grouped bool
 	err     error
@@ -650,18 +741,18 @@ type bucketRows[T any] struct {
 // the buckets and PER PARTITION LIMIT. Should a driver page it all the
 // same, the pages are read to the end. A row of a bucket outside the
 // n is an error, not a row put aside.
-func fetchBuckets[T any](ctx context.Context, s cqlgen.Session, q cqldriver.Query, scan func(cqldriver.Iter, *T) bool, n, per int) (out bucketRows[T]) {
+func fetchBuckets[P any](ctx context.Context, s cqlgen.Session, q cqldriver.Query, scan func(cqldriver.Iter, P) bool, newRow func() P, n, per int) (out bucketRows[P]) {
 	q.PageSize = cqldriver.Unpaged
 	// Room for every bucket's share of the page, as hashing spreads it.
 	room := min(n*per, 4096)
-	out.rows, out.bucket = make([]T, 0, room), make([]int32, 0, room)
+	out.rows, out.bucket = make([]P, 0, room), make([]int32, 0, room)
 	seen := make([]bool, n)
 	out.grouped = true
 	for {
 		it := &bucketIter[int32]{Iter: s.Iter(ctx, q)}
 		for {
-			out.rows = append(out.rows, *new(T))
-			if !scan(it, &out.rows[len(out.rows)-1]) {
+			out.rows = append(out.rows, newRow())
+			if !scan(it, out.rows[len(out.rows)-1]) {
 				out.rows = out.rows[:len(out.rows)-1]
 				break
 			}
@@ -705,15 +796,15 @@ func (it *bucketIter[B]) Scan(dest ...any) bool {
 // the rows after the list's last one, up to the number the merge still
 // needs, before it goes on, since the next of them may come first. A
 // refill that returns as many rows as asked may have more again.
-func mergeRefill[T any](lists [][]T, more []bool, cmp func(a, b *T) int, limit int, refill func(list int, last *T, need int) ([]T, error)) ([]T, []int, error) {
-	h := &mergeHeap[T]{cmp: cmp, lists: lists}
+func mergeRefill[P any](lists [][]P, more []bool, cmp func(a, b P) int, limit int, refill func(list int, last P, need int) ([]P, error)) ([]P, []int, error) {
+	h := &ptrHeap{less: func(a, b mergeItem) int { return cmp(lists[a.list][a.next], lists[b.list][b.next]) }}
 	for i, l := range lists {
 		if len(l) > 0 {
 			h.items = append(h.items, mergeItem{list: i})
 		}
 	}
 	heap.Init(h)
-	out := make([]T, 0, limit)
+	out := make([]P, 0, limit)
 	var from []int
 	for h.Len() > 0 && len(out) < limit {
 		top := &h.items[0]
@@ -722,7 +813,7 @@ func mergeRefill[T any](lists [][]T, more []bool, cmp func(a, b *T) int, limit i
 		top.next++
 		if top.next == len(lists[top.list]) && more[top.list] && len(out) < limit {
 			need := limit - len(out)
-			next, err := refill(top.list, &lists[top.list][top.next-1], need)
+			next, err := refill(top.list, lists[top.list][top.next-1], need)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -799,6 +890,30 @@ func (h *mergeHeap[T]) Less(i, j int) bool {
 func (h *mergeHeap[T]) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
 func (h *mergeHeap[T]) Push(x any)    { h.items = append(h.items, x.(mergeItem)) }
 func (h *mergeHeap[T]) Pop() any {
+	x := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	return x
+}
+
+// ptrHeap is mergeHeap for the read paths, whose lists hold pointers; it
+// is not generic (a generic type's methods are compiled for every type
+// argument): less compares two items, closing over the lists.
+type ptrHeap struct {
+	items []mergeItem
+	less  func(a, b mergeItem) int
+}
+
+func (h *ptrHeap) Len() int { return len(h.items) }
+func (h *ptrHeap) Less(i, j int) bool {
+	a, b := h.items[i], h.items[j]
+	if c := h.less(a, b); c != 0 {
+		return c < 0
+	}
+	return a.list < b.list
+}
+func (h *ptrHeap) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *ptrHeap) Push(x any)    { h.items = append(h.items, x.(mergeItem)) }
+func (h *ptrHeap) Pop() any {
 	x := h.items[len(h.items)-1]
 	h.items = h.items[:len(h.items)-1]
 	return x

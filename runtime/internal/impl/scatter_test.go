@@ -54,14 +54,15 @@ func (it *replayIter) Scan(dest ...any) bool {
 func (it *replayIter) PageState() []byte { return nil }
 func (it *replayIter) Close() error      { return nil }
 
-func scatterSpec(n int) ReadSpec[scatterRow] {
+func scatterSpec(n int) readSpec[*scatterRow] {
 	page := pageCQL{First: "first", FirstFrom: "from", FirstTo: "to", FirstFromTo: "from to", After: []string{"after"}, AfterTo: "after to", AtOrAfter: "at", AtOrAfterTo: "at to"}
 	table := newTable(TableSpec{
 		Name:         "t",
 		PartitionKey: []Column{{Name: "p", Type: "text"}, {Name: "bucket", Type: "int"}},
 		Clustering:   []Column{{Name: "k", Type: "bigint"}},
 	}, tableCQL{First: "first", Scatter: []pageCQL{page}})
-	return ReadSpec[scatterRow]{
+	return readSpec[*scatterRow]{
+		newRow:      rowArena[scatterRow](),
 		Table:       table,
 		Partition:   []any{"p"},
 		HashBuckets: n,

@@ -231,7 +231,7 @@ var settleBackoff = backoff{BaseDelay: 10 * time.Millisecond, MaxDelay: 500 * ti
 // session may send to another node, up to settleReads times, within the
 // caller's deadline (settleWait without one). known false comes with the
 // reads made and why they could not settle it.
-func (ent *Entity[T]) settle(ctx context.Context, s cqlgen.Session, o cqlgen.Options, e *T, w lostWrite) (applied, known bool, reads int, why error) {
+func settle[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlgen.Options, e P, w lostWrite) (applied, known bool, reads int, why error) {
 	base := context.WithoutCancel(ctx)
 	var cancel context.CancelFunc
 	if d, ok := ctx.Deadline(); ok {
@@ -254,7 +254,7 @@ func (ent *Entity[T]) settle(ctx context.Context, s cqlgen.Session, o cqlgen.Opt
 			break
 		}
 		reads++
-		st, err := getValue(base, s, cqldriver.Query{Stmt: ent.Canonical.SerialRead, Values: ent.State(e)}, ent.ScanState)
+		st, err := readState(ent, base, s, cqldriver.Query{Stmt: ent.Canonical.SerialRead, Values: ent.State(e)})
 		found := err == nil
 		if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
 			why = err
@@ -388,12 +388,12 @@ func decodeLost(b []byte) (lostWrite, bool) {
 // it completes what the change left pending and reports done. Not applied:
 // done false, and the caller runs the command. Still unknown: the
 // *cqlgen.OutcomeUnknownError to record again, with the same record.
-func (ent *Entity[T]) resume(ctx context.Context, s cqlgen.Session, o cqlgen.Options, key string, e *T, rec []byte) (done bool, err error) {
+func resume[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlgen.Options, key string, e P, rec []byte) (done bool, err error) {
 	w, ok := decodeLost(rec)
 	if !ok {
 		return true, &cqlgen.OutcomeUnknownError{Key: key, Err: errors.New("the record of the earlier run's lost write is unreadable")}
 	}
-	applied, known, reads, why := ent.settle(ctx, s, o, e, w)
+	applied, known, reads, why := settle(ent, ctx, s, o, e, w)
 	switch {
 	case !known:
 		we := &cqlgen.WriteUnknownError{Table: ent.Canonical.Spec.Name, Err: errors.New("by an earlier call with the key"), Reads: reads, Cause: why}
@@ -406,10 +406,10 @@ func (ent *Entity[T]) resume(ctx context.Context, s cqlgen.Session, o cqlgen.Opt
 		return false, nil
 	}
 	// Applied: its rows elsewhere may not all be written yet.
-	st, err := getValue(ctx, s, cqldriver.Query{Stmt: ent.Canonical.PreRead, Values: ent.State(e)}, ent.ScanState)
+	st, err := readState(ent, ctx, s, cqldriver.Query{Stmt: ent.Canonical.PreRead, Values: ent.State(e)})
 	found := err == nil
 	if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
 		return true, err
 	}
-	return true, ent.complete(ctx, s, o, &st, found)
+	return true, complete(ent, ctx, s, o, &st, found)
 }

@@ -48,7 +48,7 @@ func Now(o cqlgen.Options) int64 { return o.Clock().UnixMicro() }
 // Begin starts a write method: it refuses a nil entity and, with check,
 // empty key values, and returns the repository's options with the call's
 // applied.
-func Begin[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Option) (cqlgen.Options, error) {
+func Begin[P any](e P, check func(P) error, o cqlgen.Options, opts []cqlgen.Option) (cqlgen.Options, error) {
 	return begin(e, check, o, opts, 0)
 }
 
@@ -69,8 +69,8 @@ const (
 	AllowTTL
 )
 
-func begin[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Option, allow Allow) (cqlgen.Options, error) {
-	if e == nil {
+func begin[P any](e P, check func(P) error, o cqlgen.Options, opts []cqlgen.Option, allow Allow) (cqlgen.Options, error) {
+	if isNil(e) {
 		return o, cqlgen.ErrNilEntity
 	}
 	if err := check(e); err != nil {
@@ -99,13 +99,13 @@ func begin[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Op
 
 // BeginVersioned is Begin for the writes of the protocol, which alone
 // honour cqlgen.IfVersion; Begin refuses it.
-func BeginVersioned[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Option) (cqlgen.Options, error) {
+func BeginVersioned[P any](e P, check func(P) error, o cqlgen.Options, opts []cqlgen.Option) (cqlgen.Options, error) {
 	return begin(e, check, o, opts, AllowVersions)
 }
 
 // BeginWrite is Begin for a write that honours the options allow names
 // as well.
-func BeginWrite[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Option, allow Allow) (cqlgen.Options, error) {
+func BeginWrite[P any](e P, check func(P) error, o cqlgen.Options, opts []cqlgen.Option, allow Allow) (cqlgen.Options, error) {
 	return begin(e, check, o, opts, allow)
 }
 
@@ -151,6 +151,12 @@ func GetRow[T any](ctx context.Context, s cqlgen.Session, q cqldriver.Query, sca
 		return zero, err
 	}
 	return row, nil
+}
+
+// getRow is GetRow into row.
+func getRow[P any](ctx context.Context, s cqlgen.Session, q cqldriver.Query, scan func(cqldriver.Iter, P) bool, row P) error {
+	it := s.Iter(ctx, q)
+	return oneRow(it, scan(it, row))
 }
 
 // getValue is GetRow for a scan that returns the row it reads.
