@@ -20,8 +20,8 @@ import (
 // driver's: the cursor seals the paging state Cassandra returned, so a
 // partition larger than a page, or two partitions of one token, resume
 // exactly where the last page ended, which "token(pk) > the last token"
-// could not. The code is not generic: generated code hands it a function
-// that scans one row into the caller's slice (see Scan).
+// could not. The work is not generic (ScanRows): it is handed a function
+// that scans one row into the caller's page (see Scan).
 
 // scanCursor is the kind of a scan's cursor: its key holds one value, the
 // paging state, and its fingerprint the table and the share.
@@ -29,21 +29,29 @@ const scanCursor byte = 's'
 
 // Scan is a scan method: one page of the rows of t in the share o names,
 // each read by scan (which may skip rows, as a source of truth's ScanLive
-// skips graves).
+// skips graves). It is the one part compiled per entity (see
+// docs/architecture.md, the shape of this package): rows come from the
+// read paths' arena and go out through pageOf, as a read's do.
 func Scan[T any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, o *cqlgen.ScanOptions, entity string, t *Table, scan func(cqldriver.Iter, *T) bool) (cqlgen.Page[T], error) {
-	var rows []T
+	pg, err := scanRows(ctx, s, base, o, entity, t, rowArena[T](), scan)
+	return pageOf(pg), err
+}
+
+// scanRows is Scan over P = *T.
+func scanRows[P any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, o *cqlgen.ScanOptions, entity string, t *Table, newRow func() P, scan func(cqldriver.Iter, P) bool) (page[P], error) {
+	var rows []P
 	cur, err := ScanRows(ctx, s, base, o, entity, t, func(it cqldriver.Iter) bool {
-		rows = append(rows, *new(T))
-		if scan(it, &rows[len(rows)-1]) {
-			return true
+		p := newRow()
+		if !scan(it, p) {
+			return false
 		}
-		rows = rows[:len(rows)-1]
-		return false
+		rows = append(rows, p)
+		return true
 	})
 	if err != nil {
-		return cqlgen.Page[T]{}, err
+		return page[P]{}, err
 	}
-	return cqlgen.Page[T]{Rows: rows, Cursor: cur}, nil
+	return page[P]{Rows: rows, Cursor: cur}, nil
 }
 
 // ScanRows runs one page of a scan, type-erased: row reads the next row
