@@ -351,7 +351,7 @@ func priceImpls(b *testing.B, p peers, guarantee, run string) []benchenv.Impl {
 					_, err := tallies.Modify(ctx, tally("m-c-"+run, i%n).TallyID, func(t *model.Tally) error { inc(t); return nil })
 					return err
 				}),
-			priceImpl(b, "gocql-plain", n, func(i int) error { t := tally("m-p-"+run, i); return plainTally(p.s, &t) },
+			priceImpl(b, "gocql-plain", n, func(i int) error { t := tally("m-p-"+run, i); return plainTally(p.s, nil, &t, false) },
 				func(i int) error { return plainModify(p.s, tally("m-p-"+run, i%n).TallyID, inc) }),
 		}
 	}

@@ -146,13 +146,23 @@ func (h handStanding) write(st *model.Standing, del bool) error {
 }
 
 // plainStanding writes the four tables in one logged batch, with none of
-// the protocol's guarantees.
-func plainStanding(s *gocql.Session, st *model.Standing) error {
+// the protocol's guarantees: for an Update (old not nil) the deletes of
+// old's rows too, for a Delete the deletes alone (see plainTally).
+func plainStanding(s *gocql.Session, old, st *model.Standing, del bool) error {
 	ts := time.Now().UnixMicro()
 	b := s.NewBatch(gocql.LoggedBatch)
-	b.Query(hand4Ins("standings"), st.StandingID, st.Board, st.Team, st.Region, st.Points, st.Name, ts)
-	for _, t := range standingTables {
-		b.Query(hand4Ins(t.name), st.StandingID, st.Board, st.Team, st.Region, st.Points, st.Name, ts)
+	if del {
+		b.Query("DELETE FROM standings USING TIMESTAMP ? WHERE standing_id = ?", ts, st.StandingID)
+	} else {
+		b.Query(hand4Ins("standings"), st.StandingID, st.Board, st.Team, st.Region, st.Points, st.Name, ts)
+	}
+	if old != nil {
+		handStanding{s}.deletes(b, keysOf(old), ts, old.StandingID)
+	}
+	if !del {
+		for _, t := range standingTables {
+			b.Query(hand4Ins(t.name), st.StandingID, st.Board, st.Team, st.Region, st.Points, st.Name, ts)
+		}
 	}
 	return s.ExecuteBatch(b)
 }
@@ -167,7 +177,7 @@ func standingCase(p peers) protocolCase[model.Standing] {
 		make:   standing,
 		move:   func(st *model.Standing, i int) { st.Points = int64(i) }, // three rows move
 		hand:   handStanding{p.s}.write,
-		plain:  func(st *model.Standing) error { return plainStanding(p.s, st) },
+		plain:  func(old, st *model.Standing, del bool) error { return plainStanding(p.s, old, st, del) },
 		insert: func(st *model.Standing) error { return repo.Insert(ctx, st) },
 		update: func(st *model.Standing) error { return repo.Update(ctx, st) },
 		delete: func(st *model.Standing) error { return repo.Delete(ctx, st) },

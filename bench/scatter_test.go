@@ -28,11 +28,16 @@ const (
 	inBuckets = "SELECT board, points, player_id, name FROM board_%d WHERE board = ? AND shard IN ? ORDER BY points DESC, player_id ASC LIMIT ?"
 	// floorBuckets reads the first row of every bucket in one request.
 	floorBuckets = "SELECT board, points, player_id, name, shard FROM board_%d WHERE board = ? AND shard IN ? PER PARTITION LIMIT 1"
+	// rowsBuckets reads the first rows of every bucket in one request.
+	rowsBuckets = "SELECT board, points, player_id, name, shard FROM board_%d WHERE board = ? AND shard IN ? PER PARTITION LIMIT ?"
 	// pageBucket pages through a bucket, for adaptiveRead.
 	pageBucket = "SELECT board, points, player_id, name FROM board_%d WHERE board = ? AND shard = ?"
 	// scatterConcurrency is cqlgen's default bound on buckets read at once;
 	// the hand-written reads get the same.
 	scatterConcurrency = 16
+	// scatterGroup is the most buckets one of cqlgen's scatter requests
+	// names.
+	scatterGroup = 50
 )
 
 // scanBoard reads up to limit rows of one partition.
@@ -202,6 +207,35 @@ func scatterImpls(b *testing.B, p peers, buckets int) []benchenv.Impl {
 			}
 			return nil
 		}},
+		// floor-in-groups is floor-in as the default read sends it: over
+		// more than 50 buckets, requests of at most 50 at once.
+		{Name: "floor-in-groups", Op: func(int) error {
+			groups := (buckets + scatterGroup - 1) / scatterGroup
+			var wg sync.WaitGroup
+			rows := make([]int, groups)
+			errs := make([]error, groups)
+			for g := range groups {
+				wg.Go(func() {
+					it := p.s.Query(floorIn, Board, shards[g*buckets/groups:(g+1)*buckets/groups]).PageSize(0).Iter()
+					for it.Scan(nil, nil, nil, nil, nil) {
+						rows[g]++
+					}
+					errs[g] = it.Close()
+				})
+			}
+			wg.Wait()
+			if err := errors.Join(errs...); err != nil {
+				return err
+			}
+			n := 0
+			for _, r := range rows {
+				n += r
+			}
+			if n != filled {
+				return fmt.Errorf("%d rows from %d buckets, %d of them filled", n, buckets, filled)
+			}
+			return nil
+		}},
 		{Name: "gocql-1partition", Op: func(int) error {
 			return topPage(scanBoard(p.s.Query(selectBoard, Board, limit), limit))
 		}},
@@ -278,4 +312,59 @@ func BenchmarkMerge(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkScatterRowsPaired prices what a scatter read fetches: raw
+// gocql, one request naming every bucket with PER PARTITION LIMIT k, for
+// k rows a bucket (k = 1 is floor-in), and the same in requests of at
+// most scatterGroup buckets sent at once (the default read's form over
+// more than 50). Rows are scanned as the reads scan them.
+func BenchmarkScatterRowsPaired(b *testing.B) {
+	eachCoalescing(b, func(b *testing.B, p peers) {
+		for _, n := range bucketCounts {
+			shards := make([]int32, n)
+			for i := range shards {
+				shards[i] = int32(i)
+			}
+			stmt := fmt.Sprintf(rowsBuckets, n)
+			read := func(bs []int32, k int) error {
+				it := p.s.Query(stmt, Board, bs, k).PageSize(0).Iter()
+				var s model.Score
+				var shard int32
+				for it.Scan(&s.Board, &s.Points, &s.PlayerID, &s.Name, &shard) {
+				}
+				return it.Close()
+			}
+			var impls []benchenv.Impl
+			for _, k := range []int{1, 2, 3, 4, 6, 15} {
+				impls = append(impls, benchenv.Impl{Name: fmt.Sprintf("rows=%d", k), Op: func(int) error { return read(shards, k) }})
+				if n <= scatterGroup {
+					continue
+				}
+				impls = append(impls, benchenv.Impl{Name: fmt.Sprintf("rows=%d-groups", k), Op: func(int) error {
+					groups := (n + scatterGroup - 1) / scatterGroup
+					errs := make([]error, groups)
+					var wg sync.WaitGroup
+					for g := range groups {
+						wg.Go(func() { errs[g] = read(shards[g*n/groups:(g+1)*n/groups], k) })
+					}
+					wg.Wait()
+					return errors.Join(errs...)
+				}})
+			}
+			// The default read, for the same rows as rows=6 (over 100
+			// buckets) or rows=15 (over 16), with its merge and cursor.
+			repo := model.NewScoreRepo(p.cq)
+			impls = append(impls, benchenv.Impl{Name: "cqlgen", Op: func(int) error {
+				var err error
+				if n == 16 {
+					_, err = repo.Board16(ctx, Board, &model.Board16Options{Limit: benchenv.PageRows})
+				} else {
+					_, err = repo.Board100(ctx, Board, &model.Board100Options{Limit: benchenv.PageRows})
+				}
+				return err
+			}})
+			b.Run(fmt.Sprintf("buckets=%d", n), func(b *testing.B) { benchenv.Paired(b, warmScatter(), impls...) })
+		}
+	})
 }

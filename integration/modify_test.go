@@ -60,14 +60,19 @@ func TestModifyLosesNoUpdate(t *testing.T) {
 			opts = append(opts, cqlgen.WithIdempotencyKey(fmt.Sprint("reply-", tk.TicketID)))
 		}
 		before := replies
-		fs := &faultSession{Session: s, k: 3, f: lostReply} // state, state, change
+		// Modify reads once, then its change (its write starts from
+		// Modify's read: docs/protocol.md).
+		fs := &faultSession{Session: s, k: 2, f: lostReply} // state, change
 		if keyed {
-			fs.k = 4 // the key's lease first
+			fs.k = 3 // the key's lease first
 		}
 		fs.armed.Store(true)
 		inc := func(k *helpdesk.Ticket) error { k.Replies++; return nil }
 		if _, err := helpdesk.NewTicketRepo(fs).Modify(ctx, tk.OrgID, tk.TicketID, inc, opts...); err != nil {
 			t.Errorf("keyed %v: a Modify whose change applied and lost its reply: %v, want it settled as applied", keyed, err)
+		}
+		if fs.n.Load() < fs.k {
+			t.Errorf("keyed %v: Modify sent %d statements; the fault on call %d never fired", keyed, fs.n.Load(), fs.k)
 		}
 		fs.armed.Store(false)
 		got, err := repo.Modify(ctx, tk.OrgID, tk.TicketID, inc, opts...)
@@ -170,8 +175,10 @@ func TestIfVersion(t *testing.T) {
 			t.Errorf("call %d: Update run again after its reply was lost: %v", k, err)
 		}
 	}
+	// A new ticket's Insert sends its conditional write first (the direct
+	// create, docs/protocol.md): call 1, where it was call 2 after a read.
 	fresh := ticket("acme", 7, "cat", helpdesk.StatusOpen)
-	fs := &faultSession{Session: s, k: 2, f: lostReply}
+	fs := &faultSession{Session: s, k: 1, f: lostReply}
 	fs.armed.Store(true)
 	if err := helpdesk.NewTicketRepo(fs).Insert(ctx, fresh, cqlgen.IfAbsent()); err != nil {
 		t.Errorf("IfAbsent whose conditional write lost its reply: %v, want it settled as applied", err)

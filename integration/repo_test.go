@@ -390,6 +390,92 @@ func TestRepoHashMerge100(t *testing.T) {
 	}
 }
 
+// A cursor over 100 hash buckets while rows are written between pages,
+// on a real Cassandra (docs/repositories.md, "Cursors"): the rows come
+// in chart order, none twice; a row there throughout comes; a row
+// inserted ahead of the cursor comes, one inserted behind it or deleted
+// before it is reached does not. Both scatter modes, each on a day of
+// its own.
+func TestRepoHashCursorWhileRowsChange(t *testing.T) {
+	t.Parallel()
+	_, s := repoSession(t, music.Schema)
+	ctx := context.Background()
+	order := func(a, b music.ChartEntry) int {
+		if a.PlayCount != b.PlayCount {
+			return int(b.PlayCount - a.PlayCount)
+		}
+		return strings.Compare(a.TrackID, b.TrackID)
+	}
+	for i, mode := range []cqlgen.Scatter{cqlgen.ScatterCoordinator, cqlgen.ScatterClient} {
+		repo := music.NewChartEntryRepo(s, cqlgen.WithScatter(mode))
+		day := time.Date(2026, 11, 23+i, 0, 0, 0, 0, time.UTC)
+		var all []music.ChartEntry
+		for k := range 200 {
+			e := music.ChartEntry{ChartDate: day, TrackID: fmt.Sprintf("track-%03d", k), PlayCount: int64(k * 7 % 60), TrackName: "n", Artist: "a"}
+			must(t, repo.Insert(ctx, &e))
+			all = append(all, e)
+		}
+		slices.SortFunc(all, order)
+		var got []music.ChartEntry
+		ahead := map[string]bool{} // inserted ahead of the cursor
+		gone := map[string]bool{}  // deleted before they were reached
+		cursor, next := "", 0
+		for page := 0; ; page++ {
+			if page > 100 {
+				t.Fatal("paging does not end")
+			}
+			p, err := repo.DailyCharts(ctx, day, &music.DailyChartsOptions{Limit: 23, Cursor: cursor})
+			must(t, err)
+			got = append(got, p.Rows...)
+			if p.Cursor == "" {
+				break
+			}
+			cursor = p.Cursor
+			last := got[len(got)-1]
+			// Two new rows, one on each side of the cursor, and the
+			// first row not yet reached deleted.
+			for _, plays := range []int64{last.PlayCount + 1, last.PlayCount - 1} {
+				e := music.ChartEntry{ChartDate: day, TrackID: fmt.Sprintf("new-%03d", next), PlayCount: plays, TrackName: "n", Artist: "a"}
+				next++
+				must(t, repo.Insert(ctx, &e))
+				if order(e, last) > 0 {
+					ahead[e.TrackID] = true
+				}
+			}
+			for _, e := range all {
+				if order(e, last) > 0 && !gone[e.TrackID] {
+					must(t, repo.Delete(ctx, &e))
+					gone[e.TrackID] = true
+					break
+				}
+			}
+		}
+		seen := map[string]bool{}
+		for k, e := range got {
+			if k > 0 && order(got[k-1], e) >= 0 {
+				t.Fatalf("scatter mode %d: row %d (%s) does not come after row %d (%s)", mode, k, e.TrackID, k-1, got[k-1].TrackID)
+			}
+			if gone[e.TrackID] {
+				t.Errorf("scatter mode %d: %s, deleted before it was reached, came", mode, e.TrackID)
+			}
+			if strings.HasPrefix(e.TrackID, "new-") && !ahead[e.TrackID] {
+				t.Errorf("scatter mode %d: %s, inserted behind the cursor, came", mode, e.TrackID)
+			}
+			seen[e.TrackID] = true
+		}
+		for _, e := range all {
+			if !gone[e.TrackID] && !seen[e.TrackID] {
+				t.Errorf("scatter mode %d: %s, there throughout, never came", mode, e.TrackID)
+			}
+		}
+		for id := range ahead {
+			if !seen[id] {
+				t.Errorf("scatter mode %d: %s, inserted ahead of the cursor, never came", mode, id)
+			}
+		}
+	}
+}
+
 // Checks invariant I1: nil means applied everywhere.
 func TestRepoKeyChange(t *testing.T) {
 	t.Parallel()

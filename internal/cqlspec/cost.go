@@ -116,7 +116,8 @@ func counting(t *Table) bool {
 }
 
 // protocolCosts is the write protocol's: a read of the source of truth's
-// row, a claim of each unique key the change gives the entity, the
+// row (none for the Insert of a new entity, whose conditional write goes
+// first on "no row", where the source of truth has Create), a claim of each unique key the change gives the entity, the
 // conditional write, the fan-out to the other tables (the rows that move
 // deleted, the new rows written) and the release of each unique key it
 // gives up.
@@ -167,7 +168,10 @@ func protocolCosts(s Shape, canon *Table) []Cost {
 	}
 
 	ins := Cost{Method: "Insert", Case: "a new entity" + keys(", claims", unique)}
-	ins.read(1)
+	if statics || canon.Bucket != BucketNone {
+		// No Create (see protocol): the Insert reads first.
+		ins.read(1)
+	}
 	if statics {
 		ins.read(1) // the partition's statics, from its first row
 	}
@@ -197,8 +201,8 @@ func protocolCosts(s Shape, canon *Table) []Cost {
 	again.conditional(claims)
 
 	mod := upd
+	// Modify's write starts from Modify's own read: one read, as Update.
 	mod.Method, mod.Case = "Modify", "the change edits every field but the key"+keys(", claims and releases", claims)
-	mod.read(1) // the entity, before the write's own read
 
 	del := Cost{Method: "Delete", Case: "an entity that exists" + keys(", releases", unique)}
 	write(&del, 0, 0)

@@ -344,6 +344,20 @@ func (r *renderer) protocol(where string, keyBinds []Bind) {
 	}
 	r.add(Statement{Slot: SlotChange, Clauses: []string{"UPDATE " + t.Name, "SET " + strings.Join(set, ", "), where, cond},
 		Binds: append(append(setBinds, keyBinds...), old...)})
+	if !statics && t.Bucket == BucketNone {
+		// Create is Change sent without a read, on "no row": every column
+		// State reads but the key's null. When it does not apply, the
+		// reply holds those columns, in State's order: the row, read by
+		// the write itself (docs/protocol.md, "A create without a read").
+		var nulls []string
+		for _, c := range r.all {
+			if (c.Field || isProtocol(c.Kind)) && c.Kind != KindPartition && c.Kind != KindClustering {
+				nulls = append(nulls, Quote(c.Name)+" = null")
+			}
+		}
+		r.add(Statement{Slot: SlotCreate, Clauses: []string{"UPDATE " + t.Name, "SET " + strings.Join(set, ", "), where, "IF " + strings.Join(nulls, " AND ")},
+			Binds: append(append([]Bind(nil), setBinds...), keyBinds...)})
+	}
 	clear = append(clear, VersionColumn+" = ?", DeletedColumn+" = true", PendingColumn+" = ?", WritesColumn+" = ?")
 	r.add(Statement{Slot: SlotRemove, Clauses: []string{"UPDATE " + t.Name, "USING TTL " + strconv.FormatInt(t.GraveTTL(), 10), "SET " + strings.Join(clear, ", "), where, cond},
 		Binds: append(append([]Bind{{Column: version.Name}, {Kind: BindPending}, {Kind: BindWrites}}, keyBinds...), old...)})

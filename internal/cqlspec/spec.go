@@ -187,10 +187,15 @@ func (t *Table) All() []Col {
 type Slot string
 
 const (
-	SlotInsert      Slot = "Insert"
-	SlotInsertTTL   Slot = "InsertTTL" // Insert with a TTL of the call's, on an entity stored in one table
-	SlotCreate      Slot = "Create"    // Insert if no row has the key (IF NOT EXISTS), with a TTL
-	SlotAdd         Slot = "Add"       // a counter table's update, in place of Insert
+	SlotInsert    Slot = "Insert"
+	SlotInsertTTL Slot = "InsertTTL" // Insert with a TTL of the call's, on an entity stored in one table
+	// Create: on an entity stored in one table, Insert if no row has the
+	// key (IF NOT EXISTS), with a TTL; on the source of truth of an entity
+	// under the write protocol (without statics or buckets), Change on "no
+	// row", whose reply when it does not apply is the row as State reads
+	// it, the key's columns aside.
+	SlotCreate      Slot = "Create"
+	SlotAdd         Slot = "Add" // a counter table's update, in place of Insert
 	SlotDelete      Slot = "Delete"
 	SlotGet         Slot = "Get"
 	SlotGetMany     Slot = "GetMany" // the canonical rows of several keys: the last partition key column IN ?

@@ -795,3 +795,92 @@ func TestScatterUnknown(t *testing.T) {
 		t.Errorf("Scatter %d: %v, want an *InputError (ErrInvalidOption) on Scatter", cqlgen.ScatterClient+1, err)
 	}
 }
+
+// What a cursor over hash buckets guarantees while rows change between
+// pages: the rows come in clustering order, none twice; every row there
+// from the first page to the last that lies after the cursor when it is
+// read comes once, rows inserted after the cursor's position come, and
+// rows inserted behind it or deleted before they are reached do not.
+// Both scatter modes, several limits, rows inserted and deleted at
+// random between every two pages.
+func TestHashPagingWhileRowsChange(t *testing.T) {
+	for _, mode := range scatterModes {
+		for _, limit := range []int{3, 7, 16, 50} {
+			s := session(t)
+			repo := fixture.NewReadingRepo(s, cqlgen.WithScatter(mode))
+			rows := readings(300, 3, 11)
+			insertAll(t, repo.Insert, rows)
+			present := map[int32]fixture.Reading{}
+			for _, r := range rows {
+				present[r.Seq] = r
+			}
+			rng := rand.New(rand.NewPCG(uint64(limit), 5))
+			var got []fixture.Reading
+			shouldCome := map[int32]bool{} // rows inserted after the position
+			gone := map[int32]bool{}       // rows deleted before they were reached
+			cursor, next := "", int32(10000)
+			for page := 0; ; page++ {
+				if page > 1000 {
+					t.Fatal("paging does not end")
+				}
+				p, err := repo.Readings16(context.Background(), "s1", &fixture.Readings16Options{Limit: limit, Cursor: cursor})
+				if err != nil {
+					t.Fatalf("%s, limit %d, page %d: %v", scatterName[mode], limit, page, err)
+				}
+				got = append(got, p.Rows...)
+				if p.Cursor == "" {
+					break
+				}
+				cursor = p.Cursor
+				last := got[len(got)-1]
+				// Insert two rows at random instants (ahead of the
+				// position or behind it) and delete one row not yet read.
+				for range 2 {
+					r := fixture.Reading{SensorID: "s1", At: day0.AddDate(0, 0, rng.IntN(3)).Add(time.Duration(rng.IntN(4)) * time.Hour), Seq: next, Kind: "a", Value: int64(next)}
+					next++
+					if err := repo.Insert(context.Background(), &r); err != nil {
+						t.Fatal(err)
+					}
+					present[r.Seq] = r
+					if byTimeDesc(r, last) > 0 {
+						shouldCome[r.Seq] = true
+					}
+				}
+				for _, r := range rows {
+					if byTimeDesc(r, last) > 0 && !gone[r.Seq] {
+						if err := repo.Delete(context.Background(), &r); err != nil {
+							t.Fatal(err)
+						}
+						gone[r.Seq] = true
+						delete(shouldCome, r.Seq)
+						break
+					}
+				}
+			}
+			name := fmt.Sprintf("%s, limit %d", scatterName[mode], limit)
+			seen := map[int32]bool{}
+			for i, r := range got {
+				if i > 0 && byTimeDesc(got[i-1], r) >= 0 {
+					t.Fatalf("%s: row %d (seq %d) does not come after row %d (seq %d)", name, i, r.Seq, i-1, got[i-1].Seq)
+				}
+				if gone[r.Seq] {
+					t.Errorf("%s: seq %d, deleted before it was reached, came", name, r.Seq)
+				}
+				if r.Seq >= 10000 && !shouldCome[r.Seq] {
+					t.Errorf("%s: seq %d, inserted behind the cursor, came", name, r.Seq)
+				}
+				seen[r.Seq] = true
+			}
+			for _, r := range rows {
+				if !gone[r.Seq] && !seen[r.Seq] {
+					t.Errorf("%s: seq %d, there throughout, never came", name, r.Seq)
+				}
+			}
+			for seq := range shouldCome {
+				if !seen[seq] {
+					t.Errorf("%s: seq %d, inserted after the cursor, never came", name, seq)
+				}
+			}
+		}
+	}
+}

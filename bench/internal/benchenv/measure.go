@@ -46,6 +46,11 @@ type Impl struct {
 	Op   func(i int) error
 }
 
+// PlainImpl names the impl that writes the same rows in one plain logged
+// batch: Paired also reports every other impl's p50 as a ratio to its
+// (but the first's, whose ratio to it is the inverse of the one reported).
+const PlainImpl = "gocql-plain"
+
 // Paired runs impls in turn, one call each per round and in a rotating
 // order, so that whatever the machine and the node do meanwhile (two cores
 // shared with Cassandra: compactions, GC, the JIT) falls on every impl
@@ -77,11 +82,20 @@ func Paired(b *testing.B, warm int, impls ...Impl) {
 		round++
 	}
 	base := impls[0].Name
+	plain := -1
+	for j, im := range impls {
+		if im.Name == PlainImpl {
+			plain = j
+		}
+	}
 	for j, im := range impls {
 		ReportLatency(b, im.Name+"-", &hs[j])
 		if j > 0 {
 			b.ReportMetric(hs[j].Quantile(0.50)/hs[0].Quantile(0.50), fmt.Sprintf("%s/%s-p50", im.Name, base))
 			b.ReportMetric(hs[j].Quantile(0.99)/hs[0].Quantile(0.99), fmt.Sprintf("%s/%s-p99", im.Name, base))
+		}
+		if plain > 0 && j != plain && j != 0 {
+			b.ReportMetric(hs[j].Quantile(0.50)/hs[plain].Quantile(0.50), fmt.Sprintf("%s/%s-p50", im.Name, PlainImpl))
 		}
 	}
 }

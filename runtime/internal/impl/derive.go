@@ -62,7 +62,7 @@ func derive[P any](ent *entity[P]) {
 	plans := map[cqlspec.Slot][]int{}
 	for _, s := range cqlspec.Render(&spec) {
 		switch s.Slot {
-		case cqlspec.SlotChange, cqlspec.SlotRemove, cqlspec.SlotSettle:
+		case cqlspec.SlotChange, cqlspec.SlotRemove, cqlspec.SlotSettle, cqlspec.SlotCreate:
 		default:
 			continue
 		}
@@ -134,6 +134,10 @@ func derive[P any](ent *entity[P]) {
 	ent.Change = func(e P, c Change) []any { return bind(change, e, c) }
 	ent.Remove = func(e P, c Change) []any { return bind(remove, e, c) }
 	ent.Settle = func(e P, version int64) []any { return bind(settle, e, Change{Old: version}) }
+	if create, ok := plans[cqlspec.SlotCreate]; ok && ent.Canonical.Create != nil {
+		ent.Create = func(e P, c Change) []any { return bind(create, e, c) }
+		ent.keys = keys
+	}
 	for i := range ent.Projections {
 		if p := &ent.Projections[i]; p.Row == nil {
 			p.Row, p.Key = projectionFuncs(p.Table, index, values)

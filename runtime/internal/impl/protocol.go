@@ -157,7 +157,13 @@ type entity[P any] struct {
 	// Change, Remove and Settle bind those statements.
 	Change, Remove func(e P, c Change) []any
 	Settle         func(e P, version int64) []any
-	Projections    []projection[P]
+	// Create binds the Canonical table's Create, Change on "no row" (see
+	// createDirect); NewEntity derives it where the table has one (no statics,
+	// no buckets). Nil: every write reads first.
+	Create      func(e P, c Change) []any
+	Projections []projection[P]
+
+	keys int // how many of the fields scanState scans first are the canonical key's
 
 	// Set by NewEntity, from T: a new zero row, a copy of src to dst, the
 	// row of the canonical table as the protocol reads it (with Row never
@@ -211,12 +217,39 @@ func Write[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 }
 
 func write[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *entity[P], op Op, e P) error {
+	return writeFrom(ctx, s, o, ent, op, e, nil)
+}
+
+// writeFrom is write whose first attempt starts from held, the canonical
+// row as the caller has just read it (Modify), instead of reading it
+// again; nil to read it.
+//
+// An Insert without held, expecting nothing or no entity, first tries the
+// create without a read (docs/protocol.md, "A create without a read"):
+// the conditional write an absent row gets, sent on the canonical table's
+// Create, which conditions on every column the read would return being
+// null. When it does not apply, its reply is that row: the write goes on
+// from it as from its own read, and that first try is not counted among
+// o.Attempts.
+func writeFrom[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *entity[P], op Op, e P, held *State[P]) error {
 	t := ent.Canonical
+	direct := op == OpInsert && held == nil && ent.Create != nil && (o.Expect == 0 || o.Expect == cqlgen.Absent)
 	for attempt := 1; ; attempt++ {
-		st, err := readState(ent, ctx, s, cqldriver.Query{Stmt: t.PreRead, Values: ent.State(e)})
-		found := err == nil
-		if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
-			return err
+		var st State[P]
+		var found bool
+		switch {
+		case held != nil:
+			st, found, held = *held, true, nil
+		case direct:
+			// Assume no row: Create checks it.
+			st.Row = ent.newRow()
+		default:
+			var err error
+			st, err = readState(ent, ctx, s, cqldriver.Query{Stmt: t.PreRead, Values: ent.State(e)})
+			found = err == nil
+			if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
+				return err
+			}
 		}
 		live := found && !st.Deleted
 		part, err := statics(ent, ctx, s, e, &st, found)
@@ -321,14 +354,22 @@ func write[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 			c.Static = ts
 		}
 		q := cqldriver.Query{Stmt: t.Remove}
-		if isNil(next) {
+		switch {
+		case isNil(next):
 			q.Values = ent.Remove(e, c)
-		} else {
+		case direct:
+			q.Stmt, q.Values = t.Create, ent.Create(next, c)
+		default:
 			q.Stmt, q.Values = t.Change, ent.Change(next, c)
 		}
 		q.SerialConsistency = o.SerialConsistency
 		lost.sent = time.Now()
-		applied, err := s.ExecCAS(ctx, q, sinks(conditions(ent))...)
+		var applied bool
+		if direct {
+			applied, held, err = createDirect(ent, ctx, s, q, e)
+		} else {
+			applied, err = s.ExecCAS(ctx, q, sinks(conditions(ent))...)
+		}
 		if err != nil {
 			if !maybeApplied(err) {
 				return err
@@ -344,6 +385,15 @@ func write[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 			if !applied {
 				return err
 			}
+		}
+		if !applied && direct {
+			// A row is there (a live entity, a grave): go on from it, as
+			// returned by Create (held), or read when the reply did not
+			// hold it. What the try claimed is the entity's, as a try that
+			// lost a race leaves it (see claim).
+			direct = false
+			attempt--
+			continue
 		}
 		if !applied {
 			if attempt >= o.Attempts {
@@ -651,10 +701,16 @@ func Modify[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent 
 
 func modify[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *entity[P], key P, check func(P) error, change func(P) error) (P, error) {
 	for attempt := 1; ; attempt++ {
-		cur, version, err := versioned(ctx, s, ent.Canonical.PreRead, ent, key)
+		// One read serves both: the state the write starts from, and a
+		// copy of its row of its own for change to edit.
+		st, cur, err := readTwice(ent, ctx, s, key)
 		if err != nil {
 			return none[P](), err
 		}
+		if st.Deleted {
+			return none[P](), cqlgen.ErrNotFound
+		}
+		version := st.seen()
 		k := ent.State(cur)
 		if err := change(cur); err != nil {
 			return none[P](), err
@@ -667,7 +723,7 @@ func modify[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent 
 		}
 		w := o
 		w.Expect = version
-		err = write(ctx, s, w, ent, opModify, cur)
+		err = writeFrom(ctx, s, w, ent, opModify, cur, &st)
 		var conflict *cqlgen.VersionConflictError
 		if !errors.As(err, &conflict) || conflict.Actual == cqlgen.Absent || attempt >= o.Attempts {
 			if err != nil {

@@ -139,10 +139,16 @@ func pageOf[T any](pg page[*T]) cqlgen.Page[T] {
 
 // rowArena returns a func that hands out new zero rows, taken from
 // arrays it allocates as they fill, each twice the last: a read's rows
-// cost a few allocations, not one each.
+// cost a few allocations, not one each. A read's buckets are read by
+// goroutines at once, all from the read's one arena, so it takes a lock.
 func rowArena[T any]() func() *T {
-	var chunk []T
+	var (
+		mu    sync.Mutex
+		chunk []T
+	)
 	return func() *T {
+		mu.Lock()
+		defer mu.Unlock()
 		if len(chunk) == cap(chunk) {
 			chunk = make([]T, 0, min(max(8, 2*cap(chunk)), 1024))
 		}
@@ -486,17 +492,53 @@ func readHash[P any](ctx context.Context, s cqlgen.Session, r readSpec[P], fp ui
 	for b := range lists {
 		more[b] = len(lists[b]) == per
 	}
-	rows, buckets, err := mergeRefill(lists, more, r.Compare, want, func(b int, last P, need int) ([]P, error) {
-		pos, err := marshalKey(r.Table, r.Key(last))
-		if err != nil {
-			return nil, err
-		}
-		return readPartition(ctx, s, r, withBucket(r.Partition, int32(b)), pos, false, need)
+	rows, buckets, err := mergeRefill(lists, more, r.Compare, want, func(ds []drained[P]) ([][]P, error) {
+		return refillBuckets(ctx, s, r, ds)
 	})
 	if err != nil {
 		return page[P]{}, err
 	}
 	return finish(r, fp, rows, func(i int) cursor { return cursor{kind: hashCursor, bucket: buckets[i]} })
+}
+
+// refillBuckets reads, for each bucket the merge drained, the rows after
+// its last one, up to the number it may still need: one request a
+// bucket, each from its own row, all at once up to Concurrency.
+func refillBuckets[P any](ctx context.Context, s cqlgen.Session, r readSpec[P], ds []drained[P]) ([][]P, error) {
+	got := make([][]P, len(ds))
+	errs := make([]error, len(ds))
+	read := func(k int) {
+		d := ds[k]
+		pos, err := marshalKey(r.Table, r.Key(d.last))
+		if err != nil {
+			errs[k] = err
+			return
+		}
+		got[k], errs[k] = readPartition(ctx, s, r, withBucket(r.Partition, int32(d.list)), pos, false, d.need)
+	}
+	if len(ds) == 1 {
+		read(0)
+		return got, errs[0]
+	}
+	sem := make(chan struct{}, readConcurrency(r))
+	var wg sync.WaitGroup
+	for k := range ds {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			read(k)
+		})
+	}
+	wg.Wait()
+	return got, firstError(errs)
+}
+
+// readConcurrency is how many buckets a read queries at once.
+func readConcurrency[P any](r readSpec[P]) int {
+	if r.Concurrency <= 0 {
+		return 16
+	}
+	return r.Concurrency
 }
 
 // bucketShare is how many rows a read over n hash buckets first asks
@@ -562,21 +604,37 @@ func eachBucket[P any](ctx context.Context, s cqlgen.Session, r readSpec[P], pos
 // is continued as readPartition continues it in one bucket, one request
 // per run of clustering order for every bucket at once, and two for the
 // deepest run: buckets up to last continue after the row, later ones at
-// it (see readHash). The requests go at once; each bucket's rows are
-// those of the deepest run first, as in readPartition, up to per.
+// it (see readHash). A request names at most scatterGroup buckets, so
+// more buckets take several requests of each kind. The requests go at
+// once, up to Concurrency; each bucket's rows are those of the deepest
+// run first, as in readPartition, up to per.
 func scatterBuckets[P any](ctx context.Context, s cqlgen.Session, r readSpec[P], pos [][]byte, last, per int) ([][]P, error) {
 	n := r.HashBuckets
 	pg := &r.Table.scatter[len(r.Prefix)]
-	buckets := func(from, to int) []int32 {
-		bs := make([]int32, 0, to-from)
-		for b := from; b < to; b++ {
-			bs = append(bs, int32(b))
+	// The buckets from..to-1, in groups of at most scatterGroup, each
+	// group one request.
+	groups := func(from, to int) [][]int32 {
+		if to <= from {
+			return nil
 		}
-		return bs
+		k := (to - from + scatterGroup - 1) / scatterGroup
+		all := make([]int32, 0, to-from)
+		for b := from; b < to; b++ {
+			all = append(all, int32(b))
+		}
+		gs := make([][]int32, 0, k)
+		for i := range k {
+			gs = append(gs, all[i*len(all)/k:(i+1)*len(all)/k])
+		}
+		return gs
 	}
 	var qs []cqldriver.Query
+	var sizes []int // the buckets each request names
 	if pos == nil {
-		qs = append(qs, scatterFirst(r, pg, buckets(0, n), per))
+		for _, g := range groups(0, n) {
+			qs = append(qs, scatterFirst(r, pg, g, per))
+			sizes = append(sizes, len(g))
+		}
 	} else {
 		if err := checkPosition(r, pg, pos); err != nil {
 			return nil, err
@@ -588,59 +646,73 @@ func scatterBuckets[P any](ctx context.Context, s cqlgen.Session, r readSpec[P],
 			if k < deepest {
 				end = pg.runs[k+1]
 			}
-			add := func(bs []int32, incl bool) {
-				if len(bs) == 0 {
-					return
-				}
-				values := append(append(append(make([]any, 0, len(r.Partition)+end+3), r.Partition...), bs), key[:end]...)
-				stmt := pg.after[k]
-				if incl {
-					stmt = pg.atOrAfter
-				}
-				if k == 0 && r.To != nil {
-					stmt = pg.afterTo
+			add := func(gs [][]int32, incl bool) {
+				for _, bs := range gs {
+					values := append(append(append(make([]any, 0, len(r.Partition)+end+3), r.Partition...), bs), key[:end]...)
+					stmt := pg.after[k]
 					if incl {
-						stmt = pg.atOrAfterTo
+						stmt = pg.atOrAfter
 					}
-					values = append(values, r.To)
+					if k == 0 && r.To != nil {
+						stmt = pg.afterTo
+						if incl {
+							stmt = pg.atOrAfterTo
+						}
+						values = append(values, r.To)
+					}
+					qs = append(qs, cqldriver.Query{Stmt: stmt, Values: append(values, per)})
+					sizes = append(sizes, len(bs))
 				}
-				qs = append(qs, cqldriver.Query{Stmt: stmt, Values: append(values, per)})
 			}
 			if k == deepest {
-				add(buckets(0, last+1), false)
-				add(buckets(last+1, n), true)
+				add(groups(0, last+1), false)
+				add(groups(last+1, n), true)
 			} else {
-				add(buckets(0, n), false)
+				add(groups(0, n), false)
 			}
 		}
 	}
 	got := make([]bucketRows[P], len(qs))
 	if len(qs) == 1 {
-		got[0] = fetchBuckets(ctx, s, qs[0], r.Scan, r.newRow, n, per)
-		if g := got[0]; g.err == nil && g.grouped {
-			// One request, each bucket's rows together, as a coordinator
-			// returns them: the lists are slices of its rows.
-			lists := make([][]P, n)
-			for i := 0; i < len(g.rows); {
+		got[0] = fetchBuckets(ctx, s, qs[0], r.Scan, r.newRow, n, sizes[0]*per)
+	} else {
+		sem := make(chan struct{}, readConcurrency(r))
+		var wg sync.WaitGroup
+		for i, q := range qs {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				got[i] = fetchBuckets(ctx, s, q, r.Scan, r.newRow, n, sizes[i]*per)
+			})
+		}
+		wg.Wait()
+	}
+	grouped := pos == nil // from the start, each bucket is named by one request
+	for _, g := range got {
+		if g.err != nil {
+			return nil, g.err
+		}
+		grouped = grouped && g.grouped
+	}
+	if grouped {
+		// Each bucket's rows together, as a coordinator returns them:
+		// the lists are slices of the replies' rows.
+		lists := make([][]P, n)
+		for _, g := range got {
+			for i := 0; i < len(g.rows) && grouped; {
 				j := i + 1
 				for j < len(g.rows) && g.bucket[j] == g.bucket[i] {
 					j++
 				}
+				// A bucket in two replies is not as asked: the rows are
+				// gathered below, in request order, as for a position.
+				grouped = lists[g.bucket[i]] == nil
 				lists[g.bucket[i]] = g.rows[i:min(j, i+per):min(j, i+per)]
 				i = j
 			}
+		}
+		if grouped {
 			return lists, nil
-		}
-	} else {
-		var wg sync.WaitGroup
-		for i, q := range qs {
-			wg.Go(func() { got[i] = fetchBuckets(ctx, s, q, r.Scan, r.newRow, n, per) })
-		}
-		wg.Wait()
-	}
-	for _, g := range got {
-		if g.err != nil {
-			return nil, g.err
 		}
 	}
 	// Each bucket's rows, in request order, as many as per: counted,
@@ -671,6 +743,15 @@ func scatterBuckets[P any](ctx context.Context, s cqlgen.Session, r readSpec[P],
 	}
 	return lists, nil
 }
+
+// scatterGroup is the most buckets one scatter request names: a read
+// over more sends several requests at once, each naming a share of the
+// buckets, which the node reads side by side. Measured on one node of
+// two cores (bench/README.md, issue 27 goal 4): over 100 buckets, two
+// requests of 50 took 0.77-0.94× the time of one of 100 for the same
+// rows, four or eight no less than two; 16 buckets split in two took
+// longer.
+const scatterGroup = 50
 
 // scatterFirst is the scatter request for the first per rows of each of
 // the buckets (a list of their values), within the read's bounds.
@@ -740,11 +821,11 @@ type bucketRows[P any] struct {
 // fetchBuckets runs a scatter request, unpaged: its rows are bounded by
 // the buckets and PER PARTITION LIMIT. Should a driver page it all the
 // same, the pages are read to the end. A row of a bucket outside the
-// n is an error, not a row put aside.
-func fetchBuckets[P any](ctx context.Context, s cqlgen.Session, q cqldriver.Query, scan func(cqldriver.Iter, P) bool, newRow func() P, n, per int) (out bucketRows[P]) {
+// n is an error, not a row put aside. room is the rows to make room for
+// at first.
+func fetchBuckets[P any](ctx context.Context, s cqlgen.Session, q cqldriver.Query, scan func(cqldriver.Iter, P) bool, newRow func() P, n, room int) (out bucketRows[P]) {
 	q.PageSize = cqldriver.Unpaged
-	// Room for every bucket's share of the page, as hashing spreads it.
-	room := min(n*per, 4096)
+	room = min(room, 4096)
 	out.rows, out.bucket = make([]P, 0, room), make([]int32, 0, room)
 	seen := make([]bool, n)
 	out.grouped = true
@@ -789,43 +870,71 @@ func (it *bucketIter[B]) Scan(dest ...any) bool {
 	return it.Iter.Scan(it.dest...)
 }
 
+// drained is a list the merge drained while it may hold more: the rows
+// after its last one, up to need of them, may still belong in the merge.
+type drained[P any] struct {
+	list int
+	last P
+	need int
+}
+
 // mergeRefill merges lists, each sorted by cmp, into one sorted list of at
 // most limit rows, as Merge does (rows that compare equal come in list
-// order), where each list is the first part of a longer one: when the
-// merge drains a list that may have more (more[i]), it asks refill for
-// the rows after the list's last one, up to the number the merge still
-// needs, before it goes on, since the next of them may come first. A
-// refill that returns as many rows as asked may have more again.
-func mergeRefill[P any](lists [][]P, more []bool, cmp func(a, b P) int, limit int, refill func(list int, last P, need int) ([]P, error)) ([]P, []int, error) {
-	h := &ptrHeap{less: func(a, b mergeItem) int { return cmp(lists[a.list][a.next], lists[b.list][b.next]) }}
-	for i, l := range lists {
-		if len(l) > 0 {
-			h.items = append(h.items, mergeItem{list: i})
-		}
-	}
-	heap.Init(h)
+// order), where each list is the first part of a longer one (more[i]: it
+// may have more). The merge runs on what it has, and notes each list it
+// drains while it may have more before the limit is met, and how many of
+// the rows after its last could still belong: the limit less the rows
+// merged by then, which is no fewer than the rows that could follow it,
+// since rows of other drained lists only come before. refill is asked
+// for all of them at once, and the merge runs again. A list refilled
+// with all it was asked for cannot be drained again before the limit
+// (its rows alone fill it), nor can a list that was not drained, whose
+// rows only move later: so there is at most one refill, and the rows are
+// those of merging the whole lists.
+func mergeRefill[P any](lists [][]P, more []bool, cmp func(a, b P) int, limit int, refill func([]drained[P]) ([][]P, error)) ([]P, []int, error) {
+	h := &ptrHeap{items: make([]mergeItem, 0, len(lists)), less: func(a, b mergeItem) int { return cmp(lists[a.list][a.next], lists[b.list][b.next]) }}
 	out := make([]P, 0, limit)
-	var from []int
-	for h.Len() > 0 && len(out) < limit {
-		top := &h.items[0]
-		out = append(out, lists[top.list][top.next])
-		from = append(from, top.list)
-		top.next++
-		if top.next == len(lists[top.list]) && more[top.list] && len(out) < limit {
-			need := limit - len(out)
-			next, err := refill(top.list, lists[top.list][top.next-1], need)
-			if err != nil {
-				return nil, nil, err
+	from := make([]int, 0, limit)
+	for {
+		out, from = out[:0], from[:0]
+		h.items = h.items[:0]
+		for i, l := range lists {
+			if len(l) > 0 {
+				h.items = append(h.items, mergeItem{list: i})
 			}
-			lists[top.list], top.next, more[top.list] = next, 0, len(next) == need
 		}
-		if top.next == len(lists[top.list]) {
+		heap.Init(h)
+		var waiting []drained[P]
+		for h.Len() > 0 && len(out) < limit {
+			top := &h.items[0]
+			l := lists[top.list]
+			out = append(out, l[top.next])
+			from = append(from, top.list)
+			top.next++
+			if top.next < len(l) {
+				heap.Fix(h, 0)
+				continue
+			}
+			if more[top.list] && len(out) < limit {
+				waiting = append(waiting, drained[P]{list: top.list, last: l[top.next-1], need: limit - len(out)})
+			}
 			heap.Pop(h)
-		} else {
-			heap.Fix(h, 0)
+		}
+		if len(waiting) == 0 {
+			return out, from, nil
+		}
+		got, err := refill(waiting)
+		if err != nil {
+			return nil, nil, err
+		}
+		for k, d := range waiting {
+			// A list may be a slice of one array shared with others:
+			// the appended rows go to an array of its own.
+			l := lists[d.list]
+			lists[d.list] = append(l[:len(l):len(l)], got[k]...)
+			more[d.list] = len(got[k]) == d.need
 		}
 	}
-	return out, from, nil
 }
 
 // firstError prefers a real cause over the cancellations it triggered.
