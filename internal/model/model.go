@@ -556,6 +556,11 @@ type Table struct {
 	ReplacedByName string // as given; empty when not given
 	ReplacedByPos  token.Position
 
+	// Scan is the table option scan: the repository gets a typed read of
+	// the whole table over token ranges (Names.ScanMethod).
+	Scan    bool
+	ScanPos token.Position
+
 	once     sync.Once
 	rendered []cqlspec.Statement // built by Rendered
 	stmts    []*Statement        // built by Statements

@@ -51,6 +51,7 @@ const (
 	SlotTake        = cqlspec.SlotTake
 	SlotRelease     = cqlspec.SlotRelease
 	SlotScan        = cqlspec.SlotScan
+	SlotScanRows    = cqlspec.SlotScanRows
 	SlotFirst       = cqlspec.SlotFirst
 	SlotFirstFrom   = cqlspec.SlotFirstFrom
 	SlotFirstTo     = cqlspec.SlotFirstTo
@@ -237,6 +238,7 @@ func (t *Table) Spec() *cqlspec.Table {
 		Unique:     t.Unique,
 		Single:     e.Single(),
 		Maintained: e.Maintained(),
+		Scanned:    t.Scan && !t.Unique,
 		Prefix:     t.PrefixDepth(),
 		TTL:        t.TTL,
 	}

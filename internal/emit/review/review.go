@@ -33,6 +33,9 @@ type reviewView struct {
 	// Transactions shows, per entity in the transactional mode, its
 	// widest transaction, composed from the parts Statements lists.
 	Transactions []reviewTransaction
+	// Scans: some table has the table option scan, whose statement
+	// ScanRows the page then explains.
+	Scans bool
 }
 
 type reviewTransaction struct {
@@ -112,6 +115,7 @@ func Review(p *model.Package, verdicts map[*model.Table][]model.Verdict) ([]byte
 			names = append(names, name)
 			v.Tables = append(v.Tables, reviewRow(e, t, verdicts))
 			v.Statements = append(v.Statements, listing(fmt.Sprintf("`%s` (%s.%s)", t.Name, e.GoName, t.Method), t.Rendered()))
+			v.Scans = v.Scans || t.Spec().Scanned
 		}
 		for _, ix := range e.ReadIndexes() {
 			v.Indexes = append(v.Indexes, reviewIndexRow(ix))
