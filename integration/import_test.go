@@ -30,7 +30,17 @@ func importSchemas(t *testing.T) []string {
 	for _, pattern := range []string{"example/*/schema.cql", "gen/testdata/golden/*/schema.cql", "integration/*/schema.cql", "internal/importer/testdata/published/*.cql"} {
 		m, err := filepath.Glob(filepath.Join(repoRoot, pattern))
 		must(t, err)
-		files = append(files, m...)
+		for _, f := range m {
+			// A schema in the transactional mode needs Cassandra 6 to be
+			// applied at all, and import does not read the mode yet
+			// (docs/cassandra6.md, "Limits"): it is named here, not
+			// round-tripped on this node.
+			if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), "transactional_mode") {
+				t.Logf("left out of the round trip: %s declares transactional_mode (Cassandra 6)", f)
+				continue
+			}
+			files = append(files, f)
+		}
 	}
 	return files
 }
