@@ -657,6 +657,6 @@ func (c *checker) openList(e *model.Entity, f *model.Field) {
 	}
 	frozen := *f.Type
 	frozen.Frozen = true
-	c.diags.Warnf(f.OpenListPos, diag.OpenList, "field %s: %s is a non-frozen list (in %s): each element is a cell of its own, keyed by a timeuuid the coordinator draws, so when a row is written again at the same timestamp (a retried write after a lost reply, a pending change carried out again by the next writer) its elements are appended again, and reads return them twice; leave out the cql tag (a slice is stored as %s, one cell a rewrite keeps as it is), or store it as a set if order and repeats do not matter; keep %s only for a column already deployed so, and silence this with ignore:\"open-list: <reason>\" on its tables (docs/grammar.md, \"Lists\")",
+	c.diags.Warnf(f.OpenListPos, diag.OpenList, "field %s: %s is a non-frozen list (tables %s): each element is a cell of its own, keyed by a timeuuid the coordinator draws, so when a row is written again at the same timestamp (a retried write after a lost reply, a pending change carried out again by the next writer) its elements are appended again, and reads return them twice; leave out the cql tag (a slice is stored as %s, one cell a rewrite keeps as it is), or store it as a set if order and repeats do not matter; keep %s only for a column already deployed so, and silence this with ignore:\"open-list: <reason>\" on its tables (docs/grammar.md, \"Lists\")",
 		f.GoName, f.Type, strings.Join(tables, ", "), &frozen, f.Type)
 }
