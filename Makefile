@@ -55,10 +55,11 @@ test: vet check test-unit
 	else echo "make test: the cluster suite was left out (CLUSTER_SUITE=$(CLUSTER_SUITE)); CI runs it"; fi
 
 # The runtime runs goroutines of its own (scatter reads, fan-outs, the
-# idempotency engine), so its unit tests run again under the race detector.
+# idempotency engine) and gen runs its emitters side by side, so their
+# unit tests run again under the race detector.
 test-unit:
 	$(GO) test -count=1 ./...
-	$(GO) test -count=1 -race ./runtime/...
+	$(GO) test -count=1 -race ./runtime/... ./gen/... ./internal/model/... ./internal/emit/...
 	set -e; for m in $(NESTED); do (cd $$m && $(GO) test -count=1 ./...); done
 
 # RUN narrows the tests, as go test -run does (default: all).

@@ -13,8 +13,10 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cqlgen/cqlgen/internal/diag"
 	"github.com/cqlgen/cqlgen/internal/emit"
@@ -125,23 +127,57 @@ func Generate(opts Options) (*Result, error) {
 		if len(mp.Entities) == 0 || hasErrorIn(diags, mp.Dir) {
 			continue
 		}
-		schema, err := cqlschema.Schema(mp)
-		if err != nil {
+		if err := emitFiles(mp, out.Files); err != nil {
 			return nil, fmt.Errorf("%s: %w", mp.Path, err)
 		}
-		out.Files[SchemaFile] = schema
-		code, err := emit.Repositories(mp)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", mp.Path, err)
-		}
-		out.Files[GoFile] = code
-		review, err := review.Review(mp, validate.Verdicts(mp))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", mp.Path, err)
-		}
-		out.Files[ReviewFile] = review
 	}
 	return res, err
+}
+
+// emitFiles runs the three emitters of a package at once, as they only
+// read its model, and puts their files into files. The error is the first
+// in the order below, the order they ran in one after the other before.
+// The Go file takes the longest, its entities formatted on every core
+// (emit.Repositories): the schema and the review page are made meanwhile.
+// A panic in an emitter is raised again here, with the stack it had, where
+// a caller may recover it (the command line reports it as an internal
+// error).
+func emitFiles(mp *model.Package, files map[string][]byte) error {
+	emitters := [...]struct {
+		file string
+		emit func() ([]byte, error)
+	}{
+		{SchemaFile, func() ([]byte, error) { return cqlschema.Schema(mp) }},
+		{GoFile, func() ([]byte, error) { return emit.Repositories(mp) }},
+		{ReviewFile, func() ([]byte, error) { return review.Review(mp, validate.Verdicts(mp)) }},
+	}
+	var results [len(emitters)]struct {
+		out   []byte
+		err   error
+		panic string // what the emitter panicked with, and where
+	}
+	var wg sync.WaitGroup
+	for i, em := range emitters {
+		wg.Go(func() {
+			defer func() {
+				if r := recover(); r != nil {
+					results[i].panic = fmt.Sprintf("emitting %s: %v\n\n%s", em.file, r, debug.Stack())
+				}
+			}()
+			results[i].out, results[i].err = em.emit()
+		})
+	}
+	wg.Wait()
+	for i, r := range results {
+		if r.panic != "" {
+			panic(r.panic)
+		}
+		if r.err != nil {
+			return r.err
+		}
+		files[emitters[i].file] = r.out
+	}
+	return nil
 }
 
 // hasErrorIn reports an error diagnostic in a file of dir.

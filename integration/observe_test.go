@@ -228,6 +228,8 @@ func TestEveryKindOfMethodRecordsItsCall(t *testing.T) {
 	must(t, err)
 	_, err = tracks.GetMany(ctx, []string{"t1", "t2"})
 	must(t, err)
+	_, err = tracks.ScanTracks(ctx, nil)
+	must(t, err)
 	_, err = tracks.Verify(ctx, nil)
 	must(t, err)
 	_, err = tracks.Repair(ctx, nil)
@@ -251,7 +253,7 @@ func TestEveryKindOfMethodRecordsItsCall(t *testing.T) {
 		names = append(names, c.Call.String())
 	}
 	want := "Play.Insert Play.InsertIfAbsent Play.Update Play.Get Play.ListeningHistory Play.Delete Play.Get " +
-		"Track.Insert Track.GetVersioned Track.Modify Track.GetMany Track.Verify Track.Repair Track.Backfill Track.Delete " +
+		"Track.Insert Track.GetVersioned Track.Modify Track.GetMany Track.ScanTracks Track.Verify Track.Repair Track.Backfill Track.Delete " +
 		"ChartEntry.DailyCharts Release.NewReleases"
 	if got := strings.Join(names, " "); got != want {
 		t.Fatalf("call records\n%s\nwant\n%s", got, want)

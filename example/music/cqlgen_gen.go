@@ -140,6 +140,7 @@ var trackTracks = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Canonical:    true,
 	Versioned:    true,
 	Maintained:   true,
+	Scanned:      true,
 })
 
 func trackValues(e *Track, _ bool) []any {
@@ -262,6 +263,13 @@ func (r *TrackRepo) GetMany(ctx context.Context, trackIDs []string) (cqlgen.Foun
 	return cqlgenimpl.Many(ctx, r.s, r.opts, "Track", trackTracks, []any{}, trackIDs, trackTracksScan, func(e *Track) string {
 		return e.TrackID
 	})
+}
+
+// ScanTracks reads every row of tracks, a page at a time, in token order over
+// the share of the ring o names (docs/repositories.md, "Scans"); a scan is not
+// a snapshot.
+func (r *TrackRepo) ScanTracks(ctx context.Context, o *cqlgen.ScanOptions) (cqlgen.Page[Track], error) {
+	return cqlgenimpl.Scan(ctx, r.s, r.opts, o, "Track", trackTracks, trackTracksScan)
 }
 
 // TopTracksByArtistOptions are the options of TopTracksByArtist.

@@ -40,7 +40,7 @@ type Play struct {
 // and changes by delete-then-insert; tracks, keyed by track_id alone, is
 // the source of truth that says which row to delete.
 type Track struct {
-	_ cqlgen.Pattern `table:"tracks,canonical" pk:"track_id" doc:"a track by its id"`
+	_ cqlgen.Pattern `table:"tracks,canonical,scan" pk:"track_id" doc:"a track by its id"`
 	_ cqlgen.Pattern `table:"top_tracks_by_artist" pk:"artist_id" ck:"play_count desc, track_id" cols:"track_name, album, duration_s" size:"rows=500" doc:"an artist's top tracks, most played first"`
 
 	TrackID   string `db:"track_id"`

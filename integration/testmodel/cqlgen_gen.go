@@ -1575,6 +1575,7 @@ var visitVisits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Canonical:    true,
 	Versioned:    true,
 	Maintained:   true,
+	Scanned:      true,
 })
 
 func visitValues(e *Visit, _ bool) []any {
@@ -1595,6 +1596,7 @@ var visitVisitsByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering:   cqlgenimpl.Cols("at timestamp desc", "visit_id text"),
 	Columns:      cqlgenimpl.Cols("site text", "page text", "millis int"),
 	Maintained:   true,
+	Scanned:      true,
 })
 
 func visitVisitsByUserScan(it cqlgenimpl.Iter, e *Visit) bool {
@@ -1617,6 +1619,7 @@ var visitVisitsBySite = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering:   cqlgenimpl.Cols("at timestamp desc", "visit_id text"),
 	Columns:      cqlgenimpl.Cols("user_id text", "page text", "millis int"),
 	Maintained:   true,
+	Scanned:      true,
 	Bucket:       cqlgenimpl.BucketHash,
 })
 
@@ -1812,6 +1815,13 @@ func (r *VisitRepo) GetMany(ctx context.Context, visitIDs []string) (cqlgen.Foun
 	})
 }
 
+// ScanVisits reads every row of visits, a page at a time, in token order over
+// the share of the ring o names (docs/repositories.md, "Scans"); a scan is not
+// a snapshot.
+func (r *VisitRepo) ScanVisits(ctx context.Context, o *cqlgen.ScanOptions) (cqlgen.Page[Visit], error) {
+	return cqlgenimpl.Scan(ctx, r.s, r.opts, o, "Visit", visitVisits, visitVisitsScan)
+}
+
 // VisitsByUserOptions are the options of VisitsByUser.
 type VisitsByUserOptions struct {
 	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
@@ -1837,6 +1847,13 @@ var visitVisitsByUserRead = &cqlgenimpl.ReadSpec[Visit]{
 func (r *VisitRepo) VisitsByUser(ctx context.Context, userID string, o *VisitsByUserOptions) (cqlgen.Page[Visit], error) {
 	o = cqlgenimpl.Or(o)
 	return visitVisitsByUserRead.Page(ctx, r.s, r.opts, []any{userID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
+}
+
+// ScanVisitsByUser reads every row of visits_by_user, a page at a time, in
+// token order over the share of the ring o names (docs/repositories.md,
+// "Scans"); a scan is not a snapshot.
+func (r *VisitRepo) ScanVisitsByUser(ctx context.Context, o *cqlgen.ScanOptions) (cqlgen.Page[Visit], error) {
+	return cqlgenimpl.Scan(ctx, r.s, r.opts, o, "Visit", visitVisitsByUser, visitVisitsByUserScan)
 }
 
 // VisitsBySiteOptions are the options of VisitsBySite.
@@ -1866,6 +1883,13 @@ var visitVisitsBySiteRead = &cqlgenimpl.ReadSpec[Visit]{
 func (r *VisitRepo) VisitsBySite(ctx context.Context, site string, o *VisitsBySiteOptions) (cqlgen.Page[Visit], error) {
 	o = cqlgenimpl.Or(o)
 	return visitVisitsBySiteRead.Page(ctx, r.s, r.opts, []any{site}, o.Limit, o.Cursor, cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
+}
+
+// ScanVisitsBySite reads every row of visits_by_site, a page at a time, in
+// token order over the share of the ring o names (docs/repositories.md,
+// "Scans"); a scan is not a snapshot.
+func (r *VisitRepo) ScanVisitsBySite(ctx context.Context, o *cqlgen.ScanOptions) (cqlgen.Page[Visit], error) {
+	return cqlgenimpl.Scan(ctx, r.s, r.opts, o, "Visit", visitVisitsBySite, visitVisitsBySiteScan)
 }
 
 // VisitsBySiteDayOptions are the options of VisitsBySiteDay.

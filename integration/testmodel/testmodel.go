@@ -36,9 +36,9 @@ type Reading struct {
 // partition a day, and by page with only some columns. Verify, repair and
 // backfill are tested on it.
 type Visit struct {
-	_ cqlgen.Pattern `table:"visits,canonical" pk:"visit_id" doc:"a visit by id"`
-	_ cqlgen.Pattern `table:"visits_by_user" pk:"user_id" ck:"at desc, visit_id" size:"rows=1000" doc:"a user's visits, newest first"`
-	_ cqlgen.Pattern `table:"visits_by_site" pk:"site" ck:"at desc, visit_id" bucket:"hash(visit_id) % 8 as shard" size:"rows=10000" doc:"a site's visits over 8 hash buckets"`
+	_ cqlgen.Pattern `table:"visits,canonical,scan" pk:"visit_id" doc:"a visit by id"`
+	_ cqlgen.Pattern `table:"visits_by_user,scan" pk:"user_id" ck:"at desc, visit_id" size:"rows=1000" doc:"a user's visits, newest first"`
+	_ cqlgen.Pattern `table:"visits_by_site,scan" pk:"site" ck:"at desc, visit_id" bucket:"hash(visit_id) % 8 as shard" size:"rows=10000" doc:"a site's visits over 8 hash buckets"`
 	_ cqlgen.Pattern `table:"visits_by_site_day" pk:"site" ck:"at desc, visit_id" bucket:"day(at) as day" doc:"a site's visits, a partition a day"`
 	_ cqlgen.Pattern `table:"visits_by_page" pk:"page" ck:"visit_id" cols:"site" size:"rows=1000" doc:"the visits of a page, storing only their site"`
 

@@ -149,6 +149,9 @@ func (r *renderer) table() []Statement {
 	if t.Maintained {
 		r.scan()
 	}
+	if t.Scanned {
+		r.scanRows(sel)
+	}
 	if !t.Pages() {
 		return r.out
 	}
@@ -461,6 +464,23 @@ func (r *renderer) scan() {
 		where, keyBinds := equal(r.key())
 		r.add(Statement{Slot: SlotState, Clauses: []string{"SELECT " + strings.Join(cols, ", "), "FROM " + t.Name, where}, Binds: keyBinds})
 	}
+}
+
+// scanRows is the typed full-table read (the table option scan): the
+// columns the table's reads select, over a token range of the partition
+// key. Its pages are the driver's (a paging state), not a LIMIT: the
+// server resumes inside a partition larger than a page, and between two
+// partitions of one token, where "token(...) > the last token" would skip
+// the rest.
+func (r *renderer) scanRows(sel string) {
+	t := r.t
+	var pk []string
+	for _, c := range r.kind(KindPartition) {
+		pk = append(pk, Quote(c.Name))
+	}
+	token := "token(" + strings.Join(pk, ", ") + ")"
+	r.add(Statement{Slot: SlotScanRows, Clauses: []string{sel, "FROM " + t.Name, "WHERE " + token + " > ? AND " + token + " <= ?"},
+		Binds: []Bind{{Kind: BindTokenLo}, {Kind: BindTokenHi}}})
 }
 
 // Writetime are the columns whose write timestamps Scan selects, last, on

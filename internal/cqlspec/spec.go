@@ -83,6 +83,9 @@ type Table struct {
 	// Maintained marks a table of an entity that verify, repair and
 	// backfill maintain: it gets Scan.
 	Maintained bool
+	// Scanned marks a table declared with the table option scan: it gets
+	// ScanRows, the typed full-table read over token ranges.
+	Scanned bool
 	// Fenced marks the source of truth of an entity with unique tables.
 	Fenced bool
 	// Unique marks a unique table: its rows are claims of its key.
@@ -210,6 +213,7 @@ const (
 	SlotTake        Slot = "Take"
 	SlotRelease     Slot = "Release"
 	SlotScan        Slot = "Scan"
+	SlotScanRows    Slot = "ScanRows" // the typed full-table read: a read's columns over a token range, paged by the driver
 	SlotFirst       Slot = "First"
 	SlotFirstFrom   Slot = "FirstFrom"
 	SlotFirstTo     Slot = "FirstTo"

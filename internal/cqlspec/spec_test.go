@@ -38,3 +38,40 @@ func TestQuote(t *testing.T) {
 		}
 	}
 }
+
+// ScanRows is rendered for a table that asks for it, and only then: with
+// the columns its reads select (a grave's mark on a versioned source of
+// truth, never the bucket) over a token range of the whole partition key
+// (the bucket included), bound low then high, and with no LIMIT.
+func TestScanRows(t *testing.T) {
+	scanRows := func(tb *Table) *Statement {
+		for _, s := range Render(tb) {
+			if s.Slot == SlotScanRows {
+				return &s
+			}
+		}
+		return nil
+	}
+	base := Table{Name: "t", Pattern: "T", PartitionKey: Cols("a text", "shard int"), Clustering: Cols("c int desc"), Columns: Cols("v text"), Bucket: BucketHash}
+	if s := scanRows(&base); s != nil {
+		t.Errorf("a table without Scanned renders ScanRows:\n%s", s.CQL())
+	}
+	scanned := base
+	scanned.Scanned = true
+	s := scanRows(&scanned)
+	if s == nil {
+		t.Fatal("no ScanRows on a Scanned table")
+	}
+	want := "SELECT a, c, v\n\tFROM t\n\tWHERE token(a, shard) > ? AND token(a, shard) <= ?"
+	if s.CQL() != want || !reflect.DeepEqual(s.Binds, []Bind{{Kind: BindTokenLo}, {Kind: BindTokenHi}}) {
+		t.Errorf("ScanRows:\n%s\n%+v\nwant\n%s", s.CQL(), s.Binds, want)
+	}
+	canon := Table{Name: "e", Pattern: "E", PartitionKey: Cols("id uuid"), Columns: Cols("v text"), Canonical: true, Versioned: true, Scanned: true}
+	if s := scanRows(&canon); s == nil || s.CQL() != "SELECT id, v, cqlgen_deleted\n\tFROM e\n\tWHERE token(id) > ? AND token(id) <= ?" {
+		t.Errorf("ScanRows of a versioned source of truth: %+v", s)
+	}
+	unique := Table{Name: "u", Pattern: "U", PartitionKey: Cols("email text"), Columns: Cols("id uuid"), Unique: true, Scanned: true}
+	if s := scanRows(&unique); s != nil {
+		t.Errorf("a unique table renders ScanRows:\n%s", s.CQL())
+	}
+}

@@ -247,3 +247,13 @@ func prefixValue(c *model.Column, v *jen.Statement) jen.Code {
 	}
 	return v
 }
+
+// scanMethod writes the typed full-table read of a table declared with
+// the table option scan: one call of the runtime, which pages over the
+// share of the token ring the options name.
+func scanMethod(f *jen.File, t *model.Table) {
+	e, n := t.Entity, t.Names
+	doc(f, "%s reads every row of %s, a page at a time, in token order over the share of the ring o names (docs/repositories.md, \"Scans\"); a scan is not a snapshot.%s", n.ScanMethod, t.Name, deprecation(t))
+	thinMethod(f, e, n.ScanMethod, []jen.Code{jen.Id("o").Op("*").Qual(rt, "ScanOptions")}, []jen.Code{jen.Qual(rt, "Page").Types(jen.Id(n.RowType)), jen.Error()},
+		jen.Qual(impl, "Scan").Call(jen.Id("ctx"), r("s"), r("opts"), jen.Id("o"), jen.Lit(e.GoName), jen.Id(n.Var), jen.Id(n.Scan)))
+}

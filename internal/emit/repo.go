@@ -50,6 +50,9 @@ func entity(f *jen.File, e *model.Entity) {
 		case t.HasRead():
 			readPage(f, t)
 		}
+		if t.Scan && !t.Unique {
+			scanMethod(f, t)
+		}
 	}
 	for _, ix := range e.Indexes {
 		if ix.On != nil {
@@ -230,6 +233,7 @@ func specLit(s *cqlspec.Table) jen.Code {
 		jen.Id("Versioned"), flag(s.Versioned),
 		jen.Id("Single"), flag(s.Single),
 		jen.Id("Maintained"), flag(s.Maintained),
+		jen.Id("Scanned"), flag(s.Scanned),
 		jen.Id("Fenced"), flag(s.Fenced),
 		jen.Id("Unique"), flag(s.Unique),
 		jen.Id("Transactional"), flag(s.Transactional),

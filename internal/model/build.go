@@ -290,6 +290,9 @@ func (b *builder) table(e *Entity, lf *load.Field, byColumn map[string]*Field) *
 	if tp.Deprecated {
 		t.Deprecated, t.DeprecatedPos = true, pos(tp.DeprecatedOff)
 	}
+	if tp.Scan {
+		t.Scan, t.ScanPos = true, pos(tp.ScanOff)
+	}
 	if tp.ReplacedBy.Name != "" {
 		t.ReplacedByName, t.ReplacedByPos = tp.ReplacedBy.Name, pos(tp.ReplacedBy.Off)
 	}

@@ -10,6 +10,7 @@ import (
 	"go/types"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cqlgen/cqlgen/internal/cqlspec"
@@ -560,7 +561,14 @@ type Table struct {
 	ReplacedByName string // as given; empty when not given
 	ReplacedByPos  token.Position
 
-	stmts []*Statement // built by Statements
+	// Scan is the table option scan: the repository gets a typed read of
+	// the whole table over token ranges (Names.ScanMethod).
+	Scan    bool
+	ScanPos token.Position
+
+	once     sync.Once
+	rendered []cqlspec.Statement // built by Rendered
+	stmts    []*Statement        // built by Statements
 }
 
 // ColumnKind is a column's role in its table.

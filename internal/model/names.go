@@ -39,6 +39,7 @@ type TableNames struct {
 	Holds      string // reports whether a sparse table holds an entity
 	Options    string // the read method's options type (exported)
 	Read       string // the static part of the read method's spec
+	ScanMethod string // the full-table read of the table option scan (exported)
 	// RowType is the Go type of the table's rows as reads return them:
 	// the entity, or, for a table that stores only some of its columns,
 	// a type of its own (exported), so that a partial row can never be
@@ -71,7 +72,7 @@ func assignNames(p *Package) {
 				Compare: v + "Compare", Scan: v + "Scan", ScanState: v + "ScanState",
 				State: v + "State", Data: v + "Data", Change: v + "Change", Remove: v + "Remove", Settle: v + "Settle",
 				Holds: v + "Holds", Read: v + "Read",
-				Options: t.Method + "Options",
+				Options: t.Method + "Options", ScanMethod: "Scan" + t.Method,
 				RowType: e.GoName,
 			}
 			if t.Partial() {
@@ -161,6 +162,9 @@ func (t *Table) idents() []Ident {
 	}
 	if t.HasRead() {
 		add(t.Method, n.Repo, "the read method of pattern "+t.Name)
+	}
+	if t.Scan {
+		add(tn.ScanMethod, n.Repo, "the scan method of pattern "+t.Name)
 	}
 	add(tn.Var, "", "the statements of "+t.Name)
 	add(tn.Row, "", "the insert binding of "+t.Name)

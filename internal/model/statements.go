@@ -51,6 +51,7 @@ const (
 	SlotTake        = cqlspec.SlotTake
 	SlotRelease     = cqlspec.SlotRelease
 	SlotScan        = cqlspec.SlotScan
+	SlotScanRows    = cqlspec.SlotScanRows
 	SlotFirst       = cqlspec.SlotFirst
 	SlotFirstFrom   = cqlspec.SlotFirstFrom
 	SlotFirstTo     = cqlspec.SlotFirstTo
@@ -168,16 +169,26 @@ func (t *Table) pagesOne() bool { return len(t.CK) == 0 && t.Bucket == nil }
 
 // Statements returns the statements generated code declares for t, in
 // the order they are emitted. They are built once, on first use, after
-// the model is complete.
+// the model is complete, from Rendered; safe for concurrent use, as the
+// emitters run at once.
 func (t *Table) Statements() []*Statement {
-	if t.stmts == nil {
-		t.stmts = t.statements()
-	}
+	t.render()
 	return t.stmts
 }
 
-func (t *Table) statements() []*Statement {
-	return t.convert(cqlspec.Render(t.Spec()), t.Names.Var)
+// Rendered returns t's statements as cqlspec.Render renders them from
+// t.Spec(), with their text, which the review page lists: rendered once
+// for the Go emitter and the review page both.
+func (t *Table) Rendered() []cqlspec.Statement {
+	t.render()
+	return t.rendered
+}
+
+func (t *Table) render() {
+	t.once.Do(func() {
+		t.rendered = cqlspec.Render(t.Spec())
+		t.stmts = t.convert(t.rendered, t.Names.Var)
+	})
 }
 
 // convert gives rendered statements their Go constant's name and their
@@ -227,6 +238,7 @@ func (t *Table) Spec() *cqlspec.Table {
 		Unique:     t.Unique,
 		Single:     e.Single(),
 		Maintained: e.Maintained(),
+		Scanned:    t.Scan && !t.Unique,
 		Prefix:     t.PrefixDepth(),
 		TTL:        t.TTL,
 	}

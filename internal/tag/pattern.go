@@ -141,6 +141,11 @@ type Pattern struct {
 	Deprecated    bool
 	DeprecatedOff int
 	ReplacedBy    Ident // replaced_by:"table"; empty when not given
+
+	// Scan opts the table in to a typed full-table read over token ranges
+	// (table:"...,scan"): a batch job's pass over every row.
+	Scan    bool
+	ScanOff int
 }
 
 // CondOp is how a where condition tests its column.
@@ -358,8 +363,14 @@ func (p *Pattern) parseTable(v Value) *Error {
 				return &Error{Off: opt.Off, Code: "bad-value", Msg: "deprecated is given twice"}
 			}
 			p.Deprecated, p.DeprecatedOff = true, opt.Off
+		case "scan":
+			if p.Scan {
+				return &Error{Off: opt.Off, Code: "bad-value", Msg: "scan is given twice"}
+			}
+			p.Scan, p.ScanOff = true, opt.Off
 		default:
-			return &Error{Off: opt.Off, Code: "bad-value", Msg: fmt.Sprintf("unknown table option %q (the options are canonical, immutable, transactional, unique and deprecated)", opt.Name)}
+			msg := fmt.Sprintf("unknown table option %q (the options are canonical, immutable, transactional, unique, deprecated and scan)", opt.Name)
+			return &Error{Off: opt.Off, Code: "bad-value", Msg: msg}
 		}
 	}
 	return lx.end("bad-value", "table")

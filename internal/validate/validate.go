@@ -30,12 +30,16 @@ func Check(p *model.Package) diag.List {
 				continue
 			}
 			tables[t.Name] = t
+			if t.Scan && t.Unique {
+				c.diags.Errorf(t.ScanPos, diag.BadValue, "scan on %s, a unique table, which holds claims of a key rather than entities: put scan on the source of truth or another table of %s", t.Name, e.GoName)
+			}
 		}
 	}
 	if p.Tenant != nil {
 		for _, e := range p.Entities {
 			for _, t := range e.Tables {
 				c.tenant(p.Tenant, e, t)
+				c.tenantScan(p.Tenant, t)
 			}
 		}
 	}
@@ -63,6 +67,19 @@ func (c *checker) tenant(rule *model.Tenant, e *model.Entity, t *model.Table) {
 	}
 	c.diags.Errorf(t.PKPos, diag.TenantKey, "the partition key of %s starts with %s, not %s, which //cqlgen:tenant at %s requires of every table so that no partition mixes tenants and every read names its tenant: %s, or, for data every tenant shares, ignore:\"tenant-key: why\"",
 		t.Name, first, rule.Column, diag.Short(rule.Pos), fix)
+}
+
+// tenantScan refuses the table option scan under //cqlgen:tenant: a scan
+// reads the table over token ranges, and a token range holds the
+// partitions of every tenant, so it would hand one tenant's job every
+// tenant's rows. A table of data every tenant shares (ignore:"tenant-key:
+// ...") may be scanned.
+func (c *checker) tenantScan(rule *model.Tenant, t *model.Table) {
+	if !t.Scan || t.Unique || Silenced(t, diag.TenantKey) != nil {
+		return
+	}
+	c.diags.Errorf(t.ScanPos, diag.TenantKey, "scan on %s reads the whole table over token ranges, and a token range holds every tenant's partitions, which //cqlgen:tenant at %s forbids: read one tenant's rows through a pattern keyed by %s, or, for data every tenant shares, ignore:\"tenant-key: why\"",
+		t.Name, diag.Short(rule.Pos), rule.Column)
 }
 
 type checker struct {

@@ -1,6 +1,7 @@
 package cqlgen
 
 import (
+	"context"
 	"time"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
@@ -61,6 +62,17 @@ type Options struct {
 	// TTL is the time to live of the rows one call writes (see WithTTL);
 	// 0 leaves each table's default_time_to_live to apply.
 	TTL time.Duration
+	// ScanRate bounds the rows per second the repository's scans read
+	// together (see WithScanRate); 0: no bound.
+	ScanRate int
+	// ScanLimiter, when set, is asked before each request of a scan for
+	// the rows it asks for: WaitN(ctx, n) returns once they may be read
+	// (a *rate.Limiter of golang.org/x/time/rate does, with a burst of at
+	// least the largest page). The repository makes one from ScanRate
+	// when it is nil.
+	ScanLimiter interface {
+		WaitN(ctx context.Context, n int) error
+	}
 }
 
 // MaxTTL is the longest time to live Cassandra takes: 20 years.

@@ -80,6 +80,10 @@ func ReadNearest[T any](ctx context.Context, s cqlgen.Session, r NearestRead[T])
 	return impl.ReadNearest(ctx, s, r)
 }
 
+func Scan[T any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, o *cqlgen.ScanOptions, entity string, t *Table, scan func(cqldriver.Iter, *T) bool) (cqlgen.Page[T], error) {
+	return impl.Scan(ctx, s, base, o, entity, t, scan)
+}
+
 func CheckPrefix(names []string, fixed, bounded []bool) error {
 	return impl.CheckPrefix(names, fixed, bounded)
 }

@@ -333,7 +333,7 @@ func TestDiff(t *testing.T) {
 
 	// A new access pattern over existing tracks: additive, and diff names
 	// the backfill that fills it.
-	edit(t, music, "\t_ cqlgen.Pattern `table:\"tracks,canonical\"", "\t_ cqlgen.Pattern `table:\"tracks_by_album\" pk:\"album\" ck:\"track_id\" size:\"rows=100\"`\n\t_ cqlgen.Pattern `table:\"tracks,canonical\"")
+	edit(t, music, "\t_ cqlgen.Pattern `table:\"tracks,canonical", "\t_ cqlgen.Pattern `table:\"tracks_by_album\" pk:\"album\" ck:\"track_id\" size:\"rows=100\"`\n\t_ cqlgen.Pattern `table:\"tracks,canonical")
 	code, stdout, stderr = run(t, "diff", "./...")
 	if code != ExitOK || !strings.Contains(stdout, "additive: table tracks_by_album: new table") ||
 		!strings.Contains(stdout, "backfill -entity Track -table tracks_by_album -job add-tracks_by_album") {

@@ -33,6 +33,9 @@ type reviewView struct {
 	// Transactions shows, per entity in the transactional mode, its
 	// widest transaction, composed from the parts Statements lists.
 	Transactions []reviewTransaction
+	// Scans: some table has the table option scan, whose statement
+	// ScanRows the page then explains.
+	Scans bool
 }
 
 type reviewTransaction struct {
@@ -45,7 +48,7 @@ type reviewTransaction struct {
 // each of its unique keys.
 func transaction(e *model.Entity) reviewTransaction {
 	part := func(t *model.Table, slot cqlspec.Slot) cqlspec.Statement {
-		for _, s := range cqlspec.Render(t.Spec()) {
+		for _, s := range t.Rendered() {
 			if s.Slot == slot {
 				return s
 			}
@@ -73,11 +76,12 @@ type reviewStatements struct {
 	CQL     string // the statements, each after a comment naming it
 }
 
-// listing is every statement of s as a block of CQL, each after a comment
-// that names it: what the runtime renders from the same description.
-func listing(heading string, s *cqlspec.Table) reviewStatements {
+// listing is every statement of a table or an index read as a block of
+// CQL, each after a comment that names it: what the runtime renders from
+// the same description.
+func listing(heading string, stmts []cqlspec.Statement) reviewStatements {
 	var b strings.Builder
-	for i, st := range cqlspec.Render(s) {
+	for i, st := range stmts {
 		if i > 0 {
 			b.WriteString("\n")
 		}
@@ -110,12 +114,13 @@ func Review(p *model.Package, verdicts map[*model.Table][]model.Verdict) ([]byte
 			}
 			names = append(names, name)
 			v.Tables = append(v.Tables, reviewRow(e, t, verdicts))
-			v.Statements = append(v.Statements, listing(fmt.Sprintf("`%s` (%s.%s)", t.Name, e.GoName, t.Method), t.Spec()))
+			v.Statements = append(v.Statements, listing(fmt.Sprintf("`%s` (%s.%s)", t.Name, e.GoName, t.Method), t.Rendered()))
+			v.Scans = v.Scans || t.Spec().Scanned
 		}
 		for _, ix := range e.ReadIndexes() {
 			v.Indexes = append(v.Indexes, reviewIndexRow(ix))
 			if s := ix.Spec(); s != nil {
-				v.Statements = append(v.Statements, listing(fmt.Sprintf("`%s` through index `%s` (%s.%s)", ix.On.Name, ix.Name, e.GoName, ix.Method), s))
+				v.Statements = append(v.Statements, listing(fmt.Sprintf("`%s` through index `%s` (%s.%s)", ix.On.Name, ix.Name, e.GoName, ix.Method), cqlspec.Render(s)))
 			}
 		}
 		re.Tables = strings.Join(names, ", ")

@@ -88,6 +88,10 @@ type tableCQL struct {
 	// it selects State's columns; elsewhere the Insert's columns, then
 	// possibly the write timestamp of a regular column.
 	Scan string
+	// ScanRows is the typed full-table read of a table declared with the
+	// table option scan: the read's columns over a token range, paged by
+	// the driver (see ScanRows).
+	ScanRows string
 
 	// A partition from its first row, unbounded or bounded on the first
 	// clustering column: From inclusive, To exclusive, in clustering order
@@ -166,6 +170,8 @@ type Table struct {
 	Parts []string
 
 	Insert, Delete, Get, Scan *cqldriver.Statement
+	// ScanRows reads a token range for a scan method (see ScanRows).
+	ScanRows *cqldriver.Statement
 	// PreRead is State as a write reads it before writing: the same text,
 	// of kind cqlgen.PreRead, so that observers tell it from reads.
 	PreRead *cqldriver.Statement
@@ -302,6 +308,8 @@ func renderCQL(spec *TableSpec) tableCQL {
 			c.Release = text
 		case cqlspec.SlotScan:
 			c.Scan = text
+		case cqlspec.SlotScanRows:
+			c.ScanRows = text
 		case cqlspec.SlotFirst:
 			c.First = text
 		case cqlspec.SlotFirstFrom:
@@ -362,6 +370,7 @@ func newTable(spec TableSpec, c tableCQL) *Table {
 	t.Take = t.stmt(c.Take, cqlgen.Conditional)
 	t.Release = t.stmt(c.Release, cqlgen.Conditional)
 	t.Scan = t.stmt(c.Scan, cqlgen.Read)
+	t.ScanRows = t.stmt(c.ScanRows, cqlgen.Read)
 	if t.Add = t.stmt(c.Add, cqlgen.Write); t.Add != nil {
 		// Adding twice counts twice: neither cqlgen's session nor the driver
 		// may send it again.

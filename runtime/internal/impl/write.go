@@ -15,6 +15,9 @@ func NewOptions(opts ...cqlgen.Option) cqlgen.Options {
 	for _, f := range opts {
 		f(&o)
 	}
+	if o.ScanRate > 0 && o.ScanLimiter == nil {
+		o.ScanLimiter = newPacer(o.ScanRate)
+	}
 	return o
 }
 
