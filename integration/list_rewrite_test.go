@@ -168,8 +168,12 @@ func TestListsKeepTheirValueUnderConcurrentCompleters(t *testing.T) {
 	verifyClean(t, "after the concurrent completers", typemodel.NewEverythingRepo(base))
 }
 
-// A single-table entity's Insert is one unconditional write: after a lost
-// reply it is sent again, at the same timestamp.
+// A single-table entity's Insert is one unconditional write at a client
+// timestamp; after a lost reply it is sent again. (On the node this path
+// kept a non-frozen list too: the resend observed here carries a new
+// timestamp, whose tombstone covers the first write's elements. A driver
+// retry policy resending the same statement, below this session, would
+// not; the test guards the repository's own resend.)
 func TestListsKeepTheirValueWhenASingleTableInsertIsRetried(t *testing.T) {
 	raw, base := repoSession(t, typemodel.Schema)
 	ctx := context.Background()
