@@ -26,7 +26,7 @@ func TestDiffLive(t *testing.T) {
 	session, ks := cassandratest.Keyspace(t)
 	// readings_16 is the table before Visit's.
 	const tail = "    PRIMARY KEY ((sensor_id, shard), at, seq)\n) WITH CLUSTERING ORDER BY (at DESC, seq ASC)\n    AND comment = 'a sensor''s readings over 16 hash buckets';"
-	old := strings.Replace(testmodel.Schema, "    tags      list<text>,\n"+tail, tail, 1)
+	old := strings.Replace(testmodel.Schema, "    tags      frozen<list<text>>,\n"+tail, tail, 1)
 	if old == testmodel.Schema {
 		t.Fatal("the test's edit of the schema did not apply; has testmodel changed?")
 	}
@@ -57,7 +57,7 @@ func TestDiffLive(t *testing.T) {
 		"6 change(s) against keyspace " + ks,
 		"additive: table notes: new index notes_by_tag on tags",
 		"additive: table readings_1: default_time_to_live 3600 becomes 0",
-		"additive: table readings_16: new column tags list<text>",
+		"additive: table readings_16: new column tags frozen<list<text>>",
 		"additive: table notes: compaction {'class': 'LeveledCompactionStrategy'} becomes {'class': 'TimeWindowCompactionStrategy', 'compaction_window_size': 1, 'compaction_window_unit': 'HOURS'}",
 		"additive: table notes: gc_grace_seconds 864000 becomes 21600",
 		"additive: table notes: comment 'it''s old; and wrong' becomes 'notes for the index tests, it''s a table with every option'",
@@ -149,5 +149,40 @@ func TestDiffLiveQuoted(t *testing.T) {
 	}
 	if len(rest) != 0 {
 		t.Errorf("after the migration, the keyspace still differs: %v", rest)
+	}
+}
+
+// A keyspace deployed when a Go slice was a list<text> (testmodel's
+// readings_1.tags): diff -live against today's frozen<list<text>> says
+// the change is breaking, writes no migration, and gives both ways out:
+// the explicit tag that keeps the column, or a new table.
+func TestDiffLiveDeployedList(t *testing.T) {
+	session, ks := cassandratest.Keyspace(t)
+	const tail = "    PRIMARY KEY ((sensor_id, shard), at, seq)\n) WITH CLUSTERING ORDER BY (at DESC, seq ASC)"
+	old := strings.Replace(testmodel.Schema, "    tags      frozen<list<text>>,\n"+tail, "    tags      list<text>,\n"+tail, 1)
+	if old == testmodel.Schema {
+		t.Fatal("the test's edit of the schema did not apply; has testmodel changed?")
+	}
+	cassandratest.MustApplyCQL(t, session, old)
+	migrations := t.TempDir()
+	cmd := exec.Command("go", "run", "github.com/cqlgen/cqlgen/cmd/cqlgen", "diff", "-live", "-keyspace", ks, "-migrations", migrations, "./testmodel")
+	cmd.Env = append(os.Environ(), "CASSANDRA_HOSTS="+strings.Join(cassandratest.Hosts(t), ","))
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("diff -live: %v, want exit status 1\n%s", err, out)
+	}
+	for _, want := range []string{
+		"breaking: table readings_1: column tags is deployed as list<text> and the model now declares frozen<list<text>>",
+		`tag the field cql:"list<text>"`,
+		`ignore:"open-list: <reason>"`,
+		"a new table under a new name, filled by a backfill",
+		"no migration written",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("diff output lacks %q:\n%s", want, out)
+		}
+	}
+	if files, _ := filepath.Glob(filepath.Join(migrations, "*.cql")); len(files) != 0 {
+		t.Errorf("migration files: %v", files)
 	}
 }

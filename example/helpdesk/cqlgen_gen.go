@@ -247,7 +247,7 @@ var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "customers",
 	Pattern:      "Customers",
 	PartitionKey: cqlgenimpl.Cols("org_id text", "email text"),
-	Columns:      cqlgenimpl.Cols("name text", "company text", "postal frozen<udt<address, lines list<text>, city text, postcode text, country text>>", "billing frozen<udt<address, lines list<text>, city text, postcode text, country text>>", "phones list<frozen<udt<phone, label text, number text>>>", "created_at timestamp", "created_by text"),
+	Columns:      cqlgenimpl.Cols("name text", "company text", "postal frozen<udt<address, lines list<text>, city text, postcode text, country text>>", "billing frozen<udt<address, lines list<text>, city text, postcode text, country text>>", "phones frozen<list<frozen<udt<phone, label text, number text>>>>", "created_at timestamp", "created_by text"),
 	Canonical:    true,
 	Versioned:    true,
 	Maintained:   true,

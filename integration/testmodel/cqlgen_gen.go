@@ -1240,7 +1240,7 @@ var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Pattern:      "ReadingsByDay",
 	PartitionKey: cqlgenimpl.Cols("sensor_id text", "day date"),
 	Clustering:   cqlgenimpl.Cols("at timestamp desc", "seq bigint"),
-	Columns:      cqlgenimpl.Cols("value double", "note text", "tags list<text>"),
+	Columns:      cqlgenimpl.Cols("value double", "note text", "tags frozen<list<text>>"),
 	Canonical:    true,
 	Versioned:    true,
 	Maintained:   true,
@@ -1310,7 +1310,7 @@ var readingReadings1 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Pattern:      "Readings1",
 	PartitionKey: cqlgenimpl.Cols("sensor_id text", "shard int"),
 	Clustering:   cqlgenimpl.Cols("at timestamp desc", "seq bigint"),
-	Columns:      cqlgenimpl.Cols("value double", "note text", "tags list<text>"),
+	Columns:      cqlgenimpl.Cols("value double", "note text", "tags frozen<list<text>>"),
 	Maintained:   true,
 	Bucket:       cqlgenimpl.BucketOne,
 })
@@ -1341,7 +1341,7 @@ var readingReadings16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Pattern:      "Readings16",
 	PartitionKey: cqlgenimpl.Cols("sensor_id text", "shard int"),
 	Clustering:   cqlgenimpl.Cols("at timestamp desc", "seq bigint"),
-	Columns:      cqlgenimpl.Cols("value double", "note text", "tags list<text>"),
+	Columns:      cqlgenimpl.Cols("value double", "note text", "tags frozen<list<text>>"),
 	Maintained:   true,
 	Bucket:       cqlgenimpl.BucketHash,
 })
@@ -1409,13 +1409,13 @@ var readingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Reading]{
 			Table:      readingReadings1,
 			Key:        readingReadings1Key,
 			Row:        readingReadings1Row,
-			Writetimes: 2,
+			Writetimes: 3,
 		},
 		{
 			Table:      readingReadings16,
 			Key:        readingReadings16Key,
 			Row:        readingReadings16Row,
-			Writetimes: 2,
+			Writetimes: 3,
 		},
 	},
 })

@@ -25,7 +25,7 @@ var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Pattern:      "Everything",
 	PartitionKey: cqlgenimpl.Cols("id uuid"),
 	Clustering:   cqlgenimpl.Cols("tags_key frozen<list<text>>", "day date"),
-	Columns:      cqlgenimpl.Cols("event timeuuid", "raw16 uuid", "s text", "a ascii", "g text", "b boolean", "i bigint", "i8 tinyint", "i16 smallint", "i32 int", "i64 bigint", "u8 smallint", "u16 int", "u32 bigint", "u64 varint", "narrow int", "f32 float", "f64 double", "blob blob", "at timestamp", "took bigint", "of_day time", "span duration", "big varint", "dec decimal", "addr inet", "list list<text>", "set_of set<text>", "set_ascii set<ascii>", "members set<text>", "counts map<text, int>", "nested map<text, frozen<list<bigint>>>", "frozen_map map<text, frozen<map<bigint, boolean>>>", "maybe text", "maybe_at timestamp", "price bigint", "prices list<bigint>", "events list<timeuuid>", "by_day map<date, timestamp>"),
+	Columns:      cqlgenimpl.Cols("event timeuuid", "raw16 uuid", "s text", "a ascii", "g text", "b boolean", "i bigint", "i8 tinyint", "i16 smallint", "i32 int", "i64 bigint", "u8 smallint", "u16 int", "u32 bigint", "u64 varint", "narrow int", "f32 float", "f64 double", "blob blob", "at timestamp", "took bigint", "of_day time", "span duration", "big varint", "dec decimal", "addr inet", "list frozen<list<text>>", "set_of set<text>", "set_ascii set<ascii>", "members set<text>", "counts map<text, int>", "nested map<text, frozen<list<bigint>>>", "frozen_map map<text, frozen<map<bigint, boolean>>>", "maybe text", "maybe_at timestamp", "price bigint", "prices frozen<list<bigint>>", "events frozen<list<timeuuid>>", "by_day map<date, timestamp>"),
 	Canonical:    true,
 	Versioned:    true,
 	Maintained:   true,
@@ -103,7 +103,7 @@ var everythingEverythingByS = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Pattern:      "EverythingByS",
 	PartitionKey: cqlgenimpl.Cols("s text"),
 	Clustering:   cqlgenimpl.Cols("id uuid", "tags_key frozen<list<text>>", "day date"),
-	Columns:      cqlgenimpl.Cols("event timeuuid", "raw16 uuid", "a ascii", "g text", "b boolean", "i bigint", "i8 tinyint", "i16 smallint", "i32 int", "i64 bigint", "u8 smallint", "u16 int", "u32 bigint", "u64 varint", "narrow int", "f32 float", "f64 double", "blob blob", "at timestamp", "took bigint", "of_day time", "span duration", "big varint", "dec decimal", "addr inet", "list list<text>", "set_of set<text>", "set_ascii set<ascii>", "members set<text>", "counts map<text, int>", "nested map<text, frozen<list<bigint>>>", "frozen_map map<text, frozen<map<bigint, boolean>>>", "maybe text", "maybe_at timestamp", "price bigint", "prices list<bigint>", "events list<timeuuid>", "by_day map<date, timestamp>"),
+	Columns:      cqlgenimpl.Cols("event timeuuid", "raw16 uuid", "a ascii", "g text", "b boolean", "i bigint", "i8 tinyint", "i16 smallint", "i32 int", "i64 bigint", "u8 smallint", "u16 int", "u32 bigint", "u64 varint", "narrow int", "f32 float", "f64 double", "blob blob", "at timestamp", "took bigint", "of_day time", "span duration", "big varint", "dec decimal", "addr inet", "list frozen<list<text>>", "set_of set<text>", "set_ascii set<ascii>", "members set<text>", "counts map<text, int>", "nested map<text, frozen<list<bigint>>>", "frozen_map map<text, frozen<map<bigint, boolean>>>", "maybe text", "maybe_at timestamp", "price bigint", "prices frozen<list<bigint>>", "events frozen<list<timeuuid>>", "by_day map<date, timestamp>"),
 	Maintained:   true,
 })
 
@@ -149,7 +149,7 @@ var everythingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Everything]{
 	Projections: []cqlgenimpl.Projection[Everything]{
 		{
 			Table:      everythingEverythingByS,
-			Writetimes: 28,
+			Writetimes: 31,
 			Owner:      []int{1, 2, 3},
 		},
 	},
@@ -267,12 +267,95 @@ func (r *EverythingRepo) EverythingByS(ctx context.Context, s string, o *Everyth
 	return everythingEverythingBySRead.Page(ctx, r.s, r.opts, []any{s}, o.Limit, o.Cursor, cqlgenimpl.Range(o.IDFrom, o.IDTo, o.IDFromExclusive, o.IDToInclusive))
 }
 
+// playlistPlaylists is table playlists, the source of truth (schema.md).
+var playlistPlaylists = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "playlists",
+	Pattern:      "Playlists",
+	PartitionKey: cqlgenimpl.Cols("id uuid"),
+	Columns:      cqlgenimpl.Cols("tracks frozen<list<text>>"),
+	Canonical:    true,
+	Single:       true,
+})
+
+func playlistPlaylistsRow(e *Playlist, ts int64, unset bool) []any {
+	return []any{e.ID, cqlgenimpl.SliceOrUnset(e.Tracks, unset), ts}
+}
+
+func playlistPlaylistsScan(it cqlgenimpl.Iter, e *Playlist) bool {
+	return it.Scan(&e.ID, &e.Tracks)
+}
+
+// PlaylistRepo reads and writes Playlist in table playlists.
+type PlaylistRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewPlaylistRepo returns a repository of Playlist on s.
+func NewPlaylistRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlaylistRepo {
+	return &PlaylistRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
+}
+
+func playlistCheck(e *Playlist) error {
+	if cqlgenimpl.IsZeroUUID(e.ID) {
+		return cqlgenimpl.EmptyKey("playlists", "id")
+	}
+	return nil
+}
+
+var playlistOne = &cqlgenimpl.One[Playlist]{
+	Name:  "Playlist",
+	Table: playlistPlaylists,
+	Check: playlistCheck,
+	Key: func(e *Playlist) []any {
+		return []any{e.ID}
+	},
+	Row: playlistPlaylistsRow,
+	Remove: func(e *Playlist, ts int64) []any {
+		return []any{ts, e.ID}
+	},
+	Scan: playlistPlaylistsScan,
+}
+
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *PlaylistRepo) Insert(ctx context.Context, e *Playlist, opts ...cqlgen.Option) error {
+	return playlistOne.Insert(ctx, r.s, r.opts, opts, e)
+}
+
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *PlaylistRepo) InsertIfAbsent(ctx context.Context, e *Playlist, opts ...cqlgen.Option) (cqlgen.Inserted[Playlist], error) {
+	return playlistOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+}
+
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *PlaylistRepo) Update(ctx context.Context, e *Playlist, opts ...cqlgen.Option) error {
+	return playlistOne.Update(ctx, r.s, r.opts, opts, e)
+}
+
+// Delete removes the row with e's key.
+func (r *PlaylistRepo) Delete(ctx context.Context, e *Playlist, opts ...cqlgen.Option) error {
+	return playlistOne.Delete(ctx, r.s, r.opts, opts, e)
+}
+
+// Get reads the Playlist with the given key; cqlgen.ErrNotFound if none.
+func (r *PlaylistRepo) Get(ctx context.Context, id gocql.UUID) (*Playlist, error) {
+	return cqlgenimpl.Get(ctx, r.s, "Playlist", "Get", playlistPlaylists, []any{id}, playlistPlaylistsScan)
+}
+
+// GetMany reads the Playlists of the given id values: Rows[i] is ids[i]'s or
+// nil.
+func (r *PlaylistRepo) GetMany(ctx context.Context, ids []gocql.UUID) (cqlgen.Found[Playlist], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Playlist", playlistPlaylists, []any{}, ids, playlistPlaylistsScan, func(e *Playlist) gocql.UUID {
+		return e.ID
+	})
+}
+
 // customerCustomers is table customers, the source of truth (schema.md).
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "customers",
 	Pattern:      "Customers",
 	PartitionKey: cqlgenimpl.Cols("customer_id uuid"),
-	Columns:      cqlgenimpl.Cols("region frozen<udt<region, country text, area text>>", "billing frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "shipping frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "others list<frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>>", "by_label map<text, frozen<udt<contact_card, name text, home frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>, wait duration>>>", "seen set<frozen<udt<geo, lat double, lon double>>>", "created_at timestamp", "created_by text"),
+	Columns:      cqlgenimpl.Cols("region frozen<udt<region, country text, area text>>", "billing frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "shipping frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "others frozen<list<frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>>>", "by_label map<text, frozen<udt<contact_card, name text, home frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>, wait duration>>>", "seen set<frozen<udt<geo, lat double, lon double>>>", "created_at timestamp", "created_by text"),
 	Canonical:    true,
 	Versioned:    true,
 	Maintained:   true,
@@ -312,7 +395,7 @@ var customerCustomersByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Pattern:      "CustomersByRegion",
 	PartitionKey: cqlgenimpl.Cols("region frozen<udt<region, country text, area text>>"),
 	Clustering:   cqlgenimpl.Cols("created_at timestamp desc", "customer_id uuid"),
-	Columns:      cqlgenimpl.Cols("billing frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "shipping frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "others list<frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>>", "by_label map<text, frozen<udt<contact_card, name text, home frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>, wait duration>>>", "seen set<frozen<udt<geo, lat double, lon double>>>", "created_by text"),
+	Columns:      cqlgenimpl.Cols("billing frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "shipping frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>", "others frozen<list<frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>>>", "by_label map<text, frozen<udt<contact_card, name text, home frozen<udt<address, street text, city text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, tags map<text, text>>>, wait duration>>>", "seen set<frozen<udt<geo, lat double, lon double>>>", "created_by text"),
 	Maintained:   true,
 })
 
@@ -349,7 +432,7 @@ var customerWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Customer]{
 	Projections: []cqlgenimpl.Projection[Customer]{
 		{
 			Table:      customerCustomersByRegion,
-			Writetimes: 3,
+			Writetimes: 4,
 			Owner:      []int{2},
 		},
 	},

@@ -77,8 +77,8 @@ type Everything struct {
 	Maybe    *string                 `db:"maybe"`
 	MaybeAt  *time.Time              `db:"maybe_at"`
 	Price    Money                   `db:"price" cql:"bigint"`
-	Prices   []Money                 `db:"prices" cql:"list<bigint>"`
-	Events   []gocql.UUID            `db:"events" cql:"list<timeuuid>"`
+	Prices   []Money                 `db:"prices" cql:"frozen<list<bigint>>"`
+	Events   []gocql.UUID            `db:"events" cql:"frozen<list<timeuuid>>"`
 	ByDay    map[time.Time]time.Time `db:"by_day" cql:"map<date, timestamp>"`
 }
 
@@ -86,3 +86,12 @@ type Everything struct {
 //
 //go:embed schema.cql
 var Schema string
+
+// Playlist is an entity of one table holding a list: its unconditional
+// writes are retried at the same timestamp after a lost reply.
+type Playlist struct {
+	_ cqlgen.Pattern `table:"playlists" pk:"id" size:"rows=1"`
+
+	ID     gocql.UUID `db:"id"`
+	Tracks []string   `db:"tracks"`
+}

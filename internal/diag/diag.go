@@ -83,6 +83,7 @@ const (
 	BadMask             Code = "bad-mask"             // a mask:"..." that is no masking function, or does not fit the column's type
 	TableOption         Code = "table-option"         // a warning: a compaction strategy that does not fit the table
 	GCGrace             Code = "gc-grace"             // a warning: a gc_grace short enough to bring deleted rows back
+	OpenList            Code = "open-list"            // a warning: a non-frozen list column, whose elements a rewrite at the same timestamp duplicates
 	DriverMix           Code = "driver-mix"           // fields of both Go drivers' types in one package, or of the other driver than -driver names
 
 	// Partition checks: warnings, each of which a table can silence with

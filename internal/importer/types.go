@@ -245,6 +245,13 @@ func (m *mapper) override(n *typeNode, depth int) (string, bool, error) {
 		if _, ok := m.udts[inner.name]; ok {
 			return "", false, nil // a user-defined type is always frozen
 		}
+		if depth == 0 && inner.name == "list" {
+			// A slice column is frozen<list<T>> by default: name it only
+			// when its elements need naming.
+			if _, needed, err := m.override(inner, 1); err != nil || !needed {
+				return "", false, err
+			}
+		}
 		_, needed, err := m.override(inner, depth)
 		if err != nil {
 			return "", false, err
@@ -277,6 +284,13 @@ func (m *mapper) override(n *typeNode, depth int) (string, bool, error) {
 			pneeded = pneeded || needed
 		}
 		switch {
+		case !pneeded && n.name == "list" && depth == 0:
+			// A deployed list<T> column: a slice would be frozen<list<T>>
+			// by default, so the tag keeps the column as it is.
+			if full, err := m.spell(n); err == nil {
+				return full, true, nil
+			}
+			return "list", true, nil
 		case !pneeded && n.name != "set":
 			return "", false, nil
 		case !pneeded:

@@ -112,6 +112,14 @@ func (b *builder) entity(s *load.Struct) *Entity {
 			b.diags.Errorf(f.ColPos, diag.DuplicateColumn, "fields %s and %s both map to column %q", prev.GoName, f.GoName, f.Column)
 			continue
 		}
+		if f.defaultList {
+			// A Go slice is one value, written whole: a column of one
+			// cell keeps a row rewritten at the same timestamp as it was,
+			// where a non-frozen list would append its elements again.
+			// A user-defined type's list stays as it is: the type is
+			// frozen, and its lists with it.
+			f.Type.Frozen = true
+		}
 		byColumn[f.Column] = f
 		e.Fields = append(e.Fields, f)
 	}
@@ -205,6 +213,13 @@ func (b *builder) field(lf *load.Field) *Field {
 		return f
 	}
 	f.Type, f.Nullable = ct, nullable
+	if ct.Name == "list" && !ct.Frozen {
+		if ft.Type == nil {
+			f.defaultList = true
+		} else {
+			f.OpenListPos = b.tagPos(lf, ft.Type.Off)
+		}
+	}
 	if ft.Unique != nil {
 		f.Unique, f.UniquePos = true, b.tagPos(lf, ft.Unique.Off)
 	}

@@ -188,6 +188,8 @@ func Indexable(t *Type) (bool, string) {
 		return false, "a duration, which Cassandra does not index"
 	case t.Name == "blob":
 		return false, "a blob, which SAI does not index in Cassandra 5.0"
+	case t.Frozen && t.Name == "list":
+		return false, "a frozen list (a Go slice is stored frozen<list<T>> by default, one cell a rewrite keeps as it is), which SAI indexes only whole; to find rows by one element, store the field as a set (cql:\"set<" + t.Params[0].String() + ">\", or map[T]struct{}), whose CONTAINS reads cqlgen generates"
 	case t.Frozen:
 		return false, "a frozen collection, which SAI indexes only whole (full(...)), a form cqlgen does not generate reads for yet"
 	case t.Name == "map":

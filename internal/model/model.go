@@ -156,9 +156,14 @@ type Field struct {
 	// writes it after MASKED WITH: mask_inner(1, 1). "" for none.
 	Mask    string
 	MaskPos token.Position
+	// OpenListPos is where a cql:"list<...>" tag declares a non-frozen
+	// list column, whose elements a rewrite at the same timestamp adds
+	// again (validate warns); zero for every other field.
+	OpenListPos token.Position
 
-	path []int // field indexes from the struct that holds the field
-	enum []EnumConst
+	path        []int // field indexes from the struct that holds the field
+	defaultList bool  // a slice mapped to list<T> with no tag: a column freezes it
+	enum        []EnumConst
 }
 
 // Type is a CQL type.

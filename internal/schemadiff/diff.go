@@ -143,6 +143,8 @@ func compareTable(ot, nt *Table) []Change {
 			}
 			out = append(out, Change{Kind: Additive, Table: nt.Name, What: fmt.Sprintf("new column %s %s%s", nc.Name, nc.Type, static),
 				CQL: fmt.Sprintf("ALTER TABLE %s ADD %s %s%s;", nt.Name, cqlspec.Quote(nc.Name), nc.Type, static)})
+		case oc.Type != nc.Type && strings.HasPrefix(oc.Type, "list<") && nc.Type == "frozen<"+oc.Type+">":
+			breaking("column %s is deployed as %s and the model now declares %s, the type a Go slice maps to by default (a non-frozen list appends its elements again when a row is rewritten at the same timestamp); Cassandra cannot change a column's type in place: to keep the table as it is, tag the field cql:%q (generate then warns, silence it with ignore:\"open-list: <reason>\"), or move to the frozen list", nc.Name, oc.Type, nc.Type, oc.Type)
 		case oc.Type != nc.Type:
 			breaking("column %s changes type from %s to %s", nc.Name, oc.Type, nc.Type)
 		case oc.Static != nc.Static:

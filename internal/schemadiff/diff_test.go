@@ -347,3 +347,36 @@ CREATE CUSTOM INDEX IF NOT EXISTS transfers_amount ON transfers ("createdAt") US
 		t.Errorf("changes %+v", cs)
 	}
 }
+
+// A deployed list<T> column against the model's frozen<list<T>> (what a
+// Go slice maps to by default) is breaking, and the change says how to
+// keep the column (the explicit tag) or move off it.
+func TestCompareDeployedListAgainstFrozenDefault(t *testing.T) {
+	deployed := "CREATE TABLE IF NOT EXISTS plays (id text PRIMARY KEY, genres list<text>, ids list<frozen<list<int>>>);\n"
+	model := "CREATE TABLE IF NOT EXISTS plays (id text PRIMARY KEY, genres frozen<list<text>>, ids frozen<list<frozen<list<int>>>>);\n"
+	old, _ := Parse(deployed)
+	new, _ := Parse(model)
+	changes := Compare(old, new)
+	if len(changes) != 2 {
+		t.Fatalf("got %v", changes)
+	}
+	for i, col := range []string{"genres", "ids"} {
+		c := changes[i]
+		typ := old.Table("plays").column(col).Type
+		if c.Kind != Breaking {
+			t.Errorf("%s: kind %v, want breaking", col, c.Kind)
+		}
+		for _, want := range []string{"column " + col + " is deployed as " + typ, `tag the field cql:"` + typ + `"`, "open-list", rebuild} {
+			if !strings.Contains(c.What, want) {
+				t.Errorf("%s: %q lacks %q", col, c.What, want)
+			}
+		}
+	}
+	if _, ok := Migration(changes); ok {
+		t.Error("a migration applies the type change")
+	}
+	// The other way (an explicit tag kept the deployed list) is no change.
+	if changes := Compare(old, old); len(changes) != 0 {
+		t.Errorf("same schema: %v", changes)
+	}
+}

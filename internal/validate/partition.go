@@ -11,7 +11,7 @@ import (
 )
 
 // Silenceable are the codes a table may silence with ignore:"code: reason".
-var Silenceable = []diag.Code{diag.GrowthUnknown, diag.UnboundedPartition, diag.LargePartition, diag.LowCardinality, diag.ConstantPartition, diag.HotPartition, diag.TenantKey, diag.TableOption, diag.GCGrace}
+var Silenceable = []diag.Code{diag.GrowthUnknown, diag.UnboundedPartition, diag.LargePartition, diag.LowCardinality, diag.ConstantPartition, diag.HotPartition, diag.TenantKey, diag.TableOption, diag.GCGrace, diag.OpenList}
 
 // warn reports a partition warning unless the table silences its code.
 func (c *checker) warn(t *model.Table, pos token.Position, code diag.Code, format string, args ...any) {

@@ -163,6 +163,7 @@ func (c *checker) entity(e *model.Entity) {
 			c.identifier(f.ColPos, "column", f.Column)
 		}
 		c.uniqueField(f)
+		c.openList(e, f)
 	}
 	if len(e.Tables) == 0 {
 		return
@@ -646,4 +647,33 @@ func (c *checker) prefix(t *model.Table) {
 		}
 		c.diags.Errorf(t.PrefixPos, diag.BadPrefix, "prefix fixes every clustering column of %s, which leaves nothing to bound (a read of one row by its whole key is Get): %s", t.Name, fix)
 	}
+}
+
+// openList warns of a column declared list<T> (not frozen): each element
+// is a cell whose path is a timeuuid the coordinator draws, so a row
+// written again at the same timestamp (a retried write, a pending change
+// carried out again) gets its elements again, and the tombstone that
+// clears the old value, at the timestamp less one, does not cover them.
+// Tables that silence open-list (a deployed column kept as it is) are
+// left out.
+func (c *checker) openList(e *model.Entity, f *model.Field) {
+	if f.OpenListPos.Line == 0 || f.Type == nil || f.Type.Name != "list" || f.Type.Frozen {
+		return
+	}
+	var tables []string
+	for _, t := range e.Tables {
+		for _, col := range t.Columns {
+			if col.Field == f && Silenced(t, diag.OpenList) == nil {
+				tables = append(tables, t.Name)
+				break
+			}
+		}
+	}
+	if len(tables) == 0 {
+		return
+	}
+	frozen := *f.Type
+	frozen.Frozen = true
+	c.diags.Warnf(f.OpenListPos, diag.OpenList, "field %s: %s is a non-frozen list (tables %s): each element is a cell of its own, keyed by a timeuuid the coordinator draws, so when a row is written again at the same timestamp (a retried write after a lost reply, a pending change carried out again by the next writer) its elements are appended again, and reads return them twice; leave out the cql tag (a slice is stored as %s, one cell a rewrite keeps as it is), or store it as a set if order and repeats do not matter; keep %s only for a column already deployed so, and silence this with ignore:\"open-list: <reason>\" on its tables (docs/grammar.md, \"Lists\")",
+		f.GoName, f.Type, strings.Join(tables, ", "), &frozen, f.Type)
 }

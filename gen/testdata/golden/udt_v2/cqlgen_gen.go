@@ -20,7 +20,7 @@ var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "customers",
 	Pattern:      "Customers",
 	PartitionKey: cqlgenimpl.Cols("customer_id uuid"),
-	Columns:      cqlgenimpl.Cols("name text", "billing frozen<udt<address, street text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, wait duration>>", "others list<frozen<udt<address, street text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, wait duration>>>", "spots map<text, frozen<udt<geo, lat double, lon double>>>"),
+	Columns:      cqlgenimpl.Cols("name text", "billing frozen<udt<address, street text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, wait duration>>", "others frozen<list<frozen<udt<address, street text, zip text, lines list<text>, location frozen<udt<geo, lat double, lon double>>, wait duration>>>>", "spots map<text, frozen<udt<geo, lat double, lon double>>>"),
 	Canonical:    true,
 	Single:       true,
 })
