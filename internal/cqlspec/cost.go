@@ -112,30 +112,13 @@ func (c *Cost) transaction(rows int) {
 // claims it takes and gives up.
 func txnCosts(s Shape, canon *Table) []Cost {
 	var plain, unique, moves, rewrites, claims int
-	key := map[string]bool{}
-	for _, c := range append(append([]Column(nil), canon.PartitionKey...), canon.Clustering...) {
-		key[c.Name] = true
-	}
-	for _, t := range s.Tables {
-		if t == canon {
-			continue
-		}
-		moved, stored := false, false
-		for _, c := range t.All() {
-			if !c.Field || key[c.Name] {
-				continue
-			}
-			stored = true
-			if c.Kind == KindPartition || c.Kind == KindClustering {
-				moved = true
-			}
-		}
+	others(s, canon, func(t *Table, moved, stored bool) {
 		if t.Unique {
 			unique++
 			if moved {
 				claims++
 			}
-			continue
+			return
 		}
 		plain++
 		if moved {
@@ -144,7 +127,7 @@ func txnCosts(s Shape, canon *Table) []Cost {
 		if stored {
 			rewrites++
 		}
-	}
+	})
 	ins := Cost{Method: "Insert", Case: "a new entity, in one transaction" + keys(", claims", unique)}
 	ins.transaction(1 + plain + unique)
 	upd := Cost{Method: "Update", Case: "every field but the key changes, in one transaction" + keys(", claims and releases", claims)}
@@ -190,38 +173,18 @@ func counting(t *Table) bool {
 // deleted, the new rows written) and the release of each unique key it
 // gives up.
 func protocolCosts(s Shape, canon *Table) []Cost {
-	key := map[string]bool{}
-	for _, c := range append(append([]Column(nil), canon.PartitionKey...), canon.Clustering...) {
-		key[c.Name] = true
-	}
 	statics := false
 	for _, c := range canon.Columns {
 		statics = statics || c.Static
 	}
-	// An Update that changes every field but the source of truth's key
-	// moves each row whose key holds such a field, rewrites each row that
-	// stores one, and claims each unique key anew.
 	var plain, unique, moves, rewrites, claims, shared int
-	for _, t := range s.Tables {
-		if t == canon {
-			continue
-		}
-		moved, stored := false, false
-		for _, c := range t.All() {
-			if !c.Field || key[c.Name] {
-				continue
-			}
-			stored = true
-			if c.Kind == KindPartition || c.Kind == KindClustering {
-				moved = true
-			}
-		}
+	others(s, canon, func(t *Table, moved, stored bool) {
 		if t.Unique {
 			unique++
 			if moved {
 				claims++
 			}
-			continue
+			return
 		}
 		plain++
 		if moved {
@@ -233,7 +196,7 @@ func protocolCosts(s Shape, canon *Table) []Cost {
 		if shares(t) {
 			shared++
 		}
-	}
+	})
 
 	ins := Cost{Method: "Insert", Case: "a new entity" + keys(", claims", unique)}
 	if statics || canon.Bucket != BucketNone {
@@ -281,6 +244,33 @@ func protocolCosts(s Shape, canon *Table) []Cost {
 		return []Cost{ins, upd, mod, del}
 	}
 	return []Cost{ins, upd, again, mod, del}
+}
+
+// others calls f for each table of s but canon, the source of truth, with
+// what an Update that changes every field but canon's key does to it: its
+// row moves (moved: the table's key holds such a field), and it is
+// rewritten (stored: the row holds one).
+func others(s Shape, canon *Table, f func(t *Table, moved, stored bool)) {
+	key := map[string]bool{}
+	for _, c := range append(append([]Column(nil), canon.PartitionKey...), canon.Clustering...) {
+		key[c.Name] = true
+	}
+	for _, t := range s.Tables {
+		if t == canon {
+			continue
+		}
+		moved, stored := false, false
+		for _, c := range t.All() {
+			if !c.Field || key[c.Name] {
+				continue
+			}
+			stored = true
+			if c.Kind == KindPartition || c.Kind == KindClustering {
+				moved = true
+			}
+		}
+		f(t, moved, stored)
+	}
 }
 
 // shares reports whether t has static columns, which the protocol
