@@ -266,14 +266,8 @@ func writeFrom[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, e
 		if err != nil {
 			return err
 		}
-		if o.Expect != 0 {
-			actual := cqlgen.Absent
-			if live {
-				actual = st.seen()
-			}
-			if actual != o.Expect && !reapplied(ent, op, e, &st, live) {
-				return &cqlgen.VersionConflictError{Table: t.Spec.Name, Expected: o.Expect, Actual: actual}
-			}
+		if err := expected(ent, o, op, e, &st, live); err != nil {
+			return err
 		}
 		next := e
 		switch op {
@@ -575,6 +569,23 @@ func carryOut[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cq
 		if err := release(ent, ctx, s, o, &ent.Projections[m.projection], e, m.key, version); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// expected checks the version a write expects (IfVersion, IfAbsent)
+// against what it read: a *VersionConflictError unless they agree or the
+// entity already is what the write would make it (reapplied).
+func expected[P any](ent *entity[P], o cqlgen.Options, op Op, e P, st *State[P], live bool) error {
+	if o.Expect == 0 {
+		return nil
+	}
+	actual := cqlgen.Absent
+	if live {
+		actual = st.seen()
+	}
+	if actual != o.Expect && !reapplied(ent, op, e, st, live) {
+		return &cqlgen.VersionConflictError{Table: ent.Canonical.Spec.Name, Expected: o.Expect, Actual: actual}
 	}
 	return nil
 }

@@ -374,14 +374,8 @@ func txnWrite[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cq
 			continue
 		}
 		live := found && !st.Deleted
-		if o.Expect != 0 {
-			actual := cqlgen.Absent
-			if live {
-				actual = st.seen()
-			}
-			if actual != o.Expect && !reapplied(ent, op, e, &st, live) {
-				return &cqlgen.VersionConflictError{Table: t.Spec.Name, Expected: o.Expect, Actual: actual}
-			}
+		if err := expected(ent, o, op, e, &st, live); err != nil {
+			return err
 		}
 		next := e
 		switch op {
