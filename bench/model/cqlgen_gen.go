@@ -124,10 +124,6 @@ func eventEventsByStreamClustering(e *Event) []any {
 	return []any{e.At, e.EventID}
 }
 
-func eventEventsByStreamCompare(a, b *Event) int {
-	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.EventID, b.EventID))
-}
-
 // EventRepo reads and writes Event in table events_by_stream.
 type EventRepo struct {
 	s    cqlgen.Session
@@ -198,11 +194,10 @@ type EventsByStreamOptions struct {
 }
 
 var eventEventsByStreamRead = &cqlgenimpl.ReadSpec[Event]{
-	Entity:  "Event",
-	Table:   eventEventsByStream,
-	Scan:    eventEventsByStreamScan,
-	Key:     eventEventsByStreamClustering,
-	Compare: eventEventsByStreamCompare,
+	Entity: "Event",
+	Table:  eventEventsByStream,
+	Scan:   eventEventsByStreamScan,
+	Key:    eventEventsByStreamClustering,
 }
 
 // EventsByStream reads a stream's events, newest first from events_by_stream,
@@ -264,10 +259,6 @@ func messageMessagesByConversationClustering(e *Message) []any {
 	return []any{e.SentAt, e.MessageID}
 }
 
-func messageMessagesByConversationCompare(a, b *Message) int {
-	return cmp.Or(-a.SentAt.Compare(b.SentAt), cmp.Compare(a.MessageID, b.MessageID))
-}
-
 // messageMessagesBySender is table messages_by_sender, serving
 // MessagesBySender (schema.md).
 var messageMessagesBySender = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -291,10 +282,6 @@ func messageMessagesBySenderClustering(e *Message) []any {
 	return []any{e.SentAt, e.MessageID}
 }
 
-func messageMessagesBySenderCompare(a, b *Message) int {
-	return cmp.Or(-a.SentAt.Compare(b.SentAt), cmp.Compare(a.MessageID, b.MessageID))
-}
-
 // messageMessagesByRecipient is table messages_by_recipient, serving
 // MessagesByRecipient (schema.md).
 var messageMessagesByRecipient = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -316,10 +303,6 @@ func messageMessagesByRecipientScan(it cqlgenimpl.Iter, e *Message) bool {
 
 func messageMessagesByRecipientClustering(e *Message) []any {
 	return []any{e.SentAt, e.MessageID}
-}
-
-func messageMessagesByRecipientCompare(a, b *Message) int {
-	return cmp.Or(-a.SentAt.Compare(b.SentAt), cmp.Compare(a.MessageID, b.MessageID))
 }
 
 // MessageRepo reads and writes Message in tables messages,
@@ -492,11 +475,10 @@ type MessagesByConversationOptions struct {
 }
 
 var messageMessagesByConversationRead = &cqlgenimpl.ReadSpec[Message]{
-	Entity:  "Message",
-	Table:   messageMessagesByConversation,
-	Scan:    messageMessagesByConversationScan,
-	Key:     messageMessagesByConversationClustering,
-	Compare: messageMessagesByConversationCompare,
+	Entity: "Message",
+	Table:  messageMessagesByConversation,
+	Scan:   messageMessagesByConversationScan,
+	Key:    messageMessagesByConversationClustering,
 }
 
 // MessagesByConversation reads a conversation's messages, newest first from
@@ -520,11 +502,10 @@ type MessagesBySenderOptions struct {
 }
 
 var messageMessagesBySenderRead = &cqlgenimpl.ReadSpec[Message]{
-	Entity:  "Message",
-	Table:   messageMessagesBySender,
-	Scan:    messageMessagesBySenderScan,
-	Key:     messageMessagesBySenderClustering,
-	Compare: messageMessagesBySenderCompare,
+	Entity: "Message",
+	Table:  messageMessagesBySender,
+	Scan:   messageMessagesBySenderScan,
+	Key:    messageMessagesBySenderClustering,
 }
 
 // MessagesBySender reads the messages a user sent, newest first from
@@ -548,11 +529,10 @@ type MessagesByRecipientOptions struct {
 }
 
 var messageMessagesByRecipientRead = &cqlgenimpl.ReadSpec[Message]{
-	Entity:  "Message",
-	Table:   messageMessagesByRecipient,
-	Scan:    messageMessagesByRecipientScan,
-	Key:     messageMessagesByRecipientClustering,
-	Compare: messageMessagesByRecipientCompare,
+	Entity: "Message",
+	Table:  messageMessagesByRecipient,
+	Scan:   messageMessagesByRecipientScan,
+	Key:    messageMessagesByRecipientClustering,
 }
 
 // MessagesByRecipient reads the messages a user received, newest first from
@@ -601,10 +581,6 @@ func scoreBoardClustering(e *Score) []any {
 	return []any{e.Points, e.PlayerID}
 }
 
-func scoreBoardCompare(a, b *Score) int {
-	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.PlayerID, b.PlayerID))
-}
-
 // scoreBoard16 is table board_16, serving Board16 (schema.md).
 var scoreBoard16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "board_16",
@@ -615,14 +591,6 @@ var scoreBoard16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 	Bucket:       cqlgenimpl.BucketHash,
 })
-
-func scoreBoard16Row(e *Score, ts int64, _ bool) []any {
-	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 16), e.Points, e.PlayerID, e.Name, ts}
-}
-
-func scoreBoard16Key(e *Score) []any {
-	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 16), e.Points, e.PlayerID}
-}
 
 func scoreBoard16Scan(it cqlgenimpl.Iter, e *Score) bool {
 	return it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
@@ -646,14 +614,6 @@ var scoreBoard100 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 	Bucket:       cqlgenimpl.BucketHash,
 })
-
-func scoreBoard100Row(e *Score, ts int64, _ bool) []any {
-	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 100), e.Points, e.PlayerID, e.Name, ts}
-}
-
-func scoreBoard100Key(e *Score) []any {
-	return []any{e.Board, cqlgenimpl.HashText(string(e.PlayerID), 100), e.Points, e.PlayerID}
-}
 
 func scoreBoard100Scan(it cqlgenimpl.Iter, e *Score) bool {
 	return it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
@@ -691,18 +651,18 @@ var scoreWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Score]{
 			Owner:      []int{0, 2},
 		},
 		{
-			Table:      scoreBoard16,
-			Key:        scoreBoard16Key,
-			Row:        scoreBoard16Row,
-			Writetimes: 1,
-			Owner:      []int{0, 3},
+			Table:       scoreBoard16,
+			BucketOf:    "player_id",
+			HashBuckets: 16,
+			Writetimes:  1,
+			Owner:       []int{0, 3},
 		},
 		{
-			Table:      scoreBoard100,
-			Key:        scoreBoard100Key,
-			Row:        scoreBoard100Row,
-			Writetimes: 1,
-			Owner:      []int{0, 3},
+			Table:       scoreBoard100,
+			BucketOf:    "player_id",
+			HashBuckets: 100,
+			Writetimes:  1,
+			Owner:       []int{0, 3},
 		},
 	},
 })
@@ -784,11 +744,10 @@ type BoardOptions struct {
 }
 
 var scoreBoardRead = &cqlgenimpl.ReadSpec[Score]{
-	Entity:  "Score",
-	Table:   scoreBoard,
-	Scan:    scoreBoardScan,
-	Key:     scoreBoardClustering,
-	Compare: scoreBoardCompare,
+	Entity: "Score",
+	Table:  scoreBoard,
+	Scan:   scoreBoardScan,
+	Key:    scoreBoardClustering,
 }
 
 // Board reads a board, best first, in one partition from board, in pages.
@@ -893,10 +852,6 @@ func tallyTalliesByBoardClustering(e *Tally) []any {
 	return []any{e.Points, e.TallyID}
 }
 
-func tallyTalliesByBoardCompare(a, b *Tally) int {
-	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.TallyID, b.TallyID))
-}
-
 // TallyRepo reads and writes Tally in tables tallies, tallies_by_board.
 type TallyRepo struct {
 	s    cqlgen.Session
@@ -999,11 +954,10 @@ type TalliesByBoardOptions struct {
 }
 
 var tallyTalliesByBoardRead = &cqlgenimpl.ReadSpec[Tally]{
-	Entity:  "Tally",
-	Table:   tallyTalliesByBoard,
-	Scan:    tallyTalliesByBoardScan,
-	Key:     tallyTalliesByBoardClustering,
-	Compare: tallyTalliesByBoardCompare,
+	Entity: "Tally",
+	Table:  tallyTalliesByBoard,
+	Scan:   tallyTalliesByBoardScan,
+	Key:    tallyTalliesByBoardClustering,
 }
 
 // TalliesByBoard reads a board's tallies, most points first from
@@ -1053,10 +1007,6 @@ func standingStandingsByBoardClustering(e *Standing) []any {
 	return []any{e.Points, e.StandingID}
 }
 
-func standingStandingsByBoardCompare(a, b *Standing) int {
-	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.StandingID, b.StandingID))
-}
-
 // standingStandingsByTeam is table standings_by_team, serving StandingsByTeam
 // (schema.md).
 var standingStandingsByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -1076,10 +1026,6 @@ func standingStandingsByTeamClustering(e *Standing) []any {
 	return []any{e.Points, e.StandingID}
 }
 
-func standingStandingsByTeamCompare(a, b *Standing) int {
-	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.StandingID, b.StandingID))
-}
-
 // standingStandingsByRegion is table standings_by_region, serving
 // StandingsByRegion (schema.md).
 var standingStandingsByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -1097,10 +1043,6 @@ func standingStandingsByRegionScan(it cqlgenimpl.Iter, e *Standing) bool {
 
 func standingStandingsByRegionClustering(e *Standing) []any {
 	return []any{e.Points, e.StandingID}
-}
-
-func standingStandingsByRegionCompare(a, b *Standing) int {
-	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.StandingID, b.StandingID))
 }
 
 // StandingRepo reads and writes Standing in tables standings,
@@ -1217,11 +1159,10 @@ type StandingsByBoardOptions struct {
 }
 
 var standingStandingsByBoardRead = &cqlgenimpl.ReadSpec[Standing]{
-	Entity:  "Standing",
-	Table:   standingStandingsByBoard,
-	Scan:    standingStandingsByBoardScan,
-	Key:     standingStandingsByBoardClustering,
-	Compare: standingStandingsByBoardCompare,
+	Entity: "Standing",
+	Table:  standingStandingsByBoard,
+	Scan:   standingStandingsByBoardScan,
+	Key:    standingStandingsByBoardClustering,
 }
 
 // StandingsByBoard reads a board's standings, most points first from
@@ -1244,11 +1185,10 @@ type StandingsByTeamOptions struct {
 }
 
 var standingStandingsByTeamRead = &cqlgenimpl.ReadSpec[Standing]{
-	Entity:  "Standing",
-	Table:   standingStandingsByTeam,
-	Scan:    standingStandingsByTeamScan,
-	Key:     standingStandingsByTeamClustering,
-	Compare: standingStandingsByTeamCompare,
+	Entity: "Standing",
+	Table:  standingStandingsByTeam,
+	Scan:   standingStandingsByTeamScan,
+	Key:    standingStandingsByTeamClustering,
 }
 
 // StandingsByTeam reads a team's standings, most points first from
@@ -1271,11 +1211,10 @@ type StandingsByRegionOptions struct {
 }
 
 var standingStandingsByRegionRead = &cqlgenimpl.ReadSpec[Standing]{
-	Entity:  "Standing",
-	Table:   standingStandingsByRegion,
-	Scan:    standingStandingsByRegionScan,
-	Key:     standingStandingsByRegionClustering,
-	Compare: standingStandingsByRegionCompare,
+	Entity: "Standing",
+	Table:  standingStandingsByRegion,
+	Scan:   standingStandingsByRegionScan,
+	Key:    standingStandingsByRegionClustering,
 }
 
 // StandingsByRegion reads a region's standings, most points first from
@@ -1306,10 +1245,6 @@ func pingPingsByDayScan(it cqlgenimpl.Iter, e *Ping) bool {
 
 func pingPingsByDayClustering(e *Ping) []any {
 	return []any{e.At, e.Seq}
-}
-
-func pingPingsByDayCompare(a, b *Ping) int {
-	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
 // PingRepo reads and writes Ping in table pings_by_day.
@@ -1390,7 +1325,6 @@ var pingPingsByDayRead = &cqlgenimpl.ReadSpec[Ping]{
 	Table:       pingPingsByDay,
 	Scan:        pingPingsByDayScan,
 	Key:         pingPingsByDayClustering,
-	Compare:     pingPingsByDayCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
@@ -1422,10 +1356,6 @@ func entryLogEntriesScan(it cqlgenimpl.Iter, e *Entry) bool {
 
 func entryLogEntriesClustering(e *Entry) []any {
 	return []any{e.At, e.Seq}
-}
-
-func entryLogEntriesCompare(a, b *Entry) int {
-	return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
 // EntryRepo reads and writes Entry in table log_entries.
@@ -1498,11 +1428,10 @@ type LogEntriesOptions struct {
 }
 
 var entryLogEntriesRead = &cqlgenimpl.ReadSpec[Entry]{
-	Entity:  "Entry",
-	Table:   entryLogEntries,
-	Scan:    entryLogEntriesScan,
-	Key:     entryLogEntriesClustering,
-	Compare: entryLogEntriesCompare,
+	Entity: "Entry",
+	Table:  entryLogEntries,
+	Scan:   entryLogEntriesScan,
+	Key:    entryLogEntriesClustering,
 }
 
 // LogEntries reads a log's entries, oldest first from log_entries, in pages.
@@ -1533,10 +1462,6 @@ func recentEntryRecentLogEntriesScan(it cqlgenimpl.Iter, e *RecentEntry) bool {
 
 func recentEntryRecentLogEntriesClustering(e *RecentEntry) []any {
 	return []any{e.At, e.Seq}
-}
-
-func recentEntryRecentLogEntriesCompare(a, b *RecentEntry) int {
-	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
 // RecentEntryRepo reads and writes RecentEntry in table recent_log_entries.
@@ -1609,11 +1534,10 @@ type RecentLogEntriesOptions struct {
 }
 
 var recentEntryRecentLogEntriesRead = &cqlgenimpl.ReadSpec[RecentEntry]{
-	Entity:  "RecentEntry",
-	Table:   recentEntryRecentLogEntries,
-	Scan:    recentEntryRecentLogEntriesScan,
-	Key:     recentEntryRecentLogEntriesClustering,
-	Compare: recentEntryRecentLogEntriesCompare,
+	Entity: "RecentEntry",
+	Table:  recentEntryRecentLogEntries,
+	Scan:   recentEntryRecentLogEntriesScan,
+	Key:    recentEntryRecentLogEntriesClustering,
 }
 
 // RecentLogEntries reads a log's entries, newest first from
@@ -1811,10 +1735,6 @@ func memberActiveMembersByTeamClustering(e *Member) []any {
 	return []any{e.MemberID}
 }
 
-func memberActiveMembersByTeamCompare(a, b *Member) int {
-	return cmp.Compare(a.MemberID, b.MemberID)
-}
-
 // MemberRepo reads and writes Member in tables members,
 // active_members_by_team.
 type MemberRepo struct {
@@ -1941,11 +1861,10 @@ type ActiveMembersByTeamOptions struct {
 }
 
 var memberActiveMembersByTeamRead = &cqlgenimpl.ReadSpec[Member]{
-	Entity:  "Member",
-	Table:   memberActiveMembersByTeam,
-	Scan:    memberActiveMembersByTeamScan,
-	Key:     memberActiveMembersByTeamClustering,
-	Compare: memberActiveMembersByTeamCompare,
+	Entity: "Member",
+	Table:  memberActiveMembersByTeam,
+	Scan:   memberActiveMembersByTeamScan,
+	Key:    memberActiveMembersByTeamClustering,
 }
 
 // ActiveMembersByTeam reads a team's active members from

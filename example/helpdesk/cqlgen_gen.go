@@ -3,7 +3,6 @@
 package helpdesk
 
 import (
-	"cmp"
 	"context"
 	"time"
 
@@ -304,10 +303,6 @@ func customerCustomersNewestFirstClustering(e *CustomersNewestFirstRow) []any {
 	return []any{e.CreatedAt, e.Email}
 }
 
-func customerCustomersNewestFirstCompare(a, b *CustomersNewestFirstRow) int {
-	return cmp.Or(-a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.Email, b.Email))
-}
-
 // CustomerRepo reads and writes Customer in tables customers,
 // customers_newest_first.
 type CustomerRepo struct {
@@ -414,11 +409,10 @@ type CustomersNewestFirstOptions struct {
 }
 
 var customerCustomersNewestFirstRead = &cqlgenimpl.ReadSpec[CustomersNewestFirstRow]{
-	Entity:  "Customer",
-	Table:   customerCustomersNewestFirst,
-	Scan:    customerCustomersNewestFirstScan,
-	Key:     customerCustomersNewestFirstClustering,
-	Compare: customerCustomersNewestFirstCompare,
+	Entity: "Customer",
+	Table:  customerCustomersNewestFirst,
+	Scan:   customerCustomersNewestFirstScan,
+	Key:    customerCustomersNewestFirstClustering,
 }
 
 // CustomersNewestFirst reads a tenant's customers, newest first from
@@ -463,10 +457,6 @@ func ticketEventTicketEventsClustering(e *TicketEvent) []any {
 	return []any{e.EventID}
 }
 
-func ticketEventTicketEventsCompare(a, b *TicketEvent) int {
-	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
-}
-
 // ticketEventEventsByAgent is table events_by_agent, serving EventsByAgent
 // (schema.md).
 var ticketEventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -489,10 +479,6 @@ func ticketEventEventsByAgentScan(it cqlgenimpl.Iter, e *TicketEvent) bool {
 
 func ticketEventEventsByAgentClustering(e *TicketEvent) []any {
 	return []any{e.EventID}
-}
-
-func ticketEventEventsByAgentCompare(a, b *TicketEvent) int {
-	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
 }
 
 // TicketEventRepo reads and writes TicketEvent in tables ticket_events,
@@ -633,11 +619,10 @@ type TicketEventsOptions struct {
 }
 
 var ticketEventTicketEventsRead = &cqlgenimpl.ReadSpec[TicketEvent]{
-	Entity:  "TicketEvent",
-	Table:   ticketEventTicketEvents,
-	Scan:    ticketEventTicketEventsScan,
-	Key:     ticketEventTicketEventsClustering,
-	Compare: ticketEventTicketEventsCompare,
+	Entity: "TicketEvent",
+	Table:  ticketEventTicketEvents,
+	Scan:   ticketEventTicketEventsScan,
+	Key:    ticketEventTicketEventsClustering,
 }
 
 // TicketEvents reads a ticket's audit trail, newest first from ticket_events,
@@ -669,7 +654,6 @@ var ticketEventEventsByAgentRead = &cqlgenimpl.ReadSpec[TicketEvent]{
 	Table:       ticketEventEventsByAgent,
 	Scan:        ticketEventEventsByAgentScan,
 	Key:         ticketEventEventsByAgentClustering,
-	Compare:     ticketEventEventsByAgentCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
 }
 
@@ -733,10 +717,6 @@ func ticketTicketsByRequesterClustering(e *TicketsByRequesterRow) []any {
 	return []any{e.OpenedAt, e.TicketID}
 }
 
-func ticketTicketsByRequesterCompare(a, b *TicketsByRequesterRow) int {
-	return cmp.Or(-a.OpenedAt.Compare(b.OpenedAt), cqlgenimpl.CompareTimeUUID(a.TicketID, b.TicketID))
-}
-
 // OpenTicketsByAgentRow is a row of open_tickets_by_agent, which stores only
 // some columns of Ticket. It is a type of its own so that a partial row cannot
 // be passed where a whole Ticket is written.
@@ -771,10 +751,6 @@ func ticketOpenTicketsByAgentScan(it cqlgenimpl.Iter, e *OpenTicketsByAgentRow) 
 
 func ticketOpenTicketsByAgentClustering(e *OpenTicketsByAgentRow) []any {
 	return []any{e.OpenedAt, e.TicketID}
-}
-
-func ticketOpenTicketsByAgentCompare(a, b *OpenTicketsByAgentRow) int {
-	return cmp.Or(a.OpenedAt.Compare(b.OpenedAt), cqlgenimpl.CompareTimeUUID(a.TicketID, b.TicketID))
 }
 
 // TicketRepo reads and writes Ticket in tables tickets, tickets_by_requester,
@@ -912,11 +888,10 @@ type TicketsByRequesterOptions struct {
 }
 
 var ticketTicketsByRequesterRead = &cqlgenimpl.ReadSpec[TicketsByRequesterRow]{
-	Entity:  "Ticket",
-	Table:   ticketTicketsByRequester,
-	Scan:    ticketTicketsByRequesterScan,
-	Key:     ticketTicketsByRequesterClustering,
-	Compare: ticketTicketsByRequesterCompare,
+	Entity: "Ticket",
+	Table:  ticketTicketsByRequester,
+	Scan:   ticketTicketsByRequesterScan,
+	Key:    ticketTicketsByRequesterClustering,
 }
 
 // TicketsByRequester reads a requester's tickets, newest first from
@@ -940,11 +915,10 @@ type OpenTicketsByAgentOptions struct {
 }
 
 var ticketOpenTicketsByAgentRead = &cqlgenimpl.ReadSpec[OpenTicketsByAgentRow]{
-	Entity:  "Ticket",
-	Table:   ticketOpenTicketsByAgent,
-	Scan:    ticketOpenTicketsByAgentScan,
-	Key:     ticketOpenTicketsByAgentClustering,
-	Compare: ticketOpenTicketsByAgentCompare,
+	Entity: "Ticket",
+	Table:  ticketOpenTicketsByAgent,
+	Scan:   ticketOpenTicketsByAgentScan,
+	Key:    ticketOpenTicketsByAgentClustering,
 }
 
 // OpenTicketsByAgent reads an agent's open tickets, oldest first from
@@ -975,10 +949,6 @@ func articleArticlesScan(it cqlgenimpl.Iter, e *Article) bool {
 
 func articleArticlesClustering(e *Article) []any {
 	return []any{e.ArticleID}
-}
-
-func articleArticlesCompare(a, b *Article) int {
-	return cqlgenimpl.CompareTimeUUID(a.ArticleID, b.ArticleID)
 }
 
 // ArticleRepo reads and writes Article in table articles.
@@ -1052,11 +1022,10 @@ type ArticlesOptions struct {
 }
 
 var articleArticlesRead = &cqlgenimpl.ReadSpec[Article]{
-	Entity:  "Article",
-	Table:   articleArticles,
-	Scan:    articleArticlesScan,
-	Key:     articleArticlesClustering,
-	Compare: articleArticlesCompare,
+	Entity: "Article",
+	Table:  articleArticles,
+	Scan:   articleArticlesScan,
+	Key:    articleArticlesClustering,
 }
 
 // Articles reads an organisation's knowledge-base articles from articles, in
@@ -1196,10 +1165,6 @@ func auditEventAuditLogClustering(e *AuditEvent) []any {
 	return []any{e.At, e.EventID}
 }
 
-func auditEventAuditLogCompare(a, b *AuditEvent) int {
-	return cmp.Or(-a.At.Compare(b.At), cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID))
-}
-
 // AuditEventRepo reads and writes AuditEvent in table audit_log.
 type AuditEventRepo struct {
 	s    cqlgen.Session
@@ -1287,7 +1252,6 @@ var auditEventAuditLogRead = &cqlgenimpl.ReadSpec[AuditEvent]{
 	Table:       auditEventAuditLog,
 	Scan:        auditEventAuditLogScan,
 	Key:         auditEventAuditLogClustering,
-	Compare:     auditEventAuditLogCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
@@ -1339,10 +1303,6 @@ func macroMacrosByTitleClustering(e *Macro) []any {
 	return []any{e.Title, e.MacroID}
 }
 
-func macroMacrosByTitleCompare(a, b *Macro) int {
-	return cmp.Or(cmp.Compare(a.Title, b.Title), cmp.Compare(a.MacroID, b.MacroID))
-}
-
 // macroMacrosByTeam is table macros_by_team, serving MacrosByTeam (schema.md).
 var macroMacrosByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "macros_by_team",
@@ -1359,10 +1319,6 @@ func macroMacrosByTeamScan(it cqlgenimpl.Iter, e *Macro) bool {
 
 func macroMacrosByTeamClustering(e *Macro) []any {
 	return []any{e.Title, e.MacroID}
-}
-
-func macroMacrosByTeamCompare(a, b *Macro) int {
-	return cmp.Or(cmp.Compare(a.Title, b.Title), cmp.Compare(a.MacroID, b.MacroID))
 }
 
 // MacroRepo reads and writes Macro in tables macros, macros_by_title,
@@ -1473,11 +1429,10 @@ type MacrosByTitleOptions struct {
 }
 
 var macroMacrosByTitleRead = &cqlgenimpl.ReadSpec[Macro]{
-	Entity:  "Macro",
-	Table:   macroMacrosByTitle,
-	Scan:    macroMacrosByTitleScan,
-	Key:     macroMacrosByTitleClustering,
-	Compare: macroMacrosByTitleCompare,
+	Entity: "Macro",
+	Table:  macroMacrosByTitle,
+	Scan:   macroMacrosByTitleScan,
+	Key:    macroMacrosByTitleClustering,
 }
 
 // MacrosByTitle reads an organisation's macros by title from macros_by_title,
@@ -1503,11 +1458,10 @@ type MacrosByTeamOptions struct {
 }
 
 var macroMacrosByTeamRead = &cqlgenimpl.ReadSpec[Macro]{
-	Entity:  "Macro",
-	Table:   macroMacrosByTeam,
-	Scan:    macroMacrosByTeamScan,
-	Key:     macroMacrosByTeamClustering,
-	Compare: macroMacrosByTeamCompare,
+	Entity: "Macro",
+	Table:  macroMacrosByTeam,
+	Scan:   macroMacrosByTeamScan,
+	Key:    macroMacrosByTeamClustering,
 }
 
 // MacrosByTeam reads a team's macros by title from macros_by_team, in pages.
@@ -1539,10 +1493,6 @@ func replyRepliesByTicketScan(it cqlgenimpl.Iter, e *Reply) bool {
 
 func replyRepliesByTicketClustering(e *Reply) []any {
 	return []any{e.Channel, e.SentAt, e.ReplyID}
-}
-
-func replyRepliesByTicketCompare(a, b *Reply) int {
-	return cmp.Or(cmp.Compare(a.Channel, b.Channel), -a.SentAt.Compare(b.SentAt), cqlgenimpl.CompareTimeUUID(a.ReplyID, b.ReplyID))
 }
 
 // ReplyRepo reads and writes Reply in table replies_by_ticket.
@@ -1627,11 +1577,10 @@ type RepliesByTicketOptions struct {
 }
 
 var replyRepliesByTicketRead = &cqlgenimpl.ReadSpec[Reply]{
-	Entity:  "Reply",
-	Table:   replyRepliesByTicket,
-	Scan:    replyRepliesByTicketScan,
-	Key:     replyRepliesByTicketClustering,
-	Compare: replyRepliesByTicketCompare,
+	Entity: "Reply",
+	Table:  replyRepliesByTicket,
+	Scan:   replyRepliesByTicketScan,
+	Key:    replyRepliesByTicketClustering,
 }
 
 // RepliesByTicket reads a ticket's replies by channel, newest first from
@@ -1847,10 +1796,6 @@ func timeEntryTimeEntriesClustering(e *TimeEntry) []any {
 	return []any{e.LoggedAt, e.EntryID}
 }
 
-func timeEntryTimeEntriesCompare(a, b *TimeEntry) int {
-	return cmp.Or(-a.LoggedAt.Compare(b.LoggedAt), cqlgenimpl.CompareTimeUUID(a.EntryID, b.EntryID))
-}
-
 // timeEntryPayPeriodEntries is table time_entries_by_pay_period, serving
 // PayPeriodEntries (schema.md).
 var timeEntryPayPeriodEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -1873,10 +1818,6 @@ func timeEntryPayPeriodEntriesScan(it cqlgenimpl.Iter, e *TimeEntry) bool {
 
 func timeEntryPayPeriodEntriesClustering(e *TimeEntry) []any {
 	return []any{e.LoggedAt, e.EntryID}
-}
-
-func timeEntryPayPeriodEntriesCompare(a, b *TimeEntry) int {
-	return cmp.Or(a.LoggedAt.Compare(b.LoggedAt), cqlgenimpl.CompareTimeUUID(a.EntryID, b.EntryID))
 }
 
 // TimeEntryRepo reads and writes TimeEntry in tables time_entries,
@@ -2021,7 +1962,6 @@ var timeEntryTimeEntriesRead = &cqlgenimpl.ReadSpec[TimeEntry]{
 	Table:       timeEntryTimeEntries,
 	Scan:        timeEntryTimeEntriesScan,
 	Key:         timeEntryTimeEntriesClustering,
-	Compare:     timeEntryTimeEntriesCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.WeekBucketsFrom(time.Sunday)),
 }
 
@@ -2055,7 +1995,6 @@ var timeEntryPayPeriodEntriesRead = &cqlgenimpl.ReadSpec[TimeEntry]{
 	Table:       timeEntryPayPeriodEntries,
 	Scan:        timeEntryPayPeriodEntriesScan,
 	Key:         timeEntryPayPeriodEntriesClustering,
-	Compare:     timeEntryPayPeriodEntriesCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DaysBucketsFrom(14, 19729)),
 }
 
@@ -2089,10 +2028,6 @@ func cannedReplyCannedRepliesScan(it cqlgenimpl.Iter, e *CannedReply) bool {
 
 func cannedReplyCannedRepliesClustering(e *CannedReply) []any {
 	return []any{e.ReplyID}
-}
-
-func cannedReplyCannedRepliesCompare(a, b *CannedReply) int {
-	return cqlgenimpl.CompareTimeUUID(a.ReplyID, b.ReplyID)
 }
 
 // CannedReplyRepo reads and writes CannedReply in table canned_replies.
@@ -2169,11 +2104,10 @@ type CannedRepliesOptions struct {
 }
 
 var cannedReplyCannedRepliesRead = &cqlgenimpl.ReadSpec[CannedReply]{
-	Entity:  "CannedReply",
-	Table:   cannedReplyCannedReplies,
-	Scan:    cannedReplyCannedRepliesScan,
-	Key:     cannedReplyCannedRepliesClustering,
-	Compare: cannedReplyCannedRepliesCompare,
+	Entity: "CannedReply",
+	Table:  cannedReplyCannedReplies,
+	Scan:   cannedReplyCannedRepliesScan,
+	Key:    cannedReplyCannedRepliesClustering,
 }
 
 // CannedReplies reads an organisation's canned replies from canned_replies, in

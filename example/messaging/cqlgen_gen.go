@@ -3,7 +3,6 @@
 package messaging
 
 import (
-	"cmp"
 	"context"
 	"time"
 
@@ -53,10 +52,6 @@ func messageMessagesByConversationClustering(e *Message) []any {
 	return []any{e.SentAt, e.MessageID}
 }
 
-func messageMessagesByConversationCompare(a, b *Message) int {
-	return cmp.Or(-a.SentAt.Compare(b.SentAt), cqlgenimpl.CompareTimeUUID(a.MessageID, b.MessageID))
-}
-
 // messageMessagesByUser is table messages_by_user, serving MessagesByUser
 // (schema.md).
 var messageMessagesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -78,10 +73,6 @@ func messageMessagesByUserScan(it cqlgenimpl.Iter, e *Message) bool {
 
 func messageMessagesByUserClustering(e *Message) []any {
 	return []any{e.SentAt, e.MessageID}
-}
-
-func messageMessagesByUserCompare(a, b *Message) int {
-	return cmp.Or(-a.SentAt.Compare(b.SentAt), cqlgenimpl.CompareTimeUUID(a.MessageID, b.MessageID))
 }
 
 // MessageRepo reads and writes Message in tables messages_by_conversation,
@@ -217,11 +208,10 @@ type MessagesByConversationOptions struct {
 }
 
 var messageMessagesByConversationRead = &cqlgenimpl.ReadSpec[Message]{
-	Entity:  "Message",
-	Table:   messageMessagesByConversation,
-	Scan:    messageMessagesByConversationScan,
-	Key:     messageMessagesByConversationClustering,
-	Compare: messageMessagesByConversationCompare,
+	Entity: "Message",
+	Table:  messageMessagesByConversation,
+	Scan:   messageMessagesByConversationScan,
+	Key:    messageMessagesByConversationClustering,
 }
 
 // MessagesByConversation reads the messages of a conversation, newest first
@@ -245,11 +235,10 @@ type MessagesByUserOptions struct {
 }
 
 var messageMessagesByUserRead = &cqlgenimpl.ReadSpec[Message]{
-	Entity:  "Message",
-	Table:   messageMessagesByUser,
-	Scan:    messageMessagesByUserScan,
-	Key:     messageMessagesByUserClustering,
-	Compare: messageMessagesByUserCompare,
+	Entity: "Message",
+	Table:  messageMessagesByUser,
+	Scan:   messageMessagesByUserScan,
+	Key:    messageMessagesByUserClustering,
 }
 
 // MessagesByUser reads the messages a user sent, newest first from

@@ -42,10 +42,6 @@ func playListeningHistoryClustering(e *Play) []any {
 	return []any{e.PlayedAt, e.TrackID}
 }
 
-func playListeningHistoryCompare(a, b *Play) int {
-	return cmp.Or(-a.PlayedAt.Compare(b.PlayedAt), cmp.Compare(a.TrackID, b.TrackID))
-}
-
 // PlayRepo reads and writes Play in table listening_history.
 type PlayRepo struct {
 	s    cqlgen.Session
@@ -117,11 +113,10 @@ type ListeningHistoryOptions struct {
 }
 
 var playListeningHistoryRead = &cqlgenimpl.ReadSpec[Play]{
-	Entity:  "Play",
-	Table:   playListeningHistory,
-	Scan:    playListeningHistoryScan,
-	Key:     playListeningHistoryClustering,
-	Compare: playListeningHistoryCompare,
+	Entity: "Play",
+	Table:  playListeningHistory,
+	Scan:   playListeningHistoryScan,
+	Key:    playListeningHistoryClustering,
 }
 
 // ListeningHistory reads a user's listening history, newest first from
@@ -170,10 +165,6 @@ func trackTopTracksByArtistScan(it cqlgenimpl.Iter, e *Track) bool {
 
 func trackTopTracksByArtistClustering(e *Track) []any {
 	return []any{e.PlayCount, e.TrackID}
-}
-
-func trackTopTracksByArtistCompare(a, b *Track) int {
-	return cmp.Or(-cmp.Compare(a.PlayCount, b.PlayCount), cmp.Compare(a.TrackID, b.TrackID))
 }
 
 // TrackRepo reads and writes Track in tables tracks, top_tracks_by_artist.
@@ -286,11 +277,10 @@ type TopTracksByArtistOptions struct {
 }
 
 var trackTopTracksByArtistRead = &cqlgenimpl.ReadSpec[Track]{
-	Entity:  "Track",
-	Table:   trackTopTracksByArtist,
-	Scan:    trackTopTracksByArtistScan,
-	Key:     trackTopTracksByArtistClustering,
-	Compare: trackTopTracksByArtistCompare,
+	Entity: "Track",
+	Table:  trackTopTracksByArtist,
+	Scan:   trackTopTracksByArtistScan,
+	Key:    trackTopTracksByArtistClustering,
 }
 
 // TopTracksByArtist reads an artist's top tracks, most played first from
@@ -322,10 +312,6 @@ func playlistTrackPlaylistTracksScan(it cqlgenimpl.Iter, e *PlaylistTrack) bool 
 
 func playlistTrackPlaylistTracksClustering(e *PlaylistTrack) []any {
 	return []any{e.Position, e.TrackID}
-}
-
-func playlistTrackPlaylistTracksCompare(a, b *PlaylistTrack) int {
-	return cmp.Or(cmp.Compare(a.Position, b.Position), cmp.Compare(a.TrackID, b.TrackID))
 }
 
 // PlaylistTrackRepo reads and writes PlaylistTrack in table playlist_tracks.
@@ -399,11 +385,10 @@ type PlaylistTracksOptions struct {
 }
 
 var playlistTrackPlaylistTracksRead = &cqlgenimpl.ReadSpec[PlaylistTrack]{
-	Entity:  "PlaylistTrack",
-	Table:   playlistTrackPlaylistTracks,
-	Scan:    playlistTrackPlaylistTracksScan,
-	Key:     playlistTrackPlaylistTracksClustering,
-	Compare: playlistTrackPlaylistTracksCompare,
+	Entity: "PlaylistTrack",
+	Table:  playlistTrackPlaylistTracks,
+	Scan:   playlistTrackPlaylistTracksScan,
+	Key:    playlistTrackPlaylistTracksClustering,
 }
 
 // PlaylistTracks reads the tracks of a playlist, in order from
@@ -447,14 +432,6 @@ var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketHash,
 })
 
-func chartEntryDailyChartsRow(e *ChartEntry, ts int64, _ bool) []any {
-	return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID, e.TrackName, e.Artist, ts}
-}
-
-func chartEntryDailyChartsKey(e *ChartEntry) []any {
-	return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}
-}
-
 func chartEntryDailyChartsScan(it cqlgenimpl.Iter, e *ChartEntry) bool {
 	return it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID, &e.TrackName, &e.Artist)
 }
@@ -486,11 +463,11 @@ var chartEntryWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[ChartEntry]{
 	Fields:    chartEntryFields,
 	Projections: []cqlgenimpl.Projection[ChartEntry]{
 		{
-			Table:      chartEntryDailyCharts,
-			Key:        chartEntryDailyChartsKey,
-			Row:        chartEntryDailyChartsRow,
-			Writetimes: 2,
-			Owner:      []int{0, 3},
+			Table:       chartEntryDailyCharts,
+			BucketOf:    "track_id",
+			HashBuckets: 100,
+			Writetimes:  2,
+			Owner:       []int{0, 3},
 		},
 	},
 })
@@ -621,24 +598,12 @@ var releaseNewReleases = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func releaseNewReleasesRow(e *Release, ts int64, _ bool) []any {
-	return []any{cqlgenimpl.DayBuckets.Of(e.ReleasedAt), e.ReleasedAt, e.ReleaseID, e.ArtistID, e.Title, ts}
-}
-
-func releaseNewReleasesKey(e *Release) []any {
-	return []any{cqlgenimpl.DayBuckets.Of(e.ReleasedAt), e.ReleasedAt, e.ReleaseID}
-}
-
 func releaseNewReleasesScan(it cqlgenimpl.Iter, e *Release) bool {
 	return it.Scan(&e.ReleasedAt, &e.ReleaseID, &e.ArtistID, &e.Title)
 }
 
 func releaseNewReleasesClustering(e *Release) []any {
 	return []any{e.ReleasedAt, e.ReleaseID}
-}
-
-func releaseNewReleasesCompare(a, b *Release) int {
-	return cmp.Or(-a.ReleasedAt.Compare(b.ReleasedAt), cqlgenimpl.CompareUUID(a.ReleaseID, b.ReleaseID))
 }
 
 // ReleaseRepo reads and writes Release in tables releases, new_releases.
@@ -659,11 +624,11 @@ var releaseWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Release]{
 	Fields:    releaseFields,
 	Projections: []cqlgenimpl.Projection[Release]{
 		{
-			Table:      releaseNewReleases,
-			Key:        releaseNewReleasesKey,
-			Row:        releaseNewReleasesRow,
-			Writetimes: 2,
-			Owner:      []int{2},
+			Table:       releaseNewReleases,
+			BucketOf:    "released_at",
+			TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
+			Writetimes:  2,
+			Owner:       []int{2},
 		},
 	},
 })
@@ -754,7 +719,6 @@ var releaseNewReleasesRead = &cqlgenimpl.ReadSpec[Release]{
 	Table:       releaseNewReleases,
 	Scan:        releaseNewReleasesScan,
 	Key:         releaseNewReleasesClustering,
-	Compare:     releaseNewReleasesCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 

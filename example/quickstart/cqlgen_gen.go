@@ -3,7 +3,6 @@
 package quickstart
 
 import (
-	"cmp"
 	"context"
 	"time"
 
@@ -37,10 +36,6 @@ func noteNotesByUserScan(it cqlgenimpl.Iter, e *Note) bool {
 
 func noteNotesByUserClustering(e *Note) []any {
 	return []any{e.CreatedAt, e.NoteID}
-}
-
-func noteNotesByUserCompare(a, b *Note) int {
-	return cmp.Or(-a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.NoteID, b.NoteID))
 }
 
 // NoteRepo reads and writes Note in table notes_by_user.
@@ -114,11 +109,10 @@ type NotesByUserOptions struct {
 }
 
 var noteNotesByUserRead = &cqlgenimpl.ReadSpec[Note]{
-	Entity:  "Note",
-	Table:   noteNotesByUser,
-	Scan:    noteNotesByUserScan,
-	Key:     noteNotesByUserClustering,
-	Compare: noteNotesByUserCompare,
+	Entity: "Note",
+	Table:  noteNotesByUser,
+	Scan:   noteNotesByUserScan,
+	Key:    noteNotesByUserClustering,
 }
 
 // NotesByUser reads a user's notes, newest first from notes_by_user, in pages.

@@ -44,10 +44,6 @@ func orderOrdersClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
 
-func orderOrdersCompare(a, b *Order) int {
-	return cmp.Or(-a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
-}
-
 // orderOrdersByRef is table orders_by_ref, serving OrdersByRef (schema.md).
 var orderOrdersByRef = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_ref",
@@ -64,10 +60,6 @@ func orderOrdersByRefScan(it cqlgenimpl.Iter, e *Order) bool {
 
 func orderOrdersByRefClustering(e *Order) []any {
 	return []any{e.Ref, e.PlacedAt, e.OrderID}
-}
-
-func orderOrdersByRefCompare(a, b *Order) int {
-	return cmp.Or(-cmp.Compare(a.Ref, b.Ref), a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
 // orderOrdersByEvent is table orders_by_event, serving OrdersByEvent
@@ -87,10 +79,6 @@ func orderOrdersByEventScan(it cqlgenimpl.Iter, e *Order) bool {
 
 func orderOrdersByEventClustering(e *Order) []any {
 	return []any{e.Event, e.PlacedAt, e.OrderID}
-}
-
-func orderOrdersByEventCompare(a, b *Order) int {
-	return cmp.Or(-cqlgenimpl.CompareTimeUUID(a.Event, b.Event), a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
 // orderOrdersByStatus is table orders_by_status, serving OrdersByStatus
@@ -113,10 +101,6 @@ func orderOrdersByStatusClustering(e *Order) []any {
 	return []any{e.Status, e.PlacedAt, e.OrderID}
 }
 
-func orderOrdersByStatusCompare(a, b *Order) int {
-	return cmp.Or(cmp.Compare(a.Status, b.Status), -a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
-}
-
 // orderOrders4 is table orders_4, serving Orders4 (schema.md).
 var orderOrders4 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_4",
@@ -128,14 +112,6 @@ var orderOrders4 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Prefix:       1,
 	Bucket:       cqlgenimpl.BucketHash,
 })
-
-func orderOrders4Row(e *Order, ts int64, _ bool) []any {
-	return []any{e.UserID, cqlgenimpl.HashText(string(e.OrderID), 4), e.Status, e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Total, e.Items, ts}
-}
-
-func orderOrders4Key(e *Order) []any {
-	return []any{e.UserID, cqlgenimpl.HashText(string(e.OrderID), 4), e.Status, e.PlacedAt, e.OrderID}
-}
 
 func orderOrders4Scan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.Status, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Total, &e.Items)
@@ -160,24 +136,12 @@ var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func orderOrdersByDayRow(e *Order, ts int64, _ bool) []any {
-	return []any{e.UserID, cqlgenimpl.DayBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID, e.Ref, e.Event, e.Status, e.Total, e.Items, ts}
-}
-
-func orderOrdersByDayKey(e *Order) []any {
-	return []any{e.UserID, cqlgenimpl.DayBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID}
-}
-
 func orderOrdersByDayScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.UserID, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Status, &e.Total, &e.Items)
 }
 
 func orderOrdersByDayClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
-}
-
-func orderOrdersByDayCompare(a, b *Order) int {
-	return cmp.Or(-a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
 // OrderRepo reads and writes Order in tables orders, orders_by_ref,
@@ -214,18 +178,18 @@ var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
 			Owner:      []int{0, 2, 3},
 		},
 		{
-			Table:      orderOrders4,
-			Key:        orderOrders4Key,
-			Row:        orderOrders4Row,
-			Writetimes: 4,
-			Owner:      []int{0, 3, 4},
+			Table:       orderOrders4,
+			BucketOf:    "order_id",
+			HashBuckets: 4,
+			Writetimes:  4,
+			Owner:       []int{0, 3, 4},
 		},
 		{
-			Table:      orderOrdersByDay,
-			Key:        orderOrdersByDayKey,
-			Row:        orderOrdersByDayRow,
-			Writetimes: 5,
-			Owner:      []int{0, 2, 3},
+			Table:       orderOrdersByDay,
+			BucketOf:    "placed_at",
+			TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
+			Writetimes:  5,
+			Owner:       []int{0, 2, 3},
 		},
 	},
 })
@@ -300,11 +264,10 @@ type OrdersOptions struct {
 }
 
 var orderOrdersRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity:  "Order",
-	Table:   orderOrders,
-	Scan:    orderOrdersScan,
-	Key:     orderOrdersClustering,
-	Compare: orderOrdersCompare,
+	Entity: "Order",
+	Table:  orderOrders,
+	Scan:   orderOrdersScan,
+	Key:    orderOrdersClustering,
 }
 
 // Orders reads a user's orders, newest first from orders, in pages.
@@ -326,11 +289,10 @@ type OrdersByRefOptions struct {
 }
 
 var orderOrdersByRefRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity:  "Order",
-	Table:   orderOrdersByRef,
-	Scan:    orderOrdersByRefScan,
-	Key:     orderOrdersByRefClustering,
-	Compare: orderOrdersByRefCompare,
+	Entity: "Order",
+	Table:  orderOrdersByRef,
+	Scan:   orderOrdersByRefScan,
+	Key:    orderOrdersByRefClustering,
 }
 
 // OrdersByRef reads a user's orders by reference, last first from
@@ -353,11 +315,10 @@ type OrdersByEventOptions struct {
 }
 
 var orderOrdersByEventRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity:  "Order",
-	Table:   orderOrdersByEvent,
-	Scan:    orderOrdersByEventScan,
-	Key:     orderOrdersByEventClustering,
-	Compare: orderOrdersByEventCompare,
+	Entity: "Order",
+	Table:  orderOrdersByEvent,
+	Scan:   orderOrdersByEventScan,
+	Key:    orderOrdersByEventClustering,
 }
 
 // OrdersByEvent reads a user's orders by event, newest first from
@@ -388,11 +349,10 @@ type OrdersByStatusOptions struct {
 }
 
 var orderOrdersByStatusRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity:  "Order",
-	Table:   orderOrdersByStatus,
-	Scan:    orderOrdersByStatusScan,
-	Key:     orderOrdersByStatusClustering,
-	Compare: orderOrdersByStatusCompare,
+	Entity: "Order",
+	Table:  orderOrdersByStatus,
+	Scan:   orderOrdersByStatusScan,
+	Key:    orderOrdersByStatusClustering,
 }
 
 // OrdersByStatus reads a user's orders by status, newest first from
@@ -461,7 +421,6 @@ var orderOrdersByDayRead = &cqlgenimpl.ReadSpec[Order]{
 	Table:       orderOrdersByDay,
 	Scan:        orderOrdersByDayScan,
 	Key:         orderOrdersByDayClustering,
-	Compare:     orderOrdersByDayCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
@@ -604,10 +563,6 @@ func noteNotesClustering(e *Note) []any {
 	return []any{e.At, e.Seq}
 }
 
-func noteNotesCompare(a, b *Note) int {
-	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
-}
-
 // NoteRepo reads and writes Note in table notes.
 type NoteRepo struct {
 	s    cqlgen.Session
@@ -678,11 +633,10 @@ type NotesOptions struct {
 }
 
 var noteNotesRead = &cqlgenimpl.ReadSpec[Note]{
-	Entity:  "Note",
-	Table:   noteNotes,
-	Scan:    noteNotesScan,
-	Key:     noteNotesClustering,
-	Compare: noteNotesCompare,
+	Entity: "Note",
+	Table:  noteNotes,
+	Scan:   noteNotesScan,
+	Key:    noteNotesClustering,
 }
 
 // Notes reads Note rows by space, ordered by at descending, then seq ascending
@@ -870,10 +824,6 @@ func tradeTradesByAccountClustering(e *Trade) []any {
 	return []any{e.Kind, e.Day, e.Seq}
 }
 
-func tradeTradesByAccountCompare(a, b *Trade) int {
-	return cmp.Or(cmp.Compare(a.Kind, b.Kind), -a.Day.Compare(b.Day), cmp.Compare(a.Seq, b.Seq))
-}
-
 // TradeRepo reads and writes Trade in table trades_by_account.
 type TradeRepo struct {
 	s    cqlgen.Session
@@ -960,11 +910,10 @@ type TradesByAccountOptions struct {
 }
 
 var tradeTradesByAccountRead = &cqlgenimpl.ReadSpec[Trade]{
-	Entity:  "Trade",
-	Table:   tradeTradesByAccount,
-	Scan:    tradeTradesByAccountScan,
-	Key:     tradeTradesByAccountClustering,
-	Compare: tradeTradesByAccountCompare,
+	Entity: "Trade",
+	Table:  tradeTradesByAccount,
+	Scan:   tradeTradesByAccountScan,
+	Key:    tradeTradesByAccountClustering,
 }
 
 // TradesByAccount reads an account's trades by kind, newest day first from
@@ -1131,10 +1080,6 @@ func tickTicksBySymbolClustering(e *Tick) []any {
 	return []any{e.Kind, e.At, e.Seq}
 }
 
-func tickTicksBySymbolCompare(a, b *Tick) int {
-	return cmp.Or(cmp.Compare(a.Kind, b.Kind), -a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
-}
-
 // TickRepo reads and writes Tick in table ticks_by_symbol.
 type TickRepo struct {
 	s    cqlgen.Session
@@ -1221,7 +1166,6 @@ var tickTicksBySymbolRead = &cqlgenimpl.ReadSpec[Tick]{
 	Table:       tickTicksBySymbol,
 	Scan:        tickTicksBySymbolScan,
 	Key:         tickTicksBySymbolClustering,
-	Compare:     tickTicksBySymbolCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
@@ -1298,10 +1242,6 @@ func readingReadingsByDaySettle(e *Reading, version int64) []any {
 
 func readingReadingsByDayClustering(e *Reading) []any {
 	return []any{e.At, e.Seq}
-}
-
-func readingReadingsByDayCompare(a, b *Reading) int {
-	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
 // readingReadings1 is table readings_1, serving Readings1 (schema.md).
@@ -1497,7 +1437,6 @@ var readingReadingsByDayRead = &cqlgenimpl.ReadSpec[Reading]{
 	Table:       readingReadingsByDay,
 	Scan:        readingReadingsByDayScan,
 	Key:         readingReadingsByDayClustering,
-	Compare:     readingReadingsByDayCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
@@ -1607,10 +1546,6 @@ func visitVisitsByUserClustering(e *Visit) []any {
 	return []any{e.At, e.VisitID}
 }
 
-func visitVisitsByUserCompare(a, b *Visit) int {
-	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.VisitID, b.VisitID))
-}
-
 // visitVisitsBySite is table visits_by_site, serving VisitsBySite (schema.md).
 var visitVisitsBySite = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "visits_by_site",
@@ -1622,14 +1557,6 @@ var visitVisitsBySite = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Scanned:      true,
 	Bucket:       cqlgenimpl.BucketHash,
 })
-
-func visitVisitsBySiteRow(e *Visit, ts int64, _ bool) []any {
-	return []any{e.Site, cqlgenimpl.HashText(string(e.VisitID), 8), e.At, e.VisitID, e.UserID, e.Page, e.Millis, ts}
-}
-
-func visitVisitsBySiteKey(e *Visit) []any {
-	return []any{e.Site, cqlgenimpl.HashText(string(e.VisitID), 8), e.At, e.VisitID}
-}
 
 func visitVisitsBySiteScan(it cqlgenimpl.Iter, e *Visit) bool {
 	return it.Scan(&e.Site, &e.At, &e.VisitID, &e.UserID, &e.Page, &e.Millis)
@@ -1655,24 +1582,12 @@ var visitVisitsBySiteDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func visitVisitsBySiteDayRow(e *Visit, ts int64, _ bool) []any {
-	return []any{e.Site, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.VisitID, e.UserID, e.Page, e.Millis, ts}
-}
-
-func visitVisitsBySiteDayKey(e *Visit) []any {
-	return []any{e.Site, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.VisitID}
-}
-
 func visitVisitsBySiteDayScan(it cqlgenimpl.Iter, e *Visit) bool {
 	return it.Scan(&e.Site, &e.At, &e.VisitID, &e.UserID, &e.Page, &e.Millis)
 }
 
 func visitVisitsBySiteDayClustering(e *Visit) []any {
 	return []any{e.At, e.VisitID}
-}
-
-func visitVisitsBySiteDayCompare(a, b *Visit) int {
-	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.VisitID, b.VisitID))
 }
 
 // VisitsByPageRow is a row of visits_by_page, which stores only some columns
@@ -1702,10 +1617,6 @@ func visitVisitsByPageClustering(e *VisitsByPageRow) []any {
 	return []any{e.VisitID}
 }
 
-func visitVisitsByPageCompare(a, b *VisitsByPageRow) int {
-	return cmp.Compare(a.VisitID, b.VisitID)
-}
-
 // VisitRepo reads and writes Visit in tables visits, visits_by_user,
 // visits_by_site, visits_by_site_day, visits_by_page.
 type VisitRepo struct {
@@ -1730,18 +1641,18 @@ var visitWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Visit]{
 			Owner:      []int{2},
 		},
 		{
-			Table:      visitVisitsBySite,
-			Key:        visitVisitsBySiteKey,
-			Row:        visitVisitsBySiteRow,
-			Writetimes: 3,
-			Owner:      []int{3},
+			Table:       visitVisitsBySite,
+			BucketOf:    "visit_id",
+			HashBuckets: 8,
+			Writetimes:  3,
+			Owner:       []int{3},
 		},
 		{
-			Table:      visitVisitsBySiteDay,
-			Key:        visitVisitsBySiteDayKey,
-			Row:        visitVisitsBySiteDayRow,
-			Writetimes: 3,
-			Owner:      []int{3},
+			Table:       visitVisitsBySiteDay,
+			BucketOf:    "at",
+			TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
+			Writetimes:  3,
+			Owner:       []int{3},
 		},
 		{
 			Table:      visitVisitsByPage,
@@ -1835,11 +1746,10 @@ type VisitsByUserOptions struct {
 }
 
 var visitVisitsByUserRead = &cqlgenimpl.ReadSpec[Visit]{
-	Entity:  "Visit",
-	Table:   visitVisitsByUser,
-	Scan:    visitVisitsByUserScan,
-	Key:     visitVisitsByUserClustering,
-	Compare: visitVisitsByUserCompare,
+	Entity: "Visit",
+	Table:  visitVisitsByUser,
+	Scan:   visitVisitsByUserScan,
+	Key:    visitVisitsByUserClustering,
 }
 
 // VisitsByUser reads a user's visits, newest first from visits_by_user, in
@@ -1913,7 +1823,6 @@ var visitVisitsBySiteDayRead = &cqlgenimpl.ReadSpec[Visit]{
 	Table:       visitVisitsBySiteDay,
 	Scan:        visitVisitsBySiteDayScan,
 	Key:         visitVisitsBySiteDayClustering,
-	Compare:     visitVisitsBySiteDayCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
@@ -1939,11 +1848,10 @@ type VisitsByPageOptions struct {
 }
 
 var visitVisitsByPageRead = &cqlgenimpl.ReadSpec[VisitsByPageRow]{
-	Entity:  "Visit",
-	Table:   visitVisitsByPage,
-	Scan:    visitVisitsByPageScan,
-	Key:     visitVisitsByPageClustering,
-	Compare: visitVisitsByPageCompare,
+	Entity: "Visit",
+	Table:  visitVisitsByPage,
+	Scan:   visitVisitsByPageScan,
+	Key:    visitVisitsByPageClustering,
 }
 
 // VisitsByPage reads the visits of a page, storing only their site from
@@ -2008,10 +1916,6 @@ func lineLinesClustering(e *Line) []any {
 	return []any{e.ItemID}
 }
 
-func lineLinesCompare(a, b *Line) int {
-	return cmp.Compare(a.ItemID, b.ItemID)
-}
-
 // LinesByStatusRow is a row of lines_by_status, which stores only some columns
 // of Line. It is a type of its own so that a partial row cannot be passed
 // where a whole Line is written.
@@ -2047,10 +1951,6 @@ func lineLinesByStatusScan(it cqlgenimpl.Iter, e *LinesByStatusRow) bool {
 
 func lineLinesByStatusClustering(e *LinesByStatusRow) []any {
 	return []any{e.OrderID, e.ItemID}
-}
-
-func lineLinesByStatusCompare(a, b *LinesByStatusRow) int {
-	return cmp.Or(cmp.Compare(a.OrderID, b.OrderID), cmp.Compare(a.ItemID, b.ItemID))
 }
 
 // LinesByOrderStatusRow is a row of lines_by_order_status, which stores only
@@ -2098,10 +1998,6 @@ func lineLinesByOrderStatusScan(it cqlgenimpl.Iter, e *LinesByOrderStatusRow) bo
 
 func lineLinesByOrderStatusClustering(e *LinesByOrderStatusRow) []any {
 	return []any{e.Status, e.ItemID}
-}
-
-func lineLinesByOrderStatusCompare(a, b *LinesByOrderStatusRow) int {
-	return cmp.Or(cmp.Compare(a.Status, b.Status), cmp.Compare(a.ItemID, b.ItemID))
 }
 
 // LineRepo reads and writes Line in tables lines, lines_by_status,
@@ -2232,11 +2128,10 @@ type LinesOptions struct {
 }
 
 var lineLinesRead = &cqlgenimpl.ReadSpec[Line]{
-	Entity:  "Line",
-	Table:   lineLines,
-	Scan:    lineLinesScan,
-	Key:     lineLinesClustering,
-	Compare: lineLinesCompare,
+	Entity: "Line",
+	Table:  lineLines,
+	Scan:   lineLinesScan,
+	Key:    lineLinesClustering,
 }
 
 // Lines reads an order's lines from lines, in pages.
@@ -2259,11 +2154,10 @@ type LinesByStatusOptions struct {
 }
 
 var lineLinesByStatusRead = &cqlgenimpl.ReadSpec[LinesByStatusRow]{
-	Entity:  "Line",
-	Table:   lineLinesByStatus,
-	Scan:    lineLinesByStatusScan,
-	Key:     lineLinesByStatusClustering,
-	Compare: lineLinesByStatusCompare,
+	Entity: "Line",
+	Table:  lineLinesByStatus,
+	Scan:   lineLinesByStatusScan,
+	Key:    lineLinesByStatusClustering,
 }
 
 // LinesByStatus reads lines by status from lines_by_status, in pages.
@@ -2285,11 +2179,10 @@ type LinesByOrderStatusOptions struct {
 }
 
 var lineLinesByOrderStatusRead = &cqlgenimpl.ReadSpec[LinesByOrderStatusRow]{
-	Entity:  "Line",
-	Table:   lineLinesByOrderStatus,
-	Scan:    lineLinesByOrderStatusScan,
-	Key:     lineLinesByOrderStatusClustering,
-	Compare: lineLinesByOrderStatusCompare,
+	Entity: "Line",
+	Table:  lineLinesByOrderStatus,
+	Scan:   lineLinesByOrderStatusScan,
+	Key:    lineLinesByOrderStatusClustering,
 }
 
 // LinesByOrderStatus reads an order's lines by status, with its user from
@@ -2354,10 +2247,6 @@ func partPartsClustering(e *Part) []any {
 	return []any{e.PartID}
 }
 
-func partPartsCompare(a, b *Part) int {
-	return cmp.Compare(a.PartID, b.PartID)
-}
-
 // PartsByKindRow is a row of parts_by_kind, which stores only some columns of
 // Part. It is a type of its own so that a partial row cannot be passed where a
 // whole Part is written.
@@ -2392,10 +2281,6 @@ func partPartsByKindScan(it cqlgenimpl.Iter, e *PartsByKindRow) bool {
 
 func partPartsByKindClustering(e *PartsByKindRow) []any {
 	return []any{e.OrderID, e.PartID}
-}
-
-func partPartsByKindCompare(a, b *PartsByKindRow) int {
-	return cmp.Or(cmp.Compare(a.OrderID, b.OrderID), cmp.Compare(a.PartID, b.PartID))
 }
 
 // PartRepo reads and writes Part in tables parts, parts_by_kind.
@@ -2518,11 +2403,10 @@ type PartsOptions struct {
 }
 
 var partPartsRead = &cqlgenimpl.ReadSpec[Part]{
-	Entity:  "Part",
-	Table:   partParts,
-	Scan:    partPartsScan,
-	Key:     partPartsClustering,
-	Compare: partPartsCompare,
+	Entity: "Part",
+	Table:  partParts,
+	Scan:   partPartsScan,
+	Key:    partPartsClustering,
 }
 
 // Parts reads an order's parts from parts, in pages.
@@ -2545,11 +2429,10 @@ type PartsByKindOptions struct {
 }
 
 var partPartsByKindRead = &cqlgenimpl.ReadSpec[PartsByKindRow]{
-	Entity:  "Part",
-	Table:   partPartsByKind,
-	Scan:    partPartsByKindScan,
-	Key:     partPartsByKindClustering,
-	Compare: partPartsByKindCompare,
+	Entity: "Part",
+	Table:  partPartsByKind,
+	Scan:   partPartsByKindScan,
+	Key:    partPartsByKindClustering,
 }
 
 // PartsByKind reads parts by kind from parts_by_kind, in pages.

@@ -3,7 +3,6 @@
 package txnmodel
 
 import (
-	"cmp"
 	"context"
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
@@ -59,10 +58,6 @@ func memberMembersByTeamClustering(e *Member) []any {
 	return []any{e.Name, e.MemberID}
 }
 
-func memberMembersByTeamCompare(a, b *Member) int {
-	return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.MemberID, b.MemberID))
-}
-
 func memberFlaggedMembersHolds(e *Member) bool {
 	return e.Flagged
 }
@@ -85,10 +80,6 @@ func memberFlaggedMembersScan(it cqlgenimpl.Iter, e *Member) bool {
 
 func memberFlaggedMembersClustering(e *Member) []any {
 	return []any{e.MemberID}
-}
-
-func memberFlaggedMembersCompare(a, b *Member) int {
-	return cmp.Compare(a.MemberID, b.MemberID)
 }
 
 // memberMemberByEmail is table members_by_email, serving MemberByEmail
@@ -250,11 +241,10 @@ type MembersByTeamOptions struct {
 }
 
 var memberMembersByTeamRead = &cqlgenimpl.ReadSpec[Member]{
-	Entity:  "Member",
-	Table:   memberMembersByTeam,
-	Scan:    memberMembersByTeamScan,
-	Key:     memberMembersByTeamClustering,
-	Compare: memberMembersByTeamCompare,
+	Entity: "Member",
+	Table:  memberMembersByTeam,
+	Scan:   memberMembersByTeamScan,
+	Key:    memberMembersByTeamClustering,
 }
 
 // MembersByTeam reads Member rows by team, ordered by name ascending, then
@@ -278,11 +268,10 @@ type FlaggedMembersOptions struct {
 }
 
 var memberFlaggedMembersRead = &cqlgenimpl.ReadSpec[Member]{
-	Entity:  "Member",
-	Table:   memberFlaggedMembers,
-	Scan:    memberFlaggedMembersScan,
-	Key:     memberFlaggedMembersClustering,
-	Compare: memberFlaggedMembersCompare,
+	Entity: "Member",
+	Table:  memberFlaggedMembers,
+	Scan:   memberFlaggedMembersScan,
+	Key:    memberFlaggedMembersClustering,
 }
 
 // FlaggedMembers reads Member rows by team, ordered by member_id ascending
@@ -344,10 +333,6 @@ func accountAccountsByTeamClustering(e *Account) []any {
 	return []any{e.Name, e.MemberID}
 }
 
-func accountAccountsByTeamCompare(a, b *Account) int {
-	return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.MemberID, b.MemberID))
-}
-
 func accountFlaggedAccountsHolds(e *Account) bool {
 	return e.Flagged
 }
@@ -369,10 +354,6 @@ func accountFlaggedAccountsScan(it cqlgenimpl.Iter, e *Account) bool {
 
 func accountFlaggedAccountsClustering(e *Account) []any {
 	return []any{e.MemberID}
-}
-
-func accountFlaggedAccountsCompare(a, b *Account) int {
-	return cmp.Compare(a.MemberID, b.MemberID)
 }
 
 // accountAccountByEmail is table accounts_by_email, serving AccountByEmail
@@ -533,11 +514,10 @@ type AccountsByTeamOptions struct {
 }
 
 var accountAccountsByTeamRead = &cqlgenimpl.ReadSpec[Account]{
-	Entity:  "Account",
-	Table:   accountAccountsByTeam,
-	Scan:    accountAccountsByTeamScan,
-	Key:     accountAccountsByTeamClustering,
-	Compare: accountAccountsByTeamCompare,
+	Entity: "Account",
+	Table:  accountAccountsByTeam,
+	Scan:   accountAccountsByTeamScan,
+	Key:    accountAccountsByTeamClustering,
 }
 
 // AccountsByTeam reads Account rows by team, ordered by name ascending, then
@@ -561,11 +541,10 @@ type FlaggedAccountsOptions struct {
 }
 
 var accountFlaggedAccountsRead = &cqlgenimpl.ReadSpec[Account]{
-	Entity:  "Account",
-	Table:   accountFlaggedAccounts,
-	Scan:    accountFlaggedAccountsScan,
-	Key:     accountFlaggedAccountsClustering,
-	Compare: accountFlaggedAccountsCompare,
+	Entity: "Account",
+	Table:  accountFlaggedAccounts,
+	Scan:   accountFlaggedAccountsScan,
+	Key:    accountFlaggedAccountsClustering,
 }
 
 // FlaggedAccounts reads Account rows by team, ordered by member_id ascending

@@ -3,7 +3,6 @@
 package typemodel
 
 import (
-	"cmp"
 	"context"
 	"time"
 
@@ -86,16 +85,6 @@ func everythingEverythingClustering(e *Everything) []any {
 	return []any{e.TagsKey, e.Day}
 }
 
-func everythingEverythingCompare(a, b *Everything) int {
-	if c := cqlgenimpl.CompareAs("frozen<list<text>>", a.TagsKey, b.TagsKey); c != 0 {
-		return c
-	}
-	if c := a.Day.Compare(b.Day); c != 0 {
-		return c
-	}
-	return 0
-}
-
 // everythingEverythingByS is table everything_by_s, serving EverythingByS
 // (schema.md).
 var everythingEverythingByS = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -113,19 +102,6 @@ func everythingEverythingBySScan(it cqlgenimpl.Iter, e *Everything) bool {
 
 func everythingEverythingBySClustering(e *Everything) []any {
 	return []any{e.ID, e.TagsKey, e.Day}
-}
-
-func everythingEverythingBySCompare(a, b *Everything) int {
-	if c := cqlgenimpl.CompareUUID(a.ID, b.ID); c != 0 {
-		return c
-	}
-	if c := cqlgenimpl.CompareAs("frozen<list<text>>", a.TagsKey, b.TagsKey); c != 0 {
-		return c
-	}
-	if c := a.Day.Compare(b.Day); c != 0 {
-		return c
-	}
-	return 0
 }
 
 // EverythingRepo reads and writes Everything in tables everything,
@@ -226,11 +202,10 @@ type EverythingOptions struct {
 }
 
 var everythingEverythingRead = &cqlgenimpl.ReadSpec[Everything]{
-	Entity:  "Everything",
-	Table:   everythingEverything,
-	Scan:    everythingEverythingScan,
-	Key:     everythingEverythingClustering,
-	Compare: everythingEverythingCompare,
+	Entity: "Everything",
+	Table:  everythingEverything,
+	Scan:   everythingEverythingScan,
+	Key:    everythingEverythingClustering,
 }
 
 // Everything reads Everything rows by id, ordered by tags_key ascending, then
@@ -253,11 +228,10 @@ type EverythingBySOptions struct {
 }
 
 var everythingEverythingBySRead = &cqlgenimpl.ReadSpec[Everything]{
-	Entity:  "Everything",
-	Table:   everythingEverythingByS,
-	Scan:    everythingEverythingBySScan,
-	Key:     everythingEverythingBySClustering,
-	Compare: everythingEverythingBySCompare,
+	Entity: "Everything",
+	Table:  everythingEverythingByS,
+	Scan:   everythingEverythingBySScan,
+	Key:    everythingEverythingBySClustering,
 }
 
 // EverythingByS reads Everything rows by s, ordered by id ascending, then
@@ -407,10 +381,6 @@ func customerCustomersByRegionClustering(e *Customer) []any {
 	return []any{e.CreatedAt, e.CustomerID}
 }
 
-func customerCustomersByRegionCompare(a, b *Customer) int {
-	return cmp.Or(-a.CreatedAt.Compare(b.CreatedAt), cqlgenimpl.CompareUUID(a.CustomerID, b.CustomerID))
-}
-
 // CustomerRepo reads and writes Customer in tables customers,
 // customers_by_region.
 type CustomerRepo struct {
@@ -517,11 +487,10 @@ type CustomersByRegionOptions struct {
 }
 
 var customerCustomersByRegionRead = &cqlgenimpl.ReadSpec[Customer]{
-	Entity:  "Customer",
-	Table:   customerCustomersByRegion,
-	Scan:    customerCustomersByRegionScan,
-	Key:     customerCustomersByRegionClustering,
-	Compare: customerCustomersByRegionCompare,
+	Entity: "Customer",
+	Table:  customerCustomersByRegion,
+	Scan:   customerCustomersByRegionScan,
+	Key:    customerCustomersByRegionClustering,
 }
 
 // CustomersByRegion reads Customer rows by region, ordered by created_at
@@ -552,10 +521,6 @@ func visitVisitsScan(it cqlgenimpl.Iter, e *Visit) bool {
 
 func visitVisitsClustering(e *Visit) []any {
 	return []any{e.Spot}
-}
-
-func visitVisitsCompare(a, b *Visit) int {
-	return cqlgenimpl.CompareAs("frozen<udt<geo, lat double, lon double>>", a.Spot, b.Spot)
 }
 
 // VisitRepo reads and writes Visit in table visits.
@@ -628,11 +593,10 @@ type VisitsOptions struct {
 }
 
 var visitVisitsRead = &cqlgenimpl.ReadSpec[Visit]{
-	Entity:  "Visit",
-	Table:   visitVisits,
-	Scan:    visitVisitsScan,
-	Key:     visitVisitsClustering,
-	Compare: visitVisitsCompare,
+	Entity: "Visit",
+	Table:  visitVisits,
+	Scan:   visitVisitsScan,
+	Key:    visitVisitsClustering,
 }
 
 // Visits reads Visit rows by customer_id, ordered by spot ascending from

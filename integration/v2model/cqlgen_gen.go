@@ -60,10 +60,6 @@ func ticketTicketsByQueueClustering(e *Ticket) []any {
 	return []any{e.OpenedAt, e.TicketID}
 }
 
-func ticketTicketsByQueueCompare(a, b *Ticket) int {
-	return cmp.Or(-a.OpenedAt.Compare(b.OpenedAt), cqlgenimpl.CompareUUID(a.TicketID, b.TicketID))
-}
-
 // TicketsByOwnerRow is a row of tickets_by_owner, which stores only some
 // columns of Ticket. It is a type of its own so that a partial row cannot be
 // passed where a whole Ticket is written.
@@ -93,10 +89,6 @@ func ticketTicketsByOwnerClustering(e *TicketsByOwnerRow) []any {
 	return []any{e.TicketID}
 }
 
-func ticketTicketsByOwnerCompare(a, b *TicketsByOwnerRow) int {
-	return cqlgenimpl.CompareUUID(a.TicketID, b.TicketID)
-}
-
 // ticketTicketsByBoard is table tickets_by_board, serving TicketsByBoard
 // (schema.md).
 var ticketTicketsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -108,14 +100,6 @@ var ticketTicketsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 	Bucket:       cqlgenimpl.BucketHash,
 })
-
-func ticketTicketsByBoardRow(e *Ticket, ts int64, _ bool) []any {
-	return []any{e.Board, cqlgenimpl.HashUUID(e.TicketID, 8), e.OpenedAt, e.TicketID, e.Queue, e.Owner, e.Assignee, e.Ref, e.Status, e.Subject, e.Sla, e.Policy, e.Edits, ts}
-}
-
-func ticketTicketsByBoardKey(e *Ticket) []any {
-	return []any{e.Board, cqlgenimpl.HashUUID(e.TicketID, 8), e.OpenedAt, e.TicketID}
-}
 
 func ticketTicketsByBoardScan(it cqlgenimpl.Iter, e *Ticket) bool {
 	return it.Scan(&e.Board, &e.OpenedAt, &e.TicketID, &e.Queue, &e.Owner, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
@@ -141,24 +125,12 @@ var ticketTicketsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func ticketTicketsByDayRow(e *Ticket, ts int64, _ bool) []any {
-	return []any{e.Queue, cqlgenimpl.DayBuckets.Of(e.OpenedAt), e.OpenedAt, e.TicketID, e.Owner, e.Board, e.Assignee, e.Ref, e.Status, e.Subject, e.Sla, e.Policy, e.Edits, ts}
-}
-
-func ticketTicketsByDayKey(e *Ticket) []any {
-	return []any{e.Queue, cqlgenimpl.DayBuckets.Of(e.OpenedAt), e.OpenedAt, e.TicketID}
-}
-
 func ticketTicketsByDayScan(it cqlgenimpl.Iter, e *Ticket) bool {
 	return it.Scan(&e.Queue, &e.OpenedAt, &e.TicketID, &e.Owner, &e.Board, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
 }
 
 func ticketTicketsByDayClustering(e *Ticket) []any {
 	return []any{e.OpenedAt, e.TicketID}
-}
-
-func ticketTicketsByDayCompare(a, b *Ticket) int {
-	return cmp.Or(-a.OpenedAt.Compare(b.OpenedAt), cqlgenimpl.CompareUUID(a.TicketID, b.TicketID))
 }
 
 // OpenTicketsByAssigneeRow is a row of open_tickets_by_assignee, which stores
@@ -193,10 +165,6 @@ func ticketOpenTicketsByAssigneeScan(it cqlgenimpl.Iter, e *OpenTicketsByAssigne
 
 func ticketOpenTicketsByAssigneeClustering(e *OpenTicketsByAssigneeRow) []any {
 	return []any{e.TicketID}
-}
-
-func ticketOpenTicketsByAssigneeCompare(a, b *OpenTicketsByAssigneeRow) int {
-	return cqlgenimpl.CompareUUID(a.TicketID, b.TicketID)
 }
 
 // ticketTicketByRef is table tickets_by_ref, serving TicketByRef (schema.md).
@@ -275,18 +243,18 @@ var ticketWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Ticket]{
 			Owner:      []int{1},
 		},
 		{
-			Table:      ticketTicketsByBoard,
-			Key:        ticketTicketsByBoardKey,
-			Row:        ticketTicketsByBoardRow,
-			Writetimes: 9,
-			Owner:      []int{3},
+			Table:       ticketTicketsByBoard,
+			BucketOf:    "ticket_id",
+			HashBuckets: 8,
+			Writetimes:  9,
+			Owner:       []int{3},
 		},
 		{
-			Table:      ticketTicketsByDay,
-			Key:        ticketTicketsByDayKey,
-			Row:        ticketTicketsByDayRow,
-			Writetimes: 9,
-			Owner:      []int{3},
+			Table:       ticketTicketsByDay,
+			BucketOf:    "opened_at",
+			TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
+			Writetimes:  9,
+			Owner:       []int{3},
 		},
 		{
 			Table:      ticketOpenTicketsByAssignee,
@@ -383,11 +351,10 @@ type TicketsByQueueOptions struct {
 }
 
 var ticketTicketsByQueueRead = &cqlgenimpl.ReadSpec[Ticket]{
-	Entity:  "Ticket",
-	Table:   ticketTicketsByQueue,
-	Scan:    ticketTicketsByQueueScan,
-	Key:     ticketTicketsByQueueClustering,
-	Compare: ticketTicketsByQueueCompare,
+	Entity: "Ticket",
+	Table:  ticketTicketsByQueue,
+	Scan:   ticketTicketsByQueueScan,
+	Key:    ticketTicketsByQueueClustering,
 }
 
 // TicketsByQueue reads a queue's tickets, newest first from tickets_by_queue,
@@ -411,11 +378,10 @@ type TicketsByOwnerOptions struct {
 }
 
 var ticketTicketsByOwnerRead = &cqlgenimpl.ReadSpec[TicketsByOwnerRow]{
-	Entity:  "Ticket",
-	Table:   ticketTicketsByOwner,
-	Scan:    ticketTicketsByOwnerScan,
-	Key:     ticketTicketsByOwnerClustering,
-	Compare: ticketTicketsByOwnerCompare,
+	Entity: "Ticket",
+	Table:  ticketTicketsByOwner,
+	Scan:   ticketTicketsByOwnerScan,
+	Key:    ticketTicketsByOwnerClustering,
 }
 
 // TicketsByOwner reads an owner's tickets by id from tickets_by_owner, in
@@ -477,7 +443,6 @@ var ticketTicketsByDayRead = &cqlgenimpl.ReadSpec[Ticket]{
 	Table:       ticketTicketsByDay,
 	Scan:        ticketTicketsByDayScan,
 	Key:         ticketTicketsByDayClustering,
-	Compare:     ticketTicketsByDayCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
@@ -503,11 +468,10 @@ type OpenTicketsByAssigneeOptions struct {
 }
 
 var ticketOpenTicketsByAssigneeRead = &cqlgenimpl.ReadSpec[OpenTicketsByAssigneeRow]{
-	Entity:  "Ticket",
-	Table:   ticketOpenTicketsByAssignee,
-	Scan:    ticketOpenTicketsByAssigneeScan,
-	Key:     ticketOpenTicketsByAssigneeClustering,
-	Compare: ticketOpenTicketsByAssigneeCompare,
+	Entity: "Ticket",
+	Table:  ticketOpenTicketsByAssignee,
+	Scan:   ticketOpenTicketsByAssigneeScan,
+	Key:    ticketOpenTicketsByAssigneeClustering,
 }
 
 // OpenTicketsByAssignee reads an assignee's open tickets from
@@ -636,10 +600,6 @@ func eventEventsClustering(e *Event) []any {
 	return []any{e.EventID}
 }
 
-func eventEventsCompare(a, b *Event) int {
-	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
-}
-
 // eventEventsByActor is table events_by_actor, serving EventsByActor
 // (schema.md).
 var eventEventsByActor = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -662,10 +622,6 @@ func eventEventsByActorScan(it cqlgenimpl.Iter, e *Event) bool {
 
 func eventEventsByActorClustering(e *Event) []any {
 	return []any{e.EventID}
-}
-
-func eventEventsByActorCompare(a, b *Event) int {
-	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
 }
 
 // EventRepo reads and writes Event in tables events, events_by_actor.
@@ -799,11 +755,10 @@ type EventsOptions struct {
 }
 
 var eventEventsRead = &cqlgenimpl.ReadSpec[Event]{
-	Entity:  "Event",
-	Table:   eventEvents,
-	Scan:    eventEventsScan,
-	Key:     eventEventsClustering,
-	Compare: eventEventsCompare,
+	Entity: "Event",
+	Table:  eventEvents,
+	Scan:   eventEventsScan,
+	Key:    eventEventsClustering,
 }
 
 // Events reads a ticket's events, newest first from events, in pages.
@@ -834,7 +789,6 @@ var eventEventsByActorRead = &cqlgenimpl.ReadSpec[Event]{
 	Table:       eventEventsByActor,
 	Scan:        eventEventsByActorScan,
 	Key:         eventEventsByActorClustering,
-	Compare:     eventEventsByActorCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
 }
 
@@ -867,10 +821,6 @@ func watcherWatchersScan(it cqlgenimpl.Iter, e *Watcher) bool {
 
 func watcherWatchersClustering(e *Watcher) []any {
 	return []any{e.Watcher}
-}
-
-func watcherWatchersCompare(a, b *Watcher) int {
-	return cmp.Compare(a.Watcher, b.Watcher)
 }
 
 // WatcherRepo reads and writes Watcher in table watchers.
@@ -944,11 +894,10 @@ type WatchersOptions struct {
 }
 
 var watcherWatchersRead = &cqlgenimpl.ReadSpec[Watcher]{
-	Entity:  "Watcher",
-	Table:   watcherWatchers,
-	Scan:    watcherWatchersScan,
-	Key:     watcherWatchersClustering,
-	Compare: watcherWatchersCompare,
+	Entity: "Watcher",
+	Table:  watcherWatchers,
+	Scan:   watcherWatchersScan,
+	Key:    watcherWatchersClustering,
 }
 
 // Watchers reads a ticket's watchers, by name from watchers, in pages.

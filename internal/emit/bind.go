@@ -347,8 +347,12 @@ func mergeFunc(f *jen.File, t *model.Table) {
 		append(append([]jen.Code{jen.Id("m").Op(":=").Op("*").Id("e")}, body...), jen.Return(jen.Id("m")))...)
 }
 
+// merged reports whether reads of t merge rows from several partitions,
+// its hash buckets, in clustering order: they take a Compare.
+func merged(t *model.Table) bool { return t.Bucket != nil && t.Bucket.Kind == model.HashBucket }
+
 // clusteringFuncs write the clustering values of a row, for cursors, and
-// the order of rows, for merges.
+// the order of rows, for merges (merged).
 func clusteringFuncs(f *jen.File, t *model.Table) {
 	var ck, cmps, terms []jen.Code
 	cheap := true // every comparison cheap and safe to run when an earlier one decided
@@ -379,6 +383,9 @@ func clusteringFuncs(f *jen.File, t *model.Table) {
 	f.Func().Id(t.Names.Clustering).Params(jen.Id("e").Op("*").Id(t.Names.RowType)).Index().Any().Block(
 		jen.Return(jen.Index().Any().Values(ck...)),
 	)
+	if !merged(t) {
+		return
+	}
 	f.Func().Id(t.Names.Compare).Params(jen.List(jen.Id("a"), jen.Id("b")).Op("*").Id(t.Names.RowType)).Int().Block(cmps...)
 }
 

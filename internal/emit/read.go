@@ -210,12 +210,16 @@ func readPage(f *jen.File, t *model.Table) {
 			args = append(args, jen.Qual(impl, "Range").Call(o(g+"From"), o(g+"To"), o(g+"FromExclusive"), o(g+"ToInclusive")))
 		}
 	}
+	var compareRef jen.Code
+	if merged(t) {
+		compareRef = jen.Id(n.Compare)
+	}
 	f.Var().Id(n.Read).Op("=").Op("&").Qual(impl, "ReadSpec").Types(jen.Id(n.RowType)).Add(keyed(
 		jen.Id("Entity"), jen.Lit(e.GoName),
 		jen.Id("Table"), jen.Id(n.Var),
 		jen.Id("Scan"), jen.Id(n.Scan),
 		jen.Id("Key"), jen.Id(n.Clustering),
-		jen.Id("Compare"), jen.Id(n.Compare),
+		jen.Id("Compare"), compareRef,
 		jen.Id("HashBuckets"), hash,
 		jen.Id("TimeBuckets"), tb,
 	))

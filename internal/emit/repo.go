@@ -120,7 +120,7 @@ func derived(t *model.Table) bool {
 // source of truth binds it; no bucket, no claim.
 func derivedRow(t *model.Table) bool {
 	e := t.Entity
-	if t == e.Canonical || !derived(e.Canonical) || t.Unique || t.Bucket != nil {
+	if t == e.Canonical || !derived(e.Canonical) || t.Unique {
 		return false
 	}
 	canon := map[*model.Field]*model.Column{}
@@ -129,9 +129,20 @@ func derivedRow(t *model.Table) bool {
 			canon[c.Field] = c
 		}
 	}
+	// A bucket derives from a column of the source of truth bound as it
+	// is (cqlgenimpl's bucketFunc takes its value from Values).
+	if b := t.Bucket; b != nil {
+		cc := canon[b.Source.Field]
+		if cc == nil || wrapper(cc, true) != "" || b.Kind != model.HashBucket && cc.Type.Name != "timeuuid" && !b.Source.Field.GoType.Is("time", "Time") {
+			return false
+		}
+	}
 	// A column binds as the source of truth's does when it names the same
 	// field through the same wrapper (see columnValue).
 	for _, c := range t.Columns {
+		if c.Bucket != nil {
+			continue
+		}
 		if c.Field == nil {
 			return false
 		}

@@ -218,8 +218,17 @@ func writesVar(f *jen.File, e *model.Entity) {
 		if versioned && !derivedRow(p) {
 			key = jen.Id(p.Names.Key)
 		}
+		var bucketOf, hashN, timeB jen.Code
 		if derivedRow(p) {
 			row = nil
+			if b := p.Bucket; b != nil {
+				bucketOf = jen.Lit(b.Source.Field.Column)
+				if b.Kind == model.HashBucket {
+					hashN = jen.Lit(int(b.N))
+				} else {
+					timeB = jen.Qual(impl, "Every").Call(timeBuckets(b))
+				}
+			}
 		}
 		var holds jen.Code
 		if p.Sparse() {
@@ -235,6 +244,9 @@ func writesVar(f *jen.File, e *model.Entity) {
 			jen.Id("Unique"), unique,
 			jen.Id("Key"), key,
 			jen.Id("Row"), row,
+			jen.Id("BucketOf"), bucketOf,
+			jen.Id("HashBuckets"), hashN,
+			jen.Id("TimeBuckets"), timeB,
 			jen.Id("Writetimes"), writetime,
 			jen.Id("Owner"), owner,
 		))

@@ -2,9 +2,12 @@ package impl
 
 import (
 	"fmt"
+	"reflect"
+	"time"
 
 	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/internal/bucket"
 )
 
 // NewEntity completes ent, an entity's description as generated code
@@ -140,7 +143,7 @@ func derive[P any](ent *entity[P]) {
 	}
 	for i := range ent.Projections {
 		if p := &ent.Projections[i]; p.Row == nil {
-			p.Row, p.Key = projectionFuncs(p.Table, index, values)
+			p.Row, p.Key = projectionFuncs(p, ent.Canonical, index, values)
 		}
 	}
 	if ent.Check == nil {
@@ -158,11 +161,32 @@ func derive[P any](ent *entity[P]) {
 }
 
 // projectionFuncs derives Row and Key of a table other than the source
-// of truth whose columns all hold fields of the entity: Row binds its
-// Insert (the columns, then the timestamp, in the order cqlspec renders
-// them), Key is its primary key.
-func projectionFuncs[P any](t *Table, index map[string]int, values func(P, bool) []any) (row func(P, int64, bool) []any, key func(P) []any) {
+// of truth whose columns all hold fields of the entity, but a bucket
+// column, derived from the field p.BucketOf names (bucketFunc): Row binds
+// its Insert (the columns, then the timestamp, in the order cqlspec
+// renders them), Key is its primary key.
+func projectionFuncs[P any](p *projection[P], canon *Table, index map[string]int, values func(P, bool) []any) (row func(P, int64, bool) []any, key func(P) []any) {
+	t := p.Table
 	var plan, keys []int
+	bucketCol, bucket, src := "", (func(any) any)(nil), 0
+	if t.Spec.Bucket != cqlspec.BucketNone {
+		bucketCol = t.Spec.PartitionKey[len(t.Spec.PartitionKey)-1].Name
+		var ok bool
+		if src, ok = index[p.BucketOf]; !ok {
+			panic(fmt.Sprintf("cqlgenimpl: %s: its bucket derives from %q, no field of the source of truth; the table takes generated Row and Key", t.Spec.Name, p.BucketOf))
+		}
+		bucket = bucketFunc(canon, p)
+	}
+	column := func(name string) int {
+		if name == bucketCol {
+			return bindBucket
+		}
+		i, ok := index[name]
+		if !ok {
+			panic(fmt.Sprintf("cqlgenimpl: %s: column %s holds no field of the source of truth; the table takes generated Row and Key", t.Spec.Name, name))
+		}
+		return i
+	}
 	for _, s := range cqlspec.Render(&t.Spec) {
 		if s.Slot != cqlspec.SlotInsert {
 			continue
@@ -172,40 +196,97 @@ func projectionFuncs[P any](t *Table, index map[string]int, values func(P, bool)
 			case cqlspec.BindTimestamp:
 				plan = append(plan, bindTS)
 			case cqlspec.BindColumn:
-				i, ok := index[b.Column]
-				if !ok {
-					panic(fmt.Sprintf("cqlgenimpl: %s: column %s holds no field of the source of truth; the table takes generated Row and Key", t.Spec.Name, b.Column))
-				}
-				plan = append(plan, i)
+				plan = append(plan, column(b.Column))
 			default:
 				panic(fmt.Sprintf("cqlgenimpl: %s: Insert binds a placeholder of kind %d", t.Spec.Name, b.Kind))
 			}
 		}
 	}
 	for _, c := range append(append([]Column(nil), t.Spec.PartitionKey...), t.Spec.Clustering...) {
-		keys = append(keys, index[c.Name])
+		keys = append(keys, column(c.Name))
 	}
-	row = func(e P, ts int64, unset bool) []any {
-		vs := values(e, unset)
+	pick := func(vs []any, plan []int, ts int64) []any {
 		out := make([]any, len(plan))
 		for i, p := range plan {
-			if p == bindTS {
+			switch p {
+			case bindTS:
 				out[i] = ts
-			} else {
+			case bindBucket:
+				out[i] = bucket(vs[src])
+			default:
 				out[i] = vs[p]
 			}
 		}
 		return out
 	}
-	key = func(e P) []any {
-		vs := values(e, false)
-		out := make([]any, len(keys))
-		for i, p := range keys {
-			out[i] = vs[p]
-		}
-		return out
-	}
+	row = func(e P, ts int64, unset bool) []any { return pick(values(e, unset), plan, ts) }
+	key = func(e P) []any { return pick(values(e, false), keys, 0) }
 	return row, key
+}
+
+// bucketFunc derives the bucket of a row of p.Table from the value of
+// the column p.BucketOf names in canon, the source of truth, as the source of truth's Values holds it: time
+// buckets by its time (a timeuuid's own), hash buckets by the hash of the
+// column's CQL type (HashOf in the generator), the value converted to the
+// type that hash takes, as a named Go type of the field converts.
+func bucketFunc[P any](canon *Table, p *projection[P]) func(any) any {
+	t := p.Table
+	var typ string
+	for _, c := range canon.Spec.All() {
+		if c.Name == p.BucketOf {
+			typ = c.Type
+		}
+	}
+	if p.TimeBuckets != nil {
+		tb := *p.TimeBuckets
+		if typ == "timeuuid" {
+			return func(v any) any { return tb.Of(TimeOfUUID(uuidOf(v))) }
+		}
+		return func(v any) any { t, _ := v.(time.Time); return tb.Of(t) }
+	}
+	n := p.HashBuckets
+	if n <= 0 {
+		panic(fmt.Sprintf("cqlgenimpl: %s: a bucketed table without HashBuckets or TimeBuckets", t.Spec.Name))
+	}
+	switch typ {
+	case "text", "varchar", "ascii":
+		return func(v any) any { return bucket.HashText(reflect.ValueOf(v).String(), n) }
+	case "bigint":
+		return func(v any) any { return bucket.HashBigint(intOf(v), n) }
+	case "int":
+		return func(v any) any { return bucket.HashInt(int32(intOf(v)), n) }
+	case "smallint":
+		return func(v any) any { return bucket.HashSmallint(int16(intOf(v)), n) }
+	case "tinyint":
+		return func(v any) any { return bucket.HashTinyint(int8(intOf(v)), n) }
+	case "boolean":
+		return func(v any) any { return bucket.HashBoolean(reflect.ValueOf(v).Bool(), n) }
+	case "blob":
+		return func(v any) any { return bucket.HashBlob(reflect.ValueOf(v).Bytes(), n) }
+	case "uuid", "timeuuid":
+		return func(v any) any { return bucket.HashUUID(uuidOf(v), n) }
+	case "timestamp":
+		return func(v any) any { t, _ := v.(time.Time); return bucket.HashTimestamp(t, n) }
+	case "date":
+		return func(v any) any { t, _ := v.(time.Time); return bucket.HashDate(t, n) }
+	}
+	panic(fmt.Sprintf("cqlgenimpl: %s: no hash bucket derives from a column of type %q", t.Spec.Name, typ))
+}
+
+// intOf is an integer of any Go integer type, as a conversion to int64
+// gives it.
+func intOf(v any) int64 {
+	r := reflect.ValueOf(v)
+	if r.CanUint() {
+		return int64(r.Uint())
+	}
+	return r.Int()
+}
+
+// uuidOf is a uuid of any Go type whose underlying type is [16]byte.
+func uuidOf(v any) (u [16]byte) {
+	reflect.Copy(reflect.ValueOf(u[:]), reflect.ValueOf(v))
+	return u
 }
 
 // checks derives Check and CheckKey from the tables' descriptions: the
@@ -292,6 +373,7 @@ const (
 	bindWrites
 	bindStatic
 	bindOldStatic
+	bindBucket
 )
 
 // ScanLive scans a row of the source of truth as Get reads it, its

@@ -93,6 +93,13 @@ type projection[P any] struct {
 	Key func(e P) []any
 	// Row binds the Insert of e's row at ts.
 	Row func(e P, ts int64, unset bool) []any
+	// BucketOf names the column of the source of truth a bucketed
+	// table's bucket derives from, by HashBuckets hash buckets or by
+	// TimeBuckets: where Row is nil, NewEntity derives Row and Key with
+	// it.
+	BucketOf    string
+	HashBuckets int
+	TimeBuckets *TimeBuckets
 	// Writetimes is how many write timestamps the table's Scan selects,
 	// last: one for each regular column of one cell. Their greatest is
 	// when the row was last written.

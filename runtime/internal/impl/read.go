@@ -179,6 +179,8 @@ func readPage[P any](ctx context.Context, s cqlgen.Session, r readSpec[P]) (page
 		return page[P]{}, err
 	}
 	switch {
+	case r.HashBuckets > 0 && r.Compare == nil:
+		return page[P]{}, fmt.Errorf("cqlgen: %s: a read over hash buckets without the order of its rows: regenerate the package", r.Table.Spec.Name)
 	case r.HashBuckets > 0:
 		return readHash(ctx, s, r, fp)
 	case r.TimeBuckets != nil:

@@ -3,7 +3,6 @@
 package bucket_only
 
 import (
-	"cmp"
 	"context"
 	"time"
 
@@ -50,24 +49,12 @@ var postNewPosts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func postNewPostsRow(e *Post, ts int64, _ bool) []any {
-	return []any{cqlgenimpl.DayBuckets.Of(e.PostedAt), e.PostedAt, e.PostID, e.Author, e.Title, ts}
-}
-
-func postNewPostsKey(e *Post) []any {
-	return []any{cqlgenimpl.DayBuckets.Of(e.PostedAt), e.PostedAt, e.PostID}
-}
-
 func postNewPostsScan(it cqlgenimpl.Iter, e *Post) bool {
 	return it.Scan(&e.PostedAt, &e.PostID, &e.Author, &e.Title)
 }
 
 func postNewPostsClustering(e *Post) []any {
 	return []any{e.PostedAt, e.PostID}
-}
-
-func postNewPostsCompare(a, b *Post) int {
-	return cmp.Or(-a.PostedAt.Compare(b.PostedAt), cqlgenimpl.CompareUUID(a.PostID, b.PostID))
 }
 
 // PostRepo reads and writes Post in tables posts, new_posts.
@@ -88,11 +75,11 @@ var postWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Post]{
 	Fields:    postFields,
 	Projections: []cqlgenimpl.Projection[Post]{
 		{
-			Table:      postNewPosts,
-			Key:        postNewPostsKey,
-			Row:        postNewPostsRow,
-			Writetimes: 2,
-			Owner:      []int{2},
+			Table:       postNewPosts,
+			BucketOf:    "posted_at",
+			TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
+			Writetimes:  2,
+			Owner:       []int{2},
 		},
 	},
 })
@@ -183,7 +170,6 @@ var postNewPostsRead = &cqlgenimpl.ReadSpec[Post]{
 	Table:       postNewPosts,
 	Scan:        postNewPostsScan,
 	Key:         postNewPostsClustering,
-	Compare:     postNewPostsCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
@@ -216,10 +202,6 @@ func clickClicksByHourScan(it cqlgenimpl.Iter, e *Click) bool {
 
 func clickClicksByHourClustering(e *Click) []any {
 	return []any{e.At, e.ClickID}
-}
-
-func clickClicksByHourCompare(a, b *Click) int {
-	return cmp.Or(-a.At.Compare(b.At), cqlgenimpl.CompareTimeUUID(a.ClickID, b.ClickID))
 }
 
 // ClickRepo reads and writes Click in table clicks_by_hour.
@@ -297,7 +279,6 @@ var clickClicksByHourRead = &cqlgenimpl.ReadSpec[Click]{
 	Table:       clickClicksByHour,
 	Scan:        clickClicksByHourScan,
 	Key:         clickClicksByHourClustering,
-	Compare:     clickClicksByHourCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.HourBuckets),
 }
 
@@ -330,10 +311,6 @@ func loginLoginsByDayScan(it cqlgenimpl.Iter, e *Login) bool {
 
 func loginLoginsByDayClustering(e *Login) []any {
 	return []any{e.At, e.UserID}
-}
-
-func loginLoginsByDayCompare(a, b *Login) int {
-	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.UserID, b.UserID))
 }
 
 // LoginRepo reads and writes Login in table logins_by_day.
@@ -411,7 +388,6 @@ var loginLoginsByDayRead = &cqlgenimpl.ReadSpec[Login]{
 	Table:       loginLoginsByDay,
 	Scan:        loginLoginsByDayScan,
 	Key:         loginLoginsByDayClustering,
-	Compare:     loginLoginsByDayCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
@@ -444,10 +420,6 @@ func likeLikesByDayScan(it cqlgenimpl.Iter, e *Like) bool {
 
 func likeLikesByDayClustering(e *Like) []any {
 	return []any{e.At, e.LikeID}
-}
-
-func likeLikesByDayCompare(a, b *Like) int {
-	return cmp.Or(-a.At.Compare(b.At), cqlgenimpl.CompareTimeUUID(a.LikeID, b.LikeID))
 }
 
 // LikeRepo reads and writes Like in table likes_by_day.
@@ -525,7 +497,6 @@ var likeLikesByDayRead = &cqlgenimpl.ReadSpec[Like]{
 	Table:       likeLikesByDay,
 	Scan:        likeLikesByDayScan,
 	Key:         likeLikesByDayClustering,
-	Compare:     likeLikesByDayCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 

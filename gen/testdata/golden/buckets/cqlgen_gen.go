@@ -3,7 +3,6 @@
 package buckets
 
 import (
-	"cmp"
 	"context"
 	"time"
 
@@ -44,10 +43,6 @@ func readingReadingsClustering(e *Reading) []any {
 	return []any{e.ReadAt}
 }
 
-func readingReadingsCompare(a, b *Reading) int {
-	return -a.ReadAt.Compare(b.ReadAt)
-}
-
 // readingReadingsByHour is table readings_by_hour, serving ReadingsByHour
 // (schema.md).
 var readingReadingsByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -60,24 +55,12 @@ var readingReadingsByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func readingReadingsByHourRow(e *Reading, ts int64, _ bool) []any {
-	return []any{e.SensorID, cqlgenimpl.HourBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
-}
-
-func readingReadingsByHourKey(e *Reading) []any {
-	return []any{e.SensorID, cqlgenimpl.HourBuckets.Of(e.ReadAt), e.ReadAt}
-}
-
 func readingReadingsByHourScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
 func readingReadingsByHourClustering(e *Reading) []any {
 	return []any{e.ReadAt}
-}
-
-func readingReadingsByHourCompare(a, b *Reading) int {
-	return -a.ReadAt.Compare(b.ReadAt)
 }
 
 // readingReadingsByDay is table readings_by_day, serving ReadingsByDay
@@ -92,24 +75,12 @@ var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func readingReadingsByDayRow(e *Reading, ts int64, _ bool) []any {
-	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
-}
-
-func readingReadingsByDayKey(e *Reading) []any {
-	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.ReadAt), e.ReadAt}
-}
-
 func readingReadingsByDayScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
 func readingReadingsByDayClustering(e *Reading) []any {
 	return []any{e.ReadAt}
-}
-
-func readingReadingsByDayCompare(a, b *Reading) int {
-	return -a.ReadAt.Compare(b.ReadAt)
 }
 
 // readingReadingsByWeek is table readings_by_week, serving ReadingsByWeek
@@ -124,24 +95,12 @@ var readingReadingsByWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func readingReadingsByWeekRow(e *Reading, ts int64, _ bool) []any {
-	return []any{e.SensorID, cqlgenimpl.WeekBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
-}
-
-func readingReadingsByWeekKey(e *Reading) []any {
-	return []any{e.SensorID, cqlgenimpl.WeekBuckets.Of(e.ReadAt), e.ReadAt}
-}
-
 func readingReadingsByWeekScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
 func readingReadingsByWeekClustering(e *Reading) []any {
 	return []any{e.ReadAt}
-}
-
-func readingReadingsByWeekCompare(a, b *Reading) int {
-	return -a.ReadAt.Compare(b.ReadAt)
 }
 
 // readingReadingsByMonth is table readings_by_month, serving ReadingsByMonth
@@ -156,24 +115,12 @@ var readingReadingsByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func readingReadingsByMonthRow(e *Reading, ts int64, _ bool) []any {
-	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
-}
-
-func readingReadingsByMonthKey(e *Reading) []any {
-	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(e.ReadAt), e.ReadAt}
-}
-
 func readingReadingsByMonthScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
 func readingReadingsByMonthClustering(e *Reading) []any {
 	return []any{e.ReadAt}
-}
-
-func readingReadingsByMonthCompare(a, b *Reading) int {
-	return -a.ReadAt.Compare(b.ReadAt)
 }
 
 // readingReadingsBy10Days is table readings_by_10_days, serving
@@ -188,24 +135,12 @@ var readingReadingsBy10Days = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func readingReadingsBy10DaysRow(e *Reading, ts int64, _ bool) []any {
-	return []any{e.SensorID, cqlgenimpl.DaysBuckets(10).Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
-}
-
-func readingReadingsBy10DaysKey(e *Reading) []any {
-	return []any{e.SensorID, cqlgenimpl.DaysBuckets(10).Of(e.ReadAt), e.ReadAt}
-}
-
 func readingReadingsBy10DaysScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
 func readingReadingsBy10DaysClustering(e *Reading) []any {
 	return []any{e.ReadAt}
-}
-
-func readingReadingsBy10DaysCompare(a, b *Reading) int {
-	return -a.ReadAt.Compare(b.ReadAt)
 }
 
 // readingReadingsByShard is table readings_by_shard, serving ReadingsByShard
@@ -219,14 +154,6 @@ var readingReadingsByShard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 	Bucket:       cqlgenimpl.BucketHash,
 })
-
-func readingReadingsByShardRow(e *Reading, ts int64, _ bool) []any {
-	return []any{e.SensorID, cqlgenimpl.HashTimestamp(e.ReadAt, 16), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
-}
-
-func readingReadingsByShardKey(e *Reading) []any {
-	return []any{e.SensorID, cqlgenimpl.HashTimestamp(e.ReadAt, 16), e.ReadAt}
-}
 
 func readingReadingsByShardScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
@@ -252,24 +179,12 @@ var readingReadingsByEventMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func readingReadingsByEventMonthRow(e *Reading, ts int64, _ bool) []any {
-	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.ReadAt, e.LocalDay, e.Value, ts}
-}
-
-func readingReadingsByEventMonthKey(e *Reading) []any {
-	return []any{e.SensorID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.ReadAt}
-}
-
 func readingReadingsByEventMonthScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.EventID, &e.ReadAt, &e.LocalDay, &e.Value)
 }
 
 func readingReadingsByEventMonthClustering(e *Reading) []any {
 	return []any{e.EventID, e.ReadAt}
-}
-
-func readingReadingsByEventMonthCompare(a, b *Reading) int {
-	return cmp.Or(-cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID), a.ReadAt.Compare(b.ReadAt))
 }
 
 // readingReadingsByLocalDay is table readings_by_local_day, serving
@@ -284,24 +199,12 @@ var readingReadingsByLocalDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func readingReadingsByLocalDayRow(e *Reading, ts int64, _ bool) []any {
-	return []any{e.SensorID, cqlgenimpl.DaysBuckets(7).Of(e.LocalDay), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
-}
-
-func readingReadingsByLocalDayKey(e *Reading) []any {
-	return []any{e.SensorID, cqlgenimpl.DaysBuckets(7).Of(e.LocalDay), e.ReadAt}
-}
-
 func readingReadingsByLocalDayScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
 func readingReadingsByLocalDayClustering(e *Reading) []any {
 	return []any{e.ReadAt}
-}
-
-func readingReadingsByLocalDayCompare(a, b *Reading) int {
-	return -a.ReadAt.Compare(b.ReadAt)
 }
 
 // readingReadingsBySundayWeek is table readings_by_sunday_week, serving
@@ -316,24 +219,12 @@ var readingReadingsBySundayWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func readingReadingsBySundayWeekRow(e *Reading, ts int64, _ bool) []any {
-	return []any{e.SensorID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
-}
-
-func readingReadingsBySundayWeekKey(e *Reading) []any {
-	return []any{e.SensorID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.ReadAt), e.ReadAt}
-}
-
 func readingReadingsBySundayWeekScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
 func readingReadingsBySundayWeekClustering(e *Reading) []any {
 	return []any{e.ReadAt}
-}
-
-func readingReadingsBySundayWeekCompare(a, b *Reading) int {
-	return -a.ReadAt.Compare(b.ReadAt)
 }
 
 // readingReadingsByFortnight is table readings_by_fortnight, serving
@@ -348,24 +239,12 @@ var readingReadingsByFortnight = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func readingReadingsByFortnightRow(e *Reading, ts int64, _ bool) []any {
-	return []any{e.SensorID, cqlgenimpl.DaysBucketsFrom(14, 19729).Of(e.ReadAt), e.ReadAt, e.EventID, e.LocalDay, e.Value, ts}
-}
-
-func readingReadingsByFortnightKey(e *Reading) []any {
-	return []any{e.SensorID, cqlgenimpl.DaysBucketsFrom(14, 19729).Of(e.ReadAt), e.ReadAt}
-}
-
 func readingReadingsByFortnightScan(it cqlgenimpl.Iter, e *Reading) bool {
 	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
 func readingReadingsByFortnightClustering(e *Reading) []any {
 	return []any{e.ReadAt}
-}
-
-func readingReadingsByFortnightCompare(a, b *Reading) int {
-	return -a.ReadAt.Compare(b.ReadAt)
 }
 
 // ReadingRepo reads and writes Reading in tables readings, readings_by_hour,
@@ -389,74 +268,74 @@ var readingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Reading]{
 	Fields:    readingFields,
 	Projections: []cqlgenimpl.Projection[Reading]{
 		{
-			Table:      readingReadingsByHour,
-			Key:        readingReadingsByHourKey,
-			Row:        readingReadingsByHourRow,
-			Writetimes: 3,
-			Owner:      []int{0, 2},
+			Table:       readingReadingsByHour,
+			BucketOf:    "read_at",
+			TimeBuckets: cqlgenimpl.Every(cqlgenimpl.HourBuckets),
+			Writetimes:  3,
+			Owner:       []int{0, 2},
 		},
 		{
-			Table:      readingReadingsByDay,
-			Key:        readingReadingsByDayKey,
-			Row:        readingReadingsByDayRow,
-			Writetimes: 3,
-			Owner:      []int{0, 2},
+			Table:       readingReadingsByDay,
+			BucketOf:    "read_at",
+			TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
+			Writetimes:  3,
+			Owner:       []int{0, 2},
 		},
 		{
-			Table:      readingReadingsByWeek,
-			Key:        readingReadingsByWeekKey,
-			Row:        readingReadingsByWeekRow,
-			Writetimes: 3,
-			Owner:      []int{0, 2},
+			Table:       readingReadingsByWeek,
+			BucketOf:    "read_at",
+			TimeBuckets: cqlgenimpl.Every(cqlgenimpl.WeekBuckets),
+			Writetimes:  3,
+			Owner:       []int{0, 2},
 		},
 		{
-			Table:      readingReadingsByMonth,
-			Key:        readingReadingsByMonthKey,
-			Row:        readingReadingsByMonthRow,
-			Writetimes: 3,
-			Owner:      []int{0, 2},
+			Table:       readingReadingsByMonth,
+			BucketOf:    "read_at",
+			TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
+			Writetimes:  3,
+			Owner:       []int{0, 2},
 		},
 		{
-			Table:      readingReadingsBy10Days,
-			Key:        readingReadingsBy10DaysKey,
-			Row:        readingReadingsBy10DaysRow,
-			Writetimes: 3,
-			Owner:      []int{0, 2},
+			Table:       readingReadingsBy10Days,
+			BucketOf:    "read_at",
+			TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DaysBuckets(10)),
+			Writetimes:  3,
+			Owner:       []int{0, 2},
 		},
 		{
-			Table:      readingReadingsByShard,
-			Key:        readingReadingsByShardKey,
-			Row:        readingReadingsByShardRow,
-			Writetimes: 3,
-			Owner:      []int{0, 2},
+			Table:       readingReadingsByShard,
+			BucketOf:    "read_at",
+			HashBuckets: 16,
+			Writetimes:  3,
+			Owner:       []int{0, 2},
 		},
 		{
-			Table:      readingReadingsByEventMonth,
-			Key:        readingReadingsByEventMonthKey,
-			Row:        readingReadingsByEventMonthRow,
-			Writetimes: 2,
-			Owner:      []int{0, 3},
+			Table:       readingReadingsByEventMonth,
+			BucketOf:    "event_id",
+			TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
+			Writetimes:  2,
+			Owner:       []int{0, 3},
 		},
 		{
-			Table:      readingReadingsByLocalDay,
-			Key:        readingReadingsByLocalDayKey,
-			Row:        readingReadingsByLocalDayRow,
-			Writetimes: 3,
-			Owner:      []int{0, 2},
+			Table:       readingReadingsByLocalDay,
+			BucketOf:    "local_day",
+			TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DaysBuckets(7)),
+			Writetimes:  3,
+			Owner:       []int{0, 2},
 		},
 		{
-			Table:      readingReadingsBySundayWeek,
-			Key:        readingReadingsBySundayWeekKey,
-			Row:        readingReadingsBySundayWeekRow,
-			Writetimes: 3,
-			Owner:      []int{0, 2},
+			Table:       readingReadingsBySundayWeek,
+			BucketOf:    "read_at",
+			TimeBuckets: cqlgenimpl.Every(cqlgenimpl.WeekBucketsFrom(time.Sunday)),
+			Writetimes:  3,
+			Owner:       []int{0, 2},
 		},
 		{
-			Table:      readingReadingsByFortnight,
-			Key:        readingReadingsByFortnightKey,
-			Row:        readingReadingsByFortnightRow,
-			Writetimes: 3,
-			Owner:      []int{0, 2},
+			Table:       readingReadingsByFortnight,
+			BucketOf:    "read_at",
+			TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DaysBucketsFrom(14, 19729)),
+			Writetimes:  3,
+			Owner:       []int{0, 2},
 		},
 	},
 })
@@ -531,11 +410,10 @@ type ReadingsOptions struct {
 }
 
 var readingReadingsRead = &cqlgenimpl.ReadSpec[Reading]{
-	Entity:  "Reading",
-	Table:   readingReadings,
-	Scan:    readingReadingsScan,
-	Key:     readingReadingsClustering,
-	Compare: readingReadingsCompare,
+	Entity: "Reading",
+	Table:  readingReadings,
+	Scan:   readingReadingsScan,
+	Key:    readingReadingsClustering,
 }
 
 // Readings reads Reading rows by sensor_id, ordered by read_at descending from
@@ -567,7 +445,6 @@ var readingReadingsByHourRead = &cqlgenimpl.ReadSpec[Reading]{
 	Table:       readingReadingsByHour,
 	Scan:        readingReadingsByHourScan,
 	Key:         readingReadingsByHourClustering,
-	Compare:     readingReadingsByHourCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.HourBuckets),
 }
 
@@ -601,7 +478,6 @@ var readingReadingsByDayRead = &cqlgenimpl.ReadSpec[Reading]{
 	Table:       readingReadingsByDay,
 	Scan:        readingReadingsByDayScan,
 	Key:         readingReadingsByDayClustering,
-	Compare:     readingReadingsByDayCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
@@ -635,7 +511,6 @@ var readingReadingsByWeekRead = &cqlgenimpl.ReadSpec[Reading]{
 	Table:       readingReadingsByWeek,
 	Scan:        readingReadingsByWeekScan,
 	Key:         readingReadingsByWeekClustering,
-	Compare:     readingReadingsByWeekCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.WeekBuckets),
 }
 
@@ -669,7 +544,6 @@ var readingReadingsByMonthRead = &cqlgenimpl.ReadSpec[Reading]{
 	Table:       readingReadingsByMonth,
 	Scan:        readingReadingsByMonthScan,
 	Key:         readingReadingsByMonthClustering,
-	Compare:     readingReadingsByMonthCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
 }
 
@@ -703,7 +577,6 @@ var readingReadingsBy10DaysRead = &cqlgenimpl.ReadSpec[Reading]{
 	Table:       readingReadingsBy10Days,
 	Scan:        readingReadingsBy10DaysScan,
 	Key:         readingReadingsBy10DaysClustering,
-	Compare:     readingReadingsBy10DaysCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DaysBuckets(10)),
 }
 
@@ -767,7 +640,6 @@ var readingReadingsByEventMonthRead = &cqlgenimpl.ReadSpec[Reading]{
 	Table:       readingReadingsByEventMonth,
 	Scan:        readingReadingsByEventMonthScan,
 	Key:         readingReadingsByEventMonthClustering,
-	Compare:     readingReadingsByEventMonthCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
 }
 
@@ -801,7 +673,6 @@ var readingReadingsByLocalDayRead = &cqlgenimpl.ReadSpec[Reading]{
 	Table:       readingReadingsByLocalDay,
 	Scan:        readingReadingsByLocalDayScan,
 	Key:         readingReadingsByLocalDayClustering,
-	Compare:     readingReadingsByLocalDayCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DaysBuckets(7)),
 }
 
@@ -835,7 +706,6 @@ var readingReadingsBySundayWeekRead = &cqlgenimpl.ReadSpec[Reading]{
 	Table:       readingReadingsBySundayWeek,
 	Scan:        readingReadingsBySundayWeekScan,
 	Key:         readingReadingsBySundayWeekClustering,
-	Compare:     readingReadingsBySundayWeekCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.WeekBucketsFrom(time.Sunday)),
 }
 
@@ -869,7 +739,6 @@ var readingReadingsByFortnightRead = &cqlgenimpl.ReadSpec[Reading]{
 	Table:       readingReadingsByFortnight,
 	Scan:        readingReadingsByFortnightScan,
 	Key:         readingReadingsByFortnightClustering,
-	Compare:     readingReadingsByFortnightCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DaysBucketsFrom(14, 19729)),
 }
 

@@ -3,7 +3,6 @@
 package constant_partition
 
 import (
-	"cmp"
 	"context"
 	"time"
 
@@ -37,10 +36,6 @@ func settingSettingsScan(it cqlgenimpl.Iter, e *Setting) bool {
 
 func settingSettingsClustering(e *Setting) []any {
 	return []any{e.Name}
-}
-
-func settingSettingsCompare(a, b *Setting) int {
-	return cmp.Compare(a.Name, b.Name)
 }
 
 // SettingRepo reads and writes Setting in table settings.
@@ -113,11 +108,10 @@ type SettingsOptions struct {
 }
 
 var settingSettingsRead = &cqlgenimpl.ReadSpec[Setting]{
-	Entity:  "Setting",
-	Table:   settingSettings,
-	Scan:    settingSettingsScan,
-	Key:     settingSettingsClustering,
-	Compare: settingSettingsCompare,
+	Entity: "Setting",
+	Table:  settingSettings,
+	Scan:   settingSettingsScan,
+	Key:    settingSettingsClustering,
 }
 
 // Settings reads Setting rows by scope, ordered by name ascending from
@@ -148,10 +142,6 @@ func changeChangesByDayScan(it cqlgenimpl.Iter, e *Change) bool {
 
 func changeChangesByDayClustering(e *Change) []any {
 	return []any{e.At, e.Name}
-}
-
-func changeChangesByDayCompare(a, b *Change) int {
-	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Name, b.Name))
 }
 
 // ChangeRepo reads and writes Change in table changes_by_day.
@@ -232,7 +222,6 @@ var changeChangesByDayRead = &cqlgenimpl.ReadSpec[Change]{
 	Table:       changeChangesByDay,
 	Scan:        changeChangesByDayScan,
 	Key:         changeChangesByDayClustering,
-	Compare:     changeChangesByDayCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 

@@ -110,10 +110,6 @@ func dailyHitsDailyHitsClustering(e *DailyHits) []any {
 	return []any{e.Day}
 }
 
-func dailyHitsDailyHitsCompare(a, b *DailyHits) int {
-	return -a.Day.Compare(b.Day)
-}
-
 // DailyHitsRepo reads and writes DailyHits in table daily_hits.
 type DailyHitsRepo struct {
 	s    cqlgen.Session
@@ -180,11 +176,10 @@ type DailyHitsOptions struct {
 }
 
 var dailyHitsDailyHitsRead = &cqlgenimpl.ReadSpec[DailyHits]{
-	Entity:  "DailyHits",
-	Table:   dailyHitsDailyHits,
-	Scan:    dailyHitsDailyHitsScan,
-	Key:     dailyHitsDailyHitsClustering,
-	Compare: dailyHitsDailyHitsCompare,
+	Entity: "DailyHits",
+	Table:  dailyHitsDailyHits,
+	Scan:   dailyHitsDailyHitsScan,
+	Key:    dailyHitsDailyHitsClustering,
 }
 
 // DailyHits reads DailyHits rows by site, ordered by day descending from

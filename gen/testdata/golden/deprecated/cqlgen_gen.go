@@ -3,7 +3,6 @@
 package deprecated
 
 import (
-	"cmp"
 	"context"
 	"time"
 
@@ -50,24 +49,12 @@ var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func orderOrdersByDayRow(e *Order, ts int64, _ bool) []any {
-	return []any{e.CustomerID, cqlgenimpl.DayBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID, e.Status, e.Total, ts}
-}
-
-func orderOrdersByDayKey(e *Order) []any {
-	return []any{e.CustomerID, cqlgenimpl.DayBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID}
-}
-
 func orderOrdersByDayScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.CustomerID, &e.PlacedAt, &e.OrderID, &e.Status, &e.Total)
 }
 
 func orderOrdersByDayClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
-}
-
-func orderOrdersByDayCompare(a, b *Order) int {
-	return cmp.Or(-a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
 // orderOrdersByMonth is table orders_by_customer_month, serving OrdersByMonth
@@ -82,24 +69,12 @@ var orderOrdersByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func orderOrdersByMonthRow(e *Order, ts int64, _ bool) []any {
-	return []any{e.CustomerID, cqlgenimpl.MonthBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID, e.Status, e.Total, ts}
-}
-
-func orderOrdersByMonthKey(e *Order) []any {
-	return []any{e.CustomerID, cqlgenimpl.MonthBuckets.Of(e.PlacedAt), e.PlacedAt, e.OrderID}
-}
-
 func orderOrdersByMonthScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.CustomerID, &e.PlacedAt, &e.OrderID, &e.Status, &e.Total)
 }
 
 func orderOrdersByMonthClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
-}
-
-func orderOrdersByMonthCompare(a, b *Order) int {
-	return cmp.Or(-a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
 // orderOrdersByStatus is table orders_by_status, serving OrdersByStatus
@@ -121,10 +96,6 @@ func orderOrdersByStatusClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
 
-func orderOrdersByStatusCompare(a, b *Order) int {
-	return cmp.Compare(a.OrderID, b.OrderID)
-}
-
 // OrderRepo reads and writes Order in tables orders, orders_by_customer_day,
 // orders_by_customer_month, orders_by_status.
 type OrderRepo struct {
@@ -144,18 +115,18 @@ var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
 	Fields:    orderFields,
 	Projections: []cqlgenimpl.Projection[Order]{
 		{
-			Table:      orderOrdersByDay,
-			Key:        orderOrdersByDayKey,
-			Row:        orderOrdersByDayRow,
-			Writetimes: 2,
-			Owner:      []int{3},
+			Table:       orderOrdersByDay,
+			BucketOf:    "placed_at",
+			TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
+			Writetimes:  2,
+			Owner:       []int{3},
 		},
 		{
-			Table:      orderOrdersByMonth,
-			Key:        orderOrdersByMonthKey,
-			Row:        orderOrdersByMonthRow,
-			Writetimes: 2,
-			Owner:      []int{3},
+			Table:       orderOrdersByMonth,
+			BucketOf:    "placed_at",
+			TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
+			Writetimes:  2,
+			Owner:       []int{3},
 		},
 		{
 			Table:      orderOrdersByStatus,
@@ -251,7 +222,6 @@ var orderOrdersByDayRead = &cqlgenimpl.ReadSpec[Order]{
 	Table:       orderOrdersByDay,
 	Scan:        orderOrdersByDayScan,
 	Key:         orderOrdersByDayClustering,
-	Compare:     orderOrdersByDayCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
@@ -288,7 +258,6 @@ var orderOrdersByMonthRead = &cqlgenimpl.ReadSpec[Order]{
 	Table:       orderOrdersByMonth,
 	Scan:        orderOrdersByMonthScan,
 	Key:         orderOrdersByMonthClustering,
-	Compare:     orderOrdersByMonthCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
 }
 
@@ -314,11 +283,10 @@ type OrdersByStatusOptions struct {
 }
 
 var orderOrdersByStatusRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity:  "Order",
-	Table:   orderOrdersByStatus,
-	Scan:    orderOrdersByStatusScan,
-	Key:     orderOrdersByStatusClustering,
-	Compare: orderOrdersByStatusCompare,
+	Entity: "Order",
+	Table:  orderOrdersByStatus,
+	Scan:   orderOrdersByStatusScan,
+	Key:    orderOrdersByStatusClustering,
 }
 
 // OrdersByStatus reads Order rows by status, ordered by order_id ascending

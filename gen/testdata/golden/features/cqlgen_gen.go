@@ -3,7 +3,6 @@
 package features
 
 import (
-	"cmp"
 	"context"
 	"time"
 
@@ -68,10 +67,6 @@ func orderOrdersByCustomerClustering(e *OrdersByCustomerRow) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
 
-func orderOrdersByCustomerCompare(a, b *OrdersByCustomerRow) int {
-	return cmp.Or(-a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
-}
-
 // orderOrdersInStatus is table orders_by_status, serving OrdersInStatus
 // (schema.md).
 var orderOrdersInStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -89,10 +84,6 @@ func orderOrdersInStatusScan(it cqlgenimpl.Iter, e *Order) bool {
 
 func orderOrdersInStatusClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
-}
-
-func orderOrdersInStatusCompare(a, b *Order) int {
-	return cmp.Or(a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
 }
 
 // OrderRepo reads and writes Order in tables orders, orders_by_customer,
@@ -204,11 +195,10 @@ type OrdersByCustomerOptions struct {
 }
 
 var orderOrdersByCustomerRead = &cqlgenimpl.ReadSpec[OrdersByCustomerRow]{
-	Entity:  "Order",
-	Table:   orderOrdersByCustomer,
-	Scan:    orderOrdersByCustomerScan,
-	Key:     orderOrdersByCustomerClustering,
-	Compare: orderOrdersByCustomerCompare,
+	Entity: "Order",
+	Table:  orderOrdersByCustomer,
+	Scan:   orderOrdersByCustomerScan,
+	Key:    orderOrdersByCustomerClustering,
 }
 
 // OrdersByCustomer reads Order rows by tenant_id and customer_id, ordered by
@@ -233,11 +223,10 @@ type OrdersInStatusOptions struct {
 }
 
 var orderOrdersInStatusRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity:  "Order",
-	Table:   orderOrdersInStatus,
-	Scan:    orderOrdersInStatusScan,
-	Key:     orderOrdersInStatusClustering,
-	Compare: orderOrdersInStatusCompare,
+	Entity: "Order",
+	Table:  orderOrdersInStatus,
+	Scan:   orderOrdersInStatusScan,
+	Key:    orderOrdersInStatusClustering,
 }
 
 // OrdersInStatus reads Order rows by tenant_id and status, ordered by

@@ -3,7 +3,6 @@
 package index
 
 import (
-	"cmp"
 	"context"
 	"time"
 
@@ -39,10 +38,6 @@ func docDocsScan(it cqlgenimpl.Iter, e *Doc) bool {
 
 func docDocsClustering(e *Doc) []any {
 	return []any{e.UpdatedAt, e.DocID}
-}
-
-func docDocsCompare(a, b *Doc) int {
-	return cmp.Or(-a.UpdatedAt.Compare(b.UpdatedAt), cqlgenimpl.CompareUUID(a.DocID, b.DocID))
 }
 
 // DocRepo reads and writes Doc in table docs.
@@ -116,11 +111,10 @@ type DocsOptions struct {
 }
 
 var docDocsRead = &cqlgenimpl.ReadSpec[Doc]{
-	Entity:  "Doc",
-	Table:   docDocs,
-	Scan:    docDocsScan,
-	Key:     docDocsClustering,
-	Compare: docDocsCompare,
+	Entity: "Doc",
+	Table:  docDocs,
+	Scan:   docDocsScan,
+	Key:    docDocsClustering,
 }
 
 // Docs reads Doc rows by space, ordered by updated_at descending, then doc_id
@@ -317,10 +311,6 @@ func eventEventsClustering(e *Event) []any {
 	return []any{e.At, e.ID}
 }
 
-func eventEventsCompare(a, b *Event) int {
-	return cmp.Or(-a.At.Compare(b.At), cqlgenimpl.CompareTimeUUID(a.ID, b.ID))
-}
-
 // eventEventsByKind is table events_by_kind, serving EventsByKind (schema.md).
 var eventEventsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "events_by_kind",
@@ -342,10 +332,6 @@ func eventEventsByKindScan(it cqlgenimpl.Iter, e *Event) bool {
 
 func eventEventsByKindClustering(e *Event) []any {
 	return []any{e.At, e.ID}
-}
-
-func eventEventsByKindCompare(a, b *Event) int {
-	return cmp.Or(-a.At.Compare(b.At), cqlgenimpl.CompareTimeUUID(a.ID, b.ID))
 }
 
 // EventRepo reads and writes Event in tables events, events_by_kind.
@@ -478,11 +464,10 @@ type EventsOptions struct {
 }
 
 var eventEventsRead = &cqlgenimpl.ReadSpec[Event]{
-	Entity:  "Event",
-	Table:   eventEvents,
-	Scan:    eventEventsScan,
-	Key:     eventEventsClustering,
-	Compare: eventEventsCompare,
+	Entity: "Event",
+	Table:  eventEvents,
+	Scan:   eventEventsScan,
+	Key:    eventEventsClustering,
 }
 
 // Events reads a source's events, newest first from events, in pages.
@@ -512,7 +497,6 @@ var eventEventsByKindRead = &cqlgenimpl.ReadSpec[Event]{
 	Table:       eventEventsByKind,
 	Scan:        eventEventsByKindScan,
 	Key:         eventEventsByKindClustering,
-	Compare:     eventEventsByKindCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 

@@ -93,10 +93,6 @@ func recipeRecipesByTagsClustering(e *Recipe) []any {
 	return []any{e.ID}
 }
 
-func recipeRecipesByTagsCompare(a, b *Recipe) int {
-	return cqlgenimpl.CompareUUID(a.ID, b.ID)
-}
-
 // RecipeEventsRow is a row of recipe_events, which stores only some columns of
 // Recipe. It is a type of its own so that a partial row cannot be passed where
 // a whole Recipe is written.
@@ -228,11 +224,10 @@ type RecipesByTagsOptions struct {
 }
 
 var recipeRecipesByTagsRead = &cqlgenimpl.ReadSpec[Recipe]{
-	Entity:  "Recipe",
-	Table:   recipeRecipesByTags,
-	Scan:    recipeRecipesByTagsScan,
-	Key:     recipeRecipesByTagsClustering,
-	Compare: recipeRecipesByTagsCompare,
+	Entity: "Recipe",
+	Table:  recipeRecipesByTags,
+	Scan:   recipeRecipesByTagsScan,
+	Key:    recipeRecipesByTagsClustering,
 }
 
 // RecipesByTags reads Recipe rows by tags, ordered by id ascending from

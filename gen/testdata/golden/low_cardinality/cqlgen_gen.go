@@ -57,10 +57,6 @@ func orderOrdersByStatusClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
 
-func orderOrdersByStatusCompare(a, b *Order) int {
-	return cmp.Compare(a.OrderID, b.OrderID)
-}
-
 // orderOrdersByFlag is table orders_by_flag, serving OrdersByFlag (schema.md).
 var orderOrdersByFlag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_flag",
@@ -77,10 +73,6 @@ func orderOrdersByFlagScan(it cqlgenimpl.Iter, e *Order) bool {
 
 func orderOrdersByFlagClustering(e *Order) []any {
 	return []any{e.OrderID}
-}
-
-func orderOrdersByFlagCompare(a, b *Order) int {
-	return cmp.Compare(a.OrderID, b.OrderID)
 }
 
 // orderOrdersByDay is table orders_by_day, serving OrdersByDay (schema.md).
@@ -101,10 +93,6 @@ func orderOrdersByDayClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
 
-func orderOrdersByDayCompare(a, b *Order) int {
-	return cmp.Compare(a.OrderID, b.OrderID)
-}
-
 // orderOrdersByDaySharded is table orders_by_day_sharded, serving
 // OrdersByDaySharded (schema.md).
 var orderOrdersByDaySharded = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -116,14 +104,6 @@ var orderOrdersByDaySharded = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 	Bucket:       cqlgenimpl.BucketHash,
 })
-
-func orderOrdersByDayShardedRow(e *Order, ts int64, _ bool) []any {
-	return []any{e.Day, cqlgenimpl.HashText(string(e.OrderID), 16), e.OrderID, e.Status, e.Urgent, ts}
-}
-
-func orderOrdersByDayShardedKey(e *Order) []any {
-	return []any{e.Day, cqlgenimpl.HashText(string(e.OrderID), 16), e.OrderID}
-}
 
 func orderOrdersByDayShardedScan(it cqlgenimpl.Iter, e *Order) bool {
 	return it.Scan(&e.Day, &e.OrderID, &e.Status, &e.Urgent)
@@ -171,11 +151,11 @@ var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
 			Owner:      []int{1},
 		},
 		{
-			Table:      orderOrdersByDaySharded,
-			Key:        orderOrdersByDayShardedKey,
-			Row:        orderOrdersByDayShardedRow,
-			Writetimes: 2,
-			Owner:      []int{2},
+			Table:       orderOrdersByDaySharded,
+			BucketOf:    "order_id",
+			HashBuckets: 16,
+			Writetimes:  2,
+			Owner:       []int{2},
 		},
 	},
 })
@@ -258,11 +238,10 @@ type OrdersByStatusOptions struct {
 }
 
 var orderOrdersByStatusRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity:  "Order",
-	Table:   orderOrdersByStatus,
-	Scan:    orderOrdersByStatusScan,
-	Key:     orderOrdersByStatusClustering,
-	Compare: orderOrdersByStatusCompare,
+	Entity: "Order",
+	Table:  orderOrdersByStatus,
+	Scan:   orderOrdersByStatusScan,
+	Key:    orderOrdersByStatusClustering,
 }
 
 // OrdersByStatus reads Order rows by status, ordered by order_id ascending
@@ -286,11 +265,10 @@ type OrdersByFlagOptions struct {
 }
 
 var orderOrdersByFlagRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity:  "Order",
-	Table:   orderOrdersByFlag,
-	Scan:    orderOrdersByFlagScan,
-	Key:     orderOrdersByFlagClustering,
-	Compare: orderOrdersByFlagCompare,
+	Entity: "Order",
+	Table:  orderOrdersByFlag,
+	Scan:   orderOrdersByFlagScan,
+	Key:    orderOrdersByFlagClustering,
 }
 
 // OrdersByFlag reads Order rows by urgent, ordered by order_id ascending from
@@ -314,11 +292,10 @@ type OrdersByDayOptions struct {
 }
 
 var orderOrdersByDayRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity:  "Order",
-	Table:   orderOrdersByDay,
-	Scan:    orderOrdersByDayScan,
-	Key:     orderOrdersByDayClustering,
-	Compare: orderOrdersByDayCompare,
+	Entity: "Order",
+	Table:  orderOrdersByDay,
+	Scan:   orderOrdersByDayScan,
+	Key:    orderOrdersByDayClustering,
 }
 
 // OrdersByDay reads Order rows by day, ordered by order_id ascending from

@@ -39,10 +39,6 @@ func unshardedChartEntryDailyChartsUnshardedClustering(e *UnshardedChartEntry) [
 	return []any{e.PlayCount, e.TrackID}
 }
 
-func unshardedChartEntryDailyChartsUnshardedCompare(a, b *UnshardedChartEntry) int {
-	return cmp.Or(-cmp.Compare(a.PlayCount, b.PlayCount), cmp.Compare(a.TrackID, b.TrackID))
-}
-
 // UnshardedChartEntryRepo reads and writes UnshardedChartEntry in table
 // daily_charts_unsharded.
 type UnshardedChartEntryRepo struct {
@@ -116,11 +112,10 @@ type DailyChartsUnshardedOptions struct {
 }
 
 var unshardedChartEntryDailyChartsUnshardedRead = &cqlgenimpl.ReadSpec[UnshardedChartEntry]{
-	Entity:  "UnshardedChartEntry",
-	Table:   unshardedChartEntryDailyChartsUnsharded,
-	Scan:    unshardedChartEntryDailyChartsUnshardedScan,
-	Key:     unshardedChartEntryDailyChartsUnshardedClustering,
-	Compare: unshardedChartEntryDailyChartsUnshardedCompare,
+	Entity: "UnshardedChartEntry",
+	Table:  unshardedChartEntryDailyChartsUnsharded,
+	Scan:   unshardedChartEntryDailyChartsUnshardedScan,
+	Key:    unshardedChartEntryDailyChartsUnshardedClustering,
 }
 
 // DailyChartsUnsharded reads UnshardedChartEntry rows by chart_date, ordered
@@ -269,10 +264,6 @@ func playListeningHistoryClustering(e *Play) []any {
 	return []any{e.PlayedAt, e.TrackID}
 }
 
-func playListeningHistoryCompare(a, b *Play) int {
-	return cmp.Or(-a.PlayedAt.Compare(b.PlayedAt), cmp.Compare(a.TrackID, b.TrackID))
-}
-
 // PlayRepo reads and writes Play in table listening_history.
 type PlayRepo struct {
 	s    cqlgen.Session
@@ -344,11 +335,10 @@ type ListeningHistoryOptions struct {
 }
 
 var playListeningHistoryRead = &cqlgenimpl.ReadSpec[Play]{
-	Entity:  "Play",
-	Table:   playListeningHistory,
-	Scan:    playListeningHistoryScan,
-	Key:     playListeningHistoryClustering,
-	Compare: playListeningHistoryCompare,
+	Entity: "Play",
+	Table:  playListeningHistory,
+	Scan:   playListeningHistoryScan,
+	Key:    playListeningHistoryClustering,
 }
 
 // ListeningHistory reads Play rows by user_id, ordered by played_at
@@ -379,10 +369,6 @@ func playForeverListeningHistoryForeverScan(it cqlgenimpl.Iter, e *PlayForever) 
 
 func playForeverListeningHistoryForeverClustering(e *PlayForever) []any {
 	return []any{e.PlayedAt, e.TrackID}
-}
-
-func playForeverListeningHistoryForeverCompare(a, b *PlayForever) int {
-	return cmp.Or(-a.PlayedAt.Compare(b.PlayedAt), cmp.Compare(a.TrackID, b.TrackID))
 }
 
 // PlayForeverRepo reads and writes PlayForever in table
@@ -457,11 +443,10 @@ type ListeningHistoryForeverOptions struct {
 }
 
 var playForeverListeningHistoryForeverRead = &cqlgenimpl.ReadSpec[PlayForever]{
-	Entity:  "PlayForever",
-	Table:   playForeverListeningHistoryForever,
-	Scan:    playForeverListeningHistoryForeverScan,
-	Key:     playForeverListeningHistoryForeverClustering,
-	Compare: playForeverListeningHistoryForeverCompare,
+	Entity: "PlayForever",
+	Table:  playForeverListeningHistoryForever,
+	Scan:   playForeverListeningHistoryForeverScan,
+	Key:    playForeverListeningHistoryForeverClustering,
 }
 
 // ListeningHistoryForever reads PlayForever rows by user_id, ordered by

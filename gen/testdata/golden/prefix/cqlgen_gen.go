@@ -45,10 +45,6 @@ func tradeTradesByAccountClustering(e *Trade) []any {
 	return []any{e.Type, e.TradeDate, e.TradeID}
 }
 
-func tradeTradesByAccountCompare(a, b *Trade) int {
-	return cmp.Or(cmp.Compare(a.Type, b.Type), -a.TradeDate.Compare(b.TradeDate), cmp.Compare(a.TradeID, b.TradeID))
-}
-
 // tradeTradesBySymbol is table trades_by_symbol, serving TradesBySymbol
 // (schema.md).
 var tradeTradesBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -61,14 +57,6 @@ var tradeTradesBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Prefix:       2,
 	Bucket:       cqlgenimpl.BucketHash,
 })
-
-func tradeTradesBySymbolRow(e *Trade, ts int64, _ bool) []any {
-	return []any{e.Symbol, cqlgenimpl.HashText(string(e.Account), 8), e.Type, e.TradeDate, e.Account, e.TradeID, e.Shares, ts}
-}
-
-func tradeTradesBySymbolKey(e *Trade) []any {
-	return []any{e.Symbol, cqlgenimpl.HashText(string(e.Account), 8), e.Type, e.TradeDate, e.Account, e.TradeID}
-}
 
 func tradeTradesBySymbolScan(it cqlgenimpl.Iter, e *Trade) bool {
 	return it.Scan(&e.Symbol, &e.Type, &e.TradeDate, &e.Account, &e.TradeID, &e.Shares)
@@ -101,11 +89,11 @@ var tradeWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Trade]{
 	Fields:    tradeFields,
 	Projections: []cqlgenimpl.Projection[Trade]{
 		{
-			Table:      tradeTradesBySymbol,
-			Key:        tradeTradesBySymbolKey,
-			Row:        tradeTradesBySymbolRow,
-			Writetimes: 1,
-			Owner:      []int{4, 2, 3, 5},
+			Table:       tradeTradesBySymbol,
+			BucketOf:    "account",
+			HashBuckets: 8,
+			Writetimes:  1,
+			Owner:       []int{4, 2, 3, 5},
 		},
 	},
 })
@@ -187,11 +175,10 @@ type TradesByAccountOptions struct {
 }
 
 var tradeTradesByAccountRead = &cqlgenimpl.ReadSpec[Trade]{
-	Entity:  "Trade",
-	Table:   tradeTradesByAccount,
-	Scan:    tradeTradesByAccountScan,
-	Key:     tradeTradesByAccountClustering,
-	Compare: tradeTradesByAccountCompare,
+	Entity: "Trade",
+	Table:  tradeTradesByAccount,
+	Scan:   tradeTradesByAccountScan,
+	Key:    tradeTradesByAccountClustering,
 }
 
 // TradesByAccount reads an account's trades, by type, newest first from
@@ -270,10 +257,6 @@ func readingReadingsByKindScan(it cqlgenimpl.Iter, e *Reading) bool {
 
 func readingReadingsByKindClustering(e *Reading) []any {
 	return []any{e.Kind, e.At}
-}
-
-func readingReadingsByKindCompare(a, b *Reading) int {
-	return cmp.Or(cmp.Compare(a.Kind, b.Kind), -a.At.Compare(b.At))
 }
 
 // ReadingRepo reads and writes Reading in table readings_by_kind.
@@ -362,7 +345,6 @@ var readingReadingsByKindRead = &cqlgenimpl.ReadSpec[Reading]{
 	Table:       readingReadingsByKind,
 	Scan:        readingReadingsByKindScan,
 	Key:         readingReadingsByKindClustering,
-	Compare:     readingReadingsByKindCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 

@@ -52,14 +52,6 @@ var transferTransfersByFrom = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketHash,
 })
 
-func transferTransfersByFromRow(e *Transfer, ts int64, _ bool) []any {
-	return []any{e.From, cqlgenimpl.HashUUID(e.ID, 4), e.CreatedAt, e.ID, e.To, e.Ref, e.Amount, ts}
-}
-
-func transferTransfersByFromKey(e *Transfer) []any {
-	return []any{e.From, cqlgenimpl.HashUUID(e.ID, 4), e.CreatedAt, e.ID}
-}
-
 func transferTransfersByFromScan(it cqlgenimpl.Iter, e *Transfer) bool {
 	return it.Scan(&e.From, &e.CreatedAt, &e.ID, &e.To, &e.Ref, &e.Amount)
 }
@@ -110,11 +102,11 @@ var transferWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Transfer]{
 	Fields:    transferFields,
 	Projections: []cqlgenimpl.Projection[Transfer]{
 		{
-			Table:      transferTransfersByFrom,
-			Key:        transferTransfersByFromKey,
-			Row:        transferTransfersByFromRow,
-			Writetimes: 3,
-			Owner:      []int{3},
+			Table:       transferTransfersByFrom,
+			BucketOf:    "id",
+			HashBuckets: 4,
+			Writetimes:  3,
+			Owner:       []int{3},
 		},
 		{
 			Table:      transferTransferByRef,
@@ -304,10 +296,6 @@ func edgeEdgesClustering(e *Edge) []any {
 	return []any{e.To, e.CreatedAt}
 }
 
-func edgeEdgesCompare(a, b *Edge) int {
-	return cmp.Or(cmp.Compare(a.To, b.To), -a.CreatedAt.Compare(b.CreatedAt))
-}
-
 // EdgeRepo reads and writes Edge in table edges.
 type EdgeRepo struct {
 	s    cqlgen.Session
@@ -386,11 +374,10 @@ type EdgesOptions struct {
 }
 
 var edgeEdgesRead = &cqlgenimpl.ReadSpec[Edge]{
-	Entity:  "Edge",
-	Table:   edgeEdges,
-	Scan:    edgeEdgesScan,
-	Key:     edgeEdgesClustering,
-	Compare: edgeEdgesCompare,
+	Entity: "Edge",
+	Table:  edgeEdges,
+	Scan:   edgeEdgesScan,
+	Key:    edgeEdgesClustering,
 }
 
 // Edges reads the edges from a node, by destination, newest first from edges,
@@ -416,10 +403,6 @@ func hitHitsScan(it cqlgenimpl.Iter, e *Hit) bool {
 
 func hitHitsClustering(e *Hit) []any {
 	return []any{e.Day}
-}
-
-func hitHitsCompare(a, b *Hit) int {
-	return a.Day.Compare(b.Day)
 }
 
 // HitRepo reads and writes Hit in table hits.
@@ -488,11 +471,10 @@ type HitsOptions struct {
 }
 
 var hitHitsRead = &cqlgenimpl.ReadSpec[Hit]{
-	Entity:  "Hit",
-	Table:   hitHits,
-	Scan:    hitHitsScan,
-	Key:     hitHitsClustering,
-	Compare: hitHitsCompare,
+	Entity: "Hit",
+	Table:  hitHits,
+	Scan:   hitHitsScan,
+	Key:    hitHitsClustering,
 }
 
 // Hits reads Hit rows by from, ordered by day ascending from hits, in pages.

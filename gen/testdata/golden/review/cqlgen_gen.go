@@ -3,7 +3,6 @@
 package review
 
 import (
-	"cmp"
 	"context"
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
@@ -57,10 +56,6 @@ func noteSubgraphScan(it cqlgenimpl.Iter, e *Note) bool {
 
 func noteSubgraphClustering(e *Note) []any {
 	return []any{e.ID}
-}
-
-func noteSubgraphCompare(a, b *Note) int {
-	return cmp.Compare(a.ID, b.ID)
 }
 
 // NoteRepo reads and writes Note in tables end, subgraph.
@@ -186,11 +181,10 @@ type SubgraphOptions struct {
 }
 
 var noteSubgraphRead = &cqlgenimpl.ReadSpec[Note]{
-	Entity:  "Note",
-	Table:   noteSubgraph,
-	Scan:    noteSubgraphScan,
-	Key:     noteSubgraphClustering,
-	Compare: noteSubgraphCompare,
+	Entity: "Note",
+	Table:  noteSubgraph,
+	Scan:   noteSubgraphScan,
+	Key:    noteSubgraphClustering,
 }
 
 // Subgraph reads Note rows by owner, ordered by id ascending from subgraph, in

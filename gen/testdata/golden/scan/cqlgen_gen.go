@@ -3,7 +3,6 @@
 package scan
 
 import (
-	"cmp"
 	"context"
 	"time"
 
@@ -65,10 +64,6 @@ func customerCustomersByRegionScan(it cqlgenimpl.Iter, e *CustomersByRegionRow) 
 
 func customerCustomersByRegionClustering(e *CustomersByRegionRow) []any {
 	return []any{e.Name, e.CustomerID}
-}
-
-func customerCustomersByRegionCompare(a, b *CustomersByRegionRow) int {
-	return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.CustomerID, b.CustomerID))
 }
 
 // CustomerRepo reads and writes Customer in tables customers,
@@ -181,11 +176,10 @@ type CustomersByRegionOptions struct {
 }
 
 var customerCustomersByRegionRead = &cqlgenimpl.ReadSpec[CustomersByRegionRow]{
-	Entity:  "Customer",
-	Table:   customerCustomersByRegion,
-	Scan:    customerCustomersByRegionScan,
-	Key:     customerCustomersByRegionClustering,
-	Compare: customerCustomersByRegionCompare,
+	Entity: "Customer",
+	Table:  customerCustomersByRegion,
+	Scan:   customerCustomersByRegionScan,
+	Key:    customerCustomersByRegionClustering,
 }
 
 // CustomersByRegion reads Customer rows by region, ordered by name ascending,
@@ -343,10 +337,6 @@ func pageHitsPageHitsClustering(e *PageHits) []any {
 	return []any{e.Day}
 }
 
-func pageHitsPageHitsCompare(a, b *PageHits) int {
-	return a.Day.Compare(b.Day)
-}
-
 // PageHitsRepo reads and writes PageHits in table page_hits.
 type PageHitsRepo struct {
 	s    cqlgen.Session
@@ -413,11 +403,10 @@ type PageHitsOptions struct {
 }
 
 var pageHitsPageHitsRead = &cqlgenimpl.ReadSpec[PageHits]{
-	Entity:  "PageHits",
-	Table:   pageHitsPageHits,
-	Scan:    pageHitsPageHitsScan,
-	Key:     pageHitsPageHitsClustering,
-	Compare: pageHitsPageHitsCompare,
+	Entity: "PageHits",
+	Table:  pageHitsPageHits,
+	Scan:   pageHitsPageHitsScan,
+	Key:    pageHitsPageHitsClustering,
 }
 
 // PageHits reads PageHits rows by page, ordered by day ascending from
@@ -465,10 +454,6 @@ func lineLinesScan(it cqlgenimpl.Iter, e *Line) bool {
 
 func lineLinesClustering(e *Line) []any {
 	return []any{e.ItemID}
-}
-
-func lineLinesCompare(a, b *Line) int {
-	return cmp.Compare(a.ItemID, b.ItemID)
 }
 
 // LineRepo reads and writes Line in table lines.
@@ -542,11 +527,10 @@ type LinesOptions struct {
 }
 
 var lineLinesRead = &cqlgenimpl.ReadSpec[Line]{
-	Entity:  "Line",
-	Table:   lineLines,
-	Scan:    lineLinesScan,
-	Key:     lineLinesClustering,
-	Compare: lineLinesCompare,
+	Entity: "Line",
+	Table:  lineLines,
+	Scan:   lineLinesScan,
+	Key:    lineLinesClustering,
 }
 
 // Lines reads Line rows by order_id, ordered by item_id ascending from lines,

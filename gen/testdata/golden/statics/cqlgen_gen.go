@@ -3,7 +3,6 @@
 package statics
 
 import (
-	"cmp"
 	"context"
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
@@ -71,10 +70,6 @@ func lineLinesClustering(e *Line) []any {
 	return []any{e.ItemID}
 }
 
-func lineLinesCompare(a, b *Line) int {
-	return cmp.Compare(a.ItemID, b.ItemID)
-}
-
 // LinesByStatusRow is a row of lines_by_status, which stores only some columns
 // of Line. It is a type of its own so that a partial row cannot be passed
 // where a whole Line is written.
@@ -110,10 +105,6 @@ func lineLinesByStatusScan(it cqlgenimpl.Iter, e *LinesByStatusRow) bool {
 
 func lineLinesByStatusClustering(e *LinesByStatusRow) []any {
 	return []any{e.OrderID, e.ItemID}
-}
-
-func lineLinesByStatusCompare(a, b *LinesByStatusRow) int {
-	return cmp.Or(cmp.Compare(a.OrderID, b.OrderID), cmp.Compare(a.ItemID, b.ItemID))
 }
 
 // LinesByOrderStatusRow is a row of lines_by_order_status, which stores only
@@ -161,10 +152,6 @@ func lineLinesByOrderStatusScan(it cqlgenimpl.Iter, e *LinesByOrderStatusRow) bo
 
 func lineLinesByOrderStatusClustering(e *LinesByOrderStatusRow) []any {
 	return []any{e.Status, e.ItemID}
-}
-
-func lineLinesByOrderStatusCompare(a, b *LinesByOrderStatusRow) int {
-	return cmp.Or(cmp.Compare(a.Status, b.Status), cmp.Compare(a.ItemID, b.ItemID))
 }
 
 // LineRepo reads and writes Line in tables lines, lines_by_status,
@@ -295,11 +282,10 @@ type LinesOptions struct {
 }
 
 var lineLinesRead = &cqlgenimpl.ReadSpec[Line]{
-	Entity:  "Line",
-	Table:   lineLines,
-	Scan:    lineLinesScan,
-	Key:     lineLinesClustering,
-	Compare: lineLinesCompare,
+	Entity: "Line",
+	Table:  lineLines,
+	Scan:   lineLinesScan,
+	Key:    lineLinesClustering,
 }
 
 // Lines reads Line rows by order_id, ordered by item_id ascending from lines,
@@ -323,11 +309,10 @@ type LinesByStatusOptions struct {
 }
 
 var lineLinesByStatusRead = &cqlgenimpl.ReadSpec[LinesByStatusRow]{
-	Entity:  "Line",
-	Table:   lineLinesByStatus,
-	Scan:    lineLinesByStatusScan,
-	Key:     lineLinesByStatusClustering,
-	Compare: lineLinesByStatusCompare,
+	Entity: "Line",
+	Table:  lineLinesByStatus,
+	Scan:   lineLinesByStatusScan,
+	Key:    lineLinesByStatusClustering,
 }
 
 // LinesByStatus reads Line rows by status, ordered by order_id ascending, then
@@ -350,11 +335,10 @@ type LinesByOrderStatusOptions struct {
 }
 
 var lineLinesByOrderStatusRead = &cqlgenimpl.ReadSpec[LinesByOrderStatusRow]{
-	Entity:  "Line",
-	Table:   lineLinesByOrderStatus,
-	Scan:    lineLinesByOrderStatusScan,
-	Key:     lineLinesByOrderStatusClustering,
-	Compare: lineLinesByOrderStatusCompare,
+	Entity: "Line",
+	Table:  lineLinesByOrderStatus,
+	Scan:   lineLinesByOrderStatusScan,
+	Key:    lineLinesByOrderStatusClustering,
 }
 
 // LinesByOrderStatus reads Line rows by order_id, ordered by status ascending,

@@ -3,7 +3,6 @@
 package transactional
 
 import (
-	"cmp"
 	"context"
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
@@ -59,10 +58,6 @@ func memberMembersByTeamClustering(e *Member) []any {
 	return []any{e.Name, e.MemberID}
 }
 
-func memberMembersByTeamCompare(a, b *Member) int {
-	return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.MemberID, b.MemberID))
-}
-
 func memberFlaggedMembersHolds(e *Member) bool {
 	return e.Flagged
 }
@@ -85,10 +80,6 @@ func memberFlaggedMembersScan(it cqlgenimpl.Iter, e *Member) bool {
 
 func memberFlaggedMembersClustering(e *Member) []any {
 	return []any{e.MemberID}
-}
-
-func memberFlaggedMembersCompare(a, b *Member) int {
-	return cmp.Compare(a.MemberID, b.MemberID)
 }
 
 // memberMemberByEmail is table members_by_email, serving MemberByEmail
@@ -250,11 +241,10 @@ type MembersByTeamOptions struct {
 }
 
 var memberMembersByTeamRead = &cqlgenimpl.ReadSpec[Member]{
-	Entity:  "Member",
-	Table:   memberMembersByTeam,
-	Scan:    memberMembersByTeamScan,
-	Key:     memberMembersByTeamClustering,
-	Compare: memberMembersByTeamCompare,
+	Entity: "Member",
+	Table:  memberMembersByTeam,
+	Scan:   memberMembersByTeamScan,
+	Key:    memberMembersByTeamClustering,
 }
 
 // MembersByTeam reads Member rows by team, ordered by name ascending, then
@@ -278,11 +268,10 @@ type FlaggedMembersOptions struct {
 }
 
 var memberFlaggedMembersRead = &cqlgenimpl.ReadSpec[Member]{
-	Entity:  "Member",
-	Table:   memberFlaggedMembers,
-	Scan:    memberFlaggedMembersScan,
-	Key:     memberFlaggedMembersClustering,
-	Compare: memberFlaggedMembersCompare,
+	Entity: "Member",
+	Table:  memberFlaggedMembers,
+	Scan:   memberFlaggedMembersScan,
+	Key:    memberFlaggedMembersClustering,
 }
 
 // FlaggedMembers reads Member rows by team, ordered by member_id ascending

@@ -39,16 +39,6 @@ func everythingEverythingClustering(e *Everything) []any {
 	return []any{e.TagsKey, e.Day}
 }
 
-func everythingEverythingCompare(a, b *Everything) int {
-	if c := cqlgenimpl.CompareAs("frozen<list<text>>", a.TagsKey, b.TagsKey); c != 0 {
-		return c
-	}
-	if c := a.Day.Compare(b.Day); c != 0 {
-		return c
-	}
-	return 0
-}
-
 // EverythingRepo reads and writes Everything in table everything.
 type EverythingRepo struct {
 	s    cqlgen.Session
@@ -120,11 +110,10 @@ type EverythingOptions struct {
 }
 
 var everythingEverythingRead = &cqlgenimpl.ReadSpec[Everything]{
-	Entity:  "Everything",
-	Table:   everythingEverything,
-	Scan:    everythingEverythingScan,
-	Key:     everythingEverythingClustering,
-	Compare: everythingEverythingCompare,
+	Entity: "Everything",
+	Table:  everythingEverything,
+	Scan:   everythingEverythingScan,
+	Key:    everythingEverythingClustering,
 }
 
 // Everything reads Everything rows by id, ordered by tags_key ascending, then

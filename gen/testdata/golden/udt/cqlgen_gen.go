@@ -3,7 +3,6 @@
 package udt
 
 import (
-	"cmp"
 	"context"
 	"time"
 
@@ -74,10 +73,6 @@ func customerCustomersByRegionScan(it cqlgenimpl.Iter, e *Customer) bool {
 
 func customerCustomersByRegionClustering(e *Customer) []any {
 	return []any{e.CreatedAt, e.CustomerID}
-}
-
-func customerCustomersByRegionCompare(a, b *Customer) int {
-	return cmp.Or(-a.CreatedAt.Compare(b.CreatedAt), cqlgenimpl.CompareUUID(a.CustomerID, b.CustomerID))
 }
 
 // CustomerRepo reads and writes Customer in tables customers,
@@ -186,11 +181,10 @@ type CustomersByRegionOptions struct {
 }
 
 var customerCustomersByRegionRead = &cqlgenimpl.ReadSpec[Customer]{
-	Entity:  "Customer",
-	Table:   customerCustomersByRegion,
-	Scan:    customerCustomersByRegionScan,
-	Key:     customerCustomersByRegionClustering,
-	Compare: customerCustomersByRegionCompare,
+	Entity: "Customer",
+	Table:  customerCustomersByRegion,
+	Scan:   customerCustomersByRegionScan,
+	Key:    customerCustomersByRegionClustering,
 }
 
 // CustomersByRegion reads Customer rows by region, ordered by created_at
@@ -221,16 +215,6 @@ func visitVisitsScan(it cqlgenimpl.Iter, e *Visit) bool {
 
 func visitVisitsClustering(e *Visit) []any {
 	return []any{e.At, e.Spot}
-}
-
-func visitVisitsCompare(a, b *Visit) int {
-	if c := a.At.Compare(b.At); c != 0 {
-		return c
-	}
-	if c := cqlgenimpl.CompareAs("frozen<udt<geo, lat double, lon double>>", a.Spot, b.Spot); c != 0 {
-		return c
-	}
-	return 0
 }
 
 // VisitRepo reads and writes Visit in table visits.
@@ -303,11 +287,10 @@ type VisitsOptions struct {
 }
 
 var visitVisitsRead = &cqlgenimpl.ReadSpec[Visit]{
-	Entity:  "Visit",
-	Table:   visitVisits,
-	Scan:    visitVisitsScan,
-	Key:     visitVisitsClustering,
-	Compare: visitVisitsCompare,
+	Entity: "Visit",
+	Table:  visitVisits,
+	Scan:   visitVisitsScan,
+	Key:    visitVisitsClustering,
 }
 
 // Visits reads Visit rows by customer_id, ordered by at ascending, then spot

@@ -121,16 +121,6 @@ func visitVisitsClustering(e *Visit) []any {
 	return []any{e.VisitID, e.Spot}
 }
 
-func visitVisitsCompare(a, b *Visit) int {
-	if c := cqlgenimpl.CompareTimeUUID(a.VisitID, b.VisitID); c != 0 {
-		return -c
-	}
-	if c := cqlgenimpl.CompareAs("frozen<udt<geo, lat double, lon double>>", a.Spot, b.Spot); c != 0 {
-		return c
-	}
-	return 0
-}
-
 // VisitRepo reads and writes Visit in table visits.
 type VisitRepo struct {
 	s    cqlgen.Session
@@ -202,11 +192,10 @@ type VisitsOptions struct {
 }
 
 var visitVisitsRead = &cqlgenimpl.ReadSpec[Visit]{
-	Entity:  "Visit",
-	Table:   visitVisits,
-	Scan:    visitVisitsScan,
-	Key:     visitVisitsClustering,
-	Compare: visitVisitsCompare,
+	Entity: "Visit",
+	Table:  visitVisits,
+	Scan:   visitVisitsScan,
+	Key:    visitVisitsClustering,
 }
 
 // Visits reads Visit rows by customer_id, ordered by visit_id descending, then

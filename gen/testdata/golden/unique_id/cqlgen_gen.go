@@ -51,10 +51,6 @@ func eventEventsClustering(e *Event) []any {
 	return []any{e.EventID}
 }
 
-func eventEventsCompare(a, b *Event) int {
-	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
-}
-
 // eventEventsByAgent is table events_by_agent, serving EventsByAgent
 // (schema.md).
 var eventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -77,10 +73,6 @@ func eventEventsByAgentScan(it cqlgenimpl.Iter, e *Event) bool {
 
 func eventEventsByAgentClustering(e *Event) []any {
 	return []any{e.EventID}
-}
-
-func eventEventsByAgentCompare(a, b *Event) int {
-	return -cqlgenimpl.CompareTimeUUID(a.EventID, b.EventID)
 }
 
 // EventRepo reads and writes Event in tables events, events_by_agent.
@@ -214,11 +206,10 @@ type EventsOptions struct {
 }
 
 var eventEventsRead = &cqlgenimpl.ReadSpec[Event]{
-	Entity:  "Event",
-	Table:   eventEvents,
-	Scan:    eventEventsScan,
-	Key:     eventEventsClustering,
-	Compare: eventEventsCompare,
+	Entity: "Event",
+	Table:  eventEvents,
+	Scan:   eventEventsScan,
+	Key:    eventEventsClustering,
 }
 
 // Events reads Event rows by ticket_id, ordered by event_id descending from
@@ -250,7 +241,6 @@ var eventEventsByAgentRead = &cqlgenimpl.ReadSpec[Event]{
 	Table:       eventEventsByAgent,
 	Scan:        eventEventsByAgentScan,
 	Key:         eventEventsByAgentClustering,
-	Compare:     eventEventsByAgentCompare,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
 }
 
@@ -288,10 +278,6 @@ func uploadUploadsClustering(e *Upload) []any {
 	return []any{e.UploadID}
 }
 
-func uploadUploadsCompare(a, b *Upload) int {
-	return cqlgenimpl.CompareUUID(a.UploadID, b.UploadID)
-}
-
 // uploadUploadsByDay is table uploads_by_day, serving UploadsByDay
 // (schema.md).
 var uploadUploadsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -303,14 +289,6 @@ var uploadUploadsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 	Bucket:       cqlgenimpl.BucketHash,
 })
-
-func uploadUploadsByDayRow(e *Upload, ts int64, _ bool) []any {
-	return []any{e.Day, cqlgenimpl.HashUUID(e.UploadID, 16), e.UploadID, e.Owner, e.Size, ts}
-}
-
-func uploadUploadsByDayKey(e *Upload) []any {
-	return []any{e.Day, cqlgenimpl.HashUUID(e.UploadID, 16), e.UploadID}
-}
 
 func uploadUploadsByDayScan(it cqlgenimpl.Iter, e *Upload) bool {
 	return it.Scan(&e.Day, &e.UploadID, &e.Owner, &e.Size)
@@ -342,11 +320,11 @@ var uploadWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Upload]{
 	Fields:    uploadFields,
 	Projections: []cqlgenimpl.Projection[Upload]{
 		{
-			Table:      uploadUploadsByDay,
-			Key:        uploadUploadsByDayKey,
-			Row:        uploadUploadsByDayRow,
-			Writetimes: 2,
-			Owner:      []int{3, 2},
+			Table:       uploadUploadsByDay,
+			BucketOf:    "upload_id",
+			HashBuckets: 16,
+			Writetimes:  2,
+			Owner:       []int{3, 2},
 		},
 	},
 })
@@ -421,11 +399,10 @@ type UploadsOptions struct {
 }
 
 var uploadUploadsRead = &cqlgenimpl.ReadSpec[Upload]{
-	Entity:  "Upload",
-	Table:   uploadUploads,
-	Scan:    uploadUploadsScan,
-	Key:     uploadUploadsClustering,
-	Compare: uploadUploadsCompare,
+	Entity: "Upload",
+	Table:  uploadUploads,
+	Scan:   uploadUploadsScan,
+	Key:    uploadUploadsClustering,
 }
 
 // Uploads reads Upload rows by owner, ordered by upload_id ascending from

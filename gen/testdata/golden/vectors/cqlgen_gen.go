@@ -3,7 +3,6 @@
 package vectors
 
 import (
-	"cmp"
 	"context"
 	"time"
 
@@ -55,10 +54,6 @@ func videoVideosClustering(e *Video) []any {
 	return []any{e.VideoID}
 }
 
-func videoVideosCompare(a, b *Video) int {
-	return cqlgenimpl.CompareTimeUUID(a.VideoID, b.VideoID)
-}
-
 // videoVideosByUser is table videos_by_user, serving VideosByUser (schema.md).
 var videoVideosByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "videos_by_user",
@@ -75,10 +70,6 @@ func videoVideosByUserScan(it cqlgenimpl.Iter, e *Video) bool {
 
 func videoVideosByUserClustering(e *Video) []any {
 	return []any{e.AddedAt, e.ChannelID, e.VideoID}
-}
-
-func videoVideosByUserCompare(a, b *Video) int {
-	return cmp.Or(-a.AddedAt.Compare(b.AddedAt), cmp.Compare(a.ChannelID, b.ChannelID), cqlgenimpl.CompareTimeUUID(a.VideoID, b.VideoID))
 }
 
 // VideoRepo reads and writes Video in tables videos, videos_by_user.
@@ -177,11 +168,10 @@ type VideosOptions struct {
 }
 
 var videoVideosRead = &cqlgenimpl.ReadSpec[Video]{
-	Entity:  "Video",
-	Table:   videoVideos,
-	Scan:    videoVideosScan,
-	Key:     videoVideosClustering,
-	Compare: videoVideosCompare,
+	Entity: "Video",
+	Table:  videoVideos,
+	Scan:   videoVideosScan,
+	Key:    videoVideosClustering,
 }
 
 // Videos reads Video rows by channel_id, ordered by video_id ascending from
@@ -205,11 +195,10 @@ type VideosByUserOptions struct {
 }
 
 var videoVideosByUserRead = &cqlgenimpl.ReadSpec[Video]{
-	Entity:  "Video",
-	Table:   videoVideosByUser,
-	Scan:    videoVideosByUserScan,
-	Key:     videoVideosByUserClustering,
-	Compare: videoVideosByUserCompare,
+	Entity: "Video",
+	Table:  videoVideosByUser,
+	Scan:   videoVideosByUserScan,
+	Key:    videoVideosByUserClustering,
 }
 
 // VideosByUser reads Video rows by user_id, ordered by added_at descending,

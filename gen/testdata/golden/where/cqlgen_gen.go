@@ -3,7 +3,6 @@
 package where
 
 import (
-	"cmp"
 	"context"
 	"time"
 
@@ -70,10 +69,6 @@ func orderDeliveriesByCourierClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
 }
 
-func orderDeliveriesByCourierCompare(a, b *Order) int {
-	return cmp.Or(a.PlacedAt.Compare(b.PlacedAt), cqlgenimpl.CompareUUID(a.OrderID, b.OrderID))
-}
-
 func orderFlaggedOrdersHolds(e *Order) bool {
 	return e.Flagged
 }
@@ -97,10 +92,6 @@ func orderFlaggedOrdersClustering(e *Order) []any {
 	return []any{e.OrderID}
 }
 
-func orderFlaggedOrdersCompare(a, b *Order) int {
-	return cqlgenimpl.CompareUUID(a.OrderID, b.OrderID)
-}
-
 func orderOrdersWithCouponHolds(e *Order) bool {
 	return e.Coupon != "" && e.Priority == 1
 }
@@ -122,10 +113,6 @@ func orderOrdersWithCouponScan(it cqlgenimpl.Iter, e *Order) bool {
 
 func orderOrdersWithCouponClustering(e *Order) []any {
 	return []any{e.OrderID}
-}
-
-func orderOrdersWithCouponCompare(a, b *Order) int {
-	return cqlgenimpl.CompareUUID(a.OrderID, b.OrderID)
 }
 
 // GiftOrdersRow is a row of gift_orders, which stores only some columns of
@@ -157,10 +144,6 @@ func orderGiftOrdersScan(it cqlgenimpl.Iter, e *GiftOrdersRow) bool {
 
 func orderGiftOrdersClustering(e *GiftOrdersRow) []any {
 	return []any{e.OrderID}
-}
-
-func orderGiftOrdersCompare(a, b *GiftOrdersRow) int {
-	return cqlgenimpl.CompareUUID(a.OrderID, b.OrderID)
 }
 
 // OrderRepo reads and writes Order in tables orders, deliveries_by_courier,
@@ -313,11 +296,10 @@ type DeliveriesByCourierOptions struct {
 }
 
 var orderDeliveriesByCourierRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity:  "Order",
-	Table:   orderDeliveriesByCourier,
-	Scan:    orderDeliveriesByCourierScan,
-	Key:     orderDeliveriesByCourierClustering,
-	Compare: orderDeliveriesByCourierCompare,
+	Entity: "Order",
+	Table:  orderDeliveriesByCourier,
+	Scan:   orderDeliveriesByCourierScan,
+	Key:    orderDeliveriesByCourierClustering,
 }
 
 // DeliveriesByCourier reads Order rows by courier, ordered by placed_at
@@ -341,11 +323,10 @@ type FlaggedOrdersOptions struct {
 }
 
 var orderFlaggedOrdersRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity:  "Order",
-	Table:   orderFlaggedOrders,
-	Scan:    orderFlaggedOrdersScan,
-	Key:     orderFlaggedOrdersClustering,
-	Compare: orderFlaggedOrdersCompare,
+	Entity: "Order",
+	Table:  orderFlaggedOrders,
+	Scan:   orderFlaggedOrdersScan,
+	Key:    orderFlaggedOrdersClustering,
 }
 
 // FlaggedOrders reads Order rows by region, ordered by order_id ascending from
@@ -369,11 +350,10 @@ type OrdersWithCouponOptions struct {
 }
 
 var orderOrdersWithCouponRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity:  "Order",
-	Table:   orderOrdersWithCoupon,
-	Scan:    orderOrdersWithCouponScan,
-	Key:     orderOrdersWithCouponClustering,
-	Compare: orderOrdersWithCouponCompare,
+	Entity: "Order",
+	Table:  orderOrdersWithCoupon,
+	Scan:   orderOrdersWithCouponScan,
+	Key:    orderOrdersWithCouponClustering,
 }
 
 // OrdersWithCoupon reads Order rows by coupon, ordered by order_id ascending
@@ -397,11 +377,10 @@ type GiftOrdersOptions struct {
 }
 
 var orderGiftOrdersRead = &cqlgenimpl.ReadSpec[GiftOrdersRow]{
-	Entity:  "Order",
-	Table:   orderGiftOrders,
-	Scan:    orderGiftOrdersScan,
-	Key:     orderGiftOrdersClustering,
-	Compare: orderGiftOrdersCompare,
+	Entity: "Order",
+	Table:  orderGiftOrders,
+	Scan:   orderGiftOrdersScan,
+	Key:    orderGiftOrdersClustering,
 }
 
 // GiftOrders reads Order rows by region, ordered by order_id ascending from
@@ -445,10 +424,6 @@ func eventEventsClustering(e *Event) []any {
 	return []any{e.At, e.Seq}
 }
 
-func eventEventsCompare(a, b *Event) int {
-	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
-}
-
 func eventAlertsByDeviceHolds(e *Event) bool {
 	return e.Level == "warn" || e.Level == "error" || e.Level == "sev're"
 }
@@ -474,10 +449,6 @@ func eventAlertsByDeviceScan(it cqlgenimpl.Iter, e *Event) bool {
 
 func eventAlertsByDeviceClustering(e *Event) []any {
 	return []any{e.At, e.Seq}
-}
-
-func eventAlertsByDeviceCompare(a, b *Event) int {
-	return cmp.Or(-a.At.Compare(b.At), cmp.Compare(a.Seq, b.Seq))
 }
 
 // EventRepo reads and writes Event in tables events, alerts_by_device.
@@ -616,11 +587,10 @@ type EventsOptions struct {
 }
 
 var eventEventsRead = &cqlgenimpl.ReadSpec[Event]{
-	Entity:  "Event",
-	Table:   eventEvents,
-	Scan:    eventEventsScan,
-	Key:     eventEventsClustering,
-	Compare: eventEventsCompare,
+	Entity: "Event",
+	Table:  eventEvents,
+	Scan:   eventEventsScan,
+	Key:    eventEventsClustering,
 }
 
 // Events reads Event rows by device, ordered by at descending, then seq
@@ -643,11 +613,10 @@ type AlertsByDeviceOptions struct {
 }
 
 var eventAlertsByDeviceRead = &cqlgenimpl.ReadSpec[Event]{
-	Entity:  "Event",
-	Table:   eventAlertsByDevice,
-	Scan:    eventAlertsByDeviceScan,
-	Key:     eventAlertsByDeviceClustering,
-	Compare: eventAlertsByDeviceCompare,
+	Entity: "Event",
+	Table:  eventAlertsByDevice,
+	Scan:   eventAlertsByDeviceScan,
+	Key:    eventAlertsByDeviceClustering,
 }
 
 // AlertsByDevice reads Event rows by device, ordered by at descending, then
