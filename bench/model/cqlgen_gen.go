@@ -430,22 +430,22 @@ func (r *MessageRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *MessageRepo) Tables() []string {
-	return messageWrites.Tables()
+	return cqlgenimpl.Tables(messageWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against messages.
 func (r *MessageRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return messageWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, messageWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *MessageRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return messageWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, messageWrites, r.s, o)
 }
 
 // Backfill writes every row messages implies into table.
 func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return messageWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, messageWrites, r.s, table, o)
 }
 
 // Get reads the Message with the given key; cqlgen.ErrNotFound if none.
@@ -561,7 +561,7 @@ func scoreFields(e *Score, dst []any) []any {
 	return append(dst, &e.Board, &e.PlayerID, &e.Points, &e.Name)
 }
 
-var scoreScoresScan = scoreWrites.ScanLive
+var scoreScoresScan = cqlgenimpl.ScanLive(scoreWrites)
 
 // scoreBoard is table board, serving Board (schema.md).
 var scoreBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -670,27 +670,27 @@ var scoreWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Score]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *ScoreRepo) Insert(ctx context.Context, e *Score, opts ...cqlgen.Option) error {
-	return scoreWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, scoreWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *ScoreRepo) Update(ctx context.Context, e *Score, opts ...cqlgen.Option) error {
-	return scoreWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, scoreWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *ScoreRepo) Delete(ctx context.Context, e *Score, opts ...cqlgen.Option) error {
-	return scoreWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, scoreWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Score with the given key and its version.
 func (r *ScoreRepo) GetVersioned(ctx context.Context, board string, playerID string) (*Score, int64, error) {
-	return scoreWrites.GetVersioned(ctx, r.s, &Score{Board: board, PlayerID: playerID})
+	return cqlgenimpl.GetVersioned(ctx, scoreWrites, r.s, &Score{Board: board, PlayerID: playerID})
 }
 
 // Modify edits the Score with the given key by change, retrying on conflict.
 func (r *ScoreRepo) Modify(ctx context.Context, board string, playerID string, change func(*Score) error, opts ...cqlgen.Option) (*Score, error) {
-	return scoreWrites.Modify(ctx, r.s, r.opts, opts, &Score{Board: board, PlayerID: playerID}, change)
+	return cqlgenimpl.Modify(ctx, scoreWrites, r.s, r.opts, opts, &Score{Board: board, PlayerID: playerID}, change)
 }
 
 // Entity is Score.
@@ -700,22 +700,22 @@ func (r *ScoreRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *ScoreRepo) Tables() []string {
-	return scoreWrites.Tables()
+	return cqlgenimpl.Tables(scoreWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against scores.
 func (r *ScoreRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return scoreWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, scoreWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *ScoreRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return scoreWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, scoreWrites, r.s, o)
 }
 
 // Backfill writes every row scores implies into table.
 func (r *ScoreRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return scoreWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, scoreWrites, r.s, table, o)
 }
 
 // Get reads the Score with the given key; cqlgen.ErrNotFound if none.
@@ -831,7 +831,7 @@ func tallyFields(e *Tally, dst []any) []any {
 	return append(dst, &e.TallyID, &e.Board, &e.Points, &e.Name)
 }
 
-var tallyTalliesScan = tallyWrites.ScanLive
+var tallyTalliesScan = cqlgenimpl.ScanLive(tallyWrites)
 
 // tallyTalliesByBoard is table tallies_by_board, serving TalliesByBoard
 // (schema.md).
@@ -880,27 +880,27 @@ var tallyWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Tally]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *TallyRepo) Insert(ctx context.Context, e *Tally, opts ...cqlgen.Option) error {
-	return tallyWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, tallyWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *TallyRepo) Update(ctx context.Context, e *Tally, opts ...cqlgen.Option) error {
-	return tallyWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, tallyWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *TallyRepo) Delete(ctx context.Context, e *Tally, opts ...cqlgen.Option) error {
-	return tallyWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, tallyWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Tally with the given key and its version.
 func (r *TallyRepo) GetVersioned(ctx context.Context, tallyID string) (*Tally, int64, error) {
-	return tallyWrites.GetVersioned(ctx, r.s, &Tally{TallyID: tallyID})
+	return cqlgenimpl.GetVersioned(ctx, tallyWrites, r.s, &Tally{TallyID: tallyID})
 }
 
 // Modify edits the Tally with the given key by change, retrying on conflict.
 func (r *TallyRepo) Modify(ctx context.Context, tallyID string, change func(*Tally) error, opts ...cqlgen.Option) (*Tally, error) {
-	return tallyWrites.Modify(ctx, r.s, r.opts, opts, &Tally{TallyID: tallyID}, change)
+	return cqlgenimpl.Modify(ctx, tallyWrites, r.s, r.opts, opts, &Tally{TallyID: tallyID}, change)
 }
 
 // Entity is Tally.
@@ -910,22 +910,22 @@ func (r *TallyRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *TallyRepo) Tables() []string {
-	return tallyWrites.Tables()
+	return cqlgenimpl.Tables(tallyWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against tallies.
 func (r *TallyRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return tallyWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, tallyWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *TallyRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return tallyWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, tallyWrites, r.s, o)
 }
 
 // Backfill writes every row tallies implies into table.
 func (r *TallyRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return tallyWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, tallyWrites, r.s, table, o)
 }
 
 // Get reads the Tally with the given key; cqlgen.ErrNotFound if none.
@@ -986,7 +986,7 @@ func standingFields(e *Standing, dst []any) []any {
 	return append(dst, &e.StandingID, &e.Board, &e.Team, &e.Region, &e.Points, &e.Name)
 }
 
-var standingStandingsScan = standingWrites.ScanLive
+var standingStandingsScan = cqlgenimpl.ScanLive(standingWrites)
 
 // standingStandingsByBoard is table standings_by_board, serving
 // StandingsByBoard (schema.md).
@@ -1084,28 +1084,28 @@ var standingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Standing]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *StandingRepo) Insert(ctx context.Context, e *Standing, opts ...cqlgen.Option) error {
-	return standingWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, standingWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *StandingRepo) Update(ctx context.Context, e *Standing, opts ...cqlgen.Option) error {
-	return standingWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, standingWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *StandingRepo) Delete(ctx context.Context, e *Standing, opts ...cqlgen.Option) error {
-	return standingWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, standingWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Standing with the given key and its version.
 func (r *StandingRepo) GetVersioned(ctx context.Context, standingID string) (*Standing, int64, error) {
-	return standingWrites.GetVersioned(ctx, r.s, &Standing{StandingID: standingID})
+	return cqlgenimpl.GetVersioned(ctx, standingWrites, r.s, &Standing{StandingID: standingID})
 }
 
 // Modify edits the Standing with the given key by change, retrying on
 // conflict.
 func (r *StandingRepo) Modify(ctx context.Context, standingID string, change func(*Standing) error, opts ...cqlgen.Option) (*Standing, error) {
-	return standingWrites.Modify(ctx, r.s, r.opts, opts, &Standing{StandingID: standingID}, change)
+	return cqlgenimpl.Modify(ctx, standingWrites, r.s, r.opts, opts, &Standing{StandingID: standingID}, change)
 }
 
 // Entity is Standing.
@@ -1115,22 +1115,22 @@ func (r *StandingRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *StandingRepo) Tables() []string {
-	return standingWrites.Tables()
+	return cqlgenimpl.Tables(standingWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against standings.
 func (r *StandingRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return standingWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, standingWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *StandingRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return standingWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, standingWrites, r.s, o)
 }
 
 // Backfill writes every row standings implies into table.
 func (r *StandingRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return standingWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, standingWrites, r.s, table, o)
 }
 
 // Get reads the Standing with the given key; cqlgen.ErrNotFound if none.
@@ -1567,7 +1567,7 @@ func accountFields(e *Account, dst []any) []any {
 	return append(dst, &e.AccountID, &e.Email, &e.Name)
 }
 
-var accountAccountsScan = accountWrites.ScanLive
+var accountAccountsScan = cqlgenimpl.ScanLive(accountWrites)
 
 // accountAccountsByEmail is table accounts_by_email, serving AccountsByEmail
 // (schema.md).
@@ -1619,27 +1619,27 @@ var accountWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Account]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
-	return accountWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, accountWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
-	return accountWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, accountWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
-	return accountWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, accountWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Account with the given key and its version.
 func (r *AccountRepo) GetVersioned(ctx context.Context, accountID string) (*Account, int64, error) {
-	return accountWrites.GetVersioned(ctx, r.s, &Account{AccountID: accountID})
+	return cqlgenimpl.GetVersioned(ctx, accountWrites, r.s, &Account{AccountID: accountID})
 }
 
 // Modify edits the Account with the given key by change, retrying on conflict.
 func (r *AccountRepo) Modify(ctx context.Context, accountID string, change func(*Account) error, opts ...cqlgen.Option) (*Account, error) {
-	return accountWrites.Modify(ctx, r.s, r.opts, opts, &Account{AccountID: accountID}, change)
+	return cqlgenimpl.Modify(ctx, accountWrites, r.s, r.opts, opts, &Account{AccountID: accountID}, change)
 }
 
 // Entity is Account.
@@ -1649,22 +1649,22 @@ func (r *AccountRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *AccountRepo) Tables() []string {
-	return accountWrites.Tables()
+	return cqlgenimpl.Tables(accountWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against accounts.
 func (r *AccountRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return accountWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, accountWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *AccountRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return accountWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, accountWrites, r.s, o)
 }
 
 // Backfill writes every row accounts implies into table.
 func (r *AccountRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return accountWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, accountWrites, r.s, table, o)
 }
 
 // Get reads the Account with the given key; cqlgen.ErrNotFound if none.
@@ -1710,7 +1710,7 @@ func memberFields(e *Member, dst []any) []any {
 	return append(dst, &e.MemberID, &e.Team, &e.Active, &e.Name)
 }
 
-var memberMembersScan = memberWrites.ScanLive
+var memberMembersScan = cqlgenimpl.ScanLive(memberWrites)
 
 func memberActiveMembersByTeamHolds(e *Member) bool {
 	return e.Active
@@ -1786,27 +1786,27 @@ var memberWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Member]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *MemberRepo) Insert(ctx context.Context, e *Member, opts ...cqlgen.Option) error {
-	return memberWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, memberWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *MemberRepo) Update(ctx context.Context, e *Member, opts ...cqlgen.Option) error {
-	return memberWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, memberWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *MemberRepo) Delete(ctx context.Context, e *Member, opts ...cqlgen.Option) error {
-	return memberWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, memberWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Member with the given key and its version.
 func (r *MemberRepo) GetVersioned(ctx context.Context, memberID string) (*Member, int64, error) {
-	return memberWrites.GetVersioned(ctx, r.s, &Member{MemberID: memberID})
+	return cqlgenimpl.GetVersioned(ctx, memberWrites, r.s, &Member{MemberID: memberID})
 }
 
 // Modify edits the Member with the given key by change, retrying on conflict.
 func (r *MemberRepo) Modify(ctx context.Context, memberID string, change func(*Member) error, opts ...cqlgen.Option) (*Member, error) {
-	return memberWrites.Modify(ctx, r.s, r.opts, opts, &Member{MemberID: memberID}, change)
+	return cqlgenimpl.Modify(ctx, memberWrites, r.s, r.opts, opts, &Member{MemberID: memberID}, change)
 }
 
 // Entity is Member.
@@ -1816,22 +1816,22 @@ func (r *MemberRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *MemberRepo) Tables() []string {
-	return memberWrites.Tables()
+	return cqlgenimpl.Tables(memberWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against members.
 func (r *MemberRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return memberWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, memberWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *MemberRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return memberWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, memberWrites, r.s, o)
 }
 
 // Backfill writes every row members implies into table.
 func (r *MemberRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return memberWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, memberWrites, r.s, table, o)
 }
 
 // Get reads the Member with the given key; cqlgen.ErrNotFound if none.

@@ -37,7 +37,7 @@ func agentFields(e *Agent, dst []any) []any {
 	return append(dst, &e.OrgID, &e.AgentID, &e.Email, &e.Name)
 }
 
-var agentAgentsScan = agentWrites.ScanLive
+var agentAgentsScan = cqlgenimpl.ScanLive(agentWrites)
 
 // agentAgentByEmail is table agents_by_email, serving AgentByEmail
 // (schema.md).
@@ -89,27 +89,27 @@ var agentWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Agent]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *AgentRepo) Insert(ctx context.Context, e *Agent, opts ...cqlgen.Option) error {
-	return agentWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, agentWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *AgentRepo) Update(ctx context.Context, e *Agent, opts ...cqlgen.Option) error {
-	return agentWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, agentWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *AgentRepo) Delete(ctx context.Context, e *Agent, opts ...cqlgen.Option) error {
-	return agentWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, agentWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Agent with the given key and its version.
 func (r *AgentRepo) GetVersioned(ctx context.Context, orgID string, agentID string) (*Agent, int64, error) {
-	return agentWrites.GetVersioned(ctx, r.s, &Agent{OrgID: orgID, AgentID: agentID})
+	return cqlgenimpl.GetVersioned(ctx, agentWrites, r.s, &Agent{OrgID: orgID, AgentID: agentID})
 }
 
 // Modify edits the Agent with the given key by change, retrying on conflict.
 func (r *AgentRepo) Modify(ctx context.Context, orgID string, agentID string, change func(*Agent) error, opts ...cqlgen.Option) (*Agent, error) {
-	return agentWrites.Modify(ctx, r.s, r.opts, opts, &Agent{OrgID: orgID, AgentID: agentID}, change)
+	return cqlgenimpl.Modify(ctx, agentWrites, r.s, r.opts, opts, &Agent{OrgID: orgID, AgentID: agentID}, change)
 }
 
 // Entity is Agent.
@@ -119,22 +119,22 @@ func (r *AgentRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *AgentRepo) Tables() []string {
-	return agentWrites.Tables()
+	return cqlgenimpl.Tables(agentWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against agents.
 func (r *AgentRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return agentWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, agentWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *AgentRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return agentWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, agentWrites, r.s, o)
 }
 
 // Backfill writes every row agents implies into table.
 func (r *AgentRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return agentWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, agentWrites, r.s, table, o)
 }
 
 // Get reads the Agent with the given key; cqlgen.ErrNotFound if none.
@@ -260,7 +260,7 @@ func customerFields(e *Customer, dst []any) []any {
 	return append(dst, &e.OrgID, &e.Email, &e.Name, &e.Company, &e.Postal, &e.Billing, &e.Phones, &e.CreatedAt, &e.CreatedBy)
 }
 
-var customerCustomersScan = customerWrites.ScanLive
+var customerCustomersScan = cqlgenimpl.ScanLive(customerWrites)
 
 func customerMerge(cur, e *Customer) Customer {
 	m := *e
@@ -333,28 +333,28 @@ var customerWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Customer]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
-	return customerWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, customerWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
-	return customerWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, customerWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
-	return customerWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, customerWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Customer with the given key and its version.
 func (r *CustomerRepo) GetVersioned(ctx context.Context, orgID string, email string) (*Customer, int64, error) {
-	return customerWrites.GetVersioned(ctx, r.s, &Customer{OrgID: orgID, Email: email})
+	return cqlgenimpl.GetVersioned(ctx, customerWrites, r.s, &Customer{OrgID: orgID, Email: email})
 }
 
 // Modify edits the Customer with the given key by change, retrying on
 // conflict.
 func (r *CustomerRepo) Modify(ctx context.Context, orgID string, email string, change func(*Customer) error, opts ...cqlgen.Option) (*Customer, error) {
-	return customerWrites.Modify(ctx, r.s, r.opts, opts, &Customer{OrgID: orgID, Email: email}, change)
+	return cqlgenimpl.Modify(ctx, customerWrites, r.s, r.opts, opts, &Customer{OrgID: orgID, Email: email}, change)
 }
 
 // Entity is Customer.
@@ -364,22 +364,22 @@ func (r *CustomerRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *CustomerRepo) Tables() []string {
-	return customerWrites.Tables()
+	return cqlgenimpl.Tables(customerWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against customers.
 func (r *CustomerRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return customerWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, customerWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *CustomerRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return customerWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, customerWrites, r.s, o)
 }
 
 // Backfill writes every row customers implies into table.
 func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return customerWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, customerWrites, r.s, table, o)
 }
 
 // Get reads the Customer with the given key; cqlgen.ErrNotFound if none.
@@ -582,22 +582,22 @@ func (r *TicketEventRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *TicketEventRepo) Tables() []string {
-	return ticketEventWrites.Tables()
+	return cqlgenimpl.Tables(ticketEventWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against ticket_events.
 func (r *TicketEventRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return ticketEventWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, ticketEventWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *TicketEventRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return ticketEventWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, ticketEventWrites, r.s, o)
 }
 
 // Backfill writes every row ticket_events implies into table.
 func (r *TicketEventRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return ticketEventWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, ticketEventWrites, r.s, table, o)
 }
 
 // Get reads the TicketEvent with the given key; cqlgen.ErrNotFound if none.
@@ -684,7 +684,7 @@ func ticketFields(e *Ticket, dst []any) []any {
 	return append(dst, &e.OrgID, &e.TicketID, &e.Requester, &e.Subject, &e.Status, &e.AgentID, &e.OpenedAt, &e.Body, &e.Replies)
 }
 
-var ticketTicketsScan = ticketWrites.ScanLive
+var ticketTicketsScan = cqlgenimpl.ScanLive(ticketWrites)
 
 // TicketsByRequesterRow is a row of tickets_by_requester, which stores only
 // some columns of Ticket. It is a type of its own so that a partial row cannot
@@ -813,27 +813,27 @@ var ticketWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Ticket]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *TicketRepo) Insert(ctx context.Context, e *Ticket, opts ...cqlgen.Option) error {
-	return ticketWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, ticketWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *TicketRepo) Update(ctx context.Context, e *Ticket, opts ...cqlgen.Option) error {
-	return ticketWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, ticketWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *TicketRepo) Delete(ctx context.Context, e *Ticket, opts ...cqlgen.Option) error {
-	return ticketWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, ticketWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Ticket with the given key and its version.
 func (r *TicketRepo) GetVersioned(ctx context.Context, orgID string, ticketID gocql.UUID) (*Ticket, int64, error) {
-	return ticketWrites.GetVersioned(ctx, r.s, &Ticket{OrgID: orgID, TicketID: ticketID})
+	return cqlgenimpl.GetVersioned(ctx, ticketWrites, r.s, &Ticket{OrgID: orgID, TicketID: ticketID})
 }
 
 // Modify edits the Ticket with the given key by change, retrying on conflict.
 func (r *TicketRepo) Modify(ctx context.Context, orgID string, ticketID gocql.UUID, change func(*Ticket) error, opts ...cqlgen.Option) (*Ticket, error) {
-	return ticketWrites.Modify(ctx, r.s, r.opts, opts, &Ticket{OrgID: orgID, TicketID: ticketID}, change)
+	return cqlgenimpl.Modify(ctx, ticketWrites, r.s, r.opts, opts, &Ticket{OrgID: orgID, TicketID: ticketID}, change)
 }
 
 // Entity is Ticket.
@@ -843,22 +843,22 @@ func (r *TicketRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *TicketRepo) Tables() []string {
-	return ticketWrites.Tables()
+	return cqlgenimpl.Tables(ticketWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against tickets.
 func (r *TicketRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return ticketWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, ticketWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *TicketRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return ticketWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, ticketWrites, r.s, o)
 }
 
 // Backfill writes every row tickets implies into table.
 func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return ticketWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, ticketWrites, r.s, table, o)
 }
 
 // Get reads the Ticket with the given key; cqlgen.ErrNotFound if none.
@@ -1282,7 +1282,7 @@ func macroFields(e *Macro, dst []any) []any {
 	return append(dst, &e.OrgID, &e.MacroID, &e.Team, &e.Title, &e.Body)
 }
 
-var macroMacrosScan = macroWrites.ScanLive
+var macroMacrosScan = cqlgenimpl.ScanLive(macroWrites)
 
 // macroMacrosByTitle is table macros_by_title, serving MacrosByTitle
 // (schema.md).
@@ -1355,27 +1355,27 @@ var macroWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Macro]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *MacroRepo) Insert(ctx context.Context, e *Macro, opts ...cqlgen.Option) error {
-	return macroWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, macroWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *MacroRepo) Update(ctx context.Context, e *Macro, opts ...cqlgen.Option) error {
-	return macroWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, macroWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *MacroRepo) Delete(ctx context.Context, e *Macro, opts ...cqlgen.Option) error {
-	return macroWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, macroWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Macro with the given key and its version.
 func (r *MacroRepo) GetVersioned(ctx context.Context, orgID string, macroID string) (*Macro, int64, error) {
-	return macroWrites.GetVersioned(ctx, r.s, &Macro{OrgID: orgID, MacroID: macroID})
+	return cqlgenimpl.GetVersioned(ctx, macroWrites, r.s, &Macro{OrgID: orgID, MacroID: macroID})
 }
 
 // Modify edits the Macro with the given key by change, retrying on conflict.
 func (r *MacroRepo) Modify(ctx context.Context, orgID string, macroID string, change func(*Macro) error, opts ...cqlgen.Option) (*Macro, error) {
-	return macroWrites.Modify(ctx, r.s, r.opts, opts, &Macro{OrgID: orgID, MacroID: macroID}, change)
+	return cqlgenimpl.Modify(ctx, macroWrites, r.s, r.opts, opts, &Macro{OrgID: orgID, MacroID: macroID}, change)
 }
 
 // Entity is Macro.
@@ -1385,22 +1385,22 @@ func (r *MacroRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *MacroRepo) Tables() []string {
-	return macroWrites.Tables()
+	return cqlgenimpl.Tables(macroWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against macros.
 func (r *MacroRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return macroWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, macroWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *MacroRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return macroWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, macroWrites, r.s, o)
 }
 
 // Backfill writes every row macros implies into table.
 func (r *MacroRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return macroWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, macroWrites, r.s, table, o)
 }
 
 // Get reads the Macro with the given key; cqlgen.ErrNotFound if none.
@@ -1917,22 +1917,22 @@ func (r *TimeEntryRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *TimeEntryRepo) Tables() []string {
-	return timeEntryWrites.Tables()
+	return cqlgenimpl.Tables(timeEntryWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against time_entries.
 func (r *TimeEntryRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return timeEntryWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, timeEntryWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *TimeEntryRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return timeEntryWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, timeEntryWrites, r.s, o)
 }
 
 // Backfill writes every row time_entries implies into table.
 func (r *TimeEntryRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return timeEntryWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, timeEntryWrites, r.s, table, o)
 }
 
 // Get reads the TimeEntry with the given key; cqlgen.ErrNotFound if none.

@@ -170,23 +170,23 @@ func (r *MessageRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *MessageRepo) Tables() []string {
-	return messageWrites.Tables()
+	return cqlgenimpl.Tables(messageWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against
 // messages_by_conversation.
 func (r *MessageRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return messageWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, messageWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *MessageRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return messageWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, messageWrites, r.s, o)
 }
 
 // Backfill writes every row messages_by_conversation implies into table.
 func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return messageWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, messageWrites, r.s, table, o)
 }
 
 // Get reads the Message with the given key; cqlgen.ErrNotFound if none.

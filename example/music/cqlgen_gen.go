@@ -146,7 +146,7 @@ func trackFields(e *Track, dst []any) []any {
 	return append(dst, &e.TrackID, &e.ArtistID, &e.PlayCount, &e.TrackName, &e.Album, &e.DurationS)
 }
 
-var trackTracksScan = trackWrites.ScanLive
+var trackTracksScan = cqlgenimpl.ScanLive(trackWrites)
 
 // trackTopTracksByArtist is table top_tracks_by_artist, serving
 // TopTracksByArtist (schema.md).
@@ -195,27 +195,27 @@ var trackWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Track]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *TrackRepo) Insert(ctx context.Context, e *Track, opts ...cqlgen.Option) error {
-	return trackWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, trackWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *TrackRepo) Update(ctx context.Context, e *Track, opts ...cqlgen.Option) error {
-	return trackWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, trackWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *TrackRepo) Delete(ctx context.Context, e *Track, opts ...cqlgen.Option) error {
-	return trackWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, trackWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Track with the given key and its version.
 func (r *TrackRepo) GetVersioned(ctx context.Context, trackID string) (*Track, int64, error) {
-	return trackWrites.GetVersioned(ctx, r.s, &Track{TrackID: trackID})
+	return cqlgenimpl.GetVersioned(ctx, trackWrites, r.s, &Track{TrackID: trackID})
 }
 
 // Modify edits the Track with the given key by change, retrying on conflict.
 func (r *TrackRepo) Modify(ctx context.Context, trackID string, change func(*Track) error, opts ...cqlgen.Option) (*Track, error) {
-	return trackWrites.Modify(ctx, r.s, r.opts, opts, &Track{TrackID: trackID}, change)
+	return cqlgenimpl.Modify(ctx, trackWrites, r.s, r.opts, opts, &Track{TrackID: trackID}, change)
 }
 
 // Entity is Track.
@@ -225,22 +225,22 @@ func (r *TrackRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *TrackRepo) Tables() []string {
-	return trackWrites.Tables()
+	return cqlgenimpl.Tables(trackWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against tracks.
 func (r *TrackRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return trackWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, trackWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *TrackRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return trackWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, trackWrites, r.s, o)
 }
 
 // Backfill writes every row tracks implies into table.
 func (r *TrackRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return trackWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, trackWrites, r.s, table, o)
 }
 
 // Get reads the Track with the given key; cqlgen.ErrNotFound if none.
@@ -418,7 +418,7 @@ func chartEntryFields(e *ChartEntry, dst []any) []any {
 	return append(dst, &e.ChartDate, &e.TrackID, &e.PlayCount, &e.TrackName, &e.Artist)
 }
 
-var chartEntryDailyTrackPlaysScan = chartEntryWrites.ScanLive
+var chartEntryDailyTrackPlaysScan = cqlgenimpl.ScanLive(chartEntryWrites)
 
 // chartEntryDailyCharts is table daily_charts, serving DailyCharts
 // (schema.md).
@@ -475,28 +475,28 @@ var chartEntryWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[ChartEntry]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
-	return chartEntryWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, chartEntryWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
-	return chartEntryWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, chartEntryWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
-	return chartEntryWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, chartEntryWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the ChartEntry with the given key and its version.
 func (r *ChartEntryRepo) GetVersioned(ctx context.Context, chartDate time.Time, trackID string) (*ChartEntry, int64, error) {
-	return chartEntryWrites.GetVersioned(ctx, r.s, &ChartEntry{ChartDate: chartDate, TrackID: trackID})
+	return cqlgenimpl.GetVersioned(ctx, chartEntryWrites, r.s, &ChartEntry{ChartDate: chartDate, TrackID: trackID})
 }
 
 // Modify edits the ChartEntry with the given key by change, retrying on
 // conflict.
 func (r *ChartEntryRepo) Modify(ctx context.Context, chartDate time.Time, trackID string, change func(*ChartEntry) error, opts ...cqlgen.Option) (*ChartEntry, error) {
-	return chartEntryWrites.Modify(ctx, r.s, r.opts, opts, &ChartEntry{ChartDate: chartDate, TrackID: trackID}, change)
+	return cqlgenimpl.Modify(ctx, chartEntryWrites, r.s, r.opts, opts, &ChartEntry{ChartDate: chartDate, TrackID: trackID}, change)
 }
 
 // Entity is ChartEntry.
@@ -506,22 +506,22 @@ func (r *ChartEntryRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *ChartEntryRepo) Tables() []string {
-	return chartEntryWrites.Tables()
+	return cqlgenimpl.Tables(chartEntryWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against daily_track_plays.
 func (r *ChartEntryRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return chartEntryWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, chartEntryWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *ChartEntryRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return chartEntryWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, chartEntryWrites, r.s, o)
 }
 
 // Backfill writes every row daily_track_plays implies into table.
 func (r *ChartEntryRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return chartEntryWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, chartEntryWrites, r.s, table, o)
 }
 
 // Get reads the ChartEntry with the given key; cqlgen.ErrNotFound if none.
@@ -585,7 +585,7 @@ func releaseFields(e *Release, dst []any) []any {
 	return append(dst, &e.ReleaseID, &e.ArtistID, &e.Title, &e.ReleasedAt)
 }
 
-var releaseReleasesScan = releaseWrites.ScanLive
+var releaseReleasesScan = cqlgenimpl.ScanLive(releaseWrites)
 
 // releaseNewReleases is table new_releases, serving NewReleases (schema.md).
 var releaseNewReleases = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -636,27 +636,27 @@ var releaseWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Release]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *ReleaseRepo) Insert(ctx context.Context, e *Release, opts ...cqlgen.Option) error {
-	return releaseWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, releaseWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *ReleaseRepo) Update(ctx context.Context, e *Release, opts ...cqlgen.Option) error {
-	return releaseWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, releaseWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *ReleaseRepo) Delete(ctx context.Context, e *Release, opts ...cqlgen.Option) error {
-	return releaseWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, releaseWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Release with the given key and its version.
 func (r *ReleaseRepo) GetVersioned(ctx context.Context, releaseID gocql.UUID) (*Release, int64, error) {
-	return releaseWrites.GetVersioned(ctx, r.s, &Release{ReleaseID: releaseID})
+	return cqlgenimpl.GetVersioned(ctx, releaseWrites, r.s, &Release{ReleaseID: releaseID})
 }
 
 // Modify edits the Release with the given key by change, retrying on conflict.
 func (r *ReleaseRepo) Modify(ctx context.Context, releaseID gocql.UUID, change func(*Release) error, opts ...cqlgen.Option) (*Release, error) {
-	return releaseWrites.Modify(ctx, r.s, r.opts, opts, &Release{ReleaseID: releaseID}, change)
+	return cqlgenimpl.Modify(ctx, releaseWrites, r.s, r.opts, opts, &Release{ReleaseID: releaseID}, change)
 }
 
 // Entity is Release.
@@ -666,22 +666,22 @@ func (r *ReleaseRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *ReleaseRepo) Tables() []string {
-	return releaseWrites.Tables()
+	return cqlgenimpl.Tables(releaseWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against releases.
 func (r *ReleaseRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return releaseWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, releaseWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *ReleaseRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return releaseWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, releaseWrites, r.s, o)
 }
 
 // Backfill writes every row releases implies into table.
 func (r *ReleaseRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return releaseWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, releaseWrites, r.s, table, o)
 }
 
 // Get reads the Release with the given key; cqlgen.ErrNotFound if none.

@@ -38,7 +38,7 @@ func orderFields(e *Order, dst []any) []any {
 	return append(dst, &e.UserID, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Status, &e.Total, &e.Items)
 }
 
-var orderOrdersScan = orderWrites.ScanLive
+var orderOrdersScan = cqlgenimpl.ScanLive(orderWrites)
 
 func orderOrdersClustering(e *Order) []any {
 	return []any{e.PlacedAt, e.OrderID}
@@ -197,27 +197,27 @@ var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
-	return orderWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, orderWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
-	return orderWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, orderWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
-	return orderWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, orderWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Order with the given key and its version.
 func (r *OrderRepo) GetVersioned(ctx context.Context, userID string, placedAt time.Time, orderID string) (*Order, int64, error) {
-	return orderWrites.GetVersioned(ctx, r.s, &Order{UserID: userID, PlacedAt: placedAt, OrderID: orderID})
+	return cqlgenimpl.GetVersioned(ctx, orderWrites, r.s, &Order{UserID: userID, PlacedAt: placedAt, OrderID: orderID})
 }
 
 // Modify edits the Order with the given key by change, retrying on conflict.
 func (r *OrderRepo) Modify(ctx context.Context, userID string, placedAt time.Time, orderID string, change func(*Order) error, opts ...cqlgen.Option) (*Order, error) {
-	return orderWrites.Modify(ctx, r.s, r.opts, opts, &Order{UserID: userID, PlacedAt: placedAt, OrderID: orderID}, change)
+	return cqlgenimpl.Modify(ctx, orderWrites, r.s, r.opts, opts, &Order{UserID: userID, PlacedAt: placedAt, OrderID: orderID}, change)
 }
 
 // Entity is Order.
@@ -227,22 +227,22 @@ func (r *OrderRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *OrderRepo) Tables() []string {
-	return orderWrites.Tables()
+	return cqlgenimpl.Tables(orderWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against orders.
 func (r *OrderRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return orderWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, orderWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *OrderRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return orderWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, orderWrites, r.s, o)
 }
 
 // Backfill writes every row orders implies into table.
 func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return orderWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, orderWrites, r.s, table, o)
 }
 
 // Get reads the Order with the given key; cqlgen.ErrNotFound if none.
@@ -1363,27 +1363,27 @@ var readingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Reading]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	return readingWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, readingWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	return readingWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, readingWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	return readingWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, readingWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Reading with the given key and its version.
 func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, at time.Time, seq int64) (*Reading, int64, error) {
-	return readingWrites.GetVersioned(ctx, r.s, &Reading{SensorID: sensorID, At: at, Seq: seq})
+	return cqlgenimpl.GetVersioned(ctx, readingWrites, r.s, &Reading{SensorID: sensorID, At: at, Seq: seq})
 }
 
 // Modify edits the Reading with the given key by change, retrying on conflict.
 func (r *ReadingRepo) Modify(ctx context.Context, sensorID string, at time.Time, seq int64, change func(*Reading) error, opts ...cqlgen.Option) (*Reading, error) {
-	return readingWrites.Modify(ctx, r.s, r.opts, opts, &Reading{SensorID: sensorID, At: at, Seq: seq}, change)
+	return cqlgenimpl.Modify(ctx, readingWrites, r.s, r.opts, opts, &Reading{SensorID: sensorID, At: at, Seq: seq}, change)
 }
 
 // Entity is Reading.
@@ -1393,22 +1393,22 @@ func (r *ReadingRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *ReadingRepo) Tables() []string {
-	return readingWrites.Tables()
+	return cqlgenimpl.Tables(readingWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against readings_by_day.
 func (r *ReadingRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return readingWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, readingWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *ReadingRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return readingWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, readingWrites, r.s, o)
 }
 
 // Backfill writes every row readings_by_day implies into table.
 func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return readingWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, readingWrites, r.s, table, o)
 }
 
 // Get reads the Reading with the given key; cqlgen.ErrNotFound if none.
@@ -1525,7 +1525,7 @@ func visitFields(e *Visit, dst []any) []any {
 	return append(dst, &e.VisitID, &e.UserID, &e.Site, &e.At, &e.Page, &e.Millis)
 }
 
-var visitVisitsScan = visitWrites.ScanLive
+var visitVisitsScan = cqlgenimpl.ScanLive(visitWrites)
 
 // visitVisitsByUser is table visits_by_user, serving VisitsByUser (schema.md).
 var visitVisitsByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -1665,27 +1665,27 @@ var visitWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Visit]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
-	return visitWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, visitWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
-	return visitWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, visitWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
-	return visitWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, visitWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Visit with the given key and its version.
 func (r *VisitRepo) GetVersioned(ctx context.Context, visitID string) (*Visit, int64, error) {
-	return visitWrites.GetVersioned(ctx, r.s, &Visit{VisitID: visitID})
+	return cqlgenimpl.GetVersioned(ctx, visitWrites, r.s, &Visit{VisitID: visitID})
 }
 
 // Modify edits the Visit with the given key by change, retrying on conflict.
 func (r *VisitRepo) Modify(ctx context.Context, visitID string, change func(*Visit) error, opts ...cqlgen.Option) (*Visit, error) {
-	return visitWrites.Modify(ctx, r.s, r.opts, opts, &Visit{VisitID: visitID}, change)
+	return cqlgenimpl.Modify(ctx, visitWrites, r.s, r.opts, opts, &Visit{VisitID: visitID}, change)
 }
 
 // Entity is Visit.
@@ -1695,22 +1695,22 @@ func (r *VisitRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *VisitRepo) Tables() []string {
-	return visitWrites.Tables()
+	return cqlgenimpl.Tables(visitWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against visits.
 func (r *VisitRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return visitWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, visitWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *VisitRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return visitWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, visitWrites, r.s, o)
 }
 
 // Backfill writes every row visits implies into table.
 func (r *VisitRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return visitWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, visitWrites, r.s, table, o)
 }
 
 // Get reads the Visit with the given key; cqlgen.ErrNotFound if none.
@@ -2061,27 +2061,27 @@ var lineWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Line]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *LineRepo) Insert(ctx context.Context, e *Line, opts ...cqlgen.Option) error {
-	return lineWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, lineWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *LineRepo) Update(ctx context.Context, e *Line, opts ...cqlgen.Option) error {
-	return lineWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, lineWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *LineRepo) Delete(ctx context.Context, e *Line, opts ...cqlgen.Option) error {
-	return lineWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, lineWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Line with the given key and its version.
 func (r *LineRepo) GetVersioned(ctx context.Context, orderID string, itemID string) (*Line, int64, error) {
-	return lineWrites.GetVersioned(ctx, r.s, &Line{OrderID: orderID, ItemID: itemID})
+	return cqlgenimpl.GetVersioned(ctx, lineWrites, r.s, &Line{OrderID: orderID, ItemID: itemID})
 }
 
 // Modify edits the Line with the given key by change, retrying on conflict.
 func (r *LineRepo) Modify(ctx context.Context, orderID string, itemID string, change func(*Line) error, opts ...cqlgen.Option) (*Line, error) {
-	return lineWrites.Modify(ctx, r.s, r.opts, opts, &Line{OrderID: orderID, ItemID: itemID}, change)
+	return cqlgenimpl.Modify(ctx, lineWrites, r.s, r.opts, opts, &Line{OrderID: orderID, ItemID: itemID}, change)
 }
 
 // Entity is Line.
@@ -2091,22 +2091,22 @@ func (r *LineRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *LineRepo) Tables() []string {
-	return lineWrites.Tables()
+	return cqlgenimpl.Tables(lineWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against lines.
 func (r *LineRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return lineWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, lineWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *LineRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return lineWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, lineWrites, r.s, o)
 }
 
 // Backfill writes every row lines implies into table.
 func (r *LineRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return lineWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, lineWrites, r.s, table, o)
 }
 
 // Get reads the Line with the given key; cqlgen.ErrNotFound if none.
@@ -2336,27 +2336,27 @@ var partWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Part]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *PartRepo) Insert(ctx context.Context, e *Part, opts ...cqlgen.Option) error {
-	return partWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, partWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *PartRepo) Update(ctx context.Context, e *Part, opts ...cqlgen.Option) error {
-	return partWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, partWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *PartRepo) Delete(ctx context.Context, e *Part, opts ...cqlgen.Option) error {
-	return partWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, partWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Part with the given key and its version.
 func (r *PartRepo) GetVersioned(ctx context.Context, orderID string, partID string) (*Part, int64, error) {
-	return partWrites.GetVersioned(ctx, r.s, &Part{OrderID: orderID, PartID: partID})
+	return cqlgenimpl.GetVersioned(ctx, partWrites, r.s, &Part{OrderID: orderID, PartID: partID})
 }
 
 // Modify edits the Part with the given key by change, retrying on conflict.
 func (r *PartRepo) Modify(ctx context.Context, orderID string, partID string, change func(*Part) error, opts ...cqlgen.Option) (*Part, error) {
-	return partWrites.Modify(ctx, r.s, r.opts, opts, &Part{OrderID: orderID, PartID: partID}, change)
+	return cqlgenimpl.Modify(ctx, partWrites, r.s, r.opts, opts, &Part{OrderID: orderID, PartID: partID}, change)
 }
 
 // Entity is Part.
@@ -2366,22 +2366,22 @@ func (r *PartRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *PartRepo) Tables() []string {
-	return partWrites.Tables()
+	return cqlgenimpl.Tables(partWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against parts.
 func (r *PartRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return partWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, partWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *PartRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return partWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, partWrites, r.s, o)
 }
 
 // Backfill writes every row parts implies into table.
 func (r *PartRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return partWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, partWrites, r.s, table, o)
 }
 
 // Get reads the Part with the given key; cqlgen.ErrNotFound if none.

@@ -36,7 +36,7 @@ func memberFields(e *Member, dst []any) []any {
 	return append(dst, &e.MemberID, &e.Team, &e.Name, &e.Email, &e.Flagged, &e.Score)
 }
 
-var memberMembersScan = memberWrites.ScanLive
+var memberMembersScan = cqlgenimpl.ScanLive(memberWrites)
 
 // memberMembersByTeam is table members_by_team, serving MembersByTeam
 // (schema.md).
@@ -167,27 +167,27 @@ var memberWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Member]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *MemberRepo) Insert(ctx context.Context, e *Member, opts ...cqlgen.Option) error {
-	return memberWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, memberWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *MemberRepo) Update(ctx context.Context, e *Member, opts ...cqlgen.Option) error {
-	return memberWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, memberWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *MemberRepo) Delete(ctx context.Context, e *Member, opts ...cqlgen.Option) error {
-	return memberWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, memberWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Member with the given key and its version.
 func (r *MemberRepo) GetVersioned(ctx context.Context, memberID string) (*Member, int64, error) {
-	return memberWrites.GetVersioned(ctx, r.s, &Member{MemberID: memberID})
+	return cqlgenimpl.GetVersioned(ctx, memberWrites, r.s, &Member{MemberID: memberID})
 }
 
 // Modify edits the Member with the given key by change, retrying on conflict.
 func (r *MemberRepo) Modify(ctx context.Context, memberID string, change func(*Member) error, opts ...cqlgen.Option) (*Member, error) {
-	return memberWrites.Modify(ctx, r.s, r.opts, opts, &Member{MemberID: memberID}, change)
+	return cqlgenimpl.Modify(ctx, memberWrites, r.s, r.opts, opts, &Member{MemberID: memberID}, change)
 }
 
 // Entity is Member.
@@ -197,22 +197,22 @@ func (r *MemberRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *MemberRepo) Tables() []string {
-	return memberWrites.Tables()
+	return cqlgenimpl.Tables(memberWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against members.
 func (r *MemberRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return memberWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, memberWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *MemberRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return memberWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, memberWrites, r.s, o)
 }
 
 // Backfill writes every row members implies into table.
 func (r *MemberRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return memberWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, memberWrites, r.s, table, o)
 }
 
 // Get reads the Member with the given key; cqlgen.ErrNotFound if none.
@@ -312,7 +312,7 @@ func accountFields(e *Account, dst []any) []any {
 	return append(dst, &e.MemberID, &e.Team, &e.Name, &e.Email, &e.Flagged, &e.Score)
 }
 
-var accountAccountsScan = accountWrites.ScanLive
+var accountAccountsScan = cqlgenimpl.ScanLive(accountWrites)
 
 // accountAccountsByTeam is table accounts_by_team, serving AccountsByTeam
 // (schema.md).
@@ -440,27 +440,27 @@ var accountWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Account]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
-	return accountWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, accountWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
-	return accountWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, accountWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
-	return accountWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, accountWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Account with the given key and its version.
 func (r *AccountRepo) GetVersioned(ctx context.Context, memberID string) (*Account, int64, error) {
-	return accountWrites.GetVersioned(ctx, r.s, &Account{MemberID: memberID})
+	return cqlgenimpl.GetVersioned(ctx, accountWrites, r.s, &Account{MemberID: memberID})
 }
 
 // Modify edits the Account with the given key by change, retrying on conflict.
 func (r *AccountRepo) Modify(ctx context.Context, memberID string, change func(*Account) error, opts ...cqlgen.Option) (*Account, error) {
-	return accountWrites.Modify(ctx, r.s, r.opts, opts, &Account{MemberID: memberID}, change)
+	return cqlgenimpl.Modify(ctx, accountWrites, r.s, r.opts, opts, &Account{MemberID: memberID}, change)
 }
 
 // Entity is Account.
@@ -470,22 +470,22 @@ func (r *AccountRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *AccountRepo) Tables() []string {
-	return accountWrites.Tables()
+	return cqlgenimpl.Tables(accountWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against accounts.
 func (r *AccountRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return accountWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, accountWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *AccountRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return accountWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, accountWrites, r.s, o)
 }
 
 // Backfill writes every row accounts implies into table.
 func (r *AccountRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return accountWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, accountWrites, r.s, table, o)
 }
 
 // Get reads the Account with the given key; cqlgen.ErrNotFound if none.

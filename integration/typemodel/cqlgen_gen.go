@@ -38,7 +38,7 @@ func everythingFields(e *Everything, dst []any) []any {
 	return append(dst, &e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.S, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay)
 }
 
-var everythingEverythingScan = everythingWrites.ScanLive
+var everythingEverythingScan = cqlgenimpl.ScanLive(everythingWrites)
 
 func everythingMerge(cur, e *Everything) Everything {
 	m := *e
@@ -134,28 +134,28 @@ var everythingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Everything]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
-	return everythingWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, everythingWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
-	return everythingWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, everythingWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
-	return everythingWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, everythingWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Everything with the given key and its version.
 func (r *EverythingRepo) GetVersioned(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (*Everything, int64, error) {
-	return everythingWrites.GetVersioned(ctx, r.s, &Everything{ID: id, TagsKey: tagsKey, Day: day})
+	return cqlgenimpl.GetVersioned(ctx, everythingWrites, r.s, &Everything{ID: id, TagsKey: tagsKey, Day: day})
 }
 
 // Modify edits the Everything with the given key by change, retrying on
 // conflict.
 func (r *EverythingRepo) Modify(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time, change func(*Everything) error, opts ...cqlgen.Option) (*Everything, error) {
-	return everythingWrites.Modify(ctx, r.s, r.opts, opts, &Everything{ID: id, TagsKey: tagsKey, Day: day}, change)
+	return cqlgenimpl.Modify(ctx, everythingWrites, r.s, r.opts, opts, &Everything{ID: id, TagsKey: tagsKey, Day: day}, change)
 }
 
 // Entity is Everything.
@@ -165,22 +165,22 @@ func (r *EverythingRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *EverythingRepo) Tables() []string {
-	return everythingWrites.Tables()
+	return cqlgenimpl.Tables(everythingWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against everything.
 func (r *EverythingRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return everythingWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, everythingWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *EverythingRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return everythingWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, everythingWrites, r.s, o)
 }
 
 // Backfill writes every row everything implies into table.
 func (r *EverythingRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return everythingWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, everythingWrites, r.s, table, o)
 }
 
 // Get reads the Everything with the given key; cqlgen.ErrNotFound if none.
@@ -343,7 +343,7 @@ func customerFields(e *Customer, dst []any) []any {
 	return append(dst, &e.CustomerID, &e.Region, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedAt, &e.CreatedBy)
 }
 
-var customerCustomersScan = customerWrites.ScanLive
+var customerCustomersScan = cqlgenimpl.ScanLive(customerWrites)
 
 func customerMerge(cur, e *Customer) Customer {
 	m := *e
@@ -411,28 +411,28 @@ var customerWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Customer]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
-	return customerWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, customerWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
-	return customerWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, customerWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
-	return customerWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, customerWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Customer with the given key and its version.
 func (r *CustomerRepo) GetVersioned(ctx context.Context, customerID gocql.UUID) (*Customer, int64, error) {
-	return customerWrites.GetVersioned(ctx, r.s, &Customer{CustomerID: customerID})
+	return cqlgenimpl.GetVersioned(ctx, customerWrites, r.s, &Customer{CustomerID: customerID})
 }
 
 // Modify edits the Customer with the given key by change, retrying on
 // conflict.
 func (r *CustomerRepo) Modify(ctx context.Context, customerID gocql.UUID, change func(*Customer) error, opts ...cqlgen.Option) (*Customer, error) {
-	return customerWrites.Modify(ctx, r.s, r.opts, opts, &Customer{CustomerID: customerID}, change)
+	return cqlgenimpl.Modify(ctx, customerWrites, r.s, r.opts, opts, &Customer{CustomerID: customerID}, change)
 }
 
 // Entity is Customer.
@@ -442,22 +442,22 @@ func (r *CustomerRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *CustomerRepo) Tables() []string {
-	return customerWrites.Tables()
+	return cqlgenimpl.Tables(customerWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against customers.
 func (r *CustomerRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return customerWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, customerWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *CustomerRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return customerWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, customerWrites, r.s, o)
 }
 
 // Backfill writes every row customers implies into table.
 func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return customerWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, customerWrites, r.s, table, o)
 }
 
 // Get reads the Customer with the given key; cqlgen.ErrNotFound if none.

@@ -39,7 +39,7 @@ func ticketFields(e *Ticket, dst []any) []any {
 	return append(dst, &e.TicketID, &e.Queue, &e.Owner, &e.Board, &e.Assignee, &e.Ref, &e.Status, &e.OpenedAt, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
 }
 
-var ticketTicketsScan = ticketWrites.ScanLive
+var ticketTicketsScan = cqlgenimpl.ScanLive(ticketWrites)
 
 // ticketTicketsByQueue is table tickets_by_queue, serving TicketsByQueue
 // (schema.md).
@@ -276,27 +276,27 @@ var ticketWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Ticket]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *TicketRepo) Insert(ctx context.Context, e *Ticket, opts ...cqlgen.Option) error {
-	return ticketWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, ticketWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *TicketRepo) Update(ctx context.Context, e *Ticket, opts ...cqlgen.Option) error {
-	return ticketWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, ticketWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *TicketRepo) Delete(ctx context.Context, e *Ticket, opts ...cqlgen.Option) error {
-	return ticketWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, ticketWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Ticket with the given key and its version.
 func (r *TicketRepo) GetVersioned(ctx context.Context, ticketID gocql.UUID) (*Ticket, int64, error) {
-	return ticketWrites.GetVersioned(ctx, r.s, &Ticket{TicketID: ticketID})
+	return cqlgenimpl.GetVersioned(ctx, ticketWrites, r.s, &Ticket{TicketID: ticketID})
 }
 
 // Modify edits the Ticket with the given key by change, retrying on conflict.
 func (r *TicketRepo) Modify(ctx context.Context, ticketID gocql.UUID, change func(*Ticket) error, opts ...cqlgen.Option) (*Ticket, error) {
-	return ticketWrites.Modify(ctx, r.s, r.opts, opts, &Ticket{TicketID: ticketID}, change)
+	return cqlgenimpl.Modify(ctx, ticketWrites, r.s, r.opts, opts, &Ticket{TicketID: ticketID}, change)
 }
 
 // Entity is Ticket.
@@ -306,22 +306,22 @@ func (r *TicketRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *TicketRepo) Tables() []string {
-	return ticketWrites.Tables()
+	return cqlgenimpl.Tables(ticketWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against tickets.
 func (r *TicketRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return ticketWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, ticketWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *TicketRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return ticketWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, ticketWrites, r.s, o)
 }
 
 // Backfill writes every row tickets implies into table.
 func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return ticketWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, ticketWrites, r.s, table, o)
 }
 
 // Get reads the Ticket with the given key; cqlgen.ErrNotFound if none.
@@ -718,22 +718,22 @@ func (r *EventRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *EventRepo) Tables() []string {
-	return eventWrites.Tables()
+	return cqlgenimpl.Tables(eventWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against events.
 func (r *EventRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return eventWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, eventWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *EventRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return eventWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, eventWrites, r.s, o)
 }
 
 // Backfill writes every row events implies into table.
 func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return eventWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, eventWrites, r.s, table, o)
 }
 
 // Get reads the Event with the given key; cqlgen.ErrNotFound if none.

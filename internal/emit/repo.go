@@ -182,7 +182,7 @@ func valuesFuncs(f *jen.File, t *model.Table) {
 		jen.Return(jen.Index().Any().Values(vals...)))
 	f.Func().Id(p+"Fields").Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id("dst").Index().Any()).Index().Any().Block(
 		jen.Return(jen.Append(append([]jen.Code{jen.Id("dst")}, ptrs...)...)))
-	f.Var().Id(t.Names.Scan).Op("=").Id(e.Names.Writes).Dot("ScanLive")
+	f.Var().Id(t.Names.Scan).Op("=").Qual(impl, "ScanLive").Call(jen.Id(e.Names.Writes))
 	mergeFunc(f, t)
 }
 

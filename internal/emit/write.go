@@ -89,8 +89,17 @@ func entityWrite(f *jen.File, e *model.Entity, v, name, docText string, results 
 		results = []jen.Code{jen.Error()}
 	}
 	doc(f, "%s", docText)
-	thinMethod(f, e, name, []jen.Code{jen.Id("e").Op("*").Id(e.GoName), jen.Id("opts").Op("...").Qual(rt, "Option")}, results,
-		jen.Id(v).Dot(name).Call(jen.Id("ctx"), r("s"), r("opts"), jen.Id("opts"), jen.Id("e")))
+	call := jen.Id(v).Dot(name).Call(jen.Id("ctx"), r("s"), r("opts"), jen.Id("opts"), jen.Id("e"))
+	if v == e.Names.Writes {
+		call = entityCall(e, name, r("s"), r("opts"), jen.Id("opts"), jen.Id("e"))
+	}
+	thinMethod(f, e, name, []jen.Code{jen.Id("e").Op("*").Id(e.GoName), jen.Id("opts").Op("...").Qual(rt, "Option")}, results, call)
+}
+
+// entityCall calls the runtime's function of an entity's method name,
+// with ctx, the entity's description, then args.
+func entityCall(e *model.Entity, name string, args ...jen.Code) *jen.Statement {
+	return jen.Qual(impl, name).Call(append([]jen.Code{jen.Id("ctx"), jen.Id(e.Names.Writes)}, args...)...)
 }
 
 // insertIfAbsentMethod writes InsertIfAbsent of an entity stored in one
@@ -332,11 +341,11 @@ func versionedReads(f *jen.File, e *model.Entity) {
 	lit := keyLiteral(e, key)
 	doc(f, "GetVersioned reads the %s with the given key and its version.", e.GoName)
 	thinMethod(f, e, "GetVersioned", params, []jen.Code{jen.Op("*").Id(e.GoName), jen.Int64(), jen.Error()},
-		jen.Id(e.Names.Writes).Dot("GetVersioned").Call(jen.Id("ctx"), r("s"), lit))
+		entityCall(e, "GetVersioned", r("s"), lit))
 	params = append(params, jen.Id("change").Func().Params(jen.Op("*").Id(e.GoName)).Error(), jen.Id("opts").Op("...").Qual(rt, "Option"))
 	doc(f, "Modify edits the %s with the given key by change, retrying on conflict.", e.GoName)
 	thinMethod(f, e, "Modify", params, []jen.Code{jen.Op("*").Id(e.GoName), jen.Error()},
-		jen.Id(e.Names.Writes).Dot("Modify").Call(jen.Id("ctx"), r("s"), r("opts"), jen.Id("opts"), lit, jen.Id("change")))
+		entityCall(e, "Modify", r("s"), r("opts"), jen.Id("opts"), lit, jen.Id("change")))
 }
 
 // keyLiteral is &T{...} of an entity with the given key columns, from
@@ -398,11 +407,11 @@ func maintenance(f *jen.File, e *model.Entity) {
 	doc(f, "Entity is %s.", e.GoName)
 	recvFunc(f, e, "Entity").Params().String().Block(jen.Return(jen.Lit(e.GoName)))
 	doc(f, "Tables lists the tables Repair and Backfill write.")
-	recvFunc(f, e, "Tables").Params().Index().String().Block(jen.Return(w.Clone().Dot("Tables").Call()))
+	recvFunc(f, e, "Tables").Params().Index().String().Block(jen.Return(jen.Qual(impl, "Tables").Call(w.Clone())))
 	doc(f, "Verify reports rows missing, stale or orphaned against %s.", e.Canonical.Name)
-	thinMethod(f, e, "Verify", []jen.Code{mo}, report, w.Clone().Dot("Verify").Call(jen.Id("ctx"), r("s"), jen.Id("o")))
+	thinMethod(f, e, "Verify", []jen.Code{mo}, report, entityCall(e, "Verify", r("s"), jen.Id("o")))
 	doc(f, "Repair mends what Verify finds.")
-	thinMethod(f, e, "Repair", []jen.Code{mo}, report, w.Clone().Dot("Repair").Call(jen.Id("ctx"), r("s"), jen.Id("o")))
+	thinMethod(f, e, "Repair", []jen.Code{mo}, report, entityCall(e, "Repair", r("s"), jen.Id("o")))
 	doc(f, "Backfill writes every row %s implies into table.", e.Canonical.Name)
-	thinMethod(f, e, "Backfill", []jen.Code{jen.Id("table").String(), mo}, report, w.Clone().Dot("Backfill").Call(jen.Id("ctx"), r("s"), jen.Id("table"), jen.Id("o")))
+	thinMethod(f, e, "Backfill", []jen.Code{jen.Id("table").String(), mo}, report, entityCall(e, "Backfill", r("s"), jen.Id("table"), jen.Id("o")))
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	"github.com/cqlgen/cqlgen/runtime/internal/impl"
 )
 
@@ -172,7 +173,49 @@ type ReadArg = impl.ReadArg
 
 func NewEntity[T any](ent *Entity[T]) *Entity[T] { return impl.NewEntity(ent) }
 
-func Get[T any](ctx context.Context, s cqlgen.Session, entity, method string, t *Table, key []any, scan func(cqldriver.Iter, *T) bool) (*T, error) {
+// The methods of an entity written through the protocol, generic over
+// P = *T alone (see impl.EntityOf): compiled once, whatever the entities.
+func Insert[P any](ctx context.Context, ent *impl.EntityOf[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
+	return impl.Insert(ctx, ent, s, base, opts, e)
+}
+
+func Update[P any](ctx context.Context, ent *impl.EntityOf[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
+	return impl.Update(ctx, ent, s, base, opts, e)
+}
+
+func Delete[P any](ctx context.Context, ent *impl.EntityOf[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
+	return impl.Delete(ctx, ent, s, base, opts, e)
+}
+
+func GetVersioned[P any](ctx context.Context, ent *impl.EntityOf[P], s cqlgen.Session, key P) (P, int64, error) {
+	return impl.GetVersioned(ctx, ent, s, key)
+}
+
+func Modify[P any](ctx context.Context, ent *impl.EntityOf[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, key P, change func(P) error) (P, error) {
+	return impl.Modify(ctx, ent, s, base, opts, key, change)
+}
+
+func Verify[P any](ctx context.Context, ent *impl.EntityOf[P], s cqlgen.Session, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return impl.Verify(ctx, ent, s, o)
+}
+
+func Repair[P any](ctx context.Context, ent *impl.EntityOf[P], s cqlgen.Session, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return impl.Repair(ctx, ent, s, o)
+}
+
+func Backfill[P any](ctx context.Context, ent *impl.EntityOf[P], s cqlgen.Session, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return impl.Backfill(ctx, ent, s, table, o)
+}
+
+func Tables[P any](ent *impl.EntityOf[P]) []string { return impl.Tables(ent) }
+
+// ScanLive scans a row of ent's source of truth as Get reads it, skipping
+// graves: the Scan of its reads.
+func ScanLive[P any](ent *impl.EntityOf[P]) func(cqldriver.Iter, P) bool {
+	return impl.ScanLive(ent)
+}
+
+func Get[P any](ctx context.Context, s cqlgen.Session, entity, method string, t *Table, key []any, scan func(cqldriver.Iter, P) bool) (P, error) {
 	return impl.Get(ctx, s, entity, method, t, key, scan)
 }
 

@@ -67,7 +67,7 @@ func claim[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlge
 			if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
 				return err
 			}
-			if found && !st.Deleted && p.holds(st.Row) && SameKey(t, p.Key(st.Row), key) {
+			if found && !st.Deleted && holds(p, st.Row) && SameKey(t, p.Key(st.Row), key) {
 				return &cqlgen.UniqueConflictError{Table: t.Spec.Name, Columns: keyNames(t)}
 			}
 			if !found || st.Version < cur.version {
@@ -225,7 +225,7 @@ func Resolve[P any](ctx context.Context, s cqlgen.Session, ent *entity[P], i int
 	if err != nil {
 		return none[P](), err
 	}
-	if st.Deleted || !p.holds(st.Row) || !SameKey(p.Table, p.Key(st.Row), key) {
+	if st.Deleted || !holds(p, st.Row) || !SameKey(p.Table, p.Key(st.Row), key) {
 		return none[P](), cqlgen.ErrNotFound
 	}
 	return st.Row, nil

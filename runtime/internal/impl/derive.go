@@ -376,9 +376,15 @@ const (
 	bindBucket
 )
 
-// ScanLive scans a row of the source of truth as Get reads it, its
+// ScanLive is the scan of ent's source of truth as Get reads it
+// (scanLive).
+func ScanLive[P any](ent *entity[P]) func(cqldriver.Iter, P) bool {
+	return func(it cqldriver.Iter, e P) bool { return scanLive(ent, it, e) }
+}
+
+// scanLive scans a row of the source of truth as Get reads it, its
 // columns then cqlgen_deleted, skipping graves.
-func (ent *entity[P]) ScanLive(it cqldriver.Iter, e P) bool {
+func scanLive[P any](ent *entity[P], it cqldriver.Iter, e P) bool {
 	n := len(ent.Canonical.Spec.PartitionKey) + len(ent.Canonical.Spec.Clustering) + len(ent.Canonical.Spec.Columns)
 	for {
 		var deleted bool

@@ -452,7 +452,7 @@ func view[P any](ent *entity[P]) *entityView {
 		}
 		return stateView{state: &st, row: st.Row, version: st.Version, deleted: st.Deleted}, true
 	}
-	v.holds = func(p int, e any) bool { return ent.Projections[p].holds(e.(P)) }
+	v.holds = func(p int, e any) bool { return holds(&ent.Projections[p], e.(P)) }
 	v.key = func(p int, e any) []any { return ent.Projections[p].Key(e.(P)) }
 	v.row = func(p int, e any, ts int64) []any { return ent.Projections[p].Row(e.(P), ts, false) }
 	v.touch = func(ctx context.Context, s cqlgen.Session, e any) error {
@@ -888,12 +888,12 @@ func rawCells(cells [][]byte) []any {
 	return vs
 }
 
-// Backfill writes every row the source of truth implies into one table,
+// backfillEntity writes every row the source of truth implies into one table,
 // range by range. With o.Job, each finished range is recorded in
 // cqlgen.ProgressTable, and a backfill run again with the same job skips
 // it: a backfill stopped (its context cancelled, its process killed)
 // resumes where it was.
-func Backfill[P any](ctx context.Context, s cqlgen.Session, ent *entity[P], entity, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+func backfillEntity[P any](ctx context.Context, s cqlgen.Session, ent *entity[P], entity, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
 	return backfill(ctx, s, view(ent), entity, table, o)
 }
 

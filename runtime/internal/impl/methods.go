@@ -62,18 +62,18 @@ func deleteOne[P any](d *one[P], ctx context.Context, s cqlgen.Session, base cql
 }
 
 // Insert is the Insert method of an entity written through the protocol.
-func (ent *entity[P]) Insert(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
+func Insert[P any](ctx context.Context, ent *entity[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
 	return run(ent, ctx, s, base, opts, "Insert", OpInsert, e)
 }
 
 // Update is the Update method of an entity written through the protocol.
-func (ent *entity[P]) Update(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
+func Update[P any](ctx context.Context, ent *entity[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
 	return run(ent, ctx, s, base, opts, "Update", OpUpdate, e)
 }
 
 // Delete is the Delete method of an entity written through the protocol:
 // e needs only the source of truth's key.
-func (ent *entity[P]) Delete(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
+func Delete[P any](ctx context.Context, ent *entity[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
 	return run(ent, ctx, s, base, opts, "Delete", OpDelete, e)
 }
 
@@ -92,7 +92,7 @@ func run[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, base cqlg
 
 // GetVersioned is the GetVersioned method: key holds the source of
 // truth's key alone.
-func (ent *entity[P]) GetVersioned(ctx context.Context, s cqlgen.Session, key P) (_ P, _ int64, err error) {
+func GetVersioned[P any](ctx context.Context, ent *entity[P], s cqlgen.Session, key P) (_ P, _ int64, err error) {
 	defer Observe(&ctx, s, ent.Name, "GetVersioned").End(&err)
 	if err := ent.CheckKey(key); err != nil {
 		return none[P](), 0, err
@@ -102,36 +102,36 @@ func (ent *entity[P]) GetVersioned(ctx context.Context, s cqlgen.Session, key P)
 
 // Modify is the Modify method: key holds the source of truth's key
 // alone.
-func (ent *entity[P]) Modify(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, key P, change func(P) error) (_ P, err error) {
+func Modify[P any](ctx context.Context, ent *entity[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, key P, change func(P) error) (_ P, err error) {
 	defer Observe(&ctx, s, ent.Name, "Modify").End(&err)
 	o, err := BeginVersioned(key, ent.CheckKey, base, opts)
 	if err != nil {
 		return none[P](), err
 	}
-	return Modify(ctx, s, o, ent, key, ent.Check, change)
+	return modifyEntity(ctx, s, o, ent, key, ent.Check, change)
 }
 
 // Verify is the Verify method of a maintained entity.
-func (ent *entity[P]) Verify(ctx context.Context, s cqlgen.Session, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
+func Verify[P any](ctx context.Context, ent *entity[P], s cqlgen.Session, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer Observe(&ctx, s, ent.Name, "Verify").End(&err)
 	return Maintain(ctx, s, ent, ent.Name, false, o)
 }
 
 // Repair is the Repair method of a maintained entity.
-func (ent *entity[P]) Repair(ctx context.Context, s cqlgen.Session, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
+func Repair[P any](ctx context.Context, ent *entity[P], s cqlgen.Session, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer Observe(&ctx, s, ent.Name, "Repair").End(&err)
 	return Maintain(ctx, s, ent, ent.Name, true, o)
 }
 
 // Backfill is the Backfill method of a maintained entity.
-func (ent *entity[P]) Backfill(ctx context.Context, s cqlgen.Session, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
+func Backfill[P any](ctx context.Context, ent *entity[P], s cqlgen.Session, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
 	defer Observe(&ctx, s, ent.Name, "Backfill").End(&err)
-	return Backfill(ctx, s, ent, ent.Name, table, o)
+	return backfillEntity(ctx, s, ent, ent.Name, table, o)
 }
 
 // Tables lists the tables of a maintained entity that Repair and
 // Backfill write: all but the source of truth.
-func (ent *entity[P]) Tables() []string {
+func Tables[P any](ent *entity[P]) []string {
 	out := make([]string, 0, len(ent.Projections))
 	for _, p := range ent.Projections {
 		out = append(out, p.Table.Spec.Name)
@@ -142,12 +142,7 @@ func (ent *entity[P]) Tables() []string {
 // Get is a method that reads the row of t with the given primary key
 // (bucket included), as t's Get statement binds it; an empty partition
 // key value gets a *cqlgen.InputError matching cqlgen.ErrEmptyKey, and no row cqlgen.ErrNotFound.
-func Get[T any](ctx context.Context, s cqlgen.Session, entity, method string, t *Table, key []any, scan func(cqldriver.Iter, *T) bool) (*T, error) {
-	return get(ctx, s, entity, method, t, key, scan)
-}
-
-// get is Get, generic over P = *T alone.
-func get[P any](ctx context.Context, s cqlgen.Session, entity, method string, t *Table, key []any, scan func(cqldriver.Iter, P) bool) (_ P, err error) {
+func Get[P any](ctx context.Context, s cqlgen.Session, entity, method string, t *Table, key []any, scan func(cqldriver.Iter, P) bool) (_ P, err error) {
 	defer Observe(&ctx, s, entity, method).End(&err)
 	if err := checkPartition(t, key); err != nil {
 		return none[P](), err

@@ -57,7 +57,7 @@ type State[T any] struct {
 }
 
 // seen is the version of a live entity as readers and IfVersion see it.
-func (st *State[T]) seen() int64 { return max(st.Version, st.StaticVersion) }
+func seen[P any](st *State[P]) int64 { return max(st.Version, st.StaticVersion) }
 
 // Change is what a conditional write of the canonical row binds beside
 // the entity's values.
@@ -111,7 +111,7 @@ type projection[P any] struct {
 }
 
 // holds reports whether p holds e's row.
-func (p *projection[P]) holds(e P) bool { return p.Holds == nil || p.Holds(e) }
+func holds[P any](p *projection[P], e P) bool { return p.Holds == nil || p.Holds(e) }
 
 // Entity is an entity's write protocol, declared by generated code.
 //
@@ -124,6 +124,12 @@ func (p *projection[P]) holds(e P) bool { return p.Holds == nil || p.Holds(e) }
 // the unexported funcs below; docs/architecture.md says how to write new
 // code in this shape.
 type Entity[T any] = entity[*T]
+
+// EntityOf is Entity by the pointer to its struct, P = *T: the methods of
+// an entity (Insert, Update, ...) are functions generic over P, not
+// methods of Entity[T], so that the user's package compiles none of them
+// again for each of its entities.
+type EntityOf[P any] = entity[P]
 
 type entity[P any] struct {
 	// Name is the entity's, for observers and reports.
@@ -309,7 +315,7 @@ func writeFrom[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, e
 			// cells hold other entities' values too.
 			var shared []cqldriver.Query
 			for _, p := range ent.Projections {
-				if !st.Deleted && p.sharesStatics() && p.holds(st.Row) {
+				if !st.Deleted && storesStatics(&p) && holds(&p, st.Row) {
 					shared = append(shared, cqldriver.Query{Stmt: p.Table.Insert, Values: p.Row(st.Row, st.Version+1, false)})
 				}
 			}
@@ -329,10 +335,10 @@ func writeFrom[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, e
 			// Claim the unique keys the change gives the entity, first.
 			for i := range ent.Projections {
 				p := &ent.Projections[i]
-				if !p.Unique || !p.holds(next) {
+				if !p.Unique || !holds(p, next) {
 					continue
 				}
-				if op == opTouch || !live || !p.holds(st.Row) || !SameKey(p.Table, p.Key(st.Row), p.Key(next)) {
+				if op == opTouch || !live || !holds(p, st.Row) || !SameKey(p.Table, p.Key(st.Row), p.Key(next)) {
 					if err := claim(ent, ctx, s, o, p, next, ts); err != nil {
 						return err
 					}
@@ -342,11 +348,11 @@ func writeFrom[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, e
 		var moved []movedRow
 		if live {
 			for i, p := range ent.Projections {
-				if !p.holds(st.Row) {
+				if !holds(&p, st.Row) {
 					continue
 				}
 				k := p.Key(st.Row)
-				if isNil(next) || !p.holds(next) || !SameKey(p.Table, k, p.Key(next)) {
+				if isNil(next) || !holds(&p, next) || !SameKey(p.Table, k, p.Key(next)) {
 					moved = append(moved, movedRow{i, k})
 				}
 			}
@@ -361,7 +367,7 @@ func writeFrom[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, e
 		if part.version != 0 {
 			c.OldStatic = part.version
 		}
-		if part.on && (part.changedBy(ent, next) || sharesStatics(ent, qs)) {
+		if part.on && (staticsChangedBy(&part, ent, next) || sharesStatics(ent, qs)) {
 			c.Static = ts
 		}
 		q := cqldriver.Query{Stmt: t.Remove}
@@ -443,10 +449,10 @@ func fanOutOf[P any](ent *entity[P], op Op, st *State[P], live bool, next P, mov
 	}
 	if !isNil(next) {
 		for i, p := range ent.Projections {
-			if p.Unique || !p.holds(next) {
+			if p.Unique || !holds(&p, next) {
 				continue
 			}
-			if op != opTouch && live && !movedHas(moved, i) && p.holds(st.Row) && !p.sharesStatics() && p.sameRow(st.Row, next) {
+			if op != opTouch && live && !movedHas(moved, i) && holds(&p, st.Row) && !storesStatics(&p) && sameRow(&p, st.Row, next) {
 				// The row is what it was: a change of fields the table
 				// does not store touches only the tables that do. (A
 				// table sharing the statics gets the row all the same: its
@@ -489,7 +495,7 @@ func statics[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, e P, 
 
 // changedBy reports whether writing next sets the partition's statics
 // to other values, or to values they had without a version.
-func (p *partStatics[P]) changedBy(ent *entity[P], next P) bool {
+func staticsChangedBy[P any](p *partStatics[P], ent *entity[P], next P) bool {
 	if isNil(next) {
 		return false
 	}
@@ -514,7 +520,7 @@ func (p *partStatics[P]) changedBy(ent *entity[P], next P) bool {
 func sharesStatics[P any](ent *entity[P], qs []cqldriver.Query) bool {
 	for _, q := range qs {
 		for _, p := range ent.Projections {
-			if q.Stmt == p.Table.Insert && p.sharesStatics() {
+			if q.Stmt == p.Table.Insert && storesStatics(&p) {
 				return true
 			}
 		}
@@ -524,7 +530,7 @@ func sharesStatics[P any](ent *entity[P], qs []cqldriver.Query) bool {
 
 // sharesStatics reports whether p stores static columns of the canonical
 // table's, static there too under the same partition key.
-func (p *projection[P]) sharesStatics() bool {
+func storesStatics[P any](p *projection[P]) bool {
 	for _, c := range p.Table.Row {
 		if c.Static {
 			return true
@@ -589,7 +595,7 @@ func expected[P any](ent *entity[P], o cqlgen.Options, op Op, e P, st *State[P],
 	}
 	actual := cqlgen.Absent
 	if live {
-		actual = st.seen()
+		actual = seen(st)
 	}
 	if actual != o.Expect && !reapplied(ent, op, e, st, live) {
 		return &cqlgen.VersionConflictError{Table: ent.Canonical.Spec.Name, Expected: o.Expect, Actual: actual}
@@ -635,7 +641,7 @@ func movedHas(moved []movedRow, projection int) bool {
 
 // sameRow reports whether p's rows of a and b hold the same values, as
 // Cassandra stores them. It answers false when it cannot tell.
-func (p *projection[P]) sameRow(a, b P) bool {
+func sameRow[P any](p *projection[P], a, b P) bool {
 	cols := p.Table.Row
 	x, y := p.Row(a, 0, false), p.Row(b, 0, false)
 	if len(cols) == 0 || len(x) != len(cols)+1 {
@@ -660,10 +666,10 @@ func versioned[P any](ctx context.Context, s cqlgen.Session, stmt *cqldriver.Sta
 	if st.Deleted {
 		return none[P](), 0, cqlgen.ErrNotFound
 	}
-	return st.Row, st.seen(), nil
+	return st.Row, seen(&st), nil
 }
 
-// Modify reads the entity with key's key, lets change edit it, and writes
+// modifyEntity reads the entity with key's key, lets change edit it, and writes
 // the result through the protocol if the entity is still at the version
 // read; when another writer came first, it reads the entity again and
 // calls change again, up to o.Attempts times, then returns the
@@ -684,7 +690,7 @@ func versioned[P any](ctx context.Context, s cqlgen.Session, stmt *cqldriver.Sta
 //
 // Change gets a copy of the entity read, but a shallow one: its slices
 // and maps are the read's own, which nothing else holds.
-func Modify[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *entity[P], key P, check func(P) error, change func(P) error) (P, error) {
+func modifyEntity[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *entity[P], key P, check func(P) error, change func(P) error) (P, error) {
 	if change == nil {
 		return none[P](), &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "change", Reason: "nil; Modify needs a function that edits the entity"}
 	}
@@ -738,7 +744,7 @@ func modify[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent 
 		if st.Deleted {
 			return none[P](), cqlgen.ErrNotFound
 		}
-		version := st.seen()
+		version := seen(&st)
 		k := ent.State(cur)
 		if err := change(cur); err != nil {
 			return none[P](), err
@@ -776,7 +782,7 @@ func complete[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cq
 	var qs []cqldriver.Query
 	if !st.Deleted {
 		for _, p := range ent.Projections {
-			if !p.Unique && p.holds(st.Row) {
+			if !p.Unique && holds(&p, st.Row) {
 				qs = append(qs, cqldriver.Query{Stmt: p.Table.Insert, Values: p.Row(st.Row, st.Version+1, false)})
 			}
 		}

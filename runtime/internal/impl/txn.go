@@ -479,7 +479,7 @@ func txnImageOf[P any](ent *entity[P], e P, unset bool) *txnImage {
 	img := &txnImage{values: ent.Values(e, unset), key: ent.State(e), rows: make([]txnRow, len(ent.Projections))}
 	for i := range ent.Projections {
 		p := &ent.Projections[i]
-		if !p.holds(e) {
+		if !holds(p, e) {
 			continue
 		}
 		img.rows[i] = txnRow{holds: true, key: p.Key(e), row: p.Row(e, 0, unset)}
@@ -531,7 +531,7 @@ func txnClaims[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, cur
 			if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
 				return nil, err
 			}
-			if err == nil && !st.Deleted && p.holds(st.Row) && SameKey(t, p.Key(st.Row), r.key) {
+			if err == nil && !st.Deleted && holds(p, st.Row) && SameKey(t, p.Key(st.Row), r.key) {
 				return nil, &cqlgen.UniqueConflictError{Table: t.Spec.Name, Columns: keyNames(t)}
 			}
 		}

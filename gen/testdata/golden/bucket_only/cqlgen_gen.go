@@ -36,7 +36,7 @@ func postFields(e *Post, dst []any) []any {
 	return append(dst, &e.PostID, &e.Author, &e.PostedAt, &e.Title)
 }
 
-var postPostsScan = postWrites.ScanLive
+var postPostsScan = cqlgenimpl.ScanLive(postWrites)
 
 // postNewPosts is table new_posts, serving NewPosts (schema.md).
 var postNewPosts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -87,27 +87,27 @@ var postWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Post]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *PostRepo) Insert(ctx context.Context, e *Post, opts ...cqlgen.Option) error {
-	return postWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, postWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *PostRepo) Update(ctx context.Context, e *Post, opts ...cqlgen.Option) error {
-	return postWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, postWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *PostRepo) Delete(ctx context.Context, e *Post, opts ...cqlgen.Option) error {
-	return postWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, postWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Post with the given key and its version.
 func (r *PostRepo) GetVersioned(ctx context.Context, postID gocql.UUID) (*Post, int64, error) {
-	return postWrites.GetVersioned(ctx, r.s, &Post{PostID: postID})
+	return cqlgenimpl.GetVersioned(ctx, postWrites, r.s, &Post{PostID: postID})
 }
 
 // Modify edits the Post with the given key by change, retrying on conflict.
 func (r *PostRepo) Modify(ctx context.Context, postID gocql.UUID, change func(*Post) error, opts ...cqlgen.Option) (*Post, error) {
-	return postWrites.Modify(ctx, r.s, r.opts, opts, &Post{PostID: postID}, change)
+	return cqlgenimpl.Modify(ctx, postWrites, r.s, r.opts, opts, &Post{PostID: postID}, change)
 }
 
 // Entity is Post.
@@ -117,22 +117,22 @@ func (r *PostRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *PostRepo) Tables() []string {
-	return postWrites.Tables()
+	return cqlgenimpl.Tables(postWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against posts.
 func (r *PostRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return postWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, postWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *PostRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return postWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, postWrites, r.s, o)
 }
 
 // Backfill writes every row posts implies into table.
 func (r *PostRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return postWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, postWrites, r.s, table, o)
 }
 
 // Get reads the Post with the given key; cqlgen.ErrNotFound if none.

@@ -37,7 +37,7 @@ func readingFields(e *Reading, dst []any) []any {
 	return append(dst, &e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
-var readingReadingsScan = readingWrites.ScanLive
+var readingReadingsScan = cqlgenimpl.ScanLive(readingWrites)
 
 func readingReadingsClustering(e *Reading) []any {
 	return []any{e.ReadAt}
@@ -343,27 +343,27 @@ var readingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Reading]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	return readingWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, readingWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	return readingWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, readingWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	return readingWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, readingWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Reading with the given key and its version.
 func (r *ReadingRepo) GetVersioned(ctx context.Context, sensorID string, readAt time.Time) (*Reading, int64, error) {
-	return readingWrites.GetVersioned(ctx, r.s, &Reading{SensorID: sensorID, ReadAt: readAt})
+	return cqlgenimpl.GetVersioned(ctx, readingWrites, r.s, &Reading{SensorID: sensorID, ReadAt: readAt})
 }
 
 // Modify edits the Reading with the given key by change, retrying on conflict.
 func (r *ReadingRepo) Modify(ctx context.Context, sensorID string, readAt time.Time, change func(*Reading) error, opts ...cqlgen.Option) (*Reading, error) {
-	return readingWrites.Modify(ctx, r.s, r.opts, opts, &Reading{SensorID: sensorID, ReadAt: readAt}, change)
+	return cqlgenimpl.Modify(ctx, readingWrites, r.s, r.opts, opts, &Reading{SensorID: sensorID, ReadAt: readAt}, change)
 }
 
 // Entity is Reading.
@@ -373,22 +373,22 @@ func (r *ReadingRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *ReadingRepo) Tables() []string {
-	return readingWrites.Tables()
+	return cqlgenimpl.Tables(readingWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against readings.
 func (r *ReadingRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return readingWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, readingWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *ReadingRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return readingWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, readingWrites, r.s, o)
 }
 
 // Backfill writes every row readings implies into table.
 func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return readingWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, readingWrites, r.s, table, o)
 }
 
 // Get reads the Reading with the given key; cqlgen.ErrNotFound if none.

@@ -35,7 +35,7 @@ func orderFields(e *Order, dst []any) []any {
 	return append(dst, &e.OrderID, &e.CustomerID, &e.Status, &e.PlacedAt, &e.Total)
 }
 
-var orderOrdersScan = orderWrites.ScanLive
+var orderOrdersScan = cqlgenimpl.ScanLive(orderWrites)
 
 // orderOrdersByDay is table orders_by_customer_day, serving OrdersByDay
 // (schema.md).
@@ -139,27 +139,27 @@ var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
-	return orderWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, orderWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
-	return orderWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, orderWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
-	return orderWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, orderWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Order with the given key and its version.
 func (r *OrderRepo) GetVersioned(ctx context.Context, orderID string) (*Order, int64, error) {
-	return orderWrites.GetVersioned(ctx, r.s, &Order{OrderID: orderID})
+	return cqlgenimpl.GetVersioned(ctx, orderWrites, r.s, &Order{OrderID: orderID})
 }
 
 // Modify edits the Order with the given key by change, retrying on conflict.
 func (r *OrderRepo) Modify(ctx context.Context, orderID string, change func(*Order) error, opts ...cqlgen.Option) (*Order, error) {
-	return orderWrites.Modify(ctx, r.s, r.opts, opts, &Order{OrderID: orderID}, change)
+	return cqlgenimpl.Modify(ctx, orderWrites, r.s, r.opts, opts, &Order{OrderID: orderID}, change)
 }
 
 // Entity is Order.
@@ -169,22 +169,22 @@ func (r *OrderRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *OrderRepo) Tables() []string {
-	return orderWrites.Tables()
+	return cqlgenimpl.Tables(orderWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against orders.
 func (r *OrderRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return orderWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, orderWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *OrderRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return orderWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, orderWrites, r.s, o)
 }
 
 // Backfill writes every row orders implies into table.
 func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return orderWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, orderWrites, r.s, table, o)
 }
 
 // Get reads the Order with the given key; cqlgen.ErrNotFound if none.

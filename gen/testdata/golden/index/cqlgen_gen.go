@@ -428,22 +428,22 @@ func (r *EventRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *EventRepo) Tables() []string {
-	return eventWrites.Tables()
+	return cqlgenimpl.Tables(eventWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against events.
 func (r *EventRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return eventWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, eventWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *EventRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return eventWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, eventWrites, r.s, o)
 }
 
 // Backfill writes every row events implies into table.
 func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return eventWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, eventWrites, r.s, table, o)
 }
 
 // Get reads the Event with the given key; cqlgen.ErrNotFound if none.

@@ -35,7 +35,7 @@ func recipeFields(e *Recipe, dst []any) []any {
 	return append(dst, &e.ID, &e.Tags, &e.Amounts, &e.Steps, &e.Nested, &e.Stamps, &e.Legacy, &e.Events, &e.Keywords)
 }
 
-var recipeRecipesScan = recipeWrites.ScanLive
+var recipeRecipesScan = cqlgenimpl.ScanLive(recipeWrites)
 
 func recipeMerge(cur, e *Recipe) Recipe {
 	m := *e
@@ -150,27 +150,27 @@ var recipeWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Recipe]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *RecipeRepo) Insert(ctx context.Context, e *Recipe, opts ...cqlgen.Option) error {
-	return recipeWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, recipeWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *RecipeRepo) Update(ctx context.Context, e *Recipe, opts ...cqlgen.Option) error {
-	return recipeWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, recipeWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *RecipeRepo) Delete(ctx context.Context, e *Recipe, opts ...cqlgen.Option) error {
-	return recipeWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, recipeWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Recipe with the given key and its version.
 func (r *RecipeRepo) GetVersioned(ctx context.Context, id gocql.UUID) (*Recipe, int64, error) {
-	return recipeWrites.GetVersioned(ctx, r.s, &Recipe{ID: id})
+	return cqlgenimpl.GetVersioned(ctx, recipeWrites, r.s, &Recipe{ID: id})
 }
 
 // Modify edits the Recipe with the given key by change, retrying on conflict.
 func (r *RecipeRepo) Modify(ctx context.Context, id gocql.UUID, change func(*Recipe) error, opts ...cqlgen.Option) (*Recipe, error) {
-	return recipeWrites.Modify(ctx, r.s, r.opts, opts, &Recipe{ID: id}, change)
+	return cqlgenimpl.Modify(ctx, recipeWrites, r.s, r.opts, opts, &Recipe{ID: id}, change)
 }
 
 // Entity is Recipe.
@@ -180,22 +180,22 @@ func (r *RecipeRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *RecipeRepo) Tables() []string {
-	return recipeWrites.Tables()
+	return cqlgenimpl.Tables(recipeWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against recipes.
 func (r *RecipeRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return recipeWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, recipeWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *RecipeRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return recipeWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, recipeWrites, r.s, o)
 }
 
 // Backfill writes every row recipes implies into table.
 func (r *RecipeRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return recipeWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, recipeWrites, r.s, table, o)
 }
 
 // Get reads the Recipe with the given key; cqlgen.ErrNotFound if none.

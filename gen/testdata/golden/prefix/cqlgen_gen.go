@@ -39,7 +39,7 @@ func tradeFields(e *Trade, dst []any) []any {
 	return append(dst, &e.Account, &e.Type, &e.TradeDate, &e.TradeID, &e.Symbol, &e.Shares)
 }
 
-var tradeTradesByAccountScan = tradeWrites.ScanLive
+var tradeTradesByAccountScan = cqlgenimpl.ScanLive(tradeWrites)
 
 func tradeTradesByAccountClustering(e *Trade) []any {
 	return []any{e.Type, e.TradeDate, e.TradeID}
@@ -101,27 +101,27 @@ var tradeWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Trade]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *TradeRepo) Insert(ctx context.Context, e *Trade, opts ...cqlgen.Option) error {
-	return tradeWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, tradeWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *TradeRepo) Update(ctx context.Context, e *Trade, opts ...cqlgen.Option) error {
-	return tradeWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, tradeWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *TradeRepo) Delete(ctx context.Context, e *Trade, opts ...cqlgen.Option) error {
-	return tradeWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, tradeWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Trade with the given key and its version.
 func (r *TradeRepo) GetVersioned(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64) (*Trade, int64, error) {
-	return tradeWrites.GetVersioned(ctx, r.s, &Trade{Account: account, Type: typeKey, TradeDate: tradeDate, TradeID: tradeID})
+	return cqlgenimpl.GetVersioned(ctx, tradeWrites, r.s, &Trade{Account: account, Type: typeKey, TradeDate: tradeDate, TradeID: tradeID})
 }
 
 // Modify edits the Trade with the given key by change, retrying on conflict.
 func (r *TradeRepo) Modify(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64, change func(*Trade) error, opts ...cqlgen.Option) (*Trade, error) {
-	return tradeWrites.Modify(ctx, r.s, r.opts, opts, &Trade{Account: account, Type: typeKey, TradeDate: tradeDate, TradeID: tradeID}, change)
+	return cqlgenimpl.Modify(ctx, tradeWrites, r.s, r.opts, opts, &Trade{Account: account, Type: typeKey, TradeDate: tradeDate, TradeID: tradeID}, change)
 }
 
 // Entity is Trade.
@@ -131,22 +131,22 @@ func (r *TradeRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *TradeRepo) Tables() []string {
-	return tradeWrites.Tables()
+	return cqlgenimpl.Tables(tradeWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against trades_by_account.
 func (r *TradeRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return tradeWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, tradeWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *TradeRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return tradeWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, tradeWrites, r.s, o)
 }
 
 // Backfill writes every row trades_by_account implies into table.
 func (r *TradeRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return tradeWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, tradeWrites, r.s, table, o)
 }
 
 // Get reads the Trade with the given key; cqlgen.ErrNotFound if none.

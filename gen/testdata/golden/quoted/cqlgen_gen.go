@@ -38,7 +38,7 @@ func transferFields(e *Transfer, dst []any) []any {
 	return append(dst, &e.ID, &e.From, &e.To, &e.Ref, &e.CreatedAt, &e.Amount)
 }
 
-var transferTransfersScan = transferWrites.ScanLive
+var transferTransfersScan = cqlgenimpl.ScanLive(transferWrites)
 
 // transferTransfersByFrom is table transfers_by_from, serving TransfersByFrom
 // (schema.md).
@@ -122,28 +122,28 @@ var transferWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Transfer]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *TransferRepo) Insert(ctx context.Context, e *Transfer, opts ...cqlgen.Option) error {
-	return transferWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, transferWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *TransferRepo) Update(ctx context.Context, e *Transfer, opts ...cqlgen.Option) error {
-	return transferWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, transferWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *TransferRepo) Delete(ctx context.Context, e *Transfer, opts ...cqlgen.Option) error {
-	return transferWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, transferWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Transfer with the given key and its version.
 func (r *TransferRepo) GetVersioned(ctx context.Context, id gocql.UUID) (*Transfer, int64, error) {
-	return transferWrites.GetVersioned(ctx, r.s, &Transfer{ID: id})
+	return cqlgenimpl.GetVersioned(ctx, transferWrites, r.s, &Transfer{ID: id})
 }
 
 // Modify edits the Transfer with the given key by change, retrying on
 // conflict.
 func (r *TransferRepo) Modify(ctx context.Context, id gocql.UUID, change func(*Transfer) error, opts ...cqlgen.Option) (*Transfer, error) {
-	return transferWrites.Modify(ctx, r.s, r.opts, opts, &Transfer{ID: id}, change)
+	return cqlgenimpl.Modify(ctx, transferWrites, r.s, r.opts, opts, &Transfer{ID: id}, change)
 }
 
 // Entity is Transfer.
@@ -153,22 +153,22 @@ func (r *TransferRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *TransferRepo) Tables() []string {
-	return transferWrites.Tables()
+	return cqlgenimpl.Tables(transferWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against transfers.
 func (r *TransferRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return transferWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, transferWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *TransferRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return transferWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, transferWrites, r.s, o)
 }
 
 // Backfill writes every row transfers implies into table.
 func (r *TransferRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return transferWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, transferWrites, r.s, table, o)
 }
 
 // Get reads the Transfer with the given key; cqlgen.ErrNotFound if none.

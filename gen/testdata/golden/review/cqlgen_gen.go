@@ -34,7 +34,7 @@ func noteFields(e *Note, dst []any) []any {
 	return append(dst, &e.ID, &e.Owner, &e.Tag)
 }
 
-var noteEndScan = noteWrites.ScanLive
+var noteEndScan = cqlgenimpl.ScanLive(noteWrites)
 
 func noteSubgraphHolds(e *Note) bool {
 	return e.Tag == "say \"hi\" #1 <b>x</b> & #quot;"
@@ -108,27 +108,27 @@ var noteWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Note]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
-	return noteWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, noteWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
-	return noteWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, noteWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
-	return noteWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, noteWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Note with the given key and its version.
 func (r *NoteRepo) GetVersioned(ctx context.Context, id string) (*Note, int64, error) {
-	return noteWrites.GetVersioned(ctx, r.s, &Note{ID: id})
+	return cqlgenimpl.GetVersioned(ctx, noteWrites, r.s, &Note{ID: id})
 }
 
 // Modify edits the Note with the given key by change, retrying on conflict.
 func (r *NoteRepo) Modify(ctx context.Context, id string, change func(*Note) error, opts ...cqlgen.Option) (*Note, error) {
-	return noteWrites.Modify(ctx, r.s, r.opts, opts, &Note{ID: id}, change)
+	return cqlgenimpl.Modify(ctx, noteWrites, r.s, r.opts, opts, &Note{ID: id}, change)
 }
 
 // Entity is Note.
@@ -138,22 +138,22 @@ func (r *NoteRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *NoteRepo) Tables() []string {
-	return noteWrites.Tables()
+	return cqlgenimpl.Tables(noteWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against end.
 func (r *NoteRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return noteWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, noteWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *NoteRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return noteWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, noteWrites, r.s, o)
 }
 
 // Backfill writes every row end implies into table.
 func (r *NoteRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return noteWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, noteWrites, r.s, table, o)
 }
 
 // Get reads the Note with the given key; cqlgen.ErrNotFound if none.

@@ -215,27 +215,27 @@ var lineWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Line]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *LineRepo) Insert(ctx context.Context, e *Line, opts ...cqlgen.Option) error {
-	return lineWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, lineWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *LineRepo) Update(ctx context.Context, e *Line, opts ...cqlgen.Option) error {
-	return lineWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, lineWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *LineRepo) Delete(ctx context.Context, e *Line, opts ...cqlgen.Option) error {
-	return lineWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, lineWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Line with the given key and its version.
 func (r *LineRepo) GetVersioned(ctx context.Context, orderID string, itemID string) (*Line, int64, error) {
-	return lineWrites.GetVersioned(ctx, r.s, &Line{OrderID: orderID, ItemID: itemID})
+	return cqlgenimpl.GetVersioned(ctx, lineWrites, r.s, &Line{OrderID: orderID, ItemID: itemID})
 }
 
 // Modify edits the Line with the given key by change, retrying on conflict.
 func (r *LineRepo) Modify(ctx context.Context, orderID string, itemID string, change func(*Line) error, opts ...cqlgen.Option) (*Line, error) {
-	return lineWrites.Modify(ctx, r.s, r.opts, opts, &Line{OrderID: orderID, ItemID: itemID}, change)
+	return cqlgenimpl.Modify(ctx, lineWrites, r.s, r.opts, opts, &Line{OrderID: orderID, ItemID: itemID}, change)
 }
 
 // Entity is Line.
@@ -245,22 +245,22 @@ func (r *LineRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *LineRepo) Tables() []string {
-	return lineWrites.Tables()
+	return cqlgenimpl.Tables(lineWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against lines.
 func (r *LineRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return lineWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, lineWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *LineRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return lineWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, lineWrites, r.s, o)
 }
 
 // Backfill writes every row lines implies into table.
 func (r *LineRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return lineWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, lineWrites, r.s, table, o)
 }
 
 // Get reads the Line with the given key; cqlgen.ErrNotFound if none.

@@ -36,7 +36,7 @@ func memberFields(e *Member, dst []any) []any {
 	return append(dst, &e.MemberID, &e.Team, &e.Name, &e.Email, &e.Flagged)
 }
 
-var memberMembersScan = memberWrites.ScanLive
+var memberMembersScan = cqlgenimpl.ScanLive(memberWrites)
 
 // memberMembersByTeam is table members_by_team, serving MembersByTeam
 // (schema.md).
@@ -167,27 +167,27 @@ var memberWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Member]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *MemberRepo) Insert(ctx context.Context, e *Member, opts ...cqlgen.Option) error {
-	return memberWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, memberWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *MemberRepo) Update(ctx context.Context, e *Member, opts ...cqlgen.Option) error {
-	return memberWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, memberWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *MemberRepo) Delete(ctx context.Context, e *Member, opts ...cqlgen.Option) error {
-	return memberWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, memberWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Member with the given key and its version.
 func (r *MemberRepo) GetVersioned(ctx context.Context, memberID string) (*Member, int64, error) {
-	return memberWrites.GetVersioned(ctx, r.s, &Member{MemberID: memberID})
+	return cqlgenimpl.GetVersioned(ctx, memberWrites, r.s, &Member{MemberID: memberID})
 }
 
 // Modify edits the Member with the given key by change, retrying on conflict.
 func (r *MemberRepo) Modify(ctx context.Context, memberID string, change func(*Member) error, opts ...cqlgen.Option) (*Member, error) {
-	return memberWrites.Modify(ctx, r.s, r.opts, opts, &Member{MemberID: memberID}, change)
+	return cqlgenimpl.Modify(ctx, memberWrites, r.s, r.opts, opts, &Member{MemberID: memberID}, change)
 }
 
 // Entity is Member.
@@ -197,22 +197,22 @@ func (r *MemberRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *MemberRepo) Tables() []string {
-	return memberWrites.Tables()
+	return cqlgenimpl.Tables(memberWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against members.
 func (r *MemberRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return memberWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, memberWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *MemberRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return memberWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, memberWrites, r.s, o)
 }
 
 // Backfill writes every row members implies into table.
 func (r *MemberRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return memberWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, memberWrites, r.s, table, o)
 }
 
 // Get reads the Member with the given key; cqlgen.ErrNotFound if none.

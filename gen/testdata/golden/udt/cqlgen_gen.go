@@ -37,7 +37,7 @@ func customerFields(e *Customer, dst []any) []any {
 	return append(dst, &e.CustomerID, &e.Region, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedAt, &e.CreatedBy, &e.Revision)
 }
 
-var customerCustomersScan = customerWrites.ScanLive
+var customerCustomersScan = cqlgenimpl.ScanLive(customerWrites)
 
 func customerMerge(cur, e *Customer) Customer {
 	m := *e
@@ -105,28 +105,28 @@ var customerWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Customer]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
-	return customerWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, customerWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
-	return customerWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, customerWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
-	return customerWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, customerWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Customer with the given key and its version.
 func (r *CustomerRepo) GetVersioned(ctx context.Context, customerID gocql.UUID) (*Customer, int64, error) {
-	return customerWrites.GetVersioned(ctx, r.s, &Customer{CustomerID: customerID})
+	return cqlgenimpl.GetVersioned(ctx, customerWrites, r.s, &Customer{CustomerID: customerID})
 }
 
 // Modify edits the Customer with the given key by change, retrying on
 // conflict.
 func (r *CustomerRepo) Modify(ctx context.Context, customerID gocql.UUID, change func(*Customer) error, opts ...cqlgen.Option) (*Customer, error) {
-	return customerWrites.Modify(ctx, r.s, r.opts, opts, &Customer{CustomerID: customerID}, change)
+	return cqlgenimpl.Modify(ctx, customerWrites, r.s, r.opts, opts, &Customer{CustomerID: customerID}, change)
 }
 
 // Entity is Customer.
@@ -136,22 +136,22 @@ func (r *CustomerRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *CustomerRepo) Tables() []string {
-	return customerWrites.Tables()
+	return cqlgenimpl.Tables(customerWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against customers.
 func (r *CustomerRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return customerWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, customerWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *CustomerRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return customerWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, customerWrites, r.s, o)
 }
 
 // Backfill writes every row customers implies into table.
 func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return customerWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, customerWrites, r.s, table, o)
 }
 
 // Get reads the Customer with the given key; cqlgen.ErrNotFound if none.

@@ -169,22 +169,22 @@ func (r *EventRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *EventRepo) Tables() []string {
-	return eventWrites.Tables()
+	return cqlgenimpl.Tables(eventWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against events.
 func (r *EventRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return eventWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, eventWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *EventRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return eventWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, eventWrites, r.s, o)
 }
 
 // Backfill writes every row events implies into table.
 func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return eventWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, eventWrites, r.s, table, o)
 }
 
 // Get reads the Event with the given key; cqlgen.ErrNotFound if none.
@@ -272,7 +272,7 @@ func uploadFields(e *Upload, dst []any) []any {
 	return append(dst, &e.Owner, &e.UploadID, &e.Day, &e.Size)
 }
 
-var uploadUploadsScan = uploadWrites.ScanLive
+var uploadUploadsScan = cqlgenimpl.ScanLive(uploadWrites)
 
 func uploadUploadsClustering(e *Upload) []any {
 	return []any{e.UploadID}
@@ -332,27 +332,27 @@ var uploadWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Upload]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *UploadRepo) Insert(ctx context.Context, e *Upload, opts ...cqlgen.Option) error {
-	return uploadWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, uploadWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *UploadRepo) Update(ctx context.Context, e *Upload, opts ...cqlgen.Option) error {
-	return uploadWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, uploadWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *UploadRepo) Delete(ctx context.Context, e *Upload, opts ...cqlgen.Option) error {
-	return uploadWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, uploadWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Upload with the given key and its version.
 func (r *UploadRepo) GetVersioned(ctx context.Context, owner string, uploadID gocql.UUID) (*Upload, int64, error) {
-	return uploadWrites.GetVersioned(ctx, r.s, &Upload{Owner: owner, UploadID: uploadID})
+	return cqlgenimpl.GetVersioned(ctx, uploadWrites, r.s, &Upload{Owner: owner, UploadID: uploadID})
 }
 
 // Modify edits the Upload with the given key by change, retrying on conflict.
 func (r *UploadRepo) Modify(ctx context.Context, owner string, uploadID gocql.UUID, change func(*Upload) error, opts ...cqlgen.Option) (*Upload, error) {
-	return uploadWrites.Modify(ctx, r.s, r.opts, opts, &Upload{Owner: owner, UploadID: uploadID}, change)
+	return cqlgenimpl.Modify(ctx, uploadWrites, r.s, r.opts, opts, &Upload{Owner: owner, UploadID: uploadID}, change)
 }
 
 // Entity is Upload.
@@ -362,22 +362,22 @@ func (r *UploadRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *UploadRepo) Tables() []string {
-	return uploadWrites.Tables()
+	return cqlgenimpl.Tables(uploadWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against uploads.
 func (r *UploadRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return uploadWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, uploadWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *UploadRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return uploadWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, uploadWrites, r.s, o)
 }
 
 // Backfill writes every row uploads implies into table.
 func (r *UploadRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return uploadWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, uploadWrites, r.s, table, o)
 }
 
 // Get reads the Upload with the given key; cqlgen.ErrNotFound if none.

@@ -35,7 +35,7 @@ func accountFields(e *Account, dst []any) []any {
 	return append(dst, &e.AccountID, &e.TenantID, &e.Email, &e.Handle, &e.Name)
 }
 
-var accountAccountsScan = accountWrites.ScanLive
+var accountAccountsScan = cqlgenimpl.ScanLive(accountWrites)
 
 // accountAccountByEmail is table accounts_by_email, serving AccountByEmail
 // (schema.md).
@@ -116,27 +116,27 @@ var accountWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Account]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
-	return accountWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, accountWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
-	return accountWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, accountWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
-	return accountWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, accountWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Account with the given key and its version.
 func (r *AccountRepo) GetVersioned(ctx context.Context, accountID string) (*Account, int64, error) {
-	return accountWrites.GetVersioned(ctx, r.s, &Account{AccountID: accountID})
+	return cqlgenimpl.GetVersioned(ctx, accountWrites, r.s, &Account{AccountID: accountID})
 }
 
 // Modify edits the Account with the given key by change, retrying on conflict.
 func (r *AccountRepo) Modify(ctx context.Context, accountID string, change func(*Account) error, opts ...cqlgen.Option) (*Account, error) {
-	return accountWrites.Modify(ctx, r.s, r.opts, opts, &Account{AccountID: accountID}, change)
+	return cqlgenimpl.Modify(ctx, accountWrites, r.s, r.opts, opts, &Account{AccountID: accountID}, change)
 }
 
 // Entity is Account.
@@ -146,22 +146,22 @@ func (r *AccountRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *AccountRepo) Tables() []string {
-	return accountWrites.Tables()
+	return cqlgenimpl.Tables(accountWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against accounts.
 func (r *AccountRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return accountWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, accountWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *AccountRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return accountWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, accountWrites, r.s, o)
 }
 
 // Backfill writes every row accounts implies into table.
 func (r *AccountRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return accountWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, accountWrites, r.s, table, o)
 }
 
 // Get reads the Account with the given key; cqlgen.ErrNotFound if none.

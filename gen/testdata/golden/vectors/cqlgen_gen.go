@@ -37,7 +37,7 @@ func videoFields(e *Video, dst []any) []any {
 	return append(dst, &e.ChannelID, &e.VideoID, &e.UserID, &e.AddedAt, &e.Title, (*cqlgenimpl.Vector)(&e.Content), (*cqlgenimpl.Vector)(&e.Thumbnail), &e.Signature)
 }
 
-var videoVideosScan = videoWrites.ScanLive
+var videoVideosScan = cqlgenimpl.ScanLive(videoWrites)
 
 func videoMerge(cur, e *Video) Video {
 	m := *e
@@ -101,27 +101,27 @@ var videoWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Video]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *VideoRepo) Insert(ctx context.Context, e *Video, opts ...cqlgen.Option) error {
-	return videoWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, videoWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *VideoRepo) Update(ctx context.Context, e *Video, opts ...cqlgen.Option) error {
-	return videoWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, videoWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *VideoRepo) Delete(ctx context.Context, e *Video, opts ...cqlgen.Option) error {
-	return videoWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, videoWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Video with the given key and its version.
 func (r *VideoRepo) GetVersioned(ctx context.Context, channelID string, videoID gocql.UUID) (*Video, int64, error) {
-	return videoWrites.GetVersioned(ctx, r.s, &Video{ChannelID: channelID, VideoID: videoID})
+	return cqlgenimpl.GetVersioned(ctx, videoWrites, r.s, &Video{ChannelID: channelID, VideoID: videoID})
 }
 
 // Modify edits the Video with the given key by change, retrying on conflict.
 func (r *VideoRepo) Modify(ctx context.Context, channelID string, videoID gocql.UUID, change func(*Video) error, opts ...cqlgen.Option) (*Video, error) {
-	return videoWrites.Modify(ctx, r.s, r.opts, opts, &Video{ChannelID: channelID, VideoID: videoID}, change)
+	return cqlgenimpl.Modify(ctx, videoWrites, r.s, r.opts, opts, &Video{ChannelID: channelID, VideoID: videoID}, change)
 }
 
 // Entity is Video.
@@ -131,22 +131,22 @@ func (r *VideoRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *VideoRepo) Tables() []string {
-	return videoWrites.Tables()
+	return cqlgenimpl.Tables(videoWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against videos.
 func (r *VideoRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return videoWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, videoWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *VideoRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return videoWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, videoWrites, r.s, o)
 }
 
 // Backfill writes every row videos implies into table.
 func (r *VideoRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return videoWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, videoWrites, r.s, table, o)
 }
 
 // Get reads the Video with the given key; cqlgen.ErrNotFound if none.

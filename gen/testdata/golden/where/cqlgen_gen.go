@@ -36,7 +36,7 @@ func orderFields(e *Order, dst []any) []any {
 	return append(dst, &e.OrderID, &e.Region, &e.Stage, &e.Courier, &e.PlacedAt, &e.Flagged, &e.Coupon, &e.Priority, &e.GiftNote)
 }
 
-var orderOrdersScan = orderWrites.ScanLive
+var orderOrdersScan = cqlgenimpl.ScanLive(orderWrites)
 
 func orderMerge(cur, e *Order) Order {
 	m := *e
@@ -221,27 +221,27 @@ var orderWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Order]{
 // Insert writes e to every table; nil pointers and empty collections stay
 // unset.
 func (r *OrderRepo) Insert(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
-	return orderWrites.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, orderWrites, r.s, r.opts, opts, e)
 }
 
 // Update replaces e in every table; nil pointers and empty collections clear.
 func (r *OrderRepo) Update(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
-	return orderWrites.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, orderWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes e, given its key alone, from every table.
 func (r *OrderRepo) Delete(ctx context.Context, e *Order, opts ...cqlgen.Option) error {
-	return orderWrites.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, orderWrites, r.s, r.opts, opts, e)
 }
 
 // GetVersioned reads the Order with the given key and its version.
 func (r *OrderRepo) GetVersioned(ctx context.Context, orderID gocql.UUID) (*Order, int64, error) {
-	return orderWrites.GetVersioned(ctx, r.s, &Order{OrderID: orderID})
+	return cqlgenimpl.GetVersioned(ctx, orderWrites, r.s, &Order{OrderID: orderID})
 }
 
 // Modify edits the Order with the given key by change, retrying on conflict.
 func (r *OrderRepo) Modify(ctx context.Context, orderID gocql.UUID, change func(*Order) error, opts ...cqlgen.Option) (*Order, error) {
-	return orderWrites.Modify(ctx, r.s, r.opts, opts, &Order{OrderID: orderID}, change)
+	return cqlgenimpl.Modify(ctx, orderWrites, r.s, r.opts, opts, &Order{OrderID: orderID}, change)
 }
 
 // Entity is Order.
@@ -251,22 +251,22 @@ func (r *OrderRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *OrderRepo) Tables() []string {
-	return orderWrites.Tables()
+	return cqlgenimpl.Tables(orderWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against orders.
 func (r *OrderRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return orderWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, orderWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *OrderRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return orderWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, orderWrites, r.s, o)
 }
 
 // Backfill writes every row orders implies into table.
 func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return orderWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, orderWrites, r.s, table, o)
 }
 
 // Get reads the Order with the given key; cqlgen.ErrNotFound if none.
@@ -551,22 +551,22 @@ func (r *EventRepo) Entity() string {
 
 // Tables lists the tables Repair and Backfill write.
 func (r *EventRepo) Tables() []string {
-	return eventWrites.Tables()
+	return cqlgenimpl.Tables(eventWrites)
 }
 
 // Verify reports rows missing, stale or orphaned against events.
 func (r *EventRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return eventWrites.Verify(ctx, r.s, o)
+	return cqlgenimpl.Verify(ctx, eventWrites, r.s, o)
 }
 
 // Repair mends what Verify finds.
 func (r *EventRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return eventWrites.Repair(ctx, r.s, o)
+	return cqlgenimpl.Repair(ctx, eventWrites, r.s, o)
 }
 
 // Backfill writes every row events implies into table.
 func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	return eventWrites.Backfill(ctx, r.s, table, o)
+	return cqlgenimpl.Backfill(ctx, eventWrites, r.s, table, o)
 }
 
 // Get reads the Event with the given key; cqlgen.ErrNotFound if none.
