@@ -12,8 +12,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion8, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion8
+// SupportPackageIsVersion9, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion9
 
 // memberMembers is table members, the source of truth (schema.md).
 var memberMembers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{

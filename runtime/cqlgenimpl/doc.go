@@ -23,7 +23,7 @@
 // step on Update and Delete, by the write protocol that docs/protocol.md
 // describes (its terms, states and invariants).
 //
-// A generated file asserts SupportPackageIsVersion8 at compile time: built
+// A generated file asserts SupportPackageIsVersion9 at compile time: built
 // against a runtime that no longer provides it, it fails to compile with
 // a message naming the mismatch, instead of misbehaving at run time.
 package cqlgenimpl
@@ -41,6 +41,9 @@ package cqlgenimpl
 // tables as descriptions, whose statements NewTable renders
 // (the CQL constants of earlier versions are gone); version 8 makes each
 // method one call of the runtime, which records the call itself (One,
-// Entity and ReadSpec have methods of the repository's names). Code
-// generated for earlier versions no longer compiles here: regenerate it.
-const SupportPackageIsVersion8 = true
+// Entity and ReadSpec have methods of the repository's names); version 9
+// calls an entity's methods as functions of this package (Insert, Modify,
+// Verify, Tables, ScanLive ... of an EntityOf[P]) and derives a bucketed
+// projection's row (Projection.BucketOf). Code generated for earlier
+// versions no longer compiles here: regenerate it.
+const SupportPackageIsVersion9 = true

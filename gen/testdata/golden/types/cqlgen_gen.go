@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion8, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion8
+// SupportPackageIsVersion9, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion9
 
 // everythingEverything is table everything, the source of truth (schema.md).
 var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
