@@ -229,7 +229,7 @@ func messageMessagesState(e *Message) []any {
 	return []any{e.MessageID}
 }
 
-func messageMessagesScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Message], ok bool) {
+func messageMessagesScanState(it cqlgenimpl.Iter, v *cqlgenimpl.State[*Message]) (ok bool) {
 	var wt [5]*int64
 	ok = it.Scan(&v.Row.MessageID, &v.Row.ConversationID, &v.Row.SenderID, &v.Row.RecipientID, &v.Row.SentAt, &v.Row.Body, &wt[0], &wt[1], &wt[2], &wt[3], &wt[4])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1

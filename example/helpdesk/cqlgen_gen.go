@@ -262,7 +262,7 @@ func customerFields(e *Customer, dst []any) []any {
 
 var customerCustomersScan = cqlgenimpl.ScanLive(customerWrites)
 
-func customerMerge(cur, e *Customer) Customer {
+func customerMerge(cur, e *Customer) *Customer {
 	m := *e
 	if m.Billing == nil {
 		m.Billing = cur.Billing
@@ -270,7 +270,7 @@ func customerMerge(cur, e *Customer) Customer {
 	if len(m.Phones) == 0 {
 		m.Phones = cur.Phones
 	}
-	return m
+	return &m
 }
 
 // CustomersNewestFirstRow is a row of customers_newest_first, which stores
@@ -446,7 +446,7 @@ func ticketEventTicketEventsState(e *TicketEvent) []any {
 	return []any{e.OrgID, e.TicketID, e.EventID}
 }
 
-func ticketEventTicketEventsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[TicketEvent], ok bool) {
+func ticketEventTicketEventsScanState(it cqlgenimpl.Iter, v *cqlgenimpl.State[*TicketEvent]) (ok bool) {
 	var wt [3]*int64
 	ok = it.Scan(&v.Row.OrgID, &v.Row.TicketID, &v.Row.EventID, &v.Row.AgentID, &v.Row.Kind, &v.Row.Note, &wt[0], &wt[1], &wt[2])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
@@ -1785,7 +1785,7 @@ func timeEntryTimeEntriesState(e *TimeEntry) []any {
 	return []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID}
 }
 
-func timeEntryTimeEntriesScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[TimeEntry], ok bool) {
+func timeEntryTimeEntriesScanState(it cqlgenimpl.Iter, v *cqlgenimpl.State[*TimeEntry]) (ok bool) {
 	var wt [2]*int64
 	ok = it.Scan(&v.Row.OrgID, &v.Row.AgentID, &v.Row.LoggedAt, &v.Row.EntryID, &v.Row.TicketID, &v.Row.Spent, &wt[0], &wt[1])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1

@@ -41,7 +41,7 @@ func messageMessagesByConversationState(e *Message) []any {
 	return []any{e.ConversationID, e.SentAt, e.MessageID}
 }
 
-func messageMessagesByConversationScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Message], ok bool) {
+func messageMessagesByConversationScanState(it cqlgenimpl.Iter, v *cqlgenimpl.State[*Message]) (ok bool) {
 	var wt [2]*int64
 	ok = it.Scan(&v.Row.ConversationID, &v.Row.SentAt, &v.Row.MessageID, &v.Row.UserID, &v.Row.Text, &wt[0], &wt[1])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1

@@ -1208,7 +1208,7 @@ func readingReadingsByDayState(e *Reading) []any {
 	return []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}
 }
 
-func readingReadingsByDayScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Reading], ok bool) {
+func readingReadingsByDayScanState(it cqlgenimpl.Iter, v *cqlgenimpl.State[*Reading]) (ok bool) {
 	ok = it.Scan(&v.Row.SensorID, &v.Row.At, &v.Row.Seq, &v.Row.Value, &v.Row.Note, &v.Row.Tags, &v.Version, &v.Deleted, &v.Pending, &v.Writes)
 	return
 }
@@ -1217,7 +1217,7 @@ func readingReadingsByDayData(e *Reading) []any {
 	return []any{e.SensorID, e.At, e.Seq, e.Value, e.Note, e.Tags}
 }
 
-func readingMerge(cur, e *Reading) Reading {
+func readingMerge(cur, e *Reading) *Reading {
 	m := *e
 	if m.Note == nil {
 		m.Note = cur.Note
@@ -1225,7 +1225,7 @@ func readingMerge(cur, e *Reading) Reading {
 	if len(m.Tags) == 0 {
 		m.Tags = cur.Tags
 	}
-	return m
+	return &m
 }
 
 func readingReadingsByDayChange(e *Reading, c cqlgenimpl.Change) []any {
@@ -1891,7 +1891,7 @@ func lineLinesState(e *Line) []any {
 	return []any{e.OrderID, e.ItemID}
 }
 
-func lineLinesScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Line], ok bool) {
+func lineLinesScanState(it cqlgenimpl.Iter, v *cqlgenimpl.State[*Line]) (ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.ItemID, &v.Row.UserID, &v.Row.Edits, &v.Row.Status, &v.Row.Qty, &v.Version, &v.Deleted, &v.Pending, &v.Writes, &v.StaticVersion)
 	return
 }
@@ -2222,7 +2222,7 @@ func partPartsState(e *Part) []any {
 	return []any{e.OrderID, e.PartID}
 }
 
-func partPartsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Part], ok bool) {
+func partPartsScanState(it cqlgenimpl.Iter, v *cqlgenimpl.State[*Part]) (ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.PartID, &v.Row.Owner, &v.Row.Kind, &v.Row.Qty, &v.Version, &v.Deleted, &v.Pending, &v.Writes, &v.StaticVersion)
 	return
 }

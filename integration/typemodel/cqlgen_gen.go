@@ -40,7 +40,7 @@ func everythingFields(e *Everything, dst []any) []any {
 
 var everythingEverythingScan = cqlgenimpl.ScanLive(everythingWrites)
 
-func everythingMerge(cur, e *Everything) Everything {
+func everythingMerge(cur, e *Everything) *Everything {
 	m := *e
 	if len(m.List) == 0 {
 		m.List = cur.List
@@ -78,7 +78,7 @@ func everythingMerge(cur, e *Everything) Everything {
 	if len(m.ByDay) == 0 {
 		m.ByDay = cur.ByDay
 	}
-	return m
+	return &m
 }
 
 func everythingEverythingClustering(e *Everything) []any {
@@ -345,7 +345,7 @@ func customerFields(e *Customer, dst []any) []any {
 
 var customerCustomersScan = cqlgenimpl.ScanLive(customerWrites)
 
-func customerMerge(cur, e *Customer) Customer {
+func customerMerge(cur, e *Customer) *Customer {
 	m := *e
 	if m.Shipping == nil {
 		m.Shipping = cur.Shipping
@@ -359,7 +359,7 @@ func customerMerge(cur, e *Customer) Customer {
 	if len(m.Seen) == 0 {
 		m.Seen = cur.Seen
 	}
-	return m
+	return &m
 }
 
 // customerCustomersByRegion is table customers_by_region, serving

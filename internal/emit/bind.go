@@ -281,7 +281,7 @@ func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
 		}
 		body := append(before, jen.Id("ok").Op("=").Id("it").Dot("Scan").Call(dest...))
 		body = append(body, after...)
-		f.Func().Id(n.ScanState).Params(jen.Id("it").Qual(impl, "Iter")).Params(jen.Id("v").Qual(impl, "State").Types(jen.Id(e.GoName)), jen.Id("ok").Bool()).Block(
+		f.Func().Id(n.ScanState).Params(jen.Id("it").Qual(impl, "Iter"), jen.Id("v").Op("*").Qual(impl, "State").Types(jen.Op("*").Id(e.GoName))).Params(jen.Id("ok").Bool()).Block(
 			append(body, jen.Return())...,
 		)
 		if !e.Versioned() {
@@ -343,8 +343,8 @@ func mergeFunc(f *jen.File, t *model.Table) {
 	if len(body) == 0 {
 		return
 	}
-	f.Func().Id(e.Names.Merge).Params(jen.List(jen.Id("cur"), jen.Id("e")).Op("*").Id(e.GoName)).Id(e.GoName).Block(
-		append(append([]jen.Code{jen.Id("m").Op(":=").Op("*").Id("e")}, body...), jen.Return(jen.Id("m")))...)
+	f.Func().Id(e.Names.Merge).Params(jen.List(jen.Id("cur"), jen.Id("e")).Op("*").Id(e.GoName)).Op("*").Id(e.GoName).Block(
+		append(append([]jen.Code{jen.Id("m").Op(":=").Op("*").Id("e")}, body...), jen.Return(jen.Op("&").Id("m")))...)
 }
 
 // merged reports whether reads of t merge rows from several partitions,

@@ -17,30 +17,23 @@ import (
 // order of each statement's placeholders as cqlspec renders it: the
 // generated code states each column's field once.
 func NewEntity[T any](ent *Entity[T]) *Entity[T] {
-	ent.newRow = func() *T { return new(T) }
-	ent.copyRow = func(dst, src *T) { *dst = *src }
-	ent.zero = new(T)
-	if f := ent.Merge; f != nil {
-		merge := f.(func(cur, e *T) T)
-		ent.merge = func(cur, e *T) *T {
-			m := merge(cur, e)
-			return &m
-		}
-	}
-	if f := ent.ScanState; f != nil {
-		scan := f.(func(cqldriver.Iter) (State[T], bool))
-		ent.scanState = func(it cqldriver.Iter) (State[*T], bool) {
-			v, ok := scan(it)
-			return State[*T]{Row: &v.Row, Version: v.Version, Deleted: v.Deleted, Pending: v.Pending, StaticVersion: v.StaticVersion, Writes: v.Writes}, ok
-		}
-	}
 	derive(ent)
 	return ent
 }
 
-// derive is NewEntity's work but what needs T: compiled once for every
-// entity.
+// derive is NewEntity's work, generic over P = *T alone so that it
+// compiles once for every entity: what needs T (a new row, a copy) goes
+// through reflection, once per row, never per column.
 func derive[P any](ent *entity[P]) {
+	ent.newRow, ent.zero = newRow[P], newRow[P]()
+	ent.copyRow = func(dst, src P) { reflect.ValueOf(dst).Elem().Set(reflect.ValueOf(src).Elem()) }
+	if scan := ent.ScanState; scan != nil {
+		ent.scanState = func(it cqldriver.Iter) (State[P], bool) {
+			v := State[P]{Row: newRow[P]()}
+			ok := scan(it, &v)
+			return v, ok
+		}
+	}
 	if ent.Values == nil || ent.Fields == nil {
 		return
 	}

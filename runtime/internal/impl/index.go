@@ -50,7 +50,7 @@ type indexRead[P any] struct {
 // ReadIndex runs a read through an index (readIndex), with rows from one
 // arena, copied into the page.
 func ReadIndex[T any](ctx context.Context, s cqlgen.Session, r IndexRead[T]) (cqlgen.Page[T], error) {
-	pg, err := readIndex(ctx, s, r, rowArena[T]())
+	pg, err := readIndex(ctx, s, r, rowArena[*T]())
 	return pageOf(pg), err
 }
 

@@ -276,7 +276,7 @@ func Walk(start time.Time, lookBack int) ReadArg {
 // Page is a read method of a pattern whose partitions hold many rows:
 // partition holds the partition key values, the bucket excluded.
 func (r *ReadSpec[T]) Page(ctx context.Context, s cqlgen.Session, base cqlgen.Options, partition []any, limit int, cursor string, args ...ReadArg) (cqlgen.Page[T], error) {
-	pg, err := readPageOf((*readSpec[*T])(r), ctx, s, base, partition, limit, cursor, rowArena[T](), args)
+	pg, err := readPageOf((*readSpec[*T])(r), ctx, s, base, partition, limit, cursor, rowArena[*T](), args)
 	return pageOf(pg), err
 }
 

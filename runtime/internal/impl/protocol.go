@@ -155,18 +155,16 @@ type entity[P any] struct {
 	Fields func(e P, dst []any) []any
 	// State binds CQL.State and Settle's key: the canonical primary key.
 	State func(e P) []any
-	// ScanState, where generated, is a func(cqldriver.Iter) (State[T],
-	// bool) that reads the canonical row; NewEntity derives it otherwise.
-	// (Typed any so that entity stays generic over P alone.)
-	ScanState any
+	// ScanState, where generated, reads the canonical row into v, whose
+	// Row is a new zero row; NewEntity derives it otherwise.
+	ScanState func(it cqldriver.Iter, v *State[P]) bool
 	// Data is every column of e's canonical row, in Data order:
 	// equal data means there is nothing to change.
 	Data func(e P) []any
 	// Merge returns e with the columns it leaves unset (nil pointers,
 	// empty collections) taken from cur: an Insert over a live entity. Nil
 	// when the entity has no such column.
-	// A func(cur, e *T) T.
-	Merge any
+	Merge func(cur, e P) P
 	// Change, Remove and Settle bind those statements.
 	Change, Remove func(e P, c Change) []any
 	Settle         func(e P, version int64) []any
@@ -178,13 +176,12 @@ type entity[P any] struct {
 
 	keys int // how many of the fields scanState scans first are the canonical key's
 
-	// Set by NewEntity, from T: a new zero row, a copy of src to dst, the
-	// row of the canonical table as the protocol reads it (with Row never
-	// nil), and Merge.
+	// Set by NewEntity: a new zero row, a copy of src to dst, and the row
+	// of the canonical table as the protocol reads it (with Row never
+	// nil).
 	newRow    func() P
 	copyRow   func(dst, src P)
 	scanState func(cqldriver.Iter) (State[P], bool)
-	merge     func(cur, e P) P
 	zero      P // a zero row, never written
 
 	// txn is, for an entity in the transactional mode (its canonical
@@ -285,8 +282,8 @@ func writeFrom[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, e
 		next := e
 		switch op {
 		case OpInsert:
-			if live && ent.merge != nil {
-				next = ent.merge(st.Row, e)
+			if live && ent.Merge != nil {
+				next = ent.Merge(st.Row, e)
 			}
 		case OpUpdate, opModify:
 			if !live {
@@ -619,8 +616,8 @@ func reapplied[P any](ent *entity[P], op Op, e P, st *State[P], live bool) bool 
 	case same(ent, st.Row, e):
 		return true
 	}
-	if op == OpInsert && ent.merge != nil {
-		return same(ent, st.Row, ent.merge(st.Row, e))
+	if op == OpInsert && ent.Merge != nil {
+		return same(ent, st.Row, ent.Merge(st.Row, e))
 	}
 	return false
 }

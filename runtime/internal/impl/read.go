@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"sync"
 	"time"
@@ -114,7 +115,7 @@ type readSpec[P any] struct {
 // ReadPage runs a read of one access pattern (readPage) with rows from
 // one arena, and copies them into the page.
 func ReadPage[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T]) (cqlgen.Page[T], error) {
-	r.newRow = rowArena[T]()
+	r.newRow = rowArena[*T]()
 	pg, err := readPage(ctx, s, readSpec[*T](r))
 	return pageOf(pg), err
 }
@@ -141,19 +142,24 @@ func pageOf[T any](pg page[*T]) cqlgen.Page[T] {
 // arrays it allocates as they fill, each twice the last: a read's rows
 // cost a few allocations, not one each. A read's buckets are read by
 // goroutines at once, all from the read's one arena, so it takes a lock.
-func rowArena[T any]() func() *T {
+// It is generic over P = *T alone, the arrays made by reflection, so that
+// the user's package compiles it once, not once per row type.
+func rowArena[P any]() func() P {
+	elem := reflect.TypeFor[P]().Elem()
 	var (
-		mu    sync.Mutex
-		chunk []T
+		mu         sync.Mutex
+		chunk      reflect.Value
+		used, size int
 	)
-	return func() *T {
+	return func() P {
 		mu.Lock()
 		defer mu.Unlock()
-		if len(chunk) == cap(chunk) {
-			chunk = make([]T, 0, min(max(8, 2*cap(chunk)), 1024))
+		if used == size {
+			size = min(max(8, 2*size), 1024)
+			chunk, used = reflect.New(reflect.ArrayOf(size, elem)).Elem(), 0
 		}
-		chunk = chunk[:len(chunk)+1]
-		return &chunk[len(chunk)-1]
+		used++
+		return chunk.Index(used - 1).Addr().Interface().(P)
 	}
 }
 

@@ -33,7 +33,7 @@ const scanCursor byte = 's'
 // docs/architecture.md, the shape of this package): rows come from the
 // read paths' arena and go out through pageOf, as a read's do.
 func Scan[T any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, o *cqlgen.ScanOptions, entity string, t *Table, scan func(cqldriver.Iter, *T) bool) (cqlgen.Page[T], error) {
-	pg, err := scanRows(ctx, s, base, o, entity, t, rowArena[T](), scan)
+	pg, err := scanRows(ctx, s, base, o, entity, t, rowArena[*T](), scan)
 	return pageOf(pg), err
 }
 

@@ -81,7 +81,7 @@ func scatterSpec(n int) readSpec[*scatterRow] {
 		Clustering:   []Column{{Name: "k", Type: "bigint"}},
 	}, tableCQL{First: "first", Scatter: []pageCQL{page}})
 	return readSpec[*scatterRow]{
-		newRow:      rowArena[scatterRow](),
+		newRow:      rowArena[*scatterRow](),
 		Table:       table,
 		Partition:   []any{"p"},
 		HashBuckets: n,
@@ -307,7 +307,7 @@ func TestScatterBucketsGroups(t *testing.T) {
 // A read's buckets are read by several goroutines, each taking rows from
 // the read's one arena: every row handed out is a row of its own.
 func TestRowArenaConcurrent(t *testing.T) {
-	next := rowArena[scatterRow]()
+	next := rowArena[*scatterRow]()
 	const workers, each = 8, 2000
 	got := make([][]*scatterRow, workers)
 	var wg sync.WaitGroup

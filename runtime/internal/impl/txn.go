@@ -380,8 +380,8 @@ func txnWrite[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cq
 		next := e
 		switch op {
 		case OpInsert:
-			if live && ent.merge != nil {
-				next = ent.merge(st.Row, e)
+			if live && ent.Merge != nil {
+				next = ent.Merge(st.Row, e)
 			}
 		case OpUpdate, opModify:
 			if !live {

@@ -300,7 +300,7 @@ func eventEventsState(e *Event) []any {
 	return []any{e.Source, e.At, e.ID}
 }
 
-func eventEventsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Event], ok bool) {
+func eventEventsScanState(it cqlgenimpl.Iter, v *cqlgenimpl.State[*Event]) (ok bool) {
 	var wt [1]*int64
 	ok = it.Scan(&v.Row.Source, &v.Row.At, &v.Row.ID, &v.Row.Kind, &wt[0])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1

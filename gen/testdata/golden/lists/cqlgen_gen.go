@@ -37,7 +37,7 @@ func recipeFields(e *Recipe, dst []any) []any {
 
 var recipeRecipesScan = cqlgenimpl.ScanLive(recipeWrites)
 
-func recipeMerge(cur, e *Recipe) Recipe {
+func recipeMerge(cur, e *Recipe) *Recipe {
 	m := *e
 	if len(m.Tags) == 0 {
 		m.Tags = cur.Tags
@@ -63,7 +63,7 @@ func recipeMerge(cur, e *Recipe) Recipe {
 	if len(m.Keywords) == 0 {
 		m.Keywords = cur.Keywords
 	}
-	return m
+	return &m
 }
 
 // recipeRecipesByTags is table recipes_by_tags, serving RecipesByTags

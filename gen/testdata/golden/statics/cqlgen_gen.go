@@ -45,7 +45,7 @@ func lineLinesState(e *Line) []any {
 	return []any{e.OrderID, e.ItemID}
 }
 
-func lineLinesScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Line], ok bool) {
+func lineLinesScanState(it cqlgenimpl.Iter, v *cqlgenimpl.State[*Line]) (ok bool) {
 	ok = it.Scan(&v.Row.OrderID, &v.Row.ItemID, &v.Row.UserID, &v.Row.PlacedAt, &v.Row.Status, &v.Row.Qty, &v.Version, &v.Deleted, &v.Pending, &v.Writes, &v.StaticVersion)
 	return
 }

@@ -39,7 +39,7 @@ func customerFields(e *Customer, dst []any) []any {
 
 var customerCustomersScan = cqlgenimpl.ScanLive(customerWrites)
 
-func customerMerge(cur, e *Customer) Customer {
+func customerMerge(cur, e *Customer) *Customer {
 	m := *e
 	if m.Shipping == nil {
 		m.Shipping = cur.Shipping
@@ -53,7 +53,7 @@ func customerMerge(cur, e *Customer) Customer {
 	if len(m.Seen) == 0 {
 		m.Seen = cur.Seen
 	}
-	return m
+	return &m
 }
 
 // customerCustomersByRegion is table customers_by_region, serving

@@ -39,7 +39,7 @@ func videoFields(e *Video, dst []any) []any {
 
 var videoVideosScan = cqlgenimpl.ScanLive(videoWrites)
 
-func videoMerge(cur, e *Video) Video {
+func videoMerge(cur, e *Video) *Video {
 	m := *e
 	if len(m.Content) == 0 {
 		m.Content = cur.Content
@@ -47,7 +47,7 @@ func videoMerge(cur, e *Video) Video {
 	if len(m.Thumbnail) == 0 {
 		m.Thumbnail = cur.Thumbnail
 	}
-	return m
+	return &m
 }
 
 func videoVideosClustering(e *Video) []any {

@@ -38,12 +38,12 @@ func orderFields(e *Order, dst []any) []any {
 
 var orderOrdersScan = cqlgenimpl.ScanLive(orderWrites)
 
-func orderMerge(cur, e *Order) Order {
+func orderMerge(cur, e *Order) *Order {
 	m := *e
 	if m.GiftNote == nil {
 		m.GiftNote = cur.GiftNote
 	}
-	return m
+	return &m
 }
 
 func orderDeliveriesByCourierHolds(e *Order) bool {
@@ -413,7 +413,7 @@ func eventEventsState(e *Event) []any {
 	return []any{e.Device, e.At, e.Seq}
 }
 
-func eventEventsScanState(it cqlgenimpl.Iter) (v cqlgenimpl.State[Event], ok bool) {
+func eventEventsScanState(it cqlgenimpl.Iter, v *cqlgenimpl.State[*Event]) (ok bool) {
 	var wt [2]*int64
 	ok = it.Scan(&v.Row.Device, &v.Row.At, &v.Row.Seq, &v.Row.Level, &v.Row.Text, &wt[0], &wt[1])
 	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
