@@ -282,17 +282,29 @@ func uuidOf(v any) (u [16]byte) {
 	return u
 }
 
+// checkedKey is a partition key column Check refuses empty, and
+// checkedVector a vector column it checks the dimension of: i is the
+// column's place in Values. (Types of the package, not of checks: a type
+// declared in a generic function is a type of its own, with its own
+// equality function, for every entity.)
+type (
+	checkedKey struct {
+		table, column, typ string
+		i                  int
+	}
+	checkedVector struct {
+		column string
+		dim, i int
+	}
+)
+
 // checks derives Check and CheckKey from the tables' descriptions: the
 // partition key values of the source of truth, then those of each other
 // table not checked yet, must not be empty (emptyValue), and a vector
 // must be of its column's dimension. index maps a column of the source
 // of truth to its place in Values.
 func checks[P any](ent *entity[P], index map[string]int) (check, checkKey func(P) error) {
-	type key struct {
-		table, column, typ string
-		i                  int
-	}
-	var all, canon []key
+	var all, canon []checkedKey
 	seen := map[string]bool{}
 	add := func(t *Table) {
 		pk := t.Spec.PartitionKey
@@ -306,7 +318,7 @@ func checks[P any](ent *entity[P], index map[string]int) (check, checkKey func(P
 			}
 			if !seen[c.Name] {
 				seen[c.Name] = true
-				all = append(all, key{t.Spec.Name, c.Name, c.Type, i})
+				all = append(all, checkedKey{t.Spec.Name, c.Name, c.Type, i})
 			}
 		}
 	}
@@ -315,18 +327,14 @@ func checks[P any](ent *entity[P], index map[string]int) (check, checkKey func(P
 	for i := range ent.Projections {
 		add(ent.Projections[i].Table)
 	}
-	type vec struct {
-		column string
-		dim, i int
-	}
-	var vecs []vec
+	var vecs []checkedVector
 	for _, c := range ent.Canonical.Spec.Columns {
 		var dim int
 		if _, err := fmt.Sscanf(c.Type, "vector<float, %d>", &dim); err == nil {
-			vecs = append(vecs, vec{c.Name, dim, index[c.Name]})
+			vecs = append(vecs, checkedVector{c.Name, dim, index[c.Name]})
 		}
 	}
-	run := func(keys []key, vectors bool) func(P) error {
+	run := func(keys []checkedKey, vectors bool) func(P) error {
 		return func(e P) error {
 			vs := ent.Values(e, false)
 			for _, k := range keys {
