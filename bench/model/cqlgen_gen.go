@@ -573,14 +573,6 @@ var scoreBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func scoreBoardScan(it cqlgenimpl.Iter, e *Score) bool {
-	return it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
-}
-
-func scoreBoardClustering(e *Score) []any {
-	return []any{e.Points, e.PlayerID}
-}
-
 // scoreBoard16 is table board_16, serving Board16 (schema.md).
 var scoreBoard16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "board_16",
@@ -591,14 +583,6 @@ var scoreBoard16 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 	Bucket:       cqlgenimpl.BucketHash,
 })
-
-func scoreBoard16Scan(it cqlgenimpl.Iter, e *Score) bool {
-	return it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
-}
-
-func scoreBoard16Clustering(e *Score) []any {
-	return []any{e.Points, e.PlayerID}
-}
 
 func scoreBoard16Compare(a, b *Score) int {
 	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.PlayerID, b.PlayerID))
@@ -614,14 +598,6 @@ var scoreBoard100 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 	Bucket:       cqlgenimpl.BucketHash,
 })
-
-func scoreBoard100Scan(it cqlgenimpl.Iter, e *Score) bool {
-	return it.Scan(&e.Board, &e.Points, &e.PlayerID, &e.Name)
-}
-
-func scoreBoard100Clustering(e *Score) []any {
-	return []any{e.Points, e.PlayerID}
-}
 
 func scoreBoard100Compare(a, b *Score) int {
 	return cmp.Or(-cmp.Compare(a.Points, b.Points), cmp.Compare(a.PlayerID, b.PlayerID))
@@ -746,8 +722,7 @@ type BoardOptions struct {
 var scoreBoardRead = &cqlgenimpl.ReadSpec[Score]{
 	Entity: "Score",
 	Table:  scoreBoard,
-	Scan:   scoreBoardScan,
-	Key:    scoreBoardClustering,
+	Of:     scoreWrites,
 }
 
 // Board reads a board, best first, in one partition from board, in pages.
@@ -771,8 +746,7 @@ type Board16Options struct {
 var scoreBoard16Read = &cqlgenimpl.ReadSpec[Score]{
 	Entity:      "Score",
 	Table:       scoreBoard16,
-	Scan:        scoreBoard16Scan,
-	Key:         scoreBoard16Clustering,
+	Of:          scoreWrites,
 	Compare:     scoreBoard16Compare,
 	HashBuckets: 16,
 }
@@ -799,8 +773,7 @@ type Board100Options struct {
 var scoreBoard100Read = &cqlgenimpl.ReadSpec[Score]{
 	Entity:      "Score",
 	Table:       scoreBoard100,
-	Scan:        scoreBoard100Scan,
-	Key:         scoreBoard100Clustering,
+	Of:          scoreWrites,
 	Compare:     scoreBoard100Compare,
 	HashBuckets: 100,
 }
@@ -843,14 +816,6 @@ var tallyTalliesByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("name text"),
 	Maintained:   true,
 })
-
-func tallyTalliesByBoardScan(it cqlgenimpl.Iter, e *Tally) bool {
-	return it.Scan(&e.Board, &e.Points, &e.TallyID, &e.Name)
-}
-
-func tallyTalliesByBoardClustering(e *Tally) []any {
-	return []any{e.Points, e.TallyID}
-}
 
 // TallyRepo reads and writes Tally in tables tallies, tallies_by_board.
 type TallyRepo struct {
@@ -956,8 +921,7 @@ type TalliesByBoardOptions struct {
 var tallyTalliesByBoardRead = &cqlgenimpl.ReadSpec[Tally]{
 	Entity: "Tally",
 	Table:  tallyTalliesByBoard,
-	Scan:   tallyTalliesByBoardScan,
-	Key:    tallyTalliesByBoardClustering,
+	Of:     tallyWrites,
 }
 
 // TalliesByBoard reads a board's tallies, most points first from
@@ -999,14 +963,6 @@ var standingStandingsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func standingStandingsByBoardScan(it cqlgenimpl.Iter, e *Standing) bool {
-	return it.Scan(&e.Board, &e.Points, &e.StandingID, &e.Team, &e.Region, &e.Name)
-}
-
-func standingStandingsByBoardClustering(e *Standing) []any {
-	return []any{e.Points, e.StandingID}
-}
-
 // standingStandingsByTeam is table standings_by_team, serving StandingsByTeam
 // (schema.md).
 var standingStandingsByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -1018,14 +974,6 @@ var standingStandingsByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func standingStandingsByTeamScan(it cqlgenimpl.Iter, e *Standing) bool {
-	return it.Scan(&e.Team, &e.Points, &e.StandingID, &e.Board, &e.Region, &e.Name)
-}
-
-func standingStandingsByTeamClustering(e *Standing) []any {
-	return []any{e.Points, e.StandingID}
-}
-
 // standingStandingsByRegion is table standings_by_region, serving
 // StandingsByRegion (schema.md).
 var standingStandingsByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -1036,14 +984,6 @@ var standingStandingsByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("board text", "team text", "name text"),
 	Maintained:   true,
 })
-
-func standingStandingsByRegionScan(it cqlgenimpl.Iter, e *Standing) bool {
-	return it.Scan(&e.Region, &e.Points, &e.StandingID, &e.Board, &e.Team, &e.Name)
-}
-
-func standingStandingsByRegionClustering(e *Standing) []any {
-	return []any{e.Points, e.StandingID}
-}
 
 // StandingRepo reads and writes Standing in tables standings,
 // standings_by_board, standings_by_team, standings_by_region.
@@ -1161,8 +1101,7 @@ type StandingsByBoardOptions struct {
 var standingStandingsByBoardRead = &cqlgenimpl.ReadSpec[Standing]{
 	Entity: "Standing",
 	Table:  standingStandingsByBoard,
-	Scan:   standingStandingsByBoardScan,
-	Key:    standingStandingsByBoardClustering,
+	Of:     standingWrites,
 }
 
 // StandingsByBoard reads a board's standings, most points first from
@@ -1187,8 +1126,7 @@ type StandingsByTeamOptions struct {
 var standingStandingsByTeamRead = &cqlgenimpl.ReadSpec[Standing]{
 	Entity: "Standing",
 	Table:  standingStandingsByTeam,
-	Scan:   standingStandingsByTeamScan,
-	Key:    standingStandingsByTeamClustering,
+	Of:     standingWrites,
 }
 
 // StandingsByTeam reads a team's standings, most points first from
@@ -1213,8 +1151,7 @@ type StandingsByRegionOptions struct {
 var standingStandingsByRegionRead = &cqlgenimpl.ReadSpec[Standing]{
 	Entity: "Standing",
 	Table:  standingStandingsByRegion,
-	Scan:   standingStandingsByRegionScan,
-	Key:    standingStandingsByRegionClustering,
+	Of:     standingWrites,
 }
 
 // StandingsByRegion reads a region's standings, most points first from
@@ -1727,14 +1664,6 @@ var memberActiveMembersByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func memberActiveMembersByTeamScan(it cqlgenimpl.Iter, e *Member) bool {
-	return it.Scan(&e.Team, &e.MemberID, &e.Active, &e.Name)
-}
-
-func memberActiveMembersByTeamClustering(e *Member) []any {
-	return []any{e.MemberID}
-}
-
 // MemberRepo reads and writes Member in tables members,
 // active_members_by_team.
 type MemberRepo struct {
@@ -1863,8 +1792,7 @@ type ActiveMembersByTeamOptions struct {
 var memberActiveMembersByTeamRead = &cqlgenimpl.ReadSpec[Member]{
 	Entity: "Member",
 	Table:  memberActiveMembersByTeam,
-	Scan:   memberActiveMembersByTeamScan,
-	Key:    memberActiveMembersByTeamClustering,
+	Of:     memberWrites,
 }
 
 // ActiveMembersByTeam reads a team's active members from

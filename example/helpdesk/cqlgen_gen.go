@@ -1295,14 +1295,6 @@ var macroMacrosByTitle = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func macroMacrosByTitleScan(it cqlgenimpl.Iter, e *Macro) bool {
-	return it.Scan(&e.OrgID, &e.Title, &e.MacroID, &e.Team, &e.Body)
-}
-
-func macroMacrosByTitleClustering(e *Macro) []any {
-	return []any{e.Title, e.MacroID}
-}
-
 // macroMacrosByTeam is table macros_by_team, serving MacrosByTeam (schema.md).
 var macroMacrosByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "macros_by_team",
@@ -1312,14 +1304,6 @@ var macroMacrosByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("body text"),
 	Maintained:   true,
 })
-
-func macroMacrosByTeamScan(it cqlgenimpl.Iter, e *Macro) bool {
-	return it.Scan(&e.OrgID, &e.Team, &e.Title, &e.MacroID, &e.Body)
-}
-
-func macroMacrosByTeamClustering(e *Macro) []any {
-	return []any{e.Title, e.MacroID}
-}
 
 // MacroRepo reads and writes Macro in tables macros, macros_by_title,
 // macros_by_team.
@@ -1431,8 +1415,7 @@ type MacrosByTitleOptions struct {
 var macroMacrosByTitleRead = &cqlgenimpl.ReadSpec[Macro]{
 	Entity: "Macro",
 	Table:  macroMacrosByTitle,
-	Scan:   macroMacrosByTitleScan,
-	Key:    macroMacrosByTitleClustering,
+	Of:     macroWrites,
 }
 
 // MacrosByTitle reads an organisation's macros by title from macros_by_title,
@@ -1460,8 +1443,7 @@ type MacrosByTeamOptions struct {
 var macroMacrosByTeamRead = &cqlgenimpl.ReadSpec[Macro]{
 	Entity: "Macro",
 	Table:  macroMacrosByTeam,
-	Scan:   macroMacrosByTeamScan,
-	Key:    macroMacrosByTeamClustering,
+	Of:     macroWrites,
 }
 
 // MacrosByTeam reads a team's macros by title from macros_by_team, in pages.

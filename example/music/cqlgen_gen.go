@@ -159,14 +159,6 @@ var trackTopTracksByArtist = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func trackTopTracksByArtistScan(it cqlgenimpl.Iter, e *Track) bool {
-	return it.Scan(&e.ArtistID, &e.PlayCount, &e.TrackID, &e.TrackName, &e.Album, &e.DurationS)
-}
-
-func trackTopTracksByArtistClustering(e *Track) []any {
-	return []any{e.PlayCount, e.TrackID}
-}
-
 // TrackRepo reads and writes Track in tables tracks, top_tracks_by_artist.
 type TrackRepo struct {
 	s    cqlgen.Session
@@ -279,8 +271,7 @@ type TopTracksByArtistOptions struct {
 var trackTopTracksByArtistRead = &cqlgenimpl.ReadSpec[Track]{
 	Entity: "Track",
 	Table:  trackTopTracksByArtist,
-	Scan:   trackTopTracksByArtistScan,
-	Key:    trackTopTracksByArtistClustering,
+	Of:     trackWrites,
 }
 
 // TopTracksByArtist reads an artist's top tracks, most played first from
@@ -432,14 +423,6 @@ var chartEntryDailyCharts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketHash,
 })
 
-func chartEntryDailyChartsScan(it cqlgenimpl.Iter, e *ChartEntry) bool {
-	return it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID, &e.TrackName, &e.Artist)
-}
-
-func chartEntryDailyChartsClustering(e *ChartEntry) []any {
-	return []any{e.PlayCount, e.TrackID}
-}
-
 func chartEntryDailyChartsCompare(a, b *ChartEntry) int {
 	return cmp.Or(-cmp.Compare(a.PlayCount, b.PlayCount), cmp.Compare(a.TrackID, b.TrackID))
 }
@@ -553,8 +536,7 @@ type DailyChartsOptions struct {
 var chartEntryDailyChartsRead = &cqlgenimpl.ReadSpec[ChartEntry]{
 	Entity:      "ChartEntry",
 	Table:       chartEntryDailyCharts,
-	Scan:        chartEntryDailyChartsScan,
-	Key:         chartEntryDailyChartsClustering,
+	Of:          chartEntryWrites,
 	Compare:     chartEntryDailyChartsCompare,
 	HashBuckets: 100,
 }
@@ -597,14 +579,6 @@ var releaseNewReleases = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 	Bucket:       cqlgenimpl.BucketTime,
 })
-
-func releaseNewReleasesScan(it cqlgenimpl.Iter, e *Release) bool {
-	return it.Scan(&e.ReleasedAt, &e.ReleaseID, &e.ArtistID, &e.Title)
-}
-
-func releaseNewReleasesClustering(e *Release) []any {
-	return []any{e.ReleasedAt, e.ReleaseID}
-}
 
 // ReleaseRepo reads and writes Release in tables releases, new_releases.
 type ReleaseRepo struct {
@@ -717,8 +691,7 @@ type NewReleasesOptions struct {
 var releaseNewReleasesRead = &cqlgenimpl.ReadSpec[Release]{
 	Entity:      "Release",
 	Table:       releaseNewReleases,
-	Scan:        releaseNewReleasesScan,
-	Key:         releaseNewReleasesClustering,
+	Of:          releaseWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 

@@ -54,14 +54,6 @@ var orderOrdersByRef = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func orderOrdersByRefScan(it cqlgenimpl.Iter, e *Order) bool {
-	return it.Scan(&e.UserID, &e.Ref, &e.PlacedAt, &e.OrderID, &e.Event, &e.Status, &e.Total, &e.Items)
-}
-
-func orderOrdersByRefClustering(e *Order) []any {
-	return []any{e.Ref, e.PlacedAt, e.OrderID}
-}
-
 // orderOrdersByEvent is table orders_by_event, serving OrdersByEvent
 // (schema.md).
 var orderOrdersByEvent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -72,14 +64,6 @@ var orderOrdersByEvent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("ref text", "status text", "total bigint", "items int"),
 	Maintained:   true,
 })
-
-func orderOrdersByEventScan(it cqlgenimpl.Iter, e *Order) bool {
-	return it.Scan(&e.UserID, &e.Event, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Status, &e.Total, &e.Items)
-}
-
-func orderOrdersByEventClustering(e *Order) []any {
-	return []any{e.Event, e.PlacedAt, e.OrderID}
-}
 
 // orderOrdersByStatus is table orders_by_status, serving OrdersByStatus
 // (schema.md).
@@ -93,14 +77,6 @@ var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Prefix:       1,
 })
 
-func orderOrdersByStatusScan(it cqlgenimpl.Iter, e *Order) bool {
-	return it.Scan(&e.UserID, &e.Status, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Total, &e.Items)
-}
-
-func orderOrdersByStatusClustering(e *Order) []any {
-	return []any{e.Status, e.PlacedAt, e.OrderID}
-}
-
 // orderOrders4 is table orders_4, serving Orders4 (schema.md).
 var orderOrders4 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_4",
@@ -112,14 +88,6 @@ var orderOrders4 = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Prefix:       1,
 	Bucket:       cqlgenimpl.BucketHash,
 })
-
-func orderOrders4Scan(it cqlgenimpl.Iter, e *Order) bool {
-	return it.Scan(&e.UserID, &e.Status, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Total, &e.Items)
-}
-
-func orderOrders4Clustering(e *Order) []any {
-	return []any{e.Status, e.PlacedAt, e.OrderID}
-}
 
 func orderOrders4Compare(a, b *Order) int {
 	return cmp.Or(cmp.Compare(a.Status, b.Status), -a.PlacedAt.Compare(b.PlacedAt), cmp.Compare(a.OrderID, b.OrderID))
@@ -135,14 +103,6 @@ var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 	Bucket:       cqlgenimpl.BucketTime,
 })
-
-func orderOrdersByDayScan(it cqlgenimpl.Iter, e *Order) bool {
-	return it.Scan(&e.UserID, &e.PlacedAt, &e.OrderID, &e.Ref, &e.Event, &e.Status, &e.Total, &e.Items)
-}
-
-func orderOrdersByDayClustering(e *Order) []any {
-	return []any{e.PlacedAt, e.OrderID}
-}
 
 // OrderRepo reads and writes Order in tables orders, orders_by_ref,
 // orders_by_event, orders_by_status, orders_4, orders_by_day.
@@ -291,8 +251,7 @@ type OrdersByRefOptions struct {
 var orderOrdersByRefRead = &cqlgenimpl.ReadSpec[Order]{
 	Entity: "Order",
 	Table:  orderOrdersByRef,
-	Scan:   orderOrdersByRefScan,
-	Key:    orderOrdersByRefClustering,
+	Of:     orderWrites,
 }
 
 // OrdersByRef reads a user's orders by reference, last first from
@@ -317,8 +276,7 @@ type OrdersByEventOptions struct {
 var orderOrdersByEventRead = &cqlgenimpl.ReadSpec[Order]{
 	Entity: "Order",
 	Table:  orderOrdersByEvent,
-	Scan:   orderOrdersByEventScan,
-	Key:    orderOrdersByEventClustering,
+	Of:     orderWrites,
 }
 
 // OrdersByEvent reads a user's orders by event, newest first from
@@ -351,8 +309,7 @@ type OrdersByStatusOptions struct {
 var orderOrdersByStatusRead = &cqlgenimpl.ReadSpec[Order]{
 	Entity: "Order",
 	Table:  orderOrdersByStatus,
-	Scan:   orderOrdersByStatusScan,
-	Key:    orderOrdersByStatusClustering,
+	Of:     orderWrites,
 }
 
 // OrdersByStatus reads a user's orders by status, newest first from
@@ -385,8 +342,7 @@ type Orders4Options struct {
 var orderOrders4Read = &cqlgenimpl.ReadSpec[Order]{
 	Entity:      "Order",
 	Table:       orderOrders4,
-	Scan:        orderOrders4Scan,
-	Key:         orderOrders4Clustering,
+	Of:          orderWrites,
 	Compare:     orderOrders4Compare,
 	HashBuckets: 4,
 }
@@ -419,8 +375,7 @@ type OrdersByDayOptions struct {
 var orderOrdersByDayRead = &cqlgenimpl.ReadSpec[Order]{
 	Entity:      "Order",
 	Table:       orderOrdersByDay,
-	Scan:        orderOrdersByDayScan,
-	Key:         orderOrdersByDayClustering,
+	Of:          orderWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
@@ -1582,14 +1537,6 @@ var visitVisitsBySiteDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func visitVisitsBySiteDayScan(it cqlgenimpl.Iter, e *Visit) bool {
-	return it.Scan(&e.Site, &e.At, &e.VisitID, &e.UserID, &e.Page, &e.Millis)
-}
-
-func visitVisitsBySiteDayClustering(e *Visit) []any {
-	return []any{e.At, e.VisitID}
-}
-
 // VisitsByPageRow is a row of visits_by_page, which stores only some columns
 // of Visit. It is a type of its own so that a partial row cannot be passed
 // where a whole Visit is written.
@@ -1821,8 +1768,7 @@ type VisitsBySiteDayOptions struct {
 var visitVisitsBySiteDayRead = &cqlgenimpl.ReadSpec[Visit]{
 	Entity:      "Visit",
 	Table:       visitVisitsBySiteDay,
-	Scan:        visitVisitsBySiteDayScan,
-	Key:         visitVisitsBySiteDayClustering,
+	Of:          visitWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 

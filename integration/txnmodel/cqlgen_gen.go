@@ -50,14 +50,6 @@ var memberMembersByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Transactional: true,
 })
 
-func memberMembersByTeamScan(it cqlgenimpl.Iter, e *Member) bool {
-	return it.Scan(&e.Team, &e.Name, &e.MemberID, &e.Email, &e.Flagged, &e.Score)
-}
-
-func memberMembersByTeamClustering(e *Member) []any {
-	return []any{e.Name, e.MemberID}
-}
-
 func memberFlaggedMembersHolds(e *Member) bool {
 	return e.Flagged
 }
@@ -73,14 +65,6 @@ var memberFlaggedMembers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:    true,
 	Transactional: true,
 })
-
-func memberFlaggedMembersScan(it cqlgenimpl.Iter, e *Member) bool {
-	return it.Scan(&e.Team, &e.MemberID, &e.Name, &e.Email, &e.Flagged, &e.Score)
-}
-
-func memberFlaggedMembersClustering(e *Member) []any {
-	return []any{e.MemberID}
-}
 
 // memberMemberByEmail is table members_by_email, serving MemberByEmail
 // (schema.md).
@@ -243,8 +227,7 @@ type MembersByTeamOptions struct {
 var memberMembersByTeamRead = &cqlgenimpl.ReadSpec[Member]{
 	Entity: "Member",
 	Table:  memberMembersByTeam,
-	Scan:   memberMembersByTeamScan,
-	Key:    memberMembersByTeamClustering,
+	Of:     memberWrites,
 }
 
 // MembersByTeam reads Member rows by team, ordered by name ascending, then
@@ -270,8 +253,7 @@ type FlaggedMembersOptions struct {
 var memberFlaggedMembersRead = &cqlgenimpl.ReadSpec[Member]{
 	Entity: "Member",
 	Table:  memberFlaggedMembers,
-	Scan:   memberFlaggedMembersScan,
-	Key:    memberFlaggedMembersClustering,
+	Of:     memberWrites,
 }
 
 // FlaggedMembers reads Member rows by team, ordered by member_id ascending
@@ -325,14 +307,6 @@ var accountAccountsByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func accountAccountsByTeamScan(it cqlgenimpl.Iter, e *Account) bool {
-	return it.Scan(&e.Team, &e.Name, &e.MemberID, &e.Email, &e.Flagged, &e.Score)
-}
-
-func accountAccountsByTeamClustering(e *Account) []any {
-	return []any{e.Name, e.MemberID}
-}
-
 func accountFlaggedAccountsHolds(e *Account) bool {
 	return e.Flagged
 }
@@ -347,14 +321,6 @@ var accountFlaggedAccounts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("name text", "email text", "flagged boolean", "score bigint"),
 	Maintained:   true,
 })
-
-func accountFlaggedAccountsScan(it cqlgenimpl.Iter, e *Account) bool {
-	return it.Scan(&e.Team, &e.MemberID, &e.Name, &e.Email, &e.Flagged, &e.Score)
-}
-
-func accountFlaggedAccountsClustering(e *Account) []any {
-	return []any{e.MemberID}
-}
 
 // accountAccountByEmail is table accounts_by_email, serving AccountByEmail
 // (schema.md).
@@ -516,8 +482,7 @@ type AccountsByTeamOptions struct {
 var accountAccountsByTeamRead = &cqlgenimpl.ReadSpec[Account]{
 	Entity: "Account",
 	Table:  accountAccountsByTeam,
-	Scan:   accountAccountsByTeamScan,
-	Key:    accountAccountsByTeamClustering,
+	Of:     accountWrites,
 }
 
 // AccountsByTeam reads Account rows by team, ordered by name ascending, then
@@ -543,8 +508,7 @@ type FlaggedAccountsOptions struct {
 var accountFlaggedAccountsRead = &cqlgenimpl.ReadSpec[Account]{
 	Entity: "Account",
 	Table:  accountFlaggedAccounts,
-	Scan:   accountFlaggedAccountsScan,
-	Key:    accountFlaggedAccountsClustering,
+	Of:     accountWrites,
 }
 
 // FlaggedAccounts reads Account rows by team, ordered by member_id ascending

@@ -96,14 +96,6 @@ var everythingEverythingByS = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func everythingEverythingBySScan(it cqlgenimpl.Iter, e *Everything) bool {
-	return it.Scan(&e.S, &e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay)
-}
-
-func everythingEverythingBySClustering(e *Everything) []any {
-	return []any{e.ID, e.TagsKey, e.Day}
-}
-
 // EverythingRepo reads and writes Everything in tables everything,
 // everything_by_s.
 type EverythingRepo struct {
@@ -230,8 +222,7 @@ type EverythingBySOptions struct {
 var everythingEverythingBySRead = &cqlgenimpl.ReadSpec[Everything]{
 	Entity: "Everything",
 	Table:  everythingEverythingByS,
-	Scan:   everythingEverythingBySScan,
-	Key:    everythingEverythingBySClustering,
+	Of:     everythingWrites,
 }
 
 // EverythingByS reads Everything rows by s, ordered by id ascending, then
@@ -373,14 +364,6 @@ var customerCustomersByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func customerCustomersByRegionScan(it cqlgenimpl.Iter, e *Customer) bool {
-	return it.Scan(&e.Region, &e.CreatedAt, &e.CustomerID, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedBy)
-}
-
-func customerCustomersByRegionClustering(e *Customer) []any {
-	return []any{e.CreatedAt, e.CustomerID}
-}
-
 // CustomerRepo reads and writes Customer in tables customers,
 // customers_by_region.
 type CustomerRepo struct {
@@ -489,8 +472,7 @@ type CustomersByRegionOptions struct {
 var customerCustomersByRegionRead = &cqlgenimpl.ReadSpec[Customer]{
 	Entity: "Customer",
 	Table:  customerCustomersByRegion,
-	Scan:   customerCustomersByRegionScan,
-	Key:    customerCustomersByRegionClustering,
+	Of:     customerWrites,
 }
 
 // CustomersByRegion reads Customer rows by region, ordered by created_at

@@ -52,14 +52,6 @@ var ticketTicketsByQueue = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func ticketTicketsByQueueScan(it cqlgenimpl.Iter, e *Ticket) bool {
-	return it.Scan(&e.Queue, &e.OpenedAt, &e.TicketID, &e.Owner, &e.Board, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
-}
-
-func ticketTicketsByQueueClustering(e *Ticket) []any {
-	return []any{e.OpenedAt, e.TicketID}
-}
-
 // TicketsByOwnerRow is a row of tickets_by_owner, which stores only some
 // columns of Ticket. It is a type of its own so that a partial row cannot be
 // passed where a whole Ticket is written.
@@ -101,14 +93,6 @@ var ticketTicketsByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketHash,
 })
 
-func ticketTicketsByBoardScan(it cqlgenimpl.Iter, e *Ticket) bool {
-	return it.Scan(&e.Board, &e.OpenedAt, &e.TicketID, &e.Queue, &e.Owner, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
-}
-
-func ticketTicketsByBoardClustering(e *Ticket) []any {
-	return []any{e.OpenedAt, e.TicketID}
-}
-
 func ticketTicketsByBoardCompare(a, b *Ticket) int {
 	return cmp.Or(-a.OpenedAt.Compare(b.OpenedAt), cqlgenimpl.CompareUUID(a.TicketID, b.TicketID))
 }
@@ -124,14 +108,6 @@ var ticketTicketsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 	Bucket:       cqlgenimpl.BucketTime,
 })
-
-func ticketTicketsByDayScan(it cqlgenimpl.Iter, e *Ticket) bool {
-	return it.Scan(&e.Queue, &e.OpenedAt, &e.TicketID, &e.Owner, &e.Board, &e.Assignee, &e.Ref, &e.Status, &e.Subject, &e.Sla, &e.Policy, &e.Edits)
-}
-
-func ticketTicketsByDayClustering(e *Ticket) []any {
-	return []any{e.OpenedAt, e.TicketID}
-}
 
 // OpenTicketsByAssigneeRow is a row of open_tickets_by_assignee, which stores
 // only some columns of Ticket. It is a type of its own so that a partial row
@@ -353,8 +329,7 @@ type TicketsByQueueOptions struct {
 var ticketTicketsByQueueRead = &cqlgenimpl.ReadSpec[Ticket]{
 	Entity: "Ticket",
 	Table:  ticketTicketsByQueue,
-	Scan:   ticketTicketsByQueueScan,
-	Key:    ticketTicketsByQueueClustering,
+	Of:     ticketWrites,
 }
 
 // TicketsByQueue reads a queue's tickets, newest first from tickets_by_queue,
@@ -407,8 +382,7 @@ type TicketsByBoardOptions struct {
 var ticketTicketsByBoardRead = &cqlgenimpl.ReadSpec[Ticket]{
 	Entity:      "Ticket",
 	Table:       ticketTicketsByBoard,
-	Scan:        ticketTicketsByBoardScan,
-	Key:         ticketTicketsByBoardClustering,
+	Of:          ticketWrites,
 	Compare:     ticketTicketsByBoardCompare,
 	HashBuckets: 8,
 }
@@ -441,8 +415,7 @@ type TicketsByDayOptions struct {
 var ticketTicketsByDayRead = &cqlgenimpl.ReadSpec[Ticket]{
 	Entity:      "Ticket",
 	Table:       ticketTicketsByDay,
-	Scan:        ticketTicketsByDayScan,
-	Key:         ticketTicketsByDayClustering,
+	Of:          ticketWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 

@@ -351,9 +351,10 @@ func mergeFunc(f *jen.File, t *model.Table) {
 // its hash buckets, in clustering order: they take a Compare.
 func merged(t *model.Table) bool { return t.Bucket != nil && t.Bucket.Kind == model.HashBucket }
 
-// clusteringFuncs write the clustering values of a row, for cursors, and
-// the order of rows, for merges (merged).
-func clusteringFuncs(f *jen.File, t *model.Table) {
+// clusteringFuncs write the clustering values of a row, for cursors
+// (unless the runtime derives them: values false), and the order of
+// rows, for merges (merged).
+func clusteringFuncs(f *jen.File, t *model.Table, values bool) {
 	var ck, cmps, terms []jen.Code
 	cheap := true // every comparison cheap and safe to run when an earlier one decided
 	for _, c := range t.Clustering() {
@@ -380,9 +381,11 @@ func clusteringFuncs(f *jen.File, t *model.Table) {
 		// cmp.Or is the first that is not 0: the clustering order.
 		cmps = []jen.Code{jen.Return(jen.Qual("cmp", "Or").Call(terms...))}
 	}
-	f.Func().Id(t.Names.Clustering).Params(jen.Id("e").Op("*").Id(t.Names.RowType)).Index().Any().Block(
-		jen.Return(jen.Index().Any().Values(ck...)),
-	)
+	if values {
+		f.Func().Id(t.Names.Clustering).Params(jen.Id("e").Op("*").Id(t.Names.RowType)).Index().Any().Block(
+			jen.Return(jen.Index().Any().Values(ck...)),
+		)
+	}
 	if !merged(t) {
 		return
 	}

@@ -210,6 +210,10 @@ func readPage(f *jen.File, t *model.Table) {
 			args = append(args, jen.Qual(impl, "Range").Call(o(g+"From"), o(g+"To"), o(g+"FromExclusive"), o(g+"ToInclusive")))
 		}
 	}
+	var scanRef, keyRef, of jen.Code = jen.Id(n.Scan), jen.Id(n.Clustering), nil
+	if derivedRead(t) {
+		scanRef, keyRef, of = nil, nil, jen.Id(e.Names.Writes)
+	}
 	var compareRef jen.Code
 	if merged(t) {
 		compareRef = jen.Id(n.Compare)
@@ -217,8 +221,9 @@ func readPage(f *jen.File, t *model.Table) {
 	f.Var().Id(n.Read).Op("=").Op("&").Qual(impl, "ReadSpec").Types(jen.Id(n.RowType)).Add(keyed(
 		jen.Id("Entity"), jen.Lit(e.GoName),
 		jen.Id("Table"), jen.Id(n.Var),
-		jen.Id("Scan"), jen.Id(n.Scan),
-		jen.Id("Key"), jen.Id(n.Clustering),
+		jen.Id("Scan"), scanRef,
+		jen.Id("Key"), keyRef,
+		jen.Id("Of"), of,
 		jen.Id("Compare"), compareRef,
 		jen.Id("HashBuckets"), hash,
 		jen.Id("TimeBuckets"), tb,

@@ -100,11 +100,34 @@ func tableDecls(f *jen.File, t *model.Table) {
 		}
 	}
 	if t.HasRead() && !t.ReadsOne() {
-		if t.Entity.Canonical != t {
+		if t.Entity.Canonical != t && !derivedRead(t) {
 			scanFunc(f, t)
 		}
-		clusteringFuncs(f, t)
+		clusteringFuncs(f, t, !derivedRead(t))
 	}
+}
+
+// derivedRead reports whether the runtime derives the scan and the
+// clustering values of t's reads from its entity's fields and values
+// (cqlgenimpl.ReadSpec.Of): a table of the entity's own rows whose row
+// it derives too (derivedRow), read in pages through no index and not
+// scanned whole (the table option scan), whose clustering columns hold
+// their fields as they are.
+func derivedRead(t *model.Table) bool {
+	if !derivedRow(t) || t.Partial() || t.StaticsAlone() != nil || !t.HasRead() || t.ReadsOne() || t.Scan {
+		return false
+	}
+	for _, ix := range t.Entity.Indexes {
+		if ix.On == t {
+			return false
+		}
+	}
+	for _, c := range t.Clustering() {
+		if wrapper(c, false) != "" || c.Field.Nullable {
+			return false
+		}
+	}
+	return true
 }
 
 // derived reports whether t is a source of truth whose protocol functions

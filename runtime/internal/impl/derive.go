@@ -135,9 +135,11 @@ func derive[P any](ent *entity[P]) {
 		ent.keys = keys
 	}
 	for i := range ent.Projections {
-		if p := &ent.Projections[i]; p.Row == nil {
+		p := &ent.Projections[i]
+		if p.Row == nil {
 			p.Row, p.Key = projectionFuncs(p, ent.Canonical, index, values)
 		}
+		p.scan, p.clustering = readFuncs(p.Table, index, n, fields, values)
 	}
 	if ent.Check == nil {
 		ent.Check, ent.CheckKey = checks(ent, index)
@@ -215,6 +217,47 @@ func projectionFuncs[P any](p *projection[P], canon *Table, index map[string]int
 	row = func(e P, ts int64, unset bool) []any { return pick(values(e, unset), plan, ts) }
 	key = func(e P) []any { return pick(values(e, false), keys, 0) }
 	return row, key
+}
+
+// readFuncs derives the scan of a row of t, as its reads select it (the
+// columns of fields, in table order), and its clustering values, from the
+// source of truth's Fields and Values: index maps a column of the source
+// of truth to its place in them, n is how many there are. Both are nil
+// when a column of t holds no field of the source of truth.
+func readFuncs[P any](t *Table, index map[string]int, n int, fields func(P, []any) []any, values func(P, bool) []any) (scan func(cqldriver.Iter, P) bool, clustering func(P) []any) {
+	var sel, ck []int
+	for _, c := range t.Spec.All() {
+		if !c.Field {
+			continue
+		}
+		i, ok := index[c.Name]
+		if !ok {
+			return nil, nil
+		}
+		sel = append(sel, i)
+		if c.Kind == cqlspec.KindClustering {
+			ck = append(ck, i)
+		}
+	}
+	scan = func(it cqldriver.Iter, e P) bool {
+		// One array: the entity's fields, then the row's destinations.
+		buf := make([]any, n+len(sel))
+		all := fields(e, buf[:0:n])
+		dest := buf[n:]
+		for j, i := range sel {
+			dest[j] = all[i]
+		}
+		return it.Scan(dest...)
+	}
+	clustering = func(e P) []any {
+		vs := values(e, false)
+		out := make([]any, len(ck))
+		for j, i := range ck {
+			out[j] = unnormalized(vs[i])
+		}
+		return out
+	}
+	return scan, clustering
 }
 
 // bucketFunc derives the bucket of a row of p.Table from the value of

@@ -2,6 +2,7 @@ package impl
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"time"
@@ -280,6 +281,17 @@ func (r *ReadSpec[T]) Page(ctx context.Context, s cqlgen.Session, base cqlgen.Op
 	return pageOf(pg), err
 }
 
+// derivedRead is the Scan and Key NewEntity derived for ent's table t
+// (readFuncs); nil when it derived none.
+func derivedRead[P any](ent *entity[P], t *Table) (func(cqldriver.Iter, P) bool, func(P) []any) {
+	for i := range ent.Projections {
+		if p := &ent.Projections[i]; p.Table == t {
+			return p.scan, p.clustering
+		}
+	}
+	return nil, nil
+}
+
 // readPageOf is Page, generic over P = *T alone.
 func readPageOf[P any](r *readSpec[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, partition []any, limit int, cursor string, newRow func() P, args []ReadArg) (_ page[P], err error) {
 	defer Observe(&ctx, s, r.Entity, r.Table.Spec.Pattern).End(&err)
@@ -288,6 +300,11 @@ func readPageOf[P any](r *readSpec[P], ctx context.Context, s cqlgen.Session, ba
 	}
 	spec := withCall(*r, partition, limit, cursor, base)
 	spec.newRow = newRow
+	if spec.Scan == nil && spec.Of != nil {
+		if spec.Scan, spec.Key = derivedRead(spec.Of, r.Table); spec.Scan == nil {
+			return page[P]{}, fmt.Errorf("cqlgen: %s: a read whose rows are not derived from %s's fields: regenerate the package", r.Table.Spec.Name, spec.Of.Name)
+		}
+	}
 	for _, a := range args {
 		if a.err != nil {
 			return page[P]{}, a.err

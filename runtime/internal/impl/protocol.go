@@ -108,6 +108,13 @@ type projection[P any] struct {
 	// in Table.Row of the canonical key's columns: how a row of the
 	// table names its entity. Nil when the table does not store them all.
 	Owner []int
+
+	// scan and clustering are, where every column the table's reads
+	// select holds a field of the source of truth, the Scan and Key of
+	// its reads (a ReadSpec with Of): derived by NewEntity from Fields
+	// and Values (readFuncs); nil otherwise.
+	scan       func(cqldriver.Iter, P) bool
+	clustering func(P) []any
 }
 
 // holds reports whether p holds e's row.

@@ -40,6 +40,10 @@ type ReadSpec[T any] struct {
 	Scan func(cqldriver.Iter, *T) bool
 	// Key returns a row's clustering values, in order.
 	Key func(*T) []any
+	// Of, in place of Scan and Key, is the entity whose Fields and Values
+	// the runtime derives them from (a table of the entity's own rows,
+	// each column a field of its source of truth).
+	Of *Entity[T]
 	// Compare orders rows as the table's clustering order does.
 	Compare func(a, b *T) int
 
@@ -89,6 +93,8 @@ type readSpec[P any] struct {
 	Scan func(cqldriver.Iter, P) bool
 	// Key returns a row's clustering values, in order.
 	Key func(P) []any
+	// Of, in place of Scan and Key: see ReadSpec.
+	Of *entity[P]
 	// Compare orders rows as the table's clustering order does.
 	Compare func(a, b P) int
 

@@ -49,14 +49,6 @@ var postNewPosts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func postNewPostsScan(it cqlgenimpl.Iter, e *Post) bool {
-	return it.Scan(&e.PostedAt, &e.PostID, &e.Author, &e.Title)
-}
-
-func postNewPostsClustering(e *Post) []any {
-	return []any{e.PostedAt, e.PostID}
-}
-
 // PostRepo reads and writes Post in tables posts, new_posts.
 type PostRepo struct {
 	s    cqlgen.Session
@@ -168,8 +160,7 @@ type NewPostsOptions struct {
 var postNewPostsRead = &cqlgenimpl.ReadSpec[Post]{
 	Entity:      "Post",
 	Table:       postNewPosts,
-	Scan:        postNewPostsScan,
-	Key:         postNewPostsClustering,
+	Of:          postWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 

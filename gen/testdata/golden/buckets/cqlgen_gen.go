@@ -55,14 +55,6 @@ var readingReadingsByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func readingReadingsByHourScan(it cqlgenimpl.Iter, e *Reading) bool {
-	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-}
-
-func readingReadingsByHourClustering(e *Reading) []any {
-	return []any{e.ReadAt}
-}
-
 // readingReadingsByDay is table readings_by_day, serving ReadingsByDay
 // (schema.md).
 var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -74,14 +66,6 @@ var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 	Bucket:       cqlgenimpl.BucketTime,
 })
-
-func readingReadingsByDayScan(it cqlgenimpl.Iter, e *Reading) bool {
-	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-}
-
-func readingReadingsByDayClustering(e *Reading) []any {
-	return []any{e.ReadAt}
-}
 
 // readingReadingsByWeek is table readings_by_week, serving ReadingsByWeek
 // (schema.md).
@@ -95,14 +79,6 @@ var readingReadingsByWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func readingReadingsByWeekScan(it cqlgenimpl.Iter, e *Reading) bool {
-	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-}
-
-func readingReadingsByWeekClustering(e *Reading) []any {
-	return []any{e.ReadAt}
-}
-
 // readingReadingsByMonth is table readings_by_month, serving ReadingsByMonth
 // (schema.md).
 var readingReadingsByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -114,14 +90,6 @@ var readingReadingsByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 	Bucket:       cqlgenimpl.BucketTime,
 })
-
-func readingReadingsByMonthScan(it cqlgenimpl.Iter, e *Reading) bool {
-	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-}
-
-func readingReadingsByMonthClustering(e *Reading) []any {
-	return []any{e.ReadAt}
-}
 
 // readingReadingsBy10Days is table readings_by_10_days, serving
 // ReadingsBy10Days (schema.md).
@@ -135,14 +103,6 @@ var readingReadingsBy10Days = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func readingReadingsBy10DaysScan(it cqlgenimpl.Iter, e *Reading) bool {
-	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-}
-
-func readingReadingsBy10DaysClustering(e *Reading) []any {
-	return []any{e.ReadAt}
-}
-
 // readingReadingsByShard is table readings_by_shard, serving ReadingsByShard
 // (schema.md).
 var readingReadingsByShard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -154,14 +114,6 @@ var readingReadingsByShard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 	Bucket:       cqlgenimpl.BucketHash,
 })
-
-func readingReadingsByShardScan(it cqlgenimpl.Iter, e *Reading) bool {
-	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-}
-
-func readingReadingsByShardClustering(e *Reading) []any {
-	return []any{e.ReadAt}
-}
 
 func readingReadingsByShardCompare(a, b *Reading) int {
 	return -a.ReadAt.Compare(b.ReadAt)
@@ -179,14 +131,6 @@ var readingReadingsByEventMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func readingReadingsByEventMonthScan(it cqlgenimpl.Iter, e *Reading) bool {
-	return it.Scan(&e.SensorID, &e.EventID, &e.ReadAt, &e.LocalDay, &e.Value)
-}
-
-func readingReadingsByEventMonthClustering(e *Reading) []any {
-	return []any{e.EventID, e.ReadAt}
-}
-
 // readingReadingsByLocalDay is table readings_by_local_day, serving
 // ReadingsByLocalDay (schema.md).
 var readingReadingsByLocalDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -198,14 +142,6 @@ var readingReadingsByLocalDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 	Bucket:       cqlgenimpl.BucketTime,
 })
-
-func readingReadingsByLocalDayScan(it cqlgenimpl.Iter, e *Reading) bool {
-	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-}
-
-func readingReadingsByLocalDayClustering(e *Reading) []any {
-	return []any{e.ReadAt}
-}
 
 // readingReadingsBySundayWeek is table readings_by_sunday_week, serving
 // ReadingsBySundayWeek (schema.md).
@@ -219,14 +155,6 @@ var readingReadingsBySundayWeek = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func readingReadingsBySundayWeekScan(it cqlgenimpl.Iter, e *Reading) bool {
-	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-}
-
-func readingReadingsBySundayWeekClustering(e *Reading) []any {
-	return []any{e.ReadAt}
-}
-
 // readingReadingsByFortnight is table readings_by_fortnight, serving
 // ReadingsByFortnight (schema.md).
 var readingReadingsByFortnight = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -238,14 +166,6 @@ var readingReadingsByFortnight = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 	Bucket:       cqlgenimpl.BucketTime,
 })
-
-func readingReadingsByFortnightScan(it cqlgenimpl.Iter, e *Reading) bool {
-	return it.Scan(&e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-}
-
-func readingReadingsByFortnightClustering(e *Reading) []any {
-	return []any{e.ReadAt}
-}
 
 // ReadingRepo reads and writes Reading in tables readings, readings_by_hour,
 // readings_by_day, readings_by_week, readings_by_month, readings_by_10_days,
@@ -443,8 +363,7 @@ type ReadingsByHourOptions struct {
 var readingReadingsByHourRead = &cqlgenimpl.ReadSpec[Reading]{
 	Entity:      "Reading",
 	Table:       readingReadingsByHour,
-	Scan:        readingReadingsByHourScan,
-	Key:         readingReadingsByHourClustering,
+	Of:          readingWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.HourBuckets),
 }
 
@@ -476,8 +395,7 @@ type ReadingsByDayOptions struct {
 var readingReadingsByDayRead = &cqlgenimpl.ReadSpec[Reading]{
 	Entity:      "Reading",
 	Table:       readingReadingsByDay,
-	Scan:        readingReadingsByDayScan,
-	Key:         readingReadingsByDayClustering,
+	Of:          readingWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
@@ -509,8 +427,7 @@ type ReadingsByWeekOptions struct {
 var readingReadingsByWeekRead = &cqlgenimpl.ReadSpec[Reading]{
 	Entity:      "Reading",
 	Table:       readingReadingsByWeek,
-	Scan:        readingReadingsByWeekScan,
-	Key:         readingReadingsByWeekClustering,
+	Of:          readingWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.WeekBuckets),
 }
 
@@ -542,8 +459,7 @@ type ReadingsByMonthOptions struct {
 var readingReadingsByMonthRead = &cqlgenimpl.ReadSpec[Reading]{
 	Entity:      "Reading",
 	Table:       readingReadingsByMonth,
-	Scan:        readingReadingsByMonthScan,
-	Key:         readingReadingsByMonthClustering,
+	Of:          readingWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
 }
 
@@ -575,8 +491,7 @@ type ReadingsBy10DaysOptions struct {
 var readingReadingsBy10DaysRead = &cqlgenimpl.ReadSpec[Reading]{
 	Entity:      "Reading",
 	Table:       readingReadingsBy10Days,
-	Scan:        readingReadingsBy10DaysScan,
-	Key:         readingReadingsBy10DaysClustering,
+	Of:          readingWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DaysBuckets(10)),
 }
 
@@ -604,8 +519,7 @@ type ReadingsByShardOptions struct {
 var readingReadingsByShardRead = &cqlgenimpl.ReadSpec[Reading]{
 	Entity:      "Reading",
 	Table:       readingReadingsByShard,
-	Scan:        readingReadingsByShardScan,
-	Key:         readingReadingsByShardClustering,
+	Of:          readingWrites,
 	Compare:     readingReadingsByShardCompare,
 	HashBuckets: 16,
 }
@@ -638,8 +552,7 @@ type ReadingsByEventMonthOptions struct {
 var readingReadingsByEventMonthRead = &cqlgenimpl.ReadSpec[Reading]{
 	Entity:      "Reading",
 	Table:       readingReadingsByEventMonth,
-	Scan:        readingReadingsByEventMonthScan,
-	Key:         readingReadingsByEventMonthClustering,
+	Of:          readingWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
 }
 
@@ -671,8 +584,7 @@ type ReadingsByLocalDayOptions struct {
 var readingReadingsByLocalDayRead = &cqlgenimpl.ReadSpec[Reading]{
 	Entity:      "Reading",
 	Table:       readingReadingsByLocalDay,
-	Scan:        readingReadingsByLocalDayScan,
-	Key:         readingReadingsByLocalDayClustering,
+	Of:          readingWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DaysBuckets(7)),
 }
 
@@ -704,8 +616,7 @@ type ReadingsBySundayWeekOptions struct {
 var readingReadingsBySundayWeekRead = &cqlgenimpl.ReadSpec[Reading]{
 	Entity:      "Reading",
 	Table:       readingReadingsBySundayWeek,
-	Scan:        readingReadingsBySundayWeekScan,
-	Key:         readingReadingsBySundayWeekClustering,
+	Of:          readingWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.WeekBucketsFrom(time.Sunday)),
 }
 
@@ -737,8 +648,7 @@ type ReadingsByFortnightOptions struct {
 var readingReadingsByFortnightRead = &cqlgenimpl.ReadSpec[Reading]{
 	Entity:      "Reading",
 	Table:       readingReadingsByFortnight,
-	Scan:        readingReadingsByFortnightScan,
-	Key:         readingReadingsByFortnightClustering,
+	Of:          readingWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DaysBucketsFrom(14, 19729)),
 }
 

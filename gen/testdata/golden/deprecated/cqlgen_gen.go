@@ -49,14 +49,6 @@ var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func orderOrdersByDayScan(it cqlgenimpl.Iter, e *Order) bool {
-	return it.Scan(&e.CustomerID, &e.PlacedAt, &e.OrderID, &e.Status, &e.Total)
-}
-
-func orderOrdersByDayClustering(e *Order) []any {
-	return []any{e.PlacedAt, e.OrderID}
-}
-
 // orderOrdersByMonth is table orders_by_customer_month, serving OrdersByMonth
 // (schema.md).
 var orderOrdersByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -69,14 +61,6 @@ var orderOrdersByMonth = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func orderOrdersByMonthScan(it cqlgenimpl.Iter, e *Order) bool {
-	return it.Scan(&e.CustomerID, &e.PlacedAt, &e.OrderID, &e.Status, &e.Total)
-}
-
-func orderOrdersByMonthClustering(e *Order) []any {
-	return []any{e.PlacedAt, e.OrderID}
-}
-
 // orderOrdersByStatus is table orders_by_status, serving OrdersByStatus
 // (schema.md).
 var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -87,14 +71,6 @@ var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("customer_id text", "placed_at timestamp", "total bigint"),
 	Maintained:   true,
 })
-
-func orderOrdersByStatusScan(it cqlgenimpl.Iter, e *Order) bool {
-	return it.Scan(&e.Status, &e.OrderID, &e.CustomerID, &e.PlacedAt, &e.Total)
-}
-
-func orderOrdersByStatusClustering(e *Order) []any {
-	return []any{e.OrderID}
-}
 
 // OrderRepo reads and writes Order in tables orders, orders_by_customer_day,
 // orders_by_customer_month, orders_by_status.
@@ -220,8 +196,7 @@ type OrdersByDayOptions struct {
 var orderOrdersByDayRead = &cqlgenimpl.ReadSpec[Order]{
 	Entity:      "Order",
 	Table:       orderOrdersByDay,
-	Scan:        orderOrdersByDayScan,
-	Key:         orderOrdersByDayClustering,
+	Of:          orderWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
@@ -256,8 +231,7 @@ type OrdersByMonthOptions struct {
 var orderOrdersByMonthRead = &cqlgenimpl.ReadSpec[Order]{
 	Entity:      "Order",
 	Table:       orderOrdersByMonth,
-	Scan:        orderOrdersByMonthScan,
-	Key:         orderOrdersByMonthClustering,
+	Of:          orderWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
 }
 
@@ -285,8 +259,7 @@ type OrdersByStatusOptions struct {
 var orderOrdersByStatusRead = &cqlgenimpl.ReadSpec[Order]{
 	Entity: "Order",
 	Table:  orderOrdersByStatus,
-	Scan:   orderOrdersByStatusScan,
-	Key:    orderOrdersByStatusClustering,
+	Of:     orderWrites,
 }
 
 // OrdersByStatus reads Order rows by status, ordered by order_id ascending

@@ -78,14 +78,6 @@ var orderOrdersInStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func orderOrdersInStatusScan(it cqlgenimpl.Iter, e *Order) bool {
-	return it.Scan(&e.TenantID, &e.Status, &e.PlacedAt, &e.OrderID, &e.CustomerID, &e.CustomerName, &e.TotalCents)
-}
-
-func orderOrdersInStatusClustering(e *Order) []any {
-	return []any{e.PlacedAt, e.OrderID}
-}
-
 // OrderRepo reads and writes Order in tables orders, orders_by_customer,
 // orders_by_status.
 type OrderRepo struct {
@@ -225,8 +217,7 @@ type OrdersInStatusOptions struct {
 var orderOrdersInStatusRead = &cqlgenimpl.ReadSpec[Order]{
 	Entity: "Order",
 	Table:  orderOrdersInStatus,
-	Scan:   orderOrdersInStatusScan,
-	Key:    orderOrdersInStatusClustering,
+	Of:     orderWrites,
 }
 
 // OrdersInStatus reads Order rows by tenant_id and status, ordered by

@@ -49,14 +49,6 @@ var orderOrdersByStatus = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func orderOrdersByStatusScan(it cqlgenimpl.Iter, e *Order) bool {
-	return it.Scan(&e.Status, &e.OrderID, &e.Urgent, &e.Day)
-}
-
-func orderOrdersByStatusClustering(e *Order) []any {
-	return []any{e.OrderID}
-}
-
 // orderOrdersByFlag is table orders_by_flag, serving OrdersByFlag (schema.md).
 var orderOrdersByFlag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_flag",
@@ -67,14 +59,6 @@ var orderOrdersByFlag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func orderOrdersByFlagScan(it cqlgenimpl.Iter, e *Order) bool {
-	return it.Scan(&e.Urgent, &e.OrderID, &e.Status, &e.Day)
-}
-
-func orderOrdersByFlagClustering(e *Order) []any {
-	return []any{e.OrderID}
-}
-
 // orderOrdersByDay is table orders_by_day, serving OrdersByDay (schema.md).
 var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "orders_by_day",
@@ -84,14 +68,6 @@ var orderOrdersByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("status text", "urgent boolean"),
 	Maintained:   true,
 })
-
-func orderOrdersByDayScan(it cqlgenimpl.Iter, e *Order) bool {
-	return it.Scan(&e.Day, &e.OrderID, &e.Status, &e.Urgent)
-}
-
-func orderOrdersByDayClustering(e *Order) []any {
-	return []any{e.OrderID}
-}
 
 // orderOrdersByDaySharded is table orders_by_day_sharded, serving
 // OrdersByDaySharded (schema.md).
@@ -104,14 +80,6 @@ var orderOrdersByDaySharded = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 	Bucket:       cqlgenimpl.BucketHash,
 })
-
-func orderOrdersByDayShardedScan(it cqlgenimpl.Iter, e *Order) bool {
-	return it.Scan(&e.Day, &e.OrderID, &e.Status, &e.Urgent)
-}
-
-func orderOrdersByDayShardedClustering(e *Order) []any {
-	return []any{e.OrderID}
-}
 
 func orderOrdersByDayShardedCompare(a, b *Order) int {
 	return cmp.Compare(a.OrderID, b.OrderID)
@@ -240,8 +208,7 @@ type OrdersByStatusOptions struct {
 var orderOrdersByStatusRead = &cqlgenimpl.ReadSpec[Order]{
 	Entity: "Order",
 	Table:  orderOrdersByStatus,
-	Scan:   orderOrdersByStatusScan,
-	Key:    orderOrdersByStatusClustering,
+	Of:     orderWrites,
 }
 
 // OrdersByStatus reads Order rows by status, ordered by order_id ascending
@@ -267,8 +234,7 @@ type OrdersByFlagOptions struct {
 var orderOrdersByFlagRead = &cqlgenimpl.ReadSpec[Order]{
 	Entity: "Order",
 	Table:  orderOrdersByFlag,
-	Scan:   orderOrdersByFlagScan,
-	Key:    orderOrdersByFlagClustering,
+	Of:     orderWrites,
 }
 
 // OrdersByFlag reads Order rows by urgent, ordered by order_id ascending from
@@ -294,8 +260,7 @@ type OrdersByDayOptions struct {
 var orderOrdersByDayRead = &cqlgenimpl.ReadSpec[Order]{
 	Entity: "Order",
 	Table:  orderOrdersByDay,
-	Scan:   orderOrdersByDayScan,
-	Key:    orderOrdersByDayClustering,
+	Of:     orderWrites,
 }
 
 // OrdersByDay reads Order rows by day, ordered by order_id ascending from
@@ -321,8 +286,7 @@ type OrdersByDayShardedOptions struct {
 var orderOrdersByDayShardedRead = &cqlgenimpl.ReadSpec[Order]{
 	Entity:      "Order",
 	Table:       orderOrdersByDaySharded,
-	Scan:        orderOrdersByDayShardedScan,
-	Key:         orderOrdersByDayShardedClustering,
+	Of:          orderWrites,
 	Compare:     orderOrdersByDayShardedCompare,
 	HashBuckets: 16,
 }

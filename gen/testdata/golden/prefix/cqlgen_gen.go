@@ -58,14 +58,6 @@ var tradeTradesBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketHash,
 })
 
-func tradeTradesBySymbolScan(it cqlgenimpl.Iter, e *Trade) bool {
-	return it.Scan(&e.Symbol, &e.Type, &e.TradeDate, &e.Account, &e.TradeID, &e.Shares)
-}
-
-func tradeTradesBySymbolClustering(e *Trade) []any {
-	return []any{e.Type, e.TradeDate, e.Account, e.TradeID}
-}
-
 func tradeTradesBySymbolCompare(a, b *Trade) int {
 	return cmp.Or(cmp.Compare(a.Type, b.Type), a.TradeDate.Compare(b.TradeDate), cmp.Compare(a.Account, b.Account), cmp.Compare(a.TradeID, b.TradeID))
 }
@@ -219,8 +211,7 @@ type TradesBySymbolOptions struct {
 var tradeTradesBySymbolRead = &cqlgenimpl.ReadSpec[Trade]{
 	Entity:      "Trade",
 	Table:       tradeTradesBySymbol,
-	Scan:        tradeTradesBySymbolScan,
-	Key:         tradeTradesBySymbolClustering,
+	Of:          tradeWrites,
 	Compare:     tradeTradesBySymbolCompare,
 	HashBuckets: 8,
 }

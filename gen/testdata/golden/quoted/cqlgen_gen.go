@@ -52,14 +52,6 @@ var transferTransfersByFrom = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketHash,
 })
 
-func transferTransfersByFromScan(it cqlgenimpl.Iter, e *Transfer) bool {
-	return it.Scan(&e.From, &e.CreatedAt, &e.ID, &e.To, &e.Ref, &e.Amount)
-}
-
-func transferTransfersByFromClustering(e *Transfer) []any {
-	return []any{e.CreatedAt, e.ID}
-}
-
 func transferTransfersByFromCompare(a, b *Transfer) int {
 	return cmp.Or(-a.CreatedAt.Compare(b.CreatedAt), cqlgenimpl.CompareUUID(a.ID, b.ID))
 }
@@ -200,8 +192,7 @@ type TransfersByFromOptions struct {
 var transferTransfersByFromRead = &cqlgenimpl.ReadSpec[Transfer]{
 	Entity:      "Transfer",
 	Table:       transferTransfersByFrom,
-	Scan:        transferTransfersByFromScan,
-	Key:         transferTransfersByFromClustering,
+	Of:          transferWrites,
 	Compare:     transferTransfersByFromCompare,
 	HashBuckets: 4,
 }

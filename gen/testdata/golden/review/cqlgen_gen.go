@@ -50,14 +50,6 @@ var noteSubgraph = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func noteSubgraphScan(it cqlgenimpl.Iter, e *Note) bool {
-	return it.Scan(&e.Owner, &e.ID, &e.Tag)
-}
-
-func noteSubgraphClustering(e *Note) []any {
-	return []any{e.ID}
-}
-
 // NoteRepo reads and writes Note in tables end, subgraph.
 type NoteRepo struct {
 	s    cqlgen.Session
@@ -183,8 +175,7 @@ type SubgraphOptions struct {
 var noteSubgraphRead = &cqlgenimpl.ReadSpec[Note]{
 	Entity: "Note",
 	Table:  noteSubgraph,
-	Scan:   noteSubgraphScan,
-	Key:    noteSubgraphClustering,
+	Of:     noteWrites,
 }
 
 // Subgraph reads Note rows by owner, ordered by id ascending from subgraph, in

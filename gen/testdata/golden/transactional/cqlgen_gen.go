@@ -50,14 +50,6 @@ var memberMembersByTeam = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Transactional: true,
 })
 
-func memberMembersByTeamScan(it cqlgenimpl.Iter, e *Member) bool {
-	return it.Scan(&e.Team, &e.Name, &e.MemberID, &e.Email, &e.Flagged)
-}
-
-func memberMembersByTeamClustering(e *Member) []any {
-	return []any{e.Name, e.MemberID}
-}
-
 func memberFlaggedMembersHolds(e *Member) bool {
 	return e.Flagged
 }
@@ -73,14 +65,6 @@ var memberFlaggedMembers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:    true,
 	Transactional: true,
 })
-
-func memberFlaggedMembersScan(it cqlgenimpl.Iter, e *Member) bool {
-	return it.Scan(&e.Team, &e.MemberID, &e.Name, &e.Email, &e.Flagged)
-}
-
-func memberFlaggedMembersClustering(e *Member) []any {
-	return []any{e.MemberID}
-}
 
 // memberMemberByEmail is table members_by_email, serving MemberByEmail
 // (schema.md).
@@ -243,8 +227,7 @@ type MembersByTeamOptions struct {
 var memberMembersByTeamRead = &cqlgenimpl.ReadSpec[Member]{
 	Entity: "Member",
 	Table:  memberMembersByTeam,
-	Scan:   memberMembersByTeamScan,
-	Key:    memberMembersByTeamClustering,
+	Of:     memberWrites,
 }
 
 // MembersByTeam reads Member rows by team, ordered by name ascending, then
@@ -270,8 +253,7 @@ type FlaggedMembersOptions struct {
 var memberFlaggedMembersRead = &cqlgenimpl.ReadSpec[Member]{
 	Entity: "Member",
 	Table:  memberFlaggedMembers,
-	Scan:   memberFlaggedMembersScan,
-	Key:    memberFlaggedMembersClustering,
+	Of:     memberWrites,
 }
 
 // FlaggedMembers reads Member rows by team, ordered by member_id ascending

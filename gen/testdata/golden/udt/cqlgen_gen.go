@@ -67,14 +67,6 @@ var customerCustomersByRegion = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func customerCustomersByRegionScan(it cqlgenimpl.Iter, e *Customer) bool {
-	return it.Scan(&e.Region, &e.CreatedAt, &e.CustomerID, &e.Billing, &e.Shipping, &e.Others, &e.ByLabel, cqlgenimpl.ScanSet(&e.Seen), &e.CreatedBy, &e.Revision)
-}
-
-func customerCustomersByRegionClustering(e *Customer) []any {
-	return []any{e.CreatedAt, e.CustomerID}
-}
-
 // CustomerRepo reads and writes Customer in tables customers,
 // customers_by_region.
 type CustomerRepo struct {
@@ -183,8 +175,7 @@ type CustomersByRegionOptions struct {
 var customerCustomersByRegionRead = &cqlgenimpl.ReadSpec[Customer]{
 	Entity: "Customer",
 	Table:  customerCustomersByRegion,
-	Scan:   customerCustomersByRegionScan,
-	Key:    customerCustomersByRegionClustering,
+	Of:     customerWrites,
 }
 
 // CustomersByRegion reads Customer rows by region, ordered by created_at

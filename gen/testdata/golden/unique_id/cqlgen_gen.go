@@ -290,14 +290,6 @@ var uploadUploadsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketHash,
 })
 
-func uploadUploadsByDayScan(it cqlgenimpl.Iter, e *Upload) bool {
-	return it.Scan(&e.Day, &e.UploadID, &e.Owner, &e.Size)
-}
-
-func uploadUploadsByDayClustering(e *Upload) []any {
-	return []any{e.UploadID}
-}
-
 func uploadUploadsByDayCompare(a, b *Upload) int {
 	return cqlgenimpl.CompareUUID(a.UploadID, b.UploadID)
 }
@@ -428,8 +420,7 @@ type UploadsByDayOptions struct {
 var uploadUploadsByDayRead = &cqlgenimpl.ReadSpec[Upload]{
 	Entity:      "Upload",
 	Table:       uploadUploadsByDay,
-	Scan:        uploadUploadsByDayScan,
-	Key:         uploadUploadsByDayClustering,
+	Of:          uploadWrites,
 	Compare:     uploadUploadsByDayCompare,
 	HashBuckets: 16,
 }

@@ -64,14 +64,6 @@ var videoVideosByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func videoVideosByUserScan(it cqlgenimpl.Iter, e *Video) bool {
-	return it.Scan(&e.UserID, &e.AddedAt, &e.ChannelID, &e.VideoID, &e.Title, (*cqlgenimpl.Vector)(&e.Content), (*cqlgenimpl.Vector)(&e.Thumbnail), &e.Signature)
-}
-
-func videoVideosByUserClustering(e *Video) []any {
-	return []any{e.AddedAt, e.ChannelID, e.VideoID}
-}
-
 // VideoRepo reads and writes Video in tables videos, videos_by_user.
 type VideoRepo struct {
 	s    cqlgen.Session
@@ -197,8 +189,7 @@ type VideosByUserOptions struct {
 var videoVideosByUserRead = &cqlgenimpl.ReadSpec[Video]{
 	Entity: "Video",
 	Table:  videoVideosByUser,
-	Scan:   videoVideosByUserScan,
-	Key:    videoVideosByUserClustering,
+	Of:     videoWrites,
 }
 
 // VideosByUser reads Video rows by user_id, ordered by added_at descending,

@@ -61,14 +61,6 @@ var orderDeliveriesByCourier = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func orderDeliveriesByCourierScan(it cqlgenimpl.Iter, e *Order) bool {
-	return it.Scan(&e.Courier, &e.PlacedAt, &e.OrderID, &e.Region, &e.Stage, &e.Flagged, &e.Coupon, &e.Priority, &e.GiftNote)
-}
-
-func orderDeliveriesByCourierClustering(e *Order) []any {
-	return []any{e.PlacedAt, e.OrderID}
-}
-
 func orderFlaggedOrdersHolds(e *Order) bool {
 	return e.Flagged
 }
@@ -84,14 +76,6 @@ var orderFlaggedOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func orderFlaggedOrdersScan(it cqlgenimpl.Iter, e *Order) bool {
-	return it.Scan(&e.Region, &e.OrderID, &e.Stage, &e.Courier, &e.PlacedAt, &e.Flagged, &e.Coupon, &e.Priority, &e.GiftNote)
-}
-
-func orderFlaggedOrdersClustering(e *Order) []any {
-	return []any{e.OrderID}
-}
-
 func orderOrdersWithCouponHolds(e *Order) bool {
 	return e.Coupon != "" && e.Priority == 1
 }
@@ -106,14 +90,6 @@ var orderOrdersWithCoupon = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("region text", "stage text", "courier text", "placed_at timestamp", "flagged boolean", "priority int", "gift_note text"),
 	Maintained:   true,
 })
-
-func orderOrdersWithCouponScan(it cqlgenimpl.Iter, e *Order) bool {
-	return it.Scan(&e.Coupon, &e.OrderID, &e.Region, &e.Stage, &e.Courier, &e.PlacedAt, &e.Flagged, &e.Priority, &e.GiftNote)
-}
-
-func orderOrdersWithCouponClustering(e *Order) []any {
-	return []any{e.OrderID}
-}
 
 // GiftOrdersRow is a row of gift_orders, which stores only some columns of
 // Order. It is a type of its own so that a partial row cannot be passed where
@@ -298,8 +274,7 @@ type DeliveriesByCourierOptions struct {
 var orderDeliveriesByCourierRead = &cqlgenimpl.ReadSpec[Order]{
 	Entity: "Order",
 	Table:  orderDeliveriesByCourier,
-	Scan:   orderDeliveriesByCourierScan,
-	Key:    orderDeliveriesByCourierClustering,
+	Of:     orderWrites,
 }
 
 // DeliveriesByCourier reads Order rows by courier, ordered by placed_at
@@ -325,8 +300,7 @@ type FlaggedOrdersOptions struct {
 var orderFlaggedOrdersRead = &cqlgenimpl.ReadSpec[Order]{
 	Entity: "Order",
 	Table:  orderFlaggedOrders,
-	Scan:   orderFlaggedOrdersScan,
-	Key:    orderFlaggedOrdersClustering,
+	Of:     orderWrites,
 }
 
 // FlaggedOrders reads Order rows by region, ordered by order_id ascending from
@@ -352,8 +326,7 @@ type OrdersWithCouponOptions struct {
 var orderOrdersWithCouponRead = &cqlgenimpl.ReadSpec[Order]{
 	Entity: "Order",
 	Table:  orderOrdersWithCoupon,
-	Scan:   orderOrdersWithCouponScan,
-	Key:    orderOrdersWithCouponClustering,
+	Of:     orderWrites,
 }
 
 // OrdersWithCoupon reads Order rows by coupon, ordered by order_id ascending
