@@ -59,9 +59,17 @@ func (g *goals) priceGoals(r results) {
 	ins := fmt.Sprintf("ProtocolPaired/%s/op=insert", c)
 	v, ok := r.ratio(ins, "cqlgen-p50-µs", ins, "gocql-plain-p50-µs")
 	g.add("issue 27: multi-table Insert p50 ≤ 2.0× a plain logged batch ("+c+")", v, ok, 2.0, ratio)
+	for _, op := range []string{"update", "delete"} {
+		n := fmt.Sprintf("ProtocolPaired/%s/op=%s", c, op)
+		v, ok := r.ratio(n, "cqlgen-p50-µs", n, "gocql-plain-p50-µs")
+		g.add(fmt.Sprintf("issue 27: %s p50 ≤ 2.5× a plain logged batch (%s)", op, c), v, ok, 2.5, ratio)
+	}
+	// The issue's floor: one request that reads one row from each bucket
+	// (floor-in), the form of the default read; floor, the same rows in
+	// one request a bucket, is the client-side scatter's.
 	sc := fmt.Sprintf("ScatterPaired/%s/buckets=100", c)
-	v, ok = r.ratio(sc, "cqlgen-p50-µs", sc, "floor-p50-µs")
-	g.add("issue 27: scatter over 100 buckets p50 ≤ 1.3× the floor ("+c+")", v, ok, 1.3, ratio)
+	v, ok = r.ratio(sc, "cqlgen-p50-µs", sc, "floor-in-p50-µs")
+	g.add("issue 27: scatter over 100 buckets p50 ≤ 1.3× the floor, one request of a row a bucket ("+c+")", v, ok, 1.3, ratio)
 	for _, p := range pricePeers {
 		if p.base == "gocql-plain" || p.impl == "gocql-concurrent" || p.impl == "cqlgen-get-update" {
 			continue
