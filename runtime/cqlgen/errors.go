@@ -116,6 +116,10 @@ func (e *UniqueConflictError) Is(target error) bool { return target == ErrNotApp
 type NotAppliedError struct {
 	Table   string         // the conditional write's table
 	Current map[string]any // the row's values now, by column; may be nil
+	// Reason says why, where the write knows: for the write protocol,
+	// the version each attempt expected and the one it found. It names
+	// versions, never values.
+	Reason string
 }
 
 // GoString shows the table and the columns of Current, not their values.
@@ -149,8 +153,11 @@ func redacted(m map[string]any) string {
 	return b.String()
 }
 
-// Error names the table.
+// Error names the table, and the reason where there is one.
 func (e *NotAppliedError) Error() string {
+	if e.Reason != "" {
+		return fmt.Sprintf("cqlgen: %s: conditional write not applied: %s", e.Table, e.Reason)
+	}
 	return fmt.Sprintf("cqlgen: %s: conditional write not applied", e.Table)
 }
 

@@ -115,6 +115,9 @@ type writePath struct {
 	op    func(context.Context, *fixture.ReadingRepo) error
 	// later is another write of the entity, after a failed op.
 	later func(context.Context, *fixture.ReadingRepo) error
+	// legacy, when set, has setup start from reading("a", 1, "n")
+	// written outside the protocol (writeLegacy).
+	legacy legacyKind
 }
 
 func reading(kind string, value int64, note *string) *fixture.Reading {
@@ -202,7 +205,7 @@ var strategies = map[string]cqlgen.Strategy{
 func TestCrashPoints(t *testing.T) {
 	ctx := context.Background()
 	cases := 0
-	for _, wp := range writePaths {
+	for _, wp := range append(writePaths, legacyPaths...) {
 		for sname, st := range slices.Sorted(maps.Keys(strategies)) {
 			_ = sname
 			strategy := strategies[st]
@@ -210,6 +213,11 @@ func TestCrashPoints(t *testing.T) {
 			// state a re-run must reach.
 			clean := session(t)
 			repo := fixture.NewReadingRepo(clean, cqlgen.WithStrategy(strategy))
+			if wp.legacy != 0 {
+				if err := writeLegacy(ctx, clean, reading("a", 1, ptr("n")), wp.legacy); err != nil {
+					t.Fatalf("%s: legacy row: %v", wp.name, err)
+				}
+			}
 			if wp.setup != nil {
 				if err := wp.setup(ctx, repo); err != nil {
 					t.Fatalf("%s: setup: %v", wp.name, err)
@@ -233,6 +241,11 @@ func TestCrashPoints(t *testing.T) {
 						fy := &faulty{k: int64(k), f: f}
 						s := session(t, cqltest.WithHook(fy.hook))
 						repo := fixture.NewReadingRepo(s, cqlgen.WithStrategy(strategy), cqlgen.WithAttempts(3), instant)
+						if wp.legacy != 0 {
+							if err := writeLegacy(ctx, s, reading("a", 1, ptr("n")), wp.legacy); err != nil {
+								t.Fatalf("%s: legacy row: %v", name, err)
+							}
+						}
 						if wp.setup != nil {
 							if err := wp.setup(ctx, repo); err != nil {
 								t.Fatalf("%s: setup: %v", name, err)

@@ -101,7 +101,8 @@ func take[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlgen
 	for _, c := range cur.cols[nkey:len(t.Row)] {
 		values = append(values, cqldriver.Encoded(c))
 	}
-	values = append(values, cur.version)
+	// A claim written outside the protocol has no cqlgen_claim.
+	values = append(values, condition(cur.version))
 	return s.ExecCAS(ctx, cqldriver.Query{Stmt: t.Take, Values: values, SerialConsistency: o.SerialConsistency}, sinks(len(mine)+1)...)
 }
 
@@ -109,11 +110,8 @@ func take[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlgen
 // so that a change of it still in flight cannot land: a live entity keeps
 // its values; a grave, or an entity never written, becomes a grave.
 func fence[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlgen.Options, owner []any, st *State[P], found bool) (bool, error) {
-	var old any
-	var oldVersion int64
-	if found {
-		old, oldVersion = st.Version, st.Version
-	}
+	oldVersion := st.Version
+	old := condition(oldVersion)
 	stmt := ent.Canonical.FenceGrave
 	if found && !st.Deleted {
 		stmt = ent.Canonical.FenceLive

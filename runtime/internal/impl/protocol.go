@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 	"unsafe"
 
@@ -57,7 +58,31 @@ type State[T any] struct {
 }
 
 // seen is the version of a live entity as readers and IfVersion see it.
-func seen[P any](st *State[P]) int64 { return max(st.Version, st.StaticVersion) }
+func seen[P any](st *State[P]) int64 {
+	if v := max(st.Version, st.StaticVersion); v != 0 {
+		return v
+	}
+	return unversioned
+}
+
+// unversioned is the seen version of a row written outside the write
+// protocol (before cqlgen, or by another program): its cqlgen_version is
+// null. No change of the protocol has version 1 (a version is at least
+// the time in µs), so IfVersion and Modify tell such a row from any
+// change of it, and 0 keeps meaning "expect nothing".
+const unversioned int64 = 1
+
+// condition is the version a conditional write on a row read at version
+// v conditions on: v, or null for a row written outside the protocol,
+// whose cqlgen_version is null (IF cqlgen_version = null), as for no row.
+// That is how a row written before cqlgen becomes an entity: its first
+// change is a conditional write like any other, which gives it a version.
+func condition(v int64) any {
+	if v == 0 {
+		return nil
+	}
+	return v
+}
 
 // Change is what a conditional write of the canonical row binds beside
 // the entity's values.
@@ -307,9 +332,12 @@ func writeFrom[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, e
 			}
 			next = st.Row
 		}
-		if (isNil(next) && !live) || (op != opTouch && live && !isNil(next) && same(ent, st.Row, next)) {
+		if (isNil(next) && !live) || (op != opTouch && live && st.Version != 0 && !isNil(next) && same(ent, st.Row, next)) {
 			// Nothing to change (a call run again after it applied, say):
-			// complete what the last change left pending.
+			// complete what the last change left pending. A row without
+			// a version (written outside the protocol) is changed all the
+			// same: the change gives it a version and writes its rows in
+			// every table, which nothing wrote before.
 			return complete(ent, ctx, s, o, &st, found)
 		}
 		if found && len(st.Pending) > 0 {
@@ -327,11 +355,8 @@ func writeFrom[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, e
 				return err
 			}
 		}
-		var old any
-		var oldVersion int64
-		if found {
-			old, oldVersion = st.Version, st.Version
-		}
+		oldVersion := st.Version
+		old := condition(oldVersion)
 		// Past the statics' version too: the rows of other tables that
 		// share them are written at versions in the order of the changes.
 		ts := nextVersion(max(oldVersion, part.version), Now(o))
@@ -386,10 +411,11 @@ func writeFrom[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, e
 		q.SerialConsistency = o.SerialConsistency
 		lost.sent = time.Now()
 		var applied bool
+		reply := sinks(conditions(ent))
 		if direct {
 			applied, held, err = createDirect(ent, ctx, s, q, e)
 		} else {
-			applied, err = s.ExecCAS(ctx, q, sinks(conditions(ent))...)
+			applied, err = s.ExecCAS(ctx, q, reply...)
 		}
 		if err != nil {
 			if !maybeApplied(err) {
@@ -418,7 +444,7 @@ func writeFrom[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, e
 		}
 		if !applied {
 			if attempt >= o.Attempts {
-				return &cqlgen.NotAppliedError{Table: t.Spec.Name}
+				return raced(t, attempt, old, reply)
 			}
 			if err := casBackoff.Wait(ctx, attempt); err != nil {
 				return err
@@ -435,6 +461,24 @@ func writeFrom[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, e
 		}
 		return nil
 	}
+}
+
+// raced is the error of a write whose every attempt found the entity
+// changed since its read: it says which version the last attempt
+// expected and which the row held, from the conditional write's reply.
+func raced(t *Table, attempts int, expected any, reply []any) error {
+	found := "none"
+	if c, ok := reply[0].(*cell); ok && len(*c) == 8 {
+		found = strconv.FormatInt(int64(binary.BigEndian.Uint64(*c)), 10)
+	} else if ok && *c == nil {
+		found = "null"
+	}
+	want := "null (a row written outside the write protocol, or none)"
+	if v, ok := expected.(int64); ok {
+		want = strconv.FormatInt(v, 10)
+	}
+	return &cqlgen.NotAppliedError{Table: t.Spec.Name, Reason: fmt.Sprintf(
+		"another writer changed the entity between each read and write, %d times: the last attempt expected version %s and found %s", attempts, want, found)}
 }
 
 // fanOutOf is what a change at ts writes after its conditional write:
@@ -456,11 +500,13 @@ func fanOutOf[P any](ent *entity[P], op Op, st *State[P], live bool, next P, mov
 			if p.Unique || !holds(&p, next) {
 				continue
 			}
-			if op != opTouch && live && !movedHas(moved, i) && holds(&p, st.Row) && !storesStatics(&p) && sameRow(&p, st.Row, next) {
+			if op != opTouch && live && st.Version != 0 && !movedHas(moved, i) && holds(&p, st.Row) && !storesStatics(&p) && sameRow(&p, st.Row, next) {
 				// The row is what it was: a change of fields the table
 				// does not store touches only the tables that do. (A
 				// table sharing the statics gets the row all the same: its
-				// static cells may lag behind another entity's change.)
+				// static cells may lag behind another entity's change. An
+				// entity written outside the protocol gets every row: no
+				// change wrote them.)
 				continue
 			}
 			qs = append(qs, cqldriver.Query{Stmt: p.Table.Insert, Values: p.Row(next, ts+1, !live)})
@@ -618,7 +664,9 @@ func reapplied[P any](ent *entity[P], op Op, e P, st *State[P], live bool) bool 
 		return false
 	case op == OpDelete:
 		return !live
-	case !live:
+	case !live || st.Version == 0:
+		// No row, or one without a version: no earlier attempt of this
+		// write made it.
 		return false
 	case same(ent, st.Row, e):
 		return true

@@ -1,0 +1,195 @@
+package cqlgenimpl_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
+	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl/internal/fixture"
+	"github.com/cqlgen/cqlgen/runtime/cqltest"
+)
+
+// Rows written before cqlgen (or by another program): the canonical row
+// has its values and no bookkeeping, cqlgen_version null. They must be
+// entities like any other (docs/protocol.md, "Rows written outside the
+// protocol"). TestCrashPoints runs every write over them through the
+// fault suite (legacyPaths); the tests here check the rest.
+
+// legacyKind says which tables hold a row written outside the protocol.
+type legacyKind uint8
+
+const (
+	// legacyCanonical: only the source of truth, as before a pattern was
+	// added (its table not yet backfilled).
+	legacyCanonical legacyKind = iota + 1
+	// legacyEverywhere: every table, in step, as another program kept
+	// them.
+	legacyEverywhere
+)
+
+// writeLegacy writes e's rows as a program other than cqlgen would: with
+// plain statements, no version, no pending record.
+func writeLegacy(ctx context.Context, s cqlgen.Session, e *fixture.Reading, kind legacyKind) error {
+	if kind == legacyEverywhere {
+		// The protocol's rows, then its bookkeeping removed: what
+		// another program's writes leave.
+		if err := fixture.NewReadingRepo(s).Insert(ctx, e); err != nil {
+			return err
+		}
+		return s.Exec(ctx, cqldriver.Query{Stmt: &cqldriver.Statement{
+			CQL:  "UPDATE readings_by_day SET cqlgen_version = null, cqlgen_deleted = null, cqlgen_pending = null, cqlgen_writes = null WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?",
+			Kind: cqlgen.Write, Table: "readings_by_day",
+		}, Values: []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}})
+	}
+	return s.Exec(ctx, cqldriver.Query{Stmt: &cqldriver.Statement{
+		CQL:  "INSERT INTO readings_by_day (sensor_id, day, at, seq, kind, value, note) VALUES (?, ?, ?, ?, ?, ?, ?)",
+		Kind: cqlgen.Write, Table: "readings_by_day",
+	}, Values: []any{e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, e.Kind, e.Value, e.Note}})
+}
+
+// legacyPaths are the writes of TestCrashPoints over a row written
+// outside the protocol, reading("a", 1, "n"), which setup leaves.
+var legacyPaths = []writePath{
+	{
+		name: "update a row written before cqlgen", legacy: legacyCanonical,
+		op: func(ctx context.Context, r *fixture.ReadingRepo) error { return r.Update(ctx, reading("b", 2, nil)) },
+	},
+	{
+		name: "update a row another program keeps in every table", legacy: legacyEverywhere,
+		op: func(ctx context.Context, r *fixture.ReadingRepo) error {
+			return r.Update(ctx, reading("c", 3, ptr("m")))
+		},
+	},
+	{
+		name: "delete a row written before cqlgen", legacy: legacyCanonical,
+		op: func(ctx context.Context, r *fixture.ReadingRepo) error { return r.Delete(ctx, reading("", 0, nil)) },
+	},
+	{
+		name: "delete a row another program keeps in every table", legacy: legacyEverywhere,
+		op: func(ctx context.Context, r *fixture.ReadingRepo) error { return r.Delete(ctx, reading("", 0, nil)) },
+	},
+	{
+		name: "insert the values a row written before cqlgen holds", legacy: legacyCanonical,
+		op: func(ctx context.Context, r *fixture.ReadingRepo) error {
+			return r.Insert(ctx, reading("a", 1, ptr("n")))
+		},
+	},
+	{
+		name: "insert over a row another program keeps in every table", legacy: legacyEverywhere,
+		op: func(ctx context.Context, r *fixture.ReadingRepo) error { return r.Insert(ctx, reading("b", 2, nil)) },
+	},
+}
+
+// Checks invariant I11: a stale copy never wins, on a row without a
+// version too. GetVersioned gives such a row a version of its own, which
+// IfVersion and Modify compare: a change of the row since is a conflict,
+// and IfVersion(0) still means no expectation at all.
+func TestLegacyRowVersions(t *testing.T) {
+	ctx := context.Background()
+	s := session(t)
+	repo := fixture.NewReadingRepo(s, instant)
+	if err := writeLegacy(ctx, s, reading("a", 1, ptr("n")), legacyCanonical); err != nil {
+		t.Fatal(err)
+	}
+	_, v, err := repo.GetVersioned(ctx, "s1", day0.Add(time.Hour), 1)
+	if err != nil || v == 0 {
+		t.Fatalf("GetVersioned of a row written before cqlgen: version %d, %v; want a version IfVersion can compare", v, err)
+	}
+	// Another writer changes it first: the copy read is stale.
+	if err := repo.Update(ctx, reading("b", 2, nil)); err != nil {
+		t.Fatal(err)
+	}
+	err = repo.Update(ctx, reading("c", 3, nil), cqlgen.IfVersion(v))
+	var conflict *cqlgen.VersionConflictError
+	if !errors.As(err, &conflict) || conflict.Expected != v {
+		t.Fatalf("IfVersion(%d) after another writer: %v, want a *VersionConflictError expecting %d", v, err, v)
+	}
+	if d := drift(t, s); len(d) > 0 {
+		t.Fatalf("drift: %v", d)
+	}
+
+	// IfAbsent over a row written before cqlgen: there is an entity.
+	s2 := session(t)
+	if err := writeLegacy(ctx, s2, reading("a", 1, ptr("n")), legacyCanonical); err != nil {
+		t.Fatal(err)
+	}
+	err = fixture.NewReadingRepo(s2, instant).Insert(ctx, reading("a", 1, ptr("n")), cqlgen.IfAbsent())
+	if !errors.As(err, &conflict) || conflict.Expected != cqlgen.Absent {
+		t.Fatalf("IfAbsent over a row written before cqlgen: %v, want a *VersionConflictError", err)
+	}
+}
+
+// Checks invariant I11: Modify loses no edit on a row without a version.
+// Its change is computed from the row as read; a writer that gives the row
+// a version first makes Modify read again and edit the new row.
+func TestLegacyRowModify(t *testing.T) {
+	ctx := context.Background()
+	var s *cqltest.Session
+	raced, armed := false, false
+	s = session(t, cqltest.WithHook(func(ctx context.Context, c cqltest.Call) error {
+		if !armed || c.Op != cqltest.OpCAS || raced || c.Queries[0].Stmt.Table != "readings_by_day" {
+			return nil
+		}
+		// Between Modify's read and its write, another client adds 10.
+		raced = true
+		return fixture.NewReadingRepo(s).Update(ctx, reading("a", 11, ptr("n")))
+	}))
+	if err := writeLegacy(ctx, s, reading("a", 1, ptr("n")), legacyEverywhere); err != nil {
+		t.Fatal(err)
+	}
+	repo := fixture.NewReadingRepo(s, instant)
+	armed = true
+	calls := 0
+	got, err := repo.Modify(ctx, "s1", day0.Add(time.Hour), 1, func(e *fixture.Reading) error {
+		calls++
+		e.Value++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !raced || calls != 2 || got.Value != 12 {
+		t.Fatalf("Modify over a race: raced %v, change called %d times, value %d; want the race, 2 calls and 12 (1 + 10 + 1)", raced, calls, got.Value)
+	}
+	if d := drift(t, s); len(d) > 0 {
+		t.Fatalf("drift: %v", d)
+	}
+}
+
+// A write refused after every attempt says why: which version it
+// expected and which it found, not a bare "not applied".
+func TestNotAppliedSaysWhy(t *testing.T) {
+	ctx := context.Background()
+	var s *cqltest.Session
+	version := int64(5)
+	s = session(t, cqltest.WithHook(func(ctx context.Context, c cqltest.Call) error {
+		if c.Op != cqltest.OpCAS || c.Queries[0].Stmt.Table != "readings_by_day" {
+			return nil
+		}
+		// Another writer changes the entity between every read and
+		// conditional write.
+		version++
+		e := reading("a", 1, nil)
+		return s.Exec(ctx, cqldriver.Query{Stmt: &cqldriver.Statement{
+			CQL:  "UPDATE readings_by_day SET cqlgen_version = ? WHERE sensor_id = ? AND day = ? AND at = ? AND seq = ?",
+			Kind: cqlgen.Write, Table: "readings_by_day",
+		}, Values: []any{version, e.SensorID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}})
+	}))
+	if err := writeLegacy(ctx, s, reading("a", 1, ptr("n")), legacyCanonical); err != nil {
+		t.Fatal(err)
+	}
+	err := fixture.NewReadingRepo(s, instant, cqlgen.WithAttempts(2)).Update(ctx, reading("b", 2, nil))
+	var na *cqlgen.NotAppliedError
+	if !errors.As(err, &na) {
+		t.Fatalf("Update raced on every attempt: %v, want a *NotAppliedError", err)
+	}
+	want := "2 times: the last attempt expected version 6 and found 7"
+	if !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %q does not say %q", err, want)
+	}
+}
