@@ -11,6 +11,7 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl/internal/fixture"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	"github.com/cqlgen/cqlgen/runtime/cqltest"
 )
 
@@ -191,5 +192,114 @@ func TestNotAppliedSaysWhy(t *testing.T) {
 	want := "2 times: the last attempt expected version 6 and found 7"
 	if !strings.Contains(err.Error(), want) {
 		t.Fatalf("error %q does not say %q", err, want)
+	}
+}
+
+// legacyTable finds a table's report.
+func legacyTable(t *testing.T, rep *cqlmaintain.Report, table string) cqlmaintain.TableReport {
+	t.Helper()
+	for _, tr := range rep.Tables {
+		if tr.Table == table {
+			return tr
+		}
+	}
+	t.Fatalf("no report of %s in %+v", table, rep)
+	return cqlmaintain.TableReport{}
+}
+
+// Maintenance sees every row: Verify counts the rows written before
+// cqlgen and finds their projections missing; Backfill writes them (at
+// timestamps any later write wins over) and verifies what it wrote, so a
+// row shadowed by a later delete is reported, not passed over; Repair
+// writes it at a new version; Adopt gives every such row a version.
+// Checks invariant I14: maintenance hides no write.
+func TestLegacyRowsMaintained(t *testing.T) {
+	ctx := context.Background()
+	s := session(t)
+	repo := fixture.NewReadingRepo(s, instant)
+	rows := readings(12, 3, 5)
+	insertAll(t, repo.Insert, rows[:6])
+	for i := range rows[6:] {
+		if err := writeLegacy(ctx, s, &rows[6+i], legacyCanonical); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := repo.Delete(ctx, &rows[0]); err != nil {
+		t.Fatal(err)
+	}
+	o := &cqlmaintain.Options{Ranges: 4, Buckets: 16}
+	rep, err := repo.Verify(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Rows != 11 || rep.Unversioned != 6 || rep.Graves != 1 {
+		t.Fatalf("verify read %d rows, %d without a version, %d graves; want 11, 6, 1", rep.Rows, rep.Unversioned, rep.Graves)
+	}
+	if tr := legacyTable(t, rep, "readings_by_kind"); tr.Missing != 6 || tr.Expected != 11 {
+		t.Fatalf("readings_by_kind: %+v; want the 6 rows written before cqlgen missing", tr)
+	}
+
+	// A delete made by hand, after the row was written: the backfill's
+	// row for it, at the row's version + 1µs, is shadowed.
+	shadowed := rows[7]
+	if err := s.Exec(ctx, cqldriver.Query{Stmt: &cqldriver.Statement{
+		CQL:  "DELETE FROM readings_by_kind WHERE sensor_id = ? AND kind = ? AND at = ? AND seq = ?",
+		Kind: cqlgen.Write, Table: "readings_by_kind",
+	}, Values: []any{shadowed.SensorID, shadowed.Kind, shadowed.At, shadowed.Seq}}); err != nil {
+		t.Fatal(err)
+	}
+	o.Job = "fill"
+	rep, err = repo.Backfill(ctx, "readings_by_kind", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Rows != 11 || rep.Tables[0].Inserted != 11 {
+		t.Fatalf("backfill read %d rows and wrote %d; want 11 and 11", rep.Rows, rep.Tables[0].Inserted)
+	}
+	if rep.After == nil || rep.Left() != 1 || rep.After.Tables[0].Missing != 1 {
+		t.Fatalf("the verify after the backfill: %+v; want the shadowed row missing", rep.After)
+	}
+	// Run again, the job skips every range, and still says what is left.
+	if rep, err = repo.Backfill(ctx, "readings_by_kind", o); err != nil || rep.Resumed != 4 || rep.Left() != 1 {
+		t.Fatalf("backfill run again: %+v, %v", rep, err)
+	}
+	o.Job = ""
+	rep, err = repo.Repair(ctx, o)
+	if err != nil || rep.After == nil || rep.Left() != 0 {
+		t.Fatalf("repair: %+v (after: %+v), %v; want nothing left", rep, rep.After, err)
+	}
+	if d := drift(t, s); len(d) > 0 {
+		t.Fatalf("drift after repair: %v", d)
+	}
+
+	// Repair wrote every row written before cqlgen at a new version.
+	if rep, err = repo.Verify(ctx, o); err != nil || rep.Unversioned != 0 || rep.Drift() != 0 {
+		t.Fatalf("verify after repair: %+v, %v", rep, err)
+	}
+
+	// Adopt gives rows another program kept in step a version,
+	// resumably, and leaves every table in step.
+	s = session(t)
+	repo = fixture.NewReadingRepo(s, instant)
+	for i := range rows[:5] {
+		if err := writeLegacy(ctx, s, &rows[i], legacyEverywhere); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o.Adopt, o.Job = true, "adopt"
+	rep, err = repo.Repair(ctx, o)
+	if err != nil || rep.Adopted != 5 || rep.After == nil || rep.Left() != 0 {
+		t.Fatalf("adopt: %+v, %v; want 5 rows given a version, and nothing left", rep, err)
+	}
+	o.Adopt, o.Job = false, ""
+	if rep, err = repo.Verify(ctx, o); err != nil || rep.Unversioned != 0 || rep.Drift() != 0 || rep.Rows != 5 {
+		t.Fatalf("verify after adopt: %+v, %v; want 5 rows, every one with a version, in step", rep, err)
+	}
+	if _, v, err := repo.GetVersioned(ctx, rows[0].SensorID, rows[0].At, rows[0].Seq); err != nil || v <= 1 {
+		t.Fatalf("GetVersioned after adopt: %d, %v", v, err)
+	}
+	o.Adopt, o.Status, o.Job = true, true, "adopt"
+	if rep, err = repo.Repair(ctx, o); err != nil || rep.Resumed != 4 || rep.Adopted != 0 {
+		t.Fatalf("status of the adopt job: %+v, %v; want its 4 ranges done, nothing written", rep, err)
 	}
 }

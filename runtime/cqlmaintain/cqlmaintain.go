@@ -19,6 +19,10 @@ import (
 	"github.com/cqlgen/cqlgen/internal/suggest"
 )
 
+// ErrUnread: a run read no entity from a source of truth that holds
+// some. It skipped rows, and must not pass for one over an empty table.
+var ErrUnread = errors.New("cqlmaintain: rows of the source of truth were not read")
+
 // Run runs Verify, Repair or Backfill of generated repositories
 // from a command line, so that a team's maintenance command is a few lines
 // of its own code:
@@ -32,28 +36,43 @@ import (
 // The command line:
 //
 //	verify   [-entity E] [-table T]... [-json] [-show-keys] [flags]   report drift; exit 1 if any
-//	repair   [-entity E] [-table T]... [-json] [-show-keys] [flags]   repair it
-//	backfill [-entity E] -table T -job NAME [-rate N] [flags]         fill a table, resumably
+//	repair   [-entity E] [-table T]... [-json] [-show-keys] [flags]   repair it, then verify
+//	backfill [-entity E] -table T -job NAME [-rate N] [flags]         fill a table, resumably, then verify it
+//	adopt    [-entity E] [-job NAME] [-rate N] [flags]                give rows written outside cqlgen a version, resumably
+//	status   [-entity E] [-table T] -job NAME [-ranges N]             how far a backfill (with -table) or an adopt has come
 //
 // with -ranges, -concurrency, -buckets, -rate and -show-keys as in
 // Options. A report's sample keys have their values redacted
 // unless -show-keys. An -entity or a -table that names nothing there is
 // is a bad command line, which names the entities or tables there are.
-// Progress goes to stderr: a bar on a terminal, a line every second
-// otherwise. Exit codes: 0 in step (or done), 1 drift found by verify,
-// 2 bad command line, 4 failure.
+// Every report says how many rows of the source of truth it read, how
+// many of them were written outside cqlgen, and how many it skipped and
+// why (graves, statics with no row). Progress goes to stderr: a bar on a
+// terminal, a line every second otherwise. Exit codes:
+//
+//	0  in step, or done and in step after
+//	1  verify found drift
+//	2  bad command line
+//	4  failure (the error is printed; a backfill or adopt resumes with its -job)
+//	5  a repair, backfill or adopt finished, and the verify after it still
+//	   finds drift (e.g. rows shadowed by later deletes: run repair)
+//	6  the source of truth holds entities the run did not read (ErrUnread)
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Maintainer) int {
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "maintenance: "+format+"\n", a...)
-		fmt.Fprintln(stderr, "usage: verify|repair|backfill [-entity E] [-table T]... [-job NAME] [-rate N] [-ranges N] [-concurrency N] [-buckets N] [-json] [-show-keys]")
+		fmt.Fprintln(stderr, "usage: verify|repair|backfill|adopt|status [-entity E] [-table T]... [-job NAME] [-rate N] [-ranges N] [-concurrency N] [-buckets N] [-json] [-show-keys]")
 		return 2
 	}
 	if len(args) == 0 {
 		return usage("no command")
 	}
 	cmd := args[0]
-	if cmd != "verify" && cmd != "repair" && cmd != "backfill" {
-		return usage("unknown command %q", cmd)
+	if !slices.Contains(commands, cmd) {
+		mean := ""
+		if c := suggest.Closest(cmd, commands); c != "" {
+			mean = fmt.Sprintf("; did you mean %s?", c)
+		}
+		return usage("unknown command %q%s", cmd, mean)
 	}
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -69,6 +88,13 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Mai
 	fs.IntVar(&o.Rate, "rate", 0, "rows written a second at most (default: no bound)")
 	fs.StringVar(&o.Job, "job", "", "the backfill's checkpoint name")
 	if err := fs.Parse(args[1:]); err != nil {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+			if c := suggest.Closest(name, names); c != "" {
+				fmt.Fprintf(stderr, "maintenance: did you mean -%s?\n", c)
+			}
+		}
 		return 2
 	}
 	if fs.NArg() > 0 {
@@ -108,6 +134,11 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Mai
 	if cmd == "backfill" && (len(chosen) != 1 || len(tables) != 1 || o.Job == "") {
 		return usage("backfill needs one -table (and -entity if two entities write it) and a -job name")
 	}
+	if cmd == "status" && (o.Job == "" || len(tables) > 1 || (len(tables) == 1 && len(chosen) != 1)) {
+		return usage("status needs a -job name, and at most one -table (a backfill's; none for an adopt)")
+	}
+	o.Adopt = cmd == "adopt" || (cmd == "status" && len(tables) == 0)
+	o.Status = cmd == "status"
 	o.Progress = progressPrinter(stderr, cmd)
 	code := 0
 	for _, m := range chosen {
@@ -119,10 +150,10 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Mai
 		}
 		var rep *Report
 		var err error
-		switch cmd {
-		case "verify":
+		switch {
+		case cmd == "verify":
 			rep, err = m.Verify(ctx, &o)
-		case "repair":
+		case cmd == "repair", o.Adopt:
 			rep, err = m.Repair(ctx, &o)
 		default:
 			rep, err = m.Backfill(ctx, o.Tables[0], &o)
@@ -131,17 +162,34 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Mai
 			printReport(stdout, rep, cmd, *asJSON)
 		}
 		switch {
+		case errors.Is(err, ErrUnread):
+			fmt.Fprintf(stderr, "%s %s: %v\n", cmd, m.Entity(), err)
+			return 6
 		case err != nil:
 			fmt.Fprintf(stderr, "%s %s: %v\n", cmd, m.Entity(), err)
-			if errors.Is(err, context.Canceled) && cmd == "backfill" {
-				fmt.Fprintf(stderr, "run the same command again to resume job %q\n", o.Job)
+			if o.Job != "" && (cmd == "backfill" || cmd == "adopt") {
+				fmt.Fprintf(stderr, "the ranges it finished are recorded: run the same command again to resume job %q\n", o.Job)
 			}
 			return 4
 		case cmd == "verify" && rep.Drift() > 0:
 			code = 1
+		case rep.Left() > 0:
+			fmt.Fprintf(stderr, "%s %s: the verify after it finds %d rows out of step; run repair%s to write them at a new version\n", cmd, m.Entity(), rep.Left(), tableArgs(o.Tables))
+			code = 5
 		}
 	}
 	return code
+}
+
+// commands are Run's commands.
+var commands = []string{"verify", "repair", "backfill", "adopt", "status"}
+
+func tableArgs(tables []string) string {
+	var b strings.Builder
+	for _, t := range tables {
+		b.WriteString(" -table " + t)
+	}
+	return b.String()
 }
 
 // noTable says that no chosen entity writes table, and which tables
@@ -216,19 +264,30 @@ func printReport(w io.Writer, r *Report, cmd string, asJSON bool) {
 		fmt.Fprintln(w, string(b))
 		return
 	}
-	if cmd == "backfill" {
-		// A backfill compares nothing: what it read, and what it wrote.
-		fmt.Fprintf(w, "backfill %s: read %d rows of %s (its source of truth) in %v", r.Entity, r.Rows, r.Source, r.Elapsed.Round(time.Millisecond))
+	switch cmd {
+	case "status":
+		fmt.Fprintf(w, "status %s: %d token ranges of the job done\n", r.Entity, r.Resumed)
+		return
+	case "backfill", "adopt":
+		// A backfill compares nothing: what it read, and what it wrote;
+		// then the verify after it.
+		fmt.Fprintf(w, "%s %s: read %s in %v", cmd, r.Entity, readWords(r), r.Elapsed.Round(time.Millisecond))
 		if r.Resumed > 0 {
-			fmt.Fprintf(w, ", skipping %d token ranges an earlier run of the job finished", r.Resumed)
+			fmt.Fprintf(w, "; skipped %d token ranges an earlier run of the job finished", r.Resumed)
 		}
 		fmt.Fprintln(w)
+		if cmd == "adopt" {
+			fmt.Fprintf(w, "  gave %d rows written outside cqlgen a version, and wrote them in every table\n", r.Adopted)
+		}
 		for _, t := range r.Tables {
 			fmt.Fprintf(w, "  %-28s wrote %d rows, one for each row read that belongs in it\n", t.Table, t.Inserted)
 		}
+		if r.After != nil {
+			printReport(w, r.After, "verify", false)
+		}
 		return
 	}
-	fmt.Fprintf(w, "%s %s: %d rows in %s (its source of truth), %v\n", cmd, r.Entity, r.Rows, r.Source, r.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "%s %s: read %s, %v\n", cmd, r.Entity, readWords(r), r.Elapsed.Round(time.Millisecond))
 	for _, t := range r.Tables {
 		fmt.Fprintf(w, "  %-28s should hold %d rows, holds %d; %d missing, %d stale, %d orphans", t.Table, t.Expected, t.Present, t.Missing, t.Stale, t.Orphans)
 		if cmd == "repair" {
@@ -244,6 +303,29 @@ func printReport(w io.Writer, r *Report, cmd string, asJSON bool) {
 			}
 		}
 	}
+	if r.After != nil {
+		printReport(w, r.After, "verify", false)
+	}
+}
+
+// readWords says what a run read of the source of truth: the entities,
+// those written outside cqlgen among them, and the rows skipped, by why.
+func readWords(r *Report) string {
+	s := fmt.Sprintf("%d rows of %s (its source of truth)", r.Rows, r.Source)
+	if r.Unversioned > 0 {
+		s += fmt.Sprintf(", %d of them written outside cqlgen (no version)", r.Unversioned)
+	}
+	var skipped []string
+	if r.Graves > 0 {
+		skipped = append(skipped, fmt.Sprintf("%d deleted entities' graves", r.Graves))
+	}
+	if r.StaticsOnly > 0 {
+		skipped = append(skipped, fmt.Sprintf("%d partitions' statics with no row", r.StaticsOnly))
+	}
+	if len(skipped) > 0 {
+		s += "; skipped " + strings.Join(skipped, " and ")
+	}
+	return s
 }
 
 // Maintainer is what a generated repository of an entity stored in

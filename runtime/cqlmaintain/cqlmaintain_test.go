@@ -2,6 +2,7 @@ package cqlmaintain
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ type fake struct {
 	rep    func(table string) *Report
 	calls  []string
 	opts   []Options
+	err    func(call string) error // nil: none
 }
 
 func (f *fake) Entity() string   { return f.entity }
@@ -27,14 +29,21 @@ func (f *fake) record(call string, o *Options) *Report {
 	}
 	return f.rep(call)
 }
+func (f *fake) result(call string, o *Options) (*Report, error) {
+	r := f.record(call, o)
+	if f.err != nil {
+		return r, f.err(call)
+	}
+	return r, nil
+}
 func (f *fake) Verify(_ context.Context, o *Options) (*Report, error) {
-	return f.record("verify", o), nil
+	return f.result("verify", o)
 }
 func (f *fake) Repair(_ context.Context, o *Options) (*Report, error) {
-	return f.record("repair", o), nil
+	return f.result("repair", o)
 }
 func (f *fake) Backfill(_ context.Context, table string, o *Options) (*Report, error) {
-	return f.record("backfill "+table, o), nil
+	return f.result("backfill "+table, o)
 }
 
 func run(args string, ms ...Maintainer) (int, string, string) {
@@ -119,7 +128,7 @@ func TestRunReportWording(t *testing.T) {
 		return r
 	}}
 	_, out, _ := run("backfill -entity Order -table orders_by_day -job j", order)
-	for _, w := range []string{"read 6 rows of orders", "wrote 6 rows", "skipping 3 token ranges"} {
+	for _, w := range []string{"read 6 rows of orders", "wrote 6 rows", "skipped 3 token ranges"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("backfill report lacks %q:\n%s", w, out)
 		}
@@ -139,5 +148,74 @@ func TestRunReportWording(t *testing.T) {
 	_, out, _ = run("repair", order)
 	if !strings.Contains(out, "repair wrote 2 missing or stale, deleted 1 orphans") {
 		t.Errorf("repair report:\n%s", out)
+	}
+}
+
+// No run passes for a success over rows it skipped or drift it left:
+// each outcome has its own exit code, and the report says what was read
+// and skipped.
+func TestRunExitCodes(t *testing.T) {
+	left := &Report{Tables: []TableReport{{Table: "orders_by_day", Missing: 3}}}
+	for _, tc := range []struct {
+		args string
+		rep  *Report
+		err  error
+		code int
+		want string // in stdout and stderr
+	}{
+		{"backfill -table orders_by_day -job j", &Report{Rows: 5, Tables: []TableReport{{Table: "orders_by_day", Inserted: 5}}}, nil, 0, "wrote 5 rows"},
+		{"backfill -table orders_by_day -job j", &Report{Rows: 5, Tables: []TableReport{{Table: "orders_by_day", Inserted: 5}}, After: left}, nil, 5, "finds 3 rows out of step; run repair -table orders_by_day"},
+		{"repair", &Report{Rows: 5, Tables: []TableReport{{Table: "orders_by_day", Inserted: 1}}, After: left}, nil, 5, "finds 3 rows out of step"},
+		{"adopt -job a", &Report{Rows: 5, Unversioned: 2, Adopted: 2, After: &Report{}}, nil, 0, "gave 2 rows written outside cqlgen a version"},
+		{"verify", &Report{Rows: 0, Graves: 4}, ErrUnread, 6, "rows of the source of truth were not read"},
+		{"verify", &Report{Rows: 7, Unversioned: 3, Graves: 2, StaticsOnly: 1}, nil, 0, "7 rows of orders (its source of truth), 3 of them written outside cqlgen (no version); skipped 2 deleted entities' graves and 1 partitions' statics with no row"},
+		{"backfill -table orders_by_day -job j", &Report{Rows: 1}, errors.New("unauthorized"), 4, `resume job "j"`},
+	} {
+		f := &fake{entity: "Order", tables: []string{"orders_by_day"}, rep: func(string) *Report {
+			r := *tc.rep
+			r.Entity, r.Source = "Order", "orders"
+			return &r
+		}, err: func(string) error { return tc.err }}
+		code, out, errs := run(tc.args, f)
+		if code != tc.code || !strings.Contains(out+errs, tc.want) {
+			t.Errorf("%s: exit %d, want %d, with %q in\n%s%s", tc.args, code, tc.code, tc.want, out, errs)
+		}
+	}
+}
+
+// adopt and status run as Repair and Backfill with their options.
+func TestRunAdoptAndStatus(t *testing.T) {
+	f := &fake{entity: "Order", tables: []string{"orders_by_day"}}
+	run("adopt -job a -rate 10", f)
+	run("status -job a", f)
+	run("status -job b -table orders_by_day", f)
+	if len(f.calls) != 3 || f.calls[0] != "repair" || f.calls[1] != "repair" || f.calls[2] != "backfill orders_by_day" {
+		t.Fatalf("calls %v", f.calls)
+	}
+	if o := f.opts[0]; !o.Adopt || o.Status || o.Job != "a" || o.Rate != 10 {
+		t.Errorf("adopt ran with %+v", o)
+	}
+	if o := f.opts[1]; !o.Adopt || !o.Status {
+		t.Errorf("status of an adopt ran with %+v", o)
+	}
+	if o := f.opts[2]; o.Adopt || !o.Status || o.Job != "b" {
+		t.Errorf("status of a backfill ran with %+v", o)
+	}
+	if code, _, errs := run("status", f); code != 2 || !strings.Contains(errs, "-job") {
+		t.Errorf("status without a job: exit %d, %s", code, errs)
+	}
+}
+
+// A typo in a command or a flag gets a suggestion.
+func TestRunSuggests(t *testing.T) {
+	f := &fake{entity: "Order", tables: []string{"orders_by_day"}}
+	for args, want := range map[string]string{
+		"verfy":             "did you mean verify?",
+		"adpot":             "did you mean adopt?",
+		"verify -entitty x": "did you mean -entity?",
+	} {
+		if code, _, errs := run(args, f); code != 2 || !strings.Contains(errs, want) {
+			t.Errorf("%s: exit %d, want 2 and %q in\n%s", args, code, want, errs)
+		}
 	}
 }

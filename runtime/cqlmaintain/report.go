@@ -22,6 +22,16 @@ type Options struct {
 	// Rate bounds the rows a repair or backfill writes a second; 0 means
 	// no bound.
 	Rate int
+	// Adopt makes Repair give every row written outside the write
+	// protocol (cqlgen_version null) a version, by the protocol's
+	// conditional write, and write its rows in every table, range by
+	// range, resumable with Job, at most Rate rows a second. It compares
+	// nothing. Safe while the application writes: a row changed since it
+	// was read is read again.
+	Adopt bool
+	// Status makes Backfill (or an Adopt) report how far its Job has
+	// come, writing nothing.
+	Status bool
 	// Job names a backfill's checkpoint: the token ranges it finished are
 	// recorded in ProgressTable under this name, and a backfill run again
 	// with it skips them. Empty: no checkpoint.
@@ -72,8 +82,25 @@ type Report struct {
 	Source string `json:"source"` // the source of truth
 	// Rows is the live rows of the source of truth read: all of them in a
 	// Verify or Repair, those of the token ranges it ran in a Backfill.
-	Rows   int64         `json:"rows"`
-	Tables []TableReport `json:"tables"`
+	Rows int64 `json:"rows"`
+	// Unversioned is how many of Rows were written outside the write
+	// protocol (before cqlgen, or by another program): their
+	// cqlgen_version is null. They are entities like any other; Adopt
+	// gives each a version.
+	Unversioned int64 `json:"unversioned,omitempty"`
+	// Rows of the source of truth read and skipped, by why: deleted
+	// entities (graves, kept for a while to fence late writes), and
+	// partitions' static values with no row. No row is skipped for any
+	// other reason.
+	Graves      int64         `json:"graves"`
+	StaticsOnly int64         `json:"statics_only,omitempty"`
+	Tables      []TableReport `json:"tables"`
+	// Adopted is how many rows written outside the protocol an Adopt
+	// gave a version (and wrote in every table).
+	Adopted int64 `json:"adopted,omitempty"`
+	// After is the Verify run after a Backfill, or after a Repair that
+	// wrote anything: what is still out of step. Nil when none ran.
+	After *Report `json:"after,omitempty"`
 	// Resumed is the token ranges a Backfill skipped because an earlier
 	// run of its job finished them.
 	Resumed int `json:"resumed_ranges,omitempty"`
@@ -109,6 +136,15 @@ type TableReport struct {
 
 // Drift is the number of rows out of step.
 func (t TableReport) Drift() int64 { return t.Missing + t.Stale + t.Orphans }
+
+// Left is the rows a Backfill or Repair left out of step, as the Verify
+// after it found them; 0 when none ran.
+func (r *Report) Left() int64 {
+	if r.After == nil {
+		return 0
+	}
+	return r.After.Drift()
+}
 
 // Drift is the number of rows out of step in every table.
 func (r *Report) Drift() int64 {

@@ -416,6 +416,10 @@ type entityView struct {
 	// claim claims e's key in unique projection p for its change at
 	// version, under default options, as the protocol does.
 	claim func(ctx context.Context, s cqlgen.Session, p int, e any, version int64) error
+	// adopt gives a live entity written outside the protocol, as read
+	// by scanState, a version: the protocol's touch, starting from the
+	// state read (a row changed since is read again).
+	adopt func(ctx context.Context, s cqlgen.Session, st *stateView) error
 	// fence is Entity.fence on a state read by scanState.
 	fence func(ctx context.Context, s cqlgen.Session, o cqlgen.Options, owner []any, st *stateView, found bool) (bool, error)
 }
@@ -458,6 +462,10 @@ func view[P any](ent *entity[P]) *entityView {
 	v.touch = func(ctx context.Context, s cqlgen.Session, e any) error {
 		return public(write(ctx, s, NewOptions(), ent, opTouch, e.(P)))
 	}
+	v.adopt = func(ctx context.Context, s cqlgen.Session, sv *stateView) error {
+		st := sv.state.(*State[P])
+		return public(writeFrom(ctx, s, NewOptions(), ent, opTouch, st.Row, st))
+	}
 	v.claim = func(ctx context.Context, s cqlgen.Session, p int, e any, version int64) error {
 		return claim(ent, ctx, s, NewOptions(), &ent.Projections[p], e.(P), version)
 	}
@@ -488,6 +496,9 @@ func Maintain[P any](ctx context.Context, s cqlgen.Session, ent *entity[P], enti
 }
 
 func maintainView(ctx context.Context, s cqlgen.Session, ent *entityView, entity string, repair bool, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	if repair && o != nil && (o.Adopt || o.Status) {
+		return adopt(ctx, s, ent, entity, o)
+	}
 	v := &verification{ent: ent, s: s, m: newMaintain(o), rep: &cqlmaintain.Report{Entity: entity, Source: ent.canonical.Spec.Name}}
 	var err error
 	if v.tables, err = ent.selectTables(v.m.Tables); err != nil {
@@ -497,9 +508,64 @@ func maintainView(ctx context.Context, s cqlgen.Session, ent *entityView, entity
 		v.rep.Tables = append(v.rep.Tables, cqlmaintain.TableReport{Table: ent.projections[i].table.Spec.Name})
 	}
 	err = v.run(ctx, repair)
+	if err == nil && v.rep.Rows == 0 {
+		err = v.unread(ctx)
+	}
+	if err == nil && repair && wrote(v.rep) {
+		// What the repair left: a row a writer changed meanwhile is
+		// in step by that writer's change; anything else is reported.
+		after := quiet(o)
+		v.rep.After, err = maintainView(ctx, s, ent, entity, false, &after)
+	}
 	v.rep.Elapsed = time.Since(v.m.start)
-	v.m.report("done", 0, 0, 0, true)
+	v.m.done(err)
 	return v.rep, err
+}
+
+// quiet is o (or the defaults) for the Verify that follows a run, which
+// reports no progress of its own.
+func quiet(o *cqlmaintain.Options) cqlmaintain.Options {
+	var c cqlmaintain.Options
+	if o != nil {
+		c = *o
+	}
+	c.Progress = nil
+	return c
+}
+
+// wrote reports whether a repair wrote anything.
+func wrote(r *cqlmaintain.Report) bool {
+	for _, t := range r.Tables {
+		if t.Inserted+t.Deleted > 0 {
+			return true
+		}
+	}
+	return r.Adopted > 0
+}
+
+// done reports the end of a run: "done" only when it succeeded.
+func (m *maintain) done(err error) {
+	phase := "done"
+	if err != nil {
+		phase = "stopped"
+	}
+	m.report(phase, 0, 0, 0, true)
+}
+
+// unread checks a run that read no entity against the source of truth
+// itself: if a scan of the whole of it finds one, the run skipped rows
+// (cqlmaintain.ErrUnread), and must not pass for one over an empty table.
+func (v *verification) unread(ctx context.Context) error {
+	var n scanned
+	errFound := errors.New("found")
+	err := v.scanCanonical(ctx, math.MinInt64, math.MaxInt64, &n, func(*stateView) error { return errFound })
+	switch {
+	case errors.Is(err, errFound):
+		return fmt.Errorf("%w: %s holds entities, and the run read none of them", cqlmaintain.ErrUnread, v.ent.canonical.Spec.Name)
+	case err != nil:
+		return err
+	}
+	return nil
 }
 
 func (ent *entityView) selectTables(names []string) ([]int, error) {
@@ -525,19 +591,57 @@ func (ent *entityView) expected(p int, st *stateView) (*row, []any, error) {
 	return r, values, err
 }
 
-// scanCanonical reads the live rows of the source of truth in a range.
-func (v *verification) scanCanonical(ctx context.Context, lo, hi int64, f func(*stateView) error) error {
+// scanned counts the rows a scan of the source of truth read, by what
+// they were: every row is counted once, so that none is skipped unseen.
+type scanned struct {
+	live        int64 // entities, handed on
+	unversioned int64 // of them, rows written outside the protocol
+	graves      int64 // deleted entities, skipped
+	statics     int64 // partitions' statics alone (no row), skipped
+}
+
+// into records the counts in a report.
+func (c *scanned) into(r *cqlmaintain.Report) {
+	r.Rows, r.Unversioned, r.Graves, r.StaticsOnly = c.live, c.unversioned, c.graves, c.statics
+}
+
+func (c *scanned) add(o scanned) {
+	c.live += o.live
+	c.unversioned += o.unversioned
+	c.graves += o.graves
+	c.statics += o.statics
+}
+
+// scanCanonical reads the live rows of the source of truth in a range,
+// those written outside the protocol (cqlgen_version null) included, and
+// counts into n what it read.
+func (v *verification) scanCanonical(ctx context.Context, lo, hi int64, n *scanned, f func(*stateView) error) error {
 	var ferr error
+	first := v.ent.firstClustering()
 	err := scanRange(ctx, v.s, v.ent.canonical.Scan, lo, hi, func(it cqldriver.Iter) bool {
+		var probe *nullProbe
+		if first >= 0 {
+			probe = &nullProbe{Iter: it, at: first}
+			it = probe
+		}
 		st, ok := v.ent.scanState(it)
 		if !ok {
 			return false
 		}
-		if st.deleted || (!v.ent.immutable && st.version == 0) {
-			// A grave; or no row, only a partition's statics, which a
-			// scan returns as a row of nulls once its rows are gone.
+		switch {
+		case st.deleted:
+			n.graves++
 			return true
+		case probe != nil && probe.null:
+			// No row, only a partition's statics, which a scan returns
+			// as a row with null clustering columns once its rows are
+			// gone.
+			n.statics++
+			return true
+		case !v.ent.immutable && st.version == 0:
+			n.unversioned++
 		}
+		n.live++
 		if ferr = f(&st); ferr != nil {
 			return false
 		}
@@ -547,6 +651,50 @@ func (v *verification) scanCanonical(ctx context.Context, lo, hi int64, f func(*
 		return ferr
 	}
 	return err
+}
+
+// firstClustering is the position, among the columns the source of
+// truth's Scan reads, of its first clustering column, where the table has
+// static columns (and so rows of statics alone); -1 otherwise.
+func (ent *entityView) firstClustering() int {
+	spec := &ent.canonical.Spec
+	if len(spec.Clustering) == 0 || !slices.ContainsFunc(spec.Columns, func(c Column) bool { return c.Static }) {
+		return -1
+	}
+	return slices.IndexFunc(ent.canonical.Data, func(c Column) bool { return c.Name == spec.Clustering[0].Name })
+}
+
+// nullProbe is an Iter whose Scan also tells whether column at was null.
+type nullProbe struct {
+	cqldriver.Iter
+	at   int
+	null bool
+}
+
+func (p *nullProbe) Scan(dest ...any) bool {
+	if p.at >= len(dest) {
+		return p.Iter.Scan(dest...)
+	}
+	d := append([]any(nil), dest...)
+	n := &nullable{dst: dest[p.at]}
+	d[p.at] = n
+	ok := p.Iter.Scan(d...)
+	p.null = n.null
+	return ok
+}
+
+// nullable decodes a value into dst, and records a null.
+type nullable struct {
+	dst  any
+	null bool
+}
+
+func (n *nullable) UnmarshalCQLValue(t *cqldriver.Type, data []byte) error {
+	n.null = data == nil
+	if n.null {
+		return nil
+	}
+	return cqldriver.Unmarshal(t, data, n.dst)
 }
 
 // Latest is the greatest of the write timestamps a scan read, the nulls
@@ -610,15 +758,14 @@ func (v *verification) run(ctx context.Context, repair bool) error {
 	for _, i := range v.tables {
 		want[i], have[i] = newDigests(m.Buckets), newDigests(m.Buckets)
 	}
-	var canonRows int64
+	var read scanned
 	err := m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
 		local := make([]*digests, len(ent.projections))
 		for _, i := range v.tables {
 			local[i] = newDigests(m.Buckets)
 		}
-		var n int64
-		err := v.scanCanonical(ctx, lo, hi, func(st *stateView) error {
-			n++
+		var n scanned
+		err := v.scanCanonical(ctx, lo, hi, &n, func(st *stateView) error {
 			for _, i := range v.tables {
 				if !ent.holds(i, st.row) {
 					continue
@@ -634,18 +781,18 @@ func (v *verification) run(ctx context.Context, repair bool) error {
 			return nil
 		})
 		v.mu.Lock()
-		canonRows += n
+		read.add(n)
 		for _, i := range v.tables {
 			want[i].add(local[i])
 		}
 		v.mu.Unlock()
-		m.report("scan", m.Ranges*(1+len(v.tables)), 1, n, false)
+		m.report("scan", m.Ranges*(1+len(v.tables)), 1, n.live, false)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	v.rep.Rows = canonRows
+	read.into(v.rep)
 	for k, i := range v.tables {
 		p := ent.projections[i]
 		err := m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
@@ -715,7 +862,8 @@ func (v *verification) compare(ctx context.Context, k, i int, want, have *digest
 		}
 	}
 	err = m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
-		return v.scanCanonical(ctx, lo, hi, func(st *stateView) error {
+		var n scanned
+		return v.scanCanonical(ctx, lo, hi, &n, func(st *stateView) error {
 			if !ent.holds(i, st.row) {
 				return nil
 			}
@@ -908,26 +1056,25 @@ func backfill(ctx context.Context, s cqlgen.Session, ent *entityView, entity, ta
 	rep := &cqlmaintain.Report{Entity: entity, Source: ent.canonical.Spec.Name, Tables: []cqlmaintain.TableReport{{Table: table}}}
 	tr := &rep.Tables[0]
 	job := ""
-	done := map[int]bool{}
 	if m.Job != "" {
 		job = fmt.Sprintf("%s/%s/%d", m.Job, table, m.Ranges)
-		it := s.Iter(ctx, cqldriver.Query{Stmt: progressRead, Values: []any{job}})
-		var i int
-		for it.Scan(&i) {
-			done[i] = true
-		}
-		if err := it.Close(); err != nil {
-			return nil, err
-		}
+	}
+	done, err := rangesDone(ctx, s, job)
+	if err != nil {
+		return nil, err
 	}
 	m.progress.Done = len(done)
 	rep.Resumed = len(done)
+	if m.Status {
+		return rep, nil
+	}
 	var mu sync.Mutex
+	var all scanned
 	err = m.eachRange(ctx, func(i int) bool { return done[i] }, func(ctx context.Context, i int, lo, hi int64) error {
 		v := &verification{ent: ent, s: s, m: m}
-		var read, n int64
-		err := v.scanCanonical(ctx, lo, hi, func(st *stateView) error {
-			read++
+		var read scanned
+		var n int64
+		err := v.scanCanonical(ctx, lo, hi, &read, func(st *stateView) error {
 			if !ent.holds(pi, st.row) {
 				return nil
 			}
@@ -949,7 +1096,7 @@ func backfill(ctx context.Context, s cqlgen.Session, ent *entityView, entity, ta
 			return nil
 		})
 		mu.Lock()
-		rep.Rows += read
+		all.add(read)
 		tr.Inserted += n
 		mu.Unlock()
 		if err != nil {
@@ -963,8 +1110,102 @@ func backfill(ctx context.Context, s cqlgen.Session, ent *entityView, entity, ta
 		m.report("backfill", m.Ranges, 1, 0, false)
 		return nil
 	})
+	all.into(rep)
+	if err == nil && rep.Rows == 0 && rep.Resumed == 0 {
+		err = (&verification{ent: ent, s: s, m: m}).unread(ctx)
+	}
+	if err == nil {
+		// Check what it wrote: a row shadowed by a later delete (made
+		// by hand, at a timestamp past the entity's version) is missing
+		// still, and only a repair, at a new version, writes it.
+		after := quiet(o)
+		after.Tables, after.Job = []string{table}, ""
+		rep.After, err = maintainView(ctx, s, ent, entity, false, &after)
+	}
 	rep.Elapsed = time.Since(m.start)
-	m.report("done", m.Ranges, 0, 0, true)
+	m.done(err)
+	return rep, err
+}
+
+// rangesDone reads the token ranges a job recorded as finished; none
+// without a job.
+func rangesDone(ctx context.Context, s cqlgen.Session, job string) (map[int]bool, error) {
+	done := map[int]bool{}
+	if job == "" {
+		return done, nil
+	}
+	it := s.Iter(ctx, cqldriver.Query{Stmt: progressRead, Values: []any{job}})
+	var i int
+	for it.Scan(&i) {
+		done[i] = true
+	}
+	return done, it.Close()
+}
+
+// adopt gives every entity written outside the protocol a version (see
+// cqlmaintain.Options.Adopt), range by range, each recorded as done
+// under the job once every row of it is adopted; then verifies every
+// table. With Status, it reports how far the job has come.
+func adopt(ctx context.Context, s cqlgen.Session, ent *entityView, entity string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	m := newMaintain(o)
+	rep := &cqlmaintain.Report{Entity: entity, Source: ent.canonical.Spec.Name}
+	job := ""
+	if m.Job != "" {
+		job = fmt.Sprintf("adopt:%s/%s/%d", m.Job, ent.canonical.Spec.Name, m.Ranges)
+	}
+	done, err := rangesDone(ctx, s, job)
+	if err != nil {
+		return nil, err
+	}
+	m.progress.Done = len(done)
+	rep.Resumed = len(done)
+	if m.Status || ent.immutable {
+		// An immutable entity has no version to give.
+		return rep, nil
+	}
+	var mu sync.Mutex
+	var all scanned
+	err = m.eachRange(ctx, func(i int) bool { return done[i] }, func(ctx context.Context, i int, lo, hi int64) error {
+		v := &verification{ent: ent, s: s, m: m}
+		var read scanned
+		var n int64
+		err := v.scanCanonical(ctx, lo, hi, &read, func(st *stateView) error {
+			if st.version != 0 {
+				return nil
+			}
+			if err := m.limiter.wait(ctx); err != nil {
+				return err
+			}
+			if err := ent.adopt(ctx, s, st); err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
+				return err
+			}
+			n++
+			m.report("adopt", m.Ranges, 0, 1, false)
+			return nil
+		})
+		mu.Lock()
+		all.add(read)
+		rep.Adopted += n
+		mu.Unlock()
+		if err != nil {
+			return err
+		}
+		if job != "" {
+			if err := s.Exec(ctx, cqldriver.Query{Stmt: progressWrite, Values: []any{job, i, n}}); err != nil {
+				return err
+			}
+		}
+		m.report("adopt", m.Ranges, 1, 0, false)
+		return nil
+	})
+	all.into(rep)
+	if err == nil {
+		after := quiet(o)
+		after.Job, after.Adopt = "", false
+		rep.After, err = maintainView(ctx, s, ent, entity, false, &after)
+	}
+	rep.Elapsed = time.Since(m.start)
+	m.done(err)
 	return rep, err
 }
 
