@@ -16,7 +16,7 @@ import (
 // The write protocol of an entity stored in several tables. Its contract
 // is stated for users in docs/repositories.md; its vocabulary, the states
 // of the canonical row, what each write does to them and the invariants
-// I1-I14 that must hold whatever fails are in docs/protocol.md, which
+// I1-I15 that must hold whatever fails are in docs/protocol.md, which
 // also lists the tests that check each.
 //
 // In short: every write of the canonical row is one conditional write on
