@@ -38,12 +38,42 @@ func soakWrites(t *testing.T) int {
 // connection at random, under each strategy. Then every call that failed
 // runs again on a healthy session, and both tables are read with plain
 // gocql: no orphan, no missing row, no stale value.
+//
+// The "legacy" run starts from rows another program wrote: every track
+// in tracks with plain gocql, without a version, half of them also in
+// top_tracks_by_artist (kept in step by that program), half only in
+// tracks (a pattern added since). Checks invariant I15 under faults.
 func TestProtocolUnderCuts(t *testing.T) {
-	for _, sname := range []string{"logged", "concurrent"} {
+	for _, sname := range []string{"logged", "concurrent", "legacy"} {
 		t.Run(sname, func(t *testing.T) {
-			strategy := map[string]cqlgen.Strategy{"logged": cqlgen.LoggedBatch, "concurrent": cqlgen.Concurrent(4)}[sname]
-			protocolUnderCuts(t, strategy)
+			strategy := map[string]cqlgen.Strategy{"logged": cqlgen.LoggedBatch, "concurrent": cqlgen.Concurrent(4), "legacy": cqlgen.Concurrent(4)}[sname]
+			protocolUnderCuts(t, strategy, sname == "legacy")
 		})
+	}
+}
+
+// writeLegacyTracks writes every track an op names as another program
+// would: with plain gocql, no version; in top_tracks_by_artist too for
+// odd ids, and for a track no op writes (whose projection rows no write
+// of the run would make).
+func writeLegacyTracks(t *testing.T, s *gocql.Session, ops []trackOp, tracks int) {
+	t.Helper()
+	touched := map[string]bool{}
+	for _, op := range ops {
+		touched[op.track.TrackID] = true
+	}
+	for id := range tracks {
+		tr := music.Track{TrackID: fmt.Sprintf("t%03d", id), ArtistID: fmt.Sprintf("artist-%d", id%7), PlayCount: int64(id), TrackName: "old", Album: "old lp", DurationS: 1}
+		if err := s.Query(`INSERT INTO tracks (track_id, artist_id, play_count, track_name, album, duration_s) VALUES (?, ?, ?, ?, ?, ?)`,
+			tr.TrackID, tr.ArtistID, tr.PlayCount, tr.TrackName, tr.Album, tr.DurationS).Exec(); err != nil {
+			t.Fatal(err)
+		}
+		if id%2 == 1 || !touched[tr.TrackID] {
+			if err := s.Query(`INSERT INTO top_tracks_by_artist (artist_id, play_count, track_id, track_name, album, duration_s) VALUES (?, ?, ?, ?, ?, ?)`,
+				tr.ArtistID, tr.PlayCount, tr.TrackID, tr.TrackName, tr.Album, tr.DurationS).Exec(); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }
 
@@ -52,7 +82,7 @@ type trackOp struct {
 	track music.Track
 }
 
-func protocolUnderCuts(t *testing.T, strategy cqlgen.Strategy) {
+func protocolUnderCuts(t *testing.T, strategy cqlgen.Strategy, legacy bool) {
 	direct, ks := cassandratest.Keyspace(t)
 	cassandratest.MustApplyCQL(t, direct, music.Schema)
 	p := startProxy(t, cassandratest.Hosts(t)[0])
@@ -72,6 +102,9 @@ func protocolUnderCuts(t *testing.T, strategy cqlgen.Strategy) {
 		}
 		kind := []byte{'i', 'u', 'u', 'u', 'd'}[rng.IntN(5)]
 		ops[i] = trackOp{kind, tr}
+	}
+	if legacy {
+		writeLegacyTracks(t, direct, ops, tracks)
 	}
 	do := func(ctx context.Context, op trackOp) error {
 		switch op.kind {
@@ -152,6 +185,9 @@ func protocolUnderCuts(t *testing.T, strategy cqlgen.Strategy) {
 	rep, err := healthy.Verify(context.Background(), nil)
 	if err != nil || rep.Drift() != 0 {
 		t.Errorf("verify after re-running: %+v, %v", rep, err)
+	}
+	if legacy {
+		t.Logf("legacy: %d of %d tracks still without a version after the run", rep.Unversioned, rep.Rows)
 	}
 }
 
