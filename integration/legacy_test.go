@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/cqlgen/cqlgen/example/helpdesk"
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
 	"github.com/cqlgen/cqlgen/integration/testmodel"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
@@ -145,5 +146,46 @@ func TestAdoptOnTheNode(t *testing.T) {
 	rep, err = repo.Verify(ctx, &cqlmaintain.Options{Ranges: 8})
 	if err != nil || rep.Rows != n || rep.Unversioned != 0 || rep.Drift() != 0 {
 		t.Fatalf("verify after adopt: %+v, %v", rep, err)
+	}
+}
+
+// Claims another program wrote (cqlgen_claim null) beside its agents:
+// a change of email takes the new one and releases the old, a delete
+// releases its claim, a rival is refused the email a row written before
+// cqlgen holds, and Repair deletes a claim no agent holds.
+// Checks invariants I12 and I15.
+func TestLegacyClaimsOnTheNode(t *testing.T) {
+	t.Parallel()
+	raw, s := repoSession(t, helpdesk.Schema)
+	ctx := context.Background()
+	repo := helpdesk.NewAgentRepo(s)
+	for i, email := range []string{"ann@acme.test", "bob@acme.test", "cy@acme.test"} {
+		a := agent("acme", i, email)
+		must(t, raw.Query(`INSERT INTO agents (org_id, agent_id, email, name) VALUES (?, ?, ?, ?)`, a.OrgID, a.AgentID, a.Email, a.Name).Exec())
+		must(t, raw.Query(`INSERT INTO agents_by_email (org_id, email, agent_id) VALUES (?, ?, ?)`, a.OrgID, a.Email, a.AgentID).Exec())
+	}
+	// A claim whose agent left without it.
+	must(t, raw.Query(`INSERT INTO agents_by_email (org_id, email, agent_id) VALUES (?, ?, ?)`, "acme", "gone@acme.test", "agent-999").Exec())
+
+	var conflict *cqlgen.UniqueConflictError
+	if err := repo.Insert(ctx, agent("acme", 7, "bob@acme.test")); !errors.As(err, &conflict) {
+		t.Fatalf("a rival for an email a row written before cqlgen holds: %v", err)
+	}
+	ann := agent("acme", 0, "ann.new@acme.test")
+	must(t, repo.Update(ctx, ann))
+	must(t, repo.Delete(ctx, agent("acme", 1, "")))
+	// The emails given up are free.
+	must(t, repo.Insert(ctx, agent("acme", 8, "ann@acme.test")))
+	must(t, repo.Insert(ctx, agent("acme", 9, "bob@acme.test")))
+	broken, behind := emailDrift(t, raw, "acme")
+	if broken != nil || behind != 1 {
+		t.Fatalf("after the writes: %v, %d claims left behind; want only gone@'s", broken, behind)
+	}
+	rep, err := repo.Repair(ctx, nil)
+	if err != nil || rep.Left() != 0 {
+		t.Fatalf("repair: %+v, %v", rep, err)
+	}
+	if broken, behind := emailDrift(t, raw, "acme"); broken != nil || behind != 0 {
+		t.Fatalf("after repair: %v, %d claims left behind", broken, behind)
 	}
 }

@@ -54,7 +54,7 @@ func claim[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlge
 			return err
 		case sameOwner(t, mine, cur.cols[nkey:n]):
 			// Our own, from an attempt that did not land: renew it.
-			if ok, err := take(ent, ctx, s, o, t, key, mine, ts, cur); ok || err != nil {
+			if ok, err := take(ctx, s, o, t, key, mine, ts, cur); ok || err != nil {
 				return err
 			}
 		default:
@@ -79,7 +79,7 @@ func claim[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlge
 					break
 				}
 			}
-			if ok, err := take(ent, ctx, s, o, t, key, mine, ts, cur); ok || err != nil {
+			if ok, err := take(ctx, s, o, t, key, mine, ts, cur); ok || err != nil {
 				return err
 			}
 		}
@@ -94,7 +94,7 @@ func claim[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlge
 
 // take moves the claim cur to owner mine at version ts, if it is still
 // cur's.
-func take[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *Table, key, mine []any, ts int64, cur *claimRow) (bool, error) {
+func take(ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *Table, key, mine []any, ts int64, cur *claimRow) (bool, error) {
 	nkey := len(key)
 	values := append(append([]any(nil), mine...), ts)
 	values = append(values, key...)
@@ -129,7 +129,28 @@ func release[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cql
 	nkey := len(t.Spec.PartitionKey) + len(t.Spec.Clustering)
 	values := append(append([]any(nil), key...), row[nkey:len(t.Row)]...)
 	values = append(values, ts)
-	_, err := s.ExecCAS(ctx, cqldriver.Query{Stmt: t.Release, Values: values, SerialConsistency: o.SerialConsistency}, sinks(len(t.Row)-nkey+1)...)
+	q := cqldriver.Query{Stmt: t.Release, Values: values, SerialConsistency: o.SerialConsistency}
+	reply := sinks(len(t.Row) - nkey + 1)
+	applied, err := s.ExecCAS(ctx, q, reply...)
+	if err != nil || applied {
+		return err
+	}
+	// A claim of the entity's written outside the protocol has no
+	// cqlgen_claim, which "cqlgen_claim < ?" never matches: give it the
+	// version before the change's, then release it.
+	cells := make([][]byte, len(reply))
+	for i, r := range reply {
+		cells[i] = *r.(*cell)
+	}
+	owner := cells[:len(cells)-1]
+	if cells[len(cells)-1] != nil || !sameOwner(t, row[nkey:len(t.Row)], owner) {
+		return nil
+	}
+	cur := &claimRow{cols: append(make([][]byte, nkey), owner...)}
+	if ok, err := take(ctx, s, o, t, key, row[nkey:len(t.Row)], ts-1, cur); !ok || err != nil {
+		return err
+	}
+	_, err = s.ExecCAS(ctx, q, sinks(len(reply))...)
 	return err
 }
 

@@ -1019,6 +1019,14 @@ func (v *verification) deleteClaim(ctx context.Context, i int, r *row) (bool, er
 			return false, err
 		}
 	}
+	if cur.version == 0 {
+		// Written outside the protocol: no cqlgen_claim, which the
+		// release's "cqlgen_claim < ?" never matches. Give it one first.
+		if ok, err := take(ctx, v.s, o, t, key, rawCells(cur.cols[r.nkey:len(t.Row)]), 1, cur); !ok || err != nil {
+			return false, err
+		}
+		cur.version = 1
+	}
 	values := append(append([]any(nil), key...), rawCells(cur.cols[r.nkey:len(t.Row)])...)
 	values = append(values, cur.version+1)
 	applied, err := v.s.ExecCAS(ctx, cqldriver.Query{Stmt: t.Release, Values: values}, sinks(len(t.Row)-r.nkey+1)...)
