@@ -85,6 +85,7 @@ func runDiff(e *env, args []string) int {
 			for _, c := range changes {
 				fmt.Fprintf(e.stdout, "  %s\n", c)
 			}
+			kindChanges(e.stdout, p, prev, src.previousGo(p))
 		}
 		if len(unmanaged) > 0 {
 			fmt.Fprintf(e.stdout, "  unmanaged: %s: tables of the keyspace this package does not declare; left alone\n", strings.Join(unmanaged, ", "))
