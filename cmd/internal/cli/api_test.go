@@ -58,6 +58,18 @@ func TestDiffKindChange(t *testing.T) {
 	// A schema file alone: the model tells the same methods.
 	_, stdout, _ = run(t, "diff", "-base", baseFile, "./music")
 	forward(stdout)
+	// A schema that does not say whose its tables are, as a live
+	// keyspace: those the entity declares are its.
+	var bare []string
+	for _, line := range strings.Split(readFile(t, baseFile), "\n") {
+		if !strings.HasPrefix(line, "--") {
+			bare = append(bare, line)
+		}
+	}
+	bareFile := filepath.Join(filepath.Dir(baseFile), "bare.cql")
+	write(t, bareFile, strings.Join(bare, "\n"))
+	_, stdout, _ = run(t, "diff", "-base", bareFile, "./music")
+	forward(stdout)
 	// The committed files are the generated ones: nothing to say.
 	if _, stdout, _ = run(t, "diff", "./music"); strings.Contains(stdout, "api:") {
 		t.Errorf("diff of a fresh tree speaks of the API:\n%s", stdout)
