@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,23 +13,46 @@ import (
 
 	"github.com/cqlgen/cqlgen/gen"
 	"github.com/cqlgen/cqlgen/internal/cqlspec"
+	"github.com/cqlgen/cqlgen/internal/diag"
 	"github.com/cqlgen/cqlgen/internal/model"
 	"github.com/cqlgen/cqlgen/internal/schemadiff"
 )
 
-// kindChanges says, for each entity of p kept in one table before and in
-// several now, or the reverse, what the change does to its repository:
-// how each write goes now, the methods that disappear and appear, and
-// what each write costs now (schema.md, "What a write costs"). The
-// methods come from the generated repository types, before (oldGo, the
-// generated file compared with; nil when diff has none) and now; without
-// the file of before, from the model, which names what the emitter
-// writes.
-func kindChanges(w io.Writer, p *gen.Package, prev *schemadiff.Schema, oldGo []byte) {
+// kindChange is what a change of kind does to one entity: Head says it
+// in a line, Detail (indented lines) lists the methods that go and come
+// and what each write costs now.
+type kindChange struct {
+	Entity *model.Entity
+	Head   string
+	Detail string
+}
+
+func (k kindChange) String() string { return "  api: " + k.Head + "\n" + k.Detail }
+
+// diag is the change as a warning on the entity's declaration: its
+// repository lost methods, or its writes now cost more or less.
+func (k kindChange) diag() diag.Diagnostic {
+	var help []string
+	for _, line := range strings.Split(strings.TrimRight(k.Detail, "\n"), "\n") {
+		help = append(help, strings.TrimPrefix(line, "    "))
+	}
+	return diag.Diagnostic{Pos: k.Entity.Pos, Severity: diag.Warning, Code: diag.KindChange, Msg: k.Head, Help: strings.Join(help, "\n")}
+}
+
+// kindChanges finds the entities of p kept in one table before and in
+// several now, or the reverse, and says what the change does to each:
+// how its writes go now, the methods of its repository that disappear
+// and appear, and what each write costs now (schema.md, "What a write
+// costs"). The methods come from the generated repository types, before
+// (oldGo, the generated file compared with; nil when diff has none) and
+// now; without the file of before, from the model, which names what the
+// emitter writes.
+func kindChanges(p *gen.Package, prev *schemadiff.Schema, oldGo []byte) []kindChange {
 	byComment := false
 	for _, t := range prev.Tables {
 		byComment = byComment || t.Entity != ""
 	}
+	var out []kindChange
 	for _, ent := range p.Model.Entities {
 		if ent.Counting() {
 			continue // a counter entity's writes are the same in any number of tables
@@ -48,38 +70,41 @@ func kindChanges(w io.Writer, p *gen.Package, prev *schemadiff.Schema, oldGo []b
 		if len(before) == 0 || (len(before) == 1) == (len(now) == 1) {
 			continue
 		}
+		k := kindChange{Entity: ent}
 		if len(now) == 1 {
-			fmt.Fprintf(w, "  api: %s: now kept in one table (%s), not %d: each write is one statement on it, with no write protocol and no fan-out\n", ent.GoName, now[0], len(before))
+			k.Head = fmt.Sprintf("%s: now kept in one table (%s), not %d: each write is one statement on it, with no write protocol and no fan-out", ent.GoName, now[0], len(before))
 		} else {
-			fmt.Fprintf(w, "  api: %s: now kept in %d tables (%s): %s\n", ent.GoName, len(now), strings.Join(now, ", "), howWritten(ent))
+			k.Head = fmt.Sprintf("%s: now kept in %d tables (%s): %s", ent.GoName, len(now), strings.Join(now, ", "), howWritten(ent))
 		}
+		var w strings.Builder
 		gone, added, ok := methodChange(p, ent, before, oldGo)
 		if ok {
 			if len(gone) > 0 {
-				fmt.Fprintf(w, "    methods gone: %s\n", strings.Join(gone, ", "))
+				fmt.Fprintf(&w, "    methods gone: %s\n", strings.Join(gone, ", "))
 			}
 			if len(added) > 0 {
-				fmt.Fprintf(w, "    methods new:  %s\n", strings.Join(added, ", "))
+				fmt.Fprintf(&w, "    methods new:  %s\n", strings.Join(added, ", "))
 			}
 		} else {
-			fmt.Fprintf(w, "    methods: diff has no generated %s of before to compare with; -base-rev REV lists the methods gone and new\n", gen.GoFile)
+			fmt.Fprintf(&w, "    methods: diff has no generated %s of before to compare with; -base-rev REV lists the methods gone and new\n", gen.GoFile)
 		}
-		costs := cqlspec.Costs(ent.CostShape())
-		if len(costs) == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "    what a write costs now (%s, \"What a write costs\"):\n", gen.ReviewFile)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "      Write\tCase\tReads\tConditional\tStatements (requests)\tRows\n")
-		for _, c := range costs {
-			when := c.Case
-			if when == "" {
-				when = "—"
+		if costs := cqlspec.Costs(ent.CostShape()); len(costs) > 0 {
+			fmt.Fprintf(&w, "    what a write costs now (%s, \"What a write costs\"):\n", gen.ReviewFile)
+			tw := tabwriter.NewWriter(&w, 0, 0, 2, ' ', 0)
+			fmt.Fprintf(tw, "      Write\tCase\tReads\tConditional\tStatements (requests)\tRows\n")
+			for _, c := range costs {
+				when := c.Case
+				if when == "" {
+					when = "—"
+				}
+				fmt.Fprintf(tw, "      %s\t%s\t%d\t%d\t%d (%d)\t%d\n", c.Method, when, c.Reads, c.Conditional, c.Statements, c.Requests, c.Rows)
 			}
-			fmt.Fprintf(tw, "      %s\t%s\t%d\t%d\t%d (%d)\t%d\n", c.Method, when, c.Reads, c.Conditional, c.Statements, c.Requests, c.Rows)
+			tw.Flush()
 		}
-		tw.Flush()
+		k.Detail = w.String()
+		out = append(out, k)
 	}
+	return out
 }
 
 // howWritten says how the writes of an entity kept in several tables go.

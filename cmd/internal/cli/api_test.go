@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/cqlgen/cqlgen/internal/diag"
 )
 
 // TestDiffKindChange: a second pattern on a one-table entity moves its
@@ -55,6 +57,21 @@ func TestDiffKindChange(t *testing.T) {
 	costRowsOnPage(t, stdout, readFile(t, filepath.Join(dir, "music/schema.md")))
 	_, stdout, _ = run(t, "diff", "-base-rev", "base", "./music")
 	forward(stdout)
+	// As JSON: a warning on the entity's declaration, the methods and
+	// costs as its help; the report for people on stderr.
+	_, stdout, stderr = run(t, "diff", "-base-rev", "base", "-format", "json", "./music")
+	forward(stderr)
+	var kinds []diag.Record
+	for _, r := range records(t, stdout) {
+		if r.Code == diag.KindChange {
+			kinds = append(kinds, r)
+		}
+	}
+	if len(kinds) != 1 || kinds[0].File != "music/music.go" || kinds[0].Line == 0 || kinds[0].Severity != "warning" ||
+		!strings.HasPrefix(kinds[0].Message, "PlaylistTrack: now kept in 2 tables") ||
+		!strings.HasPrefix(kinds[0].Help, "methods gone: InsertIfAbsent\nmethods new:  GetVersioned, Modify,") || !strings.Contains(kinds[0].Help, "\n  Insert  ") {
+		t.Errorf("kind-change records: %+v", kinds)
+	}
 	// A schema file alone: the model tells the same methods.
 	_, stdout, _ = run(t, "diff", "-base", baseFile, "./music")
 	forward(stdout)
