@@ -5,14 +5,23 @@
 // the answer to each access pattern of the two seed designs.
 //
 //	make demo
+//
+// It owns its keyspaces (music, messaging, helpdesk): it drops and
+// recreates them on every run. To run it next to other users of the same
+// Cassandra, give their names a prefix, with -keyspace-prefix or
+// CQLGEN_DEMO_KEYSPACE_PREFIX (which example/maintain reads too):
+//
+//	CQLGEN_DEMO_KEYSPACE_PREFIX=ann_ go run ./example/demo   # ann_music, ...
 package main
 
 import (
 	"cmp"
 	"context"
+	"flag"
 	"fmt"
 	"maps"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -22,19 +31,30 @@ import (
 	"github.com/cqlgen/cqlgen/example/helpdesk"
 	"github.com/cqlgen/cqlgen/example/messaging"
 	"github.com/cqlgen/cqlgen/example/music"
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlscript"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
 func main() {
-	if err := run(context.Background()); err != nil {
+	prefix := flag.String("keyspace-prefix", os.Getenv("CQLGEN_DEMO_KEYSPACE_PREFIX"), "put this before the name of every keyspace the demo drops, creates and loads (default $CQLGEN_DEMO_KEYSPACE_PREFIX)")
+	flag.Parse()
+	if !keyspaceWord.MatchString(*prefix) {
+		fmt.Fprintf(os.Stderr, "demo: keyspace prefix %q: letters, digits and _ only\n", *prefix)
+		os.Exit(2)
+	}
+	if err := run(context.Background(), *prefix); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context) error {
+// keyspaceWord is what a keyspace prefix may hold: the characters of an
+// unquoted keyspace name.
+var keyspaceWord = regexp.MustCompile(`^\w*$`)
+
+func run(ctx context.Context, prefix string) error {
 	hosts := os.Getenv("CASSANDRA_HOSTS")
 	if hosts == "" {
 		return fmt.Errorf("CASSANDRA_HOSTS is not set; run make demo, which starts a Cassandra, or set it to host:port")
@@ -46,7 +66,7 @@ func run(ctx context.Context) error {
 	sessions := map[string]cqlgen.Session{}
 	calls := newTally()
 	for _, ex := range []struct{ name, schema string }{{"music", music.Schema}, {"messaging", messaging.Schema}, {"helpdesk", helpdesk.Schema}} {
-		keyspace, n, err := apply(ctx, cluster, ex.schema)
+		keyspace, n, err := apply(ctx, cluster, ex.schema, prefix)
 		if err != nil {
 			return fmt.Errorf("%s: %w", ex.name, err)
 		}
@@ -81,9 +101,26 @@ func run(ctx context.Context) error {
 	return nil
 }
 
+// withPrefix renames the keyspace a statement of a generated schema.cql
+// creates or uses to prefix+name; other statements are left as they are.
+func withPrefix(st cqlscript.Statement, prefix string) cqlscript.Statement {
+	if prefix == "" {
+		return st
+	}
+	if ks, ok := st.Use(); ok {
+		st.Text = "USE " + prefix + ks
+	} else if st.IsCreateKeyspace() {
+		st.Text = createKeyspace.ReplaceAllString(st.Text, "${1}"+prefix+"${2}")
+	}
+	return st
+}
+
+var createKeyspace = regexp.MustCompile(`(?i)^(create\s+keyspace\s+(?:if\s+not\s+exists\s+)?)(\w+)`)
+
 // apply executes a script, following its USE statements by switching to a
 // session on that keyspace, as a driver cannot USE on a shared session.
-func apply(ctx context.Context, cluster *gocql.ClusterConfig, script string) (keyspace string, n int, err error) {
+// Each keyspace it creates and uses gets prefix before its name.
+func apply(ctx context.Context, cluster *gocql.ClusterConfig, script, prefix string) (keyspace string, n int, err error) {
 	session, err := cluster.CreateSession()
 	if err != nil {
 		return "", 0, err
@@ -91,14 +128,18 @@ func apply(ctx context.Context, cluster *gocql.ClusterConfig, script string) (ke
 	defer func() { session.Close() }()
 	// The demo owns its keyspaces: it drops them first, so that every run
 	// starts from the committed schema.cql, whatever an earlier run left.
+	var stmts []cqlscript.Statement
 	for _, stmt := range cqlscript.Split(script) {
+		stmts = append(stmts, withPrefix(stmt, prefix))
+	}
+	for _, stmt := range stmts {
 		if ks, ok := stmt.Use(); ok {
 			if err := session.Query("DROP KEYSPACE IF EXISTS " + ks).WithContext(ctx).Exec(); err != nil {
 				return "", 0, err
 			}
 		}
 	}
-	for _, stmt := range cqlscript.Split(script) {
+	for _, stmt := range stmts {
 		if ks, ok := stmt.Use(); ok {
 			session.Close()
 			c := *cluster
@@ -153,7 +194,7 @@ func show(ctx context.Context, cluster *gocql.ClusterConfig, keyspace string) er
 	for _, table := range slices.Sorted(maps.Keys(cols)) {
 		fmt.Printf("  %s.%s", keyspace, table)
 		if ttls[table] > 0 {
-			fmt.Printf("  (rows expire after %d days)", ttls[table]/86400)
+			fmt.Printf("  (rows expire after %s)", cqlspec.HumanDuration(int64(ttls[table])))
 		}
 		fmt.Println()
 		cs := cols[table]

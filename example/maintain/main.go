@@ -1,6 +1,8 @@
 // Command maintain verifies, repairs and backfills the tables of the
 // music example's entities from their sources of truth, in the keyspace
-// make demo loads (music), on the Cassandra named by CASSANDRA_HOSTS:
+// make demo loads (music, or CQLGEN_DEMO_KEYSPACE_PREFIX followed by
+// music, as example/demo names it), on the Cassandra named by
+// CASSANDRA_HOSTS:
 //
 //	go run ./example/maintain verify
 //	go run ./example/maintain repair -entity Track
@@ -29,7 +31,7 @@ func main() {
 		os.Exit(2)
 	}
 	cluster := gocqlv1.NewCluster(strings.Split(hosts, ",")...)
-	cluster.Keyspace = "music"
+	cluster.Keyspace = os.Getenv("CQLGEN_DEMO_KEYSPACE_PREFIX") + "music"
 	gs, err := gocqlv1.CreateSession(cluster)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "maintain:", err)

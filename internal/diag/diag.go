@@ -103,6 +103,7 @@ const (
 	AdditiveChange Code = "additive-change" // diff: a change a migration applies
 	ContractChange Code = "contract"        // diff: a deprecated table declared no more, to drop by hand
 	UnmanagedTable Code = "unmanaged-table" // diff -live: a table of the keyspace the package does not declare
+	KindChange     Code = "kind-change"     // diff: an entity kept in one table now in several, or the reverse: its methods and write costs change
 )
 
 // A Diagnostic is one finding, at one position.

@@ -215,22 +215,3 @@ type Verdict struct {
 	Error    bool   // an error, not a warning
 	Silenced string // the reason an ignore gives, when silenced
 }
-
-// HumanDuration writes seconds the way a person would: 90 days, 12 hours.
-// Days are the largest unit, as TTLs are reasoned about in days.
-func HumanDuration(s int64) string {
-	units := []struct {
-		secs int64
-		name string
-	}{{86400, "day"}, {3600, "hour"}, {60, "minute"}, {1, "second"}}
-	for _, u := range units {
-		if s%u.secs == 0 {
-			n := s / u.secs
-			if n == 1 {
-				return "1 " + u.name
-			}
-			return itoa(n) + " " + u.name + "s"
-		}
-	}
-	return "0 seconds"
-}

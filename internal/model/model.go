@@ -734,6 +734,10 @@ func resolved(refs []Ref) []*Field {
 	return fs
 }
 
+// HumanDuration writes seconds the way a person would: 90 days, 12 hours
+// (cqlspec.HumanDuration).
+var HumanDuration = cqlspec.HumanDuration
+
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // The runtime's import paths: the user API, which declares Pattern, and

@@ -220,6 +220,18 @@ func (t *Table) convert(rendered []cqlspec.Statement, prefix string) []*Statemen
 	return out
 }
 
+// CostShape is what the costs of the entity's writes depend on
+// (cqlspec.Costs): the review page's "What a write costs", and cqlgen
+// diff's when the entity changes kind.
+func (e *Entity) CostShape() cqlspec.Shape {
+	s := cqlspec.Shape{Immutable: e.Immutable}
+	for _, t := range e.Tables {
+		s.Tables = append(s.Tables, t.Spec())
+		s.Sparse = append(s.Sparse, t.Sparse())
+	}
+	return s
+}
+
 // Spec is t's description for the runtime and the renderer: its columns
 // and what the table is to its entity.
 func (t *Table) Spec() *cqlspec.Table {

@@ -277,6 +277,16 @@ CREATE TABLE IF NOT EXISTS notes_by_tag (
 	if got := old.Table("notes_by_tag").SourceOf; got != "" {
 		t.Errorf("notes_by_tag: SourceOf = %q, want none", got)
 	}
+	// Each table names the entity whose pattern it serves, source of
+	// truth or not; a table without the comment names none.
+	for _, name := range []string{"notes", "notes_by_tag"} {
+		if got := old.Table(name).Entity; got != "Note" {
+			t.Errorf("%s: Entity = %q, want Note", name, got)
+		}
+	}
+	if bare, err := Parse("-- a table of mine: not cqlgen's\nCREATE TABLE t (id int PRIMARY KEY);\n"); err != nil || bare.Tables[0].Entity != "" {
+		t.Errorf("a table without the pattern comment: %v, Entity = %q", err, bare.Tables[0].Entity)
+	}
 	rekeyed := strings.NewReplacer("PRIMARY KEY ((user_id), note_id)", "PRIMARY KEY ((note_id))", "PRIMARY KEY ((tag), note_id)", "PRIMARY KEY ((tag, user_id), note_id)").Replace(notes)
 	new, err := Parse(rekeyed)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/cqlgen/cqlgen/runtime/cqlscript"
 )
@@ -43,6 +44,10 @@ type Table struct {
 	// "-- Source of truth for E." comment cqlgen writes above it; "" for
 	// other tables, and for tables read from a cluster.
 	SourceOf string
+	// Entity is the entity whose access pattern the table serves, from the
+	// "-- E.Method: ..." comment cqlgen writes above it; "" when the
+	// script has none, and for tables read from a cluster.
+	Entity string
 	// Line and Col are where the CREATE TABLE statement starts, when read
 	// from a file (1-based); 0 for tables read from a cluster.
 	Line, Col int
@@ -117,6 +122,7 @@ func Parse(script string) (*Schema, error) {
 		}
 		t.CQL = st.Text
 		t.SourceOf = sourceOf(lines, st.Line)
+		t.Entity = entityOf(lines, st.Line)
 		t.Line, t.Col = st.Line, 1
 		if st.Line-1 < len(lines) {
 			if i := strings.Index(lines[st.Line-1], toks[0]); i >= 0 {
@@ -137,6 +143,31 @@ func sourceOf(lines []string, line int) string {
 		}
 	}
 	return ""
+}
+
+// entityOf reads the comment lines just above line (1-based) for the
+// one that names the access pattern the table serves, "-- E.Method: ...",
+// and returns E.
+func entityOf(lines []string, line int) string {
+	for i := line - 2; i >= 0 && i < len(lines) && strings.HasPrefix(lines[i], "--"); i-- {
+		name, _, ok := strings.Cut(strings.TrimPrefix(lines[i], "-- "), ": ")
+		if !ok {
+			continue
+		}
+		if ent, method, ok := strings.Cut(name, "."); ok && isIdent(ent) && isIdent(method) {
+			return ent
+		}
+	}
+	return ""
+}
+
+func isIdent(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || unicode.IsLetter(r) || i > 0 && unicode.IsDigit(r)) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // tokenize splits CQL into words, numbers and punctuation; comments (--,

@@ -6,7 +6,8 @@ import "github.com/cqlgen/cqlgen/runtime/cqldriver"
 // adapter makes one: gocqlv1.NewSession(gocqlSession, opts) (package
 // github.com/cqlgen/cqlgen/runtime/gocqlv1) or gocqlv2.NewSession (the
 // module github.com/cqlgen/cqlgen/runtime/gocqlv2), configured by
-// SessionOptions; cqltest.NewSession is one in memory, for tests. Wrap one
+// SessionOptions. For tests, cqltest.New(schemaCQL) (package
+// github.com/cqlgen/cqlgen/runtime/cqltest) returns one in memory. Wrap one
 // with SessionLevels to change its consistency levels. Its methods are the
 // statement interface of package cqldriver, which only adapters and
 // wrappers need.

@@ -85,6 +85,10 @@ func runDiff(e *env, args []string) int {
 			for _, c := range changes {
 				fmt.Fprintf(e.stdout, "  %s\n", c)
 			}
+			for _, k := range kindChanges(p, prev, src.previousGo(p)) {
+				fmt.Fprint(e.stdout, k)
+				found.Add(k.diag())
+			}
 		}
 		if len(unmanaged) > 0 {
 			fmt.Fprintf(e.stdout, "  unmanaged: %s: tables of the keyspace this package does not declare; left alone\n", strings.Join(unmanaged, ", "))

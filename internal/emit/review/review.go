@@ -303,10 +303,5 @@ func addCosts(list []reviewCosts, c reviewCosts) []reviewCosts {
 // costs derives what e's writes send from its tables' descriptions, as
 // the runtime writes them (cqlspec.Costs).
 func costs(e *model.Entity) reviewCosts {
-	s := cqlspec.Shape{Immutable: e.Immutable}
-	for _, t := range e.Tables {
-		s.Tables = append(s.Tables, t.Spec())
-		s.Sparse = append(s.Sparse, t.Sparse())
-	}
-	return reviewCosts{Entity: e.GoName, Rows: cqlspec.Costs(s)}
+	return reviewCosts{Entity: e.GoName, Rows: cqlspec.Costs(e.CostShape())}
 }
