@@ -211,7 +211,7 @@ func noTable(table, entity string, chosen []Maintainer) string {
 	for _, m := range chosen {
 		each = append(each, m.Entity()+": "+strings.Join(m.Tables(), ", "))
 	}
-	return fmt.Sprintf("no entity writes a table %q%s (the tables, by entity, their sources of truth left out: %s)", table, mean, strings.Join(each, "; "))
+	return fmt.Sprintf("%q is not a table -table can name%s: -table names a table checked against its entity's source of truth, and a source of truth is checked by nothing (for every table of an entity, give -entity alone). The tables, by entity: %s", table, mean, strings.Join(each, "; "))
 }
 
 type tableFlags []string
