@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
@@ -84,7 +85,8 @@ func claim[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlge
 			}
 		}
 		if attempt >= o.Attempts {
-			return &cqlgen.NotAppliedError{Table: t.Spec.Name}
+			return &cqlgen.NotAppliedError{Table: t.Spec.Name, Reason: fmt.Sprintf(
+				"the claim of the key changed between each read and write, %d times: another writer is claiming it", attempt)}
 		}
 		if err := casBackoff.Wait(ctx, attempt); err != nil {
 			return err
