@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"text/template"
 
 	"github.com/gocql/gocql"
@@ -175,13 +176,18 @@ func runMaintain(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "cqlgen maintain: reading keyspace %s: %v\n", *keyspace, err)
 		return ExitFailure
 	}
-	bin, cleanup, err := buildMaintainer(e, p, *keyspace)
+	// An interrupt or a SIGTERM stops the build, and the folder it
+	// built in is removed; while the program runs, it is passed on to it.
+	stops := make(chan os.Signal, 1)
+	signal.Notify(stops, stopSignals...)
+	defer signal.Stop(stops)
+	bin, cleanup, err := buildMaintainer(e, p, *keyspace, stops)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "cqlgen maintain: %v\n", err)
 		return ExitFailure
 	}
 	defer cleanup()
-	return runMaintainer(e, bin, append([]string{sub}, passed...))
+	return runMaintainer(e, bin, append([]string{sub}, passed...), stops)
 }
 
 const maintainHelp = `Runs cqlmaintain.Run on the generated repositories of the package's
@@ -394,7 +400,7 @@ func maintainSource(p *gen.Package, keyspace string) (src []byte, adapter string
 // builds a test binary; builds it into a temporary folder outside the
 // module, and removes the source at once. The folder's name starts with
 // _, which ./... patterns skip. cleanup removes the binary.
-func buildMaintainer(e *env, p *gen.Package, keyspace string) (bin string, cleanup func(), err error) {
+func buildMaintainer(e *env, p *gen.Package, keyspace string, stops <-chan os.Signal) (bin string, cleanup func(), err error) {
 	root, err := moduleRoot(p.Dir)
 	if err != nil {
 		return "", nil, err
@@ -421,7 +427,7 @@ func buildMaintainer(e *env, p *gen.Package, keyspace string) (bin string, clean
 	build.Dir = dir
 	var msg bytes.Buffer
 	build.Stdout, build.Stderr = &msg, &msg
-	if err := build.Run(); err != nil {
+	if err := runPassing(build, stops); err != nil {
 		cleanup()
 		hint := ""
 		if strings.Contains(msg.String(), "no required module provides package "+adapter) ||
@@ -433,17 +439,35 @@ func buildMaintainer(e *env, p *gen.Package, keyspace string) (bin string, clean
 	return bin, cleanup, nil
 }
 
+// stopSignals are the signals maintain passes on to what it runs.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
+
+// runPassing runs cmd, passing on to it the signals that arrive on stops (a
+// terminal's Ctrl-C reaches both already; a kill of cqlgen alone reaches
+// it this way).
+func runPassing(cmd *exec.Cmd, stops <-chan os.Signal) error {
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case sig := <-stops:
+			_ = cmd.Process.Signal(sig)
+		}
+	}
+}
+
 // runMaintainer runs bin with args, its standard streams cqlgen's, and
-// returns its exit code. An interrupt reaches it (the terminal sends it
-// to both): cqlgen waits for it to stop, which a backfill does between
-// rows, saying how to resume.
-func runMaintainer(e *env, bin string, args []string) int {
+// returns its exit code. cqlgen waits for it to stop after an interrupt,
+// which a backfill does between rows, saying how to resume.
+func runMaintainer(e *env, bin string, args []string, stops <-chan os.Signal) int {
 	cmd := exec.Command(bin, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
-	interrupts := make(chan os.Signal, 1)
-	signal.Notify(interrupts, os.Interrupt)
-	defer signal.Stop(interrupts)
-	err := cmd.Run()
+	err := runPassing(cmd, stops)
 	var exit *exec.ExitError
 	switch {
 	case err == nil:

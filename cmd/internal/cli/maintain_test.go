@@ -3,12 +3,17 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"go/format"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cqlgen/cqlgen/gen"
 	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
@@ -162,5 +167,22 @@ func TestMaintainSource(t *testing.T) {
 				t.Errorf("%s: the program makes %s, which has no maintenance:\n%s", c.pattern, r, s)
 			}
 		}
+	}
+}
+
+// TestRunPassing: a signal that reaches cqlgen while it runs the program
+// is passed on to it, and cqlgen returns when it has stopped.
+func TestRunPassing(t *testing.T) {
+	if _, err := exec.LookPath("sleep"); err != nil {
+		t.Skip("no sleep command")
+	}
+	stops := make(chan os.Signal, 1)
+	cmd := exec.Command("sleep", "30")
+	start := time.Now()
+	stops <- syscall.SIGTERM
+	err := runPassing(cmd, stops)
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != -1 || time.Since(start) > 10*time.Second {
+		t.Errorf("sleep 30, sent SIGTERM: %v after %v", err, time.Since(start))
 	}
 }
