@@ -38,13 +38,13 @@ type maintainFlag struct {
 // maintainFlags are cqlmaintain.Run's flags (TestMaintainFlagsAreRuns
 // compares them with Run's own).
 var maintainFlags = []maintainFlag{
-	{"entity", "the entity (default: every one)", 's'},
-	{"table", "a table to work on (repeatable; default: every one)", 'r'},
-	{"job", "the backfill's checkpoint name", 's'},
-	{"rate", "rows written a second at most (default: no bound)", 'i'},
-	{"ranges", "token ranges per table (default 64)", 'i'},
-	{"concurrency", "ranges at once (default 4)", 'i'},
-	{"buckets", "digest buckets per table (default 4096)", 'i'},
+	{"entity", "the `entity` (default: every one)", 's'},
+	{"table", "a `table` to work on (repeatable; default: every one)", 'r'},
+	{"job", "the `name` of a job (backfill, adopt): run again, it resumes; status reports it", 's'},
+	{"rate", "`rows` written a second at most (default: no bound)", 'i'},
+	{"ranges", "token `ranges` per table (default 64)", 'i'},
+	{"concurrency", "`ranges` at once (default 4)", 'i'},
+	{"buckets", "digest `buckets` per table (default 4096)", 'i'},
 	{"json", "print the report as JSON", 'b'},
 	{"show-keys", "show the sample keys' values (default: each redacted to a short hash)", 'b'},
 }
@@ -68,8 +68,12 @@ func runMaintain(e *env, args []string) int {
 	}
 	sub := args[0]
 	fs := newFlags(e, "maintain", maintainArgs)
-	keyspace := fs.String("keyspace", "", "the keyspace of the tables (default: the package's //cqlgen:keyspace)")
-	var passed []string // the flags to pass on, as given
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: cqlgen maintain %s\n\n%s", maintainArgs, maintainHelp)
+		fs.PrintDefaults()
+	}
+	keyspace := fs.String("keyspace", "", "the `keyspace` of the tables (default: the package's //cqlgen:keyspace)")
+	var passed []string // the flags to pass on, as -name=value
 	for _, f := range maintainFlags {
 		name := f.name
 		pass := func(v string) error { passed = append(passed, "-"+name+"="+v); return nil }
@@ -95,9 +99,7 @@ func runMaintain(e *env, args []string) int {
 	switch {
 	case sub == "-h" || sub == "-help" || sub == "--help" || sub == "help":
 		fs.SetOutput(e.stdout)
-		fmt.Fprintf(e.stdout, "usage: cqlgen maintain %s\n\n", maintainArgs)
-		fmt.Fprint(e.stdout, maintainHelp)
-		fs.PrintDefaults()
+		fs.Usage()
 		return ExitOK
 	case strings.HasPrefix(sub, "-"):
 		return bad("name the subcommand first: %s", strings.Join(maintainCommands, ", "))
