@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -425,6 +426,9 @@ func buildMaintainer(e *env, p *gen.Package, keyspace string, stops <-chan os.Si
 	}
 	cleanup = func() { os.RemoveAll(out) }
 	bin = filepath.Join(out, "maintain")
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
 	build := exec.Command("go", "build", "-o", bin, ".")
 	build.Dir = dir
 	var msg bytes.Buffer
