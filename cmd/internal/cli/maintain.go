@@ -73,6 +73,7 @@ func runMaintain(e *env, args []string) int {
 		fmt.Fprintf(fs.Output(), "usage: cqlgen maintain %s\n\n%s", maintainArgs, maintainHelp)
 		fs.PrintDefaults()
 	}
+	driver := fs.String("driver", "", "the `driver` the package was generated for, as generate's -driver (default: the one generate finds)")
 	keyspace := fs.String("keyspace", "", "the `keyspace` of the tables (default: the package's //cqlgen:keyspace)")
 	var passed []string // the flags to pass on, as -name=value
 	for _, f := range maintainFlags {
@@ -151,7 +152,10 @@ func runMaintain(e *env, args []string) int {
 	if len(pkgs) == 1 {
 		pattern = pkgs[0]
 	}
-	p, code := maintainedPackage(e, pattern)
+	if _, known := model.Drivers[*driver]; *driver != "" && !known {
+		return bad("-driver %q: want %s", *driver, gen.DriverNames())
+	}
+	p, code := maintainedPackage(e, pattern, *driver)
 	if p == nil {
 		return code
 	}
@@ -215,8 +219,8 @@ cluster cannot be reached.
 // maintainedPackage loads pattern and returns the one package it names
 // whose entities have maintenance (Verify, Repair, Backfill), with its
 // generated code fresh; nil with the exit code otherwise, said on stderr.
-func maintainedPackage(e *env, pattern string) (*gen.Package, int) {
-	res, err := gen.Generate(gen.Options{Patterns: []string{pattern}})
+func maintainedPackage(e *env, pattern, driver string) (*gen.Package, int) {
+	res, err := gen.Generate(gen.Options{Patterns: []string{pattern}, Driver: driver})
 	if res != nil && errors.Is(err, gen.ErrModel) {
 		// The errors alone: maintenance runs on a model already
 		// generated, whose warnings generate has shown.
@@ -278,7 +282,7 @@ func maintainedPackage(e *env, pattern string) (*gen.Package, int) {
 	// ones declared (and the program may not build).
 	path := filepath.Join(p.Dir, gen.GoFile)
 	if disk, err := os.ReadFile(path); err != nil || !bytes.Equal(disk, p.Files[gen.GoFile]) {
-		fmt.Fprintf(e.stderr, "cqlgen maintain: %s is missing or stale: run go generate (or cqlgen generate) first\n", e.rel(path))
+		fmt.Fprintf(e.stderr, "cqlgen maintain: %s is missing or stale: run go generate (or cqlgen generate) first; if generate is given -driver, give maintain the same\n", e.rel(path))
 		return nil, ExitFailure
 	}
 	return p, ExitOK

@@ -39,6 +39,7 @@ func TestMaintainCommandLine(t *testing.T) {
 		{[]string{"maintain", "verify", "-keyspce", "k"}, "did you mean -keyspace?"},
 		{[]string{"maintain", "backfill", "-rate", "fast"}, `invalid value "fast" for flag -rate: want a number, 0 or more`},
 		{[]string{"maintain", "verify", "./example/music", "./example/helpdesk"}, "one package, not 2 (./example/music ./example/helpdesk)"},
+		{[]string{"maintain", "verify", "-driver", "gocqlv3", "./example/music"}, `-driver "gocqlv3": want gocql (github.com/gocql/gocql) or gocqlv2`},
 	} {
 		code, stdout, stderr := run(t, c.args...)
 		if code != ExitUsage || stdout != "" || !strings.Contains(stderr, c.want) {
@@ -64,8 +65,14 @@ func TestMaintainNothingToMaintain(t *testing.T) {
 			t.Errorf("maintain %s ./example/quickstart = %d\n%s%s", sub, code, stdout, stderr)
 		}
 	}
+	// -driver is generate's: music's fields are gocql v1's, so the model
+	// has errors on v2, which maintain reports as generate would.
+	code, _, stderr := run(t, "maintain", "verify", "-driver", "gocqlv2", "./example/music")
+	if code != ExitModel || !strings.Contains(stderr, "but -driver gocqlv2 was given") || !strings.Contains(stderr, "cqlgen maintain: 1 error(s) in the model") {
+		t.Errorf("maintain verify -driver gocqlv2 ./example/music = %d\n%s", code, stderr)
+	}
 	// A package with no entity at all.
-	code, _, stderr := run(t, "maintain", "verify", "./internal/suggest")
+	code, _, stderr = run(t, "maintain", "verify", "./internal/suggest")
 	if code != ExitUsage || !strings.Contains(stderr, "./internal/suggest declares no entity") {
 		t.Errorf("maintain verify on a package without entities = %d\n%s", code, stderr)
 	}
