@@ -307,7 +307,7 @@ func TestKeyChangeLive(t *testing.T) {
 
 	out, code := goIn(t, dir, env, "tool", "cqlgen", "diff", "-live", "./...")
 	if code != 0 || !strings.Contains(out, "no changes against keyspace "+ks) ||
-		!strings.Contains(out, "[ ] backfill: top_tracks_by_album holds no rows yet") ||
+		!strings.Contains(out, "[ ] backfill: top_tracks_by_album holds no rows yet: run cqlgen maintain backfill -entity Track -table top_tracks_by_album -job add-top_tracks_by_album ./music, then cqlgen maintain verify -table top_tracks_by_album ./music") ||
 		!strings.Contains(out, "the drop of top_tracks_by_artist waits") {
 		t.Errorf("diff -live before the backfill = %d\n%s", code, out)
 	}

@@ -8,8 +8,9 @@
 //	go run ./example/maintain repair -entity Track
 //	go run ./example/maintain backfill -entity Track -table top_tracks_by_artist -job refill -rate 500
 //
-// It is what a team writes to run cqlmaintain.Run on its own
-// repositories: a session, and the repositories to look after.
+// It is what a team writes to run cqlmaintain.Run from a binary of its
+// own: a session, and the repositories to look after. With no program,
+// go tool cqlgen maintain verify ./example/music does the same.
 package main
 
 import (

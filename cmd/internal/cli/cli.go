@@ -15,6 +15,7 @@ import (
 	"github.com/cqlgen/cqlgen/gen"
 	"github.com/cqlgen/cqlgen/internal/diag"
 	"github.com/cqlgen/cqlgen/internal/model"
+	"github.com/cqlgen/cqlgen/internal/suggest"
 )
 
 // Exit codes, stable for scripts and CI.
@@ -40,6 +41,7 @@ var commands = []command{
 	{"diff", "[packages]", "classify the changes against the committed schema.cql (or -base-rev, -base or -live) and write migrations", runDiff},
 	{"apply", "[packages]", "create the packages' tables (schema.cql, all IF NOT EXISTS) on the cluster CASSANDRA_HOSTS names, and make the additive changes diff proposes", runApply},
 	{"migrate", "-keyspace K DIR", "apply the numbered migrations of DIR (diff -migrations writes them) in order, once each, under a lock", runMigrate},
+	{"maintain", "SUB [package]", "verify, repair, backfill, adopt or status: cqlmaintain.Run on the package's entities stored in several tables, on the cluster CASSANDRA_HOSTS names, with no program of your own", runMaintain},
 	{"import", "FILE.cql", "write cqlgen declarations for an existing schema: a CQL file, or -keyspace K on the cluster CASSANDRA_HOSTS names", runImport},
 	{"version", "", "print the version", runVersion},
 }
@@ -77,7 +79,15 @@ func Main(args []string, stdout, stderr io.Writer) (code int) {
 			return c.run(e, args[1:])
 		}
 	}
-	fmt.Fprintf(stderr, "cqlgen: unknown command %q\n\n", args[0])
+	var names []string
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	mean := ""
+	if c := suggest.Closest(args[0], names); c != "" {
+		mean = "; did you mean " + c + "?"
+	}
+	fmt.Fprintf(stderr, "cqlgen: unknown command %q%s\n\n", args[0], mean)
 	usage(stderr)
 	return ExitUsage
 }
@@ -109,13 +119,16 @@ Exit codes:
 	   apply: schema.cql is stale, or the keyspace still differs
 	   from the declarations after applying it;
 	   migrate: a migration changed since it was applied, or the
-	   folder and the keyspace's ledger disagree
+	   folder and the keyspace's ledger disagree;
+	   maintain verify: drift found
 	2  bad command line
 	3  the model has errors (file:line:col: message on stderr), or
 	   warnings under -strict
 	4  the packages could not be loaded, a file could not be written,
 	   or the cluster could not be reached; migrate: a statement
-	   failed, or another run held the lock past -wait
+	   failed, or another run held the lock past -wait; maintain:
+	   the generated code is stale, its program does not build, or
+	   the subcommand failed
 	5  internal error in cqlgen
 `)
 }

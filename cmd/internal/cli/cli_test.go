@@ -336,7 +336,8 @@ func TestDiff(t *testing.T) {
 	edit(t, music, "\t_ cqlgen.Pattern `table:\"tracks,canonical", "\t_ cqlgen.Pattern `table:\"tracks_by_album\" pk:\"album\" ck:\"track_id\" size:\"rows=100\"`\n\t_ cqlgen.Pattern `table:\"tracks,canonical")
 	code, stdout, stderr = run(t, "diff", "./...")
 	if code != ExitOK || !strings.Contains(stdout, "additive: table tracks_by_album: new table") ||
-		!strings.Contains(stdout, "backfill -entity Track -table tracks_by_album -job add-tracks_by_album") {
+		!strings.Contains(stdout, "    cqlgen maintain backfill -entity Track -table tracks_by_album -job add-tracks_by_album ./music\n") ||
+		!strings.Contains(stdout, "    cqlgen maintain verify -table tracks_by_album ./music\n") {
 		t.Errorf("diff with a new pattern = %d\n%s%s", code, stdout, stderr)
 	}
 
@@ -348,7 +349,8 @@ func TestDiff(t *testing.T) {
 	if code != ExitStale || !strings.Contains(stdout, "breaking: table top_tracks_by_artist: clustering order (play_count DESC, track_id ASC) becomes (play_count ASC, track_id ASC)") || !strings.Contains(stdout, "no migration written") {
 		t.Errorf("diff with a projection's order flipped = %d\n%s", code, stdout)
 	}
-	for _, step := range []string{"1. expand", "2. backfill", "3. verify", "4. switch reads", "5. contract", `table:"old,deprecated" replaced_by:"new"`} {
+	for _, step := range []string{"1. expand", "2. backfill: cqlgen maintain backfill -entity E -table NEW -job NAME ./music\n",
+		"3. verify:   cqlgen maintain verify -entity E -table NEW ./music\n", "4. switch reads", "5. contract", `table:"old,deprecated" replaced_by:"new"`} {
 		if !strings.Contains(stdout, step) {
 			t.Errorf("a breaking change's output lacks %q:\n%s", step, stdout)
 		}
@@ -365,7 +367,8 @@ func TestDiff(t *testing.T) {
 	if code != ExitStale || !strings.Contains(stdout, "breaking: table listening_history: clustering order (played_at DESC, track_id ASC) becomes (played_at ASC, track_id ASC); it is the source of truth of Play") || !strings.Contains(stdout, "no migration written") {
 		t.Errorf("diff with the order of a source of truth flipped = %d\n%s", code, stdout)
 	}
-	for _, want := range []string{"the way through for Play's source of truth", "a new key for it is a new entity, filled by a program of yours", "declare a new entity (a new Go type)"} {
+	for _, want := range []string{"the way through for Play's source of truth", "a new key for it is a new entity, filled by a program of yours", "declare a new entity (a new Go type)",
+		"3. verify: cqlgen maintain verify -entity NEW ./music, for the new entity's other tables"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("a source of truth's key change lacks %q:\n%s", want, stdout)
 		}

@@ -2,29 +2,31 @@ package cli
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlgen/cqlgen/internal/clusterenv"
 )
 
 // The environment variables that say how to reach a cluster, for
-// diff -live and apply. Only CASSANDRA_HOSTS is required.
+// diff -live, apply, migrate, import and maintain (internal/clusterenv
+// reads them, for the program maintain builds too). Only CASSANDRA_HOSTS
+// is required.
 const (
-	envHosts      = "CASSANDRA_HOSTS"           // host[:port],... contact points
-	envUsername   = "CASSANDRA_USERNAME"        // password authentication
-	envPassword   = "CASSANDRA_PASSWORD"        //
-	envTLS        = "CASSANDRA_TLS"             // "true": TLS with the system's roots
-	envTLSCA      = "CASSANDRA_TLS_CA"          // PEM file of the CAs to trust (implies TLS)
-	envTLSCert    = "CASSANDRA_TLS_CERT"        // PEM client certificate, for mutual TLS (implies TLS)
-	envTLSKey     = "CASSANDRA_TLS_KEY"         // its PEM private key
-	envServerName = "CASSANDRA_TLS_SERVER_NAME" // the name the nodes' certificates carry
-	envLocalDC    = "CASSANDRA_LOCAL_DC"        // the datacenter to send requests to
+	envHosts      = clusterenv.Hosts
+	envUsername   = clusterenv.Username
+	envPassword   = clusterenv.Password
+	envTLS        = clusterenv.TLS
+	envTLSCA      = clusterenv.TLSCA
+	envTLSCert    = clusterenv.TLSCert
+	envTLSKey     = clusterenv.TLSKey
+	envServerName = clusterenv.ServerName
+	envLocalDC    = clusterenv.LocalDC
 )
 
 // clusterEnv is how to reach a cluster, as the environment says.
@@ -35,69 +37,14 @@ type clusterEnv struct {
 	LocalDC            string
 }
 
-// readClusterEnv reads the CASSANDRA_* variables through getenv. A
-// variable given without its partner (a password without a user, a
-// certificate without a key) or a file that cannot be used is an error
-// that names the variable.
+// readClusterEnv reads the CASSANDRA_* variables through getenv, as
+// clusterenv.Read does.
 func readClusterEnv(getenv func(string) string) (*clusterEnv, error) {
-	c := &clusterEnv{
-		Username: getenv(envUsername),
-		Password: getenv(envPassword),
-		LocalDC:  strings.TrimSpace(getenv(envLocalDC)),
-	}
-	for _, h := range strings.Split(getenv(envHosts), ",") {
-		if h = strings.TrimSpace(h); h != "" {
-			c.Hosts = append(c.Hosts, h)
-		}
-	}
-	if len(c.Hosts) == 0 {
-		return nil, fmt.Errorf("%s is not set: name the cluster's contact points, as host:port,... (docs/runbook.md, \"Reaching a cluster\")", envHosts)
-	}
-	if c.Password != "" && c.Username == "" {
-		return nil, fmt.Errorf("%s is set but %s is not", envPassword, envUsername)
-	}
-	var err error
-	if c.TLS, err = readTLS(getenv); err != nil {
+	r, err := clusterenv.Read(getenv)
+	if err != nil {
 		return nil, err
 	}
-	return c, nil
-}
-
-// readTLS builds the TLS configuration, or nil when no TLS variable is set.
-func readTLS(getenv func(string) string) (*tls.Config, error) {
-	ca, cert, key, name := getenv(envTLSCA), getenv(envTLSCert), getenv(envTLSKey), getenv(envServerName)
-	on := getenv(envTLS)
-	switch strings.ToLower(on) {
-	case "", "false", "0":
-		if ca == "" && cert == "" && key == "" && name == "" {
-			return nil, nil
-		}
-	case "true", "1":
-	default:
-		return nil, fmt.Errorf("%s=%q: want true or false", envTLS, on)
-	}
-	cfg := &tls.Config{ServerName: name, MinVersion: tls.VersionTLS12}
-	if ca != "" {
-		pem, err := os.ReadFile(ca)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", envTLSCA, err)
-		}
-		cfg.RootCAs = x509.NewCertPool()
-		if !cfg.RootCAs.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("%s: %s holds no PEM certificate", envTLSCA, ca)
-		}
-	}
-	if (cert == "") != (key == "") {
-		return nil, fmt.Errorf("%s and %s go together: a client certificate and its key", envTLSCert, envTLSKey)
-	}
-	if cert != "" {
-		pair, err := tls.LoadX509KeyPair(cert, key)
-		if err != nil {
-			return nil, fmt.Errorf("%s, %s: %w", envTLSCert, envTLSKey, err)
-		}
-		cfg.Certificates = []tls.Certificate{pair}
-	}
-	return cfg, nil
+	return &clusterEnv{Hosts: r.Hosts, Username: r.Username, Password: r.Password, TLS: r.TLS, LocalDC: r.LocalDC}, nil
 }
 
 // cluster turns c into a driver configuration.

@@ -76,7 +76,9 @@ func deprecations(e *env, p *gen.Package, prev *schemadiff.Schema, from string, 
 			fmt.Fprintf(e.stdout, "    [x] reads: nothing in the module calls %s (diff cannot see what is deployed, nor other programs that read %s)\n", t.Method, t.Name)
 		}
 		if r != nil {
-			backfill := fmt.Sprintf("<your maintenance command> backfill -entity %s -table %s -job add-%s, then verify -table %s", t.Entity.GoName, r.Name, r.Name, r.Name)
+			backfill := fmt.Sprintf("%s, then %s",
+				maintainCmd(e, p, keyspace, fmt.Sprintf("backfill -entity %s -table %s -job add-%s", t.Entity.GoName, r.Name, r.Name)),
+				maintainCmd(e, p, keyspace, "verify -table "+r.Name))
 			switch has, err := hasRows(live, keyspace, r.Name); {
 			case live == nil:
 				fmt.Fprintf(e.stdout, "    [?] backfill: diff reads no data without -live; run %s (exit 0)\n", backfill)
@@ -189,7 +191,7 @@ func moduleRoot(dir string) (string, error) {
 			return d, nil
 		}
 		if filepath.Dir(d) == d {
-			return "", errors.New("looking for reads of deprecated tables: no go.mod above " + dir)
+			return "", errors.New("no go.mod in or above " + dir)
 		}
 	}
 }

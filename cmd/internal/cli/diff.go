@@ -72,7 +72,7 @@ func runDiff(e *env, args []string) int {
 			changes = schemadiff.Compare(prev, next)
 		}
 		for _, c := range changes {
-			found.Add(changeDiag(p, c))
+			found.Add(changeDiag(p, c, maintainTarget(e, p, src.usedKeyspace)))
 		}
 		changes, unmanaged := splitUnmanaged(changes)
 		if len(changes) == 0 {
@@ -104,13 +104,15 @@ func runDiff(e *env, args []string) int {
 		if !ok {
 			breaking = true
 			fmt.Fprintf(e.stdout, "  breaking changes cannot be applied in place: no migration written\n")
-			plans(e.stdout, changes)
+			plans(e.stdout, changes, maintainTarget(e, p, src.usedKeyspace))
 			continue
 		}
 		for _, c := range changes {
 			if c.Kind == schemadiff.Additive && c.What == "new table" && !strings.HasPrefix(c.Table, "cqlgen_") {
 				if entity := entityOf(script, c.Table); entity != "" {
-					fmt.Fprintf(e.stdout, "  then fill %s from its source of truth, resumably:\n    <your maintenance command> backfill -entity %s -table %s -job add-%s\n  (cqlmaintain.Run; docs/runbook.md)\n", c.Table, entity, c.Table, c.Table)
+					fmt.Fprintf(e.stdout, "  then fill %s from its source of truth, resumably, and verify it (docs/runbook.md):\n    %s\n    %s\n", c.Table,
+						maintainCmd(e, p, src.usedKeyspace, fmt.Sprintf("backfill -entity %s -table %s -job add-%s", entity, c.Table, c.Table)),
+						maintainCmd(e, p, src.usedKeyspace, "verify -table "+c.Table))
 				}
 			}
 		}
@@ -357,8 +359,8 @@ const breakingPlan = `  the way through (docs/runbook.md, "changing a table's ke
     1. expand: declare the new shape as a new pattern with a new table name, and mark the
        old one table:"old,deprecated" replaced_by:"new"; generate, and apply the additive
        migration (every write now fills both)
-    2. backfill: <your maintenance command> backfill -entity E -table NEW -job NAME
-    3. verify:   <your maintenance command> verify -entity E -table NEW
+    2. backfill: cqlgen maintain backfill -entity E -table NEW -job NAME PKG
+    3. verify:   cqlgen maintain verify -entity E -table NEW PKG
     4. switch reads to the new pattern's method, and deploy (diff checks the module's calls)
     5. contract: remove the old pattern; diff then proposes its DROP TABLE, to run by hand
 `

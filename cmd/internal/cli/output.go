@@ -91,7 +91,9 @@ func staleDiag(c gen.Change, what string) diag.Diagnostic {
 // package's schema.cql, at the table's CREATE TABLE when the generated
 // script has it: a breaking change is an error, with the way through as
 // help; a deprecated table to drop, a warning; the rest, notices.
-func changeDiag(p *gen.Package, c schemadiff.Change) diag.Diagnostic {
+// target ends the cqlgen maintain command lines the way through names
+// (maintainTarget).
+func changeDiag(p *gen.Package, c schemadiff.Change, target string) diag.Diagnostic {
 	d := diag.Diagnostic{
 		Pos:      positionOf(filepath.Join(p.Dir, gen.SchemaFile), p.Files[gen.SchemaFile], c.Table),
 		Severity: diag.Notice,
@@ -100,7 +102,7 @@ func changeDiag(p *gen.Package, c schemadiff.Change) diag.Diagnostic {
 	switch c.Kind {
 	case schemadiff.Breaking:
 		d.Severity, d.Code = diag.Error, diag.BreakingChange
-		d.Help = strings.TrimRight(planFor(c), "\n")
+		d.Help = strings.TrimRight(planFor(c, target), "\n")
 	case schemadiff.Contract:
 		d.Severity, d.Code = diag.Warning, diag.ContractChange
 		d.Help = "run by hand once every running copy is built without it (never part of a migration):\n" + c.CQL
@@ -133,21 +135,23 @@ func positionOf(file string, script []byte, table string) (pos token.Position) {
 
 // planFor is the way through a breaking change: the runbook's for a
 // source of truth, which is a new entity, else expand/contract.
-func planFor(c schemadiff.Change) string {
+// target ends the cqlgen maintain command lines it names, in place of
+// PKG (maintainTarget: the package, after -keyspace if needed).
+func planFor(c schemadiff.Change, target string) string {
 	if c.SourceOf != "" {
-		return strings.ReplaceAll(truthPlan, "ENTITY", c.SourceOf)
+		return strings.ReplaceAll(strings.ReplaceAll(truthPlan, "ENTITY", c.SourceOf), " PKG", " "+target)
 	}
-	return breakingPlan
+	return strings.ReplaceAll(breakingPlan, " PKG", " "+target)
 }
 
 // plans prints, once each, the ways through the breaking changes.
-func plans(w io.Writer, changes []schemadiff.Change) {
+func plans(w io.Writer, changes []schemadiff.Change, target string) {
 	seen := map[string]bool{}
 	for _, c := range changes {
 		if c.Kind != schemadiff.Breaking {
 			continue
 		}
-		if plan := planFor(c); !seen[plan] {
+		if plan := planFor(c, target); !seen[plan] {
 			seen[plan] = true
 			fmt.Fprint(w, plan)
 		}
@@ -163,7 +167,7 @@ const truthPlan = `  the way through for ENTITY's source of truth (docs/runbook.
        of truth has the new key, under a new table name; generate, and apply its tables
     2. have the application write both entities, then fill the new one with a program of yours
        that reads every ENTITY and writes it; make it resumable, for it may stop midway
-    3. verify: <your maintenance command> verify -entity NEW, for the new entity's other tables
+    3. verify: cqlgen maintain verify -entity NEW PKG, for the new entity's other tables
     4. switch reads to the new entity's methods, and deploy
     5. stop writing ENTITY, remove its declarations, and drop its tables by hand once nothing reads them
 `
