@@ -54,9 +54,12 @@ var ErrUnread = errors.New("cqlmaintain: rows of the source of truth were not re
 //	1  verify found drift
 //	2  bad command line
 //	4  failure (the error is printed; a backfill or adopt resumes with its -job)
-//	5  a repair, backfill or adopt finished, and the verify after it still
+//	6  a repair, backfill or adopt finished, and the verify after it still
 //	   finds drift (e.g. rows shadowed by later deletes: run repair)
-//	6  the source of truth holds entities the run did not read (ErrUnread)
+//	7  the source of truth holds entities the run did not read (ErrUnread)
+//
+// (3 and 5 are left to cqlgen's own meanings, as cqlgen maintain passes
+// these codes on.)
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Maintainer) int {
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "maintenance: "+format+"\n", a...)
@@ -164,7 +167,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Mai
 		switch {
 		case errors.Is(err, ErrUnread):
 			fmt.Fprintf(stderr, "%s %s: %v\n", cmd, m.Entity(), err)
-			return 6
+			return 7
 		case err != nil:
 			fmt.Fprintf(stderr, "%s %s: %v\n", cmd, m.Entity(), err)
 			if o.Job != "" && (cmd == "backfill" || cmd == "adopt") {
@@ -175,7 +178,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Mai
 			code = 1
 		case rep.Left() > 0:
 			fmt.Fprintf(stderr, "%s %s: the verify after it finds %d rows out of step; run repair%s to write them at a new version\n", cmd, m.Entity(), rep.Left(), tableArgs(o.Tables))
-			code = 5
+			code = 6
 		}
 	}
 	return code

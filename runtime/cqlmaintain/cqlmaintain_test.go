@@ -164,10 +164,10 @@ func TestRunExitCodes(t *testing.T) {
 		want string // in stdout and stderr
 	}{
 		{"backfill -table orders_by_day -job j", &Report{Rows: 5, Tables: []TableReport{{Table: "orders_by_day", Inserted: 5}}}, nil, 0, "wrote 5 rows"},
-		{"backfill -table orders_by_day -job j", &Report{Rows: 5, Tables: []TableReport{{Table: "orders_by_day", Inserted: 5}}, After: left}, nil, 5, "finds 3 rows out of step; run repair -table orders_by_day"},
-		{"repair", &Report{Rows: 5, Tables: []TableReport{{Table: "orders_by_day", Inserted: 1}}, After: left}, nil, 5, "finds 3 rows out of step"},
+		{"backfill -table orders_by_day -job j", &Report{Rows: 5, Tables: []TableReport{{Table: "orders_by_day", Inserted: 5}}, After: left}, nil, 6, "finds 3 rows out of step; run repair -table orders_by_day"},
+		{"repair", &Report{Rows: 5, Tables: []TableReport{{Table: "orders_by_day", Inserted: 1}}, After: left}, nil, 6, "finds 3 rows out of step"},
 		{"adopt -job a", &Report{Rows: 5, Unversioned: 2, Adopted: 2, After: &Report{}}, nil, 0, "gave 2 rows written outside cqlgen a version"},
-		{"verify", &Report{Rows: 0, Graves: 4}, ErrUnread, 6, "rows of the source of truth were not read"},
+		{"verify", &Report{Rows: 0, Graves: 4}, ErrUnread, 7, "rows of the source of truth were not read"},
 		{"verify", &Report{Rows: 7, Unversioned: 3, Graves: 2, StaticsOnly: 1}, nil, 0, "7 rows of orders (its source of truth), 3 of them written outside cqlgen (no version); skipped 2 deleted entities' graves and 1 partitions' statics with no row"},
 		{"backfill -table orders_by_day -job j", &Report{Rows: 1}, errors.New("unauthorized"), 4, `resume job "j"`},
 	} {

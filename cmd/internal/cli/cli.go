@@ -130,6 +130,9 @@ Exit codes:
 	   the generated code is stale, its program does not build, or
 	   the subcommand failed
 	5  internal error in cqlgen
+	6  maintain repair, backfill or adopt: the verify after it still
+	   finds drift (rows shadowed by later deletes: run repair)
+	7  maintain: the source of truth holds rows the run did not read
 `)
 }
 

@@ -210,9 +210,10 @@ builds one in the package's module, with its go.mod, and runs it.
 	status    print the state of a -job
 
 Exit codes: those of the subcommand (0 in step or done, 1 drift found by
-verify, 2 bad command line, 4 failure); 3 the model has errors; 4 also
-when the generated code is stale or the program does not build, or the
-cluster cannot be reached.
+verify, 2 bad command line, 4 failure, 6 a repair, backfill or adopt
+left drift, 7 the source of truth holds rows the run did not read); 3
+the model has errors; 4 also when the generated code is stale or the
+program does not build, or the cluster cannot be reached.
 
 `
 
