@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/cqlgen/cqlgen/gen"
 	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/internal/model"
+	"github.com/cqlgen/cqlgen/internal/validate"
 )
 
 func TestSingular(t *testing.T) {
@@ -219,5 +221,22 @@ CREATE TABLE trips (id uuid PRIMARY KEY, stops list<frozen<stop>>, first frozen<
 	}
 	if _, err := FromCQL("schema.cql", script, Options{Driver: "gocqlv3"}); err == nil {
 		t.Error("an unknown driver is accepted")
+	}
+}
+
+// A keyspace of more patterns than generate accepts without a warning of
+// the generated file's size is a note: -strict would fail on it, and
+// import says so, and how to fix it.
+func TestTooManyPatterns(t *testing.T) {
+	var b strings.Builder
+	for i := range validate.MaxPatterns + 1 {
+		fmt.Fprintf(&b, "CREATE TABLE t%d (id int PRIMARY KEY, v text);\n", i)
+	}
+	res, err := FromCQL("schema.cql", b.String(), Options{Package: "shop", NoMerge: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0].String(), "schema.cql: 501 access patterns (tables and indexes) in one package, over the 500") {
+		t.Errorf("notes %v", res.Notes)
 	}
 }
