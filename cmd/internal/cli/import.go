@@ -75,7 +75,7 @@ func runImport(e *env, args []string) int {
 	if driver == "" {
 		var gomod string
 		if driver, gomod = moduleDriver(*out); gomod != "" {
-			driverWhy = ", which " + e.rel(gomod) + " requires (-driver says otherwise)"
+			driverWhy = ", which " + e.rel(gomod) + " requires (-driver v1|v2 chooses)"
 		}
 	}
 	opts := importer.Options{Package: name, Driver: driver, NoMerge: *noMerge}
