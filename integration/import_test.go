@@ -15,6 +15,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/gen"
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/internal/importer"
 	"github.com/cqlgen/cqlgen/internal/schemadiff"
 	"github.com/cqlgen/cqlgen/runtime/cqlscript"
@@ -92,6 +93,11 @@ func regenerate(t *testing.T, src []byte) string {
 		}
 		t.Fatalf("generate: %v\n%s", err, src)
 	}
+	// What a fresh import declares raises no warning: cqlgen generate
+	// -strict passes on it.
+	for _, d := range res.Diags {
+		t.Errorf("generate -strict would fail on what import wrote: %s", d)
+	}
 	schema := res.Packages[0].Files[gen.SchemaFile]
 	if schema == nil {
 		t.Fatalf("no schema.cql generated from\n%s", src)
@@ -102,6 +108,7 @@ func regenerate(t *testing.T, src []byte) string {
 type importCount struct {
 	schema      string
 	file, live  importer.Counts
+	noMerge     importer.Counts
 	notDeclared int
 	differ      []string
 }
@@ -135,7 +142,8 @@ func TestImportRoundTrip(t *testing.T) {
 				must(t, err)
 				rs := importer.Compare(want, got)
 				for _, r := range rs {
-					noted := slices.ContainsFunc(res.Notes, func(n importer.Note) bool { return n.Table == r.Table })
+					// A merge's note says what it costs, not why a table differs.
+					noted := slices.ContainsFunc(res.Notes, func(n importer.Note) bool { return n.Table == r.Table && !n.Merge })
 					if r.Verdict == importer.Different && !noted {
 						t.Errorf("%s import: table %s differs, and the import gave no note: %s", how, r.Table, strings.Join(r.Diffs, "; "))
 					}
@@ -157,12 +165,29 @@ func TestImportRoundTrip(t *testing.T) {
 			fromLive, err := importer.Import(want, importer.Options{Package: "model", Source: "keyspace " + origKS, Keyspace: origKS})
 			must(t, err)
 			liveCounts, _ := check("live", fromLive)
+			// With -no-merge, no table gains the write protocol's columns:
+			// a table cqlgen did not generate comes back identical.
+			flat, err := importer.FromCQL(rel, string(script), importer.Options{Package: "model", NoMerge: true})
+			must(t, err)
+			flatCounts, flatRs := check("file -no-merge", flat)
+			for _, e := range flat.Entities {
+				if len(e.Tables) > 1 {
+					t.Errorf("-no-merge: entity %s is stored in %v", e.Name, e.Tables)
+				}
+			}
+			if !strings.Contains(string(script), cqlspec.VersionColumn) {
+				for _, r := range flatRs {
+					if r.Verdict == importer.Equivalent {
+						t.Errorf("-no-merge: %s is only equivalent: %s", r.Table, strings.Join(r.Diffs, "; "))
+					}
+				}
+			}
 
 			shipped := !strings.Contains(rel, "published")
 			if shipped && (fileCounts.Different > 0 || liveCounts.Different > 0) {
 				t.Errorf("a schema cqlgen generated does not come back: file %+v, live %+v", fileCounts, liveCounts)
 			}
-			c := importCount{schema: rel, file: fileCounts, live: liveCounts}
+			c := importCount{schema: rel, file: fileCounts, live: liveCounts, noMerge: flatCounts}
 			for _, n := range fromFile.Notes {
 				if n.Skipped {
 					c.notDeclared++
@@ -179,18 +204,22 @@ func TestImportRoundTrip(t *testing.T) {
 		})
 	}
 	var b strings.Builder
-	b.WriteString("\n| schema | tables | identical | equivalent | different | not declared | from the live keyspace (i/e/d) |\n| --- | ---: | ---: | ---: | ---: | ---: | --- |\n")
+	b.WriteString("\n| schema | tables | identical | equivalent | different | not declared | from the live keyspace (i/e/d) | -no-merge (i/e/d) |\n| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |\n")
 	var total importCount
 	for _, c := range counts {
 		n := c.file.Identical + c.file.Equivalent + c.file.Different
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d/%d/%d |\n", c.schema, n, c.file.Identical, c.file.Equivalent, c.file.Different, c.notDeclared,
-			c.live.Identical, c.live.Equivalent, c.live.Different)
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d/%d/%d | %d/%d/%d |\n", c.schema, n, c.file.Identical, c.file.Equivalent, c.file.Different, c.notDeclared,
+			c.live.Identical, c.live.Equivalent, c.live.Different, c.noMerge.Identical, c.noMerge.Equivalent, c.noMerge.Different)
 		total.file.Identical += c.file.Identical
 		total.file.Equivalent += c.file.Equivalent
 		total.file.Different += c.file.Different
 		total.notDeclared += c.notDeclared
+		total.noMerge.Identical += c.noMerge.Identical
+		total.noMerge.Equivalent += c.noMerge.Equivalent
+		total.noMerge.Different += c.noMerge.Different
 	}
-	fmt.Fprintf(&b, "| total | %d | %d | %d | %d | %d | |\n", total.file.Identical+total.file.Equivalent+total.file.Different, total.file.Identical, total.file.Equivalent, total.file.Different, total.notDeclared)
+	fmt.Fprintf(&b, "| total | %d | %d | %d | %d | %d | | %d/%d/%d |\n", total.file.Identical+total.file.Equivalent+total.file.Different, total.file.Identical, total.file.Equivalent, total.file.Different, total.notDeclared,
+		total.noMerge.Identical, total.noMerge.Equivalent, total.noMerge.Different)
 	t.Log(b.String())
 	if out := os.Getenv("IMPORT_COUNTS"); out != "" {
 		must(t, os.WriteFile(out, []byte(b.String()), 0o644))
@@ -219,33 +248,54 @@ CREATE MATERIALIZED VIEW people_by_email AS SELECT * FROM people WHERE email IS 
 	must(t, err)
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	abs, _ := filepath.Abs(dir)
-	out, code := goRunCqlgen(t, "import", "-keyspace", ks, "-package", "shop", "-o", abs)
+	out, code := goRunCqlgen(t, "import", "-keyspace", ks, "-package", "shop", "-driver", "v2", "-o", abs)
 	if code != 0 {
 		t.Fatalf("cqlgen import = %d\n%s", code, out)
 	}
 	if !strings.Contains(out, ks+`.Legs: note: table "Legs" needs a quoted name`) || !strings.Contains(out, ks+".people_by_email: note: materialized view people_by_email") ||
-		strings.Contains(out, ".moves: note") || !strings.Contains(out, "3 entities for 4 tables (1 merged from several tables), 2 not declared") {
+		strings.Contains(out, ".moves: note") || !strings.Contains(out, "3 entities for 4 tables (1 merged from several tables), 2 not declared") ||
+		!strings.Contains(out, ks+".videos: note: merged videos and user_videos into one entity, Video, with videos as its source of truth: it costs an ALTER TABLE of videos") {
 		t.Errorf("output:\n%s", out)
 	}
 	src, err := os.ReadFile(filepath.Join(dir, "shop.go"))
 	must(t, err)
-	regen := regenerate(t, src)
-	s2, ks2 := cassandratest.Keyspace(t)
-	applyScript(t, s2, regen)
-	got, err := schemadiff.FromCluster(s2, ks2)
-	must(t, err)
-	for _, r := range importer.Compare(want, got) {
-		switch {
-		case (r.Table == "Legs" || r.Table == "people_by_email") && r.Verdict == importer.Different:
-		case r.Table == "videos" && r.Verdict == importer.Equivalent: // the source of truth of two tables
-		case r.Verdict == importer.Identical:
-		default:
-			t.Errorf("%s: %s %v", r.Table, r.Verdict, r.Diffs)
+	if !strings.Contains(string(src), `gocql "github.com/apache/cassandra-gocql-driver/v2"`) || !strings.Contains(string(src), "//go:generate go tool cqlgen generate -driver gocqlv2 .") {
+		t.Errorf("-driver v2: shop.go:\n%s", src)
+	}
+	compare := func(src []byte, merged bool) {
+		t.Helper()
+		regen := regenerate(t, src)
+		s2, ks2 := cassandratest.Keyspace(t)
+		applyScript(t, s2, regen)
+		got, err := schemadiff.FromCluster(s2, ks2)
+		must(t, err)
+		for _, r := range importer.Compare(want, got) {
+			switch {
+			case (r.Table == "Legs" || r.Table == "people_by_email") && r.Verdict == importer.Different:
+			case r.Table == "videos" && merged && r.Verdict == importer.Equivalent: // the source of truth of two tables
+			case r.Verdict == importer.Identical:
+			default:
+				t.Errorf("%s: %s %v", r.Table, r.Verdict, r.Diffs)
+			}
+		}
+		if d := importer.TypeDiffs(want, got); len(d) > 0 {
+			t.Errorf("types: %v", d)
 		}
 	}
-	if d := importer.TypeDiffs(want, got); len(d) > 0 {
-		t.Errorf("types: %v", d)
+	compare(src, true)
+
+	// -no-merge: one entity a table, and videos as it is.
+	flatDir, err := os.MkdirTemp("testdata", "import-cli-")
+	must(t, err)
+	t.Cleanup(func() { os.RemoveAll(flatDir) })
+	flatAbs, _ := filepath.Abs(flatDir)
+	out, code = goRunCqlgen(t, "import", "-keyspace", ks, "-package", "shop", "-no-merge", "-o", flatAbs)
+	if code != 0 || strings.Contains(out, "note: merged") || !strings.Contains(out, "4 entities for 4 tables (0 merged from several tables), 2 not declared") {
+		t.Fatalf("cqlgen import -no-merge = %d\n%s", code, out)
 	}
+	flat, err := os.ReadFile(filepath.Join(flatDir, "shop.go"))
+	must(t, err)
+	compare(flat, false)
 }
 
 // goRunCqlgen runs the command from this repository's source.

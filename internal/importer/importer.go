@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/cqlgen/cqlgen/internal/cqlspec"
+	"github.com/cqlgen/cqlgen/internal/model"
 	"github.com/cqlgen/cqlgen/internal/schemadiff"
 	"github.com/cqlgen/cqlgen/internal/validate"
 	"github.com/cqlgen/cqlgen/runtime/cqlscript"
@@ -42,6 +43,14 @@ type Options struct {
 	// their positions (file:line:col or keyspace.view): cqlgen writes
 	// tables, so each is noted and left out.
 	Views []Note
+	// Driver is the import path of the Go driver whose UUID and Duration
+	// types the fields hold, model.GocqlPath or model.GocqlV2Path; ""
+	// is gocql v1.
+	Driver string
+	// NoMerge keeps one entity per table: no table becomes another's
+	// source of truth, so none gains the write protocol's columns, and
+	// every entity's writes are plain ones.
+	NoMerge bool
 }
 
 // Note is something about one table (or index, or type) that the import
@@ -52,6 +61,9 @@ type Note struct {
 	Text  string
 	// Skipped is set when the table has no declaration at all.
 	Skipped bool
+	// Merge is set on the note of a merge of tables into one entity:
+	// what it costs, not what the declaration fails to reproduce.
+	Merge bool
 }
 
 func (n Note) String() string { return n.Pos + ": " + n.Text }
@@ -61,6 +73,16 @@ type Result struct {
 	Source   []byte // the Go file, gofmt'd
 	Notes    []Note
 	Entities []Entity
+	// Ignores are the warnings the declarations silence, each with
+	// ignore:"code: import: ..." on a pattern: what the deployed table
+	// is (a non-frozen list, no bound on a partition's growth), which
+	// import must declare as it is and generate would warn of.
+	Ignores []Ignore
+}
+
+// Ignore is a warning code one imported table silences.
+type Ignore struct {
+	Table, Code string
 }
 
 // Entity is one declared entity and its tables, the source of truth
@@ -74,7 +96,12 @@ type Entity struct {
 // ProtocolColumns are the columns cqlgen adds to tables for its write
 // protocol and unique claims: an import leaves them out (cqlgen adds them
 // again where its declarations call for them).
-var ProtocolColumns = []string{"cqlgen_version", "cqlgen_deleted", "cqlgen_pending", "cqlgen_writes", "cqlgen_static_version", "cqlgen_claim"}
+var ProtocolColumns = append(slices.Clone(VersionedColumns), cqlspec.StaticVersionColumn, cqlspec.ClaimColumn)
+
+// VersionedColumns are the columns a merge of tables adds to its source
+// of truth, which the write protocol versions: an entity of several
+// tables that has no static columns.
+var VersionedColumns = []string{cqlspec.VersionColumn, cqlspec.DeletedColumn, cqlspec.PendingColumn, cqlspec.WritesColumn}
 
 // RuntimeTable reports whether a table is one cqlgen's runtime owns
 // (cqlgen_idempotency, cqlgen_progress, a migration ledger), which every
@@ -111,7 +138,18 @@ type table struct {
 	counter bool
 	statics []string
 	notes   []string
-	indexes []string // index pattern tags
+	indexes []*index
+	method  string   // the read method's Go name, "" for none
+	ignores []string // the warnings the pattern silences, "code: reason"
+}
+
+// index is an index pattern of a table.
+type index struct {
+	tag    string // the tag but for its name:"..."
+	col    string
+	ann    bool
+	name   string // the index's own name
+	method string
 }
 
 type entity struct {
@@ -136,6 +174,9 @@ type importer struct {
 func Import(s *schemadiff.Schema, opts Options) (*Result, error) {
 	if opts.Package == "" {
 		opts.Package = "model"
+	}
+	if opts.Driver != "" && opts.Driver != model.GocqlPath && opts.Driver != model.GocqlV2Path {
+		return nil, fmt.Errorf("driver %q: want %s or %s", opts.Driver, model.GocqlPath, model.GocqlV2Path)
 	}
 	im := &importer{opts: opts, s: s, m: &mapper{udts: map[string]string{}}, imports: map[string]bool{}, used: map[string]bool{}}
 	for _, v := range opts.Views {
@@ -172,9 +213,20 @@ func Import(s *schemadiff.Schema, opts Options) (*Result, error) {
 	}
 	entities := im.group(tables)
 	im.indexes(tables, entities)
+	im.methods(entities)
+	res := &Result{}
+	patterns := 0
+	for _, e := range entities {
+		res.Ignores = append(res.Ignores, im.silence(e)...)
+		for _, t := range e.tables {
+			patterns += 1 + len(t.indexes)
+		}
+	}
+	if patterns > validate.MaxPatterns {
+		im.note(im.opts.Source, "", false, "%d access patterns (tables and indexes) in one package, over the %d beyond which generate warns of the generated file's size (generated-size): split the entities into several packages", patterns, validate.MaxPatterns)
+	}
 	var b bytes.Buffer
 	im.header(&b)
-	res := &Result{}
 	for _, e := range entities {
 		im.writeEntity(&b, e)
 		var names []string
@@ -216,35 +268,10 @@ func (im *importer) note(pos, table string, skipped bool, format string, args ..
 	return n.String()
 }
 
-// initialisms are written in capitals in Go names, as gocqlx and
-// golint do.
-var initialisms = map[string]bool{
-	"id": true, "ids": false, "url": true, "uri": true, "uuid": true, "ip": true, "ttl": true, "api": true,
-	"json": true, "html": true, "http": true, "sql": true, "cql": true, "utc": true, "xml": true, "os": true,
-}
-
-// camel is a snake_case name in Go's case: user_id is UserID.
-func camel(s string) string {
-	var b strings.Builder
-	for _, part := range strings.Split(s, "_") {
-		if part == "" {
-			continue
-		}
-		if initialisms[part] {
-			b.WriteString(strings.ToUpper(part))
-			continue
-		}
-		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
-	}
-	if b.Len() == 0 || b.String()[0] < 'A' || b.String()[0] > 'Z' {
-		return "X" + b.String()
-	}
-	return b.String()
-}
-
-// goName is a package-level Go name for a CQL name, not yet used.
+// goName is a package-level Go name for a CQL name, not yet used: the
+// generator's own, model.GoName (user_id is UserID), numbered if taken.
 func (im *importer) goName(s string, declare bool) string {
-	base := camel(s)
+	base := model.GoName(s)
 	name := base
 	for i := 2; im.used[name]; i++ {
 		name = base + strconv.Itoa(i)
@@ -260,7 +287,7 @@ func fieldNames(cols []string) map[string]string {
 	out := map[string]string{}
 	used := map[string]bool{}
 	for _, c := range cols {
-		base := camel(c)
+		base := model.GoName(c)
 		name := base
 		for i := 2; used[name]; i++ {
 			name = base + strconv.Itoa(i)
@@ -472,7 +499,7 @@ func (im *importer) group(tables []*table) []*entity {
 		}
 		e := &entity{tables: []*table{c}, order: c.order}
 		for _, o := range tables {
-			if o != c && !taken[o] && mergeable(c, o) {
+			if !im.opts.NoMerge && o != c && !taken[o] && mergeable(c, o) {
 				e.tables = append(e.tables, o)
 				e.order = min(e.order, o.order)
 			}
@@ -487,19 +514,24 @@ func (im *importer) group(tables []*table) []*entity {
 		c := e.tables[0]
 		name := c.t.SourceOf
 		if name == "" || !regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`).MatchString(name) || im.used[name] {
-			name = im.goName(c.t.Name, false)
+			name = im.entityName(c.t.Name)
 		}
 		im.used[name] = true
 		e.name = name
 	}
-	// Generated code declares NewXRepo for entity X: an entity called
-	// NewX beside an entity X would declare it twice.
+	// Generated code declares XRepo and NewXRepo for entity X: an entity
+	// called NewX, or XRepo, beside an entity X would declare one twice.
 	for _, e := range out {
-		if rest, ok := strings.CutPrefix(e.name, "New"); ok && im.used[rest] {
-			name := im.goName(e.tables[0].t.Name+"_entity", true)
+		rest, isNew := strings.CutPrefix(e.name, "New")
+		base, isRepo := strings.CutSuffix(e.name, "Repo")
+		if (isNew && im.used[rest]) || (isRepo && im.used[base]) {
 			delete(im.used, e.name)
-			e.name = name
+			e.name = im.goName(e.name+"_entity", true)
 		}
+	}
+	for _, e := range out {
+		im.used[e.name+"Repo"] = true
+		im.used["New"+e.name+"Repo"] = true
 	}
 	for _, e := range out {
 		c := e.tables[0]
@@ -508,8 +540,19 @@ func (im *importer) group(tables []*table) []*entity {
 			for _, o := range e.tables[1:] {
 				others = append(others, o.t.Name)
 			}
-			e.why = fmt.Sprintf("Import merged %s into one entity, with %s as its source of truth: every column of %s is a column of %s, of the same type, and %s the whole primary key of %s (%s), so each of their rows is one row of %s. As one entity, every write keeps the tables in step, and %s gains cqlgen's write-protocol columns (cqlgen_version, cqlgen_deleted, cqlgen_pending, cqlgen_writes). If they hold different things, split them into one entity each.",
-				and(append([]string{c.t.Name}, others...)), c.t.Name, and(others), c.t.Name, plural(len(others), "its primary key holds", "each one's primary key holds"), c.t.Name, strings.Join(c.key(), ", "), c.t.Name, c.t.Name)
+			all := and(append([]string{c.t.Name}, others...))
+			// A source of truth cqlgen generated holds the columns already.
+			alter := fmt.Sprintf("%s gains cqlgen's write-protocol columns (%s), an ALTER TABLE of a deployed table", c.t.Name, and(VersionedColumns))
+			alterNote := fmt.Sprintf("an ALTER TABLE of %s, which gains the write protocol's columns %s", c.t.Name, strings.Join(VersionedColumns, ", "))
+			if slices.ContainsFunc(c.t.Columns, func(col schemadiff.Column) bool { return col.Name == cqlspec.VersionColumn }) {
+				alter = fmt.Sprintf("%s keeps cqlgen's write-protocol columns (%s), which it has", c.t.Name, and(VersionedColumns))
+				alterNote = fmt.Sprintf("no ALTER TABLE (%s has the write protocol's columns already)", c.t.Name)
+			}
+			e.why = fmt.Sprintf("Import merged %s into one entity, with %s as its source of truth: every column of %s is a column of %s, of the same type, and %s the whole primary key of %s (%s), so each of their rows is one row of %s. As one entity, every write keeps the tables in step, at a cost: %s, and every write is a conditional write of %s (a Paxos round) before the writes of %s. If they hold different things, or the cost is not worth it, split them into one entity each (cqlgen import -no-merge).",
+				all, c.t.Name, and(others), c.t.Name, plural(len(others), "its primary key holds", "each one's primary key holds"), c.t.Name, strings.Join(c.key(), ", "), c.t.Name, alter, c.t.Name, and(others))
+			im.notes = append(im.notes, Note{Pos: im.pos(c.t), Table: c.t.Name, Merge: true,
+				Text: fmt.Sprintf("merged %s into one entity, %s, with %s as its source of truth: it costs %s, and a conditional write (a Paxos round) of %s on every write of %s; -no-merge keeps one entity per table, with plain writes",
+					all, e.name, c.t.Name, alterNote, c.t.Name, e.name)})
 		}
 		names := fieldNames(c.names)
 		for _, col := range c.names {
@@ -640,16 +683,17 @@ func (im *importer) indexes(tables []*table, entities []*entity) {
 		if len(opts) > 0 {
 			tb.notes = append(tb.notes, im.note(pos, tb.t.Name, false, "index %s on %s: its options %s are not part of cqlgen's grammar: the declaration leaves them out", ix.Name, tb.t.Name, ix.Options))
 		}
-		tb.indexes = append(tb.indexes, tag)
+		tb.indexes = append(tb.indexes, &index{tag: tag, col: ix.Column, ann: typ.name == "vector", name: ix.Name})
 	}
 }
 
 func (im *importer) header(b *bytes.Buffer) {
-	doc := fmt.Sprintf("Package %s holds the cqlgen declarations that cqlgen import made from %s: an entity a table, or one entity for tables that hold the same rows under different keys. It is yours to edit: name the entities, add doc, size hints and read method names, then run cqlgen generate. A comment that starts with \"import:\" says where a declaration does not reproduce its table exactly.", im.opts.Package, im.opts.Source)
+	doc := fmt.Sprintf("Package %s holds the cqlgen declarations that cqlgen import made from %s: an entity a table, or one entity for tables that hold the same rows under different keys. It is yours to edit: rename the entities and read methods, add doc and size hints, then run go generate. A comment or ignore reason that starts with \"import:\" says where a declaration does not reproduce its table exactly, or what the deployed table is that generate would warn of.", im.opts.Package, im.opts.Source)
 	for _, line := range wrap(doc, 76) {
 		fmt.Fprintf(b, "// %s\n", line)
 	}
 	fmt.Fprintf(b, "package %s\n\n", im.opts.Package)
+	fmt.Fprintf(b, "//go:generate go tool cqlgen generate -driver %s .\n\n", im.driverName())
 	if im.opts.KeyspaceDirective != "" {
 		fmt.Fprintf(b, "//cqlgen:keyspace %s\n\n", im.opts.KeyspaceDirective)
 	}
@@ -668,10 +712,32 @@ func (im *importer) header(b *bytes.Buffer) {
 	}
 }
 
+// driver is the import path of the Go driver whose types the fields
+// hold.
+func (im *importer) driver() string {
+	if im.opts.Driver == "" {
+		return model.GocqlPath
+	}
+	return im.opts.Driver
+}
+
+// driverName is the driver as cqlgen generate's -driver names it.
+func (im *importer) driverName() string {
+	for name, path := range model.Drivers {
+		if path == im.driver() {
+			return name
+		}
+	}
+	return "gocql"
+}
+
 // finish writes the import block.
 func (im *importer) finish(src []byte) []byte {
 	imps := []string{"github.com/cqlgen/cqlgen/runtime/cqlgen"}
 	for imp := range im.imports {
+		if imp == model.GocqlPath {
+			imp = im.driver()
+		}
 		imps = append(imps, imp)
 	}
 	var std, other []string
@@ -695,6 +761,10 @@ func (im *importer) finish(src []byte) []byte {
 	for _, s := range other {
 		if s == "gopkg.in/inf.v0" {
 			fmt.Fprintf(&b, "\tinf %q\n", s)
+			continue
+		}
+		if s == model.GocqlV2Path {
+			fmt.Fprintf(&b, "\tgocql %q\n", s)
 			continue
 		}
 		fmt.Fprintf(&b, "\t%q\n", s)
@@ -734,7 +804,7 @@ func (im *importer) writeEntity(b *bytes.Buffer, e *entity) {
 	}
 	for _, t := range e.tables {
 		for _, ix := range t.indexes {
-			fmt.Fprintf(b, "\t_ cqlgen.Pattern `%s`\n", ix)
+			fmt.Fprintf(b, "\t_ cqlgen.Pattern `%s name:%q`\n", ix.tag, ix.method)
 		}
 	}
 	b.WriteString("\n")
@@ -783,6 +853,9 @@ func (im *importer) patternTag(e *entity, tb *table, canonical bool) string {
 	if len(tb.statics) > 0 {
 		parts = append(parts, fmt.Sprintf("static:%q", strings.Join(tb.statics, ", ")))
 	}
+	if tb.method != "" {
+		parts = append(parts, fmt.Sprintf("name:%q", tb.method))
+	}
 	if t.TTL > 0 {
 		parts = append(parts, fmt.Sprintf("ttl:%q", duration(t.TTL)))
 	}
@@ -794,6 +867,9 @@ func (im *importer) patternTag(e *entity, tb *table, canonical bool) string {
 	}
 	comment := strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "`", "'").Replace(t.Options.Comment)
 	parts = append(parts, fmt.Sprintf("comment:%s", strconv.Quote(comment)))
+	if len(tb.ignores) > 0 {
+		parts = append(parts, fmt.Sprintf("ignore:%q", strings.Join(tb.ignores, "; ")))
+	}
 	return strings.Join(parts, " ")
 }
 

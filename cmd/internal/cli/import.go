@@ -5,26 +5,37 @@ import (
 	"fmt"
 	"go/token"
 	iofs "io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"golang.org/x/mod/modfile"
+
 	"github.com/cqlgen/cqlgen/internal/importer"
+	"github.com/cqlgen/cqlgen/internal/model"
 	"github.com/cqlgen/cqlgen/internal/schemadiff"
 )
 
 // runImport writes the declarations of an existing keyspace, read from a
 // CQL file or from the cluster CASSANDRA_HOSTS names, as a Go package.
 func runImport(e *env, args []string) int {
-	fs := newFlags(e, "import", "[flags] FILE.cql | -keyspace K")
+	fs := newFlags(e, "import", "FILE.cql | -keyspace K")
 	keyspace := fs.String("keyspace", "", "read the keyspace K from the cluster CASSANDRA_HOSTS names, instead of a CQL file")
 	out := fs.String("o", ".", "the folder of the package to write")
 	pkg := fs.String("package", "", "the Go package name (default: the folder's name, else the keyspace's, else model)")
 	file := fs.String("file", "", "the Go file to write in the folder (default: PACKAGE.go)")
 	force := fs.Bool("force", false, "overwrite the Go file if it exists")
 	dryRun := fs.Bool("n", false, "print the Go file instead of writing it")
+	driverFlag := fs.String("driver", "", "the Go driver whose UUID and Duration types the fields hold: v1 (github.com/gocql/gocql) or v2 (github.com/apache/cassandra-gocql-driver/v2)\n(default: the one the go.mod above -o requires, else v1)")
+	noMerge := fs.Bool("no-merge", false, "keep one entity per table: merge no tables into one entity, whose source of truth would gain the write protocol's columns and take a conditional write (a Paxos round) on every write")
 	if err := fs.Parse(args); err != nil {
+		return ExitUsage
+	}
+	driver, ok := importDrivers[*driverFlag]
+	if !ok {
+		fmt.Fprintf(e.stderr, "cqlgen import: -driver %q: want v1 (github.com/gocql/gocql) or v2 (github.com/apache/cassandra-gocql-driver/v2)\n", *driverFlag)
 		return ExitUsage
 	}
 	if (fs.NArg() == 1) == (*keyspace != "") || fs.NArg() > 1 {
@@ -60,15 +71,24 @@ func runImport(e *env, args []string) int {
 			return ExitFailure
 		}
 	}
+	driverWhy := ""
+	if driver == "" {
+		var gomod string
+		if driver, gomod = moduleDriver(*out); gomod != "" {
+			driverWhy = ", which " + e.rel(gomod) + " requires (-driver v1|v2 chooses)"
+		}
+	}
+	opts := importer.Options{Package: name, Driver: driver, NoMerge: *noMerge}
 	var res *importer.Result
 	var err error
 	if *keyspace != "" {
-		res, err = importLive(e, *keyspace, name)
+		res, err = importLive(e, *keyspace, opts)
 	} else {
 		path := fs.Arg(0)
 		var script []byte
 		if script, err = os.ReadFile(path); err == nil {
-			res, err = importer.FromCQL(e.rel(path), string(script), importer.Options{Package: name, Source: filepath.Base(path)})
+			opts.Source = filepath.Base(path)
+			res, err = importer.FromCQL(e.rel(path), string(script), opts)
 		}
 	}
 	if err != nil {
@@ -102,13 +122,25 @@ func runImport(e *env, args []string) int {
 			skipped++
 		}
 	}
-	fmt.Fprintf(e.stdout, "wrote %s: %d entities for %d tables (%d merged from several tables), %d not declared, %d note(s)\n",
-		e.rel(target), len(res.Entities), tables, merged, skipped, len(res.Notes))
-	fmt.Fprintf(e.stdout, "next: cqlgen generate %s, then cqlgen diff -live to compare with the keyspace\n", packageArg(e.rel(*out)))
+	fmt.Fprintf(e.stdout, "wrote %s: %d entities for %d tables (%d merged from several tables), %d not declared, %d note(s); fields of the %s driver%s\n",
+		e.rel(target), len(res.Entities), tables, merged, skipped, len(res.Notes), driverLabel(driver), driverWhy)
+	if len(res.Ignores) > 0 {
+		count := map[string]int{}
+		for _, ig := range res.Ignores {
+			count[ig.Code]++
+		}
+		var codes []string
+		for _, c := range slices.Sorted(maps.Keys(count)) {
+			codes = append(codes, fmt.Sprintf("%s %d", c, count[c]))
+		}
+		fmt.Fprintf(e.stdout, "silenced %d warning(s) over what the deployed tables are (%s), each with ignore:\"code: import: ...\" on its pattern: grep -n import: %s\n",
+			len(res.Ignores), strings.Join(codes, ", "), e.rel(target))
+	}
+	fmt.Fprintf(e.stdout, "next: cqlgen generate -strict %s, then cqlgen diff -live to compare with the keyspace\n", packageArg(e.rel(*out)))
 	return ExitOK
 }
 
-func importLive(e *env, keyspace, pkg string) (*importer.Result, error) {
+func importLive(e *env, keyspace string, opts importer.Options) (*importer.Result, error) {
 	s, c, err := connect(e.getenv)
 	if err != nil {
 		return nil, err
@@ -123,7 +155,7 @@ func importLive(e *env, keyspace, pkg string) (*importer.Result, error) {
 	}
 	// system_schema.columns holds the columns of materialized views too:
 	// they are no tables of the import's.
-	opts := importer.Options{Package: pkg, Source: "keyspace " + keyspace, Keyspace: keyspace}
+	opts.Source, opts.Keyspace = "keyspace "+keyspace, keyspace
 	var view string
 	it := s.Query(`SELECT view_name FROM system_schema.views WHERE keyspace_name = ?`, keyspace).Iter()
 	for it.Scan(&view) {
@@ -134,6 +166,60 @@ func importLive(e *env, keyspace, pkg string) (*importer.Result, error) {
 		return nil, fmt.Errorf("reading the views of keyspace %s: %w", keyspace, err)
 	}
 	return importer.Import(sc, opts)
+}
+
+// importDrivers are import's -driver values: v1 and v2, and the names
+// generate's -driver gives them; "" lets moduleDriver decide.
+var importDrivers = map[string]string{"": "", "v1": model.GocqlPath, "v2": model.GocqlV2Path, "gocql": model.GocqlPath, "gocqlv2": model.GocqlV2Path}
+
+func driverLabel(path string) string {
+	if path == model.GocqlV2Path {
+		return "v2 (" + path + ")"
+	}
+	return "v1 (" + path + ")"
+}
+
+// moduleDriver is the driver the go.mod above dir requires, as generate
+// decides it for a package whose fields name none: the one required
+// directly, then the one required at all; gocql v1 when it requires both
+// or neither, or there is no go.mod. gomod is the go.mod that decided,
+// "" for the default.
+func moduleDriver(dir string) (path, gomod string) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return model.GocqlPath, ""
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		gomod = filepath.Join(d, "go.mod")
+		data, err := os.ReadFile(gomod)
+		if err != nil {
+			if filepath.Dir(d) == d {
+				return model.GocqlPath, ""
+			}
+			continue
+		}
+		f, err := modfile.ParseLax(gomod, data, nil)
+		if err != nil {
+			return model.GocqlPath, ""
+		}
+		for _, directOnly := range []bool{true, false} {
+			var v1, v2 bool
+			for _, r := range f.Require {
+				if directOnly && r.Indirect {
+					continue
+				}
+				v1 = v1 || r.Mod.Path == model.GocqlPath
+				v2 = v2 || r.Mod.Path == model.GocqlV2Path
+			}
+			if v1 != v2 {
+				if v2 {
+					return model.GocqlV2Path, gomod
+				}
+				return model.GocqlPath, gomod
+			}
+		}
+		return model.GocqlPath, ""
+	}
 }
 
 // packageName makes a Go package name of a folder's or keyspace's name,
