@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"go/token"
@@ -9,6 +10,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/gocql/gocql"
 
 	"github.com/cqlgen/cqlgen/internal/importer"
 	"github.com/cqlgen/cqlgen/internal/schemadiff"
@@ -17,14 +21,19 @@ import (
 // runImport writes the declarations of an existing keyspace, read from a
 // CQL file or from the cluster CASSANDRA_HOSTS names, as a Go package.
 func runImport(e *env, args []string) int {
-	fs := newFlags(e, "import", "[flags] FILE.cql | -keyspace K")
+	fs := newFlags(e, "import", "FILE.cql | -keyspace K")
 	keyspace := fs.String("keyspace", "", "read the keyspace K from the cluster CASSANDRA_HOSTS names, instead of a CQL file")
 	out := fs.String("o", ".", "the folder of the package to write")
 	pkg := fs.String("package", "", "the Go package name (default: the folder's name, else the keyspace's, else model)")
 	file := fs.String("file", "", "the Go file to write in the folder (default: PACKAGE.go)")
 	force := fs.Bool("force", false, "overwrite the Go file if it exists")
 	dryRun := fs.Bool("n", false, "print the Go file instead of writing it")
+	timeout := timeoutFlag(fs)
 	if err := fs.Parse(args); err != nil {
+		return ExitUsage
+	}
+	if err := checkTimeout(*timeout); err != nil {
+		fmt.Fprintf(e.stderr, "cqlgen import: %v\n", err)
 		return ExitUsage
 	}
 	if (fs.NArg() == 1) == (*keyspace != "") || fs.NArg() > 1 {
@@ -63,7 +72,7 @@ func runImport(e *env, args []string) int {
 	var res *importer.Result
 	var err error
 	if *keyspace != "" {
-		res, err = importLive(e, *keyspace, name)
+		res, err = importLive(e, *keyspace, name, *timeout)
 	} else {
 		path := fs.Arg(0)
 		var script []byte
@@ -108,30 +117,42 @@ func runImport(e *env, args []string) int {
 	return ExitOK
 }
 
-func importLive(e *env, keyspace, pkg string) (*importer.Result, error) {
-	s, c, err := connect(e.getenv)
+func importLive(e *env, keyspace, pkg string, timeout time.Duration) (*importer.Result, error) {
+	s, c, err := dial(e.getenv, timeout)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
-	if err := s.Query(`SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?`, keyspace).Scan(new(string)); err != nil {
+	r := c.retrier(e.stderr, "cqlgen import")
+	if ok, err := tableExists(s, r, keyspace, ""); err != nil || !ok {
+		if err == nil {
+			err = gocql.ErrNotFound
+		}
 		return nil, fmt.Errorf("keyspace %s on %s: %w", keyspace, strings.Join(c.Hosts, ","), err)
 	}
-	sc, err := schemadiff.FromCluster(s, keyspace)
+	sc, err := fromCluster(s, r, keyspace)
 	if err != nil {
 		return nil, fmt.Errorf("reading keyspace %s: %w", keyspace, err)
 	}
 	// system_schema.columns holds the columns of materialized views too:
 	// they are no tables of the import's.
 	opts := importer.Options{Package: pkg, Source: "keyspace " + keyspace, Keyspace: keyspace}
-	var view string
-	it := s.Query(`SELECT view_name FROM system_schema.views WHERE keyspace_name = ?`, keyspace).Iter()
-	for it.Scan(&view) {
+	var views []string
+	err = r.do(context.Background(), mayRepeat, "reading the views of keyspace "+keyspace, func(ctx context.Context) error {
+		views = nil
+		var view string
+		it := s.Query(`SELECT view_name FROM system_schema.views WHERE keyspace_name = ?`, keyspace).WithContext(ctx).Iter()
+		for it.Scan(&view) {
+			views = append(views, view)
+		}
+		return it.Close()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading the views of keyspace %s: %w", keyspace, err)
+	}
+	for _, view := range views {
 		opts.Views = append(opts.Views, importer.Note{Pos: keyspace + "." + view, Table: view})
 		sc.Tables = slices.DeleteFunc(sc.Tables, func(t *schemadiff.Table) bool { return t.Name == view })
-	}
-	if err := it.Close(); err != nil {
-		return nil, fmt.Errorf("reading the views of keyspace %s: %w", keyspace, err)
 	}
 	return importer.Import(sc, opts)
 }
