@@ -98,6 +98,15 @@ test-integration-main:
 test-integration-nested:
 	$(WITH_CASSANDRA) sh -c 'set -e; for m in $(NESTED_CASSANDRA); do (cd $$m && $(GO) test -count=1 -timeout 30m -v $(if $(RUN),-run '"'"'$(RUN)'"'"') ./...); done'
 
+# The integration suite beside a CPU hog (docs/testing.md, "On a loaded
+# machine"): HOGS busy loops (8: a load of about 10 on 2 cores) while the
+# integration module's tests run; RUN narrows them, e.g.
+#   make test-integration-loaded RUN='TestApply|TestMigrate'
+HOGS ?= 8
+.PHONY: test-integration-loaded
+test-integration-loaded:
+	$(WITH_CASSANDRA) $(CURDIR)/integration/with-load.sh $(HOGS) $(MAKE) --no-print-directory test-integration-main
+
 # The integration suite on another Cassandra version (5.0.9; the default
 # node runs 5.0.8): a node of its own at OTHER_CASSANDRA_HOST, beside the
 # default one at 127.0.0.1, started (fetched once from Maven Central) and

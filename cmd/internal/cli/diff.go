@@ -96,7 +96,7 @@ func runDiff(e *env, args []string) int {
 		if len(unmanaged) > 0 {
 			fmt.Fprintf(e.stdout, "  unmanaged: %s: tables of the keyspace this package does not declare; left alone\n", strings.Join(unmanaged, ", "))
 		}
-		if err := deprecations(e, p, prev, from, src.session, src.usedKeyspace); err != nil {
+		if err := deprecations(e, p, prev, from, src.session, src.retrier, src.usedKeyspace); err != nil {
 			fmt.Fprintf(e.stderr, "cqlgen diff: %s: %v\n", e.rel(p.Dir), err)
 			return ExitFailure
 		}
