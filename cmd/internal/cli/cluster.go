@@ -446,19 +446,31 @@ func (r *retrier) exec(s *gocql.Session, stmt string, values ...any) error {
 func (r *retrier) execAs(s *gocql.Session, idem idempotence, ddl bool, stmt string, values ...any) error {
 	ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
 	defer cancel()
-	tried := 0
-	err := r.do(ctx, idem, oneLine(stmt), func(ctx context.Context) error {
-		tried++
-		err := s.Query(stmt, values...).WithContext(ctx).Exec()
-		if err != nil && idem == repeatExists && tried > 1 && alreadyDone(err) {
-			return nil // the attempt that got no reply had applied it
-		}
-		return err
+	err := r.send(ctx, idem, oneLine(stmt), func(ctx context.Context) error {
+		return s.Query(stmt, values...).WithContext(ctx).Exec()
 	})
 	if err != nil || !ddl {
 		return err
 	}
 	return r.agree(ctx, s)
+}
+
+// send runs one statement's attempts (exec) as do does; for repeatExists
+// DDL, "already exists" from a retry, after an attempt that got no reply,
+// counts as done, and is reported.
+func (r *retrier) send(ctx context.Context, idem idempotence, what string, exec func(context.Context) error) error {
+	tried := 0
+	return r.do(ctx, idem, what, func(ctx context.Context) error {
+		tried++
+		err := exec(ctx)
+		if err != nil && idem == repeatExists && tried > 1 && alreadyDone(err) {
+			if r.w != nil {
+				fmt.Fprintf(r.w, "%s: %s: attempt %d: %v: an earlier attempt, which got no reply, had applied it; taken as done\n", r.prefix, what, tried, err)
+			}
+			return nil
+		}
+		return err
+	})
 }
 
 // agree waits, within ctx, for every node to agree on the schema.

@@ -212,3 +212,32 @@ func TestUsageLines(t *testing.T) {
 		t.Errorf("help:\n%s", stdout)
 	}
 }
+
+// TestSendExists: DDL that creates without IF NOT EXISTS is sent again
+// after no reply, and "already exists" then means the first attempt
+// applied it; on the first attempt it is the statement's error.
+func TestSendExists(t *testing.T) {
+	exists := &gocql.RequestErrAlreadyExists{Table: "events"}
+	r, log, _ := testRetrier(time.Minute)
+	f := &errAt{errs: []error{gocql.ErrTimeoutNoResponse, exists}}
+	if err := r.send(context.Background(), repeatExists, "CREATE INDEX owners_by_name ON owners (name)", f.fn); err != nil || f.calls != 2 {
+		t.Errorf("retried: %d calls, %v", f.calls, err)
+	}
+	if !strings.Contains(log.String(), "attempt 2: ") || !strings.Contains(log.String(), "an earlier attempt, which got no reply, had applied it; taken as done") {
+		t.Errorf("notes:\n%s", log)
+	}
+	f = &errAt{errs: []error{exists}}
+	if err := r.send(context.Background(), repeatExists, "CREATE INDEX owners_by_name ON owners (name)", f.fn); err != exists || f.calls != 1 {
+		t.Errorf("first attempt: %d calls, %v", f.calls, err)
+	}
+	// A statement that may not run twice is not sent again, and an
+	// "already exists" of mayRepeat work is its error.
+	f = &errAt{errs: []error{gocql.ErrTimeoutNoResponse, exists}}
+	if err := r.send(context.Background(), runOnce, "ALTER TABLE events DROP note", f.fn); err == nil || f.calls != 1 {
+		t.Errorf("run once: %d calls, %v", f.calls, err)
+	}
+	f = &errAt{errs: []error{gocql.ErrTimeoutNoResponse, exists}}
+	if err := r.send(context.Background(), mayRepeat, "SELECT", f.fn); err != exists || f.calls != 2 {
+		t.Errorf("may repeat: %d calls, %v", f.calls, err)
+	}
+}
