@@ -40,7 +40,9 @@ done
 
 samples="$(mktemp)"
 (
-    while sleep 60; do
+    # A second's sleep at a time: stopped, the sampler leaves none behind.
+    while :; do
+        for _ in $(seq 60); do sleep 1; done
         l=$(load)
         echo "$l" >>"$samples"
         echo "with-load.sh: load average $l" >&2
