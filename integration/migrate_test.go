@@ -2,6 +2,8 @@ package integration
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gocql/gocql"
 	"github.com/scylladb/gocqlx/v2"
@@ -378,5 +381,41 @@ func TestMigrateNoOpSendsNoDDL(t *testing.T) {
 	}
 	if h := hits(t, session); h["0001"] != 1 {
 		t.Errorf("counters after the re-runs %v", h)
+	}
+}
+
+// TestMigrateRetriesWithinTimeout: a statement that fails in a way that
+// may pass is retried with backoff, each retry reported, and the run
+// gives up within -timeout. The keyspace asks for 3 replicas of a single
+// node, so the lock's conditional write is refused as unavailable every
+// time (the schema's DDL needs no replicas, and passes).
+func TestMigrateRetriesWithinTimeout(t *testing.T) {
+	var b [5]byte
+	_, _ = rand.Read(b[:])
+	ks := "t_retry_" + hex.EncodeToString(b[:])
+	admin := cassandratest.Session(t)
+	must(t, admin.Query("CREATE KEYSPACE "+ks+" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}").Exec())
+	t.Cleanup(func() { _ = admin.Query("DROP KEYSPACE IF EXISTS " + ks).Exec() })
+	bin := cqlgenBinary(t)
+	dir := t.TempDir()
+	writeMigrations(t, dir, map[string]string{"0001_base.cql": migBase})
+
+	start := time.Now()
+	out, errs, code := cqlgenRun(t, bin, dir, "migrate", "-keyspace", ks, "-timeout", "4s", ".")
+	took := time.Since(start)
+	if code != 4 || !strings.Contains(errs, "taking the migration lock") || !strings.Contains(errs, "-timeout 4s)") {
+		t.Fatalf("migrate with too few replicas = %d in %s\n%s%s", code, took, out, errs)
+	}
+	if n := strings.Count(errs, "cqlgen migrate: taking the migration lock: "); n < 2 || !strings.Contains(errs, "; retrying in ") || !strings.Contains(errs, "(attempt 2)") {
+		t.Errorf("%d retry notes:\n%s", n, errs)
+	}
+	t.Logf("migrate took %s:\n%s", took, errs)
+	// Connecting and the reads before take their time on a loaded
+	// machine; the retries themselves stop within the 4 s.
+	if took > 30*time.Second {
+		t.Errorf("the run took %s", took)
+	}
+	if strings.Contains(out, "applied") {
+		t.Errorf("a migration ran without the lock:\n%s", out)
 	}
 }
