@@ -36,36 +36,76 @@ check:
 	$(GO) run ./cmd/cqlgen check $(EXAMPLES)
 	cd integration && $(GO) run github.com/cqlgen/cqlgen/cmd/cqlgen check ./testmodel ./typemodel ./v2model ./txnmodel
 
-# Every test: vet, the staleness check, unit and golden tests, and the
-# integration tests against a real Cassandra. A Cassandra is started (and
-# stopped again afterwards, even when tests fail) unless CASSANDRA_HOSTS
-# names one or the managed node is already running: one node serves both
-# the integration tests and the benchmark smoke run.
+# Every test, as suites that each run to their end whatever the others
+# did (integration/run-suites.sh), then one summary: each suite passed or
+# failed, with its failing tests and its full log (in a folder under
+# $TMPDIR, named there); make test exits 1 if any failed.
+# The suites: vet, the staleness check, unit and golden tests (and under
+# the race detector, and of the nested modules), and the integration
+# tests against a real Cassandra. A Cassandra is started (and stopped
+# again afterwards, even when tests fail) unless CASSANDRA_HOSTS names one
+# or the managed node is already running: one node serves the
+# integration suites and the benchmark smoke run.
 # Then the Cassandra 6 suite on a 6.0-alpha2 node of its own (2 to 4
 # minutes with the node's start and stop; C6_SUITE=0 leaves it out, and
 # says so). Last, the cluster suite on three nodes of their own (about 9
 # minutes); CLUSTER_SUITE=0 leaves it out of a local run, and says so.
+# RUN narrows the integration suites' tests, as go test -run does.
 CLUSTER_SUITE ?= 1
 C6_SUITE ?= 1
-test: vet check test-unit
-	$(WITH_CASSANDRA) $(MAKE) --no-print-directory test-integration bench-smoke
-	@if [ "$(C6_SUITE)" = 1 ]; then $(MAKE) --no-print-directory test-integration-c6; \
-	else echo "make test: the Cassandra 6 suite was left out (C6_SUITE=$(C6_SUITE)); CI runs it"; fi
-	@if [ "$(CLUSTER_SUITE)" = 1 ]; then $(MAKE) --no-print-directory test-cluster; \
-	else echo "make test: the cluster suite was left out (CLUSTER_SUITE=$(CLUSTER_SUITE)); CI runs it"; fi
+SUITES := $(CURDIR)/integration/run-suites.sh
+test:
+	@export CQLGEN_SUITES_DIR="$$(mktemp -d "$${TMPDIR:-/tmp}/cqlgen-test.XXXXXX")"; \
+	$(SUITES) run vet $(MAKE) --no-print-directory vet; \
+	$(SUITES) run check $(MAKE) --no-print-directory check; \
+	$(SUITES) run unit $(MAKE) --no-print-directory test-unit-main; \
+	$(SUITES) run unit-race $(MAKE) --no-print-directory test-unit-race; \
+	for m in $(NESTED); do $(SUITES) run "unit $$m" $(MAKE) --no-print-directory test-unit-nested NESTED=$$m; done; \
+	$(SUITES) wrap with-cassandra.sh $(WITH_CASSANDRA) $(MAKE) --no-print-directory test-suites-cassandra; \
+	if [ "$(C6_SUITE)" = 1 ]; then $(SUITES) run cassandra6 $(MAKE) --no-print-directory test-integration-c6; \
+	else $(SUITES) skip cassandra6 "C6_SUITE=$(C6_SUITE); CI runs it"; fi; \
+	if [ "$(CLUSTER_SUITE)" = 1 ]; then $(SUITES) run cluster $(MAKE) --no-print-directory test-cluster; \
+	else $(SUITES) skip cluster "CLUSTER_SUITE=$(CLUSTER_SUITE); CI runs it"; fi; \
+	$(SUITES) summary
+
+# make test's suites that share one Cassandra (run under with-cassandra.sh).
+.PHONY: test-suites-cassandra test-unit-main test-unit-race test-unit-nested test-integration-main test-integration-nested
+test-suites-cassandra:
+	@$(SUITES) run integration $(MAKE) --no-print-directory test-integration-main; \
+	for m in $(NESTED_CASSANDRA); do $(SUITES) run "integration $$m" $(MAKE) --no-print-directory test-integration-nested NESTED_CASSANDRA=$$m; done; \
+	$(SUITES) run bench-smoke $(MAKE) --no-print-directory bench-smoke
 
 # The runtime runs goroutines of its own (scatter reads, fan-outs, the
 # idempotency engine) and gen runs its emitters side by side, so their
 # unit tests run again under the race detector.
-test-unit:
+test-unit: test-unit-main test-unit-race test-unit-nested
+
+test-unit-main:
 	$(GO) test -count=1 ./...
+
+test-unit-race:
 	$(GO) test -count=1 -race ./runtime/... ./gen/... ./internal/model/... ./internal/emit/...
+
+test-unit-nested:
 	set -e; for m in $(NESTED); do (cd $$m && $(GO) test -count=1 ./...); done
 
 # RUN narrows the tests, as go test -run does (default: all).
-test-integration:
+test-integration: test-integration-main test-integration-nested
+
+test-integration-main:
 	$(WITH_CASSANDRA) sh -c 'cd integration && $(GO) test -count=1 -timeout 30m -v $(if $(RUN),-run '"'"'$(RUN)'"'"') ./...'
+
+test-integration-nested:
 	$(WITH_CASSANDRA) sh -c 'set -e; for m in $(NESTED_CASSANDRA); do (cd $$m && $(GO) test -count=1 -timeout 30m -v $(if $(RUN),-run '"'"'$(RUN)'"'"') ./...); done'
+
+# The integration suite beside a CPU hog (docs/testing.md, "On a loaded
+# machine"): HOGS busy loops (8: a load of about 10 on 2 cores) while the
+# integration module's tests run; RUN narrows them, e.g.
+#   make test-integration-loaded RUN='TestApply|TestMigrate'
+HOGS ?= 8
+.PHONY: test-integration-loaded
+test-integration-loaded:
+	$(WITH_CASSANDRA) $(CURDIR)/integration/with-load.sh $(HOGS) $(MAKE) --no-print-directory test-integration-main
 
 # The integration suite on another Cassandra version (5.0.9; the default
 # node runs 5.0.8): a node of its own at OTHER_CASSANDRA_HOST, beside the

@@ -2,12 +2,16 @@ package integration
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gocql/gocql"
 	"github.com/scylladb/gocqlx/v2"
@@ -32,9 +36,15 @@ func cqlgenBinary(t *testing.T) string {
 // returns its stdout, stderr and exit code.
 func cqlgenRun(t *testing.T, bin, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return cqlgenRunEnv(t, bin, dir, nil, args...)
+}
+
+// cqlgenRunEnv is cqlgenRun with more environment variables.
+func cqlgenRunEnv(t *testing.T, bin, dir string, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), hostsEnv(t))
+	cmd.Env = append(append(os.Environ(), hostsEnv(t)), env...)
 	var o, e strings.Builder
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()
@@ -179,7 +189,9 @@ func TestMigrateLive(t *testing.T) {
 	}
 	writeMigrations(t, dir, map[string]string{"0001_base.cql": migBase})
 
-	// Another run holds the lock: a run that will not wait says who.
+	// Another run holds the lock: a run with work to do that will not
+	// wait says who. (A run with nothing to do takes no lock.)
+	writeMigrations(t, dir, map[string]string{"0005_lock.cql": "ALTER TABLE events ADD y int;\n"})
 	must(t, session.Query("INSERT INTO cqlgen_migrations_lock (name, owner, since) VALUES ('migrate', 'deploy-7 on ci-runner-3', toTimestamp(now())) USING TTL 120").Exec())
 	out, errs, code = migrate("-wait", "0")
 	if code != 4 || !strings.Contains(errs, "the migration lock is held by deploy-7 on ci-runner-3 since") ||
@@ -257,7 +269,7 @@ func TestMigrateFromGocqlx(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "0001_base.cql: applied by gocqlx's migrate; recorded") ||
 		!strings.Contains(out, "0002_more.cql: applied by gocqlx's migrate; recorded") ||
 		!strings.Contains(out, "0003_next.cql: applied (2 statement(s))") ||
-		!strings.Contains(out, "keyspace "+ks+": 1 migration(s) applied; all 3 of . are") {
+		!strings.Contains(out, "keyspace "+ks+": 1 migration(s) applied; all 3 of . are now applied\n") {
 		t.Fatalf("migrate after gocqlx = %d\n%s%s", code, out, errs)
 	}
 	if h := hits(t, session); h["0001"] != 1 || h["0002"] != 1 || h["0003"] != 1 {
@@ -286,5 +298,124 @@ func TestMigrateFromGocqlx(t *testing.T) {
 	must(t, s2.Query("SELECT COUNT(*) FROM "+ks2+".hits").Scan(&n))
 	if n != 1 {
 		t.Errorf("%d counters", n)
+	}
+}
+
+// sentCQL reads a CQLGEN_LOG_CQL file: the statements the command sent,
+// one a line (keyspace, attempt, statement).
+func sentCQL(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	must(t, err)
+	var stmts []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if f := strings.SplitN(line, "\t", 3); len(f) == 3 {
+			stmts = append(stmts, f[2])
+		}
+	}
+	return stmts
+}
+
+// TestMigrateNoOpSendsNoDDL: a run with nothing to do only reads. It
+// sends no DDL (not even CREATE TABLE IF NOT EXISTS of the ledger, which
+// a loaded node may take longer to answer than a read) and takes no
+// lock; the statements it sends are counted from the command's own log
+// (CQLGEN_LOG_CQL), which the first run shows holds its DDL and writes.
+func TestMigrateNoOpSendsNoDDL(t *testing.T) {
+	session, ks := cassandratest.Keyspace(t)
+	bin := cqlgenBinary(t)
+	dir := t.TempDir()
+	writeMigrations(t, dir, map[string]string{"0001_base.cql": migBase, "0002_more.cql": "ALTER TABLE events ADD note text;\n"})
+	logs := t.TempDir()
+	migrate := func(log string, args ...string) (string, []string) {
+		t.Helper()
+		path := filepath.Join(logs, log)
+		out, errs, code := cqlgenRunEnv(t, bin, dir, []string{"CQLGEN_LOG_CQL=" + path},
+			append(append([]string{"migrate", "-keyspace", ks, "-timeout", "2m"}, args...), ".")...)
+		if code != 0 {
+			t.Fatalf("migrate %v = %d\n%s%s", args, code, out, errs)
+		}
+		return out, sentCQL(t, path)
+	}
+	writes := func(stmts []string) []string {
+		var out []string
+		for _, s := range stmts {
+			w, _, _ := strings.Cut(s, " ")
+			switch strings.ToUpper(w) {
+			case "SELECT":
+			default:
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+
+	out, first := migrate("first.log")
+	if !strings.Contains(out, "keyspace "+ks+": 2 migration(s) applied; all 2 of . are now applied\n") {
+		t.Errorf("first run:\n%s", out)
+	}
+	w := strings.Join(writes(first), "\n")
+	for _, want := range []string{"CREATE TABLE IF NOT EXISTS cqlgen_migrations (", "CREATE TABLE IF NOT EXISTS cqlgen_migrations_lock (",
+		"INSERT INTO cqlgen_migrations_lock", "CREATE TABLE IF NOT EXISTS events", "ALTER TABLE events ADD note text", "UPDATE cqlgen_migrations SET done"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("the first run's log lacks %q: the log does not show what was sent\n%s", want, w)
+		}
+	}
+	if h := hits(t, session); h["0001"] != 1 {
+		t.Errorf("counters %v", h)
+	}
+
+	for _, c := range []struct{ log, args string }{{"again.log", ""}, {"dry.log", "-n"}} {
+		out, again := migrate(c.log, strings.Fields(c.args)...)
+		if !strings.Contains(out, "all 2 migration(s) of . are applied; nothing to do") {
+			t.Errorf("migrate %s again:\n%s", c.args, out)
+		}
+		if len(again) == 0 || !slices.ContainsFunc(again, func(s string) bool {
+			return strings.HasPrefix(s, "SELECT name, checksum, statements, done, applied FROM cqlgen_migrations")
+		}) {
+			t.Errorf("migrate %s again: the log lacks the ledger's read:\n%s", c.args, strings.Join(again, "\n"))
+		}
+		if w := writes(again); len(w) > 0 {
+			t.Errorf("migrate %s with nothing to do sent %d statement(s) other than reads:\n%s", c.args, len(w), strings.Join(w, "\n"))
+		}
+	}
+	if h := hits(t, session); h["0001"] != 1 {
+		t.Errorf("counters after the re-runs %v", h)
+	}
+}
+
+// TestMigrateRetriesWithinTimeout: a statement that fails in a way that
+// may pass is retried with backoff, each retry reported, and the run
+// gives up within -timeout. The keyspace asks for 3 replicas of a single
+// node, so the lock's conditional write is refused as unavailable every
+// time (the schema's DDL needs no replicas, and passes).
+func TestMigrateRetriesWithinTimeout(t *testing.T) {
+	var b [5]byte
+	_, _ = rand.Read(b[:])
+	ks := "t_retry_" + hex.EncodeToString(b[:])
+	admin := cassandratest.Session(t)
+	must(t, admin.Query("CREATE KEYSPACE "+ks+" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}").Exec())
+	t.Cleanup(func() { _ = admin.Query("DROP KEYSPACE IF EXISTS " + ks).Exec() })
+	bin := cqlgenBinary(t)
+	dir := t.TempDir()
+	writeMigrations(t, dir, map[string]string{"0001_base.cql": migBase})
+
+	start := time.Now()
+	out, errs, code := cqlgenRun(t, bin, dir, "migrate", "-keyspace", ks, "-timeout", "4s", ".")
+	took := time.Since(start)
+	if code != 4 || !strings.Contains(errs, "taking the migration lock") || !strings.Contains(errs, "-timeout 4s)") {
+		t.Fatalf("migrate with too few replicas = %d in %s\n%s%s", code, took, out, errs)
+	}
+	if n := strings.Count(errs, "cqlgen migrate: taking the migration lock: "); n < 2 || !strings.Contains(errs, "; retrying in ") || !strings.Contains(errs, "(attempt 2)") {
+		t.Errorf("%d retry notes:\n%s", n, errs)
+	}
+	t.Logf("migrate took %s:\n%s", took, errs)
+	// Connecting and the reads before take their time on a loaded
+	// machine; the retries themselves stop within the 4 s.
+	if took > 30*time.Second {
+		t.Errorf("the run took %s", took)
+	}
+	if strings.Contains(out, "applied") {
+		t.Errorf("a migration ran without the lock:\n%s", out)
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,7 +26,12 @@ func runApply(e *env, args []string) int {
 	fs := newFlags(e, "apply", "[packages]")
 	keyspace := fs.String("keyspace", "", "create the tables in this keyspace, which must exist (default: the package's //cqlgen:keyspace, created if missing)")
 	dryRun := fs.Bool("n", false, "print the statements and connect to nothing")
+	timeout := timeoutFlag(fs)
 	if err := fs.Parse(args); err != nil {
+		return ExitUsage
+	}
+	if err := checkTimeout(*timeout); err != nil {
+		fmt.Fprintf(e.stderr, "cqlgen apply: %v\n", err)
 		return ExitUsage
 	}
 	res, code, ok := generate(e, fs.Args(), false, "")
@@ -75,15 +81,16 @@ func runApply(e *env, args []string) int {
 		}
 		return ExitOK
 	}
-	s, c, err := connect(e.getenv)
+	s, c, err := dial(e.getenv, *timeout)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "cqlgen apply: %v\n", err)
 		return ExitFailure
 	}
 	defer s.Close()
+	r := c.retrier(e.stderr, "cqlgen apply")
 	stale := false
 	for _, plan := range plans {
-		n, err := plan.run(s, c)
+		n, err := plan.run(s, c, r)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "cqlgen apply: %s: %v\n", e.rel(filepath.Join(plan.dir, gen.SchemaFile)), err)
 			return ExitFailure
@@ -97,7 +104,7 @@ func runApply(e *env, args []string) int {
 			fmt.Fprintf(e.stderr, "cqlgen apply: %v\n", err)
 			return ExitInternal
 		}
-		live, err := schemadiff.FromCluster(s, plan.keyspace)
+		live, err := fromCluster(s, r, plan.keyspace)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "cqlgen apply: reading keyspace %s back: %v\n", plan.keyspace, err)
 			return ExitFailure
@@ -109,13 +116,13 @@ func runApply(e *env, args []string) int {
 			}
 		}
 		if len(alters) > 0 {
-			if err := plan.alter(c, alters, func(ch schemadiff.Change) {
+			if err := plan.alter(c, r, alters, func(ch schemadiff.Change) {
 				fmt.Fprintf(e.stdout, "  applied in place: %s\n", ch)
 			}); err != nil {
 				fmt.Fprintf(e.stderr, "cqlgen apply: keyspace %s: %v\n", plan.keyspace, err)
 				return ExitFailure
 			}
-			if live, err = schemadiff.FromCluster(s, plan.keyspace); err != nil {
+			if live, err = fromCluster(s, r, plan.keyspace); err != nil {
 				fmt.Fprintf(e.stderr, "cqlgen apply: reading keyspace %s back: %v\n", plan.keyspace, err)
 				return ExitFailure
 			}
@@ -174,13 +181,12 @@ func planApply(script, keyspace string) (applyPlan, error) {
 }
 
 // run executes the plan's statements in order: CREATE KEYSPACE on s,
-// every other statement on a session of the plan's keyspace. The driver
-// waits for schema agreement after each one.
-func (plan applyPlan) run(s *gocql.Session, c *clusterEnv) (int, error) {
-	exists := true
-	if err := s.Query(`SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?`, plan.keyspace).Scan(new(string)); err == gocql.ErrNotFound {
-		exists = false
-	} else if err != nil {
+// every other statement on a session of the plan's keyspace. Each is
+// CREATE ... IF NOT EXISTS, which r retries, and r waits for schema
+// agreement after each one.
+func (plan applyPlan) run(s *gocql.Session, c *clusterEnv, r *retrier) (int, error) {
+	exists, err := tableExists(s, r, plan.keyspace, "")
+	if err != nil {
 		return 0, err
 	}
 	n := 0
@@ -192,7 +198,7 @@ func (plan applyPlan) run(s *gocql.Session, c *clusterEnv) (int, error) {
 	}()
 	for _, st := range plan.stmts {
 		if st.IsCreateKeyspace() {
-			if err := s.Query(st.Text).Exec(); err != nil {
+			if err := r.exec(s, st.Text); err != nil {
 				return n, fmt.Errorf("line %d: %w", st.Line, err)
 			}
 			exists = true
@@ -203,14 +209,12 @@ func (plan applyPlan) run(s *gocql.Session, c *clusterEnv) (int, error) {
 			return n, fmt.Errorf("keyspace %s does not exist: create it first, with the replication your cluster needs", plan.keyspace)
 		}
 		if ks == nil {
-			cluster := c.cluster()
-			cluster.Keyspace = plan.keyspace
 			var err error
-			if ks, err = cluster.CreateSession(); err != nil {
+			if ks, err = c.session(plan.keyspace); err != nil {
 				return n, fmt.Errorf("keyspace %s: %w", plan.keyspace, err)
 			}
 		}
-		if err := ks.Query(st.Text).Exec(); err != nil {
+		if err := r.exec(ks, st.Text); err != nil {
 			return n, fmt.Errorf("line %d: %w\n\t%s", st.Line, err, strings.ReplaceAll(st.Text, "\n", "\n\t"))
 		}
 		n++
@@ -219,22 +223,33 @@ func (plan applyPlan) run(s *gocql.Session, c *clusterEnv) (int, error) {
 }
 
 // alter runs the statements of additive changes on a session of the
-// plan's keyspace, reporting each one done. Each is idempotent: ADD of a
-// column the table lacks, WITH of an option's declared value.
-func (plan applyPlan) alter(c *clusterEnv, changes []schemadiff.Change, done func(schemadiff.Change)) error {
-	cluster := c.cluster()
-	cluster.Keyspace = plan.keyspace
-	ks, err := cluster.CreateSession()
+// plan's keyspace, reporting each one done. Each may run again: WITH of
+// an option's declared value as it is, ADD of a column the table lacks
+// taking "already exists" on a retry as done (classify).
+func (plan applyPlan) alter(c *clusterEnv, r *retrier, changes []schemadiff.Change, done func(schemadiff.Change)) error {
+	ks, err := c.session(plan.keyspace)
 	if err != nil {
 		return err
 	}
 	defer ks.Close()
 	for _, ch := range changes {
 		stmt := strings.TrimSuffix(strings.TrimSpace(ch.CQL), ";")
-		if err := ks.Query(stmt).Exec(); err != nil {
+		if err := r.exec(ks, stmt); err != nil {
 			return fmt.Errorf("%s: %w\n\t%s", ch, err, stmt)
 		}
 		done(ch)
 	}
 	return nil
+}
+
+// fromCluster reads keyspace's schema, all of it again after an attempt
+// that failed in a way that may pass: reads may run twice.
+func fromCluster(s *gocql.Session, r *retrier, keyspace string) (*schemadiff.Schema, error) {
+	var schema *schemadiff.Schema
+	err := r.do(context.Background(), mayRepeat, "reading keyspace "+keyspace, func(context.Context) error {
+		var err error
+		schema, err = schemadiff.FromCluster(s, keyspace)
+		return err
+	})
+	return schema, err
 }

@@ -38,7 +38,7 @@ type command struct {
 var commands = []command{
 	{"generate", "[packages]", "generate schema.cql (and code) for the packages; writes only if every stage succeeds", runGenerate},
 	{"check", "[packages]", "exit 1, with a diff, if a generated file is stale, missing or orphaned", runCheck},
-	{"diff", "[packages]", "classify the changes against the committed schema.cql (or -base-rev, -base or -live) and write migrations", runDiff},
+	{"diff", "[packages]", "classify the changes against the committed schema.cql (or -base-rev, -base or -live) and write migrations\n\t                          (-migrations DIR: a relative DIR is inside each package's folder)", runDiff},
 	{"apply", "[packages]", "create the packages' tables (schema.cql, all IF NOT EXISTS) on the cluster CASSANDRA_HOSTS names, and make the additive changes diff proposes", runApply},
 	{"migrate", "-keyspace K DIR", "apply the numbered migrations of DIR (diff -migrations writes them) in order, once each, under a lock", runMigrate},
 	{"maintain", "SUB [package]", "verify, repair, backfill, adopt or status: cqlmaintain.Run on the package's entities stored in several tables, on the cluster CASSANDRA_HOSTS names, with no program of your own", runMaintain},
@@ -110,6 +110,9 @@ Commands:
 Packages are named as for go build; the default is ".".
 generate, check and diff take -format text|json|github (how diagnostics
 are written: json and github for CI) and -errors-only (warnings left out).
+The commands that talk to a cluster (apply, migrate, diff -live, import
+-keyspace) take -timeout (default 1m): how long one statement may take,
+retries included; statements that can run twice are retried with backoff.
 
 Exit codes:
 

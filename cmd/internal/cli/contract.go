@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"go/token"
@@ -32,7 +33,7 @@ import (
 // The drop is proposed only when the checks it can make pass. What diff
 // cannot know, it says: whether the code that still reads the table is
 // deployed, and whether other programs read it.
-func deprecations(e *env, p *gen.Package, prev *schemadiff.Schema, from string, live *gocql.Session, keyspace string) error {
+func deprecations(e *env, p *gen.Package, prev *schemadiff.Schema, from string, live *gocql.Session, rt *retrier, keyspace string) error {
 	var tables []*model.Table
 	for _, ent := range p.Model.Entities {
 		for _, t := range ent.Tables {
@@ -79,7 +80,7 @@ func deprecations(e *env, p *gen.Package, prev *schemadiff.Schema, from string, 
 			backfill := fmt.Sprintf("%s, then %s",
 				maintainCmd(e, p, keyspace, fmt.Sprintf("backfill -entity %s -table %s -job add-%s", t.Entity.GoName, r.Name, r.Name)),
 				maintainCmd(e, p, keyspace, "verify -table "+r.Name))
-			switch has, err := hasRows(live, keyspace, r.Name); {
+			switch has, err := hasRows(live, rt, keyspace, r.Name); {
 			case live == nil:
 				fmt.Fprintf(e.stdout, "    [?] backfill: diff reads no data without -live; run %s (exit 0)\n", backfill)
 			case err != nil:
@@ -107,14 +108,18 @@ func deprecations(e *env, p *gen.Package, prev *schemadiff.Schema, from string, 
 
 // hasRows reports whether table holds a row; with no session, nothing is
 // read.
-func hasRows(s *gocql.Session, keyspace, table string) (bool, error) {
+func hasRows(s *gocql.Session, r *retrier, keyspace, table string) (bool, error) {
 	if s == nil {
 		return false, nil
 	}
-	// One row of one page: never a count, which would read the table.
-	it := s.Query(fmt.Sprintf("SELECT * FROM %s.%s LIMIT 1", keyspace, table)).PageSize(1).Iter()
-	n := it.NumRows()
-	return n > 0, it.Close()
+	n := 0
+	err := r.do(context.Background(), mayRepeat, "reading "+table, func(ctx context.Context) error {
+		// One row of one page: never a count, which would read the table.
+		it := s.Query(fmt.Sprintf("SELECT * FROM %s.%s LIMIT 1", keyspace, table)).PageSize(1).WithContext(ctx).Iter()
+		n = it.NumRows()
+		return it.Close()
+	})
+	return n > 0, err
 }
 
 // callers finds, in every package of p's module (tests included), the

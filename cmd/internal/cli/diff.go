@@ -3,12 +3,14 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/gocql/gocql"
 
@@ -25,9 +27,14 @@ func runDiff(e *env, args []string) int {
 	fs.StringVar(&src.rev, "base-rev", "", "compare with each package's schema.cql at this git revision (origin/main, a tag, a commit): the pull-request gate")
 	fs.BoolVar(&src.live, "live", false, "compare with the live cluster named by CASSANDRA_HOSTS (and CASSANDRA_USERNAME, CASSANDRA_TLS_*, CASSANDRA_LOCAL_DC)")
 	fs.StringVar(&src.keyspace, "keyspace", "", "with -live: the keyspace to read (default: the package's //cqlgen:keyspace)")
-	migrations := fs.String("migrations", "", "write additive changes as a numbered migration file into this directory, relative to each package")
+	migrations := fs.String("migrations", "", "write additive changes as a numbered migration file into this directory; a relative one is\ntaken inside each package's folder (-migrations migrations writes PKG/migrations/)")
+	fs.DurationVar(&src.timeout, "timeout", defaultTimeout, "with -live: how long one read of the cluster may take, retries included")
 	outputFlags(e, fs)
 	if err := fs.Parse(args); err != nil {
+		return ExitUsage
+	}
+	if err := checkTimeout(src.timeout); err != nil {
+		fmt.Fprintf(e.stderr, "cqlgen diff: %v\n", err)
 		return ExitUsage
 	}
 	m, e := e, e.forPeople() // m reports in -format; e writes the report for people
@@ -36,7 +43,7 @@ func runDiff(e *env, args []string) int {
 		fmt.Fprintln(e.stderr, "cqlgen diff: -base, -base-rev and -live each name what to compare with; give one")
 		return ExitUsage
 	}
-	src.getenv = e.getenv
+	src.getenv, src.stderr = e.getenv, e.stderr
 	defer src.close()
 	res, code, ok := generate(m, fs.Args(), false, "")
 	if !ok {
@@ -93,7 +100,7 @@ func runDiff(e *env, args []string) int {
 		if len(unmanaged) > 0 {
 			fmt.Fprintf(e.stdout, "  unmanaged: %s: tables of the keyspace this package does not declare; left alone\n", strings.Join(unmanaged, ", "))
 		}
-		if err := deprecations(e, p, prev, from, src.session, src.usedKeyspace); err != nil {
+		if err := deprecations(e, p, prev, from, src.session, src.retrier, src.usedKeyspace); err != nil {
 			fmt.Fprintf(e.stderr, "cqlgen diff: %s: %v\n", e.rel(p.Dir), err)
 			return ExitFailure
 		}
@@ -193,9 +200,12 @@ type source struct {
 	rev      string // a git revision
 	live     bool   // the live cluster
 	keyspace string // with live
+	timeout  time.Duration
 	getenv   func(string) string
+	stderr   io.Writer // retries of -live's reads are reported here
 
 	session      *gocql.Session // with live, once connected
+	retrier      *retrier
 	hosts        string
 	usedKeyspace string // the keyspace last read
 }
@@ -250,14 +260,15 @@ func (src *source) fromCluster(script string) (*schemadiff.Schema, string, error
 		return nil, "", errors.New("-live needs -keyspace, or a //cqlgen:keyspace directive in the package")
 	}
 	if src.session == nil {
-		s, c, err := connect(src.getenv)
+		s, c, err := dial(src.getenv, src.timeout)
 		if err != nil {
 			return nil, "", err
 		}
 		src.session, src.hosts = s, strings.Join(c.Hosts, ",")
+		src.retrier = c.retrier(src.stderr, "cqlgen diff")
 	}
 	src.usedKeyspace = keyspace
-	schema, err := schemadiff.FromCluster(src.session, keyspace)
+	schema, err := fromCluster(src.session, src.retrier, keyspace)
 	return schema, "keyspace " + keyspace + " on " + src.hosts, err
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"go/token"
@@ -10,6 +11,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/gocql/gocql"
 
 	"golang.org/x/mod/modfile"
 
@@ -30,7 +34,12 @@ func runImport(e *env, args []string) int {
 	dryRun := fs.Bool("n", false, "print the Go file instead of writing it")
 	driverFlag := fs.String("driver", "", "the Go driver whose UUID and Duration types the fields hold: v1 (github.com/gocql/gocql) or v2 (github.com/apache/cassandra-gocql-driver/v2)\n(default: the one the go.mod above -o requires, else v1)")
 	noMerge := fs.Bool("no-merge", false, "keep one entity per table: merge no tables into one entity, whose source of truth would gain the write protocol's columns and take a conditional write (a Paxos round) on every write")
+	timeout := timeoutFlag(fs)
 	if err := fs.Parse(args); err != nil {
+		return ExitUsage
+	}
+	if err := checkTimeout(*timeout); err != nil {
+		fmt.Fprintf(e.stderr, "cqlgen import: %v\n", err)
 		return ExitUsage
 	}
 	driver, ok := importDrivers[*driverFlag]
@@ -82,7 +91,7 @@ func runImport(e *env, args []string) int {
 	var res *importer.Result
 	var err error
 	if *keyspace != "" {
-		res, err = importLive(e, *keyspace, opts)
+		res, err = importLive(e, *keyspace, opts, *timeout)
 	} else {
 		path := fs.Arg(0)
 		var script []byte
@@ -140,30 +149,42 @@ func runImport(e *env, args []string) int {
 	return ExitOK
 }
 
-func importLive(e *env, keyspace string, opts importer.Options) (*importer.Result, error) {
-	s, c, err := connect(e.getenv)
+func importLive(e *env, keyspace string, opts importer.Options, timeout time.Duration) (*importer.Result, error) {
+	s, c, err := dial(e.getenv, timeout)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
-	if err := s.Query(`SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?`, keyspace).Scan(new(string)); err != nil {
+	r := c.retrier(e.stderr, "cqlgen import")
+	if ok, err := tableExists(s, r, keyspace, ""); err != nil || !ok {
+		if err == nil {
+			err = gocql.ErrNotFound
+		}
 		return nil, fmt.Errorf("keyspace %s on %s: %w", keyspace, strings.Join(c.Hosts, ","), err)
 	}
-	sc, err := schemadiff.FromCluster(s, keyspace)
+	sc, err := fromCluster(s, r, keyspace)
 	if err != nil {
 		return nil, fmt.Errorf("reading keyspace %s: %w", keyspace, err)
 	}
 	// system_schema.columns holds the columns of materialized views too:
 	// they are no tables of the import's.
 	opts.Source, opts.Keyspace = "keyspace "+keyspace, keyspace
-	var view string
-	it := s.Query(`SELECT view_name FROM system_schema.views WHERE keyspace_name = ?`, keyspace).Iter()
-	for it.Scan(&view) {
+	var views []string
+	err = r.do(context.Background(), mayRepeat, "reading the views of keyspace "+keyspace, func(ctx context.Context) error {
+		views = nil
+		var view string
+		it := s.Query(`SELECT view_name FROM system_schema.views WHERE keyspace_name = ?`, keyspace).WithContext(ctx).Iter()
+		for it.Scan(&view) {
+			views = append(views, view)
+		}
+		return it.Close()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading the views of keyspace %s: %w", keyspace, err)
+	}
+	for _, view := range views {
 		opts.Views = append(opts.Views, importer.Note{Pos: keyspace + "." + view, Table: view})
 		sc.Tables = slices.DeleteFunc(sc.Tables, func(t *schemadiff.Table) bool { return t.Name == view })
-	}
-	if err := it.Close(); err != nil {
-		return nil, fmt.Errorf("reading the views of keyspace %s: %w", keyspace, err)
 	}
 	return importer.Import(sc, opts)
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"crypto/md5"
 	"crypto/rand"
 	"crypto/sha256"
@@ -38,13 +39,41 @@ import (
 // done. A run that finds the lease taken waits up to -wait for it; the
 // lease of a run that crashed expires within -lease of its last renewal.
 // A run that cannot renew its lease stops before its next statement.
+//
+// A run with nothing to do only reads: the ledgers and system_schema. It
+// creates the ledger's tables (when missing) and takes the lease only
+// when the folder holds work, and plans again under the lease.
+//
+// Every statement has -timeout, retries included. Which are retried
+// after an attempt with no reply, and why that is safe:
+//   - reads, and the ledger's DDL (CREATE TABLE IF NOT EXISTS);
+//   - the ledger's writes: each sets absolute values (the row's done
+//     count, checksum, times computed once before the first attempt)
+//     with a client-side timestamp, so a retry writes the same cells, and
+//     a late first attempt loses to any later write by its older
+//     timestamp;
+//   - the lease's conditional writes: taking it (INSERT IF NOT EXISTS)
+//     again after an attempt that applied finds the row with this run's
+//     own owner, which counts as taken; renewing (UPDATE IF owner = me)
+//     and releasing (DELETE IF owner = me) test the owner each time;
+//   - a migration's statements as classify says: reads, IF [NOT] EXISTS
+//     DDL and ALTER ... WITH; CREATE and ALTER ... ADD without IF NOT
+//     EXISTS, taking "already exists" on a retry as done (as a resumed
+//     run does); nothing else (an UPDATE of a counter would count twice),
+//     unless the coordinator said it did not run it (unavailable,
+//     overloaded).
 func runMigrate(e *env, args []string) int {
 	fs := newFlags(e, "migrate", "-keyspace K DIR")
 	keyspace := fs.String("keyspace", "", "the keyspace to migrate, which must exist (required)")
 	wait := fs.Duration("wait", 5*time.Minute, "how long to wait for the lock another run holds; 0: fail at once")
 	lease := fs.Duration("lease", time.Minute, "the lock's lease: a run that stops renewing it (a crash) frees the lock this long after its last renewal")
 	dryRun := fs.Bool("n", false, "print what would run, reading the ledger but writing nothing and taking no lock")
+	timeout := timeoutFlag(fs)
 	if err := fs.Parse(args); err != nil {
+		return ExitUsage
+	}
+	if err := checkTimeout(*timeout); err != nil {
+		fmt.Fprintf(e.stderr, "cqlgen migrate: %v\n", err)
 		return ExitUsage
 	}
 	if fs.NArg() != 1 {
@@ -65,38 +94,49 @@ func runMigrate(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "cqlgen migrate: %v\n", err)
 		return ExitFailure
 	}
-	s, c, err := connect(e.getenv)
+	s, c, err := dial(e.getenv, *timeout)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "cqlgen migrate: %v\n", err)
 		return ExitFailure
 	}
 	defer s.Close()
-	if ok, err := tableExists(s, *keyspace, ""); err != nil {
+	r := c.retrier(e.stderr, "cqlgen migrate")
+	if ok, err := tableExists(s, r, *keyspace, ""); err != nil {
 		fmt.Fprintf(e.stderr, "cqlgen migrate: %v\n", err)
 		return ExitFailure
 	} else if !ok {
 		fmt.Fprintf(e.stderr, "cqlgen migrate: keyspace %s does not exist: create it first (cqlgen apply creates a package's), with the replication your cluster needs\n", *keyspace)
 		return ExitFailure
 	}
-	cluster := c.cluster()
-	cluster.Keyspace = *keyspace
-	ks, err := cluster.CreateSession()
+	ks, err := c.session(*keyspace)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "cqlgen migrate: keyspace %s: %v\n", *keyspace, err)
 		return ExitFailure
 	}
 	defer ks.Close()
-	m := &migrator{e: e, s: ks, keyspace: *keyspace, dir: dir}
+	m := &migrator{e: e, s: ks, r: r, keyspace: *keyspace, dir: dir}
 	if *dryRun {
 		return m.dryRun(files)
 	}
-	for _, stmt := range []string{ledgerDDL, lockDDL} {
-		if err := ks.Query(stmt).Exec(); err != nil {
-			fmt.Fprintf(e.stderr, "cqlgen migrate: keyspace %s: creating the ledger: %v\n", *keyspace, err)
+	// Nothing to do: say so having only read. Otherwise plan again
+	// under the lease, which another run may hold.
+	if steps, code := m.steps(files); code != ExitOK {
+		return code
+	} else if len(steps) == 0 {
+		m.nothingToDo(files)
+		return ExitOK
+	}
+	for _, t := range []struct{ name, ddl string }{{ledgerTable, ledgerDDL}, {lockTable, lockDDL}} {
+		ok, err := tableExists(ks, r, *keyspace, t.name)
+		if err == nil && !ok {
+			err = r.exec(ks, t.ddl)
+		}
+		if err != nil {
+			fmt.Fprintf(e.stderr, "cqlgen migrate: keyspace %s: creating the ledger (%s): %v\n", *keyspace, t.name, err)
 			return ExitFailure
 		}
 	}
-	l, err := takeLease(e, ks, *keyspace, *lease, *wait)
+	l, err := takeLease(e, ks, r, *keyspace, *lease, *wait)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "cqlgen migrate: %v\n", err)
 		return ExitFailure
@@ -326,6 +366,7 @@ func plan(dir string, files []*migration, ours map[string]ledgerRow, theirs map[
 type migrator struct {
 	e        *env
 	s        *gocql.Session // of the keyspace
+	r        *retrier
 	keyspace string
 	dir      string
 	lease    *lease
@@ -335,30 +376,38 @@ type migrator struct {
 // gocqlx's. With create false, a missing ledger of cqlgen's is empty.
 func (m *migrator) readLedgers() (map[string]ledgerRow, map[string]gocqlxRow, error) {
 	ours := map[string]ledgerRow{}
-	if ok, err := tableExists(m.s, m.keyspace, ledgerTable); err != nil {
+	if ok, err := tableExists(m.s, m.r, m.keyspace, ledgerTable); err != nil {
 		return nil, nil, err
 	} else if ok {
-		var name string
-		var r ledgerRow
-		it := m.s.Query(`SELECT name, checksum, statements, done, applied FROM ` + ledgerTable).Iter()
-		for it.Scan(&name, &r.checksum, &r.statements, &r.done, &r.applied) {
-			ours[name] = r
-		}
-		if err := it.Close(); err != nil {
+		err := m.r.do(context.Background(), mayRepeat, "reading "+ledgerTable, func(ctx context.Context) error {
+			clear(ours)
+			var name string
+			var r ledgerRow
+			it := m.s.Query(`SELECT name, checksum, statements, done, applied FROM ` + ledgerTable).WithContext(ctx).Iter()
+			for it.Scan(&name, &r.checksum, &r.statements, &r.done, &r.applied) {
+				ours[name] = r
+			}
+			return justCreated(it.Close())
+		})
+		if err != nil {
 			return nil, nil, fmt.Errorf("reading %s: %w", ledgerTable, err)
 		}
 	}
 	theirs := map[string]gocqlxRow{}
-	if ok, err := tableExists(m.s, m.keyspace, gocqlxTable); err != nil {
+	if ok, err := tableExists(m.s, m.r, m.keyspace, gocqlxTable); err != nil {
 		return nil, nil, err
 	} else if ok {
-		var name string
-		var r gocqlxRow
-		it := m.s.Query(`SELECT name, checksum, done FROM ` + gocqlxTable).Iter()
-		for it.Scan(&name, &r.checksum, &r.done) {
-			theirs[name] = r
-		}
-		if err := it.Close(); err != nil {
+		err := m.r.do(context.Background(), mayRepeat, "reading "+gocqlxTable, func(ctx context.Context) error {
+			clear(theirs)
+			var name string
+			var r gocqlxRow
+			it := m.s.Query(`SELECT name, checksum, done FROM ` + gocqlxTable).WithContext(ctx).Iter()
+			for it.Scan(&name, &r.checksum, &r.done) {
+				theirs[name] = r
+			}
+			return justCreated(it.Close())
+		})
+		if err != nil {
 			return nil, nil, fmt.Errorf("reading %s: %w", gocqlxTable, err)
 		}
 	}
@@ -385,7 +434,7 @@ func (m *migrator) dryRun(files []*migration) int {
 		return code
 	}
 	if len(steps) == 0 {
-		fmt.Fprintf(m.e.stdout, "keyspace %s: all %d migration(s) of %s are applied; nothing to do\n", m.keyspace, len(files), m.dir)
+		m.nothingToDo(files)
 	}
 	for _, st := range steps {
 		fmt.Fprintf(m.e.stdout, "%s: %s\n", st.mg.name, st.describe())
@@ -413,7 +462,7 @@ func (m *migrator) run(files []*migration) int {
 		return code
 	}
 	if len(steps) == 0 {
-		fmt.Fprintf(m.e.stdout, "keyspace %s: all %d migration(s) of %s are applied; nothing to do\n", m.keyspace, len(files), m.dir)
+		m.nothingToDo(files)
 		return ExitOK
 	}
 	applied := 0
@@ -426,8 +475,18 @@ func (m *migrator) run(files []*migration) int {
 			applied++
 		}
 	}
-	fmt.Fprintf(m.e.stdout, "keyspace %s: %d migration(s) applied; all %d of %s are\n", m.keyspace, applied, len(files), m.dir)
+	fmt.Fprintf(m.e.stdout, "keyspace %s: %d migration(s) applied; all %d of %s are now applied\n", m.keyspace, applied, len(files), m.dir)
 	return ExitOK
+}
+
+func (m *migrator) nothingToDo(files []*migration) {
+	fmt.Fprintf(m.e.stdout, "keyspace %s: all %d migration(s) of %s are applied; nothing to do\n", m.keyspace, len(files), m.dir)
+}
+
+// write runs a write of the ledger's: absolute values, retried (see
+// runMigrate).
+func (m *migrator) write(stmt string, values ...any) error {
+	return m.r.execAs(m.s, mayRepeat, false, stmt, values...)
 }
 
 // apply takes one step: records the migration, runs its statements from
@@ -444,11 +503,11 @@ func (m *migrator) apply(st step) error {
 		if st.imported {
 			imported = gocqlxTable
 		}
-		if err := m.s.Query(`INSERT INTO `+ledgerTable+` (name, checksum, statements, done, applied, started, applied_by, imported) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			mg.name, mg.sum, n, st.from, appliedSum(mg, st.from), now, m.lease.owner, imported).Exec(); err != nil {
+		if err := m.write(`INSERT INTO `+ledgerTable+` (name, checksum, statements, done, applied, started, applied_by, imported) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			mg.name, mg.sum, n, st.from, appliedSum(mg, st.from), now, m.lease.owner, imported); err != nil {
 			return fmt.Errorf("recording %s in %s: %w", mg.name, ledgerTable, err)
 		}
-	} else if err := m.s.Query(`UPDATE `+ledgerTable+` SET checksum = ?, statements = ?, applied_by = ? WHERE name = ?`, mg.sum, n, m.lease.owner, mg.name).Exec(); err != nil {
+	} else if err := m.write(`UPDATE `+ledgerTable+` SET checksum = ?, statements = ?, applied_by = ? WHERE name = ?`, mg.sum, n, m.lease.owner, mg.name); err != nil {
 		// Resumed: the file may have been fixed after the statement it
 		// stopped at (plan checked the ones before), and the ledger takes
 		// it as it now is.
@@ -465,7 +524,7 @@ func (m *migrator) apply(st step) error {
 		if err := m.lease.held(); err != nil {
 			return fmt.Errorf("%s: before statement %d: %w", path, i+1, err)
 		}
-		if err := m.s.Query(stmt.Text).Exec(); err != nil {
+		if err := m.r.exec(m.s, stmt.Text); err != nil {
 			if !(i == st.from && st.resumed && alreadyDone(err)) {
 				return fmt.Errorf("%s:%d: statement %d of %d failed: %w\n\t%s\nStatements 1 to %d are applied and recorded; fix the cause and run again: it resumes at statement %d (fixing the file after statement %d is allowed, before it is not)",
 					path, stmt.Line, i+1, n, err, strings.ReplaceAll(stmt.Text, "\n", "\n\t"), i, i+1, i)
@@ -474,17 +533,28 @@ func (m *migrator) apply(st step) error {
 			// recording it.
 			fmt.Fprintf(m.e.stdout, "%s: statement %d had run before the last run stopped (%v); taken as done\n", path, i+1, err)
 		}
-		if err := m.s.Query(`UPDATE `+ledgerTable+` SET done = ?, applied = ? WHERE name = ?`, i+1, appliedSum(mg, i+1), mg.name).Exec(); err != nil {
+		if err := m.write(`UPDATE `+ledgerTable+` SET done = ?, applied = ? WHERE name = ?`, i+1, appliedSum(mg, i+1), mg.name); err != nil {
 			return fmt.Errorf("%s: statement %d ran, but recording it failed: %w (a new run resumes at it, and takes \"already exists\" as done)", path, i+1, err)
 		}
 	}
-	if err := m.s.Query(`UPDATE `+ledgerTable+` SET finished = ? WHERE name = ?`, time.Now(), mg.name).Exec(); err != nil {
+	if err := m.write(`UPDATE `+ledgerTable+` SET finished = ? WHERE name = ?`, time.Now(), mg.name); err != nil {
 		return fmt.Errorf("recording %s as finished: %w", mg.name, err)
 	}
 	if st.from < n {
 		fmt.Fprintf(m.e.stdout, "%s: applied (%d statement(s))\n", path, n-st.from)
 	}
 	return nil
+}
+
+// justCreated marks as passing the error of a read of a table that
+// system_schema lists, and the node does not know yet: another run has
+// just created it (Cassandra writes system_schema before the node's
+// schema in memory).
+func justCreated(err error) error {
+	if err != nil && (strings.Contains(err.Error(), "does not exist") || strings.Contains(err.Error(), "unconfigured table")) {
+		return passing{err}
+	}
+	return err
 }
 
 // alreadyDone reports an error that a statement which had already run
@@ -500,13 +570,13 @@ func alreadyDone(err error) bool {
 
 // tableExists reports whether keyspace has table; with table "", whether
 // the keyspace exists.
-func tableExists(s *gocql.Session, keyspace, table string) (bool, error) {
-	var err error
-	if table == "" {
-		err = s.Query(`SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?`, keyspace).Scan(new(string))
-	} else {
-		err = s.Query(`SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?`, keyspace, table).Scan(new(string))
-	}
+func tableExists(s *gocql.Session, r *retrier, keyspace, table string) (bool, error) {
+	err := r.do(context.Background(), mayRepeat, "reading keyspace "+keyspace+"'s schema", func(ctx context.Context) error {
+		if table == "" {
+			return s.Query(`SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?`, keyspace).WithContext(ctx).Scan(new(string))
+		}
+		return s.Query(`SELECT table_name FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?`, keyspace, table).WithContext(ctx).Scan(new(string))
+	})
 	if err == gocql.ErrNotFound {
 		return false, nil
 	}
@@ -520,6 +590,7 @@ func tableExists(s *gocql.Session, keyspace, table string) (bool, error) {
 // renewed with lightweight transactions.
 type lease struct {
 	s        *gocql.Session
+	r        *retrier
 	keyspace string
 	owner    string
 	ttl      time.Duration
@@ -534,11 +605,11 @@ type lease struct {
 
 // takeLease takes the migration lock of keyspace, waiting up to wait for
 // the run that holds it.
-func takeLease(e *env, s *gocql.Session, keyspace string, ttl, wait time.Duration) (*lease, error) {
+func takeLease(e *env, s *gocql.Session, r *retrier, keyspace string, ttl, wait time.Duration) (*lease, error) {
 	host, _ := os.Hostname()
 	var b [4]byte
 	_, _ = rand.Read(b[:])
-	l := &lease{s: s, keyspace: keyspace, ttl: ttl, owner: fmt.Sprintf("%s pid %d (%s)", host, os.Getpid(), hex.EncodeToString(b[:])),
+	l := &lease{s: s, r: r, keyspace: keyspace, ttl: ttl, owner: fmt.Sprintf("%s pid %d (%s)", host, os.Getpid(), hex.EncodeToString(b[:])),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	deadline := time.Now().Add(wait)
 	poll := min(2*time.Second, ttl/4)
@@ -546,10 +617,21 @@ func takeLease(e *env, s *gocql.Session, keyspace string, ttl, wait time.Duratio
 	for {
 		l.since = time.Now().UTC().Truncate(time.Millisecond)
 		holder := map[string]any{}
-		ok, err := s.Query(`INSERT INTO `+lockTable+` (name, owner, since) VALUES (?, ?, ?) IF NOT EXISTS USING TTL ?`,
-			lockRow, l.owner, l.since, int(ttl/time.Second)).MapScanCAS(holder)
+		var ok bool
+		err := r.do(context.Background(), mayRepeat, "taking the migration lock", func(ctx context.Context) error {
+			clear(holder)
+			var err error
+			ok, err = s.Query(`INSERT INTO `+lockTable+` (name, owner, since) VALUES (?, ?, ?) IF NOT EXISTS USING TTL ?`,
+				lockRow, l.owner, l.since, int(ttl/time.Second)).WithContext(ctx).MapScanCAS(holder)
+			return err
+		})
 		if err != nil {
 			return nil, fmt.Errorf("keyspace %s: taking the migration lock: %w", keyspace, err)
+		}
+		// An attempt that got no reply may have taken it: the retry then
+		// finds the row this run wrote.
+		if owner, _ := holder["owner"].(string); !ok && owner == l.owner {
+			ok = true
 		}
 		if ok {
 			l.renewed = time.Now()
@@ -582,8 +664,14 @@ func (l *lease) renew() {
 		case <-t.C:
 		}
 		holder := map[string]any{}
-		ok, err := l.s.Query(`UPDATE `+lockTable+` USING TTL ? SET owner = ?, since = ? WHERE name = ? IF owner = ?`,
-			int(l.ttl/time.Second), l.owner, l.since, lockRow, l.owner).MapScanCAS(holder)
+		var ok bool
+		err := l.r.do(context.Background(), mayRepeat, "renewing the migration lock", func(ctx context.Context) error {
+			clear(holder)
+			var err error
+			ok, err = l.s.Query(`UPDATE `+lockTable+` USING TTL ? SET owner = ?, since = ? WHERE name = ? IF owner = ?`,
+				int(l.ttl/time.Second), l.owner, l.since, lockRow, l.owner).WithContext(ctx).MapScanCAS(holder)
+			return err
+		})
 		l.mu.Lock()
 		switch {
 		case err != nil:
@@ -620,5 +708,8 @@ func (l *lease) held() error {
 func (l *lease) release() {
 	close(l.stop)
 	<-l.done
-	_, _ = l.s.Query(`DELETE FROM `+lockTable+` WHERE name = ? IF owner = ?`, lockRow, l.owner).MapScanCAS(map[string]any{})
+	_ = l.r.do(context.Background(), mayRepeat, "releasing the migration lock", func(ctx context.Context) error {
+		_, err := l.s.Query(`DELETE FROM `+lockTable+` WHERE name = ? IF owner = ?`, lockRow, l.owner).WithContext(ctx).MapScanCAS(map[string]any{})
+		return err
+	})
 }
