@@ -111,8 +111,10 @@ Packages are named as for go build; the default is ".".
 generate, check and diff take -format text|json|github (how diagnostics
 are written: json and github for CI) and -errors-only (warnings left out).
 The commands that talk to a cluster (apply, migrate, diff -live, import
--keyspace) take -timeout (default 1m): how long one statement may take,
-retries included; statements that can run twice are retried with backoff.
+-keyspace, maintain) take -timeout (default 1m): how long one statement may
+take, retries included; statements that can run twice are retried with
+backoff. (maintain's program runs its statements as the runtime does,
+with the session's retries.)
 
 Exit codes:
 

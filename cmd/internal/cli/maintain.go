@@ -75,6 +75,7 @@ func runMaintain(e *env, args []string) int {
 	}
 	driver := fs.String("driver", "", "the `driver` the package was generated for, as generate's -driver (default: the one generate finds)")
 	keyspace := fs.String("keyspace", "", "the `keyspace` of the tables (default: the package's //cqlgen:keyspace)")
+	timeout := timeoutFlag(fs)
 	var passed []string // the flags to pass on, as -name=value
 	for _, f := range maintainFlags {
 		name := f.name
@@ -152,6 +153,9 @@ func runMaintain(e *env, args []string) int {
 	if len(pkgs) == 1 {
 		pattern = pkgs[0]
 	}
+	if err := checkTimeout(*timeout); err != nil {
+		return bad("%v", err)
+	}
 	if _, known := model.Drivers[*driver]; *driver != "" && !known {
 		return bad("-driver %q: want %s", *driver, gen.DriverNames())
 	}
@@ -168,19 +172,22 @@ func runMaintain(e *env, args []string) int {
 	// The cluster and the keyspace are checked here, before a build:
 	// CASSANDRA_* as every command reads them, a CASSANDRA_LOCAL_DC that
 	// names no datacenter, a keyspace that does not exist.
-	s, c, err := connect(e.getenv)
+	s, c, err := dial(e.getenv, *timeout)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "cqlgen maintain: %v\n", err)
 		return ExitFailure
 	}
-	err = s.Query(`SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?`, *keyspace).Scan(new(string))
+	exists, err := tableExists(s, c.retrier(e.stderr, "cqlgen maintain"), *keyspace, "")
 	s.Close()
+	if err == nil && !exists {
+		err = gocql.ErrNotFound
+	}
 	if errors.Is(err, gocql.ErrNotFound) {
 		fmt.Fprintf(e.stderr, "cqlgen maintain: keyspace %s does not exist on %s (cqlgen apply creates it; or give -keyspace K)\n", *keyspace, strings.Join(c.Hosts, ","))
 		return ExitFailure
 	}
 	if err != nil {
-		fmt.Fprintf(e.stderr, "cqlgen maintain: reading keyspace %s: %v\n", *keyspace, err)
+		fmt.Fprintf(e.stderr, "cqlgen maintain: %v\n", err)
 		return ExitFailure
 	}
 	// An interrupt or a SIGTERM stops the build, and the folder it
