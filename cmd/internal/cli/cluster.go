@@ -147,7 +147,7 @@ func connect(getenv func(string) string) (*gocql.Session, *clusterEnv, error) {
 		}
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("connecting to %s: %w", strings.Join(c.Hosts, ","), err)
+		return nil, nil, fmt.Errorf("connecting to %s: %w", strings.Join(c.Hosts, ","), c.explainConnect(err))
 	}
 	if c.LocalDC != "" {
 		dcs, err := datacenters(s)

@@ -90,15 +90,21 @@ func runMigrate(e *env, args []string) int {
 	if *dryRun {
 		return m.dryRun(files)
 	}
-	for _, stmt := range []string{ledgerDDL, lockDDL} {
-		if err := ks.Query(stmt).Exec(); err != nil {
-			fmt.Fprintf(e.stderr, "cqlgen migrate: keyspace %s: creating the ledger: %v\n", *keyspace, err)
+	for _, t := range []struct{ table, ddl string }{{ledgerTable, ledgerDDL}, {lockTable, lockDDL}} {
+		// Only when missing: CREATE TABLE IF NOT EXISTS asks for CREATE
+		// on the keyspace even when the table exists.
+		ok, err := tableExists(ks, *keyspace, t.table)
+		if err == nil && !ok {
+			err = ks.Query(t.ddl).Exec()
+		}
+		if err != nil {
+			fmt.Fprintf(e.stderr, "cqlgen migrate: keyspace %s: creating the ledger: %v\n", *keyspace, explainDenied(err))
 			return ExitFailure
 		}
 	}
 	l, err := takeLease(e, ks, *keyspace, *lease, *wait)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "cqlgen migrate: %v\n", err)
+		fmt.Fprintf(e.stderr, "cqlgen migrate: %v\n", explainDenied(err))
 		return ExitFailure
 	}
 	defer l.release()
@@ -368,7 +374,7 @@ func (m *migrator) readLedgers() (map[string]ledgerRow, map[string]gocqlxRow, er
 func (m *migrator) steps(files []*migration) ([]step, int) {
 	ours, theirs, err := m.readLedgers()
 	if err != nil {
-		fmt.Fprintf(m.e.stderr, "cqlgen migrate: keyspace %s: %v\n", m.keyspace, err)
+		fmt.Fprintf(m.e.stderr, "cqlgen migrate: keyspace %s: %v\n", m.keyspace, explainDenied(err))
 		return nil, ExitFailure
 	}
 	steps, err := plan(m.dir, files, ours, theirs)
@@ -419,7 +425,7 @@ func (m *migrator) run(files []*migration) int {
 	applied := 0
 	for _, st := range steps {
 		if err := m.apply(st); err != nil {
-			fmt.Fprintf(m.e.stderr, "cqlgen migrate: keyspace %s: %v\n", m.keyspace, err)
+			fmt.Fprintf(m.e.stderr, "cqlgen migrate: keyspace %s: %v\n", m.keyspace, explainDenied(err))
 			return ExitFailure
 		}
 		if st.from < len(st.mg.stmts) {
