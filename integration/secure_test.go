@@ -177,7 +177,7 @@ func randomHex(n int) string {
 // operator made), migrate by one migrator and then by another with the
 // same grants (a rotated CI role), diff -live with a login alone, the
 // runtime's writes and reads of a two-table entity with idempotency keys
-// as the application, and Verify and a Backfill with a job as
+// as the application, and Verify, a Backfill with a job and a Repair as
 // maintenance. A role short of a grant is refused with the grant named; a
 // TLS mismatch, a missing or untrusted client certificate and a wrong
 // password say so. No output ever holds a password.
@@ -347,6 +347,17 @@ func TestSecuredCluster(t *testing.T) {
 	must(t, it.Close())
 	if ranges == 0 {
 		t.Errorf("the backfill job recorded no range in cqlgen_progress: %+v", rep)
+	}
+
+	// Repair, with the whole block: a row lost by hand is written again.
+	must(t, admin.Query("DELETE FROM "+ks+".top_tracks_by_artist WHERE artist_id = 'a1' AND play_count = 20 AND track_id = 't2'").Exec())
+	rep, err = mtracks.Repair(ctx, nil)
+	must(t, out.err(err))
+	if got := byTable(rep)["top_tracks_by_artist"]; got.Missing != 1 || got.Inserted != 1 {
+		t.Errorf("repair as maintenance: %+v", got)
+	}
+	if rep, err = mtracks.Verify(ctx, nil); out.err(err) != nil || rep.Drift() != 0 {
+		t.Errorf("verify after repair: %v, %+v", err, rep)
 	}
 
 	// Connections that fail for TLS or a login say why.
