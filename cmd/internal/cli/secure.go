@@ -121,6 +121,11 @@ func (c *clusterEnv) tlsVars() string {
 	return strings.Join(set, ", ")
 }
 
+// probeTimeout bounds speaksTLS. It runs only once a connection failed,
+// and a node's first handshakes are slow (its JVM not warmed up): a short
+// one took a busy TLS node for a plain one.
+const probeTimeout = 10 * time.Second
+
 // speaksTLS reports whether the node at host (host[:port], 9042 by
 // default) completes a TLS handshake, or refuses one with a TLS alert: a
 // node that speaks plain CQL answers a ClientHello with no TLS record.
@@ -130,13 +135,13 @@ func speaksTLS(host string) bool {
 	if _, _, err := net.SplitHostPort(host); err != nil {
 		host = net.JoinHostPort(host, "9042")
 	}
-	d := &net.Dialer{Timeout: 3 * time.Second}
+	d := &net.Dialer{Timeout: probeTimeout}
 	conn, err := d.Dial("tcp", host)
 	if err != nil {
 		return false
 	}
 	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(3 * time.Second))
+	_ = conn.SetDeadline(time.Now().Add(probeTimeout))
 	// The probe only tells a TLS listener from a plain one, and sends
 	// nothing past the handshake: no certificate is to be trusted.
 	tc := tls.Client(conn, &tls.Config{InsecureSkipVerify: true}) // #nosec G402
