@@ -148,6 +148,28 @@ test-integration-c6:
 	$(C6_ENV) $(WITH_CASSANDRA) sh -c 'set -e; export CASSANDRA6_HOSTS=$$CASSANDRA_HOSTS; \
 		for m in integration runtime/gocqlv2; do (cd $$m && $(GO) test -count=1 -v -run '"'"'$(or $(RUN),Cassandra6)'"'"' ./...); done'
 
+# A secured node (issue 34; docs/runbook.md, "Permissions"): password
+# logins, CassandraAuthorizer and mutual TLS with certificates generated at
+# start, at SECURE_CASSANDRA_HOST beside the default node. test-secure
+# starts it, runs TestSecuredCluster through it (apply, migrate, diff -live
+# and the runtime, each as a role with only the runbook's grants; RUN
+# picks other tests), and stops it again, whether the tests passed or not.
+# A CASSANDRA_HOSTS of a plain node adds the check of TLS against it.
+SECURE_CASSANDRA_HOST ?= 127.0.0.7
+SECURE_DIR = /tmp/cqlgen-cassandra-$(SECURE_CASSANDRA_HOST)
+SECURE_ENV = CQLGEN_CASSANDRA_SECURE=1 CQLGEN_CASSANDRA_HOST=$(SECURE_CASSANDRA_HOST) CQLGEN_CASSANDRA_DIR=$(SECURE_DIR)
+.PHONY: secure-start secure-stop test-secure
+secure-start:
+	$(SECURE_ENV) $(CASSANDRA) start
+
+secure-stop:
+	$(SECURE_ENV) $(CASSANDRA) stop
+
+test-secure:
+	$(SECURE_ENV) $(CASSANDRA) start
+	cd integration && CQLGEN_SECURE_HOSTS=$(SECURE_CASSANDRA_HOST):9042 CQLGEN_SECURE_TLS_DIR=$(SECURE_DIR)/tls \
+		$(GO) test -count=1 -v -run '$(or $(RUN),^TestSecuredCluster$$)' . ; rc=$$?; $(SECURE_ENV) $(CASSANDRA) stop; exit $$rc
+
 # The write protocol's randomized fault run at length: 20,000 writes of
 # tracks through a proxy that cuts connections, under each strategy; then
 # every failed write runs again and the tables must agree (make test runs

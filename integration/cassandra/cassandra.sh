@@ -8,6 +8,7 @@
 #   cassandra.sh kill     SIGKILL it: a crash, not a shutdown
 #   cassandra.sh status   exit 0 only if our node runs and answers CQL
 #   cassandra.sh logs     print the tail of the node's logs
+#   cassandra.sh env      print the CASSANDRA_* variables that reach it
 #
 # Environment (all optional):
 #   CQLGEN_CASSANDRA_VERSION        Cassandra version            (5.0.8); a 6.x
@@ -32,6 +33,16 @@
 #   CQLGEN_CASSANDRA_JVM_OPTS       extra JVM options, appended
 #   CQLGEN_CASSANDRA_YAML           extra cassandra.yaml lines, appended
 #                                   (e.g. "paxos_variant: v2")
+#   CQLGEN_CASSANDRA_SECURE         1: a secured node (make test-secure):
+#                                   password authentication, roles
+#                                   (CassandraAuthorizer) and mutual TLS on
+#                                   the native port, with a CA, a node and a
+#                                   client certificate generated at start in
+#                                   $CQLGEN_CASSANDRA_DIR/tls (ca.pem,
+#                                   client.pem, client-key.pem); the
+#                                   superuser is cassandra/cassandra.
+#                                   `cassandra.sh env` prints the
+#                                   CASSANDRA_* variables that reach it
 #   MAX_HEAP_SIZE / HEAP_NEWSIZE    max heap / young generation (1G / 128M)
 #   XDG_CACHE_HOME                  the distribution is cached in
 #                                   ${XDG_CACHE_HOME:-$HOME/.cache}/cqlgen
@@ -52,6 +63,7 @@ readonly NODE_DIR
 readonly PIDFILE="$NODE_DIR/cassandra.pid"
 readonly LOG_DIR="$NODE_DIR/logs"
 readonly CQLPING="$NODE_DIR/cqlping"
+readonly TLS_DIR="$NODE_DIR/tls"
 readonly HOST="${CQLGEN_CASSANDRA_HOST:-127.0.0.1}"
 readonly PORT=9042
 readonly STORAGE_PORT="${CQLGEN_CASSANDRA_STORAGE_PORT:-7000}"
@@ -157,6 +169,21 @@ our_pid() {
 
 port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 
+# secure: whether the node is (to be) the secured one. A node started
+# secured keeps its certificates in $TLS_DIR, so status, stop and resume
+# need no CQLGEN_CASSANDRA_SECURE.
+secure() { [[ "${CQLGEN_CASSANDRA_SECURE:-0}" == 1 || -f "$TLS_DIR/ca.pem" ]]; }
+
+# cqlping_auth fills CQLPING_ARGS: how the probe logs in to a secured node
+# (as the default superuser, whose password goes through the environment,
+# not the command line) and speaks TLS to it with the client certificate.
+cqlping_auth() {
+    CQLPING_ARGS=()
+    if secure; then
+        CQLPING_ARGS=(-user cassandra -ca "$TLS_DIR/ca.pem" -cert "$TLS_DIR/client.pem" -key "$TLS_DIR/client-key.pem")
+    fi
+}
+
 rss_of() { awk '/^VmRSS/ {printf "%d MiB", $2 / 1024}' "/proc/$1/status" 2>/dev/null || echo "?"; }
 
 # build_cqlping compiles the readiness probe. gocql comes through the Go
@@ -243,6 +270,30 @@ accord:
   journal_directory: $data/accord_journal
 EOF6
     fi
+    if secure; then
+        write_tls
+        cat >>"$conf/cassandra.yaml" <<EOFS
+# Secured (CQLGEN_CASSANDRA_SECURE=1): logins, roles and permissions, and
+# mutual TLS on the native port with the certificates of $TLS_DIR.
+authenticator: PasswordAuthenticator
+authorizer: CassandraAuthorizer
+role_manager: CassandraRoleManager
+# No caching of roles, permissions and credentials: a GRANT or REVOKE a
+# test makes holds at once (production clusters cache them for 2 s).
+roles_validity: 0ms
+permissions_validity: 0ms
+credentials_validity: 0ms
+client_encryption_options:
+  enabled: true
+  optional: false
+  require_client_auth: true
+  keystore: $TLS_DIR/node.p12
+  keystore_password: cqlgen-test
+  truststore: $TLS_DIR/truststore.p12
+  truststore_password: cqlgen-test
+  store_type: PKCS12
+EOFS
+    fi
     if [[ -n "${CQLGEN_CASSANDRA_YAML:-}" ]]; then
         printf '# From CQLGEN_CASSANDRA_YAML:\n%s\n' "$CQLGEN_CASSANDRA_YAML" >>"$conf/cassandra.yaml"
     fi
@@ -260,6 +311,36 @@ EOF6
   </root>
 </configuration>
 EOF
+}
+
+# write_tls generates the secured node's certificates with openssl: a CA,
+# the node's certificate (for its address) in a PKCS12 keystore, the CA in
+# a truststore (keytool: Java's trusted-certificate entries), and a client
+# certificate with its key in PEM, for Go. Each start makes new ones.
+write_tls() {
+    command -v openssl >/dev/null || die "openssl is needed for a secured node's certificates"
+    command -v keytool >/dev/null || die "keytool (JDK) is needed for a secured node's truststore"
+    mkdir -p "$TLS_DIR"
+    (
+        cd "$TLS_DIR"
+        local ec=(-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes)
+        openssl req -x509 "${ec[@]}" -days 3650 -subj "/CN=cqlgen test CA" \
+            -addext basicConstraints=critical,CA:true -addext keyUsage=critical,keyCertSign \
+            -keyout ca-key.pem -out ca.pem
+        openssl req "${ec[@]}" -subj "/CN=$HOST" -keyout node-key.pem -out node.csr
+        printf 'subjectAltName=IP:%s\nextendedKeyUsage=serverAuth\n' "$HOST" >node.ext
+        openssl x509 -req -in node.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial \
+            -days 3650 -extfile node.ext -out node.pem
+        openssl pkcs12 -export -in node.pem -inkey node-key.pem -name node \
+            -passout pass:cqlgen-test -out node.p12
+        keytool -importcert -noprompt -alias ca -file ca.pem -storetype PKCS12 \
+            -keystore truststore.p12 -storepass cqlgen-test
+        openssl req "${ec[@]}" -subj "/CN=cqlgen-client" -keyout client-key.pem -out client.csr
+        printf 'extendedKeyUsage=clientAuth\n' >client.ext
+        openssl x509 -req -in client.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial \
+            -days 3650 -extfile client.ext -out client.pem
+        rm -f ./*.csr ./*.ext ./*.srl
+    ) >"$LOG_DIR/tls.log" 2>&1 || { cat "$LOG_DIR/tls.log" >&2; die "could not generate the certificates in $TLS_DIR"; }
 }
 
 # jvm_options fills the JVM_OPTS array.
@@ -327,7 +408,8 @@ jvm_options() {
         # Skip measuring the memtable per-row overhead at startup (about 1.5 s
         # of inserting 100k rows on two cores); 180 is what 5.0 measures here.
         -Dcassandra.memtable.row_overhead_size=180
-        # No TLS is used: do not load the native BoringSSL library.
+        # Do not load the native BoringSSL library: the JDK's TLS serves a
+        # secured node.
         -Dcassandra.disable_tcactive_openssl=true
         # No cassandra.jmx.*.port unless CQLGEN_CASSANDRA_JMX_PORT: JMX
         # stays off (no RMI server, no port 7199 to collide on). nodetool
@@ -365,8 +447,10 @@ java_bin() {
 # wait_ready waits for a real CQL query, or fails with the log tail.
 wait_ready() {
     local pid="$1" started="$2" version rc=0
-    version="$("$CQLPING" -addr "$HOST:$PORT" -timeout "${START_TIMEOUT}s" -pid "$pid")" || rc=$?
+    cqlping_auth
+    version="$(CQLPING_PASSWORD=cassandra "$CQLPING" -addr "$HOST:$PORT" -timeout "${START_TIMEOUT}s" -pid "$pid" "${CQLPING_ARGS[@]}")" || rc=$?
     if ((rc == 0)); then
+        secure && version="$version (secured: logins, roles, mutual TLS)"
         log "Cassandra $version ready on $HOST:$PORT after $((SECONDS - started))s (pid $pid, RSS $(rss_of "$pid"))"
         return
     fi
@@ -516,12 +600,24 @@ status_node() {
     fi
     [[ -x "$CQLPING" ]] || build_cqlping
     local version
-    if version="$("$CQLPING" -addr "$HOST:$PORT" -timeout 0s)"; then
+    cqlping_auth
+    if version="$(CQLPING_PASSWORD=cassandra "$CQLPING" -addr "$HOST:$PORT" -timeout 0s "${CQLPING_ARGS[@]}")"; then
         log "running: Cassandra $version on $HOST:$PORT (pid $pid, RSS $(rss_of "$pid"))"
         return 0
     fi
     log "running (pid $pid) but not answering CQL on $HOST:$PORT yet"
     return 1
+}
+
+# env_node prints the CASSANDRA_* variables that reach the node, as the
+# superuser over mutual TLS when it is secured, one a line for `export`.
+env_node() {
+    printf 'CASSANDRA_HOSTS=%s:%s\n' "$HOST" "$PORT"
+    if secure; then
+        printf 'CASSANDRA_USERNAME=cassandra\nCASSANDRA_PASSWORD=cassandra\n'
+        printf 'CASSANDRA_TLS_CA=%s\nCASSANDRA_TLS_CERT=%s\nCASSANDRA_TLS_KEY=%s\n' \
+            "$TLS_DIR/ca.pem" "$TLS_DIR/client.pem" "$TLS_DIR/client-key.pem"
+    fi
 }
 
 main() {
@@ -532,8 +628,9 @@ main() {
     kill) kill_node ;;
     status) status_node ;;
     logs) show_logs "${2:-50}" ;;
+    env) env_node ;;
     *)
-        printf 'usage: %s start|resume|stop|kill|status|logs [lines]\n' "$0" >&2
+        printf 'usage: %s start|resume|stop|kill|status|logs [lines]|env\n' "$0" >&2
         exit 2
         ;;
     esac

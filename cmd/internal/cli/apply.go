@@ -92,7 +92,7 @@ func runApply(e *env, args []string) int {
 	for _, plan := range plans {
 		n, err := plan.run(s, c, r)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "cqlgen apply: %s: %v\n", e.rel(filepath.Join(plan.dir, gen.SchemaFile)), err)
+			fmt.Fprintf(e.stderr, "cqlgen apply: %s: %v\n", e.rel(filepath.Join(plan.dir, gen.SchemaFile)), explainDenied(err))
 			return ExitFailure
 		}
 		fmt.Fprintf(e.stdout, "%s: %d statement(s) applied to keyspace %s on %s\n", e.rel(plan.dir), n, plan.keyspace, strings.Join(c.Hosts, ","))
@@ -119,7 +119,7 @@ func runApply(e *env, args []string) int {
 			if err := plan.alter(c, r, alters, func(ch schemadiff.Change) {
 				fmt.Fprintf(e.stdout, "  applied in place: %s\n", ch)
 			}); err != nil {
-				fmt.Fprintf(e.stderr, "cqlgen apply: keyspace %s: %v\n", plan.keyspace, err)
+				fmt.Fprintf(e.stderr, "cqlgen apply: keyspace %s: %v\n", plan.keyspace, explainDenied(err))
 				return ExitFailure
 			}
 			if live, err = fromCluster(s, r, plan.keyspace); err != nil {
@@ -181,9 +181,9 @@ func planApply(script, keyspace string) (applyPlan, error) {
 }
 
 // run executes the plan's statements in order: CREATE KEYSPACE on s,
-// every other statement on a session of the plan's keyspace. Each is
-// CREATE ... IF NOT EXISTS, which r retries, and r waits for schema
-// agreement after each one.
+// when the keyspace does not exist, every other statement on a session of
+// the plan's keyspace. Each is CREATE ... IF NOT EXISTS, which r retries,
+// and r waits for schema agreement after each one.
 func (plan applyPlan) run(s *gocql.Session, c *clusterEnv, r *retrier) (int, error) {
 	exists, err := tableExists(s, r, plan.keyspace, "")
 	if err != nil {
@@ -198,6 +198,12 @@ func (plan applyPlan) run(s *gocql.Session, c *clusterEnv, r *retrier) (int, err
 	}()
 	for _, st := range plan.stmts {
 		if st.IsCreateKeyspace() {
+			if exists {
+				// Not even with IF NOT EXISTS: Cassandra checks CREATE
+				// on ALL KEYSPACES before it looks, and a role allowed
+				// only its keyspace would be refused.
+				continue
+			}
 			if err := r.exec(s, st.Text); err != nil {
 				return n, fmt.Errorf("line %d: %w", st.Line, err)
 			}

@@ -126,7 +126,7 @@ func dial(getenv func(string) string, timeout time.Duration) (*gocql.Session, *c
 		}
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("connecting to %s: %w", strings.Join(c.Hosts, ","), err)
+		return nil, nil, fmt.Errorf("connecting to %s: %w", strings.Join(c.Hosts, ","), c.explainConnect(err))
 	}
 	if c.LocalDC != "" {
 		dcs, err := datacenters(s, c.retrier(nil, ""))

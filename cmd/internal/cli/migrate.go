@@ -127,18 +127,20 @@ func runMigrate(e *env, args []string) int {
 		return ExitOK
 	}
 	for _, t := range []struct{ name, ddl string }{{ledgerTable, ledgerDDL}, {lockTable, lockDDL}} {
+		// Only when missing: CREATE TABLE IF NOT EXISTS asks for CREATE
+		// on the keyspace even when the table exists.
 		ok, err := tableExists(ks, r, *keyspace, t.name)
 		if err == nil && !ok {
 			err = r.exec(ks, t.ddl)
 		}
 		if err != nil {
-			fmt.Fprintf(e.stderr, "cqlgen migrate: keyspace %s: creating the ledger (%s): %v\n", *keyspace, t.name, err)
+			fmt.Fprintf(e.stderr, "cqlgen migrate: keyspace %s: creating the ledger (%s): %v\n", *keyspace, t.name, explainDenied(err))
 			return ExitFailure
 		}
 	}
 	l, err := takeLease(e, ks, r, *keyspace, *lease, *wait)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "cqlgen migrate: %v\n", err)
+		fmt.Fprintf(e.stderr, "cqlgen migrate: %v\n", explainDenied(err))
 		return ExitFailure
 	}
 	defer l.release()
@@ -417,7 +419,7 @@ func (m *migrator) readLedgers() (map[string]ledgerRow, map[string]gocqlxRow, er
 func (m *migrator) steps(files []*migration) ([]step, int) {
 	ours, theirs, err := m.readLedgers()
 	if err != nil {
-		fmt.Fprintf(m.e.stderr, "cqlgen migrate: keyspace %s: %v\n", m.keyspace, err)
+		fmt.Fprintf(m.e.stderr, "cqlgen migrate: keyspace %s: %v\n", m.keyspace, explainDenied(err))
 		return nil, ExitFailure
 	}
 	steps, err := plan(m.dir, files, ours, theirs)
@@ -468,7 +470,7 @@ func (m *migrator) run(files []*migration) int {
 	applied := 0
 	for _, st := range steps {
 		if err := m.apply(st); err != nil {
-			fmt.Fprintf(m.e.stderr, "cqlgen migrate: keyspace %s: %v\n", m.keyspace, err)
+			fmt.Fprintf(m.e.stderr, "cqlgen migrate: keyspace %s: %v\n", m.keyspace, explainDenied(err))
 			return ExitFailure
 		}
 		if st.from < len(st.mg.stmts) {

@@ -10,6 +10,15 @@
 // waiting for a node that crashed at startup). With -peers n, it also waits
 // until the node knows n other nodes of its cluster (system.peers_v2), each
 // with a datacenter: cluster.sh's check that the nodes found each other.
+//
+// A secured node (cassandra.sh with CQLGEN_CASSANDRA_SECURE=1): -user logs
+// in, with the password in $CQLPING_PASSWORD (not on the command line), and
+// -ca, -cert, -key speak mutual TLS. A refused login is retried until the
+// timeout too: the node creates its default superuser a moment after the
+// native port opens.
+//
+//	CQLPING_PASSWORD=cassandra cqlping -addr 127.0.0.7:9042 -user cassandra \
+//		-ca tls/ca.pem -cert tls/client.pem -key tls/client-key.pem
 package main
 
 import (
@@ -30,7 +39,23 @@ func main() {
 	timeout := flag.Duration("timeout", 180*time.Second, "how long to keep trying; 0 tries once")
 	pid := flag.Int("pid", 0, "give up when this process is gone (0: do not watch)")
 	peers := flag.Int("peers", 0, "also wait until the node knows this many peers")
+	user := flag.String("user", "", "log in as this role, with the password in $CQLPING_PASSWORD")
+	ca := flag.String("ca", "", "speak TLS, trusting the CA of this PEM file")
+	cert := flag.String("cert", "", "with -ca: the client certificate (PEM), for mutual TLS")
+	key := flag.String("key", "", "with -cert: its private key (PEM)")
 	flag.Parse()
+	if (*cert != "" || *key != "") && *ca == "" {
+		fmt.Fprintln(os.Stderr, "cqlping: -cert and -key go with -ca")
+		os.Exit(1)
+	}
+	tweak := func(c *gocql.ClusterConfig) {
+		if *user != "" {
+			c.Authenticator = gocql.PasswordAuthenticator{Username: *user, Password: os.Getenv("CQLPING_PASSWORD")}
+		}
+		if *ca != "" {
+			c.SslOpts = &gocql.SslOptions{CaPath: *ca, CertPath: *cert, KeyPath: *key, EnableHostVerification: true}
+		}
+	}
 
 	// gocql logs every failed dial; while the node boots those are expected.
 	gocql.Logger = log.New(io.Discard, "", 0)
@@ -38,7 +63,7 @@ func main() {
 	deadline := time.Now().Add(*timeout)
 	var lastErr error
 	for {
-		version, err := ping(*addr, *peers)
+		version, err := ping(*addr, *peers, tweak)
 		if err == nil {
 			fmt.Println(version)
 			return
@@ -56,7 +81,7 @@ func main() {
 	}
 }
 
-func ping(addr string, peers int) (string, error) {
+func ping(addr string, peers int, tweak func(*gocql.ClusterConfig)) (string, error) {
 	// A plain dial first: cheap, and keeps gocql out of the common
 	// "connection refused" case while the JVM is still loading.
 	conn, err := net.DialTimeout("tcp", addr, time.Second)
@@ -72,6 +97,7 @@ func ping(addr string, peers int) (string, error) {
 	cluster.Timeout = 5 * time.Second
 	cluster.DisableInitialHostLookup = true
 	cluster.NumConns = 1
+	tweak(cluster)
 	session, err := cluster.CreateSession()
 	if err != nil {
 		return "", err
