@@ -46,6 +46,8 @@ check:
 # again afterwards, even when tests fail) unless CASSANDRA_HOSTS names one
 # or the managed node is already running: one node serves the
 # integration suites and the benchmark smoke run.
+# Then the secured suite (test-secure: password logins, roles and mutual
+# TLS on a node of its own, 1 to 2 minutes; SECURE_SUITE=0 leaves it out).
 # Then the Cassandra 6 suite on a 6.0-alpha2 node of its own (2 to 4
 # minutes with the node's start and stop; C6_SUITE=0 leaves it out, and
 # says so). Last, the cluster suite on three nodes of their own (about 9
@@ -53,6 +55,7 @@ check:
 # RUN narrows the integration suites' tests, as go test -run does.
 CLUSTER_SUITE ?= 1
 C6_SUITE ?= 1
+SECURE_SUITE ?= 1
 SUITES := $(CURDIR)/integration/run-suites.sh
 test:
 	@export CQLGEN_SUITES_DIR="$$(mktemp -d "$${TMPDIR:-/tmp}/cqlgen-test.XXXXXX")"; \
@@ -62,6 +65,8 @@ test:
 	$(SUITES) run unit-race $(MAKE) --no-print-directory test-unit-race; \
 	for m in $(NESTED); do $(SUITES) run "unit $$m" $(MAKE) --no-print-directory test-unit-nested NESTED=$$m; done; \
 	$(SUITES) wrap with-cassandra.sh $(WITH_CASSANDRA) $(MAKE) --no-print-directory test-suites-cassandra; \
+	if [ "$(SECURE_SUITE)" = 1 ]; then $(SUITES) run secure $(MAKE) --no-print-directory test-secure; \
+	else $(SUITES) skip secure "SECURE_SUITE=$(SECURE_SUITE); CI runs it"; fi; \
 	if [ "$(C6_SUITE)" = 1 ]; then $(SUITES) run cassandra6 $(MAKE) --no-print-directory test-integration-c6; \
 	else $(SUITES) skip cassandra6 "C6_SUITE=$(C6_SUITE); CI runs it"; fi; \
 	if [ "$(CLUSTER_SUITE)" = 1 ]; then $(SUITES) run cluster $(MAKE) --no-print-directory test-cluster; \
