@@ -1080,65 +1080,23 @@ func backfill(ctx context.Context, s cqlgen.Session, ent *entityView, entity, ta
 	pi := idx[0]
 	p := ent.projections[pi]
 	rep := &cqlmaintain.Report{Entity: entity, Source: ent.canonical.Spec.Name, Tables: []cqlmaintain.TableReport{{Table: table}}}
-	tr := &rep.Tables[0]
 	job := ""
 	if m.Job != "" {
 		job = fmt.Sprintf("%s/%s/%d", m.Job, table, m.Ranges)
 	}
-	done, err := rangesDone(ctx, s, job)
-	if err != nil {
-		return nil, err
-	}
-	m.progress.Done = len(done)
-	rep.Resumed = len(done)
-	if m.Status {
-		return rep, nil
-	}
-	var mu sync.Mutex
-	var all scanned
-	err = m.eachRange(ctx, func(i int) bool { return done[i] }, func(ctx context.Context, i int, lo, hi int64) error {
-		v := &verification{ent: ent, s: s, m: m}
-		var read scanned
-		var n int64
-		err := v.scanCanonical(ctx, lo, hi, &read, func(st *stateView) error {
-			if !ent.holds(pi, st.row) {
-				return nil
-			}
-			if err := m.limiter.wait(ctx); err != nil {
-				return err
-			}
-			if p.unique {
-				// A claim, at the version of the entity's last change: a
-				// key two entities hold stops the backfill with a
-				// *cqlgen.UniqueConflictError, for a person to settle.
-				if err := ent.claim(ctx, s, pi, st.row, st.version); err != nil {
-					return err
-				}
-			} else if err := s.Exec(ctx, cqldriver.Query{Stmt: p.table.Insert, Values: ent.row(pi, st.row, st.version+1)}); err != nil {
-				return err
-			}
-			n++
-			m.report("backfill", m.Ranges, 0, 1, false)
-			return nil
-		})
-		mu.Lock()
-		all.add(read)
-		tr.Inserted += n
-		mu.Unlock()
-		if err != nil {
-			return err
+	holds := func(st *stateView) bool { return ent.holds(pi, st.row) }
+	n, err := m.rangeJob(ctx, s, ent, job, "backfill", rep, holds, func(ctx context.Context, st *stateView) error {
+		if p.unique {
+			// A claim, at the version of the entity's last change: a
+			// key two entities hold stops the backfill with a
+			// *cqlgen.UniqueConflictError, for a person to settle.
+			return ent.claim(ctx, s, pi, st.row, st.version)
 		}
-		if job != "" {
-			if err := s.Exec(ctx, cqldriver.Query{Stmt: progressWrite, Values: []any{job, i, n}}); err != nil {
-				return err
-			}
-		}
-		m.report("backfill", m.Ranges, 1, 0, false)
-		return nil
+		return s.Exec(ctx, cqldriver.Query{Stmt: p.table.Insert, Values: ent.row(pi, st.row, st.version+1)})
 	})
-	all.into(rep)
-	if err == nil && rep.Rows == 0 && rep.Resumed == 0 {
-		err = (&verification{ent: ent, s: s, m: m}).unread(ctx)
+	rep.Tables[0].Inserted = n
+	if m.Status {
+		return rep, err
 	}
 	if err == nil {
 		// Check what it wrote: a row shadowed by a later delete (made
@@ -1168,50 +1126,47 @@ func rangesDone(ctx context.Context, s cqlgen.Session, job string) (map[int]bool
 	return done, it.Close()
 }
 
-// adopt gives every entity written outside the protocol a version (see
-// cqlmaintain.Options.Adopt), range by range, each recorded as done
-// under the job once every row of it is adopted; then verifies every
-// table. With Status, it reports how far the job has come.
-func adopt(ctx context.Context, s cqlgen.Session, ent *entityView, entity string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	m := newMaintain(o)
-	rep := &cqlmaintain.Report{Entity: entity, Source: ent.canonical.Spec.Name}
-	job := ""
-	if m.Job != "" {
-		job = fmt.Sprintf("adopt:%s/%s/%d", m.Job, ent.canonical.Spec.Name, m.Ranges)
-	}
+// rangeJob is what Backfill and Adopt share: it hands every live row of
+// the source of truth that wants takes to write, range by range, at most
+// m.Rate rows a second, and returns how many it wrote; a range is
+// recorded as done under job (none: no record) once each of its rows is
+// written, and one recorded is skipped. The counts of what was read go into rep. A run that
+// read no entity is checked against the table (unread). With m.Status
+// it only reports, in rep.Resumed, the ranges done.
+func (m *maintain) rangeJob(ctx context.Context, s cqlgen.Session, ent *entityView, job, phase string, rep *cqlmaintain.Report, wants func(*stateView) bool, write func(context.Context, *stateView) error) (int64, error) {
 	done, err := rangesDone(ctx, s, job)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	m.progress.Done = len(done)
 	rep.Resumed = len(done)
-	if m.Status || ent.immutable {
-		// An immutable entity has no version to give.
-		return rep, nil
+	if m.Status {
+		return 0, nil
 	}
+	v := &verification{ent: ent, s: s, m: m}
 	var mu sync.Mutex
 	var all scanned
+	var written int64
 	err = m.eachRange(ctx, func(i int) bool { return done[i] }, func(ctx context.Context, i int, lo, hi int64) error {
-		v := &verification{ent: ent, s: s, m: m}
 		var read scanned
 		var n int64
 		err := v.scanCanonical(ctx, lo, hi, &read, func(st *stateView) error {
-			if st.version != 0 {
+			if !wants(st) {
 				return nil
 			}
 			if err := m.limiter.wait(ctx); err != nil {
 				return err
 			}
-			if err := ent.adopt(ctx, s, st); err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
+			if err := write(ctx, st); err != nil {
 				return err
 			}
 			n++
-			m.report("adopt", m.Ranges, 0, 1, false)
+			m.report(phase, m.Ranges, 0, 1, false)
 			return nil
 		})
 		mu.Lock()
 		all.add(read)
-		rep.Adopted += n
+		written += n
 		mu.Unlock()
 		if err != nil {
 			return err
@@ -1221,10 +1176,42 @@ func adopt(ctx context.Context, s cqlgen.Session, ent *entityView, entity string
 				return err
 			}
 		}
-		m.report("adopt", m.Ranges, 1, 0, false)
+		m.report(phase, m.Ranges, 1, 0, false)
 		return nil
 	})
 	all.into(rep)
+	if err == nil && rep.Rows == 0 && rep.Resumed == 0 {
+		err = v.unread(ctx)
+	}
+	return written, err
+}
+
+// adopt gives every entity written outside the protocol a version (see
+// cqlmaintain.Options.Adopt), range by range, resumable by job; then
+// verifies every table. With Status, it reports how far the job has
+// come.
+func adopt(ctx context.Context, s cqlgen.Session, ent *entityView, entity string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	m := newMaintain(o)
+	rep := &cqlmaintain.Report{Entity: entity, Source: ent.canonical.Spec.Name}
+	if ent.immutable {
+		// An immutable entity has no version to give.
+		return rep, nil
+	}
+	job := ""
+	if m.Job != "" {
+		job = fmt.Sprintf("adopt:%s/%s/%d", m.Job, ent.canonical.Spec.Name, m.Ranges)
+	}
+	unversioned := func(st *stateView) bool { return st.version == 0 }
+	n, err := m.rangeJob(ctx, s, ent, job, "adopt", rep, unversioned, func(ctx context.Context, st *stateView) error {
+		if err := ent.adopt(ctx, s, st); !errors.Is(err, cqlgen.ErrNotFound) {
+			return err
+		}
+		return nil // deleted since it was read
+	})
+	rep.Adopted = n
+	if m.Status {
+		return rep, err
+	}
 	if err == nil {
 		after := quiet(o)
 		after.Job, after.Adopt = "", false
