@@ -44,7 +44,7 @@ func TestMaintainFromUserModule(t *testing.T) {
 	start := time.Now()
 	out, code := maintain("verify", "./music")
 	t.Logf("the first maintain verify, its program built in a new module: %v", time.Since(start))
-	if code != 0 || !strings.Contains(out, fmt.Sprintf("verify Track: %d rows in tracks (its source of truth)", n)) ||
+	if code != 0 || !strings.Contains(out, fmt.Sprintf("verify Track: read %d rows of tracks (its source of truth)", n)) ||
 		!regexp.MustCompile(fmt.Sprintf(`top_tracks_by_artist +should hold %d rows, holds %d; 0 missing, 0 stale, 0 orphans`, n, n)).MatchString(out) ||
 		!strings.Contains(out, "verify ChartEntry:") {
 		t.Fatalf("maintain verify in step = %d\n%s", code, out)
@@ -94,7 +94,7 @@ func TestMaintainV2Driver(t *testing.T) {
 	env := []string{hostsEnv(t)}
 	cqlgen := []string{"run", "github.com/cqlgen/cqlgen/cmd/cqlgen", "maintain"}
 	out, _ := goIn(t, ".", env, append(cqlgen, "verify", "-keyspace", ks, "./v2model")...)
-	if !strings.Contains(out, "verify Ticket: 0 rows in tickets") || !strings.Contains(out, "verify Event: 0 rows in events") {
+	if !strings.Contains(out, "verify Ticket: read 0 rows of tickets") || !strings.Contains(out, "verify Event: read 0 rows of events") {
 		t.Fatalf("maintain verify on v2model:\n%s", out)
 	}
 	must(t, raw.Query("INSERT INTO tickets_by_owner (owner, ticket_id, queue, subject) VALUES ('ann', uuid(), 'q', 'lost')").Exec())

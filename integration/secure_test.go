@@ -282,6 +282,10 @@ func TestSecuredCluster(t *testing.T) {
 	if so, se, code = out.run(t, bin, dir, node.env(reader.name, reader.password), "diff", "-live", "-keyspace", ks, "./music"); code != 0 {
 		t.Fatalf("diff -live as a role with no grant = %d\n%s%s", code, so, se)
 	}
+	// So does import -keyspace.
+	if so, se, code = out.run(t, bin, dir, node.env(reader.name, reader.password), "import", "-keyspace", ks, "-package", "imported", "-o", "imported"); code != 0 || !strings.Contains(so, "wrote imported/imported.go") {
+		t.Fatalf("import -keyspace as a role with no grant = %d\n%s%s", code, so, se)
+	}
 
 	raw, err := node.session(app.name, app.password, ks)
 	must(t, out.err(err))

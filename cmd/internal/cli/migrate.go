@@ -625,7 +625,9 @@ func takeLease(e *env, s *gocql.Session, r *retrier, keyspace string, ttl, wait 
 			var err error
 			ok, err = s.Query(`INSERT INTO `+lockTable+` (name, owner, since) VALUES (?, ?, ?) IF NOT EXISTS USING TTL ?`,
 				lockRow, l.owner, l.since, int(ttl/time.Second)).WithContext(ctx).MapScanCAS(holder)
-			return err
+			// The lock table another run has just created may not be
+			// known to the node yet.
+			return justCreated(err)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("keyspace %s: taking the migration lock: %w", keyspace, err)
