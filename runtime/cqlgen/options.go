@@ -93,8 +93,11 @@ const Absent int64 = -1
 // IfVersion makes an Update, Delete or Insert of an entity kept by the
 // write protocol apply only if the entity is still at version v, the one
 // GetVersioned returned: a compare-and-set on the whole entity. Anything
-// else gets a *VersionConflictError, and nothing is written. Other
-// repositories refuse the option with an *InputError (ErrInvalidOption).
+// else gets a *VersionConflictError, and nothing is written. A row
+// written outside cqlgen (before it, or by another program) has no
+// version of its own: GetVersioned gives it 1, which IfVersion holds to
+// until the row's first change. Other repositories refuse the option
+// with an *InputError (ErrInvalidOption).
 func IfVersion(v int64) Option { return func(o *Options) { o.Expect = v } }
 
 // IfAbsent makes an Insert apply only if the entity does not exist (for
