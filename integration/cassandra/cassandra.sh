@@ -268,6 +268,13 @@ EOF
 accord:
   enabled: true
   journal_directory: $data/accord_journal
+  # A node killed (kill -9, a crash) leaves no stop marker in its
+  # journal; with the default policy, EXIT, it then refuses to start
+  # again. A test node must come back after cassandra.sh kill: it starts
+  # anyway, trusting its journal as it was (docs/cassandra6.md says what
+  # that trades).
+  journal:
+    stop_marker_failure_policy: ALLOW_UNSAFE_STARTUP
 EOF6
     fi
     if secure; then
@@ -491,6 +498,9 @@ start_node() {
         return
     fi
     if port_open "$HOST" "$PORT"; then
+        # A resume must bring our node back: another process answering
+        # in its place is a failure, not a node to use.
+        [[ -z "$keep" ]] || die "something else answers on $HOST:$PORT; not resuming our node in $NODE_DIR over it"
         log "something else already answers on $HOST:$PORT; not starting another node."
         log "use it with CASSANDRA_HOSTS=$HOST:$PORT"
         return
@@ -582,10 +592,20 @@ kill_node() {
     fi
     log "killing Cassandra (pid $pid)"
     kill -KILL "$pid" 2>/dev/null || true
-    while our_pid >/dev/null; do
+    # Gone means gone from /proc (or a zombie), not only its command line
+    # emptied: a dying JVM loses that before its sockets close. Then the
+    # port must be free, so that a resume right after starts our node
+    # again rather than find the dead one still answering.
+    local deadline=$((SECONDS + STOP_TIMEOUT))
+    while [[ -r "/proc/$pid/stat" && "$(sed -e 's/^.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)" != Z ]] && ((SECONDS < deadline)); do
         sleep 0.1
     done
+    while port_open "$HOST" "$PORT" && ((SECONDS < deadline)); do
+        sleep 0.1
+    done
+    port_open "$HOST" "$PORT" && die "killed pid $pid, but $HOST:$PORT still answers after ${STOP_TIMEOUT}s"
     rm -f "$PIDFILE"
+    log "killed"
 }
 
 status_node() {
