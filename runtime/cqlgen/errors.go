@@ -86,8 +86,12 @@ func (e *VersionConflictError) Error() string {
 	return fmt.Sprintf("cqlgen: %s: the entity changed since it was read: version %d, expected %d", e.Table, e.Actual, e.Expected)
 }
 
-// Is makes errors.Is(err, ErrNotApplied) true.
-func (e *VersionConflictError) Is(target error) bool { return target == ErrNotApplied }
+// Is makes errors.Is(err, ErrNotApplied) true; and errors.Is(err,
+// ErrNotFound) too when the entity expected is gone (deleted since it was
+// read), as a write without the expectation would say.
+func (e *VersionConflictError) Is(target error) bool {
+	return target == ErrNotApplied || (target == ErrNotFound && e.Actual == Absent && e.Expected != Absent)
+}
 
 // UniqueConflictError reports a write that would give an entity a unique
 // key (a table declared table:"...,unique") that another entity holds.

@@ -303,3 +303,48 @@ func TestLegacyRowsMaintained(t *testing.T) {
 		t.Fatalf("status of the adopt job: %+v, %v; want its 4 ranges done, nothing written", rep, err)
 	}
 }
+
+// A Modify that loses to a Delete, and an IfVersion write over an entity
+// deleted since it was read, say the entity is not found, as a plain
+// Update of it does (issue 35, D6), beside the conflict they are.
+func TestConflictWithADeleteIsNotFound(t *testing.T) {
+	ctx := context.Background()
+	var s *cqltest.Session
+	armed := false
+	s = session(t, cqltest.WithHook(func(ctx context.Context, c cqltest.Call) error {
+		if !armed || c.Op != cqltest.OpCAS || c.Queries[0].Stmt.Table != "readings_by_day" {
+			return nil
+		}
+		// Between Modify's read and its write, another client deletes it.
+		armed = false
+		return fixture.NewReadingRepo(s).Delete(ctx, reading("", 0, nil))
+	}))
+	repo := fixture.NewReadingRepo(s, instant)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(repo.Insert(ctx, reading("a", 1, nil)))
+	armed = true
+	_, err := repo.Modify(ctx, "s1", day0.Add(time.Hour), 1, func(e *fixture.Reading) error { e.Value++; return nil })
+	if !errors.Is(err, cqlgen.ErrNotFound) || !errors.Is(err, cqlgen.ErrNotApplied) {
+		t.Fatalf("Modify that lost to a Delete: %v; want ErrNotFound (and ErrNotApplied)", err)
+	}
+	must(repo.Insert(ctx, reading("a", 1, nil)))
+	_, v, err := repo.GetVersioned(ctx, "s1", day0.Add(time.Hour), 1)
+	must(err)
+	must(repo.Delete(ctx, reading("", 0, nil)))
+	if err := repo.Update(ctx, reading("b", 2, nil), cqlgen.IfVersion(v)); !errors.Is(err, cqlgen.ErrNotFound) {
+		t.Fatalf("IfVersion over an entity deleted since: %v; want ErrNotFound", err)
+	}
+	// A change, not a delete, stays a conflict only.
+	must(repo.Insert(ctx, reading("a", 1, nil)))
+	_, v, err = repo.GetVersioned(ctx, "s1", day0.Add(time.Hour), 1)
+	must(err)
+	must(repo.Update(ctx, reading("c", 3, nil)))
+	if err := repo.Update(ctx, reading("d", 4, nil), cqlgen.IfVersion(v)); errors.Is(err, cqlgen.ErrNotFound) || !errors.Is(err, cqlgen.ErrNotApplied) {
+		t.Fatalf("IfVersion over an entity changed since: %v; want a conflict, not ErrNotFound", err)
+	}
+}
