@@ -252,7 +252,8 @@ func appendPrev(b []byte, version, prev int64, before bool) []byte {
 
 // errTooManyChanges: the record of the last changes no longer reaches
 // back to the lost write.
-var errTooManyChanges = fmt.Errorf("%w: more than %d, or a change outside the write protocol", cqlgen.ErrTooManyChanges, writesKept)
+var errTooManyChanges = fmt.Errorf("%w: the record keeps the changes of the last %s (at least %d, at most %d), or a change outside the write protocol came",
+	cqlgen.ErrTooManyChanges, writesSpan, writesKept, writesCap)
 
 // settleOutcome settles w from the canonical row read at the serial
 // level: version, the record of its last changes, and whether there was
