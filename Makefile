@@ -191,7 +191,7 @@ soak:
 
 # Keyed increments under connection cuts beside 1 and 2 rivals that
 # increment the same row at full speed, at length (issue 35): none may end
-# unknown for good (make test runs 150). KEYED_OPS=n for another size.
+# unknown for good (make test runs 600). KEYED_OPS=n for another size.
 KEYED_OPS ?= 10000
 .PHONY: soak-keyed
 soak-keyed:

@@ -105,7 +105,7 @@ func TestKeyedIncrementsUnderCuts(t *testing.T) {
 }
 
 // keyedOps is how many keyed increments TestKeyedIncrementsBesideBusyRivals
-// makes with each number of rivals: CQLGEN_KEYED_OPS, or 150 (issue 35
+// makes with each number of rivals: CQLGEN_KEYED_OPS, or 600 (issue 35
 // asks 10,000: make soak-keyed).
 func keyedOps(t *testing.T) int {
 	if v := os.Getenv("CQLGEN_KEYED_OPS"); v != "" {
@@ -115,7 +115,7 @@ func keyedOps(t *testing.T) int {
 		}
 		return n
 	}
-	return 150
+	return 600
 }
 
 // Keyed increments of one track through Modify, through a proxy that cuts
