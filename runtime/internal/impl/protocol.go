@@ -452,11 +452,11 @@ func writeFrom[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, e
 			continue
 		}
 		if err := fanOut(ctx, s, o, qs); err != nil {
-			return err
+			return &appliedError{err, lost}
 		}
 		for _, m := range releases {
 			if err := release(ent, ctx, s, o, &ent.Projections[m.projection], e, m.key, ts); err != nil {
-				return err
+				return &appliedError{err, lost}
 			}
 		}
 		return nil
@@ -764,6 +764,10 @@ func modifyEntity[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options
 		}
 		var err error
 		out, err = modify(ctx, s, inner, ent, key, check, change)
+		var a *appliedError
+		if errors.As(err, &a) {
+			return incomplete(o.Idempotency.Key, a.w, a.err)
+		}
 		if errors.Is(err, cqlgen.ErrOutcomeUnknown) {
 			// A change made relative to the entity read may apply twice if
 			// run again: the key records that the outcome is unknown, and

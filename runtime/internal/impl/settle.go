@@ -85,6 +85,10 @@ type lostWrite struct {
 	// transactional mode, which leaves no grave): no row means it, or
 	// another delete, applied.
 	gone bool
+	// applied marks a write known to have applied whose rows in other
+	// tables may not all be written (appliedError): a later call with
+	// the key completes them instead of running the command again.
+	applied bool
 }
 
 // The window in which a conditional write's coordinator may still land
@@ -407,20 +411,53 @@ type unsettledError struct {
 
 func (u *unsettledError) Unwrap() error { return u.WriteUnknownError }
 
+// appliedError is the error of a write whose change of the canonical row
+// applied (w) and whose next steps, the rows of other tables and the
+// release of unique keys, failed (err). The change stands: the next write
+// of the entity, or a repair, completes them. A call with an idempotency
+// key records w, so that the key's next call completes them too, and
+// does not run the command again over what applied (a Modify would add
+// its change twice, an Insert write over a later change).
+type appliedError struct {
+	err error
+	w   lostWrite
+}
+
+func (a *appliedError) Error() string { return a.err.Error() }
+func (a *appliedError) Unwrap() error { return a.err }
+
 // public is err as a caller sees it: a *cqlgen.WriteUnknownError without
-// the lost write it carries inside the runtime.
+// the lost write it carries inside the runtime, and the error of the
+// steps that failed after a change applied.
 func public(err error) error {
 	var u *unsettledError
 	if errors.As(err, &u) {
 		return u.WriteUnknownError
 	}
+	var a *appliedError
+	if errors.As(err, &a) {
+		return a.err
+	}
 	return err
+}
+
+// incomplete is the error a call with the key returns when the change w
+// applied and writing what follows it failed (err): unsettled, with the
+// record that makes the key's next call complete the change.
+func incomplete(key string, w lostWrite, err error) error {
+	w.applied = true
+	return &cqlgen.OutcomeUnknownError{Key: key, Outcome: err, Settle: w.encode(),
+		Err: fmt.Errorf("the change applied, but writing its rows in other tables failed: a call with the key completes them: %w", err)}
 }
 
 // keyed is err as an idempotency key's run returns it: a write whose
 // outcome is still unknown becomes an *cqlgen.OutcomeUnknownError that
 // records how to settle it, so that the key's next call does.
 func keyed(key string, err error) error {
+	var a *appliedError
+	if errors.As(err, &a) {
+		return incomplete(key, a.w, a.err)
+	}
 	var u *unsettledError
 	if !errors.As(err, &u) {
 		return err
@@ -433,7 +470,7 @@ func keyed(key string, err error) error {
 }
 
 // The record of a lost write an idempotency key keeps: a format byte,
-// flags (1: found, 2: gone), old, ts, when it was sent (Unix microseconds; 0:
+// flags (1: found, 2: gone, 4: applied), old, ts, when it was sent (Unix microseconds; 0:
 // long ago) and the id.
 const lostFormat = 1
 
@@ -444,6 +481,9 @@ func (w lostWrite) encode() []byte {
 	}
 	if w.gone {
 		b[1] |= 2
+	}
+	if w.applied {
+		b[1] |= 4
 	}
 	b = binary.AppendUvarint(b, uint64(w.old))
 	b = binary.AppendUvarint(b, uint64(w.ts))
@@ -460,7 +500,7 @@ func decodeLost(b []byte) (lostWrite, bool) {
 	if len(b) < 2 || b[0] != lostFormat {
 		return w, false
 	}
-	w.found, w.gone = b[1]&1 != 0, b[1]&2 != 0
+	w.found, w.gone, w.applied = b[1]&1 != 0, b[1]&2 != 0, b[1]&4 != 0
 	r := b[2:]
 	old, k1 := binary.Uvarint(r)
 	if k1 <= 0 {
@@ -486,13 +526,18 @@ func decodeLost(b []byte) (lostWrite, bool) {
 // earlier run with the key lost the reply of (its record, rec). Applied:
 // it completes what the change left pending and reports done. Not applied:
 // done false, and the caller runs the command. Still unknown: the
-// *cqlgen.OutcomeUnknownError to record again, with the same record.
+// *cqlgen.OutcomeUnknownError to record again, with the same record. A
+// write recorded as applied (appliedError) is not settled again: its
+// change is completed, whatever changes came after it.
 func resume[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlgen.Options, key string, e P, rec []byte) (done bool, err error) {
 	w, ok := decodeLost(rec)
 	if !ok {
 		return true, &cqlgen.OutcomeUnknownError{Key: key, Err: errors.New("the record of the earlier run's lost write is unreadable")}
 	}
-	applied, known, reads, why := settle(ent, ctx, s, o, e, w)
+	applied, known, reads, why := w.applied, w.applied, 0, error(nil)
+	if !w.applied {
+		applied, known, reads, why = settle(ent, ctx, s, o, e, w)
+	}
 	switch {
 	case !known:
 		we := &cqlgen.WriteUnknownError{Table: ent.Canonical.Spec.Name, Err: errors.New("by an earlier call with the key"), Reads: reads, Cause: why}
@@ -507,8 +552,12 @@ func resume[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlg
 	// Applied: its rows elsewhere may not all be written yet.
 	st, err := readState(ent, ctx, s, cqldriver.Query{Stmt: ent.Canonical.PreRead, Values: ent.State(e)})
 	found := err == nil
-	if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
-		return true, err
+	if err == nil || errors.Is(err, cqlgen.ErrNotFound) {
+		err = complete(ent, ctx, s, o, &st, found)
 	}
-	return true, complete(ent, ctx, s, o, &st, found)
+	if err != nil {
+		// Still to complete: the key's next call tries again.
+		return true, incomplete(key, w, err)
+	}
+	return true, nil
 }
