@@ -430,7 +430,19 @@ func writeFrom[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, e
 				return &unsettledError{&cqlgen.WriteUnknownError{Table: t.Spec.Name, Err: err, Reads: reads, Cause: why}, lost}
 			}
 			if !applied {
-				return err
+				// Settled: it did not apply, and cannot any more (its
+				// condition no longer holds, or the land window has
+				// passed). That is a conditional write that did not
+				// apply: try again from a new read, as after a lost race,
+				// while the attempts and the caller's deadline allow
+				// (issue 35, goal 2). A create tries Create again.
+				if attempt >= o.Attempts || ctx.Err() != nil {
+					return err
+				}
+				if casBackoff.Wait(ctx, attempt) != nil {
+					return err
+				}
+				continue
 			}
 		}
 		if !applied && direct {
@@ -842,9 +854,18 @@ func complete[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cq
 	if err := carryOut(ent, ctx, s, o, st.Row, st.Pending, st.Version, qs...); err != nil {
 		return err
 	}
-	var ignored int64
-	_, err := s.ExecCAS(ctx, cqldriver.Query{Stmt: ent.Canonical.Settle, Values: ent.Settle(st.Row, st.Version), SerialConsistency: o.SerialConsistency}, &ignored)
-	return err
+	// The clear sets the record to null if the row is still at the
+	// version: sent twice, it leaves what once leaves, so a lost reply is
+	// sent again (the session never re-sends a conditional write that
+	// was sent), while the attempts and the caller's deadline allow.
+	q := cqldriver.Query{Stmt: ent.Canonical.Settle, Values: ent.Settle(st.Row, st.Version), SerialConsistency: o.SerialConsistency}
+	for attempt := 1; ; attempt++ {
+		var ignored int64
+		_, err := s.ExecCAS(ctx, q, &ignored)
+		if err == nil || !maybeApplied(err) || attempt >= o.Attempts || ctx.Err() != nil || casBackoff.Wait(ctx, attempt) != nil {
+			return err
+		}
+	}
 }
 
 // fanOut writes the statements of a change under the strategy. A change
