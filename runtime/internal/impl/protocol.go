@@ -285,7 +285,13 @@ func writeFrom[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, e
 		return txnWrite(ent, ctx, s, o, op, e)
 	}
 	t := ent.Canonical
-	direct := op == OpInsert && held == nil && ent.Create != nil && (o.Expect == 0 || o.Expect == cqlgen.Absent)
+	// With IfAbsent, an entity with unique tables reads first: the
+	// direct try claims its keys before Create finds the entity there,
+	// and the conflict IfAbsent then returns would leave the claims of
+	// keys the entity does not hold behind it (docs/protocol.md, "A
+	// create without a read"). Without IfAbsent, the write goes on from
+	// the row Create returns, and the claims are the change's.
+	direct := op == OpInsert && held == nil && ent.Create != nil && (o.Expect == 0 || o.Expect == cqlgen.Absent && !claims(ent))
 	for attempt := 1; ; attempt++ {
 		var st State[P]
 		var found bool
@@ -473,6 +479,17 @@ func writeFrom[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, e
 		}
 		return nil
 	}
+}
+
+// claims reports whether the entity has unique tables, whose keys a
+// change claims before its conditional write.
+func claims[P any](ent *entity[P]) bool {
+	for i := range ent.Projections {
+		if ent.Projections[i].Unique {
+			return true
+		}
+	}
+	return false
 }
 
 // raced is the error of a write whose every attempt found the entity
