@@ -27,7 +27,7 @@ import (
 // Checks invariant I1: nil means applied everywhere.
 func TestSettledNotAppliedIsTriedAgain(t *testing.T) {
 	ctx := context.Background()
-	var broken, lostClear atomic.Int32 // conditional writes still to fail before they apply; clears to lose the reply of
+	var broken, lostClear, odd atomic.Int32 // conditional writes still to fail before they apply; clears to lose the reply of; writes to fail with an error not recognised
 	s := session(t, cqltest.WithHook(func(_ context.Context, c cqltest.Call) error {
 		if c.Op != cqltest.OpCAS || c.Queries[0].Stmt.Table != "orders" {
 			return nil
@@ -40,6 +40,9 @@ func TestSettledNotAppliedIsTriedAgain(t *testing.T) {
 		}
 		if broken.Add(-1) >= 0 {
 			return gocql.ErrConnectionClosed // before it applied: nothing landed
+		}
+		if odd.Add(-1) >= 0 {
+			return errors.New("injected: not a passing failure")
 		}
 		return nil
 	}))
@@ -69,6 +72,13 @@ func TestSettledNotAppliedIsTriedAgain(t *testing.T) {
 		t.Error("Update whose every conditional write broke: nil")
 	}
 	broken.Store(0)
+	// An error that is not a passing failure of the cluster is the
+	// caller's, settled or not.
+	odd.Store(1)
+	if err := repo.Update(ctx, order("shipped", 3)); err == nil || !strings.Contains(err.Error(), "not a passing failure") {
+		t.Errorf("Update whose conditional write failed with an error not recognised: %v; want that error", err)
+	}
+	odd.Store(0)
 	if got, err := repo.Get(ctx, "u", orderAt, "o1"); err != nil || got.Status != "paid" {
 		t.Errorf("Get = %+v, %v; want status paid still", got, err)
 	}

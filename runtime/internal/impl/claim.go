@@ -50,10 +50,11 @@ func claim[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlge
 		// step conditions on what it read, and Paxos finishes a write
 		// still in flight on the claim before the next, so a step that
 		// landed after all is found (our own claim: renewed) or makes
-		// the next step not apply (read again). Only when the attempts
-		// or the caller's deadline run out is the error returned.
+		// the next step not apply (read again). That is for failures
+		// that pass (transient); others, and any once the attempts or
+		// the caller's deadline run out, are returned.
 		lost := func(err error) bool {
-			return err != nil && maybeApplied(err) && attempt < o.Attempts && ctx.Err() == nil
+			return err != nil && transient(err) && attempt < o.Attempts && ctx.Err() == nil
 		}
 		applied, err := s.ExecCAS(ctx, cqldriver.Query{Stmt: t.Insert, Values: row, SerialConsistency: o.SerialConsistency}, sinks(n+1)...)
 		if (err != nil && !lost(err)) || applied {

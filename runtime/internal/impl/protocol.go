@@ -439,10 +439,12 @@ func writeFrom[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, e
 				// Settled: it did not apply, and cannot any more (its
 				// condition no longer holds, or the land window has
 				// passed). That is a conditional write that did not
-				// apply: try again from a new read, as after a lost race,
-				// while the attempts and the caller's deadline allow
+				// apply: when it failed for a passing reason (a broken
+				// connection, a timeout, an unavailable coordinator: see
+				// transient), try again from a new read, as after a lost
+				// race, while the attempts and the caller's deadline allow
 				// (issue 35, goal 2). A create tries Create again.
-				if attempt >= o.Attempts || ctx.Err() != nil {
+				if !transient(err) || attempt >= o.Attempts || ctx.Err() != nil {
 					return err
 				}
 				if casBackoff.Wait(ctx, attempt) != nil {
@@ -643,6 +645,36 @@ func maybeApplied(err error) bool {
 	}
 	var in *cqlgen.InputError // refused before it was sent
 	return !errors.As(err, &in)
+}
+
+// transient reports an error of a conditional write that says the
+// cluster or the way to it failed for a while: a broken connection, no
+// reply in time, no connection at all, a coordinator unavailable or
+// overloaded, a timeout of the write or of its Paxos round. The session
+// retries these for an idempotent statement; a conditional write, once
+// settled as not applied (or one that is safe to send twice), may be tried
+// again after them. Anything else (an error the program does not
+// recognise, one from a hook, a refusal) is returned to the caller.
+func transient(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var d *cqldriver.DriverError
+	if !errors.As(err, &d) {
+		return cqldriver.IsConnError(err)
+	}
+	switch d.Kind {
+	case cqldriver.ErrorConnection, cqldriver.ErrorNoResponse, cqldriver.ErrorNoConnections:
+		return true
+	case cqldriver.ErrorServer:
+		switch d.Code {
+		case cqldriver.CodeUnavailable, cqldriver.CodeOverloaded, cqldriver.CodeWriteTimeout,
+			cqldriver.CodeReadTimeout, cqldriver.CodeCASWriteUnknown:
+			return true
+		}
+		return false
+	}
+	return cqldriver.IsConnError(err)
 }
 
 // carryOut carries out what a pending record of the change at version
@@ -872,14 +904,15 @@ func complete[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cq
 		return err
 	}
 	// The clear sets the record to null if the row is still at the
-	// version: sent twice, it leaves what once leaves, so a lost reply is
-	// sent again (the session never re-sends a conditional write that
-	// was sent), while the attempts and the caller's deadline allow.
+	// version: sent twice, it leaves what once leaves, so a lost reply
+	// for a passing reason (transient) is sent again (the session never
+	// re-sends a conditional write that was sent), while the attempts and
+	// the caller's deadline allow.
 	q := cqldriver.Query{Stmt: ent.Canonical.Settle, Values: ent.Settle(st.Row, st.Version), SerialConsistency: o.SerialConsistency}
 	for attempt := 1; ; attempt++ {
 		var ignored int64
 		_, err := s.ExecCAS(ctx, q, &ignored)
-		if err == nil || !maybeApplied(err) || attempt >= o.Attempts || ctx.Err() != nil || casBackoff.Wait(ctx, attempt) != nil {
+		if err == nil || !transient(err) || attempt >= o.Attempts || ctx.Err() != nil || casBackoff.Wait(ctx, attempt) != nil {
 			return err
 		}
 	}
