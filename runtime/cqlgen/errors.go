@@ -49,7 +49,11 @@ var (
 	ErrOutcomeUnknown = base.ErrOutcomeUnknown
 	// ErrTooManyChanges: a write whose reply was lost cannot be settled
 	// any more, because more changes of the entity came after it than the
-	// record of its last changes keeps (see docs/repositories.md). A
+	// record of its last changes keeps (see docs/repositories.md): the
+	// record keeps every change within 10 s of the newest, at least 32 and
+	// at most 1,024, so a settle or a keyed resend within 10 s of the lost
+	// write meets it only when more than 1,024 changes came in that time
+	// (or the version moved outside the write protocol). A
 	// *WriteUnknownError's Cause matches it; the outcome stays unknown for
 	// good.
 	ErrTooManyChanges = base.ErrTooManyChanges

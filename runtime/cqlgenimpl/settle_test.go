@@ -385,3 +385,145 @@ func TestSettleWaitsForALateLanding(t *testing.T) {
 		t.Errorf("value %d after one keyed increment sent twice, want 1", got.Value)
 	}
 }
+
+// busyRivalCase is a keyed increment whose conditional write loses its
+// reply, and a rival that changes the entity many times before the
+// increment is settled.
+type busyRivalCase struct {
+	name    string
+	applies bool // the lost write applied
+	// when the rival runs: "first read" (before the first serial read
+	// of settle), "window" (before the second, once the first found the
+	// row unchanged: while settle waits out the land window) or
+	// "resend" (every serial read of the call failed: before the key's
+	// resend settles it).
+	when    string
+	changes int
+	// step, when set, is how far the rival's clock moves at each change:
+	// its changes are that far apart in versions.
+	step time.Duration
+	// forGood: the key answers "outcome unknown" for good; the bound of
+	// the record of the last changes was passed.
+	forGood bool
+}
+
+// A keyed increment whose reply was lost ends applied exactly once when a
+// rival changes the entity 48 or 500 times before it is settled: during
+// the call's serial reads, while they wait out the land window, or before
+// the key's resend. Before, the record of the last changes kept 32 and
+// no longer reached back: the call, or the resend, got ErrTooManyChanges
+// and the key answered "outcome unknown" to every resend, the increment
+// applied or not (issue 35). Past the documented bound (more than
+// writesKept changes, the lost write's successor older than the span
+// before the last; or more than the cap of 1024), it is still unknown
+// for good, never guessed.
+// Checks invariant I9: a lost write is settled, never guessed.
+// Checks invariant I10: a keyed call applies at most once.
+func TestKeyedModifyOutlivesABusyRival(t *testing.T) {
+	timeout := &gocql.RequestErrWriteTimeout{WriteType: "CAS"}
+	readTimeout := &gocql.RequestErrReadTimeout{}
+	var cases []busyRivalCase
+	for _, applies := range []bool{true, false} {
+		for _, when := range []string{"first read", "window", "resend"} {
+			if applies && when == "window" {
+				continue // an applied write is found at once
+			}
+			for _, n := range []int{48, 500} {
+				cases = append(cases, busyRivalCase{name: fmt.Sprintf("applied %v, %d changes before the %s", applies, n, when), applies: applies, when: when, changes: n})
+			}
+		}
+		cases = append(cases,
+			busyRivalCase{name: fmt.Sprintf("applied %v, 40 changes 1s apart before the resend", applies), applies: applies, when: "resend", changes: 40, step: time.Second, forGood: true},
+			busyRivalCase{name: fmt.Sprintf("applied %v, 1100 changes before the resend", applies), applies: applies, when: "resend", changes: 1100, forGood: true})
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			var repo, rival *fixture.ReadingRepo
+			runRival := func() error {
+				for range c.changes {
+					if _, err := rival.Modify(ctx, "s1", day0, 1, func(e *fixture.Reading) error { e.Value += 10; return nil }); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			var reads atomic.Int32
+			s := session(t, cqltest.WithHook(func(ctx context.Context, call cqltest.Call) error {
+				plan, _ := ctx.Value(faultPlanKey{}).(*faultPlan)
+				q := call.Queries[0]
+				if plan == nil || q.Stmt.Table != "readings_by_day" {
+					return nil
+				}
+				switch {
+				case call.Op == cqltest.OpCAS && !plan.lost.Swap(true):
+					if plan.applies {
+						return cqltest.LostReply(timeout)
+					}
+					return timeout
+				case q.Stmt.Kind == cqlgen.SerialRead:
+					n := reads.Add(1)
+					switch {
+					case c.when == "resend":
+						return readTimeout
+					case c.when == "first read" && n == 1, c.when == "window" && n == 2:
+						return runRival()
+					}
+				}
+				return nil
+			}))
+			window := cqlgen.WithLandWindow(300 * time.Millisecond)
+			repo = fixture.NewReadingRepo(s, window)
+			var clock atomic.Int64
+			rivalOpts := []cqlgen.Option{window}
+			if c.step > 0 {
+				start := time.Now()
+				rivalOpts = append(rivalOpts, cqlgen.WithClock(func() time.Time {
+					return start.Add(time.Duration(clock.Add(1)) * c.step)
+				}))
+			}
+			rival = fixture.NewReadingRepo(s, rivalOpts...)
+			if err := repo.Insert(ctx, &fixture.Reading{SensorID: "s1", At: day0, Seq: 1, Kind: "a"}); err != nil {
+				t.Fatal(err)
+			}
+			inc := func(e *fixture.Reading) error { e.Value++; return nil }
+			key := cqlgen.WithIdempotencyKey("inc-busy")
+			first := context.WithValue(ctx, faultPlanKey{}, &faultPlan{applies: c.applies})
+			_, err := repo.Modify(first, "s1", day0, 1, inc, key)
+			if errors.Is(err, cqlgen.ErrTooManyChanges) {
+				t.Fatalf("first call: %v: the record no longer reached back to it", err)
+			}
+			if c.when == "resend" {
+				if !errors.Is(err, cqlgen.ErrOutcomeUnknown) {
+					t.Fatalf("first call, every serial read failed: %v, want outcome unknown", err)
+				}
+				if err := runRival(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err = repo.Modify(ctx, "s1", day0, 1, inc, key)
+			if c.forGood {
+				if !errors.Is(err, cqlgen.ErrTooManyChanges) {
+					t.Fatalf("resent past the record's bound: %v, want ErrTooManyChanges", err)
+				}
+				if _, err := repo.Modify(ctx, "s1", day0, 1, inc, key); !errors.Is(err, cqlgen.ErrOutcomeUnknown) {
+					t.Errorf("resent again: %v, want outcome unknown for good", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("resent with its key: %v", err)
+			}
+			got, err := repo.Get(ctx, "s1", day0, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := int64(1 + 10*c.changes); got.Value != want {
+				t.Errorf("value %d after the keyed increment, its resend and %d changes of +10, want %d", got.Value, c.changes, want)
+			}
+			if rep, err := repo.Verify(ctx, nil); err != nil || rep.Drift() != 0 {
+				t.Errorf("Verify: %+v, %v", rep, err)
+			}
+		})
+	}
+}

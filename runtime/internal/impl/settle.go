@@ -29,24 +29,48 @@ import (
 //     another change that replaced old (only one change can replace a
 //     version, and versions only grow), or there is no row where w
 //     expected none;
-//   - nothing, when more than writesKept changes came since (or the
-//     version moved outside the protocol's changes): the record no longer
-//     reaches back to old.
+//   - nothing, when the record no longer reaches back to old: more
+//     changes came since than it keeps (see writesSpan), or the version
+//     moved outside the protocol's changes.
 //
 // The read is retried (a failed read says nothing), within the caller's
 // deadline. What is still unknown is returned with the lost write's
 // description, which an idempotency key records: the next call with the
 // key settles it again from there (resume).
 
-// writesKept is how many changes the record of an entity's last changes
-// lists: a lost write can be settled as long as fewer changes followed it.
-const writesKept = 32
+// The record keeps every change whose version is within writesSpan of
+// the newest one's, and always the last writesKept, but never more than
+// writesCap: a lost write is settled as long as the change that replaced
+// the version it expected is still listed, which it is for writesSpan
+// after it (versions are microsecond timestamps), unless more than
+// writesCap changes came in that time. writesSpan covers the land window
+// (cqlgen.DefaultLandWindow), the serial reads of settle and a resend
+// with an idempotency key some seconds later, with room to spare. Only
+// an entity changed more than writesKept times within writesSpan pays
+// for a longer record: about 12 bytes a change.
+//
+// The span is counted in versions, which follow the writers' clocks. A
+// writer whose clock runs ahead writes versions far past the last ones,
+// and the next change then keeps only the last writesKept; writers after
+// it, whose clocks are behind, write versions 2µs apart (nextVersion),
+// and keep more, up to writesCap. Either way a record that no longer
+// reaches back says "unknown", never a wrong answer: the retention is a
+// matter of how long a lost write can be settled, not of what it is told.
+const (
+	writesKept = 32
+	writesSpan = 10 * time.Second
+	writesCap  = 1024
+)
 
 // The record of the last changes, oldest first: a format byte, the number
 // of changes, the first one's version; then per change, its version less
 // the one before it (not for the first), the version it replaced (0: no
 // row; 1: the change before it; n: its own version less n-1), and its id,
-// 8 bytes. About 12 bytes a change, 400 for a full record.
+// 8 bytes. About 12 bytes a change: 400 for writesKept changes, 12 KB for
+// writesCap. A record of more than writesKept changes is of the same
+// format: a cqlgen before the span (which read at most 32) reads it as
+// none, so it settles nothing from it (unknown, never wrong), and its
+// next change starts the record afresh.
 const writesFormat = 1
 
 // lostWrite describes a conditional write of the canonical row whose
@@ -85,11 +109,13 @@ type writeEntry struct {
 	id            [8]byte
 }
 
-// decodeWrites reads a record of the last changes; a record it cannot
-// read (none yet, or not written by this protocol) lists nothing.
-func decodeWrites(b []byte) []writeEntry {
+// walkWrites reads a record of the last changes, calling visit with each
+// change, oldest first, and the offset in b where it ends; it reports
+// whether the record is one it can read whole. visit returning false
+// stops the walk (and ok then says nothing of the rest).
+func walkWrites(b []byte, visit func(i int, e writeEntry, end int) bool) (n int, ok bool) {
 	if len(b) < 2 || b[0] != writesFormat {
-		return nil
+		return 0, false
 	}
 	r := b[1:]
 	next := func() (uint64, bool) {
@@ -100,88 +126,134 @@ func decodeWrites(b []byte) []writeEntry {
 		r = r[k:]
 		return v, true
 	}
-	n, ok := next()
-	if !ok || n == 0 || n > writesKept {
-		return nil
+	count, ok := next()
+	if !ok || count == 0 || count > writesCap {
+		return 0, false
 	}
 	first, ok := next()
 	if !ok || first > math.MaxInt64 {
-		return nil
+		return 0, false
 	}
-	out := make([]writeEntry, 0, n)
-	version := int64(first)
-	for i := range n {
+	version, before := int64(first), int64(0)
+	for i := range int(count) {
 		if i > 0 {
 			d, ok := next()
 			if !ok || d == 0 || d > uint64(math.MaxInt64-version) {
-				return nil
+				return 0, false
 			}
 			version += int64(d)
 		}
 		p, ok := next()
 		if !ok || len(r) < 8 {
-			return nil
+			return 0, false
 		}
 		w := writeEntry{version: version}
 		switch {
 		case p == 1 && i == 0:
-			return nil
+			return 0, false
 		case p == 1:
-			w.prev = out[i-1].version
+			w.prev = before
 		case p > 1:
 			if p-1 > uint64(version) {
-				return nil
+				return 0, false
 			}
 			w.prev = version - int64(p-1)
 		}
 		copy(w.id[:], r)
 		r = r[8:]
-		out = append(out, w)
+		before = version
+		if visit != nil && !visit(i, w, len(b)-len(r)) {
+			return i + 1, true
+		}
 	}
 	if len(r) != 0 {
+		return 0, false
+	}
+	return int(count), true
+}
+
+// decodeWrites reads a record of the last changes; a record it cannot
+// read (none yet, or not written by this protocol) lists nothing.
+func decodeWrites(b []byte) []writeEntry {
+	var out []writeEntry
+	if _, ok := walkWrites(b, func(_ int, e writeEntry, _ int) bool {
+		out = append(out, e)
+		return true
+	}); !ok {
 		return nil
 	}
 	return out
 }
 
-// appendWrite is the record of the last changes after the change w.
+// appendWrite is the record of the last changes after the change w: the
+// record's changes within writesSpan of w's version (at least the last
+// writesKept, at most writesCap, w included), then w. The changes it keeps
+// are copied as they are, but for the first, whose version is written
+// whole.
 func appendWrite(record []byte, w lostWrite) []byte {
-	entries := decodeWrites(record)
-	if len(entries) > 0 && entries[len(entries)-1].version >= w.ts {
-		entries = nil // not ours to continue: start afresh
-	}
-	if len(entries) >= writesKept {
-		entries = entries[len(entries)-writesKept+1:]
-	}
 	var prev int64
 	if w.found {
 		prev = w.old
 	}
-	entries = append(entries, writeEntry{version: w.ts, prev: prev, id: w.id})
-	b := make([]byte, 0, 12+len(entries)*14)
-	b = append(b, writesFormat)
-	b = binary.AppendUvarint(b, uint64(len(entries)))
-	b = binary.AppendUvarint(b, uint64(entries[0].version))
-	for i, e := range entries {
-		if i > 0 {
-			b = binary.AppendUvarint(b, uint64(e.version-entries[i-1].version))
+	// The number of changes, those older than the span, and the last.
+	var last writeEntry
+	older := 0
+	cutoff := w.ts - writesSpan.Microseconds()
+	n, ok := walkWrites(record, func(_ int, e writeEntry, _ int) bool {
+		if e.version < cutoff {
+			older++
 		}
-		switch {
-		case e.prev == 0:
-			b = append(b, 0)
-		case i > 0 && e.prev == entries[i-1].version:
-			b = append(b, 1)
-		default:
-			b = binary.AppendUvarint(b, uint64(e.version-e.prev)+1)
-		}
-		b = append(b, e.id[:]...)
+		last = e
+		return true
+	})
+	if !ok || last.version >= w.ts {
+		n = 0 // not ours to continue: start afresh
 	}
-	return b
+	// Keep from the change at index from on.
+	from := min(older, max(n+1-writesKept, 0))
+	from = max(from, n+1-writesCap)
+	if from >= n {
+		b := append(make([]byte, 0, 2+3*binary.MaxVarintLen64+8), writesFormat, 1)
+		b = binary.AppendUvarint(b, uint64(w.ts))
+		b = appendPrev(b, w.ts, prev, false)
+		return append(b, w.id[:]...)
+	}
+	// The first change kept, and where it ends: what follows is copied.
+	var first writeEntry
+	var end int
+	walkWrites(record, func(i int, e writeEntry, at int) bool {
+		first, end = e, at
+		return i < from
+	})
+	b := make([]byte, 0, len(record)-end+7*binary.MaxVarintLen64+16)
+	b = append(b, writesFormat)
+	b = binary.AppendUvarint(b, uint64(n-from+1))
+	b = binary.AppendUvarint(b, uint64(first.version))
+	b = appendPrev(b, first.version, first.prev, false)
+	b = append(b, first.id[:]...)
+	b = append(b, record[end:]...)
+	b = binary.AppendUvarint(b, uint64(w.ts-last.version))
+	b = appendPrev(b, w.ts, prev, prev == last.version)
+	return append(b, w.id[:]...)
+}
+
+// appendPrev appends the version a change at version replaced: 0 for no
+// row, 1 for the change listed before it (before), else its distance.
+func appendPrev(b []byte, version, prev int64, before bool) []byte {
+	switch {
+	case prev == 0:
+		return append(b, 0)
+	case before:
+		return append(b, 1)
+	default:
+		return binary.AppendUvarint(b, uint64(version-prev)+1)
+	}
 }
 
 // errTooManyChanges: the record of the last changes no longer reaches
 // back to the lost write.
-var errTooManyChanges = fmt.Errorf("%w: more than %d, or a change outside the write protocol", cqlgen.ErrTooManyChanges, writesKept)
+var errTooManyChanges = fmt.Errorf("%w: the record keeps the changes of the last %s (at least %d, at most %d), or a change outside the write protocol came",
+	cqlgen.ErrTooManyChanges, writesSpan, writesKept, writesCap)
 
 // settleOutcome settles w from the canonical row read at the serial
 // level: version, the record of its last changes, and whether there was
@@ -226,19 +298,30 @@ func settleOutcome(w lostWrite, found bool, version int64, record []byte) (appli
 // idempotency key that ran it, is told.
 const settleWait = 10 * time.Second
 
-// settleReads bounds the serial reads of one settle, and settleBackoff
-// spaces them.
+// settleReads bounds the failed serial reads of one settle, and
+// settleBackoff spaces them.
 const settleReads = 5
 
 var settleBackoff = backoff{BaseDelay: 10 * time.Millisecond, MaxDelay: 500 * time.Millisecond}
+
+// settlePoll spaces the serial reads of a settle that found the row as
+// the write expected it within the land window: from 20ms, doubling, up
+// to 250ms (about 15 reads in a 3s window).
+func settlePoll(n int) time.Duration {
+	return min(20*time.Millisecond<<min(n, 4), 250*time.Millisecond)
+}
 
 // settle learns whether the lost write w applied, from serial reads of
 // the canonical row of e: a read at the serial level completes any Paxos
 // round in flight on the row, or fences it off, so what it sees is final.
 // A read that fails is tried again, with a pause, a fresh attempt the
 // session may send to another node, up to settleReads times, within the
-// caller's deadline (settleWait without one). known false comes with the
-// reads made and why they could not settle it.
+// caller's deadline (settleWait without one). A row found as w expected
+// it, within the land window, is read again every settlePoll until it
+// changes (the record then says at once whether w replaced it, with few
+// changes since: a busy rival cannot push it out of the record while
+// settle waits) or the window has passed (then "not applied" stands).
+// known false comes with the reads made and why they could not settle it.
 func settle[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlgen.Options, e P, w lostWrite) (applied, known bool, reads int, why error) {
 	base := context.WithoutCancel(ctx)
 	var cancel context.CancelFunc
@@ -251,23 +334,28 @@ func settle[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlg
 	if o.SerialConsistency != 0 {
 		base = cqlgen.WithLevels(base, cqlgen.Levels{Serial: o.SerialConsistency})
 	}
-	for reads < settleReads {
-		if reads > 0 {
-			if err := settleBackoff.Wait(base, reads); err != nil {
-				break
-			}
-		}
+	window := o.LandWindow
+	if window <= 0 {
+		window = cqlgen.DefaultLandWindow
+	}
+	failed, polls := 0, 0
+	for {
 		if base.Err() != nil {
 			why = fmt.Errorf("%w before the read %d", base.Err(), reads+1)
 			break
 		}
 		reads++
+		start := time.Now()
 		st, err := readState(ent, base, s, cqldriver.Query{Stmt: ent.Canonical.SerialRead, Values: ent.State(e)})
 		found := err == nil
 		if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
 			why = err
-			if !maybeApplied(err) && !errors.Is(err, cqlgen.ErrNoConnections) {
-				break // refused as invalid: no read will do better
+			failed++
+			if failed >= settleReads || !maybeApplied(err) && !errors.Is(err, cqlgen.ErrNoConnections) {
+				break // too many failures, or refused as invalid: no read will do better
+			}
+			if err := settleBackoff.Wait(base, failed); err != nil {
+				break
 			}
 			continue
 		}
@@ -275,22 +363,22 @@ func settle[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlg
 		if !known {
 			return false, false, reads, errTooManyChanges
 		}
-		window := o.LandWindow
-		if window <= 0 {
-			window = cqlgen.DefaultLandWindow
-		}
-		if land := time.Until(w.sent.Add(window)); unchanged && land > 0 {
+		// A read that began once the window had passed since the write
+		// was sent saw a row its coordinator can no longer change.
+		if land := w.sent.Add(window).Sub(start); unchanged && land > 0 {
 			// The row is as the write expected it, but its coordinator
-			// may still land it: ask again once it no longer can.
-			if d, ok := base.Deadline(); ok && time.Until(d) < land {
+			// may still land it: ask again, until it changes or the
+			// write can no longer land.
+			pause := min(land, settlePoll(polls))
+			polls++
+			if d, ok := base.Deadline(); ok && time.Until(d) < pause {
 				why = fmt.Errorf("the row was as the write expected it, but the write could still land until %s after it was sent, past the deadline", window)
 				break
 			}
-			if err := sleep(base, land); err != nil {
+			if err := sleep(base, pause); err != nil {
 				why = err
 				break
 			}
-			w.sent = time.Time{}
 			continue
 		}
 		return applied, true, reads, nil
