@@ -252,6 +252,9 @@ test-cluster:
 # (system_traces), under the variant PAXOS_VARIANT (default v1).
 BENCH_CLUSTER_COUNT ?= 3
 BENCH_CLUSTER_TIME ?= 200x
+# BENCH_CLUSTER_WORKLOADS, a pattern of workload names, runs only those,
+# e.g. '^(claim|modify)' (no $: make would read it).
+BENCH_CLUSTER_WORKLOADS ?=
 BENCH_CLUSTER_ENV = CASSANDRA_HOSTS=$$($(CLUSTER) hosts) CQLGEN_BENCH_CLUSTER=1 \
 	CQLGEN_BENCH_PAXOS_VARIANTS="$(shell for i in $$(seq $(BENCH_CLUSTER_COUNT)); do printf 'v1 v2 '; done)" \
 	CQLGEN_BENCH_PAXOS="$(CLUSTER) paxos" CQLGEN_BENCH_TRACE="$(CLUSTER) trace"
@@ -259,7 +262,7 @@ BENCH_CLUSTER_ENV = CASSANDRA_HOSTS=$$($(CLUSTER) hosts) CQLGEN_BENCH_CLUSTER=1 
 bench-cluster:
 	$(CLUSTER_ENV) $(CLUSTER) start
 	mkdir -p bench/out; uptime; cd bench && $(BENCH_CLUSTER_ENV) $(GO) test -count=1 -run '^$$' \
-		-bench '^BenchmarkClusterPaxos$$' -benchtime=$(BENCH_CLUSTER_TIME) -timeout 90m . >out/cluster.txt 2>&1; \
+		-bench '^BenchmarkClusterPaxos$$$(if $(BENCH_CLUSTER_WORKLOADS),/^paxos=/$(BENCH_CLUSTER_WORKLOADS))' -benchtime=$(BENCH_CLUSTER_TIME) -timeout 90m . >out/cluster.txt 2>&1; \
 		rc=$$?; cat out/cluster.txt; uptime; $(CLUSTER) stop; exit $$rc
 
 bench-cluster-trace:

@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
+	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -146,10 +150,22 @@ func protocolUnderCuts(t *testing.T, strategy cqlgen.Strategy, legacy bool) {
 	<-cutsDone
 
 	failed := 0
-	for _, err := range results {
+	byKind := map[byte]*kindFailures{'i': {name: "Insert"}, 'u': {name: "Update"}, 'd': {name: "Delete"}}
+	for i, err := range results {
+		byKind[ops[i].kind].add(err)
 		if err != nil {
 			failed++
 		}
+	}
+	for _, k := range []byte("iud") {
+		t.Logf("%v", byKind[k])
+	}
+	// Issue 35, goal 2: an Insert's first statement is its conditional
+	// write, with no read before it to wait for a connection; it must
+	// still fail no more often than twice as often as an Update (two
+	// calls more, for the rare lost reply that cannot be settled).
+	if ins, upd := byKind['i'], byKind['u']; float64(ins.failed) > 2*upd.rate()*float64(ins.calls)+2 {
+		t.Errorf("Inserts failed %.1f%% of the time, Updates %.1f%%: want Inserts within twice the Updates' rate", 100*ins.rate(), 100*upd.rate())
 	}
 	before := len(tracksDrift(t, direct))
 	healthy := music.NewTrackRepo(gocqlv1.NewSession(direct, nil), cqlgen.WithStrategy(strategy))
@@ -190,6 +206,50 @@ func protocolUnderCuts(t *testing.T, strategy cqlgen.Strategy, legacy bool) {
 		t.Logf("legacy: %d of %d tracks still without a version after the run", rep.Unversioned, rep.Rows)
 	}
 }
+
+// kindFailures counts the calls of one kind of write in a fault run, how
+// many failed, and of those how many with no connection to any host, and
+// how many the session retried until it gave up ("gave up after N
+// attempts"): issue 35, goal 2.
+type kindFailures struct {
+	name                  string
+	calls, failed         int
+	noHosts, noHostsRetry int
+	why                   map[string]int // the errors, digits and addresses left out, and how often
+}
+
+func (k *kindFailures) add(err error) {
+	k.calls++
+	if err == nil {
+		return
+	}
+	k.failed++
+	if k.why == nil {
+		k.why = map[string]int{}
+	}
+	k.why[digits.ReplaceAllString(err.Error(), "N")]++
+	if errors.Is(err, gocql.ErrNoConnections) || errors.Is(err, cqlgen.ErrNoConnections) {
+		k.noHosts++
+		if errors.Is(err, cqlgen.ErrRetriesExhausted) {
+			k.noHostsRetry++
+		}
+	}
+}
+
+// rate is the share of the calls that failed.
+func (k *kindFailures) rate() float64 { return float64(k.failed) / float64(max(1, k.calls)) }
+
+func (k *kindFailures) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d of %d failed (%.1f%%), %d with no hosts available (%d of them after the session's retries)",
+		k.name, k.failed, k.calls, 100*k.rate(), k.noHosts, k.noHostsRetry)
+	for _, why := range slices.Sorted(maps.Keys(k.why)) {
+		fmt.Fprintf(&b, "\n\t%d× %s", k.why[why], why)
+	}
+	return b.String()
+}
+
+var digits = regexp.MustCompile(`[0-9]+`)
 
 // tracksDrift compares top_tracks_by_artist with what tracks implies,
 // for every track, read with plain gocql.

@@ -57,9 +57,10 @@ func neverApplied(err error) bool {
 	var retries *cqlgen.RetriesExhaustedError
 	switch {
 	case errors.As(err, &retries):
-		// Only idempotent statements are retried; a counter update never
-		// gets here, but if it did its attempts could have applied.
-		return false
+		// A statement that is not idempotent is sent again only after a
+		// pass that sent nothing (no connection to any host): when its
+		// last pass sent nothing too, none of them did.
+		return ranNothing(retries.Last)
 	case errors.Is(err, cqldriver.ErrNoConnections), errors.Is(err, cqlgen.ErrEmptyKey), errors.Is(err, cqlgen.ErrInvalidOption):
 		return true
 	}

@@ -240,11 +240,26 @@ func (e *execution) again(err error) bool {
 		e.observe(attemptOf{n: e.attempts, err: err})
 	}
 	e.prior = e.attempts
-	if !e.idempotent {
+	if !e.idempotent && !ranNothing(err) {
 		return false
 	}
 	_, ok := e.decide(err)
 	return ok
+}
+
+// ranNothing reports an error that proves the pass sent nothing: the
+// driver found no connection to any host, so it attempted nothing (gocql
+// and the v2 driver return ErrNoConnections only when their query plan
+// gave them no host to send to). Sending the statement again then sends
+// it once, whatever it is: a conditional write or a counter update, which
+// are not idempotent, waits and tries again within the attempt budget
+// and the caller's deadline like any statement. Only the session's own
+// passes see it: the driver consults the retry policy after an attempt,
+// and a statement not idempotent is never attempted twice in one pass, so
+// every pass of such a statement before the last sent nothing either.
+func ranNothing(err error) bool {
+	var d *cqldriver.DriverError
+	return errors.As(err, &d) && d.Kind == cqldriver.ErrorNoConnections
 }
 
 // Attempt is called by the driver after every failed attempt, before

@@ -324,8 +324,10 @@ func TestAgainReissuesWhenThePlanRanDry(t *testing.T) {
 	e.end(nil)
 
 	// No host had a connection, so gocql never asked the policy: the
-	// session decides, and a statement that is not idempotent is not
-	// re-issued.
+	// session decides. Nothing was sent, so even a statement that is not
+	// idempotent is re-issued; one whose pass ended otherwise without
+	// the policy (the v2 driver does not ask it for such a statement) is
+	// not.
 	e = g.start(ctx, idemWrite, nil)
 	e.pass()
 	if !e.again(errNoConnections) {
@@ -334,8 +336,14 @@ func TestAgainReissuesWhenThePlanRanDry(t *testing.T) {
 	e.end(nil)
 	e = g.start(ctx, nonIdemWrite, nil)
 	e.pass()
-	if e.again(errNoConnections) {
-		t.Error("no connection: a statement not marked idempotent was re-issued")
+	if !e.again(errNoConnections) {
+		t.Error("no connection: a statement not marked idempotent was not re-issued, though nothing was sent")
+	}
+	e.end(nil)
+	e = g.start(ctx, nonIdemWrite, nil)
+	e.pass()
+	if e.again(errNoResponse) {
+		t.Error("no response: a statement not marked idempotent was re-issued")
 	}
 	e.end(nil)
 

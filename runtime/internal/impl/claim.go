@@ -43,8 +43,21 @@ func claim[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlge
 	}
 	key, mine := row[:nkey], row[nkey:n]
 	for attempt := 1; ; attempt++ {
+		// A conditional write of the claim whose reply was lost (or
+		// that may have been sent: the session never sends those twice)
+		// is no failure of the claim: the claim is read again, and what
+		// it holds decides, as after a write that did not apply. Every
+		// step conditions on what it read, and Paxos finishes a write
+		// still in flight on the claim before the next, so a step that
+		// landed after all is found (our own claim: renewed) or makes
+		// the next step not apply (read again). That is for failures
+		// that pass (transient); others, and any once the attempts or
+		// the caller's deadline run out, are returned.
+		lost := func(err error) bool {
+			return err != nil && transient(err) && attempt < o.Attempts && ctx.Err() == nil
+		}
 		applied, err := s.ExecCAS(ctx, cqldriver.Query{Stmt: t.Insert, Values: row, SerialConsistency: o.SerialConsistency}, sinks(n+1)...)
-		if err != nil || applied {
+		if (err != nil && !lost(err)) || applied {
 			return err
 		}
 		cur, err := readClaim(ctx, s, t, key)
@@ -55,7 +68,7 @@ func claim[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlge
 			return err
 		case sameOwner(t, mine, cur.cols[nkey:n]):
 			// Our own, from an attempt that did not land: renew it.
-			if ok, err := take(ctx, s, o, t, key, mine, ts, cur); ok || err != nil {
+			if ok, err := take(ctx, s, o, t, key, mine, ts, cur); ok || (err != nil && !lost(err)) {
 				return err
 			}
 		default:
@@ -74,13 +87,13 @@ func claim[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlge
 			if !found || st.Version < cur.version {
 				// The owner's change may be in flight: fence it first.
 				if ok, err := fence(ent, ctx, s, o, owner, &st, found); !ok || err != nil {
-					if err != nil {
+					if err != nil && !lost(err) {
 						return err
 					}
 					break
 				}
 			}
-			if ok, err := take(ctx, s, o, t, key, mine, ts, cur); ok || err != nil {
+			if ok, err := take(ctx, s, o, t, key, mine, ts, cur); ok || (err != nil && !lost(err)) {
 				return err
 			}
 		}

@@ -285,7 +285,13 @@ func writeFrom[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, e
 		return txnWrite(ent, ctx, s, o, op, e)
 	}
 	t := ent.Canonical
-	direct := op == OpInsert && held == nil && ent.Create != nil && (o.Expect == 0 || o.Expect == cqlgen.Absent)
+	// With IfAbsent, an entity with unique tables reads first: the
+	// direct try claims its keys before Create finds the entity there,
+	// and the conflict IfAbsent then returns would leave the claims of
+	// keys the entity does not hold behind it (docs/protocol.md, "A
+	// create without a read"). Without IfAbsent, the write goes on from
+	// the row Create returns, and the claims are the change's.
+	direct := op == OpInsert && held == nil && ent.Create != nil && (o.Expect == 0 || o.Expect == cqlgen.Absent && !claims(ent))
 	for attempt := 1; ; attempt++ {
 		var st State[P]
 		var found bool
@@ -430,7 +436,21 @@ func writeFrom[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, e
 				return &unsettledError{&cqlgen.WriteUnknownError{Table: t.Spec.Name, Err: err, Reads: reads, Cause: why}, lost}
 			}
 			if !applied {
-				return err
+				// Settled: it did not apply, and cannot any more (its
+				// condition no longer holds, or the land window has
+				// passed). That is a conditional write that did not
+				// apply: when it failed for a passing reason (a broken
+				// connection, a timeout, an unavailable coordinator: see
+				// transient), try again from a new read, as after a lost
+				// race, while the attempts and the caller's deadline allow
+				// (issue 35, goal 2). A create tries Create again.
+				if !transient(err) || attempt >= o.Attempts || ctx.Err() != nil {
+					return err
+				}
+				if casBackoff.Wait(ctx, attempt) != nil {
+					return err
+				}
+				continue
 			}
 		}
 		if !applied && direct {
@@ -461,6 +481,17 @@ func writeFrom[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, e
 		}
 		return nil
 	}
+}
+
+// claims reports whether the entity has unique tables, whose keys a
+// change claims before its conditional write.
+func claims[P any](ent *entity[P]) bool {
+	for i := range ent.Projections {
+		if ent.Projections[i].Unique {
+			return true
+		}
+	}
+	return false
 }
 
 // raced is the error of a write whose every attempt found the entity
@@ -614,6 +645,36 @@ func maybeApplied(err error) bool {
 	}
 	var in *cqlgen.InputError // refused before it was sent
 	return !errors.As(err, &in)
+}
+
+// transient reports an error of a conditional write that says the
+// cluster or the way to it failed for a while: a broken connection, no
+// reply in time, no connection at all, a coordinator unavailable or
+// overloaded, a timeout of the write or of its Paxos round. The session
+// retries these for an idempotent statement; a conditional write, once
+// settled as not applied (or one that is safe to send twice), may be tried
+// again after them. Anything else (an error the program does not
+// recognise, one from a hook, a refusal) is returned to the caller.
+func transient(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var d *cqldriver.DriverError
+	if !errors.As(err, &d) {
+		return cqldriver.IsConnError(err)
+	}
+	switch d.Kind {
+	case cqldriver.ErrorConnection, cqldriver.ErrorNoResponse, cqldriver.ErrorNoConnections:
+		return true
+	case cqldriver.ErrorServer:
+		switch d.Code {
+		case cqldriver.CodeUnavailable, cqldriver.CodeOverloaded, cqldriver.CodeWriteTimeout,
+			cqldriver.CodeReadTimeout, cqldriver.CodeCASWriteUnknown:
+			return true
+		}
+		return false
+	}
+	return cqldriver.IsConnError(err)
 }
 
 // carryOut carries out what a pending record of the change at version
@@ -846,9 +907,19 @@ func complete[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cq
 	if err := carryOut(ent, ctx, s, o, st.Row, st.Pending, st.Version, qs...); err != nil {
 		return err
 	}
-	var ignored int64
-	_, err := s.ExecCAS(ctx, cqldriver.Query{Stmt: ent.Canonical.Settle, Values: ent.Settle(st.Row, st.Version), SerialConsistency: o.SerialConsistency}, &ignored)
-	return err
+	// The clear sets the record to null if the row is still at the
+	// version: sent twice, it leaves what once leaves, so a lost reply
+	// for a passing reason (transient) is sent again (the session never
+	// re-sends a conditional write that was sent), while the attempts and
+	// the caller's deadline allow.
+	q := cqldriver.Query{Stmt: ent.Canonical.Settle, Values: ent.Settle(st.Row, st.Version), SerialConsistency: o.SerialConsistency}
+	for attempt := 1; ; attempt++ {
+		var ignored int64
+		_, err := s.ExecCAS(ctx, q, &ignored)
+		if err == nil || !transient(err) || attempt >= o.Attempts || ctx.Err() != nil || casBackoff.Wait(ctx, attempt) != nil {
+			return err
+		}
+	}
 }
 
 // fanOut writes the statements of a change under the strategy. A change
