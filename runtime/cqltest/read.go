@@ -40,6 +40,12 @@ func (st *prepared) bounds(vals []value) (lower, upper [][]byte, err error) {
 			switch v := tv.get(vals); {
 			case v.unset:
 				return nil, invalidf("Invalid unset value for column %s", c.name)
+			case v.b == nil && !b.multi:
+				// Cassandra 5.0 takes a null single-column bound as the
+				// empty value, which sorts before every other: c > null
+				// selects every row, c < null none. A multi-column bound
+				// refuses it.
+				out = append(out, []byte{})
 			case v.b == nil:
 				return nil, invalidf("Invalid null value in condition for column %s", c.name)
 			default:
