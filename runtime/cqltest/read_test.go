@@ -166,16 +166,20 @@ func TestPagingStateIsCheckedAndRowsAfterItAreLive(t *testing.T) {
 	wantErr(t, s.Iter(ctx, other).Close(), "Invalid value for the paging state")
 }
 
-// A null single-column bound is the empty value to Cassandra 5.0, which
-// sorts before every other: c > null selects every row (an empty text
-// included, c >= null too), c < null none. Found by TestDifferential: a
-// bound option set to a nil slice (a frozen list's) was refused here and
-// read on the node.
-func TestSelectNullBoundIsEmpty(t *testing.T) {
-	s := newSession(t, `CREATE TABLE nb (k int, c int, d text, v int, PRIMARY KEY (k, c, d));`)
+// A null single-column bound is, to Cassandra 5.0, the start of the
+// column's clustering order, before every value (an empty text too): on
+// an ascending column c > null selects every row and c < null none, on a
+// descending one the reverse (TestNullSliceBoundAsCassandra holds this to
+// the node). Found by TestDifferential: a bound option set to a nil slice
+// (a frozen list's) was refused here and read on the node.
+func TestSelectNullBoundIsStartOfOrder(t *testing.T) {
+	s := newSession(t, `CREATE TABLE nb (k int, c int, d text, v int, PRIMARY KEY (k, c, d));
+CREATE TABLE nd (k int, c int, v int, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC);`)
 	mustExec(t, s, "INSERT INTO nb (k, c, d, v) VALUES (?, ?, ?, ?)", 1, 1, "a", 1)
 	mustExec(t, s, "INSERT INTO nb (k, c, d, v) VALUES (?, ?, ?, ?)", 1, 2, "", 2)
 	mustExec(t, s, "INSERT INTO nb (k, c, d, v) VALUES (?, ?, ?, ?)", 1, 2, "b", 3)
+	mustExec(t, s, "INSERT INTO nd (k, c, v) VALUES (?, ?, ?)", 1, 1, 1)
+	mustExec(t, s, "INSERT INTO nd (k, c, v) VALUES (?, ?, ?)", 1, 2, 2)
 	for _, tc := range []struct {
 		cql  string
 		vals []any
@@ -184,8 +188,10 @@ func TestSelectNullBoundIsEmpty(t *testing.T) {
 		{"SELECT v FROM nb WHERE k = ? AND c > ?", []any{1, nil}, []int{1, 2, 3}},
 		{"SELECT v FROM nb WHERE k = ? AND c < ?", []any{1, nil}, nil},
 		{"SELECT v FROM nb WHERE k = ? AND c = ? AND d >= ?", []any{1, 2, nil}, []int{2, 3}},
-		{"SELECT v FROM nb WHERE k = ? AND c = ? AND d > ?", []any{1, 2, nil}, []int{3}},
-		{"SELECT v FROM nb WHERE k = ? AND c = ? AND d <= ?", []any{1, 2, nil}, []int{2}},
+		{"SELECT v FROM nb WHERE k = ? AND c = ? AND d > ?", []any{1, 2, nil}, []int{2, 3}},
+		{"SELECT v FROM nb WHERE k = ? AND c = ? AND d <= ?", []any{1, 2, nil}, nil},
+		{"SELECT v FROM nd WHERE k = ? AND c > ?", []any{1, nil}, nil},
+		{"SELECT v FROM nd WHERE k = ? AND c <= ?", []any{1, nil}, []int{2, 1}},
 	} {
 		it := s.Iter(t.Context(), q(tc.cql, tc.vals...))
 		var got []int
