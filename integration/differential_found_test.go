@@ -2,7 +2,9 @@ package integration
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/example/helpdesk"
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
+	"github.com/cqlgen/cqlgen/integration/typemodel"
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqltest"
@@ -175,6 +178,30 @@ func TestInsertIfAbsentWithVectorColumnAgain(t *testing.T) {
 		}
 		if s := fmt.Sprint(got.Current.Embedding); s != "[]" {
 			t.Errorf("the row found has embedding %s, want none", s)
+		}
+	})
+}
+
+// A value the driver cannot encode for its column (an int64 beyond a
+// CQL int) fails the call before anything is sent: the write did not
+// apply, and says so. The gocql adapter classified gocql's MarshalError
+// as unknown, so the write protocol settled it as a lost reply and
+// answered "outcome unknown" (ErrOutcomeUnknown) on the node.
+func TestUnencodableValueIsNotAnUnknownOutcome(t *testing.T) {
+	onBoth(t, typemodel.Schema, func(t *testing.T, _ *gocql.Session, s cqlgen.Session) {
+		repo := typemodel.NewEverythingRepo(s)
+		e := everything("s", 1)
+		e.Narrow = math.MaxInt64 // a CQL int
+		// and a null clustering key, which a settling read could not use
+		// either: the call answered that its outcome was unknown.
+		e.TagsKey = nil
+		err := repo.Insert(t.Context(), &e)
+		if err == nil || errors.Is(err, cqlgen.ErrOutcomeUnknown) {
+			t.Fatalf("Insert of an int64 beyond a CQL int: %v; want a refusal, not an unknown outcome", err)
+		}
+		e.Narrow, e.TagsKey = 1, []string{}
+		if _, err := repo.Get(t.Context(), e.ID, e.TagsKey, e.Day); !errors.Is(err, cqlgen.ErrNotFound) {
+			t.Errorf("Get after the refused Insert: %v; want ErrNotFound", err)
 		}
 	})
 }

@@ -35,7 +35,9 @@ func bind(st *prepared, vals []any) ([]value, error) {
 		m := st.marks[i]
 		b, err := cqldriver.Marshal(m.typ.info, v)
 		if err != nil {
-			return nil, fmt.Errorf("cqltest: value %d, for %s (%s): %w", i, m.name, m.typ.name, err)
+			// The driver refuses it before sending anything, as the
+			// adapters classify it.
+			return nil, &cqldriver.DriverError{Kind: cqldriver.ErrorNotSent, Err: fmt.Errorf("cqltest: value %d, for %s (%s): %w", i, m.name, m.typ.name, err)}
 		}
 		if b != nil {
 			if err := m.typ.validate(b); err != nil {

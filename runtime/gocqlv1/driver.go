@@ -317,6 +317,10 @@ func classify(err error) error {
 	case errors.Is(err, gocql.ErrNoConnections), errors.Is(err, gocql.ErrNoConnectionsStarted),
 		errors.Is(err, gocql.ErrUnavailable):
 		e.Kind = cqldriver.ErrorNoConnections
+	case errors.As(err, new(gocql.MarshalError)):
+		// A value gocql cannot encode for its column: refused before
+		// anything was sent.
+		e.Kind = cqldriver.ErrorNotSent
 	case errors.Is(err, gocql.ErrTimeoutNoResponse):
 		e.Kind = cqldriver.ErrorNoResponse
 	case errors.Is(err, gocql.ErrConnectionClosed), errors.Is(err, gocql.ErrNoStreams),
