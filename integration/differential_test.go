@@ -28,6 +28,7 @@ import (
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
 	"github.com/cqlgen/cqlgen/integration/testmodel"
 	"github.com/cqlgen/cqlgen/integration/typemodel"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqltest"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
@@ -795,6 +796,15 @@ func diffErrClass(err error) string {
 		kinds = append(kinds, "InputError")
 	}
 	if len(kinds) == 0 {
+		// Told apart by how the driver classifies it: refused before
+		// sending, or the server's error code (the messages differ).
+		var d *cqldriver.DriverError
+		if errors.As(err, &d) && d.Kind != cqldriver.ErrorOther {
+			if d.Kind == cqldriver.ErrorServer {
+				return fmt.Sprintf("other(server %#x)", d.Code)
+			}
+			return "other(" + d.Kind.String() + ")"
+		}
 		return "other"
 	}
 	return strings.Join(kinds, "+")
@@ -820,7 +830,7 @@ func (d *diffRun) apply(i int, op *diffOp) bool {
 		}
 		if res[0].err != nil {
 			d.errs[res[0].class]++
-			if res[0].class == "other" {
+			if strings.HasPrefix(res[0].class, "other") {
 				d.t.Logf("%s call %d: both sides fail: node: %v; cqltest: %v", d.m.name, i, res[0].err, res[1].err)
 			}
 		}

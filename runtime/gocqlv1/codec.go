@@ -2,6 +2,7 @@ package gocqlv1
 
 import (
 	"fmt"
+	"net"
 	"sync"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
@@ -154,14 +155,48 @@ func values(vs []any) []any { return cqldriver.ConvertValues(vs, Value) }
 // Dest is dst as gocql scans into it: a cqldriver.ValueUnmarshaler becomes a
 // gocql.Unmarshaler.
 func Dest(dst any) any {
-	if u, ok := dst.(cqldriver.ValueUnmarshaler); ok {
-		return unmarshaler{u}
+	switch x := dst.(type) {
+	case cqldriver.ValueUnmarshaler:
+		return unmarshaler{x}
+	case *net.IP:
+		return inetDest{x}
 	}
 	return dst
 }
 
+// inetDest reads an inet into a net.IP, a null one as nil: gocql v1
+// refuses a null inet ("invalid sized IP: got 0 bytes"), so an entity
+// whose net.IP field was nil could be written and never read back (the
+// ASF driver v2 reads it as nil).
+type inetDest struct{ p *net.IP }
+
+func (d inetDest) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
+	if len(data) == 0 {
+		*d.p = nil
+		return nil
+	}
+	return gocql.Unmarshal(info, data, d.p)
+}
+
 // dests converts ds with Dest, copying the slice only when one changes.
-func dests(ds []any) []any { return cqldriver.ConvertDests(ds, Dest) }
+func dests(ds []any) []any {
+	var out []any
+	for i, d := range ds {
+		switch d.(type) {
+		case cqldriver.ValueUnmarshaler, *net.IP:
+		default:
+			continue
+		}
+		if out == nil {
+			out = append([]any(nil), ds...)
+		}
+		out[i] = Dest(d)
+	}
+	if out == nil {
+		return ds
+	}
+	return out
+}
 
 type encoded []byte
 
