@@ -160,8 +160,25 @@ func Dest(dst any) any {
 		return unmarshaler{x}
 	case *net.IP:
 		return inetDest{x}
+	case *[16]byte:
+		return uuidDest{x}
 	}
 	return dst
+}
+
+// uuidDest reads a uuid into a [16]byte, a null one as zeros, as into a
+// gocql.UUID: gocql refuses a null uuid into a [16]byte ("can not
+// unmarshal X uuid"), so a row with a null one (a deleted entity's grave,
+// whose columns are null) failed every read, and the write protocol took
+// the failure for a lost reply.
+type uuidDest struct{ p *[16]byte }
+
+func (d uuidDest) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
+	if len(data) == 0 {
+		*d.p = [16]byte{}
+		return nil
+	}
+	return gocql.Unmarshal(info, data, d.p)
 }
 
 // inetDest reads an inet into a net.IP, a null one as nil: gocql v1
@@ -183,7 +200,7 @@ func dests(ds []any) []any {
 	var out []any
 	for i, d := range ds {
 		switch d.(type) {
-		case cqldriver.ValueUnmarshaler, *net.IP:
+		case cqldriver.ValueUnmarshaler, *net.IP, *[16]byte:
 		default:
 			continue
 		}
