@@ -54,6 +54,7 @@ import (
 //	CQLGEN_DIFF_SEED   the seed (default: random, printed)
 //	CQLGEN_DIFF_OPS    the calls, over all models (default 10000)
 //	CQLGEN_DIFF_MODEL  only the models whose name contains it
+//	CQLGEN_DIFF_LOG=1  log every call
 //
 // A divergence prints the seed, the call's index, the call, both
 // results, and the command that replays the run.
@@ -74,27 +75,30 @@ func TestDifferential(t *testing.T) {
 		}
 		ops = v
 	}
+	// A model's workload depends on the seed, the calls and its place in
+	// the list alone: CQLGEN_DIFF_MODEL replays it as the whole run did.
 	only := os.Getenv("CQLGEN_DIFF_MODEL")
-	var models []*diffModel
-	for _, m := range diffModels() {
+	all := diffModels()
+	total, matched := 0, 0
+	for _, m := range all {
+		total += m.weight
 		if strings.Contains(m.name, only) {
-			models = append(models, m)
+			matched++
 		}
 	}
-	if len(models) == 0 {
+	if matched == 0 {
 		t.Fatalf("CQLGEN_DIFF_MODEL=%q matches no model", only)
 	}
-	t.Logf("seed %d, %d calls over %d models", seed, ops, len(models))
+	t.Logf("seed %d, %d calls over %d models", seed, ops, len(all))
 	replay := fmt.Sprintf("cd integration && CASSANDRA_HOSTS=127.0.0.1:9042 CQLGEN_DIFF_SEED=%d CQLGEN_DIFF_OPS=%d go test -count=1 -run TestDifferential .", seed, ops)
-	total := 0
-	for _, m := range models {
-		total += m.weight
-	}
-	for i, m := range models {
+	for i, m := range all {
+		if !strings.Contains(m.name, only) {
+			continue
+		}
 		n := ops * m.weight / total
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
-			d := newDiffRun(t, m, seed, uint64(i), replay)
+			d := newDiffRun(t, m, seed, uint64(i), replay+" # CQLGEN_DIFF_MODEL="+m.name+" for this model alone")
 			d.run(n)
 		})
 	}
@@ -192,6 +196,9 @@ type diffChange struct {
 }
 
 var errDiffRefused = errors.New("diff: the change function refuses")
+
+// diffVerbose (CQLGEN_DIFF_LOG=1) logs every call, to trace a divergence.
+var diffVerbose = os.Getenv("CQLGEN_DIFF_LOG") == "1"
 
 type diffRun struct {
 	t      *testing.T
@@ -820,6 +827,9 @@ func (d *diffRun) apply(i int, op *diffOp) bool {
 	d.now = time.Now().UTC().Truncate(time.Microsecond)
 	d.mu.Unlock()
 	d.n++
+	if diffVerbose {
+		d.t.Logf("%s call %d: %s", d.m.name, i, d.describe(op))
+	}
 	var cursors [2]string
 	for page := 0; ; page++ {
 		var res [2]diffResult
@@ -859,6 +869,14 @@ func (d *diffRun) apply(i int, op *diffOp) bool {
 func (d *diffRun) same(i int, op *diffOp, page int, res [2]diffResult) bool {
 	if res[0].class == res[1].class && reflect.DeepEqual(res[0].vals, res[1].vals) {
 		return true
+	}
+	if c := res[0].class; strings.Contains(c, "ErrRetriesExhausted") || strings.Contains(c, "no response") || strings.Contains(c, "connection") ||
+		strings.Contains(c, "0x1000)") || strings.Contains(c, "0x1001)") || strings.Contains(c, "0x1100)") || strings.Contains(c, "0x1200)") {
+		// Unavailable, overloaded, a timeout: the node's load, not a
+		// divergence; but the two sides may now differ, so the run ends.
+		d.t.Errorf("%s: the node failed call %d (seed %d) for want of time or replicas, not a divergence, and the run cannot go on comparing:\n  %s\n  %v\nreplay: %s",
+			d.m.name, i, d.seed, d.describe(op), res[0].err, d.replay)
+		return false
 	}
 	what := "call"
 	if page > 0 {
