@@ -82,7 +82,14 @@ func canonical(t *Type, b []byte) ([]byte, bool) {
 			es = es[:0]
 			for i, e := range ents {
 				if i > 0 && Compare(t.Key, ents[i-1].k, e.k) == 0 {
-					es[len(es)-1] = e.v // the later value of a key replaces the earlier
+					// Two keys that are one value to Cassandra (two
+					// times in one date, 1.0 and 1.00): one entry is
+					// kept, the same whatever order a Go map gave them
+					// in, the greater by bytes (key, then value).
+					last := len(es) - 2
+					if c := bytes.Compare(e.k, es[last]); c > 0 || c == 0 && bytes.Compare(e.v, es[last+1]) > 0 {
+						es[last], es[last+1] = e.k, e.v
+					}
 					continue
 				}
 				es = append(es, e.k, e.v)

@@ -173,9 +173,13 @@ const (
 	ErrorConnection
 	// ErrorSessionClosed: the session was closed.
 	ErrorSessionClosed
+	// ErrorNotSent: the driver refused the request before sending it,
+	// such as a value it cannot encode for its column (gocql's
+	// MarshalError); it did not apply.
+	ErrorNotSent
 )
 
-var errorKindNames = [...]string{"other", "server", "no connections", "no response", "connection", "session closed"}
+var errorKindNames = [...]string{"other", "server", "no connections", "no response", "connection", "session closed", "not sent"}
 
 func (k ErrorKind) String() string {
 	if int(k) < len(errorKindNames) {

@@ -44,6 +44,32 @@ func decode(t *cqlType, b []byte) (any, error) {
 	return v.Interface(), nil
 }
 
+// readVint reads an unsigned variable-length integer as Cassandra's
+// VIntCoding writes it (a duration's fields, zig-zag encoded): the first
+// byte's leading 1 bits count the bytes that follow, and the value is
+// the first byte's other bits then those bytes, big-endian. n is the
+// bytes read, 0 when b is too short. (Not protobuf's varint, which
+// binary.Uvarint reads: the two agree on values below 128 only.)
+func readVint(b []byte) (u uint64, n int) {
+	if len(b) == 0 {
+		return 0, 0
+	}
+	extra := 0
+	for extra < 8 && b[0]&(0x80>>extra) != 0 {
+		extra++
+	}
+	if len(b) < 1+extra {
+		return 0, 0
+	}
+	if extra < 8 {
+		u = uint64(b[0] & (0xff >> (extra + 1)))
+	}
+	for _, c := range b[1 : 1+extra] {
+		u = u<<8 | uint64(c)
+	}
+	return u, 1 + extra
+}
+
 // goTypes are the Go types decode gives native CQL types.
 var goTypes = map[cqldriver.TypeKind]reflect.Type{
 	cqldriver.TypeAscii: reflect.TypeFor[string](), cqldriver.TypeVarchar: reflect.TypeFor[string](),
@@ -179,7 +205,7 @@ func decodeNative(kind cqldriver.TypeKind, b []byte) (any, error) {
 		var d Duration
 		r := b
 		for i, dst := range []*int64{new(int64), new(int64), &d.Nanoseconds} {
-			u, n := binary.Uvarint(r)
+			u, n := readVint(r)
 			if n <= 0 {
 				return nil, fmt.Errorf("cqltest: malformed duration")
 			}

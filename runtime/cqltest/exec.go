@@ -27,6 +27,9 @@ func bind(st *prepared, vals []any) ([]value, error) {
 		return nil, fmt.Errorf("cqltest: expected %d values, got %d", len(st.marks), len(vals))
 	}
 	out := make([]value, len(vals))
+	// Every value is encoded, as the driver does before it sends the
+	// request, before the server validates any: a value the driver
+	// cannot encode is refused first, whatever comes before it.
 	for i, v := range vals {
 		if isUnset(v) {
 			out[i].unset = true
@@ -35,16 +38,21 @@ func bind(st *prepared, vals []any) ([]value, error) {
 		m := st.marks[i]
 		b, err := cqldriver.Marshal(m.typ.info, v)
 		if err != nil {
-			return nil, fmt.Errorf("cqltest: value %d, for %s (%s): %w", i, m.name, m.typ.name, err)
+			// The driver refuses it before sending anything, as the
+			// adapters classify it.
+			return nil, &cqldriver.DriverError{Kind: cqldriver.ErrorNotSent, Err: fmt.Errorf("cqltest: value %d, for %s (%s): %w", i, m.name, m.typ.name, err)}
 		}
+		out[i].b = b
+	}
+	for i := range out {
+		m, b := st.marks[i], out[i].b
 		if b != nil {
 			if err := m.typ.validate(b); err != nil {
 				return nil, invalidf("Invalid value %d for %s of type %s: %v", i, m.name, m.typ.name, err)
 			}
 			// A copy: the caller's slice (a blob, raw bytes) may change.
-			b = append([]byte{}, m.typ.normalize(b)...)
+			out[i].b = append([]byte{}, m.typ.normalize(b)...)
 		}
-		out[i].b = b
 	}
 	return out, nil
 }

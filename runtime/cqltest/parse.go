@@ -586,6 +586,7 @@ type relation struct {
 	val   term
 	tuple []*column
 	more  []term
+	multi bool // written as a tuple, (a) > (?) included
 }
 
 // tokenRelation is a restriction of a WHERE clause on token(c, ...).
@@ -710,7 +711,7 @@ func parseTupleRelation(p *parser, st *prepared) (relation, error) {
 	if !p.punct(")") {
 		return relation{}, invalidf("Expected %d elements in value tuple, but got more", len(cols))
 	}
-	return relation{col: cols[0], op: op, val: vals[0], tuple: cols[1:], more: vals[1:]}, nil
+	return relation{col: cols[0], op: op, val: vals[0], tuple: cols[1:], more: vals[1:], multi: true}, nil
 }
 
 // isCall tells whether a call of the function fn comes next: its unquoted

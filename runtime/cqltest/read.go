@@ -40,6 +40,14 @@ func (st *prepared) bounds(vals []value) (lower, upper [][]byte, err error) {
 			switch v := tv.get(vals); {
 			case v.unset:
 				return nil, invalidf("Invalid unset value for column %s", c.name)
+			case v.b == nil && !b.multi:
+				// Cassandra 5.0 takes a null single-column bound as the
+				// start of the column's clustering order, before every
+				// value (an empty one too): on an ascending column c >
+				// null selects every row and c < null none, on a
+				// descending one the reverse. A multi-column bound
+				// refuses it. Kept as a nil value, which matches reads.
+				out = append(out, nil)
 			case v.b == nil:
 				return nil, invalidf("Invalid null value in condition for column %s", c.name)
 			default:
@@ -71,6 +79,12 @@ func (st *prepared) matches(key, eq [][]byte, lower, upper [][]byte) bool {
 	compare := func(b [][]byte) int {
 		for j, v := range b {
 			i := len(eq) + j
+			if v == nil { // a null bound: the start of the clustering order
+				if t.ck[i].desc {
+					return -1
+				}
+				return 1
+			}
 			if c := compareValues(t.ck[i].typ, key[i], v); c != 0 {
 				return c
 			}

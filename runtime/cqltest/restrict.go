@@ -150,7 +150,7 @@ func keyRestrictions(st *prepared, rels []relation, toks []tokenRelation) error 
 		}
 		slice = c
 		for _, r := range rs {
-			b := &bound{val: r.val, inclusive: r.op == "<=" || r.op == ">=", more: r.more}
+			b := &bound{val: r.val, inclusive: r.op == "<=" || r.op == ">=", more: r.more, multi: r.multi}
 			if r.op == ">" || r.op == ">=" {
 				if st.lower != nil {
 					return invalidf("More than one restriction was found for the start bound on %s", c.name)

@@ -53,6 +53,8 @@ type bound struct {
 	// more are a multi-column bound's values after the first, one for
 	// each clustering column that follows: (a, b) > (?, ?).
 	more []term
+	// multi tells a multi-column bound, even of one column: (a) > (?).
+	multi bool
 	// args are, for a bound on the token, the partition key values of
 	// token(?, ...) in place of val.
 	args []term

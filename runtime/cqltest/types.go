@@ -396,6 +396,20 @@ func (t *cqlType) validate(b []byte) error {
 		if len(b) != 0 && len(b) < 4 {
 			return fmt.Errorf("Expected 0 or at least 4 bytes for a decimal (%d)", len(b))
 		}
+	case cqldriver.TypeDuration:
+		if len(b) == 0 {
+			return nil
+		}
+		d, err := decode(t, b)
+		if err != nil {
+			return err
+		}
+		// As Cassandra's DurationSerializer: a duration is negative or
+		// positive as a whole.
+		v := d.(Duration)
+		if (v.Months < 0 || v.Days < 0 || v.Nanoseconds < 0) && (v.Months > 0 || v.Days > 0 || v.Nanoseconds > 0) {
+			return fmt.Errorf("The duration months, days and nanoseconds must be all of the same sign (%d, %d, %d)", v.Months, v.Days, v.Nanoseconds)
+		}
 	}
 	return nil
 }

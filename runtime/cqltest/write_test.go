@@ -2,6 +2,7 @@ package cqltest
 
 import (
 	"context"
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -394,4 +395,50 @@ func TestCASOnStaticAndRow(t *testing.T) {
 	if ok, _ := cas("kim", int64(12), int64(12), "o1", "a", int64(10), int64(9)); ok {
 		t.Error("applied on a static version that is not the partition's")
 	}
+}
+
+// A duration is negative or positive as a whole: Cassandra refuses one
+// whose months, days and nanoseconds have mixed signs, alone or in a
+// collection. Found by TestDifferential: cqltest stored (0, 3, -1).
+func TestDurationOfMixedSignsRefused(t *testing.T) {
+	s := newSession(t, `CREATE TABLE durs (k int PRIMARY KEY, d duration, ds list<duration>);`)
+	mustExec(t, s, "INSERT INTO durs (k, d) VALUES (?, ?)", 1, gocql.Duration{Months: -1, Days: -3, Nanoseconds: -1})
+	mustExec(t, s, "INSERT INTO durs (k, d) VALUES (?, ?)", 2, gocql.Duration{Days: 3})
+	mixed := gocql.Duration{Days: 3, Nanoseconds: -1}
+	wantInvalid(t, s.Exec(ctx, q("INSERT INTO durs (k, d) VALUES (?, ?)", 3, mixed)),
+		"The duration months, days and nanoseconds must be all of the same sign (0, 3, -1)")
+	wantInvalid(t, s.Exec(ctx, q("INSERT INTO durs (k, ds) VALUES (?, ?)", 4, []gocql.Duration{{Days: 1}, mixed})),
+		"The duration months, days and nanoseconds must be all of the same sign (0, 3, -1)")
+}
+
+// A duration's fields are Cassandra's variable-length integers, not
+// protobuf's varints: the two differ from 128 on (a zig-zag encoded 64).
+// Found by TestDifferential: the duration (1, 7, 100) was refused as
+// malformed once durations were validated.
+func TestDurationFieldsDecodedAsCassandra(t *testing.T) {
+	s := newSession(t, `CREATE TABLE durs (k int PRIMARY KEY, d duration);`)
+	want := []Duration{
+		{Months: 1, Days: 7, Nanoseconds: 100},
+		{Months: 14, Days: 400, Nanoseconds: int64(90 * time.Minute)},
+		{Months: -2000000, Days: -1, Nanoseconds: math.MinInt64},
+		{Nanoseconds: math.MaxInt64},
+	}
+	for i, d := range want {
+		mustExec(t, s, "INSERT INTO durs (k, d) VALUES (?, ?)", i, gocql.Duration{Months: d.Months, Days: d.Days, Nanoseconds: d.Nanoseconds})
+	}
+	rows, err := s.Rows("durs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int]Duration{}
+	for _, r := range rows {
+		got[r["k"].(int)] = r["d"].(Duration)
+	}
+	for i, d := range want {
+		if got[i] != d {
+			t.Errorf("duration %d: read %+v, wrote %+v", i, got[i], d)
+		}
+	}
+	wantInvalid(t, s.Exec(ctx, q("INSERT INTO durs (k, d) VALUES (?, ?)", 9, gocql.Duration{Days: 300, Nanoseconds: -int64(90 * time.Minute)})),
+		"must be all of the same sign (0, 300, -5400000000000)")
 }

@@ -2,6 +2,7 @@ package gocqlv1
 
 import (
 	"fmt"
+	"net"
 	"sync"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
@@ -154,14 +155,65 @@ func values(vs []any) []any { return cqldriver.ConvertValues(vs, Value) }
 // Dest is dst as gocql scans into it: a cqldriver.ValueUnmarshaler becomes a
 // gocql.Unmarshaler.
 func Dest(dst any) any {
-	if u, ok := dst.(cqldriver.ValueUnmarshaler); ok {
-		return unmarshaler{u}
+	switch x := dst.(type) {
+	case cqldriver.ValueUnmarshaler:
+		return unmarshaler{x}
+	case *net.IP:
+		return inetDest{x}
+	case *[16]byte:
+		return uuidDest{x}
 	}
 	return dst
 }
 
+// uuidDest reads a uuid into a [16]byte, a null one as zeros, as into a
+// gocql.UUID: gocql refuses a null uuid into a [16]byte ("can not
+// unmarshal X uuid"), so a row with a null one (a deleted entity's grave,
+// whose columns are null) failed every read, and the write protocol took
+// the failure for a lost reply.
+type uuidDest struct{ p *[16]byte }
+
+func (d uuidDest) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
+	if len(data) == 0 {
+		*d.p = [16]byte{}
+		return nil
+	}
+	return gocql.Unmarshal(info, data, d.p)
+}
+
+// inetDest reads an inet into a net.IP, a null one as nil: gocql v1
+// refuses a null inet ("invalid sized IP: got 0 bytes"), so an entity
+// whose net.IP field was nil could be written and never read back (the
+// ASF driver v2 reads it as nil).
+type inetDest struct{ p *net.IP }
+
+func (d inetDest) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
+	if len(data) == 0 {
+		*d.p = nil
+		return nil
+	}
+	return gocql.Unmarshal(info, data, d.p)
+}
+
 // dests converts ds with Dest, copying the slice only when one changes.
-func dests(ds []any) []any { return cqldriver.ConvertDests(ds, Dest) }
+func dests(ds []any) []any {
+	var out []any
+	for i, d := range ds {
+		switch d.(type) {
+		case cqldriver.ValueUnmarshaler, *net.IP, *[16]byte:
+		default:
+			continue
+		}
+		if out == nil {
+			out = append([]any(nil), ds...)
+		}
+		out[i] = Dest(d)
+	}
+	if out == nil {
+		return ds
+	}
+	return out
+}
 
 type encoded []byte
 

@@ -3,6 +3,7 @@ package gocqlv1
 import (
 	"bytes"
 	"encoding/binary"
+	"net"
 	"testing"
 
 	"github.com/gocql/gocql"
@@ -58,5 +59,45 @@ func TestValueBindsCanonically(t *testing.T) {
 	vs := []any{"a", 1, []byte("b")}
 	if out := values(vs); &out[0] != &vs[0] {
 		t.Error("values copied a slice of scalars")
+	}
+}
+
+// A null inet reads as a nil net.IP, as on the ASF driver v2: gocql v1
+// alone refuses it, so an entity written with a nil net.IP could not be
+// read back (found by TestDifferential, on the node and on cqltest).
+func TestNullInetReadsAsNil(t *testing.T) {
+	typ, err := cqldriver.ParseType("inet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ip := net.IP{1, 2, 3, 4}
+	for _, data := range [][]byte{nil, {}} {
+		if err := (codec{}).Unmarshal(typ, data, &ip); err != nil || ip != nil {
+			t.Errorf("null inet %v: %v, %v; want nil", data, ip, err)
+		}
+	}
+	if err := (codec{}).Unmarshal(typ, []byte{10, 0, 0, 1}, &ip); err != nil || !ip.Equal(net.IPv4(10, 0, 0, 1)) {
+		t.Errorf("10.0.0.1: %v, %v", ip, err)
+	}
+	if err := (codec{}).Unmarshal(typ, []byte{1, 2, 3}, &ip); err == nil {
+		t.Errorf("3 bytes read as %v", ip)
+	}
+}
+
+// A null uuid reads as zeros into a [16]byte, as into a gocql.UUID:
+// gocql refused it, and a deleted entity's grave (null columns) failed
+// every read of a model with a [16]byte field (found by TestDifferential).
+func TestNullUUIDReadsAsZeros(t *testing.T) {
+	typ, err := cqldriver.ParseType("uuid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := [16]byte{1, 2, 3}
+	if err := (codec{}).Unmarshal(typ, nil, &raw); err != nil || raw != ([16]byte{}) {
+		t.Errorf("null uuid: %v, %v; want zeros", raw, err)
+	}
+	want := [16]byte{15: 9}
+	if err := (codec{}).Unmarshal(typ, want[:], &raw); err != nil || raw != want {
+		t.Errorf("uuid: %v, %v; want %v", raw, err, want)
 	}
 }

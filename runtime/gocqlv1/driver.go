@@ -126,10 +126,49 @@ func (d *driver) MapScanCAS(ctx context.Context, r *cqldriver.Request, current m
 	// The result's columns depend on the row found, not on the prepared
 	// statement: its metadata must come with it.
 	it := q.NoSkipMetadata().Iter()
-	it.MapScan(current)
+	mapScan(it, current)
 	err := it.Close()
 	release(q, p)
 	return classify(err)
+}
+
+// mapScan is it.MapScan(m), save that a column of a type gocql v1 cannot
+// make a value for (a vector<float, n>, a custom type to it) comes as its
+// raw bytes: gocql's MapScan then scans into no column at all and fails
+// with "not enough columns to scan into", as a conditional insert into a
+// table with a vector column did whenever the row was there.
+func mapScan(it *gocql.Iter, m map[string]any) bool {
+	cols := it.Columns()
+	dest := make([]any, len(cols))
+	for i, c := range cols {
+		v, err := c.TypeInfo.NewWithError()
+		if err != nil {
+			v = new(rawCell)
+		}
+		dest[i] = v
+	}
+	if !it.Scan(dest...) {
+		return false
+	}
+	for i, c := range cols {
+		if r, ok := dest[i].(*rawCell); ok {
+			m[c.Name] = []byte(*r)
+			continue
+		}
+		m[c.Name] = reflect.ValueOf(dest[i]).Elem().Interface()
+	}
+	return true
+}
+
+// rawCell holds a value's bytes as the server sent them (nil for null).
+type rawCell []byte
+
+func (r *rawCell) UnmarshalCQL(_ gocql.TypeInfo, data []byte) error {
+	*r = append(rawCell(nil), data...)
+	if data == nil {
+		*r = nil
+	}
+	return nil
 }
 
 func (d *driver) Batch(ctx context.Context, r *cqldriver.BatchRequest) error {
@@ -278,6 +317,10 @@ func classify(err error) error {
 	case errors.Is(err, gocql.ErrNoConnections), errors.Is(err, gocql.ErrNoConnectionsStarted),
 		errors.Is(err, gocql.ErrUnavailable):
 		e.Kind = cqldriver.ErrorNoConnections
+	case errors.As(err, new(gocql.MarshalError)):
+		// A value gocql cannot encode for its column: refused before
+		// anything was sent.
+		e.Kind = cqldriver.ErrorNotSent
 	case errors.Is(err, gocql.ErrTimeoutNoResponse):
 		e.Kind = cqldriver.ErrorNoResponse
 	case errors.Is(err, gocql.ErrConnectionClosed), errors.Is(err, gocql.ErrNoStreams),

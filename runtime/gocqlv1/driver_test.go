@@ -54,6 +54,7 @@ func TestGocqlErrorsClassifyAndRetry(t *testing.T) {
 		{"overloaded", codeErr(gocql.ErrCodeOverloaded), next, no, next},
 		{"bootstrapping", codeErr(gocql.ErrCodeBootstrapping), next, next, next},
 		{"client timeout", gocql.ErrTimeoutNoResponse, next, no, next},
+		{"marshal", gocql.MarshalError("marshal int: value 9223372036854775807 out of range"), no, no, no},
 		{"connection closed", gocql.ErrConnectionClosed, next, no, next},
 		{"no streams", gocql.ErrNoStreams, next, no, next},
 		{"too many timeouts", gocql.ErrTooManyTimeouts, next, no, next},
@@ -86,6 +87,12 @@ func TestGocqlErrorsClassifyAndRetry(t *testing.T) {
 		!errors.Is(classify(gocql.ErrNoConnections), cqlgen.ErrNoConnections) ||
 		!errors.Is(classify(gocql.ErrTimeoutNoResponse), cqlgen.ErrNoResponse) {
 		t.Error("classified errors do not match cqlgen's sentinels")
+	}
+	// A value gocql cannot encode: nothing was sent (TestDifferential
+	// found the write protocol settling it as a lost reply, and failing
+	// with "outcome unknown").
+	if d := (*cqldriver.DriverError)(nil); !errors.As(classify(gocql.MarshalError("x")), &d) || d.Kind != cqldriver.ErrorNotSent {
+		t.Errorf("a marshal error is classified %v, not as not sent", d)
 	}
 	var wt *gocql.RequestErrWriteTimeout
 	if err := classify(&gocql.RequestErrWriteTimeout{WriteType: "SIMPLE", BlockFor: 2}); !errors.As(err, &wt) || wt.BlockFor != 2 {

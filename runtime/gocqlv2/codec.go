@@ -234,14 +234,48 @@ func values(vs []any) []any { return cqldriver.ConvertValues(vs, Value) }
 // Dest is dst as the v2 driver scans into it: a cqldriver.ValueUnmarshaler
 // becomes a gocql.Unmarshaler.
 func Dest(dst any) any {
-	if u, ok := dst.(cqldriver.ValueUnmarshaler); ok {
-		return unmarshaler{u}
+	switch x := dst.(type) {
+	case cqldriver.ValueUnmarshaler:
+		return unmarshaler{x}
+	case *[16]byte:
+		return uuidDest{x}
 	}
 	return dst
 }
 
+// uuidDest reads a uuid into a [16]byte, a null one as zeros, as into a
+// gocql.UUID: the driver refuses a null uuid into a [16]byte, so a row
+// with a null one (a deleted entity's grave, whose columns are null)
+// failed every read.
+type uuidDest struct{ p *[16]byte }
+
+func (d uuidDest) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
+	if len(data) == 0 {
+		*d.p = [16]byte{}
+		return nil
+	}
+	return gocql.Unmarshal(info, data, d.p)
+}
+
 // dests converts ds with Dest, copying the slice only when one changes.
-func dests(ds []any) []any { return cqldriver.ConvertDests(ds, Dest) }
+func dests(ds []any) []any {
+	var out []any
+	for i, d := range ds {
+		switch d.(type) {
+		case cqldriver.ValueUnmarshaler, *[16]byte:
+		default:
+			continue
+		}
+		if out == nil {
+			out = append([]any(nil), ds...)
+		}
+		out[i] = Dest(d)
+	}
+	if out == nil {
+		return ds
+	}
+	return out
+}
 
 type encoded []byte
 

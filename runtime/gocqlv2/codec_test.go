@@ -493,3 +493,22 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// A null uuid reads as zeros into a [16]byte, as into a gocql.UUID: the
+// driver refused it, and a deleted entity's grave (null columns) failed
+// every read of a model with a [16]byte field (found by TestDifferential
+// on gocql v1; v2 refuses it alike).
+func TestNullUUIDReadsAsZeros(t *testing.T) {
+	typ, err := cqldriver.ParseType("uuid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := [16]byte{1, 2, 3}
+	if err := (codec{}).Unmarshal(typ, nil, &raw); err != nil || raw != ([16]byte{}) {
+		t.Errorf("null uuid: %v, %v; want zeros", raw, err)
+	}
+	want := [16]byte{15: 9}
+	if err := (codec{}).Unmarshal(typ, want[:], &raw); err != nil || raw != want {
+		t.Errorf("uuid: %v, %v; want %v", raw, err, want)
+	}
+}

@@ -294,6 +294,10 @@ func classify(err error) error {
 	// declares them but never returns them.
 	case errors.Is(err, gocql.ErrNoConnections), errors.Is(err, gocql.ErrNoConnectionsStarted):
 		e.Kind = cqldriver.ErrorNoConnections
+	case errors.As(err, new(gocql.MarshalError)):
+		// A value gocql cannot encode for its column: refused before
+		// anything was sent.
+		e.Kind = cqldriver.ErrorNotSent
 	case errors.Is(err, gocql.ErrTimeoutNoResponse):
 		e.Kind = cqldriver.ErrorNoResponse
 	case errors.Is(err, gocql.ErrConnectionClosed), errors.Is(err, gocql.ErrNoStreams):

@@ -56,6 +56,7 @@ func TestClassify(t *testing.T) {
 		{"no connections", gocql.ErrNoConnections, cqldriver.ErrorNoConnections, 0, ""},
 		{"no connections started", fmt.Errorf("x: %w", gocql.ErrNoConnectionsStarted), cqldriver.ErrorNoConnections, 0, ""},
 		{"no response", gocql.ErrTimeoutNoResponse, cqldriver.ErrorNoResponse, 0, ""},
+		{"marshal", gocql.MarshalError("marshal int: value out of range"), cqldriver.ErrorNotSent, 0, ""},
 		{"connection closed", gocql.ErrConnectionClosed, cqldriver.ErrorConnection, 0, ""},
 		{"no streams", gocql.ErrNoStreams, cqldriver.ErrorConnection, 0, ""},
 		{"session closed", gocql.ErrSessionClosed, cqldriver.ErrorSessionClosed, 0, ""},

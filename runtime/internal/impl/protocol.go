@@ -636,6 +636,9 @@ func maybeApplied(err error) bool {
 	if errors.Is(err, cqlgen.ErrNoConnections) {
 		return false
 	}
+	if d := (*cqldriver.DriverError)(nil); errors.As(err, &d) && d.Kind == cqldriver.ErrorNotSent {
+		return false
+	}
 	if code, ok := cqldriver.ServerCode(err); ok {
 		switch code {
 		case cqldriver.CodeSyntax, cqldriver.CodeInvalid, cqldriver.CodeUnauthorized, cqldriver.CodeConfig,
