@@ -280,9 +280,8 @@ func write[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 // o.Attempts.
 func writeFrom[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *entity[P], op Op, e P, held *State[P]) error {
 	if ent.txn != nil {
-		// The transactional mode reads inside its own transaction, so a
-		// held row is not needed (txn.go).
-		return txnWrite(ent, ctx, s, o, op, e)
+		// The transactional mode (txn.go) starts from a held row too.
+		return txnWrite(ent, ctx, s, o, op, e, held)
 	}
 	t := ent.Canonical
 	direct := op == OpInsert && held == nil && ent.Create != nil && (o.Expect == 0 || o.Expect == cqlgen.Absent)
