@@ -150,7 +150,11 @@ func (e *OnboardingError) Error() string {
 func (e *OnboardingError) Steps() string {
 	t := e.Keyspace + "." + e.Table
 	var b strings.Builder
-	b.WriteString("Migrate it first, then run this again:\n")
+	if e.MigratingFrom == "" {
+		b.WriteString("Migrate it first, then run this again:\n")
+	} else {
+		b.WriteString("Finish the migration first, then run this again:\n")
+	}
 	if e.MigratingFrom == "" {
 		fmt.Fprintf(&b, "  1. ALTER TABLE %s WITH transactional_mode = 'full';  (with accord.range_migration: auto, 6.0's default, every range starts migrating; with explicit: nodetool consensus_admin begin-migration %s)\n", t, e.Keyspace)
 	} else {
