@@ -160,7 +160,7 @@ func (e *OnboardingError) Steps() string {
 	} else {
 		b.WriteString("  1. (done: transactional_mode is on, and the ranges are migrating)\n")
 	}
-	fmt.Fprintf(&b, "  2. on every node: nodetool consensus_admin finish-migration %s  (it repairs the ranges' data, then Accord's, and marks them migrated)\n", e.Keyspace)
+	fmt.Fprintf(&b, "  2. on every node: nodetool consensus_admin finish-migration %s  (it repairs the ranges' data, then Accord's, and marks them migrated; the nodes must run paxos_variant: v2, and the keyspace RF >= 2: from Paxos v1, or at RF=1, 6.0-alpha2 never finishes it)\n", e.Keyspace)
 	fmt.Fprintf(&b, "  3. check that DESCRIBE TABLE %s states transactional_migration_from = 'none' (nodetool consensus_admin list %s lists no range migrating)\n", t, e.Keyspace)
 	b.WriteString("docs/cassandra6.md, \"Onboarding a table that holds data\"")
 	return b.String()
