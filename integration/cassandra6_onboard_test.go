@@ -32,9 +32,10 @@ import (
 //   - on one node (the keyspace at RF=1), 6.0-alpha2 repairs nothing ("No
 //     repair is needed") and the ranges stay migrating: migrate still
 //     refuses, now naming the unfinished migration, and the repository's
-//     write names it too. On a cluster at RF=3 (CASSANDRA6_RF), where the
-//     repairs run: migrate accepts once DESCRIBE says the migration is
-//     done, and the repository reads the rows plain gocql wrote.
+//     write names it too. On a cluster of 6.x nodes at RF=3
+//     (CASSANDRA6_RF) running Paxos v2, where the repairs run and finish
+//     the migration: migrate accepts once DESCRIBE says it is done, and
+//     the repository reads the rows plain gocql wrote.
 func TestCassandra6Onboarding(t *testing.T) {
 	raw, ks := cassandra6(t)
 	plain := strings.ReplaceAll(txnmodel.Schema, "WITH transactional_mode = 'full'\n    AND ", "WITH ")
