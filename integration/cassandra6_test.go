@@ -51,7 +51,26 @@ func cassandra6(t *testing.T) (*gocql.Session, string) {
 	if !strings.HasPrefix(version, "6.") {
 		t.Fatalf("%s names Cassandra %s, want 6.x", EnvCassandra6Hosts, version)
 	}
+	c6Replicate(t, session, ks)
 	return session, ks
+}
+
+// EnvCassandra6RF, set (to 3, say) when CASSANDRA6_HOSTS names a cluster of
+// 6.x nodes (cluster.sh with CQLGEN_CASSANDRA_VERSION=6.0-alpha2), is the
+// replication factor of the Cassandra 6 tests' keyspaces; unset, 1.
+const EnvCassandra6RF = "CASSANDRA6_RF"
+
+// c6Replicate sets the replication factor of the fresh keyspace ks to
+// CASSANDRA6_RF's, before any table is made.
+func c6Replicate(t testing.TB, s *gocql.Session, ks string) {
+	t.Helper()
+	rf := os.Getenv(EnvCassandra6RF)
+	if rf == "" {
+		return
+	}
+	if err := s.Query("ALTER KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': " + rf + "}").Exec(); err != nil {
+		t.Fatalf("%s=%s: %v", EnvCassandra6RF, rf, err)
+	}
 }
 
 // c6Schema: two tables in Accord's full transactional mode, the canonical

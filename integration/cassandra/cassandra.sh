@@ -9,6 +9,8 @@
 #   cassandra.sh status   exit 0 only if our node runs and answers CQL
 #   cassandra.sh logs     print the tail of the node's logs
 #   cassandra.sh env      print the CASSANDRA_* variables that reach it
+#   cassandra.sh nodetool ARGS  run the distribution's nodetool against the
+#                         node's local JMX port (CQLGEN_CASSANDRA_JMX_PORT)
 #
 # Environment (all optional):
 #   CQLGEN_CASSANDRA_VERSION        Cassandra version            (5.0.8); a 6.x
@@ -640,8 +642,27 @@ env_node() {
     fi
 }
 
+# nodetool runs Cassandra's nodetool, from the distribution's jars (the
+# assembled distribution has no bin/nodetool), against the node's JMX.
+nodetool_node() {
+    [[ -n "$JMX_PORT" ]] || die "nodetool needs the node's JMX port: start the node with CQLGEN_CASSANDRA_JMX_PORT set"
+    [[ -d "$DIST/lib" ]] || die "no distribution in $DIST: start the node first"
+    local java
+    java="$(java_bin)"
+    # Its history file goes to the node's directory, not ~/.cassandra; its
+    # DEBUG and INFO lines (no logback configuration) are left out.
+    "$java" --add-exports java.base/sun.nio.ch=ALL-UNNAMED --add-exports java.base/jdk.internal.ref=ALL-UNNAMED \
+        --add-opens java.base/java.nio=ALL-UNNAMED -Duser.home="$NODE_DIR" -cp "$DIST/lib/*" \
+        org.apache.cassandra.tools.NodeTool -h 127.0.0.1 -p "$JMX_PORT" "$@" 2>&1 | grep -v ' DEBUG \| INFO '
+    return "${PIPESTATUS[0]}"
+}
+
 main() {
     case "${1:-}" in
+    nodetool)
+        shift
+        nodetool_node "$@"
+        ;;
     start) start_node ;;
     resume) start_node keep ;;
     stop) stop_node ;;
@@ -650,7 +671,7 @@ main() {
     logs) show_logs "${2:-50}" ;;
     env) env_node ;;
     *)
-        printf 'usage: %s start|resume|stop|kill|status|logs [lines]|env\n' "$0" >&2
+        printf 'usage: %s start|resume|stop|kill|status|logs [lines]|env|nodetool ARGS\n' "$0" >&2
         exit 2
         ;;
     esac

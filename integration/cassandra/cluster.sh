@@ -14,6 +14,7 @@
 #   cluster.sh stop-node N    stop node N (1-based): a clean shutdown
 #   cluster.sh kill-node N    SIGKILL node N: a crash
 #   cluster.sh start-node N   start node N again with its data (after an outage)
+#   cluster.sh nodetool N ARGS  nodetool against node N (its JMX port)
 #   cluster.sh logs N [lines] the tail of node N's logs
 #   cluster.sh paxos [v1|v2]  print (and set, until restart) every running
 #                             node's paxos_variant, over JMX
@@ -198,6 +199,9 @@ main() {
     stop-node) node "${2:?node number}" stop ;;
     kill-node) node "${2:?node number}" kill ;;
     start-node) node "${2:?node number}" resume ;;
+    nodetool)
+        node "${2:?node number}" nodetool "${@:3}"
+        ;;
     logs) node "${2:?node number}" logs "${3:-50}" ;;
     paxos)
         [[ -z "${2:-}" || "$2" == v1 || "$2" == v2 ]] || die "paxos: v1 or v2, not '$2'"
@@ -205,7 +209,7 @@ main() {
         ;;
     trace) jmx trace "${2:?probability, 0 to 1}" ;;
     *)
-        printf 'usage: %s start|stop|status|hosts|rss|stop-node N|kill-node N|start-node N|logs N [lines]|paxos [v1|v2]|trace P\n' "$0" >&2
+        printf 'usage: %s start|stop|status|hosts|rss|stop-node N|kill-node N|start-node N|nodetool N ARGS|logs N [lines]|paxos [v1|v2]|trace P\n' "$0" >&2
         exit 2
         ;;
     esac

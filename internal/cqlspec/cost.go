@@ -105,7 +105,8 @@ func (c *Cost) transaction(rows int) {
 
 // txnCosts is the transactional mode's (txn.go in the runtime): an
 // Insert sends its transaction alone, expecting a new entity and
-// unclaimed keys; an Update, a Modify or a Delete reads the source of
+// unclaimed keys; an Update, a Modify (its change's read is the write's)
+// or a Delete reads the source of
 // truth's row first (a claim only when a first attempt found it taken),
 // then sends one transaction that writes every row the change touches:
 // the source of truth's, the rows it moves (deleted) and rewrites, the
@@ -135,7 +136,8 @@ func txnCosts(s Shape, canon *Table) []Cost {
 	upd.transaction(1 + moves + rewrites + 2*claims)
 	mod := upd
 	mod.Method, mod.Case = "Modify", "the change edits every field but the key, in one transaction"+keys(", claims and releases", claims)
-	mod.read(1) // the entity, before the write's own read
+	// Modify's transaction starts from Modify's own read of the entity:
+	// one read, as Update.
 	del := Cost{Method: "Delete", Case: "an entity that exists, in one transaction" + keys(", releases", unique)}
 	del.read(1)
 	del.transaction(1 + plain + unique)

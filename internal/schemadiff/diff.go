@@ -51,6 +51,10 @@ type Change struct {
 	// truth the table is: no backfill can rebuild it, and its way
 	// through is a new entity (docs/runbook.md).
 	SourceOf string
+	// Transactional marks the change that turns transactional_mode on
+	// (Cassandra 6): safe in place over an empty table only
+	// (CheckOnboarding).
+	Transactional bool
 }
 
 func (c Change) String() string { return fmt.Sprintf("%s: table %s: %s", c.Kind, c.Table, c.What) }

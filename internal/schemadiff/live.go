@@ -2,6 +2,7 @@ package schemadiff
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -57,6 +58,9 @@ func FromCluster(s *gocql.Session, keyspace string) (*Schema, error) {
 			t.Clustering = append(t.Clustering, Clustering{Name: c.name, Desc: c.order == "desc"})
 		}
 	}
+	if err := liveTransactional(s, keyspace, s2); err != nil {
+		return nil, err
+	}
 	var err error
 	if s2.Indexes, err = liveIndexes(s, keyspace); err != nil {
 		return nil, err
@@ -66,6 +70,133 @@ func FromCluster(s *gocql.Session, keyspace string) (*Schema, error) {
 	}
 	liveMasks(s, keyspace, s2)
 	return s2, nil
+}
+
+// liveTransactional reads each table's transactional_mode and
+// transactional_migration_from on a Cassandra 6 cluster. 6.0 keeps them
+// out of system_schema.tables: DESCRIBE TABLE states them. Before 6 no
+// table has them (off), and nothing is read.
+func liveTransactional(s *gocql.Session, keyspace string, sc *Schema) error {
+	var version string
+	if err := s.Query(`SELECT release_version FROM system.local`).Scan(&version); err != nil {
+		return err
+	}
+	if major, _, _ := strings.Cut(version, "."); major != "" && major < "6" && len(major) == 1 {
+		return nil // before Cassandra 6: no transactional_mode
+	}
+	for _, t := range sc.Tables {
+		mode, from, err := describeTransactional(s, keyspace, t.Name)
+		if err != nil {
+			return err
+		}
+		t.Options.Transactional, t.Options.MigratingFrom = mode, from
+	}
+	return nil
+}
+
+// describeTransactional reads a table's transactional_mode ("" for off)
+// and transactional_migration_from from DESCRIBE TABLE.
+func describeTransactional(s *gocql.Session, keyspace, table string) (mode, from string, err error) {
+	var stmt string
+	it := s.Query(`DESCRIBE TABLE ` + quoteIdent(keyspace) + `.` + quoteIdent(table)).Iter()
+	m := map[string]any{}
+	for it.MapScan(m) {
+		if c, ok := m["create_statement"].(string); ok && stmt == "" {
+			stmt = c
+		}
+		m = map[string]any{}
+	}
+	if err := it.Close(); err != nil {
+		return "", "", fmt.Errorf("DESCRIBE TABLE %s.%s: %w", keyspace, table, err)
+	}
+	return transactionalMode(describedOption(stmt, "transactional_mode")), describedOption(stmt, "transactional_migration_from"), nil
+}
+
+// describedOption is the value of a string option in a CREATE TABLE
+// statement as DESCRIBE writes it ("AND name = 'value'"), "" if none.
+func describedOption(stmt, name string) string {
+	_, rest, ok := strings.Cut(stmt, " "+name+" = '")
+	if !ok {
+		return ""
+	}
+	v, _, _ := strings.Cut(rest, "'")
+	return v
+}
+
+// quoteIdent writes a name as a quoted CQL identifier.
+func quoteIdent(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
+
+// OnboardingError reports a table that cannot be moved into Cassandra 6's
+// transactional mode in place: it holds rows written outside Accord,
+// which Accord cannot read safely until the table's ranges are migrated,
+// or that migration has begun and is not finished. Steps says how.
+type OnboardingError struct {
+	Keyspace, Table string
+	// MigratingFrom is the live table's transactional_migration_from
+	// when its migration has begun ("off"), "" when it has not.
+	MigratingFrom string
+}
+
+func (e *OnboardingError) Error() string {
+	head := fmt.Sprintf("table %s.%s holds rows written outside Accord, which Accord cannot read safely (\"Accord can't safely read data written by non-SERIAL writes\", Cassandra 6.0's \"Onboarding to Accord\"): turning transactional_mode on over it is refused until its ranges are migrated to Accord", e.Keyspace, e.Table)
+	if e.MigratingFrom != "" {
+		head = fmt.Sprintf("table %s.%s is in transactional_mode, and the migration of its ranges to Accord has begun and is not finished (transactional_migration_from = '%s'): until it is, Accord refuses its transactions", e.Keyspace, e.Table, e.MigratingFrom)
+	}
+	return head + ". " + e.Steps()
+}
+
+// Steps are the steps of Cassandra 6.0's migration of a table into Accord
+// (docs/cassandra6.md, "Onboarding a table that holds data").
+func (e *OnboardingError) Steps() string {
+	t := e.Keyspace + "." + e.Table
+	var b strings.Builder
+	if e.MigratingFrom == "" {
+		b.WriteString("Migrate it first, then run this again:\n")
+	} else {
+		b.WriteString("Finish the migration first, then run this again:\n")
+	}
+	if e.MigratingFrom == "" {
+		fmt.Fprintf(&b, "  1. ALTER TABLE %s WITH transactional_mode = 'full';  (with accord.range_migration: auto, 6.0's default, every range starts migrating; with explicit: nodetool consensus_admin begin-migration %s)\n", t, e.Keyspace)
+	} else {
+		b.WriteString("  1. (done: transactional_mode is on, and the ranges are migrating)\n")
+	}
+	fmt.Fprintf(&b, "  2. on every node: nodetool consensus_admin finish-migration %s  (it repairs the ranges' data, then Accord's, and marks them migrated; the nodes must run paxos_variant: v2, and the keyspace RF >= 2: from Paxos v1, or at RF=1, 6.0-alpha2 never finishes it)\n", e.Keyspace)
+	fmt.Fprintf(&b, "  3. check that DESCRIBE TABLE %s states transactional_migration_from = 'none' (nodetool consensus_admin list %s lists no range migrating)\n", t, e.Keyspace)
+	b.WriteString("docs/cassandra6.md, \"Onboarding a table that holds data\"")
+	return b.String()
+}
+
+// CheckOnboarding tells whether a table may have transactional_mode
+// turned on in place: yes when it is already in the mode with every range
+// migrated, or holds no row (or does not exist yet); else an
+// *OnboardingError with the steps of the migration Cassandra 6.0 requires.
+func CheckOnboarding(s *gocql.Session, keyspace, table string) error {
+	var n int
+	if err := s.Query(`SELECT count(*) FROM system_schema.tables WHERE keyspace_name = ? AND table_name = ?`, keyspace, table).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	mode, from, err := describeTransactional(s, keyspace, table)
+	if err != nil {
+		return err
+	}
+	if mode != "" && from != "" && from != "none" {
+		return &OnboardingError{Keyspace: keyspace, Table: table, MigratingFrom: from}
+	}
+	if mode != "" {
+		return nil // migrated
+	}
+	it := s.Query(`SELECT * FROM ` + quoteIdent(keyspace) + `.` + quoteIdent(table) + ` LIMIT 1`).Iter()
+	rows := it.NumRows()
+	if err := it.Close(); err != nil {
+		return fmt.Errorf("reading a row of %s.%s: %w", keyspace, table, err)
+	}
+	if rows > 0 {
+		return &OnboardingError{Keyspace: keyspace, Table: table}
+	}
+	return nil
 }
 
 // liveTypes reads the user-defined types of a keyspace, by name.

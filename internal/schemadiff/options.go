@@ -1,6 +1,7 @@
 package schemadiff
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -16,7 +17,20 @@ type Options struct {
 	// Compaction is the strategy's class, without its package, and the
 	// options cqlgen sets (a time window's unit and size), sorted.
 	Compaction Compaction
+	// Transactional is transactional_mode (Cassandra 6, Accord): "" for
+	// off, else the mode ("full").
+	Transactional string
+	// MigratingFrom, read from a live table only, is its
+	// transactional_migration_from: "" or "none" when no migration of its
+	// ranges into (or out of) Accord is under way, else the mode it
+	// migrates from ("off": ALTER TABLE ... WITH transactional_mode ran
+	// over a table, and the ranges are not all migrated yet).
+	MigratingFrom string
 }
+
+// Migrating reports whether the live table's ranges are still migrating
+// into or out of Accord.
+func (o Options) Migrating() bool { return o.MigratingFrom != "" && o.MigratingFrom != "none" }
 
 // Compaction is a table's compaction strategy.
 type Compaction struct {
@@ -84,8 +98,8 @@ func (c Compaction) equal(d Compaction) bool {
 	return true
 }
 
-// option reads one of comment = '...', gc_grace_seconds = N and
-// compaction = {...}.
+// option reads one of comment = '...', gc_grace_seconds = N,
+// compaction = {...} and transactional_mode = '...'.
 func (p *parser) option(o *Options) error {
 	key := strings.ToLower(p.next())
 	if err := p.expect("="); err != nil {
@@ -100,6 +114,8 @@ func (p *parser) option(o *Options) error {
 			return fmt.Errorf("gc_grace_seconds: %w", err)
 		}
 		o.GCGrace = n
+	case "transactional_mode":
+		o.Transactional = transactionalMode(unquote(p.next()))
 	case "compaction":
 		if err := p.expect("{"); err != nil {
 			return fmt.Errorf("compaction: %w", err)
@@ -119,6 +135,15 @@ func (p *parser) option(o *Options) error {
 		o.Compaction = NewCompaction(m)
 	}
 	return nil
+}
+
+// transactionalMode is a transactional_mode as Options holds it: "" for
+// off.
+func transactionalMode(m string) string {
+	if m = strings.ToLower(m); m == "off" {
+		return ""
+	}
+	return m
 }
 
 // unquote reads a CQL string literal, or returns a bare token as it is.
@@ -145,6 +170,17 @@ func compareOptions(ot, nt *Table) []Change {
 	}
 	if o.GCGrace != n.GCGrace {
 		alter(fmt.Sprintf("gc_grace_seconds %d becomes %d", o.GCGrace, n.GCGrace), fmt.Sprintf("gc_grace_seconds = %d", n.GCGrace))
+	}
+	if o.Transactional != n.Transactional {
+		mode := func(m string) string { return quote(cmp.Or(m, "off")) }
+		what := fmt.Sprintf("transactional_mode %s becomes %s (Cassandra 6: every write of the table goes through Accord", mode(o.Transactional), mode(n.Transactional))
+		if n.Transactional != "" {
+			what += "; a table that holds rows must have its ranges migrated to Accord first, docs/cassandra6.md, \"Onboarding a table that holds data\")"
+		} else {
+			what += " no more)"
+		}
+		out = append(out, Change{Kind: Additive, Table: nt.Name, What: what, Transactional: n.Transactional != "",
+			CQL: fmt.Sprintf("ALTER TABLE %s WITH transactional_mode = %s;", nt.Name, mode(n.Transactional))})
 	}
 	if o.Comment != n.Comment {
 		alter(fmt.Sprintf("comment %s becomes %s", quote(o.Comment), quote(n.Comment)), "comment = "+quote(n.Comment))

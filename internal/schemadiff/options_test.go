@@ -1,6 +1,7 @@
 package schemadiff
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -112,5 +113,55 @@ func TestCompareIndexes(t *testing.T) {
 	moved, _ := Parse(withOptions + strings.Replace(ix, "(tags)", "(at)", 1))
 	if changes := Compare(new, moved); len(changes) != 1 || changes[0].Kind != Breaking {
 		t.Errorf("a moved index: %+v", changes)
+	}
+}
+
+// transactional_mode (Cassandra 6) is read and compared: turning it on is
+// an ALTER marked Transactional, which cqlgen's commands check against
+// the live table (CheckOnboarding) before running it.
+func TestTransactionalMode(t *testing.T) {
+	parse := func(with string) *Schema {
+		t.Helper()
+		s, err := Parse("CREATE TABLE t (id int PRIMARY KEY, v int)" + with + ";")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	off, full := parse(""), parse(" WITH comment = 'x' AND transactional_mode = 'full'")
+	if m := full.Tables[0].Options.Transactional; m != "full" || slices.Contains(full.Tables[0].Unread, "transactional_mode") {
+		t.Fatalf("transactional_mode read as %q (unread %v)", m, full.Tables[0].Unread)
+	}
+	if m := parse(" WITH transactional_mode = 'off'").Tables[0].Options.Transactional; m != "" {
+		t.Errorf("'off' read as %q", m)
+	}
+	var on []Change
+	for _, c := range Compare(off, full) {
+		if c.Transactional {
+			on = append(on, c)
+		}
+	}
+	if len(on) != 1 || on[0].Kind != Additive || on[0].CQL != "ALTER TABLE t WITH transactional_mode = 'full';" {
+		t.Errorf("turning the mode on: %+v", on)
+	}
+	back := Compare(full, off)
+	if len(back) != 2 || !slices.ContainsFunc(back, func(c Change) bool {
+		return !c.Transactional && c.CQL == "ALTER TABLE t WITH transactional_mode = 'off';"
+	}) {
+		t.Errorf("turning the mode off: %+v", back)
+	}
+	if cs := Compare(full, full); len(cs) != 0 {
+		t.Errorf("no change: %+v", cs)
+	}
+	for stmt, want := range map[string]string{
+		"CREATE TABLE t (id int PRIMARY KEY) WITH transactional_mode = 'full' AND comment = 'x'": "full",
+		"CREATE TABLE t (id int PRIMARY KEY) WITH transactional_migration_from = 'off'":          "",
+	} {
+		if got := describedOption(stmt, "transactional_mode"); got != want {
+			t.Errorf("describedOption(%q) = %q, want %q", stmt, got, want)
+		}
+	}
+	if got := describedOption("    AND transactional_mode = 'full'\n    AND transactional_migration_from = 'off'", "transactional_migration_from"); got != "off" {
+		t.Errorf("transactional_migration_from read as %q", got)
 	}
 }

@@ -343,7 +343,7 @@ func parseTable(toks []string) (*Table, error) {
 					return nil, fmt.Errorf("default_time_to_live: %w", err)
 				}
 				t.TTL = n
-			case p.is("comment"), p.is("gc_grace_seconds"), p.is("compaction"):
+			case p.is("comment"), p.is("gc_grace_seconds"), p.is("compaction"), p.is("transactional_mode"):
 				if err := p.option(&t.Options); err != nil {
 					return nil, err
 				}

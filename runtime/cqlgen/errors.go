@@ -229,6 +229,9 @@ type WriteUnknownError struct {
 	Err   error  // the conditional write's error
 	Reads int    // the serial reads that tried to settle it
 	Cause error  // why they could not: the last read's error, or what they found
+	// Transaction: the write was a transaction of the transactional mode
+	// (Cassandra 6, Accord), not the protocol's conditional write.
+	Transaction bool
 }
 
 // Error says what happened: the reply lost, and why the reads that
@@ -244,7 +247,11 @@ func (e *WriteUnknownError) Error() string {
 	if e.Cause != nil {
 		why += fmt.Sprintf(" (%v)", e.Cause)
 	}
-	return fmt.Sprintf("cqlgen: %s: the conditional write's reply was lost (%v) and %s: whether it applied is unknown", e.Table, e.Err, why)
+	what := "conditional write"
+	if e.Transaction {
+		what = "transaction"
+	}
+	return fmt.Sprintf("cqlgen: %s: the %s's reply was lost (%v) and %s: whether it applied is unknown", e.Table, what, e.Err, why)
 }
 
 // Is makes errors.Is(err, ErrOutcomeUnknown) true.

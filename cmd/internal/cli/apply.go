@@ -115,6 +115,12 @@ func runApply(e *env, args []string) int {
 				alters = append(alters, ch)
 			}
 		}
+		if err := onboarding(s, r, plan.keyspace, alters); err != nil {
+			// Cassandra 6: transactional_mode turned on over a table
+			// that holds rows not migrated to Accord.
+			fmt.Fprintf(e.stderr, "cqlgen apply: keyspace %s: %v\n", plan.keyspace, err)
+			return ExitFailure
+		}
 		if len(alters) > 0 {
 			if err := plan.alter(c, r, alters, func(ch schemadiff.Change) {
 				fmt.Fprintf(e.stdout, "  applied in place: %s\n", ch)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -59,7 +60,7 @@ func runDiff(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "cqlgen diff: -base compares one package, and %d match\n", len(pkgs))
 		return ExitUsage
 	}
-	breaking := false
+	breaking, onboard := false, false
 	for _, p := range pkgs {
 		script := string(p.Files[gen.SchemaFile])
 		next, err := schemadiff.Parse(script)
@@ -107,6 +108,16 @@ func runDiff(e *env, args []string) int {
 		if len(changes) == 0 {
 			continue
 		}
+		if src.live {
+			// Cassandra 6: transactional_mode turned on over a table that
+			// holds rows is refused until the table is migrated to Accord.
+			if err := onboarding(src.session, src.retrier, src.usedKeyspace, changes); err != nil {
+				fmt.Fprintf(e.stderr, "cqlgen diff: %s: %v\n", e.rel(p.Dir), err)
+				fmt.Fprintf(e.stdout, "  no migration written: a table must be migrated to Accord first (above)\n")
+				onboard = true
+				continue
+			}
+		}
 		cql, ok := schemadiff.Migration(changes)
 		if !ok {
 			breaking = true
@@ -152,7 +163,29 @@ func runDiff(e *env, args []string) int {
 	if breaking {
 		return ExitStale
 	}
+	if onboard {
+		return ExitFailure
+	}
 	return ExitOK
+}
+
+// onboarding checks each change that turns transactional_mode on
+// (Cassandra 6) against the live table: refused, with the steps of the
+// migration to Accord, over a table that holds rows and is not migrated.
+func onboarding(s *gocql.Session, r *retrier, keyspace string, changes []schemadiff.Change) error {
+	var errs []error
+	for _, c := range changes {
+		if !c.Transactional {
+			continue
+		}
+		err := r.do(context.Background(), mayRepeat, "reading table "+c.Table, func(context.Context) error {
+			return schemadiff.CheckOnboarding(s, keyspace, c.Table)
+		})
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func btoi(b bool) int {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlgen/cqlgen/internal/schemadiff"
 	"github.com/cqlgen/cqlgen/runtime/cqlscript"
 )
 
@@ -521,6 +522,21 @@ func (m *migrator) apply(st step) error {
 	case st.resumed:
 		fmt.Fprintf(m.e.stdout, "%s: resuming at statement %d of %d\n", path, st.from+1, n)
 	}
+	// Cassandra 6: a statement that turns transactional_mode on over a
+	// table that holds rows not yet migrated to Accord is refused before
+	// any statement of the file runs.
+	for i := st.from; i < n; i++ {
+		table, ok := turnsTransactional(mg.stmts[i].Text)
+		if !ok {
+			continue
+		}
+		err := m.r.do(context.Background(), mayRepeat, "reading table "+table, func(context.Context) error {
+			return schemadiff.CheckOnboarding(m.s, m.keyspace, table)
+		})
+		if err != nil {
+			return fmt.Errorf("%s:%d: statement %d of %d not run: %w", path, mg.stmts[i].Line, i+1, n, err)
+		}
+	}
 	for i := st.from; i < n; i++ {
 		stmt := mg.stmts[i]
 		if err := m.lease.held(); err != nil {
@@ -546,6 +562,29 @@ func (m *migrator) apply(st step) error {
 		fmt.Fprintf(m.e.stdout, "%s: applied (%d statement(s))\n", path, n-st.from)
 	}
 	return nil
+}
+
+// turnsTransactional reports whether stmt is an ALTER TABLE that sets
+// transactional_mode to a mode other than 'off', and of which table (its
+// name without a keyspace).
+func turnsTransactional(stmt string) (string, bool) {
+	words := strings.Fields(strings.NewReplacer("=", " = ", ";", " ").Replace(stmt))
+	if len(words) < 4 || !strings.EqualFold(words[0], "alter") || !strings.EqualFold(words[1], "table") {
+		return "", false
+	}
+	for i := 3; i+2 < len(words); i++ {
+		if strings.EqualFold(words[i], "transactional_mode") && words[i+1] == "=" {
+			if strings.EqualFold(strings.Trim(words[i+2], "'"), "off") {
+				return "", false
+			}
+			name := words[2]
+			if j := strings.LastIndexByte(name, '.'); j >= 0 && !strings.HasSuffix(name, `"`) || j >= 0 && name[j+1] == '"' {
+				name = name[j+1:]
+			}
+			return schemadiff.Ident(name), true
+		}
+	}
+	return "", false
 }
 
 // justCreated marks as passing the error of a read of a table that

@@ -223,3 +223,22 @@ func TestLeaseHeld(t *testing.T) {
 		t.Errorf("a lost lease: %v", err)
 	}
 }
+
+// A migration's statement that turns Cassandra 6's transactional_mode on
+// is found, with its table, for the onboarding check.
+func TestTurnsTransactional(t *testing.T) {
+	for stmt, want := range map[string]string{
+		"ALTER TABLE members WITH transactional_mode = 'full';":                 "members",
+		"alter table ks.Members with comment='x' and transactional_mode='full'": "members",
+		`ALTER TABLE "ks"."MixedCase" WITH transactional_mode = 'full'`:         "MixedCase",
+		"ALTER TABLE members WITH transactional_mode = 'off';":                  "",
+		"ALTER TABLE members WITH comment = 'transactional_mode';":              "",
+		"ALTER TABLE members ADD transactional_mode text;":                      "",
+		"CREATE TABLE t (id int PRIMARY KEY) WITH transactional_mode = 'full'":  "",
+	} {
+		got, ok := turnsTransactional(stmt)
+		if got != want || ok != (want != "") {
+			t.Errorf("turnsTransactional(%q) = %q, %v; want %q", stmt, got, ok, want)
+		}
+	}
+}

@@ -245,7 +245,11 @@ func sinks(n int) []any {
 // ent.Projections[i]: the claim, then the owner's canonical row, which
 // must hold the key (a claim left behind by a change that never landed
 // does not count); cqlgen.ErrNotFound when no entity holds it.
-func Resolve[P any](ctx context.Context, s cqlgen.Session, ent *entity[P], i int, key []any) (P, error) {
+func Resolve[P any](ctx context.Context, s cqlgen.Session, ent *entity[P], i int, key []any) (_ P, err error) {
+	if err := accordCheck(ent.Canonical, ctx, 0, false); err != nil {
+		return none[P](), err // Cassandra 6's transactional mode (txn.go)
+	}
+	defer accordEnd(ent.Canonical, &err)
 	p := &ent.Projections[i]
 	cur, err := readClaim(ctx, s, p.Table, key)
 	if err != nil {

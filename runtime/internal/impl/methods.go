@@ -88,6 +88,10 @@ func run[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, base cqlg
 	if err != nil {
 		return err
 	}
+	if err := accordCheck(ent.Canonical, ctx, o.SerialConsistency, true); err != nil {
+		return err
+	}
+	defer accordEnd(ent.Canonical, &err)
 	return Write(ctx, s, o, ent, op, e)
 }
 
@@ -98,6 +102,10 @@ func GetVersioned[P any](ctx context.Context, ent *entity[P], s cqlgen.Session, 
 	if err := ent.CheckKey(key); err != nil {
 		return none[P](), 0, err
 	}
+	if err := accordCheck(ent.Canonical, ctx, 0, false); err != nil {
+		return none[P](), 0, err
+	}
+	defer accordEnd(ent.Canonical, &err)
 	return Versioned(ctx, s, ent, key)
 }
 
@@ -109,6 +117,10 @@ func Modify[P any](ctx context.Context, ent *entity[P], s cqlgen.Session, base c
 	if err != nil {
 		return none[P](), err
 	}
+	if err := accordCheck(ent.Canonical, ctx, o.SerialConsistency, true); err != nil {
+		return none[P](), err
+	}
+	defer accordEnd(ent.Canonical, &err)
 	return modifyEntity(ctx, s, o, ent, key, ent.Check, change)
 }
 
@@ -148,6 +160,10 @@ func Get[P any](ctx context.Context, s cqlgen.Session, entity, method string, t 
 	if err := checkPartition(t, key); err != nil {
 		return none[P](), err
 	}
+	if err := accordCheck(t, ctx, 0, false); err != nil {
+		return none[P](), err
+	}
+	defer accordEnd(t, &err)
 	row := newRow[P]()
 	if err := getRow(ctx, s, cqldriver.Query{Stmt: t.Get, Values: key}, scan, row); err != nil {
 		return none[P](), err
@@ -174,6 +190,10 @@ func many[P, K any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, 
 	if err := checkPartition(t, prefix); err != nil {
 		return found[P]{}, err
 	}
+	if err := accordCheck(t, ctx, 0, false); err != nil {
+		return found[P]{}, err
+	}
+	defer accordEnd(t, &err)
 	last := t.Spec.PartitionKey[len(t.Spec.PartitionKey)-1]
 	for _, k := range keys {
 		if emptyValue(last.Type, k) {
@@ -298,6 +318,10 @@ func readPageOf[P any](r *readSpec[P], ctx context.Context, s cqlgen.Session, ba
 	if err := checkPartition(r.Table, partition); err != nil {
 		return page[P]{}, err
 	}
+	if err := accordCheck(r.Table, ctx, 0, false); err != nil {
+		return page[P]{}, err
+	}
+	defer accordEnd(r.Table, &err)
 	spec := withCall(*r, partition, limit, cursor, base)
 	spec.newRow = newRow
 	if spec.Scan == nil && spec.Of != nil {

@@ -280,9 +280,8 @@ func write[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 // o.Attempts.
 func writeFrom[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *entity[P], op Op, e P, held *State[P]) error {
 	if ent.txn != nil {
-		// The transactional mode reads inside its own transaction, so a
-		// held row is not needed (txn.go).
-		return txnWrite(ent, ctx, s, o, op, e)
+		// The transactional mode (txn.go) starts from a held row too.
+		return txnWrite(ent, ctx, s, o, op, e, held)
 	}
 	t := ent.Canonical
 	// With IfAbsent, an entity with unique tables reads first: the

@@ -283,9 +283,6 @@ func (x *txnEntity) statement(w *txnPlan) (*cqldriver.Statement, []any) {
 // run sends the transaction of w and reports whether its condition held:
 // the row it returns is what it read of each row it checked, in order.
 func (x *txnEntity) run(ctx context.Context, s cqlgen.Session, o cqlgen.Options, w *txnPlan) (bool, error) {
-	if err := x.checkLevels(ctx, o); err != nil {
-		return false, err
-	}
 	stmt, values := x.statement(w)
 	got := make([]*int64, len(w.expects))
 	dest := make([]any, len(got))
@@ -309,51 +306,108 @@ func (x *txnEntity) run(ctx context.Context, s cqlgen.Session, o cqlgen.Options,
 	return true, nil
 }
 
-// checkLevels refuses, before anything is sent, a LOCAL_* level named by
-// the call (WithLevels) or the repository (WithSerialConsistency):
-// Cassandra refuses them on a table in the transactional mode. A level of
-// the session's is refused by the server, and levelError says so.
-func (x *txnEntity) checkLevels(ctx context.Context, o cqlgen.Options) error {
+// accordTakes reports whether Accord takes level c for a statement's
+// reads, writes or serial phase (of: "read", "write", "serial") on a table
+// in the transactional mode. 6.0 refuses the others on every statement of
+// such a table, reads included ("ConsistencyLevel LOCAL_QUORUM is
+// unsupported with Accord for read, supported are [ONE, QUORUM, ALL,
+// SERIAL]"; for write/commit it adds ANY, which cqlgen never sends). Zero
+// is no level named: the one further out applies.
+func accordTakes(of string, c cqldriver.Consistency) bool {
+	switch c {
+	case 0:
+		return true
+	case cqldriver.Serial:
+		return true
+	case cqldriver.One, cqldriver.Quorum, cqldriver.All:
+		return of != "serial"
+	}
+	return false
+}
+
+// checkAccordLevels refuses, before anything is sent, a level Accord does
+// not take on table (in the transactional mode) that the call named
+// (WithLevels on ctx) or, for a write, the repository or the call
+// (serial, WithSerialConsistency). A read checks the read level alone. A
+// level of the session's is the server's to refuse (accordLevelError).
+func checkAccordLevels(table string, ctx context.Context, serial cqldriver.Consistency, write bool) error {
 	l, _ := ctx.Value(base.LevelsKey{}).(cqlgen.Levels)
-	for _, c := range []struct {
-		name  string
-		level cqldriver.Consistency
-	}{{"Levels.Read", l.Read}, {"Levels.Write", l.Write}, {"Levels.Serial", l.Serial}, {"SerialConsistency", o.SerialConsistency}} {
-		if c.level == cqldriver.LocalQuorum || c.level == cqldriver.LocalSerial || c.level == cqldriver.LocalOne {
-			return x.levelInput(c.name, c.level.String())
+	type named struct {
+		of, name string
+		level    cqldriver.Consistency
+	}
+	checks := []named{{"read", "WithLevels.Read", l.Read}}
+	if write {
+		checks = append(checks, named{"write", "WithLevels.Write", l.Write}, named{"serial", "WithLevels.Serial", l.Serial},
+			named{"serial", "WithSerialConsistency", serial})
+	}
+	for _, c := range checks {
+		if !accordTakes(c.of, c.level) {
+			from := "the call's context (WithLevels)"
+			if c.name == "WithSerialConsistency" {
+				from = "the repository's or the call's options (WithSerialConsistency)"
+			}
+			return levelRefused(table, c.name, c.of, c.level.String(), from, "nothing was sent")
 		}
 	}
 	return nil
 }
 
-func (x *txnEntity) levelInput(name, level string) error {
-	return &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: name, Reason: fmt.Sprintf(
-		"%s, but %s is in the transactional mode (Accord), which takes no LOCAL_* level: use Quorum and Serial (SessionOptions, WithLevels)", level, x.canon.Spec.Name)}
+// levelRefused is the *cqlgen.InputError of a level Accord does not take
+// on table: name is where it was set, of what it is for, from where it
+// came from, and then what happened.
+func levelRefused(table, name, of, level, from, then string) error {
+	return &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Table: table, Name: name, Reason: fmt.Sprintf(
+		"%s, a %s level from %s, but %s is in the transactional mode (Accord), which takes no %s level %s: use One, Quorum or All for reads and writes and Serial for the serial level (docs/cassandra6.md); %s",
+		level, of, from, table, of, level, then)}
 }
 
-// levelError is err, or, when the server refused a LOCAL_* level of the
-// session's, an *InputError that names it and the table.
-func (x *txnEntity) levelError(err error) error {
-	msg := err.Error()
-	if i := strings.Index(msg, " is unsupported with Accord"); i >= 0 {
-		level := msg[:i]
-		if j := strings.LastIndex(level, "ConsistencyLevel "); j >= 0 {
-			level = level[j+len("ConsistencyLevel "):]
-		}
-		return x.levelInput("the session's level", level)
+// accordLevelError is err, or, when the server refused a level Accord does
+// not take on table (a level of the session's: the call's and the
+// repository's were checked before sending), an *cqlgen.InputError that
+// names it and the table.
+func accordLevelError(table string, err error) error {
+	if err == nil || errors.Is(err, cqlgen.ErrInvalidOption) {
+		return err
 	}
-	return err
+	msg := err.Error()
+	i := strings.Index(msg, " is unsupported with Accord")
+	if i < 0 {
+		return err
+	}
+	level := msg[:i]
+	if j := strings.LastIndex(level, "ConsistencyLevel "); j >= 0 {
+		level = level[j+len("ConsistencyLevel "):]
+	}
+	of, name := "read", "SessionOptions.ReadConsistency"
+	switch {
+	case strings.HasPrefix(level, "LOCAL_SERIAL") || level == "SERIAL":
+		of, name = "serial", "SessionOptions.SerialConsistency"
+	case strings.HasPrefix(msg[i:], " is unsupported with Accord for write"):
+		of, name = "write", "SessionOptions.WriteConsistency"
+	}
+	return levelRefused(table, name, of, level, "the session (SessionOptions, or SessionLevels)", "the server refused it: "+msg)
 }
+
+// levelError is accordLevelError on the entity's canonical table.
+func (x *txnEntity) levelError(err error) error { return accordLevelError(x.canon.Spec.Name, err) }
 
 // txnWrite is write in the transactional mode: one transaction per
 // attempt, which the pre-read shapes and the transaction's condition
-// checks; an attempt whose condition did not hold reads again.
-func txnWrite[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlgen.Options, op Op, e P) error {
+// checks; an attempt whose condition did not hold reads again. held, when
+// not nil, is the canonical row as the caller has just read it (Modify):
+// the first attempt starts from it instead of reading it again.
+func txnWrite[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlgen.Options, op Op, e P, held *State[P]) error {
 	x, t := ent.txn, ent.Canonical
+	if err := checkAccordLevels(t.Spec.Name, ctx, o.SerialConsistency, true); err != nil {
+		return err
+	}
 	for attempt := 1; ; attempt++ {
 		st := State[P]{Row: ent.newRow()}
 		found := false
-		if attempt > 1 || op != OpInsert || o.Attempts <= 1 || (o.Expect != 0 && o.Expect != cqlgen.Absent) {
+		if held != nil {
+			st, found, held = *held, true, nil
+		} else if attempt > 1 || op != OpInsert || o.Attempts <= 1 || (o.Expect != 0 && o.Expect != cqlgen.Absent) {
 			var err error
 			st, err = readState(ent, ctx, s, cqldriver.Query{Stmt: t.PreRead, Values: ent.State(e)})
 			found = err == nil
@@ -454,7 +508,7 @@ func txnWrite[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cq
 			// protocol does, from the record of the last changes.
 			applied, known, reads, why := settle(ent, ctx, s, o, e, lost)
 			if !known {
-				return &unsettledError{&cqlgen.WriteUnknownError{Table: t.Spec.Name, Err: err, Reads: reads, Cause: why}, lost}
+				return &unsettledError{&cqlgen.WriteUnknownError{Table: t.Spec.Name, Err: err, Reads: reads, Cause: why, Transaction: true}, lost}
 			}
 			if !applied {
 				return err
@@ -465,7 +519,7 @@ func txnWrite[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cq
 			return nil
 		}
 		if attempt >= o.Attempts {
-			return &cqlgen.NotAppliedError{Table: t.Spec.Name}
+			return &cqlgen.NotAppliedError{Table: t.Spec.Name, Reason: fmt.Sprintf("the transaction's condition failed on each of its %d attempts: the rows it checks changed each time", attempt)}
 		}
 		if err := casBackoff.Wait(ctx, attempt); err != nil {
 			return err
@@ -544,4 +598,22 @@ func txnClaims[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, cur
 // into Accord (ALTER TABLE ... WITH transactional_mode) is not complete.
 func migrating(err error) bool {
 	return strings.Contains(err.Error(), "before migration to Accord is complete")
+}
+
+// accordCheck is checkAccordLevels for a call on t, nil unless t is in
+// the transactional mode.
+func accordCheck(t *Table, ctx context.Context, serial cqldriver.Consistency, write bool) error {
+	if !t.Spec.Transactional {
+		return nil
+	}
+	return checkAccordLevels(t.Spec.Name, ctx, serial, write)
+}
+
+// accordEnd, deferred by a call on t, turns the server's refusal of a
+// level of the session's into a *cqlgen.LevelError when t is in the
+// transactional mode.
+func accordEnd(t *Table, err *error) {
+	if *err != nil && t.Spec.Transactional {
+		*err = accordLevelError(t.Spec.Name, *err)
+	}
 }

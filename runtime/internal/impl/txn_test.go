@@ -1,10 +1,12 @@
 package impl
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/cqlgen/cqlgen/internal/cqlspec"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // txnFixture is the entity of the golden case transactional: members
@@ -87,5 +89,27 @@ func TestTxnPlan(t *testing.T) {
 				t.Errorf("the same shape made a second statement")
 			}
 		})
+	}
+}
+
+// The server's refusals of a level (verbatim from 6.0-alpha2,
+// docs/cassandra6.md) become an *InputError naming the level, what it is
+// for, the table and the session as where it came from.
+func TestAccordLevelError(t *testing.T) {
+	for _, c := range []struct{ msg, name, level string }{
+		{"ConsistencyLevel LOCAL_QUORUM is unsupported with Accord for write/commit, supported are [ANY, ONE, QUORUM, ALL, SERIAL]", "SessionOptions.WriteConsistency", "LOCAL_QUORUM"},
+		{"ConsistencyLevel LOCAL_QUORUM is unsupported with Accord for read, supported are [ONE, QUORUM, ALL, SERIAL]", "SessionOptions.ReadConsistency", "LOCAL_QUORUM"},
+		{"ConsistencyLevel LOCAL_SERIAL is unsupported with Accord for read, supported are [ONE, QUORUM, ALL, SERIAL]", "SessionOptions.SerialConsistency", "LOCAL_SERIAL"},
+	} {
+		err := accordLevelError("members", errors.New(c.msg))
+		var in *cqlgen.InputError
+		if !errors.As(err, &in) || in.Table != "members" || in.Name != c.name || !strings.HasPrefix(in.Reason, c.level+", a ") ||
+			!strings.Contains(in.Reason, "from the session") || !strings.HasSuffix(in.Reason, c.msg) {
+			t.Errorf("%s: got %v", c.msg, err)
+		}
+	}
+	other := errors.New("no hosts available")
+	if err := accordLevelError("members", other); err != other {
+		t.Errorf("another error became %v", err)
 	}
 }
