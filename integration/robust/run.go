@@ -43,6 +43,9 @@ type Config struct {
 	OpTimeout time.Duration
 	// Groups is how many values Value.Group takes (default 3).
 	Groups int
+	// Final, if set, makes the serial reads that end the history
+	// (default: the first client's store).
+	Final Store
 	// Resend, when positive, gives every write an idempotency key and
 	// sends a write whose outcome is unknown again with it, up to Resend
 	// more times, 50 ms apart: it is recorded as one call, from its first
@@ -132,8 +135,8 @@ type History struct {
 // Run records one history: cfg.Clients clients run their planned calls
 // on stores[c] at once, inject(ctx, f) runs each fault of the plan (it
 // may block: the clients go on meanwhile), and once the clients and the
-// faults are done, final reads every entity at the serial level through
-// stores[0] (retried until they answer, within ctx). A maybe-operation's
+// faults are done, it reads every entity at the serial level through
+// cfg.Final or stores[0] (retried until they answer, within ctx). A maybe-operation's
 // return is set after every other call's.
 func Run(ctx context.Context, cfg Config, stores []Store, inject func(context.Context, Fault)) (*History, error) {
 	if len(stores) != cfg.Clients {
@@ -281,7 +284,11 @@ func Run(ctx context.Context, cfg Config, stores []Store, inject func(context.Co
 			}
 			opCtx, cancel := context.WithTimeout(ctx, cfg.OpTimeout)
 			call := now()
-			v, found, err := stores[0].Get(opCtx, k, true)
+			final := cfg.Final
+			if final == nil {
+				final = stores[0]
+			}
+			v, found, err := final.Get(opCtx, k, true)
 			ret := now()
 			cancel()
 			if err == nil {
