@@ -9,6 +9,7 @@ replace (
 )
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/cqlgen/cqlgen/cqlgentest v0.0.0
 	github.com/cqlgen/cqlgen/cqlgentest/container v0.0.0
 	github.com/gocql/gocql v1.7.0

@@ -57,6 +57,12 @@ var (
 	// *WriteUnknownError's Cause matches it; the outcome stays unknown for
 	// good.
 	ErrTooManyChanges = base.ErrTooManyChanges
+	// ErrDeletedSince: a Modify sent again with its idempotency key found
+	// that the earlier call's change applied, and the entity has been
+	// deleted since, so there is no entity to return. The change did
+	// apply: unlike ErrNotFound, which it does not match, it says that
+	// something was written.
+	ErrDeletedSince = base.ErrDeletedSince
 	// ErrInvalidLimit: a read's Limit is negative or above the maximum;
 	// nothing was sent. An *InputError gives both; so does
 	// one for a multi-get of more keys than allowed.

@@ -3,7 +3,9 @@ package cqlgenimpl_test
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gocql/gocql"
 
@@ -100,5 +102,51 @@ func TestKeyedResendAfterItsFanOutFailed(t *testing.T) {
 				t.Fatalf("readings_16: %+v, want the entity at value %d", page16.Rows, want)
 			}
 		})
+	}
+}
+
+type lostModifyKey struct{}
+
+// A keyed Modify whose change applied (its reply lost, and every serial
+// read of the call that would settle it failed), and whose entity is
+// deleted before the resend, is told so: ErrDeletedSince, never
+// ErrNotFound, which would say the change did not apply. Found by the
+// linearizability run with keyed resends (docs/testing.md).
+func TestKeyedModifyResentAfterADelete(t *testing.T) {
+	ctx := context.Background()
+	var lost atomic.Bool
+	s := session(t, cqltest.WithHook(func(ctx context.Context, call cqltest.Call) error {
+		if ctx.Value(lostModifyKey{}) == nil || call.Queries[0].Stmt.Table != "readings_by_day" {
+			return nil
+		}
+		switch {
+		case call.Op == cqltest.OpCAS && !lost.Swap(true):
+			return cqltest.LostReply(&gocql.RequestErrWriteTimeout{WriteType: "CAS"})
+		case call.Queries[0].Stmt.Kind == cqlgen.SerialRead:
+			return &gocql.RequestErrReadTimeout{}
+		}
+		return nil
+	}))
+	repo := fixture.NewReadingRepo(s, cqlgen.WithLandWindow(time.Millisecond))
+	r := &fixture.Reading{SensorID: "s1", At: day0, Seq: 1, Kind: "a", Value: 1}
+	if err := repo.Insert(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	key := cqlgen.WithIdempotencyKey("inc-then-delete")
+	inc := func(e *fixture.Reading) error { e.Value++; return nil }
+	_, err := repo.Modify(context.WithValue(ctx, lostModifyKey{}, true), "s1", day0, 1, inc, key)
+	if !errors.Is(err, cqlgen.ErrOutcomeUnknown) {
+		t.Fatalf("first call, its reply and its serial reads lost: %v, want outcome unknown", err)
+	}
+	if err := repo.Delete(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := repo.Modify(ctx, "s1", day0, 1, inc, key)
+	if !errors.Is(err, cqlgen.ErrDeletedSince) || errors.Is(err, cqlgen.ErrNotFound) || got != nil {
+		t.Fatalf("resend after a delete: %v, %v; want ErrDeletedSince (the change applied), not ErrNotFound", got, err)
+	}
+	// A third call with the key says the same: it is recorded as done.
+	if _, err := repo.Modify(ctx, "s1", day0, 1, inc, key); !errors.Is(err, cqlgen.ErrDeletedSince) {
+		t.Fatalf("third call with the key: %v, want ErrDeletedSince", err)
 	}
 }

@@ -174,6 +174,7 @@ var errorTypes = []struct {
 	{base.ErrRetriesExhausted, "retries_exhausted"},
 	{base.ErrOutcomeUnknown, "outcome_unknown"},
 	{base.ErrFenced, "fenced"},
+	{base.ErrDeletedSince, "deleted_since"},
 	{base.ErrNotFound, "not_found"},
 	{base.ErrNotApplied, "not_applied"},
 	{base.ErrCounterNotApplied, "counter_not_applied"},

@@ -24,4 +24,5 @@ var (
 	ErrCounterNotApplied   = errors.New("cqlgen: counter update not applied")
 	ErrPending             = errors.New("cqlgen: unreadable pending record")
 	ErrCrossPartition      = errors.New("cqlgen: unlogged batch across partitions")
+	ErrDeletedSince        = errors.New("cqlgen: the change applied, and the entity has been deleted since")
 )

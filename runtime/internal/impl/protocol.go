@@ -848,6 +848,11 @@ func modifyEntity[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options
 	if isNil(out) {
 		// Applied before, by the call whose reply was lost.
 		out, _, err = Versioned(ctx, s, ent, key)
+		if errors.Is(err, cqlgen.ErrNotFound) {
+			// Deleted since: saying "not found" would say the change
+			// never applied.
+			return none[P](), fmt.Errorf("%w (idempotency key %q)", cqlgen.ErrDeletedSince, o.Idempotency.Key)
+		}
 	}
 	return out, err
 }
