@@ -369,7 +369,7 @@ func (r *renderer) protocol(where string, keyBinds []Bind) {
 	r.add(Statement{Slot: SlotRemove, Clauses: []string{"UPDATE " + t.Name, "USING TTL " + strconv.FormatInt(t.GraveTTL(), 10), "SET " + strings.Join(clear, ", "), where, cond},
 		Binds: append(append([]Bind{{Column: version.Name}, {Kind: BindPending}, {Kind: BindWrites}}, keyBinds...), old...)})
 	// Settling concerns the row's own change: its version alone.
-	r.add(Statement{Slot: SlotSettle, Clauses: []string{"UPDATE " + t.Name, "SET " + PendingColumn + " = null", where, "IF " + VersionColumn + " = ?"},
+	r.add(Statement{Slot: SlotClearPending, Clauses: []string{"UPDATE " + t.Name, "SET " + PendingColumn + " = null", where, "IF " + VersionColumn + " = ?"},
 		Binds: append(append([]Bind(nil), keyBinds...), old[0])})
 }
 

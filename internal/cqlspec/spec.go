@@ -207,7 +207,6 @@ const (
 	SlotPartition   Slot = "Partition" // State's columns from the first row of a partition, for its statics
 	SlotChange      Slot = "Change"
 	SlotRemove      Slot = "Remove"
-	SlotSettle      Slot = "Settle"
 	SlotFenceLive   Slot = "FenceLive"
 	SlotFenceGrave  Slot = "FenceGrave"
 	SlotTake        Slot = "Take"
@@ -225,6 +224,14 @@ const (
 	SlotNext        Slot = "Next"    // an index's scatter read after the partition of a row
 	SlotNearest     Slot = "Nearest" // an ANN read
 )
+
+// SlotClearPending clears the pending record of a change carried out, IF
+// the row still has that change's version. Its value stays "Settle", the
+// name it had, because the generator writes it (the constants
+// <table>SettleCQL, schema.md's listing) and generated code must not change
+// for a rename; "settle" is what is done to a lost write
+// (docs/protocol.md, glossary).
+const SlotClearPending Slot = "Settle"
 
 // BindKind tells what a placeholder binds.
 type BindKind int

@@ -95,7 +95,7 @@ func tableDecls(f *jen.File, t *model.Table) {
 			if !t.Unique {
 				scanFunc(f, t)
 			}
-		case model.SlotState, model.SlotChange, model.SlotRemove, model.SlotSettle:
+		case model.SlotState, model.SlotChange, model.SlotRemove, model.SlotClearPending:
 			protocolFuncs(f, t, s)
 		}
 	}

@@ -45,7 +45,6 @@ const (
 	SlotPartition   = cqlspec.SlotPartition
 	SlotChange      = cqlspec.SlotChange
 	SlotRemove      = cqlspec.SlotRemove
-	SlotSettle      = cqlspec.SlotSettle
 	SlotFenceLive   = cqlspec.SlotFenceLive
 	SlotFenceGrave  = cqlspec.SlotFenceGrave
 	SlotTake        = cqlspec.SlotTake
@@ -63,6 +62,8 @@ const (
 	SlotNext        = cqlspec.SlotNext
 	SlotNearest     = cqlspec.SlotNearest
 )
+
+const SlotClearPending = cqlspec.SlotClearPending
 
 // BindKind tells what a placeholder binds (see cqlspec.BindKind).
 type BindKind = cqlspec.BindKind

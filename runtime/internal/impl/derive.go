@@ -58,7 +58,7 @@ func derive[P any](ent *entity[P]) {
 	plans := map[cqlspec.Slot][]int{}
 	for _, s := range cqlspec.Render(&spec) {
 		switch s.Slot {
-		case cqlspec.SlotChange, cqlspec.SlotRemove, cqlspec.SlotSettle, cqlspec.SlotCreate:
+		case cqlspec.SlotChange, cqlspec.SlotRemove, cqlspec.SlotClearPending, cqlspec.SlotCreate:
 		default:
 			continue
 		}
@@ -113,7 +113,7 @@ func derive[P any](ent *entity[P]) {
 		}
 		return out
 	}
-	change, remove, settle := plans[cqlspec.SlotChange], plans[cqlspec.SlotRemove], plans[cqlspec.SlotSettle]
+	change, remove, settle := plans[cqlspec.SlotChange], plans[cqlspec.SlotRemove], plans[cqlspec.SlotClearPending]
 	ent.State = func(e P) []any { return values(e, false)[:keys:keys] }
 	ent.Data = func(e P) []any { return values(e, false)[:n:n] }
 	newRow := ent.newRow

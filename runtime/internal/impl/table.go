@@ -296,7 +296,7 @@ func renderCQL(spec *TableSpec) tableCQL {
 			c.Change = text
 		case cqlspec.SlotRemove:
 			c.Remove = text
-		case cqlspec.SlotSettle:
+		case cqlspec.SlotClearPending:
 			c.Settle = text
 		case cqlspec.SlotFenceLive:
 			c.FenceLive = text
