@@ -7,7 +7,7 @@ import (
 	"github.com/cqlgen/cqlgen/example/messaging"
 	"github.com/cqlgen/cqlgen/example/music"
 	"github.com/cqlgen/cqlgen/example/quickstart"
-	"github.com/cqlgen/cqlgen/internal/costcheck"
+	"github.com/cqlgen/cqlgen/internal/testutil/costcheck"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 

@@ -19,10 +19,10 @@ import (
 	"strings"
 
 	"github.com/cqlgen/cqlgen/internal/cqlspec"
+	"github.com/cqlgen/cqlgen/internal/cqlsplit"
 	"github.com/cqlgen/cqlgen/internal/model"
 	"github.com/cqlgen/cqlgen/internal/schemadiff"
 	"github.com/cqlgen/cqlgen/internal/validate"
-	"github.com/cqlgen/cqlgen/runtime/cqlscript"
 )
 
 // Options say what is imported and how the package is named.
@@ -924,7 +924,7 @@ func FromCQL(file, script string, opts Options) (*Result, error) {
 	if opts.Source == "" {
 		opts.Source = file
 	}
-	for _, st := range cqlscript.Split(script) {
+	for _, st := range cqlsplit.Split(script) {
 		if m := viewRe.FindStringSubmatch(st.Text); m != nil {
 			opts.Views = append(opts.Views, Note{Pos: fmt.Sprintf("%s:%d:1", file, st.Line), Table: strings.ToLower(m[1])})
 			continue

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/cqlgen/cqlgen/runtime/cqlscript"
+	"github.com/cqlgen/cqlgen/internal/cqlsplit"
 )
 
 // Schema is a set of tables.
@@ -96,7 +96,7 @@ func (t *Table) column(name string) *Column {
 func Parse(script string) (*Schema, error) {
 	s := &Schema{}
 	lines := strings.Split(script, "\n")
-	for _, st := range cqlscript.Split(script) {
+	for _, st := range cqlsplit.Split(script) {
 		toks := tokenize(st.Text)
 		if len(toks) < 2 || !strings.EqualFold(toks[0], "create") {
 			continue

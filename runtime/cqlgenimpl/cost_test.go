@@ -3,7 +3,7 @@ package cqlgenimpl_test
 import (
 	"testing"
 
-	"github.com/cqlgen/cqlgen/internal/costcheck"
+	"github.com/cqlgen/cqlgen/internal/testutil/costcheck"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl/internal/fixture"
 )

@@ -40,14 +40,3 @@ INSERT INTO t (a) VALUES ('z')`
 		t.Error("CREATE TABLE taken for USE")
 	}
 }
-
-func TestSplitEdges(t *testing.T) {
-	script := "CREATE TABLE users (\n    id uuid PRIMARY KEY,\n    -- a column comment\n    motto text\n);   \n;\n\nSELECT id FROM users"
-	want := []Statement{
-		{1, "CREATE TABLE users (\n    id uuid PRIMARY KEY,\n    motto text\n)"},
-		{8, "SELECT id FROM users"},
-	}
-	if got := Split(script); !reflect.DeepEqual(got, want) {
-		t.Errorf("got %#v", got)
-	}
-}

@@ -1,4 +1,4 @@
-package cqlscript
+package cqlsplit
 
 import (
 	"os"
@@ -152,5 +152,16 @@ func TestSplitFiles(t *testing.T) {
 	fn, _ := os.ReadFile("testdata/0004_functions.cql")
 	if body := Split(string(fn))[0].Text; !strings.HasSuffix(body, "return cents / d;\n    $$") {
 		t.Errorf("the $$ body was cut:\n%s", body)
+	}
+}
+
+func TestSplitEdges(t *testing.T) {
+	script := "CREATE TABLE users (\n    id uuid PRIMARY KEY,\n    -- a column comment\n    motto text\n);   \n;\n\nSELECT id FROM users"
+	want := []Statement{
+		{1, "CREATE TABLE users (\n    id uuid PRIMARY KEY,\n    motto text\n)"},
+		{8, "SELECT id FROM users"},
+	}
+	if got := Split(script); !reflect.DeepEqual(got, want) {
+		t.Errorf("got %#v", got)
 	}
 }

@@ -3,6 +3,10 @@
 // priced write of every entity of a package on cqltest's in-memory
 // session and counts the calls. Tests of the examples (gen) and of the
 // runtime's fixture (runtime/cqlgenimpl) use it.
+//
+// It imports gen and runtime/..., so it lives under internal/testutil,
+// which only _test.go files import: no production package in internal/
+// imports upward.
 package costcheck
 
 import (
