@@ -827,17 +827,13 @@ func modifyEntity[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options
 		}
 		var err error
 		out, err = modify(ctx, s, inner, ent, key, check, change)
-		var a *appliedError
-		if errors.As(err, &a) {
-			return incomplete(o.Idempotency.Key, a.w, a.err)
+		// A change made relative to the entity read may apply twice if
+		// run again: the key records that it applied (its rows to
+		// complete), or that its outcome is unknown and how to settle it.
+		if keyed := keyed(o.Idempotency.Key, err); keyed != err {
+			return keyed
 		}
 		if errors.Is(err, cqlgen.ErrOutcomeUnknown) {
-			// A change made relative to the entity read may apply twice if
-			// run again: the key records that the outcome is unknown, and
-			// how to settle it.
-			if keyed := keyed(o.Idempotency.Key, err); keyed != err {
-				return keyed
-			}
 			return &cqlgen.OutcomeUnknownError{Key: o.Idempotency.Key, Outcome: err, Err: err}
 		}
 		return err
