@@ -368,11 +368,25 @@ func dropKeyspace(admin *gocql.Session, name string) error {
 		return fmt.Errorf("%w; listing its tables: %v", err, cerr)
 	}
 	for _, table := range tables {
-		if derr := admin.Query(fmt.Sprintf("DROP TABLE IF EXISTS %s.%q", name, table)).Exec(); derr != nil {
+		if derr := schemaChange(admin, fmt.Sprintf("DROP TABLE IF EXISTS %s.%q", name, table)); derr != nil {
 			return fmt.Errorf("%w; dropping its table %s: %v", err, table, derr)
 		}
 	}
-	return admin.Query("DROP KEYSPACE IF EXISTS " + name).Exec()
+	return schemaChange(admin, "DROP KEYSPACE IF EXISTS "+name)
+}
+
+// schemaChange runs an idempotent schema statement (an IF EXISTS drop),
+// sending it again when no reply came in time: a 6.0 node can take longer
+// than the session's timeout to drop an Accord table while other schema
+// changes queue beside it, and the drop then completes on its own.
+func schemaChange(admin *gocql.Session, stmt string) error {
+	var err error
+	for range 4 {
+		if err = admin.Query(stmt).Exec(); !errors.Is(err, gocql.ErrTimeoutNoResponse) {
+			return err
+		}
+	}
+	return err
 }
 
 var notIdent = regexp.MustCompile(`[^a-z0-9]+`)
