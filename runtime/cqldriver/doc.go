@@ -11,9 +11,10 @@
 // code that wraps a Session (to inject faults, say) or runs statements of
 // its own through one.
 //
-// An adapter's Driver becomes a Session through the runtime's engine
-// (runtime/internal/engine.NewSession), which sets each statement's
-// consistency from its kind, retries idempotent statements, refuses
-// oversized batches and reports attempts to observers; everything above
-// the Driver is the same whatever the driver.
+// An adapter's Driver becomes a Session through cqladapter.NewSession
+// (github.com/cqlgen/cqlgen/runtime/cqladapter), which sets each
+// statement's consistency from its kind, retries idempotent statements,
+// refuses oversized batches and reports attempts to observers; everything
+// above the Driver is the same whatever the driver. An adapter needs
+// nothing else of the runtime, so one can be written in any module.
 package cqldriver

@@ -4,8 +4,8 @@ import "context"
 
 // Session is everything generated code asks of Cassandra. It is
 // deliberately narrow: generated repositories depend on it alone.
-// NewSession makes one from a Driver, which a driver adapter supplies
-// (gocqlv1.NewSession and gocqlv2.NewSession do both at once).
+// cqladapter.NewSession makes one from a Driver, which a driver adapter
+// supplies (gocqlv1.NewSession and gocqlv2.NewSession do both at once).
 type Session interface {
 	// Exec runs a statement that returns no rows.
 	Exec(ctx context.Context, q Query) error

@@ -26,16 +26,16 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlgen/cqlgen/runtime/cqladapter"
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
-	"github.com/cqlgen/cqlgen/runtime/internal/engine"
 )
 
 // NewSession makes the Session generated repositories run on, over s: the
 // runtime's session (consistency per statement kind, retries, batch
 // limits, observers; see cqlgen.SessionOptions) on the Driver New(s).
 func NewSession(s *gocql.Session, opts *cqlgen.SessionOptions) cqlgen.Session {
-	return engine.NewSession(New(s), opts)
+	return cqladapter.NewSession(New(s), opts)
 }
 
 // New adapts a gocql session to cqldriver.Driver.

@@ -7,9 +7,9 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlgen/cqlgen/runtime/cqladapter"
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
-	"github.com/cqlgen/cqlgen/runtime/internal/engine"
 )
 
 // noHostDriver answers its first conditional writes as gocql does when its
@@ -33,7 +33,7 @@ func (d *noHostDriver) ScanCAS(context.Context, *cqldriver.Request, ...any) (boo
 // within its attempts.
 func TestNoHostConditionalWriteIsSentAgain(t *testing.T) {
 	d := &noHostDriver{fails: 2}
-	s := engine.NewSession(d, &cqlgen.SessionOptions{MaxAttempts: 4, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond})
+	s := cqladapter.NewSession(d, &cqlgen.SessionOptions{MaxAttempts: 4, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond})
 	st := &cqldriver.Statement{CQL: "UPDATE t SET v = ? WHERE k = ? IF v = ?", Table: "t", Kind: cqldriver.Conditional}
 	if applied, err := s.ExecCAS(context.Background(), cqldriver.Query{Stmt: st}); err != nil || !applied || d.sent != 3 {
 		t.Errorf("ExecCAS: applied %v, %v after %d sends; want applied on the third", applied, err, d.sent)

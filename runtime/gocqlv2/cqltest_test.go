@@ -14,7 +14,6 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 	"github.com/cqlgen/cqlgen/runtime/cqltest"
-	"github.com/cqlgen/cqlgen/runtime/internal/engine"
 )
 
 // A program on the ASF driver v2 tests on cqltest: its values (v2's UUID
@@ -88,7 +87,7 @@ func TestCqltestOnV2(t *testing.T) {
 
 	// A conditional write through the runtime's CAS: the current values
 	// come back by name, the UUID as the runtime reads it.
-	res, err := engine.CAS(ctx, s, v2q(cqldriver.Conditional, "INSERT INTO visits (id, at, note) VALUES (?, ?, ?) IF NOT EXISTS", id, first, "again"))
+	res, err := cqlgenimpl.CAS(ctx, s, v2q(cqldriver.Conditional, "INSERT INTO visits (id, at, note) VALUES (?, ?, ?) IF NOT EXISTS", id, first, "again"))
 	if err != nil || res.Applied {
 		t.Fatalf("IF NOT EXISTS on a row that exists: %+v, %v", res, err)
 	}

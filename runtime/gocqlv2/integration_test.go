@@ -13,12 +13,12 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
+	"github.com/cqlgen/cqlgen/runtime/cqladapter"
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 	"github.com/cqlgen/cqlgen/runtime/cqlobserve"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv2"
-	"github.com/cqlgen/cqlgen/runtime/internal/engine"
 )
 
 // hosts are the contact points CASSANDRA_HOSTS names (host:port, comma
@@ -137,7 +137,7 @@ func TestAgainstCassandra(t *testing.T) {
 	other.Close()
 
 	obs := &observer{}
-	s := engine.NewSession(gocqlv2.New(gs), &cqlgen.SessionOptions{Observer: obs})
+	s := cqladapter.NewSession(gocqlv2.New(gs), &cqlgen.SessionOptions{Observer: obs})
 
 	insItem := &cqldriver.Statement{CQL: "INSERT INTO items (pk, ck, v) VALUES (?, ?, ?)", Table: "items", Pattern: "insert", Kind: cqlgen.Write, Idempotent: true}
 	selItems := &cqldriver.Statement{CQL: "SELECT ck, v FROM items WHERE pk = ?", Table: "items", Pattern: "by_pk", Kind: cqlgen.Read, Idempotent: true}

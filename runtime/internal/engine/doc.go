@@ -5,6 +5,6 @@
 // (CAS) and counter updates (ExecCounter).
 //
 // It is internal: generated code reaches it through runtime/cqlgenimpl,
-// the driver adapters through NewSession; users see its options, errors
-// and observations in runtime/cqlgen.
+// driver adapters through runtime/cqladapter (NewSession); users see its
+// options, errors and observations in runtime/cqlgen.
 package engine
