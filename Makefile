@@ -8,9 +8,11 @@ EXAMPLES  := ./example/... ./runtime/cqlgenimpl/internal/fixture
 # Nested modules that make test and make vet cover beside the main one:
 # each keeps its dependencies (OpenTelemetry, Prometheus, testcontainers)
 # out of the main module's (runtime/gocqlv2 keeps the ASF driver out).
-# NESTED_CASSANDRA's tests need a Cassandra.
+# NESTED_CASSANDRA's tests need a Cassandra. integration/adapter is a
+# module outside cqlgen's import path: a driver adapter written as anyone
+# else would write one (docs/runtime.md, "Writing an adapter").
 NESTED    := observe/otelcqlgen observe/promcqlgen cqlgentest/container
-NESTED_CASSANDRA := cqlgentest runtime/gocqlv2
+NESTED_CASSANDRA := cqlgentest runtime/gocqlv2 integration/adapter
 
 .PHONY: all build vet generate check test test-unit test-integration test-integration-other fuzz demo cassandra-start cassandra-stop cassandra-status
 
@@ -30,11 +32,13 @@ vet:
 generate:
 	$(GO) generate $(EXAMPLES)
 	cd integration && $(GO) generate ./testmodel ./typemodel ./v2model ./txnmodel
+	cd integration/adapter && $(GO) generate ./model
 
 # Fail when a committed generated file is stale, missing or orphaned.
 check:
 	$(GO) run ./cmd/cqlgen check $(EXAMPLES)
 	cd integration && $(GO) run github.com/cqlgen/cqlgen/cmd/cqlgen check ./testmodel ./typemodel ./v2model ./txnmodel
+	cd integration/adapter && $(GO) tool cqlgen check ./model
 
 # Every test, as suites that each run to their end whatever the others
 # did (integration/run-suites.sh), then one summary: each suite passed or
