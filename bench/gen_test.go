@@ -22,6 +22,7 @@ import (
 	"github.com/cqlgen/cqlgen/gen"
 	"github.com/cqlgen/cqlgen/internal/emit"
 	"github.com/cqlgen/cqlgen/internal/emit/cqlschema"
+	"github.com/cqlgen/cqlgen/internal/pipeline"
 )
 
 // Workload 6: the generator at scale. A synthetic package of 50 entities
@@ -197,7 +198,7 @@ func BenchmarkGenerate(b *testing.B) {
 	dir := synthModule(b)
 	run(b, 1, append(genImpls(b),
 		benchenv.Impl{Name: "models", Op: func(int) error {
-			_, _, err := gen.Models(gen.Options{Dir: dir, Patterns: []string{"."}})
+			_, _, err := pipeline.Models(pipeline.Options{Dir: dir, Patterns: []string{"."}})
 			return err
 		}},
 		benchenv.Impl{Name: "load-overlay", Op: func(int) error { return bareLoad(dir, true) }},
@@ -213,7 +214,7 @@ func BenchmarkGeneratePaired(b *testing.B) {
 // BenchmarkEmit times the emit stages alone, on the model the earlier
 // stages made once: the schema, then the Go repositories.
 func BenchmarkEmit(b *testing.B) {
-	pkgs, _, err := gen.Models(gen.Options{Dir: synthModule(b), Patterns: []string{"."}})
+	pkgs, _, err := pipeline.Models(pipeline.Options{Dir: synthModule(b), Patterns: []string{"."}})
 	if err != nil {
 		b.Fatal(err)
 	}
