@@ -53,9 +53,9 @@ type Options struct {
 	// or "gocqlv2" (github.com/apache/cassandra-gocql-driver/v2). ""
 	// detects it for each package (see model.Package.Driver).
 	Driver string
-	// CacheDir is where emitted code is kept between runs: "" takes
-	// $CQLGEN_CACHE, or else cqlgen under os.UserCacheDir; "off" turns the
-	// cache off. (Not used yet.)
+	// CacheDir is where emitted code is kept between runs (see Cache): ""
+	// takes $CQLGEN_CACHE, or else cqlgen under os.UserCacheDir; "off"
+	// turns the cache off.
 	CacheDir string
 }
 
@@ -63,6 +63,8 @@ type Options struct {
 type Result struct {
 	Packages []*Package
 	Diags    diag.List
+	// Cache counts what the cache of emitted code served.
+	Cache CacheStats
 }
 
 // Package is one package's generated files.
@@ -130,16 +132,28 @@ func Generate(opts Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Diags: diags}
+	store := openCache(opts.CacheDir)
 	for _, mp := range pkgs {
 		out := &Package{Path: mp.Path, Dir: mp.Dir, Files: map[string][]byte{}, Model: mp}
 		res.Packages = append(res.Packages, out)
 		if len(mp.Entities) == 0 || hasErrorIn(diags, mp.Dir) {
 			continue
 		}
-		if err := emitFiles(mp, out.Files); err != nil {
+		c := newPackageCache(store, mp)
+		if c.files(out.Files) {
+			res.Cache.Packages++
+			continue
+		}
+		if err := emitFiles(mp, out.Files, c); err != nil {
 			return nil, fmt.Errorf("%s: %w", mp.Path, err)
 		}
+		c.putFiles(out.Files)
+		if c != nil {
+			res.Cache.Entities += int(c.hits.Load())
+			res.Cache.Emitted += len(mp.Entities) - int(c.hits.Load())
+		}
 	}
+	store.Trim(cacheMaxAge)
 	return res, err
 }
 
@@ -151,13 +165,13 @@ func Generate(opts Options) (*Result, error) {
 // A panic in an emitter is raised again here, with the stack it had, where
 // a caller may recover it (the command line reports it as an internal
 // error).
-func emitFiles(mp *model.Package, files map[string][]byte) error {
+func emitFiles(mp *model.Package, files map[string][]byte, c *packageCache) error {
 	emitters := [...]struct {
 		file string
 		emit func() ([]byte, error)
 	}{
 		{SchemaFile, func() ([]byte, error) { return cqlschema.Schema(mp) }},
-		{GoFile, func() ([]byte, error) { return emit.Repositories(mp) }},
+		{GoFile, func() ([]byte, error) { return emit.RepositoriesCached(mp, c.entities()) }},
 		{ReviewFile, func() ([]byte, error) { return review.Review(mp, validate.Verdicts(mp)) }},
 	}
 	var results [len(emitters)]struct {
