@@ -31,7 +31,8 @@ import (
 //   - token.Position values: where a thing is written in the user's
 //     source. No emitter writes a position into a generated file (a test
 //     of the cache checks it), and leaving them out keeps an entity's key
-//     the same when an entity above it in the file grows.
+//     the same when an entity above it in the file grows. SumAll puts
+//     them back in, for what does depend on them (diagnostics).
 //   - fields tagged cache:"-": values derived from the other fields on
 //     first use (a table's rendered statements), and the sync.Once that
 //     guards them.
@@ -45,6 +46,7 @@ import (
 // written once and cycles end.
 type Hasher struct {
 	buf  []byte
+	pos  []byte // the positions left out of buf, for SumAll
 	seen map[ref]int
 	err  error
 }
@@ -68,7 +70,7 @@ func NewHasher(prefix ...string) *Hasher {
 // Reset empties h and starts it again with the given strings, keeping
 // its memory for the next key.
 func (h *Hasher) Reset(prefix ...string) {
-	h.buf, h.err = h.buf[:0], nil
+	h.buf, h.pos, h.err = h.buf[:0], h.pos[:0], nil
 	clear(h.seen)
 	for _, s := range prefix {
 		h.str(s)
@@ -84,6 +86,21 @@ func (h *Hasher) Sum() (Key, error) {
 		return Key{}, h.err
 	}
 	return sha256.Sum256(h.buf), nil
+}
+
+// SumAll is Sum with the positions in: the key of something that says
+// where things are written, as diagnostics do.
+func (h *Hasher) SumAll() (Key, error) {
+	if h.err != nil {
+		return Key{}, h.err
+	}
+	d := sha256.New()
+	d.Write(h.buf)
+	d.Write([]byte{0xff})
+	d.Write(h.pos)
+	var k Key
+	d.Sum(k[:0])
+	return k, nil
 }
 
 // Key is a cache key.
@@ -203,6 +220,14 @@ func (h *Hasher) value(v reflect.Value) {
 		}
 	case reflect.Struct:
 		if t == positionType {
+			// Into the side buffer, in the order met.
+			// (Field by field: v may be an unexported field.)
+			file := v.Field(0).String() // Filename, Offset, Line, Column
+			h.pos = binary.AppendUvarint(h.pos, uint64(len(file)))
+			h.pos = append(h.pos, file...)
+			for i := 1; i < 4; i++ {
+				h.pos = binary.AppendVarint(h.pos, v.Field(i).Int())
+			}
 			return
 		}
 		for _, i := range infoOf(t).fields {

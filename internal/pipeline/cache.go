@@ -2,12 +2,16 @@ package pipeline
 
 import (
 	"bytes"
+	"go/token"
+	"strconv"
 	"sync/atomic"
 	"time"
 
+	"github.com/cqlgen/cqlgen/internal/diag"
 	"github.com/cqlgen/cqlgen/internal/emit"
 	"github.com/cqlgen/cqlgen/internal/gencache"
 	"github.com/cqlgen/cqlgen/internal/model"
+	"github.com/cqlgen/cqlgen/internal/validate"
 )
 
 // The cache of emitted code (internal/gencache) works at two levels:
@@ -21,7 +25,10 @@ import (
 //
 // Keys are hashes of the model (gencache.Hasher) and of the generator's
 // build (gencache.Version), never of generated text, and they are made
-// before the emitters run, which fill the model's lazy fields.
+// before validation and the emitters run, which fill the model's lazy
+// fields. The validate stage's diagnostics are kept too, under a key with
+// the positions in: a package whose model is the same where it is written
+// is not validated again.
 
 // CacheStats counts what the cache served in a run.
 type CacheStats struct {
@@ -47,6 +54,7 @@ func openCache(dir string) *gencache.Store {
 type packageCache struct {
 	store   *gencache.Store
 	pkg     gencache.Key
+	diags   gencache.Key // of the validate stage's diagnostics
 	keys    map[*model.Entity]gencache.Key
 	version string
 	hits    atomic.Int64 // entities served
@@ -61,12 +69,20 @@ func newPackageCache(store *gencache.Store, mp *model.Package) *packageCache {
 	v := gencache.Version()
 	c := &packageCache{store: store, keys: map[*model.Entity]gencache.Key{}, version: v}
 	// The package's key: everything of it but its entities, then each
-	// entity's key in order.
-	ph := gencache.NewHasher("package", v)
+	// entity's key in order; and the same with the positions in, for the
+	// diagnostics.
+	h := gencache.NewHasher("package", v)
 	shell := *mp
 	shell.Entities = nil
-	ph.Add(&shell)
-	h := gencache.NewHasher()
+	h.Add(&shell)
+	pk, err := h.Sum()
+	if err != nil {
+		return nil
+	}
+	pa, _ := h.SumAll()
+	ph, pah := gencache.NewHasher("files", v), gencache.NewHasher("diagnostics", v)
+	ph.Add(pk[:])
+	pah.Add(pa[:])
 	for _, e := range mp.Entities {
 		// An entity's code is written in the package's name and for its
 		// path (the qualified names it does not spell out) and driver.
@@ -76,15 +92,72 @@ func newPackageCache(store *gencache.Store, mp *model.Package) *packageCache {
 		if err != nil {
 			return nil
 		}
+		ka, _ := h.SumAll()
 		c.keys[e] = k
 		ph.Add(k[:])
+		pah.Add(ka[:])
 	}
-	k, err := ph.Sum()
-	if err != nil {
-		return nil
-	}
-	c.pkg = k
+	c.pkg, _ = ph.Sum()
+	c.diags, _ = pah.Sum()
 	return c
+}
+
+// validate runs the validate stage on mp, or takes its diagnostics from
+// the cache when a run saw the same model, positions included.
+func (c *packageCache) validate(mp *model.Package) diag.List {
+	if c == nil {
+		return validate.Check(mp)
+	}
+	if data, ok := c.store.Get(c.diags); ok {
+		if l, ok := decodeDiags(data); ok {
+			return l
+		}
+	}
+	l := validate.Check(mp)
+	c.store.Put(c.diags, encodeDiags(l))
+	return l
+}
+
+// encodeDiags writes l for the cache: each diagnostic as 13 strings.
+func encodeDiags(l diag.List) []byte {
+	var parts [][]byte
+	pos := func(p token.Position) {
+		parts = append(parts, []byte(p.Filename), itob(p.Offset), itob(p.Line), itob(p.Column))
+	}
+	for _, d := range l {
+		pos(d.Pos)
+		parts = append(parts, itob(int(d.Severity)), []byte(d.Code), []byte(d.Msg))
+		pos(d.End)
+		parts = append(parts, []byte(d.Suggestion), []byte(d.Help))
+	}
+	return gencache.Encode(parts...)
+}
+
+func itob(n int) []byte { return strconv.AppendInt(nil, int64(n), 10) }
+
+// decodeDiags reads what encodeDiags wrote.
+func decodeDiags(data []byte) (diag.List, bool) {
+	parts, err := gencache.Decode(data)
+	if err != nil || len(parts)%13 != 0 {
+		return nil, false
+	}
+	ok := true
+	num := func(b []byte) int {
+		n, err := strconv.Atoi(string(b))
+		ok = ok && err == nil
+		return n
+	}
+	pos := func(p [][]byte) token.Position {
+		return token.Position{Filename: string(p[0]), Offset: num(p[1]), Line: num(p[2]), Column: num(p[3])}
+	}
+	var l diag.List
+	for ; len(parts) > 0; parts = parts[13:] {
+		l = append(l, diag.Diagnostic{
+			Pos: pos(parts[0:4]), Severity: diag.Severity(num(parts[4])), Code: diag.Code(parts[5]), Msg: string(parts[6]),
+			End: pos(parts[7:11]), Suggestion: string(parts[11]), Help: string(parts[12]),
+		})
+	}
+	return l, ok
 }
 
 // files puts the package's files into files when the cache has them all.

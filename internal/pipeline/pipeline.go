@@ -85,6 +85,11 @@ var ErrModel = errors.New("the model has errors")
 // wrapping ErrModel when any diagnostic is an error, and a plain error when
 // the packages cannot be loaded at all.
 func Models(opts Options) ([]*model.Package, diag.List, error) {
+	return models(opts, validate.Check)
+}
+
+// models is Models with check as the validate stage.
+func models(opts Options, check func(*model.Package) diag.List) ([]*model.Package, diag.List, error) {
 	var cfg model.Config
 	if opts.Driver != "" {
 		path, ok := model.Drivers[opts.Driver]
@@ -101,7 +106,7 @@ func Models(opts Options) ([]*model.Package, diag.List, error) {
 	var all diag.List
 	for _, lp := range lps {
 		mp, diags := model.Build(lp, cfg)
-		diags = append(diags, validate.Check(mp)...)
+		diags = append(diags, check(mp)...)
 		all = append(all, diags...)
 		pkgs = append(pkgs, mp)
 	}
@@ -127,19 +132,27 @@ func DriverNames() string {
 // write. Packages whose model has errors get no files; the error is as for
 // Models.
 func Generate(opts Options) (*Result, error) {
-	pkgs, diags, err := Models(opts)
+	// With a cache, a package's keys are made before validation, which
+	// the cache spares when the package's model, positions included, is
+	// the same as in an earlier run.
+	store := openCache(opts.CacheDir)
+	caches := map[*model.Package]*packageCache{}
+	pkgs, diags, err := models(opts, func(mp *model.Package) diag.List {
+		c := newPackageCache(store, mp)
+		caches[mp] = c
+		return c.validate(mp)
+	})
 	if err != nil && !errors.Is(err, ErrModel) {
 		return nil, err
 	}
 	res := &Result{Diags: diags}
-	store := openCache(opts.CacheDir)
 	for _, mp := range pkgs {
 		out := &Package{Path: mp.Path, Dir: mp.Dir, Files: map[string][]byte{}, Model: mp}
 		res.Packages = append(res.Packages, out)
 		if len(mp.Entities) == 0 || hasErrorIn(diags, mp.Dir) {
 			continue
 		}
-		c := newPackageCache(store, mp)
+		c := caches[mp]
 		if c.files(out.Files) {
 			res.Cache.Packages++
 			continue
