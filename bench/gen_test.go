@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -192,14 +193,18 @@ func genImpls(b *testing.B) []benchenv.Impl {
 }
 
 // BenchmarkGenerateCache alternates, call by call, a bare Load of a
-// synthetic package of its own with three runs of gen.Generate on it:
-// cold (the cache off), warm (the package unchanged since the last run,
+// synthetic package of its own with four runs of gen.Generate on it:
+// cold (the cache off), first (an empty cache, which the run fills:
+// a first run, or one after the generator changed), warm (the package
+// unchanged since the last run,
 // its files served whole from the cache) and edited (one entity's model
 // changed since the last run: the words of its first pattern; its code
 // is built again, the 49 others' come from the cache, and the schema and
 // the review page are made again). It reports each one's p50 ÷ the
-// Load's p50 as cold/load-p50, warm/load-p50 and edited/load-p50. The
-// cache is a directory of its own, made empty for the run.
+// Load's p50 as cold/load-p50, first/load-p50, warm/load-p50 and
+// edited/load-p50, and
+// the same by CPU time (pairedRatios). The cache is a directory of its
+// own, made empty for the run.
 func BenchmarkGenerateCache(b *testing.B) {
 	dir, err := writeSynthN(synthEntities)
 	if err != nil {
@@ -207,6 +212,7 @@ func BenchmarkGenerateCache(b *testing.B) {
 	}
 	defer os.RemoveAll(dir)
 	cache := filepath.Join(dir, ".cache") // the go command ignores it
+	empty := filepath.Join(dir, ".empty")
 	generate := func(cacheDir string) error {
 		res, err := gen.Generate(gen.Options{Dir: dir, Patterns: []string{"."}, CacheDir: cacheDir})
 		if err != nil {
@@ -219,18 +225,67 @@ func BenchmarkGenerateCache(b *testing.B) {
 	}
 	src := synthSource(synthEntities)
 	const words = `doc:"an entity by id"`
-	benchenv.Paired(b, 1,
-		benchenv.Impl{Name: "load", Op: func(int) error { return bareLoad(dir, false) }},
-		benchenv.Impl{Name: "cold", Op: func(int) error { return generate("off") }},
-		benchenv.Impl{Name: "warm", Op: func(int) error { return generate(cache) }},
-		benchenv.Impl{Name: "edited", Op: func(round int) error {
+	pairedRatios(b, []benchenv.Impl{
+		{Name: "load", Op: func(int) error { return bareLoad(dir, false) }},
+		{Name: "cold", Op: func(int) error { return generate("off") }},
+		{Name: "first", Op: func(int) error {
+			if err := os.RemoveAll(empty); err != nil {
+				return err
+			}
+			return generate(empty)
+		}},
+		{Name: "warm", Op: func(int) error { return generate(cache) }},
+		{Name: "edited", Op: func(round int) error {
 			edited := strings.Replace(src, words, fmt.Sprintf(`doc:"an entity by id, edit %d"`, round), 1)
 			if err := os.WriteFile(filepath.Join(dir, "entities.go"), []byte(edited), 0o644); err != nil {
 				return err
 			}
 			return generate(cache)
 		}},
-	)
+	})
+}
+
+// pairedRatios runs impls in turn, one call each a round in a rotating
+// order, after one call each to warm up, and reports for each impl after
+// the first its median wall time ("<name>-ms"), the ratio of that to the
+// first's ("<name>/<first>-p50"), and the same of the CPU time of each call
+// (user + system, of this process and of the go command it waits for:
+// "<name>-cpu-ms", "<name>/<first>-cpu-p50"), which moves much less with
+// the machine's load.
+func pairedRatios(b *testing.B, impls []benchenv.Impl) {
+	for _, im := range impls {
+		if err := im.Op(0); err != nil {
+			b.Fatalf("%s: warm-up: %v", im.Name, err)
+		}
+	}
+	wall := make([][]float64, len(impls))
+	cpu := make([][]float64, len(impls))
+	round := 1
+	for b.Loop() {
+		for k := range impls {
+			j := (round + k) % len(impls)
+			start, before := time.Now(), cpuTime()
+			if err := impls[j].Op(round); err != nil {
+				b.Fatalf("%s: %v", impls[j].Name, err)
+			}
+			cpu[j] = append(cpu[j], float64(cpuTime()-before)/1e6)
+			wall[j] = append(wall[j], float64(time.Since(start))/1e6)
+		}
+		round++
+	}
+	med := func(xs []float64) float64 {
+		xs = slices.Sorted(slices.Values(xs))
+		return xs[len(xs)/2]
+	}
+	base := impls[0].Name
+	for j, im := range impls {
+		b.ReportMetric(med(wall[j]), im.Name+"-ms")
+		b.ReportMetric(med(cpu[j]), im.Name+"-cpu-ms")
+		if j > 0 {
+			b.ReportMetric(med(wall[j])/med(wall[0]), im.Name+"/"+base+"-p50")
+			b.ReportMetric(med(cpu[j])/med(cpu[0]), im.Name+"/"+base+"-cpu-p50")
+		}
+	}
 }
 
 // BenchmarkGenerate times each alone: ns/op, B/op and allocs/op. Two more

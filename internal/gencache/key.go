@@ -3,11 +3,11 @@
 // its code back without the emitter building it again.
 //
 // A key is a SHA-256 of the generator's build (Version) and of the model
-// (Hasher), never of generated text. An entry on disk carries its key and
-// a checksum of its content, and is read back only when both match: a
-// corrupt, truncated or foreign file is a miss, never output. Entries are
-// written to a temporary file and renamed, so concurrent runs never see
-// half an entry.
+// (Hasher), never of generated text. An entry on disk carries its key, a
+// checksum and the length of its content, and is read back only when all
+// match: a corrupt, truncated or foreign file is a miss, never output.
+// Entries are written to a temporary file and renamed, so concurrent runs
+// never see half an entry.
 package gencache
 
 import (
@@ -20,7 +20,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 )
 
 // A Hasher writes values of the model into a SHA-256, by reflection over
@@ -49,6 +48,10 @@ type Hasher struct {
 	pos  []byte // the positions left out of buf, for SumAll
 	seen map[ref]int
 	err  error
+	// What stays true from one key to the next: each type's typeInfo,
+	// and the TypeString of each go/types type met.
+	infos map[reflect.Type]*typeInfo
+	names map[types.Type]string
 }
 
 // ref is a pointer met, by address and type: a struct and its first field
@@ -60,7 +63,7 @@ type ref struct {
 
 // NewHasher returns a Hasher that starts with the given strings.
 func NewHasher(prefix ...string) *Hasher {
-	h := &Hasher{seen: map[ref]int{}}
+	h := &Hasher{seen: map[ref]int{}, infos: map[reflect.Type]*typeInfo{}, names: map[types.Type]string{}}
 	for _, s := range prefix {
 		h.str(s)
 	}
@@ -111,7 +114,6 @@ func (k Key) String() string { return fmt.Sprintf("%x", k[:]) }
 var (
 	positionType = reflect.TypeFor[token.Position]()
 	typesType    = reflect.TypeFor[types.Type]()
-	typeInfos    sync.Map // reflect.Type → *typeInfo
 )
 
 func (h *Hasher) u64(x uint64) { h.buf = binary.LittleEndian.AppendUint64(h.buf, x) }
@@ -162,7 +164,7 @@ func (h *Hasher) value(v reflect.Value) {
 			h.buf = append(h.buf, 0)
 			return
 		}
-		if infoOf(t).foreign {
+		if h.infoOf(t).foreign {
 			h.fail("a %s in the model", t)
 			return
 		}
@@ -230,7 +232,7 @@ func (h *Hasher) value(v reflect.Value) {
 			}
 			return
 		}
-		for _, i := range infoOf(t).fields {
+		for _, i := range h.infoOf(t).fields {
 			h.value(v.Field(i))
 		}
 	default:
@@ -241,7 +243,7 @@ func (h *Hasher) value(v reflect.Value) {
 // goTypes writes v when it is a go/types type, as its TypeString, and
 // reports whether it was one.
 func (h *Hasher) goTypes(v reflect.Value, t reflect.Type) bool {
-	if !infoOf(t).goTypes {
+	if !h.infoOf(t).goTypes {
 		return false
 	}
 	switch {
@@ -251,7 +253,13 @@ func (h *Hasher) goTypes(v reflect.Value, t reflect.Type) bool {
 		h.fail("an unexported go/types value in %s", t)
 	default:
 		h.buf = append(h.buf, 1)
-		h.str(types.TypeString(v.Interface().(types.Type), nil))
+		gt := v.Interface().(types.Type)
+		name, ok := h.names[gt]
+		if !ok {
+			name = types.TypeString(gt, nil)
+			h.names[gt] = name
+		}
+		h.str(name)
 	}
 	return true
 }
@@ -274,9 +282,9 @@ type typeInfo struct {
 }
 
 // infoOf returns t's typeInfo.
-func infoOf(t reflect.Type) *typeInfo {
-	if info, ok := typeInfos.Load(t); ok {
-		return info.(*typeInfo)
+func (h *Hasher) infoOf(t reflect.Type) *typeInfo {
+	if info, ok := h.infos[t]; ok {
+		return info
 	}
 	info := &typeInfo{}
 	switch t.Kind() {
@@ -290,6 +298,6 @@ func infoOf(t reflect.Type) *typeInfo {
 			}
 		}
 	}
-	typeInfos.Store(t, info)
+	h.infos[t] = info
 	return info
 }

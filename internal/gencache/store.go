@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -56,8 +57,13 @@ func Open(dir string) *Store {
 	return &Store{dir: dir}
 }
 
-// magic starts every entry; a change of format changes it.
-const magic = "cqlgen cache 1\n"
+// magic starts every entry; a change of format changes it. Then come the
+// entry's key, the CRC-32C of its content and the content's length, then
+// the content: a file damaged or cut short fails the checksum or the
+// length, and one stored under another key (or renamed) fails the key.
+const magic = "cqlgen cache 2\n"
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 func (s *Store) path(k Key) string {
 	h := k.String()
@@ -76,11 +82,11 @@ func (s *Store) Get(k Key) ([]byte, bool) {
 		return nil, false
 	}
 	rest, ok := bytes.CutPrefix(data, []byte(magic))
-	if !ok || len(rest) < 2*sha256.Size || !bytes.Equal(rest[:sha256.Size], k[:]) {
+	if !ok || len(rest) < len(k)+12 || !bytes.Equal(rest[:len(k)], k[:]) {
 		return nil, false
 	}
-	sum, content := rest[sha256.Size:2*sha256.Size], rest[2*sha256.Size:]
-	if got := sha256.Sum256(content); !bytes.Equal(got[:], sum) {
+	sum, size, content := binary.LittleEndian.Uint32(rest[len(k):]), binary.LittleEndian.Uint64(rest[len(k)+4:]), rest[len(k)+12:]
+	if uint64(len(content)) != size || crc32.Checksum(content, castagnoli) != sum {
 		return nil, false
 	}
 	s.touch(path)
@@ -97,9 +103,11 @@ func (s *Store) Put(k Key, content []byte) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return
 	}
-	sum := sha256.Sum256(content)
-	data := make([]byte, 0, len(magic)+2*sha256.Size+len(content))
-	data = append(append(append(append(data, magic...), k[:]...), sum[:]...), content...)
+	data := make([]byte, 0, len(magic)+len(k)+12+len(content))
+	data = append(append(data, magic...), k[:]...)
+	data = binary.LittleEndian.AppendUint32(data, crc32.Checksum(content, castagnoli))
+	data = binary.LittleEndian.AppendUint64(data, uint64(len(content)))
+	data = append(data, content...)
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
 	if err != nil {
 		return
