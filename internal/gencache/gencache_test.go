@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 type node struct {
@@ -135,5 +136,36 @@ func TestEncode(t *testing.T) {
 	}
 	if _, err := Decode(Encode(parts...)[:5]); err == nil {
 		t.Error("a cut payload decoded")
+	}
+}
+
+// Trim removes what no run used for the age given, at most once a day,
+// and only starts the clock in a new cache.
+func TestTrim(t *testing.T) {
+	dir := t.TempDir()
+	s := Open(dir)
+	old, fresh := key(t, "old"), key(t, "fresh")
+	s.Put(old, []byte("old"))
+	s.Put(fresh, []byte("fresh"))
+	long := time.Now().Add(-48 * time.Hour)
+	if err := os.Chtimes(s.path(old), long, long); err != nil {
+		t.Fatal(err)
+	}
+	s.Trim(24 * time.Hour) // a new cache: the mark only
+	if _, ok := s.Get(old); !ok {
+		t.Fatal("the first trim removed an entry")
+	}
+	if err := os.Chtimes(s.path(old), long, long); err != nil { // Get touched it
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(filepath.Join(dir, "trim.txt"), long, long); err != nil {
+		t.Fatal(err)
+	}
+	s.Trim(24 * time.Hour)
+	if _, ok := s.Get(old); ok {
+		t.Error("an entry unused for two days stayed")
+	}
+	if _, ok := s.Get(fresh); !ok {
+		t.Error("a fresh entry went")
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 )
@@ -65,10 +66,10 @@ const magic = "cqlgen cache 2\n"
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-func (s *Store) path(k Key) string {
-	h := k.String()
-	return filepath.Join(s.dir, h[:2], h)
-}
+// path is where k's entry lives: every entry in the one directory, as a
+// package's entities number tens, a cache's thousands (a subdirectory a
+// key prefix cost a mkdir for most entries of a first run).
+func (s *Store) path(k Key) string { return filepath.Join(s.dir, k.String()) }
 
 // Get returns the content stored under k, when an entry exists whose
 // key is k and whose content matches its checksum.
@@ -100,15 +101,12 @@ func (s *Store) Put(k Key, content []byte) {
 		return
 	}
 	path := s.path(k)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return
-	}
 	data := make([]byte, 0, len(magic)+len(k)+12+len(content))
 	data = append(append(data, magic...), k[:]...)
 	data = binary.LittleEndian.AppendUint32(data, crc32.Checksum(content, castagnoli))
 	data = binary.LittleEndian.AppendUint64(data, uint64(len(content)))
 	data = append(data, content...)
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	tmp, err := os.CreateTemp(s.dir, ".tmp-*")
 	if err != nil {
 		return
 	}
@@ -134,27 +132,29 @@ func (s *Store) touch(path string) {
 }
 
 // Trim removes the entries not used for maxAge, at most once a day (a
-// file trim.txt records the last time).
+// file trim.txt records the last time; a new cache only starts it).
 func (s *Store) Trim(maxAge time.Duration) {
 	if s == nil {
 		return
 	}
 	mark := filepath.Join(s.dir, "trim.txt")
 	now := time.Now()
-	if fi, err := os.Stat(mark); err == nil && now.Sub(fi.ModTime()) < 24*time.Hour {
+	fi, err := os.Stat(mark)
+	if err == nil && now.Sub(fi.ModTime()) < 24*time.Hour {
 		return
 	}
 	os.WriteFile(mark, []byte(now.UTC().Format(time.RFC3339)+"\n"), 0o644)
-	subs, _ := os.ReadDir(s.dir)
-	for _, sub := range subs {
-		if !sub.IsDir() || len(sub.Name()) != 2 {
+	if err != nil {
+		return
+	}
+	entries, _ := os.ReadDir(s.dir)
+	for _, e := range entries {
+		name := e.Name()
+		if len(name) != 2*len(Key{}) && !strings.HasPrefix(name, ".tmp-") {
 			continue
 		}
-		entries, _ := os.ReadDir(filepath.Join(s.dir, sub.Name()))
-		for _, e := range entries {
-			if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > maxAge {
-				os.Remove(filepath.Join(s.dir, sub.Name(), e.Name()))
-			}
+		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > maxAge {
+			os.Remove(filepath.Join(s.dir, name))
 		}
 	}
 }
