@@ -169,3 +169,15 @@ func TestTrim(t *testing.T) {
 		t.Error("a fresh entry went")
 	}
 }
+
+// PutParts stores what Put of Encode stores.
+func TestPutParts(t *testing.T) {
+	s := Open(t.TempDir())
+	k := key(t, "parts")
+	parts := [][]byte{[]byte("schema.cql"), bytes.Repeat([]byte("x"), 1000), nil, []byte("end")}
+	s.PutParts(k, parts...)
+	got, ok := s.Get(k)
+	if !ok || !bytes.Equal(got, Encode(parts...)) {
+		t.Fatalf("got %d bytes, %v", len(got), ok)
+	}
+}

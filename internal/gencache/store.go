@@ -96,26 +96,48 @@ func (s *Store) Get(k Key) ([]byte, bool) {
 
 // Put stores content under k. A failure to write leaves the cache as it
 // was: the run goes on without it.
-func (s *Store) Put(k Key, content []byte) {
+func (s *Store) Put(k Key, content []byte) { s.put(k, [][]byte{content}) }
+
+// PutParts stores Encode(parts...) under k, without joining the parts
+// into one buffer first (a package's entry is over a megabyte).
+func (s *Store) PutParts(k Key, parts ...[]byte) {
+	pieces := make([][]byte, 0, 2*len(parts))
+	for _, p := range parts {
+		pieces = append(pieces, binary.AppendUvarint(nil, uint64(len(p))), p)
+	}
+	s.put(k, pieces)
+}
+
+// put stores the content that is pieces one after the other.
+func (s *Store) put(k Key, pieces [][]byte) {
 	if s == nil {
 		return
 	}
-	path := s.path(k)
-	data := make([]byte, 0, len(magic)+len(k)+12+len(content))
-	data = append(append(data, magic...), k[:]...)
-	data = binary.LittleEndian.AppendUint32(data, crc32.Checksum(content, castagnoli))
-	data = binary.LittleEndian.AppendUint64(data, uint64(len(content)))
-	data = append(data, content...)
+	var sum uint32
+	var size uint64
+	for _, p := range pieces {
+		sum = crc32.Update(sum, castagnoli, p)
+		size += uint64(len(p))
+	}
+	head := make([]byte, 0, len(magic)+len(k)+12)
+	head = append(append(head, magic...), k[:]...)
+	head = binary.LittleEndian.AppendUint32(head, sum)
+	head = binary.LittleEndian.AppendUint64(head, size)
 	tmp, err := os.CreateTemp(s.dir, ".tmp-*")
 	if err != nil {
 		return
 	}
-	_, werr := tmp.Write(data)
+	var werr error
+	for _, p := range append([][]byte{head}, pieces...) {
+		if werr == nil {
+			_, werr = tmp.Write(p)
+		}
+	}
 	if cerr := tmp.Close(); werr != nil || cerr != nil {
 		os.Remove(tmp.Name())
 		return
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := os.Rename(tmp.Name(), s.path(k)); err != nil {
 		os.Remove(tmp.Name())
 	}
 }

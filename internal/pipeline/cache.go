@@ -201,7 +201,7 @@ func (c *packageCache) putFiles(files map[string][]byte) {
 		}
 		parts = append(parts, []byte(name), content)
 	}
-	c.store.Put(c.pkg, gencache.Encode(parts...))
+	c.store.PutParts(c.pkg, parts...)
 }
 
 // entities is the cache of the entities' code, for emit.RepositoriesCached;
@@ -250,5 +250,5 @@ func (ec entityCache) Put(e *model.Entity, pt emit.Part) {
 		}
 		imports.WriteString(line)
 	}
-	ec.c.store.Put(k, gencache.Encode(imports.Bytes(), pt.Code))
+	ec.c.store.PutParts(k, imports.Bytes(), pt.Code)
 }
