@@ -4,11 +4,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/cqlgen/cqlgen/gen"
 	"github.com/cqlgen/cqlgen/internal/diag"
+	"github.com/cqlgen/cqlgen/internal/pipeline"
 )
 
 // gen's severities are the stages' own, value for value.
@@ -20,6 +22,13 @@ func TestSeverities(t *testing.T) {
 		if int(s.gen) != int(s.diag) || s.gen.String() != s.diag.String() {
 			t.Errorf("gen %d (%s) against diag %d (%s)", s.gen, s.gen, s.diag, s.diag)
 		}
+	}
+}
+
+// gen names the files the pipeline writes.
+func TestOutputs(t *testing.T) {
+	if !slices.Equal(gen.Outputs, pipeline.Outputs) {
+		t.Errorf("gen.Outputs %v, the pipeline's %v", gen.Outputs, pipeline.Outputs)
 	}
 }
 

@@ -22,9 +22,9 @@ import (
 
 // The files cqlgen writes into each package.
 const (
-	SchemaFile = pipeline.SchemaFile // the DDL
-	GoFile     = pipeline.GoFile     // the repositories
-	ReviewFile = pipeline.ReviewFile // the review page
+	SchemaFile = "schema.cql"    // the DDL
+	GoFile     = "cqlgen_gen.go" // the repositories
+	ReviewFile = "schema.md"     // the review page
 )
 
 // Outputs are the names of every file cqlgen may write into a package.
@@ -114,7 +114,7 @@ func (l Diagnostics) String() string { return l.Format("") }
 
 // ErrModel is matched (errors.Is) by the error Generate returns when the
 // model has errors: a *ModelError.
-var ErrModel = pipeline.ErrModel
+var ErrModel = errors.New("the model has errors")
 
 // ModelError is the error Generate returns when the model has errors:
 // their packages get no files.
