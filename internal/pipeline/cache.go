@@ -3,7 +3,9 @@ package pipeline
 import (
 	"bytes"
 	"go/token"
+	"runtime"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -83,19 +85,37 @@ func newPackageCache(store *gencache.Store, mp *model.Package) *packageCache {
 	ph, pah := gencache.NewHasher("files", v), gencache.NewHasher("diagnostics", v)
 	ph.Add(pk[:])
 	pah.Add(pa[:])
-	for _, e := range mp.Entities {
-		// An entity's code is written in the package's name and for its
-		// path (the qualified names it does not spell out) and driver.
-		h.Reset("entity", v, mp.Path, mp.Name, mp.Driver)
-		h.Add(e)
-		k, err := h.Sum()
-		if err != nil {
+	// The entities' keys, on every core: each entity is hashed whole by
+	// one Hasher, which only reads the model.
+	type keys struct {
+		k, all gencache.Key
+		err    error
+	}
+	ks := make([]keys, len(mp.Entities))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(mp.Entities)) {
+		wg.Go(func() {
+			h := gencache.NewHasher()
+			for i := int(next.Add(1) - 1); i < len(ks); i = int(next.Add(1) - 1) {
+				// An entity's code is written in the package's name and
+				// for its path (the qualified names it does not spell
+				// out) and driver.
+				h.Reset("entity", v, mp.Path, mp.Name, mp.Driver)
+				h.Add(mp.Entities[i])
+				ks[i].k, ks[i].err = h.Sum()
+				ks[i].all, _ = h.SumAll()
+			}
+		})
+	}
+	wg.Wait()
+	for i, e := range mp.Entities {
+		if ks[i].err != nil {
 			return nil
 		}
-		ka, _ := h.SumAll()
-		c.keys[e] = k
-		ph.Add(k[:])
-		pah.Add(ka[:])
+		c.keys[e] = ks[i].k
+		ph.Add(ks[i].k[:])
+		pah.Add(ks[i].all[:])
 	}
 	c.pkg, _ = ph.Sum()
 	c.diags, _ = pah.Sum()
