@@ -52,6 +52,9 @@ type env struct {
 	// getenv reads the environment; tests replace it.
 	getenv func(string) string
 	out    output // -format and -errors-only, for the commands that take them
+	// cacheDir is -cache: where the pipeline keeps emitted code between
+	// runs ("" for $CQLGEN_CACHE or the user's cache directory, "off").
+	cacheDir string
 }
 
 // Main runs cqlgen with args (without the program name) and returns the
@@ -156,7 +159,7 @@ func newFlags(e *env, name, args string) *flag.FlagSet {
 // the caller should stop with code.
 // With strict, warnings count as errors. driver is -driver's value.
 func generate(e *env, patterns []string, strict bool, driver string) (res *pipeline.Result, code int, ok bool) {
-	res, err := pipeline.Generate(pipeline.Options{Patterns: patterns, Driver: driver})
+	res, err := pipeline.Generate(pipeline.Options{Patterns: patterns, Driver: driver, CacheDir: e.cacheDir})
 	if res != nil {
 		e.report(res.Diags, strict)
 	}
@@ -189,6 +192,7 @@ func generate(e *env, patterns []string, strict bool, driver string) (res *pipel
 func changes(e *env, fs *flag.FlagSet, args []string) ([]pipeline.Change, int, bool) {
 	strict := fs.Bool("strict", false, "treat warnings as errors")
 	driver := fs.String("driver", "", "the Go driver the methods of user-defined types are written for: gocql or gocqlv2\n(default: the one the package's fields or imports use, else the one its go.mod requires, else gocql)")
+	fs.StringVar(&e.cacheDir, "cache", "", "where the code of entities is kept between runs, to build again only what changed; off turns it off\n(default: $CQLGEN_CACHE, else cqlgen under the user's cache directory)")
 	outputFlags(e, fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, ExitUsage, false
