@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +24,7 @@ import (
 	"github.com/cqlgen/cqlgen/gen"
 	"github.com/cqlgen/cqlgen/internal/emit"
 	"github.com/cqlgen/cqlgen/internal/emit/cqlschema"
+	"github.com/cqlgen/cqlgen/internal/pipeline"
 )
 
 // Workload 6: the generator at scale. A synthetic package of 50 entities
@@ -178,7 +181,7 @@ func genImpls(b *testing.B) []benchenv.Impl {
 	return []benchenv.Impl{
 		{Name: "load", Op: func(int) error { return bareLoad(dir, false) }},
 		{Name: "generate", Op: func(int) error {
-			res, err := gen.Generate(gen.Options{Dir: dir, Patterns: []string{"."}})
+			res, err := gen.Generate(gen.Options{Dir: dir, Patterns: []string{"."}, CacheDir: "off"})
 			if err != nil {
 				return fmt.Errorf("%w\n%v", err, res.Diags)
 			}
@@ -190,6 +193,99 @@ func genImpls(b *testing.B) []benchenv.Impl {
 	}
 }
 
+// BenchmarkGenerateCache alternates, call by call, a bare Load of a
+// synthetic package of its own with four runs of gen.Generate on it:
+// cold (the cache off), first (an empty cache, which the run fills:
+// a first run, or one after the generator changed), warm (the package
+// unchanged since the last run,
+// its files served whole from the cache) and edited (one entity's model
+// changed since the last run: the words of its first pattern; its code
+// is built again, the 49 others' come from the cache, and the schema and
+// the review page are made again). It reports each one's p50 ÷ the
+// Load's p50 as cold/load-p50, first/load-p50, warm/load-p50 and
+// edited/load-p50, and
+// the same by CPU time (pairedRatios). The cache is a directory of its
+// own, made empty for the run.
+func BenchmarkGenerateCache(b *testing.B) {
+	dir, err := writeSynthN(synthEntities)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	cache := filepath.Join(dir, ".cache") // the go command ignores it
+	empty := filepath.Join(dir, ".empty") // a new cache under it each round
+	generate := func(cacheDir string) error {
+		res, err := gen.Generate(gen.Options{Dir: dir, Patterns: []string{"."}, CacheDir: cacheDir})
+		if err != nil {
+			return fmt.Errorf("%w\n%v", err, res.Diags)
+		}
+		if len(res.Packages) != 1 || len(res.Packages[0].Files) == 0 {
+			return fmt.Errorf("generated nothing")
+		}
+		return nil
+	}
+	src := synthSource(synthEntities)
+	const words = `doc:"an entity by id"`
+	pairedRatios(b, []benchenv.Impl{
+		{Name: "load", Op: func(int) error { return bareLoad(dir, false) }},
+		{Name: "cold", Op: func(int) error { return generate("off") }},
+		{Name: "first", Op: func(round int) error {
+			return generate(filepath.Join(empty, strconv.Itoa(round)))
+		}},
+		{Name: "warm", Op: func(int) error { return generate(cache) }},
+		{Name: "edited", Op: func(round int) error {
+			edited := strings.Replace(src, words, fmt.Sprintf(`doc:"an entity by id, edit %d"`, round), 1)
+			if err := os.WriteFile(filepath.Join(dir, "entities.go"), []byte(edited), 0o644); err != nil {
+				return err
+			}
+			return generate(cache)
+		}},
+	})
+}
+
+// pairedRatios runs impls in turn, one call each a round in a rotating
+// order, after one call each to warm up, and reports for each impl after
+// the first its median wall time ("<name>-ms"), the ratio of that to the
+// first's ("<name>/<first>-p50"), and the same of the CPU time of each call
+// (user + system, of this process and of the go command it waits for:
+// "<name>-cpu-ms", "<name>/<first>-cpu-p50"), which moves much less with
+// the machine's load.
+func pairedRatios(b *testing.B, impls []benchenv.Impl) {
+	for _, im := range impls {
+		if err := im.Op(0); err != nil {
+			b.Fatalf("%s: warm-up: %v", im.Name, err)
+		}
+	}
+	wall := make([][]float64, len(impls))
+	cpu := make([][]float64, len(impls))
+	round := 1
+	for b.Loop() {
+		for k := range impls {
+			j := (round + k) % len(impls)
+			start, before := time.Now(), cpuTime()
+			if err := impls[j].Op(round); err != nil {
+				b.Fatalf("%s: %v", impls[j].Name, err)
+			}
+			cpu[j] = append(cpu[j], float64(cpuTime()-before)/1e6)
+			wall[j] = append(wall[j], float64(time.Since(start))/1e6)
+		}
+		round++
+	}
+	med := func(xs []float64) float64 {
+		xs = slices.Sorted(slices.Values(xs))
+		return xs[len(xs)/2]
+	}
+	base := impls[0].Name
+	for j, im := range impls {
+		b.ReportMetric(med(wall[j]), im.Name+"-ms")
+		b.ReportMetric(med(cpu[j]), im.Name+"-cpu-ms")
+		if j > 0 {
+			b.ReportMetric(med(wall[j])/med(wall[0]), im.Name+"/"+base+"-p50")
+			b.ReportMetric(med(cpu[j])/med(cpu[0]), im.Name+"/"+base+"-cpu-p50")
+		}
+	}
+}
+
 // BenchmarkGenerate times each alone: ns/op, B/op and allocs/op. Two more
 // take the generator apart: gen.Models (load, model, validate; no emit),
 // and the bare load again with one overlaid file, as cqlgen's loader adds.
@@ -197,7 +293,7 @@ func BenchmarkGenerate(b *testing.B) {
 	dir := synthModule(b)
 	run(b, 1, append(genImpls(b),
 		benchenv.Impl{Name: "models", Op: func(int) error {
-			_, _, err := gen.Models(gen.Options{Dir: dir, Patterns: []string{"."}})
+			_, _, err := pipeline.Models(pipeline.Options{Dir: dir, Patterns: []string{"."}})
 			return err
 		}},
 		benchenv.Impl{Name: "load-overlay", Op: func(int) error { return bareLoad(dir, true) }},
@@ -213,7 +309,7 @@ func BenchmarkGeneratePaired(b *testing.B) {
 // BenchmarkEmit times the emit stages alone, on the model the earlier
 // stages made once: the schema, then the Go repositories.
 func BenchmarkEmit(b *testing.B) {
-	pkgs, _, err := gen.Models(gen.Options{Dir: synthModule(b), Patterns: []string{"."}})
+	pkgs, _, err := pipeline.Models(pipeline.Options{Dir: synthModule(b), Patterns: []string{"."}})
 	if err != nil {
 		b.Fatal(err)
 	}

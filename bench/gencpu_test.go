@@ -40,7 +40,7 @@ func pairedCPU(b *testing.B, dir string) {
 	impls := []func() error{
 		func() error { return bareLoad(dir, false) },
 		func() error {
-			res, err := gen.Generate(gen.Options{Dir: dir, Patterns: []string{"."}})
+			res, err := gen.Generate(gen.Options{Dir: dir, Patterns: []string{"."}, CacheDir: "off"})
 			if err != nil {
 				return fmt.Errorf("%w\n%v", err, res.Diags)
 			}

@@ -4,8 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cqlgen/cqlgen/gen"
 	"github.com/cqlgen/cqlgen/internal/cqlspec"
+	"github.com/cqlgen/cqlgen/internal/pipeline"
 )
 
 // cqlgenimpl.ReadPage binds every page statement the same way: the
@@ -20,7 +20,7 @@ func TestPageStatementsBindInReadPageOrder(t *testing.T) {
 	for _, c := range cases(t) {
 		dirs = append(dirs, "./"+filepath.Join(goldenDir, c))
 	}
-	pkgs, _, _ := gen.Models(gen.Options{Patterns: append(dirs, "../example/...")})
+	pkgs, _, _ := pipeline.Models(pipeline.Options{Patterns: append(dirs, "../example/...")})
 	n := 0
 	for _, p := range pkgs {
 		for _, tb := range p.Tables() {

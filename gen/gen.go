@@ -1,40 +1,31 @@
-// Package gen runs cqlgen's pipeline: load (go/packages, once) → tag parse
-// → model → validate → emit. Generation happens in memory: Generate returns
-// every file it would write, so generate, check and diff share one path and
-// nothing touches the disk unless every stage succeeded.
+// Package gen runs cqlgen from Go: it loads packages, builds and checks
+// their models, and returns in memory every file it would write into them
+// (schema.cql, cqlgen_gen.go, schema.md), with the diagnostics of the
+// model. Nothing touches the disk until Apply.
+//
+// Every type it hands out is its own; the stages behind it live in the
+// module's internal packages (internal/pipeline).
+//
+// A run reuses the code of an entity whose model did not change since an
+// earlier run, from a cache in the user's cache directory (see
+// Options.CacheDir); the output is the same byte for byte as without it.
 package gen
 
 import (
-	"bytes"
-	"cmp"
 	"errors"
-	"fmt"
-	"io/fs"
-	"maps"
-	"os"
-	"path/filepath"
-	"runtime/debug"
-	"slices"
+	"go/token"
 	"strings"
-	"sync"
 
 	"github.com/cqlgen/cqlgen/internal/diag"
-	"github.com/cqlgen/cqlgen/internal/emit"
-	"github.com/cqlgen/cqlgen/internal/emit/cqlschema"
-	"github.com/cqlgen/cqlgen/internal/emit/review"
-	"github.com/cqlgen/cqlgen/internal/load"
-	"github.com/cqlgen/cqlgen/internal/model"
-	"github.com/cqlgen/cqlgen/internal/validate"
+	"github.com/cqlgen/cqlgen/internal/pipeline"
 )
 
-// SchemaFile is the name of the DDL file written into each package.
-const SchemaFile = "schema.cql"
-
-// GoFile is the name of the Go file written into each package.
-const GoFile = "cqlgen_gen.go"
-
-// ReviewFile is the name of the review page written into each package.
-const ReviewFile = "schema.md"
+// The files cqlgen writes into each package.
+const (
+	SchemaFile = "schema.cql"    // the DDL
+	GoFile     = "cqlgen_gen.go" // the repositories
+	ReviewFile = "schema.md"     // the review page
+)
 
 // Outputs are the names of every file cqlgen may write into a package.
 var Outputs = []string{SchemaFile, GoFile, ReviewFile}
@@ -44,222 +35,168 @@ type Options struct {
 	Dir      string   // where package patterns are resolved; "" is the current directory
 	Patterns []string // package patterns, as for go build; none means "."
 	// Driver names the Go driver the methods of user-defined types are
-	// written for, a key of model.Drivers: "gocql" (github.com/gocql/gocql)
-	// or "gocqlv2" (github.com/apache/cassandra-gocql-driver/v2). ""
-	// detects it for each package (see model.Package.Driver).
+	// written for: "gocql" (github.com/gocql/gocql) or "gocqlv2"
+	// (github.com/apache/cassandra-gocql-driver/v2); see DriverNames. ""
+	// detects it for each package from what its fields use.
 	Driver string
+	// CacheDir is where the code of entities is kept between runs: ""
+	// takes $CQLGEN_CACHE, or else cqlgen under os.UserCacheDir; "off"
+	// (or CQLGEN_CACHE=off when CacheDir is "") turns the cache off.
+	CacheDir string
 }
 
 // Result is what a run would write.
 type Result struct {
 	Packages []*Package
-	Diags    diag.List
+	Diags    Diagnostics // sorted by position
 }
 
 // Package is one package's generated files.
 type Package struct {
-	Path  string
-	Dir   string
-	Files map[string][]byte // by base name; a package without entities has none
-	// Model is the package's model, as built and validated.
-	Model *model.Package
+	Path  string            // import path
+	Dir   string            // directory
+	Files map[string][]byte // by base name (Outputs); a package without entities has none
 }
 
-// ErrModel is returned, wrapped, when the model has errors; the details are
-// in Result.Diags.
+// Severity tells whether a diagnostic stops generation.
+type Severity int
+
+const (
+	Error   Severity = iota // stops generation: nothing is written
+	Warning                 // printed; generation goes on
+	Notice                  // information, never a failure
+)
+
+func (s Severity) String() string { return diag.Severity(s).String() }
+
+// Diagnostic is one finding of the model's checks, at one place in the
+// user's source.
+type Diagnostic struct {
+	Pos      token.Position
+	Severity Severity
+	Code     string // a stable name of the kind of finding, such as "unknown-column"
+	Message  string // for people
+
+	d diag.Diagnostic // as the stages made it, for formatting
+}
+
+// String formats d as "file:line:col: message [code]", warnings with
+// "warning: " before the message.
+func (d Diagnostic) String() string { return d.d.String() }
+
+// Format is String with the file name relative to dir when it lies below
+// it.
+func (d Diagnostic) Format(dir string) string { return d.d.Format(dir) }
+
+// Diagnostics is a run's findings.
+type Diagnostics []Diagnostic
+
+// HasErrors reports whether any of l is an error.
+func (l Diagnostics) HasErrors() bool {
+	for _, d := range l {
+		if d.Severity == Error {
+			return true
+		}
+	}
+	return false
+}
+
+// Format writes one diagnostic a line, file names relative to dir.
+func (l Diagnostics) Format(dir string) string {
+	var b strings.Builder
+	for _, d := range l {
+		b.WriteString(d.Format(dir) + "\n")
+	}
+	return b.String()
+}
+
+func (l Diagnostics) String() string { return l.Format("") }
+
+// ErrModel is matched (errors.Is) by the error Generate returns when the
+// model has errors: a *ModelError.
 var ErrModel = errors.New("the model has errors")
 
-// Models runs the load, model and validate stages and returns the models
-// of every package with their diagnostics, sorted. It returns an error
-// wrapping ErrModel when any diagnostic is an error, and a plain error when
-// the packages cannot be loaded at all.
-func Models(opts Options) ([]*model.Package, diag.List, error) {
-	var cfg model.Config
-	if opts.Driver != "" {
-		path, ok := model.Drivers[opts.Driver]
-		if !ok {
-			return nil, nil, fmt.Errorf("unknown driver %q: %s", opts.Driver, DriverNames())
+// ModelError is the error Generate returns when the model has errors:
+// their packages get no files.
+type ModelError struct {
+	Diags Diagnostics // the errors, and the warnings beside them
+}
+
+func (e *ModelError) Error() string {
+	var errs Diagnostics
+	for _, d := range e.Diags {
+		if d.Severity == Error {
+			errs = append(errs, d)
 		}
-		cfg.Driver = path
 	}
-	lps, err := load.Load(load.Config{Dir: opts.Dir, Patterns: opts.Patterns})
-	if err != nil {
-		return nil, nil, err
+	return ErrModel.Error() + ":\n" + strings.TrimSuffix(errs.String(), "\n")
+}
+
+// Unwrap returns ErrModel.
+func (e *ModelError) Unwrap() error { return ErrModel }
+
+// Generate runs every stage in memory and returns the files it would
+// write. Packages whose model has errors get no files, and the error is a
+// *ModelError (the diagnostics are in the Result too); any other error
+// means the packages could not be loaded, or an emitter failed.
+func Generate(opts Options) (*Result, error) {
+	res, err := pipeline.Generate(pipeline.Options{Dir: opts.Dir, Patterns: opts.Patterns, Driver: opts.Driver, CacheDir: opts.CacheDir})
+	if res == nil {
+		return nil, err
 	}
-	var pkgs []*model.Package
-	var all diag.List
-	for _, lp := range lps {
-		mp, diags := model.Build(lp, cfg)
-		diags = append(diags, validate.Check(mp)...)
-		all = append(all, diags...)
-		pkgs = append(pkgs, mp)
+	out := &Result{Diags: diagnostics(res.Diags)}
+	for _, p := range res.Packages {
+		out.Packages = append(out.Packages, &Package{Path: p.Path, Dir: p.Dir, Files: p.Files})
 	}
-	slices.SortFunc(pkgs, func(a, b *model.Package) int { return cmp.Compare(a.Dir, b.Dir) })
-	all = all.Sort()
-	if all.HasErrors() {
-		return pkgs, all, fmt.Errorf("%w", ErrModel)
+	if errors.Is(err, pipeline.ErrModel) {
+		return out, &ModelError{Diags: out.Diags}
 	}
-	return pkgs, all, nil
+	return out, err
+}
+
+func diagnostics(l diag.List) Diagnostics {
+	out := make(Diagnostics, len(l))
+	for i, d := range l {
+		out[i] = Diagnostic{Pos: d.Pos, Severity: Severity(d.Severity), Code: string(d.Code), Message: d.Msg, d: d}
+	}
+	return out
 }
 
 // DriverNames lists the names Options.Driver takes, with their import
 // paths, for messages.
-func DriverNames() string {
-	var names []string
-	for _, n := range slices.Sorted(maps.Keys(model.Drivers)) {
-		names = append(names, n+" ("+model.Drivers[n]+")")
-	}
-	return strings.Join(names, " or ")
-}
-
-// Generate runs every stage in memory and returns the files it would
-// write. Packages whose model has errors get no files; the error is as for
-// Models.
-func Generate(opts Options) (*Result, error) {
-	pkgs, diags, err := Models(opts)
-	if err != nil && !errors.Is(err, ErrModel) {
-		return nil, err
-	}
-	res := &Result{Diags: diags}
-	for _, mp := range pkgs {
-		out := &Package{Path: mp.Path, Dir: mp.Dir, Files: map[string][]byte{}, Model: mp}
-		res.Packages = append(res.Packages, out)
-		if len(mp.Entities) == 0 || hasErrorIn(diags, mp.Dir) {
-			continue
-		}
-		if err := emitFiles(mp, out.Files); err != nil {
-			return nil, fmt.Errorf("%s: %w", mp.Path, err)
-		}
-	}
-	return res, err
-}
-
-// emitFiles runs the three emitters of a package at once, as they only
-// read its model, and puts their files into files. The error is the first
-// in the order below, the order they ran in one after the other before.
-// The Go file takes the longest, its entities formatted on every core
-// (emit.Repositories): the schema and the review page are made meanwhile.
-// A panic in an emitter is raised again here, with the stack it had, where
-// a caller may recover it (the command line reports it as an internal
-// error).
-func emitFiles(mp *model.Package, files map[string][]byte) error {
-	emitters := [...]struct {
-		file string
-		emit func() ([]byte, error)
-	}{
-		{SchemaFile, func() ([]byte, error) { return cqlschema.Schema(mp) }},
-		{GoFile, func() ([]byte, error) { return emit.Repositories(mp) }},
-		{ReviewFile, func() ([]byte, error) { return review.Review(mp, validate.Verdicts(mp)) }},
-	}
-	var results [len(emitters)]struct {
-		out   []byte
-		err   error
-		panic string // what the emitter panicked with, and where
-	}
-	var wg sync.WaitGroup
-	for i, em := range emitters {
-		wg.Go(func() {
-			defer func() {
-				if r := recover(); r != nil {
-					results[i].panic = fmt.Sprintf("emitting %s: %v\n\n%s", em.file, r, debug.Stack())
-				}
-			}()
-			results[i].out, results[i].err = em.emit()
-		})
-	}
-	wg.Wait()
-	for i, r := range results {
-		if r.panic != "" {
-			panic(r.panic)
-		}
-		if r.err != nil {
-			return r.err
-		}
-		files[emitters[i].file] = r.out
-	}
-	return nil
-}
-
-// hasErrorIn reports an error diagnostic in a file of dir.
-func hasErrorIn(diags diag.List, dir string) bool {
-	return slices.ContainsFunc(diags, func(d diag.Diagnostic) bool {
-		return d.Severity == diag.Error && filepath.Dir(d.Pos.Filename) == dir
-	})
-}
+func DriverNames() string { return pipeline.DriverNames() }
 
 // Change is one file whose content on disk differs from what Generate made.
 type Change struct {
 	Path string // file path
 	Old  []byte // nil when the file does not exist
-	New  []byte // nil when the file should not exist
+	New  []byte // nil when the file should be removed
 }
 
 // Changes compares the generated files with the disk. A file cqlgen wrote
 // earlier that the model no longer produces counts as a change too, so it
-// is removed rather than left stale.
+// is removed rather than left stale. A file of one of the names cqlgen
+// writes that cqlgen did not write is an error: it is never overwritten.
 func (r *Result) Changes() ([]Change, error) {
-	var changes []Change
+	pr := &pipeline.Result{}
 	for _, p := range r.Packages {
-		for _, name := range Outputs {
-			path := filepath.Join(p.Dir, name)
-			old, err := os.ReadFile(path)
-			if errors.Is(err, fs.ErrNotExist) {
-				old = nil
-			} else if err != nil {
-				return nil, err
-			}
-			gen, want := p.Files[name]
-			if want && old != nil && !isGenerated(old) {
-				return nil, fmt.Errorf("%s exists and was not written by cqlgen; refusing to overwrite it (move it, or rename it)", path)
-			}
-			switch {
-			case want && !bytes.Equal(old, gen):
-				changes = append(changes, Change{Path: path, Old: old, New: gen})
-			case !want && old != nil && isGenerated(old):
-				changes = append(changes, Change{Path: path, Old: old})
-			}
-		}
+		pr.Packages = append(pr.Packages, &pipeline.Package{Path: p.Path, Dir: p.Dir, Files: p.Files})
 	}
-	return changes, nil
-}
-
-// isGenerated reports whether content carries cqlgen's header, so that a
-// hand-written file that happens to share a name is never removed.
-func isGenerated(content []byte) bool {
-	return bytes.HasPrefix(content, []byte("-- Code generated by cqlgen. DO NOT EDIT.")) ||
-		bytes.HasPrefix(content, []byte(load.GeneratedHeader)) ||
-		bytes.HasPrefix(content, []byte("<!-- Code generated by cqlgen. DO NOT EDIT."))
+	cs, err := pr.Changes()
+	out := make([]Change, len(cs))
+	for i, c := range cs {
+		out[i] = Change(c)
+	}
+	return out, err
 }
 
 // Apply writes the changes: each file is written to a temporary file in the
 // same directory and renamed over the old one, so a reader never sees half
 // a file.
 func Apply(changes []Change) error {
-	for _, c := range changes {
-		if c.New == nil {
-			if err := os.Remove(c.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
-			continue
-		}
-		tmp, err := os.CreateTemp(filepath.Dir(c.Path), ".cqlgen-*")
-		if err != nil {
-			return err
-		}
-		_, werr := tmp.Write(c.New)
-		cerr := tmp.Close()
-		if err := errors.Join(werr, cerr); err != nil {
-			os.Remove(tmp.Name())
-			return err
-		}
-		if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-			os.Remove(tmp.Name())
-			return err
-		}
-		if err := os.Rename(tmp.Name(), c.Path); err != nil {
-			os.Remove(tmp.Name())
-			return err
-		}
+	cs := make([]pipeline.Change, len(changes))
+	for i, c := range changes {
+		cs[i] = pipeline.Change(c)
 	}
-	return nil
+	return pipeline.Apply(cs)
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cqlgen/cqlgen/gen"
+	"github.com/cqlgen/cqlgen/internal/pipeline"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -80,12 +81,12 @@ func TestGolden(t *testing.T) {
 
 // generateModuleCases generates every module case in its module, for
 // the tests that check every generated package.
-func generateModuleCases(t *testing.T) []*gen.Package {
+func generateModuleCases(t *testing.T) []*pipeline.Package {
 	t.Helper()
-	var out []*gen.Package
+	var out []*pipeline.Package
 	for _, name := range moduleCases(t) {
-		res, err := gen.Generate(gen.Options{Dir: filepath.Join(goldenDir, name), Patterns: []string{"."}})
-		if err != nil && !errors.Is(err, gen.ErrModel) {
+		res, err := pipeline.Generate(pipeline.Options{Dir: filepath.Join(goldenDir, name), Patterns: []string{"."}})
+		if err != nil && !errors.Is(err, pipeline.ErrModel) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		out = append(out, res.Packages...)
@@ -198,7 +199,7 @@ func TestDeterministic(t *testing.T) {
 // TestExamplesMatchSeeds checks the key shape of every table of the two
 // worked examples against the designs of the seed lessons.
 func TestExamplesMatchSeeds(t *testing.T) {
-	pkgs, _, err := gen.Models(gen.Options{Patterns: []string{"../example/music", "../example/messaging"}})
+	pkgs, _, err := pipeline.Models(pipeline.Options{Patterns: []string{"../example/music", "../example/messaging"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,15 +5,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cqlgen/cqlgen/gen"
 	"github.com/cqlgen/cqlgen/internal/model"
+	"github.com/cqlgen/cqlgen/internal/pipeline"
 )
 
 // TestIndexStatementBinds is TestStatementBinds for index patterns: every
 // placeholder of an index read has its bind, every bound column is a
 // column of the indexed table, and a scatter has its Next statement.
 func TestIndexStatementBinds(t *testing.T) {
-	pkgs, _, _ := gen.Models(gen.Options{Patterns: []string{"./" + filepath.Join(goldenDir, "index"), "../example/helpdesk"}})
+	pkgs, _, _ := pipeline.Models(pipeline.Options{Patterns: []string{"./" + filepath.Join(goldenDir, "index"), "../example/helpdesk"}})
 	n, scatters := 0, 0
 	for _, p := range pkgs {
 		for _, e := range p.Entities {

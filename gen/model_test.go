@@ -2,14 +2,15 @@ package gen_test
 
 import (
 	"bytes"
+	"errors"
 	"go/format"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/cqlgen/cqlgen/gen"
 	"github.com/cqlgen/cqlgen/internal/model"
+	"github.com/cqlgen/cqlgen/internal/pipeline"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 )
@@ -21,9 +22,13 @@ func TestStatementBinds(t *testing.T) {
 	for _, c := range cases(t) {
 		dirs = append(dirs, "./"+filepath.Join(goldenDir, c))
 	}
-	pkgs, _, _ := gen.Models(gen.Options{Patterns: append(dirs, "../example/...")})
-	for _, p := range generateModuleCases(t) {
-		pkgs = append(pkgs, p.Model)
+	pkgs, _, _ := pipeline.Models(pipeline.Options{Patterns: append(dirs, "../example/...")})
+	for _, name := range moduleCases(t) {
+		ps, _, err := pipeline.Models(pipeline.Options{Dir: filepath.Join(goldenDir, name), Patterns: []string{"."}})
+		if err != nil && !errors.Is(err, pipeline.ErrModel) {
+			t.Fatalf("%s: %v", name, err)
+		}
+		pkgs = append(pkgs, ps...)
 	}
 	n := 0
 	for _, p := range pkgs {

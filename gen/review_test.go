@@ -10,6 +10,7 @@ import (
 	"github.com/cqlgen/cqlgen/gen"
 	"github.com/cqlgen/cqlgen/internal/emit/review"
 	"github.com/cqlgen/cqlgen/internal/model"
+	"github.com/cqlgen/cqlgen/internal/pipeline"
 )
 
 // mermaidNode is a node of a review diagram as the test reads it back.
@@ -186,8 +187,8 @@ func TestReviewDiagrams(t *testing.T) {
 	for _, n := range cases(t) {
 		patterns = append(patterns, "./"+filepath.ToSlash(filepath.Join(goldenDir, n)))
 	}
-	res, err := gen.Generate(gen.Options{Patterns: patterns})
-	if err != nil && !errors.Is(err, gen.ErrModel) {
+	res, err := pipeline.Generate(pipeline.Options{Patterns: patterns})
+	if err != nil && !errors.Is(err, pipeline.ErrModel) {
 		t.Fatal(err)
 	}
 	res.Packages = append(res.Packages, generateModuleCases(t)...)

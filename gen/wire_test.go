@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cqlgen/cqlgen/gen"
 	"github.com/cqlgen/cqlgen/internal/model"
+	"github.com/cqlgen/cqlgen/internal/pipeline"
 )
 
 // testdata/wire.json holds the text of every statement the committed
@@ -28,7 +28,7 @@ func TestWireUnchanged(t *testing.T) {
 	for _, c := range cases(t) {
 		dirs = append(dirs, "./"+filepath.Join(goldenDir, c))
 	}
-	pkgs, _, _ := gen.Models(gen.Options{Patterns: append(dirs, "../example/...")})
+	pkgs, _, _ := pipeline.Models(pipeline.Options{Patterns: append(dirs, "../example/...")})
 	for _, p := range generateModuleCases(t) {
 		pkgs = append(pkgs, p.Model)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/gen"
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
+	"github.com/cqlgen/cqlgen/internal/pipeline"
 )
 
 // maskClause is a column's MASKED WITH clause in schema.cql.
@@ -25,7 +26,7 @@ var maskClause = regexp.MustCompile(` MASKED WITH mask_\w+\([^)]*\)`)
 // arguments, is run on a row of the column's table, to check that it
 // applies to the column's type and masks the value.
 func TestMasks(t *testing.T) {
-	pkgs, _, err := gen.Models(gen.Options{Dir: "..", Patterns: []string{"./gen/testdata/golden/vectors"}})
+	pkgs, _, err := pipeline.Models(pipeline.Options{Dir: "..", Patterns: []string{"./gen/testdata/golden/vectors"}})
 	if err != nil || len(pkgs) != 1 {
 		t.Fatalf("models: %v", err)
 	}

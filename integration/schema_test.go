@@ -16,6 +16,7 @@ import (
 	"github.com/cqlgen/cqlgen/gen"
 	"github.com/cqlgen/cqlgen/integration/cassandratest"
 	"github.com/cqlgen/cqlgen/internal/model"
+	"github.com/cqlgen/cqlgen/internal/pipeline"
 	"github.com/cqlgen/cqlgen/runtime/cqlgenimpl"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
@@ -33,7 +34,7 @@ func TestSchemas(t *testing.T) {
 	patterns := []string{"./example/...", "./gen/testdata/golden/types", "./gen/testdata/golden/buckets", "./gen/testdata/golden/features",
 		"./gen/testdata/golden/udt", "./gen/testdata/golden/counters", "./gen/testdata/golden/bucket_only", "./gen/testdata/golden/unique_id",
 		"./gen/testdata/golden/where", "./gen/testdata/golden/unique_table", "./gen/testdata/golden/quoted"}
-	pkgs, _, err := gen.Models(gen.Options{Dir: "..", Patterns: patterns})
+	pkgs, _, err := pipeline.Models(pipeline.Options{Dir: "..", Patterns: patterns})
 	if err != nil {
 		t.Fatal(err)
 	}

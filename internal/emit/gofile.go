@@ -32,15 +32,45 @@ const (
 // and formatted on its own, concurrently, and the pieces are joined under
 // one import block; when two entities would import two packages under one
 // name, the file is rendered whole instead.
-func Repositories(p *model.Package) ([]byte, error) {
+func Repositories(p *model.Package) ([]byte, error) { return RepositoriesCached(p, nil) }
+
+// Part is one entity's code, formatted, and the import lines it needs, as
+// gofmt writes them without the tab: what Repositories joins into the
+// file, and what a Cache keeps.
+type Part struct {
+	Imports []string
+	Code    []byte
+}
+
+// A Cache keeps the Parts of entities between runs. Get returns the Part
+// made earlier from a model the same as e's; Put offers e's Part, just
+// made. Both are called from several goroutines at once.
+type Cache interface {
+	Get(e *model.Entity) (Part, bool)
+	Put(e *model.Entity, pt Part)
+}
+
+// RepositoriesCached is Repositories that takes each entity's Part from
+// c when c has it, and offers c every Part it makes; c may be nil. The
+// file is the same byte for byte as Repositories'.
+func RepositoriesCached(p *model.Package, c Cache) ([]byte, error) {
 	parts := make([]part, len(p.Entities), len(p.Entities)+1)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i, e := range p.Entities {
+		if c != nil {
+			if pt, ok := c.Get(e); ok {
+				parts[i] = part{imports: pt.Imports, code: pt.Code}
+				continue
+			}
+		}
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			parts[i] = renderEntity(p, e)
+			if c != nil && parts[i].err == nil {
+				c.Put(e, Part{Imports: parts[i].imports, Code: parts[i].code})
+			}
 		})
 	}
 	wg.Wait()

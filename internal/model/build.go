@@ -45,6 +45,30 @@ type builder struct {
 	// driverUses are, by driver import path, the first field whose type
 	// is made of that driver's types.
 	driverUses map[string]driverUse
+	// consts are the package-level constants of each package a field's
+	// type comes from, in name order, read once (see pkgConsts).
+	consts map[*types.Package][]*types.Const
+}
+
+// pkgConsts returns the constants declared in pkg's scope, in name
+// order, reading the scope once a build: with a field of time.Time in
+// every entity, reading it for each field was a tenth of the build.
+func (b *builder) pkgConsts(pkg *types.Package) []*types.Const {
+	if cs, ok := b.consts[pkg]; ok {
+		return cs
+	}
+	var cs []*types.Const
+	scope := pkg.Scope()
+	for _, name := range scope.Names() {
+		if c, ok := scope.Lookup(name).(*types.Const); ok {
+			cs = append(cs, c)
+		}
+	}
+	if b.consts == nil {
+		b.consts = map[*types.Package][]*types.Const{}
+	}
+	b.consts[pkg] = cs
+	return cs
 }
 
 func (b *builder) tagPos(f *load.Field, off int) token.Position {
@@ -184,7 +208,7 @@ func (b *builder) field(lf *load.Field) *Field {
 		}
 		return nil
 	}
-	f := &Field{GoName: lf.Name, Pos: lf.Pos, ColPos: lf.Pos, Go: lf.Type, GoType: GoTypeOf(lf.Type), enum: enumConsts(lf.Type)}
+	f := &Field{GoName: lf.Name, Pos: lf.Pos, ColPos: lf.Pos, Go: lf.Type, GoType: GoTypeOf(lf.Type), enum: b.enumConsts(lf.Type)}
 	if ft.Column != nil {
 		f.Column, f.ColPos = ft.Column.Name, b.tagPos(lf, ft.Column.Off)
 		if ft.Quoted != nil {
@@ -231,7 +255,7 @@ func (b *builder) field(lf *load.Field) *Field {
 		}
 		f.Mask = mask
 	}
-	f.Constants = constants(lf.Type)
+	f.Constants = b.constants(lf.Type)
 	return f
 }
 
@@ -347,15 +371,14 @@ func (b *builder) table(e *Entity, lf *load.Field, byColumn map[string]*Field) *
 }
 
 // constants counts the package-level constants of a named type t.
-func constants(t types.Type) int {
+func (b *builder) constants(t types.Type) int {
 	named, ok := types.Unalias(t).(*types.Named)
 	if !ok || named.Obj().Pkg() == nil {
 		return 0
 	}
-	scope := named.Obj().Pkg().Scope()
 	n := 0
-	for _, name := range scope.Names() {
-		if c, ok := scope.Lookup(name).(*types.Const); ok && types.Identical(c.Type(), named) {
+	for _, c := range b.pkgConsts(named.Obj().Pkg()) {
+		if types.Identical(c.Type(), named) {
 			n++
 		}
 	}

@@ -22,7 +22,7 @@ func (f *Field) EnumConsts() []EnumConst { return f.enum }
 
 // enumConsts reads the constants declared of t's named type from its
 // package's scope.
-func enumConsts(t types.Type) []EnumConst {
+func (b *builder) enumConsts(t types.Type) []EnumConst {
 	if t == nil {
 		return nil
 	}
@@ -32,12 +32,10 @@ func enumConsts(t types.Type) []EnumConst {
 	}
 	pkg := named.Obj().Pkg()
 	var cs []EnumConst
-	for _, name := range pkg.Scope().Names() {
-		c, ok := pkg.Scope().Lookup(name).(*types.Const)
-		if !ok || !types.Identical(c.Type(), named) {
-			continue
+	for _, c := range b.pkgConsts(pkg) {
+		if types.Identical(c.Type(), named) {
+			cs = append(cs, EnumConst{Name: c.Name(), Pkg: pkg.Path(), Value: constValue(c.Val())})
 		}
-		cs = append(cs, EnumConst{Name: name, Pkg: pkg.Path(), Value: constValue(c.Val())})
 	}
 	return cs
 }

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/cqlgen/cqlgen/gen"
 	"github.com/cqlgen/cqlgen/internal/model"
+	"github.com/cqlgen/cqlgen/internal/pipeline"
 )
 
 // goldenModels are the models of every golden case (gen/testdata/golden),
@@ -23,9 +23,9 @@ func goldenModels(t *testing.T) []*model.Package {
 	}
 	var inModule []string
 	var pkgs []*model.Package
-	load := func(opts gen.Options) {
-		ps, _, err := gen.Models(opts)
-		if err != nil && !errors.Is(err, gen.ErrModel) {
+	load := func(opts pipeline.Options) {
+		ps, _, err := pipeline.Models(opts)
+		if err != nil && !errors.Is(err, pipeline.ErrModel) {
 			t.Fatal(err)
 		}
 		pkgs = append(pkgs, ps...)
@@ -36,12 +36,12 @@ func goldenModels(t *testing.T) []*model.Package {
 			continue
 		}
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			load(gen.Options{Dir: dir, Patterns: []string{"."}})
+			load(pipeline.Options{Dir: dir, Patterns: []string{"."}})
 			continue
 		}
 		inModule = append(inModule, "./"+filepath.ToSlash(dir))
 	}
-	load(gen.Options{Patterns: inModule})
+	load(pipeline.Options{Patterns: inModule})
 	if len(pkgs) < len(entries)/2 {
 		t.Fatalf("%d models from %d golden cases", len(pkgs), len(entries))
 	}

@@ -117,7 +117,7 @@ type Index struct {
 	ANN        bool
 	Similarity string
 
-	stmts []*Statement
+	stmts []*Statement `cache:"-"` // built by Statements; no part of a cache key
 }
 
 // IndexNames are the Go identifiers generated code declares for an index.

@@ -566,9 +566,12 @@ type Table struct {
 	Scan    bool
 	ScanPos token.Position
 
-	once     sync.Once
-	rendered []cqlspec.Statement // built by Rendered
-	stmts    []*Statement        // built by Statements
+	// Built from the fields above when first asked for; the generator's
+	// cache keys (internal/gencache) leave them out, as they say nothing
+	// the fields do not.
+	once     sync.Once           `cache:"-"`
+	rendered []cqlspec.Statement `cache:"-"` // built by Rendered
+	stmts    []*Statement        `cache:"-"` // built by Statements
 }
 
 // ColumnKind is a column's role in its table.

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/cqlgen/cqlgen/gen"
 	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/internal/diag"
 	"github.com/cqlgen/cqlgen/internal/model"
+	"github.com/cqlgen/cqlgen/internal/pipeline"
 	"github.com/cqlgen/cqlgen/internal/schemadiff"
 )
 
@@ -47,7 +47,7 @@ func (k kindChange) diag() diag.Diagnostic {
 // (oldGo, the generated file compared with; nil when diff has none) and
 // now; without the file of before, from the model, which names what the
 // emitter writes.
-func kindChanges(p *gen.Package, prev *schemadiff.Schema, oldGo []byte) []kindChange {
+func kindChanges(p *pipeline.Package, prev *schemadiff.Schema, oldGo []byte) []kindChange {
 	byComment := false
 	for _, t := range prev.Tables {
 		byComment = byComment || t.Entity != ""
@@ -86,10 +86,10 @@ func kindChanges(p *gen.Package, prev *schemadiff.Schema, oldGo []byte) []kindCh
 				fmt.Fprintf(&w, "    methods new:  %s\n", strings.Join(added, ", "))
 			}
 		} else {
-			fmt.Fprintf(&w, "    methods: diff has no generated %s of before to compare with; -base-rev REV lists the methods gone and new\n", gen.GoFile)
+			fmt.Fprintf(&w, "    methods: diff has no generated %s of before to compare with; -base-rev REV lists the methods gone and new\n", pipeline.GoFile)
 		}
 		if costs := cqlspec.Costs(ent.CostShape()); len(costs) > 0 {
-			fmt.Fprintf(&w, "    what a write costs now (%s, \"What a write costs\"):\n", gen.ReviewFile)
+			fmt.Fprintf(&w, "    what a write costs now (%s, \"What a write costs\"):\n", pipeline.ReviewFile)
 			tw := tabwriter.NewWriter(&w, 0, 0, 2, ' ', 0)
 			fmt.Fprintf(tw, "      Write\tCase\tReads\tConditional\tStatements (requests)\tRows\n")
 			for _, c := range costs {
@@ -134,11 +134,11 @@ func tableNames(ts []*model.Table) []string {
 // model, which can tell the repository of before only when ent still
 // declares every table it had (before names them). ok is false when
 // neither can tell.
-func methodChange(p *gen.Package, ent *model.Entity, before []string, oldGo []byte) (gone, added []string, ok bool) {
+func methodChange(p *pipeline.Package, ent *model.Entity, before []string, oldGo []byte) (gone, added []string, ok bool) {
 	repo := ent.Names.Repo
 	if oldGo != nil {
 		if old, found := goMethods(oldGo, repo); found {
-			now, _ := goMethods(p.Files[gen.GoFile], repo)
+			now, _ := goMethods(p.Files[pipeline.GoFile], repo)
 			return minus(old, now), minus(now, old), true
 		}
 	}
@@ -212,18 +212,18 @@ func minus(a, b []string) []string {
 // previousGo reads the generated Go file of p as it was where the schema
 // compared with comes from: the committed file, or the file at -base-rev.
 // It is nil with -base and -live, and when there is no such file.
-func (src *source) previousGo(p *gen.Package) []byte {
+func (src *source) previousGo(p *pipeline.Package) []byte {
 	switch {
 	case src.live || src.base != "":
 		return nil
 	case src.rev != "":
-		b, found, err := gitShow(p.Dir, src.rev, gen.GoFile)
+		b, found, err := gitShow(p.Dir, src.rev, pipeline.GoFile)
 		if err != nil || !found {
 			return nil
 		}
 		return b
 	}
-	b, err := os.ReadFile(filepath.Join(p.Dir, gen.GoFile))
+	b, err := os.ReadFile(filepath.Join(p.Dir, pipeline.GoFile))
 	if err != nil {
 		return nil
 	}

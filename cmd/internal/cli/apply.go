@@ -10,7 +10,7 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlgen/cqlgen/gen"
+	"github.com/cqlgen/cqlgen/internal/pipeline"
 	"github.com/cqlgen/cqlgen/internal/schemadiff"
 	"github.com/cqlgen/cqlgen/runtime/cqlscript"
 )
@@ -38,9 +38,9 @@ func runApply(e *env, args []string) int {
 	if !ok {
 		return code
 	}
-	var pkgs []*gen.Package
+	var pkgs []*pipeline.Package
 	for _, p := range res.Packages {
-		if p.Files[gen.SchemaFile] != nil {
+		if p.Files[pipeline.SchemaFile] != nil {
 			pkgs = append(pkgs, p)
 		}
 	}
@@ -55,16 +55,16 @@ func runApply(e *env, args []string) int {
 	// What is applied is what was reviewed: the schema.cql on disk, which
 	// must be what the declarations generate.
 	for _, p := range pkgs {
-		path := filepath.Join(p.Dir, gen.SchemaFile)
+		path := filepath.Join(p.Dir, pipeline.SchemaFile)
 		disk, err := os.ReadFile(path)
-		if err != nil || !bytes.Equal(disk, p.Files[gen.SchemaFile]) {
+		if err != nil || !bytes.Equal(disk, p.Files[pipeline.SchemaFile]) {
 			fmt.Fprintf(e.stderr, "cqlgen apply: %s is missing or stale: run go generate (or cqlgen generate) and commit it first\n", e.rel(path))
 			return ExitStale
 		}
 	}
 	var plans []applyPlan
 	for _, p := range pkgs {
-		plan, err := planApply(string(p.Files[gen.SchemaFile]), *keyspace)
+		plan, err := planApply(string(p.Files[pipeline.SchemaFile]), *keyspace)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "cqlgen apply: %s: %v\n", e.rel(p.Dir), err)
 			return ExitUsage
@@ -92,7 +92,7 @@ func runApply(e *env, args []string) int {
 	for _, plan := range plans {
 		n, err := plan.run(s, c, r)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "cqlgen apply: %s: %v\n", e.rel(filepath.Join(plan.dir, gen.SchemaFile)), explainDenied(err))
+			fmt.Fprintf(e.stderr, "cqlgen apply: %s: %v\n", e.rel(filepath.Join(plan.dir, pipeline.SchemaFile)), explainDenied(err))
 			return ExitFailure
 		}
 		fmt.Fprintf(e.stdout, "%s: %d statement(s) applied to keyspace %s on %s\n", e.rel(plan.dir), n, plan.keyspace, strings.Join(c.Hosts, ","))

@@ -1,5 +1,5 @@
 // Package cli implements the cqlgen command: one file a subcommand, all of
-// them on the same in-memory generation (gen.Generate).
+// them on the same in-memory generation (pipeline.Generate).
 package cli
 
 import (
@@ -12,9 +12,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cqlgen/cqlgen/gen"
 	"github.com/cqlgen/cqlgen/internal/diag"
 	"github.com/cqlgen/cqlgen/internal/model"
+	"github.com/cqlgen/cqlgen/internal/pipeline"
 	"github.com/cqlgen/cqlgen/internal/suggest"
 )
 
@@ -52,6 +52,9 @@ type env struct {
 	// getenv reads the environment; tests replace it.
 	getenv func(string) string
 	out    output // -format and -errors-only, for the commands that take them
+	// cacheDir is -cache: where the pipeline keeps emitted code between
+	// runs ("" for $CQLGEN_CACHE or the user's cache directory, "off").
+	cacheDir string
 }
 
 // Main runs cqlgen with args (without the program name) and returns the
@@ -155,8 +158,8 @@ func newFlags(e *env, name, args string) *flag.FlagSet {
 // generate runs the pipeline and reports diagnostics; ok is false when
 // the caller should stop with code.
 // With strict, warnings count as errors. driver is -driver's value.
-func generate(e *env, patterns []string, strict bool, driver string) (res *gen.Result, code int, ok bool) {
-	res, err := gen.Generate(gen.Options{Patterns: patterns, Driver: driver})
+func generate(e *env, patterns []string, strict bool, driver string) (res *pipeline.Result, code int, ok bool) {
+	res, err := pipeline.Generate(pipeline.Options{Patterns: patterns, Driver: driver, CacheDir: e.cacheDir})
 	if res != nil {
 		e.report(res.Diags, strict)
 	}
@@ -171,7 +174,7 @@ func generate(e *env, patterns []string, strict bool, driver string) (res *gen.R
 		}
 	}
 	switch {
-	case errors.Is(err, gen.ErrModel):
+	case errors.Is(err, pipeline.ErrModel):
 		fmt.Fprintf(e.stderr, "cqlgen: %d error(s); nothing was written\n", errs)
 		return nil, ExitModel, false
 	case err == nil && strict && warns > 0:
@@ -186,15 +189,16 @@ func generate(e *env, patterns []string, strict bool, driver string) (res *gen.R
 
 // changes parses a subcommand's flags, generates in memory and compares
 // the result with the disk.
-func changes(e *env, fs *flag.FlagSet, args []string) ([]gen.Change, int, bool) {
+func changes(e *env, fs *flag.FlagSet, args []string) ([]pipeline.Change, int, bool) {
 	strict := fs.Bool("strict", false, "treat warnings as errors")
 	driver := fs.String("driver", "", "the Go driver the methods of user-defined types are written for: gocql or gocqlv2\n(default: the one the package's fields or imports use, else the one its go.mod requires, else gocql)")
+	fs.StringVar(&e.cacheDir, "cache", "", "where the code of entities is kept between runs, to build again only what changed; off turns it off\n(default: $CQLGEN_CACHE, else cqlgen under the user's cache directory)")
 	outputFlags(e, fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, ExitUsage, false
 	}
 	if _, known := model.Drivers[*driver]; *driver != "" && !known {
-		fmt.Fprintf(e.stderr, "cqlgen %s: -driver %q: want %s\n", fs.Name(), *driver, gen.DriverNames())
+		fmt.Fprintf(e.stderr, "cqlgen %s: -driver %q: want %s\n", fs.Name(), *driver, pipeline.DriverNames())
 		return nil, ExitUsage, false
 	}
 	res, code, ok := generate(e, fs.Args(), *strict, *driver)
@@ -216,7 +220,7 @@ func (e *env) rel(path string) string {
 	return path
 }
 
-func sortedPaths(changes []gen.Change) []gen.Change {
+func sortedPaths(changes []pipeline.Change) []pipeline.Change {
 	sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
 	return changes
 }

@@ -382,3 +382,43 @@ func TestDiff(t *testing.T) {
 		t.Error("a migration was written for a breaking change")
 	}
 }
+
+// generate -cache DIR keeps the entities' code in DIR and writes the same
+// files from it; without -cache the cache is $CQLGEN_CACHE, and -cache off
+// keeps nothing.
+func TestGenerateCacheFlag(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds packages in a temporary module")
+	}
+	dir := userModule(t)
+	t.Chdir(dir)
+	fromEnv := filepath.Join(t.TempDir(), "env")
+	t.Setenv("CQLGEN_CACHE", fromEnv)
+	if code, _, stderr := run(t, "generate", "-cache", "off", "./..."); code != ExitOK {
+		t.Fatalf("generate -cache off = %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(fromEnv); !os.IsNotExist(err) {
+		t.Fatalf("-cache off made %s (%v)", fromEnv, err)
+	}
+	cold := readFile(t, filepath.Join(dir, "music/cqlgen_gen.go"))
+	cache := t.TempDir()
+	for range 2 { // the cache filled, then read
+		if code, _, stderr := run(t, "generate", "-cache", cache, "./..."); code != ExitOK {
+			t.Fatalf("generate -cache = %d\n%s", code, stderr)
+		}
+		if got := readFile(t, filepath.Join(dir, "music/cqlgen_gen.go")); got != cold {
+			t.Fatal("cqlgen_gen.go differs from the one generated without the cache")
+		}
+	}
+	for _, d := range []string{cache, fromEnv} {
+		if d == fromEnv {
+			if code, _, stderr := run(t, "check", "./..."); code != ExitOK {
+				t.Fatalf("check = %d\n%s", code, stderr)
+			}
+		}
+		entries, err := os.ReadDir(d)
+		if err != nil || len(entries) < 2 {
+			t.Fatalf("%s: %d entries in the cache, %v", d, len(entries), err)
+		}
+	}
+}

@@ -14,8 +14,8 @@ import (
 	"github.com/gocql/gocql"
 	"golang.org/x/tools/go/packages"
 
-	"github.com/cqlgen/cqlgen/gen"
 	"github.com/cqlgen/cqlgen/internal/model"
+	"github.com/cqlgen/cqlgen/internal/pipeline"
 	"github.com/cqlgen/cqlgen/internal/schemadiff"
 )
 
@@ -33,7 +33,7 @@ import (
 // The drop is proposed only when the checks it can make pass. What diff
 // cannot know, it says: whether the code that still reads the table is
 // deployed, and whether other programs read it.
-func deprecations(e *env, p *gen.Package, prev *schemadiff.Schema, from string, live *gocql.Session, rt *retrier, keyspace string) error {
+func deprecations(e *env, p *pipeline.Package, prev *schemadiff.Schema, from string, live *gocql.Session, rt *retrier, keyspace string) error {
 	var tables []*model.Table
 	for _, ent := range p.Model.Entities {
 		for _, t := range ent.Tables {
@@ -124,7 +124,7 @@ func hasRows(s *gocql.Session, r *retrier, keyspace, table string) (bool, error)
 
 // callers finds, in every package of p's module (tests included), the
 // calls of the read methods of tables outside the generated file.
-func callers(p *gen.Package, tables []*model.Table) (map[*model.Table][]token.Position, error) {
+func callers(p *pipeline.Package, tables []*model.Table) (map[*model.Table][]token.Position, error) {
 	root, err := moduleRoot(p.Dir)
 	if err != nil {
 		return nil, err
@@ -142,7 +142,7 @@ func callers(p *gen.Package, tables []*model.Table) (map[*model.Table][]token.Po
 	if err != nil {
 		return nil, fmt.Errorf("looking for reads of deprecated tables: %w", err)
 	}
-	generated := filepath.Join(p.Dir, gen.GoFile)
+	generated := filepath.Join(p.Dir, pipeline.GoFile)
 	seen := map[token.Position]bool{}
 	out := map[*model.Table][]token.Position{}
 	for _, lp := range pkgs {

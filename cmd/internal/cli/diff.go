@@ -15,8 +15,8 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlgen/cqlgen/gen"
 	"github.com/cqlgen/cqlgen/internal/diag"
+	"github.com/cqlgen/cqlgen/internal/pipeline"
 	"github.com/cqlgen/cqlgen/internal/schemadiff"
 	"github.com/cqlgen/cqlgen/runtime/cqlscript"
 )
@@ -50,9 +50,9 @@ func runDiff(e *env, args []string) int {
 	if !ok {
 		return code
 	}
-	var pkgs []*gen.Package
+	var pkgs []*pipeline.Package
 	for _, p := range res.Packages {
-		if p.Files[gen.SchemaFile] != nil {
+		if p.Files[pipeline.SchemaFile] != nil {
 			pkgs = append(pkgs, p)
 		}
 	}
@@ -62,7 +62,7 @@ func runDiff(e *env, args []string) int {
 	}
 	breaking, onboard := false, false
 	for _, p := range pkgs {
-		script := string(p.Files[gen.SchemaFile])
+		script := string(p.Files[pipeline.SchemaFile])
 		next, err := schemadiff.Parse(script)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "cqlgen diff: generated schema: %v\n", err)
@@ -251,16 +251,16 @@ func (src *source) close() {
 
 // previous reads the schema to compare p with: a base file, schema.cql at
 // a git revision, the live cluster, or the committed schema.cql.
-func (src *source) previous(p *gen.Package, script string) (*schemadiff.Schema, string, error) {
+func (src *source) previous(p *pipeline.Package, script string) (*schemadiff.Schema, string, error) {
 	switch {
 	case src.live:
 		return src.fromCluster(script)
 	case src.rev != "":
-		b, found, err := gitShow(p.Dir, src.rev, gen.SchemaFile)
+		b, found, err := gitShow(p.Dir, src.rev, pipeline.SchemaFile)
 		if err != nil {
 			return nil, "", err
 		}
-		from := gen.SchemaFile + " at " + src.rev
+		from := pipeline.SchemaFile + " at " + src.rev
 		if !found {
 			return &schemadiff.Schema{}, "no " + from, nil
 		}
@@ -269,7 +269,7 @@ func (src *source) previous(p *gen.Package, script string) (*schemadiff.Schema, 
 	}
 	path := src.base
 	if path == "" {
-		path = filepath.Join(p.Dir, gen.SchemaFile)
+		path = filepath.Join(p.Dir, pipeline.SchemaFile)
 	}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) && src.base == "" {

@@ -3,7 +3,7 @@ package cli
 import (
 	"fmt"
 
-	"github.com/cqlgen/cqlgen/gen"
+	"github.com/cqlgen/cqlgen/internal/pipeline"
 )
 
 func runGenerate(e *env, args []string) int {
@@ -13,7 +13,7 @@ func runGenerate(e *env, args []string) int {
 	if !ok {
 		return code
 	}
-	if err := gen.Apply(cs); err != nil {
+	if err := pipeline.Apply(cs); err != nil {
 		fmt.Fprintf(e.stderr, "cqlgen: %v\n", err)
 		return ExitFailure
 	}

@@ -19,9 +19,9 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlgen/cqlgen/gen"
 	"github.com/cqlgen/cqlgen/internal/diag"
 	"github.com/cqlgen/cqlgen/internal/model"
+	"github.com/cqlgen/cqlgen/internal/pipeline"
 	"github.com/cqlgen/cqlgen/internal/suggest"
 )
 
@@ -157,7 +157,7 @@ func runMaintain(e *env, args []string) int {
 		return bad("%v", err)
 	}
 	if _, known := model.Drivers[*driver]; *driver != "" && !known {
-		return bad("-driver %q: want %s", *driver, gen.DriverNames())
+		return bad("-driver %q: want %s", *driver, pipeline.DriverNames())
 	}
 	p, code := maintainedPackage(e, pattern, *driver)
 	if p == nil {
@@ -227,9 +227,9 @@ program does not build, or the cluster cannot be reached.
 // maintainedPackage loads pattern and returns the one package it names
 // whose entities have maintenance (Verify, Repair, Backfill), with its
 // generated code fresh; nil with the exit code otherwise, said on stderr.
-func maintainedPackage(e *env, pattern, driver string) (*gen.Package, int) {
-	res, err := gen.Generate(gen.Options{Patterns: []string{pattern}, Driver: driver})
-	if res != nil && errors.Is(err, gen.ErrModel) {
+func maintainedPackage(e *env, pattern, driver string) (*pipeline.Package, int) {
+	res, err := pipeline.Generate(pipeline.Options{Patterns: []string{pattern}, Driver: driver})
+	if res != nil && errors.Is(err, pipeline.ErrModel) {
 		// The errors alone: maintenance runs on a model already
 		// generated, whose warnings generate has shown.
 		var errs diag.List
@@ -246,7 +246,7 @@ func maintainedPackage(e *env, pattern, driver string) (*gen.Package, int) {
 		fmt.Fprintf(e.stderr, "cqlgen maintain: %v\n", err)
 		return nil, ExitFailure
 	}
-	var found []*gen.Package
+	var found []*pipeline.Package
 	var others []string // entities without maintenance, and why
 	for _, p := range res.Packages {
 		if len(maintained(p.Model)) > 0 {
@@ -288,8 +288,8 @@ func maintainedPackage(e *env, pattern, driver string) (*gen.Package, int) {
 	// What runs is the generated code on disk, which must be what the
 	// declarations generate: otherwise the tables it checks are not the
 	// ones declared (and the program may not build).
-	path := filepath.Join(p.Dir, gen.GoFile)
-	if disk, err := os.ReadFile(path); err != nil || !bytes.Equal(disk, p.Files[gen.GoFile]) {
+	path := filepath.Join(p.Dir, pipeline.GoFile)
+	if disk, err := os.ReadFile(path); err != nil || !bytes.Equal(disk, p.Files[pipeline.GoFile]) {
 		fmt.Fprintf(e.stderr, "cqlgen maintain: %s is missing or stale: run go generate (or cqlgen generate) first; if generate is given -driver, give maintain the same\n", e.rel(path))
 		return nil, ExitFailure
 	}
@@ -311,7 +311,7 @@ func maintained(p *model.Package) []*model.Entity {
 
 // pkgArg is how a command line names p: its folder relative to the
 // working directory (./music), or its import path when it lies outside.
-func pkgArg(e *env, p *gen.Package) string {
+func pkgArg(e *env, p *pipeline.Package) string {
 	if p.Dir == e.dir {
 		return "."
 	}
@@ -324,13 +324,13 @@ func pkgArg(e *env, p *gen.Package) string {
 // maintainCmd is the cqlgen maintain command line of sub and its
 // arguments on p, for diff's advice; keyspace, when it is not the one
 // p's //cqlgen:keyspace names, is given with -keyspace.
-func maintainCmd(e *env, p *gen.Package, keyspace, sub string) string {
+func maintainCmd(e *env, p *pipeline.Package, keyspace, sub string) string {
 	return "cqlgen maintain " + sub + " " + maintainTarget(e, p, keyspace)
 }
 
 // maintainTarget is the end of a cqlgen maintain command line on p: the
 // package, after -keyspace K when keyspace is not p's own.
-func maintainTarget(e *env, p *gen.Package, keyspace string) string {
+func maintainTarget(e *env, p *pipeline.Package, keyspace string) string {
 	if keyspace != "" && (p.Model.Keyspace == nil || p.Model.Keyspace.Name != keyspace) {
 		return "-keyspace " + keyspace + " " + pkgArg(e, p)
 	}
@@ -389,7 +389,7 @@ var adapters = map[string]string{
 
 // maintainSource is the maintenance program of p, on the adapter of the
 // driver p's generated code is for.
-func maintainSource(p *gen.Package, keyspace string) (src []byte, adapter string, err error) {
+func maintainSource(p *pipeline.Package, keyspace string) (src []byte, adapter string, err error) {
 	adapter = adapters[p.Model.Driver]
 	if adapter == "" {
 		adapter = adapters[model.GocqlPath]
@@ -415,7 +415,7 @@ func maintainSource(p *gen.Package, keyspace string) (src []byte, adapter string
 // builds a test binary; builds it into a temporary folder outside the
 // module, and removes the source at once. The folder's name starts with
 // _, which ./... patterns skip. cleanup removes the binary.
-func buildMaintainer(e *env, p *gen.Package, keyspace string, stops <-chan os.Signal) (bin string, cleanup func(), err error) {
+func buildMaintainer(e *env, p *pipeline.Package, keyspace string, stops <-chan os.Signal) (bin string, cleanup func(), err error) {
 	root, err := moduleRoot(p.Dir)
 	if err != nil {
 		return "", nil, err

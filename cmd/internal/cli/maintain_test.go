@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cqlgen/cqlgen/gen"
+	"github.com/cqlgen/cqlgen/internal/pipeline"
 	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 )
 
@@ -147,7 +147,7 @@ func TestMaintainSource(t *testing.T) {
 			[]string{"NewTrackRepo", "NewChartEntryRepo", "NewReleaseRepo"}, []string{"NewPlayRepo", "NewPlaylistTrackRepo"}},
 		{filepath.Join(repoRoot, "gen/testdata/golden/udt_v2"), ".", "github.com/cqlgen/cqlgen/runtime/gocqlv2", nil, nil},
 	} {
-		res, err := gen.Generate(gen.Options{Dir: c.dir, Patterns: []string{c.pattern}})
+		res, err := pipeline.Generate(pipeline.Options{Dir: c.dir, Patterns: []string{c.pattern}})
 		if err != nil {
 			t.Fatal(err)
 		}

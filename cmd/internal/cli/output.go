@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/cqlgen/cqlgen/gen"
 	"github.com/cqlgen/cqlgen/internal/diag"
+	"github.com/cqlgen/cqlgen/internal/pipeline"
 	"github.com/cqlgen/cqlgen/internal/schemadiff"
 )
 
@@ -78,7 +78,7 @@ func (e *env) report(l diag.List, strict bool) {
 
 // staleDiag is check's finding on a generated file, as a diagnostic on
 // that file.
-func staleDiag(c gen.Change, what string) diag.Diagnostic {
+func staleDiag(c pipeline.Change, what string) diag.Diagnostic {
 	return diag.Diagnostic{
 		Pos:      positionOf(c.Path, nil, ""),
 		Severity: diag.Error,
@@ -93,9 +93,9 @@ func staleDiag(c gen.Change, what string) diag.Diagnostic {
 // help; a deprecated table to drop, a warning; the rest, notices.
 // target ends the cqlgen maintain command lines the way through names
 // (maintainTarget).
-func changeDiag(p *gen.Package, c schemadiff.Change, target string) diag.Diagnostic {
+func changeDiag(p *pipeline.Package, c schemadiff.Change, target string) diag.Diagnostic {
 	d := diag.Diagnostic{
-		Pos:      positionOf(filepath.Join(p.Dir, gen.SchemaFile), p.Files[gen.SchemaFile], c.Table),
+		Pos:      positionOf(filepath.Join(p.Dir, pipeline.SchemaFile), p.Files[pipeline.SchemaFile], c.Table),
 		Severity: diag.Notice,
 		Msg:      c.String(),
 	}

@@ -23,8 +23,8 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlgen/cqlgen/gen"
 	"github.com/cqlgen/cqlgen/internal/model"
+	"github.com/cqlgen/cqlgen/internal/pipeline"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqltest"
 	_ "github.com/cqlgen/cqlgen/runtime/gocqlv1" // cqltest's codec
@@ -78,7 +78,7 @@ func pageCosts(t *testing.T, page string) map[string][]pageCost {
 // many priced writes it checked.
 func Check(t *testing.T, dir string, patterns []string, repos Repos) int {
 	t.Helper()
-	pkgs, _, err := gen.Models(gen.Options{Dir: dir, Patterns: patterns})
+	pkgs, _, err := pipeline.Models(pipeline.Options{Dir: dir, Patterns: patterns})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,11 +87,11 @@ func Check(t *testing.T, dir string, patterns []string, repos Repos) int {
 		if len(p.Entities) == 0 {
 			continue
 		}
-		page, err := os.ReadFile(filepath.Join(p.Dir, gen.ReviewFile))
+		page, err := os.ReadFile(filepath.Join(p.Dir, pipeline.ReviewFile))
 		if err != nil {
 			t.Fatal(err)
 		}
-		schema, err := os.ReadFile(filepath.Join(p.Dir, gen.SchemaFile))
+		schema, err := os.ReadFile(filepath.Join(p.Dir, pipeline.SchemaFile))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +105,7 @@ func Check(t *testing.T, dir string, patterns []string, repos Repos) int {
 				}
 				rows := costs[e.GoName]
 				if len(rows) == 0 {
-					t.Fatalf("%s: the page prices no write of %s", gen.ReviewFile, e.GoName)
+					t.Fatalf("%s: the page prices no write of %s", pipeline.ReviewFile, e.GoName)
 				}
 				for _, want := range rows {
 					got := runCost(t, e, string(schema), repo, want)

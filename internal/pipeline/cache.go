@@ -1,0 +1,274 @@
+package pipeline
+
+import (
+	"bytes"
+	"go/token"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cqlgen/cqlgen/internal/diag"
+	"github.com/cqlgen/cqlgen/internal/emit"
+	"github.com/cqlgen/cqlgen/internal/gencache"
+	"github.com/cqlgen/cqlgen/internal/model"
+	"github.com/cqlgen/cqlgen/internal/validate"
+)
+
+// The cache of emitted code (internal/gencache) works at two levels:
+//
+//   - a package whose whole model is the same as in an earlier run gets
+//     its three files back in one read, and no emitter runs;
+//   - otherwise the Go emitter takes the code of each entity whose model
+//     is the same as in an earlier run from the cache (emit.Cache), and
+//     builds the others; the schema and the review page, which look at
+//     the whole package, are made again.
+//
+// Keys are hashes of the model (gencache.Hasher) and of the generator's
+// build (gencache.Version), never of generated text, and they are made
+// before validation and the emitters run, which fill the model's lazy
+// fields. The validate stage's diagnostics are kept too, under a key with
+// the positions in: a package whose model is the same where it is written
+// is not validated again.
+
+// CacheStats counts what the cache served in a run.
+type CacheStats struct {
+	Packages int // packages whose files all came from the cache
+	Entities int // entities whose code came from the cache, in the other packages
+	Emitted  int // entities whose code was built, in packages run with a cache
+}
+
+// cacheMaxAge is how long an entry no run has used stays.
+const cacheMaxAge = 5 * 24 * time.Hour
+
+// openCache opens the cache dir names (Options.CacheDir); nil when the
+// cache is off or the generator's build cannot be identified.
+func openCache(dir string) *gencache.Store {
+	if gencache.Version() == "" {
+		return nil
+	}
+	return gencache.Open(gencache.Dir(dir))
+}
+
+// packageCache is the cache as one package sees it. A nil *packageCache
+// is a run without a cache.
+type packageCache struct {
+	store   *gencache.Store
+	pkg     gencache.Key
+	diags   gencache.Key // of the validate stage's diagnostics
+	keys    map[*model.Entity]gencache.Key
+	version string
+	hits    atomic.Int64 // entities served
+}
+
+// newPackageCache makes the keys of mp and of its entities; nil when
+// store is nil or the model holds something the keys cannot take.
+func newPackageCache(store *gencache.Store, mp *model.Package) *packageCache {
+	if store == nil {
+		return nil
+	}
+	v := gencache.Version()
+	c := &packageCache{store: store, keys: map[*model.Entity]gencache.Key{}, version: v}
+	// The package's key: everything of it but its entities, then each
+	// entity's key in order; and the same with the positions in, for the
+	// diagnostics.
+	h := gencache.NewHasher("package", v)
+	shell := *mp
+	shell.Entities = nil
+	h.Add(&shell)
+	pk, err := h.Sum()
+	if err != nil {
+		return nil
+	}
+	pa, _ := h.SumAll()
+	ph, pah := gencache.NewHasher("files", v), gencache.NewHasher("diagnostics", v)
+	ph.Add(pk[:])
+	pah.Add(pa[:])
+	// The entities' keys, on every core: each entity is hashed whole by
+	// one Hasher, which only reads the model.
+	type keys struct {
+		k, all gencache.Key
+		err    error
+	}
+	ks := make([]keys, len(mp.Entities))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(mp.Entities)) {
+		wg.Go(func() {
+			h := gencache.NewHasher()
+			for i := int(next.Add(1) - 1); i < len(ks); i = int(next.Add(1) - 1) {
+				// An entity's code is written in the package's name and
+				// for its path (the qualified names it does not spell
+				// out) and driver.
+				h.Reset("entity", v, mp.Path, mp.Name, mp.Driver)
+				h.Add(mp.Entities[i])
+				ks[i].k, ks[i].err = h.Sum()
+				ks[i].all, _ = h.SumAll()
+			}
+		})
+	}
+	wg.Wait()
+	for i, e := range mp.Entities {
+		if ks[i].err != nil {
+			return nil
+		}
+		c.keys[e] = ks[i].k
+		ph.Add(ks[i].k[:])
+		pah.Add(ks[i].all[:])
+	}
+	c.pkg, _ = ph.Sum()
+	c.diags, _ = pah.Sum()
+	return c
+}
+
+// validate runs the validate stage on mp, or takes its diagnostics from
+// the cache when a run saw the same model, positions included.
+func (c *packageCache) validate(mp *model.Package) diag.List {
+	if c == nil {
+		return validate.Check(mp)
+	}
+	if data, ok := c.store.Get(c.diags); ok {
+		if l, ok := decodeDiags(data); ok {
+			return l
+		}
+	}
+	l := validate.Check(mp)
+	c.store.Put(c.diags, encodeDiags(l))
+	return l
+}
+
+// encodeDiags writes l for the cache: each diagnostic as 13 strings.
+func encodeDiags(l diag.List) []byte {
+	var parts [][]byte
+	pos := func(p token.Position) {
+		parts = append(parts, []byte(p.Filename), itob(p.Offset), itob(p.Line), itob(p.Column))
+	}
+	for _, d := range l {
+		pos(d.Pos)
+		parts = append(parts, itob(int(d.Severity)), []byte(d.Code), []byte(d.Msg))
+		pos(d.End)
+		parts = append(parts, []byte(d.Suggestion), []byte(d.Help))
+	}
+	return gencache.Encode(parts...)
+}
+
+func itob(n int) []byte { return strconv.AppendInt(nil, int64(n), 10) }
+
+// decodeDiags reads what encodeDiags wrote.
+func decodeDiags(data []byte) (diag.List, bool) {
+	parts, err := gencache.Decode(data)
+	if err != nil || len(parts)%13 != 0 {
+		return nil, false
+	}
+	ok := true
+	num := func(b []byte) int {
+		n, err := strconv.Atoi(string(b))
+		ok = ok && err == nil
+		return n
+	}
+	pos := func(p [][]byte) token.Position {
+		return token.Position{Filename: string(p[0]), Offset: num(p[1]), Line: num(p[2]), Column: num(p[3])}
+	}
+	var l diag.List
+	for ; len(parts) > 0; parts = parts[13:] {
+		l = append(l, diag.Diagnostic{
+			Pos: pos(parts[0:4]), Severity: diag.Severity(num(parts[4])), Code: diag.Code(parts[5]), Msg: string(parts[6]),
+			End: pos(parts[7:11]), Suggestion: string(parts[11]), Help: string(parts[12]),
+		})
+	}
+	return l, ok
+}
+
+// files puts the package's files into files when the cache has them all.
+func (c *packageCache) files(files map[string][]byte) bool {
+	if c == nil {
+		return false
+	}
+	data, ok := c.store.Get(c.pkg)
+	if !ok {
+		return false
+	}
+	parts, err := gencache.Decode(data)
+	if err != nil || len(parts) != 2*len(Outputs) {
+		return false
+	}
+	got := map[string][]byte{}
+	for i := 0; i < len(parts); i += 2 {
+		got[string(parts[i])] = parts[i+1]
+	}
+	for _, name := range Outputs {
+		if _, ok := got[name]; !ok {
+			return false
+		}
+	}
+	for name, content := range got {
+		files[name] = content
+	}
+	return true
+}
+
+// putFiles stores the package's files.
+func (c *packageCache) putFiles(files map[string][]byte) {
+	if c == nil {
+		return
+	}
+	var parts [][]byte
+	for _, name := range Outputs {
+		content, ok := files[name]
+		if !ok {
+			return
+		}
+		parts = append(parts, []byte(name), content)
+	}
+	c.store.PutParts(c.pkg, parts...)
+}
+
+// entities is the cache of the entities' code, for emit.RepositoriesCached;
+// nil without a cache.
+func (c *packageCache) entities() emit.Cache {
+	if c == nil {
+		return nil
+	}
+	return entityCache{c}
+}
+
+type entityCache struct{ c *packageCache }
+
+func (ec entityCache) Get(e *model.Entity) (emit.Part, bool) {
+	k, ok := ec.c.keys[e]
+	if !ok {
+		return emit.Part{}, false
+	}
+	data, ok := ec.c.store.Get(k)
+	if !ok {
+		return emit.Part{}, false
+	}
+	parts, err := gencache.Decode(data)
+	if err != nil || len(parts) != 2 {
+		return emit.Part{}, false
+	}
+	var imports []string
+	if len(parts[0]) > 0 {
+		for _, line := range bytes.Split(parts[0], []byte("\n")) {
+			imports = append(imports, string(line))
+		}
+	}
+	ec.c.hits.Add(1)
+	return emit.Part{Imports: imports, Code: parts[1]}, true
+}
+
+func (ec entityCache) Put(e *model.Entity, pt emit.Part) {
+	k, ok := ec.c.keys[e]
+	if !ok {
+		return
+	}
+	var imports bytes.Buffer
+	for i, line := range pt.Imports {
+		if i > 0 {
+			imports.WriteByte('\n')
+		}
+		imports.WriteString(line)
+	}
+	ec.c.store.PutParts(k, imports.Bytes(), pt.Code)
+}
