@@ -106,7 +106,7 @@ var VersionedColumns = []string{cqlspec.VersionColumn, cqlspec.DeletedColumn, cq
 // RuntimeTable reports whether a table is one cqlgen's runtime owns
 // (cqlgen_idempotency, cqlgen_progress, a migration ledger), which every
 // generated schema creates by itself.
-func RuntimeTable(name string) bool { return strings.HasPrefix(name, "cqlgen_") }
+func RuntimeTable(name string) bool { return strings.HasPrefix(name, cqlspec.ReservedPrefix) }
 
 var plainName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
@@ -117,7 +117,7 @@ var quotableName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
 
 // quotable reports whether a column's name, plain or not, can be declared.
 func quotable(name string) bool {
-	return quotableName.MatchString(name) && !strings.HasPrefix(strings.ToLower(name), "cqlgen_")
+	return quotableName.MatchString(name) && !cqlspec.Owned(name)
 }
 
 // needsQuotes reports whether a name can only be written quoted, and

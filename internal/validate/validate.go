@@ -97,7 +97,7 @@ func (c *checker) identifier(pos token.Position, what, name string) {
 			msg += fmt.Sprintf(`; for a column an existing table already has, write db:"%s,quoted" and cqlgen quotes it in every statement it writes`, name)
 		}
 		c.diags.Errorf(pos, diag.ReservedWord, "%s", msg)
-	case what != "table" && what != "keyspace" && strings.HasPrefix(name, "cqlgen_"):
+	case what != "table" && what != "keyspace" && strings.HasPrefix(name, cqlspec.ReservedPrefix):
 		c.diags.Errorf(pos, diag.BadIdentifier, "%s name %q: names starting with cqlgen_ are reserved for the columns cqlgen adds", what, name)
 	case !validIdent(name):
 		msg := fmt.Sprintf("%s name %q is not a plain CQL identifier (a lower-case letter, then lower-case letters, digits and underscores)", what, name)
@@ -119,7 +119,7 @@ func (c *checker) identifier(pos token.Position, what, name string) {
 func (c *checker) quotedColumn(f *model.Field) {
 	name := f.Column
 	switch {
-	case strings.HasPrefix(strings.ToLower(name), "cqlgen_"):
+	case cqlspec.Owned(name):
 		c.diags.Errorf(f.ColPos, diag.BadIdentifier, "column name %q: names starting with cqlgen_ are reserved for the columns cqlgen adds", name)
 	case !quotableIdent(name):
 		c.diags.Errorf(f.ColPos, diag.BadIdentifier, "column name %q cannot be quoted by cqlgen: a quoted name holds letters of either case, digits and underscores, from a letter", name)

@@ -16,6 +16,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/cqlgen/cqlgen/gen"
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/internal/diag"
 	"github.com/cqlgen/cqlgen/internal/schemadiff"
 	"github.com/cqlgen/cqlgen/runtime/cqlscript"
@@ -126,7 +127,7 @@ func runDiff(e *env, args []string) int {
 			continue
 		}
 		for _, c := range changes {
-			if c.Kind == schemadiff.Additive && c.What == "new table" && !strings.HasPrefix(c.Table, "cqlgen_") {
+			if c.Kind == schemadiff.Additive && c.What == "new table" && !strings.HasPrefix(c.Table, cqlspec.ReservedPrefix) {
 				if entity := entityOf(script, c.Table); entity != "" {
 					fmt.Fprintf(e.stdout, "  then fill %s from its source of truth, resumably, and verify it (docs/runbook.md):\n    %s\n    %s\n", c.Table,
 						maintainCmd(e, p, src.usedKeyspace, fmt.Sprintf("backfill -entity %s -table %s -job add-%s", entity, c.Table, c.Table)),

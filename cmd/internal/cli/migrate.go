@@ -19,6 +19,7 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/internal/schemadiff"
 	"github.com/cqlgen/cqlgen/runtime/cqlscript"
 )
@@ -152,8 +153,8 @@ func runMigrate(e *env, args []string) int {
 // The ledger's tables, in the migrated keyspace. diff -live leaves them
 // out of what it compares (schemadiff.RunnerTables names them too).
 const (
-	ledgerTable = "cqlgen_migrations"
-	lockTable   = "cqlgen_migrations_lock"
+	ledgerTable = cqlspec.MigrationsTable
+	lockTable   = cqlspec.MigrationsLockTable
 	gocqlxTable = "gocqlx_migrate" // gocqlx's migrate package's ledger, read to take over from it
 )
 
