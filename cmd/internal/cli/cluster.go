@@ -182,6 +182,20 @@ func timeoutFlag(fs *flag.FlagSet) *time.Duration {
 	return fs.Duration("timeout", defaultTimeout, "how long one statement may take on the cluster, retries included: a statement that can run twice\nis retried with backoff (one attempt waits up to half of it), and a schema change waits for\nthe nodes to agree on the schema")
 }
 
+// parseTimed parses the flags of a command that talks to the cluster and
+// checks its -timeout, saying what is wrong: false when the command
+// should stop with ExitUsage.
+func parseTimed(e *env, fs *flag.FlagSet, args []string, timeout *time.Duration) bool {
+	if err := fs.Parse(args); err != nil {
+		return false
+	}
+	if err := checkTimeout(*timeout); err != nil {
+		fmt.Fprintf(e.stderr, "cqlgen %s: %v\n", fs.Name(), err)
+		return false
+	}
+	return true
+}
+
 // checkTimeout refuses a -timeout too short to be meant.
 func checkTimeout(d time.Duration) error {
 	if d < time.Second {

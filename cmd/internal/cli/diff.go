@@ -32,11 +32,7 @@ func runDiff(e *env, args []string) int {
 	migrations := fs.String("migrations", "", "write additive changes as a numbered migration file into this directory; a relative one is\ntaken inside each package's folder (-migrations migrations writes PKG/migrations/)")
 	fs.DurationVar(&src.timeout, "timeout", defaultTimeout, "with -live: how long one read of the cluster may take, retries included")
 	outputFlags(e, fs)
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage
-	}
-	if err := checkTimeout(src.timeout); err != nil {
-		fmt.Fprintf(e.stderr, "cqlgen diff: %v\n", err)
+	if !parseTimed(e, fs, args, &src.timeout) {
 		return ExitUsage
 	}
 	m, e := e, e.forPeople() // m reports in -format; e writes the report for people

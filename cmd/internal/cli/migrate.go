@@ -71,11 +71,7 @@ func runMigrate(e *env, args []string) int {
 	lease := fs.Duration("lease", time.Minute, "the lock's lease: a run that stops renewing it (a crash) frees the lock this long after its last renewal")
 	dryRun := fs.Bool("n", false, "print what would run, reading the ledger but writing nothing and taking no lock")
 	timeout := timeoutFlag(fs)
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage
-	}
-	if err := checkTimeout(*timeout); err != nil {
-		fmt.Fprintf(e.stderr, "cqlgen migrate: %v\n", err)
+	if !parseTimed(e, fs, args, timeout) {
 		return ExitUsage
 	}
 	if fs.NArg() != 1 {
