@@ -337,40 +337,31 @@ func (p *Pattern) parseTable(v Value) *Error {
 		if err != nil {
 			return err
 		}
+		var set *bool
+		var off *int
 		switch opt.Name {
 		case "canonical":
-			if p.Canonical {
-				return &Error{Off: opt.Off, Code: "bad-value", Msg: "canonical is given twice"}
-			}
-			p.Canonical = true
+			set = &p.Canonical
 		case "immutable":
-			if p.Immutable {
-				return &Error{Off: opt.Off, Code: "bad-value", Msg: "immutable is given twice"}
-			}
-			p.Immutable, p.ImmutableOff = true, opt.Off
+			set, off = &p.Immutable, &p.ImmutableOff
 		case "unique":
-			if p.Unique {
-				return &Error{Off: opt.Off, Code: "bad-value", Msg: "unique is given twice"}
-			}
-			p.Unique, p.UniqueOff = true, opt.Off
+			set, off = &p.Unique, &p.UniqueOff
 		case "transactional":
-			if p.Transactional {
-				return &Error{Off: opt.Off, Code: "bad-value", Msg: "transactional is given twice"}
-			}
-			p.Transactional, p.TransactionalOff = true, opt.Off
+			set, off = &p.Transactional, &p.TransactionalOff
 		case "deprecated":
-			if p.Deprecated {
-				return &Error{Off: opt.Off, Code: "bad-value", Msg: "deprecated is given twice"}
-			}
-			p.Deprecated, p.DeprecatedOff = true, opt.Off
+			set, off = &p.Deprecated, &p.DeprecatedOff
 		case "scan":
-			if p.Scan {
-				return &Error{Off: opt.Off, Code: "bad-value", Msg: "scan is given twice"}
-			}
-			p.Scan, p.ScanOff = true, opt.Off
+			set, off = &p.Scan, &p.ScanOff
 		default:
 			msg := fmt.Sprintf("unknown table option %q (the options are canonical, immutable, transactional, unique, deprecated and scan)", opt.Name)
 			return &Error{Off: opt.Off, Code: "bad-value", Msg: msg}
+		}
+		if *set {
+			return &Error{Off: opt.Off, Code: "bad-value", Msg: opt.Name + " is given twice"}
+		}
+		*set = true
+		if off != nil {
+			*off = opt.Off
 		}
 	}
 	return lx.end("bad-value", "table")
