@@ -314,17 +314,7 @@ func parseUpdate(p *parser, tables map[string]*table, st *prepared) error {
 			break
 		}
 	}
-	rels, toks, err := parseWhere(p, st)
-	if err != nil {
-		return err
-	}
-	if err := parseIf(p, st); err != nil {
-		return err
-	}
-	if err := keyRestrictions(st, rels, toks); err != nil {
-		return err
-	}
-	return checkKey(st)
+	return parseRowWhere(p, st)
 }
 
 func parseDelete(p *parser, tables map[string]*table, st *prepared) error {
@@ -368,6 +358,12 @@ func parseDelete(p *parser, tables map[string]*table, st *prepared) error {
 			return invalidf("TTL attribute is not allowed for deletes")
 		}
 	}
+	return parseRowWhere(p, st)
+}
+
+// parseRowWhere reads the end of an UPDATE or a DELETE: its WHERE clause,
+// which must name one row's key (or a partition's), and its IF, if there.
+func parseRowWhere(p *parser, st *prepared) error {
 	rels, toks, err := parseWhere(p, st)
 	if err != nil {
 		return err
