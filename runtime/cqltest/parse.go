@@ -362,7 +362,7 @@ func parseDelete(p *parser, tables map[string]*table, st *prepared) error {
 }
 
 // parseRowWhere reads the end of an UPDATE or a DELETE: its WHERE clause,
-// which must name one row's key (or a partition's), and its IF, if there.
+// its IF, if there, and the rules on the key they restrict.
 func parseRowWhere(p *parser, st *prepared) error {
 	rels, toks, err := parseWhere(p, st)
 	if err != nil {
