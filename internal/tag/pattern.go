@@ -500,15 +500,22 @@ func parseBucket(v Value) (*Bucket, *Error) {
 		return nil, err
 	}
 	b.Source = src
-	if kind == Days {
-		if err := lx.expect(",", code, "days(col, N)"); err != nil {
-			return nil, err
+	// count reads the N of days(col, N) and hash(col) % N, after sep.
+	count := func(sep, what string) *Error {
+		if err := lx.expect(sep, code, what); err != nil {
+			return err
 		}
-		n, t, err := lx.number(code, "days(col, N)")
+		n, t, err := lx.number(code, what)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		b.N, b.NOff = n, v.Off(t.pos)
+		return nil
+	}
+	if kind == Days {
+		if err := count(",", "days(col, N)"); err != nil {
+			return nil, err
+		}
 	}
 	if t := lx.peek(); t.kind == tokPunct && t.text == "," {
 		if kind != Week && kind != Days {
@@ -523,14 +530,9 @@ func parseBucket(v Value) (*Bucket, *Error) {
 		return nil, err
 	}
 	if kind == Hash {
-		if err := lx.expect("%", code, "hash(col) % N"); err != nil {
+		if err := count("%", "hash(col) % N"); err != nil {
 			return nil, err
 		}
-		n, t, err := lx.number(code, "hash(col) % N")
-		if err != nil {
-			return nil, err
-		}
-		b.N, b.NOff = n, v.Off(t.pos)
 	}
 	if t := lx.peek(); t.kind == tokWord && strings.EqualFold(t.text, "as") {
 		lx.next()
