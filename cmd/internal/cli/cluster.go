@@ -20,22 +20,6 @@ import (
 	"github.com/cqlgen/cqlgen/internal/clusterenv"
 )
 
-// The environment variables that say how to reach a cluster, for
-// diff -live, apply, migrate, import and maintain (internal/clusterenv
-// reads them, for the program maintain builds too). Only CASSANDRA_HOSTS
-// is required.
-const (
-	envHosts      = clusterenv.Hosts
-	envUsername   = clusterenv.Username
-	envPassword   = clusterenv.Password
-	envTLS        = clusterenv.TLS
-	envTLSCA      = clusterenv.TLSCA
-	envTLSCert    = clusterenv.TLSCert
-	envTLSKey     = clusterenv.TLSKey
-	envServerName = clusterenv.ServerName
-	envLocalDC    = clusterenv.LocalDC
-)
-
 // envLogCQL names a file to which the commands append each statement
 // they send (a line each: keyspace, attempt, statement), for an operator
 // who wants to see what a deploy step sent, and for the tests that
@@ -121,7 +105,7 @@ func dial(getenv func(string) string, timeout time.Duration) (*gocql.Session, *c
 			dcs, derr := datacenters(any, open.retrier(nil, ""))
 			any.Close()
 			if derr == nil && !slices.Contains(dcs, c.LocalDC) {
-				return nil, nil, fmt.Errorf("%s=%s is not a datacenter of the cluster, whose datacenters are %s", envLocalDC, c.LocalDC, strings.Join(dcs, ", "))
+				return nil, nil, fmt.Errorf("%s=%s is not a datacenter of the cluster, whose datacenters are %s", clusterenv.LocalDC, c.LocalDC, strings.Join(dcs, ", "))
 			}
 		}
 	}
@@ -136,7 +120,7 @@ func dial(getenv func(string) string, timeout time.Duration) (*gocql.Session, *c
 		}
 		if !slices.Contains(dcs, c.LocalDC) {
 			s.Close()
-			return nil, nil, fmt.Errorf("%s=%s is not a datacenter of the cluster, whose datacenters are %s", envLocalDC, c.LocalDC, strings.Join(dcs, ", "))
+			return nil, nil, fmt.Errorf("%s=%s is not a datacenter of the cluster, whose datacenters are %s", clusterenv.LocalDC, c.LocalDC, strings.Join(dcs, ", "))
 		}
 	}
 	return s, c, nil
