@@ -218,6 +218,15 @@ func (p *parser) ident(what string) (string, error) {
 	return t.text, nil
 }
 
+// column reads a column name and finds it in t.
+func (p *parser) column(t *table) (*column, error) {
+	name, err := p.ident("a column name")
+	if err != nil {
+		return nil, err
+	}
+	return t.column(name)
+}
+
 // name reads a possibly keyspace-qualified name and returns its last part:
 // one keyspace is all this package models.
 func (p *parser) name(what string) (string, error) {
