@@ -247,18 +247,14 @@ func ParsePattern(lit string) (*Pattern, []*Error) {
 			p.Where, e = parseWhere(v)
 			add(e)
 		case "name":
-			lx := newLexer(v)
-			id, e := lx.ident("bad-value", "name")
-			if e == nil {
-				e = lx.end("bad-value", "name")
-			}
-			p.Name = id
+			var e *Error
+			p.Name, e = soleIdent(v, "name")
 			add(e)
 		case "doc":
-			p.Doc, p.DocOff = strings.TrimSpace(v.Text), v.Off(0)
-			if strings.ContainsAny(p.Doc, "\n\r") {
-				add(&Error{Off: v.Off(0), Code: "bad-value", Msg: "doc must be one line"})
-			}
+			var e *Error
+			p.Doc, e = oneLine(v, "doc")
+			p.DocOff = v.Off(0)
+			add(e)
 		case "size":
 			var e *Error
 			p.Size, e = parseSize(v)
@@ -277,17 +273,13 @@ func ParsePattern(lit string) (*Pattern, []*Error) {
 			p.HasGCGrace = e == nil
 			add(e)
 		case "comment":
-			p.Comment, p.HasComment = strings.TrimSpace(v.Text), true
-			if strings.ContainsAny(p.Comment, "\n\r") {
-				add(&Error{Off: v.Off(0), Code: "bad-value", Msg: "comment must be one line"})
-			}
+			var e *Error
+			p.Comment, e = oneLine(v, "comment")
+			p.HasComment = true
+			add(e)
 		case "replaced_by":
-			lx := newLexer(v)
-			id, e := lx.ident("bad-value", "replaced_by")
-			if e == nil {
-				e = lx.end("bad-value", "replaced_by")
-			}
-			p.ReplacedBy = id
+			var e *Error
+			p.ReplacedBy, e = soleIdent(v, "replaced_by")
 			add(e)
 		case "index", "on", "col", "match":
 			add(p.parseIndexKey(kv.Key, v))
