@@ -108,22 +108,15 @@ var VersionedColumns = []string{cqlspec.VersionColumn, cqlspec.DeletedColumn, cq
 // generated schema creates by itself.
 func RuntimeTable(name string) bool { return strings.HasPrefix(name, cqlspec.ReservedPrefix) }
 
-var plainName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
-
-// quotableName is a column name that needs quotes and that cqlgen writes
-// quoted with db:"name,quoted": letters of either case, digits and
-// underscores, from a letter.
-var quotableName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
-
 // quotable reports whether a column's name, plain or not, can be declared.
 func quotable(name string) bool {
-	return quotableName.MatchString(name) && !cqlspec.Owned(name)
+	return cqlspec.Quotable(name) && !cqlspec.Owned(name)
 }
 
 // needsQuotes reports whether a name can only be written quoted, and
 // how it reads.
 func needsQuotes(name string) bool {
-	return !plainName.MatchString(name) || validate.Reserved(name) || len(name) > 48
+	return !cqlspec.Plain(name) || validate.Reserved(name) || len(name) > 48
 }
 
 type field struct {
