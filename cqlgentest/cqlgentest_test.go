@@ -147,6 +147,7 @@ func TestRequalify(t *testing.T) {
 		"SELECT shop FROM shopping.shop WHERE x = 'it''s shop.x' -- shop.y":               "SELECT shop FROM shopping.shop WHERE x = 'it''s shop.x' -- shop.y",
 		"CREATE FUNCTION shop.f() RETURNS text LANGUAGE java AS $$ return \"shop.x\"; $$": "CREATE FUNCTION t_1.f() RETURNS text LANGUAGE java AS $$ return \"shop.x\"; $$",
 		"CREATE TABLE myshop.users /* shop.users */ (id int)":                             "CREATE TABLE myshop.users /* shop.users */ (id int)",
+		"-- shop.a\nSELECT x FROM shop.t // shop.b\n/* shop.c":                            "-- shop.a\nSELECT x FROM t_1.t // shop.b\n/* shop.c",
 		`SELECT "unterminated`:       `SELECT "unterminated`,
 		`SELECT x FROM "Shop".users`: `SELECT x FROM "Shop".users`,
 	} {

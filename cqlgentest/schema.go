@@ -84,31 +84,8 @@ func Requalify(stmt, from, to string) string {
 			j := skipQuoted(stmt, i)
 			b.WriteString(stmt[i:j])
 			i = j
-		case strings.HasPrefix(stmt[i:], "$$"):
-			j := strings.Index(stmt[i+2:], "$$")
-			if j < 0 {
-				j = len(stmt)
-			} else {
-				j += i + 4
-			}
-			b.WriteString(stmt[i:j])
-			i = j
-		case strings.HasPrefix(stmt[i:], "--"), strings.HasPrefix(stmt[i:], "//"):
-			j := strings.IndexByte(stmt[i:], '\n')
-			if j < 0 {
-				j = len(stmt)
-			} else {
-				j += i
-			}
-			b.WriteString(stmt[i:j])
-			i = j
-		case strings.HasPrefix(stmt[i:], "/*"):
-			j := strings.Index(stmt[i+2:], "*/")
-			if j < 0 {
-				j = len(stmt)
-			} else {
-				j += i + 4
-			}
+		case verbatimEnd(stmt, i) > i:
+			j := verbatimEnd(stmt, i)
 			b.WriteString(stmt[i:j])
 			i = j
 		case isIdent(stmt[i]) && (i == 0 || !isIdent(stmt[i-1]) && stmt[i-1] != '.'):
@@ -142,6 +119,24 @@ func Requalify(stmt, from, to string) string {
 		}
 	}
 	return b.String()
+}
+
+// verbatim are the openers of what Requalify copies as it is, with what
+// closes each: a $$ body and the comments.
+var verbatim = [...]struct{ open, close string }{{"$$", "$$"}, {"--", "\n"}, {"//", "\n"}, {"/*", "*/"}}
+
+// verbatimEnd returns the index just past the $$ body or comment that
+// starts at i (the end of s when it is not closed), or i when none does.
+func verbatimEnd(s string, i int) int {
+	for _, v := range verbatim {
+		if strings.HasPrefix(s[i:], v.open) {
+			if j := strings.Index(s[i+len(v.open):], v.close); j >= 0 {
+				return i + len(v.open) + j + len(v.close)
+			}
+			return len(s)
+		}
+	}
+	return i
 }
 
 // skipQuoted returns the index just past the string literal at i, whose

@@ -112,23 +112,8 @@ func (c *Cost) transaction(rows int) {
 // the source of truth's, the rows it moves (deleted) and rewrites, the
 // claims it takes and gives up.
 func txnCosts(s Shape, canon *Table) []Cost {
-	var plain, unique, moves, rewrites, claims int
-	others(s, canon, func(t *Table, moved, stored bool) {
-		if t.Unique {
-			unique++
-			if moved {
-				claims++
-			}
-			return
-		}
-		plain++
-		if moved {
-			moves++
-		}
-		if stored {
-			rewrites++
-		}
-	})
+	n := count(s, canon)
+	plain, unique, moves, rewrites, claims := n.plain, n.unique, n.moves, n.stored, n.claims
 	ins := Cost{Method: "Insert", Case: "a new entity, in one transaction" + keys(", claims", unique)}
 	ins.transaction(1 + plain + unique)
 	upd := Cost{Method: "Update", Case: "every field but the key changes, in one transaction" + keys(", claims and releases", claims)}
@@ -179,26 +164,8 @@ func protocolCosts(s Shape, canon *Table) []Cost {
 	for _, c := range canon.Columns {
 		statics = statics || c.Static
 	}
-	var plain, unique, moves, rewrites, claims, shared int
-	others(s, canon, func(t *Table, moved, stored bool) {
-		if t.Unique {
-			unique++
-			if moved {
-				claims++
-			}
-			return
-		}
-		plain++
-		if moved {
-			moves++
-		}
-		if stored || shares(t) {
-			rewrites++
-		}
-		if shares(t) {
-			shared++
-		}
-	})
+	n := count(s, canon)
+	plain, unique, moves, rewrites, claims, shared := n.plain, n.unique, n.moves, n.rewrites, n.claims, n.shared
 
 	ins := Cost{Method: "Insert", Case: "a new entity" + keys(", claims", unique)}
 	if statics || canon.Bucket != BucketNone {
@@ -248,15 +215,25 @@ func protocolCosts(s Shape, canon *Table) []Cost {
 	return []Cost{ins, upd, again, mod, del}
 }
 
-// others calls f for each table of s but canon, the source of truth, with
-// what an Update that changes every field but canon's key does to it: its
-// row moves (moved: the table's key holds such a field), and it is
-// rewritten (stored: the row holds one).
-func others(s Shape, canon *Table, f func(t *Table, moved, stored bool)) {
+// tally counts the tables of a shape but its source of truth by what an
+// Update that changes every field but the source of truth's key does to
+// them.
+type tally struct {
+	plain, unique int // the tables, plain and unique
+	moves         int // plain tables whose row moves: their key holds such a field
+	claims        int // unique tables whose key holds one: a claim taken, one given up
+	stored        int // plain tables whose row holds one, rewritten
+	shared        int // plain tables with static columns (shares)
+	rewrites      int // plain tables the write protocol rewrites: stored or shared
+}
+
+// count tallies the tables of s but canon, the source of truth.
+func count(s Shape, canon *Table) tally {
 	key := map[string]bool{}
 	for _, c := range append(append([]Column(nil), canon.PartitionKey...), canon.Clustering...) {
 		key[c.Name] = true
 	}
+	var n tally
 	for _, t := range s.Tables {
 		if t == canon {
 			continue
@@ -271,8 +248,25 @@ func others(s Shape, canon *Table, f func(t *Table, moved, stored bool)) {
 				moved = true
 			}
 		}
-		f(t, moved, stored)
+		if t.Unique {
+			n.unique++
+			n.claims += b2i(moved)
+			continue
+		}
+		n.plain++
+		n.moves += b2i(moved)
+		n.stored += b2i(stored)
+		n.shared += b2i(shares(t))
+		n.rewrites += b2i(stored || shares(t))
 	}
+	return n
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // shares reports whether t has static columns, which the protocol

@@ -17,21 +17,29 @@ func Quote(name string) string {
 }
 
 // NeedsQuotes reports whether CQL reads name only when quoted: a reserved
-// keyword, or a name that is not a plain lower-case identifier.
-func NeedsQuotes(name string) bool {
-	if name == "" || Reserved(name) {
-		return true
-	}
-	if !(name[0] >= 'a' && name[0] <= 'z') {
-		return true
+// keyword, or a name that is not Plain.
+func NeedsQuotes(name string) bool { return Reserved(name) || !Plain(name) }
+
+// Plain reports whether name is a plain CQL identifier, which CQL reads
+// unquoted as itself unless it is a reserved keyword: a lower-case
+// letter, then lower-case letters, digits and underscores.
+func Plain(name string) bool { return identifier(name, false) }
+
+// Quotable reports whether cqlgen can write name quoted, as db:"name,quoted"
+// declares: letters of either case, digits and underscores, from a letter.
+func Quotable(name string) bool { return identifier(name, true) }
+
+func identifier(name string, upper bool) bool {
+	letter := func(ch byte) bool { return ch >= 'a' && ch <= 'z' || upper && ch >= 'A' && ch <= 'Z' }
+	if name == "" || !letter(name[0]) {
+		return false
 	}
 	for i := 1; i < len(name); i++ {
-		ch := name[i]
-		if !(ch >= 'a' && ch <= 'z') && !(ch >= '0' && ch <= '9') && ch != '_' {
-			return true
+		if ch := name[i]; !letter(ch) && !(ch >= '0' && ch <= '9') && ch != '_' {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // Reserved reports whether word, in lower case, is a CQL reserved

@@ -234,7 +234,7 @@ func (r *renderer) pages(sel string, depth int, scatter bool) {
 	// such a slice value by value, the clustering order only when every
 	// column of it has the same direction). Under a prefix, the runs
 	// start after it.
-	runs := Runs(ck)
+	runs := t.Runs(depth)
 	level := func(k int, op func(bool) string) ([]string, []Bind) {
 		return runAfter(ck, runs, k, op, pconds, pbinds)
 	}
@@ -294,10 +294,14 @@ func runAfter(ck []Col, runs []int, k int, op func(bool) string, pconds []string
 	return append(cs, rel), bs
 }
 
-// Runs groups clustering columns into runs of one direction, returning
-// where each run starts: [0] when every column has the same direction,
-// [0, 1] for (a DESC, b ASC).
-func Runs(ck []Col) []int {
+// Runs groups the clustering columns after the first depth (those a
+// read in pages fixes by equality) into runs of one direction, returning
+// where each run starts, counted from depth: [0] when every column has
+// the same direction, [0, 1] for (a DESC, b ASC). The renderer writes a
+// continuation statement a run, and the runtime picks among them by the
+// same runs.
+func (t *Table) Runs(depth int) []int {
+	ck := t.Clustering[depth:]
 	var runs []int
 	for i, c := range ck {
 		if i == 0 || c.Desc != ck[i-1].Desc {
@@ -543,7 +547,7 @@ func (r *renderer) index() []Statement {
 		add(SlotFirst, 0, pconds, pbinds)
 	}
 	ck := r.kind(KindClustering)
-	runs := Runs(ck)
+	runs := r.t.Runs(0)
 	for k, start := range runs {
 		cs, bs := runAfter(ck, runs, k, AfterOp, pconds, pbinds)
 		add(SlotAfter, start, cs, bs)

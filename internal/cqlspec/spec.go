@@ -13,22 +13,34 @@ import "strings"
 // protocol (docs/repositories.md). Names starting with cqlgen_ are
 // reserved.
 const (
-	// VersionColumn orders an entity's changes: every change sets it with
-	// a conditional write on its old value.
+	// VersionColumn orders the entity's changes: every change sets it, with
+	// a conditional write on its old value, so concurrent writers take
+	// turns, and its value is the write timestamp of the change's rows in
+	// the other tables.
 	VersionColumn = "cqlgen_version"
-	// DeletedColumn marks a deleted entity: its canonical row stays as a
-	// grave for GraveTTL.
+	// DeletedColumn marks a deleted entity: its canonical row stays, as a
+	// grave with the last version, for a while (GraveTTLSeconds), so that
+	// an entity created again writes after its deletion whatever the
+	// clocks say.
 	DeletedColumn = "cqlgen_deleted"
-	// PendingColumn records the rows of the other tables the last change
-	// must delete.
+	// PendingColumn records the rows of the other tables that the last
+	// change must delete, written in the same conditional write as the
+	// change: whoever writes the entity next finishes that work first.
 	PendingColumn = "cqlgen_pending"
-	// WritesColumn records the last few changes of the entity.
+	// WritesColumn records the last few changes of the entity (each one's
+	// version, the version it replaced and a random id), written by each
+	// change in the same conditional write: how a writer whose reply was
+	// lost learns later whether its change applied, even after others.
 	WritesColumn = "cqlgen_writes"
 	// ClaimColumn is, in a unique table, the version of the change that
-	// claimed the row's key.
+	// claimed the row's key for its owner: how a writer tells a claim in
+	// flight (whose change may still land) from one left behind.
 	ClaimColumn = "cqlgen_claim"
 	// StaticVersionColumn is, in a source of truth with static columns,
-	// the version of the change that last set them.
+	// the version of the change that last set them, a static column too:
+	// a static belongs to the partition, not to the row whose write set
+	// it, so the protocol's writes condition on it beside the row's
+	// version, and the version a reader sees is the greater of the two.
 	StaticVersionColumn = "cqlgen_static_version"
 )
 
@@ -171,21 +183,33 @@ func (t *Table) All() []Col {
 		out = append(out, Col{Column: c, Kind: k, Field: true})
 	}
 	if t.Versioned {
-		out = append(out,
-			Col{Column: Column{Name: VersionColumn, Type: "bigint"}, Kind: KindVersion},
-			Col{Column: Column{Name: DeletedColumn, Type: "boolean"}, Kind: KindDeleted},
-			Col{Column: Column{Name: PendingColumn, Type: "blob"}, Kind: KindPending},
-			Col{Column: Column{Name: WritesColumn, Type: "blob"}, Kind: KindWrites},
-		)
-		if static {
-			out = append(out, Col{Column: Column{Name: StaticVersionColumn, Type: "bigint", Static: true}, Kind: KindStaticVersion})
-		}
+		out = append(out, ProtocolCols(static)...)
 	}
 	if t.Unique {
-		out = append(out, Col{Column: Column{Name: ClaimColumn, Type: "bigint"}, Kind: KindClaim})
+		out = append(out, ClaimCol)
 	}
 	return out
 }
+
+// ProtocolCols are the columns the write protocol adds to a versioned
+// source of truth, with their types, in table order: the version, the
+// grave's mark, the pending record and the record of the last changes,
+// then, when the table has static columns, the statics' version.
+func ProtocolCols(static bool) []Col {
+	cols := []Col{
+		{Column: Column{Name: VersionColumn, Type: "bigint"}, Kind: KindVersion},
+		{Column: Column{Name: DeletedColumn, Type: "boolean"}, Kind: KindDeleted},
+		{Column: Column{Name: PendingColumn, Type: "blob"}, Kind: KindPending},
+		{Column: Column{Name: WritesColumn, Type: "blob"}, Kind: KindWrites},
+	}
+	if static {
+		cols = append(cols, Col{Column: Column{Name: StaticVersionColumn, Type: "bigint", Static: true}, Kind: KindStaticVersion})
+	}
+	return cols
+}
+
+// ClaimCol is the column a unique table adds after its own.
+var ClaimCol = Col{Column: Column{Name: ClaimColumn, Type: "bigint"}, Kind: KindClaim}
 
 // Slot names a statement's role in a table.
 type Slot string

@@ -2,6 +2,7 @@ package cqlspec
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -73,5 +74,43 @@ func TestScanRows(t *testing.T) {
 	unique := Table{Name: "u", Pattern: "U", PartitionKey: Cols("email text"), Columns: Cols("id uuid"), Unique: true, Scanned: true}
 	if s := scanRows(&unique); s != nil {
 		t.Errorf("a unique table renders ScanRows:\n%s", s.CQL())
+	}
+}
+
+// Runs starts a run at each change of direction among the clustering
+// columns after the prefix a read fixes, counted from it: the renderer
+// writes a continuation a run, and the runtime's pages pick among them.
+func TestRuns(t *testing.T) {
+	tb := Table{Name: "t", PartitionKey: Cols("p text"), Clustering: Cols("a int desc", "b int", "c int", "d int desc")}
+	for depth, want := range [][]int{{0, 1, 3}, {0, 2}, {0, 1}, {0}, nil} {
+		if got := tb.Runs(depth); !reflect.DeepEqual(got, want) {
+			t.Errorf("Runs(%d) = %v, want %v", depth, got, want)
+		}
+	}
+	// The renderer writes as many continuations as there are runs.
+	var after int
+	for _, s := range Render(&tb) {
+		if s.Slot == SlotAfter && s.Depth == 0 && !s.Scatter {
+			after++
+		}
+	}
+	if after != len(tb.Runs(0)) {
+		t.Errorf("%d continuation statements at depth 0, want one a run (%d)", after, len(tb.Runs(0)))
+	}
+}
+
+// Every generated schema.cql ends with the runtime's tables, made from
+// the names the runtime reads and writes them by.
+func TestRuntimeTablesCQL(t *testing.T) {
+	for _, name := range []string{IdempotencyTable, ProgressTable} {
+		if !strings.Contains(RuntimeTablesCQL, "CREATE TABLE IF NOT EXISTS "+name+" (") {
+			t.Errorf("RuntimeTablesCQL does not create %s", name)
+		}
+		if !Owned(name) {
+			t.Errorf("%s is not a name of cqlgen's own", name)
+		}
+	}
+	if Owned("orders") || !Owned("CQLGEN_x") {
+		t.Error("Owned does not go by the prefix cqlgen_, in either case")
 	}
 }

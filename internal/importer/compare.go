@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/internal/schemadiff"
 )
 
@@ -120,7 +121,7 @@ func tableDiffs(os, ns *schemadiff.Schema, ot, nt *schemadiff.Table, protocol bo
 	cols := func(t *schemadiff.Table) map[string]schemadiff.Column {
 		m := map[string]schemadiff.Column{}
 		for _, c := range t.Columns {
-			if protocol || !strings.HasPrefix(c.Name, "cqlgen_") {
+			if protocol || !strings.HasPrefix(c.Name, cqlspec.ReservedPrefix) {
 				m[c.Name] = c
 			}
 		}

@@ -106,24 +106,17 @@ var VersionedColumns = []string{cqlspec.VersionColumn, cqlspec.DeletedColumn, cq
 // RuntimeTable reports whether a table is one cqlgen's runtime owns
 // (cqlgen_idempotency, cqlgen_progress, a migration ledger), which every
 // generated schema creates by itself.
-func RuntimeTable(name string) bool { return strings.HasPrefix(name, "cqlgen_") }
-
-var plainName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
-
-// quotableName is a column name that needs quotes and that cqlgen writes
-// quoted with db:"name,quoted": letters of either case, digits and
-// underscores, from a letter.
-var quotableName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
+func RuntimeTable(name string) bool { return strings.HasPrefix(name, cqlspec.ReservedPrefix) }
 
 // quotable reports whether a column's name, plain or not, can be declared.
 func quotable(name string) bool {
-	return quotableName.MatchString(name) && !strings.HasPrefix(strings.ToLower(name), "cqlgen_")
+	return cqlspec.Quotable(name) && !cqlspec.Owned(name)
 }
 
 // needsQuotes reports whether a name can only be written quoted, and
 // how it reads.
 func needsQuotes(name string) bool {
-	return !plainName.MatchString(name) || validate.Reserved(name) || len(name) > 48
+	return !cqlspec.Plain(name) || validate.Reserved(name) || len(name) > 48
 }
 
 type field struct {

@@ -3,6 +3,8 @@ package model
 import (
 	"go/types"
 	"testing"
+
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 )
 
 // order is an entity in three tables built by hand: a source of truth
@@ -26,7 +28,7 @@ func newOrder() order {
 	o.e = &Entity{GoName: "Order", Fields: []*Field{o.id, o.status, o.name, o.tags, o.cpn}}
 	col := func(f *Field, k ColumnKind) *Column { return &Column{Name: f.Column, Type: f.Type, Kind: k, Field: f} }
 	o.orders = &Table{Entity: o.e, Name: "orders", Method: "Orders", Canonical: true, PK: []Ref{{Name: "status", Field: o.status}}, CK: []KeyRef{{Ref: Ref{Name: "id", Field: o.id}}},
-		Columns: []*Column{col(o.status, PartitionKey), col(o.id, Clustering), col(o.name, Static), col(o.tags, Regular), col(o.cpn, Regular), {Name: VersionColumn, Kind: Version}}}
+		Columns: []*Column{col(o.status, PartitionKey), col(o.id, Clustering), col(o.name, Static), col(o.tags, Regular), col(o.cpn, Regular), {Name: cqlspec.VersionColumn, Kind: Version}}}
 	o.byStatus = &Table{Entity: o.e, Name: "orders_by_id", Method: "OrderByID", PK: []Ref{{Name: "id", Field: o.id}},
 		Columns: []*Column{col(o.id, PartitionKey), col(o.status, Regular)}}
 	o.coupons = &Table{Entity: o.e, Name: "orders_by_coupon", Method: "OrdersByCoupon", PK: []Ref{{Name: "coupon", Field: o.cpn}}, CK: []KeyRef{{Ref: Ref{Name: "id", Field: o.id}}},

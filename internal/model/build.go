@@ -3,9 +3,11 @@ package model
 import (
 	"go/token"
 	"go/types"
+	"slices"
 	"strings"
 	"unicode"
 
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/internal/diag"
 	"github.com/cqlgen/cqlgen/internal/load"
 	"github.com/cqlgen/cqlgen/internal/tag"
@@ -417,7 +419,7 @@ func layout(e *Entity, t *Table) []*Column {
 				}
 			}
 		}
-		return append(cols, &Column{Name: ClaimColumn, Type: &Type{Name: "bigint"}, Kind: Claim})
+		return append(cols, protocolColumn(cqlspec.ClaimCol))
 	}
 	static := map[*Field]bool{}
 	for _, r := range t.Static {
@@ -444,20 +446,28 @@ func layout(e *Entity, t *Table) []*Column {
 		cols = append(cols, &Column{Name: f.Column, Type: f.Type, Kind: kind, Field: f})
 	}
 	if e.Versioned() && t == e.Canonical {
-		cols = append(cols,
-			&Column{Name: VersionColumn, Type: &Type{Name: "bigint"}, Kind: Version},
-			&Column{Name: DeletedColumn, Type: &Type{Name: "boolean"}, Kind: Deleted},
-			&Column{Name: PendingColumn, Type: &Type{Name: "blob"}, Kind: Pending},
-			&Column{Name: WritesColumn, Type: &Type{Name: "blob"}, Kind: Writes},
-		)
-		for _, c := range cols {
-			if c.Kind == Static {
-				cols = append(cols, &Column{Name: StaticVersionColumn, Type: &Type{Name: "bigint"}, Kind: StaticVersion})
-				break
-			}
+		static := slices.ContainsFunc(cols, func(c *Column) bool { return c.Kind == Static })
+		for _, c := range cqlspec.ProtocolCols(static) {
+			cols = append(cols, protocolColumn(c))
 		}
 	}
 	return cols
+}
+
+// protocolKinds are the model's kinds of the columns cqlspec adds.
+var protocolKinds = map[cqlspec.Kind]ColumnKind{
+	cqlspec.KindVersion:       Version,
+	cqlspec.KindDeleted:       Deleted,
+	cqlspec.KindPending:       Pending,
+	cqlspec.KindWrites:        Writes,
+	cqlspec.KindStaticVersion: StaticVersion,
+	cqlspec.KindClaim:         Claim,
+}
+
+// protocolColumn is a column of the write protocol or of a claim, as
+// cqlspec describes it.
+func protocolColumn(c cqlspec.Col) *Column {
+	return &Column{Name: c.Name, Type: &Type{Name: c.Type}, Kind: protocolKinds[c.Kind]}
 }
 
 // describe words an access pattern when the tag gives no doc.

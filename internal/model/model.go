@@ -588,44 +588,9 @@ const (
 	Claim   // a unique table's token of the claim of its key
 	// StaticVersion is the canonical table's version of its partition's
 	// static columns, itself static: the version of the last change of
-	// them (see StaticVersionColumn).
+	// them (see cqlspec.StaticVersionColumn).
 	StaticVersion
 	Writes // the canonical table's record of the last changes
-)
-
-// The columns cqlgen adds to the canonical table of an entity stored in
-// several tables, for the write protocol (docs/repositories.md). Names
-// starting with cqlgen_ are reserved.
-const (
-	// VersionColumn orders the entity's changes: every change sets it, with
-	// a conditional write on its old value, so concurrent writers take
-	// turns, and its value is the write timestamp of the change's rows in
-	// the other tables.
-	VersionColumn = cqlspec.VersionColumn
-	// DeletedColumn marks a deleted entity: its canonical row stays, as a
-	// grave with the last version, for a while (cqlgenimpl.GraveTTL), so
-	// that an entity created again writes after its deletion whatever the
-	// clocks say.
-	DeletedColumn = cqlspec.DeletedColumn
-	// PendingColumn records the rows of the other tables that the last
-	// change must delete, written in the same conditional write as the
-	// change: whoever writes the entity next finishes that work first.
-	PendingColumn = cqlspec.PendingColumn
-	// WritesColumn records the last few changes of the entity (each one's
-	// version, the version it replaced and a random id), written by each
-	// change in the same conditional write: how a writer whose reply was
-	// lost learns later whether its change applied, even after others.
-	WritesColumn = cqlspec.WritesColumn
-	// ClaimColumn is, in a unique table, the version of the change that
-	// claimed the row's key for its owner: how a writer tells a claim in
-	// flight (whose change may still land) from one left behind.
-	ClaimColumn = cqlspec.ClaimColumn
-	// StaticVersionColumn is, in a source of truth with static columns,
-	// the version of the change that last set them, a static column too:
-	// a static belongs to the partition, not to the row whose write set
-	// it, so the protocol's writes condition on it beside the row's
-	// version, and the version a reader sees is the greater of the two.
-	StaticVersionColumn = cqlspec.StaticVersionColumn
 )
 
 // Maintained reports whether the entity's repository can verify, repair

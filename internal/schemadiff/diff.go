@@ -72,7 +72,7 @@ func CompareLive(live, new *Schema) []Change { return compare(live, new, true) }
 
 // RunnerTables are the tables cqlgen migrate keeps in the keyspace it
 // migrates: its ledger and its lock. A live comparison leaves them out.
-var RunnerTables = []string{"cqlgen_migrations", "cqlgen_migrations_lock"}
+var RunnerTables = []string{cqlspec.MigrationsTable, cqlspec.MigrationsLockTable}
 
 func compare(old, new *Schema, live bool) []Change {
 	var out []Change

@@ -44,10 +44,7 @@ func parseIndex(toks []string) (Index, bool) {
 		return Index{}, false
 	}
 	p.next()
-	ix.Table = Ident(p.next())
-	if i := strings.LastIndexByte(ix.Table, '.'); i >= 0 {
-		ix.Table = ix.Table[i+1:]
-	}
+	ix.Table = unqualified(Ident(p.next()))
 	if p.expect("(") != nil {
 		return Index{}, false
 	}

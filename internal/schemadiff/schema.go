@@ -252,16 +252,26 @@ func (p *parser) expect(tok string) error {
 	return nil
 }
 
-func parseTable(toks []string) (*Table, error) {
-	p := &parser{toks: toks, i: 2}
+// created reads the name a CREATE statement gives, after its keywords and
+// IF NOT EXISTS, without its keyspace.
+func (p *parser) created() string {
 	if p.is("if") {
 		p.i += 3 // IF NOT EXISTS
 	}
-	name := p.next()
+	return Ident(unqualified(p.next()))
+}
+
+// unqualified is a name without its keyspace.
+func unqualified(name string) string {
 	if i := strings.LastIndexByte(name, '.'); i >= 0 {
-		name = name[i+1:]
+		return name[i+1:]
 	}
-	t := &Table{Name: Ident(name)}
+	return name
+}
+
+func parseTable(toks []string) (*Table, error) {
+	p := &parser{toks: toks, i: 2}
+	t := &Table{Name: p.created()}
 	if err := p.expect("("); err != nil {
 		return nil, err
 	}
@@ -374,14 +384,7 @@ func parseTable(toks []string) (*Table, error) {
 // parseType reads CREATE TYPE [IF NOT EXISTS] name (field type, ...).
 func parseType(toks []string) (*Type, bool) {
 	p := &parser{toks: toks, i: 2}
-	if p.is("if") {
-		p.i += 3 // IF NOT EXISTS
-	}
-	name := p.next()
-	if i := strings.LastIndexByte(name, '.'); i >= 0 {
-		name = name[i+1:]
-	}
-	ty := &Type{Name: Ident(name)}
+	ty := &Type{Name: p.created()}
 	if p.expect("(") != nil {
 		return nil, false
 	}

@@ -46,6 +46,26 @@ type lexer struct {
 	i    int
 }
 
+// soleIdent reads a value that is one identifier, for the key what.
+func soleIdent(v Value, what string) (Ident, *Error) {
+	lx := newLexer(v)
+	id, err := lx.ident("bad-value", what)
+	if err == nil {
+		err = lx.end("bad-value", what)
+	}
+	return id, err
+}
+
+// oneLine reads a value of free text, trimmed, for the key what, which
+// must be one line (the text is kept either way).
+func oneLine(v Value, what string) (string, *Error) {
+	text := strings.TrimSpace(v.Text)
+	if strings.ContainsAny(text, "\n\r") {
+		return text, &Error{Off: v.Off(0), Code: "bad-value", Msg: what + " must be one line"}
+	}
+	return text, nil
+}
+
 func newLexer(v Value) *lexer {
 	lx := &lexer{v: v}
 	s := v.Text

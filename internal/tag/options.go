@@ -106,13 +106,9 @@ func (p *Pattern) parseIndexKey(key string, v Value) *Error {
 		p.Index = &Index{}
 	}
 	ix := p.Index
-	lx := newLexer(v)
 	switch key {
 	case "index", "on", "col":
-		id, err := lx.ident("bad-value", key)
-		if err == nil {
-			err = lx.end("bad-value", key)
-		}
+		id, err := soleIdent(v, key)
 		switch key {
 		case "index":
 			ix.Name = id
@@ -124,6 +120,7 @@ func (p *Pattern) parseIndexKey(key string, v Value) *Error {
 		return err
 	}
 	// match
+	lx := newLexer(v)
 	id, err := lx.ident("bad-value", "match")
 	if err != nil {
 		return err

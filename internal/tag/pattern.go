@@ -247,18 +247,14 @@ func ParsePattern(lit string) (*Pattern, []*Error) {
 			p.Where, e = parseWhere(v)
 			add(e)
 		case "name":
-			lx := newLexer(v)
-			id, e := lx.ident("bad-value", "name")
-			if e == nil {
-				e = lx.end("bad-value", "name")
-			}
-			p.Name = id
+			var e *Error
+			p.Name, e = soleIdent(v, "name")
 			add(e)
 		case "doc":
-			p.Doc, p.DocOff = strings.TrimSpace(v.Text), v.Off(0)
-			if strings.ContainsAny(p.Doc, "\n\r") {
-				add(&Error{Off: v.Off(0), Code: "bad-value", Msg: "doc must be one line"})
-			}
+			var e *Error
+			p.Doc, e = oneLine(v, "doc")
+			p.DocOff = v.Off(0)
+			add(e)
 		case "size":
 			var e *Error
 			p.Size, e = parseSize(v)
@@ -277,17 +273,13 @@ func ParsePattern(lit string) (*Pattern, []*Error) {
 			p.HasGCGrace = e == nil
 			add(e)
 		case "comment":
-			p.Comment, p.HasComment = strings.TrimSpace(v.Text), true
-			if strings.ContainsAny(p.Comment, "\n\r") {
-				add(&Error{Off: v.Off(0), Code: "bad-value", Msg: "comment must be one line"})
-			}
+			var e *Error
+			p.Comment, e = oneLine(v, "comment")
+			p.HasComment = true
+			add(e)
 		case "replaced_by":
-			lx := newLexer(v)
-			id, e := lx.ident("bad-value", "replaced_by")
-			if e == nil {
-				e = lx.end("bad-value", "replaced_by")
-			}
-			p.ReplacedBy = id
+			var e *Error
+			p.ReplacedBy, e = soleIdent(v, "replaced_by")
 			add(e)
 		case "index", "on", "col", "match":
 			add(p.parseIndexKey(kv.Key, v))
@@ -337,40 +329,31 @@ func (p *Pattern) parseTable(v Value) *Error {
 		if err != nil {
 			return err
 		}
+		var set *bool
+		var off *int
 		switch opt.Name {
 		case "canonical":
-			if p.Canonical {
-				return &Error{Off: opt.Off, Code: "bad-value", Msg: "canonical is given twice"}
-			}
-			p.Canonical = true
+			set = &p.Canonical
 		case "immutable":
-			if p.Immutable {
-				return &Error{Off: opt.Off, Code: "bad-value", Msg: "immutable is given twice"}
-			}
-			p.Immutable, p.ImmutableOff = true, opt.Off
+			set, off = &p.Immutable, &p.ImmutableOff
 		case "unique":
-			if p.Unique {
-				return &Error{Off: opt.Off, Code: "bad-value", Msg: "unique is given twice"}
-			}
-			p.Unique, p.UniqueOff = true, opt.Off
+			set, off = &p.Unique, &p.UniqueOff
 		case "transactional":
-			if p.Transactional {
-				return &Error{Off: opt.Off, Code: "bad-value", Msg: "transactional is given twice"}
-			}
-			p.Transactional, p.TransactionalOff = true, opt.Off
+			set, off = &p.Transactional, &p.TransactionalOff
 		case "deprecated":
-			if p.Deprecated {
-				return &Error{Off: opt.Off, Code: "bad-value", Msg: "deprecated is given twice"}
-			}
-			p.Deprecated, p.DeprecatedOff = true, opt.Off
+			set, off = &p.Deprecated, &p.DeprecatedOff
 		case "scan":
-			if p.Scan {
-				return &Error{Off: opt.Off, Code: "bad-value", Msg: "scan is given twice"}
-			}
-			p.Scan, p.ScanOff = true, opt.Off
+			set, off = &p.Scan, &p.ScanOff
 		default:
 			msg := fmt.Sprintf("unknown table option %q (the options are canonical, immutable, transactional, unique, deprecated and scan)", opt.Name)
 			return &Error{Off: opt.Off, Code: "bad-value", Msg: msg}
+		}
+		if *set {
+			return &Error{Off: opt.Off, Code: "bad-value", Msg: opt.Name + " is given twice"}
+		}
+		*set = true
+		if off != nil {
+			*off = opt.Off
 		}
 	}
 	return lx.end("bad-value", "table")
@@ -509,15 +492,22 @@ func parseBucket(v Value) (*Bucket, *Error) {
 		return nil, err
 	}
 	b.Source = src
-	if kind == Days {
-		if err := lx.expect(",", code, "days(col, N)"); err != nil {
-			return nil, err
+	// count reads the N of days(col, N) and hash(col) % N, after sep.
+	count := func(sep, what string) *Error {
+		if err := lx.expect(sep, code, what); err != nil {
+			return err
 		}
-		n, t, err := lx.number(code, "days(col, N)")
+		n, t, err := lx.number(code, what)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		b.N, b.NOff = n, v.Off(t.pos)
+		return nil
+	}
+	if kind == Days {
+		if err := count(",", "days(col, N)"); err != nil {
+			return nil, err
+		}
 	}
 	if t := lx.peek(); t.kind == tokPunct && t.text == "," {
 		if kind != Week && kind != Days {
@@ -532,14 +522,9 @@ func parseBucket(v Value) (*Bucket, *Error) {
 		return nil, err
 	}
 	if kind == Hash {
-		if err := lx.expect("%", code, "hash(col) % N"); err != nil {
+		if err := count("%", "hash(col) % N"); err != nil {
 			return nil, err
 		}
-		n, t, err := lx.number(code, "hash(col) % N")
-		if err != nil {
-			return nil, err
-		}
-		b.N, b.NOff = n, v.Off(t.pos)
 	}
 	if t := lx.peek(); t.kind == tokWord && strings.EqualFold(t.text, "as") {
 		lx.next()

@@ -97,11 +97,11 @@ func (c *checker) identifier(pos token.Position, what, name string) {
 			msg += fmt.Sprintf(`; for a column an existing table already has, write db:"%s,quoted" and cqlgen quotes it in every statement it writes`, name)
 		}
 		c.diags.Errorf(pos, diag.ReservedWord, "%s", msg)
-	case what != "table" && what != "keyspace" && strings.HasPrefix(name, "cqlgen_"):
+	case what != "table" && what != "keyspace" && strings.HasPrefix(name, cqlspec.ReservedPrefix):
 		c.diags.Errorf(pos, diag.BadIdentifier, "%s name %q: names starting with cqlgen_ are reserved for the columns cqlgen adds", what, name)
-	case !validIdent(name):
+	case !cqlspec.Plain(name):
 		msg := fmt.Sprintf("%s name %q is not a plain CQL identifier (a lower-case letter, then lower-case letters, digits and underscores)", what, name)
-		if strings.ToLower(name) != name && validIdent(strings.ToLower(name)) {
+		if strings.ToLower(name) != name && cqlspec.Plain(strings.ToLower(name)) {
 			msg += fmt.Sprintf("; CQL folds unquoted names to lower case, so write %q", strings.ToLower(name))
 			if what == "column" {
 				msg += fmt.Sprintf(`, or, for a column an existing table already has under that very name, db:"%s,quoted", and cqlgen quotes it in every statement it writes`, name)
@@ -119,40 +119,13 @@ func (c *checker) identifier(pos token.Position, what, name string) {
 func (c *checker) quotedColumn(f *model.Field) {
 	name := f.Column
 	switch {
-	case strings.HasPrefix(strings.ToLower(name), "cqlgen_"):
+	case cqlspec.Owned(name):
 		c.diags.Errorf(f.ColPos, diag.BadIdentifier, "column name %q: names starting with cqlgen_ are reserved for the columns cqlgen adds", name)
-	case !quotableIdent(name):
+	case !cqlspec.Quotable(name):
 		c.diags.Errorf(f.ColPos, diag.BadIdentifier, "column name %q cannot be quoted by cqlgen: a quoted name holds letters of either case, digits and underscores, from a letter", name)
 	case !cqlspec.NeedsQuotes(name):
 		c.diags.Errorf(f.QuotedPos, diag.BadIdentifier, "column name %q needs no quotes: drop ,quoted from its db tag", name)
 	}
-}
-
-func quotableIdent(s string) bool {
-	if s == "" || !isLetter(s[0]) {
-		return false
-	}
-	for i := 1; i < len(s); i++ {
-		if ch := s[i]; !isLetter(ch) && !(ch >= '0' && ch <= '9') && ch != '_' {
-			return false
-		}
-	}
-	return true
-}
-
-func isLetter(ch byte) bool { return ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' }
-
-func validIdent(s string) bool {
-	if s == "" || !(s[0] >= 'a' && s[0] <= 'z') {
-		return false
-	}
-	for i := 1; i < len(s); i++ {
-		ch := s[i]
-		if !(ch >= 'a' && ch <= 'z') && !(ch >= '0' && ch <= '9') && ch != '_' {
-			return false
-		}
-	}
-	return true
 }
 
 func (c *checker) entity(e *model.Entity) {

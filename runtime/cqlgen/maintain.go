@@ -1,15 +1,10 @@
 package cqlgen
 
+import "github.com/cqlgen/cqlgen/internal/cqlspec"
+
 // ProgressTable records the token ranges a backfill finished, by job.
-const ProgressTable = "cqlgen_progress"
+const ProgressTable = cqlspec.ProgressTable
 
 // ProgressTableCQL creates ProgressTable; cqlgen appends it to every
 // generated schema.cql.
-const ProgressTableCQL = `-- Runtime-owned: the token ranges each backfill job has finished.
-CREATE TABLE IF NOT EXISTS cqlgen_progress (
-    job         text,
-    range_index int,
-    rows        bigint,
-    PRIMARY KEY (job, range_index)
-);
-`
+const ProgressTableCQL = cqlspec.ProgressTableCQL

@@ -82,18 +82,8 @@ const maxKeyLength = 65535
 // statement.
 func key(st *prepared, vals []value) (pk, ck [][]byte, err error) {
 	t := st.table
-	pk = make([][]byte, len(st.pkEq))
-	for i, tm := range st.pkEq {
-		v := tm.get(vals)
-		switch {
-		case v.unset:
-			return nil, nil, invalidf("Invalid unset value for column %s", t.pk[i].name)
-		case v.b == nil:
-			return nil, nil, invalidf("Invalid null value for partition key part %s", t.pk[i].name)
-		case len(v.b) > maxKeyLength:
-			return nil, nil, invalidf("Key length of %d is longer than maximum of %d", len(v.b), maxKeyLength)
-		}
-		pk[i] = v.b
+	if pk, err = keyValues(st.pkEq, t.pk, vals, "for partition key part"); err != nil {
+		return nil, nil, err
 	}
 	if len(pk) == 1 && len(pk[0]) == 0 {
 		return nil, nil, invalidf("Key may not be empty")
@@ -101,20 +91,30 @@ func key(st *prepared, vals []value) (pk, ck [][]byte, err error) {
 	if st.staticRow {
 		return pk, nil, nil
 	}
-	ck = make([][]byte, len(st.ckEq))
-	for i, tm := range st.ckEq {
+	if ck, err = keyValues(st.ckEq, t.ck, vals, "in condition for column"); err != nil {
+		return nil, nil, err
+	}
+	return pk, ck, nil
+}
+
+// keyValues resolves the values of the key columns cols that terms fix,
+// as Cassandra refuses them: unset, null (its message saying of a null
+// what nullOf says) or too long.
+func keyValues(terms []term, cols []*column, vals []value, nullOf string) ([][]byte, error) {
+	out := make([][]byte, len(terms))
+	for i, tm := range terms {
 		v := tm.get(vals)
 		switch {
 		case v.unset:
-			return nil, nil, invalidf("Invalid unset value for column %s", t.ck[i].name)
+			return nil, invalidf("Invalid unset value for column %s", cols[i].name)
 		case v.b == nil:
-			return nil, nil, invalidf("Invalid null value in condition for column %s", t.ck[i].name)
+			return nil, invalidf("Invalid null value %s %s", nullOf, cols[i].name)
 		case len(v.b) > maxKeyLength:
-			return nil, nil, invalidf("Key length of %d is longer than maximum of %d", len(v.b), maxKeyLength)
+			return nil, invalidf("Key length of %d is longer than maximum of %d", len(v.b), maxKeyLength)
 		}
-		ck[i] = v.b
+		out[i] = v.b
 	}
-	return pk, ck, nil
+	return out, nil
 }
 
 // write is a bound INSERT, UPDATE or DELETE, ready to apply.

@@ -28,11 +28,7 @@ func parseCreateIndex(p *parser, tables map[string]*table) error {
 	if err := p.expectPunct("("); err != nil {
 		return err
 	}
-	col, err := p.ident("a column name")
-	if err != nil {
-		return err
-	}
-	c, err := t.column(col)
+	c, err := p.column(t)
 	if err != nil {
 		return err
 	}

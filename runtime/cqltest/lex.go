@@ -165,13 +165,7 @@ func (p *parser) next() token {
 }
 
 // keyword consumes the unquoted keyword kw (lowercase) if it comes next.
-func (p *parser) keyword(kw string) bool {
-	if t := p.peek(); t.kind == tIdent && t.text == kw {
-		p.i++
-		return true
-	}
-	return false
-}
+func (p *parser) keyword(kw string) bool { return p.accept(tIdent, kw) }
 
 // keywords consumes a sequence of keywords, all or none.
 func (p *parser) keywords(kws ...string) bool {
@@ -193,8 +187,11 @@ func (p *parser) expectKeyword(kws ...string) error {
 }
 
 // punct consumes the punctuation s if it comes next.
-func (p *parser) punct(s string) bool {
-	if t := p.peek(); t.kind == tPunct && t.text == s {
+func (p *parser) punct(s string) bool { return p.accept(tPunct, s) }
+
+// accept consumes the token of kind and text if it comes next.
+func (p *parser) accept(kind tokKind, text string) bool {
+	if t := p.peek(); t.kind == kind && t.text == text {
 		p.i++
 		return true
 	}
@@ -216,6 +213,15 @@ func (p *parser) ident(what string) (string, error) {
 	}
 	p.i++
 	return t.text, nil
+}
+
+// column reads a column name and finds it in t.
+func (p *parser) column(t *table) (*column, error) {
+	name, err := p.ident("a column name")
+	if err != nil {
+		return nil, err
+	}
+	return t.column(name)
 }
 
 // name reads a possibly keyspace-qualified name and returns its last part:

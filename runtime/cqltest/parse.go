@@ -160,11 +160,7 @@ func parseInsert(p *parser, tables map[string]*table, st *prepared) error {
 	var cols []*column
 	seen := map[*column]bool{}
 	for {
-		name, err := p.ident("a column name")
-		if err != nil {
-			return err
-		}
-		c, err := t.column(name)
+		c, err := p.column(t)
 		if err != nil {
 			return err
 		}
@@ -263,11 +259,7 @@ func parseUpdate(p *parser, tables map[string]*table, st *prepared) error {
 	}
 	seen := map[*column]bool{}
 	for {
-		name, err := p.ident("a column name")
-		if err != nil {
-			return err
-		}
-		c, err := t.column(name)
+		c, err := p.column(t)
 		if err != nil {
 			return err
 		}
@@ -314,17 +306,7 @@ func parseUpdate(p *parser, tables map[string]*table, st *prepared) error {
 			break
 		}
 	}
-	rels, toks, err := parseWhere(p, st)
-	if err != nil {
-		return err
-	}
-	if err := parseIf(p, st); err != nil {
-		return err
-	}
-	if err := keyRestrictions(st, rels, toks); err != nil {
-		return err
-	}
-	return checkKey(st)
+	return parseRowWhere(p, st)
 }
 
 func parseDelete(p *parser, tables map[string]*table, st *prepared) error {
@@ -368,6 +350,12 @@ func parseDelete(p *parser, tables map[string]*table, st *prepared) error {
 			return invalidf("TTL attribute is not allowed for deletes")
 		}
 	}
+	return parseRowWhere(p, st)
+}
+
+// parseRowWhere reads the end of an UPDATE or a DELETE: its WHERE clause,
+// its IF, if there, and the rules on the key they restrict.
+func parseRowWhere(p *parser, st *prepared) error {
 	rels, toks, err := parseWhere(p, st)
 	if err != nil {
 		return err
@@ -394,16 +382,12 @@ func parseIf(p *parser, st *prepared) error {
 		return p.errorf("IF NOT EXISTS is only valid for INSERT")
 	}
 	for {
-		name, err := p.ident("a column name")
-		if err != nil {
-			return err
-		}
-		c, err := st.table.column(name)
+		c, err := p.column(st.table)
 		if err != nil {
 			return err
 		}
 		if p.peek().text == "[" || p.peek().text == "." {
-			return unsupportedf("conditions on an element or a field of %s", name)
+			return unsupportedf("conditions on an element or a field of %s", c.name)
 		}
 		op, err := parseOperator(p, "condition")
 		if err != nil {
@@ -617,11 +601,7 @@ func parseWhere(p *parser, st *prepared) ([]relation, []tokenRelation, error) {
 			}
 			toks = append(toks, tr)
 		} else {
-			name, err := p.ident("a column name")
-			if err != nil {
-				return nil, nil, err
-			}
-			col, err := st.table.column(name)
+			col, err := p.column(st.table)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -668,11 +648,7 @@ func parseWhere(p *parser, st *prepared) ([]relation, []tokenRelation, error) {
 func parseTupleRelation(p *parser, st *prepared) (relation, error) {
 	var cols []*column
 	for {
-		name, err := p.ident("a column name")
-		if err != nil {
-			return relation{}, err
-		}
-		c, err := st.table.column(name)
+		c, err := p.column(st.table)
 		if err != nil {
 			return relation{}, err
 		}
@@ -728,11 +704,7 @@ func parseTokenRelation(p *parser, st *prepared) (tokenRelation, error) {
 	p.i += 2 // token (
 	var tr tokenRelation
 	for {
-		name, err := p.ident("a column name")
-		if err != nil {
-			return tr, err
-		}
-		c, err := st.table.column(name)
+		c, err := p.column(st.table)
 		if err != nil {
 			return tr, err
 		}

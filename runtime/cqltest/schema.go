@@ -81,36 +81,20 @@ func parseSchema(src string) (map[string]*table, error) {
 			}
 		case p.keywords("create", "type"):
 			u, ifNotExists, err := parseCreateType(p, udts)
-			var pe *parseError
-			switch {
-			case errors.As(err, &pe):
-				return nil, fmt.Errorf("cqltest: %w", err)
-			case err != nil:
-				return nil, fmt.Errorf("cqltest: %w, in %q", err, excerpt(src[start:], 0))
+			if err != nil {
+				return nil, ddlError(err, src[start:])
 			}
-			if _, dup := udts[u.udt]; dup {
-				if ifNotExists {
-					break
-				}
-				return nil, fmt.Errorf("cqltest: a user type of name %s already exists", u.udt)
+			if err := define(udts, u.udt, u, ifNotExists, "a user type of name "); err != nil {
+				return nil, err
 			}
-			udts[u.udt] = u
 		case p.keywords("create", "table"), p.keywords("create", "columnfamily"):
 			t, ifNotExists, err := parseCreateTable(p, udts)
-			var pe *parseError
-			switch {
-			case errors.As(err, &pe):
-				return nil, fmt.Errorf("cqltest: %w", err)
-			case err != nil:
-				return nil, fmt.Errorf("cqltest: %w, in %q", err, excerpt(src[start:], 0))
+			if err != nil {
+				return nil, ddlError(err, src[start:])
 			}
-			if _, dup := tables[t.name]; dup {
-				if ifNotExists {
-					break
-				}
-				return nil, fmt.Errorf("cqltest: table %s already exists", t.name)
+			if err := define(tables, t.name, t, ifNotExists, "table "); err != nil {
+				return nil, err
 			}
-			tables[t.name] = t
 		case p.keywords("create", "custom", "index"), p.keywords("create", "index"):
 			if err := parseCreateIndex(p, tables); err != nil {
 				return nil, fmt.Errorf("cqltest: %w", err)
@@ -123,6 +107,32 @@ func parseSchema(src string) (map[string]*table, error) {
 		}
 	}
 	return tables, nil
+}
+
+// ddlError is the error of a CREATE statement that failed to parse: a
+// parse error says where it is, any other is quoted with the statement's
+// start.
+func ddlError(err error, stmt string) error {
+	var pe *parseError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("cqltest: %w", err)
+	}
+	return fmt.Errorf("cqltest: %w, in %q", err, excerpt(stmt, 0))
+}
+
+// define adds a created table or type to defined by name, refusing a
+// name defined already unless the statement said IF NOT EXISTS (and then
+// keeping the first). what names the kind of thing, as Cassandra's error
+// does.
+func define[T any](defined map[string]T, name string, v T, ifNotExists bool, what string) error {
+	if _, dup := defined[name]; dup {
+		if ifNotExists {
+			return nil
+		}
+		return fmt.Errorf("cqltest: %s%s already exists", what, name)
+	}
+	defined[name] = v
+	return nil
 }
 
 // parseCreateTable reads the rest of CREATE TABLE, after its keywords.

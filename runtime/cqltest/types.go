@@ -113,6 +113,29 @@ const (
 	inUDT
 )
 
+// typeArgs reads the n types of <T, ...> after a type's name, each
+// parsed in ctx.
+func typeArgs(p *parser, ctx typeContext, udts map[string]*cqlType, n int) ([]*cqlType, error) {
+	args := make([]*cqlType, n)
+	for i := range args {
+		sep := ","
+		if i == 0 {
+			sep = "<"
+		}
+		if err := p.expectPunct(sep); err != nil {
+			return nil, err
+		}
+		var err error
+		if args[i], err = parseType(p, ctx, udts); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.expectPunct(">"); err != nil {
+		return nil, err
+	}
+	return args, nil
+}
+
 // parseType reads a column type; udts are the user-defined types the
 // schema created so far.
 func parseType(p *parser, ctx typeContext, udts map[string]*cqlType) (*cqlType, error) {
@@ -128,16 +151,11 @@ func parseType(p *parser, ctx typeContext, udts map[string]*cqlType) (*cqlType, 
 	}
 	switch name {
 	case "frozen":
-		if err := p.expectPunct("<"); err != nil {
-			return nil, err
-		}
-		inner, err := parseType(p, inFrozen, udts)
+		args, err := typeArgs(p, inFrozen, udts, 1)
 		if err != nil {
 			return nil, err
 		}
-		if err := p.expectPunct(">"); err != nil {
-			return nil, err
-		}
+		inner := args[0]
 		if !inner.isCollection() && !inner.isUDT() {
 			return nil, fmt.Errorf("frozen<> is only allowed on collections, tuples, and user-defined types: %s", inner.name)
 		}
@@ -149,32 +167,18 @@ func parseType(p *parser, ctx typeContext, udts map[string]*cqlType) (*cqlType, 
 		if name == "set" {
 			t.kind = cqldriver.TypeSet
 		}
-		if err := p.expectPunct("<"); err != nil {
+		args, err := typeArgs(p, sub, udts, 1)
+		if err != nil {
 			return nil, err
 		}
-		if t.elem, err = parseType(p, sub, udts); err != nil {
-			return nil, err
-		}
-		if err := p.expectPunct(">"); err != nil {
-			return nil, err
-		}
+		t.elem = args[0]
 	case "map":
 		t.kind = cqldriver.TypeMap
-		if err := p.expectPunct("<"); err != nil {
+		args, err := typeArgs(p, sub, udts, 2)
+		if err != nil {
 			return nil, err
 		}
-		if t.key, err = parseType(p, sub, udts); err != nil {
-			return nil, err
-		}
-		if err := p.expectPunct(","); err != nil {
-			return nil, err
-		}
-		if t.elem, err = parseType(p, sub, udts); err != nil {
-			return nil, err
-		}
-		if err := p.expectPunct(">"); err != nil {
-			return nil, err
-		}
+		t.key, t.elem = args[0], args[1]
 	case "counter":
 		if ctx != topLevel {
 			return nil, fmt.Errorf("Counters are not allowed inside collections: %s", p.src[start:p.toks[p.i-1].end])

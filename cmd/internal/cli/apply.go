@@ -27,11 +27,7 @@ func runApply(e *env, args []string) int {
 	keyspace := fs.String("keyspace", "", "create the tables in this keyspace, which must exist (default: the package's //cqlgen:keyspace, created if missing)")
 	dryRun := fs.Bool("n", false, "print the statements and connect to nothing")
 	timeout := timeoutFlag(fs)
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage
-	}
-	if err := checkTimeout(*timeout); err != nil {
-		fmt.Fprintf(e.stderr, "cqlgen apply: %v\n", err)
+	if !parseTimed(e, fs, args, timeout) {
 		return ExitUsage
 	}
 	res, code, ok := generate(e, fs.Args(), false, "")

@@ -20,22 +20,6 @@ import (
 	"github.com/cqlgen/cqlgen/internal/clusterenv"
 )
 
-// The environment variables that say how to reach a cluster, for
-// diff -live, apply, migrate, import and maintain (internal/clusterenv
-// reads them, for the program maintain builds too). Only CASSANDRA_HOSTS
-// is required.
-const (
-	envHosts      = clusterenv.Hosts
-	envUsername   = clusterenv.Username
-	envPassword   = clusterenv.Password
-	envTLS        = clusterenv.TLS
-	envTLSCA      = clusterenv.TLSCA
-	envTLSCert    = clusterenv.TLSCert
-	envTLSKey     = clusterenv.TLSKey
-	envServerName = clusterenv.ServerName
-	envLocalDC    = clusterenv.LocalDC
-)
-
 // envLogCQL names a file to which the commands append each statement
 // they send (a line each: keyspace, attempt, statement), for an operator
 // who wants to see what a deploy step sent, and for the tests that
@@ -121,7 +105,7 @@ func dial(getenv func(string) string, timeout time.Duration) (*gocql.Session, *c
 			dcs, derr := datacenters(any, open.retrier(nil, ""))
 			any.Close()
 			if derr == nil && !slices.Contains(dcs, c.LocalDC) {
-				return nil, nil, fmt.Errorf("%s=%s is not a datacenter of the cluster, whose datacenters are %s", envLocalDC, c.LocalDC, strings.Join(dcs, ", "))
+				return nil, nil, fmt.Errorf("%s=%s is not a datacenter of the cluster, whose datacenters are %s", clusterenv.LocalDC, c.LocalDC, strings.Join(dcs, ", "))
 			}
 		}
 	}
@@ -136,7 +120,7 @@ func dial(getenv func(string) string, timeout time.Duration) (*gocql.Session, *c
 		}
 		if !slices.Contains(dcs, c.LocalDC) {
 			s.Close()
-			return nil, nil, fmt.Errorf("%s=%s is not a datacenter of the cluster, whose datacenters are %s", envLocalDC, c.LocalDC, strings.Join(dcs, ", "))
+			return nil, nil, fmt.Errorf("%s=%s is not a datacenter of the cluster, whose datacenters are %s", clusterenv.LocalDC, c.LocalDC, strings.Join(dcs, ", "))
 		}
 	}
 	return s, c, nil
@@ -180,6 +164,20 @@ const defaultTimeout = time.Minute
 // cluster; pass its value to dial.
 func timeoutFlag(fs *flag.FlagSet) *time.Duration {
 	return fs.Duration("timeout", defaultTimeout, "how long one statement may take on the cluster, retries included: a statement that can run twice\nis retried with backoff (one attempt waits up to half of it), and a schema change waits for\nthe nodes to agree on the schema")
+}
+
+// parseTimed parses the flags of a command that talks to the cluster and
+// checks its -timeout, saying what is wrong: false when the command
+// should stop with ExitUsage.
+func parseTimed(e *env, fs *flag.FlagSet, args []string, timeout *time.Duration) bool {
+	if err := fs.Parse(args); err != nil {
+		return false
+	}
+	if err := checkTimeout(*timeout); err != nil {
+		fmt.Fprintf(e.stderr, "cqlgen %s: %v\n", fs.Name(), err)
+		return false
+	}
+	return true
 }
 
 // checkTimeout refuses a -timeout too short to be meant.

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlgen/cqlgen/internal/clusterenv"
 )
 
 // pemFiles writes a CA certificate, and a client certificate it signed
@@ -67,14 +69,14 @@ func envOf(m map[string]string) func(string) string {
 func TestClusterEnvFull(t *testing.T) {
 	ca, cert, key := pemFiles(t)
 	c, err := readClusterEnv(envOf(map[string]string{
-		envHosts:      " node1.db:9142, node2.db:9142 ,",
-		envUsername:   "ci",
-		envPassword:   "s3cret",
-		envTLSCA:      ca,
-		envTLSCert:    cert,
-		envTLSKey:     key,
-		envServerName: "cassandra.internal",
-		envLocalDC:    "eu-west",
+		clusterenv.Hosts:      " node1.db:9142, node2.db:9142 ,",
+		clusterenv.Username:   "ci",
+		clusterenv.Password:   "s3cret",
+		clusterenv.TLSCA:      ca,
+		clusterenv.TLSCert:    cert,
+		clusterenv.TLSKey:     key,
+		clusterenv.ServerName: "cassandra.internal",
+		clusterenv.LocalDC:    "eu-west",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +128,7 @@ func TestClusterEnvFull(t *testing.T) {
 // TestClusterEnvMinimal: CASSANDRA_HOSTS alone gives plain, anonymous
 // connections with the driver's own host selection.
 func TestClusterEnvMinimal(t *testing.T) {
-	c, err := readClusterEnv(envOf(map[string]string{envHosts: "127.0.0.1:9042"}))
+	c, err := readClusterEnv(envOf(map[string]string{clusterenv.Hosts: "127.0.0.1:9042"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +137,7 @@ func TestClusterEnvMinimal(t *testing.T) {
 		t.Errorf("minimal config: auth %v, tls %v, policy %T", cluster.Authenticator, cluster.SslOpts, cluster.PoolConfig.HostSelectionPolicy)
 	}
 	// CASSANDRA_TLS=true alone: TLS against the system's roots.
-	c, err = readClusterEnv(envOf(map[string]string{envHosts: "db:9142", envTLS: "true"}))
+	c, err = readClusterEnv(envOf(map[string]string{clusterenv.Hosts: "db:9142", clusterenv.TLS: "true"}))
 	if err != nil || c.TLS == nil || c.TLS.RootCAs != nil {
 		t.Errorf("CASSANDRA_TLS=true: %v, %+v", err, c)
 	}
@@ -152,14 +154,14 @@ func TestClusterEnvMistakes(t *testing.T) {
 		want string
 	}{
 		{map[string]string{}, "CASSANDRA_HOSTS is not set"},
-		{map[string]string{envHosts: " , "}, "CASSANDRA_HOSTS is not set"},
-		{map[string]string{envHosts: "h", envPassword: "x"}, "CASSANDRA_PASSWORD is set but CASSANDRA_USERNAME is not"},
-		{map[string]string{envHosts: "h", envTLSCert: cert}, "CASSANDRA_TLS_CERT and CASSANDRA_TLS_KEY go together"},
-		{map[string]string{envHosts: "h", envTLSKey: key}, "CASSANDRA_TLS_CERT and CASSANDRA_TLS_KEY go together"},
-		{map[string]string{envHosts: "h", envTLSCA: filepath.Join(t.TempDir(), "none.pem")}, "CASSANDRA_TLS_CA: open"},
-		{map[string]string{envHosts: "h", envTLSCA: notPEM}, "holds no PEM certificate"},
-		{map[string]string{envHosts: "h", envTLSCert: ca, envTLSKey: key}, "CASSANDRA_TLS_CERT, CASSANDRA_TLS_KEY: tls: private key does not match public key"},
-		{map[string]string{envHosts: "h", envTLS: "yes please"}, `CASSANDRA_TLS="yes please": want true or false`},
+		{map[string]string{clusterenv.Hosts: " , "}, "CASSANDRA_HOSTS is not set"},
+		{map[string]string{clusterenv.Hosts: "h", clusterenv.Password: "x"}, "CASSANDRA_PASSWORD is set but CASSANDRA_USERNAME is not"},
+		{map[string]string{clusterenv.Hosts: "h", clusterenv.TLSCert: cert}, "CASSANDRA_TLS_CERT and CASSANDRA_TLS_KEY go together"},
+		{map[string]string{clusterenv.Hosts: "h", clusterenv.TLSKey: key}, "CASSANDRA_TLS_CERT and CASSANDRA_TLS_KEY go together"},
+		{map[string]string{clusterenv.Hosts: "h", clusterenv.TLSCA: filepath.Join(t.TempDir(), "none.pem")}, "CASSANDRA_TLS_CA: open"},
+		{map[string]string{clusterenv.Hosts: "h", clusterenv.TLSCA: notPEM}, "holds no PEM certificate"},
+		{map[string]string{clusterenv.Hosts: "h", clusterenv.TLSCert: ca, clusterenv.TLSKey: key}, "CASSANDRA_TLS_CERT, CASSANDRA_TLS_KEY: tls: private key does not match public key"},
+		{map[string]string{clusterenv.Hosts: "h", clusterenv.TLS: "yes please"}, `CASSANDRA_TLS="yes please": want true or false`},
 	} {
 		_, err := readClusterEnv(envOf(tc.env))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/internal/diag"
 	"github.com/cqlgen/cqlgen/internal/pipeline"
 	"github.com/cqlgen/cqlgen/internal/schemadiff"
@@ -31,11 +32,7 @@ func runDiff(e *env, args []string) int {
 	migrations := fs.String("migrations", "", "write additive changes as a numbered migration file into this directory; a relative one is\ntaken inside each package's folder (-migrations migrations writes PKG/migrations/)")
 	fs.DurationVar(&src.timeout, "timeout", defaultTimeout, "with -live: how long one read of the cluster may take, retries included")
 	outputFlags(e, fs)
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage
-	}
-	if err := checkTimeout(src.timeout); err != nil {
-		fmt.Fprintf(e.stderr, "cqlgen diff: %v\n", err)
+	if !parseTimed(e, fs, args, &src.timeout) {
 		return ExitUsage
 	}
 	m, e := e, e.forPeople() // m reports in -format; e writes the report for people
@@ -126,7 +123,7 @@ func runDiff(e *env, args []string) int {
 			continue
 		}
 		for _, c := range changes {
-			if c.Kind == schemadiff.Additive && c.What == "new table" && !strings.HasPrefix(c.Table, "cqlgen_") {
+			if c.Kind == schemadiff.Additive && c.What == "new table" && !strings.HasPrefix(c.Table, cqlspec.ReservedPrefix) {
 				if entity := entityOf(script, c.Table); entity != "" {
 					fmt.Fprintf(e.stdout, "  then fill %s from its source of truth, resumably, and verify it (docs/runbook.md):\n    %s\n    %s\n", c.Table,
 						maintainCmd(e, p, src.usedKeyspace, fmt.Sprintf("backfill -entity %s -table %s -job add-%s", entity, c.Table, c.Table)),

@@ -35,11 +35,7 @@ func runImport(e *env, args []string) int {
 	driverFlag := fs.String("driver", "", "the Go driver whose UUID and Duration types the fields hold: v1 (github.com/gocql/gocql) or v2 (github.com/apache/cassandra-gocql-driver/v2)\n(default: the one the go.mod above -o requires, else v1)")
 	noMerge := fs.Bool("no-merge", false, "keep one entity per table: merge no tables into one entity, whose source of truth would gain the write protocol's columns and take a conditional write (a Paxos round) on every write")
 	timeout := timeoutFlag(fs)
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage
-	}
-	if err := checkTimeout(*timeout); err != nil {
-		fmt.Fprintf(e.stderr, "cqlgen import: %v\n", err)
+	if !parseTimed(e, fs, args, timeout) {
 		return ExitUsage
 	}
 	driver, ok := importDrivers[*driverFlag]

@@ -19,6 +19,7 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/internal/schemadiff"
 	"github.com/cqlgen/cqlgen/runtime/cqlscript"
 )
@@ -70,11 +71,7 @@ func runMigrate(e *env, args []string) int {
 	lease := fs.Duration("lease", time.Minute, "the lock's lease: a run that stops renewing it (a crash) frees the lock this long after its last renewal")
 	dryRun := fs.Bool("n", false, "print what would run, reading the ledger but writing nothing and taking no lock")
 	timeout := timeoutFlag(fs)
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage
-	}
-	if err := checkTimeout(*timeout); err != nil {
-		fmt.Fprintf(e.stderr, "cqlgen migrate: %v\n", err)
+	if !parseTimed(e, fs, args, timeout) {
 		return ExitUsage
 	}
 	if fs.NArg() != 1 {
@@ -152,8 +149,8 @@ func runMigrate(e *env, args []string) int {
 // The ledger's tables, in the migrated keyspace. diff -live leaves them
 // out of what it compares (schemadiff.RunnerTables names them too).
 const (
-	ledgerTable = "cqlgen_migrations"
-	lockTable   = "cqlgen_migrations_lock"
+	ledgerTable = cqlspec.MigrationsTable
+	lockTable   = cqlspec.MigrationsLockTable
 	gocqlxTable = "gocqlx_migrate" // gocqlx's migrate package's ledger, read to take over from it
 )
 

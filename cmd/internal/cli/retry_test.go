@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlgen/cqlgen/internal/clusterenv"
 )
 
 // TestClassify: which statements are sent again after an attempt whose
@@ -162,7 +164,7 @@ func TestAttemptTimeout(t *testing.T) {
 			t.Errorf("attemptTimeout(%s) = %s, want %s", budget, got, want)
 		}
 	}
-	c, err := readClusterEnv(envOf(map[string]string{envHosts: "h"}))
+	c, err := readClusterEnv(envOf(map[string]string{clusterenv.Hosts: "h"}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlgen/cqlgen/internal/clusterenv"
 )
 
 // What the commands need of a secured cluster (logins, roles, TLS), and
@@ -79,22 +81,22 @@ func (c *clusterEnv) explainConnect(err error) error {
 	var why string
 	switch {
 	case has("authentication required"):
-		why = fmt.Sprintf("the cluster requires a login: set %s and %s", envUsername, envPassword)
+		why = fmt.Sprintf("the cluster requires a login: set %s and %s", clusterenv.Username, clusterenv.Password)
 	case has("and/or password are incorrect"):
-		why = fmt.Sprintf("the cluster refused the login of role %s (%s): a wrong %s, or no such role WITH LOGIN = true", c.Username, envUsername, envPassword)
+		why = fmt.Sprintf("the cluster refused the login of role %s (%s): a wrong %s, or no such role WITH LOGIN = true", c.Username, clusterenv.Username, clusterenv.Password)
 	case c.TLS != nil && has("first record does not look like a TLS handshake"):
 		why = fmt.Sprintf("TLS mismatch: the client asks for TLS (%s), but the node answers in plain CQL: its client_encryption_options are off. Unset the %s variables, or turn TLS on at the nodes", c.tlsVars(), "CASSANDRA_TLS")
 	case c.TLS != nil && has("x509:", "failed to verify certificate"):
-		why = fmt.Sprintf("TLS: the node's certificate is not trusted: set %s to the PEM file of the CA that signed the nodes' certificates, and %s to the name they carry if it is not the host's", envTLSCA, envServerName)
+		why = fmt.Sprintf("TLS: the node's certificate is not trusted: set %s to the PEM file of the CA that signed the nodes' certificates, and %s to the name they carry if it is not the host's", clusterenv.TLSCA, clusterenv.ServerName)
 	case c.TLS != nil && has("bad certificate", "certificate required", "unknown certificate authority", "unknown certificate", "certificate expired", "certificate revoked"):
 		if len(c.TLS.Certificates) == 0 {
-			why = fmt.Sprintf("TLS: the node requires a client certificate (mutual TLS, require_client_auth): set %s and %s", envTLSCert, envTLSKey)
+			why = fmt.Sprintf("TLS: the node requires a client certificate (mutual TLS, require_client_auth): set %s and %s", clusterenv.TLSCert, clusterenv.TLSKey)
 		} else {
-			why = fmt.Sprintf("TLS: the node refused the client certificate of %s: it is not signed by a CA the nodes trust, or has expired", envTLSCert)
+			why = fmt.Sprintf("TLS: the node refused the client certificate of %s: it is not signed by a CA the nodes trust, or has expired", clusterenv.TLSCert)
 		}
 	case c.TLS == nil && has("connection reset", "EOF", "broken pipe", "i/o timeout", "no connections were made"):
 		if speaksTLS(c.Hosts[0]) {
-			why = fmt.Sprintf("TLS mismatch: the node expects TLS (client_encryption_options), and the client speaks plain CQL: set %s to the PEM file of the CA that signed the nodes' certificates (or %s=true for the system's roots), and for mutual TLS %s and %s", envTLSCA, envTLS, envTLSCert, envTLSKey)
+			why = fmt.Sprintf("TLS mismatch: the node expects TLS (client_encryption_options), and the client speaks plain CQL: set %s to the PEM file of the CA that signed the nodes' certificates (or %s=true for the system's roots), and for mutual TLS %s and %s", clusterenv.TLSCA, clusterenv.TLS, clusterenv.TLSCert, clusterenv.TLSKey)
 		}
 	}
 	if why == "" {
@@ -110,13 +112,13 @@ func (c *clusterEnv) tlsVars() string {
 	}
 	var set []string
 	if c.TLS.RootCAs != nil {
-		set = append(set, envTLSCA)
+		set = append(set, clusterenv.TLSCA)
 	}
 	if len(c.TLS.Certificates) > 0 {
-		set = append(set, envTLSCert, envTLSKey)
+		set = append(set, clusterenv.TLSCert, clusterenv.TLSKey)
 	}
 	if len(set) == 0 {
-		set = append(set, envTLS)
+		set = append(set, clusterenv.TLS)
 	}
 	return strings.Join(set, ", ")
 }

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlgen/cqlgen/internal/clusterenv"
 )
 
 // refused is a request error as gocql returns one: a code and the
@@ -171,13 +173,13 @@ func TestConnectTLSMismatch(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{"plain client, TLS node", map[string]string{envHosts: tlsAddr}, "TLS mismatch: the node expects TLS (client_encryption_options), and the client speaks plain CQL: set CASSANDRA_TLS_CA"},
-		{"TLS client, plain node", map[string]string{envHosts: plainAddr, envTLSCA: ca}, "TLS mismatch: the client asks for TLS (CASSANDRA_TLS_CA), but the node answers in plain CQL"},
-		{"untrusted node", map[string]string{envHosts: tlsAddr, envTLSCA: ca}, "TLS: the node's certificate is not trusted: set CASSANDRA_TLS_CA"},
-		{"no client certificate", map[string]string{envHosts: mtlsAddr, envTLSCA: nodeCA}, "TLS: the node requires a client certificate (mutual TLS, require_client_auth): set CASSANDRA_TLS_CERT and CASSANDRA_TLS_KEY"},
-		{"untrusted client certificate", map[string]string{envHosts: mtlsAddr, envTLSCA: nodeCA, envTLSCert: cert, envTLSKey: key}, "TLS: the node refused the client certificate of CASSANDRA_TLS_CERT"},
+		{"plain client, TLS node", map[string]string{clusterenv.Hosts: tlsAddr}, "TLS mismatch: the node expects TLS (client_encryption_options), and the client speaks plain CQL: set CASSANDRA_TLS_CA"},
+		{"TLS client, plain node", map[string]string{clusterenv.Hosts: plainAddr, clusterenv.TLSCA: ca}, "TLS mismatch: the client asks for TLS (CASSANDRA_TLS_CA), but the node answers in plain CQL"},
+		{"untrusted node", map[string]string{clusterenv.Hosts: tlsAddr, clusterenv.TLSCA: ca}, "TLS: the node's certificate is not trusted: set CASSANDRA_TLS_CA"},
+		{"no client certificate", map[string]string{clusterenv.Hosts: mtlsAddr, clusterenv.TLSCA: nodeCA}, "TLS: the node requires a client certificate (mutual TLS, require_client_auth): set CASSANDRA_TLS_CERT and CASSANDRA_TLS_KEY"},
+		{"untrusted client certificate", map[string]string{clusterenv.Hosts: mtlsAddr, clusterenv.TLSCA: nodeCA, clusterenv.TLSCert: cert, clusterenv.TLSKey: key}, "TLS: the node refused the client certificate of CASSANDRA_TLS_CERT"},
 	} {
-		env := map[string]string{envUsername: "ci", envPassword: "s3cret-pw"}
+		env := map[string]string{clusterenv.Username: "ci", clusterenv.Password: "s3cret-pw"}
 		for k, v := range tc.env {
 			env[k] = v
 		}

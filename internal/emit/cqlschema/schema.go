@@ -17,6 +17,9 @@ type schemaView struct {
 	Keyspace *model.Keyspace
 	Types    []typeView
 	Tables   []tableView
+	// RuntimeTables is the DDL of the runtime's own tables, which every
+	// schema ends with.
+	RuntimeTables string
 }
 
 // typeView is a CREATE TYPE statement.
@@ -54,7 +57,7 @@ type columnView struct {
 
 // Schema renders schema.cql: the DDL of every table of the package.
 func Schema(p *model.Package) ([]byte, error) {
-	v := schemaView{Package: p.Path, Keyspace: p.Keyspace}
+	v := schemaView{Package: p.Path, Keyspace: p.Keyspace, RuntimeTables: cqlspec.RuntimeTablesCQL}
 	for _, u := range p.UDTs {
 		v.Types = append(v.Types, udtView(u))
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/internal/model"
 )
 
@@ -44,8 +45,8 @@ func shop() *model.Package {
 		Columns: []*model.Column{
 			col(customer, model.PartitionKey), placedCol, col(id, model.Clustering),
 			col(name, model.Static), col(status, model.Regular), col(card, model.Regular), col(tags, model.Regular), col(ship, model.Regular),
-			{Name: model.VersionColumn, Type: typ("bigint"), Kind: model.Version},
-			{Name: model.StaticVersionColumn, Type: typ("bigint"), Kind: model.StaticVersion},
+			{Name: cqlspec.VersionColumn, Type: typ("bigint"), Kind: model.Version},
+			{Name: cqlspec.StaticVersionColumn, Type: typ("bigint"), Kind: model.StaticVersion},
 		},
 		Options: model.TableOptions{Compaction: &model.Compaction{Strategy: "twcs", WindowN: 3, WindowUnit: "d"}, GCGrace: 3600, HasGCGrace: true},
 	}
@@ -63,7 +64,7 @@ func shop() *model.Package {
 	}
 	cards := &model.Table{
 		Entity: order, Name: "orders_by_card", Method: "OrderByCard", Doc: "the order holding a card.", Unique: true,
-		Columns: []*model.Column{col(card, model.PartitionKey), col(id, model.Regular), {Name: model.ClaimColumn, Type: typ("bigint"), Kind: model.Claim}},
+		Columns: []*model.Column{col(card, model.PartitionKey), col(id, model.Regular), {Name: cqlspec.ClaimColumn, Type: typ("bigint"), Kind: model.Claim}},
 	}
 	order.Tables = []*model.Table{orders, open, cards}
 	order.Canonical = orders

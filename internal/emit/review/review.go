@@ -260,7 +260,7 @@ func reviewReaders(p *model.Package) []reviewReader {
 				// a claim lands with its owner's change or not at all.
 				rules = append(rules, "none written by the transactional mode")
 			case grave:
-				rules = append(rules, fmt.Sprintf("graves: `%s = true`, kept %s", model.DeletedColumn, model.HumanDuration(t.GraveTTL())))
+				rules = append(rules, fmt.Sprintf("graves: `%s = true`, kept %s", cqlspec.DeletedColumn, model.HumanDuration(t.GraveTTL())))
 			case claim:
 				rules = append(rules, fmt.Sprintf("claims left by a failed write: confirm each in `%s`", e.Canonical.Name))
 			}

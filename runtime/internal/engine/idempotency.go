@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/internal/base"
@@ -19,27 +20,12 @@ import (
 
 // IdempotencyTable is the table that records idempotency keys, in the
 // keyspace of the session.
-const IdempotencyTable = "cqlgen_idempotency"
+const IdempotencyTable = cqlspec.IdempotencyTable
 
 // IdempotencyTableCQL creates IdempotencyTable. cqlgen appends it to every
 // generated schema.cql; apply it once per keyspace before using
 // idempotency keys.
-//
-// One row per key, written only through lightweight transactions by the
-// runtime, every column at once, so that all of a row's cells expire
-// together, a TTL after its last change.
-const IdempotencyTableCQL = `-- Runtime-owned: idempotency keys of cqlgen repositories, written only by
--- the runtime through lightweight transactions; rows expire after the TTL.
-CREATE TABLE IF NOT EXISTS cqlgen_idempotency (
-    key         text PRIMARY KEY,
-    fingerprint blob,
-    state       text,
-    owner       uuid,
-    write_ts    bigint,
-    lease_until timestamp,
-    outcome     text
-);
-`
+const IdempotencyTableCQL = cqlspec.IdempotencyTableCQL
 
 // Apply runs one logical write with strategy st (LoggedBatch when nil):
 // build returns its statements for a write timestamp, and every statement

@@ -220,11 +220,8 @@ func (t *Table) newPages(c pageCQL, depth int) pages {
 	for _, cql := range c.After {
 		p.after = append(p.after, t.stmt(cql, cqlgen.Read))
 	}
-	ck := t.Spec.Clustering
-	for i := depth; i < len(ck); i++ {
-		if i == depth || ck[i].Desc != ck[i-1].Desc {
-			p.runs = append(p.runs, i)
-		}
+	for _, start := range t.Spec.Runs(depth) {
+		p.runs = append(p.runs, depth+start)
 	}
 	p.afterTo = t.stmt(c.AfterTo, cqlgen.Read)
 	p.atOrAfter = t.stmt(c.AtOrAfter, cqlgen.Read)
