@@ -153,17 +153,17 @@ func ScanSet[K comparable](m *map[K]struct{}) any { return impl.ScanSet(m) }
 func Present(dst any, ok *bool) any               { return impl.Present(dst, ok) }
 func Normalized(cqlType string, v any) any        { return impl.Normalized(cqlType, v) }
 func IsZeroUUID(u [16]byte) bool                  { return impl.IsZeroUUID(u) }
-func TimeOfUUID(u [16]byte) time.Time             { return impl.TimeOfUUID(u) }
+func TimeOfUUID(u [16]byte) time.Time             { return cqldriver.TimeOfUUID(u) }
 
 // Order: clustering values compared as Cassandra orders them.
 
 func CompareAs(cqlType string, a, b any) int            { return impl.CompareAs(cqlType, a, b) }
 func CompareBool(a, b bool) int                         { return impl.CompareBool(a, b) }
 func CompareBytes(a, b []byte) int                      { return impl.CompareBytes(a, b) }
-func CompareUUID(a, b [16]byte) int                     { return impl.CompareUUID(a, b) }
-func CompareTimeUUID(a, b [16]byte) int                 { return impl.CompareTimeUUID(a, b) }
-func CompareFloat32(a, b float32) int                   { return impl.CompareFloat32(a, b) }
-func CompareFloat64(a, b float64) int                   { return impl.CompareFloat64(a, b) }
+func CompareUUID(a, b [16]byte) int                     { return cqldriver.CompareUUID(a, b) }
+func CompareTimeUUID(a, b [16]byte) int                 { return cqldriver.CompareTimeUUID(a, b) }
+func CompareFloat32(a, b float32) int                   { return cqldriver.CompareFloat32(a, b) }
+func CompareFloat64(a, b float64) int                   { return cqldriver.CompareFloat64(a, b) }
 func CompareEncoded(t *cqldriver.Type, a, b []byte) int { return impl.CompareEncoded(t, a, b) }
 
 // Methods. A generated method is one call: the descriptors' methods

@@ -276,7 +276,7 @@ func bucketFunc[P any](canon *Table, p *projection[P]) func(any) any {
 	if p.TimeBuckets != nil {
 		tb := *p.TimeBuckets
 		if typ == "timeuuid" {
-			return func(v any) any { return tb.Of(TimeOfUUID(uuidOf(v))) }
+			return func(v any) any { return tb.Of(cqldriver.TimeOfUUID(uuidOf(v))) }
 		}
 		return func(v any) any { t, _ := v.(time.Time); return tb.Of(t) }
 	}

@@ -1,6 +1,7 @@
 package impl
 
 import (
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"testing"
 	"time"
 
@@ -60,7 +61,7 @@ func TestBucketFuncAsGeneratedCode(t *testing.T) {
 	}{
 		{"timestamp", at, at},
 		{"date", at, at},
-		{"timeuuid", u, TimeOfUUID(u)},
+		{"timeuuid", u, cqldriver.TimeOfUUID(u)},
 	} {
 		for _, tb := range []TimeBuckets{bucket.DayBuckets, bucket.WeekBuckets, bucket.DaysBucketsFrom(3, 5)} {
 			canon := NewTable(cqlspec.Table{Name: "t", PartitionKey: Cols("k " + c.typ)})

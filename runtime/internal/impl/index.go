@@ -132,7 +132,7 @@ func readScatter[P any](ctx context.Context, s cqlgen.Session, r readSpec[P], va
 		if err != nil {
 			return nil, err
 		}
-		if !validEncoding(typ, k) {
+		if !cqldriver.Valid(typ, k) {
 			return nil, &cqlgen.InputError{Err: cqlgen.ErrInvalidCursor, Name: t.Spec.Pattern, Reason: "its key does not decode as " + col.Type}
 		}
 	}

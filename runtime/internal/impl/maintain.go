@@ -287,10 +287,10 @@ func renderEncoded(cqlType string, b []byte) string {
 	if err != nil || (len(b) == 0 && t.Kind != cqldriver.TypeVarchar && t.Kind != cqldriver.TypeAscii && t.Kind != cqldriver.TypeBlob) {
 		return hex.EncodeToString(b)
 	}
-	if n, ok := fixedSize[t.Kind]; ok && len(b) != n {
+	if n, ok := cqldriver.FixedSize(t.Kind); ok && len(b) != n {
 		return hex.EncodeToString(b)
 	}
-	signed := func() int64 { return varint(b).Int64() }
+	signed := func() int64 { return cqldriver.Varint(b).Int64() }
 	switch t.Kind {
 	case cqldriver.TypeAscii, cqldriver.TypeVarchar, cqldriver.TypeText:
 		if utf8.Valid(b) {
@@ -303,7 +303,7 @@ func renderEncoded(cqlType string, b []byte) string {
 	case cqldriver.TypeTinyInt, cqldriver.TypeSmallInt, cqldriver.TypeInt, cqldriver.TypeBigInt, cqldriver.TypeCounter:
 		return strconv.FormatInt(signed(), 10)
 	case cqldriver.TypeVarint:
-		return varint(b).String()
+		return cqldriver.Varint(b).String()
 	case cqldriver.TypeFloat:
 		return strconv.FormatFloat(float64(math.Float32frombits(binary.BigEndian.Uint32(b))), 'g', -1, 32)
 	case cqldriver.TypeDouble:
@@ -360,7 +360,7 @@ func sortedCell(cqlType string, c []byte) []byte {
 	if err != nil {
 		return c
 	}
-	return sortedEncoding(t, c)
+	return cqldriver.Canonical(t, c)
 }
 
 func isCollection(cqlType string) bool {

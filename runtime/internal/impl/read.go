@@ -312,7 +312,7 @@ func checkPosition[P any](r readSpec[P], pg *pages, pos [][]byte) error {
 		if err != nil {
 			return err
 		}
-		if !validEncoding(typ, k) {
+		if !cqldriver.Valid(typ, k) {
 			return &cqlgen.InputError{Err: cqlgen.ErrInvalidCursor, Name: t.Spec.Pattern, Reason: "its key does not decode as " + t.Spec.Clustering[i].Type}
 		}
 		if i < len(r.Prefix) {
@@ -320,7 +320,7 @@ func checkPosition[P any](r readSpec[P], pg *pages, pos [][]byte) error {
 			if err != nil {
 				return err
 			}
-			if CompareEncoded(typ, b, k) != 0 {
+			if cqldriver.Compare(typ, b, k) != 0 {
 				return &cqlgen.InputError{Err: cqlgen.ErrInvalidCursor, Name: t.Spec.Pattern, Reason: "its row lies outside the values the read fixes"}
 			}
 		}

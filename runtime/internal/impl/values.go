@@ -58,69 +58,6 @@ func CompareBool(a, b bool) int {
 // CompareBytes orders blobs as Cassandra does: byte by byte, unsigned.
 func CompareBytes(a, b []byte) int { return bytes.Compare(a, b) }
 
-// CompareUUID is UUIDType's order: by version (the high nibble of byte
-// 6) first; version 1 uuids by their timestamp, others by their first 8
-// bytes, unsigned; then by the last 8 bytes, unsigned.
-func CompareUUID(a, b [16]byte) int {
-	va, vb := a[6]>>4, b[6]>>4
-	if va != vb {
-		return sign(int(va) - int(vb))
-	}
-	if va == 1 {
-		if c := compareUint(uuidTime(a), uuidTime(b)); c != 0 {
-			return c
-		}
-		return bytes.Compare(a[8:], b[8:])
-	}
-	return bytes.Compare(a[:], b[:])
-}
-
-// CompareTimeUUID is TimeUUIDType's order, which differs from UUIDType's
-// for equal timestamps (CASSANDRA-8730): by timestamp, then the clock
-// sequence and node bytes as signed bytes, one by one.
-func CompareTimeUUID(a, b [16]byte) int {
-	if c := compareUint(uuidTime(a), uuidTime(b)); c != 0 {
-		return c
-	}
-	for i := 8; i < 16; i++ {
-		if x, y := int8(a[i]), int8(b[i]); x != y {
-			return sign(int(x) - int(y))
-		}
-	}
-	return 0
-}
-
-func compareUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func uuidTime(u [16]byte) uint64 {
-	low := uint64(u[0])<<24 | uint64(u[1])<<16 | uint64(u[2])<<8 | uint64(u[3])
-	mid := uint64(u[4])<<8 | uint64(u[5])
-	hi := uint64(u[6]&0x0f)<<8 | uint64(u[7])
-	return hi<<48 | mid<<32 | low
-}
-
-// TimeOfUUID is the time embedded in a timeuuid, for time buckets: its
-// timestamp counts 100 ns intervals since the Gregorian calendar's
-// start. A uuid of another version carries no time: the zero time.
-func TimeOfUUID(u [16]byte) time.Time {
-	if u[6]>>4 != 1 {
-		return time.Time{}
-	}
-	t := int64(uuidTime(u)) // 60 bits: never negative
-	return time.Unix(gregorianStart+t/1e7, t%1e7*100).UTC()
-}
-
-// gregorianStart is when version 1 uuids count from, in Unix seconds.
-var gregorianStart = time.Date(1582, time.October, 15, 0, 0, 0, 0, time.UTC).Unix()
-
 // ScanDuration scans a CQL duration column into a time.Duration. A
 // duration with months cannot be one, and fails the scan.
 func ScanDuration(d *time.Duration) any { return durationScanner{d} }

@@ -14,35 +14,6 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
-// TimeOfUUID reads a timeuuid's time as gocql's UUID.Time does, to the
-// 100 ns, before the Unix epoch too; other versions carry none.
-func TestTimeOfUUIDMatchesGocql(t *testing.T) {
-	times := []time.Time{
-		time.Date(2025, 3, 1, 12, 0, 0, 123456700, time.UTC),
-		time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC),
-		time.Date(1969, 12, 31, 23, 59, 59, 999999900, time.UTC),
-		time.Date(1582, 10, 15, 0, 0, 0, 100, time.UTC),
-		time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC),
-	}
-	for _, at := range times {
-		u := gocql.UUIDFromTime(at)
-		got := TimeOfUUID(u)
-		if want := u.Time(); !got.Equal(want) || got.Location() != time.UTC {
-			t.Errorf("%v: TimeOfUUID = %v, gocql says %v", at, got, want)
-		}
-		if !got.Equal(at) {
-			t.Errorf("%v: TimeOfUUID = %v", at, got)
-		}
-	}
-	now := gocql.TimeUUID()
-	if got := TimeOfUUID(now); !got.Equal(now.Time()) {
-		t.Errorf("a fresh timeuuid: %v, gocql says %v", got, now.Time())
-	}
-	if got := TimeOfUUID(gocql.MustRandomUUID()); !got.IsZero() {
-		t.Errorf("a version 4 uuid has time %v", got)
-	}
-}
-
 // decodeDuration reads what gocql v1 writes for a gocql.Duration, signed
 // vints of every length included.
 func TestDecodeDurationMatchesGocql(t *testing.T) {
@@ -154,7 +125,7 @@ func TestNormalized(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		es, ok := collectionElements(b, true)
+		es, ok := testParts(b, 2)
 		var keys []int32
 		for i := 0; ok && i < len(es); i += 2 {
 			keys = append(keys, int32(uint32(es[i][0])<<24|uint32(es[i][1])<<16|uint32(es[i][2])<<8|uint32(es[i][3])))

@@ -1,4 +1,4 @@
-package impl
+package cqldriver_test
 
 import (
 	"testing"
@@ -43,7 +43,7 @@ func TestParseTypeReadsUserDefinedTypes(t *testing.T) {
 // Frozen user-defined types order as Cassandra's UserType: field by
 // field by each field's own order, a null field first, missing trailing
 // fields as nulls.
-func TestCompareEncodedOrdersUserDefinedTypes(t *testing.T) {
+func TestCompareOrdersUserDefinedTypes(t *testing.T) {
 	info, err := cqldriver.ParseType("frozen<udt<geo, lat double, name text>>")
 	if err != nil {
 		t.Fatal(err)
@@ -82,12 +82,12 @@ func TestCompareEncodedOrdersUserDefinedTypes(t *testing.T) {
 			case i > j:
 				want = 1
 			}
-			if got := CompareEncoded(info, ordered[i], ordered[j]); got != want {
-				t.Errorf("CompareEncoded(#%d, #%d) = %d, want %d", i, j, got, want)
+			if got := cqldriver.Compare(info, ordered[i], ordered[j]); got != want {
+				t.Errorf("cqldriver.Compare(#%d, #%d) = %d, want %d", i, j, got, want)
 			}
 		}
 	}
-	if got := CompareEncoded(info, enc(dbl(1)), enc(dbl(1), nil)); got != 0 {
+	if got := cqldriver.Compare(info, enc(dbl(1)), enc(dbl(1), nil)); got != 0 {
 		t.Errorf("a missing field and a null one: %d, want 0", got)
 	}
 }
