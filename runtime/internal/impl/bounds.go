@@ -2,8 +2,11 @@ package impl
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 )
 
 // A read's bounds are inclusive or exclusive, each side on its own: From
@@ -63,7 +66,7 @@ func (t *Table) withBounds(fromExcl, toIncl bool) (*Table, error) {
 // column and does not, in exactly one relation, is an error: a renderer
 // that no longer writes the relations this expects.
 func boundCQL(spec TableSpec, c tableCQL, fromExcl, toIncl bool) (tableCQL, error) {
-	c.After = append([]string(nil), c.After...)
+	c = slices.Clone(c)
 	var err error
 	change := func(s *string, col, old, new string) {
 		if err != nil || *s == "" {
@@ -74,54 +77,44 @@ func boundCQL(spec TableSpec, c tableCQL, fromExcl, toIncl bool) (tableCQL, erro
 			err = fmt.Errorf("cqlgen: %s: a statement of %s without one relation %s %s ?: regenerate the package", spec.Pattern, spec.Name, col, old)
 		}
 	}
-	if len(spec.Values) == 2 {
-		// A range read through an index: col >= ? AND col < ? in every
-		// statement, whatever the clustering order.
-		col := spec.Values[0].Name
-		stmts := []*string{&c.First, &c.Next}
-		for i := range c.After {
-			stmts = append(stmts, &c.After[i])
-		}
-		for _, s := range stmts {
+	for i := range c {
+		s := &c[i]
+		if len(spec.Values) == 2 {
+			// A range read through an index: col >= ? AND col < ? in
+			// every statement, whatever the clustering order.
+			if s.Depth > 0 || s.Scatter || s.Slot != cqlspec.SlotFirst && s.Slot != cqlspec.SlotNext && s.Slot != cqlspec.SlotAfter {
+				continue
+			}
+			col := spec.Values[0].Name
 			if fromExcl {
-				change(s, col, ">=", ">")
+				change(&s.Text, col, ">=", ">")
 			}
 			if toIncl {
-				change(s, col, "<", "<=")
+				change(&s.Text, col, "<", "<=")
 			}
+			continue
 		}
-		return c, err
-	}
-	page := func(p *pageCQL, depth int) {
-		if depth >= len(spec.Clustering) {
-			return
+		// A page statement of depth k bounds clustering column k.
+		if s.Depth >= len(spec.Clustering) {
+			continue
 		}
-		col := spec.Clustering[depth]
+		col := spec.Clustering[s.Depth]
 		from, fromX, to, toI := ">=", ">", "<", "<="
 		if col.Desc {
 			from, fromX, to, toI = "<=", "<", ">", ">="
 		}
-		if fromExcl {
-			change(&p.FirstFrom, col.Name, from, fromX)
-			change(&p.FirstFromTo, col.Name, from, fromX)
-		}
-		if toIncl {
-			for _, s := range []*string{&p.FirstTo, &p.FirstFromTo, &p.AfterTo, &p.AtOrAfterTo} {
-				change(s, col.Name, to, toI)
+		switch s.Slot {
+		case cqlspec.SlotFirstFrom, cqlspec.SlotFirstFromTo:
+			if fromExcl {
+				change(&s.Text, col.Name, from, fromX)
 			}
 		}
-	}
-	p := pageCQL{First: c.First, FirstFrom: c.FirstFrom, FirstTo: c.FirstTo, FirstFromTo: c.FirstFromTo,
-		After: c.After, AfterTo: c.AfterTo, AtOrAfter: c.AtOrAfter, AtOrAfterTo: c.AtOrAfterTo}
-	page(&p, 0)
-	c.FirstFrom, c.FirstTo, c.FirstFromTo, c.AfterTo, c.AtOrAfterTo = p.FirstFrom, p.FirstTo, p.FirstFromTo, p.AfterTo, p.AtOrAfterTo
-	c.Prefix = append([]pageCQL(nil), c.Prefix...)
-	for k := range c.Prefix {
-		page(&c.Prefix[k], k+1)
-	}
-	c.Scatter = append([]pageCQL(nil), c.Scatter...)
-	for k := range c.Scatter {
-		page(&c.Scatter[k], k)
+		switch s.Slot {
+		case cqlspec.SlotFirstTo, cqlspec.SlotFirstFromTo, cqlspec.SlotAfterTo, cqlspec.SlotAtOrAfterTo:
+			if toIncl {
+				change(&s.Text, col.Name, to, toI)
+			}
+		}
 	}
 	return c, err
 }

@@ -1,6 +1,10 @@
 package impl
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
+)
 
 // rebound changes the one relation on a column, as a whole word: not a
 // column whose name ends with it, not the operator that starts a longer
@@ -30,7 +34,7 @@ func TestRebound(t *testing.T) {
 // read, not a read with the default bound.
 func TestBoundsOfStatementsThatDoNotMatch(t *testing.T) {
 	tb := newTable(TableSpec{Name: "t", Pattern: "P", PartitionKey: []Column{{Name: "k", Type: "text"}}, Clustering: []Column{{Name: "at", Type: "timestamp", Desc: true}}},
-		tableCQL{First: "SELECT k FROM t WHERE k = ?", FirstFrom: "SELECT k FROM t WHERE k = ? AND at >= ?"})
+		tableCQL{{cqlspec.Statement{Slot: cqlspec.SlotFirst}, "SELECT k FROM t WHERE k = ?"}, {cqlspec.Statement{Slot: cqlspec.SlotFirstFrom}, "SELECT k FROM t WHERE k = ? AND at >= ?"}})
 	if _, err := tb.withBounds(true, false); err == nil {
 		t.Error("a From statement with an ascending operator on a descending column made a variant")
 	}

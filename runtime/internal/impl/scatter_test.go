@@ -3,6 +3,7 @@ package impl
 import (
 	"context"
 	"fmt"
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -74,12 +75,18 @@ func (it *replayIter) PageState() []byte { return nil }
 func (it *replayIter) Close() error      { return nil }
 
 func scatterSpec(n int) readSpec[*scatterRow] {
-	page := pageCQL{First: "first", FirstFrom: "from", FirstTo: "to", FirstFromTo: "from to", After: []string{"after"}, AfterTo: "after to", AtOrAfter: "at", AtOrAfterTo: "at to"}
+	c := tableCQL{{cqlspec.Statement{Slot: cqlspec.SlotFirst}, "first"}}
+	for slot, text := range map[cqlspec.Slot]string{
+		cqlspec.SlotFirst: "first", cqlspec.SlotFirstFrom: "from", cqlspec.SlotFirstTo: "to", cqlspec.SlotFirstFromTo: "from to",
+		cqlspec.SlotAfter: "after", cqlspec.SlotAfterTo: "after to", cqlspec.SlotAtOrAfter: "at", cqlspec.SlotAtOrAfterTo: "at to",
+	} {
+		c = append(c, renderedCQL{cqlspec.Statement{Slot: slot, Scatter: true}, text})
+	}
 	table := newTable(TableSpec{
 		Name:         "t",
 		PartitionKey: []Column{{Name: "p", Type: "text"}, {Name: "bucket", Type: "int"}},
 		Clustering:   []Column{{Name: "k", Type: "bigint"}},
-	}, tableCQL{First: "first", Scatter: []pageCQL{page}})
+	}, c)
 	return readSpec[*scatterRow]{
 		newRow:      rowArena[*scatterRow](),
 		Table:       table,

@@ -36,118 +36,18 @@ const (
 	BucketTime = cqlspec.BucketTime
 )
 
-// tableCQL is the text of a table's statements, as cqlspec.Render gives
-// them by slot; "" for those it does not have. The page statements are
-// bound by ReadPage in cqlspec's order: the partition key values (bucket
-// last), then the clustering values the statement names, in clustering
-// order, then the From bound, then the To bound.
-type tableCQL struct {
-	Insert string // a whole row
-	Delete string // a row by its primary key
-	Get    string // a row by its primary key
-	// GetMany reads the rows of several partitions of a table whose
-	// partitions hold one row: equal on the partition key's columns but
-	// the last, and the last IN ? (see GetMany).
-	GetMany string
+// tableCQL is a table's statements as cqlspec.Render gives them, each
+// with its text: what newTable wraps, by slot, and what the bound
+// variants change (see withBounds). The page statements are bound by
+// ReadPage in cqlspec's order: the partition key values (bucket last),
+// then the clustering values the statement names, in clustering order,
+// then the From bound, then the To bound.
+type tableCQL []renderedCQL
 
-	// InsertTTL is Insert with a TTL: USING TTL ? AND TIMESTAMP ?, the
-	// TTL bound before the timestamp. Create is Insert if no row has the
-	// key: IF NOT EXISTS USING TTL ?, without the timestamp, which
-	// Cassandra refuses on a conditional write. Only the table of an
-	// entity stored in one table has them.
-	InsertTTL, Create string
-
-	// Add is a counter table's update: every counter plus a bound amount
-	// (UPDATE ... SET c = c + ?), the amounts first, then the primary key.
-	// A counter table has no Insert. Add is never retried (see NewTable).
-	Add string
-
-	// The write protocol's statements on the canonical table of an entity
-	// stored in several tables (see Write): the row's state, and the
-	// conditional writes that change it, remove it (leaving a grave) and
-	// clear its pending record.
-	State, Change, Remove, Settle string
-	// Partition, on a canonical table with static columns, reads State's
-	// columns from the first row of a partition (WHERE the partition key,
-	// LIMIT 1): the partition's statics and their version, which a write
-	// of a row not there yet conditions on.
-	Partition string
-	// FenceLive and FenceGrave, on the canonical table of an entity with
-	// unique tables, move on the version of an entity (live, or a grave or
-	// no row at all) whose claim another writer takes over, so that a
-	// change of it still in flight cannot land (see claim).
-	FenceLive, FenceGrave string
-	// Take and Release, on a unique table: a claim moved to another owner
-	// (or renewed) if its owner and version are the ones read, and a claim
-	// given up if it is its owner's and older than the change that gives
-	// it up. A unique table's Insert is the claim itself, IF NOT EXISTS.
-	Take, Release string
-
-	// Scan reads a token range of the table for verify, repair and
-	// backfill: token(partition key) > ? AND <= ?. On the canonical table
-	// it selects State's columns; elsewhere the Insert's columns, then
-	// possibly the write timestamp of a regular column.
-	Scan string
-	// ScanRows is the typed full-table read of a table declared with the
-	// table option scan: the read's columns over a token range, paged by
-	// the driver (see ScanRows).
-	ScanRows string
-
-	// A partition from its first row, unbounded or bounded on the first
-	// clustering column: From inclusive, To exclusive, in clustering order
-	// (a read that asks for other bounds runs them with the bound's
-	// operator changed, see withBounds).
-	First, FirstFrom, FirstTo, FirstFromTo string
-	// After[k] continues after a row, for the k-th run of clustering
-	// columns of one direction (Clustering's Desc): equal on the columns
-	// before the run, strictly after the row on the run's columns, as one
-	// multi-column slice. A table ordered one way throughout has one.
-	// AfterTo is After[0] with the To bound.
-	After   []string
-	AfterTo string
-	// AtOrAfter is the last of After at or after the row. AtOrAfterTo is
-	// AtOrAfter with the To bound, for a table with one run.
-	AtOrAfter, AtOrAfterTo string
-
-	// Next continues a scatter read through an index after the partition
-	// of a row: token(partition key) > token(?), then the index's
-	// restriction (see ReadIndex).
-	Next string
-
-	// Nearest reads the rows nearest a vector through an ANN index: the
-	// partition key (unless a scatter), the vector, the limit (see
-	// ReadNearest).
-	Nearest string
-
-	// Parts are, on a table in the transactional mode, the parts of its
-	// entity's transactions (cqlspec.SlotTxn...), never sent alone: see
-	// txn.go.
-	Parts []string
-
-	// Prefix[k-1] holds the page statements of a read that fixes the
-	// first k clustering columns by equality (a pattern's prefix key):
-	// the same as First... and After... above, with those columns'
-	// equalities after the partition key, bounds on column k, and runs
-	// counted from column k. ReadPage binds the k values after the
-	// partition key.
-	Prefix []pageCQL
-
-	// Scatter[k], on a table split over hash buckets, holds the page
-	// statements of depth k (0: those above, k: Prefix[k-1]'s) in the
-	// form that reads every bucket in one request: the bucket column IN
-	// ? (bound to the list of buckets, in place of the bucket), the bucket
-	// column selected after the others, and PER PARTITION LIMIT ? bound
-	// last. A table without them reads one bucket per request (see
-	// cqlgen.ScatterClient).
-	Scatter []pageCQL
-}
-
-// pageCQL is the text of the page statements of a read at one depth of
-// a prefix key; its fields are those of tableCQL of the same names.
-type pageCQL struct {
-	First, FirstFrom, FirstTo, FirstFromTo string
-	After                                  []string
-	AfterTo, AtOrAfter, AtOrAfterTo        string
+// renderedCQL is one statement of a table and its text.
+type renderedCQL struct {
+	cqlspec.Statement
+	Text string
 }
 
 // Table is a table's key and its statements, ready to run.
@@ -210,15 +110,20 @@ type pages struct {
 	atOrAfter, atOrAfterTo *cqldriver.Statement
 }
 
-// newPages wraps the page statements of the read that fixes the first
-// depth clustering columns.
-func (t *Table) newPages(c pageCQL, depth int) pages {
+// newPages wraps the page statements of c of the read that fixes the
+// first depth clustering columns, in their scatter form or not.
+func (t *Table) newPages(c tableCQL, depth int, scatter bool) pages {
 	var p pages
-	for i, cql := range []string{c.First, c.FirstFrom, c.FirstTo, c.FirstFromTo} {
-		p.first[i] = t.stmt(cql, cqlgen.Read)
-	}
-	for _, cql := range c.After {
-		p.after = append(p.after, t.stmt(cql, cqlgen.Read))
+	single := [...]**cqldriver.Statement{&p.first[0], &p.first[1], &p.first[2], &p.first[3], &p.afterTo, &p.atOrAfter, &p.atOrAfterTo}
+	for _, s := range c {
+		if s.Depth != depth || s.Scatter != scatter {
+			continue
+		}
+		if i, ok := pageSlot[s.Slot]; ok {
+			*single[i] = t.stmt(s.Text, cqlgen.Read)
+		} else if s.Slot == cqlspec.SlotAfter {
+			p.after = append(p.after, t.stmt(s.Text, cqlgen.Read))
+		}
 	}
 	ck := t.Spec.Clustering
 	for i := depth; i < len(ck); i++ {
@@ -226,9 +131,6 @@ func (t *Table) newPages(c pageCQL, depth int) pages {
 			p.runs = append(p.runs, i)
 		}
 	}
-	p.afterTo = t.stmt(c.AfterTo, cqlgen.Read)
-	p.atOrAfter = t.stmt(c.AtOrAfter, cqlgen.Read)
-	p.atOrAfterTo = t.stmt(c.AtOrAfterTo, cqlgen.Read)
 	return p
 }
 
@@ -238,106 +140,24 @@ func NewTable(spec TableSpec) *Table {
 	return newTable(spec, renderCQL(&spec))
 }
 
-// renderCQL is every statement of spec, by slot.
+// renderCQL is every statement of spec, with its text.
 func renderCQL(spec *TableSpec) tableCQL {
-	var c tableCQL
-	for _, s := range cqlspec.Render(spec) {
-		text := s.CQL()
-		if s.Depth > 0 || s.Scatter {
-			pages := &c.Prefix
-			k := s.Depth - 1
-			if s.Scatter {
-				pages, k = &c.Scatter, s.Depth
-			}
-			for len(*pages) <= k {
-				*pages = append(*pages, pageCQL{})
-			}
-			p := &(*pages)[k]
-			switch s.Slot {
-			case cqlspec.SlotFirst:
-				p.First = text
-			case cqlspec.SlotFirstFrom:
-				p.FirstFrom = text
-			case cqlspec.SlotFirstTo:
-				p.FirstTo = text
-			case cqlspec.SlotFirstFromTo:
-				p.FirstFromTo = text
-			case cqlspec.SlotAfter:
-				p.After = append(p.After, text)
-			case cqlspec.SlotAfterTo:
-				p.AfterTo = text
-			case cqlspec.SlotAtOrAfter:
-				p.AtOrAfter = text
-			case cqlspec.SlotAtOrAfterTo:
-				p.AtOrAfterTo = text
-			}
-			continue
-		}
-		switch s.Slot {
-		case cqlspec.SlotInsert:
-			c.Insert = text
-		case cqlspec.SlotInsertTTL:
-			c.InsertTTL = text
-		case cqlspec.SlotCreate:
-			c.Create = text
-		case cqlspec.SlotAdd:
-			c.Add = text
-		case cqlspec.SlotDelete:
-			c.Delete = text
-		case cqlspec.SlotGet:
-			c.Get = text
-		case cqlspec.SlotGetMany:
-			c.GetMany = text
-		case cqlspec.SlotState:
-			c.State = text
-		case cqlspec.SlotPartition:
-			c.Partition = text
-		case cqlspec.SlotChange:
-			c.Change = text
-		case cqlspec.SlotRemove:
-			c.Remove = text
-		case cqlspec.SlotClearPending:
-			c.Settle = text
-		case cqlspec.SlotFenceLive:
-			c.FenceLive = text
-		case cqlspec.SlotFenceGrave:
-			c.FenceGrave = text
-		case cqlspec.SlotTake:
-			c.Take = text
-		case cqlspec.SlotRelease:
-			c.Release = text
-		case cqlspec.SlotScan:
-			c.Scan = text
-		case cqlspec.SlotScanRows:
-			c.ScanRows = text
-		case cqlspec.SlotFirst:
-			c.First = text
-		case cqlspec.SlotFirstFrom:
-			c.FirstFrom = text
-		case cqlspec.SlotFirstTo:
-			c.FirstTo = text
-		case cqlspec.SlotFirstFromTo:
-			c.FirstFromTo = text
-		case cqlspec.SlotAfter:
-			c.After = append(c.After, text)
-		case cqlspec.SlotAfterTo:
-			c.AfterTo = text
-		case cqlspec.SlotAtOrAfter:
-			c.AtOrAfter = text
-		case cqlspec.SlotAtOrAfterTo:
-			c.AtOrAfterTo = text
-		case cqlspec.SlotNext:
-			c.Next = text
-		case cqlspec.SlotNearest:
-			c.Nearest = text
-		case cqlspec.SlotTxnRead, cqlspec.SlotTxnChange, cqlspec.SlotTxnClaimRead, cqlspec.SlotTxnInsert, cqlspec.SlotTxnDelete:
-			c.Parts = append(c.Parts, text)
-		}
+	stmts := cqlspec.Render(spec)
+	c := make(tableCQL, len(stmts))
+	for i, s := range stmts {
+		c[i] = renderedCQL{s, s.CQL()}
 	}
 	return c
 }
 
-// newTable wraps the statements c of spec.
+// pageSlot is where a page statement goes in pages (see newPages).
+var pageSlot = map[cqlspec.Slot]int{
+	cqlspec.SlotFirst: 0, cqlspec.SlotFirstFrom: 1, cqlspec.SlotFirstTo: 2, cqlspec.SlotFirstFromTo: 3,
+	cqlspec.SlotAfterTo: 4, cqlspec.SlotAtOrAfter: 5, cqlspec.SlotAtOrAfterTo: 6,
+}
+
+// newTable wraps the statements c of spec: each slot's statement in the
+// field of its name, of the kind the slot's statement is.
 func newTable(spec TableSpec, c tableCQL) *Table {
 	t := &Table{Spec: spec, bounds: &boundVariants{}}
 	t.Row = append(append(append([]Column(nil), spec.PartitionKey...), spec.Clustering...), spec.Columns...)
@@ -352,43 +172,64 @@ func newTable(spec TableSpec, c tableCQL) *Table {
 	if spec.Unique {
 		insert = cqlgen.Conditional
 	}
-	t.Insert = t.stmt(c.Insert, insert)
-	t.InsertTTL = t.stmt(c.InsertTTL, cqlgen.Write)
-	t.Create = t.stmt(c.Create, cqlgen.Conditional)
-	t.Delete = t.stmt(c.Delete, cqlgen.Write)
-	t.Get = t.stmt(c.Get, cqlgen.Read)
-	t.GetMany = t.stmt(c.GetMany, cqlgen.Read)
-	t.State = t.stmt(c.State, cqlgen.Read)
-	t.PreRead = t.stmt(c.State, cqlgen.PreRead)
-	t.SerialRead = t.stmt(c.State, cqlgen.SerialRead)
-	t.Partition = t.stmt(c.Partition, cqlgen.PreRead)
-	t.Change = t.stmt(c.Change, cqlgen.Conditional)
-	t.Remove = t.stmt(c.Remove, cqlgen.Conditional)
-	t.Settle = t.stmt(c.Settle, cqlgen.Conditional)
-	t.FenceLive = t.stmt(c.FenceLive, cqlgen.Conditional)
-	t.FenceGrave = t.stmt(c.FenceGrave, cqlgen.Conditional)
-	t.Take = t.stmt(c.Take, cqlgen.Conditional)
-	t.Release = t.stmt(c.Release, cqlgen.Conditional)
-	t.Scan = t.stmt(c.Scan, cqlgen.Read)
-	t.ScanRows = t.stmt(c.ScanRows, cqlgen.Read)
-	if t.Add = t.stmt(c.Add, cqlgen.Write); t.Add != nil {
+	fields := map[cqlspec.Slot]struct {
+		to   []**cqldriver.Statement
+		kind []cqldriver.StatementKind
+	}{
+		cqlspec.SlotInsert:       {[]**cqldriver.Statement{&t.Insert}, []cqldriver.StatementKind{insert}},
+		cqlspec.SlotInsertTTL:    {[]**cqldriver.Statement{&t.InsertTTL}, []cqldriver.StatementKind{cqlgen.Write}},
+		cqlspec.SlotCreate:       {[]**cqldriver.Statement{&t.Create}, []cqldriver.StatementKind{cqlgen.Conditional}},
+		cqlspec.SlotAdd:          {[]**cqldriver.Statement{&t.Add}, []cqldriver.StatementKind{cqlgen.Write}},
+		cqlspec.SlotDelete:       {[]**cqldriver.Statement{&t.Delete}, []cqldriver.StatementKind{cqlgen.Write}},
+		cqlspec.SlotGet:          {[]**cqldriver.Statement{&t.Get}, []cqldriver.StatementKind{cqlgen.Read}},
+		cqlspec.SlotGetMany:      {[]**cqldriver.Statement{&t.GetMany}, []cqldriver.StatementKind{cqlgen.Read}},
+		cqlspec.SlotState:        {[]**cqldriver.Statement{&t.State, &t.PreRead, &t.SerialRead}, []cqldriver.StatementKind{cqlgen.Read, cqlgen.PreRead, cqlgen.SerialRead}},
+		cqlspec.SlotPartition:    {[]**cqldriver.Statement{&t.Partition}, []cqldriver.StatementKind{cqlgen.PreRead}},
+		cqlspec.SlotChange:       {[]**cqldriver.Statement{&t.Change}, []cqldriver.StatementKind{cqlgen.Conditional}},
+		cqlspec.SlotRemove:       {[]**cqldriver.Statement{&t.Remove}, []cqldriver.StatementKind{cqlgen.Conditional}},
+		cqlspec.SlotClearPending: {[]**cqldriver.Statement{&t.Settle}, []cqldriver.StatementKind{cqlgen.Conditional}},
+		cqlspec.SlotFenceLive:    {[]**cqldriver.Statement{&t.FenceLive}, []cqldriver.StatementKind{cqlgen.Conditional}},
+		cqlspec.SlotFenceGrave:   {[]**cqldriver.Statement{&t.FenceGrave}, []cqldriver.StatementKind{cqlgen.Conditional}},
+		cqlspec.SlotTake:         {[]**cqldriver.Statement{&t.Take}, []cqldriver.StatementKind{cqlgen.Conditional}},
+		cqlspec.SlotRelease:      {[]**cqldriver.Statement{&t.Release}, []cqldriver.StatementKind{cqlgen.Conditional}},
+		cqlspec.SlotScan:         {[]**cqldriver.Statement{&t.Scan}, []cqldriver.StatementKind{cqlgen.Read}},
+		cqlspec.SlotScanRows:     {[]**cqldriver.Statement{&t.ScanRows}, []cqldriver.StatementKind{cqlgen.Read}},
+		cqlspec.SlotNext:         {[]**cqldriver.Statement{&t.next}, []cqldriver.StatementKind{cqlgen.Read}},
+		cqlspec.SlotNearest:      {[]**cqldriver.Statement{&t.nearest}, []cqldriver.StatementKind{cqlgen.Read}},
+	}
+	for _, s := range c {
+		if s.Depth > 0 || s.Scatter {
+			continue
+		}
+		if f, ok := fields[s.Slot]; ok {
+			for i, to := range f.to {
+				*to = t.stmt(s.Text, f.kind[i])
+			}
+		} else if s.Slot.Txn() {
+			t.Parts = append(t.Parts, s.Text)
+		}
+	}
+	if t.Add != nil {
 		// Adding twice counts twice: neither cqlgen's session nor the driver
 		// may send it again.
 		t.Add.Idempotent = false
 	}
-	t.pages = append(t.pages, t.newPages(pageCQL{
-		First: c.First, FirstFrom: c.FirstFrom, FirstTo: c.FirstTo, FirstFromTo: c.FirstFromTo,
-		After: c.After, AfterTo: c.AfterTo, AtOrAfter: c.AtOrAfter, AtOrAfterTo: c.AtOrAfterTo,
-	}, 0))
-	for k, p := range c.Prefix {
-		t.pages = append(t.pages, t.newPages(p, k+1))
+	depth, scatter := 0, -1 // the deepest page statements, of each form
+	for _, s := range c {
+		if _, ok := pageSlot[s.Slot]; ok || s.Slot == cqlspec.SlotAfter {
+			if s.Scatter {
+				scatter = max(scatter, s.Depth)
+			} else {
+				depth = max(depth, s.Depth)
+			}
+		}
 	}
-	for k, p := range c.Scatter {
-		t.scatter = append(t.scatter, t.newPages(p, k))
+	for k := 0; k <= depth; k++ {
+		t.pages = append(t.pages, t.newPages(c, k, false))
 	}
-	t.next = t.stmt(c.Next, cqlgen.Read)
-	t.nearest = t.stmt(c.Nearest, cqlgen.Read)
-	t.Parts = c.Parts
+	for k := 0; k <= scatter; k++ {
+		t.scatter = append(t.scatter, t.newPages(c, k, true))
+	}
 	t.cql = c
 	return t
 }
