@@ -2,8 +2,10 @@ package impl
 
 import (
 	"context"
+	"errors"
+	"sync"
+	"time"
 
-	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
@@ -33,27 +35,86 @@ func EmptyKey(table, column string) error {
 	return &cqlgen.InputError{Err: cqlgen.ErrEmptyKey, Table: table, Name: column}
 }
 
-// withCall is r, a read's static description that generated code declares
-// once, for one call: the partition key values, the page's limit and
-// cursor, and the repository's options (the largest limit, the cursor
-// key and, on a table split over buckets, its concurrency and scatter).
-func withCall[P any](r readSpec[P], partition []any, limit int, cursor string, o cqlgen.Options) readSpec[P] {
-	r.Partition, r.Limit, r.Cursor = partition, limit, cursor
-	r.MaxLimit, r.CursorKey = o.MaxLimit, o.CursorKey
-	if r.Table.Spec.Bucket != cqlspec.BucketNone {
-		r.Concurrency, r.Scatter = o.Concurrency, o.Scatter
-	}
-	return r
+// pacer is the limiter of cqlgen.WithScanRate: it spaces requests out so
+// that the rows they ask for keep to a rate, across the goroutines of
+// every scan of a repository. The first request goes at once; each then
+// pushes the next one's turn back by its rows' share of a second.
+type pacer struct {
+	mu    sync.Mutex
+	next  time.Time
+	rate  int // rows a second
+	now   func() time.Time
+	sleep func(context.Context, time.Duration) error
 }
 
-// Bounds sets the bounds of r from a read's options: from and to, nil for
-// an open end, and whether each is exclusive or inclusive other than by
-// default.
-func Bounds[T, V any](r *ReadSpec[T], from, to *V, fromExclusive, toInclusive bool) {
-	if from != nil {
-		r.From, r.FromExclusive = *from, fromExclusive
+func newPacer(rowsPerSecond int) *pacer {
+	return &pacer{rate: rowsPerSecond, now: time.Now, sleep: sleep}
+}
+
+// WaitN waits for n rows' turn.
+func (p *pacer) WaitN(ctx context.Context, n int) error {
+	p.mu.Lock()
+	now := p.now()
+	if p.next.Before(now) {
+		p.next = now
 	}
-	if to != nil {
-		r.To, r.ToInclusive = *to, toInclusive
+	at := p.next
+	p.next = at.Add(time.Duration(float64(n) * float64(time.Second) / float64(p.rate)))
+	p.mu.Unlock()
+	if d := at.Sub(now); d > 0 {
+		return p.sleep(ctx, d)
 	}
+	return ctx.Err()
+}
+
+// NewOptions applies opts over the defaults, for a repository.
+func NewOptions(opts ...cqlgen.Option) cqlgen.Options {
+	o := cqlgen.Options{Strategy: cqlgen.LoggedBatch, Clock: time.Now, Concurrency: cqlgen.DefaultReadConcurrency, MaxLimit: cqlgen.DefaultMaxLimit, Attempts: 8,
+		LandWindow: cqlgen.DefaultLandWindow}
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.ScanRate > 0 && o.ScanLimiter == nil {
+		o.ScanLimiter = newPacer(o.ScanRate)
+	}
+	return o
+}
+
+// CallOptions returns a repository's options with one call's applied.
+func CallOptions(o cqlgen.Options, opts []cqlgen.Option) cqlgen.Options {
+	if len(opts) > 0 {
+		o = withOptions(o, opts)
+	}
+	if o.Idempotency.SerialConsistency == 0 {
+		o.Idempotency.SerialConsistency = o.SerialConsistency
+	}
+	return o
+}
+
+// withOptions applies opts to o. An Option takes a pointer, which moves
+// the Options it is given to the heap: kept apart from CallOptions, that
+// allocation is paid only by calls that pass options.
+func withOptions(o cqlgen.Options, opts []cqlgen.Option) cqlgen.Options {
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
+}
+
+// Now is the options' clock as a write timestamp, in microseconds.
+func Now(o cqlgen.Options) int64 { return o.Clock().UnixMicro() }
+
+// firstError prefers a real cause over the cancellations it triggered.
+func firstError(errs []error) error {
+	var canceled error
+	for _, err := range errs {
+		switch {
+		case err == nil:
+		case errors.Is(err, context.Canceled):
+			canceled = err
+		default:
+			return err
+		}
+	}
+	return canceled
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"reflect"
 	"time"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
@@ -57,13 +56,6 @@ func InsertIfAbsent[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Optio
 type inserted[P any] struct {
 	Applied, Again bool
 	Current        P
-}
-
-// newRow is new(T) where P is *T, for code generic over P alone: one
-// allocation, as new(T) is.
-func newRow[P any]() P {
-	var p P
-	return reflect.New(reflect.TypeOf(p).Elem()).Interface().(P)
 }
 
 // insertIfAbsent is InsertIfAbsent, generic over P = *T alone.

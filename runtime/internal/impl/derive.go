@@ -309,22 +309,6 @@ func bucketFunc[P any](canon *Table, p *projection[P]) func(any) any {
 	panic(fmt.Sprintf("cqlgenimpl: %s: no hash bucket derives from a column of type %q", t.Spec.Name, typ))
 }
 
-// intOf is an integer of any Go integer type, as a conversion to int64
-// gives it.
-func intOf(v any) int64 {
-	r := reflect.ValueOf(v)
-	if r.CanUint() {
-		return int64(r.Uint())
-	}
-	return r.Int()
-}
-
-// uuidOf is a uuid of any Go type whose underlying type is [16]byte.
-func uuidOf(v any) (u [16]byte) {
-	reflect.Copy(reflect.ValueOf(u[:]), reflect.ValueOf(v))
-	return u
-}
-
 // checkedKey is a partition key column Check refuses empty, and
 // checkedVector a vector column it checks the dimension of: i is the
 // column's place in Values. (Types of the package, not of checks: a type
@@ -398,14 +382,6 @@ func checks[P any](ent *entity[P], index map[string]int) (check, checkKey func(P
 		}
 	}
 	return run(all, true), run(canon, false)
-}
-
-// unnormalized is v without Normalized's wrapper.
-func unnormalized(v any) any {
-	if n, ok := v.(normalized); ok {
-		return n.v
-	}
-	return v
 }
 
 // What a placeholder of the protocol's statements binds besides a

@@ -7,16 +7,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	"hash/fnv"
 	"math"
-	"net"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
@@ -128,19 +126,6 @@ func (l *limiter) wait(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// tokenRange is the i-th of n equal ranges of Murmur3's tokens, as the
-// bounds of "token(pk) > ? AND token(pk) <= ?". Murmur3 never gives a key
-// the minimum token, so the first range's open lower bound loses nothing.
-func tokenRange(i, n int) (lo, hi int64) {
-	step := uint64(math.MaxUint64) / uint64(n)
-	lo = math.MinInt64 + int64(uint64(i)*step)
-	hi = math.MinInt64 + int64(uint64(i+1)*step)
-	if i == n-1 {
-		hi = math.MaxInt64
-	}
-	return lo, hi
-}
-
 // scanRange runs a token-range scan to the end, paging, handing each row
 // to scan (which reads it from the iterator) until scan returns false.
 func scanRange(ctx context.Context, s cqlgen.Session, stmt *cqldriver.Statement, lo, hi int64, scan func(cqldriver.Iter) bool) error {
@@ -192,24 +177,6 @@ func (m *maintain) eachRange(ctx context.Context, skip func(int) bool, f func(ct
 		return err
 	}
 	return ctx.Err()
-}
-
-// cell is a column's value as Cassandra sent it.
-type cell []byte
-
-// UnmarshalCQLValue implements cqldriver.ValueUnmarshaler: it keeps the
-// bytes. An empty value (an empty string or blob) stays empty, not nil:
-// nil is a null, which the row Verify expects would not hold.
-func (c *cell) UnmarshalCQLValue(_ *cqldriver.Type, data []byte) error {
-	if data == nil {
-		*c = nil
-		return nil
-	}
-	*c = append((*c)[:0], data...)
-	if *c == nil {
-		*c = cell{}
-	}
-	return nil
 }
 
 // row is one row of a table other than the source of truth, by its
@@ -275,56 +242,6 @@ func (r *row) keyWords(t *Table, show bool) string {
 func redactValue(b []byte) string {
 	sum := sha256.Sum256(b)
 	return "#" + hex.EncodeToString(sum[:4])
-}
-
-// renderEncoded renders an encoded key value of a column of the given CQL
-// type for a person to read: decoded here rather than by a driver, so
-// that a report reads the same whatever the driver. Types a key rarely
-// has (decimals, durations, collections, user-defined types) and values
-// that do not decode show as hex.
-func renderEncoded(cqlType string, b []byte) string {
-	t, err := cqldriver.ParseType(cqlType)
-	if err != nil || (len(b) == 0 && t.Kind != cqldriver.TypeVarchar && t.Kind != cqldriver.TypeAscii && t.Kind != cqldriver.TypeBlob) {
-		return hex.EncodeToString(b)
-	}
-	if n, ok := cqldriver.FixedSize(t.Kind); ok && len(b) != n {
-		return hex.EncodeToString(b)
-	}
-	signed := func() int64 { return cqldriver.Varint(b).Int64() }
-	switch t.Kind {
-	case cqldriver.TypeAscii, cqldriver.TypeVarchar, cqldriver.TypeText:
-		if utf8.Valid(b) {
-			return string(b)
-		}
-	case cqldriver.TypeBlob:
-		return "0x" + hex.EncodeToString(b)
-	case cqldriver.TypeBoolean:
-		return strconv.FormatBool(b[0] != 0)
-	case cqldriver.TypeTinyInt, cqldriver.TypeSmallInt, cqldriver.TypeInt, cqldriver.TypeBigInt, cqldriver.TypeCounter:
-		return strconv.FormatInt(signed(), 10)
-	case cqldriver.TypeVarint:
-		return cqldriver.Varint(b).String()
-	case cqldriver.TypeFloat:
-		return strconv.FormatFloat(float64(math.Float32frombits(binary.BigEndian.Uint32(b))), 'g', -1, 32)
-	case cqldriver.TypeDouble:
-		return strconv.FormatFloat(math.Float64frombits(binary.BigEndian.Uint64(b)), 'g', -1, 64)
-	case cqldriver.TypeTimestamp:
-		return time.UnixMilli(signed()).UTC().Format(time.RFC3339Nano)
-	case cqldriver.TypeDate:
-		// Days since the epoch, plus 2^31 so that the bytes sort.
-		days := int64(binary.BigEndian.Uint32(b)) - 1<<31
-		return time.Unix(days*24*60*60, 0).UTC().Format(time.DateOnly)
-	case cqldriver.TypeTime:
-		return time.Duration(signed()).String()
-	case cqldriver.TypeUUID, cqldriver.TypeTimeUUID:
-		h := hex.EncodeToString(b)
-		return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
-	case cqldriver.TypeInet:
-		if len(b) == 4 || len(b) == 16 {
-			return net.IP(b).String()
-		}
-	}
-	return hex.EncodeToString(b)
 }
 
 // encodeRow encodes the values an Insert binds (its timestamp left off),

@@ -87,3 +87,9 @@ func getMany[P, K any](ctx context.Context, s cqlgen.Session, t *Table, prefix [
 	}
 	return res, nil
 }
+
+// found is cqlgen.Found with P = *T, field for field.
+type found[P any] struct {
+	Rows    []P
+	Missing []int
+}

@@ -3,8 +3,6 @@ package impl
 import (
 	"context"
 	"fmt"
-	"reflect"
-	"strings"
 	"time"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
@@ -178,12 +176,6 @@ func Many[T, K any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, 
 	return cqlgen.Found[T](res), err
 }
 
-// found is cqlgen.Found with P = *T, field for field.
-type found[P any] struct {
-	Rows    []P
-	Missing []int
-}
-
 // many is Many, generic over P = *T alone.
 func many[P, K any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, entity string, t *Table, prefix []any, keys []K, scan func(cqldriver.Iter, P) bool, key func(P) K) (_ found[P], err error) {
 	defer Observe(&ctx, s, entity, "GetMany").End(&err)
@@ -218,40 +210,6 @@ func checkPartition(t *Table, values []any) error {
 		}
 	}
 	return nil
-}
-
-// emptyValue reports whether v, a value of a column of CQL type typ, is
-// empty as a partition key value: an empty string, a zero time, the
-// zero UUID, an empty blob or collection. Numbers and booleans are never
-// empty.
-func emptyValue(typ string, v any) bool {
-	switch v := v.(type) {
-	case string:
-		return v == ""
-	case time.Time:
-		return v.IsZero()
-	case []byte:
-		return typ == "blob" && len(v) == 0
-	case int, int8, int16, int32, int64, bool, float32, float64:
-		return false
-	}
-	rv := reflect.ValueOf(v)
-	switch {
-	case !rv.IsValid():
-		return false
-	case typ == "uuid" || typ == "timeuuid":
-		return rv.Kind() == reflect.Array && rv.IsZero()
-	case rv.Kind() == reflect.String:
-		return rv.Len() == 0
-	case typ == "blob" || anyCollection(typ):
-		return (rv.Kind() == reflect.Slice || rv.Kind() == reflect.Map) && rv.Len() == 0
-	}
-	return false
-}
-
-func anyCollection(typ string) bool {
-	typ = strings.TrimPrefix(typ, "frozen<")
-	return strings.HasPrefix(typ, "list<") || strings.HasPrefix(typ, "set<") || strings.HasPrefix(typ, "map<")
 }
 
 // Or is o, or a new T when o is nil: a read's options.

@@ -3,7 +3,6 @@ package impl
 import (
 	"container/heap"
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -11,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
@@ -951,21 +951,6 @@ func mergeRefill[P any](lists [][]P, more []bool, cmp func(a, b P) int, limit in
 	}
 }
 
-// firstError prefers a real cause over the cancellations it triggered.
-func firstError(errs []error) error {
-	var canceled error
-	for _, err := range errs {
-		switch {
-		case err == nil:
-		case errors.Is(err, context.Canceled):
-			canceled = err
-		default:
-			return err
-		}
-	}
-	return canceled
-}
-
 // Merge merges lists, each sorted by cmp, into one sorted list of at most
 // limit rows; rows that compare equal come in list order. It also returns
 // the list each row came from.
@@ -1040,4 +1025,29 @@ func (h *ptrHeap) Pop() any {
 	x := h.items[len(h.items)-1]
 	h.items = h.items[:len(h.items)-1]
 	return x
+}
+
+// withCall is r, a read's static description that generated code declares
+// once, for one call: the partition key values, the page's limit and
+// cursor, and the repository's options (the largest limit, the cursor
+// key and, on a table split over buckets, its concurrency and scatter).
+func withCall[P any](r readSpec[P], partition []any, limit int, cursor string, o cqlgen.Options) readSpec[P] {
+	r.Partition, r.Limit, r.Cursor = partition, limit, cursor
+	r.MaxLimit, r.CursorKey = o.MaxLimit, o.CursorKey
+	if r.Table.Spec.Bucket != cqlspec.BucketNone {
+		r.Concurrency, r.Scatter = o.Concurrency, o.Scatter
+	}
+	return r
+}
+
+// Bounds sets the bounds of r from a read's options: from and to, nil for
+// an open end, and whether each is exclusive or inclusive other than by
+// default.
+func Bounds[T, V any](r *ReadSpec[T], from, to *V, fromExclusive, toInclusive bool) {
+	if from != nil {
+		r.From, r.FromExclusive = *from, fromExclusive
+	}
+	if to != nil {
+		r.To, r.ToInclusive = *to, toInclusive
+	}
 }

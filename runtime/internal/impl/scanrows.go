@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"sync"
-	"time"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
@@ -160,36 +158,4 @@ func scanFingerprint(t *Table, split, of int) uint64 {
 	h.Write([]byte{0, scanCursor})
 	h.Write(binary.AppendUvarint(binary.AppendUvarint(nil, uint64(split)), uint64(of)))
 	return h.Sum64()
-}
-
-// pacer is the limiter of cqlgen.WithScanRate: it spaces requests out so
-// that the rows they ask for keep to a rate, across the goroutines of
-// every scan of a repository. The first request goes at once; each then
-// pushes the next one's turn back by its rows' share of a second.
-type pacer struct {
-	mu    sync.Mutex
-	next  time.Time
-	rate  int // rows a second
-	now   func() time.Time
-	sleep func(context.Context, time.Duration) error
-}
-
-func newPacer(rowsPerSecond int) *pacer {
-	return &pacer{rate: rowsPerSecond, now: time.Now, sleep: sleep}
-}
-
-// WaitN waits for n rows' turn.
-func (p *pacer) WaitN(ctx context.Context, n int) error {
-	p.mu.Lock()
-	now := p.now()
-	if p.next.Before(now) {
-		p.next = now
-	}
-	at := p.next
-	p.next = at.Add(time.Duration(float64(n) * float64(time.Second) / float64(p.rate)))
-	p.mu.Unlock()
-	if d := at.Sub(now); d > 0 {
-		return p.sleep(ctx, d)
-	}
-	return ctx.Err()
 }

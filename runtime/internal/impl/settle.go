@@ -390,18 +390,6 @@ func settle[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, o cqlg
 	return false, false, reads, why
 }
 
-// sleep waits d, or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // unsettledError is a *cqlgen.WriteUnknownError with the lost write it
 // is about, for an idempotency key to record.
 type unsettledError struct {

@@ -1,6 +1,8 @@
 package impl
 
 import (
+	"math"
+
 	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
@@ -259,4 +261,29 @@ func (t *Table) keyColumn(i int) Column {
 		return t.Spec.PartitionKey[i]
 	}
 	return t.Spec.Clustering[i-len(t.Spec.PartitionKey)]
+}
+
+// SameKey reports whether two primary keys of t (values in key order,
+// bucket included) are equal as Cassandra stores them: both are encoded
+// with the columns' CQL types, so a timestamp that differs only below a
+// millisecond is the same key. Keys it cannot encode count as different,
+// which is safe: the row is then deleted and inserted again.
+func SameKey(t *Table, a, b []any) bool {
+	if len(a) != len(t.Spec.PartitionKey)+len(t.Spec.Clustering) {
+		return false
+	}
+	return sameEncoded(a, b, func(i int) string { return t.keyColumn(i).Type })
+}
+
+// tokenRange is the i-th of n equal ranges of Murmur3's tokens, as the
+// bounds of "token(pk) > ? AND token(pk) <= ?". Murmur3 never gives a key
+// the minimum token, so the first range's open lower bound loses nothing.
+func tokenRange(i, n int) (lo, hi int64) {
+	step := uint64(math.MaxUint64) / uint64(n)
+	lo = math.MinInt64 + int64(uint64(i)*step)
+	hi = math.MinInt64 + int64(uint64(i+1)*step)
+	if i == n-1 {
+		hi = math.MaxInt64
+	}
+	return lo, hi
 }

@@ -208,3 +208,4 @@ func TestRenderEncoded(t *testing.T) {
 		}
 	}
 }
+

@@ -3,40 +3,10 @@ package impl
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
-
-// Vector is cqldriver.Vector, which generated code binds and scans
-// vector columns through.
-type Vector = cqldriver.Vector
-
-// VectorOrUnset binds a vector field: the vector, or, when it is empty,
-// unset if unset is true (an Insert writes nothing) and null if not (an
-// Update clears it).
-func VectorOrUnset(v []float32, unset bool) any {
-	if len(v) == 0 {
-		if unset {
-			return cqldriver.Unset
-		}
-		return Vector(nil)
-	}
-	return Vector(v)
-}
-
-// CheckVector refuses a vector whose length is not the column's
-// dimension, before anything is sent: Cassandra would refuse the write
-// anyway, but after the other statements of a logical write may have
-// gone out. An empty vector (no embedding yet) is null and passes.
-func CheckVector(table, column string, v []float32, dim int) error {
-	if len(v) != 0 && len(v) != dim {
-		return &cqlgen.InputError{Err: cqlgen.ErrVectorDimension, Table: table, Name: column, Reason: fmt.Sprintf("the column holds vectors of %d floats; this one has %d", dim, len(v))}
-	}
-	return nil
-}
 
 // NearestRead is an ANN read as generated code declares it.
 type NearestRead[T any] struct {
@@ -80,17 +50,4 @@ func ReadNearest[T any](ctx context.Context, s cqlgen.Session, r NearestRead[T])
 		return nil, err
 	}
 	return rows, nil
-}
-
-// vectorDim is N of vector<float, N>; 0 when the type is none.
-func vectorDim(typ string) int {
-	i, j := strings.LastIndexByte(typ, ','), strings.LastIndexByte(typ, '>')
-	if !strings.HasPrefix(typ, "vector<") || i < 0 || j < i {
-		return 0
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(typ[i+1 : j]))
-	if err != nil {
-		return 0
-	}
-	return n
 }

@@ -8,43 +8,6 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
-// NewOptions applies opts over the defaults, for a repository.
-func NewOptions(opts ...cqlgen.Option) cqlgen.Options {
-	o := cqlgen.Options{Strategy: cqlgen.LoggedBatch, Clock: time.Now, Concurrency: cqlgen.DefaultReadConcurrency, MaxLimit: cqlgen.DefaultMaxLimit, Attempts: 8,
-		LandWindow: cqlgen.DefaultLandWindow}
-	for _, f := range opts {
-		f(&o)
-	}
-	if o.ScanRate > 0 && o.ScanLimiter == nil {
-		o.ScanLimiter = newPacer(o.ScanRate)
-	}
-	return o
-}
-
-// CallOptions returns a repository's options with one call's applied.
-func CallOptions(o cqlgen.Options, opts []cqlgen.Option) cqlgen.Options {
-	if len(opts) > 0 {
-		o = withOptions(o, opts)
-	}
-	if o.Idempotency.SerialConsistency == 0 {
-		o.Idempotency.SerialConsistency = o.SerialConsistency
-	}
-	return o
-}
-
-// withOptions applies opts to o. An Option takes a pointer, which moves
-// the Options it is given to the heap: kept apart from CallOptions, that
-// allocation is paid only by calls that pass options.
-func withOptions(o cqlgen.Options, opts []cqlgen.Option) cqlgen.Options {
-	for _, f := range opts {
-		f(&o)
-	}
-	return o
-}
-
-// Now is the options' clock as a write timestamp, in microseconds.
-func Now(o cqlgen.Options) int64 { return o.Clock().UnixMicro() }
-
 // Begin starts a write method: it refuses a nil entity and, with check,
 // empty key values, and returns the repository's options with the call's
 // applied.
@@ -107,39 +70,6 @@ func BeginVersioned[P any](e P, check func(P) error, o cqlgen.Options, opts []cq
 // as well.
 func BeginWrite[P any](e P, check func(P) error, o cqlgen.Options, opts []cqlgen.Option, allow Allow) (cqlgen.Options, error) {
 	return begin(e, check, o, opts, allow)
-}
-
-// OrUnset binds a pointer field: its value, or when nil, unset (writing
-// nothing) if unset is true and null (clearing the column) if not. Null
-// is the nil pointer itself, not an untyped nil: drivers write a nil
-// pointer as null for every type, but gocql refuses an untyped nil for a
-// user-defined type.
-func OrUnset[T any](p *T, unset bool) any {
-	if p != nil {
-		return *p
-	}
-	if unset {
-		return cqldriver.Unset
-	}
-	return p
-}
-
-// SliceOrUnset binds a list or set field: the slice, or unset when it is
-// empty and unset is true.
-func SliceOrUnset[S ~[]E, E any](s S, unset bool) any {
-	if len(s) == 0 && unset {
-		return cqldriver.Unset
-	}
-	return s
-}
-
-// MapOrUnset binds a map or set field: the map, or unset when it is empty
-// and unset is true.
-func MapOrUnset[M ~map[K]V, K comparable, V any](m M, unset bool) any {
-	if len(m) == 0 && unset {
-		return cqldriver.Unset
-	}
-	return m
 }
 
 // GetRow reads at most one row; cqlgen.ErrNotFound when there is none.
