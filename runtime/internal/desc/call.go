@@ -6,12 +6,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cqlgen/cqlgen/runtime/internal/engine"
+
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/internal/value"
 )
 
 // Observed is a repository call under way, as Observe starts it.
-type Observed struct{ call ActiveCall }
+type Observed struct{ call engine.ActiveCall }
 
 // Observe starts the record of a repository call (StartCall): a
 // session's CallObserver gets one record of the whole call, and its
@@ -23,7 +25,7 @@ type Observed struct{ call ActiveCall }
 // which starts the call at once and ends it with the error returned.
 func Observe(ctx *context.Context, s cqlgen.Session, entity, method string) Observed {
 	var o Observed
-	*ctx, o.call = StartCall(*ctx, s, entity, method)
+	*ctx, o.call = engine.StartCall(*ctx, s, entity, method)
 	return o
 }
 

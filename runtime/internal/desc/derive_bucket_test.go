@@ -1,9 +1,10 @@
 package desc
 
 import (
-	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"testing"
 	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 
 	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/runtime/internal/bucket"

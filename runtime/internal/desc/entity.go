@@ -4,6 +4,7 @@ import (
 	"reflect"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/internal/bucket"
 )
 
 const (
@@ -208,3 +209,6 @@ func NewRowOf[P any]() P {
 
 // Op is a write of the protocol.
 type Op uint8
+
+// TimeBuckets is the time buckets of a bucket tag.
+type TimeBuckets = bucket.TimeBuckets

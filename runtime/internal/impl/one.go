@@ -3,6 +3,8 @@ package impl
 import (
 	"context"
 
+	"github.com/cqlgen/cqlgen/runtime/internal/engine"
+
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/internal/desc"
@@ -56,7 +58,7 @@ func InsertOne[P any](ctx context.Context, s cqlgen.Session, base cqlgen.Options
 	if o.Expect == cqlgen.Absent {
 		return protocol.InsertAbsent(ctx, s, o, d.Table, e, d.Key(e), d.created, d.Scan)
 	}
-	return desc.ApplyOne(ctx, s, o.Strategy, o.Idempotency, desc.Now(o), func(ts int64) cqldriver.Query {
+	return engine.ApplyOne(ctx, s, o.Strategy, o.Idempotency, desc.Now(o), func(ts int64) cqldriver.Query {
 		return protocol.InsertQuery(d.Table, o.TTL, d.Row(e, ts, true))
 	})
 }
@@ -77,7 +79,7 @@ func UpdateOne[P any](ctx context.Context, s cqlgen.Session, base cqlgen.Options
 	if err != nil {
 		return err
 	}
-	return desc.ApplyOne(ctx, s, o.Strategy, o.Idempotency, desc.Now(o), func(ts int64) cqldriver.Query {
+	return engine.ApplyOne(ctx, s, o.Strategy, o.Idempotency, desc.Now(o), func(ts int64) cqldriver.Query {
 		return protocol.InsertQuery(d.Table, o.TTL, d.Row(e, ts, false))
 	})
 }
@@ -88,7 +90,7 @@ func DeleteOne[P any](ctx context.Context, s cqlgen.Session, base cqlgen.Options
 	if err != nil {
 		return err
 	}
-	return desc.ApplyOne(ctx, s, o.Strategy, o.Idempotency, desc.Now(o), func(ts int64) cqldriver.Query {
+	return engine.ApplyOne(ctx, s, o.Strategy, o.Idempotency, desc.Now(o), func(ts int64) cqldriver.Query {
 		return cqldriver.Query{Stmt: d.Table.Delete, Values: d.Remove(e, ts)}
 	})
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/cqlgen/cqlgen/runtime/internal/engine"
+
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/internal/desc"
@@ -82,7 +84,7 @@ func InsertIfAbsentOf[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Opt
 		return res, nil
 	}
 	ran := false
-	err := desc.Idempotent(ctx, s, o.Idempotency, desc.Now(o), desc.PayloadHash([]cqldriver.Query{q}), func(ctx context.Context, ts int64) error {
+	err := engine.Idempotent(ctx, s, o.Idempotency, desc.Now(o), engine.PayloadHash([]cqldriver.Query{q}), func(ctx context.Context, ts int64) error {
 		ran = true
 		return run(ctx, ts)
 	})
@@ -111,7 +113,7 @@ func InsertIfAbsentOf[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Opt
 // it and compares it with e.
 func create[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *desc.Table, q cqldriver.Query, e P, key []any, row func(P, bool) []any, scan func(cqldriver.Iter, P) bool) (Inserted[P], error) {
 	for attempt := 1; ; attempt++ {
-		cas, err := desc.CAS(ctx, s, q)
+		cas, err := engine.CAS(ctx, s, q)
 		if err != nil {
 			return Inserted[P]{}, err
 		}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/cqlgen/cqlgen/runtime/internal/engine"
+
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/internal/desc"
@@ -45,8 +47,8 @@ func Write[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *
 	if o.Idempotency.Key == "" {
 		return Public(WriteOp(ctx, s, o, ent, op, e))
 	}
-	payload := desc.PayloadHash([]cqldriver.Query{{Stmt: ent.Canonical.Change, Values: append([]any{uint8(op)}, ent.Data(e)...)}})
-	return desc.IdempotentSettle(ctx, s, o.Idempotency, desc.Now(o), payload, func(ctx context.Context, _ int64, settle []byte) error {
+	payload := engine.PayloadHash([]cqldriver.Query{{Stmt: ent.Canonical.Change, Values: append([]any{uint8(op)}, ent.Data(e)...)}})
+	return engine.IdempotentSettle(ctx, s, o.Idempotency, desc.Now(o), payload, func(ctx context.Context, _ int64, settle []byte) error {
 		if settle != nil {
 			if done, err := resume(ent, ctx, s, o, o.Idempotency.Key, e, settle); done {
 				return err
@@ -608,11 +610,11 @@ func ModifyEntity[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options
 	}
 	// The key names the request, whatever change makes of the entity: the
 	// payload is the entity's canonical key alone.
-	payload := desc.PayloadHash([]cqldriver.Query{{Stmt: ent.Canonical.State, Values: append([]any{uint8(desc.OpModify)}, ent.State(key)...)}})
+	payload := engine.PayloadHash([]cqldriver.Query{{Stmt: ent.Canonical.State, Values: append([]any{uint8(desc.OpModify)}, ent.State(key)...)}})
 	var out P
 	inner := o
 	inner.Idempotency.Key = ""
-	err := desc.IdempotentSettle(ctx, s, o.Idempotency, desc.Now(o), payload, func(ctx context.Context, _ int64, settle []byte) error {
+	err := engine.IdempotentSettle(ctx, s, o.Idempotency, desc.Now(o), payload, func(ctx context.Context, _ int64, settle []byte) error {
 		if settle != nil {
 			if done, err := resume(ent, ctx, s, inner, o.Idempotency.Key, key, settle); done {
 				return err // applied (out stays nil: read below), or unknown still
@@ -841,5 +843,5 @@ func DeleteAll[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, g
 	if err != nil {
 		return err
 	}
-	return desc.Apply(ctx, s, o.Strategy, o.Idempotency, desc.Now(o), func(ts int64) []cqldriver.Query { return deletes(&cur, ts) })
+	return engine.Apply(ctx, s, o.Strategy, o.Idempotency, desc.Now(o), func(ts int64) []cqldriver.Query { return deletes(&cur, ts) })
 }

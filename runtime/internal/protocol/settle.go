@@ -308,7 +308,7 @@ const settleWait = 10 * time.Second
 // settleBackoff spaces them.
 const settleReads = 5
 
-var settleBackoff = desc.Backoff{BaseDelay: 10 * time.Millisecond, MaxDelay: 500 * time.Millisecond}
+var settleBackoff = backoff{BaseDelay: 10 * time.Millisecond, MaxDelay: 500 * time.Millisecond}
 
 // settlePoll spaces the serial reads of a settle that found the row as
 // the write expected it within the land window: from 20ms, doubling, up

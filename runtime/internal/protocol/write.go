@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/cqlgen/cqlgen/runtime/internal/engine"
+
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/internal/desc"
@@ -115,7 +117,7 @@ func oneRow(it cqldriver.Iter, found bool) error {
 }
 
 // casBackoff spaces out writers that lost a conditional write to each other.
-var casBackoff = desc.Backoff{BaseDelay: 2 * time.Millisecond, MaxDelay: 500 * time.Millisecond}
+var casBackoff = backoff{BaseDelay: 2 * time.Millisecond, MaxDelay: 500 * time.Millisecond}
 
 // nextVersion is the write timestamp of a change of an entity whose last
 // write had timestamp old: now, but always at least old+2, so that the
@@ -133,5 +135,15 @@ func AddCounters(ctx context.Context, s cqlgen.Session, o cqlgen.Options, q cqld
 	if o.Idempotency.Key != "" {
 		return &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "IdempotencyKey", Reason: "a counter update cannot take one: it is not idempotent, and an idempotency key's command may run again after a failed run, counting twice"}
 	}
-	return desc.ExecCounter(ctx, s, q)
+	return engine.ExecCounter(ctx, s, q)
+}
+
+// backoff paces the runtime's own retries, as SessionOptions' retry
+// fields pace a session's.
+type backoff engine.RetryOptions
+
+// Wait sleeps for the backoff after the given number of failed attempts
+// (from 1), or until ctx ends.
+func (b backoff) Wait(ctx context.Context, failed int) error {
+	return engine.Wait(ctx, engine.RetryOptions(b), failed)
 }
