@@ -9,7 +9,6 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/internal/engine"
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
-	"github.com/cqlgen/cqlgen/runtime/internal/value"
 )
 
 // Observed is a repository call under way, as Observe starts it.
@@ -51,7 +50,7 @@ type pacer struct {
 }
 
 func NewPacer(rowsPerSecond int) *pacer {
-	return &pacer{rate: rowsPerSecond, Now: time.Now, Sleep: value.Sleep}
+	return &pacer{rate: rowsPerSecond, Now: time.Now, Sleep: engine.Sleep}
 }
 
 // WaitN waits for n rows' turn.

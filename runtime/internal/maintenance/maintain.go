@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cqlgen/cqlgen/runtime/internal/engine"
+
 	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	"github.com/cqlgen/cqlgen/runtime/internal/desc"
 	"github.com/cqlgen/cqlgen/runtime/internal/protocol"
@@ -124,7 +126,7 @@ func (l *limiter) wait(ctx context.Context) error {
 	l.next = l.next.Add(l.per)
 	l.mu.Unlock()
 	if d := time.Until(at); d > 0 {
-		return value.Sleep(ctx, d)
+		return engine.Sleep(ctx, d)
 	}
 	return ctx.Err()
 }
@@ -454,7 +456,7 @@ func verifyAfter(ctx context.Context, s cqlgen.Session, ent *entityView, entity 
 	if err != nil || rep.Drift() == 0 {
 		return rep, err
 	}
-	if err := value.Sleep(ctx, afterPause); err != nil {
+	if err := engine.Sleep(ctx, afterPause); err != nil {
 		return rep, err
 	}
 	return maintainView(ctx, s, ent, entity, false, o)

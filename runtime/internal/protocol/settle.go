@@ -9,10 +9,11 @@ import (
 	"math"
 	"time"
 
+	"github.com/cqlgen/cqlgen/runtime/internal/engine"
+
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/internal/desc"
-	"github.com/cqlgen/cqlgen/runtime/internal/value"
 )
 
 // Settling a conditional write whose reply was lost.
@@ -381,7 +382,7 @@ func settle[P any](ent *desc.EntityOf[P], ctx context.Context, s cqlgen.Session,
 				why = fmt.Errorf("the row was as the write expected it, but the write could still land until %s after it was sent, past the deadline", window)
 				break
 			}
-			if err := value.Sleep(base, pause); err != nil {
+			if err := engine.Sleep(base, pause); err != nil {
 				why = err
 				break
 			}

@@ -2,7 +2,6 @@ package value
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -362,18 +361,6 @@ func EmptyValue(typ string, v any) bool {
 func anyCollection(typ string) bool {
 	typ = strings.TrimPrefix(typ, "frozen<")
 	return strings.HasPrefix(typ, "list<") || strings.HasPrefix(typ, "set<") || strings.HasPrefix(typ, "map<")
-}
-
-// sleep waits d, or until ctx ends.
-func Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // none is P's nil.
