@@ -111,26 +111,12 @@ func WriteFrom[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, e
 		if err := expected(ent, o, op, e, &st, live); err != nil {
 			return err
 		}
-		next := e
-		switch op {
-		case desc.OpInsert:
-			if live && ent.Merge != nil {
-				next = ent.Merge(st.Row, e)
+		next, ok := nextRow(ent, op, e, &st, live)
+		if !ok {
+			if err := complete(ent, ctx, s, o, &st, found); err != nil || op == desc.OpTouch {
+				return err
 			}
-		case desc.OpUpdate, desc.OpModify:
-			if !live {
-				if err := complete(ent, ctx, s, o, &st, found); err != nil {
-					return err
-				}
-				return cqlgen.ErrNotFound
-			}
-		case desc.OpDelete:
-			next = value.None[P]()
-		case desc.OpTouch:
-			if !live {
-				return complete(ent, ctx, s, o, &st, found)
-			}
-			next = st.Row
+			return cqlgen.ErrNotFound
 		}
 		if (value.IsNil(next) && !live) || (op != desc.OpTouch && live && st.Version != 0 && !value.IsNil(next) && same(ent, st.Row, next)) {
 			// Nothing to change (a call run again after it applied, say):
@@ -844,4 +830,26 @@ func DeleteAll[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, g
 		return err
 	}
 	return engine.Apply(ctx, s, o.Strategy, o.Idempotency, desc.Now(o), func(ts int64) []cqldriver.Query { return deletes(&cur, ts) })
+}
+
+// nextRow is what op makes of e over the canonical row st (live: the
+// entity exists): the row to write, nil to delete. ok is false when
+// there is no entity for op to change (an Update or Modify, or repair's
+// touch, of none).
+func nextRow[P any](ent *desc.EntityOf[P], op desc.Op, e P, st *desc.State[P], live bool) (next P, ok bool) {
+	switch op {
+	case desc.OpInsert:
+		if live && ent.Merge != nil {
+			return ent.Merge(st.Row, e), true
+		}
+	case desc.OpUpdate, desc.OpModify:
+		if !live {
+			return next, false
+		}
+	case desc.OpDelete:
+		return value.None[P](), true
+	case desc.OpTouch:
+		return st.Row, live
+	}
+	return e, true
 }

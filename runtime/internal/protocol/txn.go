@@ -195,23 +195,12 @@ func txnWrite[P any](ent *desc.EntityOf[P], ctx context.Context, s cqlgen.Sessio
 		if err := expected(ent, o, op, e, &st, live); err != nil {
 			return err
 		}
-		next := e
-		switch op {
-		case desc.OpInsert:
-			if live && ent.Merge != nil {
-				next = ent.Merge(st.Row, e)
-			}
-		case desc.OpUpdate, desc.OpModify:
-			if !live {
-				return cqlgen.ErrNotFound
-			}
-		case desc.OpDelete:
-			next = value.None[P]()
-		case desc.OpTouch:
-			if !live {
+		next, ok := nextRow(ent, op, e, &st, live)
+		if !ok {
+			if op == desc.OpTouch {
 				return nil
 			}
-			next = st.Row
+			return cqlgen.ErrNotFound
 		}
 		if (value.IsNil(next) && !live) || (op != desc.OpTouch && live && !value.IsNil(next) && same(ent, st.Row, next)) {
 			return nil // nothing to change: the write ran before, say
