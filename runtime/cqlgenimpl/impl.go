@@ -15,9 +15,9 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/internal/value"
 )
 
-// The implementation of generated repositories, from runtime/internal/impl:
-// this file is its one door, as engine.go is the engine's. Each name is
-// impl's own, documented there; a function here only forwards its
+// The implementation of generated repositories, from the rooms under
+// runtime/internal: this file is their one door, as engine.go is the
+// engine's. Each name is its room's own, documented there; a function here only forwards its
 // arguments (TestFacadeIsThin keeps it so).
 
 // Tables. Generated code declares each table as a TableSpec, the
@@ -179,7 +179,7 @@ type ReadArg = impl.ReadArg
 func NewEntity[T any](ent *Entity[T]) *Entity[T] { return desc.NewEntity(ent) }
 
 // The methods of an entity written through the protocol, generic over
-// P = *T alone (see impl.EntityOf): compiled once, whatever the entities.
+// P = *T alone (see desc.EntityOf): compiled once, whatever the entities.
 func Insert[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
 	return impl.Insert(ctx, ent, s, base, opts, e)
 }
