@@ -36,7 +36,7 @@ type boundVariants struct {
 	err  [3]error
 }
 
-// withBounds is t, or the variant of t whose bounds exclude From
+// WithBounds is t, or the variant of t whose bounds exclude From
 // (fromExcl) and include To (toIncl): on a table of pages, the bounds on
 // the first clustering column not fixed; on a range read through an
 // index (two Index values), the bounds on the indexed column.

@@ -106,7 +106,7 @@ func withOptions(o cqlgen.Options, opts []cqlgen.Option) cqlgen.Options {
 // Now is the options' clock as a write timestamp, in microseconds.
 func Now(o cqlgen.Options) int64 { return o.Clock().UnixMicro() }
 
-// firstError prefers a real cause over the cancellations it triggered.
+// FirstError prefers a real cause over the cancellations it triggered.
 func FirstError(errs []error) error {
 	var canceled error
 	for _, err := range errs {

@@ -11,11 +11,11 @@ const (
 	OpInsert Op = iota + 1 // create, or replace keeping what e leaves unset
 	OpUpdate               // replace an entity that exists
 	OpDelete               // delete, leaving a grave
-	// opTouch writes a live entity again, unchanged, at a new version:
+	// OpTouch writes a live entity again, unchanged, at a new version:
 	// repair's way to rewrite its rows in every table at a timestamp that
 	// wins over any write made outside the protocol before it.
 	OpTouch
-	// opModify is OpUpdate for Modify, whose change is relative to what it
+	// OpModify is OpUpdate for Modify, whose change is relative to what it
 	// read (a count plus one): finding the entity at another version with
 	// the very values it would write is a conflict all the same, since
 	// those values may be another writer's same step from the same start.
@@ -37,7 +37,7 @@ type State[T any] struct {
 	Writes        []byte // the record of the last changes (see settle.go)
 }
 
-// seen is the version of a live entity as readers and IfVersion see it.
+// Seen is the version of a live entity as readers and IfVersion see it.
 func Seen[P any](st *State[P]) int64 {
 	if v := max(st.Version, st.StaticVersion); v != 0 {
 		return v
@@ -52,7 +52,7 @@ func Seen[P any](st *State[P]) int64 {
 // change of it, and 0 keeps meaning "expect nothing".
 const unversioned int64 = 1
 
-// condition is the version a conditional write on a row read at version
+// Condition is the version a conditional write on a row read at version
 // v conditions on: v, or null for a row written outside the protocol,
 // whose cqlgen_version is null (IF cqlgen_version = null), as for no row.
 // That is how a row written before cqlgen becomes an entity: its first
@@ -114,7 +114,7 @@ type ProjectionOf[P any] struct {
 	// table names its entity. Nil when the table does not store them all.
 	Owner []int
 
-	// scan and clustering are, where every column the table's reads
+	// Scan and Clustering are, where every column the table's reads
 	// select holds a field of the source of truth, the Scan and Key of
 	// its reads (a ReadSpec with Of): derived by NewEntity from Fields
 	// and Values (readFuncs); nil otherwise.
@@ -122,7 +122,7 @@ type ProjectionOf[P any] struct {
 	Clustering func(P) []any
 }
 
-// holds reports whether p holds e's row.
+// Holds reports whether p holds e's row.
 func Holds[P any](p *ProjectionOf[P], e P) bool { return p.Holds == nil || p.Holds(e) }
 
 // Entity is an entity's write protocol, declared by generated code.
@@ -194,13 +194,13 @@ type EntityOf[P any] struct {
 	ScanCanonical func(cqldriver.Iter) (State[P], bool)
 	zero          P // a zero row, never written
 
-	// txn is, for an entity in the transactional mode (its canonical
+	// Txn is, for an entity in the transactional mode (its canonical
 	// table's Spec.Transactional), the parts of its transactions (see
 	// txn.go); NewEntity sets it.
 	Txn *TxnEntity
 }
 
-// newRow is new(T) where P is *T, for code generic over P alone: one
+// NewRowOf is new(T) where P is *T, for code generic over P alone: one
 // allocation, as new(T) is.
 func NewRowOf[P any]() P {
 	var p P

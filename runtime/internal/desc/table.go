@@ -39,7 +39,7 @@ const (
 	BucketTime = cqlspec.BucketTime
 )
 
-// tableCQL is a table's statements as cqlspec.Render gives them, each
+// TableCQL is a table's statements as cqlspec.Render gives them, each
 // with its text: what newTable wraps, by slot, and what the bound
 // variants change (see withBounds). The page statements are bound by
 // ReadPage in cqlspec's order: the partition key values (bucket last),
@@ -47,7 +47,7 @@ const (
 // then the From bound, then the To bound.
 type TableCQL []RenderedCQL
 
-// renderedCQL is one statement of a table and its text.
+// RenderedCQL is one statement of a table and its text.
 type RenderedCQL struct {
 	cqlspec.Statement
 	Text string
@@ -91,10 +91,10 @@ type Table struct {
 	FenceLive, FenceGrave         *cqldriver.Statement
 	Take, Release                 *cqldriver.Statement
 
-	// pages[k] are the page statements of a read that fixes the first k
+	// Pages[k] are the page statements of a read that fixes the first k
 	// clustering columns: pages[0] those of CQL, the others Prefix's.
 	Pages []Pages
-	// scatter[k] are the scatter forms of pages[k] (see CQL.Scatter).
+	// Scatter[k] are the scatter forms of pages[k] (see CQL.Scatter).
 	Scatter []Pages
 	Next    *cqldriver.Statement
 	Nearest *cqldriver.Statement
@@ -104,7 +104,7 @@ type Table struct {
 	cql    TableCQL // the text of the statements, for the bound variants
 }
 
-// pages are the page statements of one depth of a prefix key.
+// Pages are the page statements of one depth of a prefix key.
 type Pages struct {
 	First                  [4]*cqldriver.Statement // by from | to<<1
 	After                  []*cqldriver.Statement
@@ -159,7 +159,7 @@ var pageSlot = map[cqlspec.Slot]int{
 	cqlspec.SlotAfterTo: 4, cqlspec.SlotAtOrAfter: 5, cqlspec.SlotAtOrAfterTo: 6,
 }
 
-// newTable wraps the statements c of spec: each slot's statement in the
+// NewTableFrom wraps the statements c of spec: each slot's statement in the
 // field of its name, of the kind the slot's statement is.
 func NewTableFrom(spec TableSpec, c TableCQL) *Table {
 	t := &Table{Spec: spec, bounds: &boundVariants{}}
@@ -255,7 +255,7 @@ func (t *Table) stmt(cql string, kind cqldriver.StatementKind) *cqldriver.Statem
 	return s
 }
 
-// keyColumn is the type of the i-th primary key column: the partition
+// KeyColumn is the type of the i-th primary key column: the partition
 // key, then the clustering columns.
 func (t *Table) KeyColumn(i int) Column {
 	if i < len(t.Spec.PartitionKey) {
@@ -276,7 +276,7 @@ func SameKey(t *Table, a, b []any) bool {
 	return value.SameEncoded(a, b, func(i int) string { return t.KeyColumn(i).Type })
 }
 
-// tokenRange is the i-th of n equal ranges of Murmur3's tokens, as the
+// TokenRange is the i-th of n equal ranges of Murmur3's tokens, as the
 // bounds of "token(pk) > ? AND token(pk) <= ?". Murmur3 never gives a key
 // the minimum token, so the first range's open lower bound loses nothing.
 func TokenRange(i, n int) (lo, hi int64) {

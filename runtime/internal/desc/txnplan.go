@@ -12,7 +12,7 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/internal/value"
 )
 
-// txnEntity is an entity's transactional mode: the parts of its
+// TxnEntity is an entity's transactional mode: the parts of its
 // transactions, rendered from its tables' descriptions.
 type TxnEntity struct {
 	Canon  *Table
@@ -29,14 +29,14 @@ type TxnEntity struct {
 type txnTable struct {
 	T      *Table
 	unique bool
-	// owner lists, on a unique table, its columns after the key: those
+	// Owner lists, on a unique table, its columns after the key: those
 	// that name the claim's owner.
 	Owner               []cqlspec.Column
 	insert, del, Claim  cqlspec.Statement
 	insertN, keyN, rowN int
 }
 
-// newTxnEntity renders the parts of the transactions of an entity whose
+// NewTxnEntity renders the parts of the transactions of an entity whose
 // canonical table is canon, with projections tables (unique[i] marks a
 // unique one); index maps a column of the canonical table to its place
 // in Values.
@@ -86,7 +86,7 @@ func NewTxnEntity(canon *Table, tables []*Table, unique []bool, index map[string
 	return x
 }
 
-// txnImage is an entity as the transaction writes it: its canonical
+// TxnImage is an entity as the transaction writes it: its canonical
 // values, and per projection whether the table holds it, its key and its
 // row (the table's columns in order; a unique table's claim version
 // last).
@@ -101,19 +101,19 @@ type TxnRow struct {
 	Key, Row []any
 }
 
-// txnExpect is what the write read of a row the transaction checks: the
+// TxnExpect is what the write read of a row the transaction checks: the
 // canonical row (table -1) or a claim (a projection's index).
 type TxnExpect struct {
 	Table  int
 	Key    []any
 	Absent bool
-	// version: the canonical version, or the claim's; owner: a claim's
+	// Version: the canonical version, or the claim's; owner: a claim's
 	// owner columns as read.
 	Version int64
 	Owner   []any
 }
 
-// txnPlan is the plan of one transaction: its checks and its writes.
+// TxnPlan is the plan of one transaction: its checks and its writes.
 type TxnPlan struct {
 	Expects []TxnExpect
 	shape   strings.Builder
@@ -128,7 +128,7 @@ func (w *TxnPlan) add(tag string, part cqlspec.Statement, values []any) {
 	w.values = append(w.values, values)
 }
 
-// plan is the transaction that takes the entity from cur (nil: no live
+// Plan is the transaction that takes the entity from cur (nil: no live
 // entity) to next (nil: deleted) at version ts, with the record of the
 // last changes writes; claims lists the claims it takes (see
 // txnEntity.claims), expects what it read of the rows it checks. touch
@@ -207,7 +207,7 @@ func (tt *txnTable) sameRow(a, b []any) bool {
 	return value.SameEncoded(a[:len(cols)], b[:len(cols)], func(i int) string { return cols[i].Type })
 }
 
-// statement is the transaction of w's shape, composed and wrapped once.
+// Statement is the transaction of w's shape, composed and wrapped once.
 func (x *TxnEntity) Statement(w *TxnPlan) (*cqldriver.Statement, []any) {
 	var values []any
 	for _, e := range w.Expects {

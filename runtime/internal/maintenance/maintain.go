@@ -984,7 +984,7 @@ func rawCells(cells [][]byte) []any {
 	return vs
 }
 
-// backfillEntity writes every row the source of truth implies into one table,
+// BackfillEntity writes every row the source of truth implies into one table,
 // range by range. With o.Job, each finished range is recorded in
 // cqlgen.ProgressTable, and a backfill run again with the same job skips
 // it: a backfill stopped (its context cancelled, its process killed)

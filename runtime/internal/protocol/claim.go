@@ -34,7 +34,7 @@ import (
 //     conditional delete, if the claim is still the entity's and older
 //     than the change. Whoever completes the change releases it too.
 
-// claim claims e's key in unique table p for a change at version ts.
+// Claim claims e's key in unique table p for a change at version ts.
 func Claim[P any](ent *desc.EntityOf[P], ctx context.Context, s cqlgen.Session, o cqlgen.Options, p *desc.ProjectionOf[P], e P, ts int64) error {
 	t := p.Table
 	row := p.Row(e, ts, false) // the table's Row columns, then the version
@@ -109,7 +109,7 @@ func Claim[P any](ent *desc.EntityOf[P], ctx context.Context, s cqlgen.Session, 
 	}
 }
 
-// take moves the claim cur to owner mine at version ts, if it is still
+// Take moves the claim cur to owner mine at version ts, if it is still
 // cur's.
 func Take(ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *desc.Table, key, mine []any, ts int64, cur *claimRow) (bool, error) {
 	nkey := len(key)
@@ -123,7 +123,7 @@ func Take(ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *desc.Table
 	return s.ExecCAS(ctx, cqldriver.Query{Stmt: t.Take, Values: values, SerialConsistency: o.SerialConsistency}, Sinks(len(mine)+1)...)
 }
 
-// fence moves the version of an entity whose claim is to be taken over,
+// Fence moves the version of an entity whose claim is to be taken over,
 // so that a change of it still in flight cannot land: a live entity keeps
 // its values; a grave, or an entity never written, becomes a grave.
 func Fence[P any](ent *desc.EntityOf[P], ctx context.Context, s cqlgen.Session, o cqlgen.Options, owner []any, st *desc.State[P], found bool) (bool, error) {
@@ -233,7 +233,7 @@ func keyNames(t *desc.Table) []string {
 	return names
 }
 
-// sinks are the destinations of a conditional write's reply when it did
+// Sinks are the destinations of a conditional write's reply when it did
 // not apply: read and thrown away (what matters is read again).
 func Sinks(n int) []any {
 	d := make([]any, n)

@@ -56,13 +56,13 @@ func InsertIfAbsent[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Optio
 	return cqlgen.Inserted[T](res), err
 }
 
-// inserted is cqlgen.Inserted with P = *T, field for field.
+// Inserted is cqlgen.Inserted with P = *T, field for field.
 type Inserted[P any] struct {
 	Applied, Again bool
 	Current        P
 }
 
-// insertIfAbsent is InsertIfAbsent, generic over P = *T alone.
+// InsertIfAbsentOf is InsertIfAbsent, generic over P = *T alone.
 func InsertIfAbsentOf[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *desc.Table, e P, key []any, row func(e P, unset bool) []any, scan func(cqldriver.Iter, P) bool) (Inserted[P], error) {
 	values := row(e, true)
 	values = append(values[:len(values)-1:len(values)-1], ttlSeconds(o.TTL))
@@ -136,7 +136,7 @@ func create[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *d
 	}
 }
 
-// sameRowValues reports whether two rows as a row function binds them
+// SameRowValues reports whether two rows as a row function binds them
 // (the timestamp last, not compared) hold the same values, as Cassandra
 // stores them: an unset value (a nil pointer, an empty collection) is
 // the same as another. It answers false when it cannot tell.

@@ -62,7 +62,7 @@ func WriteOp[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent
 	return WriteFrom(ctx, s, o, ent, op, e, nil)
 }
 
-// writeFrom is write whose first attempt starts from held, the canonical
+// WriteFrom is write whose first attempt starts from held, the canonical
 // row as the caller has just read it (Modify), instead of reading it
 // again; nil to read it.
 //
@@ -565,7 +565,7 @@ func versioned[P any](ctx context.Context, s cqlgen.Session, stmt *cqldriver.Sta
 	return st.Row, desc.Seen(&st), nil
 }
 
-// modifyEntity reads the entity with key's key, lets change edit it, and writes
+// ModifyEntity reads the entity with key's key, lets change edit it, and writes
 // the result through the protocol if the entity is still at the version
 // read; when another writer came first, it reads the entity again and
 // calls change again, up to o.Attempts times, then returns the

@@ -417,7 +417,7 @@ type appliedError struct {
 func (a *appliedError) Error() string { return a.err.Error() }
 func (a *appliedError) Unwrap() error { return a.err }
 
-// public is err as a caller sees it: a *cqlgen.WriteUnknownError without
+// Public is err as a caller sees it: a *cqlgen.WriteUnknownError without
 // the lost write it carries inside the runtime, and the error of the
 // steps that failed after a change applied.
 func Public(err error) error {

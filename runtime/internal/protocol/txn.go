@@ -353,7 +353,7 @@ func migrating(err error) bool {
 	return strings.Contains(err.Error(), "before migration to Accord is complete")
 }
 
-// accordCheck is checkAccordLevels for a call on t, nil unless t is in
+// AccordCheck is checkAccordLevels for a call on t, nil unless t is in
 // the transactional mode.
 func AccordCheck(t *desc.Table, ctx context.Context, serial cqldriver.Consistency, write bool) error {
 	if !t.Spec.Transactional {
@@ -362,7 +362,7 @@ func AccordCheck(t *desc.Table, ctx context.Context, serial cqldriver.Consistenc
 	return checkAccordLevels(t.Spec.Name, ctx, serial, write)
 }
 
-// accordEnd, deferred by a call on t, turns the server's refusal of a
+// AccordEnd, deferred by a call on t, turns the server's refusal of a
 // level of the session's into a *cqlgen.LevelError when t is in the
 // transactional mode.
 func AccordEnd(t *desc.Table, err *error) {

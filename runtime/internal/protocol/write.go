@@ -87,13 +87,13 @@ func GetRow[T any](ctx context.Context, s cqlgen.Session, q cqldriver.Query, sca
 	return row, nil
 }
 
-// getRow is GetRow into row.
+// FetchRow is GetRow into row.
 func FetchRow[P any](ctx context.Context, s cqlgen.Session, q cqldriver.Query, scan func(cqldriver.Iter, P) bool, row P) error {
 	it := s.Iter(ctx, q)
 	return oneRow(it, scan(it, row))
 }
 
-// getValue is GetRow for a scan that returns the row it reads.
+// GetValue is GetRow for a scan that returns the row it reads.
 func GetValue[T any](ctx context.Context, s cqlgen.Session, q cqldriver.Query, scan func(cqldriver.Iter) (T, bool)) (T, error) {
 	it := s.Iter(ctx, q)
 	row, ok := scan(it)

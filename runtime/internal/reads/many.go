@@ -10,7 +10,7 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/internal/value"
 )
 
-// getMany reads the rows of t with the given keys in one query,
+// GetMany reads the rows of t with the given keys in one query,
 // t.GetMany: prefix binds the partition key's columns but the last, keys
 // the last one's values, as one list for its IN ?. It returns them in
 // the order of keys, with the indexes of those that have no row; key
@@ -90,7 +90,7 @@ func GetMany[P, K any](ctx context.Context, s cqlgen.Session, t *desc.Table, pre
 	return res, nil
 }
 
-// found is cqlgen.Found with P = *T, field for field.
+// Found is cqlgen.Found with P = *T, field for field.
 type Found[P any] struct {
 	Rows    []P
 	Missing []int

@@ -16,7 +16,7 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/internal/desc"
 )
 
-// readSpec is ReadSpec with P = *T, field for field (ReadPage converts
+// ReadSpecOf is ReadSpec with P = *T, field for field (ReadPage converts
 // one to the other): the read paths are generic over P alone, so that
 // they compile once for every entity; see Entity.
 type ReadSpecOf[P any] struct {
@@ -67,13 +67,13 @@ type ReadSpecOf[P any] struct {
 	NewRow func() P
 }
 
-// page is cqlgen.Page of the read paths, whose rows are pointers.
+// Page is cqlgen.Page of the read paths, whose rows are pointers.
 type Page[P any] struct {
 	Rows   []P
 	Cursor string
 }
 
-// pageOf copies pg's rows into a cqlgen.Page.
+// PageOf copies pg's rows into a cqlgen.Page.
 func PageOf[T any](pg Page[*T]) cqlgen.Page[T] {
 	out := cqlgen.Page[T]{Cursor: pg.Cursor}
 	if pg.Rows != nil {
@@ -85,7 +85,7 @@ func PageOf[T any](pg Page[*T]) cqlgen.Page[T] {
 	return out
 }
 
-// rowArena returns a func that hands out new zero rows, taken from
+// RowArena returns a func that hands out new zero rows, taken from
 // arrays it allocates as they fill, each twice the last: a read's rows
 // cost a few allocations, not one each. A read's buckets are read by
 // goroutines at once, all from the read's one arena, so it takes a lock.
@@ -110,7 +110,7 @@ func RowArena[P any]() func() P {
 	}
 }
 
-// readPage runs a read of one access pattern: one partition, every hash bucket
+// ReadPageOf runs a read of one access pattern: one partition, every hash bucket
 // merged, or time buckets walked back from the newest.
 func ReadPageOf[P any](ctx context.Context, s cqlgen.Session, r ReadSpecOf[P]) (Page[P], error) {
 	var err error
@@ -968,7 +968,7 @@ func (h *ptrHeap) Pop() any {
 	return x
 }
 
-// withCall is r, a read's static description that generated code declares
+// WithCall is r, a read's static description that generated code declares
 // once, for one call: the partition key values, the page's limit and
 // cursor, and the repository's options (the largest limit, the cursor
 // key and, on a table split over buckets, its concurrency and scatter).

@@ -50,7 +50,7 @@ func (n normalized) MarshalCQLValue(*cqldriver.Type) ([]byte, error) {
 	return MarshalSorted(t, n.v)
 }
 
-// marshalSorted encodes v as a value of type t in its canonical form
+// MarshalSorted encodes v as a value of type t in its canonical form
 // (cqldriver.Canonical): what the runtime compares when it asks whether
 // two values are the same as Cassandra stores them.
 func MarshalSorted(t *cqldriver.Type, v any) ([]byte, error) {

@@ -20,7 +20,7 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
-// sameEncoded reports whether a and b, value by value, encode to the same
+// SameEncoded reports whether a and b, value by value, encode to the same
 // bytes with the CQL type typeOf(i) of each, sets and maps in Cassandra's
 // order: equal as Cassandra stores them. Values it cannot encode count as
 // different.
@@ -191,7 +191,7 @@ func CheckVector(table, column string, v []float32, dim int) error {
 	return nil
 }
 
-// vectorDim is N of vector<float, N>; 0 when the type is none.
+// VectorDim is N of vector<float, N>; 0 when the type is none.
 func VectorDim(typ string) int {
 	i, j := strings.LastIndexByte(typ, ','), strings.LastIndexByte(typ, '>')
 	if !strings.HasPrefix(typ, "vector<") || i < 0 || j < i {
@@ -237,7 +237,7 @@ func MapOrUnset[M ~map[K]V, K comparable, V any](m M, unset bool) any {
 	return m
 }
 
-// cell is a column's value as Cassandra sent it.
+// Cell is a column's value as Cassandra sent it.
 type Cell []byte
 
 // UnmarshalCQLValue implements cqldriver.ValueUnmarshaler: it keeps the
@@ -255,7 +255,7 @@ func (c *Cell) UnmarshalCQLValue(_ *cqldriver.Type, data []byte) error {
 	return nil
 }
 
-// renderEncoded renders an encoded key value of a column of the given CQL
+// RenderEncoded renders an encoded key value of a column of the given CQL
 // type for a person to read: decoded here rather than by a driver, so
 // that a report reads the same whatever the driver. Types a key rarely
 // has (decimals, durations, collections, user-defined types) and values
@@ -305,7 +305,7 @@ func RenderEncoded(cqlType string, b []byte) string {
 	return hex.EncodeToString(b)
 }
 
-// intOf is an integer of any Go integer type, as a conversion to int64
+// IntOf is an integer of any Go integer type, as a conversion to int64
 // gives it.
 func IntOf(v any) int64 {
 	r := reflect.ValueOf(v)
@@ -315,13 +315,13 @@ func IntOf(v any) int64 {
 	return r.Int()
 }
 
-// uuidOf is a uuid of any Go type whose underlying type is [16]byte.
+// UuidOf is a uuid of any Go type whose underlying type is [16]byte.
 func UuidOf(v any) (u [16]byte) {
 	reflect.Copy(reflect.ValueOf(u[:]), reflect.ValueOf(v))
 	return u
 }
 
-// unnormalized is v without Normalized's wrapper.
+// Unnormalized is v without Normalized's wrapper.
 func Unnormalized(v any) any {
 	if n, ok := v.(normalized); ok {
 		return n.v
@@ -329,7 +329,7 @@ func Unnormalized(v any) any {
 	return v
 }
 
-// emptyValue reports whether v, a value of a column of CQL type typ, is
+// EmptyValue reports whether v, a value of a column of CQL type typ, is
 // empty as a partition key value: an empty string, a zero time, the
 // zero UUID, an empty blob or collection. Numbers and booleans are never
 // empty.
@@ -363,10 +363,10 @@ func anyCollection(typ string) bool {
 	return strings.HasPrefix(typ, "list<") || strings.HasPrefix(typ, "set<") || strings.HasPrefix(typ, "map<")
 }
 
-// none is P's nil.
+// None is P's nil.
 func None[P any]() (zero P) { return }
 
-// isNil reports whether p is nil. Every P of this package is a pointer
+// IsNil reports whether p is nil. Every P of this package is a pointer
 // (P = *T): its type parameters are of pointer shape only, constrained by
 // any, so that each is compiled once for every T (a constraint such as
 // comparable would give each pointer type a shape of its own), and so
