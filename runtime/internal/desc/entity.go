@@ -80,7 +80,7 @@ type Change struct {
 }
 
 // Projection is a table other than the canonical one, as the protocol
-// writes it. It is projection[*T], as Entity is entity[*T]: see Entity.
+// writes it. It is ProjectionOf[*T], as Entity is EntityOf[*T]: see Entity.
 type Projection[T any] = ProjectionOf[*T]
 
 type ProjectionOf[P any] struct {
@@ -127,7 +127,7 @@ func Holds[P any](p *ProjectionOf[P], e P) bool { return p.Holds == nil || p.Hol
 
 // Entity is an entity's write protocol, declared by generated code.
 //
-// It is entity[*T]: the protocol's code is generic over P, a pointer to
+// It is EntityOf[*T]: the protocol's code is generic over P, a pointer to
 // the entity, and never over the entity's struct type T, so that the
 // compiler builds it once for every entity (one GC shape, a pointer)
 // instead of once for each entity's struct in the user's package. What

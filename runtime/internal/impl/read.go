@@ -59,7 +59,7 @@ type ReadSpec[T any] struct {
 	Start       time.Time
 	LookBack    int
 
-	NewRow func() *T // set by ReadPage: a new zero row (rowArena)
+	NewRow func() *T // set by ReadPage: a new zero row (reads.RowArena)
 }
 
 // ReadPage runs a read of one access pattern (readPage) with rows from

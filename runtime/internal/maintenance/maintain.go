@@ -275,7 +275,7 @@ func encodeRow(t *desc.Table, values []any) (*row, error) {
 	return r, nil
 }
 
-// sortedCell is sortedEncoding for a column's value as read; a type that
+// sortedCell is cqldriver.Canonical for a column's value as read; a type that
 // does not parse leaves it as it is.
 func sortedCell(cqlType string, c []byte) []byte {
 	t, err := cqldriver.ParseType(cqlType)
@@ -318,7 +318,7 @@ func (d *digests) add(o *digests) {
 // assertion per call and an allocation per canonical row scanned, which a
 // batch job reading whole tables over the network does not notice.
 
-// entityView is an *entity[P] with T erased, as the maintenance path uses
+// entityView is an *desc.EntityOf[P] with P erased, as the maintenance path uses
 // it. Its closures take an entity as an any holding a P, and a
 // projection by its index in Entity.Projections.
 type entityView struct {
