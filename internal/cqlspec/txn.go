@@ -28,6 +28,10 @@ const (
 	SlotTxnDelete Slot = "TxnDelete"
 )
 
+// Txn reports whether s is the slot of a transaction's part, which the
+// runtime composes into transactions and never sends alone.
+func (s Slot) Txn() bool { return strings.HasPrefix(string(s), "Txn") }
+
 // Transaction-specific placeholders.
 const (
 	// BindHeldClaim is the version of the claim of a unique key as read

@@ -218,11 +218,11 @@ func Compare(t *Type, a, b []byte) int {
 		return bytes.Compare(a[1:], b[1:])
 	case TypeFloat:
 		if len(a) == 4 && len(b) == 4 {
-			return compareJavaFloat(float64(math.Float32frombits(binary.BigEndian.Uint32(a))), float64(math.Float32frombits(binary.BigEndian.Uint32(b))))
+			return CompareFloat64(float64(math.Float32frombits(binary.BigEndian.Uint32(a))), float64(math.Float32frombits(binary.BigEndian.Uint32(b))))
 		}
 	case TypeDouble:
 		if len(a) == 8 && len(b) == 8 {
-			return compareJavaFloat(math.Float64frombits(binary.BigEndian.Uint64(a)), math.Float64frombits(binary.BigEndian.Uint64(b)))
+			return CompareFloat64(math.Float64frombits(binary.BigEndian.Uint64(a)), math.Float64frombits(binary.BigEndian.Uint64(b)))
 		}
 	case TypeVarint:
 		return twos(a).Cmp(twos(b))
@@ -250,9 +250,9 @@ func bit(b bool) int {
 	return 0
 }
 
-// compareJavaFloat is Java's Double.compare: numeric, but -0.0 < 0.0 and
-// every NaN equal to any other and above +Inf.
-func compareJavaFloat(x, y float64) int {
+// CompareFloat64 is Java's Double.compare, DoubleType's order: numeric,
+// but -0.0 < 0.0 and every NaN equal to any other and above +Inf.
+func CompareFloat64(x, y float64) int {
 	switch xn, yn := math.IsNaN(x), math.IsNaN(y); {
 	case xn || yn:
 		return cmp.Compare(bit(xn), bit(yn))
@@ -261,6 +261,21 @@ func compareJavaFloat(x, y float64) int {
 	}
 	return cmp.Compare(x, y)
 }
+
+// CompareFloat32 is Java's Float.compare, FloatType's order (see
+// CompareFloat64: a float32 widens to the same order).
+func CompareFloat32(x, y float32) int { return CompareFloat64(float64(x), float64(y)) }
+
+// CompareUUID is UUIDType's order on a uuid's 16 bytes (see compareUUID).
+func CompareUUID(a, b [16]byte) int { return compareUUID(false, a[:], b[:]) }
+
+// CompareTimeUUID is TimeUUIDType's order, which differs from UUIDType's
+// for equal timestamps (CASSANDRA-8730).
+func CompareTimeUUID(a, b [16]byte) int { return compareUUID(true, a[:], b[:]) }
+
+// Varint decodes a varint: a big-endian two's complement integer of any
+// length.
+func Varint(b []byte) *big.Int { return twos(b) }
 
 // twos reads a big-endian two's complement integer of any length.
 func twos(b []byte) *big.Int {
@@ -326,6 +341,20 @@ func compareUUID(timeOnly bool, a, b []byte) int {
 func uuidTime(u []byte) uint64 {
 	return uint64(binary.BigEndian.Uint16(u[6:])&0x0fff)<<48 | uint64(binary.BigEndian.Uint16(u[4:]))<<32 | uint64(binary.BigEndian.Uint32(u))
 }
+
+// TimeOfUUID is the time a version 1 uuid (a timeuuid) holds: its
+// timestamp counts 100 ns intervals since the Gregorian calendar's
+// start. A uuid of another version holds no time: the zero time.
+func TimeOfUUID(u [16]byte) time.Time {
+	if u[6]>>4 != 1 {
+		return time.Time{}
+	}
+	t := int64(uuidTime(u[:])) // 60 bits: never negative
+	return time.Unix(gregorianStart+t/1e7, t%1e7*100).UTC()
+}
+
+// gregorianStart is when version 1 uuids count from, in Unix seconds.
+var gregorianStart = time.Date(1582, time.October, 15, 0, 0, 0, 0, time.UTC).Unix()
 
 // compareCollection orders frozen collections element by element (a
 // map's key, then its value), a prefix first, each in its canonical form

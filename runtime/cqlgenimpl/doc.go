@@ -9,13 +9,14 @@
 // under runtime/internal, where the work is done and which nothing
 // outside the runtime can import (TestFacadeIsThin keeps it so):
 //
-//   - impl.go: runtime/internal/impl, the implementation of generated
-//     repositories;
+//   - impl.go: the implementation of generated repositories, in the rooms
+//     under runtime/internal (impl, desc, reads, protocol, maintenance,
+//     value; docs/architecture.md walks them);
 //   - engine.go: runtime/internal/engine, calls, retries, idempotency;
 //   - bucket.go: runtime/internal/bucket, time and hash buckets.
 //
 // Generated code declares each table as a description (TableSpec, the
-// contract of internal/cqlspec); impl renders every statement of the
+// contract of internal/cqlspec); the runtime renders every statement of the
 // table from it, with the renderer that lists them on the review page
 // (schema.md), and runs them. It reads pages (one partition, hash buckets
 // merged, time buckets walked back), encodes cursors, derives buckets,

@@ -7,57 +7,62 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
+	"github.com/cqlgen/cqlgen/runtime/internal/desc"
 	"github.com/cqlgen/cqlgen/runtime/internal/impl"
+	"github.com/cqlgen/cqlgen/runtime/internal/maintenance"
+	"github.com/cqlgen/cqlgen/runtime/internal/protocol"
+	"github.com/cqlgen/cqlgen/runtime/internal/reads"
+	"github.com/cqlgen/cqlgen/runtime/internal/value"
 )
 
-// The implementation of generated repositories, from runtime/internal/impl:
-// this file is its one door, as engine.go is the engine's. Each name is
-// impl's own, documented there; a function here only forwards its
+// The implementation of generated repositories, from the rooms under
+// runtime/internal: this file is their one door, as engine.go is the
+// engine's. Each name is its room's own, documented there; a function here only forwards its
 // arguments (TestFacadeIsThin keeps it so).
 
 // Tables. Generated code declares each table as a TableSpec, the
 // contract of internal/cqlspec; NewTable renders its statements, once.
 type (
-	TableSpec = impl.TableSpec
-	Column    = impl.Column
-	IndexSpec = impl.IndexSpec
-	Bucket    = impl.Bucket
-	Table     = impl.Table
+	TableSpec = desc.TableSpec
+	Column    = desc.Column
+	IndexSpec = desc.IndexSpec
+	Bucket    = desc.Bucket
+	Table     = desc.Table
 )
 
 const (
-	BucketOne  = impl.BucketOne
-	BucketHash = impl.BucketHash
-	BucketTime = impl.BucketTime
+	BucketOne  = desc.BucketOne
+	BucketHash = desc.BucketHash
+	BucketTime = desc.BucketTime
 )
 
-func NewTable(spec TableSpec) *Table { return impl.NewTable(spec) }
-func Cols(cols ...string) []Column   { return impl.Cols(cols...) }
+func NewTable(spec TableSpec) *Table { return desc.NewTable(spec) }
+func Cols(cols ...string) []Column   { return desc.Cols(cols...) }
 
 // Calls. A method the descriptors' own methods do not cover (an index
 // read, a counter, an immutable entity's write) begins with Observe, and a
 // write with Begin, which refuses a nil entity, empty keys and the options
 // the method does not honour (Allow).
 type (
-	Observed = impl.Observed
-	Allow    = impl.Allow
+	Observed = desc.Observed
+	Allow    = protocol.Allow
 )
 
 const (
-	AllowAbsent = impl.AllowAbsent
-	AllowTTL    = impl.AllowTTL
+	AllowAbsent = protocol.AllowAbsent
+	AllowTTL    = protocol.AllowTTL
 )
 
 func Observe(ctx *context.Context, s cqlgen.Session, entity, method string) Observed {
-	return impl.Observe(ctx, s, entity, method)
+	return desc.Observe(ctx, s, entity, method)
 }
 
-func NewOptions(opts ...cqlgen.Option) cqlgen.Options { return impl.NewOptions(opts...) }
-func Now(o cqlgen.Options) int64                      { return impl.Now(o) }
-func EmptyKey(table, column string) error             { return impl.EmptyKey(table, column) }
+func NewOptions(opts ...cqlgen.Option) cqlgen.Options { return desc.NewOptions(opts...) }
+func Now(o cqlgen.Options) int64                      { return desc.Now(o) }
+func EmptyKey(table, column string) error             { return desc.EmptyKey(table, column) }
 
 func Begin[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Option) (cqlgen.Options, error) {
-	return impl.Begin(e, check, o, opts)
+	return protocol.Begin(e, check, o, opts)
 }
 
 // Reads. A read method hands the runtime a static description (ReadSpec,
@@ -65,8 +70,8 @@ func Begin[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Op
 // merges buckets (Merge) and encodes cursors.
 type (
 	ReadSpec[T any]    = impl.ReadSpec[T]
-	IndexRead[T any]   = impl.IndexRead[T]
-	NearestRead[T any] = impl.NearestRead[T]
+	IndexRead[T any]   = reads.IndexRead[T]
+	NearestRead[T any] = reads.NearestRead[T]
 )
 
 func ReadPage[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T]) (cqlgen.Page[T], error) {
@@ -74,23 +79,23 @@ func ReadPage[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T]) (cqlg
 }
 
 func ReadIndex[T any](ctx context.Context, s cqlgen.Session, r IndexRead[T]) (cqlgen.Page[T], error) {
-	return impl.ReadIndex(ctx, s, r)
+	return reads.ReadIndex(ctx, s, r)
 }
 
 func ReadNearest[T any](ctx context.Context, s cqlgen.Session, r NearestRead[T]) ([]T, error) {
-	return impl.ReadNearest(ctx, s, r)
+	return reads.ReadNearest(ctx, s, r)
 }
 
 func Scan[T any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, o *cqlgen.ScanOptions, entity string, t *Table, scan func(cqldriver.Iter, *T) bool) (cqlgen.Page[T], error) {
-	return impl.Scan(ctx, s, base, o, entity, t, scan)
+	return reads.Scan(ctx, s, base, o, entity, t, scan)
 }
 
 func CheckPrefix(names []string, fixed, bounded []bool) error {
-	return impl.CheckPrefix(names, fixed, bounded)
+	return desc.CheckPrefix(names, fixed, bounded)
 }
 
 func Merge[T any](lists [][]T, cmp func(a, b *T) int, limit int) ([]T, []int) {
-	return impl.Merge(lists, cmp, limit)
+	return reads.Merge(lists, cmp, limit)
 }
 
 // Writes of an entity stored in one table (One), of counters, and of an
@@ -98,121 +103,121 @@ func Merge[T any](lists [][]T, cmp func(a, b *T) int, limit int) ([]T, []int) {
 type One[T any] = impl.One[T]
 
 func AddCounters(ctx context.Context, s cqlgen.Session, o cqlgen.Options, q cqldriver.Query) error {
-	return impl.AddCounters(ctx, s, o, q)
+	return protocol.AddCounters(ctx, s, o, q)
 }
 
 func DeleteAll[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, get cqldriver.Query, scan func(cqldriver.Iter, *T) bool, deletes func(cur *T, ts int64) []cqldriver.Query) error {
-	return impl.DeleteAll(ctx, s, o, get, scan, deletes)
+	return protocol.DeleteAll(ctx, s, o, get, scan, deletes)
 }
 
 // The write protocol (docs/protocol.md): an entity's tables (Entity,
 // Projection), its canonical row (State, Change), and its operations.
 type (
-	Entity[T any]     = impl.Entity[T]
-	Projection[T any] = impl.Projection[T]
-	State[T any]      = impl.State[T]
-	Change            = impl.Change
-	Op                = impl.Op
+	Entity[T any]     = desc.Entity[T]
+	Projection[T any] = desc.Projection[T]
+	State[T any]      = desc.State[T]
+	Change            = desc.Change
+	Op                = desc.Op
 )
 
 const (
-	OpInsert = impl.OpInsert
-	OpUpdate = impl.OpUpdate
-	OpDelete = impl.OpDelete
+	OpInsert = desc.OpInsert
+	OpUpdate = desc.OpUpdate
+	OpDelete = desc.OpDelete
 )
 
 func Write[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, ent *Entity[T], op Op, e *T) error {
-	return impl.Write(ctx, s, o, ent, op, e)
+	return protocol.Write(ctx, s, o, ent, op, e)
 }
 
 func Resolve[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], i int, key []any) (*T, error) {
-	return impl.Resolve(ctx, s, ent, i, key)
+	return protocol.Resolve(ctx, s, ent, i, key)
 }
 
-func Latest(wts ...*int64) int64 { return impl.Latest(wts...) }
+func Latest(wts ...*int64) int64 { return maintenance.Latest(wts...) }
 
 // Values: what a statement binds (unset for an absent field) and what a
 // scan fills, as cqlgen maps CQL types to Go.
-type Vector = impl.Vector
+type Vector = value.Vector
 
-func OrUnset[T any](p *T, unset bool) any             { return impl.OrUnset(p, unset) }
-func SliceOrUnset[S ~[]E, E any](s S, unset bool) any { return impl.SliceOrUnset(s, unset) }
+func OrUnset[T any](p *T, unset bool) any             { return value.OrUnset(p, unset) }
+func SliceOrUnset[S ~[]E, E any](s S, unset bool) any { return value.SliceOrUnset(s, unset) }
 
 func MapOrUnset[M ~map[K]V, K comparable, V any](m M, unset bool) any {
-	return impl.MapOrUnset(m, unset)
+	return value.MapOrUnset(m, unset)
 }
 
-func VectorOrUnset(v []float32, unset bool) any { return impl.VectorOrUnset(v, unset) }
+func VectorOrUnset(v []float32, unset bool) any { return value.VectorOrUnset(v, unset) }
 
 func CheckVector(table, column string, v []float32, dim int) error {
-	return impl.CheckVector(table, column, v, dim)
+	return value.CheckVector(table, column, v, dim)
 }
 
-func ScanDuration(d *time.Duration) any           { return impl.ScanDuration(d) }
-func ScanSet[K comparable](m *map[K]struct{}) any { return impl.ScanSet(m) }
-func Present(dst any, ok *bool) any               { return impl.Present(dst, ok) }
-func Normalized(cqlType string, v any) any        { return impl.Normalized(cqlType, v) }
-func IsZeroUUID(u [16]byte) bool                  { return impl.IsZeroUUID(u) }
-func TimeOfUUID(u [16]byte) time.Time             { return impl.TimeOfUUID(u) }
+func ScanDuration(d *time.Duration) any           { return value.ScanDuration(d) }
+func ScanSet[K comparable](m *map[K]struct{}) any { return value.ScanSet(m) }
+func Present(dst any, ok *bool) any               { return value.Present(dst, ok) }
+func Normalized(cqlType string, v any) any        { return value.Normalized(cqlType, v) }
+func IsZeroUUID(u [16]byte) bool                  { return value.IsZeroUUID(u) }
+func TimeOfUUID(u [16]byte) time.Time             { return cqldriver.TimeOfUUID(u) }
 
 // Order: clustering values compared as Cassandra orders them.
 
-func CompareAs(cqlType string, a, b any) int            { return impl.CompareAs(cqlType, a, b) }
-func CompareBool(a, b bool) int                         { return impl.CompareBool(a, b) }
-func CompareBytes(a, b []byte) int                      { return impl.CompareBytes(a, b) }
-func CompareUUID(a, b [16]byte) int                     { return impl.CompareUUID(a, b) }
-func CompareTimeUUID(a, b [16]byte) int                 { return impl.CompareTimeUUID(a, b) }
-func CompareFloat32(a, b float32) int                   { return impl.CompareFloat32(a, b) }
-func CompareFloat64(a, b float64) int                   { return impl.CompareFloat64(a, b) }
-func CompareEncoded(t *cqldriver.Type, a, b []byte) int { return impl.CompareEncoded(t, a, b) }
+func CompareAs(cqlType string, a, b any) int            { return value.CompareAs(cqlType, a, b) }
+func CompareBool(a, b bool) int                         { return value.CompareBool(a, b) }
+func CompareBytes(a, b []byte) int                      { return value.CompareBytes(a, b) }
+func CompareUUID(a, b [16]byte) int                     { return cqldriver.CompareUUID(a, b) }
+func CompareTimeUUID(a, b [16]byte) int                 { return cqldriver.CompareTimeUUID(a, b) }
+func CompareFloat32(a, b float32) int                   { return cqldriver.CompareFloat32(a, b) }
+func CompareFloat64(a, b float64) int                   { return cqldriver.CompareFloat64(a, b) }
+func CompareEncoded(t *cqldriver.Type, a, b []byte) int { return value.CompareEncoded(t, a, b) }
 
 // Methods. A generated method is one call: the descriptors' methods
 // (Entity, One, ReadSpec) and these functions record the call, refuse
 // empty keys and apply the options, then do what the method says.
 type ReadArg = impl.ReadArg
 
-func NewEntity[T any](ent *Entity[T]) *Entity[T] { return impl.NewEntity(ent) }
+func NewEntity[T any](ent *Entity[T]) *Entity[T] { return desc.NewEntity(ent) }
 
 // The methods of an entity written through the protocol, generic over
-// P = *T alone (see impl.EntityOf): compiled once, whatever the entities.
-func Insert[P any](ctx context.Context, ent *impl.EntityOf[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
+// P = *T alone (see desc.EntityOf): compiled once, whatever the entities.
+func Insert[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
 	return impl.Insert(ctx, ent, s, base, opts, e)
 }
 
-func Update[P any](ctx context.Context, ent *impl.EntityOf[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
+func Update[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
 	return impl.Update(ctx, ent, s, base, opts, e)
 }
 
-func Delete[P any](ctx context.Context, ent *impl.EntityOf[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
+func Delete[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
 	return impl.Delete(ctx, ent, s, base, opts, e)
 }
 
-func GetVersioned[P any](ctx context.Context, ent *impl.EntityOf[P], s cqlgen.Session, key P) (P, int64, error) {
+func GetVersioned[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, key P) (P, int64, error) {
 	return impl.GetVersioned(ctx, ent, s, key)
 }
 
-func Modify[P any](ctx context.Context, ent *impl.EntityOf[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, key P, change func(P) error) (P, error) {
+func Modify[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, key P, change func(P) error) (P, error) {
 	return impl.Modify(ctx, ent, s, base, opts, key, change)
 }
 
-func Verify[P any](ctx context.Context, ent *impl.EntityOf[P], s cqlgen.Session, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+func Verify[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
 	return impl.Verify(ctx, ent, s, o)
 }
 
-func Repair[P any](ctx context.Context, ent *impl.EntityOf[P], s cqlgen.Session, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+func Repair[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
 	return impl.Repair(ctx, ent, s, o)
 }
 
-func Backfill[P any](ctx context.Context, ent *impl.EntityOf[P], s cqlgen.Session, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+func Backfill[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
 	return impl.Backfill(ctx, ent, s, table, o)
 }
 
-func Tables[P any](ent *impl.EntityOf[P]) []string { return impl.Tables(ent) }
+func Tables[P any](ent *desc.EntityOf[P]) []string { return impl.Tables(ent) }
 
 // ScanLive scans a row of ent's source of truth as Get reads it, skipping
 // graves: the Scan of its reads.
-func ScanLive[P any](ent *impl.EntityOf[P]) func(cqldriver.Iter, P) bool {
-	return impl.ScanLive(ent)
+func ScanLive[P any](ent *desc.EntityOf[P]) func(cqldriver.Iter, P) bool {
+	return desc.ScanLive(ent)
 }
 
 func Get[P any](ctx context.Context, s cqlgen.Session, entity, method string, t *Table, key []any, scan func(cqldriver.Iter, P) bool) (P, error) {

@@ -182,7 +182,7 @@ func IdempotentSettle(ctx context.Context, s cqldriver.Session, id base.Idempote
 		case r.state == statePending && now.Before(r.leaseUntil):
 			polls++
 			wait := min(pollDelay.backoff(polls), time.Until(r.leaseUntil)+time.Millisecond)
-			if err := sleepCtx(ctx, wait); err != nil {
+			if err := Sleep(ctx, wait); err != nil {
 				return &cqlgen.OutcomeUnknownError{Key: id.Key, Err: fmt.Errorf("another call held the key until this call's context ended: %w", err)}
 			}
 		default:
@@ -205,7 +205,7 @@ func IdempotentSettle(ctx context.Context, s cqldriver.Session, id base.Idempote
 			// Someone else took it over, or finished: look again, after a
 			// pause, as others may be contending for it too.
 			polls++
-			if err := sleepCtx(ctx, pollDelay.backoff(polls)); err != nil {
+			if err := Sleep(ctx, pollDelay.backoff(polls)); err != nil {
 				return fmt.Errorf("cqlgen: idempotency key %q: taking over an abandoned attempt: %w", id.Key, err)
 			}
 		}
@@ -335,7 +335,7 @@ func (c *claim) stepFailed(ctx context.Context, err error, failures *int) error 
 	if *failures >= maxStepFailures || errors.Is(err, cqldriver.ErrSessionClosed) {
 		return err
 	}
-	if serr := sleepCtx(ctx, pollDelay.backoff(*failures)); serr != nil {
+	if serr := Sleep(ctx, pollDelay.backoff(*failures)); serr != nil {
 		return err
 	}
 	return nil

@@ -68,7 +68,7 @@ func (r retryOptions) backoff(failed int) time.Duration {
 // BaseDelay·2^(failed-1)), zero fields taking the defaults. It returns
 // early with the context's error when the context ends first.
 func Wait(ctx context.Context, r RetryOptions, failed int) error {
-	return sleepCtx(ctx, retryOptions(r).withDefaults().backoff(failed))
+	return Sleep(ctx, retryOptions(r).withDefaults().backoff(failed))
 }
 
 // jitter draws uniformly from [0, n); tests replace it.
@@ -301,7 +301,7 @@ func (e *execution) decide(err error) (cqldriver.RetryType, bool) {
 		e.stopped = context.DeadlineExceeded
 		return cqldriver.Rethrow, false
 	}
-	if err := sleepCtx(e.ctx, d); err != nil {
+	if err := Sleep(e.ctx, d); err != nil {
 		e.stopped = err
 		return cqldriver.Rethrow, false
 	}
@@ -311,8 +311,8 @@ func (e *execution) decide(err error) (cqldriver.RetryType, bool) {
 	return cqldriver.Retry, true
 }
 
-// sleepCtx waits for d or until ctx is done, and then returns its error.
-func sleepCtx(ctx context.Context, d time.Duration) error {
+// Sleep waits for d or until ctx is done, and then returns its error.
+func Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}

@@ -1,10 +1,10 @@
-// Package impl is the implementation of the repositories cqlgen
-// generates: tables rendered from their descriptions, reads (pages,
-// bounds, prefixes, index and ANN reads, hash buckets merged, time
-// buckets walked back), cursors, the order of clustering values, writes
-// of an entity stored in one table, the write protocol that keeps an
-// entity's tables in step (docs/protocol.md), settling, unique claims,
-// and maintenance (verify, repair, backfill).
+// Package impl holds the methods the façade (runtime/cqlgenimpl)
+// forwards to, each a few lines over the rooms below it: an entity's
+// Insert, Update, Delete, Modify, Verify, Repair, Backfill and Tables,
+// those of an entity stored in one table (One), a read's Page
+// (ReadSpec), the reads of one row and of many keys. The work is done
+// in desc (descriptors), reads, protocol (the write protocol) and
+// maintenance; docs/architecture.md walks the rooms.
 //
 // Generated code reaches it through runtime/cqlgenimpl, which re-exports
 // what generated code calls and nothing else; being internal, nothing

@@ -3,13 +3,16 @@ package impl
 import (
 	"context"
 	"fmt"
-	"reflect"
-	"strings"
 	"time"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
+	"github.com/cqlgen/cqlgen/runtime/internal/desc"
+	"github.com/cqlgen/cqlgen/runtime/internal/maintenance"
+	"github.com/cqlgen/cqlgen/runtime/internal/protocol"
+	"github.com/cqlgen/cqlgen/runtime/internal/reads"
+	"github.com/cqlgen/cqlgen/runtime/internal/value"
 )
 
 // The entry points of generated methods: each records the call
@@ -43,108 +46,108 @@ func (d *One[T]) Delete(ctx context.Context, s cqlgen.Session, base cqlgen.Optio
 // method of a generic type is compiled again, as a wrapper, for every
 // type argument).
 func insertOne[P any](d *one[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (err error) {
-	defer Observe(&ctx, s, d.Name, "Insert").End(&err)
+	defer desc.Observe(&ctx, s, d.Name, "Insert").End(&err)
 	return InsertOne(ctx, s, base, opts, d, e)
 }
 
-func insertIfAbsentOne[P any](d *one[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (_ inserted[P], err error) {
-	defer Observe(&ctx, s, d.Name, "InsertIfAbsent").End(&err)
+func insertIfAbsentOne[P any](d *one[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (_ protocol.Inserted[P], err error) {
+	defer desc.Observe(&ctx, s, d.Name, "InsertIfAbsent").End(&err)
 	return InsertOneIfAbsent(ctx, s, base, opts, d, e)
 }
 
 func updateOne[P any](d *one[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (err error) {
-	defer Observe(&ctx, s, d.Name, "Update").End(&err)
+	defer desc.Observe(&ctx, s, d.Name, "Update").End(&err)
 	return UpdateOne(ctx, s, base, opts, d, e)
 }
 
 func deleteOne[P any](d *one[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (err error) {
-	defer Observe(&ctx, s, d.Name, "Delete").End(&err)
+	defer desc.Observe(&ctx, s, d.Name, "Delete").End(&err)
 	return DeleteOne(ctx, s, base, opts, d, e)
 }
 
 // Insert is the Insert method of an entity written through the protocol.
-func Insert[P any](ctx context.Context, ent *entity[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
-	return run(ent, ctx, s, base, opts, "Insert", OpInsert, e)
+func Insert[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
+	return run(ent, ctx, s, base, opts, "Insert", desc.OpInsert, e)
 }
 
 // Update is the Update method of an entity written through the protocol.
-func Update[P any](ctx context.Context, ent *entity[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
-	return run(ent, ctx, s, base, opts, "Update", OpUpdate, e)
+func Update[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
+	return run(ent, ctx, s, base, opts, "Update", desc.OpUpdate, e)
 }
 
 // Delete is the Delete method of an entity written through the protocol:
 // e needs only the source of truth's key.
-func Delete[P any](ctx context.Context, ent *entity[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
-	return run(ent, ctx, s, base, opts, "Delete", OpDelete, e)
+func Delete[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
+	return run(ent, ctx, s, base, opts, "Delete", desc.OpDelete, e)
 }
 
-func run[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, method string, op Op, e P) (err error) {
-	defer Observe(&ctx, s, ent.Name, method).End(&err)
+func run[P any](ent *desc.EntityOf[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, method string, op desc.Op, e P) (err error) {
+	defer desc.Observe(&ctx, s, ent.Name, method).End(&err)
 	check := ent.Check
-	if op == OpDelete {
+	if op == desc.OpDelete {
 		check = ent.CheckKey
 	}
-	o, err := BeginVersioned(e, check, base, opts)
+	o, err := protocol.BeginVersioned(e, check, base, opts)
 	if err != nil {
 		return err
 	}
-	if err := accordCheck(ent.Canonical, ctx, o.SerialConsistency, true); err != nil {
+	if err := protocol.AccordCheck(ent.Canonical, ctx, o.SerialConsistency, true); err != nil {
 		return err
 	}
-	defer accordEnd(ent.Canonical, &err)
-	return Write(ctx, s, o, ent, op, e)
+	defer protocol.AccordEnd(ent.Canonical, &err)
+	return protocol.Write(ctx, s, o, ent, op, e)
 }
 
 // GetVersioned is the GetVersioned method: key holds the source of
 // truth's key alone.
-func GetVersioned[P any](ctx context.Context, ent *entity[P], s cqlgen.Session, key P) (_ P, _ int64, err error) {
-	defer Observe(&ctx, s, ent.Name, "GetVersioned").End(&err)
+func GetVersioned[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, key P) (_ P, _ int64, err error) {
+	defer desc.Observe(&ctx, s, ent.Name, "GetVersioned").End(&err)
 	if err := ent.CheckKey(key); err != nil {
-		return none[P](), 0, err
+		return value.None[P](), 0, err
 	}
-	if err := accordCheck(ent.Canonical, ctx, 0, false); err != nil {
-		return none[P](), 0, err
+	if err := protocol.AccordCheck(ent.Canonical, ctx, 0, false); err != nil {
+		return value.None[P](), 0, err
 	}
-	defer accordEnd(ent.Canonical, &err)
-	return Versioned(ctx, s, ent, key)
+	defer protocol.AccordEnd(ent.Canonical, &err)
+	return protocol.Versioned(ctx, s, ent, key)
 }
 
 // Modify is the Modify method: key holds the source of truth's key
 // alone.
-func Modify[P any](ctx context.Context, ent *entity[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, key P, change func(P) error) (_ P, err error) {
-	defer Observe(&ctx, s, ent.Name, "Modify").End(&err)
-	o, err := BeginVersioned(key, ent.CheckKey, base, opts)
+func Modify[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, key P, change func(P) error) (_ P, err error) {
+	defer desc.Observe(&ctx, s, ent.Name, "Modify").End(&err)
+	o, err := protocol.BeginVersioned(key, ent.CheckKey, base, opts)
 	if err != nil {
-		return none[P](), err
+		return value.None[P](), err
 	}
-	if err := accordCheck(ent.Canonical, ctx, o.SerialConsistency, true); err != nil {
-		return none[P](), err
+	if err := protocol.AccordCheck(ent.Canonical, ctx, o.SerialConsistency, true); err != nil {
+		return value.None[P](), err
 	}
-	defer accordEnd(ent.Canonical, &err)
-	return modifyEntity(ctx, s, o, ent, key, ent.Check, change)
+	defer protocol.AccordEnd(ent.Canonical, &err)
+	return protocol.ModifyEntity(ctx, s, o, ent, key, ent.Check, change)
 }
 
 // Verify is the Verify method of a maintained entity.
-func Verify[P any](ctx context.Context, ent *entity[P], s cqlgen.Session, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer Observe(&ctx, s, ent.Name, "Verify").End(&err)
-	return Maintain(ctx, s, ent, ent.Name, false, o)
+func Verify[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
+	defer desc.Observe(&ctx, s, ent.Name, "Verify").End(&err)
+	return maintenance.Maintain(ctx, s, ent, ent.Name, false, o)
 }
 
 // Repair is the Repair method of a maintained entity.
-func Repair[P any](ctx context.Context, ent *entity[P], s cqlgen.Session, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer Observe(&ctx, s, ent.Name, "Repair").End(&err)
-	return Maintain(ctx, s, ent, ent.Name, true, o)
+func Repair[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
+	defer desc.Observe(&ctx, s, ent.Name, "Repair").End(&err)
+	return maintenance.Maintain(ctx, s, ent, ent.Name, true, o)
 }
 
 // Backfill is the Backfill method of a maintained entity.
-func Backfill[P any](ctx context.Context, ent *entity[P], s cqlgen.Session, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
-	defer Observe(&ctx, s, ent.Name, "Backfill").End(&err)
-	return backfillEntity(ctx, s, ent, ent.Name, table, o)
+func Backfill[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, table string, o *cqlmaintain.Options) (_ *cqlmaintain.Report, err error) {
+	defer desc.Observe(&ctx, s, ent.Name, "Backfill").End(&err)
+	return maintenance.BackfillEntity(ctx, s, ent, ent.Name, table, o)
 }
 
 // Tables lists the tables of a maintained entity that Repair and
 // Backfill write: all but the source of truth.
-func Tables[P any](ent *entity[P]) []string {
+func Tables[P any](ent *desc.EntityOf[P]) []string {
 	out := make([]string, 0, len(ent.Projections))
 	for _, p := range ent.Projections {
 		out = append(out, p.Table.Spec.Name)
@@ -155,103 +158,63 @@ func Tables[P any](ent *entity[P]) []string {
 // Get is a method that reads the row of t with the given primary key
 // (bucket included), as t's Get statement binds it; an empty partition
 // key value gets a *cqlgen.InputError matching cqlgen.ErrEmptyKey, and no row cqlgen.ErrNotFound.
-func Get[P any](ctx context.Context, s cqlgen.Session, entity, method string, t *Table, key []any, scan func(cqldriver.Iter, P) bool) (_ P, err error) {
-	defer Observe(&ctx, s, entity, method).End(&err)
+func Get[P any](ctx context.Context, s cqlgen.Session, entity, method string, t *desc.Table, key []any, scan func(cqldriver.Iter, P) bool) (_ P, err error) {
+	defer desc.Observe(&ctx, s, entity, method).End(&err)
 	if err := checkPartition(t, key); err != nil {
-		return none[P](), err
+		return value.None[P](), err
 	}
-	if err := accordCheck(t, ctx, 0, false); err != nil {
-		return none[P](), err
+	if err := protocol.AccordCheck(t, ctx, 0, false); err != nil {
+		return value.None[P](), err
 	}
-	defer accordEnd(t, &err)
-	row := newRow[P]()
-	if err := getRow(ctx, s, cqldriver.Query{Stmt: t.Get, Values: key}, scan, row); err != nil {
-		return none[P](), err
+	defer protocol.AccordEnd(t, &err)
+	row := desc.NewRowOf[P]()
+	if err := protocol.FetchRow(ctx, s, cqldriver.Query{Stmt: t.Get, Values: key}, scan, row); err != nil {
+		return value.None[P](), err
 	}
 	return row, nil
 }
 
 // Many is the GetMany method: prefix binds the partition key's columns
 // but the last, keys the last one's values.
-func Many[T, K any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, entity string, t *Table, prefix []any, keys []K, scan func(cqldriver.Iter, *T) bool, key func(*T) K) (cqlgen.Found[T], error) {
+func Many[T, K any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, entity string, t *desc.Table, prefix []any, keys []K, scan func(cqldriver.Iter, *T) bool, key func(*T) K) (cqlgen.Found[T], error) {
 	res, err := many(ctx, s, base, entity, t, prefix, keys, scan, key)
 	return cqlgen.Found[T](res), err
 }
 
-// found is cqlgen.Found with P = *T, field for field.
-type found[P any] struct {
-	Rows    []P
-	Missing []int
-}
-
 // many is Many, generic over P = *T alone.
-func many[P, K any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, entity string, t *Table, prefix []any, keys []K, scan func(cqldriver.Iter, P) bool, key func(P) K) (_ found[P], err error) {
-	defer Observe(&ctx, s, entity, "GetMany").End(&err)
+func many[P, K any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, entity string, t *desc.Table, prefix []any, keys []K, scan func(cqldriver.Iter, P) bool, key func(P) K) (_ reads.Found[P], err error) {
+	defer desc.Observe(&ctx, s, entity, "GetMany").End(&err)
 	if err := checkPartition(t, prefix); err != nil {
-		return found[P]{}, err
+		return reads.Found[P]{}, err
 	}
-	if err := accordCheck(t, ctx, 0, false); err != nil {
-		return found[P]{}, err
+	if err := protocol.AccordCheck(t, ctx, 0, false); err != nil {
+		return reads.Found[P]{}, err
 	}
-	defer accordEnd(t, &err)
+	defer protocol.AccordEnd(t, &err)
 	last := t.Spec.PartitionKey[len(t.Spec.PartitionKey)-1]
 	for _, k := range keys {
-		if emptyValue(last.Type, k) {
-			return found[P]{}, EmptyKey(t.Spec.Name, last.Name)
+		if value.EmptyValue(last.Type, k) {
+			return reads.Found[P]{}, desc.EmptyKey(t.Spec.Name, last.Name)
 		}
 	}
-	return getMany(ctx, s, t, prefix, keys, base.MaxKeys, scan, key)
+	return reads.GetMany(ctx, s, t, prefix, keys, base.MaxKeys, scan, key)
 }
 
 // checkPartition refuses the first empty value among values, bound in
 // t's column order, that is a partition key value; the bucket column is
 // never empty.
-func checkPartition(t *Table, values []any) error {
+func checkPartition(t *desc.Table, values []any) error {
 	pk := t.Spec.PartitionKey
 	n := len(pk)
 	if t.Spec.Bucket != 0 {
 		n--
 	}
 	for i := 0; i < n && i < len(values); i++ {
-		if emptyValue(pk[i].Type, values[i]) {
-			return EmptyKey(t.Spec.Name, pk[i].Name)
+		if value.EmptyValue(pk[i].Type, values[i]) {
+			return desc.EmptyKey(t.Spec.Name, pk[i].Name)
 		}
 	}
 	return nil
-}
-
-// emptyValue reports whether v, a value of a column of CQL type typ, is
-// empty as a partition key value: an empty string, a zero time, the
-// zero UUID, an empty blob or collection. Numbers and booleans are never
-// empty.
-func emptyValue(typ string, v any) bool {
-	switch v := v.(type) {
-	case string:
-		return v == ""
-	case time.Time:
-		return v.IsZero()
-	case []byte:
-		return typ == "blob" && len(v) == 0
-	case int, int8, int16, int32, int64, bool, float32, float64:
-		return false
-	}
-	rv := reflect.ValueOf(v)
-	switch {
-	case !rv.IsValid():
-		return false
-	case typ == "uuid" || typ == "timeuuid":
-		return rv.Kind() == reflect.Array && rv.IsZero()
-	case rv.Kind() == reflect.String:
-		return rv.Len() == 0
-	case typ == "blob" || anyCollection(typ):
-		return (rv.Kind() == reflect.Slice || rv.Kind() == reflect.Map) && rv.Len() == 0
-	}
-	return false
-}
-
-func anyCollection(typ string) bool {
-	typ = strings.TrimPrefix(typ, "frozen<")
-	return strings.HasPrefix(typ, "list<") || strings.HasPrefix(typ, "set<") || strings.HasPrefix(typ, "map<")
 }
 
 // Or is o, or a new T when o is nil: a read's options.
@@ -297,41 +260,41 @@ func Walk(start time.Time, lookBack int) ReadArg {
 // Page is a read method of a pattern whose partitions hold many rows:
 // partition holds the partition key values, the bucket excluded.
 func (r *ReadSpec[T]) Page(ctx context.Context, s cqlgen.Session, base cqlgen.Options, partition []any, limit int, cursor string, args ...ReadArg) (cqlgen.Page[T], error) {
-	pg, err := readPageOf((*readSpec[*T])(r), ctx, s, base, partition, limit, cursor, rowArena[*T](), args)
-	return pageOf(pg), err
+	pg, err := readPageOf((*reads.ReadSpecOf[*T])(r), ctx, s, base, partition, limit, cursor, reads.RowArena[*T](), args)
+	return reads.PageOf(pg), err
 }
 
 // derivedRead is the Scan and Key NewEntity derived for ent's table t
 // (readFuncs); nil when it derived none.
-func derivedRead[P any](ent *entity[P], t *Table) (func(cqldriver.Iter, P) bool, func(P) []any) {
+func derivedRead[P any](ent *desc.EntityOf[P], t *desc.Table) (func(cqldriver.Iter, P) bool, func(P) []any) {
 	for i := range ent.Projections {
 		if p := &ent.Projections[i]; p.Table == t {
-			return p.scan, p.clustering
+			return p.Scan, p.Clustering
 		}
 	}
 	return nil, nil
 }
 
 // readPageOf is Page, generic over P = *T alone.
-func readPageOf[P any](r *readSpec[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, partition []any, limit int, cursor string, newRow func() P, args []ReadArg) (_ page[P], err error) {
-	defer Observe(&ctx, s, r.Entity, r.Table.Spec.Pattern).End(&err)
+func readPageOf[P any](r *reads.ReadSpecOf[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, partition []any, limit int, cursor string, newRow func() P, args []ReadArg) (_ reads.Page[P], err error) {
+	defer desc.Observe(&ctx, s, r.Entity, r.Table.Spec.Pattern).End(&err)
 	if err := checkPartition(r.Table, partition); err != nil {
-		return page[P]{}, err
+		return reads.Page[P]{}, err
 	}
-	if err := accordCheck(r.Table, ctx, 0, false); err != nil {
-		return page[P]{}, err
+	if err := protocol.AccordCheck(r.Table, ctx, 0, false); err != nil {
+		return reads.Page[P]{}, err
 	}
-	defer accordEnd(r.Table, &err)
-	spec := withCall(*r, partition, limit, cursor, base)
-	spec.newRow = newRow
+	defer protocol.AccordEnd(r.Table, &err)
+	spec := reads.WithCall(*r, partition, limit, cursor, base)
+	spec.NewRow = newRow
 	if spec.Scan == nil && spec.Of != nil {
 		if spec.Scan, spec.Key = derivedRead(spec.Of, r.Table); spec.Scan == nil {
-			return page[P]{}, fmt.Errorf("cqlgen: %s: a read whose rows are not derived from %s's fields: regenerate the package", r.Table.Spec.Name, spec.Of.Name)
+			return reads.Page[P]{}, fmt.Errorf("cqlgen: %s: a read whose rows are not derived from %s's fields: regenerate the package", r.Table.Spec.Name, spec.Of.Name)
 		}
 	}
 	for _, a := range args {
 		if a.err != nil {
-			return page[P]{}, a.err
+			return reads.Page[P]{}, a.err
 		}
 	}
 	for _, a := range args {
@@ -353,11 +316,11 @@ func readPageOf[P any](r *readSpec[P], ctx context.Context, s cqlgen.Session, ba
 			spec.To, spec.ToInclusive = a.to, a.toInclusive
 		}
 	}
-	return readPage(ctx, s, spec)
+	return reads.ReadPageOf(ctx, s, spec)
 }
 
 // Every is tb, for a ReadSpec's TimeBuckets.
-func Every(tb TimeBuckets) *TimeBuckets { return &tb }
+func Every(tb desc.TimeBuckets) *desc.TimeBuckets { return &tb }
 
 // Eq fixes a clustering column of a read with a prefix key to *v; nil
 // fixes nothing. cqlType, for a set or a map, orders its elements as a
@@ -368,7 +331,7 @@ func Eq[V any](v *V, cqlType string) ReadArg {
 	}
 	var x any = *v
 	if cqlType != "" {
-		x = Normalized(cqlType, x)
+		x = value.Normalized(cqlType, x)
 	}
 	return ReadArg{eq: x}
 }
@@ -377,5 +340,5 @@ func Eq[V any](v *V, cqlType string) ReadArg {
 // names are the clustering columns it may fix then bound, fixed which
 // are fixed, bounded which are bounded.
 func Prefixed(names []string, fixed, bounded []bool) ReadArg {
-	return ReadArg{err: CheckPrefix(names, fixed, bounded)}
+	return ReadArg{err: desc.CheckPrefix(names, fixed, bounded)}
 }

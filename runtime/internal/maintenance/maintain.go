@@ -1,0 +1,1156 @@
+package maintenance
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cqlgen/cqlgen/runtime/internal/engine"
+
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
+	"github.com/cqlgen/cqlgen/runtime/internal/desc"
+	"github.com/cqlgen/cqlgen/runtime/internal/protocol"
+	"github.com/cqlgen/cqlgen/runtime/internal/value"
+
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+)
+
+// Verify, repair and backfill. The source of truth is scanned over token
+// ranges; every row of another table it implies is derived with the
+// generated Row function, exactly as the write protocol writes it. Rows
+// are compared by digests first: each table's rows, expected and
+// present, are hashed and summed into buckets (by primary key); only the
+// buckets whose sums differ are compared row by row, in a second scan.
+// A table in step is read once and no row is held in memory; a table
+// with drift holds the rows of its mismatched buckets only.
+//
+// Repair rewrites the entity of a missing or stale row through the write
+// protocol: one conditional write sets a new version (at least now), and
+// every table gets the entity's rows at that version + 1µs. They win over
+// a write made outside the protocol before (a row deleted by hand), and a
+// later change, at a higher version still, wins over them. It deletes an orphan
+// at the orphan's own write timestamp, after reading the entity's
+// canonical row again and finding it implies another row or none: a
+// later legitimate write of that key, at a higher version, wins.
+
+func (o *maintain) defaults() {
+	if o.Ranges <= 0 {
+		o.Ranges = 64
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = 4
+	}
+	if o.Buckets <= 0 {
+		o.Buckets = 4096
+	}
+	if o.Samples <= 0 {
+		o.Samples = 10
+	}
+}
+
+type maintain struct {
+	cqlmaintain.Options
+	start    time.Time
+	mu       sync.Mutex
+	progress cqlmaintain.Progress
+	last     time.Time
+	limiter  *limiter
+}
+
+func newMaintain(o *cqlmaintain.Options) *maintain {
+	m := &maintain{start: time.Now()}
+	if o != nil {
+		m.Options = *o
+	}
+	m.defaults()
+	if m.Rate > 0 {
+		m.limiter = &limiter{per: time.Second / time.Duration(m.Rate)}
+	}
+	return m
+}
+
+// report advances the progress and calls the callback at most once a
+// second (always when final). ranges is the ranges in all; 0 keeps the
+// count the phase before set, as a repair does after the scans.
+func (m *maintain) report(phase string, ranges, done int, rows int64, final bool) {
+	if m.Progress == nil {
+		return
+	}
+	m.mu.Lock()
+	m.progress.Phase = phase
+	if ranges > 0 {
+		m.progress.Ranges = ranges
+	}
+	m.progress.Done += done
+	m.progress.Rows += rows
+	m.progress.Elapsed = time.Since(m.start)
+	p := m.progress
+	now := time.Now()
+	due := final || now.Sub(m.last) >= time.Second
+	if due {
+		m.last = now
+	}
+	m.mu.Unlock()
+	if due {
+		m.Progress(p)
+	}
+}
+
+// limiter spaces out writes to a rate, across goroutines.
+type limiter struct {
+	mu   sync.Mutex
+	next time.Time
+	per  time.Duration
+}
+
+func (l *limiter) wait(ctx context.Context) error {
+	if l == nil {
+		return ctx.Err()
+	}
+	l.mu.Lock()
+	now := time.Now()
+	if l.next.Before(now) {
+		l.next = now
+	}
+	at := l.next
+	l.next = l.next.Add(l.per)
+	l.mu.Unlock()
+	if d := time.Until(at); d > 0 {
+		return engine.Sleep(ctx, d)
+	}
+	return ctx.Err()
+}
+
+// scanRange runs a token-range scan to the end, paging, handing each row
+// to scan (which reads it from the iterator) until scan returns false.
+func scanRange(ctx context.Context, s cqlgen.Session, stmt *cqldriver.Statement, lo, hi int64, scan func(cqldriver.Iter) bool) error {
+	q := cqldriver.Query{Stmt: stmt, Values: []any{lo, hi}, PageSize: 1000}
+	for {
+		it := s.Iter(ctx, q)
+		for scan(it) {
+		}
+		state := it.PageState()
+		if err := it.Close(); err != nil {
+			return err
+		}
+		if len(state) == 0 {
+			return nil
+		}
+		q.PageState = state
+	}
+}
+
+// eachRange runs f on every token range, Concurrency at once, and returns
+// the first error.
+func (m *maintain) eachRange(ctx context.Context, skip func(int) bool, f func(ctx context.Context, i int, lo, hi int64) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, m.Concurrency)
+	var wg sync.WaitGroup
+	errs := make([]error, m.Ranges)
+	for i := range m.Ranges {
+		if skip != nil && skip(i) {
+			continue
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			lo, hi := desc.TokenRange(i, m.Ranges)
+			if errs[i] = f(ctx, i, lo, hi); errs[i] != nil {
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	if err := desc.FirstError(errs); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// row is one row of a table other than the source of truth, by its
+// encoded columns.
+type row struct {
+	cols      [][]byte // every column of the Insert, in order
+	nkey      int      // the primary key columns, first
+	writetime int64    // the row's last write; 0: none read
+}
+
+// key is the row's primary key, its columns length-prefixed.
+func (r *row) key() string {
+	var b []byte
+	for _, c := range r.cols[:r.nkey] {
+		b = binary.AppendUvarint(b, uint64(len(c)))
+		b = append(b, c...)
+	}
+	return string(b)
+}
+
+func (r *row) hash() uint64 {
+	h := fnv.New64a()
+	var n [binary.MaxVarintLen64]byte
+	for _, c := range r.cols {
+		if c == nil {
+			h.Write([]byte{0xff})
+			continue
+		}
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(c)))])
+		h.Write(c)
+	}
+	return h.Sum64()
+}
+
+func (r *row) bucket(n int) int {
+	h := fnv.New64a()
+	h.Write([]byte(r.key()))
+	return int(h.Sum64() % uint64(n))
+}
+
+// keyWords renders a row's key for a report: its columns by name, each
+// value as a person reads it with show, else redacted (redactValue).
+func (r *row) keyWords(t *desc.Table, show bool) string {
+	var parts []string
+	for i, c := range r.cols[:r.nkey] {
+		col := t.KeyColumn(i)
+		v := redactValue(c)
+		if show {
+			v = value.RenderEncoded(col.Type, c)
+		}
+		parts = append(parts, col.Name+"="+v)
+	}
+	return strings.Join(parts, " ")
+}
+
+// redactValue stands for an encoded key value in a report that must not
+// show it: "#" and the first 8 hex digits of the SHA-256 of its bytes as
+// Cassandra stores them. It is stable, so that one value reads the same
+// in two reports, in two tables and in a report shown with
+// cqlmaintain.Options.ShowKeys, whose values a person can hash to match;
+// it hides a value from a reader who does not already guess it, not
+// from one who can try every candidate (a small integer, a known email).
+func redactValue(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "#" + hex.EncodeToString(sum[:4])
+}
+
+// encodeRow encodes the values an Insert binds (its timestamp left off),
+// as Cassandra stores them: an empty collection is no value, and sets and
+// maps are in Cassandra's order (see marshalSorted).
+func encodeRow(t *desc.Table, values []any) (*row, error) {
+	cols := t.Row
+	if len(values) != len(cols)+1 {
+		return nil, fmt.Errorf("cqlgen: %s: %d values for %d columns", t.Spec.Name, len(values)-1, len(cols))
+	}
+	r := &row{nkey: len(t.Spec.PartitionKey) + len(t.Spec.Clustering)}
+	for i, c := range cols {
+		typ, err := cqldriver.ParseType(c.Type)
+		if err != nil {
+			return nil, err
+		}
+		b, err := value.MarshalSorted(typ, values[i])
+		if err != nil {
+			return nil, fmt.Errorf("cqlgen: %s: column %s: %w", t.Spec.Name, c.Name, err)
+		}
+		if isCollection(c.Type) && len(b) == 4 && binary.BigEndian.Uint32(b) == 0 {
+			b = nil
+		}
+		r.cols = append(r.cols, b)
+	}
+	return r, nil
+}
+
+// sortedCell is cqldriver.Canonical for a column's value as read; a type that
+// does not parse leaves it as it is.
+func sortedCell(cqlType string, c []byte) []byte {
+	t, err := cqldriver.ParseType(cqlType)
+	if err != nil {
+		return c
+	}
+	return cqldriver.Canonical(t, c)
+}
+
+func isCollection(cqlType string) bool {
+	t := strings.TrimPrefix(cqlType, "frozen<")
+	return !strings.HasPrefix(cqlType, "frozen<") &&
+		(strings.HasPrefix(t, "list<") || strings.HasPrefix(t, "set<") || strings.HasPrefix(t, "map<"))
+}
+
+// digests are one table's bucket sums: of hashes, and of rows.
+type digests struct {
+	sum   []uint64
+	count []int64
+}
+
+func newDigests(n int) *digests { return &digests{sum: make([]uint64, n), count: make([]int64, n)} }
+
+func (d *digests) add(o *digests) {
+	for i := range d.sum {
+		d.sum[i] += o.sum[i]
+		d.count[i] += o.count[i]
+	}
+}
+
+// The maintenance path is compiled once for all entity types. Every
+// entity struct is a GC shape of its own, so a generic body is stenciled
+// again for each entity: a generated package of fifty entities carried
+// fifty copies of Verify, Repair and Backfill, a megabyte of machine code
+// its every build compiled. Maintain and Backfill, which generated code
+// calls, are thin generic wrappers instead: they take a type-erased view
+// of the entity (entityView), built once per call, and run the
+// non-generic code below on it. An entity there is an any holding a P,
+// which the view's closures convert back; the conversions cost a type
+// assertion per call and an allocation per canonical row scanned, which a
+// batch job reading whole tables over the network does not notice.
+
+// entityView is an *desc.EntityOf[P] with P erased, as the maintenance path uses
+// it. Its closures take an entity as an any holding a P, and a
+// projection by its index in Entity.Projections.
+type entityView struct {
+	canonical   *desc.Table
+	immutable   bool
+	projections []projectionView
+	// scanState reads a canonical row, as Entity.ScanState does.
+	scanState func(cqldriver.Iter) (stateView, bool)
+	// holds, key and row are Projection's holds, Key and Row (never
+	// unset).
+	holds func(p int, e any) bool
+	key   func(p int, e any) []any
+	row   func(p int, e any, ts int64) []any
+	// touch writes a live entity again, unchanged, through the write
+	// protocol (opTouch), under default options.
+	touch func(ctx context.Context, s cqlgen.Session, e any) error
+	// claim claims e's key in unique projection p for its change at
+	// version, under default options, as the protocol does.
+	claim func(ctx context.Context, s cqlgen.Session, p int, e any, version int64) error
+	// adopt gives a live entity written outside the protocol, as read
+	// by scanState, a version: the protocol's touch, starting from the
+	// state read (a row changed since is read again).
+	adopt func(ctx context.Context, s cqlgen.Session, st *stateView) error
+	// fence is Entity.fence on a state read by scanState.
+	fence func(ctx context.Context, s cqlgen.Session, o cqlgen.Options, owner []any, st *stateView, found bool) (bool, error)
+}
+
+// projectionView is what the maintenance path reads of a Projection
+// without calling it.
+type projectionView struct {
+	table      *desc.Table
+	unique     bool
+	writetimes int
+	owner      []int
+}
+
+// stateView is a State[P] with T erased: state holds the *State[P] read
+// (nil for none), row its P, for the closures, and the fields the
+// maintenance path reads are copied out.
+type stateView struct {
+	state   any
+	row     any
+	version int64
+	deleted bool
+}
+
+// view builds ent's type-erased view, once per Maintain or Backfill.
+func view[P any](ent *desc.EntityOf[P]) *entityView {
+	v := &entityView{canonical: ent.Canonical, immutable: ent.Immutable}
+	for _, p := range ent.Projections {
+		v.projections = append(v.projections, projectionView{table: p.Table, unique: p.Unique, writetimes: p.Writetimes, owner: p.Owner})
+	}
+	v.scanState = func(it cqldriver.Iter) (stateView, bool) {
+		st, ok := ent.ScanCanonical(it)
+		if !ok {
+			return stateView{}, false
+		}
+		return stateView{state: &st, row: st.Row, version: st.Version, deleted: st.Deleted}, true
+	}
+	v.holds = func(p int, e any) bool { return desc.Holds(&ent.Projections[p], e.(P)) }
+	v.key = func(p int, e any) []any { return ent.Projections[p].Key(e.(P)) }
+	v.row = func(p int, e any, ts int64) []any { return ent.Projections[p].Row(e.(P), ts, false) }
+	v.touch = func(ctx context.Context, s cqlgen.Session, e any) error {
+		return protocol.Public(protocol.WriteOp(ctx, s, desc.NewOptions(), ent, desc.OpTouch, e.(P)))
+	}
+	v.adopt = func(ctx context.Context, s cqlgen.Session, sv *stateView) error {
+		st := sv.state.(*desc.State[P])
+		return protocol.Public(protocol.WriteFrom(ctx, s, desc.NewOptions(), ent, desc.OpTouch, st.Row, st))
+	}
+	v.claim = func(ctx context.Context, s cqlgen.Session, p int, e any, version int64) error {
+		return protocol.Claim(ent, ctx, s, desc.NewOptions(), &ent.Projections[p], e.(P), version)
+	}
+	v.fence = func(ctx context.Context, s cqlgen.Session, o cqlgen.Options, owner []any, sv *stateView, found bool) (bool, error) {
+		st, _ := sv.state.(*desc.State[P])
+		if st == nil {
+			// None read: the zero State, as GetRow returns it.
+			st = new(desc.State[P])
+		}
+		return protocol.Fence(ent, ctx, s, o, owner, st, found)
+	}
+	return v
+}
+
+// verification is the state of one Verify or Repair.
+type verification struct {
+	ent    *entityView
+	s      cqlgen.Session
+	m      *maintain
+	tables []int // the projections under check
+	rep    *cqlmaintain.Report
+	mu     sync.Mutex
+}
+
+// Maintain runs Verify (repair false) or Repair (repair true).
+func Maintain[P any](ctx context.Context, s cqlgen.Session, ent *desc.EntityOf[P], entity string, repair bool, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return maintainView(ctx, s, view(ent), entity, repair, o)
+}
+
+func maintainView(ctx context.Context, s cqlgen.Session, ent *entityView, entity string, repair bool, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	if repair && o != nil && (o.Adopt || o.Status) {
+		return adopt(ctx, s, ent, entity, o)
+	}
+	v := &verification{ent: ent, s: s, m: newMaintain(o), rep: &cqlmaintain.Report{Entity: entity, Source: ent.canonical.Spec.Name}}
+	var err error
+	if v.tables, err = ent.selectTables(v.m.Tables); err != nil {
+		return nil, err
+	}
+	for _, i := range v.tables {
+		v.rep.Tables = append(v.rep.Tables, cqlmaintain.TableReport{Table: ent.projections[i].table.Spec.Name})
+	}
+	err = v.run(ctx, repair)
+	if err == nil && v.rep.Rows == 0 {
+		err = v.unread(ctx)
+	}
+	if err == nil && repair && wrote(v.rep) {
+		// What the repair left: a row a writer changed meanwhile is
+		// in step by that writer's change; anything else is reported.
+		after := quiet(o)
+		v.rep.After, err = verifyAfter(ctx, s, ent, entity, &after)
+	}
+	v.rep.Elapsed = time.Since(v.m.start)
+	v.m.done(err)
+	return v.rep, err
+}
+
+// afterPause is how long verifyAfter waits before it checks drift again.
+var afterPause = time.Second
+
+// verifyAfter is the Verify that follows a repair, backfill or adopt.
+// While the application writes, a change whose fan-out is in flight
+// shows as drift for a moment: drift found is checked once more, after a
+// pause, and only what is still there is reported.
+func verifyAfter(ctx context.Context, s cqlgen.Session, ent *entityView, entity string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	rep, err := maintainView(ctx, s, ent, entity, false, o)
+	if err != nil || rep.Drift() == 0 {
+		return rep, err
+	}
+	if err := engine.Sleep(ctx, afterPause); err != nil {
+		return rep, err
+	}
+	return maintainView(ctx, s, ent, entity, false, o)
+}
+
+// quiet is o (or the defaults) for the Verify that follows a run, which
+// reports no progress of its own.
+func quiet(o *cqlmaintain.Options) cqlmaintain.Options {
+	var c cqlmaintain.Options
+	if o != nil {
+		c = *o
+	}
+	c.Progress = nil
+	return c
+}
+
+// wrote reports whether a repair wrote anything.
+func wrote(r *cqlmaintain.Report) bool {
+	for _, t := range r.Tables {
+		if t.Inserted+t.Deleted > 0 {
+			return true
+		}
+	}
+	return r.Adopted > 0
+}
+
+// done reports the end of a run: "done" only when it succeeded.
+func (m *maintain) done(err error) {
+	phase := "done"
+	if err != nil {
+		phase = "stopped"
+	}
+	m.report(phase, 0, 0, 0, true)
+}
+
+// unread checks a run that read no entity against the source of truth
+// itself: if a scan of the whole of it finds one, the run skipped rows
+// (cqlmaintain.ErrUnread), and must not pass for one over an empty table.
+func (v *verification) unread(ctx context.Context) error {
+	var n scanned
+	errFound := errors.New("found")
+	err := v.scanCanonical(ctx, math.MinInt64, math.MaxInt64, &n, func(*stateView) error { return errFound })
+	switch {
+	case errors.Is(err, errFound):
+		return fmt.Errorf("%w: %s holds entities, and the run read none of them", cqlmaintain.ErrUnread, v.ent.canonical.Spec.Name)
+	case err != nil:
+		return err
+	}
+	return nil
+}
+
+func (ent *entityView) selectTables(names []string) ([]int, error) {
+	var out []int
+	for i, p := range ent.projections {
+		if len(names) == 0 || slices.Contains(names, p.table.Spec.Name) {
+			out = append(out, i)
+		}
+	}
+	for _, n := range names {
+		if !slices.ContainsFunc(ent.projections, func(p projectionView) bool { return p.table.Spec.Name == n }) {
+			return nil, fmt.Errorf("cqlgen: %s is not a table %s writes besides its source of truth", n, ent.canonical.Spec.Name)
+		}
+	}
+	return out, nil
+}
+
+// expected derives the row of projection p that a canonical row implies;
+// callers first ask whether p holds the entity at all.
+func (ent *entityView) expected(p int, st *stateView) (*row, []any, error) {
+	values := ent.row(p, st.row, st.version+1)
+	r, err := encodeRow(ent.projections[p].table, values)
+	return r, values, err
+}
+
+// scanned counts the rows a scan of the source of truth read, by what
+// they were: every row is counted once, so that none is skipped unseen.
+type scanned struct {
+	live        int64 // entities, handed on
+	unversioned int64 // of them, rows written outside the protocol
+	graves      int64 // deleted entities, skipped
+	statics     int64 // partitions' statics alone (no row), skipped
+}
+
+// into records the counts in a report.
+func (c *scanned) into(r *cqlmaintain.Report) {
+	r.Rows, r.Unversioned, r.Graves, r.StaticsOnly = c.live, c.unversioned, c.graves, c.statics
+}
+
+func (c *scanned) add(o scanned) {
+	c.live += o.live
+	c.unversioned += o.unversioned
+	c.graves += o.graves
+	c.statics += o.statics
+}
+
+// scanCanonical reads the live rows of the source of truth in a range,
+// those written outside the protocol (cqlgen_version null) included, and
+// counts into n what it read.
+func (v *verification) scanCanonical(ctx context.Context, lo, hi int64, n *scanned, f func(*stateView) error) error {
+	var ferr error
+	first := v.ent.firstClustering()
+	err := scanRange(ctx, v.s, v.ent.canonical.Scan, lo, hi, func(it cqldriver.Iter) bool {
+		var probe *nullProbe
+		if first >= 0 {
+			probe = &nullProbe{Iter: it, at: first}
+			it = probe
+		}
+		st, ok := v.ent.scanState(it)
+		if !ok {
+			return false
+		}
+		switch {
+		case st.deleted:
+			n.graves++
+			return true
+		case probe != nil && probe.null:
+			// No row, only a partition's statics, which a scan returns
+			// as a row with null clustering columns once its rows are
+			// gone.
+			n.statics++
+			return true
+		case !v.ent.immutable && st.version == 0:
+			n.unversioned++
+		}
+		n.live++
+		if ferr = f(&st); ferr != nil {
+			return false
+		}
+		return true
+	})
+	if ferr != nil {
+		return ferr
+	}
+	return err
+}
+
+// firstClustering is the position, among the columns the source of
+// truth's Scan reads, of its first clustering column, where the table has
+// static columns (and so rows of statics alone); -1 otherwise.
+func (ent *entityView) firstClustering() int {
+	spec := &ent.canonical.Spec
+	if len(spec.Clustering) == 0 || !slices.ContainsFunc(spec.Columns, func(c desc.Column) bool { return c.Static }) {
+		return -1
+	}
+	return slices.IndexFunc(ent.canonical.Data, func(c desc.Column) bool { return c.Name == spec.Clustering[0].Name })
+}
+
+// nullProbe is an Iter whose Scan also tells whether column at was null.
+type nullProbe struct {
+	cqldriver.Iter
+	at   int
+	null bool
+}
+
+func (p *nullProbe) Scan(dest ...any) bool {
+	if p.at >= len(dest) {
+		return p.Iter.Scan(dest...)
+	}
+	d := append([]any(nil), dest...)
+	n := &nullable{dst: dest[p.at]}
+	d[p.at] = n
+	ok := p.Iter.Scan(d...)
+	p.null = n.null
+	return ok
+}
+
+// nullable decodes a value into dst, and records a null.
+type nullable struct {
+	dst  any
+	null bool
+}
+
+func (n *nullable) UnmarshalCQLValue(t *cqldriver.Type, data []byte) error {
+	n.null = data == nil
+	if n.null {
+		return nil
+	}
+	return cqldriver.Unmarshal(t, data, n.dst)
+}
+
+// Latest is the greatest of the write timestamps a scan read, the nulls
+// (cells never written) aside; 0 when there is none.
+func Latest(wts ...*int64) int64 {
+	var max int64
+	for _, wt := range wts {
+		if wt != nil && *wt > max {
+			max = *wt
+		}
+	}
+	return max
+}
+
+// scanProjection reads the rows of a projection in a range.
+func scanProjection(ctx context.Context, s cqlgen.Session, p *desc.Table, writetimes int, lo, hi int64, f func(*row)) error {
+	n := len(p.Row)
+	return scanRange(ctx, s, p.Scan, lo, hi, func(it cqldriver.Iter) bool {
+		r := &row{cols: make([][]byte, n), nkey: len(p.Spec.PartitionKey) + len(p.Spec.Clustering)}
+		cells := make([]value.Cell, n)
+		dest := make([]any, n, n+writetimes)
+		for i := range cells {
+			dest[i] = &cells[i]
+		}
+		wt := make([]*int64, writetimes)
+		for i := range wt {
+			dest = append(dest, &wt[i])
+		}
+		if !it.Scan(dest...) {
+			return false
+		}
+		for i, c := range cells {
+			if c != nil {
+				// A set or map inside a frozen user-defined type is
+				// stored in the order it was sent in; compared in
+				// Cassandra's, as encodeRow encodes the expected row.
+				r.cols[i] = sortedCell(p.Row[i].Type, c)
+			}
+			if isCollection(p.Row[i].Type) && len(c) == 4 && binary.BigEndian.Uint32(c) == 0 {
+				r.cols[i] = nil
+			}
+		}
+		r.writetime = Latest(wt...)
+		if len(p.Spec.Clustering) > 0 && r.cols[len(p.Spec.PartitionKey)] == nil {
+			// No row: a partition's static values, which a scan returns
+			// as a row with null clustering columns once its rows are
+			// gone.
+			return true
+		}
+		f(r)
+		return true
+	})
+}
+
+func (v *verification) run(ctx context.Context, repair bool) error {
+	m, ent := v.m, v.ent
+	// Pass 1: digests of what the source of truth implies, and of what
+	// every table holds.
+	want := make([]*digests, len(ent.projections))
+	have := make([]*digests, len(ent.projections))
+	for _, i := range v.tables {
+		want[i], have[i] = newDigests(m.Buckets), newDigests(m.Buckets)
+	}
+	var read scanned
+	err := m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
+		local := make([]*digests, len(ent.projections))
+		for _, i := range v.tables {
+			local[i] = newDigests(m.Buckets)
+		}
+		var n scanned
+		err := v.scanCanonical(ctx, lo, hi, &n, func(st *stateView) error {
+			for _, i := range v.tables {
+				if !ent.holds(i, st.row) {
+					continue
+				}
+				r, _, err := ent.expected(i, st)
+				if err != nil {
+					return err
+				}
+				b := r.bucket(m.Buckets)
+				local[i].sum[b] += r.hash()
+				local[i].count[b]++
+			}
+			return nil
+		})
+		v.mu.Lock()
+		read.add(n)
+		for _, i := range v.tables {
+			want[i].add(local[i])
+		}
+		v.mu.Unlock()
+		m.report("scan", m.Ranges*(1+len(v.tables)), 1, n.live, false)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	read.into(v.rep)
+	for k, i := range v.tables {
+		p := ent.projections[i]
+		err := m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
+			local := newDigests(m.Buckets)
+			var n int64
+			err := scanProjection(ctx, v.s, p.table, p.writetimes, lo, hi, func(r *row) {
+				b := r.bucket(m.Buckets)
+				local.sum[b] += r.hash()
+				local.count[b]++
+				n++
+			})
+			v.mu.Lock()
+			have[i].add(local)
+			v.mu.Unlock()
+			m.report("scan", m.Ranges*(1+len(v.tables)), 1, n, false)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		tr := &v.rep.Tables[k]
+		for b := range m.Buckets {
+			tr.Expected += want[i].count[b]
+			tr.Present += have[i].count[b]
+			if want[i].sum[b] != have[i].sum[b] || want[i].count[b] != have[i].count[b] {
+				tr.Mismatched++
+			}
+		}
+	}
+	// Pass 2: row by row, in the mismatched buckets only.
+	for k, i := range v.tables {
+		if v.rep.Tables[k].Mismatched == 0 {
+			continue
+		}
+		if err := v.compare(ctx, k, i, want[i], have[i], repair); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// compare finds the drift of projection i in its mismatched buckets and,
+// with repair, writes it away.
+func (v *verification) compare(ctx context.Context, k, i int, want, have *digests, repair bool) error {
+	m, ent, p := v.m, v.ent, v.ent.projections[i]
+	tr := &v.rep.Tables[k]
+	mismatched := make([]bool, m.Buckets)
+	for b := range mismatched {
+		mismatched[b] = want.sum[b] != have.sum[b] || want.count[b] != have.count[b]
+	}
+	present := map[string]*row{}
+	err := m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
+		return scanProjection(ctx, v.s, p.table, p.writetimes, lo, hi, func(r *row) {
+			if mismatched[r.bucket(m.Buckets)] {
+				v.mu.Lock()
+				present[r.key()] = r
+				v.mu.Unlock()
+			}
+		})
+	})
+	if err != nil {
+		return err
+	}
+	sample := func(keys *[]string, r *row) {
+		if len(*keys) < m.Samples {
+			*keys = append(*keys, r.keyWords(p.table, m.ShowKeys))
+		}
+	}
+	err = m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
+		var n scanned
+		return v.scanCanonical(ctx, lo, hi, &n, func(st *stateView) error {
+			if !ent.holds(i, st.row) {
+				return nil
+			}
+			r, _, err := ent.expected(i, st)
+			if err != nil || !mismatched[r.bucket(m.Buckets)] {
+				return err
+			}
+			key := r.key()
+			v.mu.Lock()
+			got, ok := present[key]
+			delete(present, key)
+			tr.Compared++
+			switch {
+			case !ok:
+				tr.Missing++
+				sample(&tr.MissingKeys, r)
+			case got.hash() != r.hash():
+				tr.Stale++
+				sample(&tr.StaleKeys, r)
+			}
+			v.mu.Unlock()
+			if (!ok || got.hash() != r.hash()) && repair {
+				if err := m.limiter.wait(ctx); err != nil {
+					return err
+				}
+				if ent.immutable {
+					// The row as the entity's Insert wrote it, at its
+					// timestamp, or just after a stale row's, which the
+					// entity's Delete, later still, wins over.
+					ts := st.version + 1
+					if ok && got.writetime >= ts {
+						ts = got.writetime + 1
+					}
+					if err := v.s.Exec(ctx, cqldriver.Query{Stmt: p.table.Insert, Values: ent.row(i, st.row, ts)}); err != nil {
+						return err
+					}
+				} else if err := ent.touch(ctx, v.s, st.row); err != nil {
+					// Through the write protocol: the entity, unchanged, at a
+					// new version, which every table then gets.
+					return err
+				}
+				v.mu.Lock()
+				tr.Inserted++
+				v.mu.Unlock()
+				m.report("repair", 0, 0, 1, false)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range present {
+		tr.Compared++
+		tr.Orphans++
+		sample(&tr.OrphanKeys, r)
+	}
+	if !repair {
+		return nil
+	}
+	for _, r := range present {
+		deleted, err := v.deleteOrphan(ctx, i, r)
+		if err != nil {
+			return err
+		}
+		if deleted {
+			tr.Deleted++
+		}
+	}
+	return nil
+}
+
+// deleteOrphan deletes a row no entity implied when it was compared,
+// after reading its entity's canonical row again: if that row now implies
+// it (a change since), it stays. The delete goes at the orphan's own
+// write timestamp, which any later write of the key wins over.
+func (v *verification) deleteOrphan(ctx context.Context, i int, r *row) (bool, error) {
+	p := v.ent.projections[i]
+	if err := v.m.limiter.wait(ctx); err != nil {
+		return false, err
+	}
+	if p.unique {
+		return v.deleteClaim(ctx, i, r)
+	}
+	if p.owner != nil {
+		owner := make([]any, len(p.owner))
+		for j, c := range p.owner {
+			owner[j] = cqldriver.Encoded(r.cols[c])
+		}
+		st, err := protocol.GetValue(ctx, v.s, cqldriver.Query{Stmt: v.ent.canonical.State, Values: owner}, v.ent.scanState)
+		switch {
+		case errors.Is(err, cqlgen.ErrNotFound):
+		case err != nil:
+			return false, err
+		case !st.deleted && v.ent.holds(i, st.row):
+			want, _, err := v.ent.expected(i, &st)
+			if err != nil {
+				return false, err
+			}
+			if want.key() == r.key() && want.hash() == r.hash() {
+				return false, nil
+			}
+		}
+	}
+	ts := r.writetime
+	if ts == 0 {
+		ts = time.Now().UnixMicro()
+	}
+	key := make([]any, 0, r.nkey+1)
+	key = append(key, ts)
+	for _, c := range r.cols[:r.nkey] {
+		key = append(key, cqldriver.Encoded(c))
+	}
+	if err := v.s.Exec(ctx, cqldriver.Query{Stmt: p.table.Delete, Values: key}); err != nil {
+		return false, err
+	}
+	v.m.report("repair", 0, 0, 1, false)
+	return true, nil
+}
+
+// deleteClaim deletes a claim no entity holds, unless its owner now holds
+// it: after fencing an owner whose change may be in flight, by the same
+// conditional delete as a release, on the owner and version read.
+func (v *verification) deleteClaim(ctx context.Context, i int, r *row) (bool, error) {
+	p := v.ent.projections[i]
+	t := p.table
+	key := make([]any, r.nkey)
+	for i, c := range r.cols[:r.nkey] {
+		key[i] = cqldriver.Encoded(c)
+	}
+	cur, err := protocol.ReadClaim(ctx, v.s, t, key)
+	if errors.Is(err, cqlgen.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	owner := make([]any, len(p.owner))
+	for j, c := range p.owner {
+		owner[j] = cqldriver.Encoded(cur.Cols[c])
+	}
+	o := desc.NewOptions()
+	st, err := protocol.GetValue(ctx, v.s, cqldriver.Query{Stmt: v.ent.canonical.State, Values: owner}, v.ent.scanState)
+	found := err == nil
+	if err != nil && !errors.Is(err, cqlgen.ErrNotFound) {
+		return false, err
+	}
+	if found && !st.deleted && v.ent.holds(i, st.row) && desc.SameKey(t, v.ent.key(i, st.row), key) {
+		return false, nil
+	}
+	if !found || st.version < cur.Version {
+		if ok, err := v.ent.fence(ctx, v.s, o, owner, &st, found); !ok || err != nil {
+			return false, err
+		}
+	}
+	if cur.Version == 0 {
+		// Written outside the protocol: no cqlgen_claim, which the
+		// release's "cqlgen_claim < ?" never matches. Give it one first.
+		if ok, err := protocol.Take(ctx, v.s, o, t, key, rawCells(cur.Cols[r.nkey:len(t.Row)]), 1, cur); !ok || err != nil {
+			return false, err
+		}
+		cur.Version = 1
+	}
+	values := append(append([]any(nil), key...), rawCells(cur.Cols[r.nkey:len(t.Row)])...)
+	values = append(values, cur.Version+1)
+	applied, err := v.s.ExecCAS(ctx, cqldriver.Query{Stmt: t.Release, Values: values}, protocol.Sinks(len(t.Row)-r.nkey+1)...)
+	if err == nil && applied {
+		v.m.report("repair", 0, 0, 1, false)
+	}
+	return applied, err
+}
+
+func rawCells(cells [][]byte) []any {
+	vs := make([]any, len(cells))
+	for i, c := range cells {
+		vs[i] = cqldriver.Encoded(c)
+	}
+	return vs
+}
+
+// BackfillEntity writes every row the source of truth implies into one table,
+// range by range. With o.Job, each finished range is recorded in
+// cqlgen.ProgressTable, and a backfill run again with the same job skips
+// it: a backfill stopped (its context cancelled, its process killed)
+// resumes where it was.
+func BackfillEntity[P any](ctx context.Context, s cqlgen.Session, ent *desc.EntityOf[P], entity, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return backfill(ctx, s, view(ent), entity, table, o)
+}
+
+func backfill(ctx context.Context, s cqlgen.Session, ent *entityView, entity, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	m := newMaintain(o)
+	idx, err := ent.selectTables([]string{table})
+	if err != nil {
+		return nil, err
+	}
+	pi := idx[0]
+	p := ent.projections[pi]
+	rep := &cqlmaintain.Report{Entity: entity, Source: ent.canonical.Spec.Name, Tables: []cqlmaintain.TableReport{{Table: table}}}
+	job := ""
+	if m.Job != "" {
+		job = fmt.Sprintf("%s/%s/%d", m.Job, table, m.Ranges)
+	}
+	holds := func(st *stateView) bool { return ent.holds(pi, st.row) }
+	n, err := m.rangeJob(ctx, s, ent, job, "backfill", rep, holds, func(ctx context.Context, st *stateView) error {
+		if p.unique {
+			// A claim, at the version of the entity's last change: a
+			// key two entities hold stops the backfill with a
+			// *cqlgen.UniqueConflictError, for a person to settle.
+			return ent.claim(ctx, s, pi, st.row, st.version)
+		}
+		return s.Exec(ctx, cqldriver.Query{Stmt: p.table.Insert, Values: ent.row(pi, st.row, st.version+1)})
+	})
+	rep.Tables[0].Inserted = n
+	if m.Status {
+		return rep, err
+	}
+	if err == nil {
+		// Check what it wrote: a row shadowed by a later delete (made
+		// by hand, at a timestamp past the entity's version) is missing
+		// still, and only a repair, at a new version, writes it.
+		after := quiet(o)
+		after.Tables, after.Job = []string{table}, ""
+		rep.After, err = verifyAfter(ctx, s, ent, entity, &after)
+	}
+	rep.Elapsed = time.Since(m.start)
+	m.done(err)
+	return rep, err
+}
+
+// rangesDone reads the token ranges a job recorded as finished; none
+// without a job.
+func rangesDone(ctx context.Context, s cqlgen.Session, job string) (map[int]bool, error) {
+	done := map[int]bool{}
+	if job == "" {
+		return done, nil
+	}
+	it := s.Iter(ctx, cqldriver.Query{Stmt: progressRead, Values: []any{job}})
+	var i int
+	for it.Scan(&i) {
+		done[i] = true
+	}
+	return done, it.Close()
+}
+
+// rangeJob is what Backfill and Adopt share: it hands every live row of
+// the source of truth that wants takes to write, range by range, at most
+// m.Rate rows a second, and returns how many it wrote; a range is
+// recorded as done under job (none: no record) once each of its rows is
+// written, and one recorded is skipped. The counts of what was read go into rep. A run that
+// read no entity is checked against the table (unread). With m.Status
+// it only reports, in rep.Resumed, the ranges done.
+func (m *maintain) rangeJob(ctx context.Context, s cqlgen.Session, ent *entityView, job, phase string, rep *cqlmaintain.Report, wants func(*stateView) bool, write func(context.Context, *stateView) error) (int64, error) {
+	done, err := rangesDone(ctx, s, job)
+	if err != nil {
+		return 0, err
+	}
+	m.progress.Done = len(done)
+	rep.Resumed = len(done)
+	if m.Status {
+		return 0, nil
+	}
+	v := &verification{ent: ent, s: s, m: m}
+	var mu sync.Mutex
+	var all scanned
+	var written int64
+	err = m.eachRange(ctx, func(i int) bool { return done[i] }, func(ctx context.Context, i int, lo, hi int64) error {
+		var read scanned
+		var n int64
+		err := v.scanCanonical(ctx, lo, hi, &read, func(st *stateView) error {
+			if !wants(st) {
+				return nil
+			}
+			if err := m.limiter.wait(ctx); err != nil {
+				return err
+			}
+			if err := write(ctx, st); err != nil {
+				return err
+			}
+			n++
+			m.report(phase, m.Ranges, 0, 1, false)
+			return nil
+		})
+		mu.Lock()
+		all.add(read)
+		written += n
+		mu.Unlock()
+		if err != nil {
+			return err
+		}
+		if job != "" {
+			if err := s.Exec(ctx, cqldriver.Query{Stmt: progressWrite, Values: []any{job, i, n}}); err != nil {
+				return err
+			}
+		}
+		m.report(phase, m.Ranges, 1, 0, false)
+		return nil
+	})
+	all.into(rep)
+	if err == nil && rep.Rows == 0 && rep.Resumed == 0 {
+		err = v.unread(ctx)
+	}
+	return written, err
+}
+
+// adopt gives every entity written outside the protocol a version (see
+// cqlmaintain.Options.Adopt), range by range, resumable by job; then
+// verifies every table. With Status, it reports how far the job has
+// come.
+func adopt(ctx context.Context, s cqlgen.Session, ent *entityView, entity string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	m := newMaintain(o)
+	rep := &cqlmaintain.Report{Entity: entity, Source: ent.canonical.Spec.Name}
+	if ent.immutable {
+		// An immutable entity has no version to give.
+		return rep, nil
+	}
+	job := ""
+	if m.Job != "" {
+		job = fmt.Sprintf("adopt:%s/%s/%d", m.Job, ent.canonical.Spec.Name, m.Ranges)
+	}
+	unversioned := func(st *stateView) bool { return st.version == 0 }
+	n, err := m.rangeJob(ctx, s, ent, job, "adopt", rep, unversioned, func(ctx context.Context, st *stateView) error {
+		if err := ent.adopt(ctx, s, st); !errors.Is(err, cqlgen.ErrNotFound) {
+			return err
+		}
+		return nil // deleted since it was read
+	})
+	rep.Adopted = n
+	if m.Status {
+		return rep, err
+	}
+	if err == nil {
+		after := quiet(o)
+		after.Job, after.Adopt = "", false
+		rep.After, err = verifyAfter(ctx, s, ent, entity, &after)
+	}
+	rep.Elapsed = time.Since(m.start)
+	m.done(err)
+	return rep, err
+}
+
+var (
+	progressRead = &cqldriver.Statement{
+		CQL:   "SELECT range_index FROM " + cqlgen.ProgressTable + " WHERE job = ?",
+		Table: cqlgen.ProgressTable, Pattern: "backfill.progress", Kind: cqlgen.Read, Idempotent: true,
+	}
+	progressWrite = &cqldriver.Statement{
+		CQL:   "INSERT INTO " + cqlgen.ProgressTable + " (job, range_index, rows) VALUES (?, ?, ?)",
+		Table: cqlgen.ProgressTable, Pattern: "backfill.progress", Kind: cqlgen.Write, Idempotent: true,
+	}
+)

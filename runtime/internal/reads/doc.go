@@ -1,0 +1,6 @@
+// Package reads reads pages of an access pattern (ReadSpecOf, ReadPageOf):
+// one partition, hash buckets merged in clustering order, time buckets
+// walked back; cursors, sealed or not; index and ANN reads; the rows of
+// many keys; the typed scan of a whole table. It stands on desc and
+// value.
+package reads
