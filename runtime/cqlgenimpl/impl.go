@@ -179,6 +179,17 @@ func Insert[P any](ctx context.Context, ent *impl.EntityOf[P], s cqlgen.Session,
 	return impl.Insert(ctx, ent, s, base, opts, e)
 }
 
+// InsertIfAbsent and Add are the methods of an entity stored in one
+// table and of a counter table's: with Insert, Update and Delete, every
+// entity's writes go through its description, whatever its kind.
+func InsertIfAbsent[T any](ctx context.Context, ent *Entity[T], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) (cqlgen.Inserted[T], error) {
+	return impl.InsertIfAbsent(ctx, ent, s, base, opts, e)
+}
+
+func Add[P any](ctx context.Context, ent *impl.EntityOf[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
+	return impl.Add(ctx, ent, s, base, opts, e)
+}
+
 func Update[P any](ctx context.Context, ent *impl.EntityOf[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
 	return impl.Update(ctx, ent, s, base, opts, e)
 }

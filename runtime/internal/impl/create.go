@@ -36,23 +36,6 @@ func ttlSeconds(ttl time.Duration) any {
 	return int32(ttl / time.Second)
 }
 
-// InsertIfAbsent creates e in t, the table of an entity stored in one
-// table, if no row has its key: INSERT ... IF NOT EXISTS, with the TTL
-// of o. row is the table's row function (unset: leave nil pointers and
-// empty collections unset), key the values of t.Get, scan its scan.
-//
-// When a row is there, it is read and returned as Current. If it holds
-// every value e would write, the insert counts as applied (Again): a
-// call sent again after its reply was lost finds its own row, and
-// reporting a conflict then would be false. With an idempotency key the
-// outcome is recorded, and a call sent again with the key gets it back.
-// A row that goes away between the conditional write and the read is
-// tried again, up to o.Attempts times.
-func InsertIfAbsent[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *Table, e *T, key []any, row func(e *T, unset bool) []any, scan func(cqldriver.Iter, *T) bool) (cqlgen.Inserted[T], error) {
-	res, err := insertIfAbsent(ctx, s, o, t, e, key, row, scan)
-	return cqlgen.Inserted[T](res), err
-}
-
 // inserted is cqlgen.Inserted with P = *T, field for field.
 type inserted[P any] struct {
 	Applied, Again bool
@@ -66,7 +49,18 @@ func newRow[P any]() P {
 	return reflect.New(reflect.TypeOf(p).Elem()).Interface().(P)
 }
 
-// insertIfAbsent is InsertIfAbsent, generic over P = *T alone.
+// insertIfAbsent creates e in t, the table of an entity stored in one
+// table, if no row has its key: INSERT ... IF NOT EXISTS, with the TTL
+// of o. row is the table's row function (unset: leave nil pointers and
+// empty collections unset), key the values of t.Get, scan its scan.
+//
+// When a row is there, it is read and returned as Current. If it holds
+// every value e would write, the insert counts as applied (Again): a
+// call sent again after its reply was lost finds its own row, and
+// reporting a conflict then would be false. With an idempotency key the
+// outcome is recorded, and a call sent again with the key gets it back.
+// A row that goes away between the conditional write and the read is
+// tried again, up to o.Attempts times.
 func insertIfAbsent[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *Table, e P, key []any, row func(e P, unset bool) []any, scan func(cqldriver.Iter, P) bool) (inserted[P], error) {
 	values := row(e, true)
 	values = append(values[:len(values)-1:len(values)-1], ttlSeconds(o.TTL))

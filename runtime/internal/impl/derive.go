@@ -34,6 +34,10 @@ func derive[P any](ent *entity[P]) {
 			return v, ok
 		}
 	}
+	if !ent.Canonical.Spec.Versioned {
+		derivePlain(ent)
+		return
+	}
 	if ent.Values == nil || ent.Fields == nil {
 		return
 	}
@@ -429,6 +433,9 @@ func ScanLive[P any](ent *entity[P]) func(cqldriver.Iter, P) bool {
 // scanLive scans a row of the source of truth as Get reads it, its
 // columns then cqlgen_deleted, skipping graves.
 func scanLive[P any](ent *entity[P], it cqldriver.Iter, e P) bool {
+	if ent.plain != nil {
+		return ent.plain.scan(it, e) // no graves
+	}
 	n := len(ent.Canonical.Spec.PartitionKey) + len(ent.Canonical.Spec.Clustering) + len(ent.Canonical.Spec.Columns)
 	for {
 		var deleted bool

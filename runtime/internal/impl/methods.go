@@ -79,6 +79,9 @@ func Delete[P any](ctx context.Context, ent *entity[P], s cqlgen.Session, base c
 }
 
 func run[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, method string, op Op, e P) (err error) {
+	if ent.plain != nil {
+		return runPlain(ent, ctx, s, base, opts, method, op, e)
+	}
 	defer Observe(&ctx, s, ent.Name, method).End(&err)
 	check := ent.Check
 	if op == OpDelete {
@@ -304,6 +307,9 @@ func (r *ReadSpec[T]) Page(ctx context.Context, s cqlgen.Session, base cqlgen.Op
 // derivedRead is the Scan and Key NewEntity derived for ent's table t
 // (readFuncs); nil when it derived none.
 func derivedRead[P any](ent *entity[P], t *Table) (func(cqldriver.Iter, P) bool, func(P) []any) {
+	if ent.plain != nil && t == ent.Canonical {
+		return ent.plain.scan, ent.plain.clustering
+	}
 	for i := range ent.Projections {
 		if p := &ent.Projections[i]; p.Table == t {
 			return p.scan, p.clustering

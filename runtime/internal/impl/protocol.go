@@ -216,6 +216,11 @@ type entity[P any] struct {
 	scanState func(cqldriver.Iter) (State[P], bool)
 	zero      P // a zero row, never written
 
+	// plain is, for an entity written without the protocol (stored in
+	// one table, immutable, or counters), what its writes and reads bind
+	// and scan (see plain.go); NewEntity sets it.
+	plain *plain[P]
+
 	// txn is, for an entity in the transactional mode (its canonical
 	// table's Spec.Transactional), the parts of its transactions (see
 	// txn.go); NewEntity sets it.

@@ -1,0 +1,363 @@
+package impl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+)
+
+// Entities written without the write protocol go through their
+// description as those written with it do: an entity stored in one table
+// (Insert, InsertIfAbsent, Update, Delete), an immutable one (Insert,
+// Delete, and verify, repair and backfill of its tables) and a counter
+// table's (Add, Delete). Generated code gives the source of truth's
+// Values, every column of it in table order (a bucket column's value
+// too), and its Fields; NewEntity derives here, once, what each statement
+// of each table binds, in the order cqlspec renders its placeholders, so
+// that no generated code states a statement's bind order.
+
+// plain is what NewEntity derives for an entity written without the
+// protocol (its source of truth not Versioned).
+type plain[P any] struct {
+	canon binds[P]
+	// tables are the Projections' binds, in their order.
+	tables []binds[P]
+	// scan and clustering read a row of the source of truth as its Get
+	// and its reads select it: the fields' columns, in table order.
+	scan       func(cqldriver.Iter, P) bool
+	clustering func(P) []any
+	// one is, for an entity stored in one table, its table as the writes
+	// of such an entity take it.
+	one *one[P]
+}
+
+// binds is how the statements of one table bind an entity.
+type binds[P any] struct {
+	row    func(e P, ts int64, unset bool) []any // Insert's, the timestamp last
+	key    func(e P) []any                       // the primary key, bucket included, as Get binds it
+	remove func(e P, ts int64) []any             // Delete's
+	add    func(e P) []any                       // Add's, on a counter table
+}
+
+// bindTTL would be a placeholder of the call's TTL: no statement binds
+// it through a plan (InsertQuery adds it to Insert's row).
+const bindTTL = bindBucket - 1
+
+// newBinds derives t's binds. src gives e's values at ts (unset: nil
+// pointers and empty collections left unset); index says where each
+// column's value is among them. bucket, where t's bucket column is not
+// among them, computes it from the value at bucketSrc. With same, src is
+// t's own Insert row, which Insert binds as it is.
+func newBinds[P any](t *Table, src func(e P, ts int64, unset bool) []any, index map[string]int, bucket func(any) any, bucketSrc int, same bool) binds[P] {
+	bucketCol := ""
+	if bucket != nil {
+		bucketCol = t.Spec.PartitionKey[len(t.Spec.PartitionKey)-1].Name
+	}
+	column := func(slot cqlspec.Slot, name string) int {
+		if name == bucketCol {
+			return bindBucket
+		}
+		i, ok := index[name]
+		if !ok {
+			panic(fmt.Sprintf("cqlgenimpl: %s: %s binds column %s, which the entity's values do not hold: regenerate the package", t.Spec.Name, slot, name))
+		}
+		return i
+	}
+	plans := map[cqlspec.Slot][]int{}
+	for _, s := range cqlspec.Render(&t.Spec) {
+		switch s.Slot {
+		case cqlspec.SlotInsert, cqlspec.SlotDelete, cqlspec.SlotAdd:
+		default:
+			continue
+		}
+		plan := make([]int, 0, len(s.Binds))
+		for _, b := range s.Binds {
+			switch b.Kind {
+			case cqlspec.BindTimestamp:
+				plan = append(plan, bindTS)
+			case cqlspec.BindColumn, cqlspec.BindDelta:
+				plan = append(plan, column(s.Slot, b.Column))
+			default:
+				panic(fmt.Sprintf("cqlgenimpl: %s: %s binds a placeholder of kind %d", t.Spec.Name, s.Slot, b.Kind))
+			}
+		}
+		plans[s.Slot] = plan
+	}
+	var key []int
+	for _, c := range append(append([]Column(nil), t.Spec.PartitionKey...), t.Spec.Clustering...) {
+		key = append(key, column(cqlspec.SlotGet, c.Name))
+	}
+	pick := func(vs []any, plan []int, ts int64) []any {
+		out := make([]any, len(plan))
+		for i, p := range plan {
+			switch p {
+			case bindTS:
+				out[i] = ts
+			case bindBucket:
+				out[i] = bucket(vs[bucketSrc])
+			default:
+				out[i] = vs[p]
+			}
+		}
+		return out
+	}
+	var b binds[P]
+	if plan, ok := plans[cqlspec.SlotInsert]; ok {
+		b.row = src
+		if !same {
+			b.row = func(e P, ts int64, unset bool) []any { return pick(src(e, ts, unset), plan, ts) }
+		}
+	}
+	b.key = func(e P) []any { return pick(src(e, 0, false), key, 0) }
+	if plan, ok := plans[cqlspec.SlotDelete]; ok {
+		b.remove = func(e P, ts int64) []any { return pick(src(e, ts, false), plan, ts) }
+	}
+	if plan, ok := plans[cqlspec.SlotAdd]; ok {
+		b.add = func(e P) []any { return pick(src(e, 0, false), plan, 0) }
+	}
+	return b
+}
+
+// derivePlain is NewEntity's work for an entity written without the
+// protocol: its source of truth's Values hold every column in table
+// order, Fields every column of a field.
+func derivePlain[P any](ent *entity[P]) {
+	if ent.Values == nil || ent.Fields == nil {
+		return // a description of maintenance alone
+	}
+	spec := ent.Canonical.Spec
+	values, fields := ent.Values, ent.Fields
+	vindex, findex := map[string]int{}, map[string]int{}
+	nf := 0
+	for i, c := range spec.All() {
+		vindex[c.Name] = i
+		if c.Field {
+			findex[c.Name] = nf
+			nf++
+		}
+	}
+	pl := &plain[P]{}
+	fromValues := func(e P, _ int64, unset bool) []any { return values(e, unset) }
+	pl.canon = newBinds(ent.Canonical, fromValues, vindex, nil, 0, false)
+	pl.scan, pl.clustering = plainReads(ent.Canonical, vindex, findex, nf, fields, values)
+	for i := range ent.Projections {
+		p := &ent.Projections[i]
+		if p.Row == nil {
+			var bucket func(any) any
+			src := 0
+			if p.Table.Spec.Bucket != cqlspec.BucketNone {
+				var ok bool
+				if src, ok = vindex[p.BucketOf]; !ok {
+					panic(fmt.Sprintf("cqlgenimpl: %s: its bucket derives from %q, no column of the source of truth; the table takes a generated Row", p.Table.Spec.Name, p.BucketOf))
+				}
+				bucket = bucketFunc(ent.Canonical, p)
+			}
+			b := newBinds(p.Table, fromValues, vindex, bucket, src, false)
+			p.Row, p.Key = b.row, b.key
+			pl.tables = append(pl.tables, b)
+		} else {
+			pl.tables = append(pl.tables, newBinds(p.Table, p.Row, insertIndex(p.Table), nil, 0, true))
+			if p.Key == nil {
+				p.Key = pl.tables[i].key
+			}
+		}
+		p.scan, p.clustering = plainReads(p.Table, vindex, findex, nf, fields, values)
+	}
+	if ent.Check == nil {
+		ent.Check, ent.CheckKey = checks(ent, vindex)
+	}
+	if ent.CheckKey == nil {
+		ent.CheckKey = ent.Check
+	}
+	switch {
+	case spec.Single || spec.HasCounters():
+		c := pl.canon
+		pl.one = &one[P]{Name: ent.Name, Table: ent.Canonical, Check: ent.Check, Key: c.key, Row: c.row, Remove: c.remove, Scan: pl.scan}
+	case ent.Immutable:
+		// Verify, repair and backfill read the source of truth with the
+		// write timestamps of its cells: the row was written when the
+		// latest of them was, at Version + 1µs.
+		ent.State = pl.canon.key
+		nwt := len(spec.Writetime())
+		newRow := ent.newRow
+		ent.scanState = func(it cqldriver.Iter) (v State[P], ok bool) {
+			v.Row = newRow()
+			wt := make([]*int64, nwt)
+			dest := fields(v.Row, make([]any, 0, nf+nwt))
+			for i := range wt {
+				dest = append(dest, &wt[i])
+			}
+			ok = it.Scan(dest...)
+			v.Version = Latest(wt...) - 1
+			return
+		}
+	}
+	ent.plain = pl
+}
+
+// insertIndex maps each column t's Insert binds to its placeholder's
+// place: where a generated Row puts its value.
+func insertIndex(t *Table) map[string]int {
+	index := map[string]int{}
+	for _, s := range cqlspec.Render(&t.Spec) {
+		if s.Slot == cqlspec.SlotInsert {
+			for i, b := range s.Binds {
+				if b.Kind == cqlspec.BindColumn {
+					index[b.Column] = i
+				}
+			}
+		}
+	}
+	return index
+}
+
+// plainReads derives the scan of a row of t as its reads select it (the
+// columns of fields, in table order) and its clustering values, from the
+// source of truth's Fields and Values: vindex maps a column of the
+// source of truth to its place in Values, findex to its place among the
+// nf Fields. Both are nil when a column of t holds no field of the
+// source of truth.
+func plainReads[P any](t *Table, vindex, findex map[string]int, nf int, fields func(P, []any) []any, values func(P, bool) []any) (scan func(cqldriver.Iter, P) bool, clustering func(P) []any) {
+	var sel, ck []int
+	for _, c := range t.Spec.All() {
+		if !c.Field {
+			continue
+		}
+		i, ok := findex[c.Name]
+		if !ok {
+			return nil, nil
+		}
+		sel = append(sel, i)
+		if c.Kind == cqlspec.KindClustering {
+			ck = append(ck, vindex[c.Name])
+		}
+	}
+	scan = func(it cqldriver.Iter, e P) bool {
+		buf := make([]any, nf+len(sel))
+		all := fields(e, buf[:0:nf])
+		dest := buf[nf:]
+		for j, i := range sel {
+			dest[j] = all[i]
+		}
+		return it.Scan(dest...)
+	}
+	clustering = func(e P) []any {
+		vs := values(e, false)
+		out := make([]any, len(ck))
+		for j, i := range ck {
+			out[j] = unnormalized(vs[i])
+		}
+		return out
+	}
+	return scan, clustering
+}
+
+// runPlain runs Insert, Update or Delete of an entity written without
+// the protocol.
+func runPlain[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, method string, op Op, e P) (err error) {
+	defer Observe(&ctx, s, ent.Name, method).End(&err)
+	pl := ent.plain
+	if op != OpDelete && pl.canon.row == nil {
+		return fmt.Errorf("cqlgen: %s has no %s: a counter table takes Add: regenerate the package", ent.Name, method)
+	}
+	switch {
+	case op == OpInsert && pl.one != nil:
+		return InsertOne(ctx, s, base, opts, pl.one, e)
+	case op == OpUpdate && pl.one != nil:
+		return UpdateOne(ctx, s, base, opts, pl.one, e)
+	case op == OpDelete && pl.one != nil && !ent.Immutable:
+		return DeleteOne(ctx, s, base, opts, pl.one, e)
+	case op == OpInsert:
+		o, err := Begin(e, ent.Check, base, opts)
+		if err != nil {
+			return err
+		}
+		return Apply(ctx, s, o.Strategy, o.Idempotency, Now(o), func(ts int64) []cqldriver.Query {
+			return plainQueries(ent, e, func(t *Table, b *binds[P]) cqldriver.Query {
+				return cqldriver.Query{Stmt: t.Insert, Values: b.row(e, ts, true)}
+			})
+		})
+	case op == OpDelete:
+		return deleteImmutable(ent, ctx, s, base, opts, e)
+	}
+	return fmt.Errorf("cqlgen: %s has no %s: regenerate the package", ent.Name, method)
+}
+
+// plainQueries is one statement q makes for each table of ent that holds
+// e: the source of truth's, then every other table's that holds every
+// entity, then those of the tables that hold e by their predicate.
+func plainQueries[P any](ent *entity[P], e P, q func(*Table, *binds[P]) cqldriver.Query) []cqldriver.Query {
+	pl := ent.plain
+	qs := make([]cqldriver.Query, 0, 1+len(ent.Projections))
+	qs = append(qs, q(ent.Canonical, &pl.canon))
+	for i := range ent.Projections {
+		if ent.Projections[i].Holds == nil {
+			qs = append(qs, q(ent.Projections[i].Table, &pl.tables[i]))
+		}
+	}
+	for i := range ent.Projections {
+		if p := &ent.Projections[i]; p.Holds != nil && p.Holds(e) {
+			qs = append(qs, q(p.Table, &pl.tables[i]))
+		}
+	}
+	return qs
+}
+
+// deleteImmutable is Delete of an immutable entity: the source of truth's
+// row, read by e's key, gives the keys of its rows in the other tables,
+// and every row is deleted in one logical write; nothing is sent when
+// there is no row.
+func deleteImmutable[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
+	o, err := Begin(e, ent.CheckKey, base, opts)
+	if err != nil {
+		return err
+	}
+	pl := ent.plain
+	cur := ent.newRow()
+	err = getRow(ctx, s, cqldriver.Query{Stmt: ent.Canonical.Get, Values: pl.canon.key(e)}, pl.scan, cur)
+	if errors.Is(err, cqlgen.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return Apply(ctx, s, o.Strategy, o.Idempotency, Now(o), func(ts int64) []cqldriver.Query {
+		return plainQueries(ent, cur, func(t *Table, b *binds[P]) cqldriver.Query {
+			return cqldriver.Query{Stmt: t.Delete, Values: b.remove(cur, ts)}
+		})
+	})
+}
+
+// InsertIfAbsent is the InsertIfAbsent method of an entity stored in one
+// table.
+func InsertIfAbsent[T any](ctx context.Context, ent *Entity[T], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) (cqlgen.Inserted[T], error) {
+	res, err := insertEntityIfAbsent(ent, ctx, s, base, opts, e)
+	return cqlgen.Inserted[T](res), err
+}
+
+func insertEntityIfAbsent[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (_ inserted[P], err error) {
+	defer Observe(&ctx, s, ent.Name, "InsertIfAbsent").End(&err)
+	if ent.plain == nil || ent.plain.one == nil || !ent.Canonical.Spec.Single {
+		return inserted[P]{}, fmt.Errorf("cqlgen: %s is not stored in one table: regenerate the package", ent.Name)
+	}
+	return InsertOneIfAbsent(ctx, s, base, opts, ent.plain.one, e)
+}
+
+// Add is the Add method of an entity stored in a counter table: e's
+// counter fields added to its row in one update, sent once (see
+// AddCounters).
+func Add[P any](ctx context.Context, ent *entity[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (err error) {
+	defer Observe(&ctx, s, ent.Name, "Add").End(&err)
+	if ent.plain == nil || ent.plain.canon.add == nil {
+		return fmt.Errorf("cqlgen: %s has no counter table: regenerate the package", ent.Name)
+	}
+	o, err := Begin(e, ent.Check, base, opts)
+	if err != nil {
+		return err
+	}
+	return AddCounters(ctx, s, o, cqldriver.Query{Stmt: ent.Canonical.Add, Values: ent.plain.canon.add(e)})
+}
