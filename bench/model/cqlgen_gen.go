@@ -31,9 +31,11 @@ func userUsersRow(e *User, ts int64, _ bool) []any {
 	return []any{e.UserID, e.Name, e.Email, e.Country, e.Age, e.Score, e.CreatedAt, ts}
 }
 
-func userUsersScan(it cqlgenimpl.Iter, e *User) bool {
-	return it.Scan(&e.UserID, &e.Name, &e.Email, &e.Country, &e.Age, &e.Score, &e.CreatedAt)
+func userFields(e *User, dst []any) []any {
+	return append(dst, &e.UserID, &e.Name, &e.Email, &e.Country, &e.Age, &e.Score, &e.CreatedAt)
 }
+
+var userUsersScan = cqlgenimpl.ScanLive(userWrites)
 
 // UserRepo reads and writes User in table users.
 type UserRepo struct {
@@ -46,45 +48,31 @@ func NewUserRepo(s cqlgen.Session, opts ...cqlgen.Option) *UserRepo {
 	return &UserRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func userCheck(e *User) error {
-	if e.UserID == "" {
-		return cqlgenimpl.EmptyKey("users", "user_id")
-	}
-	return nil
-}
-
-var userOne = &cqlgenimpl.One[User]{
-	Name:  "User",
-	Table: userUsers,
-	Check: userCheck,
-	Key: func(e *User) []any {
-		return []any{e.UserID}
-	},
-	Row: userUsersRow,
-	Remove: func(e *User, ts int64) []any {
-		return []any{ts, e.UserID}
-	},
-	Scan: userUsersScan,
-}
+var userWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[User]{
+	Name:      "User",
+	Canonical: userUsers,
+	Row:       userUsersRow,
+	Fields:    userFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *UserRepo) Insert(ctx context.Context, e *User, opts ...cqlgen.Option) error {
-	return userOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, userWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *UserRepo) InsertIfAbsent(ctx context.Context, e *User, opts ...cqlgen.Option) (cqlgen.Inserted[User], error) {
-	return userOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, userWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *UserRepo) Update(ctx context.Context, e *User, opts ...cqlgen.Option) error {
-	return userOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, userWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *UserRepo) Delete(ctx context.Context, e *User, opts ...cqlgen.Option) error {
-	return userOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, userWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the User with the given key; cqlgen.ErrNotFound if none.
@@ -116,13 +104,11 @@ func eventEventsByStreamRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.StreamID, e.At, e.EventID, e.Kind, e.Payload, e.Value, ts}
 }
 
-func eventEventsByStreamScan(it cqlgenimpl.Iter, e *Event) bool {
-	return it.Scan(&e.StreamID, &e.At, &e.EventID, &e.Kind, &e.Payload, &e.Value)
+func eventFields(e *Event, dst []any) []any {
+	return append(dst, &e.StreamID, &e.At, &e.EventID, &e.Kind, &e.Payload, &e.Value)
 }
 
-func eventEventsByStreamClustering(e *Event) []any {
-	return []any{e.At, e.EventID}
-}
+var eventEventsByStreamScan = cqlgenimpl.ScanLive(eventWrites)
 
 // EventRepo reads and writes Event in table events_by_stream.
 type EventRepo struct {
@@ -135,45 +121,31 @@ func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
 	return &EventRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func eventCheck(e *Event) error {
-	if e.StreamID == "" {
-		return cqlgenimpl.EmptyKey("events_by_stream", "stream_id")
-	}
-	return nil
-}
-
-var eventOne = &cqlgenimpl.One[Event]{
-	Name:  "Event",
-	Table: eventEventsByStream,
-	Check: eventCheck,
-	Key: func(e *Event) []any {
-		return []any{e.StreamID, e.At, e.EventID}
-	},
-	Row: eventEventsByStreamRow,
-	Remove: func(e *Event, ts int64) []any {
-		return []any{ts, e.StreamID, e.At, e.EventID}
-	},
-	Scan: eventEventsByStreamScan,
-}
+var eventWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Event]{
+	Name:      "Event",
+	Canonical: eventEventsByStream,
+	Row:       eventEventsByStreamRow,
+	Fields:    eventFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
-	return eventOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, eventWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *EventRepo) InsertIfAbsent(ctx context.Context, e *Event, opts ...cqlgen.Option) (cqlgen.Inserted[Event], error) {
-	return eventOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, eventWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *EventRepo) Update(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
-	return eventOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, eventWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
-	return eventOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, eventWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Event with the given key; cqlgen.ErrNotFound if none.
@@ -196,8 +168,7 @@ type EventsByStreamOptions struct {
 var eventEventsByStreamRead = &cqlgenimpl.ReadSpec[Event]{
 	Entity: "Event",
 	Table:  eventEventsByStream,
-	Scan:   eventEventsByStreamScan,
-	Key:    eventEventsByStreamClustering,
+	Of:     eventWrites,
 }
 
 // EventsByStream reads a stream's events, newest first from events_by_stream,
@@ -221,20 +192,11 @@ func messageMessagesRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.MessageID, e.ConversationID, e.SenderID, e.RecipientID, e.SentAt, e.Body, ts}
 }
 
-func messageMessagesScan(it cqlgenimpl.Iter, e *Message) bool {
-	return it.Scan(&e.MessageID, &e.ConversationID, &e.SenderID, &e.RecipientID, &e.SentAt, &e.Body)
+func messageFields(e *Message, dst []any) []any {
+	return append(dst, &e.MessageID, &e.ConversationID, &e.SenderID, &e.RecipientID, &e.SentAt, &e.Body)
 }
 
-func messageMessagesState(e *Message) []any {
-	return []any{e.MessageID}
-}
-
-func messageMessagesScanState(it cqlgenimpl.Iter, v *cqlgenimpl.State[*Message]) (ok bool) {
-	var wt [5]*int64
-	ok = it.Scan(&v.Row.MessageID, &v.Row.ConversationID, &v.Row.SenderID, &v.Row.RecipientID, &v.Row.SentAt, &v.Row.Body, &wt[0], &wt[1], &wt[2], &wt[3], &wt[4])
-	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
-	return
-}
+var messageMessagesScan = cqlgenimpl.ScanLive(messageWrites)
 
 // messageMessagesByConversation is table messages_by_conversation, serving
 // MessagesByConversation (schema.md).
@@ -247,18 +209,6 @@ var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func messageMessagesByConversationRow(e *Message, ts int64, _ bool) []any {
-	return []any{e.ConversationID, e.SentAt, e.MessageID, e.SenderID, e.RecipientID, e.Body, ts}
-}
-
-func messageMessagesByConversationScan(it cqlgenimpl.Iter, e *Message) bool {
-	return it.Scan(&e.ConversationID, &e.SentAt, &e.MessageID, &e.SenderID, &e.RecipientID, &e.Body)
-}
-
-func messageMessagesByConversationClustering(e *Message) []any {
-	return []any{e.SentAt, e.MessageID}
-}
-
 // messageMessagesBySender is table messages_by_sender, serving
 // MessagesBySender (schema.md).
 var messageMessagesBySender = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -270,18 +220,6 @@ var messageMessagesBySender = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func messageMessagesBySenderRow(e *Message, ts int64, _ bool) []any {
-	return []any{e.SenderID, e.SentAt, e.MessageID, e.ConversationID, e.RecipientID, e.Body, ts}
-}
-
-func messageMessagesBySenderScan(it cqlgenimpl.Iter, e *Message) bool {
-	return it.Scan(&e.SenderID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.RecipientID, &e.Body)
-}
-
-func messageMessagesBySenderClustering(e *Message) []any {
-	return []any{e.SentAt, e.MessageID}
-}
-
 // messageMessagesByRecipient is table messages_by_recipient, serving
 // MessagesByRecipient (schema.md).
 var messageMessagesByRecipient = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -292,18 +230,6 @@ var messageMessagesByRecipient = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("conversation_id text", "sender_id text", "body text"),
 	Maintained:   true,
 })
-
-func messageMessagesByRecipientRow(e *Message, ts int64, _ bool) []any {
-	return []any{e.RecipientID, e.SentAt, e.MessageID, e.ConversationID, e.SenderID, e.Body, ts}
-}
-
-func messageMessagesByRecipientScan(it cqlgenimpl.Iter, e *Message) bool {
-	return it.Scan(&e.RecipientID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.SenderID, &e.Body)
-}
-
-func messageMessagesByRecipientClustering(e *Message) []any {
-	return []any{e.SentAt, e.MessageID}
-}
 
 // MessageRepo reads and writes Message in tables messages,
 // messages_by_conversation, messages_by_sender, messages_by_recipient.
@@ -317,111 +243,42 @@ func NewMessageRepo(s cqlgen.Session, opts ...cqlgen.Option) *MessageRepo {
 	return &MessageRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func messageCheck(e *Message) error {
-	if e.MessageID == "" {
-		return cqlgenimpl.EmptyKey("messages", "message_id")
-	}
-	if e.ConversationID == "" {
-		return cqlgenimpl.EmptyKey("messages_by_conversation", "conversation_id")
-	}
-	if e.SenderID == "" {
-		return cqlgenimpl.EmptyKey("messages_by_sender", "sender_id")
-	}
-	if e.RecipientID == "" {
-		return cqlgenimpl.EmptyKey("messages_by_recipient", "recipient_id")
-	}
-	return nil
-}
-
-func messageCheckKey(e *Message) error {
-	if e.MessageID == "" {
-		return cqlgenimpl.EmptyKey("messages", "message_id")
-	}
-	return nil
-}
-
-// Insert writes e to every table of Message in one logical write, leaving nil
-// pointers and empty collections unset (docs/repositories.md, Writes).
-func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Insert").End(&err)
-	o, err := cqlgenimpl.Begin(e, messageCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgenimpl.Query {
-		return []cqlgenimpl.Query{{
-			Stmt:   messageMessages.Insert,
-			Values: messageMessagesRow(e, ts, true),
-		}, {
-			Stmt:   messageMessagesByConversation.Insert,
-			Values: messageMessagesByConversationRow(e, ts, true),
-		}, {
-			Stmt:   messageMessagesBySender.Insert,
-			Values: messageMessagesBySenderRow(e, ts, true),
-		}, {
-			Stmt:   messageMessagesByRecipient.Insert,
-			Values: messageMessagesByRecipientRow(e, ts, true),
-		}}
-	})
-}
-
-// Delete removes the Message with e's key from every table, found from
-// messages's values, in one logical write.
-func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, messageCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgenimpl.Query{
-		Stmt:   messageMessages.Get,
-		Values: []any{e.MessageID},
-	}, messageMessagesScan, func(cur *Message, ts int64) []cqlgenimpl.Query {
-		return []cqlgenimpl.Query{{
-			Stmt:   messageMessages.Delete,
-			Values: []any{ts, cur.MessageID},
-		}, {
-			Stmt:   messageMessagesByConversation.Delete,
-			Values: []any{ts, cur.ConversationID, cur.SentAt, cur.MessageID},
-		}, {
-			Stmt:   messageMessagesBySender.Delete,
-			Values: []any{ts, cur.SenderID, cur.SentAt, cur.MessageID},
-		}, {
-			Stmt:   messageMessagesByRecipient.Delete,
-			Values: []any{ts, cur.RecipientID, cur.SentAt, cur.MessageID},
-		}}
-	})
-}
-
 var messageWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Message]{
 	Name:      "Message",
-	Check:     messageCheck,
-	CheckKey:  messageCheckKey,
 	Canonical: messageMessages,
 	Immutable: true,
-	State:     messageMessagesState,
-	ScanState: messageMessagesScanState,
+	Row:       messageMessagesRow,
+	Fields:    messageFields,
 	Projections: []cqlgenimpl.Projection[Message]{
 		{
 			Table:      messageMessagesByConversation,
-			Row:        messageMessagesByConversationRow,
 			Writetimes: 3,
 			Owner:      []int{2},
 		},
 		{
 			Table:      messageMessagesBySender,
-			Row:        messageMessagesBySenderRow,
 			Writetimes: 3,
 			Owner:      []int{2},
 		},
 		{
 			Table:      messageMessagesByRecipient,
-			Row:        messageMessagesByRecipientRow,
 			Writetimes: 3,
 			Owner:      []int{2},
 		},
 	},
 })
+
+// Insert writes e to every table of Message in one logical write, leaving nil
+// pointers and empty collections unset (docs/repositories.md, Writes).
+func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Insert(ctx, messageWrites, r.s, r.opts, opts, e)
+}
+
+// Delete removes the Message with e's key from every table, found from
+// messages's values, in one logical write.
+func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, messageWrites, r.s, r.opts, opts, e)
+}
 
 // Entity is Message.
 func (r *MessageRepo) Entity() string {
@@ -477,8 +334,7 @@ type MessagesByConversationOptions struct {
 var messageMessagesByConversationRead = &cqlgenimpl.ReadSpec[Message]{
 	Entity: "Message",
 	Table:  messageMessagesByConversation,
-	Scan:   messageMessagesByConversationScan,
-	Key:    messageMessagesByConversationClustering,
+	Of:     messageWrites,
 }
 
 // MessagesByConversation reads a conversation's messages, newest first from
@@ -504,8 +360,7 @@ type MessagesBySenderOptions struct {
 var messageMessagesBySenderRead = &cqlgenimpl.ReadSpec[Message]{
 	Entity: "Message",
 	Table:  messageMessagesBySender,
-	Scan:   messageMessagesBySenderScan,
-	Key:    messageMessagesBySenderClustering,
+	Of:     messageWrites,
 }
 
 // MessagesBySender reads the messages a user sent, newest first from
@@ -531,8 +386,7 @@ type MessagesByRecipientOptions struct {
 var messageMessagesByRecipientRead = &cqlgenimpl.ReadSpec[Message]{
 	Entity: "Message",
 	Table:  messageMessagesByRecipient,
-	Scan:   messageMessagesByRecipientScan,
-	Key:    messageMessagesByRecipientClustering,
+	Of:     messageWrites,
 }
 
 // MessagesByRecipient reads the messages a user received, newest first from
@@ -1176,13 +1030,11 @@ func pingPingsByDayRow(e *Ping, ts int64, _ bool) []any {
 	return []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, ts}
 }
 
-func pingPingsByDayScan(it cqlgenimpl.Iter, e *Ping) bool {
-	return it.Scan(&e.Device, &e.At, &e.Seq)
+func pingFields(e *Ping, dst []any) []any {
+	return append(dst, &e.Device, &e.At, &e.Seq)
 }
 
-func pingPingsByDayClustering(e *Ping) []any {
-	return []any{e.At, e.Seq}
-}
+var pingPingsByDayScan = cqlgenimpl.ScanLive(pingWrites)
 
 // PingRepo reads and writes Ping in table pings_by_day.
 type PingRepo struct {
@@ -1195,45 +1047,31 @@ func NewPingRepo(s cqlgen.Session, opts ...cqlgen.Option) *PingRepo {
 	return &PingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func pingCheck(e *Ping) error {
-	if e.Device == "" {
-		return cqlgenimpl.EmptyKey("pings_by_day", "device")
-	}
-	return nil
-}
-
-var pingOne = &cqlgenimpl.One[Ping]{
-	Name:  "Ping",
-	Table: pingPingsByDay,
-	Check: pingCheck,
-	Key: func(e *Ping) []any {
-		return []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}
-	},
-	Row: pingPingsByDayRow,
-	Remove: func(e *Ping, ts int64) []any {
-		return []any{ts, e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}
-	},
-	Scan: pingPingsByDayScan,
-}
+var pingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Ping]{
+	Name:      "Ping",
+	Canonical: pingPingsByDay,
+	Row:       pingPingsByDayRow,
+	Fields:    pingFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *PingRepo) Insert(ctx context.Context, e *Ping, opts ...cqlgen.Option) error {
-	return pingOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, pingWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *PingRepo) InsertIfAbsent(ctx context.Context, e *Ping, opts ...cqlgen.Option) (cqlgen.Inserted[Ping], error) {
-	return pingOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, pingWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *PingRepo) Update(ctx context.Context, e *Ping, opts ...cqlgen.Option) error {
-	return pingOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, pingWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *PingRepo) Delete(ctx context.Context, e *Ping, opts ...cqlgen.Option) error {
-	return pingOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, pingWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Ping with the given key; cqlgen.ErrNotFound if none.
@@ -1260,8 +1098,7 @@ type PingsByDayOptions struct {
 var pingPingsByDayRead = &cqlgenimpl.ReadSpec[Ping]{
 	Entity:      "Ping",
 	Table:       pingPingsByDay,
-	Scan:        pingPingsByDayScan,
-	Key:         pingPingsByDayClustering,
+	Of:          pingWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
@@ -1287,13 +1124,11 @@ func entryLogEntriesRow(e *Entry, ts int64, _ bool) []any {
 	return []any{e.Log, e.At, e.Seq, e.Text, ts}
 }
 
-func entryLogEntriesScan(it cqlgenimpl.Iter, e *Entry) bool {
-	return it.Scan(&e.Log, &e.At, &e.Seq, &e.Text)
+func entryFields(e *Entry, dst []any) []any {
+	return append(dst, &e.Log, &e.At, &e.Seq, &e.Text)
 }
 
-func entryLogEntriesClustering(e *Entry) []any {
-	return []any{e.At, e.Seq}
-}
+var entryLogEntriesScan = cqlgenimpl.ScanLive(entryWrites)
 
 // EntryRepo reads and writes Entry in table log_entries.
 type EntryRepo struct {
@@ -1306,45 +1141,31 @@ func NewEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *EntryRepo {
 	return &EntryRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func entryCheck(e *Entry) error {
-	if e.Log == "" {
-		return cqlgenimpl.EmptyKey("log_entries", "log")
-	}
-	return nil
-}
-
-var entryOne = &cqlgenimpl.One[Entry]{
-	Name:  "Entry",
-	Table: entryLogEntries,
-	Check: entryCheck,
-	Key: func(e *Entry) []any {
-		return []any{e.Log, e.At, e.Seq}
-	},
-	Row: entryLogEntriesRow,
-	Remove: func(e *Entry, ts int64) []any {
-		return []any{ts, e.Log, e.At, e.Seq}
-	},
-	Scan: entryLogEntriesScan,
-}
+var entryWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Entry]{
+	Name:      "Entry",
+	Canonical: entryLogEntries,
+	Row:       entryLogEntriesRow,
+	Fields:    entryFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *EntryRepo) Insert(ctx context.Context, e *Entry, opts ...cqlgen.Option) error {
-	return entryOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, entryWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *EntryRepo) InsertIfAbsent(ctx context.Context, e *Entry, opts ...cqlgen.Option) (cqlgen.Inserted[Entry], error) {
-	return entryOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, entryWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *EntryRepo) Update(ctx context.Context, e *Entry, opts ...cqlgen.Option) error {
-	return entryOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, entryWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *EntryRepo) Delete(ctx context.Context, e *Entry, opts ...cqlgen.Option) error {
-	return entryOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, entryWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Entry with the given key; cqlgen.ErrNotFound if none.
@@ -1367,8 +1188,7 @@ type LogEntriesOptions struct {
 var entryLogEntriesRead = &cqlgenimpl.ReadSpec[Entry]{
 	Entity: "Entry",
 	Table:  entryLogEntries,
-	Scan:   entryLogEntriesScan,
-	Key:    entryLogEntriesClustering,
+	Of:     entryWrites,
 }
 
 // LogEntries reads a log's entries, oldest first from log_entries, in pages.
@@ -1393,13 +1213,11 @@ func recentEntryRecentLogEntriesRow(e *RecentEntry, ts int64, _ bool) []any {
 	return []any{e.Log, e.At, e.Seq, e.Text, ts}
 }
 
-func recentEntryRecentLogEntriesScan(it cqlgenimpl.Iter, e *RecentEntry) bool {
-	return it.Scan(&e.Log, &e.At, &e.Seq, &e.Text)
+func recentEntryFields(e *RecentEntry, dst []any) []any {
+	return append(dst, &e.Log, &e.At, &e.Seq, &e.Text)
 }
 
-func recentEntryRecentLogEntriesClustering(e *RecentEntry) []any {
-	return []any{e.At, e.Seq}
-}
+var recentEntryRecentLogEntriesScan = cqlgenimpl.ScanLive(recentEntryWrites)
 
 // RecentEntryRepo reads and writes RecentEntry in table recent_log_entries.
 type RecentEntryRepo struct {
@@ -1412,45 +1230,31 @@ func NewRecentEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *RecentEntryRep
 	return &RecentEntryRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func recentEntryCheck(e *RecentEntry) error {
-	if e.Log == "" {
-		return cqlgenimpl.EmptyKey("recent_log_entries", "log")
-	}
-	return nil
-}
-
-var recentEntryOne = &cqlgenimpl.One[RecentEntry]{
-	Name:  "RecentEntry",
-	Table: recentEntryRecentLogEntries,
-	Check: recentEntryCheck,
-	Key: func(e *RecentEntry) []any {
-		return []any{e.Log, e.At, e.Seq}
-	},
-	Row: recentEntryRecentLogEntriesRow,
-	Remove: func(e *RecentEntry, ts int64) []any {
-		return []any{ts, e.Log, e.At, e.Seq}
-	},
-	Scan: recentEntryRecentLogEntriesScan,
-}
+var recentEntryWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[RecentEntry]{
+	Name:      "RecentEntry",
+	Canonical: recentEntryRecentLogEntries,
+	Row:       recentEntryRecentLogEntriesRow,
+	Fields:    recentEntryFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *RecentEntryRepo) Insert(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) error {
-	return recentEntryOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, recentEntryWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *RecentEntryRepo) InsertIfAbsent(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (cqlgen.Inserted[RecentEntry], error) {
-	return recentEntryOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, recentEntryWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *RecentEntryRepo) Update(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) error {
-	return recentEntryOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, recentEntryWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *RecentEntryRepo) Delete(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) error {
-	return recentEntryOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, recentEntryWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the RecentEntry with the given key; cqlgen.ErrNotFound if none.
@@ -1473,8 +1277,7 @@ type RecentLogEntriesOptions struct {
 var recentEntryRecentLogEntriesRead = &cqlgenimpl.ReadSpec[RecentEntry]{
 	Entity: "RecentEntry",
 	Table:  recentEntryRecentLogEntries,
-	Scan:   recentEntryRecentLogEntriesScan,
-	Key:    recentEntryRecentLogEntriesClustering,
+	Of:     recentEntryWrites,
 }
 
 // RecentLogEntries reads a log's entries, newest first from

@@ -34,13 +34,11 @@ func playListeningHistoryRow(e *Play, ts int64, _ bool) []any {
 	return []any{e.UserID, e.PlayedAt, e.TrackID, e.TrackName, e.Artist, e.DurationS, ts}
 }
 
-func playListeningHistoryScan(it cqlgenimpl.Iter, e *Play) bool {
-	return it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS)
+func playFields(e *Play, dst []any) []any {
+	return append(dst, &e.UserID, &e.PlayedAt, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS)
 }
 
-func playListeningHistoryClustering(e *Play) []any {
-	return []any{e.PlayedAt, e.TrackID}
-}
+var playListeningHistoryScan = cqlgenimpl.ScanLive(playWrites)
 
 // PlayRepo reads and writes Play in table listening_history.
 type PlayRepo struct {
@@ -53,45 +51,31 @@ func NewPlayRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlayRepo {
 	return &PlayRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func playCheck(e *Play) error {
-	if e.UserID == "" {
-		return cqlgenimpl.EmptyKey("listening_history", "user_id")
-	}
-	return nil
-}
-
-var playOne = &cqlgenimpl.One[Play]{
-	Name:  "Play",
-	Table: playListeningHistory,
-	Check: playCheck,
-	Key: func(e *Play) []any {
-		return []any{e.UserID, e.PlayedAt, e.TrackID}
-	},
-	Row: playListeningHistoryRow,
-	Remove: func(e *Play, ts int64) []any {
-		return []any{ts, e.UserID, e.PlayedAt, e.TrackID}
-	},
-	Scan: playListeningHistoryScan,
-}
+var playWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Play]{
+	Name:      "Play",
+	Canonical: playListeningHistory,
+	Row:       playListeningHistoryRow,
+	Fields:    playFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
-	return playOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, playWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.Option) (cqlgen.Inserted[Play], error) {
-	return playOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, playWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
-	return playOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, playWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
-	return playOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, playWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Play with the given key; cqlgen.ErrNotFound if none.
@@ -115,8 +99,7 @@ type ListeningHistoryOptions struct {
 var playListeningHistoryRead = &cqlgenimpl.ReadSpec[Play]{
 	Entity: "Play",
 	Table:  playListeningHistory,
-	Scan:   playListeningHistoryScan,
-	Key:    playListeningHistoryClustering,
+	Of:     playWrites,
 }
 
 // ListeningHistory reads a user's listening history, newest first from
@@ -297,13 +280,11 @@ func playlistTrackPlaylistTracksRow(e *PlaylistTrack, ts int64, _ bool) []any {
 	return []any{e.PlaylistID, e.Position, e.TrackID, e.TrackName, e.Artist, e.DurationS, e.AddedBy, ts}
 }
 
-func playlistTrackPlaylistTracksScan(it cqlgenimpl.Iter, e *PlaylistTrack) bool {
-	return it.Scan(&e.PlaylistID, &e.Position, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS, &e.AddedBy)
+func playlistTrackFields(e *PlaylistTrack, dst []any) []any {
+	return append(dst, &e.PlaylistID, &e.Position, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS, &e.AddedBy)
 }
 
-func playlistTrackPlaylistTracksClustering(e *PlaylistTrack) []any {
-	return []any{e.Position, e.TrackID}
-}
+var playlistTrackPlaylistTracksScan = cqlgenimpl.ScanLive(playlistTrackWrites)
 
 // PlaylistTrackRepo reads and writes PlaylistTrack in table playlist_tracks.
 type PlaylistTrackRepo struct {
@@ -316,45 +297,31 @@ func NewPlaylistTrackRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlaylistTrac
 	return &PlaylistTrackRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func playlistTrackCheck(e *PlaylistTrack) error {
-	if e.PlaylistID == "" {
-		return cqlgenimpl.EmptyKey("playlist_tracks", "playlist_id")
-	}
-	return nil
-}
-
-var playlistTrackOne = &cqlgenimpl.One[PlaylistTrack]{
-	Name:  "PlaylistTrack",
-	Table: playlistTrackPlaylistTracks,
-	Check: playlistTrackCheck,
-	Key: func(e *PlaylistTrack) []any {
-		return []any{e.PlaylistID, e.Position, e.TrackID}
-	},
-	Row: playlistTrackPlaylistTracksRow,
-	Remove: func(e *PlaylistTrack, ts int64) []any {
-		return []any{ts, e.PlaylistID, e.Position, e.TrackID}
-	},
-	Scan: playlistTrackPlaylistTracksScan,
-}
+var playlistTrackWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[PlaylistTrack]{
+	Name:      "PlaylistTrack",
+	Canonical: playlistTrackPlaylistTracks,
+	Row:       playlistTrackPlaylistTracksRow,
+	Fields:    playlistTrackFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *PlaylistTrackRepo) Insert(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) error {
-	return playlistTrackOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, playlistTrackWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *PlaylistTrackRepo) InsertIfAbsent(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (cqlgen.Inserted[PlaylistTrack], error) {
-	return playlistTrackOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, playlistTrackWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *PlaylistTrackRepo) Update(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) error {
-	return playlistTrackOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, playlistTrackWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *PlaylistTrackRepo) Delete(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) error {
-	return playlistTrackOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, playlistTrackWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the PlaylistTrack with the given key; cqlgen.ErrNotFound if none.
@@ -378,8 +345,7 @@ type PlaylistTracksOptions struct {
 var playlistTrackPlaylistTracksRead = &cqlgenimpl.ReadSpec[PlaylistTrack]{
 	Entity: "PlaylistTrack",
 	Table:  playlistTrackPlaylistTracks,
-	Scan:   playlistTrackPlaylistTracksScan,
-	Key:    playlistTrackPlaylistTracksClustering,
+	Of:     playlistTrackWrites,
 }
 
 // PlaylistTracks reads the tracks of a playlist, in order from

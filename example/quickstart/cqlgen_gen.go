@@ -30,13 +30,11 @@ func noteNotesByUserRow(e *Note, ts int64, _ bool) []any {
 	return []any{e.UserID, e.CreatedAt, e.NoteID, e.Text, ts}
 }
 
-func noteNotesByUserScan(it cqlgenimpl.Iter, e *Note) bool {
-	return it.Scan(&e.UserID, &e.CreatedAt, &e.NoteID, &e.Text)
+func noteFields(e *Note, dst []any) []any {
+	return append(dst, &e.UserID, &e.CreatedAt, &e.NoteID, &e.Text)
 }
 
-func noteNotesByUserClustering(e *Note) []any {
-	return []any{e.CreatedAt, e.NoteID}
-}
+var noteNotesByUserScan = cqlgenimpl.ScanLive(noteWrites)
 
 // NoteRepo reads and writes Note in table notes_by_user.
 type NoteRepo struct {
@@ -49,45 +47,31 @@ func NewNoteRepo(s cqlgen.Session, opts ...cqlgen.Option) *NoteRepo {
 	return &NoteRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func noteCheck(e *Note) error {
-	if e.UserID == "" {
-		return cqlgenimpl.EmptyKey("notes_by_user", "user_id")
-	}
-	return nil
-}
-
-var noteOne = &cqlgenimpl.One[Note]{
-	Name:  "Note",
-	Table: noteNotesByUser,
-	Check: noteCheck,
-	Key: func(e *Note) []any {
-		return []any{e.UserID, e.CreatedAt, e.NoteID}
-	},
-	Row: noteNotesByUserRow,
-	Remove: func(e *Note, ts int64) []any {
-		return []any{ts, e.UserID, e.CreatedAt, e.NoteID}
-	},
-	Scan: noteNotesByUserScan,
-}
+var noteWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Note]{
+	Name:      "Note",
+	Canonical: noteNotesByUser,
+	Row:       noteNotesByUserRow,
+	Fields:    noteFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
-	return noteOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, noteWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *NoteRepo) InsertIfAbsent(ctx context.Context, e *Note, opts ...cqlgen.Option) (cqlgen.Inserted[Note], error) {
-	return noteOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, noteWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
-	return noteOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, noteWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
-	return noteOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, noteWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Note with the given key; cqlgen.ErrNotFound if none.
@@ -111,8 +95,7 @@ type NotesByUserOptions struct {
 var noteNotesByUserRead = &cqlgenimpl.ReadSpec[Note]{
 	Entity: "Note",
 	Table:  noteNotesByUser,
-	Scan:   noteNotesByUserScan,
-	Key:    noteNotesByUserClustering,
+	Of:     noteWrites,
 }
 
 // NotesByUser reads a user's notes, newest first from notes_by_user, in pages.

@@ -510,9 +510,11 @@ func noteNotesRow(e *Note, ts int64, unset bool) []any {
 	return []any{e.Space, e.At, e.Seq, e.Author, cqlgenimpl.SliceOrUnset(e.Tags, unset), e.Size, ts}
 }
 
-func noteNotesScan(it cqlgenimpl.Iter, e *Note) bool {
-	return it.Scan(&e.Space, &e.At, &e.Seq, &e.Author, &e.Tags, &e.Size)
+func noteFields(e *Note, dst []any) []any {
+	return append(dst, &e.Space, &e.At, &e.Seq, &e.Author, &e.Tags, &e.Size)
 }
+
+var noteNotesScan = cqlgenimpl.ScanLive(noteWrites)
 
 func noteNotesClustering(e *Note) []any {
 	return []any{e.At, e.Seq}
@@ -529,45 +531,31 @@ func NewNoteRepo(s cqlgen.Session, opts ...cqlgen.Option) *NoteRepo {
 	return &NoteRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func noteCheck(e *Note) error {
-	if e.Space == "" {
-		return cqlgenimpl.EmptyKey("notes", "space")
-	}
-	return nil
-}
-
-var noteOne = &cqlgenimpl.One[Note]{
-	Name:  "Note",
-	Table: noteNotes,
-	Check: noteCheck,
-	Key: func(e *Note) []any {
-		return []any{e.Space, e.At, e.Seq}
-	},
-	Row: noteNotesRow,
-	Remove: func(e *Note, ts int64) []any {
-		return []any{ts, e.Space, e.At, e.Seq}
-	},
-	Scan: noteNotesScan,
-}
+var noteWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Note]{
+	Name:      "Note",
+	Canonical: noteNotes,
+	Row:       noteNotesRow,
+	Fields:    noteFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
-	return noteOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, noteWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *NoteRepo) InsertIfAbsent(ctx context.Context, e *Note, opts ...cqlgen.Option) (cqlgen.Inserted[Note], error) {
-	return noteOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, noteWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
-	return noteOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, noteWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
-	return noteOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, noteWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Note with the given key; cqlgen.ErrNotFound if none.
@@ -771,13 +759,11 @@ func tradeTradesByAccountRow(e *Trade, ts int64, _ bool) []any {
 	return []any{e.Account, e.Kind, e.Day, e.Seq, e.Shares, ts}
 }
 
-func tradeTradesByAccountScan(it cqlgenimpl.Iter, e *Trade) bool {
-	return it.Scan(&e.Account, &e.Kind, &e.Day, &e.Seq, &e.Shares)
+func tradeFields(e *Trade, dst []any) []any {
+	return append(dst, &e.Account, &e.Kind, &e.Day, &e.Seq, &e.Shares)
 }
 
-func tradeTradesByAccountClustering(e *Trade) []any {
-	return []any{e.Kind, e.Day, e.Seq}
-}
+var tradeTradesByAccountScan = cqlgenimpl.ScanLive(tradeWrites)
 
 // TradeRepo reads and writes Trade in table trades_by_account.
 type TradeRepo struct {
@@ -790,45 +776,31 @@ func NewTradeRepo(s cqlgen.Session, opts ...cqlgen.Option) *TradeRepo {
 	return &TradeRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func tradeCheck(e *Trade) error {
-	if e.Account == "" {
-		return cqlgenimpl.EmptyKey("trades_by_account", "account")
-	}
-	return nil
-}
-
-var tradeOne = &cqlgenimpl.One[Trade]{
-	Name:  "Trade",
-	Table: tradeTradesByAccount,
-	Check: tradeCheck,
-	Key: func(e *Trade) []any {
-		return []any{e.Account, e.Kind, e.Day, e.Seq}
-	},
-	Row: tradeTradesByAccountRow,
-	Remove: func(e *Trade, ts int64) []any {
-		return []any{ts, e.Account, e.Kind, e.Day, e.Seq}
-	},
-	Scan: tradeTradesByAccountScan,
-}
+var tradeWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Trade]{
+	Name:      "Trade",
+	Canonical: tradeTradesByAccount,
+	Row:       tradeTradesByAccountRow,
+	Fields:    tradeFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *TradeRepo) Insert(ctx context.Context, e *Trade, opts ...cqlgen.Option) error {
-	return tradeOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, tradeWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *TradeRepo) InsertIfAbsent(ctx context.Context, e *Trade, opts ...cqlgen.Option) (cqlgen.Inserted[Trade], error) {
-	return tradeOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, tradeWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *TradeRepo) Update(ctx context.Context, e *Trade, opts ...cqlgen.Option) error {
-	return tradeOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, tradeWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *TradeRepo) Delete(ctx context.Context, e *Trade, opts ...cqlgen.Option) error {
-	return tradeOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, tradeWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Trade with the given key; cqlgen.ErrNotFound if none.
@@ -867,8 +839,7 @@ type TradesByAccountOptions struct {
 var tradeTradesByAccountRead = &cqlgenimpl.ReadSpec[Trade]{
 	Entity: "Trade",
 	Table:  tradeTradesByAccount,
-	Scan:   tradeTradesByAccountScan,
-	Key:    tradeTradesByAccountClustering,
+	Of:     tradeWrites,
 }
 
 // TradesByAccount reads an account's trades by kind, newest day first from
@@ -896,13 +867,11 @@ func deskTradeTradesByDeskRow(e *DeskTrade, ts int64, _ bool) []any {
 	return []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq, e.Shares, ts}
 }
 
-func deskTradeTradesByDeskScan(it cqlgenimpl.Iter, e *DeskTrade) bool {
-	return it.Scan(&e.Desk, &e.Kind, &e.Day, &e.Seq, &e.Shares)
+func deskTradeFields(e *DeskTrade, dst []any) []any {
+	return append(dst, &e.Desk, &e.Kind, &e.Day, &e.Seq, &e.Shares)
 }
 
-func deskTradeTradesByDeskClustering(e *DeskTrade) []any {
-	return []any{e.Kind, e.Day, e.Seq}
-}
+var deskTradeTradesByDeskScan = cqlgenimpl.ScanLive(deskTradeWrites)
 
 func deskTradeTradesByDeskCompare(a, b *DeskTrade) int {
 	return cmp.Or(-cmp.Compare(a.Kind, b.Kind), a.Day.Compare(b.Day), -cmp.Compare(a.Seq, b.Seq))
@@ -919,45 +888,31 @@ func NewDeskTradeRepo(s cqlgen.Session, opts ...cqlgen.Option) *DeskTradeRepo {
 	return &DeskTradeRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func deskTradeCheck(e *DeskTrade) error {
-	if e.Desk == "" {
-		return cqlgenimpl.EmptyKey("trades_by_desk", "desk")
-	}
-	return nil
-}
-
-var deskTradeOne = &cqlgenimpl.One[DeskTrade]{
-	Name:  "DeskTrade",
-	Table: deskTradeTradesByDesk,
-	Check: deskTradeCheck,
-	Key: func(e *DeskTrade) []any {
-		return []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq}
-	},
-	Row: deskTradeTradesByDeskRow,
-	Remove: func(e *DeskTrade, ts int64) []any {
-		return []any{ts, e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq}
-	},
-	Scan: deskTradeTradesByDeskScan,
-}
+var deskTradeWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[DeskTrade]{
+	Name:      "DeskTrade",
+	Canonical: deskTradeTradesByDesk,
+	Row:       deskTradeTradesByDeskRow,
+	Fields:    deskTradeFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *DeskTradeRepo) Insert(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) error {
-	return deskTradeOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, deskTradeWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *DeskTradeRepo) InsertIfAbsent(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (cqlgen.Inserted[DeskTrade], error) {
-	return deskTradeOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, deskTradeWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *DeskTradeRepo) Update(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) error {
-	return deskTradeOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, deskTradeWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *DeskTradeRepo) Delete(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) error {
-	return deskTradeOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, deskTradeWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the DeskTrade with the given key; cqlgen.ErrNotFound if none.
@@ -996,8 +951,7 @@ type TradesByDeskOptions struct {
 var deskTradeTradesByDeskRead = &cqlgenimpl.ReadSpec[DeskTrade]{
 	Entity:      "DeskTrade",
 	Table:       deskTradeTradesByDesk,
-	Scan:        deskTradeTradesByDeskScan,
-	Key:         deskTradeTradesByDeskClustering,
+	Of:          deskTradeWrites,
 	Compare:     deskTradeTradesByDeskCompare,
 	HashBuckets: 4,
 }
@@ -1027,13 +981,11 @@ func tickTicksBySymbolRow(e *Tick, ts int64, _ bool) []any {
 	return []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq, e.Price, ts}
 }
 
-func tickTicksBySymbolScan(it cqlgenimpl.Iter, e *Tick) bool {
-	return it.Scan(&e.Symbol, &e.Kind, &e.At, &e.Seq, &e.Price)
+func tickFields(e *Tick, dst []any) []any {
+	return append(dst, &e.Symbol, &e.Kind, &e.At, &e.Seq, &e.Price)
 }
 
-func tickTicksBySymbolClustering(e *Tick) []any {
-	return []any{e.Kind, e.At, e.Seq}
-}
+var tickTicksBySymbolScan = cqlgenimpl.ScanLive(tickWrites)
 
 // TickRepo reads and writes Tick in table ticks_by_symbol.
 type TickRepo struct {
@@ -1046,45 +998,31 @@ func NewTickRepo(s cqlgen.Session, opts ...cqlgen.Option) *TickRepo {
 	return &TickRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func tickCheck(e *Tick) error {
-	if e.Symbol == "" {
-		return cqlgenimpl.EmptyKey("ticks_by_symbol", "symbol")
-	}
-	return nil
-}
-
-var tickOne = &cqlgenimpl.One[Tick]{
-	Name:  "Tick",
-	Table: tickTicksBySymbol,
-	Check: tickCheck,
-	Key: func(e *Tick) []any {
-		return []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq}
-	},
-	Row: tickTicksBySymbolRow,
-	Remove: func(e *Tick, ts int64) []any {
-		return []any{ts, e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq}
-	},
-	Scan: tickTicksBySymbolScan,
-}
+var tickWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Tick]{
+	Name:      "Tick",
+	Canonical: tickTicksBySymbol,
+	Row:       tickTicksBySymbolRow,
+	Fields:    tickFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *TickRepo) Insert(ctx context.Context, e *Tick, opts ...cqlgen.Option) error {
-	return tickOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, tickWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *TickRepo) InsertIfAbsent(ctx context.Context, e *Tick, opts ...cqlgen.Option) (cqlgen.Inserted[Tick], error) {
-	return tickOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, tickWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *TickRepo) Update(ctx context.Context, e *Tick, opts ...cqlgen.Option) error {
-	return tickOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, tickWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *TickRepo) Delete(ctx context.Context, e *Tick, opts ...cqlgen.Option) error {
-	return tickOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, tickWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Tick with the given key; cqlgen.ErrNotFound if none.
@@ -1119,8 +1057,7 @@ type TicksBySymbolOptions struct {
 var tickTicksBySymbolRead = &cqlgenimpl.ReadSpec[Tick]{
 	Entity:      "Tick",
 	Table:       tickTicksBySymbol,
-	Scan:        tickTicksBySymbolScan,
-	Key:         tickTicksBySymbolClustering,
+	Of:          tickWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 

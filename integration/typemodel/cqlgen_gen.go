@@ -246,9 +246,11 @@ func playlistPlaylistsRow(e *Playlist, ts int64, unset bool) []any {
 	return []any{e.ID, cqlgenimpl.SliceOrUnset(e.Tracks, unset), ts}
 }
 
-func playlistPlaylistsScan(it cqlgenimpl.Iter, e *Playlist) bool {
-	return it.Scan(&e.ID, &e.Tracks)
+func playlistFields(e *Playlist, dst []any) []any {
+	return append(dst, &e.ID, &e.Tracks)
 }
+
+var playlistPlaylistsScan = cqlgenimpl.ScanLive(playlistWrites)
 
 // PlaylistRepo reads and writes Playlist in table playlists.
 type PlaylistRepo struct {
@@ -261,45 +263,31 @@ func NewPlaylistRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlaylistRepo {
 	return &PlaylistRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func playlistCheck(e *Playlist) error {
-	if cqlgenimpl.IsZeroUUID(e.ID) {
-		return cqlgenimpl.EmptyKey("playlists", "id")
-	}
-	return nil
-}
-
-var playlistOne = &cqlgenimpl.One[Playlist]{
-	Name:  "Playlist",
-	Table: playlistPlaylists,
-	Check: playlistCheck,
-	Key: func(e *Playlist) []any {
-		return []any{e.ID}
-	},
-	Row: playlistPlaylistsRow,
-	Remove: func(e *Playlist, ts int64) []any {
-		return []any{ts, e.ID}
-	},
-	Scan: playlistPlaylistsScan,
-}
+var playlistWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Playlist]{
+	Name:      "Playlist",
+	Canonical: playlistPlaylists,
+	Row:       playlistPlaylistsRow,
+	Fields:    playlistFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *PlaylistRepo) Insert(ctx context.Context, e *Playlist, opts ...cqlgen.Option) error {
-	return playlistOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, playlistWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *PlaylistRepo) InsertIfAbsent(ctx context.Context, e *Playlist, opts ...cqlgen.Option) (cqlgen.Inserted[Playlist], error) {
-	return playlistOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, playlistWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *PlaylistRepo) Update(ctx context.Context, e *Playlist, opts ...cqlgen.Option) error {
-	return playlistOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, playlistWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *PlaylistRepo) Delete(ctx context.Context, e *Playlist, opts ...cqlgen.Option) error {
-	return playlistOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, playlistWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Playlist with the given key; cqlgen.ErrNotFound if none.
@@ -497,13 +485,11 @@ func visitVisitsRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.CustomerID, e.Spot, e.Note, ts}
 }
 
-func visitVisitsScan(it cqlgenimpl.Iter, e *Visit) bool {
-	return it.Scan(&e.CustomerID, &e.Spot, &e.Note)
+func visitFields(e *Visit, dst []any) []any {
+	return append(dst, &e.CustomerID, &e.Spot, &e.Note)
 }
 
-func visitVisitsClustering(e *Visit) []any {
-	return []any{e.Spot}
-}
+var visitVisitsScan = cqlgenimpl.ScanLive(visitWrites)
 
 // VisitRepo reads and writes Visit in table visits.
 type VisitRepo struct {
@@ -516,45 +502,31 @@ func NewVisitRepo(s cqlgen.Session, opts ...cqlgen.Option) *VisitRepo {
 	return &VisitRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func visitCheck(e *Visit) error {
-	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
-		return cqlgenimpl.EmptyKey("visits", "customer_id")
-	}
-	return nil
-}
-
-var visitOne = &cqlgenimpl.One[Visit]{
-	Name:  "Visit",
-	Table: visitVisits,
-	Check: visitCheck,
-	Key: func(e *Visit) []any {
-		return []any{e.CustomerID, e.Spot}
-	},
-	Row: visitVisitsRow,
-	Remove: func(e *Visit, ts int64) []any {
-		return []any{ts, e.CustomerID, e.Spot}
-	},
-	Scan: visitVisitsScan,
-}
+var visitWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Visit]{
+	Name:      "Visit",
+	Canonical: visitVisits,
+	Row:       visitVisitsRow,
+	Fields:    visitFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
-	return visitOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, visitWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (cqlgen.Inserted[Visit], error) {
-	return visitOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, visitWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
-	return visitOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, visitWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
-	return visitOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, visitWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Visit with the given key; cqlgen.ErrNotFound if none.
@@ -577,8 +549,7 @@ type VisitsOptions struct {
 var visitVisitsRead = &cqlgenimpl.ReadSpec[Visit]{
 	Entity: "Visit",
 	Table:  visitVisits,
-	Scan:   visitVisitsScan,
-	Key:    visitVisitsClustering,
+	Of:     visitWrites,
 }
 
 // Visits reads Visit rows by customer_id, ordered by spot ascending from

@@ -474,9 +474,15 @@ var queueLoadQueueLoad = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Canonical:    true,
 })
 
-func queueLoadQueueLoadScan(it cqlgenimpl.Iter, e *QueueLoad) bool {
-	return it.Scan(&e.QueueID, &e.Opened, &e.Closed)
+func queueLoadQueueLoadRow(e *QueueLoad, ts int64, _ bool) []any {
+	return []any{e.QueueID, e.Opened, e.Closed, ts}
 }
+
+func queueLoadFields(e *QueueLoad, dst []any) []any {
+	return append(dst, &e.QueueID, &e.Opened, &e.Closed)
+}
+
+var queueLoadQueueLoadScan = cqlgenimpl.ScanLive(queueLoadWrites)
 
 // QueueLoadRepo reads and writes QueueLoad in table queue_load.
 type QueueLoadRepo struct {
@@ -489,41 +495,23 @@ func NewQueueLoadRepo(s cqlgen.Session, opts ...cqlgen.Option) *QueueLoadRepo {
 	return &QueueLoadRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func queueLoadCheck(e *QueueLoad) error {
-	if cqlgenimpl.IsZeroUUID(e.QueueID) {
-		return cqlgenimpl.EmptyKey("queue_load", "queue_id")
-	}
-	return nil
-}
+var queueLoadWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[QueueLoad]{
+	Name:      "QueueLoad",
+	Canonical: queueLoadQueueLoad,
+	Row:       queueLoadQueueLoadRow,
+	Fields:    queueLoadFields,
+})
 
 // Add adds e's counter fields (Opened, Closed) to the row with e's key in
 // queue_load, sent once, never retried (docs/repositories.md, Counter tables).
-func (r *QueueLoadRepo) Add(ctx context.Context, e *QueueLoad, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "QueueLoad", "Add").End(&err)
-	o, err := cqlgenimpl.Begin(e, queueLoadCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.AddCounters(ctx, r.s, o, cqlgenimpl.Query{
-		Stmt:   queueLoadQueueLoad.Add,
-		Values: []any{e.Opened, e.Closed, e.QueueID},
-	})
+func (r *QueueLoadRepo) Add(ctx context.Context, e *QueueLoad, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Add(ctx, queueLoadWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key from queue_load; a deleted counter row
 // must not be counted again (docs/repositories.md, Counter tables).
-func (r *QueueLoadRepo) Delete(ctx context.Context, e *QueueLoad, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "QueueLoad", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, queueLoadCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   queueLoadQueueLoad.Delete,
-			Values: []any{e.QueueID},
-		}
-	})
+func (r *QueueLoadRepo) Delete(ctx context.Context, e *QueueLoad, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, queueLoadWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the QueueLoad with the given key; cqlgen.ErrNotFound if none.
@@ -554,24 +542,11 @@ func eventEventsRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.TicketID, e.EventID, e.Actor, e.Kind, ts}
 }
 
-func eventEventsScan(it cqlgenimpl.Iter, e *Event) bool {
-	return it.Scan(&e.TicketID, &e.EventID, &e.Actor, &e.Kind)
+func eventFields(e *Event, dst []any) []any {
+	return append(dst, &e.TicketID, &e.EventID, &e.Actor, &e.Kind)
 }
 
-func eventEventsState(e *Event) []any {
-	return []any{e.TicketID, e.EventID}
-}
-
-func eventEventsScanState(it cqlgenimpl.Iter, v *cqlgenimpl.State[*Event]) (ok bool) {
-	var wt [2]*int64
-	ok = it.Scan(&v.Row.TicketID, &v.Row.EventID, &v.Row.Actor, &v.Row.Kind, &wt[0], &wt[1])
-	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
-	return
-}
-
-func eventEventsClustering(e *Event) []any {
-	return []any{e.EventID}
-}
+var eventEventsScan = cqlgenimpl.ScanLive(eventWrites)
 
 // eventEventsByActor is table events_by_actor, serving EventsByActor
 // (schema.md).
@@ -585,18 +560,6 @@ var eventEventsByActor = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func eventEventsByActorRow(e *Event, ts int64, _ bool) []any {
-	return []any{e.Actor, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.TicketID, e.Kind, ts}
-}
-
-func eventEventsByActorScan(it cqlgenimpl.Iter, e *Event) bool {
-	return it.Scan(&e.Actor, &e.EventID, &e.TicketID, &e.Kind)
-}
-
-func eventEventsByActorClustering(e *Event) []any {
-	return []any{e.EventID}
-}
-
 // EventRepo reads and writes Event in tables events, events_by_actor.
 type EventRepo struct {
 	s    cqlgen.Session
@@ -608,81 +571,34 @@ func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
 	return &EventRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func eventCheck(e *Event) error {
-	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return cqlgenimpl.EmptyKey("events", "ticket_id")
-	}
-	if e.Actor == "" {
-		return cqlgenimpl.EmptyKey("events_by_actor", "actor")
-	}
-	return nil
-}
-
-func eventCheckKey(e *Event) error {
-	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return cqlgenimpl.EmptyKey("events", "ticket_id")
-	}
-	return nil
-}
+var eventWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Event]{
+	Name:      "Event",
+	Canonical: eventEvents,
+	Immutable: true,
+	Row:       eventEventsRow,
+	Fields:    eventFields,
+	Projections: []cqlgenimpl.Projection[Event]{
+		{
+			Table:       eventEventsByActor,
+			BucketOf:    "event_id",
+			TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
+			Writetimes:  2,
+			Owner:       []int{3, 2},
+		},
+	},
+})
 
 // Insert writes e to every table of Event in one logical write, leaving nil
 // pointers and empty collections unset (docs/repositories.md, Writes).
-func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Insert").End(&err)
-	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgenimpl.Query {
-		return []cqlgenimpl.Query{{
-			Stmt:   eventEvents.Insert,
-			Values: eventEventsRow(e, ts, true),
-		}, {
-			Stmt:   eventEventsByActor.Insert,
-			Values: eventEventsByActorRow(e, ts, true),
-		}}
-	})
+func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Insert(ctx, eventWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the Event with e's key from every table, found from events's
 // values, in one logical write.
-func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, eventCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgenimpl.Query{
-		Stmt:   eventEvents.Get,
-		Values: []any{e.TicketID, e.EventID},
-	}, eventEventsScan, func(cur *Event, ts int64) []cqlgenimpl.Query {
-		return []cqlgenimpl.Query{{
-			Stmt:   eventEvents.Delete,
-			Values: []any{ts, cur.TicketID, cur.EventID},
-		}, {
-			Stmt:   eventEventsByActor.Delete,
-			Values: []any{ts, cur.Actor, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(cur.EventID)), cur.EventID},
-		}}
-	})
+func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, eventWrites, r.s, r.opts, opts, e)
 }
-
-var eventWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Event]{
-	Name:      "Event",
-	Check:     eventCheck,
-	CheckKey:  eventCheckKey,
-	Canonical: eventEvents,
-	Immutable: true,
-	State:     eventEventsState,
-	ScanState: eventEventsScanState,
-	Projections: []cqlgenimpl.Projection[Event]{
-		{
-			Table:      eventEventsByActor,
-			Row:        eventEventsByActorRow,
-			Writetimes: 2,
-			Owner:      []int{3, 2},
-		},
-	},
-})
 
 // Entity is Event.
 func (r *EventRepo) Entity() string {
@@ -730,8 +646,7 @@ type EventsOptions struct {
 var eventEventsRead = &cqlgenimpl.ReadSpec[Event]{
 	Entity: "Event",
 	Table:  eventEvents,
-	Scan:   eventEventsScan,
-	Key:    eventEventsClustering,
+	Of:     eventWrites,
 }
 
 // Events reads a ticket's events, newest first from events, in pages.
@@ -760,8 +675,7 @@ type EventsByActorOptions struct {
 var eventEventsByActorRead = &cqlgenimpl.ReadSpec[Event]{
 	Entity:      "Event",
 	Table:       eventEventsByActor,
-	Scan:        eventEventsByActorScan,
-	Key:         eventEventsByActorClustering,
+	Of:          eventWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
 }
 
@@ -788,13 +702,11 @@ func watcherWatchersRow(e *Watcher, ts int64, unset bool) []any {
 	return []any{e.TicketID, e.Watcher, e.Since, cqlgenimpl.MapOrUnset(e.Topics, unset), ts}
 }
 
-func watcherWatchersScan(it cqlgenimpl.Iter, e *Watcher) bool {
-	return it.Scan(&e.TicketID, &e.Watcher, &e.Since, cqlgenimpl.ScanSet(&e.Topics))
+func watcherFields(e *Watcher, dst []any) []any {
+	return append(dst, &e.TicketID, &e.Watcher, &e.Since, cqlgenimpl.ScanSet(&e.Topics))
 }
 
-func watcherWatchersClustering(e *Watcher) []any {
-	return []any{e.Watcher}
-}
+var watcherWatchersScan = cqlgenimpl.ScanLive(watcherWrites)
 
 // WatcherRepo reads and writes Watcher in table watchers.
 type WatcherRepo struct {
@@ -807,45 +719,31 @@ func NewWatcherRepo(s cqlgen.Session, opts ...cqlgen.Option) *WatcherRepo {
 	return &WatcherRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func watcherCheck(e *Watcher) error {
-	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return cqlgenimpl.EmptyKey("watchers", "ticket_id")
-	}
-	return nil
-}
-
-var watcherOne = &cqlgenimpl.One[Watcher]{
-	Name:  "Watcher",
-	Table: watcherWatchers,
-	Check: watcherCheck,
-	Key: func(e *Watcher) []any {
-		return []any{e.TicketID, e.Watcher}
-	},
-	Row: watcherWatchersRow,
-	Remove: func(e *Watcher, ts int64) []any {
-		return []any{ts, e.TicketID, e.Watcher}
-	},
-	Scan: watcherWatchersScan,
-}
+var watcherWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Watcher]{
+	Name:      "Watcher",
+	Canonical: watcherWatchers,
+	Row:       watcherWatchersRow,
+	Fields:    watcherFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *WatcherRepo) Insert(ctx context.Context, e *Watcher, opts ...cqlgen.Option) error {
-	return watcherOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, watcherWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *WatcherRepo) InsertIfAbsent(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (cqlgen.Inserted[Watcher], error) {
-	return watcherOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, watcherWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *WatcherRepo) Update(ctx context.Context, e *Watcher, opts ...cqlgen.Option) error {
-	return watcherOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, watcherWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *WatcherRepo) Delete(ctx context.Context, e *Watcher, opts ...cqlgen.Option) error {
-	return watcherOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, watcherWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Watcher with the given key; cqlgen.ErrNotFound if none.
@@ -869,8 +767,7 @@ type WatchersOptions struct {
 var watcherWatchersRead = &cqlgenimpl.ReadSpec[Watcher]{
 	Entity: "Watcher",
 	Table:  watcherWatchers,
-	Scan:   watcherWatchersScan,
-	Key:    watcherWatchersClustering,
+	Of:     watcherWrites,
 }
 
 // Watchers reads a ticket's watchers, by name from watchers, in pages.

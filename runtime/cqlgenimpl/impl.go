@@ -34,19 +34,9 @@ const (
 func NewTable(spec TableSpec) *Table { return impl.NewTable(spec) }
 func Cols(cols ...string) []Column   { return impl.Cols(cols...) }
 
-// Calls. A method the descriptors' own methods do not cover (an index
-// read, a counter, an immutable entity's write) begins with Observe, and a
-// write with Begin, which refuses a nil entity, empty keys and the options
-// the method does not honour (Allow).
-type (
-	Observed = impl.Observed
-	Allow    = impl.Allow
-)
-
-const (
-	AllowAbsent = impl.AllowAbsent
-	AllowTTL    = impl.AllowTTL
-)
+// Calls. A method the descriptors' own methods do not cover (a read
+// through a unique table, an index) begins with Observe.
+type Observed = impl.Observed
 
 func Observe(ctx *context.Context, s cqlgen.Session, entity, method string) Observed {
 	return impl.Observe(ctx, s, entity, method)
@@ -55,10 +45,6 @@ func Observe(ctx *context.Context, s cqlgen.Session, entity, method string) Obse
 func NewOptions(opts ...cqlgen.Option) cqlgen.Options { return impl.NewOptions(opts...) }
 func Now(o cqlgen.Options) int64                      { return impl.Now(o) }
 func EmptyKey(table, column string) error             { return impl.EmptyKey(table, column) }
-
-func Begin[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Option) (cqlgen.Options, error) {
-	return impl.Begin(e, check, o, opts)
-}
 
 // Reads. A read method hands the runtime a static description (ReadSpec,
 // IndexRead, NearestRead) with its call's values; the runtime pages,
@@ -93,16 +79,9 @@ func Merge[T any](lists [][]T, cmp func(a, b *T) int, limit int) ([]T, []int) {
 	return impl.Merge(lists, cmp, limit)
 }
 
-// Writes of an entity stored in one table (One), of counters, and of an
-// immutable entity (DeleteAll).
-type One[T any] = impl.One[T]
-
+// A counter update, sent once (the Add of a counter table's entity).
 func AddCounters(ctx context.Context, s cqlgen.Session, o cqlgen.Options, q cqldriver.Query) error {
 	return impl.AddCounters(ctx, s, o, q)
-}
-
-func DeleteAll[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, get cqldriver.Query, scan func(cqldriver.Iter, *T) bool, deletes func(cur *T, ts int64) []cqldriver.Query) error {
-	return impl.DeleteAll(ctx, s, o, get, scan, deletes)
 }
 
 // The write protocol (docs/protocol.md): an entity's tables (Entity,
@@ -167,7 +146,7 @@ func CompareFloat64(a, b float64) int                   { return impl.CompareFlo
 func CompareEncoded(t *cqldriver.Type, a, b []byte) int { return impl.CompareEncoded(t, a, b) }
 
 // Methods. A generated method is one call: the descriptors' methods
-// (Entity, One, ReadSpec) and these functions record the call, refuse
+// (Entity, ReadSpec) and these functions record the call, refuse
 // empty keys and apply the options, then do what the method says.
 type ReadArg = impl.ReadArg
 

@@ -16,72 +16,33 @@ import (
 // (Observe) under the entity's and the method's names, applies the
 // call's options and runs it, so that a generated method is one line.
 
-// Insert is the Insert method of an entity stored in one table.
-func (d *One[T]) Insert(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) error {
-	return insertOne((*one[*T])(d), ctx, s, base, opts, e)
-}
-
-// InsertIfAbsent is the InsertIfAbsent method of an entity stored in one
-// table.
-func (d *One[T]) InsertIfAbsent(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) (cqlgen.Inserted[T], error) {
-	res, err := insertIfAbsentOne((*one[*T])(d), ctx, s, base, opts, e)
-	return cqlgen.Inserted[T](res), err
-}
-
-// Update is the Update method of an entity stored in one table.
-func (d *One[T]) Update(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) error {
-	return updateOne((*one[*T])(d), ctx, s, base, opts, e)
-}
-
-// Delete is the Delete method of an entity stored in one table.
-func (d *One[T]) Delete(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) error {
-	return deleteOne((*one[*T])(d), ctx, s, base, opts, e)
-}
-
-// insertOne, insertIfAbsentOne, updateOne and deleteOne are One's
-// methods, generic over P = *T alone (functions, not methods: each
-// method of a generic type is compiled again, as a wrapper, for every
-// type argument).
-func insertOne[P any](d *one[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (err error) {
-	defer Observe(&ctx, s, d.Name, "Insert").End(&err)
-	return InsertOne(ctx, s, base, opts, d, e)
-}
-
-func insertIfAbsentOne[P any](d *one[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (_ inserted[P], err error) {
-	defer Observe(&ctx, s, d.Name, "InsertIfAbsent").End(&err)
-	return InsertOneIfAbsent(ctx, s, base, opts, d, e)
-}
-
-func updateOne[P any](d *one[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (err error) {
-	defer Observe(&ctx, s, d.Name, "Update").End(&err)
-	return UpdateOne(ctx, s, base, opts, d, e)
-}
-
-func deleteOne[P any](d *one[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (err error) {
-	defer Observe(&ctx, s, d.Name, "Delete").End(&err)
-	return DeleteOne(ctx, s, base, opts, d, e)
-}
-
-// Insert is the Insert method of an entity written through the protocol.
+// Insert is the Insert method of an entity: written through the
+// protocol, or without it (runPlain).
 func Insert[P any](ctx context.Context, ent *entity[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
+	if ent.plain != nil {
+		return runPlain(ent, ctx, s, base, opts, "Insert", OpInsert, e)
+	}
 	return run(ent, ctx, s, base, opts, "Insert", OpInsert, e)
 }
 
 // Update is the Update method of an entity written through the protocol.
 func Update[P any](ctx context.Context, ent *entity[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
+	if ent.plain != nil {
+		return runPlain(ent, ctx, s, base, opts, "Update", OpUpdate, e)
+	}
 	return run(ent, ctx, s, base, opts, "Update", OpUpdate, e)
 }
 
 // Delete is the Delete method of an entity written through the protocol:
 // e needs only the source of truth's key.
 func Delete[P any](ctx context.Context, ent *entity[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
+	if ent.plain != nil {
+		return runPlain(ent, ctx, s, base, opts, "Delete", OpDelete, e)
+	}
 	return run(ent, ctx, s, base, opts, "Delete", OpDelete, e)
 }
 
 func run[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, method string, op Op, e P) (err error) {
-	if ent.plain != nil {
-		return runPlain(ent, ctx, s, base, opts, method, op, e)
-	}
 	defer Observe(&ctx, s, ent.Name, method).End(&err)
 	check := ent.Check
 	if op == OpDelete {

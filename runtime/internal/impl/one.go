@@ -7,25 +7,9 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
-// One describes, for its writes, the table of an entity stored in one
-// table that is not a counter table: generated code declares it once.
-type One[T any] struct {
-	Name  string // the entity's, for observers
-	Table *Table
-	// Check refuses an entity whose partition key values are empty.
-	Check func(*T) error
-	// Key is e's primary key, as Get binds it.
-	Key func(e *T) []any
-	// Row binds Insert for e at ts; with unset, nil pointers and empty
-	// collections are left unset.
-	Row func(e *T, ts int64, unset bool) []any
-	// Remove binds Delete for e at ts.
-	Remove func(e *T, ts int64) []any
-	Scan   func(cqldriver.Iter, *T) bool
-}
-
-// one is One with P = *T, field for field: One's methods convert to it,
-// so that the writes are generic over P alone (see Entity).
+// one is the table of an entity stored in one table (or a counter
+// table), as its writes take it: derived by NewEntity (derivePlain), and
+// generic over P = *T alone (see Entity).
 type one[P any] struct {
 	Name  string // the entity's, for observers
 	Table *Table

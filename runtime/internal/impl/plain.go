@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
+	"time"
+	"unsafe"
 
 	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
@@ -14,11 +17,12 @@ import (
 // description as those written with it do: an entity stored in one table
 // (Insert, InsertIfAbsent, Update, Delete), an immutable one (Insert,
 // Delete, and verify, repair and backfill of its tables) and a counter
-// table's (Add, Delete). Generated code gives the source of truth's
-// Values, every column of it in table order (a bucket column's value
-// too), and its Fields; NewEntity derives here, once, what each statement
-// of each table binds, in the order cqlspec renders its placeholders, so
-// that no generated code states a statement's bind order.
+// table's (Add, Delete). Generated code gives the source of truth's Row,
+// every column of it in table order (a bucket column's value too) then
+// the write timestamp, and its Fields; NewEntity derives here, once, what
+// each statement of each table binds, in the order cqlspec renders its
+// placeholders, and the check of empty keys, so that no generated code
+// states a statement's bind order.
 
 // plain is what NewEntity derives for an entity written without the
 // protocol (its source of truth not Versioned).
@@ -123,14 +127,15 @@ func newBinds[P any](t *Table, src func(e P, ts int64, unset bool) []any, index 
 }
 
 // derivePlain is NewEntity's work for an entity written without the
-// protocol: its source of truth's Values hold every column in table
-// order, Fields every column of a field.
+// protocol: Row gives every column of its source of truth in table
+// order, then the timestamp; Fields every column of a field.
 func derivePlain[P any](ent *entity[P]) {
-	if ent.Values == nil || ent.Fields == nil {
+	if ent.Row == nil || ent.Fields == nil {
 		return // a description of maintenance alone
 	}
 	spec := ent.Canonical.Spec
-	values, fields := ent.Values, ent.Fields
+	row, fields := ent.Row, ent.Fields
+	values := func(e P, unset bool) []any { return row(e, 0, unset) }
 	vindex, findex := map[string]int{}, map[string]int{}
 	nf := 0
 	for i, c := range spec.All() {
@@ -141,8 +146,7 @@ func derivePlain[P any](ent *entity[P]) {
 		}
 	}
 	pl := &plain[P]{}
-	fromValues := func(e P, _ int64, unset bool) []any { return values(e, unset) }
-	pl.canon = newBinds(ent.Canonical, fromValues, vindex, nil, 0, false)
+	pl.canon = newBinds(ent.Canonical, row, vindex, nil, 0, true)
 	pl.scan, pl.clustering = plainReads(ent.Canonical, vindex, findex, nf, fields, values)
 	for i := range ent.Projections {
 		p := &ent.Projections[i]
@@ -156,7 +160,7 @@ func derivePlain[P any](ent *entity[P]) {
 				}
 				bucket = bucketFunc(ent.Canonical, p)
 			}
-			b := newBinds(p.Table, fromValues, vindex, bucket, src, false)
+			b := newBinds(p.Table, row, vindex, bucket, src, false)
 			p.Row, p.Key = b.row, b.key
 			pl.tables = append(pl.tables, b)
 		} else {
@@ -168,7 +172,7 @@ func derivePlain[P any](ent *entity[P]) {
 		p.scan, p.clustering = plainReads(p.Table, vindex, findex, nf, fields, values)
 	}
 	if ent.Check == nil {
-		ent.Check, ent.CheckKey = checks(ent, vindex)
+		ent.Check, ent.CheckKey = fieldChecks(ent, findex)
 	}
 	if ent.CheckKey == nil {
 		ent.CheckKey = ent.Check
@@ -198,6 +202,101 @@ func derivePlain[P any](ent *entity[P]) {
 	}
 	ent.plain = pl
 }
+
+// fieldCheck is a field Check looks at: where it is in the entity's
+// struct, its Go type, and the column it is bound to.
+type fieldCheck struct {
+	table, column, typ string
+	off                uintptr
+	rt                 reflect.Type
+	dim                int // a vector's
+}
+
+// fieldChecks derives Check and CheckKey from the tables' descriptions,
+// as checks does from Values, but reading the fields in place, where
+// Fields points, so that a check allocates nothing: the partition key
+// values of the source of truth, then those of each other table not
+// checked yet, must not be empty (emptyField), and a vector must be of
+// its column's dimension. findex maps a column of the source of truth to
+// its place in Fields.
+func fieldChecks[P any](ent *entity[P], findex map[string]int) (check, checkKey func(P) error) {
+	zero := ent.newRow()
+	ptrs := ent.Fields(zero, nil)
+	base := uintptr(reflect.ValueOf(zero).UnsafePointer())
+	at := func(t *Table, c Column) fieldCheck {
+		i, ok := findex[c.Name]
+		if !ok {
+			panic(fmt.Sprintf("cqlgenimpl: %s: partition key column %s is not a column of %s", t.Spec.Name, c.Name, ent.Canonical.Spec.Name))
+		}
+		pv := reflect.ValueOf(ptrs[i])
+		return fieldCheck{table: t.Spec.Name, column: c.Name, typ: c.Type, off: uintptr(pv.UnsafePointer()) - base, rt: pv.Type().Elem()}
+	}
+	var all []fieldCheck
+	seen := map[string]bool{}
+	add := func(t *Table) {
+		pk := t.Spec.PartitionKey
+		if t.Spec.Bucket != cqlspec.BucketNone {
+			pk = pk[:len(pk)-1]
+		}
+		for _, c := range pk {
+			if !seen[c.Name] {
+				seen[c.Name] = true
+				all = append(all, at(t, c))
+			}
+		}
+	}
+	add(ent.Canonical)
+	canon := all
+	for i := range ent.Projections {
+		add(ent.Projections[i].Table)
+	}
+	var vecs []fieldCheck
+	for _, c := range ent.Canonical.Spec.Columns {
+		var dim int
+		if _, err := fmt.Sscanf(c.Type, "vector<float, %d>", &dim); err == nil {
+			v := at(ent.Canonical, c)
+			v.dim = dim
+			vecs = append(vecs, v)
+		}
+	}
+	run := func(keys, vecs []fieldCheck) func(P) error {
+		return func(e P) error {
+			p := reflect.ValueOf(e).UnsafePointer()
+			for _, k := range keys {
+				if emptyField(k.typ, reflect.NewAt(k.rt, unsafe.Add(p, k.off)).Elem()) {
+					return EmptyKey(k.table, k.column)
+				}
+			}
+			for _, v := range vecs {
+				if err := CheckVector(v.table, v.column, *(*[]float32)(unsafe.Add(p, v.off)), v.dim); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	return run(all, vecs), run(canon, nil)
+}
+
+// emptyField reports whether v, a field bound to a column of CQL type
+// typ, is empty as a partition key value, as emptyValue says of its
+// value: an empty string, a zero time, the zero UUID, an empty blob or
+// collection. Numbers and booleans are never empty.
+func emptyField(typ string, v reflect.Value) bool {
+	switch {
+	case v.Kind() == reflect.String:
+		return v.Len() == 0
+	case v.Type() == timeType:
+		return v.Addr().Interface().(*time.Time).IsZero()
+	case typ == "uuid" || typ == "timeuuid":
+		return v.Kind() == reflect.Array && v.IsZero()
+	case typ == "blob" || anyCollection(typ):
+		return (v.Kind() == reflect.Slice || v.Kind() == reflect.Map) && v.Len() == 0
+	}
+	return false
+}
+
+var timeType = reflect.TypeFor[time.Time]()
 
 // insertIndex maps each column t's Insert binds to its placeholder's
 // place: where a generated Row puts its value.

@@ -184,6 +184,14 @@ type entity[P any] struct {
 	// derives State, ScanState, Data, Change, Remove and Settle from
 	// them.
 	Values func(e P, unset bool) []any
+	// Row is, for an entity written without the protocol (in one table,
+	// immutable, or counters), in place of Values, e's row in the source
+	// of truth as its Insert binds it: every column in table order (a
+	// bucket column's value too), then the write timestamp ts; with
+	// unset, nil pointers and empty collections are left unset. NewEntity
+	// derives what every statement of the entity binds from it and
+	// Fields (see plain.go).
+	Row    func(e P, ts int64, unset bool) []any
 	Fields func(e P, dst []any) []any
 	// State binds CQL.State and Settle's key: the canonical primary key.
 	State func(e P) []any
@@ -1038,20 +1046,4 @@ func pendingDeletes[P any](ent *entity[P], b []byte, ts int64) ([]cqldriver.Quer
 		return bad("trailing bytes")
 	}
 	return qs, releases, nil
-}
-
-// DeleteAll deletes an immutable entity from every table: it reads the
-// canonical row, whose values give the other tables' keys, and deletes
-// them all in one logical write, under the strategy and the idempotency
-// key of the options, as Apply runs them. A missing entity is no
-// error.
-func DeleteAll[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, get cqldriver.Query, scan func(cqldriver.Iter, *T) bool, deletes func(cur *T, ts int64) []cqldriver.Query) error {
-	cur, err := GetRow(ctx, s, get, scan)
-	if errors.Is(err, cqlgen.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return Apply(ctx, s, o.Strategy, o.Idempotency, Now(o), func(ts int64) []cqldriver.Query { return deletes(&cur, ts) })
 }

@@ -187,13 +187,11 @@ func clickClicksByHourRow(e *Click, ts int64, _ bool) []any {
 	return []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID, ts}
 }
 
-func clickClicksByHourScan(it cqlgenimpl.Iter, e *Click) bool {
-	return it.Scan(&e.At, &e.ClickID)
+func clickFields(e *Click, dst []any) []any {
+	return append(dst, &e.At, &e.ClickID)
 }
 
-func clickClicksByHourClustering(e *Click) []any {
-	return []any{e.At, e.ClickID}
-}
+var clickClicksByHourScan = cqlgenimpl.ScanLive(clickWrites)
 
 // ClickRepo reads and writes Click in table clicks_by_hour.
 type ClickRepo struct {
@@ -206,42 +204,31 @@ func NewClickRepo(s cqlgen.Session, opts ...cqlgen.Option) *ClickRepo {
 	return &ClickRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func clickCheck(e *Click) error {
-	return nil
-}
-
-var clickOne = &cqlgenimpl.One[Click]{
-	Name:  "Click",
-	Table: clickClicksByHour,
-	Check: clickCheck,
-	Key: func(e *Click) []any {
-		return []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID}
-	},
-	Row: clickClicksByHourRow,
-	Remove: func(e *Click, ts int64) []any {
-		return []any{ts, cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID}
-	},
-	Scan: clickClicksByHourScan,
-}
+var clickWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Click]{
+	Name:      "Click",
+	Canonical: clickClicksByHour,
+	Row:       clickClicksByHourRow,
+	Fields:    clickFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *ClickRepo) Insert(ctx context.Context, e *Click, opts ...cqlgen.Option) error {
-	return clickOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, clickWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *ClickRepo) InsertIfAbsent(ctx context.Context, e *Click, opts ...cqlgen.Option) (cqlgen.Inserted[Click], error) {
-	return clickOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, clickWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *ClickRepo) Update(ctx context.Context, e *Click, opts ...cqlgen.Option) error {
-	return clickOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, clickWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *ClickRepo) Delete(ctx context.Context, e *Click, opts ...cqlgen.Option) error {
-	return clickOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, clickWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Click with the given key; cqlgen.ErrNotFound if none.
@@ -268,8 +255,7 @@ type ClicksByHourOptions struct {
 var clickClicksByHourRead = &cqlgenimpl.ReadSpec[Click]{
 	Entity:      "Click",
 	Table:       clickClicksByHour,
-	Scan:        clickClicksByHourScan,
-	Key:         clickClicksByHourClustering,
+	Of:          clickWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.HourBuckets),
 }
 
@@ -296,13 +282,11 @@ func loginLoginsByDayRow(e *Login, ts int64, _ bool) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID, ts}
 }
 
-func loginLoginsByDayScan(it cqlgenimpl.Iter, e *Login) bool {
-	return it.Scan(&e.At, &e.UserID)
+func loginFields(e *Login, dst []any) []any {
+	return append(dst, &e.At, &e.UserID)
 }
 
-func loginLoginsByDayClustering(e *Login) []any {
-	return []any{e.At, e.UserID}
-}
+var loginLoginsByDayScan = cqlgenimpl.ScanLive(loginWrites)
 
 // LoginRepo reads and writes Login in table logins_by_day.
 type LoginRepo struct {
@@ -315,42 +299,31 @@ func NewLoginRepo(s cqlgen.Session, opts ...cqlgen.Option) *LoginRepo {
 	return &LoginRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func loginCheck(e *Login) error {
-	return nil
-}
-
-var loginOne = &cqlgenimpl.One[Login]{
-	Name:  "Login",
-	Table: loginLoginsByDay,
-	Check: loginCheck,
-	Key: func(e *Login) []any {
-		return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID}
-	},
-	Row: loginLoginsByDayRow,
-	Remove: func(e *Login, ts int64) []any {
-		return []any{ts, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID}
-	},
-	Scan: loginLoginsByDayScan,
-}
+var loginWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Login]{
+	Name:      "Login",
+	Canonical: loginLoginsByDay,
+	Row:       loginLoginsByDayRow,
+	Fields:    loginFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *LoginRepo) Insert(ctx context.Context, e *Login, opts ...cqlgen.Option) error {
-	return loginOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, loginWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *LoginRepo) InsertIfAbsent(ctx context.Context, e *Login, opts ...cqlgen.Option) (cqlgen.Inserted[Login], error) {
-	return loginOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, loginWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *LoginRepo) Update(ctx context.Context, e *Login, opts ...cqlgen.Option) error {
-	return loginOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, loginWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *LoginRepo) Delete(ctx context.Context, e *Login, opts ...cqlgen.Option) error {
-	return loginOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, loginWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Login with the given key; cqlgen.ErrNotFound if none.
@@ -377,8 +350,7 @@ type LoginsByDayOptions struct {
 var loginLoginsByDayRead = &cqlgenimpl.ReadSpec[Login]{
 	Entity:      "Login",
 	Table:       loginLoginsByDay,
-	Scan:        loginLoginsByDayScan,
-	Key:         loginLoginsByDayClustering,
+	Of:          loginWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
@@ -405,13 +377,11 @@ func likeLikesByDayRow(e *Like, ts int64, _ bool) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID, ts}
 }
 
-func likeLikesByDayScan(it cqlgenimpl.Iter, e *Like) bool {
-	return it.Scan(&e.At, &e.LikeID)
+func likeFields(e *Like, dst []any) []any {
+	return append(dst, &e.At, &e.LikeID)
 }
 
-func likeLikesByDayClustering(e *Like) []any {
-	return []any{e.At, e.LikeID}
-}
+var likeLikesByDayScan = cqlgenimpl.ScanLive(likeWrites)
 
 // LikeRepo reads and writes Like in table likes_by_day.
 type LikeRepo struct {
@@ -424,42 +394,31 @@ func NewLikeRepo(s cqlgen.Session, opts ...cqlgen.Option) *LikeRepo {
 	return &LikeRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func likeCheck(e *Like) error {
-	return nil
-}
-
-var likeOne = &cqlgenimpl.One[Like]{
-	Name:  "Like",
-	Table: likeLikesByDay,
-	Check: likeCheck,
-	Key: func(e *Like) []any {
-		return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID}
-	},
-	Row: likeLikesByDayRow,
-	Remove: func(e *Like, ts int64) []any {
-		return []any{ts, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID}
-	},
-	Scan: likeLikesByDayScan,
-}
+var likeWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Like]{
+	Name:      "Like",
+	Canonical: likeLikesByDay,
+	Row:       likeLikesByDayRow,
+	Fields:    likeFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *LikeRepo) Insert(ctx context.Context, e *Like, opts ...cqlgen.Option) error {
-	return likeOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, likeWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *LikeRepo) InsertIfAbsent(ctx context.Context, e *Like, opts ...cqlgen.Option) (cqlgen.Inserted[Like], error) {
-	return likeOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, likeWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *LikeRepo) Update(ctx context.Context, e *Like, opts ...cqlgen.Option) error {
-	return likeOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, likeWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *LikeRepo) Delete(ctx context.Context, e *Like, opts ...cqlgen.Option) error {
-	return likeOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, likeWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Like with the given key; cqlgen.ErrNotFound if none.
@@ -486,8 +445,7 @@ type LikesByDayOptions struct {
 var likeLikesByDayRead = &cqlgenimpl.ReadSpec[Like]{
 	Entity:      "Like",
 	Table:       likeLikesByDay,
-	Scan:        likeLikesByDayScan,
-	Key:         likeLikesByDayClustering,
+	Of:          likeWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 

@@ -30,13 +30,11 @@ func settingSettingsRow(e *Setting, ts int64, _ bool) []any {
 	return []any{e.Scope, e.Name, e.Value, ts}
 }
 
-func settingSettingsScan(it cqlgenimpl.Iter, e *Setting) bool {
-	return it.Scan(&e.Scope, &e.Name, &e.Value)
+func settingFields(e *Setting, dst []any) []any {
+	return append(dst, &e.Scope, &e.Name, &e.Value)
 }
 
-func settingSettingsClustering(e *Setting) []any {
-	return []any{e.Name}
-}
+var settingSettingsScan = cqlgenimpl.ScanLive(settingWrites)
 
 // SettingRepo reads and writes Setting in table settings.
 type SettingRepo struct {
@@ -49,45 +47,31 @@ func NewSettingRepo(s cqlgen.Session, opts ...cqlgen.Option) *SettingRepo {
 	return &SettingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func settingCheck(e *Setting) error {
-	if e.Scope == "" {
-		return cqlgenimpl.EmptyKey("settings", "scope")
-	}
-	return nil
-}
-
-var settingOne = &cqlgenimpl.One[Setting]{
-	Name:  "Setting",
-	Table: settingSettings,
-	Check: settingCheck,
-	Key: func(e *Setting) []any {
-		return []any{e.Scope, e.Name}
-	},
-	Row: settingSettingsRow,
-	Remove: func(e *Setting, ts int64) []any {
-		return []any{ts, e.Scope, e.Name}
-	},
-	Scan: settingSettingsScan,
-}
+var settingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Setting]{
+	Name:      "Setting",
+	Canonical: settingSettings,
+	Row:       settingSettingsRow,
+	Fields:    settingFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *SettingRepo) Insert(ctx context.Context, e *Setting, opts ...cqlgen.Option) error {
-	return settingOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, settingWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *SettingRepo) InsertIfAbsent(ctx context.Context, e *Setting, opts ...cqlgen.Option) (cqlgen.Inserted[Setting], error) {
-	return settingOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, settingWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *SettingRepo) Update(ctx context.Context, e *Setting, opts ...cqlgen.Option) error {
-	return settingOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, settingWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *SettingRepo) Delete(ctx context.Context, e *Setting, opts ...cqlgen.Option) error {
-	return settingOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, settingWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Setting with the given key; cqlgen.ErrNotFound if none.
@@ -110,8 +94,7 @@ type SettingsOptions struct {
 var settingSettingsRead = &cqlgenimpl.ReadSpec[Setting]{
 	Entity: "Setting",
 	Table:  settingSettings,
-	Scan:   settingSettingsScan,
-	Key:    settingSettingsClustering,
+	Of:     settingWrites,
 }
 
 // Settings reads Setting rows by scope, ordered by name ascending from
@@ -136,13 +119,11 @@ func changeChangesByDayRow(e *Change, ts int64, _ bool) []any {
 	return []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name, ts}
 }
 
-func changeChangesByDayScan(it cqlgenimpl.Iter, e *Change) bool {
-	return it.Scan(&e.Scope, &e.At, &e.Name)
+func changeFields(e *Change, dst []any) []any {
+	return append(dst, &e.Scope, &e.At, &e.Name)
 }
 
-func changeChangesByDayClustering(e *Change) []any {
-	return []any{e.At, e.Name}
-}
+var changeChangesByDayScan = cqlgenimpl.ScanLive(changeWrites)
 
 // ChangeRepo reads and writes Change in table changes_by_day.
 type ChangeRepo struct {
@@ -155,45 +136,31 @@ func NewChangeRepo(s cqlgen.Session, opts ...cqlgen.Option) *ChangeRepo {
 	return &ChangeRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func changeCheck(e *Change) error {
-	if e.Scope == "" {
-		return cqlgenimpl.EmptyKey("changes_by_day", "scope")
-	}
-	return nil
-}
-
-var changeOne = &cqlgenimpl.One[Change]{
-	Name:  "Change",
-	Table: changeChangesByDay,
-	Check: changeCheck,
-	Key: func(e *Change) []any {
-		return []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name}
-	},
-	Row: changeChangesByDayRow,
-	Remove: func(e *Change, ts int64) []any {
-		return []any{ts, e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name}
-	},
-	Scan: changeChangesByDayScan,
-}
+var changeWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Change]{
+	Name:      "Change",
+	Canonical: changeChangesByDay,
+	Row:       changeChangesByDayRow,
+	Fields:    changeFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *ChangeRepo) Insert(ctx context.Context, e *Change, opts ...cqlgen.Option) error {
-	return changeOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, changeWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *ChangeRepo) InsertIfAbsent(ctx context.Context, e *Change, opts ...cqlgen.Option) (cqlgen.Inserted[Change], error) {
-	return changeOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, changeWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *ChangeRepo) Update(ctx context.Context, e *Change, opts ...cqlgen.Option) error {
-	return changeOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, changeWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *ChangeRepo) Delete(ctx context.Context, e *Change, opts ...cqlgen.Option) error {
-	return changeOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, changeWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Change with the given key; cqlgen.ErrNotFound if none.
@@ -220,8 +187,7 @@ type ChangesByDayOptions struct {
 var changeChangesByDayRead = &cqlgenimpl.ReadSpec[Change]{
 	Entity:      "Change",
 	Table:       changeChangesByDay,
-	Scan:        changeChangesByDayScan,
-	Key:         changeChangesByDayClustering,
+	Of:          changeWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 

@@ -24,9 +24,15 @@ var pageStatsPageStats = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Canonical:    true,
 })
 
-func pageStatsPageStatsScan(it cqlgenimpl.Iter, e *PageStats) bool {
-	return it.Scan(&e.Site, &e.Page, &e.Views, &e.Likes)
+func pageStatsPageStatsRow(e *PageStats, ts int64, _ bool) []any {
+	return []any{e.Site, e.Page, e.Views, e.Likes, ts}
 }
+
+func pageStatsFields(e *PageStats, dst []any) []any {
+	return append(dst, &e.Site, &e.Page, &e.Views, &e.Likes)
+}
+
+var pageStatsPageStatsScan = cqlgenimpl.ScanLive(pageStatsWrites)
 
 // PageStatsRepo reads and writes PageStats in table page_stats.
 type PageStatsRepo struct {
@@ -39,44 +45,23 @@ func NewPageStatsRepo(s cqlgen.Session, opts ...cqlgen.Option) *PageStatsRepo {
 	return &PageStatsRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func pageStatsCheck(e *PageStats) error {
-	if e.Site == "" {
-		return cqlgenimpl.EmptyKey("page_stats", "site")
-	}
-	if e.Page == "" {
-		return cqlgenimpl.EmptyKey("page_stats", "page")
-	}
-	return nil
-}
+var pageStatsWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[PageStats]{
+	Name:      "PageStats",
+	Canonical: pageStatsPageStats,
+	Row:       pageStatsPageStatsRow,
+	Fields:    pageStatsFields,
+})
 
 // Add adds e's counter fields (Views, Likes) to the row with e's key in
 // page_stats, sent once, never retried (docs/repositories.md, Counter tables).
-func (r *PageStatsRepo) Add(ctx context.Context, e *PageStats, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "PageStats", "Add").End(&err)
-	o, err := cqlgenimpl.Begin(e, pageStatsCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.AddCounters(ctx, r.s, o, cqlgenimpl.Query{
-		Stmt:   pageStatsPageStats.Add,
-		Values: []any{e.Views, e.Likes, e.Site, e.Page},
-	})
+func (r *PageStatsRepo) Add(ctx context.Context, e *PageStats, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Add(ctx, pageStatsWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key from page_stats; a deleted counter row
 // must not be counted again (docs/repositories.md, Counter tables).
-func (r *PageStatsRepo) Delete(ctx context.Context, e *PageStats, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "PageStats", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, pageStatsCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   pageStatsPageStats.Delete,
-			Values: []any{e.Site, e.Page},
-		}
-	})
+func (r *PageStatsRepo) Delete(ctx context.Context, e *PageStats, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, pageStatsWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the PageStats with the given key; cqlgen.ErrNotFound if none.
@@ -102,13 +87,15 @@ var dailyHitsDailyHits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Canonical:    true,
 })
 
-func dailyHitsDailyHitsScan(it cqlgenimpl.Iter, e *DailyHits) bool {
-	return it.Scan(&e.Site, &e.Day, &e.Hits)
+func dailyHitsDailyHitsRow(e *DailyHits, ts int64, _ bool) []any {
+	return []any{e.Site, e.Day, e.Hits, ts}
 }
 
-func dailyHitsDailyHitsClustering(e *DailyHits) []any {
-	return []any{e.Day}
+func dailyHitsFields(e *DailyHits, dst []any) []any {
+	return append(dst, &e.Site, &e.Day, &e.Hits)
 }
+
+var dailyHitsDailyHitsScan = cqlgenimpl.ScanLive(dailyHitsWrites)
 
 // DailyHitsRepo reads and writes DailyHits in table daily_hits.
 type DailyHitsRepo struct {
@@ -121,41 +108,23 @@ func NewDailyHitsRepo(s cqlgen.Session, opts ...cqlgen.Option) *DailyHitsRepo {
 	return &DailyHitsRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func dailyHitsCheck(e *DailyHits) error {
-	if e.Site == "" {
-		return cqlgenimpl.EmptyKey("daily_hits", "site")
-	}
-	return nil
-}
+var dailyHitsWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[DailyHits]{
+	Name:      "DailyHits",
+	Canonical: dailyHitsDailyHits,
+	Row:       dailyHitsDailyHitsRow,
+	Fields:    dailyHitsFields,
+})
 
 // Add adds e's counter fields (Hits) to the row with e's key in daily_hits,
 // sent once, never retried (docs/repositories.md, Counter tables).
-func (r *DailyHitsRepo) Add(ctx context.Context, e *DailyHits, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "DailyHits", "Add").End(&err)
-	o, err := cqlgenimpl.Begin(e, dailyHitsCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.AddCounters(ctx, r.s, o, cqlgenimpl.Query{
-		Stmt:   dailyHitsDailyHits.Add,
-		Values: []any{e.Hits, e.Site, e.Day},
-	})
+func (r *DailyHitsRepo) Add(ctx context.Context, e *DailyHits, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Add(ctx, dailyHitsWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key from daily_hits; a deleted counter row
 // must not be counted again (docs/repositories.md, Counter tables).
-func (r *DailyHitsRepo) Delete(ctx context.Context, e *DailyHits, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "DailyHits", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, dailyHitsCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   dailyHitsDailyHits.Delete,
-			Values: []any{e.Site, e.Day},
-		}
-	})
+func (r *DailyHitsRepo) Delete(ctx context.Context, e *DailyHits, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, dailyHitsWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the DailyHits with the given key; cqlgen.ErrNotFound if none.
@@ -178,8 +147,7 @@ type DailyHitsOptions struct {
 var dailyHitsDailyHitsRead = &cqlgenimpl.ReadSpec[DailyHits]{
 	Entity: "DailyHits",
 	Table:  dailyHitsDailyHits,
-	Scan:   dailyHitsDailyHitsScan,
-	Key:    dailyHitsDailyHitsClustering,
+	Of:     dailyHitsWrites,
 }
 
 // DailyHits reads DailyHits rows by site, ordered by day descending from

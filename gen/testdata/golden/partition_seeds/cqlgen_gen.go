@@ -31,13 +31,11 @@ func unshardedChartEntryDailyChartsUnshardedRow(e *UnshardedChartEntry, ts int64
 	return []any{e.ChartDate, e.PlayCount, e.TrackID, ts}
 }
 
-func unshardedChartEntryDailyChartsUnshardedScan(it cqlgenimpl.Iter, e *UnshardedChartEntry) bool {
-	return it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID)
+func unshardedChartEntryFields(e *UnshardedChartEntry, dst []any) []any {
+	return append(dst, &e.ChartDate, &e.PlayCount, &e.TrackID)
 }
 
-func unshardedChartEntryDailyChartsUnshardedClustering(e *UnshardedChartEntry) []any {
-	return []any{e.PlayCount, e.TrackID}
-}
+var unshardedChartEntryDailyChartsUnshardedScan = cqlgenimpl.ScanLive(unshardedChartEntryWrites)
 
 // UnshardedChartEntryRepo reads and writes UnshardedChartEntry in table
 // daily_charts_unsharded.
@@ -51,45 +49,31 @@ func NewUnshardedChartEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *Unshar
 	return &UnshardedChartEntryRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func unshardedChartEntryCheck(e *UnshardedChartEntry) error {
-	if e.ChartDate.IsZero() {
-		return cqlgenimpl.EmptyKey("daily_charts_unsharded", "chart_date")
-	}
-	return nil
-}
-
-var unshardedChartEntryOne = &cqlgenimpl.One[UnshardedChartEntry]{
-	Name:  "UnshardedChartEntry",
-	Table: unshardedChartEntryDailyChartsUnsharded,
-	Check: unshardedChartEntryCheck,
-	Key: func(e *UnshardedChartEntry) []any {
-		return []any{e.ChartDate, e.PlayCount, e.TrackID}
-	},
-	Row: unshardedChartEntryDailyChartsUnshardedRow,
-	Remove: func(e *UnshardedChartEntry, ts int64) []any {
-		return []any{ts, e.ChartDate, e.PlayCount, e.TrackID}
-	},
-	Scan: unshardedChartEntryDailyChartsUnshardedScan,
-}
+var unshardedChartEntryWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[UnshardedChartEntry]{
+	Name:      "UnshardedChartEntry",
+	Canonical: unshardedChartEntryDailyChartsUnsharded,
+	Row:       unshardedChartEntryDailyChartsUnshardedRow,
+	Fields:    unshardedChartEntryFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *UnshardedChartEntryRepo) Insert(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) error {
-	return unshardedChartEntryOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, unshardedChartEntryWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *UnshardedChartEntryRepo) InsertIfAbsent(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (cqlgen.Inserted[UnshardedChartEntry], error) {
-	return unshardedChartEntryOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, unshardedChartEntryWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *UnshardedChartEntryRepo) Update(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) error {
-	return unshardedChartEntryOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, unshardedChartEntryWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *UnshardedChartEntryRepo) Delete(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) error {
-	return unshardedChartEntryOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, unshardedChartEntryWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the UnshardedChartEntry with the given key; cqlgen.ErrNotFound if
@@ -114,8 +98,7 @@ type DailyChartsUnshardedOptions struct {
 var unshardedChartEntryDailyChartsUnshardedRead = &cqlgenimpl.ReadSpec[UnshardedChartEntry]{
 	Entity: "UnshardedChartEntry",
 	Table:  unshardedChartEntryDailyChartsUnsharded,
-	Scan:   unshardedChartEntryDailyChartsUnshardedScan,
-	Key:    unshardedChartEntryDailyChartsUnshardedClustering,
+	Of:     unshardedChartEntryWrites,
 }
 
 // DailyChartsUnsharded reads UnshardedChartEntry rows by chart_date, ordered
@@ -142,13 +125,11 @@ func chartEntryDailyChartsRow(e *ChartEntry, ts int64, _ bool) []any {
 	return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID, ts}
 }
 
-func chartEntryDailyChartsScan(it cqlgenimpl.Iter, e *ChartEntry) bool {
-	return it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID)
+func chartEntryFields(e *ChartEntry, dst []any) []any {
+	return append(dst, &e.ChartDate, &e.PlayCount, &e.TrackID)
 }
 
-func chartEntryDailyChartsClustering(e *ChartEntry) []any {
-	return []any{e.PlayCount, e.TrackID}
-}
+var chartEntryDailyChartsScan = cqlgenimpl.ScanLive(chartEntryWrites)
 
 func chartEntryDailyChartsCompare(a, b *ChartEntry) int {
 	return cmp.Or(-cmp.Compare(a.PlayCount, b.PlayCount), cmp.Compare(a.TrackID, b.TrackID))
@@ -165,45 +146,31 @@ func NewChartEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *ChartEntryRepo 
 	return &ChartEntryRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func chartEntryCheck(e *ChartEntry) error {
-	if e.ChartDate.IsZero() {
-		return cqlgenimpl.EmptyKey("daily_charts", "chart_date")
-	}
-	return nil
-}
-
-var chartEntryOne = &cqlgenimpl.One[ChartEntry]{
-	Name:  "ChartEntry",
-	Table: chartEntryDailyCharts,
-	Check: chartEntryCheck,
-	Key: func(e *ChartEntry) []any {
-		return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}
-	},
-	Row: chartEntryDailyChartsRow,
-	Remove: func(e *ChartEntry, ts int64) []any {
-		return []any{ts, e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}
-	},
-	Scan: chartEntryDailyChartsScan,
-}
+var chartEntryWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[ChartEntry]{
+	Name:      "ChartEntry",
+	Canonical: chartEntryDailyCharts,
+	Row:       chartEntryDailyChartsRow,
+	Fields:    chartEntryFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
-	return chartEntryOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, chartEntryWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *ChartEntryRepo) InsertIfAbsent(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (cqlgen.Inserted[ChartEntry], error) {
-	return chartEntryOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, chartEntryWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
-	return chartEntryOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, chartEntryWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
-	return chartEntryOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, chartEntryWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the ChartEntry with the given key; cqlgen.ErrNotFound if none.
@@ -227,8 +194,7 @@ type DailyChartsOptions struct {
 var chartEntryDailyChartsRead = &cqlgenimpl.ReadSpec[ChartEntry]{
 	Entity:      "ChartEntry",
 	Table:       chartEntryDailyCharts,
-	Scan:        chartEntryDailyChartsScan,
-	Key:         chartEntryDailyChartsClustering,
+	Of:          chartEntryWrites,
 	Compare:     chartEntryDailyChartsCompare,
 	HashBuckets: 100,
 }
@@ -256,13 +222,11 @@ func playListeningHistoryRow(e *Play, ts int64, _ bool) []any {
 	return []any{e.UserID, e.PlayedAt, e.TrackID, ts}
 }
 
-func playListeningHistoryScan(it cqlgenimpl.Iter, e *Play) bool {
-	return it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID)
+func playFields(e *Play, dst []any) []any {
+	return append(dst, &e.UserID, &e.PlayedAt, &e.TrackID)
 }
 
-func playListeningHistoryClustering(e *Play) []any {
-	return []any{e.PlayedAt, e.TrackID}
-}
+var playListeningHistoryScan = cqlgenimpl.ScanLive(playWrites)
 
 // PlayRepo reads and writes Play in table listening_history.
 type PlayRepo struct {
@@ -275,45 +239,31 @@ func NewPlayRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlayRepo {
 	return &PlayRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func playCheck(e *Play) error {
-	if e.UserID == "" {
-		return cqlgenimpl.EmptyKey("listening_history", "user_id")
-	}
-	return nil
-}
-
-var playOne = &cqlgenimpl.One[Play]{
-	Name:  "Play",
-	Table: playListeningHistory,
-	Check: playCheck,
-	Key: func(e *Play) []any {
-		return []any{e.UserID, e.PlayedAt, e.TrackID}
-	},
-	Row: playListeningHistoryRow,
-	Remove: func(e *Play, ts int64) []any {
-		return []any{ts, e.UserID, e.PlayedAt, e.TrackID}
-	},
-	Scan: playListeningHistoryScan,
-}
+var playWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Play]{
+	Name:      "Play",
+	Canonical: playListeningHistory,
+	Row:       playListeningHistoryRow,
+	Fields:    playFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
-	return playOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, playWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.Option) (cqlgen.Inserted[Play], error) {
-	return playOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, playWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
-	return playOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, playWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
-	return playOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, playWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Play with the given key; cqlgen.ErrNotFound if none.
@@ -337,8 +287,7 @@ type ListeningHistoryOptions struct {
 var playListeningHistoryRead = &cqlgenimpl.ReadSpec[Play]{
 	Entity: "Play",
 	Table:  playListeningHistory,
-	Scan:   playListeningHistoryScan,
-	Key:    playListeningHistoryClustering,
+	Of:     playWrites,
 }
 
 // ListeningHistory reads Play rows by user_id, ordered by played_at
@@ -363,13 +312,11 @@ func playForeverListeningHistoryForeverRow(e *PlayForever, ts int64, _ bool) []a
 	return []any{e.UserID, e.PlayedAt, e.TrackID, ts}
 }
 
-func playForeverListeningHistoryForeverScan(it cqlgenimpl.Iter, e *PlayForever) bool {
-	return it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID)
+func playForeverFields(e *PlayForever, dst []any) []any {
+	return append(dst, &e.UserID, &e.PlayedAt, &e.TrackID)
 }
 
-func playForeverListeningHistoryForeverClustering(e *PlayForever) []any {
-	return []any{e.PlayedAt, e.TrackID}
-}
+var playForeverListeningHistoryForeverScan = cqlgenimpl.ScanLive(playForeverWrites)
 
 // PlayForeverRepo reads and writes PlayForever in table
 // listening_history_forever.
@@ -383,45 +330,31 @@ func NewPlayForeverRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlayForeverRep
 	return &PlayForeverRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func playForeverCheck(e *PlayForever) error {
-	if e.UserID == "" {
-		return cqlgenimpl.EmptyKey("listening_history_forever", "user_id")
-	}
-	return nil
-}
-
-var playForeverOne = &cqlgenimpl.One[PlayForever]{
-	Name:  "PlayForever",
-	Table: playForeverListeningHistoryForever,
-	Check: playForeverCheck,
-	Key: func(e *PlayForever) []any {
-		return []any{e.UserID, e.PlayedAt, e.TrackID}
-	},
-	Row: playForeverListeningHistoryForeverRow,
-	Remove: func(e *PlayForever, ts int64) []any {
-		return []any{ts, e.UserID, e.PlayedAt, e.TrackID}
-	},
-	Scan: playForeverListeningHistoryForeverScan,
-}
+var playForeverWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[PlayForever]{
+	Name:      "PlayForever",
+	Canonical: playForeverListeningHistoryForever,
+	Row:       playForeverListeningHistoryForeverRow,
+	Fields:    playForeverFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *PlayForeverRepo) Insert(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) error {
-	return playForeverOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, playForeverWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *PlayForeverRepo) InsertIfAbsent(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (cqlgen.Inserted[PlayForever], error) {
-	return playForeverOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, playForeverWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *PlayForeverRepo) Update(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) error {
-	return playForeverOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, playForeverWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *PlayForeverRepo) Delete(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) error {
-	return playForeverOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, playForeverWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the PlayForever with the given key; cqlgen.ErrNotFound if none.
@@ -445,8 +378,7 @@ type ListeningHistoryForeverOptions struct {
 var playForeverListeningHistoryForeverRead = &cqlgenimpl.ReadSpec[PlayForever]{
 	Entity: "PlayForever",
 	Table:  playForeverListeningHistoryForever,
-	Scan:   playForeverListeningHistoryForeverScan,
-	Key:    playForeverListeningHistoryForeverClustering,
+	Of:     playForeverWrites,
 }
 
 // ListeningHistoryForever reads PlayForever rows by user_id, ordered by

@@ -242,13 +242,11 @@ func readingReadingsByKindRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Value, ts}
 }
 
-func readingReadingsByKindScan(it cqlgenimpl.Iter, e *Reading) bool {
-	return it.Scan(&e.Sensor, &e.Kind, &e.At, &e.Value)
+func readingFields(e *Reading, dst []any) []any {
+	return append(dst, &e.Sensor, &e.Kind, &e.At, &e.Value)
 }
 
-func readingReadingsByKindClustering(e *Reading) []any {
-	return []any{e.Kind, e.At}
-}
+var readingReadingsByKindScan = cqlgenimpl.ScanLive(readingWrites)
 
 // ReadingRepo reads and writes Reading in table readings_by_kind.
 type ReadingRepo struct {
@@ -261,45 +259,31 @@ func NewReadingRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReadingRepo {
 	return &ReadingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func readingCheck(e *Reading) error {
-	if e.Sensor == "" {
-		return cqlgenimpl.EmptyKey("readings_by_kind", "sensor")
-	}
-	return nil
-}
-
-var readingOne = &cqlgenimpl.One[Reading]{
-	Name:  "Reading",
-	Table: readingReadingsByKind,
-	Check: readingCheck,
-	Key: func(e *Reading) []any {
-		return []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At}
-	},
-	Row: readingReadingsByKindRow,
-	Remove: func(e *Reading, ts int64) []any {
-		return []any{ts, e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At}
-	},
-	Scan: readingReadingsByKindScan,
-}
+var readingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Reading]{
+	Name:      "Reading",
+	Canonical: readingReadingsByKind,
+	Row:       readingReadingsByKindRow,
+	Fields:    readingFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	return readingOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, readingWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *ReadingRepo) InsertIfAbsent(ctx context.Context, e *Reading, opts ...cqlgen.Option) (cqlgen.Inserted[Reading], error) {
-	return readingOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, readingWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	return readingOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, readingWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	return readingOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, readingWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Reading with the given key; cqlgen.ErrNotFound if none.
@@ -334,8 +318,7 @@ type ReadingsByKindOptions struct {
 var readingReadingsByKindRead = &cqlgenimpl.ReadSpec[Reading]{
 	Entity:      "Reading",
 	Table:       readingReadingsByKind,
-	Scan:        readingReadingsByKindScan,
-	Key:         readingReadingsByKindClustering,
+	Of:          readingWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 

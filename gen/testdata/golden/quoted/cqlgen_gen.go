@@ -279,13 +279,11 @@ func edgeEdgesRow(e *Edge, ts int64, _ bool) []any {
 	return []any{e.From, e.To, e.CreatedAt, e.LastSeen, e.Weight, ts}
 }
 
-func edgeEdgesScan(it cqlgenimpl.Iter, e *Edge) bool {
-	return it.Scan(&e.From, &e.To, &e.CreatedAt, &e.LastSeen, &e.Weight)
+func edgeFields(e *Edge, dst []any) []any {
+	return append(dst, &e.From, &e.To, &e.CreatedAt, &e.LastSeen, &e.Weight)
 }
 
-func edgeEdgesClustering(e *Edge) []any {
-	return []any{e.To, e.CreatedAt}
-}
+var edgeEdgesScan = cqlgenimpl.ScanLive(edgeWrites)
 
 // EdgeRepo reads and writes Edge in table edges.
 type EdgeRepo struct {
@@ -298,45 +296,31 @@ func NewEdgeRepo(s cqlgen.Session, opts ...cqlgen.Option) *EdgeRepo {
 	return &EdgeRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func edgeCheck(e *Edge) error {
-	if e.From == "" {
-		return cqlgenimpl.EmptyKey("edges", "from")
-	}
-	return nil
-}
-
-var edgeOne = &cqlgenimpl.One[Edge]{
-	Name:  "Edge",
-	Table: edgeEdges,
-	Check: edgeCheck,
-	Key: func(e *Edge) []any {
-		return []any{e.From, e.To, e.CreatedAt}
-	},
-	Row: edgeEdgesRow,
-	Remove: func(e *Edge, ts int64) []any {
-		return []any{ts, e.From, e.To, e.CreatedAt}
-	},
-	Scan: edgeEdgesScan,
-}
+var edgeWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Edge]{
+	Name:      "Edge",
+	Canonical: edgeEdges,
+	Row:       edgeEdgesRow,
+	Fields:    edgeFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *EdgeRepo) Insert(ctx context.Context, e *Edge, opts ...cqlgen.Option) error {
-	return edgeOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, edgeWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *EdgeRepo) InsertIfAbsent(ctx context.Context, e *Edge, opts ...cqlgen.Option) (cqlgen.Inserted[Edge], error) {
-	return edgeOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, edgeWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *EdgeRepo) Update(ctx context.Context, e *Edge, opts ...cqlgen.Option) error {
-	return edgeOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, edgeWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *EdgeRepo) Delete(ctx context.Context, e *Edge, opts ...cqlgen.Option) error {
-	return edgeOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, edgeWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Edge with the given key; cqlgen.ErrNotFound if none.
@@ -367,8 +351,7 @@ type EdgesOptions struct {
 var edgeEdgesRead = &cqlgenimpl.ReadSpec[Edge]{
 	Entity: "Edge",
 	Table:  edgeEdges,
-	Scan:   edgeEdgesScan,
-	Key:    edgeEdgesClustering,
+	Of:     edgeWrites,
 }
 
 // Edges reads the edges from a node, by destination, newest first from edges,
@@ -388,13 +371,15 @@ var hitHits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Canonical:    true,
 })
 
-func hitHitsScan(it cqlgenimpl.Iter, e *Hit) bool {
-	return it.Scan(&e.From, &e.Day, &e.Order)
+func hitHitsRow(e *Hit, ts int64, _ bool) []any {
+	return []any{e.From, e.Day, e.Order, ts}
 }
 
-func hitHitsClustering(e *Hit) []any {
-	return []any{e.Day}
+func hitFields(e *Hit, dst []any) []any {
+	return append(dst, &e.From, &e.Day, &e.Order)
 }
+
+var hitHitsScan = cqlgenimpl.ScanLive(hitWrites)
 
 // HitRepo reads and writes Hit in table hits.
 type HitRepo struct {
@@ -407,41 +392,23 @@ func NewHitRepo(s cqlgen.Session, opts ...cqlgen.Option) *HitRepo {
 	return &HitRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func hitCheck(e *Hit) error {
-	if e.From == "" {
-		return cqlgenimpl.EmptyKey("hits", "from")
-	}
-	return nil
-}
+var hitWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Hit]{
+	Name:      "Hit",
+	Canonical: hitHits,
+	Row:       hitHitsRow,
+	Fields:    hitFields,
+})
 
 // Add adds e's counter fields (Order) to the row with e's key in hits, sent
 // once, never retried (docs/repositories.md, Counter tables).
-func (r *HitRepo) Add(ctx context.Context, e *Hit, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Hit", "Add").End(&err)
-	o, err := cqlgenimpl.Begin(e, hitCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.AddCounters(ctx, r.s, o, cqlgenimpl.Query{
-		Stmt:   hitHits.Add,
-		Values: []any{e.Order, e.From, e.Day},
-	})
+func (r *HitRepo) Add(ctx context.Context, e *Hit, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Add(ctx, hitWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key from hits; a deleted counter row must
 // not be counted again (docs/repositories.md, Counter tables).
-func (r *HitRepo) Delete(ctx context.Context, e *Hit, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Hit", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, hitCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   hitHits.Delete,
-			Values: []any{e.From, e.Day},
-		}
-	})
+func (r *HitRepo) Delete(ctx context.Context, e *Hit, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, hitWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Hit with the given key; cqlgen.ErrNotFound if none.
@@ -464,8 +431,7 @@ type HitsOptions struct {
 var hitHitsRead = &cqlgenimpl.ReadSpec[Hit]{
 	Entity: "Hit",
 	Table:  hitHits,
-	Scan:   hitHitsScan,
-	Key:    hitHitsClustering,
+	Of:     hitWrites,
 }
 
 // Hits reads Hit rows by from, ordered by day ascending from hits, in pages.

@@ -31,13 +31,11 @@ func everythingEverythingRow(e *Everything, ts int64, unset bool) []any {
 	return []any{e.ID, e.TagsKey, e.Day, e.Event, e.Raw16, e.S, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, cqlgenimpl.SliceOrUnset(e.List, unset), cqlgenimpl.SliceOrUnset(e.Set, unset), cqlgenimpl.SliceOrUnset(e.SetAscii, unset), cqlgenimpl.MapOrUnset(e.Members, unset), cqlgenimpl.MapOrUnset(e.Counts, unset), cqlgenimpl.MapOrUnset(e.Nested, unset), cqlgenimpl.MapOrUnset(e.Frozen, unset), cqlgenimpl.OrUnset(e.Maybe, unset), cqlgenimpl.OrUnset(e.MaybeAt, unset), e.Price, cqlgenimpl.SliceOrUnset(e.Prices, unset), cqlgenimpl.SliceOrUnset(e.Events, unset), cqlgenimpl.MapOrUnset(e.ByDay, unset), e.Stamped, ts}
 }
 
-func everythingEverythingScan(it cqlgenimpl.Iter, e *Everything) bool {
-	return it.Scan(&e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.S, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay, &e.Stamped)
+func everythingFields(e *Everything, dst []any) []any {
+	return append(dst, &e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.S, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay, &e.Stamped)
 }
 
-func everythingEverythingClustering(e *Everything) []any {
-	return []any{e.TagsKey, e.Day}
-}
+var everythingEverythingScan = cqlgenimpl.ScanLive(everythingWrites)
 
 // EverythingRepo reads and writes Everything in table everything.
 type EverythingRepo struct {
@@ -50,45 +48,31 @@ func NewEverythingRepo(s cqlgen.Session, opts ...cqlgen.Option) *EverythingRepo 
 	return &EverythingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func everythingCheck(e *Everything) error {
-	if cqlgenimpl.IsZeroUUID(e.ID) {
-		return cqlgenimpl.EmptyKey("everything", "id")
-	}
-	return nil
-}
-
-var everythingOne = &cqlgenimpl.One[Everything]{
-	Name:  "Everything",
-	Table: everythingEverything,
-	Check: everythingCheck,
-	Key: func(e *Everything) []any {
-		return []any{e.ID, e.TagsKey, e.Day}
-	},
-	Row: everythingEverythingRow,
-	Remove: func(e *Everything, ts int64) []any {
-		return []any{ts, e.ID, e.TagsKey, e.Day}
-	},
-	Scan: everythingEverythingScan,
-}
+var everythingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Everything]{
+	Name:      "Everything",
+	Canonical: everythingEverything,
+	Row:       everythingEverythingRow,
+	Fields:    everythingFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
-	return everythingOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, everythingWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *EverythingRepo) InsertIfAbsent(ctx context.Context, e *Everything, opts ...cqlgen.Option) (cqlgen.Inserted[Everything], error) {
-	return everythingOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, everythingWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
-	return everythingOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, everythingWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
-	return everythingOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, everythingWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Everything with the given key; cqlgen.ErrNotFound if none.
@@ -112,8 +96,7 @@ type EverythingOptions struct {
 var everythingEverythingRead = &cqlgenimpl.ReadSpec[Everything]{
 	Entity: "Everything",
 	Table:  everythingEverything,
-	Scan:   everythingEverythingScan,
-	Key:    everythingEverythingClustering,
+	Of:     everythingWrites,
 }
 
 // Everything reads Everything rows by id, ordered by tags_key ascending, then

@@ -200,13 +200,11 @@ func visitVisitsRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.CustomerID, e.At, e.Spot, e.CreatedAt, e.CreatedBy, e.Revision, ts}
 }
 
-func visitVisitsScan(it cqlgenimpl.Iter, e *Visit) bool {
-	return it.Scan(&e.CustomerID, &e.At, &e.Spot, &e.CreatedAt, &e.CreatedBy, &e.Revision)
+func visitFields(e *Visit, dst []any) []any {
+	return append(dst, &e.CustomerID, &e.At, &e.Spot, &e.CreatedAt, &e.CreatedBy, &e.Revision)
 }
 
-func visitVisitsClustering(e *Visit) []any {
-	return []any{e.At, e.Spot}
-}
+var visitVisitsScan = cqlgenimpl.ScanLive(visitWrites)
 
 // VisitRepo reads and writes Visit in table visits.
 type VisitRepo struct {
@@ -219,45 +217,31 @@ func NewVisitRepo(s cqlgen.Session, opts ...cqlgen.Option) *VisitRepo {
 	return &VisitRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func visitCheck(e *Visit) error {
-	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
-		return cqlgenimpl.EmptyKey("visits", "customer_id")
-	}
-	return nil
-}
-
-var visitOne = &cqlgenimpl.One[Visit]{
-	Name:  "Visit",
-	Table: visitVisits,
-	Check: visitCheck,
-	Key: func(e *Visit) []any {
-		return []any{e.CustomerID, e.At, e.Spot}
-	},
-	Row: visitVisitsRow,
-	Remove: func(e *Visit, ts int64) []any {
-		return []any{ts, e.CustomerID, e.At, e.Spot}
-	},
-	Scan: visitVisitsScan,
-}
+var visitWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Visit]{
+	Name:      "Visit",
+	Canonical: visitVisits,
+	Row:       visitVisitsRow,
+	Fields:    visitFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
-	return visitOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, visitWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (cqlgen.Inserted[Visit], error) {
-	return visitOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, visitWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
-	return visitOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, visitWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
-	return visitOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, visitWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Visit with the given key; cqlgen.ErrNotFound if none.
@@ -280,8 +264,7 @@ type VisitsOptions struct {
 var visitVisitsRead = &cqlgenimpl.ReadSpec[Visit]{
 	Entity: "Visit",
 	Table:  visitVisits,
-	Scan:   visitVisitsScan,
-	Key:    visitVisitsClustering,
+	Of:     visitWrites,
 }
 
 // Visits reads Visit rows by customer_id, ordered by at ascending, then spot

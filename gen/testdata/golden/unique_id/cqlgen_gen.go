@@ -32,24 +32,11 @@ func eventEventsRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.TicketID, e.EventID, e.AgentID, e.Note, ts}
 }
 
-func eventEventsScan(it cqlgenimpl.Iter, e *Event) bool {
-	return it.Scan(&e.TicketID, &e.EventID, &e.AgentID, &e.Note)
+func eventFields(e *Event, dst []any) []any {
+	return append(dst, &e.TicketID, &e.EventID, &e.AgentID, &e.Note)
 }
 
-func eventEventsState(e *Event) []any {
-	return []any{e.TicketID, e.EventID}
-}
-
-func eventEventsScanState(it cqlgenimpl.Iter, v *cqlgenimpl.State[*Event]) (ok bool) {
-	var wt [2]*int64
-	ok = it.Scan(&v.Row.TicketID, &v.Row.EventID, &v.Row.AgentID, &v.Row.Note, &wt[0], &wt[1])
-	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
-	return
-}
-
-func eventEventsClustering(e *Event) []any {
-	return []any{e.EventID}
-}
+var eventEventsScan = cqlgenimpl.ScanLive(eventWrites)
 
 // eventEventsByAgent is table events_by_agent, serving EventsByAgent
 // (schema.md).
@@ -63,18 +50,6 @@ var eventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func eventEventsByAgentRow(e *Event, ts int64, _ bool) []any {
-	return []any{e.AgentID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.TicketID, e.Note, ts}
-}
-
-func eventEventsByAgentScan(it cqlgenimpl.Iter, e *Event) bool {
-	return it.Scan(&e.AgentID, &e.EventID, &e.TicketID, &e.Note)
-}
-
-func eventEventsByAgentClustering(e *Event) []any {
-	return []any{e.EventID}
-}
-
 // EventRepo reads and writes Event in tables events, events_by_agent.
 type EventRepo struct {
 	s    cqlgen.Session
@@ -86,81 +61,34 @@ func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
 	return &EventRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func eventCheck(e *Event) error {
-	if e.TicketID == "" {
-		return cqlgenimpl.EmptyKey("events", "ticket_id")
-	}
-	if e.AgentID == "" {
-		return cqlgenimpl.EmptyKey("events_by_agent", "agent_id")
-	}
-	return nil
-}
-
-func eventCheckKey(e *Event) error {
-	if e.TicketID == "" {
-		return cqlgenimpl.EmptyKey("events", "ticket_id")
-	}
-	return nil
-}
+var eventWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Event]{
+	Name:      "Event",
+	Canonical: eventEvents,
+	Immutable: true,
+	Row:       eventEventsRow,
+	Fields:    eventFields,
+	Projections: []cqlgenimpl.Projection[Event]{
+		{
+			Table:       eventEventsByAgent,
+			BucketOf:    "event_id",
+			TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
+			Writetimes:  2,
+			Owner:       []int{3, 2},
+		},
+	},
+})
 
 // Insert writes e to every table of Event in one logical write, leaving nil
 // pointers and empty collections unset (docs/repositories.md, Writes).
-func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Insert").End(&err)
-	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgenimpl.Query {
-		return []cqlgenimpl.Query{{
-			Stmt:   eventEvents.Insert,
-			Values: eventEventsRow(e, ts, true),
-		}, {
-			Stmt:   eventEventsByAgent.Insert,
-			Values: eventEventsByAgentRow(e, ts, true),
-		}}
-	})
+func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Insert(ctx, eventWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the Event with e's key from every table, found from events's
 // values, in one logical write.
-func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, eventCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgenimpl.Query{
-		Stmt:   eventEvents.Get,
-		Values: []any{e.TicketID, e.EventID},
-	}, eventEventsScan, func(cur *Event, ts int64) []cqlgenimpl.Query {
-		return []cqlgenimpl.Query{{
-			Stmt:   eventEvents.Delete,
-			Values: []any{ts, cur.TicketID, cur.EventID},
-		}, {
-			Stmt:   eventEventsByAgent.Delete,
-			Values: []any{ts, cur.AgentID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(cur.EventID)), cur.EventID},
-		}}
-	})
+func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, eventWrites, r.s, r.opts, opts, e)
 }
-
-var eventWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Event]{
-	Name:      "Event",
-	Check:     eventCheck,
-	CheckKey:  eventCheckKey,
-	Canonical: eventEvents,
-	Immutable: true,
-	State:     eventEventsState,
-	ScanState: eventEventsScanState,
-	Projections: []cqlgenimpl.Projection[Event]{
-		{
-			Table:      eventEventsByAgent,
-			Row:        eventEventsByAgentRow,
-			Writetimes: 2,
-			Owner:      []int{3, 2},
-		},
-	},
-})
 
 // Entity is Event.
 func (r *EventRepo) Entity() string {
@@ -208,8 +136,7 @@ type EventsOptions struct {
 var eventEventsRead = &cqlgenimpl.ReadSpec[Event]{
 	Entity: "Event",
 	Table:  eventEvents,
-	Scan:   eventEventsScan,
-	Key:    eventEventsClustering,
+	Of:     eventWrites,
 }
 
 // Events reads Event rows by ticket_id, ordered by event_id descending from
@@ -239,8 +166,7 @@ type EventsByAgentOptions struct {
 var eventEventsByAgentRead = &cqlgenimpl.ReadSpec[Event]{
 	Entity:      "Event",
 	Table:       eventEventsByAgent,
-	Scan:        eventEventsByAgentScan,
-	Key:         eventEventsByAgentClustering,
+	Of:          eventWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
 }
 

@@ -302,9 +302,11 @@ func accountAccountsRow(e *Account, ts int64, unset bool) []any {
 	return []any{e.AccountID, e.Email, e.Phone, e.Balance, e.Notes, cqlgenimpl.OrUnset(e.Born, unset), e.Card, ts}
 }
 
-func accountAccountsScan(it cqlgenimpl.Iter, e *Account) bool {
-	return it.Scan(&e.AccountID, &e.Email, &e.Phone, &e.Balance, &e.Notes, &e.Born, &e.Card)
+func accountFields(e *Account, dst []any) []any {
+	return append(dst, &e.AccountID, &e.Email, &e.Phone, &e.Balance, &e.Notes, &e.Born, &e.Card)
 }
+
+var accountAccountsScan = cqlgenimpl.ScanLive(accountWrites)
 
 // AccountRepo reads and writes Account in table accounts.
 type AccountRepo struct {
@@ -317,45 +319,31 @@ func NewAccountRepo(s cqlgen.Session, opts ...cqlgen.Option) *AccountRepo {
 	return &AccountRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func accountCheck(e *Account) error {
-	if e.AccountID == "" {
-		return cqlgenimpl.EmptyKey("accounts", "account_id")
-	}
-	return nil
-}
-
-var accountOne = &cqlgenimpl.One[Account]{
-	Name:  "Account",
-	Table: accountAccounts,
-	Check: accountCheck,
-	Key: func(e *Account) []any {
-		return []any{e.AccountID}
-	},
-	Row: accountAccountsRow,
-	Remove: func(e *Account, ts int64) []any {
-		return []any{ts, e.AccountID}
-	},
-	Scan: accountAccountsScan,
-}
+var accountWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Account]{
+	Name:      "Account",
+	Canonical: accountAccounts,
+	Row:       accountAccountsRow,
+	Fields:    accountFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
-	return accountOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, accountWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *AccountRepo) InsertIfAbsent(ctx context.Context, e *Account, opts ...cqlgen.Option) (cqlgen.Inserted[Account], error) {
-	return accountOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, accountWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
-	return accountOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, accountWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
-	return accountOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, accountWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Account with the given key; cqlgen.ErrNotFound if none.

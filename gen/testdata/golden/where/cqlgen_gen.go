@@ -378,24 +378,11 @@ func eventEventsRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Device, e.At, e.Seq, e.Level, e.Text, ts}
 }
 
-func eventEventsScan(it cqlgenimpl.Iter, e *Event) bool {
-	return it.Scan(&e.Device, &e.At, &e.Seq, &e.Level, &e.Text)
+func eventFields(e *Event, dst []any) []any {
+	return append(dst, &e.Device, &e.At, &e.Seq, &e.Level, &e.Text)
 }
 
-func eventEventsState(e *Event) []any {
-	return []any{e.Device, e.At, e.Seq}
-}
-
-func eventEventsScanState(it cqlgenimpl.Iter, v *cqlgenimpl.State[*Event]) (ok bool) {
-	var wt [2]*int64
-	ok = it.Scan(&v.Row.Device, &v.Row.At, &v.Row.Seq, &v.Row.Level, &v.Row.Text, &wt[0], &wt[1])
-	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
-	return
-}
-
-func eventEventsClustering(e *Event) []any {
-	return []any{e.At, e.Seq}
-}
+var eventEventsScan = cqlgenimpl.ScanLive(eventWrites)
 
 func eventAlertsByDeviceHolds(e *Event) bool {
 	return e.Level == "warn" || e.Level == "error" || e.Level == "sev're"
@@ -411,18 +398,6 @@ var eventAlertsByDevice = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("level text", "text text"),
 	Maintained:   true,
 })
-
-func eventAlertsByDeviceRow(e *Event, ts int64, _ bool) []any {
-	return []any{e.Device, e.At, e.Seq, e.Level, e.Text, ts}
-}
-
-func eventAlertsByDeviceScan(it cqlgenimpl.Iter, e *Event) bool {
-	return it.Scan(&e.Device, &e.At, &e.Seq, &e.Level, &e.Text)
-}
-
-func eventAlertsByDeviceClustering(e *Event) []any {
-	return []any{e.At, e.Seq}
-}
 
 // EventRepo reads and writes Event in tables events, alerts_by_device.
 type EventRepo struct {
@@ -449,73 +424,35 @@ func eventCheckKey(e *Event) error {
 	return nil
 }
 
-// Insert writes e to every table of Event in one logical write, leaving nil
-// pointers and empty collections unset (docs/repositories.md, Writes).
-func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Insert").End(&err)
-	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgenimpl.Query {
-		qs := []cqlgenimpl.Query{{
-			Stmt:   eventEvents.Insert,
-			Values: eventEventsRow(e, ts, true),
-		}}
-		if eventAlertsByDeviceHolds(e) {
-			qs = append(qs, cqlgenimpl.Query{
-				Stmt:   eventAlertsByDevice.Insert,
-				Values: eventAlertsByDeviceRow(e, ts, true),
-			})
-		}
-		return qs
-	})
-}
-
-// Delete removes the Event with e's key from every table, found from events's
-// values, in one logical write.
-func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, eventCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgenimpl.Query{
-		Stmt:   eventEvents.Get,
-		Values: []any{e.Device, e.At, e.Seq},
-	}, eventEventsScan, func(cur *Event, ts int64) []cqlgenimpl.Query {
-		qs := []cqlgenimpl.Query{{
-			Stmt:   eventEvents.Delete,
-			Values: []any{ts, cur.Device, cur.At, cur.Seq},
-		}}
-		if eventAlertsByDeviceHolds(cur) {
-			qs = append(qs, cqlgenimpl.Query{
-				Stmt:   eventAlertsByDevice.Delete,
-				Values: []any{ts, cur.Device, cur.At, cur.Seq},
-			})
-		}
-		return qs
-	})
-}
-
 var eventWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Event]{
 	Name:      "Event",
 	Check:     eventCheck,
 	CheckKey:  eventCheckKey,
 	Canonical: eventEvents,
 	Immutable: true,
-	State:     eventEventsState,
-	ScanState: eventEventsScanState,
+	Row:       eventEventsRow,
+	Fields:    eventFields,
 	Projections: []cqlgenimpl.Projection[Event]{
 		{
 			Table:      eventAlertsByDevice,
 			Holds:      eventAlertsByDeviceHolds,
-			Row:        eventAlertsByDeviceRow,
 			Writetimes: 2,
 			Owner:      []int{0, 1, 2},
 		},
 	},
 })
+
+// Insert writes e to every table of Event in one logical write, leaving nil
+// pointers and empty collections unset (docs/repositories.md, Writes).
+func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Insert(ctx, eventWrites, r.s, r.opts, opts, e)
+}
+
+// Delete removes the Event with e's key from every table, found from events's
+// values, in one logical write.
+func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, eventWrites, r.s, r.opts, opts, e)
+}
 
 // Entity is Event.
 func (r *EventRepo) Entity() string {
@@ -562,8 +499,7 @@ type EventsOptions struct {
 var eventEventsRead = &cqlgenimpl.ReadSpec[Event]{
 	Entity: "Event",
 	Table:  eventEvents,
-	Scan:   eventEventsScan,
-	Key:    eventEventsClustering,
+	Of:     eventWrites,
 }
 
 // Events reads Event rows by device, ordered by at descending, then seq
@@ -588,8 +524,7 @@ type AlertsByDeviceOptions struct {
 var eventAlertsByDeviceRead = &cqlgenimpl.ReadSpec[Event]{
 	Entity: "Event",
 	Table:  eventAlertsByDevice,
-	Scan:   eventAlertsByDeviceScan,
-	Key:    eventAlertsByDeviceClustering,
+	Of:     eventWrites,
 }
 
 // AlertsByDevice reads Event rows by device, ordered by at descending, then
