@@ -77,7 +77,7 @@ func (r *UserRepo) Delete(ctx context.Context, e *User, opts ...cqlgen.Option) e
 
 // Get reads the User with the given key; cqlgen.ErrNotFound if none.
 func (r *UserRepo) Get(ctx context.Context, userID string) (*User, error) {
-	return cqlgenimpl.Get(ctx, r.s, "User", "Get", userUsers, []any{userID}, userUsersScan)
+	return cqlgenimpl.GetOf(ctx, userWrites, r.s, []any{userID})
 }
 
 // GetMany reads the Users of the given user_id values: Rows[i] is userIDs[i]'s
@@ -107,8 +107,6 @@ func eventEventsByStreamRow(e *Event, ts int64, _ bool) []any {
 func eventFields(e *Event, dst []any) []any {
 	return append(dst, &e.StreamID, &e.At, &e.EventID, &e.Kind, &e.Payload, &e.Value)
 }
-
-var eventEventsByStreamScan = cqlgenimpl.ScanLive(eventWrites)
 
 // EventRepo reads and writes Event in table events_by_stream.
 type EventRepo struct {
@@ -150,15 +148,13 @@ func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option)
 
 // Get reads the Event with the given key; cqlgen.ErrNotFound if none.
 func (r *EventRepo) Get(ctx context.Context, streamID string, at time.Time, eventID string) (*Event, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Event", "Get", eventEventsByStream, []any{streamID, at, eventID}, eventEventsByStreamScan)
+	return cqlgenimpl.GetOf(ctx, eventWrites, r.s, []any{streamID, at, eventID})
 }
 
 // EventsByStreamOptions are the options of EventsByStream.
 type EventsByStreamOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -166,9 +162,8 @@ type EventsByStreamOptions struct {
 }
 
 var eventEventsByStreamRead = &cqlgenimpl.ReadSpec[Event]{
-	Entity: "Event",
-	Table:  eventEventsByStream,
-	Of:     eventWrites,
+	Table: eventEventsByStream,
+	Of:    eventWrites,
 }
 
 // EventsByStream reads a stream's events, newest first from events_by_stream,
@@ -307,7 +302,7 @@ func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlmaintain
 
 // Get reads the Message with the given key; cqlgen.ErrNotFound if none.
 func (r *MessageRepo) Get(ctx context.Context, messageID string) (*Message, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Message", "Get", messageMessages, []any{messageID}, messageMessagesScan)
+	return cqlgenimpl.GetOf(ctx, messageWrites, r.s, []any{messageID})
 }
 
 // GetMany reads the Messages of the given message_id values: Rows[i] is
@@ -320,10 +315,8 @@ func (r *MessageRepo) GetMany(ctx context.Context, messageIDs []string) (cqlgen.
 
 // MessagesByConversationOptions are the options of MessagesByConversation.
 type MessagesByConversationOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at; nil:
 	// open.
 	SentAtFrom, SentAtTo *time.Time
@@ -332,9 +325,8 @@ type MessagesByConversationOptions struct {
 }
 
 var messageMessagesByConversationRead = &cqlgenimpl.ReadSpec[Message]{
-	Entity: "Message",
-	Table:  messageMessagesByConversation,
-	Of:     messageWrites,
+	Table: messageMessagesByConversation,
+	Of:    messageWrites,
 }
 
 // MessagesByConversation reads a conversation's messages, newest first from
@@ -346,10 +338,8 @@ func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID
 
 // MessagesBySenderOptions are the options of MessagesBySender.
 type MessagesBySenderOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at; nil:
 	// open.
 	SentAtFrom, SentAtTo *time.Time
@@ -358,9 +348,8 @@ type MessagesBySenderOptions struct {
 }
 
 var messageMessagesBySenderRead = &cqlgenimpl.ReadSpec[Message]{
-	Entity: "Message",
-	Table:  messageMessagesBySender,
-	Of:     messageWrites,
+	Table: messageMessagesBySender,
+	Of:    messageWrites,
 }
 
 // MessagesBySender reads the messages a user sent, newest first from
@@ -372,10 +361,8 @@ func (r *MessageRepo) MessagesBySender(ctx context.Context, senderID string, o *
 
 // MessagesByRecipientOptions are the options of MessagesByRecipient.
 type MessagesByRecipientOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at; nil:
 	// open.
 	SentAtFrom, SentAtTo *time.Time
@@ -384,9 +371,8 @@ type MessagesByRecipientOptions struct {
 }
 
 var messageMessagesByRecipientRead = &cqlgenimpl.ReadSpec[Message]{
-	Entity: "Message",
-	Table:  messageMessagesByRecipient,
-	Of:     messageWrites,
+	Table: messageMessagesByRecipient,
+	Of:    messageWrites,
 }
 
 // MessagesByRecipient reads the messages a user received, newest first from
@@ -550,7 +536,7 @@ func (r *ScoreRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Score with the given key; cqlgen.ErrNotFound if none.
 func (r *ScoreRepo) Get(ctx context.Context, board string, playerID string) (*Score, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Score", "Get", scoreScores, []any{board, playerID}, scoreScoresScan)
+	return cqlgenimpl.GetOf(ctx, scoreWrites, r.s, []any{board, playerID})
 }
 
 // GetMany reads the Scores of one board of the given player_id values: Rows[i]
@@ -563,10 +549,8 @@ func (r *ScoreRepo) GetMany(ctx context.Context, board string, playerIDs []strin
 
 // BoardOptions are the options of Board.
 type BoardOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
 	// PointsFromExclusive and PointsToInclusive flip the defaults.
@@ -574,9 +558,8 @@ type BoardOptions struct {
 }
 
 var scoreBoardRead = &cqlgenimpl.ReadSpec[Score]{
-	Entity: "Score",
-	Table:  scoreBoard,
-	Of:     scoreWrites,
+	Table: scoreBoard,
+	Of:    scoreWrites,
 }
 
 // Board reads a board, best first, in one partition from board, in pages.
@@ -587,10 +570,8 @@ func (r *ScoreRepo) Board(ctx context.Context, board string, o *BoardOptions) (c
 
 // Board16Options are the options of Board16.
 type Board16Options struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
 	// PointsFromExclusive and PointsToInclusive flip the defaults.
@@ -598,7 +579,6 @@ type Board16Options struct {
 }
 
 var scoreBoard16Read = &cqlgenimpl.ReadSpec[Score]{
-	Entity:      "Score",
 	Table:       scoreBoard16,
 	Of:          scoreWrites,
 	Compare:     scoreBoard16Compare,
@@ -614,10 +594,8 @@ func (r *ScoreRepo) Board16(ctx context.Context, board string, o *Board16Options
 
 // Board100Options are the options of Board100.
 type Board100Options struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
 	// PointsFromExclusive and PointsToInclusive flip the defaults.
@@ -625,7 +603,6 @@ type Board100Options struct {
 }
 
 var scoreBoard100Read = &cqlgenimpl.ReadSpec[Score]{
-	Entity:      "Score",
 	Table:       scoreBoard100,
 	Of:          scoreWrites,
 	Compare:     scoreBoard100Compare,
@@ -749,7 +726,7 @@ func (r *TallyRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Tally with the given key; cqlgen.ErrNotFound if none.
 func (r *TallyRepo) Get(ctx context.Context, tallyID string) (*Tally, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Tally", "Get", tallyTallies, []any{tallyID}, tallyTalliesScan)
+	return cqlgenimpl.GetOf(ctx, tallyWrites, r.s, []any{tallyID})
 }
 
 // GetMany reads the Tallys of the given tally_id values: Rows[i] is
@@ -762,10 +739,8 @@ func (r *TallyRepo) GetMany(ctx context.Context, tallyIDs []string) (cqlgen.Foun
 
 // TalliesByBoardOptions are the options of TalliesByBoard.
 type TalliesByBoardOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
 	// PointsFromExclusive and PointsToInclusive flip the defaults.
@@ -773,9 +748,8 @@ type TalliesByBoardOptions struct {
 }
 
 var tallyTalliesByBoardRead = &cqlgenimpl.ReadSpec[Tally]{
-	Entity: "Tally",
-	Table:  tallyTalliesByBoard,
-	Of:     tallyWrites,
+	Table: tallyTalliesByBoard,
+	Of:    tallyWrites,
 }
 
 // TalliesByBoard reads a board's tallies, most points first from
@@ -929,7 +903,7 @@ func (r *StandingRepo) Backfill(ctx context.Context, table string, o *cqlmaintai
 
 // Get reads the Standing with the given key; cqlgen.ErrNotFound if none.
 func (r *StandingRepo) Get(ctx context.Context, standingID string) (*Standing, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Standing", "Get", standingStandings, []any{standingID}, standingStandingsScan)
+	return cqlgenimpl.GetOf(ctx, standingWrites, r.s, []any{standingID})
 }
 
 // GetMany reads the Standings of the given standing_id values: Rows[i] is
@@ -942,10 +916,8 @@ func (r *StandingRepo) GetMany(ctx context.Context, standingIDs []string) (cqlge
 
 // StandingsByBoardOptions are the options of StandingsByBoard.
 type StandingsByBoardOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
 	// PointsFromExclusive and PointsToInclusive flip the defaults.
@@ -953,9 +925,8 @@ type StandingsByBoardOptions struct {
 }
 
 var standingStandingsByBoardRead = &cqlgenimpl.ReadSpec[Standing]{
-	Entity: "Standing",
-	Table:  standingStandingsByBoard,
-	Of:     standingWrites,
+	Table: standingStandingsByBoard,
+	Of:    standingWrites,
 }
 
 // StandingsByBoard reads a board's standings, most points first from
@@ -967,10 +938,8 @@ func (r *StandingRepo) StandingsByBoard(ctx context.Context, board string, o *St
 
 // StandingsByTeamOptions are the options of StandingsByTeam.
 type StandingsByTeamOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
 	// PointsFromExclusive and PointsToInclusive flip the defaults.
@@ -978,9 +947,8 @@ type StandingsByTeamOptions struct {
 }
 
 var standingStandingsByTeamRead = &cqlgenimpl.ReadSpec[Standing]{
-	Entity: "Standing",
-	Table:  standingStandingsByTeam,
-	Of:     standingWrites,
+	Table: standingStandingsByTeam,
+	Of:    standingWrites,
 }
 
 // StandingsByTeam reads a team's standings, most points first from
@@ -992,10 +960,8 @@ func (r *StandingRepo) StandingsByTeam(ctx context.Context, team string, o *Stan
 
 // StandingsByRegionOptions are the options of StandingsByRegion.
 type StandingsByRegionOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
 	// PointsFromExclusive and PointsToInclusive flip the defaults.
@@ -1003,9 +969,8 @@ type StandingsByRegionOptions struct {
 }
 
 var standingStandingsByRegionRead = &cqlgenimpl.ReadSpec[Standing]{
-	Entity: "Standing",
-	Table:  standingStandingsByRegion,
-	Of:     standingWrites,
+	Table: standingStandingsByRegion,
+	Of:    standingWrites,
 }
 
 // StandingsByRegion reads a region's standings, most points first from
@@ -1033,8 +998,6 @@ func pingPingsByDayRow(e *Ping, ts int64, _ bool) []any {
 func pingFields(e *Ping, dst []any) []any {
 	return append(dst, &e.Device, &e.At, &e.Seq)
 }
-
-var pingPingsByDayScan = cqlgenimpl.ScanLive(pingWrites)
 
 // PingRepo reads and writes Ping in table pings_by_day.
 type PingRepo struct {
@@ -1076,15 +1039,13 @@ func (r *PingRepo) Delete(ctx context.Context, e *Ping, opts ...cqlgen.Option) e
 
 // Get reads the Ping with the given key; cqlgen.ErrNotFound if none.
 func (r *PingRepo) Get(ctx context.Context, device string, at time.Time, seq int64) (*Ping, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Ping", "Get", pingPingsByDay, []any{(&Ping{Device: device, At: at, Seq: seq}).Device, cqlgenimpl.DayBuckets.Of((&Ping{Device: device, At: at, Seq: seq}).At), (&Ping{Device: device, At: at, Seq: seq}).At, (&Ping{Device: device, At: at, Seq: seq}).Seq}, pingPingsByDayScan)
+	return cqlgenimpl.GetOf(ctx, pingWrites, r.s, []any{(&Ping{Device: device, At: at, Seq: seq}).Device, cqlgenimpl.DayBuckets.Of((&Ping{Device: device, At: at, Seq: seq}).At), (&Ping{Device: device, At: at, Seq: seq}).At, (&Ping{Device: device, At: at, Seq: seq}).Seq})
 }
 
 // PingsByDayOptions are the options of PingsByDay.
 type PingsByDayOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -1096,7 +1057,6 @@ type PingsByDayOptions struct {
 }
 
 var pingPingsByDayRead = &cqlgenimpl.ReadSpec[Ping]{
-	Entity:      "Ping",
 	Table:       pingPingsByDay,
 	Of:          pingWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
@@ -1127,8 +1087,6 @@ func entryLogEntriesRow(e *Entry, ts int64, _ bool) []any {
 func entryFields(e *Entry, dst []any) []any {
 	return append(dst, &e.Log, &e.At, &e.Seq, &e.Text)
 }
-
-var entryLogEntriesScan = cqlgenimpl.ScanLive(entryWrites)
 
 // EntryRepo reads and writes Entry in table log_entries.
 type EntryRepo struct {
@@ -1170,15 +1128,13 @@ func (r *EntryRepo) Delete(ctx context.Context, e *Entry, opts ...cqlgen.Option)
 
 // Get reads the Entry with the given key; cqlgen.ErrNotFound if none.
 func (r *EntryRepo) Get(ctx context.Context, log string, at time.Time, seq int64) (*Entry, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Entry", "Get", entryLogEntries, []any{log, at, seq}, entryLogEntriesScan)
+	return cqlgenimpl.GetOf(ctx, entryWrites, r.s, []any{log, at, seq})
 }
 
 // LogEntriesOptions are the options of LogEntries.
 type LogEntriesOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -1186,9 +1142,8 @@ type LogEntriesOptions struct {
 }
 
 var entryLogEntriesRead = &cqlgenimpl.ReadSpec[Entry]{
-	Entity: "Entry",
-	Table:  entryLogEntries,
-	Of:     entryWrites,
+	Table: entryLogEntries,
+	Of:    entryWrites,
 }
 
 // LogEntries reads a log's entries, oldest first from log_entries, in pages.
@@ -1216,8 +1171,6 @@ func recentEntryRecentLogEntriesRow(e *RecentEntry, ts int64, _ bool) []any {
 func recentEntryFields(e *RecentEntry, dst []any) []any {
 	return append(dst, &e.Log, &e.At, &e.Seq, &e.Text)
 }
-
-var recentEntryRecentLogEntriesScan = cqlgenimpl.ScanLive(recentEntryWrites)
 
 // RecentEntryRepo reads and writes RecentEntry in table recent_log_entries.
 type RecentEntryRepo struct {
@@ -1259,15 +1212,13 @@ func (r *RecentEntryRepo) Delete(ctx context.Context, e *RecentEntry, opts ...cq
 
 // Get reads the RecentEntry with the given key; cqlgen.ErrNotFound if none.
 func (r *RecentEntryRepo) Get(ctx context.Context, log string, at time.Time, seq int64) (*RecentEntry, error) {
-	return cqlgenimpl.Get(ctx, r.s, "RecentEntry", "Get", recentEntryRecentLogEntries, []any{log, at, seq}, recentEntryRecentLogEntriesScan)
+	return cqlgenimpl.GetOf(ctx, recentEntryWrites, r.s, []any{log, at, seq})
 }
 
 // RecentLogEntriesOptions are the options of RecentLogEntries.
 type RecentLogEntriesOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -1275,9 +1226,8 @@ type RecentLogEntriesOptions struct {
 }
 
 var recentEntryRecentLogEntriesRead = &cqlgenimpl.ReadSpec[RecentEntry]{
-	Entity: "RecentEntry",
-	Table:  recentEntryRecentLogEntries,
-	Of:     recentEntryWrites,
+	Table: recentEntryRecentLogEntries,
+	Of:    recentEntryWrites,
 }
 
 // RecentLogEntries reads a log's entries, newest first from
@@ -1409,7 +1359,7 @@ func (r *AccountRepo) Backfill(ctx context.Context, table string, o *cqlmaintain
 
 // Get reads the Account with the given key; cqlgen.ErrNotFound if none.
 func (r *AccountRepo) Get(ctx context.Context, accountID string) (*Account, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Account", "Get", accountAccounts, []any{accountID}, accountAccountsScan)
+	return cqlgenimpl.GetOf(ctx, accountWrites, r.s, []any{accountID})
 }
 
 // GetMany reads the Accounts of the given account_id values: Rows[i] is
@@ -1568,7 +1518,7 @@ func (r *MemberRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.
 
 // Get reads the Member with the given key; cqlgen.ErrNotFound if none.
 func (r *MemberRepo) Get(ctx context.Context, memberID string) (*Member, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Member", "Get", memberMembers, []any{memberID}, memberMembersScan)
+	return cqlgenimpl.GetOf(ctx, memberWrites, r.s, []any{memberID})
 }
 
 // GetMany reads the Members of the given member_id values: Rows[i] is
@@ -1581,10 +1531,8 @@ func (r *MemberRepo) GetMany(ctx context.Context, memberIDs []string) (cqlgen.Fo
 
 // ActiveMembersByTeamOptions are the options of ActiveMembersByTeam.
 type ActiveMembersByTeamOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// MemberIDFrom (inclusive) and MemberIDTo (exclusive) bound member_id;
 	// nil: open.
 	MemberIDFrom, MemberIDTo *string
@@ -1593,9 +1541,8 @@ type ActiveMembersByTeamOptions struct {
 }
 
 var memberActiveMembersByTeamRead = &cqlgenimpl.ReadSpec[Member]{
-	Entity: "Member",
-	Table:  memberActiveMembersByTeam,
-	Of:     memberWrites,
+	Table: memberActiveMembersByTeam,
+	Of:    memberWrites,
 }
 
 // ActiveMembersByTeam reads a team's active members from

@@ -139,7 +139,7 @@ func (r *AgentRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Agent with the given key; cqlgen.ErrNotFound if none.
 func (r *AgentRepo) Get(ctx context.Context, orgID string, agentID string) (*Agent, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Agent", "Get", agentAgents, []any{orgID, agentID}, agentAgentsScan)
+	return cqlgenimpl.GetOf(ctx, agentWrites, r.s, []any{orgID, agentID})
 }
 
 // GetMany reads the Agents of one org_id of the given agent_id values: Rows[i]
@@ -215,7 +215,7 @@ func (r *AgentLoadRepo) Delete(ctx context.Context, e *AgentLoad, opts ...cqlgen
 
 // Get reads the AgentLoad with the given key; cqlgen.ErrNotFound if none.
 func (r *AgentLoadRepo) Get(ctx context.Context, orgID string, agentID string) (*AgentLoad, error) {
-	return cqlgenimpl.Get(ctx, r.s, "AgentLoad", "Get", agentLoadAgentLoad, []any{orgID, agentID}, agentLoadAgentLoadScan)
+	return cqlgenimpl.GetOf(ctx, agentLoadWrites, r.s, []any{orgID, agentID})
 }
 
 // GetMany reads the AgentLoads of one org_id of the given agent_id values:
@@ -369,7 +369,7 @@ func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlmaintai
 
 // Get reads the Customer with the given key; cqlgen.ErrNotFound if none.
 func (r *CustomerRepo) Get(ctx context.Context, orgID string, email string) (*Customer, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Customer", "Get", customerCustomers, []any{orgID, email}, customerCustomersScan)
+	return cqlgenimpl.GetOf(ctx, customerWrites, r.s, []any{orgID, email})
 }
 
 // GetMany reads the Customers of one org_id of the given email values: Rows[i]
@@ -382,10 +382,8 @@ func (r *CustomerRepo) GetMany(ctx context.Context, orgID string, emails []strin
 
 // CustomersNewestFirstOptions are the options of CustomersNewestFirst.
 type CustomersNewestFirstOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at;
 	// nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
@@ -426,8 +424,6 @@ func ticketEventTicketEventsRow(e *TicketEvent, ts int64, _ bool) []any {
 func ticketEventFields(e *TicketEvent, dst []any) []any {
 	return append(dst, &e.OrgID, &e.TicketID, &e.EventID, &e.AgentID, &e.Kind, &e.Note)
 }
-
-var ticketEventTicketEventsScan = cqlgenimpl.ScanLive(ticketEventWrites)
 
 // ticketEventEventsByAgent is table events_by_agent, serving EventsByAgent
 // (schema.md).
@@ -509,15 +505,13 @@ func (r *TicketEventRepo) Backfill(ctx context.Context, table string, o *cqlmain
 
 // Get reads the TicketEvent with the given key; cqlgen.ErrNotFound if none.
 func (r *TicketEventRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID, eventID gocql.UUID) (*TicketEvent, error) {
-	return cqlgenimpl.Get(ctx, r.s, "TicketEvent", "Get", ticketEventTicketEvents, []any{orgID, ticketID, eventID}, ticketEventTicketEventsScan)
+	return cqlgenimpl.GetOf(ctx, ticketEventWrites, r.s, []any{orgID, ticketID, eventID})
 }
 
 // TicketEventsOptions are the options of TicketEvents.
 type TicketEventsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id; nil:
 	// open.
 	EventIDFrom, EventIDTo *gocql.UUID
@@ -526,9 +520,8 @@ type TicketEventsOptions struct {
 }
 
 var ticketEventTicketEventsRead = &cqlgenimpl.ReadSpec[TicketEvent]{
-	Entity: "TicketEvent",
-	Table:  ticketEventTicketEvents,
-	Of:     ticketEventWrites,
+	Table: ticketEventTicketEvents,
+	Of:    ticketEventWrites,
 }
 
 // TicketEvents reads a ticket's audit trail, newest first from ticket_events,
@@ -540,10 +533,8 @@ func (r *TicketEventRepo) TicketEvents(ctx context.Context, orgID string, ticket
 
 // EventsByAgentOptions are the options of EventsByAgent.
 type EventsByAgentOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id; nil:
 	// open.
 	EventIDFrom, EventIDTo *gocql.UUID
@@ -556,7 +547,6 @@ type EventsByAgentOptions struct {
 }
 
 var ticketEventEventsByAgentRead = &cqlgenimpl.ReadSpec[TicketEvent]{
-	Entity:      "TicketEvent",
 	Table:       ticketEventEventsByAgent,
 	Of:          ticketEventWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
@@ -768,7 +758,7 @@ func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.
 
 // Get reads the Ticket with the given key; cqlgen.ErrNotFound if none.
 func (r *TicketRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID) (*Ticket, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Ticket", "Get", ticketTickets, []any{orgID, ticketID}, ticketTicketsScan)
+	return cqlgenimpl.GetOf(ctx, ticketWrites, r.s, []any{orgID, ticketID})
 }
 
 // GetMany reads the Tickets of one org_id of the given ticket_id values:
@@ -781,10 +771,8 @@ func (r *TicketRepo) GetMany(ctx context.Context, orgID string, ticketIDs []gocq
 
 // TicketsByRequesterOptions are the options of TicketsByRequester.
 type TicketsByRequesterOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at;
 	// nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
@@ -808,10 +796,8 @@ func (r *TicketRepo) TicketsByRequester(ctx context.Context, orgID string, reque
 
 // OpenTicketsByAgentOptions are the options of OpenTicketsByAgent.
 type OpenTicketsByAgentOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at;
 	// nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
@@ -898,15 +884,13 @@ func (r *ArticleRepo) Delete(ctx context.Context, e *Article, opts ...cqlgen.Opt
 
 // Get reads the Article with the given key; cqlgen.ErrNotFound if none.
 func (r *ArticleRepo) Get(ctx context.Context, orgID string, articleID gocql.UUID) (*Article, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Article", "Get", articleArticles, []any{orgID, articleID}, articleArticlesScan)
+	return cqlgenimpl.GetOf(ctx, articleWrites, r.s, []any{orgID, articleID})
 }
 
 // ArticlesOptions are the options of Articles.
 type ArticlesOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// ArticleIDFrom (inclusive) and ArticleIDTo (exclusive) bound article_id;
 	// nil: open.
 	ArticleIDFrom, ArticleIDTo *gocql.UUID
@@ -949,10 +933,8 @@ func articleArticlesTaggedKey(e *Article) []any {
 
 // ArticlesTaggedOptions are the options of ArticlesTagged.
 type ArticlesTaggedOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 }
 
 // ArticlesTagged reads an organisation's articles with a tag: the rows of
@@ -1000,10 +982,8 @@ func articleArticlesByViewsKey(e *Article) []any {
 
 // ArticlesByViewsOptions are the options of ArticlesByViews.
 type ArticlesByViewsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// ViewsFromExclusive and ViewsToInclusive flip the defaults.
 	ViewsFromExclusive, ViewsToInclusive bool
 }
@@ -1054,8 +1034,6 @@ func auditEventFields(e *AuditEvent, dst []any) []any {
 	return append(dst, &e.OrgID, &e.At, &e.EventID, &e.Actor, &e.Action)
 }
 
-var auditEventAuditLogScan = cqlgenimpl.ScanLive(auditEventWrites)
-
 // AuditEventRepo reads and writes AuditEvent in table audit_log.
 type AuditEventRepo struct {
 	s    cqlgen.Session
@@ -1093,15 +1071,13 @@ func (r *AuditEventRepo) Delete(ctx context.Context, e *AuditEvent, opts ...cqlg
 
 // Get reads the AuditEvent with the given key; cqlgen.ErrNotFound if none.
 func (r *AuditEventRepo) Get(ctx context.Context, orgID string, at time.Time, eventID gocql.UUID) (*AuditEvent, error) {
-	return cqlgenimpl.Get(ctx, r.s, "AuditEvent", "Get", auditEventAuditLog, []any{(&AuditEvent{OrgID: orgID, At: at, EventID: eventID}).OrgID, cqlgenimpl.DayBuckets.Of((&AuditEvent{OrgID: orgID, At: at, EventID: eventID}).At), (&AuditEvent{OrgID: orgID, At: at, EventID: eventID}).At, (&AuditEvent{OrgID: orgID, At: at, EventID: eventID}).EventID}, auditEventAuditLogScan)
+	return cqlgenimpl.GetOf(ctx, auditEventWrites, r.s, []any{(&AuditEvent{OrgID: orgID, At: at, EventID: eventID}).OrgID, cqlgenimpl.DayBuckets.Of((&AuditEvent{OrgID: orgID, At: at, EventID: eventID}).At), (&AuditEvent{OrgID: orgID, At: at, EventID: eventID}).At, (&AuditEvent{OrgID: orgID, At: at, EventID: eventID}).EventID})
 }
 
 // AuditLogOptions are the options of AuditLog.
 type AuditLogOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -1113,7 +1089,6 @@ type AuditLogOptions struct {
 }
 
 var auditEventAuditLogRead = &cqlgenimpl.ReadSpec[AuditEvent]{
-	Entity:      "AuditEvent",
 	Table:       auditEventAuditLog,
 	Of:          auditEventWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
@@ -1253,7 +1228,7 @@ func (r *MacroRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Macro with the given key; cqlgen.ErrNotFound if none.
 func (r *MacroRepo) Get(ctx context.Context, orgID string, macroID string) (*Macro, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Macro", "Get", macroMacros, []any{orgID, macroID}, macroMacrosScan)
+	return cqlgenimpl.GetOf(ctx, macroWrites, r.s, []any{orgID, macroID})
 }
 
 // GetMany reads the Macros of one org_id of the given macro_id values: Rows[i]
@@ -1266,10 +1241,8 @@ func (r *MacroRepo) GetMany(ctx context.Context, orgID string, macroIDs []string
 
 // MacrosByTitleOptions are the options of MacrosByTitle.
 type MacrosByTitleOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// TitleFrom (inclusive) and TitleTo (exclusive) bound title; nil: open.
 	TitleFrom, TitleTo *string
 	// TitleFromExclusive and TitleToInclusive flip the defaults.
@@ -1277,9 +1250,8 @@ type MacrosByTitleOptions struct {
 }
 
 var macroMacrosByTitleRead = &cqlgenimpl.ReadSpec[Macro]{
-	Entity: "Macro",
-	Table:  macroMacrosByTitle,
-	Of:     macroWrites,
+	Table: macroMacrosByTitle,
+	Of:    macroWrites,
 }
 
 // MacrosByTitle reads an organisation's macros by title from macros_by_title,
@@ -1294,10 +1266,8 @@ func (r *MacroRepo) MacrosByTitle(ctx context.Context, orgID string, o *MacrosBy
 
 // MacrosByTeamOptions are the options of MacrosByTeam.
 type MacrosByTeamOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// TitleFrom (inclusive) and TitleTo (exclusive) bound title; nil: open.
 	TitleFrom, TitleTo *string
 	// TitleFromExclusive and TitleToInclusive flip the defaults.
@@ -1305,9 +1275,8 @@ type MacrosByTeamOptions struct {
 }
 
 var macroMacrosByTeamRead = &cqlgenimpl.ReadSpec[Macro]{
-	Entity: "Macro",
-	Table:  macroMacrosByTeam,
-	Of:     macroWrites,
+	Table: macroMacrosByTeam,
+	Of:    macroWrites,
 }
 
 // MacrosByTeam reads a team's macros by title from macros_by_team, in pages.
@@ -1336,8 +1305,6 @@ func replyRepliesByTicketRow(e *Reply, ts int64, _ bool) []any {
 func replyFields(e *Reply, dst []any) []any {
 	return append(dst, &e.OrgID, &e.TicketID, &e.Channel, &e.SentAt, &e.ReplyID, &e.Author, &e.Body)
 }
-
-var replyRepliesByTicketScan = cqlgenimpl.ScanLive(replyWrites)
 
 // ReplyRepo reads and writes Reply in table replies_by_ticket.
 type ReplyRepo struct {
@@ -1379,15 +1346,13 @@ func (r *ReplyRepo) Delete(ctx context.Context, e *Reply, opts ...cqlgen.Option)
 
 // Get reads the Reply with the given key; cqlgen.ErrNotFound if none.
 func (r *ReplyRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID, channel string, sentAt time.Time, replyID gocql.UUID) (*Reply, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Reply", "Get", replyRepliesByTicket, []any{orgID, ticketID, channel, sentAt, replyID}, replyRepliesByTicketScan)
+	return cqlgenimpl.GetOf(ctx, replyWrites, r.s, []any{orgID, ticketID, channel, sentAt, replyID})
 }
 
 // RepliesByTicketOptions are the options of RepliesByTicket.
 type RepliesByTicketOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// ChannelFrom (inclusive) and ChannelTo (exclusive) bound channel; nil:
 	// open.
 	ChannelFrom, ChannelTo *string
@@ -1404,9 +1369,8 @@ type RepliesByTicketOptions struct {
 }
 
 var replyRepliesByTicketRead = &cqlgenimpl.ReadSpec[Reply]{
-	Entity: "Reply",
-	Table:  replyRepliesByTicket,
-	Of:     replyWrites,
+	Table: replyRepliesByTicket,
+	Of:    replyWrites,
 }
 
 // RepliesByTicket reads a ticket's replies by channel, newest first from
@@ -1477,7 +1441,7 @@ func (r *AgentSessionRepo) Delete(ctx context.Context, e *AgentSession, opts ...
 
 // Get reads the AgentSession with the given key; cqlgen.ErrNotFound if none.
 func (r *AgentSessionRepo) Get(ctx context.Context, orgID string, sessionID string) (*AgentSession, error) {
-	return cqlgenimpl.Get(ctx, r.s, "AgentSession", "Get", agentSessionAgentSessions, []any{orgID, sessionID}, agentSessionAgentSessionsScan)
+	return cqlgenimpl.GetOf(ctx, agentSessionWrites, r.s, []any{orgID, sessionID})
 }
 
 // GetMany reads the AgentSessions of one org_id of the given session_id
@@ -1549,7 +1513,7 @@ func (r *OrganisationRepo) Delete(ctx context.Context, e *Organisation, opts ...
 
 // Get reads the Organisation with the given key; cqlgen.ErrNotFound if none.
 func (r *OrganisationRepo) Get(ctx context.Context, orgID string) (*Organisation, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Organisation", "Get", organisationOrganisations, []any{orgID}, organisationOrganisationsScan)
+	return cqlgenimpl.GetOf(ctx, organisationWrites, r.s, []any{orgID})
 }
 
 // GetMany reads the Organisations of the given org_id values: Rows[i] is
@@ -1579,8 +1543,6 @@ func timeEntryTimeEntriesRow(e *TimeEntry, ts int64, _ bool) []any {
 func timeEntryFields(e *TimeEntry, dst []any) []any {
 	return append(dst, &e.OrgID, &e.AgentID, &e.LoggedAt, &e.EntryID, &e.TicketID, &e.Spent)
 }
-
-var timeEntryTimeEntriesScan = cqlgenimpl.ScanLive(timeEntryWrites)
 
 // timeEntryPayPeriodEntries is table time_entries_by_pay_period, serving
 // PayPeriodEntries (schema.md).
@@ -1661,15 +1623,13 @@ func (r *TimeEntryRepo) Backfill(ctx context.Context, table string, o *cqlmainta
 
 // Get reads the TimeEntry with the given key; cqlgen.ErrNotFound if none.
 func (r *TimeEntryRepo) Get(ctx context.Context, orgID string, agentID string, loggedAt time.Time, entryID gocql.UUID) (*TimeEntry, error) {
-	return cqlgenimpl.Get(ctx, r.s, "TimeEntry", "Get", timeEntryTimeEntries, []any{(&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).OrgID, (&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of((&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).LoggedAt), (&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).LoggedAt, (&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).EntryID}, timeEntryTimeEntriesScan)
+	return cqlgenimpl.GetOf(ctx, timeEntryWrites, r.s, []any{(&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).OrgID, (&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of((&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).LoggedAt), (&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).LoggedAt, (&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).EntryID})
 }
 
 // TimeEntriesOptions are the options of TimeEntries.
 type TimeEntriesOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// LoggedAtFrom (inclusive) and LoggedAtTo (exclusive) bound logged_at;
 	// nil: open.
 	LoggedAtFrom, LoggedAtTo *time.Time
@@ -1682,7 +1642,6 @@ type TimeEntriesOptions struct {
 }
 
 var timeEntryTimeEntriesRead = &cqlgenimpl.ReadSpec[TimeEntry]{
-	Entity:      "TimeEntry",
 	Table:       timeEntryTimeEntries,
 	Of:          timeEntryWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.WeekBucketsFrom(time.Sunday)),
@@ -1698,10 +1657,8 @@ func (r *TimeEntryRepo) TimeEntries(ctx context.Context, orgID string, agentID s
 
 // PayPeriodEntriesOptions are the options of PayPeriodEntries.
 type PayPeriodEntriesOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// LoggedAtFrom (inclusive) and LoggedAtTo (exclusive) bound logged_at;
 	// nil: open.
 	LoggedAtFrom, LoggedAtTo *time.Time
@@ -1714,7 +1671,6 @@ type PayPeriodEntriesOptions struct {
 }
 
 var timeEntryPayPeriodEntriesRead = &cqlgenimpl.ReadSpec[TimeEntry]{
-	Entity:      "TimeEntry",
 	Table:       timeEntryPayPeriodEntries,
 	Of:          timeEntryWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DaysBucketsFrom(14, 19729)),
@@ -1794,15 +1750,13 @@ func (r *CannedReplyRepo) Delete(ctx context.Context, e *CannedReply, opts ...cq
 
 // Get reads the CannedReply with the given key; cqlgen.ErrNotFound if none.
 func (r *CannedReplyRepo) Get(ctx context.Context, orgID string, replyID gocql.UUID) (*CannedReply, error) {
-	return cqlgenimpl.Get(ctx, r.s, "CannedReply", "Get", cannedReplyCannedReplies, []any{orgID, replyID}, cannedReplyCannedRepliesScan)
+	return cqlgenimpl.GetOf(ctx, cannedReplyWrites, r.s, []any{orgID, replyID})
 }
 
 // CannedRepliesOptions are the options of CannedReplies.
 type CannedRepliesOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// ReplyIDFrom (inclusive) and ReplyIDTo (exclusive) bound reply_id; nil:
 	// open.
 	ReplyIDFrom, ReplyIDTo *gocql.UUID

@@ -37,8 +37,6 @@ func messageFields(e *Message, dst []any) []any {
 	return append(dst, &e.ConversationID, &e.SentAt, &e.MessageID, &e.UserID, &e.Text)
 }
 
-var messageMessagesByConversationScan = cqlgenimpl.ScanLive(messageWrites)
-
 // messageMessagesByUser is table messages_by_user, serving MessagesByUser
 // (schema.md).
 var messageMessagesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -117,15 +115,13 @@ func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlmaintain
 
 // Get reads the Message with the given key; cqlgen.ErrNotFound if none.
 func (r *MessageRepo) Get(ctx context.Context, conversationID string, sentAt time.Time, messageID gocql.UUID) (*Message, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Message", "Get", messageMessagesByConversation, []any{conversationID, sentAt, messageID}, messageMessagesByConversationScan)
+	return cqlgenimpl.GetOf(ctx, messageWrites, r.s, []any{conversationID, sentAt, messageID})
 }
 
 // MessagesByConversationOptions are the options of MessagesByConversation.
 type MessagesByConversationOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at; nil:
 	// open.
 	SentAtFrom, SentAtTo *time.Time
@@ -134,9 +130,8 @@ type MessagesByConversationOptions struct {
 }
 
 var messageMessagesByConversationRead = &cqlgenimpl.ReadSpec[Message]{
-	Entity: "Message",
-	Table:  messageMessagesByConversation,
-	Of:     messageWrites,
+	Table: messageMessagesByConversation,
+	Of:    messageWrites,
 }
 
 // MessagesByConversation reads the messages of a conversation, newest first
@@ -148,10 +143,8 @@ func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID
 
 // MessagesByUserOptions are the options of MessagesByUser.
 type MessagesByUserOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at; nil:
 	// open.
 	SentAtFrom, SentAtTo *time.Time
@@ -160,9 +153,8 @@ type MessagesByUserOptions struct {
 }
 
 var messageMessagesByUserRead = &cqlgenimpl.ReadSpec[Message]{
-	Entity: "Message",
-	Table:  messageMessagesByUser,
-	Of:     messageWrites,
+	Table: messageMessagesByUser,
+	Of:    messageWrites,
 }
 
 // MessagesByUser reads the messages a user sent, newest first from

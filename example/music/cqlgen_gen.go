@@ -38,8 +38,6 @@ func playFields(e *Play, dst []any) []any {
 	return append(dst, &e.UserID, &e.PlayedAt, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS)
 }
 
-var playListeningHistoryScan = cqlgenimpl.ScanLive(playWrites)
-
 // PlayRepo reads and writes Play in table listening_history.
 type PlayRepo struct {
 	s    cqlgen.Session
@@ -80,15 +78,13 @@ func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) e
 
 // Get reads the Play with the given key; cqlgen.ErrNotFound if none.
 func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (*Play, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Play", "Get", playListeningHistory, []any{userID, playedAt, trackID}, playListeningHistoryScan)
+	return cqlgenimpl.GetOf(ctx, playWrites, r.s, []any{userID, playedAt, trackID})
 }
 
 // ListeningHistoryOptions are the options of ListeningHistory.
 type ListeningHistoryOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PlayedAtFrom (inclusive) and PlayedAtTo (exclusive) bound played_at;
 	// nil: open.
 	PlayedAtFrom, PlayedAtTo *time.Time
@@ -97,9 +93,8 @@ type ListeningHistoryOptions struct {
 }
 
 var playListeningHistoryRead = &cqlgenimpl.ReadSpec[Play]{
-	Entity: "Play",
-	Table:  playListeningHistory,
-	Of:     playWrites,
+	Table: playListeningHistory,
+	Of:    playWrites,
 }
 
 // ListeningHistory reads a user's listening history, newest first from
@@ -220,7 +215,7 @@ func (r *TrackRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Track with the given key; cqlgen.ErrNotFound if none.
 func (r *TrackRepo) Get(ctx context.Context, trackID string) (*Track, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Track", "Get", trackTracks, []any{trackID}, trackTracksScan)
+	return cqlgenimpl.GetOf(ctx, trackWrites, r.s, []any{trackID})
 }
 
 // GetMany reads the Tracks of the given track_id values: Rows[i] is
@@ -240,10 +235,8 @@ func (r *TrackRepo) ScanTracks(ctx context.Context, o *cqlgen.ScanOptions) (cqlg
 
 // TopTracksByArtistOptions are the options of TopTracksByArtist.
 type TopTracksByArtistOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count;
 	// nil: open.
 	PlayCountFrom, PlayCountTo *int64
@@ -252,9 +245,8 @@ type TopTracksByArtistOptions struct {
 }
 
 var trackTopTracksByArtistRead = &cqlgenimpl.ReadSpec[Track]{
-	Entity: "Track",
-	Table:  trackTopTracksByArtist,
-	Of:     trackWrites,
+	Table: trackTopTracksByArtist,
+	Of:    trackWrites,
 }
 
 // TopTracksByArtist reads an artist's top tracks, most played first from
@@ -283,8 +275,6 @@ func playlistTrackPlaylistTracksRow(e *PlaylistTrack, ts int64, _ bool) []any {
 func playlistTrackFields(e *PlaylistTrack, dst []any) []any {
 	return append(dst, &e.PlaylistID, &e.Position, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS, &e.AddedBy)
 }
-
-var playlistTrackPlaylistTracksScan = cqlgenimpl.ScanLive(playlistTrackWrites)
 
 // PlaylistTrackRepo reads and writes PlaylistTrack in table playlist_tracks.
 type PlaylistTrackRepo struct {
@@ -326,15 +316,13 @@ func (r *PlaylistTrackRepo) Delete(ctx context.Context, e *PlaylistTrack, opts .
 
 // Get reads the PlaylistTrack with the given key; cqlgen.ErrNotFound if none.
 func (r *PlaylistTrackRepo) Get(ctx context.Context, playlistID string, position int32, trackID string) (*PlaylistTrack, error) {
-	return cqlgenimpl.Get(ctx, r.s, "PlaylistTrack", "Get", playlistTrackPlaylistTracks, []any{playlistID, position, trackID}, playlistTrackPlaylistTracksScan)
+	return cqlgenimpl.GetOf(ctx, playlistTrackWrites, r.s, []any{playlistID, position, trackID})
 }
 
 // PlaylistTracksOptions are the options of PlaylistTracks.
 type PlaylistTracksOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PositionFrom (inclusive) and PositionTo (exclusive) bound position; nil:
 	// open.
 	PositionFrom, PositionTo *int32
@@ -343,9 +331,8 @@ type PlaylistTracksOptions struct {
 }
 
 var playlistTrackPlaylistTracksRead = &cqlgenimpl.ReadSpec[PlaylistTrack]{
-	Entity: "PlaylistTrack",
-	Table:  playlistTrackPlaylistTracks,
-	Of:     playlistTrackWrites,
+	Table: playlistTrackPlaylistTracks,
+	Of:    playlistTrackWrites,
 }
 
 // PlaylistTracks reads the tracks of a playlist, in order from
@@ -475,7 +462,7 @@ func (r *ChartEntryRepo) Backfill(ctx context.Context, table string, o *cqlmaint
 
 // Get reads the ChartEntry with the given key; cqlgen.ErrNotFound if none.
 func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, trackID string) (*ChartEntry, error) {
-	return cqlgenimpl.Get(ctx, r.s, "ChartEntry", "Get", chartEntryDailyTrackPlays, []any{chartDate, trackID}, chartEntryDailyTrackPlaysScan)
+	return cqlgenimpl.GetOf(ctx, chartEntryWrites, r.s, []any{chartDate, trackID})
 }
 
 // GetMany reads the ChartEntrys of one chart_date of the given track_id
@@ -488,10 +475,8 @@ func (r *ChartEntryRepo) GetMany(ctx context.Context, chartDate time.Time, track
 
 // DailyChartsOptions are the options of DailyCharts.
 type DailyChartsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count;
 	// nil: open.
 	PlayCountFrom, PlayCountTo *int64
@@ -500,7 +485,6 @@ type DailyChartsOptions struct {
 }
 
 var chartEntryDailyChartsRead = &cqlgenimpl.ReadSpec[ChartEntry]{
-	Entity:      "ChartEntry",
 	Table:       chartEntryDailyCharts,
 	Of:          chartEntryWrites,
 	Compare:     chartEntryDailyChartsCompare,
@@ -626,7 +610,7 @@ func (r *ReleaseRepo) Backfill(ctx context.Context, table string, o *cqlmaintain
 
 // Get reads the Release with the given key; cqlgen.ErrNotFound if none.
 func (r *ReleaseRepo) Get(ctx context.Context, releaseID gocql.UUID) (*Release, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Release", "Get", releaseReleases, []any{releaseID}, releaseReleasesScan)
+	return cqlgenimpl.GetOf(ctx, releaseWrites, r.s, []any{releaseID})
 }
 
 // GetMany reads the Releases of the given release_id values: Rows[i] is
@@ -639,10 +623,8 @@ func (r *ReleaseRepo) GetMany(ctx context.Context, releaseIDs []gocql.UUID) (cql
 
 // NewReleasesOptions are the options of NewReleases.
 type NewReleasesOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// ReleasedAtFrom (inclusive) and ReleasedAtTo (exclusive) bound
 	// released_at; nil: open.
 	ReleasedAtFrom, ReleasedAtTo *time.Time
@@ -655,7 +637,6 @@ type NewReleasesOptions struct {
 }
 
 var releaseNewReleasesRead = &cqlgenimpl.ReadSpec[Release]{
-	Entity:      "Release",
 	Table:       releaseNewReleases,
 	Of:          releaseWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),

@@ -34,8 +34,6 @@ func noteFields(e *Note, dst []any) []any {
 	return append(dst, &e.UserID, &e.CreatedAt, &e.NoteID, &e.Text)
 }
 
-var noteNotesByUserScan = cqlgenimpl.ScanLive(noteWrites)
-
 // NoteRepo reads and writes Note in table notes_by_user.
 type NoteRepo struct {
 	s    cqlgen.Session
@@ -76,15 +74,13 @@ func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) e
 
 // Get reads the Note with the given key; cqlgen.ErrNotFound if none.
 func (r *NoteRepo) Get(ctx context.Context, userID string, createdAt time.Time, noteID string) (*Note, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Note", "Get", noteNotesByUser, []any{userID, createdAt, noteID}, noteNotesByUserScan)
+	return cqlgenimpl.GetOf(ctx, noteWrites, r.s, []any{userID, createdAt, noteID})
 }
 
 // NotesByUserOptions are the options of NotesByUser.
 type NotesByUserOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at;
 	// nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
@@ -93,9 +89,8 @@ type NotesByUserOptions struct {
 }
 
 var noteNotesByUserRead = &cqlgenimpl.ReadSpec[Note]{
-	Entity: "Note",
-	Table:  noteNotesByUser,
-	Of:     noteWrites,
+	Table: noteNotesByUser,
+	Of:    noteWrites,
 }
 
 // NotesByUser reads a user's notes, newest first from notes_by_user, in pages.

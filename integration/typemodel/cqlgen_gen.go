@@ -177,15 +177,13 @@ func (r *EverythingRepo) Backfill(ctx context.Context, table string, o *cqlmaint
 
 // Get reads the Everything with the given key; cqlgen.ErrNotFound if none.
 func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (*Everything, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Everything", "Get", everythingEverything, []any{id, tagsKey, day}, everythingEverythingScan)
+	return cqlgenimpl.GetOf(ctx, everythingWrites, r.s, []any{id, tagsKey, day})
 }
 
 // EverythingOptions are the options of Everything.
 type EverythingOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// TagsKeyFrom (inclusive) and TagsKeyTo (exclusive) bound tags_key; nil:
 	// open.
 	TagsKeyFrom, TagsKeyTo *[]string
@@ -209,10 +207,8 @@ func (r *EverythingRepo) Everything(ctx context.Context, id gocql.UUID, o *Every
 
 // EverythingBySOptions are the options of EverythingByS.
 type EverythingBySOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// IDFrom (inclusive) and IDTo (exclusive) bound id; nil: open.
 	IDFrom, IDTo *gocql.UUID
 	// IDFromExclusive and IDToInclusive flip the defaults.
@@ -220,9 +216,8 @@ type EverythingBySOptions struct {
 }
 
 var everythingEverythingBySRead = &cqlgenimpl.ReadSpec[Everything]{
-	Entity: "Everything",
-	Table:  everythingEverythingByS,
-	Of:     everythingWrites,
+	Table: everythingEverythingByS,
+	Of:    everythingWrites,
 }
 
 // EverythingByS reads Everything rows by s, ordered by id ascending, then
@@ -292,7 +287,7 @@ func (r *PlaylistRepo) Delete(ctx context.Context, e *Playlist, opts ...cqlgen.O
 
 // Get reads the Playlist with the given key; cqlgen.ErrNotFound if none.
 func (r *PlaylistRepo) Get(ctx context.Context, id gocql.UUID) (*Playlist, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Playlist", "Get", playlistPlaylists, []any{id}, playlistPlaylistsScan)
+	return cqlgenimpl.GetOf(ctx, playlistWrites, r.s, []any{id})
 }
 
 // GetMany reads the Playlists of the given id values: Rows[i] is ids[i]'s or
@@ -433,7 +428,7 @@ func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlmaintai
 
 // Get reads the Customer with the given key; cqlgen.ErrNotFound if none.
 func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (*Customer, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Customer", "Get", customerCustomers, []any{customerID}, customerCustomersScan)
+	return cqlgenimpl.GetOf(ctx, customerWrites, r.s, []any{customerID})
 }
 
 // GetMany reads the Customers of the given customer_id values: Rows[i] is
@@ -446,10 +441,8 @@ func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (c
 
 // CustomersByRegionOptions are the options of CustomersByRegion.
 type CustomersByRegionOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at;
 	// nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
@@ -458,9 +451,8 @@ type CustomersByRegionOptions struct {
 }
 
 var customerCustomersByRegionRead = &cqlgenimpl.ReadSpec[Customer]{
-	Entity: "Customer",
-	Table:  customerCustomersByRegion,
-	Of:     customerWrites,
+	Table: customerCustomersByRegion,
+	Of:    customerWrites,
 }
 
 // CustomersByRegion reads Customer rows by region, ordered by created_at
@@ -488,8 +480,6 @@ func visitVisitsRow(e *Visit, ts int64, _ bool) []any {
 func visitFields(e *Visit, dst []any) []any {
 	return append(dst, &e.CustomerID, &e.Spot, &e.Note)
 }
-
-var visitVisitsScan = cqlgenimpl.ScanLive(visitWrites)
 
 // VisitRepo reads and writes Visit in table visits.
 type VisitRepo struct {
@@ -531,15 +521,13 @@ func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 
 // Get reads the Visit with the given key; cqlgen.ErrNotFound if none.
 func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, spot Geo) (*Visit, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Visit", "Get", visitVisits, []any{customerID, spot}, visitVisitsScan)
+	return cqlgenimpl.GetOf(ctx, visitWrites, r.s, []any{customerID, spot})
 }
 
 // VisitsOptions are the options of Visits.
 type VisitsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// SpotFrom (inclusive) and SpotTo (exclusive) bound spot; nil: open.
 	SpotFrom, SpotTo *Geo
 	// SpotFromExclusive and SpotToInclusive flip the defaults.
@@ -547,9 +535,8 @@ type VisitsOptions struct {
 }
 
 var visitVisitsRead = &cqlgenimpl.ReadSpec[Visit]{
-	Entity: "Visit",
-	Table:  visitVisits,
-	Of:     visitWrites,
+	Table: visitVisits,
+	Of:    visitWrites,
 }
 
 // Visits reads Visit rows by customer_id, ordered by spot ascending from

@@ -302,7 +302,7 @@ func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.
 
 // Get reads the Ticket with the given key; cqlgen.ErrNotFound if none.
 func (r *TicketRepo) Get(ctx context.Context, ticketID gocql.UUID) (*Ticket, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Ticket", "Get", ticketTickets, []any{ticketID}, ticketTicketsScan)
+	return cqlgenimpl.GetOf(ctx, ticketWrites, r.s, []any{ticketID})
 }
 
 // GetMany reads the Tickets of the given ticket_id values: Rows[i] is
@@ -315,10 +315,8 @@ func (r *TicketRepo) GetMany(ctx context.Context, ticketIDs []gocql.UUID) (cqlge
 
 // TicketsByQueueOptions are the options of TicketsByQueue.
 type TicketsByQueueOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at;
 	// nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
@@ -327,9 +325,8 @@ type TicketsByQueueOptions struct {
 }
 
 var ticketTicketsByQueueRead = &cqlgenimpl.ReadSpec[Ticket]{
-	Entity: "Ticket",
-	Table:  ticketTicketsByQueue,
-	Of:     ticketWrites,
+	Table: ticketTicketsByQueue,
+	Of:    ticketWrites,
 }
 
 // TicketsByQueue reads a queue's tickets, newest first from tickets_by_queue,
@@ -341,10 +338,8 @@ func (r *TicketRepo) TicketsByQueue(ctx context.Context, queue string, o *Ticket
 
 // TicketsByOwnerOptions are the options of TicketsByOwner.
 type TicketsByOwnerOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// TicketIDFrom (inclusive) and TicketIDTo (exclusive) bound ticket_id;
 	// nil: open.
 	TicketIDFrom, TicketIDTo *gocql.UUID
@@ -368,10 +363,8 @@ func (r *TicketRepo) TicketsByOwner(ctx context.Context, owner string, o *Ticket
 
 // TicketsByBoardOptions are the options of TicketsByBoard.
 type TicketsByBoardOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at;
 	// nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
@@ -380,7 +373,6 @@ type TicketsByBoardOptions struct {
 }
 
 var ticketTicketsByBoardRead = &cqlgenimpl.ReadSpec[Ticket]{
-	Entity:      "Ticket",
 	Table:       ticketTicketsByBoard,
 	Of:          ticketWrites,
 	Compare:     ticketTicketsByBoardCompare,
@@ -397,10 +389,8 @@ func (r *TicketRepo) TicketsByBoard(ctx context.Context, board string, o *Ticket
 
 // TicketsByDayOptions are the options of TicketsByDay.
 type TicketsByDayOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at;
 	// nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
@@ -413,7 +403,6 @@ type TicketsByDayOptions struct {
 }
 
 var ticketTicketsByDayRead = &cqlgenimpl.ReadSpec[Ticket]{
-	Entity:      "Ticket",
 	Table:       ticketTicketsByDay,
 	Of:          ticketWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
@@ -429,10 +418,8 @@ func (r *TicketRepo) TicketsByDay(ctx context.Context, queue string, o *TicketsB
 
 // OpenTicketsByAssigneeOptions are the options of OpenTicketsByAssignee.
 type OpenTicketsByAssigneeOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// TicketIDFrom (inclusive) and TicketIDTo (exclusive) bound ticket_id;
 	// nil: open.
 	TicketIDFrom, TicketIDTo *gocql.UUID
@@ -516,7 +503,7 @@ func (r *QueueLoadRepo) Delete(ctx context.Context, e *QueueLoad, opts ...cqlgen
 
 // Get reads the QueueLoad with the given key; cqlgen.ErrNotFound if none.
 func (r *QueueLoadRepo) Get(ctx context.Context, queueID gocql.UUID) (*QueueLoad, error) {
-	return cqlgenimpl.Get(ctx, r.s, "QueueLoad", "Get", queueLoadQueueLoad, []any{queueID}, queueLoadQueueLoadScan)
+	return cqlgenimpl.GetOf(ctx, queueLoadWrites, r.s, []any{queueID})
 }
 
 // GetMany reads the QueueLoads of the given queue_id values: Rows[i] is
@@ -545,8 +532,6 @@ func eventEventsRow(e *Event, ts int64, _ bool) []any {
 func eventFields(e *Event, dst []any) []any {
 	return append(dst, &e.TicketID, &e.EventID, &e.Actor, &e.Kind)
 }
-
-var eventEventsScan = cqlgenimpl.ScanLive(eventWrites)
 
 // eventEventsByActor is table events_by_actor, serving EventsByActor
 // (schema.md).
@@ -627,15 +612,13 @@ func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Event with the given key; cqlgen.ErrNotFound if none.
 func (r *EventRepo) Get(ctx context.Context, ticketID gocql.UUID, eventID gocql.UUID) (*Event, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Event", "Get", eventEvents, []any{ticketID, eventID}, eventEventsScan)
+	return cqlgenimpl.GetOf(ctx, eventWrites, r.s, []any{ticketID, eventID})
 }
 
 // EventsOptions are the options of Events.
 type EventsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id; nil:
 	// open.
 	EventIDFrom, EventIDTo *gocql.UUID
@@ -644,9 +627,8 @@ type EventsOptions struct {
 }
 
 var eventEventsRead = &cqlgenimpl.ReadSpec[Event]{
-	Entity: "Event",
-	Table:  eventEvents,
-	Of:     eventWrites,
+	Table: eventEvents,
+	Of:    eventWrites,
 }
 
 // Events reads a ticket's events, newest first from events, in pages.
@@ -657,10 +639,8 @@ func (r *EventRepo) Events(ctx context.Context, ticketID gocql.UUID, o *EventsOp
 
 // EventsByActorOptions are the options of EventsByActor.
 type EventsByActorOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id; nil:
 	// open.
 	EventIDFrom, EventIDTo *gocql.UUID
@@ -673,7 +653,6 @@ type EventsByActorOptions struct {
 }
 
 var eventEventsByActorRead = &cqlgenimpl.ReadSpec[Event]{
-	Entity:      "Event",
 	Table:       eventEventsByActor,
 	Of:          eventWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
@@ -705,8 +684,6 @@ func watcherWatchersRow(e *Watcher, ts int64, unset bool) []any {
 func watcherFields(e *Watcher, dst []any) []any {
 	return append(dst, &e.TicketID, &e.Watcher, &e.Since, cqlgenimpl.ScanSet(&e.Topics))
 }
-
-var watcherWatchersScan = cqlgenimpl.ScanLive(watcherWrites)
 
 // WatcherRepo reads and writes Watcher in table watchers.
 type WatcherRepo struct {
@@ -748,15 +725,13 @@ func (r *WatcherRepo) Delete(ctx context.Context, e *Watcher, opts ...cqlgen.Opt
 
 // Get reads the Watcher with the given key; cqlgen.ErrNotFound if none.
 func (r *WatcherRepo) Get(ctx context.Context, ticketID gocql.UUID, watcher string) (*Watcher, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Watcher", "Get", watcherWatchers, []any{ticketID, watcher}, watcherWatchersScan)
+	return cqlgenimpl.GetOf(ctx, watcherWrites, r.s, []any{ticketID, watcher})
 }
 
 // WatchersOptions are the options of Watchers.
 type WatchersOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// WatcherFrom (inclusive) and WatcherTo (exclusive) bound watcher; nil:
 	// open.
 	WatcherFrom, WatcherTo *string
@@ -765,9 +740,8 @@ type WatchersOptions struct {
 }
 
 var watcherWatchersRead = &cqlgenimpl.ReadSpec[Watcher]{
-	Entity: "Watcher",
-	Table:  watcherWatchers,
-	Of:     watcherWrites,
+	Table: watcherWatchers,
+	Of:    watcherWrites,
 }
 
 // Watchers reads a ticket's watchers, by name from watchers, in pages.

@@ -220,7 +220,9 @@ func valuesFuncs(f *jen.File, t *model.Table) {
 	}
 	f.Func().Id(p+"Fields").Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id("dst").Index().Any()).Index().Any().Block(
 		jen.Return(jen.Append(append([]jen.Code{jen.Id("dst")}, ptrs...)...)))
-	f.Var().Id(t.Names.Scan).Op("=").Qual(impl, "ScanLive").Call(jen.Id(e.Names.Writes))
+	if scanVar(t) {
+		f.Var().Id(t.Names.Scan).Op("=").Qual(impl, "ScanLive").Call(jen.Id(e.Names.Writes))
+	}
 	if e.Versioned() {
 		mergeFunc(f, t)
 	}

@@ -209,6 +209,10 @@ func Get[P any](ctx context.Context, s cqlgen.Session, entity, method string, t 
 	return impl.Get(ctx, s, entity, method, t, key, scan)
 }
 
+func GetOf[P any](ctx context.Context, ent *impl.EntityOf[P], s cqlgen.Session, key []any) (P, error) {
+	return impl.GetOf(ctx, ent, s, key)
+}
+
 func Many[T, K any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, entity string, t *Table, prefix []any, keys []K, scan func(cqldriver.Iter, *T) bool, key func(*T) K) (cqlgen.Found[T], error) {
 	return impl.Many(ctx, s, base, entity, t, prefix, keys, scan, key)
 }

@@ -281,7 +281,11 @@ func derivedRead[P any](ent *entity[P], t *Table) (func(cqldriver.Iter, P) bool,
 
 // readPageOf is Page, generic over P = *T alone.
 func readPageOf[P any](r *readSpec[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, partition []any, limit int, cursor string, newRow func() P, args []ReadArg) (_ page[P], err error) {
-	defer Observe(&ctx, s, r.Entity, r.Table.Spec.Pattern).End(&err)
+	entity := r.Entity
+	if entity == "" && r.Of != nil {
+		entity = r.Of.Name
+	}
+	defer Observe(&ctx, s, entity, r.Table.Spec.Pattern).End(&err)
 	if err := checkPartition(r.Table, partition); err != nil {
 		return page[P]{}, err
 	}

@@ -201,6 +201,7 @@ func derivePlain[P any](ent *entity[P]) {
 		}
 	}
 	ent.plain = pl
+	ent.live = pl.scan
 }
 
 // fieldCheck is a field Check looks at: where it is in the entity's
@@ -444,6 +445,16 @@ func insertEntityIfAbsent[P any](ent *entity[P], ctx context.Context, s cqlgen.S
 		return inserted[P]{}, fmt.Errorf("cqlgen: %s is not stored in one table: regenerate the package", ent.Name)
 	}
 	return InsertOneIfAbsent(ctx, s, base, opts, ent.plain.one, e)
+}
+
+// GetOf is the Get method of an entity whose reads NewEntity derives:
+// the row of its source of truth with the given primary key (bucket
+// included), as its Get statement binds it.
+func GetOf[P any](ctx context.Context, ent *entity[P], s cqlgen.Session, key []any) (P, error) {
+	if ent.live == nil {
+		return none[P](), fmt.Errorf("cqlgen: %s: a Get whose row is not derived from its fields: regenerate the package", ent.Name)
+	}
+	return Get(ctx, s, ent.Name, "Get", ent.Canonical, key, ent.live)
 }
 
 // Add is the Add method of an entity stored in a counter table: e's

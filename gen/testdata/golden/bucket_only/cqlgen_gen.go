@@ -129,7 +129,7 @@ func (r *PostRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Op
 
 // Get reads the Post with the given key; cqlgen.ErrNotFound if none.
 func (r *PostRepo) Get(ctx context.Context, postID gocql.UUID) (*Post, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Post", "Get", postPosts, []any{postID}, postPostsScan)
+	return cqlgenimpl.GetOf(ctx, postWrites, r.s, []any{postID})
 }
 
 // GetMany reads the Posts of the given post_id values: Rows[i] is postIDs[i]'s
@@ -142,10 +142,8 @@ func (r *PostRepo) GetMany(ctx context.Context, postIDs []gocql.UUID) (cqlgen.Fo
 
 // NewPostsOptions are the options of NewPosts.
 type NewPostsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PostedAtFrom (inclusive) and PostedAtTo (exclusive) bound posted_at;
 	// nil: open.
 	PostedAtFrom, PostedAtTo *time.Time
@@ -158,7 +156,6 @@ type NewPostsOptions struct {
 }
 
 var postNewPostsRead = &cqlgenimpl.ReadSpec[Post]{
-	Entity:      "Post",
 	Table:       postNewPosts,
 	Of:          postWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
@@ -190,8 +187,6 @@ func clickClicksByHourRow(e *Click, ts int64, _ bool) []any {
 func clickFields(e *Click, dst []any) []any {
 	return append(dst, &e.At, &e.ClickID)
 }
-
-var clickClicksByHourScan = cqlgenimpl.ScanLive(clickWrites)
 
 // ClickRepo reads and writes Click in table clicks_by_hour.
 type ClickRepo struct {
@@ -233,15 +228,13 @@ func (r *ClickRepo) Delete(ctx context.Context, e *Click, opts ...cqlgen.Option)
 
 // Get reads the Click with the given key; cqlgen.ErrNotFound if none.
 func (r *ClickRepo) Get(ctx context.Context, at time.Time, clickID gocql.UUID) (*Click, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Click", "Get", clickClicksByHour, []any{cqlgenimpl.HourBuckets.Of((&Click{At: at, ClickID: clickID}).At), (&Click{At: at, ClickID: clickID}).At, (&Click{At: at, ClickID: clickID}).ClickID}, clickClicksByHourScan)
+	return cqlgenimpl.GetOf(ctx, clickWrites, r.s, []any{cqlgenimpl.HourBuckets.Of((&Click{At: at, ClickID: clickID}).At), (&Click{At: at, ClickID: clickID}).At, (&Click{At: at, ClickID: clickID}).ClickID})
 }
 
 // ClicksByHourOptions are the options of ClicksByHour.
 type ClicksByHourOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -253,7 +246,6 @@ type ClicksByHourOptions struct {
 }
 
 var clickClicksByHourRead = &cqlgenimpl.ReadSpec[Click]{
-	Entity:      "Click",
 	Table:       clickClicksByHour,
 	Of:          clickWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.HourBuckets),
@@ -285,8 +277,6 @@ func loginLoginsByDayRow(e *Login, ts int64, _ bool) []any {
 func loginFields(e *Login, dst []any) []any {
 	return append(dst, &e.At, &e.UserID)
 }
-
-var loginLoginsByDayScan = cqlgenimpl.ScanLive(loginWrites)
 
 // LoginRepo reads and writes Login in table logins_by_day.
 type LoginRepo struct {
@@ -328,15 +318,13 @@ func (r *LoginRepo) Delete(ctx context.Context, e *Login, opts ...cqlgen.Option)
 
 // Get reads the Login with the given key; cqlgen.ErrNotFound if none.
 func (r *LoginRepo) Get(ctx context.Context, at time.Time, userID string) (*Login, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Login", "Get", loginLoginsByDay, []any{cqlgenimpl.DayBuckets.Of((&Login{At: at, UserID: userID}).At), (&Login{At: at, UserID: userID}).At, (&Login{At: at, UserID: userID}).UserID}, loginLoginsByDayScan)
+	return cqlgenimpl.GetOf(ctx, loginWrites, r.s, []any{cqlgenimpl.DayBuckets.Of((&Login{At: at, UserID: userID}).At), (&Login{At: at, UserID: userID}).At, (&Login{At: at, UserID: userID}).UserID})
 }
 
 // LoginsByDayOptions are the options of LoginsByDay.
 type LoginsByDayOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -348,7 +336,6 @@ type LoginsByDayOptions struct {
 }
 
 var loginLoginsByDayRead = &cqlgenimpl.ReadSpec[Login]{
-	Entity:      "Login",
 	Table:       loginLoginsByDay,
 	Of:          loginWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
@@ -380,8 +367,6 @@ func likeLikesByDayRow(e *Like, ts int64, _ bool) []any {
 func likeFields(e *Like, dst []any) []any {
 	return append(dst, &e.At, &e.LikeID)
 }
-
-var likeLikesByDayScan = cqlgenimpl.ScanLive(likeWrites)
 
 // LikeRepo reads and writes Like in table likes_by_day.
 type LikeRepo struct {
@@ -423,15 +408,13 @@ func (r *LikeRepo) Delete(ctx context.Context, e *Like, opts ...cqlgen.Option) e
 
 // Get reads the Like with the given key; cqlgen.ErrNotFound if none.
 func (r *LikeRepo) Get(ctx context.Context, at time.Time, likeID gocql.UUID) (*Like, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Like", "Get", likeLikesByDay, []any{cqlgenimpl.DayBuckets.Of((&Like{At: at, LikeID: likeID}).At), (&Like{At: at, LikeID: likeID}).At, (&Like{At: at, LikeID: likeID}).LikeID}, likeLikesByDayScan)
+	return cqlgenimpl.GetOf(ctx, likeWrites, r.s, []any{cqlgenimpl.DayBuckets.Of((&Like{At: at, LikeID: likeID}).At), (&Like{At: at, LikeID: likeID}).At, (&Like{At: at, LikeID: likeID}).LikeID})
 }
 
 // LikesByDayOptions are the options of LikesByDay.
 type LikesByDayOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -443,7 +426,6 @@ type LikesByDayOptions struct {
 }
 
 var likeLikesByDayRead = &cqlgenimpl.ReadSpec[Like]{
-	Entity:      "Like",
 	Table:       likeLikesByDay,
 	Of:          likeWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),

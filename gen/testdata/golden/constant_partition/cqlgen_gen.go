@@ -34,8 +34,6 @@ func settingFields(e *Setting, dst []any) []any {
 	return append(dst, &e.Scope, &e.Name, &e.Value)
 }
 
-var settingSettingsScan = cqlgenimpl.ScanLive(settingWrites)
-
 // SettingRepo reads and writes Setting in table settings.
 type SettingRepo struct {
 	s    cqlgen.Session
@@ -76,15 +74,13 @@ func (r *SettingRepo) Delete(ctx context.Context, e *Setting, opts ...cqlgen.Opt
 
 // Get reads the Setting with the given key; cqlgen.ErrNotFound if none.
 func (r *SettingRepo) Get(ctx context.Context, scope Scope, name string) (*Setting, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Setting", "Get", settingSettings, []any{scope, name}, settingSettingsScan)
+	return cqlgenimpl.GetOf(ctx, settingWrites, r.s, []any{scope, name})
 }
 
 // SettingsOptions are the options of Settings.
 type SettingsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// NameFrom (inclusive) and NameTo (exclusive) bound name; nil: open.
 	NameFrom, NameTo *string
 	// NameFromExclusive and NameToInclusive flip the defaults.
@@ -92,9 +88,8 @@ type SettingsOptions struct {
 }
 
 var settingSettingsRead = &cqlgenimpl.ReadSpec[Setting]{
-	Entity: "Setting",
-	Table:  settingSettings,
-	Of:     settingWrites,
+	Table: settingSettings,
+	Of:    settingWrites,
 }
 
 // Settings reads Setting rows by scope, ordered by name ascending from
@@ -122,8 +117,6 @@ func changeChangesByDayRow(e *Change, ts int64, _ bool) []any {
 func changeFields(e *Change, dst []any) []any {
 	return append(dst, &e.Scope, &e.At, &e.Name)
 }
-
-var changeChangesByDayScan = cqlgenimpl.ScanLive(changeWrites)
 
 // ChangeRepo reads and writes Change in table changes_by_day.
 type ChangeRepo struct {
@@ -165,15 +158,13 @@ func (r *ChangeRepo) Delete(ctx context.Context, e *Change, opts ...cqlgen.Optio
 
 // Get reads the Change with the given key; cqlgen.ErrNotFound if none.
 func (r *ChangeRepo) Get(ctx context.Context, scope Scope, at time.Time, name string) (*Change, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Change", "Get", changeChangesByDay, []any{(&Change{Scope: scope, At: at, Name: name}).Scope, cqlgenimpl.DayBuckets.Of((&Change{Scope: scope, At: at, Name: name}).At), (&Change{Scope: scope, At: at, Name: name}).At, (&Change{Scope: scope, At: at, Name: name}).Name}, changeChangesByDayScan)
+	return cqlgenimpl.GetOf(ctx, changeWrites, r.s, []any{(&Change{Scope: scope, At: at, Name: name}).Scope, cqlgenimpl.DayBuckets.Of((&Change{Scope: scope, At: at, Name: name}).At), (&Change{Scope: scope, At: at, Name: name}).At, (&Change{Scope: scope, At: at, Name: name}).Name})
 }
 
 // ChangesByDayOptions are the options of ChangesByDay.
 type ChangesByDayOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -185,7 +176,6 @@ type ChangesByDayOptions struct {
 }
 
 var changeChangesByDayRead = &cqlgenimpl.ReadSpec[Change]{
-	Entity:      "Change",
 	Table:       changeChangesByDay,
 	Of:          changeWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),

@@ -66,7 +66,7 @@ func (r *PageStatsRepo) Delete(ctx context.Context, e *PageStats, opts ...cqlgen
 
 // Get reads the PageStats with the given key; cqlgen.ErrNotFound if none.
 func (r *PageStatsRepo) Get(ctx context.Context, site string, page string) (*PageStats, error) {
-	return cqlgenimpl.Get(ctx, r.s, "PageStats", "Get", pageStatsPageStats, []any{site, page}, pageStatsPageStatsScan)
+	return cqlgenimpl.GetOf(ctx, pageStatsWrites, r.s, []any{site, page})
 }
 
 // GetMany reads the PageStatss of one site of the given page values: Rows[i]
@@ -94,8 +94,6 @@ func dailyHitsDailyHitsRow(e *DailyHits, ts int64, _ bool) []any {
 func dailyHitsFields(e *DailyHits, dst []any) []any {
 	return append(dst, &e.Site, &e.Day, &e.Hits)
 }
-
-var dailyHitsDailyHitsScan = cqlgenimpl.ScanLive(dailyHitsWrites)
 
 // DailyHitsRepo reads and writes DailyHits in table daily_hits.
 type DailyHitsRepo struct {
@@ -129,15 +127,13 @@ func (r *DailyHitsRepo) Delete(ctx context.Context, e *DailyHits, opts ...cqlgen
 
 // Get reads the DailyHits with the given key; cqlgen.ErrNotFound if none.
 func (r *DailyHitsRepo) Get(ctx context.Context, site string, day time.Time) (*DailyHits, error) {
-	return cqlgenimpl.Get(ctx, r.s, "DailyHits", "Get", dailyHitsDailyHits, []any{site, day}, dailyHitsDailyHitsScan)
+	return cqlgenimpl.GetOf(ctx, dailyHitsWrites, r.s, []any{site, day})
 }
 
 // DailyHitsOptions are the options of DailyHits.
 type DailyHitsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// DayFrom (inclusive) and DayTo (exclusive) bound day; nil: open.
 	DayFrom, DayTo *time.Time
 	// DayFromExclusive and DayToInclusive flip the defaults.
@@ -145,9 +141,8 @@ type DailyHitsOptions struct {
 }
 
 var dailyHitsDailyHitsRead = &cqlgenimpl.ReadSpec[DailyHits]{
-	Entity: "DailyHits",
-	Table:  dailyHitsDailyHits,
-	Of:     dailyHitsWrites,
+	Table: dailyHitsDailyHits,
+	Of:    dailyHitsWrites,
 }
 
 // DailyHits reads DailyHits rows by site, ordered by day descending from

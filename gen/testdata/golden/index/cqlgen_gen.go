@@ -82,15 +82,13 @@ func (r *DocRepo) Delete(ctx context.Context, e *Doc, opts ...cqlgen.Option) err
 
 // Get reads the Doc with the given key; cqlgen.ErrNotFound if none.
 func (r *DocRepo) Get(ctx context.Context, space string, updatedAt time.Time, docID gocql.UUID) (*Doc, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Doc", "Get", docDocs, []any{space, updatedAt, docID}, docDocsScan)
+	return cqlgenimpl.GetOf(ctx, docWrites, r.s, []any{space, updatedAt, docID})
 }
 
 // DocsOptions are the options of Docs.
 type DocsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// UpdatedAtFrom (inclusive) and UpdatedAtTo (exclusive) bound updated_at;
 	// nil: open.
 	UpdatedAtFrom, UpdatedAtTo *time.Time
@@ -133,10 +131,8 @@ func docDocsByTagKey(e *Doc) []any {
 
 // DocsByTagOptions are the options of DocsByTag.
 type DocsByTagOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 }
 
 // DocsByTag reads Doc rows whose tags contains a value, within one partition:
@@ -184,10 +180,8 @@ func docDocsSizedKey(e *Doc) []any {
 
 // DocsSizedOptions are the options of DocsSized.
 type DocsSizedOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// BytesFromExclusive and BytesToInclusive flip the defaults.
 	BytesFromExclusive, BytesToInclusive bool
 }
@@ -239,10 +233,8 @@ func docDocsByAuthorKey(e *Doc) []any {
 
 // DocsByAuthorOptions are the options of DocsByAuthor.
 type DocsByAuthorOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 }
 
 // DocsByAuthor reads an author's documents, over every space: the rows of docs
@@ -283,8 +275,6 @@ func eventEventsRow(e *Event, ts int64, _ bool) []any {
 func eventFields(e *Event, dst []any) []any {
 	return append(dst, &e.Source, &e.At, &e.ID, &e.Kind)
 }
-
-var eventEventsScan = cqlgenimpl.ScanLive(eventWrites)
 
 // eventEventsByKind is table events_by_kind, serving EventsByKind (schema.md).
 var eventEventsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -364,15 +354,13 @@ func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Event with the given key; cqlgen.ErrNotFound if none.
 func (r *EventRepo) Get(ctx context.Context, source string, at time.Time, id gocql.UUID) (*Event, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Event", "Get", eventEvents, []any{source, at, id}, eventEventsScan)
+	return cqlgenimpl.GetOf(ctx, eventWrites, r.s, []any{source, at, id})
 }
 
 // EventsOptions are the options of Events.
 type EventsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -380,9 +368,8 @@ type EventsOptions struct {
 }
 
 var eventEventsRead = &cqlgenimpl.ReadSpec[Event]{
-	Entity: "Event",
-	Table:  eventEvents,
-	Of:     eventWrites,
+	Table: eventEvents,
+	Of:    eventWrites,
 }
 
 // Events reads a source's events, newest first from events, in pages.
@@ -393,10 +380,8 @@ func (r *EventRepo) Events(ctx context.Context, source string, o *EventsOptions)
 
 // EventsByKindOptions are the options of EventsByKind.
 type EventsByKindOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -408,7 +393,6 @@ type EventsByKindOptions struct {
 }
 
 var eventEventsByKindRead = &cqlgenimpl.ReadSpec[Event]{
-	Entity:      "Event",
 	Table:       eventEventsByKind,
 	Of:          eventWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),

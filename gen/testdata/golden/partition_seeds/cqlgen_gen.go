@@ -35,8 +35,6 @@ func unshardedChartEntryFields(e *UnshardedChartEntry, dst []any) []any {
 	return append(dst, &e.ChartDate, &e.PlayCount, &e.TrackID)
 }
 
-var unshardedChartEntryDailyChartsUnshardedScan = cqlgenimpl.ScanLive(unshardedChartEntryWrites)
-
 // UnshardedChartEntryRepo reads and writes UnshardedChartEntry in table
 // daily_charts_unsharded.
 type UnshardedChartEntryRepo struct {
@@ -79,15 +77,13 @@ func (r *UnshardedChartEntryRepo) Delete(ctx context.Context, e *UnshardedChartE
 // Get reads the UnshardedChartEntry with the given key; cqlgen.ErrNotFound if
 // none.
 func (r *UnshardedChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount int64, trackID string) (*UnshardedChartEntry, error) {
-	return cqlgenimpl.Get(ctx, r.s, "UnshardedChartEntry", "Get", unshardedChartEntryDailyChartsUnsharded, []any{chartDate, playCount, trackID}, unshardedChartEntryDailyChartsUnshardedScan)
+	return cqlgenimpl.GetOf(ctx, unshardedChartEntryWrites, r.s, []any{chartDate, playCount, trackID})
 }
 
 // DailyChartsUnshardedOptions are the options of DailyChartsUnsharded.
 type DailyChartsUnshardedOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count;
 	// nil: open.
 	PlayCountFrom, PlayCountTo *int64
@@ -96,9 +92,8 @@ type DailyChartsUnshardedOptions struct {
 }
 
 var unshardedChartEntryDailyChartsUnshardedRead = &cqlgenimpl.ReadSpec[UnshardedChartEntry]{
-	Entity: "UnshardedChartEntry",
-	Table:  unshardedChartEntryDailyChartsUnsharded,
-	Of:     unshardedChartEntryWrites,
+	Table: unshardedChartEntryDailyChartsUnsharded,
+	Of:    unshardedChartEntryWrites,
 }
 
 // DailyChartsUnsharded reads UnshardedChartEntry rows by chart_date, ordered
@@ -128,8 +123,6 @@ func chartEntryDailyChartsRow(e *ChartEntry, ts int64, _ bool) []any {
 func chartEntryFields(e *ChartEntry, dst []any) []any {
 	return append(dst, &e.ChartDate, &e.PlayCount, &e.TrackID)
 }
-
-var chartEntryDailyChartsScan = cqlgenimpl.ScanLive(chartEntryWrites)
 
 func chartEntryDailyChartsCompare(a, b *ChartEntry) int {
 	return cmp.Or(-cmp.Compare(a.PlayCount, b.PlayCount), cmp.Compare(a.TrackID, b.TrackID))
@@ -175,15 +168,13 @@ func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlg
 
 // Get reads the ChartEntry with the given key; cqlgen.ErrNotFound if none.
 func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount int64, trackID string) (*ChartEntry, error) {
-	return cqlgenimpl.Get(ctx, r.s, "ChartEntry", "Get", chartEntryDailyCharts, []any{(&ChartEntry{ChartDate: chartDate, PlayCount: playCount, TrackID: trackID}).ChartDate, cqlgenimpl.HashText(string((&ChartEntry{ChartDate: chartDate, PlayCount: playCount, TrackID: trackID}).TrackID), 100), (&ChartEntry{ChartDate: chartDate, PlayCount: playCount, TrackID: trackID}).PlayCount, (&ChartEntry{ChartDate: chartDate, PlayCount: playCount, TrackID: trackID}).TrackID}, chartEntryDailyChartsScan)
+	return cqlgenimpl.GetOf(ctx, chartEntryWrites, r.s, []any{(&ChartEntry{ChartDate: chartDate, PlayCount: playCount, TrackID: trackID}).ChartDate, cqlgenimpl.HashText(string((&ChartEntry{ChartDate: chartDate, PlayCount: playCount, TrackID: trackID}).TrackID), 100), (&ChartEntry{ChartDate: chartDate, PlayCount: playCount, TrackID: trackID}).PlayCount, (&ChartEntry{ChartDate: chartDate, PlayCount: playCount, TrackID: trackID}).TrackID})
 }
 
 // DailyChartsOptions are the options of DailyCharts.
 type DailyChartsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count;
 	// nil: open.
 	PlayCountFrom, PlayCountTo *int64
@@ -192,7 +183,6 @@ type DailyChartsOptions struct {
 }
 
 var chartEntryDailyChartsRead = &cqlgenimpl.ReadSpec[ChartEntry]{
-	Entity:      "ChartEntry",
 	Table:       chartEntryDailyCharts,
 	Of:          chartEntryWrites,
 	Compare:     chartEntryDailyChartsCompare,
@@ -225,8 +215,6 @@ func playListeningHistoryRow(e *Play, ts int64, _ bool) []any {
 func playFields(e *Play, dst []any) []any {
 	return append(dst, &e.UserID, &e.PlayedAt, &e.TrackID)
 }
-
-var playListeningHistoryScan = cqlgenimpl.ScanLive(playWrites)
 
 // PlayRepo reads and writes Play in table listening_history.
 type PlayRepo struct {
@@ -268,15 +256,13 @@ func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) e
 
 // Get reads the Play with the given key; cqlgen.ErrNotFound if none.
 func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (*Play, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Play", "Get", playListeningHistory, []any{userID, playedAt, trackID}, playListeningHistoryScan)
+	return cqlgenimpl.GetOf(ctx, playWrites, r.s, []any{userID, playedAt, trackID})
 }
 
 // ListeningHistoryOptions are the options of ListeningHistory.
 type ListeningHistoryOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PlayedAtFrom (inclusive) and PlayedAtTo (exclusive) bound played_at;
 	// nil: open.
 	PlayedAtFrom, PlayedAtTo *time.Time
@@ -285,9 +271,8 @@ type ListeningHistoryOptions struct {
 }
 
 var playListeningHistoryRead = &cqlgenimpl.ReadSpec[Play]{
-	Entity: "Play",
-	Table:  playListeningHistory,
-	Of:     playWrites,
+	Table: playListeningHistory,
+	Of:    playWrites,
 }
 
 // ListeningHistory reads Play rows by user_id, ordered by played_at
@@ -315,8 +300,6 @@ func playForeverListeningHistoryForeverRow(e *PlayForever, ts int64, _ bool) []a
 func playForeverFields(e *PlayForever, dst []any) []any {
 	return append(dst, &e.UserID, &e.PlayedAt, &e.TrackID)
 }
-
-var playForeverListeningHistoryForeverScan = cqlgenimpl.ScanLive(playForeverWrites)
 
 // PlayForeverRepo reads and writes PlayForever in table
 // listening_history_forever.
@@ -359,15 +342,13 @@ func (r *PlayForeverRepo) Delete(ctx context.Context, e *PlayForever, opts ...cq
 
 // Get reads the PlayForever with the given key; cqlgen.ErrNotFound if none.
 func (r *PlayForeverRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (*PlayForever, error) {
-	return cqlgenimpl.Get(ctx, r.s, "PlayForever", "Get", playForeverListeningHistoryForever, []any{userID, playedAt, trackID}, playForeverListeningHistoryForeverScan)
+	return cqlgenimpl.GetOf(ctx, playForeverWrites, r.s, []any{userID, playedAt, trackID})
 }
 
 // ListeningHistoryForeverOptions are the options of ListeningHistoryForever.
 type ListeningHistoryForeverOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PlayedAtFrom (inclusive) and PlayedAtTo (exclusive) bound played_at;
 	// nil: open.
 	PlayedAtFrom, PlayedAtTo *time.Time
@@ -376,9 +357,8 @@ type ListeningHistoryForeverOptions struct {
 }
 
 var playForeverListeningHistoryForeverRead = &cqlgenimpl.ReadSpec[PlayForever]{
-	Entity: "PlayForever",
-	Table:  playForeverListeningHistoryForever,
-	Of:     playForeverWrites,
+	Table: playForeverListeningHistoryForever,
+	Of:    playForeverWrites,
 }
 
 // ListeningHistoryForever reads PlayForever rows by user_id, ordered by

@@ -143,15 +143,13 @@ func (r *TradeRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Trade with the given key; cqlgen.ErrNotFound if none.
 func (r *TradeRepo) Get(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64) (*Trade, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Trade", "Get", tradeTradesByAccount, []any{account, typeKey, tradeDate, tradeID}, tradeTradesByAccountScan)
+	return cqlgenimpl.GetOf(ctx, tradeWrites, r.s, []any{account, typeKey, tradeDate, tradeID})
 }
 
 // TradesByAccountOptions are the options of TradesByAccount.
 type TradesByAccountOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// TypeFrom (inclusive) and TypeTo (exclusive) bound type; nil: open.
 	TypeFrom, TypeTo *string
 	// TypeFromExclusive and TypeToInclusive flip the defaults.
@@ -182,10 +180,8 @@ func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *Trad
 
 // TradesBySymbolOptions are the options of TradesBySymbol.
 type TradesBySymbolOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// TypeFrom (inclusive) and TypeTo (exclusive) bound type; nil: open.
 	TypeFrom, TypeTo *string
 	// TypeFromExclusive and TypeToInclusive flip the defaults.
@@ -209,7 +205,6 @@ type TradesBySymbolOptions struct {
 }
 
 var tradeTradesBySymbolRead = &cqlgenimpl.ReadSpec[Trade]{
-	Entity:      "Trade",
 	Table:       tradeTradesBySymbol,
 	Of:          tradeWrites,
 	Compare:     tradeTradesBySymbolCompare,
@@ -245,8 +240,6 @@ func readingReadingsByKindRow(e *Reading, ts int64, _ bool) []any {
 func readingFields(e *Reading, dst []any) []any {
 	return append(dst, &e.Sensor, &e.Kind, &e.At, &e.Value)
 }
-
-var readingReadingsByKindScan = cqlgenimpl.ScanLive(readingWrites)
 
 // ReadingRepo reads and writes Reading in table readings_by_kind.
 type ReadingRepo struct {
@@ -288,15 +281,13 @@ func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 
 // Get reads the Reading with the given key; cqlgen.ErrNotFound if none.
 func (r *ReadingRepo) Get(ctx context.Context, sensor string, kind string, at time.Time) (*Reading, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Reading", "Get", readingReadingsByKind, []any{(&Reading{Sensor: sensor, Kind: kind, At: at}).Sensor, cqlgenimpl.DayBuckets.Of((&Reading{Sensor: sensor, Kind: kind, At: at}).At), (&Reading{Sensor: sensor, Kind: kind, At: at}).Kind, (&Reading{Sensor: sensor, Kind: kind, At: at}).At}, readingReadingsByKindScan)
+	return cqlgenimpl.GetOf(ctx, readingWrites, r.s, []any{(&Reading{Sensor: sensor, Kind: kind, At: at}).Sensor, cqlgenimpl.DayBuckets.Of((&Reading{Sensor: sensor, Kind: kind, At: at}).At), (&Reading{Sensor: sensor, Kind: kind, At: at}).Kind, (&Reading{Sensor: sensor, Kind: kind, At: at}).At})
 }
 
 // ReadingsByKindOptions are the options of ReadingsByKind.
 type ReadingsByKindOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// KindFrom (inclusive) and KindTo (exclusive) bound kind; nil: open.
 	KindFrom, KindTo *string
 	// KindFromExclusive and KindToInclusive flip the defaults.
@@ -316,7 +307,6 @@ type ReadingsByKindOptions struct {
 }
 
 var readingReadingsByKindRead = &cqlgenimpl.ReadSpec[Reading]{
-	Entity:      "Reading",
 	Table:       readingReadingsByKind,
 	Of:          readingWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),

@@ -165,7 +165,7 @@ func (r *TransferRepo) Backfill(ctx context.Context, table string, o *cqlmaintai
 
 // Get reads the Transfer with the given key; cqlgen.ErrNotFound if none.
 func (r *TransferRepo) Get(ctx context.Context, id gocql.UUID) (*Transfer, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Transfer", "Get", transferTransfers, []any{id}, transferTransfersScan)
+	return cqlgenimpl.GetOf(ctx, transferWrites, r.s, []any{id})
 }
 
 // GetMany reads the Transfers of the given id values: Rows[i] is ids[i]'s or
@@ -178,10 +178,8 @@ func (r *TransferRepo) GetMany(ctx context.Context, ids []gocql.UUID) (cqlgen.Fo
 
 // TransfersByFromOptions are the options of TransfersByFrom.
 type TransfersByFromOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound createdAt;
 	// nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
@@ -190,7 +188,6 @@ type TransfersByFromOptions struct {
 }
 
 var transferTransfersByFromRead = &cqlgenimpl.ReadSpec[Transfer]{
-	Entity:      "Transfer",
 	Table:       transferTransfersByFrom,
 	Of:          transferWrites,
 	Compare:     transferTransfersByFromCompare,
@@ -237,10 +234,8 @@ func transferTransfersToKey(e *Transfer) []any {
 
 // TransfersToOptions are the options of TransfersTo.
 type TransfersToOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 }
 
 // TransfersTo reads the transfers to an account, over every partition: the
@@ -283,8 +278,6 @@ func edgeFields(e *Edge, dst []any) []any {
 	return append(dst, &e.From, &e.To, &e.CreatedAt, &e.LastSeen, &e.Weight)
 }
 
-var edgeEdgesScan = cqlgenimpl.ScanLive(edgeWrites)
-
 // EdgeRepo reads and writes Edge in table edges.
 type EdgeRepo struct {
 	s    cqlgen.Session
@@ -325,15 +318,13 @@ func (r *EdgeRepo) Delete(ctx context.Context, e *Edge, opts ...cqlgen.Option) e
 
 // Get reads the Edge with the given key; cqlgen.ErrNotFound if none.
 func (r *EdgeRepo) Get(ctx context.Context, from string, to string, createdAt time.Time) (*Edge, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Edge", "Get", edgeEdges, []any{from, to, createdAt}, edgeEdgesScan)
+	return cqlgenimpl.GetOf(ctx, edgeWrites, r.s, []any{from, to, createdAt})
 }
 
 // EdgesOptions are the options of Edges.
 type EdgesOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// ToFrom (inclusive) and ToTo (exclusive) bound to; nil: open.
 	ToFrom, ToTo *string
 	// ToFromExclusive and ToToInclusive flip the defaults.
@@ -349,9 +340,8 @@ type EdgesOptions struct {
 }
 
 var edgeEdgesRead = &cqlgenimpl.ReadSpec[Edge]{
-	Entity: "Edge",
-	Table:  edgeEdges,
-	Of:     edgeWrites,
+	Table: edgeEdges,
+	Of:    edgeWrites,
 }
 
 // Edges reads the edges from a node, by destination, newest first from edges,
@@ -378,8 +368,6 @@ func hitHitsRow(e *Hit, ts int64, _ bool) []any {
 func hitFields(e *Hit, dst []any) []any {
 	return append(dst, &e.From, &e.Day, &e.Order)
 }
-
-var hitHitsScan = cqlgenimpl.ScanLive(hitWrites)
 
 // HitRepo reads and writes Hit in table hits.
 type HitRepo struct {
@@ -413,15 +401,13 @@ func (r *HitRepo) Delete(ctx context.Context, e *Hit, opts ...cqlgen.Option) err
 
 // Get reads the Hit with the given key; cqlgen.ErrNotFound if none.
 func (r *HitRepo) Get(ctx context.Context, from string, day time.Time) (*Hit, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Hit", "Get", hitHits, []any{from, day}, hitHitsScan)
+	return cqlgenimpl.GetOf(ctx, hitWrites, r.s, []any{from, day})
 }
 
 // HitsOptions are the options of Hits.
 type HitsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// DayFrom (inclusive) and DayTo (exclusive) bound day; nil: open.
 	DayFrom, DayTo *time.Time
 	// DayFromExclusive and DayToInclusive flip the defaults.
@@ -429,9 +415,8 @@ type HitsOptions struct {
 }
 
 var hitHitsRead = &cqlgenimpl.ReadSpec[Hit]{
-	Entity: "Hit",
-	Table:  hitHits,
-	Of:     hitWrites,
+	Table: hitHits,
+	Of:    hitWrites,
 }
 
 // Hits reads Hit rows by from, ordered by day ascending from hits, in pages.

@@ -145,7 +145,7 @@ func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlmaintai
 
 // Get reads the Customer with the given key; cqlgen.ErrNotFound if none.
 func (r *CustomerRepo) Get(ctx context.Context, customerID string) (*Customer, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Customer", "Get", customerCustomers, []any{customerID}, customerCustomersScan)
+	return cqlgenimpl.GetOf(ctx, customerWrites, r.s, []any{customerID})
 }
 
 // GetMany reads the Customers of the given customer_id values: Rows[i] is
@@ -165,10 +165,8 @@ func (r *CustomerRepo) ScanCustomers(ctx context.Context, o *cqlgen.ScanOptions)
 
 // CustomersByRegionOptions are the options of CustomersByRegion.
 type CustomersByRegionOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// NameFrom (inclusive) and NameTo (exclusive) bound name; nil: open.
 	NameFrom, NameTo *string
 	// NameFromExclusive and NameToInclusive flip the defaults.
@@ -267,15 +265,13 @@ func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Opt
 
 // Get reads the Reading with the given key; cqlgen.ErrNotFound if none.
 func (r *ReadingRepo) Get(ctx context.Context, sensorID string, at time.Time) (*Reading, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Reading", "Get", readingReadings, []any{(&Reading{SensorID: sensorID, At: at}).SensorID, cqlgenimpl.HashTimestamp((&Reading{SensorID: sensorID, At: at}).At, 4), (&Reading{SensorID: sensorID, At: at}).At}, readingReadingsScan)
+	return cqlgenimpl.GetOf(ctx, readingWrites, r.s, []any{(&Reading{SensorID: sensorID, At: at}).SensorID, cqlgenimpl.HashTimestamp((&Reading{SensorID: sensorID, At: at}).At, 4), (&Reading{SensorID: sensorID, At: at}).At})
 }
 
 // ReadingsOptions are the options of Readings.
 type ReadingsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -363,15 +359,13 @@ func (r *PageHitsRepo) Delete(ctx context.Context, e *PageHits, opts ...cqlgen.O
 
 // Get reads the PageHits with the given key; cqlgen.ErrNotFound if none.
 func (r *PageHitsRepo) Get(ctx context.Context, page string, day time.Time) (*PageHits, error) {
-	return cqlgenimpl.Get(ctx, r.s, "PageHits", "Get", pageHitsPageHits, []any{page, day}, pageHitsPageHitsScan)
+	return cqlgenimpl.GetOf(ctx, pageHitsWrites, r.s, []any{page, day})
 }
 
 // PageHitsOptions are the options of PageHits.
 type PageHitsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// DayFrom (inclusive) and DayTo (exclusive) bound day; nil: open.
 	DayFrom, DayTo *time.Time
 	// DayFromExclusive and DayToInclusive flip the defaults.
@@ -465,15 +459,13 @@ func (r *LineRepo) Delete(ctx context.Context, e *Line, opts ...cqlgen.Option) e
 
 // Get reads the Line with the given key; cqlgen.ErrNotFound if none.
 func (r *LineRepo) Get(ctx context.Context, orderID string, itemID string) (*Line, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Line", "Get", lineLines, []any{orderID, itemID}, lineLinesScan)
+	return cqlgenimpl.GetOf(ctx, lineWrites, r.s, []any{orderID, itemID})
 }
 
 // LinesOptions are the options of Lines.
 type LinesOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// ItemIDFrom (inclusive) and ItemIDTo (exclusive) bound item_id; nil:
 	// open.
 	ItemIDFrom, ItemIDTo *string

@@ -35,8 +35,6 @@ func everythingFields(e *Everything, dst []any) []any {
 	return append(dst, &e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.S, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay, &e.Stamped)
 }
 
-var everythingEverythingScan = cqlgenimpl.ScanLive(everythingWrites)
-
 // EverythingRepo reads and writes Everything in table everything.
 type EverythingRepo struct {
 	s    cqlgen.Session
@@ -77,15 +75,13 @@ func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlg
 
 // Get reads the Everything with the given key; cqlgen.ErrNotFound if none.
 func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (*Everything, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Everything", "Get", everythingEverything, []any{id, tagsKey, day}, everythingEverythingScan)
+	return cqlgenimpl.GetOf(ctx, everythingWrites, r.s, []any{id, tagsKey, day})
 }
 
 // EverythingOptions are the options of Everything.
 type EverythingOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// TagsKeyFrom (inclusive) and TagsKeyTo (exclusive) bound tags_key; nil:
 	// open.
 	TagsKeyFrom, TagsKeyTo *[]string
@@ -94,9 +90,8 @@ type EverythingOptions struct {
 }
 
 var everythingEverythingRead = &cqlgenimpl.ReadSpec[Everything]{
-	Entity: "Everything",
-	Table:  everythingEverything,
-	Of:     everythingWrites,
+	Table: everythingEverything,
+	Of:    everythingWrites,
 }
 
 // Everything reads Everything rows by id, ordered by tags_key ascending, then

@@ -148,7 +148,7 @@ func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlmaintai
 
 // Get reads the Customer with the given key; cqlgen.ErrNotFound if none.
 func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (*Customer, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Customer", "Get", customerCustomers, []any{customerID}, customerCustomersScan)
+	return cqlgenimpl.GetOf(ctx, customerWrites, r.s, []any{customerID})
 }
 
 // GetMany reads the Customers of the given customer_id values: Rows[i] is
@@ -161,10 +161,8 @@ func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (c
 
 // CustomersByRegionOptions are the options of CustomersByRegion.
 type CustomersByRegionOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at;
 	// nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
@@ -173,9 +171,8 @@ type CustomersByRegionOptions struct {
 }
 
 var customerCustomersByRegionRead = &cqlgenimpl.ReadSpec[Customer]{
-	Entity: "Customer",
-	Table:  customerCustomersByRegion,
-	Of:     customerWrites,
+	Table: customerCustomersByRegion,
+	Of:    customerWrites,
 }
 
 // CustomersByRegion reads Customer rows by region, ordered by created_at
@@ -203,8 +200,6 @@ func visitVisitsRow(e *Visit, ts int64, _ bool) []any {
 func visitFields(e *Visit, dst []any) []any {
 	return append(dst, &e.CustomerID, &e.At, &e.Spot, &e.CreatedAt, &e.CreatedBy, &e.Revision)
 }
-
-var visitVisitsScan = cqlgenimpl.ScanLive(visitWrites)
 
 // VisitRepo reads and writes Visit in table visits.
 type VisitRepo struct {
@@ -246,15 +241,13 @@ func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 
 // Get reads the Visit with the given key; cqlgen.ErrNotFound if none.
 func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, at time.Time, spot Geo) (*Visit, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Visit", "Get", visitVisits, []any{customerID, at, spot}, visitVisitsScan)
+	return cqlgenimpl.GetOf(ctx, visitWrites, r.s, []any{customerID, at, spot})
 }
 
 // VisitsOptions are the options of Visits.
 type VisitsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -262,9 +255,8 @@ type VisitsOptions struct {
 }
 
 var visitVisitsRead = &cqlgenimpl.ReadSpec[Visit]{
-	Entity: "Visit",
-	Table:  visitVisits,
-	Of:     visitWrites,
+	Table: visitVisits,
+	Of:    visitWrites,
 }
 
 // Visits reads Visit rows by customer_id, ordered by at ascending, then spot

@@ -75,7 +75,7 @@ func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.O
 
 // Get reads the Customer with the given key; cqlgen.ErrNotFound if none.
 func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (*Customer, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Customer", "Get", customerCustomers, []any{customerID}, customerCustomersScan)
+	return cqlgenimpl.GetOf(ctx, customerWrites, r.s, []any{customerID})
 }
 
 // GetMany reads the Customers of the given customer_id values: Rows[i] is
@@ -104,8 +104,6 @@ func visitVisitsRow(e *Visit, ts int64, _ bool) []any {
 func visitFields(e *Visit, dst []any) []any {
 	return append(dst, &e.CustomerID, &e.VisitID, &e.Spot, &e.At)
 }
-
-var visitVisitsScan = cqlgenimpl.ScanLive(visitWrites)
 
 // VisitRepo reads and writes Visit in table visits.
 type VisitRepo struct {
@@ -147,15 +145,13 @@ func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option)
 
 // Get reads the Visit with the given key; cqlgen.ErrNotFound if none.
 func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, visitID gocql.UUID, spot Geo) (*Visit, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Visit", "Get", visitVisits, []any{customerID, visitID, spot}, visitVisitsScan)
+	return cqlgenimpl.GetOf(ctx, visitWrites, r.s, []any{customerID, visitID, spot})
 }
 
 // VisitsOptions are the options of Visits.
 type VisitsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// VisitIDFrom (inclusive) and VisitIDTo (exclusive) bound visit_id; nil:
 	// open.
 	VisitIDFrom, VisitIDTo *gocql.UUID
@@ -164,9 +160,8 @@ type VisitsOptions struct {
 }
 
 var visitVisitsRead = &cqlgenimpl.ReadSpec[Visit]{
-	Entity: "Visit",
-	Table:  visitVisits,
-	Of:     visitWrites,
+	Table: visitVisits,
+	Of:    visitWrites,
 }
 
 // Visits reads Visit rows by customer_id, ordered by visit_id descending, then

@@ -36,8 +36,6 @@ func eventFields(e *Event, dst []any) []any {
 	return append(dst, &e.TicketID, &e.EventID, &e.AgentID, &e.Note)
 }
 
-var eventEventsScan = cqlgenimpl.ScanLive(eventWrites)
-
 // eventEventsByAgent is table events_by_agent, serving EventsByAgent
 // (schema.md).
 var eventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -117,15 +115,13 @@ func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Event with the given key; cqlgen.ErrNotFound if none.
 func (r *EventRepo) Get(ctx context.Context, ticketID string, eventID gocql.UUID) (*Event, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Event", "Get", eventEvents, []any{ticketID, eventID}, eventEventsScan)
+	return cqlgenimpl.GetOf(ctx, eventWrites, r.s, []any{ticketID, eventID})
 }
 
 // EventsOptions are the options of Events.
 type EventsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id; nil:
 	// open.
 	EventIDFrom, EventIDTo *gocql.UUID
@@ -134,9 +130,8 @@ type EventsOptions struct {
 }
 
 var eventEventsRead = &cqlgenimpl.ReadSpec[Event]{
-	Entity: "Event",
-	Table:  eventEvents,
-	Of:     eventWrites,
+	Table: eventEvents,
+	Of:    eventWrites,
 }
 
 // Events reads Event rows by ticket_id, ordered by event_id descending from
@@ -148,10 +143,8 @@ func (r *EventRepo) Events(ctx context.Context, ticketID string, o *EventsOption
 
 // EventsByAgentOptions are the options of EventsByAgent.
 type EventsByAgentOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id; nil:
 	// open.
 	EventIDFrom, EventIDTo *gocql.UUID
@@ -164,7 +157,6 @@ type EventsByAgentOptions struct {
 }
 
 var eventEventsByAgentRead = &cqlgenimpl.ReadSpec[Event]{
-	Entity:      "Event",
 	Table:       eventEventsByAgent,
 	Of:          eventWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
@@ -300,15 +292,13 @@ func (r *UploadRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.
 
 // Get reads the Upload with the given key; cqlgen.ErrNotFound if none.
 func (r *UploadRepo) Get(ctx context.Context, owner string, uploadID gocql.UUID) (*Upload, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Upload", "Get", uploadUploads, []any{owner, uploadID}, uploadUploadsScan)
+	return cqlgenimpl.GetOf(ctx, uploadWrites, r.s, []any{owner, uploadID})
 }
 
 // UploadsOptions are the options of Uploads.
 type UploadsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// UploadIDFrom (inclusive) and UploadIDTo (exclusive) bound upload_id;
 	// nil: open.
 	UploadIDFrom, UploadIDTo *gocql.UUID
@@ -332,10 +322,8 @@ func (r *UploadRepo) Uploads(ctx context.Context, owner string, o *UploadsOption
 
 // UploadsByDayOptions are the options of UploadsByDay.
 type UploadsByDayOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// UploadIDFrom (inclusive) and UploadIDTo (exclusive) bound upload_id;
 	// nil: open.
 	UploadIDFrom, UploadIDTo *gocql.UUID
@@ -344,7 +332,6 @@ type UploadsByDayOptions struct {
 }
 
 var uploadUploadsByDayRead = &cqlgenimpl.ReadSpec[Upload]{
-	Entity:      "Upload",
 	Table:       uploadUploadsByDay,
 	Of:          uploadWrites,
 	Compare:     uploadUploadsByDayCompare,

@@ -143,15 +143,13 @@ func (r *VideoRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Video with the given key; cqlgen.ErrNotFound if none.
 func (r *VideoRepo) Get(ctx context.Context, channelID string, videoID gocql.UUID) (*Video, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Video", "Get", videoVideos, []any{channelID, videoID}, videoVideosScan)
+	return cqlgenimpl.GetOf(ctx, videoWrites, r.s, []any{channelID, videoID})
 }
 
 // VideosOptions are the options of Videos.
 type VideosOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// VideoIDFrom (inclusive) and VideoIDTo (exclusive) bound video_id; nil:
 	// open.
 	VideoIDFrom, VideoIDTo *gocql.UUID
@@ -175,10 +173,8 @@ func (r *VideoRepo) Videos(ctx context.Context, channelID string, o *VideosOptio
 
 // VideosByUserOptions are the options of VideosByUser.
 type VideosByUserOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AddedAtFrom (inclusive) and AddedAtTo (exclusive) bound added_at; nil:
 	// open.
 	AddedAtFrom, AddedAtTo *time.Time
@@ -187,9 +183,8 @@ type VideosByUserOptions struct {
 }
 
 var videoVideosByUserRead = &cqlgenimpl.ReadSpec[Video]{
-	Entity: "Video",
-	Table:  videoVideosByUser,
-	Of:     videoWrites,
+	Table: videoVideosByUser,
+	Of:    videoWrites,
 }
 
 // VideosByUser reads Video rows by user_id, ordered by added_at descending,
@@ -348,7 +343,7 @@ func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Opt
 
 // Get reads the Account with the given key; cqlgen.ErrNotFound if none.
 func (r *AccountRepo) Get(ctx context.Context, accountID string) (*Account, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Account", "Get", accountAccounts, []any{accountID}, accountAccountsScan)
+	return cqlgenimpl.GetOf(ctx, accountWrites, r.s, []any{accountID})
 }
 
 // GetMany reads the Accounts of the given account_id values: Rows[i] is

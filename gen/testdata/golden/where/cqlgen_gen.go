@@ -247,7 +247,7 @@ func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Order with the given key; cqlgen.ErrNotFound if none.
 func (r *OrderRepo) Get(ctx context.Context, orderID gocql.UUID) (*Order, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Order", "Get", orderOrders, []any{orderID}, orderOrdersScan)
+	return cqlgenimpl.GetOf(ctx, orderWrites, r.s, []any{orderID})
 }
 
 // GetMany reads the Orders of the given order_id values: Rows[i] is
@@ -260,10 +260,8 @@ func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []gocql.UUID) (cqlgen.
 
 // DeliveriesByCourierOptions are the options of DeliveriesByCourier.
 type DeliveriesByCourierOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at;
 	// nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
@@ -272,9 +270,8 @@ type DeliveriesByCourierOptions struct {
 }
 
 var orderDeliveriesByCourierRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity: "Order",
-	Table:  orderDeliveriesByCourier,
-	Of:     orderWrites,
+	Table: orderDeliveriesByCourier,
+	Of:    orderWrites,
 }
 
 // DeliveriesByCourier reads Order rows by courier, ordered by placed_at
@@ -286,10 +283,8 @@ func (r *OrderRepo) DeliveriesByCourier(ctx context.Context, courier string, o *
 
 // FlaggedOrdersOptions are the options of FlaggedOrders.
 type FlaggedOrdersOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
 	// open.
 	OrderIDFrom, OrderIDTo *gocql.UUID
@@ -298,9 +293,8 @@ type FlaggedOrdersOptions struct {
 }
 
 var orderFlaggedOrdersRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity: "Order",
-	Table:  orderFlaggedOrders,
-	Of:     orderWrites,
+	Table: orderFlaggedOrders,
+	Of:    orderWrites,
 }
 
 // FlaggedOrders reads Order rows by region, ordered by order_id ascending from
@@ -312,10 +306,8 @@ func (r *OrderRepo) FlaggedOrders(ctx context.Context, region string, o *Flagged
 
 // OrdersWithCouponOptions are the options of OrdersWithCoupon.
 type OrdersWithCouponOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
 	// open.
 	OrderIDFrom, OrderIDTo *gocql.UUID
@@ -324,9 +316,8 @@ type OrdersWithCouponOptions struct {
 }
 
 var orderOrdersWithCouponRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity: "Order",
-	Table:  orderOrdersWithCoupon,
-	Of:     orderWrites,
+	Table: orderOrdersWithCoupon,
+	Of:    orderWrites,
 }
 
 // OrdersWithCoupon reads Order rows by coupon, ordered by order_id ascending
@@ -338,10 +329,8 @@ func (r *OrderRepo) OrdersWithCoupon(ctx context.Context, coupon string, o *Orde
 
 // GiftOrdersOptions are the options of GiftOrders.
 type GiftOrdersOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
 	// open.
 	OrderIDFrom, OrderIDTo *gocql.UUID
@@ -381,8 +370,6 @@ func eventEventsRow(e *Event, ts int64, _ bool) []any {
 func eventFields(e *Event, dst []any) []any {
 	return append(dst, &e.Device, &e.At, &e.Seq, &e.Level, &e.Text)
 }
-
-var eventEventsScan = cqlgenimpl.ScanLive(eventWrites)
 
 func eventAlertsByDeviceHolds(e *Event) bool {
 	return e.Level == "warn" || e.Level == "error" || e.Level == "sev're"
@@ -481,15 +468,13 @@ func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Event with the given key; cqlgen.ErrNotFound if none.
 func (r *EventRepo) Get(ctx context.Context, device string, at time.Time, seq int32) (*Event, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Event", "Get", eventEvents, []any{device, at, seq}, eventEventsScan)
+	return cqlgenimpl.GetOf(ctx, eventWrites, r.s, []any{device, at, seq})
 }
 
 // EventsOptions are the options of Events.
 type EventsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -497,9 +482,8 @@ type EventsOptions struct {
 }
 
 var eventEventsRead = &cqlgenimpl.ReadSpec[Event]{
-	Entity: "Event",
-	Table:  eventEvents,
-	Of:     eventWrites,
+	Table: eventEvents,
+	Of:    eventWrites,
 }
 
 // Events reads Event rows by device, ordered by at descending, then seq
@@ -511,10 +495,8 @@ func (r *EventRepo) Events(ctx context.Context, device string, o *EventsOptions)
 
 // AlertsByDeviceOptions are the options of AlertsByDevice.
 type AlertsByDeviceOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -522,9 +504,8 @@ type AlertsByDeviceOptions struct {
 }
 
 var eventAlertsByDeviceRead = &cqlgenimpl.ReadSpec[Event]{
-	Entity: "Event",
-	Table:  eventAlertsByDevice,
-	Of:     eventWrites,
+	Table: eventAlertsByDevice,
+	Of:    eventWrites,
 }
 
 // AlertsByDevice reads Event rows by device, ordered by at descending, then
