@@ -38,8 +38,6 @@ func everythingFields(e *Everything, dst []any) []any {
 	return append(dst, &e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.S, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay)
 }
 
-var everythingEverythingScan = cqlgenimpl.ScanLive(everythingWrites)
-
 func everythingMerge(cur, e *Everything) *Everything {
 	m := *e
 	if len(m.List) == 0 {
@@ -79,10 +77,6 @@ func everythingMerge(cur, e *Everything) *Everything {
 		m.ByDay = cur.ByDay
 	}
 	return &m
-}
-
-func everythingEverythingClustering(e *Everything) []any {
-	return []any{e.TagsKey, e.Day}
 }
 
 // everythingEverythingByS is table everything_by_s, serving EverythingByS
@@ -192,10 +186,8 @@ type EverythingOptions struct {
 }
 
 var everythingEverythingRead = &cqlgenimpl.ReadSpec[Everything]{
-	Entity: "Everything",
-	Table:  everythingEverything,
-	Scan:   everythingEverythingScan,
-	Key:    everythingEverythingClustering,
+	Table: everythingEverything,
+	Of:    everythingWrites,
 }
 
 // Everything reads Everything rows by id, ordered by tags_key ascending, then

@@ -100,13 +100,14 @@ func tableDecls(f *jen.File, t *model.Table) {
 // derivedRead reports whether the runtime derives the scan and the
 // clustering values of t's reads from its entity's fields and values
 // (cqlgenimpl.ReadSpec.Of): a table of the entity's own rows whose row
-// it derives too (derivedRow), read in pages through no index and not
+// it derives too (derivedRow), or a source of truth it derives from
+// (valuesMode), whose rows a read scans as Get does, read in pages through no index and not
 // scanned whole (the table option scan), whose clustering columns hold
 // their fields as they are.
 func derivedRead(t *model.Table) bool {
 	e := t.Entity
-	plainCanon := t == e.Canonical && valuesMode(t) && !e.Versioned()
-	if !derivedRow(t) && !plainCanon || t.Partial() || t.StaticsAlone() != nil || !t.HasRead() || t.ReadsOne() || t.Scan {
+	canon := t == e.Canonical && valuesMode(t)
+	if !derivedRow(t) && !canon || t.Partial() || t.StaticsAlone() != nil || !t.HasRead() || t.ReadsOne() || t.Scan {
 		return false
 	}
 	for _, ix := range t.Entity.Indexes {

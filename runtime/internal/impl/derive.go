@@ -132,6 +132,7 @@ func derive[P any](ent *entity[P]) {
 		return
 	}
 	ent.live = ScanLive(ent)
+	_, ent.liveKey = readFuncs(ent.Canonical, index, n, fields, values)
 	ent.Change = func(e P, c Change) []any { return bind(change, e, c) }
 	ent.Remove = func(e P, c Change) []any { return bind(remove, e, c) }
 	ent.Settle = func(e P, version int64) []any { return bind(settle, e, Change{Old: version}) }

@@ -268,8 +268,8 @@ func (r *ReadSpec[T]) Page(ctx context.Context, s cqlgen.Session, base cqlgen.Op
 // derivedRead is the Scan and Key NewEntity derived for ent's table t
 // (readFuncs); nil when it derived none.
 func derivedRead[P any](ent *entity[P], t *Table) (func(cqldriver.Iter, P) bool, func(P) []any) {
-	if ent.plain != nil && t == ent.Canonical {
-		return ent.plain.scan, ent.plain.clustering
+	if t == ent.Canonical && ent.live != nil {
+		return ent.live, ent.liveKey
 	}
 	for i := range ent.Projections {
 		if p := &ent.Projections[i]; p.Table == t {

@@ -201,7 +201,7 @@ func derivePlain[P any](ent *entity[P]) {
 		}
 	}
 	ent.plain = pl
-	ent.live = pl.scan
+	ent.live, ent.liveKey = pl.scan, pl.clustering
 }
 
 // fieldCheck is a field Check looks at: where it is in the entity's

@@ -223,9 +223,11 @@ type entity[P any] struct {
 	copyRow   func(dst, src P)
 	scanState func(cqldriver.Iter) (State[P], bool)
 	zero      P // a zero row, never written
-	// live scans a row of the source of truth as Get reads it (see
-	// ScanLive), where NewEntity derives the reads from Fields.
-	live func(cqldriver.Iter, P) bool
+	// live scans a row of the source of truth as Get and its reads read
+	// it (see ScanLive), and liveKey is its clustering values, where
+	// NewEntity derives them from Fields and Values.
+	live    func(cqldriver.Iter, P) bool
+	liveKey func(P) []any
 
 	// plain is, for an entity written without the protocol (stored in
 	// one table, immutable, or counters), what its writes and reads bind

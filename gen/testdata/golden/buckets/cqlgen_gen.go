@@ -37,12 +37,6 @@ func readingFields(e *Reading, dst []any) []any {
 	return append(dst, &e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
 }
 
-var readingReadingsScan = cqlgenimpl.ScanLive(readingWrites)
-
-func readingReadingsClustering(e *Reading) []any {
-	return []any{e.ReadAt}
-}
-
 // readingReadingsByHour is table readings_by_hour, serving ReadingsByHour
 // (schema.md).
 var readingReadingsByHour = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -328,10 +322,8 @@ type ReadingsOptions struct {
 }
 
 var readingReadingsRead = &cqlgenimpl.ReadSpec[Reading]{
-	Entity: "Reading",
-	Table:  readingReadings,
-	Scan:   readingReadingsScan,
-	Key:    readingReadingsClustering,
+	Table: readingReadings,
+	Of:    readingWrites,
 }
 
 // Readings reads Reading rows by sensor_id, ordered by read_at descending from

@@ -39,12 +39,6 @@ func tradeFields(e *Trade, dst []any) []any {
 	return append(dst, &e.Account, &e.Type, &e.TradeDate, &e.TradeID, &e.Symbol, &e.Shares)
 }
 
-var tradeTradesByAccountScan = cqlgenimpl.ScanLive(tradeWrites)
-
-func tradeTradesByAccountClustering(e *Trade) []any {
-	return []any{e.Type, e.TradeDate, e.TradeID}
-}
-
 // tradeTradesBySymbol is table trades_by_symbol, serving TradesBySymbol
 // (schema.md).
 var tradeTradesBySymbol = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -165,10 +159,8 @@ type TradesByAccountOptions struct {
 }
 
 var tradeTradesByAccountRead = &cqlgenimpl.ReadSpec[Trade]{
-	Entity: "Trade",
-	Table:  tradeTradesByAccount,
-	Scan:   tradeTradesByAccountScan,
-	Key:    tradeTradesByAccountClustering,
+	Table: tradeTradesByAccount,
+	Of:    tradeWrites,
 }
 
 // TradesByAccount reads an account's trades, by type, newest first from

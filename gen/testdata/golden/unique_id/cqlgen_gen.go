@@ -190,12 +190,6 @@ func uploadFields(e *Upload, dst []any) []any {
 	return append(dst, &e.Owner, &e.UploadID, &e.Day, &e.Size)
 }
 
-var uploadUploadsScan = cqlgenimpl.ScanLive(uploadWrites)
-
-func uploadUploadsClustering(e *Upload) []any {
-	return []any{e.UploadID}
-}
-
 // uploadUploadsByDay is table uploads_by_day, serving UploadsByDay
 // (schema.md).
 var uploadUploadsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -307,10 +301,8 @@ type UploadsOptions struct {
 }
 
 var uploadUploadsRead = &cqlgenimpl.ReadSpec[Upload]{
-	Entity: "Upload",
-	Table:  uploadUploads,
-	Scan:   uploadUploadsScan,
-	Key:    uploadUploadsClustering,
+	Table: uploadUploads,
+	Of:    uploadWrites,
 }
 
 // Uploads reads Upload rows by owner, ordered by upload_id ascending from
