@@ -91,7 +91,8 @@ echo
 # One more pattern. The example is copied into a temporary module that
 # finds cqlgen in this tree (a replace), generated there once as it is
 # (which must give the committed cqlgen_gen.go), then again with one
-# pattern more on Track; the two generated files are compared.
+# pattern more on Track, and again from it with one more on Play; each
+# time the generated files are compared with the first ones.
 mod=$tmp/mod
 mkdir -p "$mod/music"
 cp "$root/go.mod" "$root/go.sum" "$mod/"
