@@ -91,7 +91,8 @@ echo
 # One more pattern. The example is copied into a temporary module that
 # finds cqlgen in this tree (a replace), generated there once as it is
 # (which must give the committed cqlgen_gen.go), then again with one
-# pattern more on Track, and again from it with one more on Play; each
+# pattern more on Track, and, from the committed model again, with one
+# more on Play; each
 # time the generated files are compared with the first ones.
 mod=$tmp/mod
 mkdir -p "$mod/music"
