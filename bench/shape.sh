@@ -92,8 +92,8 @@ echo
 # finds cqlgen in this tree (a replace), generated there once as it is
 # (which must give the committed cqlgen_gen.go), then again with one
 # pattern more on Track, and, from the committed model again, with one
-# more on Play; each
-# time the generated files are compared with the first ones.
+# more on Play; each time the generated files are compared with the
+# first ones.
 mod=$tmp/mod
 mkdir -p "$mod/music"
 cp "$root/go.mod" "$root/go.sum" "$mod/"
