@@ -45,7 +45,100 @@ type binds[P any] struct {
 	key    func(e P) []any                       // the primary key, bucket included, as Get binds it
 	remove func(e P, ts int64) []any             // Delete's
 	add    func(e P) []any                       // Add's, on a counter table
+	// rowOf is, for a table whose row is picked from the source of
+	// truth's, Insert's values from that row (the timestamp its last).
+	rowOf func(vs []any) []any
 }
+
+// rawField is a field a column binds as it is (no wrapper, no bucket): a
+// statement that binds such columns alone (a key, a counter's amounts)
+// reads them in place, boxing only what it binds, as generated code
+// would. rt is nil for the write timestamp.
+type rawField struct {
+	off uintptr
+	rt  reflect.Type
+}
+
+// rawFields finds, for each column of the source of truth that holds a
+// field, whether Row binds the field as it is: its value in Row is of
+// the field's own type (a wrapper, Normalized or Vector, changes it),
+// and the field is no pointer (which Row may bind dereferenced).
+func rawFields[P any](ent *entity[P], vindex, findex map[string]int) map[string]rawField {
+	zero := ent.newRow()
+	row, ptrs := ent.Row(zero, 0, false), ent.Fields(zero, nil)
+	base := uintptr(reflect.ValueOf(zero).UnsafePointer())
+	out := map[string]rawField{}
+	for name, fi := range findex {
+		pv := reflect.ValueOf(ptrs[fi])
+		ft := pv.Type().Elem()
+		if ft.Kind() == reflect.Pointer || reflect.TypeOf(row[vindex[name]]) != ft {
+			continue
+		}
+		out[name] = rawField{off: uintptr(pv.UnsafePointer()) - base, rt: ft}
+	}
+	return out
+}
+
+// direct is plan as rawFields to read in place; nil unless every
+// placeholder is the timestamp or a column raw holds.
+func direct(plan []int, index map[string]int, raw map[string]rawField) []rawField {
+	if raw == nil {
+		return nil
+	}
+	name := map[int]string{}
+	for n, i := range index {
+		name[i] = n
+	}
+	out := make([]rawField, len(plan))
+	for i, p := range plan {
+		if p == bindTS {
+			continue
+		}
+		f, ok := raw[name[p]]
+		if p < 0 || !ok {
+			return nil
+		}
+		out[i] = f
+	}
+	return out
+}
+
+// readDirect binds fields of e in place, ts for the timestamp.
+func readDirect[P any](e P, fs []rawField, ts int64) []any {
+	p := reflect.ValueOf(e).UnsafePointer()
+	out := make([]any, len(fs))
+	for i, f := range fs {
+		if f.rt == nil {
+			out[i] = ts
+			continue
+		}
+		at := unsafe.Add(p, f.off)
+		// The common types are boxed as generated code boxes them (small
+		// integers without an allocation); others through reflection.
+		switch f.rt {
+		case stringType:
+			out[i] = *(*string)(at)
+		case int64Type:
+			out[i] = *(*int64)(at)
+		case int32Type:
+			out[i] = *(*int32)(at)
+		case intType:
+			out[i] = *(*int)(at)
+		case timeType:
+			out[i] = *(*time.Time)(at)
+		default:
+			out[i] = reflect.NewAt(f.rt, at).Elem().Interface()
+		}
+	}
+	return out
+}
+
+var (
+	stringType = reflect.TypeFor[string]()
+	int64Type  = reflect.TypeFor[int64]()
+	int32Type  = reflect.TypeFor[int32]()
+	intType    = reflect.TypeFor[int]()
+)
 
 // bindTTL would be a placeholder of the call's TTL: no statement binds
 // it through a plan (InsertQuery adds it to Insert's row).
@@ -55,8 +148,9 @@ const bindTTL = bindBucket - 1
 // pointers and empty collections left unset); index says where each
 // column's value is among them. bucket, where t's bucket column is not
 // among them, computes it from the value at bucketSrc. With same, src is
-// t's own Insert row, which Insert binds as it is.
-func newBinds[P any](t *Table, src func(e P, ts int64, unset bool) []any, index map[string]int, bucket func(any) any, bucketSrc int, same bool) binds[P] {
+// t's own Insert row, which Insert binds as it is. raw, where src is the
+// source of truth's Row, lists the fields a key or an Add reads in place.
+func newBinds[P any](t *Table, src func(e P, ts int64, unset bool) []any, index map[string]int, bucket func(any) any, bucketSrc int, same bool, raw map[string]rawField) binds[P] {
 	bucketCol := ""
 	if bucket != nil {
 		bucketCol = t.Spec.PartitionKey[len(t.Spec.PartitionKey)-1].Name
@@ -114,14 +208,35 @@ func newBinds[P any](t *Table, src func(e P, ts int64, unset bool) []any, index 
 		b.row = src
 		if !same {
 			b.row = func(e P, ts int64, unset bool) []any { return pick(src(e, ts, unset), plan, ts) }
+			if raw != nil {
+				// The timestamp is the row's last value, boxed once.
+				b.rowOf = func(vs []any) []any {
+					out := pick(vs, plan, 0)
+					for i, p := range plan {
+						if p == bindTS {
+							out[i] = vs[len(vs)-1]
+						}
+					}
+					return out
+				}
+			}
 		}
 	}
 	b.key = func(e P) []any { return pick(src(e, 0, false), key, 0) }
+	if d := direct(key, index, raw); d != nil {
+		b.key = func(e P) []any { return readDirect(e, d, 0) }
+	}
 	if plan, ok := plans[cqlspec.SlotDelete]; ok {
 		b.remove = func(e P, ts int64) []any { return pick(src(e, ts, false), plan, ts) }
+		if d := direct(plan, index, raw); d != nil {
+			b.remove = func(e P, ts int64) []any { return readDirect(e, d, ts) }
+		}
 	}
 	if plan, ok := plans[cqlspec.SlotAdd]; ok {
 		b.add = func(e P) []any { return pick(src(e, 0, false), plan, 0) }
+		if d := direct(plan, index, raw); d != nil {
+			b.add = func(e P) []any { return readDirect(e, d, 0) }
+		}
 	}
 	return b
 }
@@ -146,7 +261,8 @@ func derivePlain[P any](ent *entity[P]) {
 		}
 	}
 	pl := &plain[P]{}
-	pl.canon = newBinds(ent.Canonical, row, vindex, nil, 0, true)
+	raw := rawFields(ent, vindex, findex)
+	pl.canon = newBinds(ent.Canonical, row, vindex, nil, 0, true, raw)
 	pl.scan, pl.clustering = plainReads(ent.Canonical, vindex, findex, nf, fields, values)
 	for i := range ent.Projections {
 		p := &ent.Projections[i]
@@ -160,11 +276,11 @@ func derivePlain[P any](ent *entity[P]) {
 				}
 				bucket = bucketFunc(ent.Canonical, p)
 			}
-			b := newBinds(p.Table, row, vindex, bucket, src, false)
+			b := newBinds(p.Table, row, vindex, bucket, src, false, raw)
 			p.Row, p.Key = b.row, b.key
 			pl.tables = append(pl.tables, b)
 		} else {
-			pl.tables = append(pl.tables, newBinds(p.Table, p.Row, insertIndex(p.Table), nil, 0, true))
+			pl.tables = append(pl.tables, newBinds(p.Table, p.Row, insertIndex(p.Table), nil, 0, true, nil))
 			if p.Key == nil {
 				p.Key = pl.tables[i].key
 			}
@@ -377,7 +493,16 @@ func runPlain[P any](ent *entity[P], ctx context.Context, s cqlgen.Session, base
 			return err
 		}
 		return Apply(ctx, s, o.Strategy, o.Idempotency, Now(o), func(ts int64) []cqldriver.Query {
+			// The source of truth's row, bound once: the other tables'
+			// rows are picked from it where they derive from it.
+			vs := pl.canon.row(e, ts, true)
 			return plainQueries(ent, e, func(t *Table, b *binds[P]) cqldriver.Query {
+				switch {
+				case b == &pl.canon:
+					return cqldriver.Query{Stmt: t.Insert, Values: vs}
+				case b.rowOf != nil:
+					return cqldriver.Query{Stmt: t.Insert, Values: b.rowOf(vs)}
+				}
 				return cqldriver.Query{Stmt: t.Insert, Values: b.row(e, ts, true)}
 			})
 		})
