@@ -70,6 +70,9 @@ func rawFields[P any](ent *entity[P], vindex, findex map[string]int) map[string]
 	out := map[string]rawField{}
 	for name, fi := range findex {
 		pv := reflect.ValueOf(ptrs[fi])
+		if pv.Kind() != reflect.Pointer {
+			continue // a scanner of the driver's values (ScanSet, Present ...)
+		}
 		ft := pv.Type().Elem()
 		if ft.Kind() == reflect.Pointer || reflect.TypeOf(row[vindex[name]]) != ft {
 			continue
@@ -288,7 +291,12 @@ func derivePlain[P any](ent *entity[P]) {
 		p.scan, p.clustering = plainReads(p.Table, vindex, findex, nf, fields, values)
 	}
 	if ent.Check == nil {
-		ent.Check, ent.CheckKey = fieldChecks(ent, findex)
+		var ok bool
+		if ent.Check, ent.CheckKey, ok = fieldChecks(ent, findex); !ok {
+			// A key field Fields scans through a wrapper: checked by
+			// its value, as a versioned entity's are.
+			ent.Check, ent.CheckKey = checks(&entity[P]{Canonical: ent.Canonical, Projections: ent.Projections, Values: values}, vindex)
+		}
 	}
 	if ent.CheckKey == nil {
 		ent.CheckKey = ent.Check
@@ -336,16 +344,21 @@ type fieldCheck struct {
 // checked yet, must not be empty (emptyField), and a vector must be of
 // its column's dimension. findex maps a column of the source of truth to
 // its place in Fields.
-func fieldChecks[P any](ent *entity[P], findex map[string]int) (check, checkKey func(P) error) {
+func fieldChecks[P any](ent *entity[P], findex map[string]int) (check, checkKey func(P) error, ok bool) {
 	zero := ent.newRow()
 	ptrs := ent.Fields(zero, nil)
 	base := uintptr(reflect.ValueOf(zero).UnsafePointer())
+	direct := true
 	at := func(t *Table, c Column) fieldCheck {
 		i, ok := findex[c.Name]
 		if !ok {
 			panic(fmt.Sprintf("cqlgenimpl: %s: partition key column %s is not a column of %s", t.Spec.Name, c.Name, ent.Canonical.Spec.Name))
 		}
 		pv := reflect.ValueOf(ptrs[i])
+		if pv.Kind() != reflect.Pointer {
+			direct = false // scanned through a wrapper: see derivePlain
+			return fieldCheck{}
+		}
 		return fieldCheck{table: t.Spec.Name, column: c.Name, typ: c.Type, off: uintptr(pv.UnsafePointer()) - base, rt: pv.Type().Elem()}
 	}
 	var all []fieldCheck
@@ -392,7 +405,10 @@ func fieldChecks[P any](ent *entity[P], findex map[string]int) (check, checkKey 
 			return nil
 		}
 	}
-	return run(all, vecs), run(canon, nil)
+	if !direct {
+		return nil, nil, false
+	}
+	return run(all, vecs), run(canon, nil), true
 }
 
 // emptyField reports whether v, a field bound to a column of CQL type

@@ -150,3 +150,52 @@ func (r *recorder) Batch(_ context.Context, _ cqldriver.BatchKind, qs []cqldrive
 	r.sent = append(r.sent, qs...)
 	return nil
 }
+
+type tagged struct {
+	K    string
+	Tags map[string]struct{}
+}
+
+// Fields may scan a field through a scanner of the driver's values
+// (ScanSet, ScanDuration, Present), not a pointer to it: such a field is
+// bound and checked by its value, a key's too.
+func TestFieldsThroughScanners(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		spec  TableSpec
+		empty tagged
+	}{
+		{"set column", TableSpec{Name: "tagged", PartitionKey: Cols("k text"), Columns: Cols("tags set<text>"), Canonical: true, Single: true}, tagged{Tags: map[string]struct{}{"a": {}}}},
+		{"set key", TableSpec{Name: "by_tags", PartitionKey: Cols("tags frozen<set<text>>"), Columns: Cols("k text"), Canonical: true, Single: true}, tagged{K: "k"}},
+	} {
+		tbl := NewTable(tc.spec)
+		keyFirst := tc.spec.PartitionKey[0].Name == "k"
+		ent := NewEntity(&Entity[tagged]{
+			Name:      "Tagged",
+			Canonical: tbl,
+			Row: func(e *tagged, ts int64, unset bool) []any {
+				if keyFirst {
+					return []any{e.K, MapOrUnset(e.Tags, unset), ts}
+				}
+				return []any{Normalized("frozen<set<text>>", e.Tags), e.K, ts}
+			},
+			Fields: func(e *tagged, dst []any) []any {
+				if keyFirst {
+					return append(dst, &e.K, ScanSet(&e.Tags))
+				}
+				return append(dst, ScanSet(&e.Tags), &e.K)
+			},
+		})
+		if err := ent.Check(&tc.empty); !errors.Is(err, cqlgen.ErrEmptyKey) {
+			t.Errorf("%s: Check of an empty key: %v; want ErrEmptyKey", tc.name, err)
+		}
+		full := tagged{K: "k", Tags: map[string]struct{}{"a": {}}}
+		if err := ent.Check(&full); err != nil {
+			t.Errorf("%s: Check: %v", tc.name, err)
+		}
+		var s recorder
+		if err := Delete(context.Background(), ent, &s, NewOptions(), nil, &full); err != nil || len(s.sent) != 1 || len(s.sent[0].Values) != 2 {
+			t.Errorf("%s: Delete: %v, sent %+v; want one DELETE of the key at a timestamp", tc.name, err, s.sent)
+		}
+	}
+}
