@@ -75,12 +75,12 @@ func startsCall(fn *ast.FuncDecl) bool {
 }
 
 // observed are the runtime's entry points that record the call: methods
-// of a description (cqlgenimpl.One, Entity, ReadSpec) and functions of
+// of a description (cqlgenimpl.Entity, ReadSpec) and functions of
 // cqlgenimpl.
 var observed = map[string]bool{
-	"Insert": true, "InsertIfAbsent": true, "Update": true, "Delete": true,
+	"Insert": true, "InsertIfAbsent": true, "Update": true, "Delete": true, "Add": true,
 	"GetVersioned": true, "Modify": true, "Verify": true, "Repair": true, "Backfill": true,
-	"Page": true, "Get": true, "Many": true, "Scan": true,
+	"Page": true, "Get": true, "GetOf": true, "Many": true, "Scan": true,
 }
 
 // delegates reports whether fn is `return X.M(ctx, ...)`, M an observed

@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // userUsers is table users, the source of truth (schema.md).
 var userUsers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -31,9 +31,11 @@ func userUsersRow(e *User, ts int64, _ bool) []any {
 	return []any{e.UserID, e.Name, e.Email, e.Country, e.Age, e.Score, e.CreatedAt, ts}
 }
 
-func userUsersScan(it cqlgenimpl.Iter, e *User) bool {
-	return it.Scan(&e.UserID, &e.Name, &e.Email, &e.Country, &e.Age, &e.Score, &e.CreatedAt)
+func userFields(e *User, dst []any) []any {
+	return append(dst, &e.UserID, &e.Name, &e.Email, &e.Country, &e.Age, &e.Score, &e.CreatedAt)
 }
+
+var userUsersScan = cqlgenimpl.ScanLive(userWrites)
 
 // UserRepo reads and writes User in table users.
 type UserRepo struct {
@@ -46,50 +48,36 @@ func NewUserRepo(s cqlgen.Session, opts ...cqlgen.Option) *UserRepo {
 	return &UserRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func userCheck(e *User) error {
-	if e.UserID == "" {
-		return cqlgenimpl.EmptyKey("users", "user_id")
-	}
-	return nil
-}
-
-var userOne = &cqlgenimpl.One[User]{
-	Name:  "User",
-	Table: userUsers,
-	Check: userCheck,
-	Key: func(e *User) []any {
-		return []any{e.UserID}
-	},
-	Row: userUsersRow,
-	Remove: func(e *User, ts int64) []any {
-		return []any{ts, e.UserID}
-	},
-	Scan: userUsersScan,
-}
+var userWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[User]{
+	Name:      "User",
+	Canonical: userUsers,
+	Row:       userUsersRow,
+	Fields:    userFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *UserRepo) Insert(ctx context.Context, e *User, opts ...cqlgen.Option) error {
-	return userOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, userWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *UserRepo) InsertIfAbsent(ctx context.Context, e *User, opts ...cqlgen.Option) (cqlgen.Inserted[User], error) {
-	return userOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, userWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *UserRepo) Update(ctx context.Context, e *User, opts ...cqlgen.Option) error {
-	return userOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, userWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *UserRepo) Delete(ctx context.Context, e *User, opts ...cqlgen.Option) error {
-	return userOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, userWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the User with the given key; cqlgen.ErrNotFound if none.
 func (r *UserRepo) Get(ctx context.Context, userID string) (*User, error) {
-	return cqlgenimpl.Get(ctx, r.s, "User", "Get", userUsers, []any{userID}, userUsersScan)
+	return cqlgenimpl.GetOf(ctx, userWrites, r.s, []any{userID})
 }
 
 // GetMany reads the Users of the given user_id values: Rows[i] is userIDs[i]'s
@@ -116,12 +104,8 @@ func eventEventsByStreamRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.StreamID, e.At, e.EventID, e.Kind, e.Payload, e.Value, ts}
 }
 
-func eventEventsByStreamScan(it cqlgenimpl.Iter, e *Event) bool {
-	return it.Scan(&e.StreamID, &e.At, &e.EventID, &e.Kind, &e.Payload, &e.Value)
-}
-
-func eventEventsByStreamClustering(e *Event) []any {
-	return []any{e.At, e.EventID}
+func eventFields(e *Event, dst []any) []any {
+	return append(dst, &e.StreamID, &e.At, &e.EventID, &e.Kind, &e.Payload, &e.Value)
 }
 
 // EventRepo reads and writes Event in table events_by_stream.
@@ -135,58 +119,42 @@ func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
 	return &EventRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func eventCheck(e *Event) error {
-	if e.StreamID == "" {
-		return cqlgenimpl.EmptyKey("events_by_stream", "stream_id")
-	}
-	return nil
-}
-
-var eventOne = &cqlgenimpl.One[Event]{
-	Name:  "Event",
-	Table: eventEventsByStream,
-	Check: eventCheck,
-	Key: func(e *Event) []any {
-		return []any{e.StreamID, e.At, e.EventID}
-	},
-	Row: eventEventsByStreamRow,
-	Remove: func(e *Event, ts int64) []any {
-		return []any{ts, e.StreamID, e.At, e.EventID}
-	},
-	Scan: eventEventsByStreamScan,
-}
+var eventWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Event]{
+	Name:      "Event",
+	Canonical: eventEventsByStream,
+	Row:       eventEventsByStreamRow,
+	Fields:    eventFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
-	return eventOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, eventWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *EventRepo) InsertIfAbsent(ctx context.Context, e *Event, opts ...cqlgen.Option) (cqlgen.Inserted[Event], error) {
-	return eventOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, eventWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *EventRepo) Update(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
-	return eventOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, eventWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
-	return eventOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, eventWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Event with the given key; cqlgen.ErrNotFound if none.
 func (r *EventRepo) Get(ctx context.Context, streamID string, at time.Time, eventID string) (*Event, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Event", "Get", eventEventsByStream, []any{streamID, at, eventID}, eventEventsByStreamScan)
+	return cqlgenimpl.GetOf(ctx, eventWrites, r.s, []any{streamID, at, eventID})
 }
 
 // EventsByStreamOptions are the options of EventsByStream.
 type EventsByStreamOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -194,10 +162,8 @@ type EventsByStreamOptions struct {
 }
 
 var eventEventsByStreamRead = &cqlgenimpl.ReadSpec[Event]{
-	Entity: "Event",
-	Table:  eventEventsByStream,
-	Scan:   eventEventsByStreamScan,
-	Key:    eventEventsByStreamClustering,
+	Table: eventEventsByStream,
+	Of:    eventWrites,
 }
 
 // EventsByStream reads a stream's events, newest first from events_by_stream,
@@ -221,20 +187,11 @@ func messageMessagesRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.MessageID, e.ConversationID, e.SenderID, e.RecipientID, e.SentAt, e.Body, ts}
 }
 
-func messageMessagesScan(it cqlgenimpl.Iter, e *Message) bool {
-	return it.Scan(&e.MessageID, &e.ConversationID, &e.SenderID, &e.RecipientID, &e.SentAt, &e.Body)
+func messageFields(e *Message, dst []any) []any {
+	return append(dst, &e.MessageID, &e.ConversationID, &e.SenderID, &e.RecipientID, &e.SentAt, &e.Body)
 }
 
-func messageMessagesState(e *Message) []any {
-	return []any{e.MessageID}
-}
-
-func messageMessagesScanState(it cqlgenimpl.Iter, v *cqlgenimpl.State[*Message]) (ok bool) {
-	var wt [5]*int64
-	ok = it.Scan(&v.Row.MessageID, &v.Row.ConversationID, &v.Row.SenderID, &v.Row.RecipientID, &v.Row.SentAt, &v.Row.Body, &wt[0], &wt[1], &wt[2], &wt[3], &wt[4])
-	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
-	return
-}
+var messageMessagesScan = cqlgenimpl.ScanLive(messageWrites)
 
 // messageMessagesByConversation is table messages_by_conversation, serving
 // MessagesByConversation (schema.md).
@@ -247,18 +204,6 @@ var messageMessagesByConversation = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func messageMessagesByConversationRow(e *Message, ts int64, _ bool) []any {
-	return []any{e.ConversationID, e.SentAt, e.MessageID, e.SenderID, e.RecipientID, e.Body, ts}
-}
-
-func messageMessagesByConversationScan(it cqlgenimpl.Iter, e *Message) bool {
-	return it.Scan(&e.ConversationID, &e.SentAt, &e.MessageID, &e.SenderID, &e.RecipientID, &e.Body)
-}
-
-func messageMessagesByConversationClustering(e *Message) []any {
-	return []any{e.SentAt, e.MessageID}
-}
-
 // messageMessagesBySender is table messages_by_sender, serving
 // MessagesBySender (schema.md).
 var messageMessagesBySender = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -270,18 +215,6 @@ var messageMessagesBySender = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func messageMessagesBySenderRow(e *Message, ts int64, _ bool) []any {
-	return []any{e.SenderID, e.SentAt, e.MessageID, e.ConversationID, e.RecipientID, e.Body, ts}
-}
-
-func messageMessagesBySenderScan(it cqlgenimpl.Iter, e *Message) bool {
-	return it.Scan(&e.SenderID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.RecipientID, &e.Body)
-}
-
-func messageMessagesBySenderClustering(e *Message) []any {
-	return []any{e.SentAt, e.MessageID}
-}
-
 // messageMessagesByRecipient is table messages_by_recipient, serving
 // MessagesByRecipient (schema.md).
 var messageMessagesByRecipient = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -292,18 +225,6 @@ var messageMessagesByRecipient = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("conversation_id text", "sender_id text", "body text"),
 	Maintained:   true,
 })
-
-func messageMessagesByRecipientRow(e *Message, ts int64, _ bool) []any {
-	return []any{e.RecipientID, e.SentAt, e.MessageID, e.ConversationID, e.SenderID, e.Body, ts}
-}
-
-func messageMessagesByRecipientScan(it cqlgenimpl.Iter, e *Message) bool {
-	return it.Scan(&e.RecipientID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.SenderID, &e.Body)
-}
-
-func messageMessagesByRecipientClustering(e *Message) []any {
-	return []any{e.SentAt, e.MessageID}
-}
 
 // MessageRepo reads and writes Message in tables messages,
 // messages_by_conversation, messages_by_sender, messages_by_recipient.
@@ -317,111 +238,42 @@ func NewMessageRepo(s cqlgen.Session, opts ...cqlgen.Option) *MessageRepo {
 	return &MessageRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func messageCheck(e *Message) error {
-	if e.MessageID == "" {
-		return cqlgenimpl.EmptyKey("messages", "message_id")
-	}
-	if e.ConversationID == "" {
-		return cqlgenimpl.EmptyKey("messages_by_conversation", "conversation_id")
-	}
-	if e.SenderID == "" {
-		return cqlgenimpl.EmptyKey("messages_by_sender", "sender_id")
-	}
-	if e.RecipientID == "" {
-		return cqlgenimpl.EmptyKey("messages_by_recipient", "recipient_id")
-	}
-	return nil
-}
-
-func messageCheckKey(e *Message) error {
-	if e.MessageID == "" {
-		return cqlgenimpl.EmptyKey("messages", "message_id")
-	}
-	return nil
-}
-
-// Insert writes e to every table of Message in one logical write, leaving nil
-// pointers and empty collections unset (docs/repositories.md, Writes).
-func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Insert").End(&err)
-	o, err := cqlgenimpl.Begin(e, messageCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgenimpl.Query {
-		return []cqlgenimpl.Query{{
-			Stmt:   messageMessages.Insert,
-			Values: messageMessagesRow(e, ts, true),
-		}, {
-			Stmt:   messageMessagesByConversation.Insert,
-			Values: messageMessagesByConversationRow(e, ts, true),
-		}, {
-			Stmt:   messageMessagesBySender.Insert,
-			Values: messageMessagesBySenderRow(e, ts, true),
-		}, {
-			Stmt:   messageMessagesByRecipient.Insert,
-			Values: messageMessagesByRecipientRow(e, ts, true),
-		}}
-	})
-}
-
-// Delete removes the Message with e's key from every table, found from
-// messages's values, in one logical write.
-func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, messageCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgenimpl.Query{
-		Stmt:   messageMessages.Get,
-		Values: []any{e.MessageID},
-	}, messageMessagesScan, func(cur *Message, ts int64) []cqlgenimpl.Query {
-		return []cqlgenimpl.Query{{
-			Stmt:   messageMessages.Delete,
-			Values: []any{ts, cur.MessageID},
-		}, {
-			Stmt:   messageMessagesByConversation.Delete,
-			Values: []any{ts, cur.ConversationID, cur.SentAt, cur.MessageID},
-		}, {
-			Stmt:   messageMessagesBySender.Delete,
-			Values: []any{ts, cur.SenderID, cur.SentAt, cur.MessageID},
-		}, {
-			Stmt:   messageMessagesByRecipient.Delete,
-			Values: []any{ts, cur.RecipientID, cur.SentAt, cur.MessageID},
-		}}
-	})
-}
-
 var messageWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Message]{
 	Name:      "Message",
-	Check:     messageCheck,
-	CheckKey:  messageCheckKey,
 	Canonical: messageMessages,
 	Immutable: true,
-	State:     messageMessagesState,
-	ScanState: messageMessagesScanState,
+	Row:       messageMessagesRow,
+	Fields:    messageFields,
 	Projections: []cqlgenimpl.Projection[Message]{
 		{
 			Table:      messageMessagesByConversation,
-			Row:        messageMessagesByConversationRow,
 			Writetimes: 3,
 			Owner:      []int{2},
 		},
 		{
 			Table:      messageMessagesBySender,
-			Row:        messageMessagesBySenderRow,
 			Writetimes: 3,
 			Owner:      []int{2},
 		},
 		{
 			Table:      messageMessagesByRecipient,
-			Row:        messageMessagesByRecipientRow,
 			Writetimes: 3,
 			Owner:      []int{2},
 		},
 	},
 })
+
+// Insert writes e to every table of Message in one logical write, leaving nil
+// pointers and empty collections unset (docs/repositories.md, Writes).
+func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Insert(ctx, messageWrites, r.s, r.opts, opts, e)
+}
+
+// Delete removes the Message with e's key from every table, found from
+// messages's values, in one logical write.
+func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, messageWrites, r.s, r.opts, opts, e)
+}
 
 // Entity is Message.
 func (r *MessageRepo) Entity() string {
@@ -450,7 +302,7 @@ func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlmaintain
 
 // Get reads the Message with the given key; cqlgen.ErrNotFound if none.
 func (r *MessageRepo) Get(ctx context.Context, messageID string) (*Message, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Message", "Get", messageMessages, []any{messageID}, messageMessagesScan)
+	return cqlgenimpl.GetOf(ctx, messageWrites, r.s, []any{messageID})
 }
 
 // GetMany reads the Messages of the given message_id values: Rows[i] is
@@ -463,10 +315,8 @@ func (r *MessageRepo) GetMany(ctx context.Context, messageIDs []string) (cqlgen.
 
 // MessagesByConversationOptions are the options of MessagesByConversation.
 type MessagesByConversationOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at; nil:
 	// open.
 	SentAtFrom, SentAtTo *time.Time
@@ -475,10 +325,8 @@ type MessagesByConversationOptions struct {
 }
 
 var messageMessagesByConversationRead = &cqlgenimpl.ReadSpec[Message]{
-	Entity: "Message",
-	Table:  messageMessagesByConversation,
-	Scan:   messageMessagesByConversationScan,
-	Key:    messageMessagesByConversationClustering,
+	Table: messageMessagesByConversation,
+	Of:    messageWrites,
 }
 
 // MessagesByConversation reads a conversation's messages, newest first from
@@ -490,10 +338,8 @@ func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID
 
 // MessagesBySenderOptions are the options of MessagesBySender.
 type MessagesBySenderOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at; nil:
 	// open.
 	SentAtFrom, SentAtTo *time.Time
@@ -502,10 +348,8 @@ type MessagesBySenderOptions struct {
 }
 
 var messageMessagesBySenderRead = &cqlgenimpl.ReadSpec[Message]{
-	Entity: "Message",
-	Table:  messageMessagesBySender,
-	Scan:   messageMessagesBySenderScan,
-	Key:    messageMessagesBySenderClustering,
+	Table: messageMessagesBySender,
+	Of:    messageWrites,
 }
 
 // MessagesBySender reads the messages a user sent, newest first from
@@ -517,10 +361,8 @@ func (r *MessageRepo) MessagesBySender(ctx context.Context, senderID string, o *
 
 // MessagesByRecipientOptions are the options of MessagesByRecipient.
 type MessagesByRecipientOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at; nil:
 	// open.
 	SentAtFrom, SentAtTo *time.Time
@@ -529,10 +371,8 @@ type MessagesByRecipientOptions struct {
 }
 
 var messageMessagesByRecipientRead = &cqlgenimpl.ReadSpec[Message]{
-	Entity: "Message",
-	Table:  messageMessagesByRecipient,
-	Scan:   messageMessagesByRecipientScan,
-	Key:    messageMessagesByRecipientClustering,
+	Table: messageMessagesByRecipient,
+	Of:    messageWrites,
 }
 
 // MessagesByRecipient reads the messages a user received, newest first from
@@ -696,7 +536,7 @@ func (r *ScoreRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Score with the given key; cqlgen.ErrNotFound if none.
 func (r *ScoreRepo) Get(ctx context.Context, board string, playerID string) (*Score, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Score", "Get", scoreScores, []any{board, playerID}, scoreScoresScan)
+	return cqlgenimpl.GetOf(ctx, scoreWrites, r.s, []any{board, playerID})
 }
 
 // GetMany reads the Scores of one board of the given player_id values: Rows[i]
@@ -709,10 +549,8 @@ func (r *ScoreRepo) GetMany(ctx context.Context, board string, playerIDs []strin
 
 // BoardOptions are the options of Board.
 type BoardOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
 	// PointsFromExclusive and PointsToInclusive flip the defaults.
@@ -720,9 +558,8 @@ type BoardOptions struct {
 }
 
 var scoreBoardRead = &cqlgenimpl.ReadSpec[Score]{
-	Entity: "Score",
-	Table:  scoreBoard,
-	Of:     scoreWrites,
+	Table: scoreBoard,
+	Of:    scoreWrites,
 }
 
 // Board reads a board, best first, in one partition from board, in pages.
@@ -733,10 +570,8 @@ func (r *ScoreRepo) Board(ctx context.Context, board string, o *BoardOptions) (c
 
 // Board16Options are the options of Board16.
 type Board16Options struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
 	// PointsFromExclusive and PointsToInclusive flip the defaults.
@@ -744,7 +579,6 @@ type Board16Options struct {
 }
 
 var scoreBoard16Read = &cqlgenimpl.ReadSpec[Score]{
-	Entity:      "Score",
 	Table:       scoreBoard16,
 	Of:          scoreWrites,
 	Compare:     scoreBoard16Compare,
@@ -760,10 +594,8 @@ func (r *ScoreRepo) Board16(ctx context.Context, board string, o *Board16Options
 
 // Board100Options are the options of Board100.
 type Board100Options struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
 	// PointsFromExclusive and PointsToInclusive flip the defaults.
@@ -771,7 +603,6 @@ type Board100Options struct {
 }
 
 var scoreBoard100Read = &cqlgenimpl.ReadSpec[Score]{
-	Entity:      "Score",
 	Table:       scoreBoard100,
 	Of:          scoreWrites,
 	Compare:     scoreBoard100Compare,
@@ -895,7 +726,7 @@ func (r *TallyRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Tally with the given key; cqlgen.ErrNotFound if none.
 func (r *TallyRepo) Get(ctx context.Context, tallyID string) (*Tally, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Tally", "Get", tallyTallies, []any{tallyID}, tallyTalliesScan)
+	return cqlgenimpl.GetOf(ctx, tallyWrites, r.s, []any{tallyID})
 }
 
 // GetMany reads the Tallys of the given tally_id values: Rows[i] is
@@ -908,10 +739,8 @@ func (r *TallyRepo) GetMany(ctx context.Context, tallyIDs []string) (cqlgen.Foun
 
 // TalliesByBoardOptions are the options of TalliesByBoard.
 type TalliesByBoardOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
 	// PointsFromExclusive and PointsToInclusive flip the defaults.
@@ -919,9 +748,8 @@ type TalliesByBoardOptions struct {
 }
 
 var tallyTalliesByBoardRead = &cqlgenimpl.ReadSpec[Tally]{
-	Entity: "Tally",
-	Table:  tallyTalliesByBoard,
-	Of:     tallyWrites,
+	Table: tallyTalliesByBoard,
+	Of:    tallyWrites,
 }
 
 // TalliesByBoard reads a board's tallies, most points first from
@@ -1075,7 +903,7 @@ func (r *StandingRepo) Backfill(ctx context.Context, table string, o *cqlmaintai
 
 // Get reads the Standing with the given key; cqlgen.ErrNotFound if none.
 func (r *StandingRepo) Get(ctx context.Context, standingID string) (*Standing, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Standing", "Get", standingStandings, []any{standingID}, standingStandingsScan)
+	return cqlgenimpl.GetOf(ctx, standingWrites, r.s, []any{standingID})
 }
 
 // GetMany reads the Standings of the given standing_id values: Rows[i] is
@@ -1088,10 +916,8 @@ func (r *StandingRepo) GetMany(ctx context.Context, standingIDs []string) (cqlge
 
 // StandingsByBoardOptions are the options of StandingsByBoard.
 type StandingsByBoardOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
 	// PointsFromExclusive and PointsToInclusive flip the defaults.
@@ -1099,9 +925,8 @@ type StandingsByBoardOptions struct {
 }
 
 var standingStandingsByBoardRead = &cqlgenimpl.ReadSpec[Standing]{
-	Entity: "Standing",
-	Table:  standingStandingsByBoard,
-	Of:     standingWrites,
+	Table: standingStandingsByBoard,
+	Of:    standingWrites,
 }
 
 // StandingsByBoard reads a board's standings, most points first from
@@ -1113,10 +938,8 @@ func (r *StandingRepo) StandingsByBoard(ctx context.Context, board string, o *St
 
 // StandingsByTeamOptions are the options of StandingsByTeam.
 type StandingsByTeamOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
 	// PointsFromExclusive and PointsToInclusive flip the defaults.
@@ -1124,9 +947,8 @@ type StandingsByTeamOptions struct {
 }
 
 var standingStandingsByTeamRead = &cqlgenimpl.ReadSpec[Standing]{
-	Entity: "Standing",
-	Table:  standingStandingsByTeam,
-	Of:     standingWrites,
+	Table: standingStandingsByTeam,
+	Of:    standingWrites,
 }
 
 // StandingsByTeam reads a team's standings, most points first from
@@ -1138,10 +960,8 @@ func (r *StandingRepo) StandingsByTeam(ctx context.Context, team string, o *Stan
 
 // StandingsByRegionOptions are the options of StandingsByRegion.
 type StandingsByRegionOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PointsFrom (inclusive) and PointsTo (exclusive) bound points; nil: open.
 	PointsFrom, PointsTo *int64
 	// PointsFromExclusive and PointsToInclusive flip the defaults.
@@ -1149,9 +969,8 @@ type StandingsByRegionOptions struct {
 }
 
 var standingStandingsByRegionRead = &cqlgenimpl.ReadSpec[Standing]{
-	Entity: "Standing",
-	Table:  standingStandingsByRegion,
-	Of:     standingWrites,
+	Table: standingStandingsByRegion,
+	Of:    standingWrites,
 }
 
 // StandingsByRegion reads a region's standings, most points first from
@@ -1176,12 +995,8 @@ func pingPingsByDayRow(e *Ping, ts int64, _ bool) []any {
 	return []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq, ts}
 }
 
-func pingPingsByDayScan(it cqlgenimpl.Iter, e *Ping) bool {
-	return it.Scan(&e.Device, &e.At, &e.Seq)
-}
-
-func pingPingsByDayClustering(e *Ping) []any {
-	return []any{e.At, e.Seq}
+func pingFields(e *Ping, dst []any) []any {
+	return append(dst, &e.Device, &e.At, &e.Seq)
 }
 
 // PingRepo reads and writes Ping in table pings_by_day.
@@ -1195,58 +1010,42 @@ func NewPingRepo(s cqlgen.Session, opts ...cqlgen.Option) *PingRepo {
 	return &PingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func pingCheck(e *Ping) error {
-	if e.Device == "" {
-		return cqlgenimpl.EmptyKey("pings_by_day", "device")
-	}
-	return nil
-}
-
-var pingOne = &cqlgenimpl.One[Ping]{
-	Name:  "Ping",
-	Table: pingPingsByDay,
-	Check: pingCheck,
-	Key: func(e *Ping) []any {
-		return []any{e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}
-	},
-	Row: pingPingsByDayRow,
-	Remove: func(e *Ping, ts int64) []any {
-		return []any{ts, e.Device, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Seq}
-	},
-	Scan: pingPingsByDayScan,
-}
+var pingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Ping]{
+	Name:      "Ping",
+	Canonical: pingPingsByDay,
+	Row:       pingPingsByDayRow,
+	Fields:    pingFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *PingRepo) Insert(ctx context.Context, e *Ping, opts ...cqlgen.Option) error {
-	return pingOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, pingWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *PingRepo) InsertIfAbsent(ctx context.Context, e *Ping, opts ...cqlgen.Option) (cqlgen.Inserted[Ping], error) {
-	return pingOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, pingWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *PingRepo) Update(ctx context.Context, e *Ping, opts ...cqlgen.Option) error {
-	return pingOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, pingWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *PingRepo) Delete(ctx context.Context, e *Ping, opts ...cqlgen.Option) error {
-	return pingOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, pingWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Ping with the given key; cqlgen.ErrNotFound if none.
 func (r *PingRepo) Get(ctx context.Context, device string, at time.Time, seq int64) (*Ping, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Ping", "Get", pingPingsByDay, []any{(&Ping{Device: device, At: at, Seq: seq}).Device, cqlgenimpl.DayBuckets.Of((&Ping{Device: device, At: at, Seq: seq}).At), (&Ping{Device: device, At: at, Seq: seq}).At, (&Ping{Device: device, At: at, Seq: seq}).Seq}, pingPingsByDayScan)
+	return cqlgenimpl.GetOf(ctx, pingWrites, r.s, []any{(&Ping{Device: device, At: at, Seq: seq}).Device, cqlgenimpl.DayBuckets.Of((&Ping{Device: device, At: at, Seq: seq}).At), (&Ping{Device: device, At: at, Seq: seq}).At, (&Ping{Device: device, At: at, Seq: seq}).Seq})
 }
 
 // PingsByDayOptions are the options of PingsByDay.
 type PingsByDayOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -1258,10 +1057,8 @@ type PingsByDayOptions struct {
 }
 
 var pingPingsByDayRead = &cqlgenimpl.ReadSpec[Ping]{
-	Entity:      "Ping",
 	Table:       pingPingsByDay,
-	Scan:        pingPingsByDayScan,
-	Key:         pingPingsByDayClustering,
+	Of:          pingWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
@@ -1287,12 +1084,8 @@ func entryLogEntriesRow(e *Entry, ts int64, _ bool) []any {
 	return []any{e.Log, e.At, e.Seq, e.Text, ts}
 }
 
-func entryLogEntriesScan(it cqlgenimpl.Iter, e *Entry) bool {
-	return it.Scan(&e.Log, &e.At, &e.Seq, &e.Text)
-}
-
-func entryLogEntriesClustering(e *Entry) []any {
-	return []any{e.At, e.Seq}
+func entryFields(e *Entry, dst []any) []any {
+	return append(dst, &e.Log, &e.At, &e.Seq, &e.Text)
 }
 
 // EntryRepo reads and writes Entry in table log_entries.
@@ -1306,58 +1099,42 @@ func NewEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *EntryRepo {
 	return &EntryRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func entryCheck(e *Entry) error {
-	if e.Log == "" {
-		return cqlgenimpl.EmptyKey("log_entries", "log")
-	}
-	return nil
-}
-
-var entryOne = &cqlgenimpl.One[Entry]{
-	Name:  "Entry",
-	Table: entryLogEntries,
-	Check: entryCheck,
-	Key: func(e *Entry) []any {
-		return []any{e.Log, e.At, e.Seq}
-	},
-	Row: entryLogEntriesRow,
-	Remove: func(e *Entry, ts int64) []any {
-		return []any{ts, e.Log, e.At, e.Seq}
-	},
-	Scan: entryLogEntriesScan,
-}
+var entryWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Entry]{
+	Name:      "Entry",
+	Canonical: entryLogEntries,
+	Row:       entryLogEntriesRow,
+	Fields:    entryFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *EntryRepo) Insert(ctx context.Context, e *Entry, opts ...cqlgen.Option) error {
-	return entryOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, entryWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *EntryRepo) InsertIfAbsent(ctx context.Context, e *Entry, opts ...cqlgen.Option) (cqlgen.Inserted[Entry], error) {
-	return entryOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, entryWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *EntryRepo) Update(ctx context.Context, e *Entry, opts ...cqlgen.Option) error {
-	return entryOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, entryWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *EntryRepo) Delete(ctx context.Context, e *Entry, opts ...cqlgen.Option) error {
-	return entryOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, entryWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Entry with the given key; cqlgen.ErrNotFound if none.
 func (r *EntryRepo) Get(ctx context.Context, log string, at time.Time, seq int64) (*Entry, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Entry", "Get", entryLogEntries, []any{log, at, seq}, entryLogEntriesScan)
+	return cqlgenimpl.GetOf(ctx, entryWrites, r.s, []any{log, at, seq})
 }
 
 // LogEntriesOptions are the options of LogEntries.
 type LogEntriesOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -1365,10 +1142,8 @@ type LogEntriesOptions struct {
 }
 
 var entryLogEntriesRead = &cqlgenimpl.ReadSpec[Entry]{
-	Entity: "Entry",
-	Table:  entryLogEntries,
-	Scan:   entryLogEntriesScan,
-	Key:    entryLogEntriesClustering,
+	Table: entryLogEntries,
+	Of:    entryWrites,
 }
 
 // LogEntries reads a log's entries, oldest first from log_entries, in pages.
@@ -1393,12 +1168,8 @@ func recentEntryRecentLogEntriesRow(e *RecentEntry, ts int64, _ bool) []any {
 	return []any{e.Log, e.At, e.Seq, e.Text, ts}
 }
 
-func recentEntryRecentLogEntriesScan(it cqlgenimpl.Iter, e *RecentEntry) bool {
-	return it.Scan(&e.Log, &e.At, &e.Seq, &e.Text)
-}
-
-func recentEntryRecentLogEntriesClustering(e *RecentEntry) []any {
-	return []any{e.At, e.Seq}
+func recentEntryFields(e *RecentEntry, dst []any) []any {
+	return append(dst, &e.Log, &e.At, &e.Seq, &e.Text)
 }
 
 // RecentEntryRepo reads and writes RecentEntry in table recent_log_entries.
@@ -1412,58 +1183,42 @@ func NewRecentEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *RecentEntryRep
 	return &RecentEntryRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func recentEntryCheck(e *RecentEntry) error {
-	if e.Log == "" {
-		return cqlgenimpl.EmptyKey("recent_log_entries", "log")
-	}
-	return nil
-}
-
-var recentEntryOne = &cqlgenimpl.One[RecentEntry]{
-	Name:  "RecentEntry",
-	Table: recentEntryRecentLogEntries,
-	Check: recentEntryCheck,
-	Key: func(e *RecentEntry) []any {
-		return []any{e.Log, e.At, e.Seq}
-	},
-	Row: recentEntryRecentLogEntriesRow,
-	Remove: func(e *RecentEntry, ts int64) []any {
-		return []any{ts, e.Log, e.At, e.Seq}
-	},
-	Scan: recentEntryRecentLogEntriesScan,
-}
+var recentEntryWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[RecentEntry]{
+	Name:      "RecentEntry",
+	Canonical: recentEntryRecentLogEntries,
+	Row:       recentEntryRecentLogEntriesRow,
+	Fields:    recentEntryFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *RecentEntryRepo) Insert(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) error {
-	return recentEntryOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, recentEntryWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *RecentEntryRepo) InsertIfAbsent(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) (cqlgen.Inserted[RecentEntry], error) {
-	return recentEntryOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, recentEntryWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *RecentEntryRepo) Update(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) error {
-	return recentEntryOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, recentEntryWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *RecentEntryRepo) Delete(ctx context.Context, e *RecentEntry, opts ...cqlgen.Option) error {
-	return recentEntryOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, recentEntryWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the RecentEntry with the given key; cqlgen.ErrNotFound if none.
 func (r *RecentEntryRepo) Get(ctx context.Context, log string, at time.Time, seq int64) (*RecentEntry, error) {
-	return cqlgenimpl.Get(ctx, r.s, "RecentEntry", "Get", recentEntryRecentLogEntries, []any{log, at, seq}, recentEntryRecentLogEntriesScan)
+	return cqlgenimpl.GetOf(ctx, recentEntryWrites, r.s, []any{log, at, seq})
 }
 
 // RecentLogEntriesOptions are the options of RecentLogEntries.
 type RecentLogEntriesOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -1471,10 +1226,8 @@ type RecentLogEntriesOptions struct {
 }
 
 var recentEntryRecentLogEntriesRead = &cqlgenimpl.ReadSpec[RecentEntry]{
-	Entity: "RecentEntry",
-	Table:  recentEntryRecentLogEntries,
-	Scan:   recentEntryRecentLogEntriesScan,
-	Key:    recentEntryRecentLogEntriesClustering,
+	Table: recentEntryRecentLogEntries,
+	Of:    recentEntryWrites,
 }
 
 // RecentLogEntries reads a log's entries, newest first from
@@ -1606,7 +1359,7 @@ func (r *AccountRepo) Backfill(ctx context.Context, table string, o *cqlmaintain
 
 // Get reads the Account with the given key; cqlgen.ErrNotFound if none.
 func (r *AccountRepo) Get(ctx context.Context, accountID string) (*Account, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Account", "Get", accountAccounts, []any{accountID}, accountAccountsScan)
+	return cqlgenimpl.GetOf(ctx, accountWrites, r.s, []any{accountID})
 }
 
 // GetMany reads the Accounts of the given account_id values: Rows[i] is
@@ -1765,7 +1518,7 @@ func (r *MemberRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.
 
 // Get reads the Member with the given key; cqlgen.ErrNotFound if none.
 func (r *MemberRepo) Get(ctx context.Context, memberID string) (*Member, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Member", "Get", memberMembers, []any{memberID}, memberMembersScan)
+	return cqlgenimpl.GetOf(ctx, memberWrites, r.s, []any{memberID})
 }
 
 // GetMany reads the Members of the given member_id values: Rows[i] is
@@ -1778,10 +1531,8 @@ func (r *MemberRepo) GetMany(ctx context.Context, memberIDs []string) (cqlgen.Fo
 
 // ActiveMembersByTeamOptions are the options of ActiveMembersByTeam.
 type ActiveMembersByTeamOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// MemberIDFrom (inclusive) and MemberIDTo (exclusive) bound member_id;
 	// nil: open.
 	MemberIDFrom, MemberIDTo *string
@@ -1790,9 +1541,8 @@ type ActiveMembersByTeamOptions struct {
 }
 
 var memberActiveMembersByTeamRead = &cqlgenimpl.ReadSpec[Member]{
-	Entity: "Member",
-	Table:  memberActiveMembersByTeam,
-	Of:     memberWrites,
+	Table: memberActiveMembersByTeam,
+	Of:    memberWrites,
 }
 
 // ActiveMembersByTeam reads a team's active members from

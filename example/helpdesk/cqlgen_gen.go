@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // agentAgents is table agents, the source of truth (schema.md).
 var agentAgents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -139,7 +139,7 @@ func (r *AgentRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Agent with the given key; cqlgen.ErrNotFound if none.
 func (r *AgentRepo) Get(ctx context.Context, orgID string, agentID string) (*Agent, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Agent", "Get", agentAgents, []any{orgID, agentID}, agentAgentsScan)
+	return cqlgenimpl.GetOf(ctx, agentWrites, r.s, []any{orgID, agentID})
 }
 
 // GetMany reads the Agents of one org_id of the given agent_id values: Rows[i]
@@ -173,9 +173,15 @@ var agentLoadAgentLoad = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Canonical:    true,
 })
 
-func agentLoadAgentLoadScan(it cqlgenimpl.Iter, e *AgentLoad) bool {
-	return it.Scan(&e.OrgID, &e.AgentID, &e.Opened, &e.Closed)
+func agentLoadAgentLoadRow(e *AgentLoad, ts int64, _ bool) []any {
+	return []any{e.OrgID, e.AgentID, e.Opened, e.Closed, ts}
 }
+
+func agentLoadFields(e *AgentLoad, dst []any) []any {
+	return append(dst, &e.OrgID, &e.AgentID, &e.Opened, &e.Closed)
+}
+
+var agentLoadAgentLoadScan = cqlgenimpl.ScanLive(agentLoadWrites)
 
 // AgentLoadRepo reads and writes AgentLoad in table agent_load.
 type AgentLoadRepo struct {
@@ -188,49 +194,28 @@ func NewAgentLoadRepo(s cqlgen.Session, opts ...cqlgen.Option) *AgentLoadRepo {
 	return &AgentLoadRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func agentLoadCheck(e *AgentLoad) error {
-	if e.OrgID == "" {
-		return cqlgenimpl.EmptyKey("agent_load", "org_id")
-	}
-	if e.AgentID == "" {
-		return cqlgenimpl.EmptyKey("agent_load", "agent_id")
-	}
-	return nil
-}
+var agentLoadWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[AgentLoad]{
+	Name:      "AgentLoad",
+	Canonical: agentLoadAgentLoad,
+	Row:       agentLoadAgentLoadRow,
+	Fields:    agentLoadFields,
+})
 
 // Add adds e's counter fields (Opened, Closed) to the row with e's key in
 // agent_load, sent once, never retried (docs/repositories.md, Counter tables).
-func (r *AgentLoadRepo) Add(ctx context.Context, e *AgentLoad, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "AgentLoad", "Add").End(&err)
-	o, err := cqlgenimpl.Begin(e, agentLoadCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.AddCounters(ctx, r.s, o, cqlgenimpl.Query{
-		Stmt:   agentLoadAgentLoad.Add,
-		Values: []any{e.Opened, e.Closed, e.OrgID, e.AgentID},
-	})
+func (r *AgentLoadRepo) Add(ctx context.Context, e *AgentLoad, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Add(ctx, agentLoadWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key from agent_load; a deleted counter row
 // must not be counted again (docs/repositories.md, Counter tables).
-func (r *AgentLoadRepo) Delete(ctx context.Context, e *AgentLoad, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "AgentLoad", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, agentLoadCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   agentLoadAgentLoad.Delete,
-			Values: []any{e.OrgID, e.AgentID},
-		}
-	})
+func (r *AgentLoadRepo) Delete(ctx context.Context, e *AgentLoad, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, agentLoadWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the AgentLoad with the given key; cqlgen.ErrNotFound if none.
 func (r *AgentLoadRepo) Get(ctx context.Context, orgID string, agentID string) (*AgentLoad, error) {
-	return cqlgenimpl.Get(ctx, r.s, "AgentLoad", "Get", agentLoadAgentLoad, []any{orgID, agentID}, agentLoadAgentLoadScan)
+	return cqlgenimpl.GetOf(ctx, agentLoadWrites, r.s, []any{orgID, agentID})
 }
 
 // GetMany reads the AgentLoads of one org_id of the given agent_id values:
@@ -384,7 +369,7 @@ func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlmaintai
 
 // Get reads the Customer with the given key; cqlgen.ErrNotFound if none.
 func (r *CustomerRepo) Get(ctx context.Context, orgID string, email string) (*Customer, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Customer", "Get", customerCustomers, []any{orgID, email}, customerCustomersScan)
+	return cqlgenimpl.GetOf(ctx, customerWrites, r.s, []any{orgID, email})
 }
 
 // GetMany reads the Customers of one org_id of the given email values: Rows[i]
@@ -397,10 +382,8 @@ func (r *CustomerRepo) GetMany(ctx context.Context, orgID string, emails []strin
 
 // CustomersNewestFirstOptions are the options of CustomersNewestFirst.
 type CustomersNewestFirstOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at;
 	// nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
@@ -438,23 +421,8 @@ func ticketEventTicketEventsRow(e *TicketEvent, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.TicketID, e.EventID, e.AgentID, e.Kind, e.Note, ts}
 }
 
-func ticketEventTicketEventsScan(it cqlgenimpl.Iter, e *TicketEvent) bool {
-	return it.Scan(&e.OrgID, &e.TicketID, &e.EventID, &e.AgentID, &e.Kind, &e.Note)
-}
-
-func ticketEventTicketEventsState(e *TicketEvent) []any {
-	return []any{e.OrgID, e.TicketID, e.EventID}
-}
-
-func ticketEventTicketEventsScanState(it cqlgenimpl.Iter, v *cqlgenimpl.State[*TicketEvent]) (ok bool) {
-	var wt [3]*int64
-	ok = it.Scan(&v.Row.OrgID, &v.Row.TicketID, &v.Row.EventID, &v.Row.AgentID, &v.Row.Kind, &v.Row.Note, &wt[0], &wt[1], &wt[2])
-	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
-	return
-}
-
-func ticketEventTicketEventsClustering(e *TicketEvent) []any {
-	return []any{e.EventID}
+func ticketEventFields(e *TicketEvent, dst []any) []any {
+	return append(dst, &e.OrgID, &e.TicketID, &e.EventID, &e.AgentID, &e.Kind, &e.Note)
 }
 
 // ticketEventEventsByAgent is table events_by_agent, serving EventsByAgent
@@ -469,18 +437,6 @@ var ticketEventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func ticketEventEventsByAgentRow(e *TicketEvent, ts int64, _ bool) []any {
-	return []any{e.OrgID, e.AgentID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.TicketID, e.Kind, e.Note, ts}
-}
-
-func ticketEventEventsByAgentScan(it cqlgenimpl.Iter, e *TicketEvent) bool {
-	return it.Scan(&e.OrgID, &e.AgentID, &e.EventID, &e.TicketID, &e.Kind, &e.Note)
-}
-
-func ticketEventEventsByAgentClustering(e *TicketEvent) []any {
-	return []any{e.EventID}
-}
-
 // TicketEventRepo reads and writes TicketEvent in tables ticket_events,
 // events_by_agent.
 type TicketEventRepo struct {
@@ -493,87 +449,34 @@ func NewTicketEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *TicketEventRep
 	return &TicketEventRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func ticketEventCheck(e *TicketEvent) error {
-	if e.OrgID == "" {
-		return cqlgenimpl.EmptyKey("ticket_events", "org_id")
-	}
-	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return cqlgenimpl.EmptyKey("ticket_events", "ticket_id")
-	}
-	if e.AgentID == "" {
-		return cqlgenimpl.EmptyKey("events_by_agent", "agent_id")
-	}
-	return nil
-}
-
-func ticketEventCheckKey(e *TicketEvent) error {
-	if e.OrgID == "" {
-		return cqlgenimpl.EmptyKey("ticket_events", "org_id")
-	}
-	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return cqlgenimpl.EmptyKey("ticket_events", "ticket_id")
-	}
-	return nil
-}
+var ticketEventWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[TicketEvent]{
+	Name:      "TicketEvent",
+	Canonical: ticketEventTicketEvents,
+	Immutable: true,
+	Row:       ticketEventTicketEventsRow,
+	Fields:    ticketEventFields,
+	Projections: []cqlgenimpl.Projection[TicketEvent]{
+		{
+			Table:       ticketEventEventsByAgent,
+			BucketOf:    "event_id",
+			TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
+			Writetimes:  3,
+			Owner:       []int{0, 4, 3},
+		},
+	},
+})
 
 // Insert writes e to every table of TicketEvent in one logical write, leaving
 // nil pointers and empty collections unset (docs/repositories.md, Writes).
-func (r *TicketEventRepo) Insert(ctx context.Context, e *TicketEvent, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "Insert").End(&err)
-	o, err := cqlgenimpl.Begin(e, ticketEventCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgenimpl.Query {
-		return []cqlgenimpl.Query{{
-			Stmt:   ticketEventTicketEvents.Insert,
-			Values: ticketEventTicketEventsRow(e, ts, true),
-		}, {
-			Stmt:   ticketEventEventsByAgent.Insert,
-			Values: ticketEventEventsByAgentRow(e, ts, true),
-		}}
-	})
+func (r *TicketEventRepo) Insert(ctx context.Context, e *TicketEvent, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Insert(ctx, ticketEventWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the TicketEvent with e's key from every table, found from
 // ticket_events's values, in one logical write.
-func (r *TicketEventRepo) Delete(ctx context.Context, e *TicketEvent, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "TicketEvent", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, ticketEventCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgenimpl.Query{
-		Stmt:   ticketEventTicketEvents.Get,
-		Values: []any{e.OrgID, e.TicketID, e.EventID},
-	}, ticketEventTicketEventsScan, func(cur *TicketEvent, ts int64) []cqlgenimpl.Query {
-		return []cqlgenimpl.Query{{
-			Stmt:   ticketEventTicketEvents.Delete,
-			Values: []any{ts, cur.OrgID, cur.TicketID, cur.EventID},
-		}, {
-			Stmt:   ticketEventEventsByAgent.Delete,
-			Values: []any{ts, cur.OrgID, cur.AgentID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(cur.EventID)), cur.EventID},
-		}}
-	})
+func (r *TicketEventRepo) Delete(ctx context.Context, e *TicketEvent, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, ticketEventWrites, r.s, r.opts, opts, e)
 }
-
-var ticketEventWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[TicketEvent]{
-	Name:      "TicketEvent",
-	Check:     ticketEventCheck,
-	CheckKey:  ticketEventCheckKey,
-	Canonical: ticketEventTicketEvents,
-	Immutable: true,
-	State:     ticketEventTicketEventsState,
-	ScanState: ticketEventTicketEventsScanState,
-	Projections: []cqlgenimpl.Projection[TicketEvent]{
-		{
-			Table:      ticketEventEventsByAgent,
-			Row:        ticketEventEventsByAgentRow,
-			Writetimes: 3,
-			Owner:      []int{0, 4, 3},
-		},
-	},
-})
 
 // Entity is TicketEvent.
 func (r *TicketEventRepo) Entity() string {
@@ -602,15 +505,13 @@ func (r *TicketEventRepo) Backfill(ctx context.Context, table string, o *cqlmain
 
 // Get reads the TicketEvent with the given key; cqlgen.ErrNotFound if none.
 func (r *TicketEventRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID, eventID gocql.UUID) (*TicketEvent, error) {
-	return cqlgenimpl.Get(ctx, r.s, "TicketEvent", "Get", ticketEventTicketEvents, []any{orgID, ticketID, eventID}, ticketEventTicketEventsScan)
+	return cqlgenimpl.GetOf(ctx, ticketEventWrites, r.s, []any{orgID, ticketID, eventID})
 }
 
 // TicketEventsOptions are the options of TicketEvents.
 type TicketEventsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id; nil:
 	// open.
 	EventIDFrom, EventIDTo *gocql.UUID
@@ -619,10 +520,8 @@ type TicketEventsOptions struct {
 }
 
 var ticketEventTicketEventsRead = &cqlgenimpl.ReadSpec[TicketEvent]{
-	Entity: "TicketEvent",
-	Table:  ticketEventTicketEvents,
-	Scan:   ticketEventTicketEventsScan,
-	Key:    ticketEventTicketEventsClustering,
+	Table: ticketEventTicketEvents,
+	Of:    ticketEventWrites,
 }
 
 // TicketEvents reads a ticket's audit trail, newest first from ticket_events,
@@ -634,10 +533,8 @@ func (r *TicketEventRepo) TicketEvents(ctx context.Context, orgID string, ticket
 
 // EventsByAgentOptions are the options of EventsByAgent.
 type EventsByAgentOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id; nil:
 	// open.
 	EventIDFrom, EventIDTo *gocql.UUID
@@ -650,10 +547,8 @@ type EventsByAgentOptions struct {
 }
 
 var ticketEventEventsByAgentRead = &cqlgenimpl.ReadSpec[TicketEvent]{
-	Entity:      "TicketEvent",
 	Table:       ticketEventEventsByAgent,
-	Scan:        ticketEventEventsByAgentScan,
-	Key:         ticketEventEventsByAgentClustering,
+	Of:          ticketEventWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
 }
 
@@ -863,7 +758,7 @@ func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.
 
 // Get reads the Ticket with the given key; cqlgen.ErrNotFound if none.
 func (r *TicketRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID) (*Ticket, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Ticket", "Get", ticketTickets, []any{orgID, ticketID}, ticketTicketsScan)
+	return cqlgenimpl.GetOf(ctx, ticketWrites, r.s, []any{orgID, ticketID})
 }
 
 // GetMany reads the Tickets of one org_id of the given ticket_id values:
@@ -876,10 +771,8 @@ func (r *TicketRepo) GetMany(ctx context.Context, orgID string, ticketIDs []gocq
 
 // TicketsByRequesterOptions are the options of TicketsByRequester.
 type TicketsByRequesterOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at;
 	// nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
@@ -903,10 +796,8 @@ func (r *TicketRepo) TicketsByRequester(ctx context.Context, orgID string, reque
 
 // OpenTicketsByAgentOptions are the options of OpenTicketsByAgent.
 type OpenTicketsByAgentOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at;
 	// nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
@@ -943,9 +834,11 @@ func articleArticlesRow(e *Article, ts int64, unset bool) []any {
 	return []any{e.OrgID, e.ArticleID, e.Title, cqlgenimpl.SliceOrUnset(e.Tags, unset), e.Views, e.UpdatedAt, e.Body, ts}
 }
 
-func articleArticlesScan(it cqlgenimpl.Iter, e *Article) bool {
-	return it.Scan(&e.OrgID, &e.ArticleID, &e.Title, &e.Tags, &e.Views, &e.UpdatedAt, &e.Body)
+func articleFields(e *Article, dst []any) []any {
+	return append(dst, &e.OrgID, &e.ArticleID, &e.Title, &e.Tags, &e.Views, &e.UpdatedAt, &e.Body)
 }
+
+var articleArticlesScan = cqlgenimpl.ScanLive(articleWrites)
 
 func articleArticlesClustering(e *Article) []any {
 	return []any{e.ArticleID}
@@ -962,58 +855,42 @@ func NewArticleRepo(s cqlgen.Session, opts ...cqlgen.Option) *ArticleRepo {
 	return &ArticleRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func articleCheck(e *Article) error {
-	if e.OrgID == "" {
-		return cqlgenimpl.EmptyKey("articles", "org_id")
-	}
-	return nil
-}
-
-var articleOne = &cqlgenimpl.One[Article]{
-	Name:  "Article",
-	Table: articleArticles,
-	Check: articleCheck,
-	Key: func(e *Article) []any {
-		return []any{e.OrgID, e.ArticleID}
-	},
-	Row: articleArticlesRow,
-	Remove: func(e *Article, ts int64) []any {
-		return []any{ts, e.OrgID, e.ArticleID}
-	},
-	Scan: articleArticlesScan,
-}
+var articleWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Article]{
+	Name:      "Article",
+	Canonical: articleArticles,
+	Row:       articleArticlesRow,
+	Fields:    articleFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *ArticleRepo) Insert(ctx context.Context, e *Article, opts ...cqlgen.Option) error {
-	return articleOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, articleWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *ArticleRepo) InsertIfAbsent(ctx context.Context, e *Article, opts ...cqlgen.Option) (cqlgen.Inserted[Article], error) {
-	return articleOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, articleWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *ArticleRepo) Update(ctx context.Context, e *Article, opts ...cqlgen.Option) error {
-	return articleOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, articleWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *ArticleRepo) Delete(ctx context.Context, e *Article, opts ...cqlgen.Option) error {
-	return articleOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, articleWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Article with the given key; cqlgen.ErrNotFound if none.
 func (r *ArticleRepo) Get(ctx context.Context, orgID string, articleID gocql.UUID) (*Article, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Article", "Get", articleArticles, []any{orgID, articleID}, articleArticlesScan)
+	return cqlgenimpl.GetOf(ctx, articleWrites, r.s, []any{orgID, articleID})
 }
 
 // ArticlesOptions are the options of Articles.
 type ArticlesOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// ArticleIDFrom (inclusive) and ArticleIDTo (exclusive) bound article_id;
 	// nil: open.
 	ArticleIDFrom, ArticleIDTo *gocql.UUID
@@ -1056,10 +933,8 @@ func articleArticlesTaggedKey(e *Article) []any {
 
 // ArticlesTaggedOptions are the options of ArticlesTagged.
 type ArticlesTaggedOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 }
 
 // ArticlesTagged reads an organisation's articles with a tag: the rows of
@@ -1107,10 +982,8 @@ func articleArticlesByViewsKey(e *Article) []any {
 
 // ArticlesByViewsOptions are the options of ArticlesByViews.
 type ArticlesByViewsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// ViewsFromExclusive and ViewsToInclusive flip the defaults.
 	ViewsFromExclusive, ViewsToInclusive bool
 }
@@ -1157,12 +1030,8 @@ func auditEventAuditLogRow(e *AuditEvent, ts int64, _ bool) []any {
 	return []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID, e.Actor, e.Action, ts}
 }
 
-func auditEventAuditLogScan(it cqlgenimpl.Iter, e *AuditEvent) bool {
-	return it.Scan(&e.OrgID, &e.At, &e.EventID, &e.Actor, &e.Action)
-}
-
-func auditEventAuditLogClustering(e *AuditEvent) []any {
-	return []any{e.At, e.EventID}
+func auditEventFields(e *AuditEvent, dst []any) []any {
+	return append(dst, &e.OrgID, &e.At, &e.EventID, &e.Actor, &e.Action)
 }
 
 // AuditEventRepo reads and writes AuditEvent in table audit_log.
@@ -1176,67 +1045,39 @@ func NewAuditEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *AuditEventRepo 
 	return &AuditEventRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func auditEventCheck(e *AuditEvent) error {
-	if e.OrgID == "" {
-		return cqlgenimpl.EmptyKey("audit_log", "org_id")
-	}
-	return nil
-}
-
-var auditEventOne = &cqlgenimpl.One[AuditEvent]{
-	Name:  "AuditEvent",
-	Table: auditEventAuditLog,
-	Check: auditEventCheck,
-	Key: func(e *AuditEvent) []any {
-		return []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID}
-	},
-	Row: auditEventAuditLogRow,
-	Remove: func(e *AuditEvent, ts int64) []any {
-		return []any{ts, e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID}
-	},
-	Scan: auditEventAuditLogScan,
-}
+var auditEventWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[AuditEvent]{
+	Name:      "AuditEvent",
+	Canonical: auditEventAuditLog,
+	Immutable: true,
+	Row:       auditEventAuditLogRow,
+	Fields:    auditEventFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *AuditEventRepo) Insert(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) error {
-	return auditEventOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, auditEventWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *AuditEventRepo) InsertIfAbsent(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) (cqlgen.Inserted[AuditEvent], error) {
-	return auditEventOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, auditEventWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the AuditEvent with e's key from every table, found from
 // audit_log's values, in one logical write.
-func (r *AuditEventRepo) Delete(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "AuditEvent", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, auditEventCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgenimpl.Query{
-		Stmt:   auditEventAuditLog.Get,
-		Values: []any{e.OrgID, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.EventID},
-	}, auditEventAuditLogScan, func(cur *AuditEvent, ts int64) []cqlgenimpl.Query {
-		return []cqlgenimpl.Query{{
-			Stmt:   auditEventAuditLog.Delete,
-			Values: []any{ts, cur.OrgID, cqlgenimpl.DayBuckets.Of(cur.At), cur.At, cur.EventID},
-		}}
-	})
+func (r *AuditEventRepo) Delete(ctx context.Context, e *AuditEvent, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, auditEventWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the AuditEvent with the given key; cqlgen.ErrNotFound if none.
 func (r *AuditEventRepo) Get(ctx context.Context, orgID string, at time.Time, eventID gocql.UUID) (*AuditEvent, error) {
-	return cqlgenimpl.Get(ctx, r.s, "AuditEvent", "Get", auditEventAuditLog, []any{(&AuditEvent{OrgID: orgID, At: at, EventID: eventID}).OrgID, cqlgenimpl.DayBuckets.Of((&AuditEvent{OrgID: orgID, At: at, EventID: eventID}).At), (&AuditEvent{OrgID: orgID, At: at, EventID: eventID}).At, (&AuditEvent{OrgID: orgID, At: at, EventID: eventID}).EventID}, auditEventAuditLogScan)
+	return cqlgenimpl.GetOf(ctx, auditEventWrites, r.s, []any{(&AuditEvent{OrgID: orgID, At: at, EventID: eventID}).OrgID, cqlgenimpl.DayBuckets.Of((&AuditEvent{OrgID: orgID, At: at, EventID: eventID}).At), (&AuditEvent{OrgID: orgID, At: at, EventID: eventID}).At, (&AuditEvent{OrgID: orgID, At: at, EventID: eventID}).EventID})
 }
 
 // AuditLogOptions are the options of AuditLog.
 type AuditLogOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -1248,10 +1089,8 @@ type AuditLogOptions struct {
 }
 
 var auditEventAuditLogRead = &cqlgenimpl.ReadSpec[AuditEvent]{
-	Entity:      "AuditEvent",
 	Table:       auditEventAuditLog,
-	Scan:        auditEventAuditLogScan,
-	Key:         auditEventAuditLogClustering,
+	Of:          auditEventWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
@@ -1389,7 +1228,7 @@ func (r *MacroRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Macro with the given key; cqlgen.ErrNotFound if none.
 func (r *MacroRepo) Get(ctx context.Context, orgID string, macroID string) (*Macro, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Macro", "Get", macroMacros, []any{orgID, macroID}, macroMacrosScan)
+	return cqlgenimpl.GetOf(ctx, macroWrites, r.s, []any{orgID, macroID})
 }
 
 // GetMany reads the Macros of one org_id of the given macro_id values: Rows[i]
@@ -1402,10 +1241,8 @@ func (r *MacroRepo) GetMany(ctx context.Context, orgID string, macroIDs []string
 
 // MacrosByTitleOptions are the options of MacrosByTitle.
 type MacrosByTitleOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// TitleFrom (inclusive) and TitleTo (exclusive) bound title; nil: open.
 	TitleFrom, TitleTo *string
 	// TitleFromExclusive and TitleToInclusive flip the defaults.
@@ -1413,9 +1250,8 @@ type MacrosByTitleOptions struct {
 }
 
 var macroMacrosByTitleRead = &cqlgenimpl.ReadSpec[Macro]{
-	Entity: "Macro",
-	Table:  macroMacrosByTitle,
-	Of:     macroWrites,
+	Table: macroMacrosByTitle,
+	Of:    macroWrites,
 }
 
 // MacrosByTitle reads an organisation's macros by title from macros_by_title,
@@ -1430,10 +1266,8 @@ func (r *MacroRepo) MacrosByTitle(ctx context.Context, orgID string, o *MacrosBy
 
 // MacrosByTeamOptions are the options of MacrosByTeam.
 type MacrosByTeamOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// TitleFrom (inclusive) and TitleTo (exclusive) bound title; nil: open.
 	TitleFrom, TitleTo *string
 	// TitleFromExclusive and TitleToInclusive flip the defaults.
@@ -1441,9 +1275,8 @@ type MacrosByTeamOptions struct {
 }
 
 var macroMacrosByTeamRead = &cqlgenimpl.ReadSpec[Macro]{
-	Entity: "Macro",
-	Table:  macroMacrosByTeam,
-	Of:     macroWrites,
+	Table: macroMacrosByTeam,
+	Of:    macroWrites,
 }
 
 // MacrosByTeam reads a team's macros by title from macros_by_team, in pages.
@@ -1469,12 +1302,8 @@ func replyRepliesByTicketRow(e *Reply, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID, e.Author, e.Body, ts}
 }
 
-func replyRepliesByTicketScan(it cqlgenimpl.Iter, e *Reply) bool {
-	return it.Scan(&e.OrgID, &e.TicketID, &e.Channel, &e.SentAt, &e.ReplyID, &e.Author, &e.Body)
-}
-
-func replyRepliesByTicketClustering(e *Reply) []any {
-	return []any{e.Channel, e.SentAt, e.ReplyID}
+func replyFields(e *Reply, dst []any) []any {
+	return append(dst, &e.OrgID, &e.TicketID, &e.Channel, &e.SentAt, &e.ReplyID, &e.Author, &e.Body)
 }
 
 // ReplyRepo reads and writes Reply in table replies_by_ticket.
@@ -1488,61 +1317,42 @@ func NewReplyRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReplyRepo {
 	return &ReplyRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func replyCheck(e *Reply) error {
-	if e.OrgID == "" {
-		return cqlgenimpl.EmptyKey("replies_by_ticket", "org_id")
-	}
-	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return cqlgenimpl.EmptyKey("replies_by_ticket", "ticket_id")
-	}
-	return nil
-}
-
-var replyOne = &cqlgenimpl.One[Reply]{
-	Name:  "Reply",
-	Table: replyRepliesByTicket,
-	Check: replyCheck,
-	Key: func(e *Reply) []any {
-		return []any{e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID}
-	},
-	Row: replyRepliesByTicketRow,
-	Remove: func(e *Reply, ts int64) []any {
-		return []any{ts, e.OrgID, e.TicketID, e.Channel, e.SentAt, e.ReplyID}
-	},
-	Scan: replyRepliesByTicketScan,
-}
+var replyWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Reply]{
+	Name:      "Reply",
+	Canonical: replyRepliesByTicket,
+	Row:       replyRepliesByTicketRow,
+	Fields:    replyFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *ReplyRepo) Insert(ctx context.Context, e *Reply, opts ...cqlgen.Option) error {
-	return replyOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, replyWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *ReplyRepo) InsertIfAbsent(ctx context.Context, e *Reply, opts ...cqlgen.Option) (cqlgen.Inserted[Reply], error) {
-	return replyOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, replyWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *ReplyRepo) Update(ctx context.Context, e *Reply, opts ...cqlgen.Option) error {
-	return replyOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, replyWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *ReplyRepo) Delete(ctx context.Context, e *Reply, opts ...cqlgen.Option) error {
-	return replyOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, replyWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Reply with the given key; cqlgen.ErrNotFound if none.
 func (r *ReplyRepo) Get(ctx context.Context, orgID string, ticketID gocql.UUID, channel string, sentAt time.Time, replyID gocql.UUID) (*Reply, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Reply", "Get", replyRepliesByTicket, []any{orgID, ticketID, channel, sentAt, replyID}, replyRepliesByTicketScan)
+	return cqlgenimpl.GetOf(ctx, replyWrites, r.s, []any{orgID, ticketID, channel, sentAt, replyID})
 }
 
 // RepliesByTicketOptions are the options of RepliesByTicket.
 type RepliesByTicketOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// ChannelFrom (inclusive) and ChannelTo (exclusive) bound channel; nil:
 	// open.
 	ChannelFrom, ChannelTo *string
@@ -1559,10 +1369,8 @@ type RepliesByTicketOptions struct {
 }
 
 var replyRepliesByTicketRead = &cqlgenimpl.ReadSpec[Reply]{
-	Entity: "Reply",
-	Table:  replyRepliesByTicket,
-	Scan:   replyRepliesByTicketScan,
-	Key:    replyRepliesByTicketClustering,
+	Table: replyRepliesByTicket,
+	Of:    replyWrites,
 }
 
 // RepliesByTicket reads a ticket's replies by channel, newest first from
@@ -1587,9 +1395,11 @@ func agentSessionAgentSessionsRow(e *AgentSession, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.SessionID, e.AgentID, e.SignedIn, e.UserAgent, ts}
 }
 
-func agentSessionAgentSessionsScan(it cqlgenimpl.Iter, e *AgentSession) bool {
-	return it.Scan(&e.OrgID, &e.SessionID, &e.AgentID, &e.SignedIn, &e.UserAgent)
+func agentSessionFields(e *AgentSession, dst []any) []any {
+	return append(dst, &e.OrgID, &e.SessionID, &e.AgentID, &e.SignedIn, &e.UserAgent)
 }
+
+var agentSessionAgentSessionsScan = cqlgenimpl.ScanLive(agentSessionWrites)
 
 // AgentSessionRepo reads and writes AgentSession in table agent_sessions.
 type AgentSessionRepo struct {
@@ -1602,53 +1412,36 @@ func NewAgentSessionRepo(s cqlgen.Session, opts ...cqlgen.Option) *AgentSessionR
 	return &AgentSessionRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func agentSessionCheck(e *AgentSession) error {
-	if e.OrgID == "" {
-		return cqlgenimpl.EmptyKey("agent_sessions", "org_id")
-	}
-	if e.SessionID == "" {
-		return cqlgenimpl.EmptyKey("agent_sessions", "session_id")
-	}
-	return nil
-}
-
-var agentSessionOne = &cqlgenimpl.One[AgentSession]{
-	Name:  "AgentSession",
-	Table: agentSessionAgentSessions,
-	Check: agentSessionCheck,
-	Key: func(e *AgentSession) []any {
-		return []any{e.OrgID, e.SessionID}
-	},
-	Row: agentSessionAgentSessionsRow,
-	Remove: func(e *AgentSession, ts int64) []any {
-		return []any{ts, e.OrgID, e.SessionID}
-	},
-	Scan: agentSessionAgentSessionsScan,
-}
+var agentSessionWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[AgentSession]{
+	Name:      "AgentSession",
+	Canonical: agentSessionAgentSessions,
+	Row:       agentSessionAgentSessionsRow,
+	Fields:    agentSessionFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *AgentSessionRepo) Insert(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) error {
-	return agentSessionOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, agentSessionWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *AgentSessionRepo) InsertIfAbsent(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) (cqlgen.Inserted[AgentSession], error) {
-	return agentSessionOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, agentSessionWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *AgentSessionRepo) Update(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) error {
-	return agentSessionOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, agentSessionWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *AgentSessionRepo) Delete(ctx context.Context, e *AgentSession, opts ...cqlgen.Option) error {
-	return agentSessionOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, agentSessionWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the AgentSession with the given key; cqlgen.ErrNotFound if none.
 func (r *AgentSessionRepo) Get(ctx context.Context, orgID string, sessionID string) (*AgentSession, error) {
-	return cqlgenimpl.Get(ctx, r.s, "AgentSession", "Get", agentSessionAgentSessions, []any{orgID, sessionID}, agentSessionAgentSessionsScan)
+	return cqlgenimpl.GetOf(ctx, agentSessionWrites, r.s, []any{orgID, sessionID})
 }
 
 // GetMany reads the AgentSessions of one org_id of the given session_id
@@ -1674,9 +1467,11 @@ func organisationOrganisationsRow(e *Organisation, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.Owner, e.Plan, e.SignedUp, ts}
 }
 
-func organisationOrganisationsScan(it cqlgenimpl.Iter, e *Organisation) bool {
-	return it.Scan(&e.OrgID, &e.Owner, &e.Plan, &e.SignedUp)
+func organisationFields(e *Organisation, dst []any) []any {
+	return append(dst, &e.OrgID, &e.Owner, &e.Plan, &e.SignedUp)
 }
+
+var organisationOrganisationsScan = cqlgenimpl.ScanLive(organisationWrites)
 
 // OrganisationRepo reads and writes Organisation in table organisations.
 type OrganisationRepo struct {
@@ -1689,50 +1484,36 @@ func NewOrganisationRepo(s cqlgen.Session, opts ...cqlgen.Option) *OrganisationR
 	return &OrganisationRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func organisationCheck(e *Organisation) error {
-	if e.OrgID == "" {
-		return cqlgenimpl.EmptyKey("organisations", "org_id")
-	}
-	return nil
-}
-
-var organisationOne = &cqlgenimpl.One[Organisation]{
-	Name:  "Organisation",
-	Table: organisationOrganisations,
-	Check: organisationCheck,
-	Key: func(e *Organisation) []any {
-		return []any{e.OrgID}
-	},
-	Row: organisationOrganisationsRow,
-	Remove: func(e *Organisation, ts int64) []any {
-		return []any{ts, e.OrgID}
-	},
-	Scan: organisationOrganisationsScan,
-}
+var organisationWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Organisation]{
+	Name:      "Organisation",
+	Canonical: organisationOrganisations,
+	Row:       organisationOrganisationsRow,
+	Fields:    organisationFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *OrganisationRepo) Insert(ctx context.Context, e *Organisation, opts ...cqlgen.Option) error {
-	return organisationOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, organisationWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *OrganisationRepo) InsertIfAbsent(ctx context.Context, e *Organisation, opts ...cqlgen.Option) (cqlgen.Inserted[Organisation], error) {
-	return organisationOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, organisationWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *OrganisationRepo) Update(ctx context.Context, e *Organisation, opts ...cqlgen.Option) error {
-	return organisationOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, organisationWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *OrganisationRepo) Delete(ctx context.Context, e *Organisation, opts ...cqlgen.Option) error {
-	return organisationOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, organisationWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Organisation with the given key; cqlgen.ErrNotFound if none.
 func (r *OrganisationRepo) Get(ctx context.Context, orgID string) (*Organisation, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Organisation", "Get", organisationOrganisations, []any{orgID}, organisationOrganisationsScan)
+	return cqlgenimpl.GetOf(ctx, organisationWrites, r.s, []any{orgID})
 }
 
 // GetMany reads the Organisations of the given org_id values: Rows[i] is
@@ -1759,23 +1540,8 @@ func timeEntryTimeEntriesRow(e *TimeEntry, ts int64, _ bool) []any {
 	return []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID, e.TicketID, e.Spent, ts}
 }
 
-func timeEntryTimeEntriesScan(it cqlgenimpl.Iter, e *TimeEntry) bool {
-	return it.Scan(&e.OrgID, &e.AgentID, &e.LoggedAt, &e.EntryID, &e.TicketID, &e.Spent)
-}
-
-func timeEntryTimeEntriesState(e *TimeEntry) []any {
-	return []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID}
-}
-
-func timeEntryTimeEntriesScanState(it cqlgenimpl.Iter, v *cqlgenimpl.State[*TimeEntry]) (ok bool) {
-	var wt [2]*int64
-	ok = it.Scan(&v.Row.OrgID, &v.Row.AgentID, &v.Row.LoggedAt, &v.Row.EntryID, &v.Row.TicketID, &v.Row.Spent, &wt[0], &wt[1])
-	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
-	return
-}
-
-func timeEntryTimeEntriesClustering(e *TimeEntry) []any {
-	return []any{e.LoggedAt, e.EntryID}
+func timeEntryFields(e *TimeEntry, dst []any) []any {
+	return append(dst, &e.OrgID, &e.AgentID, &e.LoggedAt, &e.EntryID, &e.TicketID, &e.Spent)
 }
 
 // timeEntryPayPeriodEntries is table time_entries_by_pay_period, serving
@@ -1790,18 +1556,6 @@ var timeEntryPayPeriodEntries = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func timeEntryPayPeriodEntriesRow(e *TimeEntry, ts int64, _ bool) []any {
-	return []any{e.OrgID, e.AgentID, cqlgenimpl.DaysBucketsFrom(14, 19729).Of(e.LoggedAt), e.LoggedAt, e.EntryID, e.TicketID, e.Spent, ts}
-}
-
-func timeEntryPayPeriodEntriesScan(it cqlgenimpl.Iter, e *TimeEntry) bool {
-	return it.Scan(&e.OrgID, &e.AgentID, &e.LoggedAt, &e.EntryID, &e.TicketID, &e.Spent)
-}
-
-func timeEntryPayPeriodEntriesClustering(e *TimeEntry) []any {
-	return []any{e.LoggedAt, e.EntryID}
-}
-
 // TimeEntryRepo reads and writes TimeEntry in tables time_entries,
 // time_entries_by_pay_period.
 type TimeEntryRepo struct {
@@ -1814,83 +1568,33 @@ func NewTimeEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *TimeEntryRepo {
 	return &TimeEntryRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func timeEntryCheck(e *TimeEntry) error {
-	if e.OrgID == "" {
-		return cqlgenimpl.EmptyKey("time_entries", "org_id")
-	}
-	if e.AgentID == "" {
-		return cqlgenimpl.EmptyKey("time_entries", "agent_id")
-	}
-	return nil
-}
-
-func timeEntryCheckKey(e *TimeEntry) error {
-	if e.OrgID == "" {
-		return cqlgenimpl.EmptyKey("time_entries", "org_id")
-	}
-	if e.AgentID == "" {
-		return cqlgenimpl.EmptyKey("time_entries", "agent_id")
-	}
-	return nil
-}
+var timeEntryWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[TimeEntry]{
+	Name:      "TimeEntry",
+	Canonical: timeEntryTimeEntries,
+	Immutable: true,
+	Row:       timeEntryTimeEntriesRow,
+	Fields:    timeEntryFields,
+	Projections: []cqlgenimpl.Projection[TimeEntry]{
+		{
+			Table:       timeEntryPayPeriodEntries,
+			BucketOf:    "logged_at",
+			TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DaysBucketsFrom(14, 19729)),
+			Writetimes:  2,
+		},
+	},
+})
 
 // Insert writes e to every table of TimeEntry in one logical write, leaving
 // nil pointers and empty collections unset (docs/repositories.md, Writes).
-func (r *TimeEntryRepo) Insert(ctx context.Context, e *TimeEntry, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "Insert").End(&err)
-	o, err := cqlgenimpl.Begin(e, timeEntryCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgenimpl.Query {
-		return []cqlgenimpl.Query{{
-			Stmt:   timeEntryTimeEntries.Insert,
-			Values: timeEntryTimeEntriesRow(e, ts, true),
-		}, {
-			Stmt:   timeEntryPayPeriodEntries.Insert,
-			Values: timeEntryPayPeriodEntriesRow(e, ts, true),
-		}}
-	})
+func (r *TimeEntryRepo) Insert(ctx context.Context, e *TimeEntry, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Insert(ctx, timeEntryWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the TimeEntry with e's key from every table, found from
 // time_entries's values, in one logical write.
-func (r *TimeEntryRepo) Delete(ctx context.Context, e *TimeEntry, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "TimeEntry", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, timeEntryCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgenimpl.Query{
-		Stmt:   timeEntryTimeEntries.Get,
-		Values: []any{e.OrgID, e.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(e.LoggedAt), e.LoggedAt, e.EntryID},
-	}, timeEntryTimeEntriesScan, func(cur *TimeEntry, ts int64) []cqlgenimpl.Query {
-		return []cqlgenimpl.Query{{
-			Stmt:   timeEntryTimeEntries.Delete,
-			Values: []any{ts, cur.OrgID, cur.AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of(cur.LoggedAt), cur.LoggedAt, cur.EntryID},
-		}, {
-			Stmt:   timeEntryPayPeriodEntries.Delete,
-			Values: []any{ts, cur.OrgID, cur.AgentID, cqlgenimpl.DaysBucketsFrom(14, 19729).Of(cur.LoggedAt), cur.LoggedAt, cur.EntryID},
-		}}
-	})
+func (r *TimeEntryRepo) Delete(ctx context.Context, e *TimeEntry, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, timeEntryWrites, r.s, r.opts, opts, e)
 }
-
-var timeEntryWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[TimeEntry]{
-	Name:      "TimeEntry",
-	Check:     timeEntryCheck,
-	CheckKey:  timeEntryCheckKey,
-	Canonical: timeEntryTimeEntries,
-	Immutable: true,
-	State:     timeEntryTimeEntriesState,
-	ScanState: timeEntryTimeEntriesScanState,
-	Projections: []cqlgenimpl.Projection[TimeEntry]{
-		{
-			Table:      timeEntryPayPeriodEntries,
-			Row:        timeEntryPayPeriodEntriesRow,
-			Writetimes: 2,
-		},
-	},
-})
 
 // Entity is TimeEntry.
 func (r *TimeEntryRepo) Entity() string {
@@ -1919,15 +1623,13 @@ func (r *TimeEntryRepo) Backfill(ctx context.Context, table string, o *cqlmainta
 
 // Get reads the TimeEntry with the given key; cqlgen.ErrNotFound if none.
 func (r *TimeEntryRepo) Get(ctx context.Context, orgID string, agentID string, loggedAt time.Time, entryID gocql.UUID) (*TimeEntry, error) {
-	return cqlgenimpl.Get(ctx, r.s, "TimeEntry", "Get", timeEntryTimeEntries, []any{(&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).OrgID, (&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of((&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).LoggedAt), (&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).LoggedAt, (&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).EntryID}, timeEntryTimeEntriesScan)
+	return cqlgenimpl.GetOf(ctx, timeEntryWrites, r.s, []any{(&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).OrgID, (&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).AgentID, cqlgenimpl.WeekBucketsFrom(time.Sunday).Of((&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).LoggedAt), (&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).LoggedAt, (&TimeEntry{OrgID: orgID, AgentID: agentID, LoggedAt: loggedAt, EntryID: entryID}).EntryID})
 }
 
 // TimeEntriesOptions are the options of TimeEntries.
 type TimeEntriesOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// LoggedAtFrom (inclusive) and LoggedAtTo (exclusive) bound logged_at;
 	// nil: open.
 	LoggedAtFrom, LoggedAtTo *time.Time
@@ -1940,10 +1642,8 @@ type TimeEntriesOptions struct {
 }
 
 var timeEntryTimeEntriesRead = &cqlgenimpl.ReadSpec[TimeEntry]{
-	Entity:      "TimeEntry",
 	Table:       timeEntryTimeEntries,
-	Scan:        timeEntryTimeEntriesScan,
-	Key:         timeEntryTimeEntriesClustering,
+	Of:          timeEntryWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.WeekBucketsFrom(time.Sunday)),
 }
 
@@ -1957,10 +1657,8 @@ func (r *TimeEntryRepo) TimeEntries(ctx context.Context, orgID string, agentID s
 
 // PayPeriodEntriesOptions are the options of PayPeriodEntries.
 type PayPeriodEntriesOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// LoggedAtFrom (inclusive) and LoggedAtTo (exclusive) bound logged_at;
 	// nil: open.
 	LoggedAtFrom, LoggedAtTo *time.Time
@@ -1973,10 +1671,8 @@ type PayPeriodEntriesOptions struct {
 }
 
 var timeEntryPayPeriodEntriesRead = &cqlgenimpl.ReadSpec[TimeEntry]{
-	Entity:      "TimeEntry",
 	Table:       timeEntryPayPeriodEntries,
-	Scan:        timeEntryPayPeriodEntriesScan,
-	Key:         timeEntryPayPeriodEntriesClustering,
+	Of:          timeEntryWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DaysBucketsFrom(14, 19729)),
 }
 
@@ -2004,9 +1700,11 @@ func cannedReplyCannedRepliesRow(e *CannedReply, ts int64, unset bool) []any {
 	return []any{e.OrgID, e.ReplyID, e.Title, e.Body, cqlgenimpl.VectorOrUnset(e.Embedding, unset), ts}
 }
 
-func cannedReplyCannedRepliesScan(it cqlgenimpl.Iter, e *CannedReply) bool {
-	return it.Scan(&e.OrgID, &e.ReplyID, &e.Title, &e.Body, (*cqlgenimpl.Vector)(&e.Embedding))
+func cannedReplyFields(e *CannedReply, dst []any) []any {
+	return append(dst, &e.OrgID, &e.ReplyID, &e.Title, &e.Body, (*cqlgenimpl.Vector)(&e.Embedding))
 }
+
+var cannedReplyCannedRepliesScan = cqlgenimpl.ScanLive(cannedReplyWrites)
 
 func cannedReplyCannedRepliesClustering(e *CannedReply) []any {
 	return []any{e.ReplyID}
@@ -2023,61 +1721,42 @@ func NewCannedReplyRepo(s cqlgen.Session, opts ...cqlgen.Option) *CannedReplyRep
 	return &CannedReplyRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func cannedReplyCheck(e *CannedReply) error {
-	if e.OrgID == "" {
-		return cqlgenimpl.EmptyKey("canned_replies", "org_id")
-	}
-	if err := cqlgenimpl.CheckVector("canned_replies", "embedding", e.Embedding, 384); err != nil {
-		return err
-	}
-	return nil
-}
-
-var cannedReplyOne = &cqlgenimpl.One[CannedReply]{
-	Name:  "CannedReply",
-	Table: cannedReplyCannedReplies,
-	Check: cannedReplyCheck,
-	Key: func(e *CannedReply) []any {
-		return []any{e.OrgID, e.ReplyID}
-	},
-	Row: cannedReplyCannedRepliesRow,
-	Remove: func(e *CannedReply, ts int64) []any {
-		return []any{ts, e.OrgID, e.ReplyID}
-	},
-	Scan: cannedReplyCannedRepliesScan,
-}
+var cannedReplyWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[CannedReply]{
+	Name:      "CannedReply",
+	Canonical: cannedReplyCannedReplies,
+	Row:       cannedReplyCannedRepliesRow,
+	Fields:    cannedReplyFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *CannedReplyRepo) Insert(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) error {
-	return cannedReplyOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, cannedReplyWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *CannedReplyRepo) InsertIfAbsent(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) (cqlgen.Inserted[CannedReply], error) {
-	return cannedReplyOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, cannedReplyWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *CannedReplyRepo) Update(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) error {
-	return cannedReplyOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, cannedReplyWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *CannedReplyRepo) Delete(ctx context.Context, e *CannedReply, opts ...cqlgen.Option) error {
-	return cannedReplyOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, cannedReplyWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the CannedReply with the given key; cqlgen.ErrNotFound if none.
 func (r *CannedReplyRepo) Get(ctx context.Context, orgID string, replyID gocql.UUID) (*CannedReply, error) {
-	return cqlgenimpl.Get(ctx, r.s, "CannedReply", "Get", cannedReplyCannedReplies, []any{orgID, replyID}, cannedReplyCannedRepliesScan)
+	return cqlgenimpl.GetOf(ctx, cannedReplyWrites, r.s, []any{orgID, replyID})
 }
 
 // CannedRepliesOptions are the options of CannedReplies.
 type CannedRepliesOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// ReplyIDFrom (inclusive) and ReplyIDTo (exclusive) bound reply_id; nil:
 	// open.
 	ReplyIDFrom, ReplyIDTo *gocql.UUID

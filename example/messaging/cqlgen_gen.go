@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // messageMessagesByConversation is table messages_by_conversation, the source
 // of truth (schema.md).
@@ -33,23 +33,8 @@ func messageMessagesByConversationRow(e *Message, ts int64, _ bool) []any {
 	return []any{e.ConversationID, e.SentAt, e.MessageID, e.UserID, e.Text, ts}
 }
 
-func messageMessagesByConversationScan(it cqlgenimpl.Iter, e *Message) bool {
-	return it.Scan(&e.ConversationID, &e.SentAt, &e.MessageID, &e.UserID, &e.Text)
-}
-
-func messageMessagesByConversationState(e *Message) []any {
-	return []any{e.ConversationID, e.SentAt, e.MessageID}
-}
-
-func messageMessagesByConversationScanState(it cqlgenimpl.Iter, v *cqlgenimpl.State[*Message]) (ok bool) {
-	var wt [2]*int64
-	ok = it.Scan(&v.Row.ConversationID, &v.Row.SentAt, &v.Row.MessageID, &v.Row.UserID, &v.Row.Text, &wt[0], &wt[1])
-	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
-	return
-}
-
-func messageMessagesByConversationClustering(e *Message) []any {
-	return []any{e.SentAt, e.MessageID}
+func messageFields(e *Message, dst []any) []any {
+	return append(dst, &e.ConversationID, &e.SentAt, &e.MessageID, &e.UserID, &e.Text)
 }
 
 // messageMessagesByUser is table messages_by_user, serving MessagesByUser
@@ -63,18 +48,6 @@ var messageMessagesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Maintained:   true,
 })
 
-func messageMessagesByUserRow(e *Message, ts int64, _ bool) []any {
-	return []any{e.UserID, e.SentAt, e.MessageID, e.ConversationID, e.Text, ts}
-}
-
-func messageMessagesByUserScan(it cqlgenimpl.Iter, e *Message) bool {
-	return it.Scan(&e.UserID, &e.SentAt, &e.MessageID, &e.ConversationID, &e.Text)
-}
-
-func messageMessagesByUserClustering(e *Message) []any {
-	return []any{e.SentAt, e.MessageID}
-}
-
 // MessageRepo reads and writes Message in tables messages_by_conversation,
 // messages_by_user.
 type MessageRepo struct {
@@ -87,81 +60,32 @@ func NewMessageRepo(s cqlgen.Session, opts ...cqlgen.Option) *MessageRepo {
 	return &MessageRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func messageCheck(e *Message) error {
-	if e.ConversationID == "" {
-		return cqlgenimpl.EmptyKey("messages_by_conversation", "conversation_id")
-	}
-	if e.UserID == "" {
-		return cqlgenimpl.EmptyKey("messages_by_user", "user_id")
-	}
-	return nil
-}
-
-func messageCheckKey(e *Message) error {
-	if e.ConversationID == "" {
-		return cqlgenimpl.EmptyKey("messages_by_conversation", "conversation_id")
-	}
-	return nil
-}
-
-// Insert writes e to every table of Message in one logical write, leaving nil
-// pointers and empty collections unset (docs/repositories.md, Writes).
-func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Insert").End(&err)
-	o, err := cqlgenimpl.Begin(e, messageCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgenimpl.Query {
-		return []cqlgenimpl.Query{{
-			Stmt:   messageMessagesByConversation.Insert,
-			Values: messageMessagesByConversationRow(e, ts, true),
-		}, {
-			Stmt:   messageMessagesByUser.Insert,
-			Values: messageMessagesByUserRow(e, ts, true),
-		}}
-	})
-}
-
-// Delete removes the Message with e's key from every table, found from
-// messages_by_conversation's values, in one logical write.
-func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Message", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, messageCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgenimpl.Query{
-		Stmt:   messageMessagesByConversation.Get,
-		Values: []any{e.ConversationID, e.SentAt, e.MessageID},
-	}, messageMessagesByConversationScan, func(cur *Message, ts int64) []cqlgenimpl.Query {
-		return []cqlgenimpl.Query{{
-			Stmt:   messageMessagesByConversation.Delete,
-			Values: []any{ts, cur.ConversationID, cur.SentAt, cur.MessageID},
-		}, {
-			Stmt:   messageMessagesByUser.Delete,
-			Values: []any{ts, cur.UserID, cur.SentAt, cur.MessageID},
-		}}
-	})
-}
-
 var messageWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Message]{
 	Name:      "Message",
-	Check:     messageCheck,
-	CheckKey:  messageCheckKey,
 	Canonical: messageMessagesByConversation,
 	Immutable: true,
-	State:     messageMessagesByConversationState,
-	ScanState: messageMessagesByConversationScanState,
+	Row:       messageMessagesByConversationRow,
+	Fields:    messageFields,
 	Projections: []cqlgenimpl.Projection[Message]{
 		{
 			Table:      messageMessagesByUser,
-			Row:        messageMessagesByUserRow,
 			Writetimes: 2,
 			Owner:      []int{3, 1, 2},
 		},
 	},
 })
+
+// Insert writes e to every table of Message in one logical write, leaving nil
+// pointers and empty collections unset (docs/repositories.md, Writes).
+func (r *MessageRepo) Insert(ctx context.Context, e *Message, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Insert(ctx, messageWrites, r.s, r.opts, opts, e)
+}
+
+// Delete removes the Message with e's key from every table, found from
+// messages_by_conversation's values, in one logical write.
+func (r *MessageRepo) Delete(ctx context.Context, e *Message, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, messageWrites, r.s, r.opts, opts, e)
+}
 
 // Entity is Message.
 func (r *MessageRepo) Entity() string {
@@ -191,15 +115,13 @@ func (r *MessageRepo) Backfill(ctx context.Context, table string, o *cqlmaintain
 
 // Get reads the Message with the given key; cqlgen.ErrNotFound if none.
 func (r *MessageRepo) Get(ctx context.Context, conversationID string, sentAt time.Time, messageID gocql.UUID) (*Message, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Message", "Get", messageMessagesByConversation, []any{conversationID, sentAt, messageID}, messageMessagesByConversationScan)
+	return cqlgenimpl.GetOf(ctx, messageWrites, r.s, []any{conversationID, sentAt, messageID})
 }
 
 // MessagesByConversationOptions are the options of MessagesByConversation.
 type MessagesByConversationOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at; nil:
 	// open.
 	SentAtFrom, SentAtTo *time.Time
@@ -208,10 +130,8 @@ type MessagesByConversationOptions struct {
 }
 
 var messageMessagesByConversationRead = &cqlgenimpl.ReadSpec[Message]{
-	Entity: "Message",
-	Table:  messageMessagesByConversation,
-	Scan:   messageMessagesByConversationScan,
-	Key:    messageMessagesByConversationClustering,
+	Table: messageMessagesByConversation,
+	Of:    messageWrites,
 }
 
 // MessagesByConversation reads the messages of a conversation, newest first
@@ -223,10 +143,8 @@ func (r *MessageRepo) MessagesByConversation(ctx context.Context, conversationID
 
 // MessagesByUserOptions are the options of MessagesByUser.
 type MessagesByUserOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// SentAtFrom (inclusive) and SentAtTo (exclusive) bound sent_at; nil:
 	// open.
 	SentAtFrom, SentAtTo *time.Time
@@ -235,10 +153,8 @@ type MessagesByUserOptions struct {
 }
 
 var messageMessagesByUserRead = &cqlgenimpl.ReadSpec[Message]{
-	Entity: "Message",
-	Table:  messageMessagesByUser,
-	Scan:   messageMessagesByUserScan,
-	Key:    messageMessagesByUserClustering,
+	Table: messageMessagesByUser,
+	Of:    messageWrites,
 }
 
 // MessagesByUser reads the messages a user sent, newest first from

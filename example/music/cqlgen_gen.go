@@ -15,8 +15,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // playListeningHistory is table listening_history, the source of truth
 // (schema.md).
@@ -34,12 +34,8 @@ func playListeningHistoryRow(e *Play, ts int64, _ bool) []any {
 	return []any{e.UserID, e.PlayedAt, e.TrackID, e.TrackName, e.Artist, e.DurationS, ts}
 }
 
-func playListeningHistoryScan(it cqlgenimpl.Iter, e *Play) bool {
-	return it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS)
-}
-
-func playListeningHistoryClustering(e *Play) []any {
-	return []any{e.PlayedAt, e.TrackID}
+func playFields(e *Play, dst []any) []any {
+	return append(dst, &e.UserID, &e.PlayedAt, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS)
 }
 
 // PlayRepo reads and writes Play in table listening_history.
@@ -53,58 +49,42 @@ func NewPlayRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlayRepo {
 	return &PlayRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func playCheck(e *Play) error {
-	if e.UserID == "" {
-		return cqlgenimpl.EmptyKey("listening_history", "user_id")
-	}
-	return nil
-}
-
-var playOne = &cqlgenimpl.One[Play]{
-	Name:  "Play",
-	Table: playListeningHistory,
-	Check: playCheck,
-	Key: func(e *Play) []any {
-		return []any{e.UserID, e.PlayedAt, e.TrackID}
-	},
-	Row: playListeningHistoryRow,
-	Remove: func(e *Play, ts int64) []any {
-		return []any{ts, e.UserID, e.PlayedAt, e.TrackID}
-	},
-	Scan: playListeningHistoryScan,
-}
+var playWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Play]{
+	Name:      "Play",
+	Canonical: playListeningHistory,
+	Row:       playListeningHistoryRow,
+	Fields:    playFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
-	return playOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, playWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.Option) (cqlgen.Inserted[Play], error) {
-	return playOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, playWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
-	return playOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, playWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
-	return playOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, playWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Play with the given key; cqlgen.ErrNotFound if none.
 func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (*Play, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Play", "Get", playListeningHistory, []any{userID, playedAt, trackID}, playListeningHistoryScan)
+	return cqlgenimpl.GetOf(ctx, playWrites, r.s, []any{userID, playedAt, trackID})
 }
 
 // ListeningHistoryOptions are the options of ListeningHistory.
 type ListeningHistoryOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PlayedAtFrom (inclusive) and PlayedAtTo (exclusive) bound played_at;
 	// nil: open.
 	PlayedAtFrom, PlayedAtTo *time.Time
@@ -113,10 +93,8 @@ type ListeningHistoryOptions struct {
 }
 
 var playListeningHistoryRead = &cqlgenimpl.ReadSpec[Play]{
-	Entity: "Play",
-	Table:  playListeningHistory,
-	Scan:   playListeningHistoryScan,
-	Key:    playListeningHistoryClustering,
+	Table: playListeningHistory,
+	Of:    playWrites,
 }
 
 // ListeningHistory reads a user's listening history, newest first from
@@ -237,7 +215,7 @@ func (r *TrackRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Track with the given key; cqlgen.ErrNotFound if none.
 func (r *TrackRepo) Get(ctx context.Context, trackID string) (*Track, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Track", "Get", trackTracks, []any{trackID}, trackTracksScan)
+	return cqlgenimpl.GetOf(ctx, trackWrites, r.s, []any{trackID})
 }
 
 // GetMany reads the Tracks of the given track_id values: Rows[i] is
@@ -257,10 +235,8 @@ func (r *TrackRepo) ScanTracks(ctx context.Context, o *cqlgen.ScanOptions) (cqlg
 
 // TopTracksByArtistOptions are the options of TopTracksByArtist.
 type TopTracksByArtistOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count;
 	// nil: open.
 	PlayCountFrom, PlayCountTo *int64
@@ -269,9 +245,8 @@ type TopTracksByArtistOptions struct {
 }
 
 var trackTopTracksByArtistRead = &cqlgenimpl.ReadSpec[Track]{
-	Entity: "Track",
-	Table:  trackTopTracksByArtist,
-	Of:     trackWrites,
+	Table: trackTopTracksByArtist,
+	Of:    trackWrites,
 }
 
 // TopTracksByArtist reads an artist's top tracks, most played first from
@@ -297,12 +272,8 @@ func playlistTrackPlaylistTracksRow(e *PlaylistTrack, ts int64, _ bool) []any {
 	return []any{e.PlaylistID, e.Position, e.TrackID, e.TrackName, e.Artist, e.DurationS, e.AddedBy, ts}
 }
 
-func playlistTrackPlaylistTracksScan(it cqlgenimpl.Iter, e *PlaylistTrack) bool {
-	return it.Scan(&e.PlaylistID, &e.Position, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS, &e.AddedBy)
-}
-
-func playlistTrackPlaylistTracksClustering(e *PlaylistTrack) []any {
-	return []any{e.Position, e.TrackID}
+func playlistTrackFields(e *PlaylistTrack, dst []any) []any {
+	return append(dst, &e.PlaylistID, &e.Position, &e.TrackID, &e.TrackName, &e.Artist, &e.DurationS, &e.AddedBy)
 }
 
 // PlaylistTrackRepo reads and writes PlaylistTrack in table playlist_tracks.
@@ -316,58 +287,42 @@ func NewPlaylistTrackRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlaylistTrac
 	return &PlaylistTrackRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func playlistTrackCheck(e *PlaylistTrack) error {
-	if e.PlaylistID == "" {
-		return cqlgenimpl.EmptyKey("playlist_tracks", "playlist_id")
-	}
-	return nil
-}
-
-var playlistTrackOne = &cqlgenimpl.One[PlaylistTrack]{
-	Name:  "PlaylistTrack",
-	Table: playlistTrackPlaylistTracks,
-	Check: playlistTrackCheck,
-	Key: func(e *PlaylistTrack) []any {
-		return []any{e.PlaylistID, e.Position, e.TrackID}
-	},
-	Row: playlistTrackPlaylistTracksRow,
-	Remove: func(e *PlaylistTrack, ts int64) []any {
-		return []any{ts, e.PlaylistID, e.Position, e.TrackID}
-	},
-	Scan: playlistTrackPlaylistTracksScan,
-}
+var playlistTrackWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[PlaylistTrack]{
+	Name:      "PlaylistTrack",
+	Canonical: playlistTrackPlaylistTracks,
+	Row:       playlistTrackPlaylistTracksRow,
+	Fields:    playlistTrackFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *PlaylistTrackRepo) Insert(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) error {
-	return playlistTrackOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, playlistTrackWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *PlaylistTrackRepo) InsertIfAbsent(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) (cqlgen.Inserted[PlaylistTrack], error) {
-	return playlistTrackOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, playlistTrackWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *PlaylistTrackRepo) Update(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) error {
-	return playlistTrackOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, playlistTrackWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *PlaylistTrackRepo) Delete(ctx context.Context, e *PlaylistTrack, opts ...cqlgen.Option) error {
-	return playlistTrackOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, playlistTrackWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the PlaylistTrack with the given key; cqlgen.ErrNotFound if none.
 func (r *PlaylistTrackRepo) Get(ctx context.Context, playlistID string, position int32, trackID string) (*PlaylistTrack, error) {
-	return cqlgenimpl.Get(ctx, r.s, "PlaylistTrack", "Get", playlistTrackPlaylistTracks, []any{playlistID, position, trackID}, playlistTrackPlaylistTracksScan)
+	return cqlgenimpl.GetOf(ctx, playlistTrackWrites, r.s, []any{playlistID, position, trackID})
 }
 
 // PlaylistTracksOptions are the options of PlaylistTracks.
 type PlaylistTracksOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PositionFrom (inclusive) and PositionTo (exclusive) bound position; nil:
 	// open.
 	PositionFrom, PositionTo *int32
@@ -376,10 +331,8 @@ type PlaylistTracksOptions struct {
 }
 
 var playlistTrackPlaylistTracksRead = &cqlgenimpl.ReadSpec[PlaylistTrack]{
-	Entity: "PlaylistTrack",
-	Table:  playlistTrackPlaylistTracks,
-	Scan:   playlistTrackPlaylistTracksScan,
-	Key:    playlistTrackPlaylistTracksClustering,
+	Table: playlistTrackPlaylistTracks,
+	Of:    playlistTrackWrites,
 }
 
 // PlaylistTracks reads the tracks of a playlist, in order from
@@ -509,7 +462,7 @@ func (r *ChartEntryRepo) Backfill(ctx context.Context, table string, o *cqlmaint
 
 // Get reads the ChartEntry with the given key; cqlgen.ErrNotFound if none.
 func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, trackID string) (*ChartEntry, error) {
-	return cqlgenimpl.Get(ctx, r.s, "ChartEntry", "Get", chartEntryDailyTrackPlays, []any{chartDate, trackID}, chartEntryDailyTrackPlaysScan)
+	return cqlgenimpl.GetOf(ctx, chartEntryWrites, r.s, []any{chartDate, trackID})
 }
 
 // GetMany reads the ChartEntrys of one chart_date of the given track_id
@@ -522,10 +475,8 @@ func (r *ChartEntryRepo) GetMany(ctx context.Context, chartDate time.Time, track
 
 // DailyChartsOptions are the options of DailyCharts.
 type DailyChartsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count;
 	// nil: open.
 	PlayCountFrom, PlayCountTo *int64
@@ -534,7 +485,6 @@ type DailyChartsOptions struct {
 }
 
 var chartEntryDailyChartsRead = &cqlgenimpl.ReadSpec[ChartEntry]{
-	Entity:      "ChartEntry",
 	Table:       chartEntryDailyCharts,
 	Of:          chartEntryWrites,
 	Compare:     chartEntryDailyChartsCompare,
@@ -660,7 +610,7 @@ func (r *ReleaseRepo) Backfill(ctx context.Context, table string, o *cqlmaintain
 
 // Get reads the Release with the given key; cqlgen.ErrNotFound if none.
 func (r *ReleaseRepo) Get(ctx context.Context, releaseID gocql.UUID) (*Release, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Release", "Get", releaseReleases, []any{releaseID}, releaseReleasesScan)
+	return cqlgenimpl.GetOf(ctx, releaseWrites, r.s, []any{releaseID})
 }
 
 // GetMany reads the Releases of the given release_id values: Rows[i] is
@@ -673,10 +623,8 @@ func (r *ReleaseRepo) GetMany(ctx context.Context, releaseIDs []gocql.UUID) (cql
 
 // NewReleasesOptions are the options of NewReleases.
 type NewReleasesOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// ReleasedAtFrom (inclusive) and ReleasedAtTo (exclusive) bound
 	// released_at; nil: open.
 	ReleasedAtFrom, ReleasedAtTo *time.Time
@@ -689,7 +637,6 @@ type NewReleasesOptions struct {
 }
 
 var releaseNewReleasesRead = &cqlgenimpl.ReadSpec[Release]{
-	Entity:      "Release",
 	Table:       releaseNewReleases,
 	Of:          releaseWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),

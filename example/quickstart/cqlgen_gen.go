@@ -12,8 +12,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // noteNotesByUser is table notes_by_user, the source of truth (schema.md).
 var noteNotesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -30,12 +30,8 @@ func noteNotesByUserRow(e *Note, ts int64, _ bool) []any {
 	return []any{e.UserID, e.CreatedAt, e.NoteID, e.Text, ts}
 }
 
-func noteNotesByUserScan(it cqlgenimpl.Iter, e *Note) bool {
-	return it.Scan(&e.UserID, &e.CreatedAt, &e.NoteID, &e.Text)
-}
-
-func noteNotesByUserClustering(e *Note) []any {
-	return []any{e.CreatedAt, e.NoteID}
+func noteFields(e *Note, dst []any) []any {
+	return append(dst, &e.UserID, &e.CreatedAt, &e.NoteID, &e.Text)
 }
 
 // NoteRepo reads and writes Note in table notes_by_user.
@@ -49,58 +45,42 @@ func NewNoteRepo(s cqlgen.Session, opts ...cqlgen.Option) *NoteRepo {
 	return &NoteRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func noteCheck(e *Note) error {
-	if e.UserID == "" {
-		return cqlgenimpl.EmptyKey("notes_by_user", "user_id")
-	}
-	return nil
-}
-
-var noteOne = &cqlgenimpl.One[Note]{
-	Name:  "Note",
-	Table: noteNotesByUser,
-	Check: noteCheck,
-	Key: func(e *Note) []any {
-		return []any{e.UserID, e.CreatedAt, e.NoteID}
-	},
-	Row: noteNotesByUserRow,
-	Remove: func(e *Note, ts int64) []any {
-		return []any{ts, e.UserID, e.CreatedAt, e.NoteID}
-	},
-	Scan: noteNotesByUserScan,
-}
+var noteWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Note]{
+	Name:      "Note",
+	Canonical: noteNotesByUser,
+	Row:       noteNotesByUserRow,
+	Fields:    noteFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
-	return noteOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, noteWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *NoteRepo) InsertIfAbsent(ctx context.Context, e *Note, opts ...cqlgen.Option) (cqlgen.Inserted[Note], error) {
-	return noteOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, noteWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
-	return noteOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, noteWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
-	return noteOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, noteWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Note with the given key; cqlgen.ErrNotFound if none.
 func (r *NoteRepo) Get(ctx context.Context, userID string, createdAt time.Time, noteID string) (*Note, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Note", "Get", noteNotesByUser, []any{userID, createdAt, noteID}, noteNotesByUserScan)
+	return cqlgenimpl.GetOf(ctx, noteWrites, r.s, []any{userID, createdAt, noteID})
 }
 
 // NotesByUserOptions are the options of NotesByUser.
 type NotesByUserOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at;
 	// nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
@@ -109,10 +89,8 @@ type NotesByUserOptions struct {
 }
 
 var noteNotesByUserRead = &cqlgenimpl.ReadSpec[Note]{
-	Entity: "Note",
-	Table:  noteNotesByUser,
-	Scan:   noteNotesByUserScan,
-	Key:    noteNotesByUserClustering,
+	Table: noteNotesByUser,
+	Of:    noteWrites,
 }
 
 // NotesByUser reads a user's notes, newest first from notes_by_user, in pages.

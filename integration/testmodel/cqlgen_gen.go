@@ -15,8 +15,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // orderOrders is table orders, the source of truth (schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -207,15 +207,13 @@ func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Order with the given key; cqlgen.ErrNotFound if none.
 func (r *OrderRepo) Get(ctx context.Context, userID string, placedAt time.Time, orderID string) (*Order, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Order", "Get", orderOrders, []any{userID, placedAt, orderID}, orderOrdersScan)
+	return cqlgenimpl.GetOf(ctx, orderWrites, r.s, []any{userID, placedAt, orderID})
 }
 
 // OrdersOptions are the options of Orders.
 type OrdersOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at;
 	// nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
@@ -238,10 +236,8 @@ func (r *OrderRepo) Orders(ctx context.Context, userID string, o *OrdersOptions)
 
 // OrdersByRefOptions are the options of OrdersByRef.
 type OrdersByRefOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// RefFrom (inclusive) and RefTo (exclusive) bound ref; nil: open.
 	RefFrom, RefTo *string
 	// RefFromExclusive and RefToInclusive flip the defaults.
@@ -249,9 +245,8 @@ type OrdersByRefOptions struct {
 }
 
 var orderOrdersByRefRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity: "Order",
-	Table:  orderOrdersByRef,
-	Of:     orderWrites,
+	Table: orderOrdersByRef,
+	Of:    orderWrites,
 }
 
 // OrdersByRef reads a user's orders by reference, last first from
@@ -263,10 +258,8 @@ func (r *OrderRepo) OrdersByRef(ctx context.Context, userID string, o *OrdersByR
 
 // OrdersByEventOptions are the options of OrdersByEvent.
 type OrdersByEventOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// EventFrom (inclusive) and EventTo (exclusive) bound event; nil: open.
 	EventFrom, EventTo *gocql.UUID
 	// EventFromExclusive and EventToInclusive flip the defaults.
@@ -274,9 +267,8 @@ type OrdersByEventOptions struct {
 }
 
 var orderOrdersByEventRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity: "Order",
-	Table:  orderOrdersByEvent,
-	Of:     orderWrites,
+	Table: orderOrdersByEvent,
+	Of:    orderWrites,
 }
 
 // OrdersByEvent reads a user's orders by event, newest first from
@@ -288,10 +280,8 @@ func (r *OrderRepo) OrdersByEvent(ctx context.Context, userID string, o *OrdersB
 
 // OrdersByStatusOptions are the options of OrdersByStatus.
 type OrdersByStatusOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// StatusFrom (inclusive) and StatusTo (exclusive) bound status; nil: open.
 	StatusFrom, StatusTo *string
 	// StatusFromExclusive and StatusToInclusive flip the defaults.
@@ -307,9 +297,8 @@ type OrdersByStatusOptions struct {
 }
 
 var orderOrdersByStatusRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity: "Order",
-	Table:  orderOrdersByStatus,
-	Of:     orderWrites,
+	Table: orderOrdersByStatus,
+	Of:    orderWrites,
 }
 
 // OrdersByStatus reads a user's orders by status, newest first from
@@ -321,10 +310,8 @@ func (r *OrderRepo) OrdersByStatus(ctx context.Context, userID string, o *Orders
 
 // Orders4Options are the options of Orders4.
 type Orders4Options struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// StatusFrom (inclusive) and StatusTo (exclusive) bound status; nil: open.
 	StatusFrom, StatusTo *string
 	// StatusFromExclusive and StatusToInclusive flip the defaults.
@@ -340,7 +327,6 @@ type Orders4Options struct {
 }
 
 var orderOrders4Read = &cqlgenimpl.ReadSpec[Order]{
-	Entity:      "Order",
 	Table:       orderOrders4,
 	Of:          orderWrites,
 	Compare:     orderOrders4Compare,
@@ -357,10 +343,8 @@ func (r *OrderRepo) Orders4(ctx context.Context, userID string, o *Orders4Option
 
 // OrdersByDayOptions are the options of OrdersByDay.
 type OrdersByDayOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at;
 	// nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
@@ -373,7 +357,6 @@ type OrdersByDayOptions struct {
 }
 
 var orderOrdersByDayRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity:      "Order",
 	Table:       orderOrdersByDay,
 	Of:          orderWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
@@ -408,10 +391,8 @@ func orderOrdersByTotalKey(e *Order) []any {
 
 // OrdersByTotalOptions are the options of OrdersByTotal.
 type OrdersByTotalOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// TotalFromExclusive and TotalToInclusive flip the defaults.
 	TotalFromExclusive, TotalToInclusive bool
 }
@@ -465,10 +446,8 @@ func orderOrdersByItemsKey(e *Order) []any {
 
 // OrdersByItemsOptions are the options of OrdersByItems.
 type OrdersByItemsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// ItemsFromExclusive and ItemsToInclusive flip the defaults.
 	ItemsFromExclusive, ItemsToInclusive bool
 }
@@ -510,9 +489,11 @@ func noteNotesRow(e *Note, ts int64, unset bool) []any {
 	return []any{e.Space, e.At, e.Seq, e.Author, cqlgenimpl.SliceOrUnset(e.Tags, unset), e.Size, ts}
 }
 
-func noteNotesScan(it cqlgenimpl.Iter, e *Note) bool {
-	return it.Scan(&e.Space, &e.At, &e.Seq, &e.Author, &e.Tags, &e.Size)
+func noteFields(e *Note, dst []any) []any {
+	return append(dst, &e.Space, &e.At, &e.Seq, &e.Author, &e.Tags, &e.Size)
 }
+
+var noteNotesScan = cqlgenimpl.ScanLive(noteWrites)
 
 func noteNotesClustering(e *Note) []any {
 	return []any{e.At, e.Seq}
@@ -529,58 +510,42 @@ func NewNoteRepo(s cqlgen.Session, opts ...cqlgen.Option) *NoteRepo {
 	return &NoteRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func noteCheck(e *Note) error {
-	if e.Space == "" {
-		return cqlgenimpl.EmptyKey("notes", "space")
-	}
-	return nil
-}
-
-var noteOne = &cqlgenimpl.One[Note]{
-	Name:  "Note",
-	Table: noteNotes,
-	Check: noteCheck,
-	Key: func(e *Note) []any {
-		return []any{e.Space, e.At, e.Seq}
-	},
-	Row: noteNotesRow,
-	Remove: func(e *Note, ts int64) []any {
-		return []any{ts, e.Space, e.At, e.Seq}
-	},
-	Scan: noteNotesScan,
-}
+var noteWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Note]{
+	Name:      "Note",
+	Canonical: noteNotes,
+	Row:       noteNotesRow,
+	Fields:    noteFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
-	return noteOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, noteWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *NoteRepo) InsertIfAbsent(ctx context.Context, e *Note, opts ...cqlgen.Option) (cqlgen.Inserted[Note], error) {
-	return noteOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, noteWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
-	return noteOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, noteWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
-	return noteOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, noteWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Note with the given key; cqlgen.ErrNotFound if none.
 func (r *NoteRepo) Get(ctx context.Context, space string, at time.Time, seq int64) (*Note, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Note", "Get", noteNotes, []any{space, at, seq}, noteNotesScan)
+	return cqlgenimpl.GetOf(ctx, noteWrites, r.s, []any{space, at, seq})
 }
 
 // NotesOptions are the options of Notes.
 type NotesOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -622,10 +587,8 @@ func noteNotesByTagKey(e *Note) []any {
 
 // NotesByTagOptions are the options of NotesByTag.
 type NotesByTagOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 }
 
 // NotesByTag reads a space's notes with a tag: the rows of notes whose tags
@@ -673,10 +636,8 @@ func noteNotesBySizeKey(e *Note) []any {
 
 // NotesBySizeOptions are the options of NotesBySize.
 type NotesBySizeOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// SizeFromExclusive and SizeToInclusive flip the defaults.
 	SizeFromExclusive, SizeToInclusive bool
 }
@@ -728,10 +689,8 @@ func noteNotesByAuthorKey(e *Note) []any {
 
 // NotesByAuthorOptions are the options of NotesByAuthor.
 type NotesByAuthorOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 }
 
 // NotesByAuthor reads an author's notes, over every space: the rows of notes
@@ -771,12 +730,8 @@ func tradeTradesByAccountRow(e *Trade, ts int64, _ bool) []any {
 	return []any{e.Account, e.Kind, e.Day, e.Seq, e.Shares, ts}
 }
 
-func tradeTradesByAccountScan(it cqlgenimpl.Iter, e *Trade) bool {
-	return it.Scan(&e.Account, &e.Kind, &e.Day, &e.Seq, &e.Shares)
-}
-
-func tradeTradesByAccountClustering(e *Trade) []any {
-	return []any{e.Kind, e.Day, e.Seq}
+func tradeFields(e *Trade, dst []any) []any {
+	return append(dst, &e.Account, &e.Kind, &e.Day, &e.Seq, &e.Shares)
 }
 
 // TradeRepo reads and writes Trade in table trades_by_account.
@@ -790,58 +745,42 @@ func NewTradeRepo(s cqlgen.Session, opts ...cqlgen.Option) *TradeRepo {
 	return &TradeRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func tradeCheck(e *Trade) error {
-	if e.Account == "" {
-		return cqlgenimpl.EmptyKey("trades_by_account", "account")
-	}
-	return nil
-}
-
-var tradeOne = &cqlgenimpl.One[Trade]{
-	Name:  "Trade",
-	Table: tradeTradesByAccount,
-	Check: tradeCheck,
-	Key: func(e *Trade) []any {
-		return []any{e.Account, e.Kind, e.Day, e.Seq}
-	},
-	Row: tradeTradesByAccountRow,
-	Remove: func(e *Trade, ts int64) []any {
-		return []any{ts, e.Account, e.Kind, e.Day, e.Seq}
-	},
-	Scan: tradeTradesByAccountScan,
-}
+var tradeWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Trade]{
+	Name:      "Trade",
+	Canonical: tradeTradesByAccount,
+	Row:       tradeTradesByAccountRow,
+	Fields:    tradeFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *TradeRepo) Insert(ctx context.Context, e *Trade, opts ...cqlgen.Option) error {
-	return tradeOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, tradeWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *TradeRepo) InsertIfAbsent(ctx context.Context, e *Trade, opts ...cqlgen.Option) (cqlgen.Inserted[Trade], error) {
-	return tradeOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, tradeWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *TradeRepo) Update(ctx context.Context, e *Trade, opts ...cqlgen.Option) error {
-	return tradeOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, tradeWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *TradeRepo) Delete(ctx context.Context, e *Trade, opts ...cqlgen.Option) error {
-	return tradeOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, tradeWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Trade with the given key; cqlgen.ErrNotFound if none.
 func (r *TradeRepo) Get(ctx context.Context, account string, kind string, day time.Time, seq int64) (*Trade, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Trade", "Get", tradeTradesByAccount, []any{account, kind, day, seq}, tradeTradesByAccountScan)
+	return cqlgenimpl.GetOf(ctx, tradeWrites, r.s, []any{account, kind, day, seq})
 }
 
 // TradesByAccountOptions are the options of TradesByAccount.
 type TradesByAccountOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// KindFrom (inclusive) and KindTo (exclusive) bound kind; nil: open.
 	KindFrom, KindTo *string
 	// KindFromExclusive and KindToInclusive flip the defaults.
@@ -865,10 +804,8 @@ type TradesByAccountOptions struct {
 }
 
 var tradeTradesByAccountRead = &cqlgenimpl.ReadSpec[Trade]{
-	Entity: "Trade",
-	Table:  tradeTradesByAccount,
-	Scan:   tradeTradesByAccountScan,
-	Key:    tradeTradesByAccountClustering,
+	Table: tradeTradesByAccount,
+	Of:    tradeWrites,
 }
 
 // TradesByAccount reads an account's trades by kind, newest day first from
@@ -896,12 +833,8 @@ func deskTradeTradesByDeskRow(e *DeskTrade, ts int64, _ bool) []any {
 	return []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq, e.Shares, ts}
 }
 
-func deskTradeTradesByDeskScan(it cqlgenimpl.Iter, e *DeskTrade) bool {
-	return it.Scan(&e.Desk, &e.Kind, &e.Day, &e.Seq, &e.Shares)
-}
-
-func deskTradeTradesByDeskClustering(e *DeskTrade) []any {
-	return []any{e.Kind, e.Day, e.Seq}
+func deskTradeFields(e *DeskTrade, dst []any) []any {
+	return append(dst, &e.Desk, &e.Kind, &e.Day, &e.Seq, &e.Shares)
 }
 
 func deskTradeTradesByDeskCompare(a, b *DeskTrade) int {
@@ -919,58 +852,42 @@ func NewDeskTradeRepo(s cqlgen.Session, opts ...cqlgen.Option) *DeskTradeRepo {
 	return &DeskTradeRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func deskTradeCheck(e *DeskTrade) error {
-	if e.Desk == "" {
-		return cqlgenimpl.EmptyKey("trades_by_desk", "desk")
-	}
-	return nil
-}
-
-var deskTradeOne = &cqlgenimpl.One[DeskTrade]{
-	Name:  "DeskTrade",
-	Table: deskTradeTradesByDesk,
-	Check: deskTradeCheck,
-	Key: func(e *DeskTrade) []any {
-		return []any{e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq}
-	},
-	Row: deskTradeTradesByDeskRow,
-	Remove: func(e *DeskTrade, ts int64) []any {
-		return []any{ts, e.Desk, cqlgenimpl.HashBigint(int64(e.Seq), 4), e.Kind, e.Day, e.Seq}
-	},
-	Scan: deskTradeTradesByDeskScan,
-}
+var deskTradeWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[DeskTrade]{
+	Name:      "DeskTrade",
+	Canonical: deskTradeTradesByDesk,
+	Row:       deskTradeTradesByDeskRow,
+	Fields:    deskTradeFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *DeskTradeRepo) Insert(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) error {
-	return deskTradeOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, deskTradeWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *DeskTradeRepo) InsertIfAbsent(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) (cqlgen.Inserted[DeskTrade], error) {
-	return deskTradeOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, deskTradeWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *DeskTradeRepo) Update(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) error {
-	return deskTradeOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, deskTradeWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *DeskTradeRepo) Delete(ctx context.Context, e *DeskTrade, opts ...cqlgen.Option) error {
-	return deskTradeOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, deskTradeWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the DeskTrade with the given key; cqlgen.ErrNotFound if none.
 func (r *DeskTradeRepo) Get(ctx context.Context, desk string, kind string, day time.Time, seq int64) (*DeskTrade, error) {
-	return cqlgenimpl.Get(ctx, r.s, "DeskTrade", "Get", deskTradeTradesByDesk, []any{(&DeskTrade{Desk: desk, Kind: kind, Day: day, Seq: seq}).Desk, cqlgenimpl.HashBigint(int64((&DeskTrade{Desk: desk, Kind: kind, Day: day, Seq: seq}).Seq), 4), (&DeskTrade{Desk: desk, Kind: kind, Day: day, Seq: seq}).Kind, (&DeskTrade{Desk: desk, Kind: kind, Day: day, Seq: seq}).Day, (&DeskTrade{Desk: desk, Kind: kind, Day: day, Seq: seq}).Seq}, deskTradeTradesByDeskScan)
+	return cqlgenimpl.GetOf(ctx, deskTradeWrites, r.s, []any{(&DeskTrade{Desk: desk, Kind: kind, Day: day, Seq: seq}).Desk, cqlgenimpl.HashBigint(int64((&DeskTrade{Desk: desk, Kind: kind, Day: day, Seq: seq}).Seq), 4), (&DeskTrade{Desk: desk, Kind: kind, Day: day, Seq: seq}).Kind, (&DeskTrade{Desk: desk, Kind: kind, Day: day, Seq: seq}).Day, (&DeskTrade{Desk: desk, Kind: kind, Day: day, Seq: seq}).Seq})
 }
 
 // TradesByDeskOptions are the options of TradesByDesk.
 type TradesByDeskOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// KindFrom (inclusive) and KindTo (exclusive) bound kind; nil: open.
 	KindFrom, KindTo *string
 	// KindFromExclusive and KindToInclusive flip the defaults.
@@ -994,10 +911,8 @@ type TradesByDeskOptions struct {
 }
 
 var deskTradeTradesByDeskRead = &cqlgenimpl.ReadSpec[DeskTrade]{
-	Entity:      "DeskTrade",
 	Table:       deskTradeTradesByDesk,
-	Scan:        deskTradeTradesByDeskScan,
-	Key:         deskTradeTradesByDeskClustering,
+	Of:          deskTradeWrites,
 	Compare:     deskTradeTradesByDeskCompare,
 	HashBuckets: 4,
 }
@@ -1027,12 +942,8 @@ func tickTicksBySymbolRow(e *Tick, ts int64, _ bool) []any {
 	return []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq, e.Price, ts}
 }
 
-func tickTicksBySymbolScan(it cqlgenimpl.Iter, e *Tick) bool {
-	return it.Scan(&e.Symbol, &e.Kind, &e.At, &e.Seq, &e.Price)
-}
-
-func tickTicksBySymbolClustering(e *Tick) []any {
-	return []any{e.Kind, e.At, e.Seq}
+func tickFields(e *Tick, dst []any) []any {
+	return append(dst, &e.Symbol, &e.Kind, &e.At, &e.Seq, &e.Price)
 }
 
 // TickRepo reads and writes Tick in table ticks_by_symbol.
@@ -1046,58 +957,42 @@ func NewTickRepo(s cqlgen.Session, opts ...cqlgen.Option) *TickRepo {
 	return &TickRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func tickCheck(e *Tick) error {
-	if e.Symbol == "" {
-		return cqlgenimpl.EmptyKey("ticks_by_symbol", "symbol")
-	}
-	return nil
-}
-
-var tickOne = &cqlgenimpl.One[Tick]{
-	Name:  "Tick",
-	Table: tickTicksBySymbol,
-	Check: tickCheck,
-	Key: func(e *Tick) []any {
-		return []any{e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq}
-	},
-	Row: tickTicksBySymbolRow,
-	Remove: func(e *Tick, ts int64) []any {
-		return []any{ts, e.Symbol, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Seq}
-	},
-	Scan: tickTicksBySymbolScan,
-}
+var tickWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Tick]{
+	Name:      "Tick",
+	Canonical: tickTicksBySymbol,
+	Row:       tickTicksBySymbolRow,
+	Fields:    tickFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *TickRepo) Insert(ctx context.Context, e *Tick, opts ...cqlgen.Option) error {
-	return tickOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, tickWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *TickRepo) InsertIfAbsent(ctx context.Context, e *Tick, opts ...cqlgen.Option) (cqlgen.Inserted[Tick], error) {
-	return tickOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, tickWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *TickRepo) Update(ctx context.Context, e *Tick, opts ...cqlgen.Option) error {
-	return tickOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, tickWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *TickRepo) Delete(ctx context.Context, e *Tick, opts ...cqlgen.Option) error {
-	return tickOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, tickWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Tick with the given key; cqlgen.ErrNotFound if none.
 func (r *TickRepo) Get(ctx context.Context, symbol string, kind string, at time.Time, seq int64) (*Tick, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Tick", "Get", tickTicksBySymbol, []any{(&Tick{Symbol: symbol, Kind: kind, At: at, Seq: seq}).Symbol, cqlgenimpl.DayBuckets.Of((&Tick{Symbol: symbol, Kind: kind, At: at, Seq: seq}).At), (&Tick{Symbol: symbol, Kind: kind, At: at, Seq: seq}).Kind, (&Tick{Symbol: symbol, Kind: kind, At: at, Seq: seq}).At, (&Tick{Symbol: symbol, Kind: kind, At: at, Seq: seq}).Seq}, tickTicksBySymbolScan)
+	return cqlgenimpl.GetOf(ctx, tickWrites, r.s, []any{(&Tick{Symbol: symbol, Kind: kind, At: at, Seq: seq}).Symbol, cqlgenimpl.DayBuckets.Of((&Tick{Symbol: symbol, Kind: kind, At: at, Seq: seq}).At), (&Tick{Symbol: symbol, Kind: kind, At: at, Seq: seq}).Kind, (&Tick{Symbol: symbol, Kind: kind, At: at, Seq: seq}).At, (&Tick{Symbol: symbol, Kind: kind, At: at, Seq: seq}).Seq})
 }
 
 // TicksBySymbolOptions are the options of TicksBySymbol.
 type TicksBySymbolOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// KindFrom (inclusive) and KindTo (exclusive) bound kind; nil: open.
 	KindFrom, KindTo *string
 	// KindFromExclusive and KindToInclusive flip the defaults.
@@ -1117,10 +1012,8 @@ type TicksBySymbolOptions struct {
 }
 
 var tickTicksBySymbolRead = &cqlgenimpl.ReadSpec[Tick]{
-	Entity:      "Tick",
 	Table:       tickTicksBySymbol,
-	Scan:        tickTicksBySymbolScan,
-	Key:         tickTicksBySymbolClustering,
+	Of:          tickWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
@@ -1373,10 +1266,8 @@ func (r *ReadingRepo) Get(ctx context.Context, sensorID string, at time.Time, se
 
 // ReadingsByDayOptions are the options of ReadingsByDay.
 type ReadingsByDayOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -1405,10 +1296,8 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 
 // Readings1Options are the options of Readings1.
 type Readings1Options struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -1433,10 +1322,8 @@ func (r *ReadingRepo) Readings1(ctx context.Context, sensorID string, o *Reading
 
 // Readings16Options are the options of Readings16.
 type Readings16Options struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -1662,7 +1549,7 @@ func (r *VisitRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Visit with the given key; cqlgen.ErrNotFound if none.
 func (r *VisitRepo) Get(ctx context.Context, visitID string) (*Visit, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Visit", "Get", visitVisits, []any{visitID}, visitVisitsScan)
+	return cqlgenimpl.GetOf(ctx, visitWrites, r.s, []any{visitID})
 }
 
 // GetMany reads the Visits of the given visit_id values: Rows[i] is
@@ -1682,10 +1569,8 @@ func (r *VisitRepo) ScanVisits(ctx context.Context, o *cqlgen.ScanOptions) (cqlg
 
 // VisitsByUserOptions are the options of VisitsByUser.
 type VisitsByUserOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -1715,10 +1600,8 @@ func (r *VisitRepo) ScanVisitsByUser(ctx context.Context, o *cqlgen.ScanOptions)
 
 // VisitsBySiteOptions are the options of VisitsBySite.
 type VisitsBySiteOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -1751,10 +1634,8 @@ func (r *VisitRepo) ScanVisitsBySite(ctx context.Context, o *cqlgen.ScanOptions)
 
 // VisitsBySiteDayOptions are the options of VisitsBySiteDay.
 type VisitsBySiteDayOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -1766,7 +1647,6 @@ type VisitsBySiteDayOptions struct {
 }
 
 var visitVisitsBySiteDayRead = &cqlgenimpl.ReadSpec[Visit]{
-	Entity:      "Visit",
 	Table:       visitVisitsBySiteDay,
 	Of:          visitWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
@@ -1782,10 +1662,8 @@ func (r *VisitRepo) VisitsBySiteDay(ctx context.Context, site string, o *VisitsB
 
 // VisitsByPageOptions are the options of VisitsByPage.
 type VisitsByPageOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// VisitIDFrom (inclusive) and VisitIDTo (exclusive) bound visit_id; nil:
 	// open.
 	VisitIDFrom, VisitIDTo *string
@@ -2062,10 +1940,8 @@ func (r *LineRepo) Get(ctx context.Context, orderID string, itemID string) (*Lin
 
 // LinesOptions are the options of Lines.
 type LinesOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// ItemIDFrom (inclusive) and ItemIDTo (exclusive) bound item_id; nil:
 	// open.
 	ItemIDFrom, ItemIDTo *string
@@ -2088,10 +1964,8 @@ func (r *LineRepo) Lines(ctx context.Context, orderID string, o *LinesOptions) (
 
 // LinesByStatusOptions are the options of LinesByStatus.
 type LinesByStatusOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
 	// open.
 	OrderIDFrom, OrderIDTo *string
@@ -2114,10 +1988,8 @@ func (r *LineRepo) LinesByStatus(ctx context.Context, status string, o *LinesByS
 
 // LinesByOrderStatusOptions are the options of LinesByOrderStatus.
 type LinesByOrderStatusOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// StatusFrom (inclusive) and StatusTo (exclusive) bound status; nil: open.
 	StatusFrom, StatusTo *string
 	// StatusFromExclusive and StatusToInclusive flip the defaults.
@@ -2337,10 +2209,8 @@ func (r *PartRepo) Get(ctx context.Context, orderID string, partID string) (*Par
 
 // PartsOptions are the options of Parts.
 type PartsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PartIDFrom (inclusive) and PartIDTo (exclusive) bound part_id; nil:
 	// open.
 	PartIDFrom, PartIDTo *string
@@ -2363,10 +2233,8 @@ func (r *PartRepo) Parts(ctx context.Context, orderID string, o *PartsOptions) (
 
 // PartsByKindOptions are the options of PartsByKind.
 type PartsByKindOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
 	// open.
 	OrderIDFrom, OrderIDTo *string

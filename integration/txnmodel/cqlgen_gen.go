@@ -12,8 +12,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // memberMembers is table members, the source of truth (schema.md).
 var memberMembers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -201,7 +201,7 @@ func (r *MemberRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.
 
 // Get reads the Member with the given key; cqlgen.ErrNotFound if none.
 func (r *MemberRepo) Get(ctx context.Context, memberID string) (*Member, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Member", "Get", memberMembers, []any{memberID}, memberMembersScan)
+	return cqlgenimpl.GetOf(ctx, memberWrites, r.s, []any{memberID})
 }
 
 // GetMany reads the Members of the given member_id values: Rows[i] is
@@ -214,10 +214,8 @@ func (r *MemberRepo) GetMany(ctx context.Context, memberIDs []string) (cqlgen.Fo
 
 // MembersByTeamOptions are the options of MembersByTeam.
 type MembersByTeamOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// NameFrom (inclusive) and NameTo (exclusive) bound name; nil: open.
 	NameFrom, NameTo *string
 	// NameFromExclusive and NameToInclusive flip the defaults.
@@ -225,9 +223,8 @@ type MembersByTeamOptions struct {
 }
 
 var memberMembersByTeamRead = &cqlgenimpl.ReadSpec[Member]{
-	Entity: "Member",
-	Table:  memberMembersByTeam,
-	Of:     memberWrites,
+	Table: memberMembersByTeam,
+	Of:    memberWrites,
 }
 
 // MembersByTeam reads Member rows by team, ordered by name ascending, then
@@ -239,10 +236,8 @@ func (r *MemberRepo) MembersByTeam(ctx context.Context, team string, o *MembersB
 
 // FlaggedMembersOptions are the options of FlaggedMembers.
 type FlaggedMembersOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// MemberIDFrom (inclusive) and MemberIDTo (exclusive) bound member_id;
 	// nil: open.
 	MemberIDFrom, MemberIDTo *string
@@ -251,9 +246,8 @@ type FlaggedMembersOptions struct {
 }
 
 var memberFlaggedMembersRead = &cqlgenimpl.ReadSpec[Member]{
-	Entity: "Member",
-	Table:  memberFlaggedMembers,
-	Of:     memberWrites,
+	Table: memberFlaggedMembers,
+	Of:    memberWrites,
 }
 
 // FlaggedMembers reads Member rows by team, ordered by member_id ascending
@@ -456,7 +450,7 @@ func (r *AccountRepo) Backfill(ctx context.Context, table string, o *cqlmaintain
 
 // Get reads the Account with the given key; cqlgen.ErrNotFound if none.
 func (r *AccountRepo) Get(ctx context.Context, memberID string) (*Account, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Account", "Get", accountAccounts, []any{memberID}, accountAccountsScan)
+	return cqlgenimpl.GetOf(ctx, accountWrites, r.s, []any{memberID})
 }
 
 // GetMany reads the Accounts of the given member_id values: Rows[i] is
@@ -469,10 +463,8 @@ func (r *AccountRepo) GetMany(ctx context.Context, memberIDs []string) (cqlgen.F
 
 // AccountsByTeamOptions are the options of AccountsByTeam.
 type AccountsByTeamOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// NameFrom (inclusive) and NameTo (exclusive) bound name; nil: open.
 	NameFrom, NameTo *string
 	// NameFromExclusive and NameToInclusive flip the defaults.
@@ -480,9 +472,8 @@ type AccountsByTeamOptions struct {
 }
 
 var accountAccountsByTeamRead = &cqlgenimpl.ReadSpec[Account]{
-	Entity: "Account",
-	Table:  accountAccountsByTeam,
-	Of:     accountWrites,
+	Table: accountAccountsByTeam,
+	Of:    accountWrites,
 }
 
 // AccountsByTeam reads Account rows by team, ordered by name ascending, then
@@ -494,10 +485,8 @@ func (r *AccountRepo) AccountsByTeam(ctx context.Context, team string, o *Accoun
 
 // FlaggedAccountsOptions are the options of FlaggedAccounts.
 type FlaggedAccountsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// MemberIDFrom (inclusive) and MemberIDTo (exclusive) bound member_id;
 	// nil: open.
 	MemberIDFrom, MemberIDTo *string
@@ -506,9 +495,8 @@ type FlaggedAccountsOptions struct {
 }
 
 var accountFlaggedAccountsRead = &cqlgenimpl.ReadSpec[Account]{
-	Entity: "Account",
-	Table:  accountFlaggedAccounts,
-	Of:     accountWrites,
+	Table: accountFlaggedAccounts,
+	Of:    accountWrites,
 }
 
 // FlaggedAccounts reads Account rows by team, ordered by member_id ascending

@@ -15,8 +15,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // everythingEverything is table everything, the source of truth (schema.md).
 var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -37,8 +37,6 @@ func everythingValues(e *Everything, unset bool) []any {
 func everythingFields(e *Everything, dst []any) []any {
 	return append(dst, &e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.S, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay)
 }
-
-var everythingEverythingScan = cqlgenimpl.ScanLive(everythingWrites)
 
 func everythingMerge(cur, e *Everything) *Everything {
 	m := *e
@@ -79,10 +77,6 @@ func everythingMerge(cur, e *Everything) *Everything {
 		m.ByDay = cur.ByDay
 	}
 	return &m
-}
-
-func everythingEverythingClustering(e *Everything) []any {
-	return []any{e.TagsKey, e.Day}
 }
 
 // everythingEverythingByS is table everything_by_s, serving EverythingByS
@@ -177,15 +171,13 @@ func (r *EverythingRepo) Backfill(ctx context.Context, table string, o *cqlmaint
 
 // Get reads the Everything with the given key; cqlgen.ErrNotFound if none.
 func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (*Everything, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Everything", "Get", everythingEverything, []any{id, tagsKey, day}, everythingEverythingScan)
+	return cqlgenimpl.GetOf(ctx, everythingWrites, r.s, []any{id, tagsKey, day})
 }
 
 // EverythingOptions are the options of Everything.
 type EverythingOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// TagsKeyFrom (inclusive) and TagsKeyTo (exclusive) bound tags_key; nil:
 	// open.
 	TagsKeyFrom, TagsKeyTo *[]string
@@ -194,10 +186,8 @@ type EverythingOptions struct {
 }
 
 var everythingEverythingRead = &cqlgenimpl.ReadSpec[Everything]{
-	Entity: "Everything",
-	Table:  everythingEverything,
-	Scan:   everythingEverythingScan,
-	Key:    everythingEverythingClustering,
+	Table: everythingEverything,
+	Of:    everythingWrites,
 }
 
 // Everything reads Everything rows by id, ordered by tags_key ascending, then
@@ -209,10 +199,8 @@ func (r *EverythingRepo) Everything(ctx context.Context, id gocql.UUID, o *Every
 
 // EverythingBySOptions are the options of EverythingByS.
 type EverythingBySOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// IDFrom (inclusive) and IDTo (exclusive) bound id; nil: open.
 	IDFrom, IDTo *gocql.UUID
 	// IDFromExclusive and IDToInclusive flip the defaults.
@@ -220,9 +208,8 @@ type EverythingBySOptions struct {
 }
 
 var everythingEverythingBySRead = &cqlgenimpl.ReadSpec[Everything]{
-	Entity: "Everything",
-	Table:  everythingEverythingByS,
-	Of:     everythingWrites,
+	Table: everythingEverythingByS,
+	Of:    everythingWrites,
 }
 
 // EverythingByS reads Everything rows by s, ordered by id ascending, then
@@ -246,9 +233,11 @@ func playlistPlaylistsRow(e *Playlist, ts int64, unset bool) []any {
 	return []any{e.ID, cqlgenimpl.SliceOrUnset(e.Tracks, unset), ts}
 }
 
-func playlistPlaylistsScan(it cqlgenimpl.Iter, e *Playlist) bool {
-	return it.Scan(&e.ID, &e.Tracks)
+func playlistFields(e *Playlist, dst []any) []any {
+	return append(dst, &e.ID, &e.Tracks)
 }
+
+var playlistPlaylistsScan = cqlgenimpl.ScanLive(playlistWrites)
 
 // PlaylistRepo reads and writes Playlist in table playlists.
 type PlaylistRepo struct {
@@ -261,50 +250,36 @@ func NewPlaylistRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlaylistRepo {
 	return &PlaylistRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func playlistCheck(e *Playlist) error {
-	if cqlgenimpl.IsZeroUUID(e.ID) {
-		return cqlgenimpl.EmptyKey("playlists", "id")
-	}
-	return nil
-}
-
-var playlistOne = &cqlgenimpl.One[Playlist]{
-	Name:  "Playlist",
-	Table: playlistPlaylists,
-	Check: playlistCheck,
-	Key: func(e *Playlist) []any {
-		return []any{e.ID}
-	},
-	Row: playlistPlaylistsRow,
-	Remove: func(e *Playlist, ts int64) []any {
-		return []any{ts, e.ID}
-	},
-	Scan: playlistPlaylistsScan,
-}
+var playlistWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Playlist]{
+	Name:      "Playlist",
+	Canonical: playlistPlaylists,
+	Row:       playlistPlaylistsRow,
+	Fields:    playlistFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *PlaylistRepo) Insert(ctx context.Context, e *Playlist, opts ...cqlgen.Option) error {
-	return playlistOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, playlistWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *PlaylistRepo) InsertIfAbsent(ctx context.Context, e *Playlist, opts ...cqlgen.Option) (cqlgen.Inserted[Playlist], error) {
-	return playlistOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, playlistWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *PlaylistRepo) Update(ctx context.Context, e *Playlist, opts ...cqlgen.Option) error {
-	return playlistOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, playlistWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *PlaylistRepo) Delete(ctx context.Context, e *Playlist, opts ...cqlgen.Option) error {
-	return playlistOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, playlistWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Playlist with the given key; cqlgen.ErrNotFound if none.
 func (r *PlaylistRepo) Get(ctx context.Context, id gocql.UUID) (*Playlist, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Playlist", "Get", playlistPlaylists, []any{id}, playlistPlaylistsScan)
+	return cqlgenimpl.GetOf(ctx, playlistWrites, r.s, []any{id})
 }
 
 // GetMany reads the Playlists of the given id values: Rows[i] is ids[i]'s or
@@ -445,7 +420,7 @@ func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlmaintai
 
 // Get reads the Customer with the given key; cqlgen.ErrNotFound if none.
 func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (*Customer, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Customer", "Get", customerCustomers, []any{customerID}, customerCustomersScan)
+	return cqlgenimpl.GetOf(ctx, customerWrites, r.s, []any{customerID})
 }
 
 // GetMany reads the Customers of the given customer_id values: Rows[i] is
@@ -458,10 +433,8 @@ func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (c
 
 // CustomersByRegionOptions are the options of CustomersByRegion.
 type CustomersByRegionOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at;
 	// nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
@@ -470,9 +443,8 @@ type CustomersByRegionOptions struct {
 }
 
 var customerCustomersByRegionRead = &cqlgenimpl.ReadSpec[Customer]{
-	Entity: "Customer",
-	Table:  customerCustomersByRegion,
-	Of:     customerWrites,
+	Table: customerCustomersByRegion,
+	Of:    customerWrites,
 }
 
 // CustomersByRegion reads Customer rows by region, ordered by created_at
@@ -497,12 +469,8 @@ func visitVisitsRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.CustomerID, e.Spot, e.Note, ts}
 }
 
-func visitVisitsScan(it cqlgenimpl.Iter, e *Visit) bool {
-	return it.Scan(&e.CustomerID, &e.Spot, &e.Note)
-}
-
-func visitVisitsClustering(e *Visit) []any {
-	return []any{e.Spot}
+func visitFields(e *Visit, dst []any) []any {
+	return append(dst, &e.CustomerID, &e.Spot, &e.Note)
 }
 
 // VisitRepo reads and writes Visit in table visits.
@@ -516,58 +484,42 @@ func NewVisitRepo(s cqlgen.Session, opts ...cqlgen.Option) *VisitRepo {
 	return &VisitRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func visitCheck(e *Visit) error {
-	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
-		return cqlgenimpl.EmptyKey("visits", "customer_id")
-	}
-	return nil
-}
-
-var visitOne = &cqlgenimpl.One[Visit]{
-	Name:  "Visit",
-	Table: visitVisits,
-	Check: visitCheck,
-	Key: func(e *Visit) []any {
-		return []any{e.CustomerID, e.Spot}
-	},
-	Row: visitVisitsRow,
-	Remove: func(e *Visit, ts int64) []any {
-		return []any{ts, e.CustomerID, e.Spot}
-	},
-	Scan: visitVisitsScan,
-}
+var visitWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Visit]{
+	Name:      "Visit",
+	Canonical: visitVisits,
+	Row:       visitVisitsRow,
+	Fields:    visitFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
-	return visitOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, visitWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (cqlgen.Inserted[Visit], error) {
-	return visitOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, visitWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
-	return visitOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, visitWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
-	return visitOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, visitWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Visit with the given key; cqlgen.ErrNotFound if none.
 func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, spot Geo) (*Visit, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Visit", "Get", visitVisits, []any{customerID, spot}, visitVisitsScan)
+	return cqlgenimpl.GetOf(ctx, visitWrites, r.s, []any{customerID, spot})
 }
 
 // VisitsOptions are the options of Visits.
 type VisitsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// SpotFrom (inclusive) and SpotTo (exclusive) bound spot; nil: open.
 	SpotFrom, SpotTo *Geo
 	// SpotFromExclusive and SpotToInclusive flip the defaults.
@@ -575,10 +527,8 @@ type VisitsOptions struct {
 }
 
 var visitVisitsRead = &cqlgenimpl.ReadSpec[Visit]{
-	Entity: "Visit",
-	Table:  visitVisits,
-	Scan:   visitVisitsScan,
-	Key:    visitVisitsClustering,
+	Table: visitVisits,
+	Of:    visitWrites,
 }
 
 // Visits reads Visit rows by customer_id, ordered by spot ascending from

@@ -16,8 +16,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // ticketTickets is table tickets, the source of truth (schema.md).
 var ticketTickets = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -302,7 +302,7 @@ func (r *TicketRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.
 
 // Get reads the Ticket with the given key; cqlgen.ErrNotFound if none.
 func (r *TicketRepo) Get(ctx context.Context, ticketID gocql.UUID) (*Ticket, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Ticket", "Get", ticketTickets, []any{ticketID}, ticketTicketsScan)
+	return cqlgenimpl.GetOf(ctx, ticketWrites, r.s, []any{ticketID})
 }
 
 // GetMany reads the Tickets of the given ticket_id values: Rows[i] is
@@ -315,10 +315,8 @@ func (r *TicketRepo) GetMany(ctx context.Context, ticketIDs []gocql.UUID) (cqlge
 
 // TicketsByQueueOptions are the options of TicketsByQueue.
 type TicketsByQueueOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at;
 	// nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
@@ -327,9 +325,8 @@ type TicketsByQueueOptions struct {
 }
 
 var ticketTicketsByQueueRead = &cqlgenimpl.ReadSpec[Ticket]{
-	Entity: "Ticket",
-	Table:  ticketTicketsByQueue,
-	Of:     ticketWrites,
+	Table: ticketTicketsByQueue,
+	Of:    ticketWrites,
 }
 
 // TicketsByQueue reads a queue's tickets, newest first from tickets_by_queue,
@@ -341,10 +338,8 @@ func (r *TicketRepo) TicketsByQueue(ctx context.Context, queue string, o *Ticket
 
 // TicketsByOwnerOptions are the options of TicketsByOwner.
 type TicketsByOwnerOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// TicketIDFrom (inclusive) and TicketIDTo (exclusive) bound ticket_id;
 	// nil: open.
 	TicketIDFrom, TicketIDTo *gocql.UUID
@@ -368,10 +363,8 @@ func (r *TicketRepo) TicketsByOwner(ctx context.Context, owner string, o *Ticket
 
 // TicketsByBoardOptions are the options of TicketsByBoard.
 type TicketsByBoardOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at;
 	// nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
@@ -380,7 +373,6 @@ type TicketsByBoardOptions struct {
 }
 
 var ticketTicketsByBoardRead = &cqlgenimpl.ReadSpec[Ticket]{
-	Entity:      "Ticket",
 	Table:       ticketTicketsByBoard,
 	Of:          ticketWrites,
 	Compare:     ticketTicketsByBoardCompare,
@@ -397,10 +389,8 @@ func (r *TicketRepo) TicketsByBoard(ctx context.Context, board string, o *Ticket
 
 // TicketsByDayOptions are the options of TicketsByDay.
 type TicketsByDayOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// OpenedAtFrom (inclusive) and OpenedAtTo (exclusive) bound opened_at;
 	// nil: open.
 	OpenedAtFrom, OpenedAtTo *time.Time
@@ -413,7 +403,6 @@ type TicketsByDayOptions struct {
 }
 
 var ticketTicketsByDayRead = &cqlgenimpl.ReadSpec[Ticket]{
-	Entity:      "Ticket",
 	Table:       ticketTicketsByDay,
 	Of:          ticketWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
@@ -429,10 +418,8 @@ func (r *TicketRepo) TicketsByDay(ctx context.Context, queue string, o *TicketsB
 
 // OpenTicketsByAssigneeOptions are the options of OpenTicketsByAssignee.
 type OpenTicketsByAssigneeOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// TicketIDFrom (inclusive) and TicketIDTo (exclusive) bound ticket_id;
 	// nil: open.
 	TicketIDFrom, TicketIDTo *gocql.UUID
@@ -474,9 +461,15 @@ var queueLoadQueueLoad = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Canonical:    true,
 })
 
-func queueLoadQueueLoadScan(it cqlgenimpl.Iter, e *QueueLoad) bool {
-	return it.Scan(&e.QueueID, &e.Opened, &e.Closed)
+func queueLoadQueueLoadRow(e *QueueLoad, ts int64, _ bool) []any {
+	return []any{e.QueueID, e.Opened, e.Closed, ts}
 }
+
+func queueLoadFields(e *QueueLoad, dst []any) []any {
+	return append(dst, &e.QueueID, &e.Opened, &e.Closed)
+}
+
+var queueLoadQueueLoadScan = cqlgenimpl.ScanLive(queueLoadWrites)
 
 // QueueLoadRepo reads and writes QueueLoad in table queue_load.
 type QueueLoadRepo struct {
@@ -489,46 +482,28 @@ func NewQueueLoadRepo(s cqlgen.Session, opts ...cqlgen.Option) *QueueLoadRepo {
 	return &QueueLoadRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func queueLoadCheck(e *QueueLoad) error {
-	if cqlgenimpl.IsZeroUUID(e.QueueID) {
-		return cqlgenimpl.EmptyKey("queue_load", "queue_id")
-	}
-	return nil
-}
+var queueLoadWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[QueueLoad]{
+	Name:      "QueueLoad",
+	Canonical: queueLoadQueueLoad,
+	Row:       queueLoadQueueLoadRow,
+	Fields:    queueLoadFields,
+})
 
 // Add adds e's counter fields (Opened, Closed) to the row with e's key in
 // queue_load, sent once, never retried (docs/repositories.md, Counter tables).
-func (r *QueueLoadRepo) Add(ctx context.Context, e *QueueLoad, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "QueueLoad", "Add").End(&err)
-	o, err := cqlgenimpl.Begin(e, queueLoadCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.AddCounters(ctx, r.s, o, cqlgenimpl.Query{
-		Stmt:   queueLoadQueueLoad.Add,
-		Values: []any{e.Opened, e.Closed, e.QueueID},
-	})
+func (r *QueueLoadRepo) Add(ctx context.Context, e *QueueLoad, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Add(ctx, queueLoadWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key from queue_load; a deleted counter row
 // must not be counted again (docs/repositories.md, Counter tables).
-func (r *QueueLoadRepo) Delete(ctx context.Context, e *QueueLoad, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "QueueLoad", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, queueLoadCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   queueLoadQueueLoad.Delete,
-			Values: []any{e.QueueID},
-		}
-	})
+func (r *QueueLoadRepo) Delete(ctx context.Context, e *QueueLoad, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, queueLoadWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the QueueLoad with the given key; cqlgen.ErrNotFound if none.
 func (r *QueueLoadRepo) Get(ctx context.Context, queueID gocql.UUID) (*QueueLoad, error) {
-	return cqlgenimpl.Get(ctx, r.s, "QueueLoad", "Get", queueLoadQueueLoad, []any{queueID}, queueLoadQueueLoadScan)
+	return cqlgenimpl.GetOf(ctx, queueLoadWrites, r.s, []any{queueID})
 }
 
 // GetMany reads the QueueLoads of the given queue_id values: Rows[i] is
@@ -554,23 +529,8 @@ func eventEventsRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.TicketID, e.EventID, e.Actor, e.Kind, ts}
 }
 
-func eventEventsScan(it cqlgenimpl.Iter, e *Event) bool {
-	return it.Scan(&e.TicketID, &e.EventID, &e.Actor, &e.Kind)
-}
-
-func eventEventsState(e *Event) []any {
-	return []any{e.TicketID, e.EventID}
-}
-
-func eventEventsScanState(it cqlgenimpl.Iter, v *cqlgenimpl.State[*Event]) (ok bool) {
-	var wt [2]*int64
-	ok = it.Scan(&v.Row.TicketID, &v.Row.EventID, &v.Row.Actor, &v.Row.Kind, &wt[0], &wt[1])
-	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
-	return
-}
-
-func eventEventsClustering(e *Event) []any {
-	return []any{e.EventID}
+func eventFields(e *Event, dst []any) []any {
+	return append(dst, &e.TicketID, &e.EventID, &e.Actor, &e.Kind)
 }
 
 // eventEventsByActor is table events_by_actor, serving EventsByActor
@@ -585,18 +545,6 @@ var eventEventsByActor = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func eventEventsByActorRow(e *Event, ts int64, _ bool) []any {
-	return []any{e.Actor, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.TicketID, e.Kind, ts}
-}
-
-func eventEventsByActorScan(it cqlgenimpl.Iter, e *Event) bool {
-	return it.Scan(&e.Actor, &e.EventID, &e.TicketID, &e.Kind)
-}
-
-func eventEventsByActorClustering(e *Event) []any {
-	return []any{e.EventID}
-}
-
 // EventRepo reads and writes Event in tables events, events_by_actor.
 type EventRepo struct {
 	s    cqlgen.Session
@@ -608,81 +556,34 @@ func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
 	return &EventRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func eventCheck(e *Event) error {
-	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return cqlgenimpl.EmptyKey("events", "ticket_id")
-	}
-	if e.Actor == "" {
-		return cqlgenimpl.EmptyKey("events_by_actor", "actor")
-	}
-	return nil
-}
-
-func eventCheckKey(e *Event) error {
-	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return cqlgenimpl.EmptyKey("events", "ticket_id")
-	}
-	return nil
-}
+var eventWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Event]{
+	Name:      "Event",
+	Canonical: eventEvents,
+	Immutable: true,
+	Row:       eventEventsRow,
+	Fields:    eventFields,
+	Projections: []cqlgenimpl.Projection[Event]{
+		{
+			Table:       eventEventsByActor,
+			BucketOf:    "event_id",
+			TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
+			Writetimes:  2,
+			Owner:       []int{3, 2},
+		},
+	},
+})
 
 // Insert writes e to every table of Event in one logical write, leaving nil
 // pointers and empty collections unset (docs/repositories.md, Writes).
-func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Insert").End(&err)
-	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgenimpl.Query {
-		return []cqlgenimpl.Query{{
-			Stmt:   eventEvents.Insert,
-			Values: eventEventsRow(e, ts, true),
-		}, {
-			Stmt:   eventEventsByActor.Insert,
-			Values: eventEventsByActorRow(e, ts, true),
-		}}
-	})
+func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Insert(ctx, eventWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the Event with e's key from every table, found from events's
 // values, in one logical write.
-func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, eventCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgenimpl.Query{
-		Stmt:   eventEvents.Get,
-		Values: []any{e.TicketID, e.EventID},
-	}, eventEventsScan, func(cur *Event, ts int64) []cqlgenimpl.Query {
-		return []cqlgenimpl.Query{{
-			Stmt:   eventEvents.Delete,
-			Values: []any{ts, cur.TicketID, cur.EventID},
-		}, {
-			Stmt:   eventEventsByActor.Delete,
-			Values: []any{ts, cur.Actor, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(cur.EventID)), cur.EventID},
-		}}
-	})
+func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, eventWrites, r.s, r.opts, opts, e)
 }
-
-var eventWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Event]{
-	Name:      "Event",
-	Check:     eventCheck,
-	CheckKey:  eventCheckKey,
-	Canonical: eventEvents,
-	Immutable: true,
-	State:     eventEventsState,
-	ScanState: eventEventsScanState,
-	Projections: []cqlgenimpl.Projection[Event]{
-		{
-			Table:      eventEventsByActor,
-			Row:        eventEventsByActorRow,
-			Writetimes: 2,
-			Owner:      []int{3, 2},
-		},
-	},
-})
 
 // Entity is Event.
 func (r *EventRepo) Entity() string {
@@ -711,15 +612,13 @@ func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Event with the given key; cqlgen.ErrNotFound if none.
 func (r *EventRepo) Get(ctx context.Context, ticketID gocql.UUID, eventID gocql.UUID) (*Event, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Event", "Get", eventEvents, []any{ticketID, eventID}, eventEventsScan)
+	return cqlgenimpl.GetOf(ctx, eventWrites, r.s, []any{ticketID, eventID})
 }
 
 // EventsOptions are the options of Events.
 type EventsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id; nil:
 	// open.
 	EventIDFrom, EventIDTo *gocql.UUID
@@ -728,10 +627,8 @@ type EventsOptions struct {
 }
 
 var eventEventsRead = &cqlgenimpl.ReadSpec[Event]{
-	Entity: "Event",
-	Table:  eventEvents,
-	Scan:   eventEventsScan,
-	Key:    eventEventsClustering,
+	Table: eventEvents,
+	Of:    eventWrites,
 }
 
 // Events reads a ticket's events, newest first from events, in pages.
@@ -742,10 +639,8 @@ func (r *EventRepo) Events(ctx context.Context, ticketID gocql.UUID, o *EventsOp
 
 // EventsByActorOptions are the options of EventsByActor.
 type EventsByActorOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id; nil:
 	// open.
 	EventIDFrom, EventIDTo *gocql.UUID
@@ -758,10 +653,8 @@ type EventsByActorOptions struct {
 }
 
 var eventEventsByActorRead = &cqlgenimpl.ReadSpec[Event]{
-	Entity:      "Event",
 	Table:       eventEventsByActor,
-	Scan:        eventEventsByActorScan,
-	Key:         eventEventsByActorClustering,
+	Of:          eventWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
 }
 
@@ -788,12 +681,8 @@ func watcherWatchersRow(e *Watcher, ts int64, unset bool) []any {
 	return []any{e.TicketID, e.Watcher, e.Since, cqlgenimpl.MapOrUnset(e.Topics, unset), ts}
 }
 
-func watcherWatchersScan(it cqlgenimpl.Iter, e *Watcher) bool {
-	return it.Scan(&e.TicketID, &e.Watcher, &e.Since, cqlgenimpl.ScanSet(&e.Topics))
-}
-
-func watcherWatchersClustering(e *Watcher) []any {
-	return []any{e.Watcher}
+func watcherFields(e *Watcher, dst []any) []any {
+	return append(dst, &e.TicketID, &e.Watcher, &e.Since, cqlgenimpl.ScanSet(&e.Topics))
 }
 
 // WatcherRepo reads and writes Watcher in table watchers.
@@ -807,58 +696,42 @@ func NewWatcherRepo(s cqlgen.Session, opts ...cqlgen.Option) *WatcherRepo {
 	return &WatcherRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func watcherCheck(e *Watcher) error {
-	if cqlgenimpl.IsZeroUUID(e.TicketID) {
-		return cqlgenimpl.EmptyKey("watchers", "ticket_id")
-	}
-	return nil
-}
-
-var watcherOne = &cqlgenimpl.One[Watcher]{
-	Name:  "Watcher",
-	Table: watcherWatchers,
-	Check: watcherCheck,
-	Key: func(e *Watcher) []any {
-		return []any{e.TicketID, e.Watcher}
-	},
-	Row: watcherWatchersRow,
-	Remove: func(e *Watcher, ts int64) []any {
-		return []any{ts, e.TicketID, e.Watcher}
-	},
-	Scan: watcherWatchersScan,
-}
+var watcherWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Watcher]{
+	Name:      "Watcher",
+	Canonical: watcherWatchers,
+	Row:       watcherWatchersRow,
+	Fields:    watcherFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *WatcherRepo) Insert(ctx context.Context, e *Watcher, opts ...cqlgen.Option) error {
-	return watcherOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, watcherWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *WatcherRepo) InsertIfAbsent(ctx context.Context, e *Watcher, opts ...cqlgen.Option) (cqlgen.Inserted[Watcher], error) {
-	return watcherOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, watcherWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *WatcherRepo) Update(ctx context.Context, e *Watcher, opts ...cqlgen.Option) error {
-	return watcherOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, watcherWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *WatcherRepo) Delete(ctx context.Context, e *Watcher, opts ...cqlgen.Option) error {
-	return watcherOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, watcherWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Watcher with the given key; cqlgen.ErrNotFound if none.
 func (r *WatcherRepo) Get(ctx context.Context, ticketID gocql.UUID, watcher string) (*Watcher, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Watcher", "Get", watcherWatchers, []any{ticketID, watcher}, watcherWatchersScan)
+	return cqlgenimpl.GetOf(ctx, watcherWrites, r.s, []any{ticketID, watcher})
 }
 
 // WatchersOptions are the options of Watchers.
 type WatchersOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// WatcherFrom (inclusive) and WatcherTo (exclusive) bound watcher; nil:
 	// open.
 	WatcherFrom, WatcherTo *string
@@ -867,10 +740,8 @@ type WatchersOptions struct {
 }
 
 var watcherWatchersRead = &cqlgenimpl.ReadSpec[Watcher]{
-	Entity: "Watcher",
-	Table:  watcherWatchers,
-	Scan:   watcherWatchersScan,
-	Key:    watcherWatchersClustering,
+	Table: watcherWatchers,
+	Of:    watcherWrites,
 }
 
 // Watchers reads a ticket's watchers, by name from watchers, in pages.

@@ -108,15 +108,6 @@ func rowFunc(f *jen.File, t *model.Table, s *model.Statement) {
 	)
 }
 
-// row calls t's row function.
-func row(t *model.Table, recv jen.Code, ts string, unset bool) jen.Code {
-	args := []jen.Code{recv, jen.Id(ts)}
-	if t.RowTakesUnset() {
-		args = append(args, jen.Lit(unset))
-	}
-	return jen.Id(t.Names.Row).Call(args...)
-}
-
 // keyFunc writes the primary key of an entity in t, bucket included.
 func keyFunc(f *jen.File, t *model.Table) {
 	if !t.NeedsKey() {

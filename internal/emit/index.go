@@ -58,9 +58,7 @@ func indexRead(f *jen.File, ix *model.Index) {
 	t := ix.On
 	e := ix.Entity
 	n := ix.Names
-	opts := append(comments("Limit is the most rows to return (0: cqlgen.DefaultLimit)."), jen.Id("Limit").Int())
-	opts = append(opts, comments("Cursor continues after the previous page (\"\": from the start).")...)
-	opts = append(opts, jen.Id("Cursor").String())
+	opts := pageOptions()
 	if ix.Range {
 		g := ix.Column.Field.GoName
 		opts = append(opts, comments("%sFromExclusive and %sToInclusive flip the defaults.", g, g)...)

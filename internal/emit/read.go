@@ -58,8 +58,27 @@ func lookup(f *jen.File, t *model.Table, name, docText string) {
 		vals = append(vals, keyValue(c, jen.Id(param(c.Field))))
 	}
 	doc(f, "%s", docText)
-	thinMethod(f, e, name, params, []jen.Code{jen.Op("*").Id(t.Names.RowType), jen.Error()},
-		jen.Qual(impl, "Get").Call(jen.Id("ctx"), r("s"), jen.Lit(e.GoName), jen.Lit(name), jen.Id(t.Names.Var), jen.Index().Any().Values(vals...), jen.Id(t.Names.Scan)))
+	call := jen.Qual(impl, "Get").Call(jen.Id("ctx"), r("s"), jen.Lit(e.GoName), jen.Lit(name), jen.Id(t.Names.Var), jen.Index().Any().Values(vals...), jen.Id(t.Names.Scan))
+	if name == "Get" && t == e.Canonical && valuesMode(t) {
+		// The description scans the row.
+		call = entityCall(e, "GetOf", r("s"), jen.Index().Any().Values(vals...))
+	}
+	thinMethod(f, e, name, params, []jen.Code{jen.Op("*").Id(t.Names.RowType), jen.Error()}, call)
+}
+
+// scanVar reports whether t, a source of truth whose reads the runtime
+// derives (valuesMode), needs its scan declared (cqlgenimpl.ScanLive):
+// for a read other than Get that names its scan.
+func scanVar(t *model.Table) bool {
+	if t.HasGetMany() || t.Scan || t.HasRead() && (t.ReadsOne() || !derivedRead(t)) {
+		return true
+	}
+	for _, ix := range t.Entity.Indexes {
+		if ix.On == t {
+			return true
+		}
+	}
+	return false
 }
 
 // keyValue is the value a key column binds, v: a set or map with its
@@ -137,9 +156,7 @@ func readPage(f *jen.File, t *model.Table) {
 	n := t.Names
 	ck := t.Clustering()
 	b := t.Bucket
-	opts := append(comments("Limit is the most rows to return (0: cqlgen.DefaultLimit)."), jen.Id("Limit").Int())
-	opts = append(opts, comments("Cursor continues after the previous page (\"\": from the start).")...)
-	opts = append(opts, jen.Id("Cursor").String())
+	opts := pageOptions()
 	if len(ck) > 0 {
 		c0 := ck[0]
 		opts = append(opts, comments("%sFrom (inclusive) and %sTo (exclusive) bound %s; nil: open.", c0.Field.GoName, c0.Field.GoName, c0.Name)...)
@@ -210,16 +227,17 @@ func readPage(f *jen.File, t *model.Table) {
 			args = append(args, jen.Qual(impl, "Range").Call(o(g+"From"), o(g+"To"), o(g+"FromExclusive"), o(g+"ToInclusive")))
 		}
 	}
-	var scanRef, keyRef, of jen.Code = jen.Id(n.Scan), jen.Id(n.Clustering), nil
+	var entity, scanRef, keyRef, of jen.Code = jen.Lit(e.GoName), jen.Id(n.Scan), jen.Id(n.Clustering), nil
 	if derivedRead(t) {
-		scanRef, keyRef, of = nil, nil, jen.Id(e.Names.Writes)
+		// The entity's description names it, and its rows.
+		entity, scanRef, keyRef, of = nil, nil, nil, jen.Id(e.Names.Writes)
 	}
 	var compareRef jen.Code
 	if merged(t) {
 		compareRef = jen.Id(n.Compare)
 	}
 	f.Var().Id(n.Read).Op("=").Op("&").Qual(impl, "ReadSpec").Types(jen.Id(n.RowType)).Add(keyed(
-		jen.Id("Entity"), jen.Lit(e.GoName),
+		jen.Id("Entity"), entity,
 		jen.Id("Table"), jen.Id(n.Var),
 		jen.Id("Scan"), scanRef,
 		jen.Id("Key"), keyRef,
@@ -237,6 +255,15 @@ func readPage(f *jen.File, t *model.Table) {
 		jen.Id("o").Op("=").Qual(impl, "Or").Call(jen.Id("o")),
 		jen.Return(jen.Id(n.Read).Dot("Page").Call(args...)),
 	)
+}
+
+// pageOptions are the options every read in pages has, one a line with
+// its comment.
+func pageOptions() []jen.Code {
+	return []jen.Code{
+		jen.Id("Limit").Int().Comment("the most rows to return (0: cqlgen.DefaultLimit)"),
+		jen.Id("Cursor").String().Comment("continues after the previous page (\"\": from the start)"),
+	}
 }
 
 // boundFlags are the options that make c's bounds exclusive or

@@ -17,25 +17,15 @@ func entity(f *jen.File, e *model.Entity) {
 		tableDecls(f, t)
 	}
 	repository(f, e)
-	switch {
-	case e.Counting():
-		counterWrites(f, e)
-	case e.Versioned():
-		writesVar(f, e)
+	writesVar(f, e)
+	if e.Versioned() {
 		protocolWrites(f, e)
 		versionedReads(f, e)
+	} else {
+		plainWrites(f, e)
+	}
+	if e.Maintained() {
 		maintenance(f, e)
-	case e.Immutable:
-		insert(f, e)
-		immutableDelete(f, e)
-		if e.Maintained() {
-			writesVar(f, e)
-			maintenance(f, e)
-		}
-	default:
-		insert(f, e)
-		updateSingle(f, e)
-		deleteSingle(f, e)
 	}
 	get(f, e)
 	if e.Canonical.HasGetMany() {
@@ -80,11 +70,11 @@ func tableDecls(f *jen.File, t *model.Table) {
 	}
 	doc(f, "%s is table %s, %s (schema.md).", n.Var, t.Name, role)
 	f.Var().Id(n.Var).Op("=").Qual(impl, "NewTable").Call(specLit(t.Spec()))
-	if derived(t) {
+	if valuesMode(t) {
 		valuesFuncs(f, t)
 	}
 	for _, s := range stmts {
-		if derived(t) && s.Slot != model.SlotInsert || derivedRow(t) && s.Slot == model.SlotInsert {
+		if valuesMode(t) && (s.Slot != model.SlotInsert || !e.Versioned()) || derivedRow(t) && s.Slot == model.SlotInsert {
 			continue
 		}
 		switch s.Slot {
@@ -110,11 +100,14 @@ func tableDecls(f *jen.File, t *model.Table) {
 // derivedRead reports whether the runtime derives the scan and the
 // clustering values of t's reads from its entity's fields and values
 // (cqlgenimpl.ReadSpec.Of): a table of the entity's own rows whose row
-// it derives too (derivedRow), read in pages through no index and not
+// it derives too (derivedRow), or a source of truth it derives from
+// (valuesMode), whose rows a read scans as Get does, read in pages through no index and not
 // scanned whole (the table option scan), whose clustering columns hold
 // their fields as they are.
 func derivedRead(t *model.Table) bool {
-	if !derivedRow(t) || t.Partial() || t.StaticsAlone() != nil || !t.HasRead() || t.ReadsOne() || t.Scan {
+	e := t.Entity
+	canon := t == e.Canonical && valuesMode(t)
+	if !derivedRow(t) && !canon || t.Partial() || t.StaticsAlone() != nil || !t.HasRead() || t.ReadsOne() || t.Scan {
 		return false
 	}
 	for _, ix := range t.Entity.Indexes {
@@ -137,13 +130,24 @@ func derived(t *model.Table) bool {
 	return t.HoldsGraves() && !t.HasStatics() && t.Bucket == nil
 }
 
+// valuesMode reports whether generated code describes t, a source of
+// truth, by its Values and Fields, from which the runtime derives what
+// every statement of the entity's tables binds (cqlgenimpl.NewEntity):
+// a derived versioned one, and the source of truth of every entity
+// written without the protocol (one table, immutable, counters), whose
+// Values hold every column, a bucket's too.
+func valuesMode(t *model.Table) bool {
+	e := t.Entity
+	return t == e.Canonical && (derived(t) || !e.Versioned())
+}
+
 // derivedRow reports whether the runtime derives the Row and Key of t, a
 // table other than a derived source of truth, from the source of truth's
 // values (cqlgenimpl.NewEntity): every column holds a field bound as the
 // source of truth binds it; no bucket, no claim.
 func derivedRow(t *model.Table) bool {
 	e := t.Entity
-	if t == e.Canonical || !derived(e.Canonical) || t.Unique {
+	if t == e.Canonical || !valuesMode(e.Canonical) || t.Unique {
 		return false
 	}
 	canon := map[*model.Field]*model.Column{}
@@ -185,7 +189,9 @@ func entityPrefix(e *model.Entity) string { return strings.TrimSuffix(e.Names.Wr
 
 // valuesFuncs writes the two functions of a source of truth the runtime
 // derives the rest from: its values, as Change binds them (unset: nil
-// pointers and empty collections left unset), and where its row scans to.
+// pointers and empty collections left unset; without the protocol, its
+// Row, as Insert binds it, a bucket column's value and the timestamp
+// too), and where its row scans to.
 func valuesFuncs(f *jen.File, t *model.Table) {
 	e := t.Entity
 	p := entityPrefix(e)
@@ -196,17 +202,31 @@ func valuesFuncs(f *jen.File, t *model.Table) {
 	b := binding{recv: jen.Id("e"), unset: jen.Id("unset")}
 	var vals, ptrs []jen.Code
 	for _, c := range t.Columns {
-		if c.Field != nil {
+		switch {
+		case c.Field != nil:
 			vals = append(vals, columnValue(c, b))
 			ptrs = append(ptrs, scanTarget(c, jen.Id("e")))
+		case c.Bucket != nil && !e.Versioned():
+			vals = append(vals, columnValue(c, b))
 		}
 	}
-	f.Func().Id(p+"Values").Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id(unset).Bool()).Index().Any().Block(
-		jen.Return(jen.Index().Any().Values(vals...)))
+	if e.Versioned() {
+		f.Func().Id(p+"Values").Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id(unset).Bool()).Index().Any().Block(
+			jen.Return(jen.Index().Any().Values(vals...)))
+	} else {
+		// Without the protocol: the row as Insert binds it, the
+		// timestamp last.
+		f.Func().Id(t.Names.Row).Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id("ts").Int64(), jen.Id(unset).Bool()).Index().Any().Block(
+			jen.Return(jen.Index().Any().Values(append(vals, jen.Id("ts"))...)))
+	}
 	f.Func().Id(p+"Fields").Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id("dst").Index().Any()).Index().Any().Block(
 		jen.Return(jen.Append(append([]jen.Code{jen.Id("dst")}, ptrs...)...)))
-	f.Var().Id(t.Names.Scan).Op("=").Qual(impl, "ScanLive").Call(jen.Id(e.Names.Writes))
-	mergeFunc(f, t)
+	if scanVar(t) {
+		f.Var().Id(t.Names.Scan).Op("=").Qual(impl, "ScanLive").Call(jen.Id(e.Names.Writes))
+	}
+	if e.Versioned() {
+		mergeFunc(f, t)
+	}
 }
 
 // stmtRef names a statement of t in a comment, as schema.md lists it.
@@ -309,12 +329,23 @@ func repository(f *jen.File, e *model.Entity) {
 // (cqlgenimpl.NewEntity): where it derives its protocol's functions,
 // the source of truth comes first, and no table is sparse.
 func derivedChecks(e *model.Entity) bool {
-	if !derived(e.Canonical) || e.Tables[0] != e.Canonical {
+	if !valuesMode(e.Canonical) || e.Tables[0] != e.Canonical {
 		return false
+	}
+	canon := map[string]bool{}
+	for _, c := range e.Canonical.Columns {
+		canon[c.Name] = true
 	}
 	for _, t := range e.Tables {
 		if t.Sparse() {
 			return false
+		}
+		// The runtime finds each table's partition key values among the
+		// source of truth's, by column name.
+		for _, c := range t.PartitionKey() {
+			if c.Field != nil && !canon[c.Name] {
+				return false
+			}
 		}
 	}
 	return true

@@ -64,7 +64,7 @@ func (t *Table) HasUnsettable() bool {
 // RowTakesUnset reports whether the function that binds t's insert takes
 // the flag that leaves nil pointers and empty collections unset: when t
 // has such a column, or when the runtime calls the function (the write
-// protocol, cqlgenimpl.One), which always passes it.
+// protocol, an entity's Row in cqlgenimpl.NewEntity), which always passes it.
 func (t *Table) RowTakesUnset() bool {
 	return t.HasUnsettable() || t.Entity.Maintained() || t.Entity.Single()
 }

@@ -24,7 +24,7 @@
 // step on Update and Delete, by the write protocol that docs/protocol.md
 // describes (its terms, states and invariants).
 //
-// A generated file asserts SupportPackageIsVersion9 at compile time: built
+// A generated file asserts SupportPackageIsVersion10 at compile time: built
 // against a runtime that no longer provides it, it fails to compile with
 // a message naming the mismatch, instead of misbehaving at run time.
 package cqlgenimpl
@@ -45,6 +45,9 @@ package cqlgenimpl
 // Entity and ReadSpec have methods of the repository's names); version 9
 // calls an entity's methods as functions of this package (Insert, Modify,
 // Verify, Tables, ScanLive ... of an EntityOf[P]) and derives a bucketed
-// projection's row (Projection.BucketOf). Code generated for earlier
-// versions no longer compiles here: regenerate it.
-const SupportPackageIsVersion9 = true
+// projection's row (Projection.BucketOf); version 10 writes every entity
+// kind through its description (NewEntity of an entity in one table, an
+// immutable one or a counter table's, with Row; InsertIfAbsent, Add and
+// GetOf; One, DeleteAll, Begin and Allow are gone). Code generated for
+// earlier versions no longer compiles here: regenerate it.
+const SupportPackageIsVersion10 = true

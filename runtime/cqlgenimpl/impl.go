@@ -9,7 +9,6 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	"github.com/cqlgen/cqlgen/runtime/internal/desc"
 	"github.com/cqlgen/cqlgen/runtime/internal/impl"
-	"github.com/cqlgen/cqlgen/runtime/internal/maintenance"
 	"github.com/cqlgen/cqlgen/runtime/internal/protocol"
 	"github.com/cqlgen/cqlgen/runtime/internal/reads"
 	"github.com/cqlgen/cqlgen/runtime/internal/value"
@@ -39,19 +38,9 @@ const (
 func NewTable(spec TableSpec) *Table { return desc.NewTable(spec) }
 func Cols(cols ...string) []Column   { return desc.Cols(cols...) }
 
-// Calls. A method the descriptors' own methods do not cover (an index
-// read, a counter, an immutable entity's write) begins with Observe, and a
-// write with Begin, which refuses a nil entity, empty keys and the options
-// the method does not honour (Allow).
-type (
-	Observed = desc.Observed
-	Allow    = protocol.Allow
-)
-
-const (
-	AllowAbsent = protocol.AllowAbsent
-	AllowTTL    = protocol.AllowTTL
-)
+// Calls. A method the descriptors' own methods do not cover (a read
+// through a unique table, an index) begins with Observe.
+type Observed = desc.Observed
 
 func Observe(ctx *context.Context, s cqlgen.Session, entity, method string) Observed {
 	return desc.Observe(ctx, s, entity, method)
@@ -60,10 +49,6 @@ func Observe(ctx *context.Context, s cqlgen.Session, entity, method string) Obse
 func NewOptions(opts ...cqlgen.Option) cqlgen.Options { return desc.NewOptions(opts...) }
 func Now(o cqlgen.Options) int64                      { return desc.Now(o) }
 func EmptyKey(table, column string) error             { return desc.EmptyKey(table, column) }
-
-func Begin[T any](e *T, check func(*T) error, o cqlgen.Options, opts []cqlgen.Option) (cqlgen.Options, error) {
-	return protocol.Begin(e, check, o, opts)
-}
 
 // Reads. A read method hands the runtime a static description (ReadSpec,
 // IndexRead, NearestRead) with its call's values; the runtime pages,
@@ -98,16 +83,9 @@ func Merge[T any](lists [][]T, cmp func(a, b *T) int, limit int) ([]T, []int) {
 	return reads.Merge(lists, cmp, limit)
 }
 
-// Writes of an entity stored in one table (One), of counters, and of an
-// immutable entity (DeleteAll).
-type One[T any] = impl.One[T]
-
+// A counter update, sent once (the Add of a counter table's entity).
 func AddCounters(ctx context.Context, s cqlgen.Session, o cqlgen.Options, q cqldriver.Query) error {
 	return protocol.AddCounters(ctx, s, o, q)
-}
-
-func DeleteAll[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, get cqldriver.Query, scan func(cqldriver.Iter, *T) bool, deletes func(cur *T, ts int64) []cqldriver.Query) error {
-	return protocol.DeleteAll(ctx, s, o, get, scan, deletes)
 }
 
 // The write protocol (docs/protocol.md): an entity's tables (Entity,
@@ -134,7 +112,7 @@ func Resolve[T any](ctx context.Context, s cqlgen.Session, ent *Entity[T], i int
 	return protocol.Resolve(ctx, s, ent, i, key)
 }
 
-func Latest(wts ...*int64) int64 { return maintenance.Latest(wts...) }
+func Latest(wts ...*int64) int64 { return value.Latest(wts...) }
 
 // Values: what a statement binds (unset for an absent field) and what a
 // scan fills, as cqlgen maps CQL types to Go.
@@ -172,7 +150,7 @@ func CompareFloat64(a, b float64) int                   { return cqldriver.Compa
 func CompareEncoded(t *cqldriver.Type, a, b []byte) int { return value.CompareEncoded(t, a, b) }
 
 // Methods. A generated method is one call: the descriptors' methods
-// (Entity, One, ReadSpec) and these functions record the call, refuse
+// (Entity, ReadSpec) and these functions record the call, refuse
 // empty keys and apply the options, then do what the method says.
 type ReadArg = impl.ReadArg
 
@@ -182,6 +160,17 @@ func NewEntity[T any](ent *Entity[T]) *Entity[T] { return desc.NewEntity(ent) }
 // P = *T alone (see desc.EntityOf): compiled once, whatever the entities.
 func Insert[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
 	return impl.Insert(ctx, ent, s, base, opts, e)
+}
+
+// InsertIfAbsent and Add are the methods of an entity stored in one
+// table and of a counter table's: with Insert, Update and Delete, every
+// entity's writes go through its description, whatever its kind.
+func InsertIfAbsent[T any](ctx context.Context, ent *Entity[T], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) (cqlgen.Inserted[T], error) {
+	return impl.InsertIfAbsent(ctx, ent, s, base, opts, e)
+}
+
+func Add[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
+	return impl.Add(ctx, ent, s, base, opts, e)
 }
 
 func Update[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
@@ -222,6 +211,10 @@ func ScanLive[P any](ent *desc.EntityOf[P]) func(cqldriver.Iter, P) bool {
 
 func Get[P any](ctx context.Context, s cqlgen.Session, entity, method string, t *Table, key []any, scan func(cqldriver.Iter, P) bool) (P, error) {
 	return impl.Get(ctx, s, entity, method, t, key, scan)
+}
+
+func GetOf[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, key []any) (P, error) {
+	return impl.GetOf(ctx, ent, s, key)
 }
 
 func Many[T, K any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, entity string, t *Table, prefix []any, keys []K, scan func(cqldriver.Iter, *T) bool, key func(*T) K) (cqlgen.Found[T], error) {

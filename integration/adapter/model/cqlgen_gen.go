@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // noteNotesByUser is table notes_by_user, the source of truth (schema.md).
 var noteNotesByUser = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -31,12 +31,8 @@ func noteNotesByUserRow(e *Note, ts int64, _ bool) []any {
 	return []any{e.UserID, e.CreatedAt, e.NoteID, e.Text, ts}
 }
 
-func noteNotesByUserScan(it cqlgenimpl.Iter, e *Note) bool {
-	return it.Scan(&e.UserID, &e.CreatedAt, &e.NoteID, &e.Text)
-}
-
-func noteNotesByUserClustering(e *Note) []any {
-	return []any{e.CreatedAt, e.NoteID}
+func noteFields(e *Note, dst []any) []any {
+	return append(dst, &e.UserID, &e.CreatedAt, &e.NoteID, &e.Text)
 }
 
 // NoteRepo reads and writes Note in table notes_by_user.
@@ -50,58 +46,42 @@ func NewNoteRepo(s cqlgen.Session, opts ...cqlgen.Option) *NoteRepo {
 	return &NoteRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func noteCheck(e *Note) error {
-	if e.UserID == "" {
-		return cqlgenimpl.EmptyKey("notes_by_user", "user_id")
-	}
-	return nil
-}
-
-var noteOne = &cqlgenimpl.One[Note]{
-	Name:  "Note",
-	Table: noteNotesByUser,
-	Check: noteCheck,
-	Key: func(e *Note) []any {
-		return []any{e.UserID, e.CreatedAt, e.NoteID}
-	},
-	Row: noteNotesByUserRow,
-	Remove: func(e *Note, ts int64) []any {
-		return []any{ts, e.UserID, e.CreatedAt, e.NoteID}
-	},
-	Scan: noteNotesByUserScan,
-}
+var noteWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Note]{
+	Name:      "Note",
+	Canonical: noteNotesByUser,
+	Row:       noteNotesByUserRow,
+	Fields:    noteFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *NoteRepo) Insert(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
-	return noteOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, noteWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *NoteRepo) InsertIfAbsent(ctx context.Context, e *Note, opts ...cqlgen.Option) (cqlgen.Inserted[Note], error) {
-	return noteOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, noteWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *NoteRepo) Update(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
-	return noteOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, noteWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *NoteRepo) Delete(ctx context.Context, e *Note, opts ...cqlgen.Option) error {
-	return noteOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, noteWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Note with the given key; cqlgen.ErrNotFound if none.
 func (r *NoteRepo) Get(ctx context.Context, userID string, createdAt time.Time, noteID string) (*Note, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Note", "Get", noteNotesByUser, []any{userID, createdAt, noteID}, noteNotesByUserScan)
+	return cqlgenimpl.GetOf(ctx, noteWrites, r.s, []any{userID, createdAt, noteID})
 }
 
 // NotesByUserOptions are the options of NotesByUser.
 type NotesByUserOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at;
 	// nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
@@ -110,10 +90,8 @@ type NotesByUserOptions struct {
 }
 
 var noteNotesByUserRead = &cqlgenimpl.ReadSpec[Note]{
-	Entity: "Note",
-	Table:  noteNotesByUser,
-	Scan:   noteNotesByUserScan,
-	Key:    noteNotesByUserClustering,
+	Table: noteNotesByUser,
+	Of:    noteWrites,
 }
 
 // NotesByUser reads a user's notes, newest first from notes_by_user, in pages.
@@ -232,7 +210,7 @@ func (r *TrackRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Track with the given key; cqlgen.ErrNotFound if none.
 func (r *TrackRepo) Get(ctx context.Context, trackID string) (*Track, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Track", "Get", trackTracks, []any{trackID}, trackTracksScan)
+	return cqlgenimpl.GetOf(ctx, trackWrites, r.s, []any{trackID})
 }
 
 // GetMany reads the Tracks of the given track_id values: Rows[i] is
@@ -245,10 +223,8 @@ func (r *TrackRepo) GetMany(ctx context.Context, trackIDs []string) (cqlgen.Foun
 
 // TopTracksByArtistOptions are the options of TopTracksByArtist.
 type TopTracksByArtistOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count;
 	// nil: open.
 	PlayCountFrom, PlayCountTo *int64
@@ -257,9 +233,8 @@ type TopTracksByArtistOptions struct {
 }
 
 var trackTopTracksByArtistRead = &cqlgenimpl.ReadSpec[Track]{
-	Entity: "Track",
-	Table:  trackTopTracksByArtist,
-	Of:     trackWrites,
+	Table: trackTopTracksByArtist,
+	Of:    trackWrites,
 }
 
 // TopTracksByArtist reads an artist's top tracks, most played first from

@@ -35,6 +35,10 @@ func derive[P any](ent *EntityOf[P]) {
 			return v, ok
 		}
 	}
+	if !ent.Canonical.Spec.Versioned {
+		derivePlain(ent)
+		return
+	}
 	if ent.Values == nil || ent.Fields == nil {
 		return
 	}
@@ -128,6 +132,8 @@ func derive[P any](ent *EntityOf[P]) {
 		ok = it.Scan(dest...)
 		return
 	}
+	ent.Live = ScanLive(ent)
+	_, ent.LiveKey = readFuncs(ent.Canonical, index, n, fields, values)
 	ent.Change = func(e P, c Change) []any { return bind(change, e, c) }
 	ent.Remove = func(e P, c Change) []any { return bind(remove, e, c) }
 	ent.Settle = func(e P, version int64) []any { return bind(settle, e, Change{Old: version}) }
@@ -406,6 +412,9 @@ func ScanLive[P any](ent *EntityOf[P]) func(cqldriver.Iter, P) bool {
 // scanLive scans a row of the source of truth as Get reads it, its
 // columns then cqlgen_deleted, skipping graves.
 func scanLive[P any](ent *EntityOf[P], it cqldriver.Iter, e P) bool {
+	if ent.Plain != nil {
+		return ent.Plain.Scan(it, e) // no graves
+	}
 	n := len(ent.Canonical.Spec.PartitionKey) + len(ent.Canonical.Spec.Clustering) + len(ent.Canonical.Spec.Columns)
 	for {
 		var deleted bool

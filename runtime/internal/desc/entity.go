@@ -162,6 +162,14 @@ type EntityOf[P any] struct {
 	// derives State, ScanState, Data, Change, Remove and Settle from
 	// them.
 	Values func(e P, unset bool) []any
+	// Row is, for an entity written without the protocol (in one table,
+	// immutable, or counters), in place of Values, e's row in the source
+	// of truth as its Insert binds it: every column in table order (a
+	// bucket column's value too), then the write timestamp ts; with
+	// unset, nil pointers and empty collections are left unset. NewEntity
+	// derives what every statement of the entity binds from it and
+	// Fields (see plain.go).
+	Row    func(e P, ts int64, unset bool) []any
 	Fields func(e P, dst []any) []any
 	// State binds CQL.State and Settle's key: the canonical primary key.
 	State func(e P) []any
@@ -193,6 +201,15 @@ type EntityOf[P any] struct {
 	copyRow       func(dst, src P)
 	ScanCanonical func(cqldriver.Iter) (State[P], bool)
 	zero          P // a zero row, never written
+	// Live scans a row of the source of truth as Get and its reads read
+	// it (see ScanLive), and LiveKey is its clustering values, where
+	// NewEntity derives them from Fields and Values (or Row).
+	Live    func(cqldriver.Iter, P) bool
+	LiveKey func(P) []any
+	// Plain is, for an entity written without the protocol (stored in
+	// one table, immutable, or counters), what its writes and reads bind
+	// and scan (see plain.go); NewEntity sets it.
+	Plain *Plain[P]
 
 	// Txn is, for an entity in the transactional mode (its canonical
 	// table's Spec.Transactional), the parts of its transactions (see

@@ -19,65 +19,29 @@ import (
 // (Observe) under the entity's and the method's names, applies the
 // call's options and runs it, so that a generated method is one line.
 
-// Insert is the Insert method of an entity stored in one table.
-func (d *One[T]) Insert(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) error {
-	return insertOne((*one[*T])(d), ctx, s, base, opts, e)
-}
-
-// InsertIfAbsent is the InsertIfAbsent method of an entity stored in one
-// table.
-func (d *One[T]) InsertIfAbsent(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) (cqlgen.Inserted[T], error) {
-	res, err := insertIfAbsentOne((*one[*T])(d), ctx, s, base, opts, e)
-	return cqlgen.Inserted[T](res), err
-}
-
-// Update is the Update method of an entity stored in one table.
-func (d *One[T]) Update(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) error {
-	return updateOne((*one[*T])(d), ctx, s, base, opts, e)
-}
-
-// Delete is the Delete method of an entity stored in one table.
-func (d *One[T]) Delete(ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e *T) error {
-	return deleteOne((*one[*T])(d), ctx, s, base, opts, e)
-}
-
-// insertOne, insertIfAbsentOne, updateOne and deleteOne are One's
-// methods, generic over P = *T alone (functions, not methods: each
-// method of a generic type is compiled again, as a wrapper, for every
-// type argument).
-func insertOne[P any](d *one[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (err error) {
-	defer desc.Observe(&ctx, s, d.Name, "Insert").End(&err)
-	return InsertOne(ctx, s, base, opts, d, e)
-}
-
-func insertIfAbsentOne[P any](d *one[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (_ protocol.Inserted[P], err error) {
-	defer desc.Observe(&ctx, s, d.Name, "InsertIfAbsent").End(&err)
-	return InsertOneIfAbsent(ctx, s, base, opts, d, e)
-}
-
-func updateOne[P any](d *one[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (err error) {
-	defer desc.Observe(&ctx, s, d.Name, "Update").End(&err)
-	return UpdateOne(ctx, s, base, opts, d, e)
-}
-
-func deleteOne[P any](d *one[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) (err error) {
-	defer desc.Observe(&ctx, s, d.Name, "Delete").End(&err)
-	return DeleteOne(ctx, s, base, opts, d, e)
-}
-
-// Insert is the Insert method of an entity written through the protocol.
+// Insert is the Insert method of an entity: written through the
+// protocol, or without it (runPlain).
 func Insert[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
+	if ent.Plain != nil {
+		return runPlain(ent, ctx, s, base, opts, "Insert", desc.OpInsert, e)
+	}
 	return run(ent, ctx, s, base, opts, "Insert", desc.OpInsert, e)
 }
 
 // Update is the Update method of an entity written through the protocol.
 func Update[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
+	if ent.Plain != nil {
+		return runPlain(ent, ctx, s, base, opts, "Update", desc.OpUpdate, e)
+	}
 	return run(ent, ctx, s, base, opts, "Update", desc.OpUpdate, e)
 }
 
 // Delete is the Delete method of an entity written through the protocol:
 // e needs only the source of truth's key.
 func Delete[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, base cqlgen.Options, opts []cqlgen.Option, e P) error {
+	if ent.Plain != nil {
+		return runPlain(ent, ctx, s, base, opts, "Delete", desc.OpDelete, e)
+	}
 	return run(ent, ctx, s, base, opts, "Delete", desc.OpDelete, e)
 }
 
@@ -267,6 +231,9 @@ func (r *ReadSpec[T]) Page(ctx context.Context, s cqlgen.Session, base cqlgen.Op
 // derivedRead is the Scan and Key NewEntity derived for ent's table t
 // (readFuncs); nil when it derived none.
 func derivedRead[P any](ent *desc.EntityOf[P], t *desc.Table) (func(cqldriver.Iter, P) bool, func(P) []any) {
+	if t == ent.Canonical && ent.Live != nil {
+		return ent.Live, ent.LiveKey
+	}
 	for i := range ent.Projections {
 		if p := &ent.Projections[i]; p.Table == t {
 			return p.Scan, p.Clustering
@@ -277,7 +244,11 @@ func derivedRead[P any](ent *desc.EntityOf[P], t *desc.Table) (func(cqldriver.It
 
 // readPageOf is Page, generic over P = *T alone.
 func readPageOf[P any](r *reads.ReadSpecOf[P], ctx context.Context, s cqlgen.Session, base cqlgen.Options, partition []any, limit int, cursor string, newRow func() P, args []ReadArg) (_ reads.Page[P], err error) {
-	defer desc.Observe(&ctx, s, r.Entity, r.Table.Spec.Pattern).End(&err)
+	entity := r.Entity
+	if entity == "" && r.Of != nil {
+		entity = r.Of.Name
+	}
+	defer desc.Observe(&ctx, s, entity, r.Table.Spec.Pattern).End(&err)
 	if err := checkPartition(r.Table, partition); err != nil {
 		return reads.Page[P]{}, err
 	}

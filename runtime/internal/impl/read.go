@@ -13,7 +13,7 @@ import (
 // ReadSpec is what a generated read method hands the runtime: the query,
 // and how to scan, key and order rows of the pattern.
 type ReadSpec[T any] struct {
-	Entity    string // the entity's name, for observers
+	Entity    string // the entity's name, for observers ("": Of's)
 	Table     *desc.Table
 	Partition []any // partition key values, the bucket excluded
 	// Prefix fixes the first len(Prefix) clustering columns to these

@@ -637,18 +637,6 @@ func (n *nullable) UnmarshalCQLValue(t *cqldriver.Type, data []byte) error {
 	return cqldriver.Unmarshal(t, data, n.dst)
 }
 
-// Latest is the greatest of the write timestamps a scan read, the nulls
-// (cells never written) aside; 0 when there is none.
-func Latest(wts ...*int64) int64 {
-	var max int64
-	for _, wt := range wts {
-		if wt != nil && *wt > max {
-			max = *wt
-		}
-	}
-	return max
-}
-
 // scanProjection reads the rows of a projection in a range.
 func scanProjection(ctx context.Context, s cqlgen.Session, p *desc.Table, writetimes int, lo, hi int64, f func(*row)) error {
 	n := len(p.Row)
@@ -677,7 +665,7 @@ func scanProjection(ctx context.Context, s cqlgen.Session, p *desc.Table, writet
 				r.cols[i] = nil
 			}
 		}
-		r.writetime = Latest(wt...)
+		r.writetime = value.Latest(wt...)
 		if len(p.Spec.Clustering) > 0 && r.cols[len(p.Spec.PartitionKey)] == nil {
 			// No row: a partition's static values, which a scan returns
 			// as a row with null clustering columns once its rows are

@@ -39,7 +39,13 @@ func ttlSeconds(ttl time.Duration) any {
 	return int32(ttl / time.Second)
 }
 
-// InsertIfAbsent creates e in t, the table of an entity stored in one
+// Inserted is cqlgen.Inserted with P = *T, field for field.
+type Inserted[P any] struct {
+	Applied, Again bool
+	Current        P
+}
+
+// InsertIfAbsentOf creates e in t, the table of an entity stored in one
 // table, if no row has its key: INSERT ... IF NOT EXISTS, with the TTL
 // of o. row is the table's row function (unset: leave nil pointers and
 // empty collections unset), key the values of t.Get, scan its scan.
@@ -51,18 +57,6 @@ func ttlSeconds(ttl time.Duration) any {
 // outcome is recorded, and a call sent again with the key gets it back.
 // A row that goes away between the conditional write and the read is
 // tried again, up to o.Attempts times.
-func InsertIfAbsent[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *desc.Table, e *T, key []any, row func(e *T, unset bool) []any, scan func(cqldriver.Iter, *T) bool) (cqlgen.Inserted[T], error) {
-	res, err := InsertIfAbsentOf(ctx, s, o, t, e, key, row, scan)
-	return cqlgen.Inserted[T](res), err
-}
-
-// Inserted is cqlgen.Inserted with P = *T, field for field.
-type Inserted[P any] struct {
-	Applied, Again bool
-	Current        P
-}
-
-// InsertIfAbsentOf is InsertIfAbsent, generic over P = *T alone.
 func InsertIfAbsentOf[P any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, t *desc.Table, e P, key []any, row func(e P, unset bool) []any, scan func(cqldriver.Iter, P) bool) (Inserted[P], error) {
 	values := row(e, true)
 	values = append(values[:len(values)-1:len(values)-1], ttlSeconds(o.TTL))

@@ -816,22 +816,6 @@ func pendingDeletes[P any](ent *desc.EntityOf[P], b []byte, ts int64) ([]cqldriv
 	return qs, releases, nil
 }
 
-// DeleteAll deletes an immutable entity from every table: it reads the
-// canonical row, whose values give the other tables' keys, and deletes
-// them all in one logical write, under the strategy and the idempotency
-// key of the options, as Apply runs them. A missing entity is no
-// error.
-func DeleteAll[T any](ctx context.Context, s cqlgen.Session, o cqlgen.Options, get cqldriver.Query, scan func(cqldriver.Iter, *T) bool, deletes func(cur *T, ts int64) []cqldriver.Query) error {
-	cur, err := GetRow(ctx, s, get, scan)
-	if errors.Is(err, cqlgen.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return engine.Apply(ctx, s, o.Strategy, o.Idempotency, desc.Now(o), func(ts int64) []cqldriver.Query { return deletes(&cur, ts) })
-}
-
 // nextRow is what op makes of e over the canonical row st (live: the
 // entity exists): the row to write, nil to delete. ok is false when
 // there is no entity for op to change (an Update or Modify, or repair's

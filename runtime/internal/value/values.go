@@ -358,6 +358,39 @@ func EmptyValue(typ string, v any) bool {
 	return false
 }
 
+// EmptyField reports whether v, a field bound to a column of CQL type
+// typ, is empty as a partition key value, as EmptyValue says of its
+// value: an empty string, a zero time, the zero UUID, an empty blob or
+// collection. Numbers and booleans are never empty.
+func EmptyField(typ string, v reflect.Value) bool {
+	switch {
+	case v.Kind() == reflect.String:
+		return v.Len() == 0
+	case v.Type() == TimeType:
+		return v.Addr().Interface().(*time.Time).IsZero()
+	case typ == "uuid" || typ == "timeuuid":
+		return v.Kind() == reflect.Array && v.IsZero()
+	case typ == "blob" || anyCollection(typ):
+		return (v.Kind() == reflect.Slice || v.Kind() == reflect.Map) && v.Len() == 0
+	}
+	return false
+}
+
+// TimeType is time.Time's reflect.Type.
+var TimeType = reflect.TypeFor[time.Time]()
+
+// Latest is the greatest of the write timestamps a scan read, the nulls
+// (cells never written) aside; 0 when there is none.
+func Latest(wts ...*int64) int64 {
+	var m int64
+	for _, wt := range wts {
+		if wt != nil && *wt > m {
+			m = *wt
+		}
+	}
+	return m
+}
+
 func anyCollection(typ string) bool {
 	typ = strings.TrimPrefix(typ, "frozen<")
 	return strings.HasPrefix(typ, "list<") || strings.HasPrefix(typ, "set<") || strings.HasPrefix(typ, "map<")

@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // postPosts is table posts, the source of truth (schema.md).
 var postPosts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -129,7 +129,7 @@ func (r *PostRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Op
 
 // Get reads the Post with the given key; cqlgen.ErrNotFound if none.
 func (r *PostRepo) Get(ctx context.Context, postID gocql.UUID) (*Post, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Post", "Get", postPosts, []any{postID}, postPostsScan)
+	return cqlgenimpl.GetOf(ctx, postWrites, r.s, []any{postID})
 }
 
 // GetMany reads the Posts of the given post_id values: Rows[i] is postIDs[i]'s
@@ -142,10 +142,8 @@ func (r *PostRepo) GetMany(ctx context.Context, postIDs []gocql.UUID) (cqlgen.Fo
 
 // NewPostsOptions are the options of NewPosts.
 type NewPostsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PostedAtFrom (inclusive) and PostedAtTo (exclusive) bound posted_at;
 	// nil: open.
 	PostedAtFrom, PostedAtTo *time.Time
@@ -158,7 +156,6 @@ type NewPostsOptions struct {
 }
 
 var postNewPostsRead = &cqlgenimpl.ReadSpec[Post]{
-	Entity:      "Post",
 	Table:       postNewPosts,
 	Of:          postWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
@@ -187,12 +184,8 @@ func clickClicksByHourRow(e *Click, ts int64, _ bool) []any {
 	return []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID, ts}
 }
 
-func clickClicksByHourScan(it cqlgenimpl.Iter, e *Click) bool {
-	return it.Scan(&e.At, &e.ClickID)
-}
-
-func clickClicksByHourClustering(e *Click) []any {
-	return []any{e.At, e.ClickID}
+func clickFields(e *Click, dst []any) []any {
+	return append(dst, &e.At, &e.ClickID)
 }
 
 // ClickRepo reads and writes Click in table clicks_by_hour.
@@ -206,55 +199,42 @@ func NewClickRepo(s cqlgen.Session, opts ...cqlgen.Option) *ClickRepo {
 	return &ClickRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func clickCheck(e *Click) error {
-	return nil
-}
-
-var clickOne = &cqlgenimpl.One[Click]{
-	Name:  "Click",
-	Table: clickClicksByHour,
-	Check: clickCheck,
-	Key: func(e *Click) []any {
-		return []any{cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID}
-	},
-	Row: clickClicksByHourRow,
-	Remove: func(e *Click, ts int64) []any {
-		return []any{ts, cqlgenimpl.HourBuckets.Of(e.At), e.At, e.ClickID}
-	},
-	Scan: clickClicksByHourScan,
-}
+var clickWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Click]{
+	Name:      "Click",
+	Canonical: clickClicksByHour,
+	Row:       clickClicksByHourRow,
+	Fields:    clickFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *ClickRepo) Insert(ctx context.Context, e *Click, opts ...cqlgen.Option) error {
-	return clickOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, clickWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *ClickRepo) InsertIfAbsent(ctx context.Context, e *Click, opts ...cqlgen.Option) (cqlgen.Inserted[Click], error) {
-	return clickOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, clickWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *ClickRepo) Update(ctx context.Context, e *Click, opts ...cqlgen.Option) error {
-	return clickOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, clickWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *ClickRepo) Delete(ctx context.Context, e *Click, opts ...cqlgen.Option) error {
-	return clickOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, clickWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Click with the given key; cqlgen.ErrNotFound if none.
 func (r *ClickRepo) Get(ctx context.Context, at time.Time, clickID gocql.UUID) (*Click, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Click", "Get", clickClicksByHour, []any{cqlgenimpl.HourBuckets.Of((&Click{At: at, ClickID: clickID}).At), (&Click{At: at, ClickID: clickID}).At, (&Click{At: at, ClickID: clickID}).ClickID}, clickClicksByHourScan)
+	return cqlgenimpl.GetOf(ctx, clickWrites, r.s, []any{cqlgenimpl.HourBuckets.Of((&Click{At: at, ClickID: clickID}).At), (&Click{At: at, ClickID: clickID}).At, (&Click{At: at, ClickID: clickID}).ClickID})
 }
 
 // ClicksByHourOptions are the options of ClicksByHour.
 type ClicksByHourOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -266,10 +246,8 @@ type ClicksByHourOptions struct {
 }
 
 var clickClicksByHourRead = &cqlgenimpl.ReadSpec[Click]{
-	Entity:      "Click",
 	Table:       clickClicksByHour,
-	Scan:        clickClicksByHourScan,
-	Key:         clickClicksByHourClustering,
+	Of:          clickWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.HourBuckets),
 }
 
@@ -296,12 +274,8 @@ func loginLoginsByDayRow(e *Login, ts int64, _ bool) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID, ts}
 }
 
-func loginLoginsByDayScan(it cqlgenimpl.Iter, e *Login) bool {
-	return it.Scan(&e.At, &e.UserID)
-}
-
-func loginLoginsByDayClustering(e *Login) []any {
-	return []any{e.At, e.UserID}
+func loginFields(e *Login, dst []any) []any {
+	return append(dst, &e.At, &e.UserID)
 }
 
 // LoginRepo reads and writes Login in table logins_by_day.
@@ -315,55 +289,42 @@ func NewLoginRepo(s cqlgen.Session, opts ...cqlgen.Option) *LoginRepo {
 	return &LoginRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func loginCheck(e *Login) error {
-	return nil
-}
-
-var loginOne = &cqlgenimpl.One[Login]{
-	Name:  "Login",
-	Table: loginLoginsByDay,
-	Check: loginCheck,
-	Key: func(e *Login) []any {
-		return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID}
-	},
-	Row: loginLoginsByDayRow,
-	Remove: func(e *Login, ts int64) []any {
-		return []any{ts, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.UserID}
-	},
-	Scan: loginLoginsByDayScan,
-}
+var loginWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Login]{
+	Name:      "Login",
+	Canonical: loginLoginsByDay,
+	Row:       loginLoginsByDayRow,
+	Fields:    loginFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *LoginRepo) Insert(ctx context.Context, e *Login, opts ...cqlgen.Option) error {
-	return loginOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, loginWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *LoginRepo) InsertIfAbsent(ctx context.Context, e *Login, opts ...cqlgen.Option) (cqlgen.Inserted[Login], error) {
-	return loginOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, loginWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *LoginRepo) Update(ctx context.Context, e *Login, opts ...cqlgen.Option) error {
-	return loginOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, loginWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *LoginRepo) Delete(ctx context.Context, e *Login, opts ...cqlgen.Option) error {
-	return loginOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, loginWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Login with the given key; cqlgen.ErrNotFound if none.
 func (r *LoginRepo) Get(ctx context.Context, at time.Time, userID string) (*Login, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Login", "Get", loginLoginsByDay, []any{cqlgenimpl.DayBuckets.Of((&Login{At: at, UserID: userID}).At), (&Login{At: at, UserID: userID}).At, (&Login{At: at, UserID: userID}).UserID}, loginLoginsByDayScan)
+	return cqlgenimpl.GetOf(ctx, loginWrites, r.s, []any{cqlgenimpl.DayBuckets.Of((&Login{At: at, UserID: userID}).At), (&Login{At: at, UserID: userID}).At, (&Login{At: at, UserID: userID}).UserID})
 }
 
 // LoginsByDayOptions are the options of LoginsByDay.
 type LoginsByDayOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -375,10 +336,8 @@ type LoginsByDayOptions struct {
 }
 
 var loginLoginsByDayRead = &cqlgenimpl.ReadSpec[Login]{
-	Entity:      "Login",
 	Table:       loginLoginsByDay,
-	Scan:        loginLoginsByDayScan,
-	Key:         loginLoginsByDayClustering,
+	Of:          loginWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 
@@ -405,12 +364,8 @@ func likeLikesByDayRow(e *Like, ts int64, _ bool) []any {
 	return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID, ts}
 }
 
-func likeLikesByDayScan(it cqlgenimpl.Iter, e *Like) bool {
-	return it.Scan(&e.At, &e.LikeID)
-}
-
-func likeLikesByDayClustering(e *Like) []any {
-	return []any{e.At, e.LikeID}
+func likeFields(e *Like, dst []any) []any {
+	return append(dst, &e.At, &e.LikeID)
 }
 
 // LikeRepo reads and writes Like in table likes_by_day.
@@ -424,55 +379,42 @@ func NewLikeRepo(s cqlgen.Session, opts ...cqlgen.Option) *LikeRepo {
 	return &LikeRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func likeCheck(e *Like) error {
-	return nil
-}
-
-var likeOne = &cqlgenimpl.One[Like]{
-	Name:  "Like",
-	Table: likeLikesByDay,
-	Check: likeCheck,
-	Key: func(e *Like) []any {
-		return []any{cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID}
-	},
-	Row: likeLikesByDayRow,
-	Remove: func(e *Like, ts int64) []any {
-		return []any{ts, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.LikeID}
-	},
-	Scan: likeLikesByDayScan,
-}
+var likeWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Like]{
+	Name:      "Like",
+	Canonical: likeLikesByDay,
+	Row:       likeLikesByDayRow,
+	Fields:    likeFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *LikeRepo) Insert(ctx context.Context, e *Like, opts ...cqlgen.Option) error {
-	return likeOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, likeWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *LikeRepo) InsertIfAbsent(ctx context.Context, e *Like, opts ...cqlgen.Option) (cqlgen.Inserted[Like], error) {
-	return likeOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, likeWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *LikeRepo) Update(ctx context.Context, e *Like, opts ...cqlgen.Option) error {
-	return likeOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, likeWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *LikeRepo) Delete(ctx context.Context, e *Like, opts ...cqlgen.Option) error {
-	return likeOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, likeWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Like with the given key; cqlgen.ErrNotFound if none.
 func (r *LikeRepo) Get(ctx context.Context, at time.Time, likeID gocql.UUID) (*Like, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Like", "Get", likeLikesByDay, []any{cqlgenimpl.DayBuckets.Of((&Like{At: at, LikeID: likeID}).At), (&Like{At: at, LikeID: likeID}).At, (&Like{At: at, LikeID: likeID}).LikeID}, likeLikesByDayScan)
+	return cqlgenimpl.GetOf(ctx, likeWrites, r.s, []any{cqlgenimpl.DayBuckets.Of((&Like{At: at, LikeID: likeID}).At), (&Like{At: at, LikeID: likeID}).At, (&Like{At: at, LikeID: likeID}).LikeID})
 }
 
 // LikesByDayOptions are the options of LikesByDay.
 type LikesByDayOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -484,10 +426,8 @@ type LikesByDayOptions struct {
 }
 
 var likeLikesByDayRead = &cqlgenimpl.ReadSpec[Like]{
-	Entity:      "Like",
 	Table:       likeLikesByDay,
-	Scan:        likeLikesByDayScan,
-	Key:         likeLikesByDayClustering,
+	Of:          likeWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 

@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // readingReadings is table readings, the source of truth (schema.md).
 var readingReadings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -35,12 +35,6 @@ func readingValues(e *Reading, _ bool) []any {
 
 func readingFields(e *Reading, dst []any) []any {
 	return append(dst, &e.SensorID, &e.ReadAt, &e.EventID, &e.LocalDay, &e.Value)
-}
-
-var readingReadingsScan = cqlgenimpl.ScanLive(readingWrites)
-
-func readingReadingsClustering(e *Reading) []any {
-	return []any{e.ReadAt}
 }
 
 // readingReadingsByHour is table readings_by_hour, serving ReadingsByHour
@@ -313,15 +307,13 @@ func (r *ReadingRepo) Backfill(ctx context.Context, table string, o *cqlmaintain
 
 // Get reads the Reading with the given key; cqlgen.ErrNotFound if none.
 func (r *ReadingRepo) Get(ctx context.Context, sensorID string, readAt time.Time) (*Reading, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Reading", "Get", readingReadings, []any{sensorID, readAt}, readingReadingsScan)
+	return cqlgenimpl.GetOf(ctx, readingWrites, r.s, []any{sensorID, readAt})
 }
 
 // ReadingsOptions are the options of Readings.
 type ReadingsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
 	// open.
 	ReadAtFrom, ReadAtTo *time.Time
@@ -330,10 +322,8 @@ type ReadingsOptions struct {
 }
 
 var readingReadingsRead = &cqlgenimpl.ReadSpec[Reading]{
-	Entity: "Reading",
-	Table:  readingReadings,
-	Scan:   readingReadingsScan,
-	Key:    readingReadingsClustering,
+	Table: readingReadings,
+	Of:    readingWrites,
 }
 
 // Readings reads Reading rows by sensor_id, ordered by read_at descending from
@@ -345,10 +335,8 @@ func (r *ReadingRepo) Readings(ctx context.Context, sensorID string, o *Readings
 
 // ReadingsByHourOptions are the options of ReadingsByHour.
 type ReadingsByHourOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
 	// open.
 	ReadAtFrom, ReadAtTo *time.Time
@@ -361,7 +349,6 @@ type ReadingsByHourOptions struct {
 }
 
 var readingReadingsByHourRead = &cqlgenimpl.ReadSpec[Reading]{
-	Entity:      "Reading",
 	Table:       readingReadingsByHour,
 	Of:          readingWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.HourBuckets),
@@ -377,10 +364,8 @@ func (r *ReadingRepo) ReadingsByHour(ctx context.Context, sensorID string, o *Re
 
 // ReadingsByDayOptions are the options of ReadingsByDay.
 type ReadingsByDayOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
 	// open.
 	ReadAtFrom, ReadAtTo *time.Time
@@ -393,7 +378,6 @@ type ReadingsByDayOptions struct {
 }
 
 var readingReadingsByDayRead = &cqlgenimpl.ReadSpec[Reading]{
-	Entity:      "Reading",
 	Table:       readingReadingsByDay,
 	Of:          readingWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
@@ -409,10 +393,8 @@ func (r *ReadingRepo) ReadingsByDay(ctx context.Context, sensorID string, o *Rea
 
 // ReadingsByWeekOptions are the options of ReadingsByWeek.
 type ReadingsByWeekOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
 	// open.
 	ReadAtFrom, ReadAtTo *time.Time
@@ -425,7 +407,6 @@ type ReadingsByWeekOptions struct {
 }
 
 var readingReadingsByWeekRead = &cqlgenimpl.ReadSpec[Reading]{
-	Entity:      "Reading",
 	Table:       readingReadingsByWeek,
 	Of:          readingWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.WeekBuckets),
@@ -441,10 +422,8 @@ func (r *ReadingRepo) ReadingsByWeek(ctx context.Context, sensorID string, o *Re
 
 // ReadingsByMonthOptions are the options of ReadingsByMonth.
 type ReadingsByMonthOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
 	// open.
 	ReadAtFrom, ReadAtTo *time.Time
@@ -457,7 +436,6 @@ type ReadingsByMonthOptions struct {
 }
 
 var readingReadingsByMonthRead = &cqlgenimpl.ReadSpec[Reading]{
-	Entity:      "Reading",
 	Table:       readingReadingsByMonth,
 	Of:          readingWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
@@ -473,10 +451,8 @@ func (r *ReadingRepo) ReadingsByMonth(ctx context.Context, sensorID string, o *R
 
 // ReadingsBy10DaysOptions are the options of ReadingsBy10Days.
 type ReadingsBy10DaysOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
 	// open.
 	ReadAtFrom, ReadAtTo *time.Time
@@ -489,7 +465,6 @@ type ReadingsBy10DaysOptions struct {
 }
 
 var readingReadingsBy10DaysRead = &cqlgenimpl.ReadSpec[Reading]{
-	Entity:      "Reading",
 	Table:       readingReadingsBy10Days,
 	Of:          readingWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DaysBuckets(10)),
@@ -505,10 +480,8 @@ func (r *ReadingRepo) ReadingsBy10Days(ctx context.Context, sensorID string, o *
 
 // ReadingsByShardOptions are the options of ReadingsByShard.
 type ReadingsByShardOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
 	// open.
 	ReadAtFrom, ReadAtTo *time.Time
@@ -517,7 +490,6 @@ type ReadingsByShardOptions struct {
 }
 
 var readingReadingsByShardRead = &cqlgenimpl.ReadSpec[Reading]{
-	Entity:      "Reading",
 	Table:       readingReadingsByShard,
 	Of:          readingWrites,
 	Compare:     readingReadingsByShardCompare,
@@ -534,10 +506,8 @@ func (r *ReadingRepo) ReadingsByShard(ctx context.Context, sensorID string, o *R
 
 // ReadingsByEventMonthOptions are the options of ReadingsByEventMonth.
 type ReadingsByEventMonthOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id; nil:
 	// open.
 	EventIDFrom, EventIDTo *gocql.UUID
@@ -550,7 +520,6 @@ type ReadingsByEventMonthOptions struct {
 }
 
 var readingReadingsByEventMonthRead = &cqlgenimpl.ReadSpec[Reading]{
-	Entity:      "Reading",
 	Table:       readingReadingsByEventMonth,
 	Of:          readingWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
@@ -566,10 +535,8 @@ func (r *ReadingRepo) ReadingsByEventMonth(ctx context.Context, sensorID string,
 
 // ReadingsByLocalDayOptions are the options of ReadingsByLocalDay.
 type ReadingsByLocalDayOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
 	// open.
 	ReadAtFrom, ReadAtTo *time.Time
@@ -582,7 +549,6 @@ type ReadingsByLocalDayOptions struct {
 }
 
 var readingReadingsByLocalDayRead = &cqlgenimpl.ReadSpec[Reading]{
-	Entity:      "Reading",
 	Table:       readingReadingsByLocalDay,
 	Of:          readingWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DaysBuckets(7)),
@@ -598,10 +564,8 @@ func (r *ReadingRepo) ReadingsByLocalDay(ctx context.Context, sensorID string, o
 
 // ReadingsBySundayWeekOptions are the options of ReadingsBySundayWeek.
 type ReadingsBySundayWeekOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
 	// open.
 	ReadAtFrom, ReadAtTo *time.Time
@@ -614,7 +578,6 @@ type ReadingsBySundayWeekOptions struct {
 }
 
 var readingReadingsBySundayWeekRead = &cqlgenimpl.ReadSpec[Reading]{
-	Entity:      "Reading",
 	Table:       readingReadingsBySundayWeek,
 	Of:          readingWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.WeekBucketsFrom(time.Sunday)),
@@ -630,10 +593,8 @@ func (r *ReadingRepo) ReadingsBySundayWeek(ctx context.Context, sensorID string,
 
 // ReadingsByFortnightOptions are the options of ReadingsByFortnight.
 type ReadingsByFortnightOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// ReadAtFrom (inclusive) and ReadAtTo (exclusive) bound read_at; nil:
 	// open.
 	ReadAtFrom, ReadAtTo *time.Time
@@ -646,7 +607,6 @@ type ReadingsByFortnightOptions struct {
 }
 
 var readingReadingsByFortnightRead = &cqlgenimpl.ReadSpec[Reading]{
-	Entity:      "Reading",
 	Table:       readingReadingsByFortnight,
 	Of:          readingWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DaysBucketsFrom(14, 19729)),

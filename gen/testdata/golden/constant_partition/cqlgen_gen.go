@@ -12,8 +12,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // settingSettings is table settings, the source of truth (schema.md).
 var settingSettings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -30,12 +30,8 @@ func settingSettingsRow(e *Setting, ts int64, _ bool) []any {
 	return []any{e.Scope, e.Name, e.Value, ts}
 }
 
-func settingSettingsScan(it cqlgenimpl.Iter, e *Setting) bool {
-	return it.Scan(&e.Scope, &e.Name, &e.Value)
-}
-
-func settingSettingsClustering(e *Setting) []any {
-	return []any{e.Name}
+func settingFields(e *Setting, dst []any) []any {
+	return append(dst, &e.Scope, &e.Name, &e.Value)
 }
 
 // SettingRepo reads and writes Setting in table settings.
@@ -49,58 +45,42 @@ func NewSettingRepo(s cqlgen.Session, opts ...cqlgen.Option) *SettingRepo {
 	return &SettingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func settingCheck(e *Setting) error {
-	if e.Scope == "" {
-		return cqlgenimpl.EmptyKey("settings", "scope")
-	}
-	return nil
-}
-
-var settingOne = &cqlgenimpl.One[Setting]{
-	Name:  "Setting",
-	Table: settingSettings,
-	Check: settingCheck,
-	Key: func(e *Setting) []any {
-		return []any{e.Scope, e.Name}
-	},
-	Row: settingSettingsRow,
-	Remove: func(e *Setting, ts int64) []any {
-		return []any{ts, e.Scope, e.Name}
-	},
-	Scan: settingSettingsScan,
-}
+var settingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Setting]{
+	Name:      "Setting",
+	Canonical: settingSettings,
+	Row:       settingSettingsRow,
+	Fields:    settingFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *SettingRepo) Insert(ctx context.Context, e *Setting, opts ...cqlgen.Option) error {
-	return settingOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, settingWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *SettingRepo) InsertIfAbsent(ctx context.Context, e *Setting, opts ...cqlgen.Option) (cqlgen.Inserted[Setting], error) {
-	return settingOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, settingWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *SettingRepo) Update(ctx context.Context, e *Setting, opts ...cqlgen.Option) error {
-	return settingOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, settingWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *SettingRepo) Delete(ctx context.Context, e *Setting, opts ...cqlgen.Option) error {
-	return settingOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, settingWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Setting with the given key; cqlgen.ErrNotFound if none.
 func (r *SettingRepo) Get(ctx context.Context, scope Scope, name string) (*Setting, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Setting", "Get", settingSettings, []any{scope, name}, settingSettingsScan)
+	return cqlgenimpl.GetOf(ctx, settingWrites, r.s, []any{scope, name})
 }
 
 // SettingsOptions are the options of Settings.
 type SettingsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// NameFrom (inclusive) and NameTo (exclusive) bound name; nil: open.
 	NameFrom, NameTo *string
 	// NameFromExclusive and NameToInclusive flip the defaults.
@@ -108,10 +88,8 @@ type SettingsOptions struct {
 }
 
 var settingSettingsRead = &cqlgenimpl.ReadSpec[Setting]{
-	Entity: "Setting",
-	Table:  settingSettings,
-	Scan:   settingSettingsScan,
-	Key:    settingSettingsClustering,
+	Table: settingSettings,
+	Of:    settingWrites,
 }
 
 // Settings reads Setting rows by scope, ordered by name ascending from
@@ -136,12 +114,8 @@ func changeChangesByDayRow(e *Change, ts int64, _ bool) []any {
 	return []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name, ts}
 }
 
-func changeChangesByDayScan(it cqlgenimpl.Iter, e *Change) bool {
-	return it.Scan(&e.Scope, &e.At, &e.Name)
-}
-
-func changeChangesByDayClustering(e *Change) []any {
-	return []any{e.At, e.Name}
+func changeFields(e *Change, dst []any) []any {
+	return append(dst, &e.Scope, &e.At, &e.Name)
 }
 
 // ChangeRepo reads and writes Change in table changes_by_day.
@@ -155,58 +129,42 @@ func NewChangeRepo(s cqlgen.Session, opts ...cqlgen.Option) *ChangeRepo {
 	return &ChangeRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func changeCheck(e *Change) error {
-	if e.Scope == "" {
-		return cqlgenimpl.EmptyKey("changes_by_day", "scope")
-	}
-	return nil
-}
-
-var changeOne = &cqlgenimpl.One[Change]{
-	Name:  "Change",
-	Table: changeChangesByDay,
-	Check: changeCheck,
-	Key: func(e *Change) []any {
-		return []any{e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name}
-	},
-	Row: changeChangesByDayRow,
-	Remove: func(e *Change, ts int64) []any {
-		return []any{ts, e.Scope, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.Name}
-	},
-	Scan: changeChangesByDayScan,
-}
+var changeWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Change]{
+	Name:      "Change",
+	Canonical: changeChangesByDay,
+	Row:       changeChangesByDayRow,
+	Fields:    changeFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *ChangeRepo) Insert(ctx context.Context, e *Change, opts ...cqlgen.Option) error {
-	return changeOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, changeWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *ChangeRepo) InsertIfAbsent(ctx context.Context, e *Change, opts ...cqlgen.Option) (cqlgen.Inserted[Change], error) {
-	return changeOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, changeWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *ChangeRepo) Update(ctx context.Context, e *Change, opts ...cqlgen.Option) error {
-	return changeOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, changeWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *ChangeRepo) Delete(ctx context.Context, e *Change, opts ...cqlgen.Option) error {
-	return changeOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, changeWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Change with the given key; cqlgen.ErrNotFound if none.
 func (r *ChangeRepo) Get(ctx context.Context, scope Scope, at time.Time, name string) (*Change, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Change", "Get", changeChangesByDay, []any{(&Change{Scope: scope, At: at, Name: name}).Scope, cqlgenimpl.DayBuckets.Of((&Change{Scope: scope, At: at, Name: name}).At), (&Change{Scope: scope, At: at, Name: name}).At, (&Change{Scope: scope, At: at, Name: name}).Name}, changeChangesByDayScan)
+	return cqlgenimpl.GetOf(ctx, changeWrites, r.s, []any{(&Change{Scope: scope, At: at, Name: name}).Scope, cqlgenimpl.DayBuckets.Of((&Change{Scope: scope, At: at, Name: name}).At), (&Change{Scope: scope, At: at, Name: name}).At, (&Change{Scope: scope, At: at, Name: name}).Name})
 }
 
 // ChangesByDayOptions are the options of ChangesByDay.
 type ChangesByDayOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -218,10 +176,8 @@ type ChangesByDayOptions struct {
 }
 
 var changeChangesByDayRead = &cqlgenimpl.ReadSpec[Change]{
-	Entity:      "Change",
 	Table:       changeChangesByDay,
-	Scan:        changeChangesByDayScan,
-	Key:         changeChangesByDayClustering,
+	Of:          changeWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 

@@ -12,8 +12,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // pageStatsPageStats is table page_stats, the source of truth (schema.md).
 var pageStatsPageStats = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -24,9 +24,15 @@ var pageStatsPageStats = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Canonical:    true,
 })
 
-func pageStatsPageStatsScan(it cqlgenimpl.Iter, e *PageStats) bool {
-	return it.Scan(&e.Site, &e.Page, &e.Views, &e.Likes)
+func pageStatsPageStatsRow(e *PageStats, ts int64, _ bool) []any {
+	return []any{e.Site, e.Page, e.Views, e.Likes, ts}
 }
+
+func pageStatsFields(e *PageStats, dst []any) []any {
+	return append(dst, &e.Site, &e.Page, &e.Views, &e.Likes)
+}
+
+var pageStatsPageStatsScan = cqlgenimpl.ScanLive(pageStatsWrites)
 
 // PageStatsRepo reads and writes PageStats in table page_stats.
 type PageStatsRepo struct {
@@ -39,49 +45,28 @@ func NewPageStatsRepo(s cqlgen.Session, opts ...cqlgen.Option) *PageStatsRepo {
 	return &PageStatsRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func pageStatsCheck(e *PageStats) error {
-	if e.Site == "" {
-		return cqlgenimpl.EmptyKey("page_stats", "site")
-	}
-	if e.Page == "" {
-		return cqlgenimpl.EmptyKey("page_stats", "page")
-	}
-	return nil
-}
+var pageStatsWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[PageStats]{
+	Name:      "PageStats",
+	Canonical: pageStatsPageStats,
+	Row:       pageStatsPageStatsRow,
+	Fields:    pageStatsFields,
+})
 
 // Add adds e's counter fields (Views, Likes) to the row with e's key in
 // page_stats, sent once, never retried (docs/repositories.md, Counter tables).
-func (r *PageStatsRepo) Add(ctx context.Context, e *PageStats, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "PageStats", "Add").End(&err)
-	o, err := cqlgenimpl.Begin(e, pageStatsCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.AddCounters(ctx, r.s, o, cqlgenimpl.Query{
-		Stmt:   pageStatsPageStats.Add,
-		Values: []any{e.Views, e.Likes, e.Site, e.Page},
-	})
+func (r *PageStatsRepo) Add(ctx context.Context, e *PageStats, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Add(ctx, pageStatsWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key from page_stats; a deleted counter row
 // must not be counted again (docs/repositories.md, Counter tables).
-func (r *PageStatsRepo) Delete(ctx context.Context, e *PageStats, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "PageStats", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, pageStatsCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   pageStatsPageStats.Delete,
-			Values: []any{e.Site, e.Page},
-		}
-	})
+func (r *PageStatsRepo) Delete(ctx context.Context, e *PageStats, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, pageStatsWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the PageStats with the given key; cqlgen.ErrNotFound if none.
 func (r *PageStatsRepo) Get(ctx context.Context, site string, page string) (*PageStats, error) {
-	return cqlgenimpl.Get(ctx, r.s, "PageStats", "Get", pageStatsPageStats, []any{site, page}, pageStatsPageStatsScan)
+	return cqlgenimpl.GetOf(ctx, pageStatsWrites, r.s, []any{site, page})
 }
 
 // GetMany reads the PageStatss of one site of the given page values: Rows[i]
@@ -102,12 +87,12 @@ var dailyHitsDailyHits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Canonical:    true,
 })
 
-func dailyHitsDailyHitsScan(it cqlgenimpl.Iter, e *DailyHits) bool {
-	return it.Scan(&e.Site, &e.Day, &e.Hits)
+func dailyHitsDailyHitsRow(e *DailyHits, ts int64, _ bool) []any {
+	return []any{e.Site, e.Day, e.Hits, ts}
 }
 
-func dailyHitsDailyHitsClustering(e *DailyHits) []any {
-	return []any{e.Day}
+func dailyHitsFields(e *DailyHits, dst []any) []any {
+	return append(dst, &e.Site, &e.Day, &e.Hits)
 }
 
 // DailyHitsRepo reads and writes DailyHits in table daily_hits.
@@ -121,54 +106,34 @@ func NewDailyHitsRepo(s cqlgen.Session, opts ...cqlgen.Option) *DailyHitsRepo {
 	return &DailyHitsRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func dailyHitsCheck(e *DailyHits) error {
-	if e.Site == "" {
-		return cqlgenimpl.EmptyKey("daily_hits", "site")
-	}
-	return nil
-}
+var dailyHitsWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[DailyHits]{
+	Name:      "DailyHits",
+	Canonical: dailyHitsDailyHits,
+	Row:       dailyHitsDailyHitsRow,
+	Fields:    dailyHitsFields,
+})
 
 // Add adds e's counter fields (Hits) to the row with e's key in daily_hits,
 // sent once, never retried (docs/repositories.md, Counter tables).
-func (r *DailyHitsRepo) Add(ctx context.Context, e *DailyHits, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "DailyHits", "Add").End(&err)
-	o, err := cqlgenimpl.Begin(e, dailyHitsCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.AddCounters(ctx, r.s, o, cqlgenimpl.Query{
-		Stmt:   dailyHitsDailyHits.Add,
-		Values: []any{e.Hits, e.Site, e.Day},
-	})
+func (r *DailyHitsRepo) Add(ctx context.Context, e *DailyHits, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Add(ctx, dailyHitsWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key from daily_hits; a deleted counter row
 // must not be counted again (docs/repositories.md, Counter tables).
-func (r *DailyHitsRepo) Delete(ctx context.Context, e *DailyHits, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "DailyHits", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, dailyHitsCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   dailyHitsDailyHits.Delete,
-			Values: []any{e.Site, e.Day},
-		}
-	})
+func (r *DailyHitsRepo) Delete(ctx context.Context, e *DailyHits, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, dailyHitsWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the DailyHits with the given key; cqlgen.ErrNotFound if none.
 func (r *DailyHitsRepo) Get(ctx context.Context, site string, day time.Time) (*DailyHits, error) {
-	return cqlgenimpl.Get(ctx, r.s, "DailyHits", "Get", dailyHitsDailyHits, []any{site, day}, dailyHitsDailyHitsScan)
+	return cqlgenimpl.GetOf(ctx, dailyHitsWrites, r.s, []any{site, day})
 }
 
 // DailyHitsOptions are the options of DailyHits.
 type DailyHitsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// DayFrom (inclusive) and DayTo (exclusive) bound day; nil: open.
 	DayFrom, DayTo *time.Time
 	// DayFromExclusive and DayToInclusive flip the defaults.
@@ -176,10 +141,8 @@ type DailyHitsOptions struct {
 }
 
 var dailyHitsDailyHitsRead = &cqlgenimpl.ReadSpec[DailyHits]{
-	Entity: "DailyHits",
-	Table:  dailyHitsDailyHits,
-	Scan:   dailyHitsDailyHitsScan,
-	Key:    dailyHitsDailyHitsClustering,
+	Table: dailyHitsDailyHits,
+	Of:    dailyHitsWrites,
 }
 
 // DailyHits reads DailyHits rows by site, ordered by day descending from

@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // orderOrders is table orders, the source of truth (schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -165,7 +165,7 @@ func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Order with the given key; cqlgen.ErrNotFound if none.
 func (r *OrderRepo) Get(ctx context.Context, orderID string) (*Order, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Order", "Get", orderOrders, []any{orderID}, orderOrdersScan)
+	return cqlgenimpl.GetOf(ctx, orderWrites, r.s, []any{orderID})
 }
 
 // GetMany reads the Orders of the given order_id values: Rows[i] is
@@ -178,10 +178,8 @@ func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []string) (cqlgen.Foun
 
 // OrdersByDayOptions are the options of OrdersByDay.
 type OrdersByDayOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at;
 	// nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
@@ -194,7 +192,6 @@ type OrdersByDayOptions struct {
 }
 
 var orderOrdersByDayRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity:      "Order",
 	Table:       orderOrdersByDay,
 	Of:          orderWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
@@ -213,10 +210,8 @@ func (r *OrderRepo) OrdersByDay(ctx context.Context, customerID string, o *Order
 
 // OrdersByMonthOptions are the options of OrdersByMonth.
 type OrdersByMonthOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at;
 	// nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
@@ -229,7 +224,6 @@ type OrdersByMonthOptions struct {
 }
 
 var orderOrdersByMonthRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity:      "Order",
 	Table:       orderOrdersByMonth,
 	Of:          orderWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
@@ -245,10 +239,8 @@ func (r *OrderRepo) OrdersByMonth(ctx context.Context, customerID string, o *Ord
 
 // OrdersByStatusOptions are the options of OrdersByStatus.
 type OrdersByStatusOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
 	// open.
 	OrderIDFrom, OrderIDTo *string
@@ -257,9 +249,8 @@ type OrdersByStatusOptions struct {
 }
 
 var orderOrdersByStatusRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity: "Order",
-	Table:  orderOrdersByStatus,
-	Of:     orderWrites,
+	Table: orderOrdersByStatus,
+	Of:    orderWrites,
 }
 
 // OrdersByStatus reads Order rows by status, ordered by order_id ascending

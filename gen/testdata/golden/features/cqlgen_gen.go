@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // orderOrders is table orders, the source of truth (schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -162,7 +162,7 @@ func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Order with the given key; cqlgen.ErrNotFound if none.
 func (r *OrderRepo) Get(ctx context.Context, tenantID string, orderID string) (*Order, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Order", "Get", orderOrders, []any{tenantID, orderID}, orderOrdersScan)
+	return cqlgenimpl.GetOf(ctx, orderWrites, r.s, []any{tenantID, orderID})
 }
 
 // GetMany reads the Orders of one tenant_id of the given order_id values:
@@ -175,10 +175,8 @@ func (r *OrderRepo) GetMany(ctx context.Context, tenantID string, orderIDs []str
 
 // OrdersByCustomerOptions are the options of OrdersByCustomer.
 type OrdersByCustomerOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at;
 	// nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
@@ -203,10 +201,8 @@ func (r *OrderRepo) OrdersByCustomer(ctx context.Context, tenantID string, custo
 
 // OrdersInStatusOptions are the options of OrdersInStatus.
 type OrdersInStatusOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at;
 	// nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
@@ -215,9 +211,8 @@ type OrdersInStatusOptions struct {
 }
 
 var orderOrdersInStatusRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity: "Order",
-	Table:  orderOrdersInStatus,
-	Of:     orderWrites,
+	Table: orderOrdersInStatus,
+	Of:    orderWrites,
 }
 
 // OrdersInStatus reads Order rows by tenant_id and status, ordered by

@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // docDocs is table docs, the source of truth (schema.md).
 var docDocs = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -32,9 +32,11 @@ func docDocsRow(e *Doc, ts int64, unset bool) []any {
 	return []any{e.Space, e.UpdatedAt, e.DocID, e.Author, cqlgenimpl.MapOrUnset(e.Tags, unset), e.Bytes, ts}
 }
 
-func docDocsScan(it cqlgenimpl.Iter, e *Doc) bool {
-	return it.Scan(&e.Space, &e.UpdatedAt, &e.DocID, &e.Author, cqlgenimpl.ScanSet(&e.Tags), &e.Bytes)
+func docFields(e *Doc, dst []any) []any {
+	return append(dst, &e.Space, &e.UpdatedAt, &e.DocID, &e.Author, cqlgenimpl.ScanSet(&e.Tags), &e.Bytes)
 }
+
+var docDocsScan = cqlgenimpl.ScanLive(docWrites)
 
 func docDocsClustering(e *Doc) []any {
 	return []any{e.UpdatedAt, e.DocID}
@@ -51,58 +53,42 @@ func NewDocRepo(s cqlgen.Session, opts ...cqlgen.Option) *DocRepo {
 	return &DocRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func docCheck(e *Doc) error {
-	if e.Space == "" {
-		return cqlgenimpl.EmptyKey("docs", "space")
-	}
-	return nil
-}
-
-var docOne = &cqlgenimpl.One[Doc]{
-	Name:  "Doc",
-	Table: docDocs,
-	Check: docCheck,
-	Key: func(e *Doc) []any {
-		return []any{e.Space, e.UpdatedAt, e.DocID}
-	},
-	Row: docDocsRow,
-	Remove: func(e *Doc, ts int64) []any {
-		return []any{ts, e.Space, e.UpdatedAt, e.DocID}
-	},
-	Scan: docDocsScan,
-}
+var docWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Doc]{
+	Name:      "Doc",
+	Canonical: docDocs,
+	Row:       docDocsRow,
+	Fields:    docFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *DocRepo) Insert(ctx context.Context, e *Doc, opts ...cqlgen.Option) error {
-	return docOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, docWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *DocRepo) InsertIfAbsent(ctx context.Context, e *Doc, opts ...cqlgen.Option) (cqlgen.Inserted[Doc], error) {
-	return docOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, docWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *DocRepo) Update(ctx context.Context, e *Doc, opts ...cqlgen.Option) error {
-	return docOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, docWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *DocRepo) Delete(ctx context.Context, e *Doc, opts ...cqlgen.Option) error {
-	return docOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, docWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Doc with the given key; cqlgen.ErrNotFound if none.
 func (r *DocRepo) Get(ctx context.Context, space string, updatedAt time.Time, docID gocql.UUID) (*Doc, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Doc", "Get", docDocs, []any{space, updatedAt, docID}, docDocsScan)
+	return cqlgenimpl.GetOf(ctx, docWrites, r.s, []any{space, updatedAt, docID})
 }
 
 // DocsOptions are the options of Docs.
 type DocsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// UpdatedAtFrom (inclusive) and UpdatedAtTo (exclusive) bound updated_at;
 	// nil: open.
 	UpdatedAtFrom, UpdatedAtTo *time.Time
@@ -145,10 +131,8 @@ func docDocsByTagKey(e *Doc) []any {
 
 // DocsByTagOptions are the options of DocsByTag.
 type DocsByTagOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 }
 
 // DocsByTag reads Doc rows whose tags contains a value, within one partition:
@@ -196,10 +180,8 @@ func docDocsSizedKey(e *Doc) []any {
 
 // DocsSizedOptions are the options of DocsSized.
 type DocsSizedOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// BytesFromExclusive and BytesToInclusive flip the defaults.
 	BytesFromExclusive, BytesToInclusive bool
 }
@@ -251,10 +233,8 @@ func docDocsByAuthorKey(e *Doc) []any {
 
 // DocsByAuthorOptions are the options of DocsByAuthor.
 type DocsByAuthorOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 }
 
 // DocsByAuthor reads an author's documents, over every space: the rows of docs
@@ -292,23 +272,8 @@ func eventEventsRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Source, e.At, e.ID, e.Kind, ts}
 }
 
-func eventEventsScan(it cqlgenimpl.Iter, e *Event) bool {
-	return it.Scan(&e.Source, &e.At, &e.ID, &e.Kind)
-}
-
-func eventEventsState(e *Event) []any {
-	return []any{e.Source, e.At, e.ID}
-}
-
-func eventEventsScanState(it cqlgenimpl.Iter, v *cqlgenimpl.State[*Event]) (ok bool) {
-	var wt [1]*int64
-	ok = it.Scan(&v.Row.Source, &v.Row.At, &v.Row.ID, &v.Row.Kind, &wt[0])
-	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
-	return
-}
-
-func eventEventsClustering(e *Event) []any {
-	return []any{e.At, e.ID}
+func eventFields(e *Event, dst []any) []any {
+	return append(dst, &e.Source, &e.At, &e.ID, &e.Kind)
 }
 
 // eventEventsByKind is table events_by_kind, serving EventsByKind (schema.md).
@@ -322,18 +287,6 @@ var eventEventsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func eventEventsByKindRow(e *Event, ts int64, _ bool) []any {
-	return []any{e.Kind, cqlgenimpl.DayBuckets.Of(e.At), e.At, e.ID, e.Source, ts}
-}
-
-func eventEventsByKindScan(it cqlgenimpl.Iter, e *Event) bool {
-	return it.Scan(&e.Kind, &e.At, &e.ID, &e.Source)
-}
-
-func eventEventsByKindClustering(e *Event) []any {
-	return []any{e.At, e.ID}
-}
-
 // EventRepo reads and writes Event in tables events, events_by_kind.
 type EventRepo struct {
 	s    cqlgen.Session
@@ -345,81 +298,34 @@ func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
 	return &EventRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func eventCheck(e *Event) error {
-	if e.Source == "" {
-		return cqlgenimpl.EmptyKey("events", "source")
-	}
-	if e.Kind == "" {
-		return cqlgenimpl.EmptyKey("events_by_kind", "kind")
-	}
-	return nil
-}
-
-func eventCheckKey(e *Event) error {
-	if e.Source == "" {
-		return cqlgenimpl.EmptyKey("events", "source")
-	}
-	return nil
-}
+var eventWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Event]{
+	Name:      "Event",
+	Canonical: eventEvents,
+	Immutable: true,
+	Row:       eventEventsRow,
+	Fields:    eventFields,
+	Projections: []cqlgenimpl.Projection[Event]{
+		{
+			Table:       eventEventsByKind,
+			BucketOf:    "at",
+			TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
+			Writetimes:  1,
+			Owner:       []int{4, 2, 3},
+		},
+	},
+})
 
 // Insert writes e to every table of Event in one logical write, leaving nil
 // pointers and empty collections unset (docs/repositories.md, Writes).
-func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Insert").End(&err)
-	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgenimpl.Query {
-		return []cqlgenimpl.Query{{
-			Stmt:   eventEvents.Insert,
-			Values: eventEventsRow(e, ts, true),
-		}, {
-			Stmt:   eventEventsByKind.Insert,
-			Values: eventEventsByKindRow(e, ts, true),
-		}}
-	})
+func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Insert(ctx, eventWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the Event with e's key from every table, found from events's
 // values, in one logical write.
-func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, eventCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgenimpl.Query{
-		Stmt:   eventEvents.Get,
-		Values: []any{e.Source, e.At, e.ID},
-	}, eventEventsScan, func(cur *Event, ts int64) []cqlgenimpl.Query {
-		return []cqlgenimpl.Query{{
-			Stmt:   eventEvents.Delete,
-			Values: []any{ts, cur.Source, cur.At, cur.ID},
-		}, {
-			Stmt:   eventEventsByKind.Delete,
-			Values: []any{ts, cur.Kind, cqlgenimpl.DayBuckets.Of(cur.At), cur.At, cur.ID},
-		}}
-	})
+func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, eventWrites, r.s, r.opts, opts, e)
 }
-
-var eventWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Event]{
-	Name:      "Event",
-	Check:     eventCheck,
-	CheckKey:  eventCheckKey,
-	Canonical: eventEvents,
-	Immutable: true,
-	State:     eventEventsState,
-	ScanState: eventEventsScanState,
-	Projections: []cqlgenimpl.Projection[Event]{
-		{
-			Table:      eventEventsByKind,
-			Row:        eventEventsByKindRow,
-			Writetimes: 1,
-			Owner:      []int{4, 2, 3},
-		},
-	},
-})
 
 // Entity is Event.
 func (r *EventRepo) Entity() string {
@@ -448,15 +354,13 @@ func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Event with the given key; cqlgen.ErrNotFound if none.
 func (r *EventRepo) Get(ctx context.Context, source string, at time.Time, id gocql.UUID) (*Event, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Event", "Get", eventEvents, []any{source, at, id}, eventEventsScan)
+	return cqlgenimpl.GetOf(ctx, eventWrites, r.s, []any{source, at, id})
 }
 
 // EventsOptions are the options of Events.
 type EventsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -464,10 +368,8 @@ type EventsOptions struct {
 }
 
 var eventEventsRead = &cqlgenimpl.ReadSpec[Event]{
-	Entity: "Event",
-	Table:  eventEvents,
-	Scan:   eventEventsScan,
-	Key:    eventEventsClustering,
+	Table: eventEvents,
+	Of:    eventWrites,
 }
 
 // Events reads a source's events, newest first from events, in pages.
@@ -478,10 +380,8 @@ func (r *EventRepo) Events(ctx context.Context, source string, o *EventsOptions)
 
 // EventsByKindOptions are the options of EventsByKind.
 type EventsByKindOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -493,10 +393,8 @@ type EventsByKindOptions struct {
 }
 
 var eventEventsByKindRead = &cqlgenimpl.ReadSpec[Event]{
-	Entity:      "Event",
 	Table:       eventEventsByKind,
-	Scan:        eventEventsByKindScan,
-	Key:         eventEventsByKindClustering,
+	Of:          eventWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 

@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // recipeRecipes is table recipes, the source of truth (schema.md).
 var recipeRecipes = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -200,7 +200,7 @@ func (r *RecipeRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.
 
 // Get reads the Recipe with the given key; cqlgen.ErrNotFound if none.
 func (r *RecipeRepo) Get(ctx context.Context, id gocql.UUID) (*Recipe, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Recipe", "Get", recipeRecipes, []any{id}, recipeRecipesScan)
+	return cqlgenimpl.GetOf(ctx, recipeWrites, r.s, []any{id})
 }
 
 // GetMany reads the Recipes of the given id values: Rows[i] is ids[i]'s or
@@ -213,10 +213,8 @@ func (r *RecipeRepo) GetMany(ctx context.Context, ids []gocql.UUID) (cqlgen.Foun
 
 // RecipesByTagsOptions are the options of RecipesByTags.
 type RecipesByTagsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// IDFrom (inclusive) and IDTo (exclusive) bound id; nil: open.
 	IDFrom, IDTo *gocql.UUID
 	// IDFromExclusive and IDToInclusive flip the defaults.

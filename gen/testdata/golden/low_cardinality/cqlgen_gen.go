@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // orderOrders is table orders, the source of truth (schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -181,7 +181,7 @@ func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Order with the given key; cqlgen.ErrNotFound if none.
 func (r *OrderRepo) Get(ctx context.Context, orderID string) (*Order, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Order", "Get", orderOrders, []any{orderID}, orderOrdersScan)
+	return cqlgenimpl.GetOf(ctx, orderWrites, r.s, []any{orderID})
 }
 
 // GetMany reads the Orders of the given order_id values: Rows[i] is
@@ -194,10 +194,8 @@ func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []string) (cqlgen.Foun
 
 // OrdersByStatusOptions are the options of OrdersByStatus.
 type OrdersByStatusOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
 	// open.
 	OrderIDFrom, OrderIDTo *string
@@ -206,9 +204,8 @@ type OrdersByStatusOptions struct {
 }
 
 var orderOrdersByStatusRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity: "Order",
-	Table:  orderOrdersByStatus,
-	Of:     orderWrites,
+	Table: orderOrdersByStatus,
+	Of:    orderWrites,
 }
 
 // OrdersByStatus reads Order rows by status, ordered by order_id ascending
@@ -220,10 +217,8 @@ func (r *OrderRepo) OrdersByStatus(ctx context.Context, status Status, o *Orders
 
 // OrdersByFlagOptions are the options of OrdersByFlag.
 type OrdersByFlagOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
 	// open.
 	OrderIDFrom, OrderIDTo *string
@@ -232,9 +227,8 @@ type OrdersByFlagOptions struct {
 }
 
 var orderOrdersByFlagRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity: "Order",
-	Table:  orderOrdersByFlag,
-	Of:     orderWrites,
+	Table: orderOrdersByFlag,
+	Of:    orderWrites,
 }
 
 // OrdersByFlag reads Order rows by urgent, ordered by order_id ascending from
@@ -246,10 +240,8 @@ func (r *OrderRepo) OrdersByFlag(ctx context.Context, urgent bool, o *OrdersByFl
 
 // OrdersByDayOptions are the options of OrdersByDay.
 type OrdersByDayOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
 	// open.
 	OrderIDFrom, OrderIDTo *string
@@ -258,9 +250,8 @@ type OrdersByDayOptions struct {
 }
 
 var orderOrdersByDayRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity: "Order",
-	Table:  orderOrdersByDay,
-	Of:     orderWrites,
+	Table: orderOrdersByDay,
+	Of:    orderWrites,
 }
 
 // OrdersByDay reads Order rows by day, ordered by order_id ascending from
@@ -272,10 +263,8 @@ func (r *OrderRepo) OrdersByDay(ctx context.Context, day time.Time, o *OrdersByD
 
 // OrdersByDayShardedOptions are the options of OrdersByDaySharded.
 type OrdersByDayShardedOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
 	// open.
 	OrderIDFrom, OrderIDTo *string
@@ -284,7 +273,6 @@ type OrdersByDayShardedOptions struct {
 }
 
 var orderOrdersByDayShardedRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity:      "Order",
 	Table:       orderOrdersByDaySharded,
 	Of:          orderWrites,
 	Compare:     orderOrdersByDayShardedCompare,

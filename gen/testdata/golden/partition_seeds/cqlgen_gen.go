@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // unshardedChartEntryDailyChartsUnsharded is table daily_charts_unsharded, the
 // source of truth (schema.md).
@@ -31,12 +31,8 @@ func unshardedChartEntryDailyChartsUnshardedRow(e *UnshardedChartEntry, ts int64
 	return []any{e.ChartDate, e.PlayCount, e.TrackID, ts}
 }
 
-func unshardedChartEntryDailyChartsUnshardedScan(it cqlgenimpl.Iter, e *UnshardedChartEntry) bool {
-	return it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID)
-}
-
-func unshardedChartEntryDailyChartsUnshardedClustering(e *UnshardedChartEntry) []any {
-	return []any{e.PlayCount, e.TrackID}
+func unshardedChartEntryFields(e *UnshardedChartEntry, dst []any) []any {
+	return append(dst, &e.ChartDate, &e.PlayCount, &e.TrackID)
 }
 
 // UnshardedChartEntryRepo reads and writes UnshardedChartEntry in table
@@ -51,59 +47,43 @@ func NewUnshardedChartEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *Unshar
 	return &UnshardedChartEntryRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func unshardedChartEntryCheck(e *UnshardedChartEntry) error {
-	if e.ChartDate.IsZero() {
-		return cqlgenimpl.EmptyKey("daily_charts_unsharded", "chart_date")
-	}
-	return nil
-}
-
-var unshardedChartEntryOne = &cqlgenimpl.One[UnshardedChartEntry]{
-	Name:  "UnshardedChartEntry",
-	Table: unshardedChartEntryDailyChartsUnsharded,
-	Check: unshardedChartEntryCheck,
-	Key: func(e *UnshardedChartEntry) []any {
-		return []any{e.ChartDate, e.PlayCount, e.TrackID}
-	},
-	Row: unshardedChartEntryDailyChartsUnshardedRow,
-	Remove: func(e *UnshardedChartEntry, ts int64) []any {
-		return []any{ts, e.ChartDate, e.PlayCount, e.TrackID}
-	},
-	Scan: unshardedChartEntryDailyChartsUnshardedScan,
-}
+var unshardedChartEntryWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[UnshardedChartEntry]{
+	Name:      "UnshardedChartEntry",
+	Canonical: unshardedChartEntryDailyChartsUnsharded,
+	Row:       unshardedChartEntryDailyChartsUnshardedRow,
+	Fields:    unshardedChartEntryFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *UnshardedChartEntryRepo) Insert(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) error {
-	return unshardedChartEntryOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, unshardedChartEntryWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *UnshardedChartEntryRepo) InsertIfAbsent(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) (cqlgen.Inserted[UnshardedChartEntry], error) {
-	return unshardedChartEntryOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, unshardedChartEntryWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *UnshardedChartEntryRepo) Update(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) error {
-	return unshardedChartEntryOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, unshardedChartEntryWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *UnshardedChartEntryRepo) Delete(ctx context.Context, e *UnshardedChartEntry, opts ...cqlgen.Option) error {
-	return unshardedChartEntryOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, unshardedChartEntryWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the UnshardedChartEntry with the given key; cqlgen.ErrNotFound if
 // none.
 func (r *UnshardedChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount int64, trackID string) (*UnshardedChartEntry, error) {
-	return cqlgenimpl.Get(ctx, r.s, "UnshardedChartEntry", "Get", unshardedChartEntryDailyChartsUnsharded, []any{chartDate, playCount, trackID}, unshardedChartEntryDailyChartsUnshardedScan)
+	return cqlgenimpl.GetOf(ctx, unshardedChartEntryWrites, r.s, []any{chartDate, playCount, trackID})
 }
 
 // DailyChartsUnshardedOptions are the options of DailyChartsUnsharded.
 type DailyChartsUnshardedOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count;
 	// nil: open.
 	PlayCountFrom, PlayCountTo *int64
@@ -112,10 +92,8 @@ type DailyChartsUnshardedOptions struct {
 }
 
 var unshardedChartEntryDailyChartsUnshardedRead = &cqlgenimpl.ReadSpec[UnshardedChartEntry]{
-	Entity: "UnshardedChartEntry",
-	Table:  unshardedChartEntryDailyChartsUnsharded,
-	Scan:   unshardedChartEntryDailyChartsUnshardedScan,
-	Key:    unshardedChartEntryDailyChartsUnshardedClustering,
+	Table: unshardedChartEntryDailyChartsUnsharded,
+	Of:    unshardedChartEntryWrites,
 }
 
 // DailyChartsUnsharded reads UnshardedChartEntry rows by chart_date, ordered
@@ -142,12 +120,8 @@ func chartEntryDailyChartsRow(e *ChartEntry, ts int64, _ bool) []any {
 	return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID, ts}
 }
 
-func chartEntryDailyChartsScan(it cqlgenimpl.Iter, e *ChartEntry) bool {
-	return it.Scan(&e.ChartDate, &e.PlayCount, &e.TrackID)
-}
-
-func chartEntryDailyChartsClustering(e *ChartEntry) []any {
-	return []any{e.PlayCount, e.TrackID}
+func chartEntryFields(e *ChartEntry, dst []any) []any {
+	return append(dst, &e.ChartDate, &e.PlayCount, &e.TrackID)
 }
 
 func chartEntryDailyChartsCompare(a, b *ChartEntry) int {
@@ -165,58 +139,42 @@ func NewChartEntryRepo(s cqlgen.Session, opts ...cqlgen.Option) *ChartEntryRepo 
 	return &ChartEntryRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func chartEntryCheck(e *ChartEntry) error {
-	if e.ChartDate.IsZero() {
-		return cqlgenimpl.EmptyKey("daily_charts", "chart_date")
-	}
-	return nil
-}
-
-var chartEntryOne = &cqlgenimpl.One[ChartEntry]{
-	Name:  "ChartEntry",
-	Table: chartEntryDailyCharts,
-	Check: chartEntryCheck,
-	Key: func(e *ChartEntry) []any {
-		return []any{e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}
-	},
-	Row: chartEntryDailyChartsRow,
-	Remove: func(e *ChartEntry, ts int64) []any {
-		return []any{ts, e.ChartDate, cqlgenimpl.HashText(string(e.TrackID), 100), e.PlayCount, e.TrackID}
-	},
-	Scan: chartEntryDailyChartsScan,
-}
+var chartEntryWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[ChartEntry]{
+	Name:      "ChartEntry",
+	Canonical: chartEntryDailyCharts,
+	Row:       chartEntryDailyChartsRow,
+	Fields:    chartEntryFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *ChartEntryRepo) Insert(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
-	return chartEntryOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, chartEntryWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *ChartEntryRepo) InsertIfAbsent(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) (cqlgen.Inserted[ChartEntry], error) {
-	return chartEntryOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, chartEntryWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *ChartEntryRepo) Update(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
-	return chartEntryOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, chartEntryWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *ChartEntryRepo) Delete(ctx context.Context, e *ChartEntry, opts ...cqlgen.Option) error {
-	return chartEntryOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, chartEntryWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the ChartEntry with the given key; cqlgen.ErrNotFound if none.
 func (r *ChartEntryRepo) Get(ctx context.Context, chartDate time.Time, playCount int64, trackID string) (*ChartEntry, error) {
-	return cqlgenimpl.Get(ctx, r.s, "ChartEntry", "Get", chartEntryDailyCharts, []any{(&ChartEntry{ChartDate: chartDate, PlayCount: playCount, TrackID: trackID}).ChartDate, cqlgenimpl.HashText(string((&ChartEntry{ChartDate: chartDate, PlayCount: playCount, TrackID: trackID}).TrackID), 100), (&ChartEntry{ChartDate: chartDate, PlayCount: playCount, TrackID: trackID}).PlayCount, (&ChartEntry{ChartDate: chartDate, PlayCount: playCount, TrackID: trackID}).TrackID}, chartEntryDailyChartsScan)
+	return cqlgenimpl.GetOf(ctx, chartEntryWrites, r.s, []any{(&ChartEntry{ChartDate: chartDate, PlayCount: playCount, TrackID: trackID}).ChartDate, cqlgenimpl.HashText(string((&ChartEntry{ChartDate: chartDate, PlayCount: playCount, TrackID: trackID}).TrackID), 100), (&ChartEntry{ChartDate: chartDate, PlayCount: playCount, TrackID: trackID}).PlayCount, (&ChartEntry{ChartDate: chartDate, PlayCount: playCount, TrackID: trackID}).TrackID})
 }
 
 // DailyChartsOptions are the options of DailyCharts.
 type DailyChartsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PlayCountFrom (inclusive) and PlayCountTo (exclusive) bound play_count;
 	// nil: open.
 	PlayCountFrom, PlayCountTo *int64
@@ -225,10 +183,8 @@ type DailyChartsOptions struct {
 }
 
 var chartEntryDailyChartsRead = &cqlgenimpl.ReadSpec[ChartEntry]{
-	Entity:      "ChartEntry",
 	Table:       chartEntryDailyCharts,
-	Scan:        chartEntryDailyChartsScan,
-	Key:         chartEntryDailyChartsClustering,
+	Of:          chartEntryWrites,
 	Compare:     chartEntryDailyChartsCompare,
 	HashBuckets: 100,
 }
@@ -256,12 +212,8 @@ func playListeningHistoryRow(e *Play, ts int64, _ bool) []any {
 	return []any{e.UserID, e.PlayedAt, e.TrackID, ts}
 }
 
-func playListeningHistoryScan(it cqlgenimpl.Iter, e *Play) bool {
-	return it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID)
-}
-
-func playListeningHistoryClustering(e *Play) []any {
-	return []any{e.PlayedAt, e.TrackID}
+func playFields(e *Play, dst []any) []any {
+	return append(dst, &e.UserID, &e.PlayedAt, &e.TrackID)
 }
 
 // PlayRepo reads and writes Play in table listening_history.
@@ -275,58 +227,42 @@ func NewPlayRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlayRepo {
 	return &PlayRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func playCheck(e *Play) error {
-	if e.UserID == "" {
-		return cqlgenimpl.EmptyKey("listening_history", "user_id")
-	}
-	return nil
-}
-
-var playOne = &cqlgenimpl.One[Play]{
-	Name:  "Play",
-	Table: playListeningHistory,
-	Check: playCheck,
-	Key: func(e *Play) []any {
-		return []any{e.UserID, e.PlayedAt, e.TrackID}
-	},
-	Row: playListeningHistoryRow,
-	Remove: func(e *Play, ts int64) []any {
-		return []any{ts, e.UserID, e.PlayedAt, e.TrackID}
-	},
-	Scan: playListeningHistoryScan,
-}
+var playWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Play]{
+	Name:      "Play",
+	Canonical: playListeningHistory,
+	Row:       playListeningHistoryRow,
+	Fields:    playFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *PlayRepo) Insert(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
-	return playOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, playWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *PlayRepo) InsertIfAbsent(ctx context.Context, e *Play, opts ...cqlgen.Option) (cqlgen.Inserted[Play], error) {
-	return playOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, playWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *PlayRepo) Update(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
-	return playOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, playWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *PlayRepo) Delete(ctx context.Context, e *Play, opts ...cqlgen.Option) error {
-	return playOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, playWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Play with the given key; cqlgen.ErrNotFound if none.
 func (r *PlayRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (*Play, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Play", "Get", playListeningHistory, []any{userID, playedAt, trackID}, playListeningHistoryScan)
+	return cqlgenimpl.GetOf(ctx, playWrites, r.s, []any{userID, playedAt, trackID})
 }
 
 // ListeningHistoryOptions are the options of ListeningHistory.
 type ListeningHistoryOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PlayedAtFrom (inclusive) and PlayedAtTo (exclusive) bound played_at;
 	// nil: open.
 	PlayedAtFrom, PlayedAtTo *time.Time
@@ -335,10 +271,8 @@ type ListeningHistoryOptions struct {
 }
 
 var playListeningHistoryRead = &cqlgenimpl.ReadSpec[Play]{
-	Entity: "Play",
-	Table:  playListeningHistory,
-	Scan:   playListeningHistoryScan,
-	Key:    playListeningHistoryClustering,
+	Table: playListeningHistory,
+	Of:    playWrites,
 }
 
 // ListeningHistory reads Play rows by user_id, ordered by played_at
@@ -363,12 +297,8 @@ func playForeverListeningHistoryForeverRow(e *PlayForever, ts int64, _ bool) []a
 	return []any{e.UserID, e.PlayedAt, e.TrackID, ts}
 }
 
-func playForeverListeningHistoryForeverScan(it cqlgenimpl.Iter, e *PlayForever) bool {
-	return it.Scan(&e.UserID, &e.PlayedAt, &e.TrackID)
-}
-
-func playForeverListeningHistoryForeverClustering(e *PlayForever) []any {
-	return []any{e.PlayedAt, e.TrackID}
+func playForeverFields(e *PlayForever, dst []any) []any {
+	return append(dst, &e.UserID, &e.PlayedAt, &e.TrackID)
 }
 
 // PlayForeverRepo reads and writes PlayForever in table
@@ -383,58 +313,42 @@ func NewPlayForeverRepo(s cqlgen.Session, opts ...cqlgen.Option) *PlayForeverRep
 	return &PlayForeverRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func playForeverCheck(e *PlayForever) error {
-	if e.UserID == "" {
-		return cqlgenimpl.EmptyKey("listening_history_forever", "user_id")
-	}
-	return nil
-}
-
-var playForeverOne = &cqlgenimpl.One[PlayForever]{
-	Name:  "PlayForever",
-	Table: playForeverListeningHistoryForever,
-	Check: playForeverCheck,
-	Key: func(e *PlayForever) []any {
-		return []any{e.UserID, e.PlayedAt, e.TrackID}
-	},
-	Row: playForeverListeningHistoryForeverRow,
-	Remove: func(e *PlayForever, ts int64) []any {
-		return []any{ts, e.UserID, e.PlayedAt, e.TrackID}
-	},
-	Scan: playForeverListeningHistoryForeverScan,
-}
+var playForeverWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[PlayForever]{
+	Name:      "PlayForever",
+	Canonical: playForeverListeningHistoryForever,
+	Row:       playForeverListeningHistoryForeverRow,
+	Fields:    playForeverFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *PlayForeverRepo) Insert(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) error {
-	return playForeverOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, playForeverWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *PlayForeverRepo) InsertIfAbsent(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) (cqlgen.Inserted[PlayForever], error) {
-	return playForeverOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, playForeverWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *PlayForeverRepo) Update(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) error {
-	return playForeverOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, playForeverWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *PlayForeverRepo) Delete(ctx context.Context, e *PlayForever, opts ...cqlgen.Option) error {
-	return playForeverOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, playForeverWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the PlayForever with the given key; cqlgen.ErrNotFound if none.
 func (r *PlayForeverRepo) Get(ctx context.Context, userID string, playedAt time.Time, trackID string) (*PlayForever, error) {
-	return cqlgenimpl.Get(ctx, r.s, "PlayForever", "Get", playForeverListeningHistoryForever, []any{userID, playedAt, trackID}, playForeverListeningHistoryForeverScan)
+	return cqlgenimpl.GetOf(ctx, playForeverWrites, r.s, []any{userID, playedAt, trackID})
 }
 
 // ListeningHistoryForeverOptions are the options of ListeningHistoryForever.
 type ListeningHistoryForeverOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PlayedAtFrom (inclusive) and PlayedAtTo (exclusive) bound played_at;
 	// nil: open.
 	PlayedAtFrom, PlayedAtTo *time.Time
@@ -443,10 +357,8 @@ type ListeningHistoryForeverOptions struct {
 }
 
 var playForeverListeningHistoryForeverRead = &cqlgenimpl.ReadSpec[PlayForever]{
-	Entity: "PlayForever",
-	Table:  playForeverListeningHistoryForever,
-	Scan:   playForeverListeningHistoryForeverScan,
-	Key:    playForeverListeningHistoryForeverClustering,
+	Table: playForeverListeningHistoryForever,
+	Of:    playForeverWrites,
 }
 
 // ListeningHistoryForever reads PlayForever rows by user_id, ordered by

@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // tradeTradesByAccount is table trades_by_account, the source of truth
 // (schema.md).
@@ -37,12 +37,6 @@ func tradeValues(e *Trade, _ bool) []any {
 
 func tradeFields(e *Trade, dst []any) []any {
 	return append(dst, &e.Account, &e.Type, &e.TradeDate, &e.TradeID, &e.Symbol, &e.Shares)
-}
-
-var tradeTradesByAccountScan = cqlgenimpl.ScanLive(tradeWrites)
-
-func tradeTradesByAccountClustering(e *Trade) []any {
-	return []any{e.Type, e.TradeDate, e.TradeID}
 }
 
 // tradeTradesBySymbol is table trades_by_symbol, serving TradesBySymbol
@@ -143,15 +137,13 @@ func (r *TradeRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Trade with the given key; cqlgen.ErrNotFound if none.
 func (r *TradeRepo) Get(ctx context.Context, account string, typeKey string, tradeDate time.Time, tradeID int64) (*Trade, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Trade", "Get", tradeTradesByAccount, []any{account, typeKey, tradeDate, tradeID}, tradeTradesByAccountScan)
+	return cqlgenimpl.GetOf(ctx, tradeWrites, r.s, []any{account, typeKey, tradeDate, tradeID})
 }
 
 // TradesByAccountOptions are the options of TradesByAccount.
 type TradesByAccountOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// TypeFrom (inclusive) and TypeTo (exclusive) bound type; nil: open.
 	TypeFrom, TypeTo *string
 	// TypeFromExclusive and TypeToInclusive flip the defaults.
@@ -167,10 +159,8 @@ type TradesByAccountOptions struct {
 }
 
 var tradeTradesByAccountRead = &cqlgenimpl.ReadSpec[Trade]{
-	Entity: "Trade",
-	Table:  tradeTradesByAccount,
-	Scan:   tradeTradesByAccountScan,
-	Key:    tradeTradesByAccountClustering,
+	Table: tradeTradesByAccount,
+	Of:    tradeWrites,
 }
 
 // TradesByAccount reads an account's trades, by type, newest first from
@@ -182,10 +172,8 @@ func (r *TradeRepo) TradesByAccount(ctx context.Context, account string, o *Trad
 
 // TradesBySymbolOptions are the options of TradesBySymbol.
 type TradesBySymbolOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// TypeFrom (inclusive) and TypeTo (exclusive) bound type; nil: open.
 	TypeFrom, TypeTo *string
 	// TypeFromExclusive and TypeToInclusive flip the defaults.
@@ -209,7 +197,6 @@ type TradesBySymbolOptions struct {
 }
 
 var tradeTradesBySymbolRead = &cqlgenimpl.ReadSpec[Trade]{
-	Entity:      "Trade",
 	Table:       tradeTradesBySymbol,
 	Of:          tradeWrites,
 	Compare:     tradeTradesBySymbolCompare,
@@ -242,12 +229,8 @@ func readingReadingsByKindRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At, e.Value, ts}
 }
 
-func readingReadingsByKindScan(it cqlgenimpl.Iter, e *Reading) bool {
-	return it.Scan(&e.Sensor, &e.Kind, &e.At, &e.Value)
-}
-
-func readingReadingsByKindClustering(e *Reading) []any {
-	return []any{e.Kind, e.At}
+func readingFields(e *Reading, dst []any) []any {
+	return append(dst, &e.Sensor, &e.Kind, &e.At, &e.Value)
 }
 
 // ReadingRepo reads and writes Reading in table readings_by_kind.
@@ -261,58 +244,42 @@ func NewReadingRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReadingRepo {
 	return &ReadingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func readingCheck(e *Reading) error {
-	if e.Sensor == "" {
-		return cqlgenimpl.EmptyKey("readings_by_kind", "sensor")
-	}
-	return nil
-}
-
-var readingOne = &cqlgenimpl.One[Reading]{
-	Name:  "Reading",
-	Table: readingReadingsByKind,
-	Check: readingCheck,
-	Key: func(e *Reading) []any {
-		return []any{e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At}
-	},
-	Row: readingReadingsByKindRow,
-	Remove: func(e *Reading, ts int64) []any {
-		return []any{ts, e.Sensor, cqlgenimpl.DayBuckets.Of(e.At), e.Kind, e.At}
-	},
-	Scan: readingReadingsByKindScan,
-}
+var readingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Reading]{
+	Name:      "Reading",
+	Canonical: readingReadingsByKind,
+	Row:       readingReadingsByKindRow,
+	Fields:    readingFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	return readingOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, readingWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *ReadingRepo) InsertIfAbsent(ctx context.Context, e *Reading, opts ...cqlgen.Option) (cqlgen.Inserted[Reading], error) {
-	return readingOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, readingWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	return readingOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, readingWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	return readingOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, readingWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Reading with the given key; cqlgen.ErrNotFound if none.
 func (r *ReadingRepo) Get(ctx context.Context, sensor string, kind string, at time.Time) (*Reading, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Reading", "Get", readingReadingsByKind, []any{(&Reading{Sensor: sensor, Kind: kind, At: at}).Sensor, cqlgenimpl.DayBuckets.Of((&Reading{Sensor: sensor, Kind: kind, At: at}).At), (&Reading{Sensor: sensor, Kind: kind, At: at}).Kind, (&Reading{Sensor: sensor, Kind: kind, At: at}).At}, readingReadingsByKindScan)
+	return cqlgenimpl.GetOf(ctx, readingWrites, r.s, []any{(&Reading{Sensor: sensor, Kind: kind, At: at}).Sensor, cqlgenimpl.DayBuckets.Of((&Reading{Sensor: sensor, Kind: kind, At: at}).At), (&Reading{Sensor: sensor, Kind: kind, At: at}).Kind, (&Reading{Sensor: sensor, Kind: kind, At: at}).At})
 }
 
 // ReadingsByKindOptions are the options of ReadingsByKind.
 type ReadingsByKindOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// KindFrom (inclusive) and KindTo (exclusive) bound kind; nil: open.
 	KindFrom, KindTo *string
 	// KindFromExclusive and KindToInclusive flip the defaults.
@@ -332,10 +299,8 @@ type ReadingsByKindOptions struct {
 }
 
 var readingReadingsByKindRead = &cqlgenimpl.ReadSpec[Reading]{
-	Entity:      "Reading",
 	Table:       readingReadingsByKind,
-	Scan:        readingReadingsByKindScan,
-	Key:         readingReadingsByKindClustering,
+	Of:          readingWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.DayBuckets),
 }
 

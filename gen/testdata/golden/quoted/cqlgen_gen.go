@@ -15,8 +15,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // transferTransfers is table transfers, the source of truth (schema.md).
 var transferTransfers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -165,7 +165,7 @@ func (r *TransferRepo) Backfill(ctx context.Context, table string, o *cqlmaintai
 
 // Get reads the Transfer with the given key; cqlgen.ErrNotFound if none.
 func (r *TransferRepo) Get(ctx context.Context, id gocql.UUID) (*Transfer, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Transfer", "Get", transferTransfers, []any{id}, transferTransfersScan)
+	return cqlgenimpl.GetOf(ctx, transferWrites, r.s, []any{id})
 }
 
 // GetMany reads the Transfers of the given id values: Rows[i] is ids[i]'s or
@@ -178,10 +178,8 @@ func (r *TransferRepo) GetMany(ctx context.Context, ids []gocql.UUID) (cqlgen.Fo
 
 // TransfersByFromOptions are the options of TransfersByFrom.
 type TransfersByFromOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound createdAt;
 	// nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
@@ -190,7 +188,6 @@ type TransfersByFromOptions struct {
 }
 
 var transferTransfersByFromRead = &cqlgenimpl.ReadSpec[Transfer]{
-	Entity:      "Transfer",
 	Table:       transferTransfersByFrom,
 	Of:          transferWrites,
 	Compare:     transferTransfersByFromCompare,
@@ -237,10 +234,8 @@ func transferTransfersToKey(e *Transfer) []any {
 
 // TransfersToOptions are the options of TransfersTo.
 type TransfersToOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 }
 
 // TransfersTo reads the transfers to an account, over every partition: the
@@ -279,12 +274,8 @@ func edgeEdgesRow(e *Edge, ts int64, _ bool) []any {
 	return []any{e.From, e.To, e.CreatedAt, e.LastSeen, e.Weight, ts}
 }
 
-func edgeEdgesScan(it cqlgenimpl.Iter, e *Edge) bool {
-	return it.Scan(&e.From, &e.To, &e.CreatedAt, &e.LastSeen, &e.Weight)
-}
-
-func edgeEdgesClustering(e *Edge) []any {
-	return []any{e.To, e.CreatedAt}
+func edgeFields(e *Edge, dst []any) []any {
+	return append(dst, &e.From, &e.To, &e.CreatedAt, &e.LastSeen, &e.Weight)
 }
 
 // EdgeRepo reads and writes Edge in table edges.
@@ -298,58 +289,42 @@ func NewEdgeRepo(s cqlgen.Session, opts ...cqlgen.Option) *EdgeRepo {
 	return &EdgeRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func edgeCheck(e *Edge) error {
-	if e.From == "" {
-		return cqlgenimpl.EmptyKey("edges", "from")
-	}
-	return nil
-}
-
-var edgeOne = &cqlgenimpl.One[Edge]{
-	Name:  "Edge",
-	Table: edgeEdges,
-	Check: edgeCheck,
-	Key: func(e *Edge) []any {
-		return []any{e.From, e.To, e.CreatedAt}
-	},
-	Row: edgeEdgesRow,
-	Remove: func(e *Edge, ts int64) []any {
-		return []any{ts, e.From, e.To, e.CreatedAt}
-	},
-	Scan: edgeEdgesScan,
-}
+var edgeWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Edge]{
+	Name:      "Edge",
+	Canonical: edgeEdges,
+	Row:       edgeEdgesRow,
+	Fields:    edgeFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *EdgeRepo) Insert(ctx context.Context, e *Edge, opts ...cqlgen.Option) error {
-	return edgeOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, edgeWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *EdgeRepo) InsertIfAbsent(ctx context.Context, e *Edge, opts ...cqlgen.Option) (cqlgen.Inserted[Edge], error) {
-	return edgeOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, edgeWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *EdgeRepo) Update(ctx context.Context, e *Edge, opts ...cqlgen.Option) error {
-	return edgeOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, edgeWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *EdgeRepo) Delete(ctx context.Context, e *Edge, opts ...cqlgen.Option) error {
-	return edgeOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, edgeWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Edge with the given key; cqlgen.ErrNotFound if none.
 func (r *EdgeRepo) Get(ctx context.Context, from string, to string, createdAt time.Time) (*Edge, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Edge", "Get", edgeEdges, []any{from, to, createdAt}, edgeEdgesScan)
+	return cqlgenimpl.GetOf(ctx, edgeWrites, r.s, []any{from, to, createdAt})
 }
 
 // EdgesOptions are the options of Edges.
 type EdgesOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// ToFrom (inclusive) and ToTo (exclusive) bound to; nil: open.
 	ToFrom, ToTo *string
 	// ToFromExclusive and ToToInclusive flip the defaults.
@@ -365,10 +340,8 @@ type EdgesOptions struct {
 }
 
 var edgeEdgesRead = &cqlgenimpl.ReadSpec[Edge]{
-	Entity: "Edge",
-	Table:  edgeEdges,
-	Scan:   edgeEdgesScan,
-	Key:    edgeEdgesClustering,
+	Table: edgeEdges,
+	Of:    edgeWrites,
 }
 
 // Edges reads the edges from a node, by destination, newest first from edges,
@@ -388,12 +361,12 @@ var hitHits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Canonical:    true,
 })
 
-func hitHitsScan(it cqlgenimpl.Iter, e *Hit) bool {
-	return it.Scan(&e.From, &e.Day, &e.Order)
+func hitHitsRow(e *Hit, ts int64, _ bool) []any {
+	return []any{e.From, e.Day, e.Order, ts}
 }
 
-func hitHitsClustering(e *Hit) []any {
-	return []any{e.Day}
+func hitFields(e *Hit, dst []any) []any {
+	return append(dst, &e.From, &e.Day, &e.Order)
 }
 
 // HitRepo reads and writes Hit in table hits.
@@ -407,54 +380,34 @@ func NewHitRepo(s cqlgen.Session, opts ...cqlgen.Option) *HitRepo {
 	return &HitRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func hitCheck(e *Hit) error {
-	if e.From == "" {
-		return cqlgenimpl.EmptyKey("hits", "from")
-	}
-	return nil
-}
+var hitWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Hit]{
+	Name:      "Hit",
+	Canonical: hitHits,
+	Row:       hitHitsRow,
+	Fields:    hitFields,
+})
 
 // Add adds e's counter fields (Order) to the row with e's key in hits, sent
 // once, never retried (docs/repositories.md, Counter tables).
-func (r *HitRepo) Add(ctx context.Context, e *Hit, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Hit", "Add").End(&err)
-	o, err := cqlgenimpl.Begin(e, hitCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.AddCounters(ctx, r.s, o, cqlgenimpl.Query{
-		Stmt:   hitHits.Add,
-		Values: []any{e.Order, e.From, e.Day},
-	})
+func (r *HitRepo) Add(ctx context.Context, e *Hit, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Add(ctx, hitWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key from hits; a deleted counter row must
 // not be counted again (docs/repositories.md, Counter tables).
-func (r *HitRepo) Delete(ctx context.Context, e *Hit, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Hit", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, hitCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   hitHits.Delete,
-			Values: []any{e.From, e.Day},
-		}
-	})
+func (r *HitRepo) Delete(ctx context.Context, e *Hit, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, hitWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Hit with the given key; cqlgen.ErrNotFound if none.
 func (r *HitRepo) Get(ctx context.Context, from string, day time.Time) (*Hit, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Hit", "Get", hitHits, []any{from, day}, hitHitsScan)
+	return cqlgenimpl.GetOf(ctx, hitWrites, r.s, []any{from, day})
 }
 
 // HitsOptions are the options of Hits.
 type HitsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// DayFrom (inclusive) and DayTo (exclusive) bound day; nil: open.
 	DayFrom, DayTo *time.Time
 	// DayFromExclusive and DayToInclusive flip the defaults.
@@ -462,10 +415,8 @@ type HitsOptions struct {
 }
 
 var hitHitsRead = &cqlgenimpl.ReadSpec[Hit]{
-	Entity: "Hit",
-	Table:  hitHits,
-	Scan:   hitHitsScan,
-	Key:    hitHitsClustering,
+	Table: hitHits,
+	Of:    hitWrites,
 }
 
 // Hits reads Hit rows by from, ordered by day ascending from hits, in pages.

@@ -12,8 +12,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // noteEnd is table end, the source of truth (schema.md).
 var noteEnd = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -150,7 +150,7 @@ func (r *NoteRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Op
 
 // Get reads the Note with the given key; cqlgen.ErrNotFound if none.
 func (r *NoteRepo) Get(ctx context.Context, id string) (*Note, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Note", "Get", noteEnd, []any{id}, noteEndScan)
+	return cqlgenimpl.GetOf(ctx, noteWrites, r.s, []any{id})
 }
 
 // GetMany reads the Notes of the given id values: Rows[i] is ids[i]'s or nil.
@@ -162,10 +162,8 @@ func (r *NoteRepo) GetMany(ctx context.Context, ids []string) (cqlgen.Found[Note
 
 // SubgraphOptions are the options of Subgraph.
 type SubgraphOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// IDFrom (inclusive) and IDTo (exclusive) bound id; nil: open.
 	IDFrom, IDTo *string
 	// IDFromExclusive and IDToInclusive flip the defaults.
@@ -173,9 +171,8 @@ type SubgraphOptions struct {
 }
 
 var noteSubgraphRead = &cqlgenimpl.ReadSpec[Note]{
-	Entity: "Note",
-	Table:  noteSubgraph,
-	Of:     noteWrites,
+	Table: noteSubgraph,
+	Of:    noteWrites,
 }
 
 // Subgraph reads Note rows by owner, ordered by id ascending from subgraph, in

@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // customerCustomers is table customers, the source of truth (schema.md).
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -145,7 +145,7 @@ func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlmaintai
 
 // Get reads the Customer with the given key; cqlgen.ErrNotFound if none.
 func (r *CustomerRepo) Get(ctx context.Context, customerID string) (*Customer, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Customer", "Get", customerCustomers, []any{customerID}, customerCustomersScan)
+	return cqlgenimpl.GetOf(ctx, customerWrites, r.s, []any{customerID})
 }
 
 // GetMany reads the Customers of the given customer_id values: Rows[i] is
@@ -165,10 +165,8 @@ func (r *CustomerRepo) ScanCustomers(ctx context.Context, o *cqlgen.ScanOptions)
 
 // CustomersByRegionOptions are the options of CustomersByRegion.
 type CustomersByRegionOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// NameFrom (inclusive) and NameTo (exclusive) bound name; nil: open.
 	NameFrom, NameTo *string
 	// NameFromExclusive and NameToInclusive flip the defaults.
@@ -213,9 +211,11 @@ func readingReadingsRow(e *Reading, ts int64, _ bool) []any {
 	return []any{e.SensorID, cqlgenimpl.HashTimestamp(e.At, 4), e.At, e.Value, ts}
 }
 
-func readingReadingsScan(it cqlgenimpl.Iter, e *Reading) bool {
-	return it.Scan(&e.SensorID, &e.At, &e.Value)
+func readingFields(e *Reading, dst []any) []any {
+	return append(dst, &e.SensorID, &e.At, &e.Value)
 }
+
+var readingReadingsScan = cqlgenimpl.ScanLive(readingWrites)
 
 func readingReadingsClustering(e *Reading) []any {
 	return []any{e.At}
@@ -236,58 +236,42 @@ func NewReadingRepo(s cqlgen.Session, opts ...cqlgen.Option) *ReadingRepo {
 	return &ReadingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func readingCheck(e *Reading) error {
-	if e.SensorID == "" {
-		return cqlgenimpl.EmptyKey("readings", "sensor_id")
-	}
-	return nil
-}
-
-var readingOne = &cqlgenimpl.One[Reading]{
-	Name:  "Reading",
-	Table: readingReadings,
-	Check: readingCheck,
-	Key: func(e *Reading) []any {
-		return []any{e.SensorID, cqlgenimpl.HashTimestamp(e.At, 4), e.At}
-	},
-	Row: readingReadingsRow,
-	Remove: func(e *Reading, ts int64) []any {
-		return []any{ts, e.SensorID, cqlgenimpl.HashTimestamp(e.At, 4), e.At}
-	},
-	Scan: readingReadingsScan,
-}
+var readingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Reading]{
+	Name:      "Reading",
+	Canonical: readingReadings,
+	Row:       readingReadingsRow,
+	Fields:    readingFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *ReadingRepo) Insert(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	return readingOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, readingWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *ReadingRepo) InsertIfAbsent(ctx context.Context, e *Reading, opts ...cqlgen.Option) (cqlgen.Inserted[Reading], error) {
-	return readingOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, readingWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *ReadingRepo) Update(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	return readingOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, readingWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *ReadingRepo) Delete(ctx context.Context, e *Reading, opts ...cqlgen.Option) error {
-	return readingOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, readingWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Reading with the given key; cqlgen.ErrNotFound if none.
 func (r *ReadingRepo) Get(ctx context.Context, sensorID string, at time.Time) (*Reading, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Reading", "Get", readingReadings, []any{(&Reading{SensorID: sensorID, At: at}).SensorID, cqlgenimpl.HashTimestamp((&Reading{SensorID: sensorID, At: at}).At, 4), (&Reading{SensorID: sensorID, At: at}).At}, readingReadingsScan)
+	return cqlgenimpl.GetOf(ctx, readingWrites, r.s, []any{(&Reading{SensorID: sensorID, At: at}).SensorID, cqlgenimpl.HashTimestamp((&Reading{SensorID: sensorID, At: at}).At, 4), (&Reading{SensorID: sensorID, At: at}).At})
 }
 
 // ReadingsOptions are the options of Readings.
 type ReadingsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -329,9 +313,15 @@ var pageHitsPageHits = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Scanned:      true,
 })
 
-func pageHitsPageHitsScan(it cqlgenimpl.Iter, e *PageHits) bool {
-	return it.Scan(&e.Page, &e.Day, &e.Hits)
+func pageHitsPageHitsRow(e *PageHits, ts int64, _ bool) []any {
+	return []any{e.Page, e.Day, e.Hits, ts}
 }
+
+func pageHitsFields(e *PageHits, dst []any) []any {
+	return append(dst, &e.Page, &e.Day, &e.Hits)
+}
+
+var pageHitsPageHitsScan = cqlgenimpl.ScanLive(pageHitsWrites)
 
 func pageHitsPageHitsClustering(e *PageHits) []any {
 	return []any{e.Day}
@@ -348,54 +338,34 @@ func NewPageHitsRepo(s cqlgen.Session, opts ...cqlgen.Option) *PageHitsRepo {
 	return &PageHitsRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func pageHitsCheck(e *PageHits) error {
-	if e.Page == "" {
-		return cqlgenimpl.EmptyKey("page_hits", "page")
-	}
-	return nil
-}
+var pageHitsWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[PageHits]{
+	Name:      "PageHits",
+	Canonical: pageHitsPageHits,
+	Row:       pageHitsPageHitsRow,
+	Fields:    pageHitsFields,
+})
 
 // Add adds e's counter fields (Hits) to the row with e's key in page_hits,
 // sent once, never retried (docs/repositories.md, Counter tables).
-func (r *PageHitsRepo) Add(ctx context.Context, e *PageHits, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "PageHits", "Add").End(&err)
-	o, err := cqlgenimpl.Begin(e, pageHitsCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.AddCounters(ctx, r.s, o, cqlgenimpl.Query{
-		Stmt:   pageHitsPageHits.Add,
-		Values: []any{e.Hits, e.Page, e.Day},
-	})
+func (r *PageHitsRepo) Add(ctx context.Context, e *PageHits, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Add(ctx, pageHitsWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key from page_hits; a deleted counter row
 // must not be counted again (docs/repositories.md, Counter tables).
-func (r *PageHitsRepo) Delete(ctx context.Context, e *PageHits, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "PageHits", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, pageHitsCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.ApplyOne(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) cqlgenimpl.Query {
-		return cqlgenimpl.Query{
-			Stmt:   pageHitsPageHits.Delete,
-			Values: []any{e.Page, e.Day},
-		}
-	})
+func (r *PageHitsRepo) Delete(ctx context.Context, e *PageHits, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, pageHitsWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the PageHits with the given key; cqlgen.ErrNotFound if none.
 func (r *PageHitsRepo) Get(ctx context.Context, page string, day time.Time) (*PageHits, error) {
-	return cqlgenimpl.Get(ctx, r.s, "PageHits", "Get", pageHitsPageHits, []any{page, day}, pageHitsPageHitsScan)
+	return cqlgenimpl.GetOf(ctx, pageHitsWrites, r.s, []any{page, day})
 }
 
 // PageHitsOptions are the options of PageHits.
 type PageHitsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// DayFrom (inclusive) and DayTo (exclusive) bound day; nil: open.
 	DayFrom, DayTo *time.Time
 	// DayFromExclusive and DayToInclusive flip the defaults.
@@ -439,18 +409,11 @@ func lineLinesRow(e *Line, ts int64, _ bool) []any {
 	return []any{e.OrderID, e.ItemID, e.Owner, e.Qty, ts}
 }
 
-func lineLinesScan(it cqlgenimpl.Iter, e *Line) bool {
-	for {
-		var present bool
-		if !it.Scan(&e.OrderID, cqlgenimpl.Present(&e.ItemID, &present), &e.Owner, &e.Qty) {
-			return false
-		}
-		if present {
-			return true
-		}
-		*e = Line{}
-	}
+func lineFields(e *Line, dst []any) []any {
+	return append(dst, &e.OrderID, &e.ItemID, &e.Owner, &e.Qty)
 }
+
+var lineLinesScan = cqlgenimpl.ScanLive(lineWrites)
 
 func lineLinesClustering(e *Line) []any {
 	return []any{e.ItemID}
@@ -467,58 +430,42 @@ func NewLineRepo(s cqlgen.Session, opts ...cqlgen.Option) *LineRepo {
 	return &LineRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func lineCheck(e *Line) error {
-	if e.OrderID == "" {
-		return cqlgenimpl.EmptyKey("lines", "order_id")
-	}
-	return nil
-}
-
-var lineOne = &cqlgenimpl.One[Line]{
-	Name:  "Line",
-	Table: lineLines,
-	Check: lineCheck,
-	Key: func(e *Line) []any {
-		return []any{e.OrderID, e.ItemID}
-	},
-	Row: lineLinesRow,
-	Remove: func(e *Line, ts int64) []any {
-		return []any{ts, e.OrderID, e.ItemID}
-	},
-	Scan: lineLinesScan,
-}
+var lineWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Line]{
+	Name:      "Line",
+	Canonical: lineLines,
+	Row:       lineLinesRow,
+	Fields:    lineFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *LineRepo) Insert(ctx context.Context, e *Line, opts ...cqlgen.Option) error {
-	return lineOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, lineWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *LineRepo) InsertIfAbsent(ctx context.Context, e *Line, opts ...cqlgen.Option) (cqlgen.Inserted[Line], error) {
-	return lineOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, lineWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *LineRepo) Update(ctx context.Context, e *Line, opts ...cqlgen.Option) error {
-	return lineOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, lineWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *LineRepo) Delete(ctx context.Context, e *Line, opts ...cqlgen.Option) error {
-	return lineOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, lineWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Line with the given key; cqlgen.ErrNotFound if none.
 func (r *LineRepo) Get(ctx context.Context, orderID string, itemID string) (*Line, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Line", "Get", lineLines, []any{orderID, itemID}, lineLinesScan)
+	return cqlgenimpl.GetOf(ctx, lineWrites, r.s, []any{orderID, itemID})
 }
 
 // LinesOptions are the options of Lines.
 type LinesOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// ItemIDFrom (inclusive) and ItemIDTo (exclusive) bound item_id; nil:
 	// open.
 	ItemIDFrom, ItemIDTo *string

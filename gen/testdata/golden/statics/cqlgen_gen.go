@@ -12,8 +12,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // lineLines is table lines, the source of truth (schema.md).
 var lineLines = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -270,10 +270,8 @@ func (r *LineRepo) Get(ctx context.Context, orderID string, itemID string) (*Lin
 
 // LinesOptions are the options of Lines.
 type LinesOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// ItemIDFrom (inclusive) and ItemIDTo (exclusive) bound item_id; nil:
 	// open.
 	ItemIDFrom, ItemIDTo *string
@@ -297,10 +295,8 @@ func (r *LineRepo) Lines(ctx context.Context, orderID string, o *LinesOptions) (
 
 // LinesByStatusOptions are the options of LinesByStatus.
 type LinesByStatusOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
 	// open.
 	OrderIDFrom, OrderIDTo *string
@@ -324,10 +320,8 @@ func (r *LineRepo) LinesByStatus(ctx context.Context, status string, o *LinesByS
 
 // LinesByOrderStatusOptions are the options of LinesByOrderStatus.
 type LinesByOrderStatusOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// StatusFrom (inclusive) and StatusTo (exclusive) bound status; nil: open.
 	StatusFrom, StatusTo *string
 	// StatusFromExclusive and StatusToInclusive flip the defaults.

@@ -13,8 +13,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // everythingEverything is table everything, the source of truth (schema.md).
 var everythingEverything = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -31,12 +31,8 @@ func everythingEverythingRow(e *Everything, ts int64, unset bool) []any {
 	return []any{e.ID, e.TagsKey, e.Day, e.Event, e.Raw16, e.S, e.A, e.G, e.B, e.I, e.I8, e.I16, e.I32, e.I64, e.U8, e.U16, e.U32, e.U64, e.Narrow, e.F32, e.F64, e.Blob, e.At, e.Took, e.OfDay, e.Span, e.Big, e.Dec, e.Addr, cqlgenimpl.SliceOrUnset(e.List, unset), cqlgenimpl.SliceOrUnset(e.Set, unset), cqlgenimpl.SliceOrUnset(e.SetAscii, unset), cqlgenimpl.MapOrUnset(e.Members, unset), cqlgenimpl.MapOrUnset(e.Counts, unset), cqlgenimpl.MapOrUnset(e.Nested, unset), cqlgenimpl.MapOrUnset(e.Frozen, unset), cqlgenimpl.OrUnset(e.Maybe, unset), cqlgenimpl.OrUnset(e.MaybeAt, unset), e.Price, cqlgenimpl.SliceOrUnset(e.Prices, unset), cqlgenimpl.SliceOrUnset(e.Events, unset), cqlgenimpl.MapOrUnset(e.ByDay, unset), e.Stamped, ts}
 }
 
-func everythingEverythingScan(it cqlgenimpl.Iter, e *Everything) bool {
-	return it.Scan(&e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.S, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay, &e.Stamped)
-}
-
-func everythingEverythingClustering(e *Everything) []any {
-	return []any{e.TagsKey, e.Day}
+func everythingFields(e *Everything, dst []any) []any {
+	return append(dst, &e.ID, &e.TagsKey, &e.Day, &e.Event, &e.Raw16, &e.S, &e.A, &e.G, &e.B, &e.I, &e.I8, &e.I16, &e.I32, &e.I64, &e.U8, &e.U16, &e.U32, &e.U64, &e.Narrow, &e.F32, &e.F64, &e.Blob, &e.At, &e.Took, &e.OfDay, &e.Span, &e.Big, &e.Dec, &e.Addr, &e.List, &e.Set, &e.SetAscii, cqlgenimpl.ScanSet(&e.Members), &e.Counts, &e.Nested, &e.Frozen, &e.Maybe, &e.MaybeAt, &e.Price, &e.Prices, &e.Events, &e.ByDay, &e.Stamped)
 }
 
 // EverythingRepo reads and writes Everything in table everything.
@@ -50,58 +46,42 @@ func NewEverythingRepo(s cqlgen.Session, opts ...cqlgen.Option) *EverythingRepo 
 	return &EverythingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func everythingCheck(e *Everything) error {
-	if cqlgenimpl.IsZeroUUID(e.ID) {
-		return cqlgenimpl.EmptyKey("everything", "id")
-	}
-	return nil
-}
-
-var everythingOne = &cqlgenimpl.One[Everything]{
-	Name:  "Everything",
-	Table: everythingEverything,
-	Check: everythingCheck,
-	Key: func(e *Everything) []any {
-		return []any{e.ID, e.TagsKey, e.Day}
-	},
-	Row: everythingEverythingRow,
-	Remove: func(e *Everything, ts int64) []any {
-		return []any{ts, e.ID, e.TagsKey, e.Day}
-	},
-	Scan: everythingEverythingScan,
-}
+var everythingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Everything]{
+	Name:      "Everything",
+	Canonical: everythingEverything,
+	Row:       everythingEverythingRow,
+	Fields:    everythingFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *EverythingRepo) Insert(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
-	return everythingOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, everythingWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *EverythingRepo) InsertIfAbsent(ctx context.Context, e *Everything, opts ...cqlgen.Option) (cqlgen.Inserted[Everything], error) {
-	return everythingOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, everythingWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *EverythingRepo) Update(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
-	return everythingOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, everythingWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *EverythingRepo) Delete(ctx context.Context, e *Everything, opts ...cqlgen.Option) error {
-	return everythingOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, everythingWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Everything with the given key; cqlgen.ErrNotFound if none.
 func (r *EverythingRepo) Get(ctx context.Context, id gocql.UUID, tagsKey []string, day time.Time) (*Everything, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Everything", "Get", everythingEverything, []any{id, tagsKey, day}, everythingEverythingScan)
+	return cqlgenimpl.GetOf(ctx, everythingWrites, r.s, []any{id, tagsKey, day})
 }
 
 // EverythingOptions are the options of Everything.
 type EverythingOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// TagsKeyFrom (inclusive) and TagsKeyTo (exclusive) bound tags_key; nil:
 	// open.
 	TagsKeyFrom, TagsKeyTo *[]string
@@ -110,10 +90,8 @@ type EverythingOptions struct {
 }
 
 var everythingEverythingRead = &cqlgenimpl.ReadSpec[Everything]{
-	Entity: "Everything",
-	Table:  everythingEverything,
-	Scan:   everythingEverythingScan,
-	Key:    everythingEverythingClustering,
+	Table: everythingEverything,
+	Of:    everythingWrites,
 }
 
 // Everything reads Everything rows by id, ordered by tags_key ascending, then

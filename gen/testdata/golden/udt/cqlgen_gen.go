@@ -15,8 +15,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // customerCustomers is table customers, the source of truth (schema.md).
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -148,7 +148,7 @@ func (r *CustomerRepo) Backfill(ctx context.Context, table string, o *cqlmaintai
 
 // Get reads the Customer with the given key; cqlgen.ErrNotFound if none.
 func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (*Customer, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Customer", "Get", customerCustomers, []any{customerID}, customerCustomersScan)
+	return cqlgenimpl.GetOf(ctx, customerWrites, r.s, []any{customerID})
 }
 
 // GetMany reads the Customers of the given customer_id values: Rows[i] is
@@ -161,10 +161,8 @@ func (r *CustomerRepo) GetMany(ctx context.Context, customerIDs []gocql.UUID) (c
 
 // CustomersByRegionOptions are the options of CustomersByRegion.
 type CustomersByRegionOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// CreatedAtFrom (inclusive) and CreatedAtTo (exclusive) bound created_at;
 	// nil: open.
 	CreatedAtFrom, CreatedAtTo *time.Time
@@ -173,9 +171,8 @@ type CustomersByRegionOptions struct {
 }
 
 var customerCustomersByRegionRead = &cqlgenimpl.ReadSpec[Customer]{
-	Entity: "Customer",
-	Table:  customerCustomersByRegion,
-	Of:     customerWrites,
+	Table: customerCustomersByRegion,
+	Of:    customerWrites,
 }
 
 // CustomersByRegion reads Customer rows by region, ordered by created_at
@@ -200,12 +197,8 @@ func visitVisitsRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.CustomerID, e.At, e.Spot, e.CreatedAt, e.CreatedBy, e.Revision, ts}
 }
 
-func visitVisitsScan(it cqlgenimpl.Iter, e *Visit) bool {
-	return it.Scan(&e.CustomerID, &e.At, &e.Spot, &e.CreatedAt, &e.CreatedBy, &e.Revision)
-}
-
-func visitVisitsClustering(e *Visit) []any {
-	return []any{e.At, e.Spot}
+func visitFields(e *Visit, dst []any) []any {
+	return append(dst, &e.CustomerID, &e.At, &e.Spot, &e.CreatedAt, &e.CreatedBy, &e.Revision)
 }
 
 // VisitRepo reads and writes Visit in table visits.
@@ -219,58 +212,42 @@ func NewVisitRepo(s cqlgen.Session, opts ...cqlgen.Option) *VisitRepo {
 	return &VisitRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func visitCheck(e *Visit) error {
-	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
-		return cqlgenimpl.EmptyKey("visits", "customer_id")
-	}
-	return nil
-}
-
-var visitOne = &cqlgenimpl.One[Visit]{
-	Name:  "Visit",
-	Table: visitVisits,
-	Check: visitCheck,
-	Key: func(e *Visit) []any {
-		return []any{e.CustomerID, e.At, e.Spot}
-	},
-	Row: visitVisitsRow,
-	Remove: func(e *Visit, ts int64) []any {
-		return []any{ts, e.CustomerID, e.At, e.Spot}
-	},
-	Scan: visitVisitsScan,
-}
+var visitWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Visit]{
+	Name:      "Visit",
+	Canonical: visitVisits,
+	Row:       visitVisitsRow,
+	Fields:    visitFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
-	return visitOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, visitWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (cqlgen.Inserted[Visit], error) {
-	return visitOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, visitWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
-	return visitOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, visitWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
-	return visitOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, visitWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Visit with the given key; cqlgen.ErrNotFound if none.
 func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, at time.Time, spot Geo) (*Visit, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Visit", "Get", visitVisits, []any{customerID, at, spot}, visitVisitsScan)
+	return cqlgenimpl.GetOf(ctx, visitWrites, r.s, []any{customerID, at, spot})
 }
 
 // VisitsOptions are the options of Visits.
 type VisitsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -278,10 +255,8 @@ type VisitsOptions struct {
 }
 
 var visitVisitsRead = &cqlgenimpl.ReadSpec[Visit]{
-	Entity: "Visit",
-	Table:  visitVisits,
-	Scan:   visitVisitsScan,
-	Key:    visitVisitsClustering,
+	Table: visitVisits,
+	Of:    visitWrites,
 }
 
 // Visits reads Visit rows by customer_id, ordered by at ascending, then spot

@@ -12,8 +12,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // customerCustomers is table customers, the source of truth (schema.md).
 var customerCustomers = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -29,9 +29,11 @@ func customerCustomersRow(e *Customer, ts int64, unset bool) []any {
 	return []any{e.CustomerID, e.Name, e.Billing, cqlgenimpl.SliceOrUnset(e.Others, unset), cqlgenimpl.MapOrUnset(e.Spots, unset), ts}
 }
 
-func customerCustomersScan(it cqlgenimpl.Iter, e *Customer) bool {
-	return it.Scan(&e.CustomerID, &e.Name, &e.Billing, &e.Others, &e.Spots)
+func customerFields(e *Customer, dst []any) []any {
+	return append(dst, &e.CustomerID, &e.Name, &e.Billing, &e.Others, &e.Spots)
 }
+
+var customerCustomersScan = cqlgenimpl.ScanLive(customerWrites)
 
 // CustomerRepo reads and writes Customer in table customers.
 type CustomerRepo struct {
@@ -44,50 +46,36 @@ func NewCustomerRepo(s cqlgen.Session, opts ...cqlgen.Option) *CustomerRepo {
 	return &CustomerRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func customerCheck(e *Customer) error {
-	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
-		return cqlgenimpl.EmptyKey("customers", "customer_id")
-	}
-	return nil
-}
-
-var customerOne = &cqlgenimpl.One[Customer]{
-	Name:  "Customer",
-	Table: customerCustomers,
-	Check: customerCheck,
-	Key: func(e *Customer) []any {
-		return []any{e.CustomerID}
-	},
-	Row: customerCustomersRow,
-	Remove: func(e *Customer, ts int64) []any {
-		return []any{ts, e.CustomerID}
-	},
-	Scan: customerCustomersScan,
-}
+var customerWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Customer]{
+	Name:      "Customer",
+	Canonical: customerCustomers,
+	Row:       customerCustomersRow,
+	Fields:    customerFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *CustomerRepo) Insert(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
-	return customerOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, customerWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *CustomerRepo) InsertIfAbsent(ctx context.Context, e *Customer, opts ...cqlgen.Option) (cqlgen.Inserted[Customer], error) {
-	return customerOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, customerWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *CustomerRepo) Update(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
-	return customerOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, customerWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *CustomerRepo) Delete(ctx context.Context, e *Customer, opts ...cqlgen.Option) error {
-	return customerOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, customerWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Customer with the given key; cqlgen.ErrNotFound if none.
 func (r *CustomerRepo) Get(ctx context.Context, customerID gocql.UUID) (*Customer, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Customer", "Get", customerCustomers, []any{customerID}, customerCustomersScan)
+	return cqlgenimpl.GetOf(ctx, customerWrites, r.s, []any{customerID})
 }
 
 // GetMany reads the Customers of the given customer_id values: Rows[i] is
@@ -113,12 +101,8 @@ func visitVisitsRow(e *Visit, ts int64, _ bool) []any {
 	return []any{e.CustomerID, e.VisitID, e.Spot, e.At, ts}
 }
 
-func visitVisitsScan(it cqlgenimpl.Iter, e *Visit) bool {
-	return it.Scan(&e.CustomerID, &e.VisitID, &e.Spot, &e.At)
-}
-
-func visitVisitsClustering(e *Visit) []any {
-	return []any{e.VisitID, e.Spot}
+func visitFields(e *Visit, dst []any) []any {
+	return append(dst, &e.CustomerID, &e.VisitID, &e.Spot, &e.At)
 }
 
 // VisitRepo reads and writes Visit in table visits.
@@ -132,58 +116,42 @@ func NewVisitRepo(s cqlgen.Session, opts ...cqlgen.Option) *VisitRepo {
 	return &VisitRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func visitCheck(e *Visit) error {
-	if cqlgenimpl.IsZeroUUID(e.CustomerID) {
-		return cqlgenimpl.EmptyKey("visits", "customer_id")
-	}
-	return nil
-}
-
-var visitOne = &cqlgenimpl.One[Visit]{
-	Name:  "Visit",
-	Table: visitVisits,
-	Check: visitCheck,
-	Key: func(e *Visit) []any {
-		return []any{e.CustomerID, e.VisitID, e.Spot}
-	},
-	Row: visitVisitsRow,
-	Remove: func(e *Visit, ts int64) []any {
-		return []any{ts, e.CustomerID, e.VisitID, e.Spot}
-	},
-	Scan: visitVisitsScan,
-}
+var visitWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Visit]{
+	Name:      "Visit",
+	Canonical: visitVisits,
+	Row:       visitVisitsRow,
+	Fields:    visitFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *VisitRepo) Insert(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
-	return visitOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, visitWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *VisitRepo) InsertIfAbsent(ctx context.Context, e *Visit, opts ...cqlgen.Option) (cqlgen.Inserted[Visit], error) {
-	return visitOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, visitWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *VisitRepo) Update(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
-	return visitOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, visitWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *VisitRepo) Delete(ctx context.Context, e *Visit, opts ...cqlgen.Option) error {
-	return visitOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, visitWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Visit with the given key; cqlgen.ErrNotFound if none.
 func (r *VisitRepo) Get(ctx context.Context, customerID gocql.UUID, visitID gocql.UUID, spot Geo) (*Visit, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Visit", "Get", visitVisits, []any{customerID, visitID, spot}, visitVisitsScan)
+	return cqlgenimpl.GetOf(ctx, visitWrites, r.s, []any{customerID, visitID, spot})
 }
 
 // VisitsOptions are the options of Visits.
 type VisitsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// VisitIDFrom (inclusive) and VisitIDTo (exclusive) bound visit_id; nil:
 	// open.
 	VisitIDFrom, VisitIDTo *gocql.UUID
@@ -192,10 +160,8 @@ type VisitsOptions struct {
 }
 
 var visitVisitsRead = &cqlgenimpl.ReadSpec[Visit]{
-	Entity: "Visit",
-	Table:  visitVisits,
-	Scan:   visitVisitsScan,
-	Key:    visitVisitsClustering,
+	Table: visitVisits,
+	Of:    visitWrites,
 }
 
 // Visits reads Visit rows by customer_id, ordered by visit_id descending, then

@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // eventEvents is table events, the source of truth (schema.md).
 var eventEvents = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -32,23 +32,8 @@ func eventEventsRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.TicketID, e.EventID, e.AgentID, e.Note, ts}
 }
 
-func eventEventsScan(it cqlgenimpl.Iter, e *Event) bool {
-	return it.Scan(&e.TicketID, &e.EventID, &e.AgentID, &e.Note)
-}
-
-func eventEventsState(e *Event) []any {
-	return []any{e.TicketID, e.EventID}
-}
-
-func eventEventsScanState(it cqlgenimpl.Iter, v *cqlgenimpl.State[*Event]) (ok bool) {
-	var wt [2]*int64
-	ok = it.Scan(&v.Row.TicketID, &v.Row.EventID, &v.Row.AgentID, &v.Row.Note, &wt[0], &wt[1])
-	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
-	return
-}
-
-func eventEventsClustering(e *Event) []any {
-	return []any{e.EventID}
+func eventFields(e *Event, dst []any) []any {
+	return append(dst, &e.TicketID, &e.EventID, &e.AgentID, &e.Note)
 }
 
 // eventEventsByAgent is table events_by_agent, serving EventsByAgent
@@ -63,18 +48,6 @@ var eventEventsByAgent = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Bucket:       cqlgenimpl.BucketTime,
 })
 
-func eventEventsByAgentRow(e *Event, ts int64, _ bool) []any {
-	return []any{e.AgentID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(e.EventID)), e.EventID, e.TicketID, e.Note, ts}
-}
-
-func eventEventsByAgentScan(it cqlgenimpl.Iter, e *Event) bool {
-	return it.Scan(&e.AgentID, &e.EventID, &e.TicketID, &e.Note)
-}
-
-func eventEventsByAgentClustering(e *Event) []any {
-	return []any{e.EventID}
-}
-
 // EventRepo reads and writes Event in tables events, events_by_agent.
 type EventRepo struct {
 	s    cqlgen.Session
@@ -86,81 +59,34 @@ func NewEventRepo(s cqlgen.Session, opts ...cqlgen.Option) *EventRepo {
 	return &EventRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func eventCheck(e *Event) error {
-	if e.TicketID == "" {
-		return cqlgenimpl.EmptyKey("events", "ticket_id")
-	}
-	if e.AgentID == "" {
-		return cqlgenimpl.EmptyKey("events_by_agent", "agent_id")
-	}
-	return nil
-}
-
-func eventCheckKey(e *Event) error {
-	if e.TicketID == "" {
-		return cqlgenimpl.EmptyKey("events", "ticket_id")
-	}
-	return nil
-}
+var eventWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Event]{
+	Name:      "Event",
+	Canonical: eventEvents,
+	Immutable: true,
+	Row:       eventEventsRow,
+	Fields:    eventFields,
+	Projections: []cqlgenimpl.Projection[Event]{
+		{
+			Table:       eventEventsByAgent,
+			BucketOf:    "event_id",
+			TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
+			Writetimes:  2,
+			Owner:       []int{3, 2},
+		},
+	},
+})
 
 // Insert writes e to every table of Event in one logical write, leaving nil
 // pointers and empty collections unset (docs/repositories.md, Writes).
-func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Insert").End(&err)
-	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgenimpl.Query {
-		return []cqlgenimpl.Query{{
-			Stmt:   eventEvents.Insert,
-			Values: eventEventsRow(e, ts, true),
-		}, {
-			Stmt:   eventEventsByAgent.Insert,
-			Values: eventEventsByAgentRow(e, ts, true),
-		}}
-	})
+func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Insert(ctx, eventWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the Event with e's key from every table, found from events's
 // values, in one logical write.
-func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, eventCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgenimpl.Query{
-		Stmt:   eventEvents.Get,
-		Values: []any{e.TicketID, e.EventID},
-	}, eventEventsScan, func(cur *Event, ts int64) []cqlgenimpl.Query {
-		return []cqlgenimpl.Query{{
-			Stmt:   eventEvents.Delete,
-			Values: []any{ts, cur.TicketID, cur.EventID},
-		}, {
-			Stmt:   eventEventsByAgent.Delete,
-			Values: []any{ts, cur.AgentID, cqlgenimpl.MonthBuckets.Of(cqlgenimpl.TimeOfUUID(cur.EventID)), cur.EventID},
-		}}
-	})
+func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, eventWrites, r.s, r.opts, opts, e)
 }
-
-var eventWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Event]{
-	Name:      "Event",
-	Check:     eventCheck,
-	CheckKey:  eventCheckKey,
-	Canonical: eventEvents,
-	Immutable: true,
-	State:     eventEventsState,
-	ScanState: eventEventsScanState,
-	Projections: []cqlgenimpl.Projection[Event]{
-		{
-			Table:      eventEventsByAgent,
-			Row:        eventEventsByAgentRow,
-			Writetimes: 2,
-			Owner:      []int{3, 2},
-		},
-	},
-})
 
 // Entity is Event.
 func (r *EventRepo) Entity() string {
@@ -189,15 +115,13 @@ func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Event with the given key; cqlgen.ErrNotFound if none.
 func (r *EventRepo) Get(ctx context.Context, ticketID string, eventID gocql.UUID) (*Event, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Event", "Get", eventEvents, []any{ticketID, eventID}, eventEventsScan)
+	return cqlgenimpl.GetOf(ctx, eventWrites, r.s, []any{ticketID, eventID})
 }
 
 // EventsOptions are the options of Events.
 type EventsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id; nil:
 	// open.
 	EventIDFrom, EventIDTo *gocql.UUID
@@ -206,10 +130,8 @@ type EventsOptions struct {
 }
 
 var eventEventsRead = &cqlgenimpl.ReadSpec[Event]{
-	Entity: "Event",
-	Table:  eventEvents,
-	Scan:   eventEventsScan,
-	Key:    eventEventsClustering,
+	Table: eventEvents,
+	Of:    eventWrites,
 }
 
 // Events reads Event rows by ticket_id, ordered by event_id descending from
@@ -221,10 +143,8 @@ func (r *EventRepo) Events(ctx context.Context, ticketID string, o *EventsOption
 
 // EventsByAgentOptions are the options of EventsByAgent.
 type EventsByAgentOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// EventIDFrom (inclusive) and EventIDTo (exclusive) bound event_id; nil:
 	// open.
 	EventIDFrom, EventIDTo *gocql.UUID
@@ -237,10 +157,8 @@ type EventsByAgentOptions struct {
 }
 
 var eventEventsByAgentRead = &cqlgenimpl.ReadSpec[Event]{
-	Entity:      "Event",
 	Table:       eventEventsByAgent,
-	Scan:        eventEventsByAgentScan,
-	Key:         eventEventsByAgentClustering,
+	Of:          eventWrites,
 	TimeBuckets: cqlgenimpl.Every(cqlgenimpl.MonthBuckets),
 }
 
@@ -270,12 +188,6 @@ func uploadValues(e *Upload, _ bool) []any {
 
 func uploadFields(e *Upload, dst []any) []any {
 	return append(dst, &e.Owner, &e.UploadID, &e.Day, &e.Size)
-}
-
-var uploadUploadsScan = cqlgenimpl.ScanLive(uploadWrites)
-
-func uploadUploadsClustering(e *Upload) []any {
-	return []any{e.UploadID}
 }
 
 // uploadUploadsByDay is table uploads_by_day, serving UploadsByDay
@@ -374,15 +286,13 @@ func (r *UploadRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.
 
 // Get reads the Upload with the given key; cqlgen.ErrNotFound if none.
 func (r *UploadRepo) Get(ctx context.Context, owner string, uploadID gocql.UUID) (*Upload, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Upload", "Get", uploadUploads, []any{owner, uploadID}, uploadUploadsScan)
+	return cqlgenimpl.GetOf(ctx, uploadWrites, r.s, []any{owner, uploadID})
 }
 
 // UploadsOptions are the options of Uploads.
 type UploadsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// UploadIDFrom (inclusive) and UploadIDTo (exclusive) bound upload_id;
 	// nil: open.
 	UploadIDFrom, UploadIDTo *gocql.UUID
@@ -391,10 +301,8 @@ type UploadsOptions struct {
 }
 
 var uploadUploadsRead = &cqlgenimpl.ReadSpec[Upload]{
-	Entity: "Upload",
-	Table:  uploadUploads,
-	Scan:   uploadUploadsScan,
-	Key:    uploadUploadsClustering,
+	Table: uploadUploads,
+	Of:    uploadWrites,
 }
 
 // Uploads reads Upload rows by owner, ordered by upload_id ascending from
@@ -406,10 +314,8 @@ func (r *UploadRepo) Uploads(ctx context.Context, owner string, o *UploadsOption
 
 // UploadsByDayOptions are the options of UploadsByDay.
 type UploadsByDayOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// UploadIDFrom (inclusive) and UploadIDTo (exclusive) bound upload_id;
 	// nil: open.
 	UploadIDFrom, UploadIDTo *gocql.UUID
@@ -418,7 +324,6 @@ type UploadsByDayOptions struct {
 }
 
 var uploadUploadsByDayRead = &cqlgenimpl.ReadSpec[Upload]{
-	Entity:      "Upload",
 	Table:       uploadUploadsByDay,
 	Of:          uploadWrites,
 	Compare:     uploadUploadsByDayCompare,

@@ -12,8 +12,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // accountAccounts is table accounts, the source of truth (schema.md).
 var accountAccounts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -166,7 +166,7 @@ func (r *AccountRepo) Backfill(ctx context.Context, table string, o *cqlmaintain
 
 // Get reads the Account with the given key; cqlgen.ErrNotFound if none.
 func (r *AccountRepo) Get(ctx context.Context, accountID string) (*Account, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Account", "Get", accountAccounts, []any{accountID}, accountAccountsScan)
+	return cqlgenimpl.GetOf(ctx, accountWrites, r.s, []any{accountID})
 }
 
 // GetMany reads the Accounts of the given account_id values: Rows[i] is

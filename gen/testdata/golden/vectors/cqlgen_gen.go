@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // videoVideos is table videos, the source of truth (schema.md).
 var videoVideos = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -143,15 +143,13 @@ func (r *VideoRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Video with the given key; cqlgen.ErrNotFound if none.
 func (r *VideoRepo) Get(ctx context.Context, channelID string, videoID gocql.UUID) (*Video, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Video", "Get", videoVideos, []any{channelID, videoID}, videoVideosScan)
+	return cqlgenimpl.GetOf(ctx, videoWrites, r.s, []any{channelID, videoID})
 }
 
 // VideosOptions are the options of Videos.
 type VideosOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// VideoIDFrom (inclusive) and VideoIDTo (exclusive) bound video_id; nil:
 	// open.
 	VideoIDFrom, VideoIDTo *gocql.UUID
@@ -175,10 +173,8 @@ func (r *VideoRepo) Videos(ctx context.Context, channelID string, o *VideosOptio
 
 // VideosByUserOptions are the options of VideosByUser.
 type VideosByUserOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AddedAtFrom (inclusive) and AddedAtTo (exclusive) bound added_at; nil:
 	// open.
 	AddedAtFrom, AddedAtTo *time.Time
@@ -187,9 +183,8 @@ type VideosByUserOptions struct {
 }
 
 var videoVideosByUserRead = &cqlgenimpl.ReadSpec[Video]{
-	Entity: "Video",
-	Table:  videoVideosByUser,
-	Of:     videoWrites,
+	Table: videoVideosByUser,
+	Of:    videoWrites,
 }
 
 // VideosByUser reads Video rows by user_id, ordered by added_at descending,
@@ -302,9 +297,11 @@ func accountAccountsRow(e *Account, ts int64, unset bool) []any {
 	return []any{e.AccountID, e.Email, e.Phone, e.Balance, e.Notes, cqlgenimpl.OrUnset(e.Born, unset), e.Card, ts}
 }
 
-func accountAccountsScan(it cqlgenimpl.Iter, e *Account) bool {
-	return it.Scan(&e.AccountID, &e.Email, &e.Phone, &e.Balance, &e.Notes, &e.Born, &e.Card)
+func accountFields(e *Account, dst []any) []any {
+	return append(dst, &e.AccountID, &e.Email, &e.Phone, &e.Balance, &e.Notes, &e.Born, &e.Card)
 }
+
+var accountAccountsScan = cqlgenimpl.ScanLive(accountWrites)
 
 // AccountRepo reads and writes Account in table accounts.
 type AccountRepo struct {
@@ -317,50 +314,36 @@ func NewAccountRepo(s cqlgen.Session, opts ...cqlgen.Option) *AccountRepo {
 	return &AccountRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
 }
 
-func accountCheck(e *Account) error {
-	if e.AccountID == "" {
-		return cqlgenimpl.EmptyKey("accounts", "account_id")
-	}
-	return nil
-}
-
-var accountOne = &cqlgenimpl.One[Account]{
-	Name:  "Account",
-	Table: accountAccounts,
-	Check: accountCheck,
-	Key: func(e *Account) []any {
-		return []any{e.AccountID}
-	},
-	Row: accountAccountsRow,
-	Remove: func(e *Account, ts int64) []any {
-		return []any{ts, e.AccountID}
-	},
-	Scan: accountAccountsScan,
-}
+var accountWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Account]{
+	Name:      "Account",
+	Canonical: accountAccounts,
+	Row:       accountAccountsRow,
+	Fields:    accountFields,
+})
 
 // Insert writes e; nil pointers and empty collections stay unset.
 func (r *AccountRepo) Insert(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
-	return accountOne.Insert(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Insert(ctx, accountWrites, r.s, r.opts, opts, e)
 }
 
 // InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
 func (r *AccountRepo) InsertIfAbsent(ctx context.Context, e *Account, opts ...cqlgen.Option) (cqlgen.Inserted[Account], error) {
-	return accountOne.InsertIfAbsent(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.InsertIfAbsent(ctx, accountWrites, r.s, r.opts, opts, e)
 }
 
 // Update writes e over its row; nil pointers and empty collections clear.
 func (r *AccountRepo) Update(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
-	return accountOne.Update(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Update(ctx, accountWrites, r.s, r.opts, opts, e)
 }
 
 // Delete removes the row with e's key.
 func (r *AccountRepo) Delete(ctx context.Context, e *Account, opts ...cqlgen.Option) error {
-	return accountOne.Delete(ctx, r.s, r.opts, opts, e)
+	return cqlgenimpl.Delete(ctx, accountWrites, r.s, r.opts, opts, e)
 }
 
 // Get reads the Account with the given key; cqlgen.ErrNotFound if none.
 func (r *AccountRepo) Get(ctx context.Context, accountID string) (*Account, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Account", "Get", accountAccounts, []any{accountID}, accountAccountsScan)
+	return cqlgenimpl.GetOf(ctx, accountWrites, r.s, []any{accountID})
 }
 
 // GetMany reads the Accounts of the given account_id values: Rows[i] is

@@ -14,8 +14,8 @@ import (
 
 // This file was generated for the runtime in
 // github.com/cqlgen/cqlgen/runtime/cqlgenimpl; built against a runtime without
-// SupportPackageIsVersion9, it fails to compile here.
-const _ = cqlgenimpl.SupportPackageIsVersion9
+// SupportPackageIsVersion10, it fails to compile here.
+const _ = cqlgenimpl.SupportPackageIsVersion10
 
 // orderOrders is table orders, the source of truth (schema.md).
 var orderOrders = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -247,7 +247,7 @@ func (r *OrderRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Order with the given key; cqlgen.ErrNotFound if none.
 func (r *OrderRepo) Get(ctx context.Context, orderID gocql.UUID) (*Order, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Order", "Get", orderOrders, []any{orderID}, orderOrdersScan)
+	return cqlgenimpl.GetOf(ctx, orderWrites, r.s, []any{orderID})
 }
 
 // GetMany reads the Orders of the given order_id values: Rows[i] is
@@ -260,10 +260,8 @@ func (r *OrderRepo) GetMany(ctx context.Context, orderIDs []gocql.UUID) (cqlgen.
 
 // DeliveriesByCourierOptions are the options of DeliveriesByCourier.
 type DeliveriesByCourierOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// PlacedAtFrom (inclusive) and PlacedAtTo (exclusive) bound placed_at;
 	// nil: open.
 	PlacedAtFrom, PlacedAtTo *time.Time
@@ -272,9 +270,8 @@ type DeliveriesByCourierOptions struct {
 }
 
 var orderDeliveriesByCourierRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity: "Order",
-	Table:  orderDeliveriesByCourier,
-	Of:     orderWrites,
+	Table: orderDeliveriesByCourier,
+	Of:    orderWrites,
 }
 
 // DeliveriesByCourier reads Order rows by courier, ordered by placed_at
@@ -286,10 +283,8 @@ func (r *OrderRepo) DeliveriesByCourier(ctx context.Context, courier string, o *
 
 // FlaggedOrdersOptions are the options of FlaggedOrders.
 type FlaggedOrdersOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
 	// open.
 	OrderIDFrom, OrderIDTo *gocql.UUID
@@ -298,9 +293,8 @@ type FlaggedOrdersOptions struct {
 }
 
 var orderFlaggedOrdersRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity: "Order",
-	Table:  orderFlaggedOrders,
-	Of:     orderWrites,
+	Table: orderFlaggedOrders,
+	Of:    orderWrites,
 }
 
 // FlaggedOrders reads Order rows by region, ordered by order_id ascending from
@@ -312,10 +306,8 @@ func (r *OrderRepo) FlaggedOrders(ctx context.Context, region string, o *Flagged
 
 // OrdersWithCouponOptions are the options of OrdersWithCoupon.
 type OrdersWithCouponOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
 	// open.
 	OrderIDFrom, OrderIDTo *gocql.UUID
@@ -324,9 +316,8 @@ type OrdersWithCouponOptions struct {
 }
 
 var orderOrdersWithCouponRead = &cqlgenimpl.ReadSpec[Order]{
-	Entity: "Order",
-	Table:  orderOrdersWithCoupon,
-	Of:     orderWrites,
+	Table: orderOrdersWithCoupon,
+	Of:    orderWrites,
 }
 
 // OrdersWithCoupon reads Order rows by coupon, ordered by order_id ascending
@@ -338,10 +329,8 @@ func (r *OrderRepo) OrdersWithCoupon(ctx context.Context, coupon string, o *Orde
 
 // GiftOrdersOptions are the options of GiftOrders.
 type GiftOrdersOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// OrderIDFrom (inclusive) and OrderIDTo (exclusive) bound order_id; nil:
 	// open.
 	OrderIDFrom, OrderIDTo *gocql.UUID
@@ -378,23 +367,8 @@ func eventEventsRow(e *Event, ts int64, _ bool) []any {
 	return []any{e.Device, e.At, e.Seq, e.Level, e.Text, ts}
 }
 
-func eventEventsScan(it cqlgenimpl.Iter, e *Event) bool {
-	return it.Scan(&e.Device, &e.At, &e.Seq, &e.Level, &e.Text)
-}
-
-func eventEventsState(e *Event) []any {
-	return []any{e.Device, e.At, e.Seq}
-}
-
-func eventEventsScanState(it cqlgenimpl.Iter, v *cqlgenimpl.State[*Event]) (ok bool) {
-	var wt [2]*int64
-	ok = it.Scan(&v.Row.Device, &v.Row.At, &v.Row.Seq, &v.Row.Level, &v.Row.Text, &wt[0], &wt[1])
-	v.Version = cqlgenimpl.Latest(wt[:]...) - 1
-	return
-}
-
-func eventEventsClustering(e *Event) []any {
-	return []any{e.At, e.Seq}
+func eventFields(e *Event, dst []any) []any {
+	return append(dst, &e.Device, &e.At, &e.Seq, &e.Level, &e.Text)
 }
 
 func eventAlertsByDeviceHolds(e *Event) bool {
@@ -411,18 +385,6 @@ var eventAlertsByDevice = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Columns:      cqlgenimpl.Cols("level text", "text text"),
 	Maintained:   true,
 })
-
-func eventAlertsByDeviceRow(e *Event, ts int64, _ bool) []any {
-	return []any{e.Device, e.At, e.Seq, e.Level, e.Text, ts}
-}
-
-func eventAlertsByDeviceScan(it cqlgenimpl.Iter, e *Event) bool {
-	return it.Scan(&e.Device, &e.At, &e.Seq, &e.Level, &e.Text)
-}
-
-func eventAlertsByDeviceClustering(e *Event) []any {
-	return []any{e.At, e.Seq}
-}
 
 // EventRepo reads and writes Event in tables events, alerts_by_device.
 type EventRepo struct {
@@ -449,73 +411,35 @@ func eventCheckKey(e *Event) error {
 	return nil
 }
 
-// Insert writes e to every table of Event in one logical write, leaving nil
-// pointers and empty collections unset (docs/repositories.md, Writes).
-func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Insert").End(&err)
-	o, err := cqlgenimpl.Begin(e, eventCheck, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.Apply(ctx, r.s, o.Strategy, o.Idempotency, cqlgenimpl.Now(o), func(ts int64) []cqlgenimpl.Query {
-		qs := []cqlgenimpl.Query{{
-			Stmt:   eventEvents.Insert,
-			Values: eventEventsRow(e, ts, true),
-		}}
-		if eventAlertsByDeviceHolds(e) {
-			qs = append(qs, cqlgenimpl.Query{
-				Stmt:   eventAlertsByDevice.Insert,
-				Values: eventAlertsByDeviceRow(e, ts, true),
-			})
-		}
-		return qs
-	})
-}
-
-// Delete removes the Event with e's key from every table, found from events's
-// values, in one logical write.
-func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) (err error) {
-	defer cqlgenimpl.Observe(&ctx, r.s, "Event", "Delete").End(&err)
-	o, err := cqlgenimpl.Begin(e, eventCheckKey, r.opts, opts)
-	if err != nil {
-		return err
-	}
-	return cqlgenimpl.DeleteAll(ctx, r.s, o, cqlgenimpl.Query{
-		Stmt:   eventEvents.Get,
-		Values: []any{e.Device, e.At, e.Seq},
-	}, eventEventsScan, func(cur *Event, ts int64) []cqlgenimpl.Query {
-		qs := []cqlgenimpl.Query{{
-			Stmt:   eventEvents.Delete,
-			Values: []any{ts, cur.Device, cur.At, cur.Seq},
-		}}
-		if eventAlertsByDeviceHolds(cur) {
-			qs = append(qs, cqlgenimpl.Query{
-				Stmt:   eventAlertsByDevice.Delete,
-				Values: []any{ts, cur.Device, cur.At, cur.Seq},
-			})
-		}
-		return qs
-	})
-}
-
 var eventWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Event]{
 	Name:      "Event",
 	Check:     eventCheck,
 	CheckKey:  eventCheckKey,
 	Canonical: eventEvents,
 	Immutable: true,
-	State:     eventEventsState,
-	ScanState: eventEventsScanState,
+	Row:       eventEventsRow,
+	Fields:    eventFields,
 	Projections: []cqlgenimpl.Projection[Event]{
 		{
 			Table:      eventAlertsByDevice,
 			Holds:      eventAlertsByDeviceHolds,
-			Row:        eventAlertsByDeviceRow,
 			Writetimes: 2,
 			Owner:      []int{0, 1, 2},
 		},
 	},
 })
+
+// Insert writes e to every table of Event in one logical write, leaving nil
+// pointers and empty collections unset (docs/repositories.md, Writes).
+func (r *EventRepo) Insert(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Insert(ctx, eventWrites, r.s, r.opts, opts, e)
+}
+
+// Delete removes the Event with e's key from every table, found from events's
+// values, in one logical write.
+func (r *EventRepo) Delete(ctx context.Context, e *Event, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, eventWrites, r.s, r.opts, opts, e)
+}
 
 // Entity is Event.
 func (r *EventRepo) Entity() string {
@@ -544,15 +468,13 @@ func (r *EventRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.O
 
 // Get reads the Event with the given key; cqlgen.ErrNotFound if none.
 func (r *EventRepo) Get(ctx context.Context, device string, at time.Time, seq int32) (*Event, error) {
-	return cqlgenimpl.Get(ctx, r.s, "Event", "Get", eventEvents, []any{device, at, seq}, eventEventsScan)
+	return cqlgenimpl.GetOf(ctx, eventWrites, r.s, []any{device, at, seq})
 }
 
 // EventsOptions are the options of Events.
 type EventsOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -560,10 +482,8 @@ type EventsOptions struct {
 }
 
 var eventEventsRead = &cqlgenimpl.ReadSpec[Event]{
-	Entity: "Event",
-	Table:  eventEvents,
-	Scan:   eventEventsScan,
-	Key:    eventEventsClustering,
+	Table: eventEvents,
+	Of:    eventWrites,
 }
 
 // Events reads Event rows by device, ordered by at descending, then seq
@@ -575,10 +495,8 @@ func (r *EventRepo) Events(ctx context.Context, device string, o *EventsOptions)
 
 // AlertsByDeviceOptions are the options of AlertsByDevice.
 type AlertsByDeviceOptions struct {
-	// Limit is the most rows to return (0: cqlgen.DefaultLimit).
-	Limit int
-	// Cursor continues after the previous page ("": from the start).
-	Cursor string
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
 	// AtFrom (inclusive) and AtTo (exclusive) bound at; nil: open.
 	AtFrom, AtTo *time.Time
 	// AtFromExclusive and AtToInclusive flip the defaults.
@@ -586,10 +504,8 @@ type AlertsByDeviceOptions struct {
 }
 
 var eventAlertsByDeviceRead = &cqlgenimpl.ReadSpec[Event]{
-	Entity: "Event",
-	Table:  eventAlertsByDevice,
-	Scan:   eventAlertsByDeviceScan,
-	Key:    eventAlertsByDeviceClustering,
+	Table: eventAlertsByDevice,
+	Of:    eventWrites,
 }
 
 // AlertsByDevice reads Event rows by device, ordered by at descending, then
