@@ -133,7 +133,7 @@ func derive[P any](ent *EntityOf[P]) {
 		return
 	}
 	ent.Live = ScanLive(ent)
-	_, ent.LiveKey = readFuncs(ent.Canonical, index, n, fields, values)
+	_, ent.LiveKey = readFuncs(ent.Canonical, index, index, n, fields, values)
 	ent.Change = func(e P, c Change) []any { return bind(change, e, c) }
 	ent.Remove = func(e P, c Change) []any { return bind(remove, e, c) }
 	ent.Settle = func(e P, version int64) []any { return bind(settle, e, Change{Old: version}) }
@@ -146,7 +146,7 @@ func derive[P any](ent *EntityOf[P]) {
 		if p.Row == nil {
 			p.Row, p.Key = projectionFuncs(p, ent.Canonical, index, values)
 		}
-		p.Scan, p.Clustering = readFuncs(p.Table, index, n, fields, values)
+		p.Scan, p.Clustering = readFuncs(p.Table, index, index, n, fields, values)
 	}
 	if ent.Check == nil {
 		ent.Check, ent.CheckKey = checks(ent, index)
@@ -228,22 +228,24 @@ func projectionFuncs[P any](p *ProjectionOf[P], canon *Table, index map[string]i
 
 // readFuncs derives the scan of a row of t, as its reads select it (the
 // columns of fields, in table order), and its clustering values, from the
-// source of truth's Fields and Values: index maps a column of the source
-// of truth to its place in them, n is how many there are. Both are nil
-// when a column of t holds no field of the source of truth.
-func readFuncs[P any](t *Table, index map[string]int, n int, fields func(P, []any) []any, values func(P, bool) []any) (scan func(cqldriver.Iter, P) bool, clustering func(P) []any) {
+// source of truth's Fields and Values: findex maps a column of the source
+// of truth to its place among the n Fields, vindex to its place in Values
+// (the same map where Values holds the fields alone, as a versioned
+// entity's does). Both are nil when a column of t holds no field of the
+// source of truth.
+func readFuncs[P any](t *Table, vindex, findex map[string]int, n int, fields func(P, []any) []any, values func(P, bool) []any) (scan func(cqldriver.Iter, P) bool, clustering func(P) []any) {
 	var sel, ck []int
 	for _, c := range t.Spec.All() {
 		if !c.Field {
 			continue
 		}
-		i, ok := index[c.Name]
+		i, ok := findex[c.Name]
 		if !ok {
 			return nil, nil
 		}
 		sel = append(sel, i)
 		if c.Kind == cqlspec.KindClustering {
-			ck = append(ck, i)
+			ck = append(ck, vindex[c.Name])
 		}
 	}
 	scan = func(it cqldriver.Iter, e P) bool {

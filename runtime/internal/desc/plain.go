@@ -281,7 +281,7 @@ func derivePlain[P any](ent *EntityOf[P]) {
 	pl := &Plain[P]{}
 	raw := rawFields(ent, vindex, findex)
 	pl.Canon = newBinds(ent.Canonical, row, vindex, nil, 0, true, raw)
-	pl.Scan, pl.Clustering = plainReads(ent.Canonical, vindex, findex, nf, fields, values)
+	pl.Scan, pl.Clustering = readFuncs(ent.Canonical, vindex, findex, nf, fields, values)
 	for i := range ent.Projections {
 		p := &ent.Projections[i]
 		if p.Row == nil {
@@ -303,7 +303,7 @@ func derivePlain[P any](ent *EntityOf[P]) {
 				p.Key = pl.Tables[i].Key
 			}
 		}
-		p.Scan, p.Clustering = plainReads(p.Table, vindex, findex, nf, fields, values)
+		p.Scan, p.Clustering = readFuncs(p.Table, vindex, findex, nf, fields, values)
 	}
 	if ent.Check == nil {
 		var ok bool
@@ -440,45 +440,4 @@ func insertIndex(t *Table) map[string]int {
 		}
 	}
 	return index
-}
-
-// plainReads derives the scan of a row of t as its reads select it (the
-// columns of fields, in table order) and its clustering values, from the
-// source of truth's Fields and Values: vindex maps a column of the
-// source of truth to its place in Values, findex to its place among the
-// nf Fields. Both are nil when a column of t holds no field of the
-// source of truth.
-func plainReads[P any](t *Table, vindex, findex map[string]int, nf int, fields func(P, []any) []any, values func(P, bool) []any) (scan func(cqldriver.Iter, P) bool, clustering func(P) []any) {
-	var sel, ck []int
-	for _, c := range t.Spec.All() {
-		if !c.Field {
-			continue
-		}
-		i, ok := findex[c.Name]
-		if !ok {
-			return nil, nil
-		}
-		sel = append(sel, i)
-		if c.Kind == cqlspec.KindClustering {
-			ck = append(ck, vindex[c.Name])
-		}
-	}
-	scan = func(it cqldriver.Iter, e P) bool {
-		buf := make([]any, nf+len(sel))
-		all := fields(e, buf[:0:nf])
-		dest := buf[nf:]
-		for j, i := range sel {
-			dest[j] = all[i]
-		}
-		return it.Scan(dest...)
-	}
-	clustering = func(e P) []any {
-		vs := values(e, false)
-		out := make([]any, len(ck))
-		for j, i := range ck {
-			out[j] = value.Unnormalized(vs[i])
-		}
-		return out
-	}
-	return scan, clustering
 }
