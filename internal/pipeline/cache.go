@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"go/token"
 	"runtime"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/internal/diag"
 	"github.com/cqlgen/cqlgen/internal/emit"
+	"github.com/cqlgen/cqlgen/internal/emit/review"
 	"github.com/cqlgen/cqlgen/internal/gencache"
 	"github.com/cqlgen/cqlgen/internal/model"
 	"github.com/cqlgen/cqlgen/internal/validate"
@@ -23,7 +25,8 @@ import (
 //   - otherwise the Go emitter takes the code of each entity whose model
 //     is the same as in an earlier run from the cache (emit.Cache), and
 //     builds the others; the schema and the review page, which look at
-//     the whole package, are made again.
+//     the whole package, are made again, the review page with the
+//     statements of each unchanged entity from the cache (review.Cache).
 //
 // Keys are hashes of the model (gencache.Hasher) and of the generator's
 // build (gencache.Version), never of generated text, and they are made
@@ -37,6 +40,7 @@ type CacheStats struct {
 	Packages int // packages whose files all came from the cache
 	Entities int // entities whose code came from the cache, in the other packages
 	Emitted  int // entities whose code was built, in packages run with a cache
+	Sections int // entities whose statements on the review page came from the cache
 }
 
 // cacheMaxAge is how long an entry no run has used stays.
@@ -56,10 +60,12 @@ func openCache(dir string) *gencache.Store {
 type packageCache struct {
 	store   *gencache.Store
 	pkg     gencache.Key
+	shell   gencache.Key // of the package without its entities
 	diags   gencache.Key // of the validate stage's diagnostics
 	keys    map[*model.Entity]gencache.Key
 	version string
 	hits    atomic.Int64 // entities served
+	parts   atomic.Int64 // review sections served
 }
 
 // newPackageCache makes the keys of mp and of its entities; nil when
@@ -82,6 +88,7 @@ func newPackageCache(store *gencache.Store, mp *model.Package) *packageCache {
 		return nil
 	}
 	pa, _ := h.SumAll()
+	c.shell = pk
 	ph, pah := gencache.NewHasher("files", v), gencache.NewHasher("diagnostics", v)
 	ph.Add(pk[:])
 	pah.Add(pa[:])
@@ -271,4 +278,50 @@ func (ec entityCache) Put(e *model.Entity, pt emit.Part) {
 		imports.WriteString(line)
 	}
 	ec.c.store.PutParts(k, imports.Bytes(), pt.Code)
+}
+
+// review is the cache of the review page's parts of each entity, for
+// review.ReviewCached; nil without a cache. A part is keyed by the
+// entity's key and the package's without its entities, whose options
+// the statements may follow.
+func (c *packageCache) review() review.Cache {
+	if c == nil {
+		return nil
+	}
+	return reviewCache{c}
+}
+
+type reviewCache struct{ c *packageCache }
+
+func (rc reviewCache) key(e *model.Entity) (gencache.Key, bool) {
+	k, ok := rc.c.keys[e]
+	if !ok {
+		return gencache.Key{}, false
+	}
+	b := make([]byte, 0, 16+len(rc.c.version)+2*len(k))
+	b = append(append(append(append(b, "review\x00"...), rc.c.version...), rc.c.shell[:]...), k[:]...)
+	return sha256.Sum256(b), true
+}
+
+func (rc reviewCache) Get(e *model.Entity) ([]byte, bool) {
+	k, ok := rc.key(e)
+	if !ok {
+		return nil, false
+	}
+	data, ok := rc.c.store.Get(k)
+	if !ok {
+		return nil, false
+	}
+	parts, err := gencache.Decode(data)
+	if err != nil || len(parts) != 1 {
+		return nil, false
+	}
+	rc.c.parts.Add(1)
+	return parts[0], true
+}
+
+func (rc reviewCache) Put(e *model.Entity, part []byte) {
+	if k, ok := rc.key(e); ok {
+		rc.c.store.PutParts(k, part)
+	}
 }

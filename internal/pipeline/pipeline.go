@@ -164,6 +164,7 @@ func Generate(opts Options) (*Result, error) {
 		if c != nil {
 			res.Cache.Entities += int(c.hits.Load())
 			res.Cache.Emitted += len(mp.Entities) - int(c.hits.Load())
+			res.Cache.Sections += int(c.parts.Load())
 		}
 	}
 	store.Trim(cacheMaxAge)
@@ -185,7 +186,7 @@ func emitFiles(mp *model.Package, files map[string][]byte, c *packageCache) erro
 	}{
 		{SchemaFile, func() ([]byte, error) { return cqlschema.Schema(mp) }},
 		{GoFile, func() ([]byte, error) { return emit.RepositoriesCached(mp, c.entities()) }},
-		{ReviewFile, func() ([]byte, error) { return review.Review(mp, validate.Verdicts(mp)) }},
+		{ReviewFile, func() ([]byte, error) { return review.ReviewCached(mp, validate.Verdicts(mp), c.review()) }},
 	}
 	var results [len(emitters)]struct {
 		out   []byte
