@@ -12,6 +12,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/internal/diag"
 	"github.com/cqlgen/cqlgen/internal/emit"
+	"github.com/cqlgen/cqlgen/internal/emit/cqlschema"
 	"github.com/cqlgen/cqlgen/internal/emit/review"
 	"github.com/cqlgen/cqlgen/internal/gencache"
 	"github.com/cqlgen/cqlgen/internal/model"
@@ -25,8 +26,9 @@ import (
 //   - otherwise the Go emitter takes the code of each entity whose model
 //     is the same as in an earlier run from the cache (emit.Cache), and
 //     builds the others; the schema and the review page, which look at
-//     the whole package, are made again, the review page with the
-//     statements of each unchanged entity from the cache (review.Cache).
+//     the whole package, are made again, with the parts of each
+//     unchanged entity from the cache: its tables' DDL (cqlschema.Cache)
+//     and its statements on the review page (review.Cache).
 //
 // Keys are hashes of the model (gencache.Hasher) and of the generator's
 // build (gencache.Version), never of generated text, and they are made
@@ -40,7 +42,7 @@ type CacheStats struct {
 	Packages int // packages whose files all came from the cache
 	Entities int // entities whose code came from the cache, in the other packages
 	Emitted  int // entities whose code was built, in packages run with a cache
-	Sections int // entities whose statements on the review page came from the cache
+	Sections int // entities' parts of the review page and of the schema that came from the cache
 }
 
 // cacheMaxAge is how long an entry no run has used stays.
@@ -65,7 +67,7 @@ type packageCache struct {
 	keys    map[*model.Entity]gencache.Key
 	version string
 	hits    atomic.Int64 // entities served
-	parts   atomic.Int64 // review sections served
+	parts   atomic.Int64 // parts of the review page and the schema served
 }
 
 // newPackageCache makes the keys of mp and of its entities; nil when
@@ -281,29 +283,42 @@ func (ec entityCache) Put(e *model.Entity, pt emit.Part) {
 }
 
 // review is the cache of the review page's parts of each entity, for
-// review.ReviewCached; nil without a cache. A part is keyed by the
-// entity's key and the package's without its entities, whose options
-// the statements may follow.
+// review.ReviewCached; nil without a cache.
 func (c *packageCache) review() review.Cache {
 	if c == nil {
 		return nil
 	}
-	return reviewCache{c}
+	return partCache{c, "review"}
 }
 
-type reviewCache struct{ c *packageCache }
+// schema is the cache of each entity's DDL, for cqlschema.SchemaCached;
+// nil without a cache.
+func (c *packageCache) schema() cqlschema.Cache {
+	if c == nil {
+		return nil
+	}
+	return partCache{c, "schema"}
+}
 
-func (rc reviewCache) key(e *model.Entity) (gencache.Key, bool) {
+// partCache keeps one file's part of each entity (kind names the file).
+// A part is keyed by the entity's key and the package's without its
+// entities, whose options the part may follow.
+type partCache struct {
+	c    *packageCache
+	kind string
+}
+
+func (rc partCache) key(e *model.Entity) (gencache.Key, bool) {
 	k, ok := rc.c.keys[e]
 	if !ok {
 		return gencache.Key{}, false
 	}
-	b := make([]byte, 0, 16+len(rc.c.version)+2*len(k))
-	b = append(append(append(append(b, "review\x00"...), rc.c.version...), rc.c.shell[:]...), k[:]...)
+	b := make([]byte, 0, len(rc.kind)+1+len(rc.c.version)+2*len(k))
+	b = append(append(append(append(append(b, rc.kind...), 0), rc.c.version...), rc.c.shell[:]...), k[:]...)
 	return sha256.Sum256(b), true
 }
 
-func (rc reviewCache) Get(e *model.Entity) ([]byte, bool) {
+func (rc partCache) Get(e *model.Entity) ([]byte, bool) {
 	k, ok := rc.key(e)
 	if !ok {
 		return nil, false
@@ -320,7 +335,7 @@ func (rc reviewCache) Get(e *model.Entity) ([]byte, bool) {
 	return parts[0], true
 }
 
-func (rc reviewCache) Put(e *model.Entity, part []byte) {
+func (rc partCache) Put(e *model.Entity, part []byte) {
 	if k, ok := rc.key(e); ok {
 		rc.c.store.PutParts(k, part)
 	}

@@ -184,7 +184,7 @@ func emitFiles(mp *model.Package, files map[string][]byte, c *packageCache) erro
 		file string
 		emit func() ([]byte, error)
 	}{
-		{SchemaFile, func() ([]byte, error) { return cqlschema.Schema(mp) }},
+		{SchemaFile, func() ([]byte, error) { return cqlschema.SchemaCached(mp, c.schema()) }},
 		{GoFile, func() ([]byte, error) { return emit.RepositoriesCached(mp, c.entities()) }},
 		{ReviewFile, func() ([]byte, error) { return review.ReviewCached(mp, validate.Verdicts(mp), c.review()) }},
 	}
