@@ -160,6 +160,7 @@ func Generate(opts Options) (*Result, error) {
 		if err := emitFiles(mp, out.Files, c); err != nil {
 			return nil, fmt.Errorf("%s: %w", mp.Path, err)
 		}
+		c.flush()
 		c.putFiles(out.Files)
 		if c != nil {
 			res.Cache.Entities += int(c.hits.Load())
