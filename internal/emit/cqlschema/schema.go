@@ -98,15 +98,11 @@ func SchemaCached(p *model.Package, c Cache) ([]byte, error) {
 // entityTables renders the DDL of e's tables and their indexes, which
 // depends on e's model alone.
 func entityTables(e *model.Entity) ([]byte, error) {
-	var out []byte
-	for _, t := range e.Tables {
-		b, err := templates.Render("schema.cql.table.tmpl", table(t))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, b...)
+	views := make([]tableView, len(e.Tables))
+	for i, t := range e.Tables {
+		views[i] = table(t)
 	}
-	return out, nil
+	return templates.Render("schema.cql.table.tmpl", views)
 }
 
 // udtView lays out a user-defined type's fields as a table's columns.
