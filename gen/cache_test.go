@@ -111,8 +111,9 @@ func sameFiles(t *testing.T, what string, got, want map[string][]byte) {
 // golden case and example, a run with an empty cache, a run on the
 // unchanged packages (every package served whole from the cache), and a
 // run after one entity of each package changed (that entity's code
-// built again, every other entity's taken from the cache, though the
-// edit moved every entity below it down a line) each write exactly what a
+// built again, every other entity's code, DDL and review-page statements
+// taken from the cache, though the edit moved every entity below it down
+// a line) each write exactly what a
 // run without the cache writes. A cache whose every entry is damaged
 // afterwards is read as empty.
 func TestCacheSameOutput(t *testing.T) {
@@ -128,7 +129,7 @@ func TestCacheSameOutput(t *testing.T) {
 	}
 	first, st := generateAll(t, dir, cache)
 	sameFiles(t, "an empty cache", first, cold)
-	if st.Packages != 0 || st.Entities != 0 || st.Emitted == 0 {
+	if st.Packages != 0 || st.Entities != 0 || st.Sections != 0 || st.Emitted == 0 {
 		t.Errorf("an empty cache served %+v", st)
 	}
 	warm, st := generateAll(t, dir, cache)
@@ -187,8 +188,8 @@ func TestCacheSameOutput(t *testing.T) {
 	}
 	edits, st := generateAll(t, dir, cache)
 	sameFiles(t, "one entity changed", edits, coldEdited)
-	if st.Packages != 0 || st.Emitted != pkgs || st.Entities != entities-pkgs {
-		t.Errorf("with one entity changed in each of %d packages (%d entities) the cache served %+v, want every other entity", pkgs, entities, st)
+	if st.Packages != 0 || st.Emitted != pkgs || st.Entities != entities-pkgs || st.Sections != 2*(entities-pkgs) {
+		t.Errorf("with one entity changed in each of %d packages (%d entities) the cache served %+v, want every other entity's code, DDL and review statements", pkgs, entities, st)
 	}
 
 	// Damage every entry: flip a byte, cut one short, empty another.
@@ -217,7 +218,7 @@ func TestCacheSameOutput(t *testing.T) {
 	}
 	damaged, st := generateAll(t, dir, cache)
 	sameFiles(t, fmt.Sprintf("%d damaged entries", n), damaged, coldEdited)
-	if st.Packages != 0 || st.Entities != 0 {
+	if st.Packages != 0 || st.Entities != 0 || st.Sections != 0 {
 		t.Errorf("damaged entries served %+v", st)
 	}
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"go/token"
 	"runtime"
 	"strconv"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/cqlgen/cqlgen/internal/diag"
 	"github.com/cqlgen/cqlgen/internal/emit"
+	"github.com/cqlgen/cqlgen/internal/emit/cqlschema"
+	"github.com/cqlgen/cqlgen/internal/emit/review"
 	"github.com/cqlgen/cqlgen/internal/gencache"
 	"github.com/cqlgen/cqlgen/internal/model"
 	"github.com/cqlgen/cqlgen/internal/validate"
@@ -23,7 +26,9 @@ import (
 //   - otherwise the Go emitter takes the code of each entity whose model
 //     is the same as in an earlier run from the cache (emit.Cache), and
 //     builds the others; the schema and the review page, which look at
-//     the whole package, are made again.
+//     the whole package, are made again, with the parts of each
+//     unchanged entity from the cache: its tables' DDL (cqlschema.Cache)
+//     and its statements on the review page (review.Cache).
 //
 // Keys are hashes of the model (gencache.Hasher) and of the generator's
 // build (gencache.Version), never of generated text, and they are made
@@ -37,6 +42,7 @@ type CacheStats struct {
 	Packages int // packages whose files all came from the cache
 	Entities int // entities whose code came from the cache, in the other packages
 	Emitted  int // entities whose code was built, in packages run with a cache
+	Sections int // entities' parts of the review page and of the schema that came from the cache
 }
 
 // cacheMaxAge is how long an entry no run has used stays.
@@ -56,10 +62,14 @@ func openCache(dir string) *gencache.Store {
 type packageCache struct {
 	store   *gencache.Store
 	pkg     gencache.Key
+	shell   gencache.Key // of the package without its entities
 	diags   gencache.Key // of the validate stage's diagnostics
 	keys    map[*model.Entity]gencache.Key
 	version string
+	mu      sync.Mutex
+	entries map[*model.Entity]*entry
 	hits    atomic.Int64 // entities served
+	parts   atomic.Int64 // parts of the review page and the schema served
 }
 
 // newPackageCache makes the keys of mp and of its entities; nil when
@@ -69,7 +79,7 @@ func newPackageCache(store *gencache.Store, mp *model.Package) *packageCache {
 		return nil
 	}
 	v := gencache.Version()
-	c := &packageCache{store: store, keys: map[*model.Entity]gencache.Key{}, version: v}
+	c := &packageCache{store: store, keys: map[*model.Entity]gencache.Key{}, entries: map[*model.Entity]*entry{}, version: v}
 	// The package's key: everything of it but its entities, then each
 	// entity's key in order; and the same with the positions in, for the
 	// diagnostics.
@@ -82,6 +92,7 @@ func newPackageCache(store *gencache.Store, mp *model.Package) *packageCache {
 		return nil
 	}
 	pa, _ := h.SumAll()
+	c.shell = pk
 	ph, pah := gencache.NewHasher("files", v), gencache.NewHasher("diagnostics", v)
 	ph.Add(pk[:])
 	pah.Add(pa[:])
@@ -224,6 +235,101 @@ func (c *packageCache) putFiles(files map[string][]byte) {
 	c.store.PutParts(c.pkg, parts...)
 }
 
+// An entity's entry holds its four parts, each emitter's: the Go code's
+// imports and code (emit.Cache), its tables' DDL (cqlschema.Cache) and
+// its statements on the review page (review.Cache). It is read once, by
+// whichever emitter asks first, and written once, when every emitter has
+// put its part (flush): one file an entity, not three.
+const (
+	partImports = iota
+	partCode
+	partSchema
+	partReview
+	entryParts
+)
+
+// entry is an entity's entry as this run sees it.
+type entry struct {
+	once  sync.Once
+	found [][]byte // the parts read from the cache; nil on a miss
+	mu    sync.Mutex
+	put   [entryParts][]byte
+	have  int // how many parts were put
+}
+
+// entry returns e's entry, reading it from the store on first use; nil
+// when e has no key.
+func (c *packageCache) entry(e *model.Entity) *entry {
+	c.mu.Lock()
+	en, ok := c.entries[e]
+	if !ok {
+		if _, keyed := c.keys[e]; keyed {
+			en = &entry{}
+		}
+		c.entries[e] = en
+	}
+	c.mu.Unlock()
+	if en == nil {
+		return nil
+	}
+	en.once.Do(func() {
+		data, ok := c.store.Get(c.entryKey(e))
+		if !ok {
+			return
+		}
+		if parts, err := gencache.Decode(data); err == nil && len(parts) == entryParts {
+			en.found = parts
+		}
+	})
+	return en
+}
+
+// entryKey is the key of e's entry: e's key and the package's without
+// its entities, whose options the schema and the page may follow.
+func (c *packageCache) entryKey(e *model.Entity) gencache.Key {
+	k := c.keys[e]
+	b := make([]byte, 0, 8+2*len(k))
+	b = append(append(append(b, "entity\x00"...), c.shell[:]...), k[:]...)
+	return sha256.Sum256(b)
+}
+
+// get returns part i of e's entry from the cache.
+func (c *packageCache) get(e *model.Entity, i int) ([]byte, bool) {
+	en := c.entry(e)
+	if en == nil || en.found == nil {
+		return nil, false
+	}
+	return en.found[i], true
+}
+
+// set keeps part i of e's entry for flush.
+func (c *packageCache) set(e *model.Entity, i int, part []byte) {
+	if en := c.entry(e); en != nil {
+		en.mu.Lock()
+		if en.put[i] == nil {
+			en.have++
+		}
+		if part == nil {
+			part = []byte{} // put, though empty
+		}
+		en.put[i] = part
+		en.mu.Unlock()
+	}
+}
+
+// flush writes the entry of each entity whose four parts were put, after
+// every emitter succeeded.
+func (c *packageCache) flush() {
+	if c == nil {
+		return
+	}
+	for e, en := range c.entries {
+		if en != nil && en.have == entryParts {
+			c.store.PutParts(c.entryKey(e), en.put[:]...)
+		}
+	}
+}
+
 // entities is the cache of the entities' code, for emit.RepositoriesCached;
 // nil without a cache.
 func (c *packageCache) entities() emit.Cache {
@@ -236,33 +342,22 @@ func (c *packageCache) entities() emit.Cache {
 type entityCache struct{ c *packageCache }
 
 func (ec entityCache) Get(e *model.Entity) (emit.Part, bool) {
-	k, ok := ec.c.keys[e]
-	if !ok {
+	if _, ok := ec.c.get(e, partCode); !ok {
 		return emit.Part{}, false
 	}
-	data, ok := ec.c.store.Get(k)
-	if !ok {
-		return emit.Part{}, false
-	}
-	parts, err := gencache.Decode(data)
-	if err != nil || len(parts) != 2 {
-		return emit.Part{}, false
-	}
-	var imports []string
-	if len(parts[0]) > 0 {
-		for _, line := range bytes.Split(parts[0], []byte("\n")) {
-			imports = append(imports, string(line))
+	imports, _ := ec.c.get(e, partImports)
+	code, _ := ec.c.get(e, partCode)
+	var lines []string
+	if len(imports) > 0 {
+		for _, line := range bytes.Split(imports, []byte("\n")) {
+			lines = append(lines, string(line))
 		}
 	}
 	ec.c.hits.Add(1)
-	return emit.Part{Imports: imports, Code: parts[1]}, true
+	return emit.Part{Imports: lines, Code: code}, true
 }
 
 func (ec entityCache) Put(e *model.Entity, pt emit.Part) {
-	k, ok := ec.c.keys[e]
-	if !ok {
-		return
-	}
 	var imports bytes.Buffer
 	for i, line := range pt.Imports {
 		if i > 0 {
@@ -270,5 +365,40 @@ func (ec entityCache) Put(e *model.Entity, pt emit.Part) {
 		}
 		imports.WriteString(line)
 	}
-	ec.c.store.PutParts(k, imports.Bytes(), pt.Code)
+	ec.c.set(e, partImports, imports.Bytes())
+	ec.c.set(e, partCode, pt.Code)
 }
+
+// review is the cache of the review page's part of each entity, for
+// review.ReviewCached; nil without a cache.
+func (c *packageCache) review() review.Cache {
+	if c == nil {
+		return nil
+	}
+	return partCache{c, partReview}
+}
+
+// schema is the cache of each entity's DDL, for cqlschema.SchemaCached;
+// nil without a cache.
+func (c *packageCache) schema() cqlschema.Cache {
+	if c == nil {
+		return nil
+	}
+	return partCache{c, partSchema}
+}
+
+// partCache is one part of each entity's entry.
+type partCache struct {
+	c    *packageCache
+	part int
+}
+
+func (pc partCache) Get(e *model.Entity) ([]byte, bool) {
+	b, ok := pc.c.get(e, pc.part)
+	if ok {
+		pc.c.parts.Add(1)
+	}
+	return b, ok
+}
+
+func (pc partCache) Put(e *model.Entity, part []byte) { pc.c.set(e, pc.part, part) }

@@ -160,10 +160,12 @@ func Generate(opts Options) (*Result, error) {
 		if err := emitFiles(mp, out.Files, c); err != nil {
 			return nil, fmt.Errorf("%s: %w", mp.Path, err)
 		}
+		c.flush()
 		c.putFiles(out.Files)
 		if c != nil {
 			res.Cache.Entities += int(c.hits.Load())
 			res.Cache.Emitted += len(mp.Entities) - int(c.hits.Load())
+			res.Cache.Sections += int(c.parts.Load())
 		}
 	}
 	store.Trim(cacheMaxAge)
@@ -183,9 +185,9 @@ func emitFiles(mp *model.Package, files map[string][]byte, c *packageCache) erro
 		file string
 		emit func() ([]byte, error)
 	}{
-		{SchemaFile, func() ([]byte, error) { return cqlschema.Schema(mp) }},
+		{SchemaFile, func() ([]byte, error) { return cqlschema.SchemaCached(mp, c.schema()) }},
 		{GoFile, func() ([]byte, error) { return emit.RepositoriesCached(mp, c.entities()) }},
-		{ReviewFile, func() ([]byte, error) { return review.Review(mp, validate.Verdicts(mp)) }},
+		{ReviewFile, func() ([]byte, error) { return review.ReviewCached(mp, validate.Verdicts(mp), c.review()) }},
 	}
 	var results [len(emitters)]struct {
 		out   []byte

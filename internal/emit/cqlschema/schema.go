@@ -16,7 +16,7 @@ type schemaView struct {
 	Package  string
 	Keyspace *model.Keyspace
 	Types    []typeView
-	Tables   []tableView
+	Tables   []string // each entity's tables, rendered by entityTables
 	// RuntimeTables is the DDL of the runtime's own tables, which every
 	// schema ends with.
 	RuntimeTables string
@@ -57,14 +57,52 @@ type columnView struct {
 
 // Schema renders schema.cql: the DDL of every table of the package.
 func Schema(p *model.Package) ([]byte, error) {
+	return SchemaCached(p, nil)
+}
+
+// Cache keeps the DDL of one entity's tables from one run to the next:
+// Get returns what Put stored for an entity of the same model. A nil
+// Cache is none.
+type Cache interface {
+	Get(e *model.Entity) ([]byte, bool)
+	Put(e *model.Entity, part []byte)
+}
+
+// SchemaCached is Schema taking each entity's tables from c when it has
+// them, and putting there those it renders. The file is the same.
+func SchemaCached(p *model.Package, c Cache) ([]byte, error) {
 	v := schemaView{Package: p.Path, Keyspace: p.Keyspace, RuntimeTables: cqlspec.RuntimeTablesCQL}
 	for _, u := range p.UDTs {
 		v.Types = append(v.Types, udtView(u))
 	}
-	for _, t := range p.Tables() {
-		v.Tables = append(v.Tables, table(t))
+	for _, e := range p.Entities {
+		var part []byte
+		ok := false
+		if c != nil {
+			part, ok = c.Get(e)
+		}
+		if !ok {
+			var err error
+			if part, err = entityTables(e); err != nil {
+				return nil, err
+			}
+			if c != nil {
+				c.Put(e, part)
+			}
+		}
+		v.Tables = append(v.Tables, string(part))
 	}
 	return templates.Render("schema.cql.tmpl", v)
+}
+
+// entityTables renders the DDL of e's tables and their indexes, which
+// depends on e's model alone.
+func entityTables(e *model.Entity) ([]byte, error) {
+	views := make([]tableView, len(e.Tables))
+	for i, t := range e.Tables {
+		views[i] = table(t)
+	}
+	return templates.Render("schema.cql.table.tmpl", views)
 }
 
 // udtView lays out a user-defined type's fields as a table's columns.

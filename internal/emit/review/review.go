@@ -27,9 +27,10 @@ type reviewView struct {
 	// Costs lists, per entity, what each write method sends.
 	Costs []reviewCosts
 	Limit int // DiagramLimit, which the page states when it splits
-	// Statements lists, per table and index read, every statement the
-	// repository can send, rendered as the runtime renders them.
-	Statements []reviewStatements
+	// Statements holds, per entity, the text of the Statements section
+	// for its tables and index reads (entityStatements): every statement
+	// the repository can send, rendered as the runtime renders them.
+	Statements []string
 	// Transactions shows, per entity in the transactional mode, its
 	// widest transaction, composed from the parts Statements lists.
 	Transactions []reviewTransaction
@@ -71,15 +72,10 @@ func transaction(e *model.Entity) reviewTransaction {
 	return reviewTransaction{Entity: e.GoName, CQL: cql}
 }
 
-type reviewStatements struct {
-	Heading string
-	CQL     string // the statements, each after a comment naming it
-}
-
-// listing is every statement of a table or an index read as a block of
-// CQL, each after a comment that names it: what the runtime renders from
-// the same description.
-func listing(heading string, stmts []cqlspec.Statement) reviewStatements {
+// listing writes every statement of a table or an index read to page as
+// a block of CQL under heading, each after a comment that names it: what
+// the runtime renders from the same description.
+func listing(page *strings.Builder, heading string, stmts []cqlspec.Statement) {
 	var b strings.Builder
 	for i, st := range stmts {
 		if i > 0 {
@@ -87,7 +83,30 @@ func listing(heading string, stmts []cqlspec.Statement) reviewStatements {
 		}
 		b.WriteString("-- " + st.Label() + "\n" + st.CQL() + "\n")
 	}
-	return reviewStatements{Heading: heading, CQL: strings.TrimRight(b.String(), "\n")}
+	page.WriteString("\n\n### " + heading + "\n\n```sql\n" + strings.TrimRight(b.String(), "\n") + "\n```")
+}
+
+// entityStatements is the text of the Statements section for e's tables
+// and index reads, which depends on e's model alone.
+func entityStatements(e *model.Entity) []byte {
+	var b strings.Builder
+	for _, t := range e.Tables {
+		listing(&b, fmt.Sprintf("`%s` (%s.%s)", t.Name, e.GoName, t.Method), t.Rendered())
+	}
+	for _, ix := range e.ReadIndexes() {
+		if s := ix.Spec(); s != nil {
+			listing(&b, fmt.Sprintf("`%s` through index `%s` (%s.%s)", ix.On.Name, ix.Name, e.GoName, ix.Method), cqlspec.Render(s))
+		}
+	}
+	return []byte(b.String())
+}
+
+// Cache keeps the parts of the page that depend on one entity's model
+// alone (today its statements), from one run to the next: Get returns
+// what Put stored for an entity of the same model. A nil Cache is none.
+type Cache interface {
+	Get(e *model.Entity) ([]byte, bool)
+	Put(e *model.Entity, part []byte)
 }
 
 type reviewTable struct {
@@ -103,6 +122,12 @@ type reviewEntity struct {
 // fan-out of each entity, and Mermaid diagrams of tables, indexes and
 // patterns (see diagrams).
 func Review(p *model.Package, verdicts map[*model.Table][]model.Verdict) ([]byte, error) {
+	return ReviewCached(p, verdicts, nil)
+}
+
+// ReviewCached is Review taking each entity's statements from c when it
+// has them, and putting there those it renders. The page is the same.
+func ReviewCached(p *model.Package, verdicts map[*model.Table][]model.Verdict, c Cache) ([]byte, error) {
 	v := reviewView{Package: p.Path, Limit: DiagramLimit}
 	for _, e := range p.Entities {
 		re := reviewEntity{Name: e.GoName, Canonical: e.Canonical.Name}
@@ -114,14 +139,24 @@ func Review(p *model.Package, verdicts map[*model.Table][]model.Verdict) ([]byte
 			}
 			names = append(names, name)
 			v.Tables = append(v.Tables, reviewRow(e, t, verdicts))
-			v.Statements = append(v.Statements, listing(fmt.Sprintf("`%s` (%s.%s)", t.Name, e.GoName, t.Method), t.Rendered()))
 			v.Scans = v.Scans || t.Spec().Scanned
 		}
 		for _, ix := range e.ReadIndexes() {
 			v.Indexes = append(v.Indexes, reviewIndexRow(ix))
-			if s := ix.Spec(); s != nil {
-				v.Statements = append(v.Statements, listing(fmt.Sprintf("`%s` through index `%s` (%s.%s)", ix.On.Name, ix.Name, e.GoName, ix.Method), cqlspec.Render(s)))
+		}
+		var stmts []byte
+		ok := false
+		if c != nil {
+			stmts, ok = c.Get(e)
+		}
+		if !ok {
+			stmts = entityStatements(e)
+			if c != nil {
+				c.Put(e, stmts)
 			}
+		}
+		if len(stmts) > 0 {
+			v.Statements = append(v.Statements, string(stmts))
 		}
 		re.Tables = strings.Join(names, ", ")
 		if len(names) > 1 {
