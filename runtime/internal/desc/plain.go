@@ -158,10 +158,6 @@ var (
 	intType    = reflect.TypeFor[int]()
 )
 
-// bindTTL would be a placeholder of the call's TTL: no statement binds
-// it through a plan (InsertQuery adds it to Insert's row).
-const bindTTL = bindBucket - 1
-
 // newBinds derives t's binds. src gives e's values at ts (unset: nil
 // pointers and empty collections left unset); index says where each
 // column's value is among them. bucket, where t's bucket column is not
