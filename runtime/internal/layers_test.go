@@ -33,7 +33,7 @@ var allowed = []allowedRow{
 	{"runtime/internal/value", []string{"runtime/cqldriver", "runtime/cqlgen"}},
 	{"runtime/internal/desc", []string{"internal/cqlspec", "runtime/cqldriver", "runtime/cqlgen",
 		"runtime/internal/base", "runtime/internal/bucket", "runtime/internal/engine", "runtime/internal/value"}},
-	{"runtime/internal/reads", []string{"internal/cqlspec", "runtime/cqldriver", "runtime/cqlgen",
+	{"runtime/internal/reads", []string{"internal/cqlspec", "runtime/cqldriver", "runtime/cqlgen", "runtime/internal/base",
 		"runtime/internal/desc", "runtime/internal/value"}},
 	{"runtime/internal/protocol", []string{"runtime/cqldriver", "runtime/cqlgen",
 		"runtime/internal/base", "runtime/internal/desc", "runtime/internal/engine", "runtime/internal/value"}},

@@ -225,7 +225,7 @@ func Walk(start time.Time, lookBack int) ReadArg {
 // partition holds the partition key values, the bucket excluded.
 func (r *ReadSpec[T]) Page(ctx context.Context, s cqlgen.Session, base cqlgen.Options, partition []any, limit int, cursor string, args ...ReadArg) (cqlgen.Page[T], error) {
 	pg, err := readPageOf((*reads.ReadSpecOf[*T])(r), ctx, s, base, partition, limit, cursor, reads.RowArena[*T](), args)
-	return reads.PageOf(pg), err
+	return reads.PageOf(ctx, pg), err
 }
 
 // derivedRead is the Scan and Key NewEntity derived for ent's table t

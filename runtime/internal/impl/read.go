@@ -67,7 +67,7 @@ type ReadSpec[T any] struct {
 func ReadPage[T any](ctx context.Context, s cqlgen.Session, r ReadSpec[T]) (cqlgen.Page[T], error) {
 	r.NewRow = reads.RowArena[*T]()
 	pg, err := reads.ReadPageOf(ctx, s, reads.ReadSpecOf[*T](r))
-	return reads.PageOf(pg), err
+	return reads.PageOf(ctx, pg), err
 }
 
 // Bounds sets the bounds of r from a read's options: from and to, nil for

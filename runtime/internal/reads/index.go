@@ -52,7 +52,7 @@ type indexRead[P any] struct {
 // arena, copied into the page.
 func ReadIndex[T any](ctx context.Context, s cqlgen.Session, r IndexRead[T]) (cqlgen.Page[T], error) {
 	pg, err := readIndex(ctx, s, r, RowArena[*T]())
-	return PageOf(pg), err
+	return PageOf(ctx, pg), err
 }
 
 // readIndex runs a read through an index, one page at a time. Cursors
@@ -102,15 +102,25 @@ func readIndex[P any](ctx context.Context, s cqlgen.Session, r indexRead[P], new
 	if err != nil {
 		return Page[P]{}, err
 	}
-	if len(rows) <= spec.Limit {
+	pos := func(_ int, row P) (string, error) {
+		key, err := marshalPrimaryKey(t, r.Key(row))
+		if err != nil {
+			return "", err
+		}
+		return encodeCursor(fp, cursor{kind: scatterCursor, key: key}, spec.Sealer), nil
+	}
+	if len(rows) == 0 {
 		return Page[P]{Rows: rows}, nil
 	}
+	if len(rows) <= spec.Limit {
+		return Page[P]{Rows: rows, pos: pos}, nil
+	}
 	rows = rows[:spec.Limit]
-	key, err := marshalPrimaryKey(t, r.Key(rows[spec.Limit-1]))
+	cur, err := pos(spec.Limit-1, rows[spec.Limit-1])
 	if err != nil {
 		return Page[P]{}, err
 	}
-	return Page[P]{Rows: rows, Cursor: encodeCursor(fp, cursor{kind: scatterCursor, key: key}, spec.Sealer)}, nil
+	return Page[P]{Rows: rows, Cursor: cur, pos: pos}, nil
 }
 
 // readScatter reads up to limit rows of a scatter: from the start, or

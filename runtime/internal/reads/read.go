@@ -13,6 +13,7 @@ import (
 	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/internal/base"
 	"github.com/cqlgen/cqlgen/runtime/internal/desc"
 )
 
@@ -71,16 +72,26 @@ type ReadSpecOf[P any] struct {
 type Page[P any] struct {
 	Rows   []P
 	Cursor string
+	// pos is the cursor after a row of the page, given its index and the
+	// row (the caller's copy: pos holds none of Rows); nil for a page
+	// with no rows.
+	pos func(i int, row P) (string, error)
 }
 
-// PageOf copies pg's rows into a cqlgen.Page.
-func PageOf[T any](pg Page[*T]) cqlgen.Page[T] {
+// PageOf copies pg's rows into a cqlgen.Page, and records in ctx's
+// base.Positions, when it carries one (a cqlgen.Stream's read), the
+// cursor after each of them.
+func PageOf[T any](ctx context.Context, pg Page[*T]) cqlgen.Page[T] {
 	out := cqlgen.Page[T]{Cursor: pg.Cursor}
 	if pg.Rows != nil {
 		out.Rows = make([]T, len(pg.Rows))
 		for i, p := range pg.Rows {
 			out.Rows[i] = *p
 		}
+	}
+	if pg.pos != nil {
+		rows := out.Rows
+		base.RecordPositions(ctx, len(rows), func(i int) (string, error) { return pg.pos(i, &rows[i]) })
 	}
 	return out
 }
@@ -168,19 +179,30 @@ func pageLimit(limit, max int) (int, error) {
 	return limit, nil
 }
 
-// finish trims a read to its limit and makes the cursor of the last row.
+// finish trims a read to its limit and makes the cursor of the last row;
+// the page's pos makes that of any row, as a stream asks.
 func finish[P any](r ReadSpecOf[P], fp uint64, rows []P, at func(i int) cursor) (Page[P], error) {
-	if len(rows) <= r.Limit {
+	pos := func(i int, row P) (string, error) {
+		c := at(i)
+		key, err := marshalKey(r.Table, r.Key(row))
+		if err != nil {
+			return "", err
+		}
+		c.key = key
+		return encodeCursor(fp, c, r.Sealer), nil
+	}
+	if len(rows) == 0 {
 		return Page[P]{Rows: rows}, nil
 	}
+	if len(rows) <= r.Limit {
+		return Page[P]{Rows: rows, pos: pos}, nil
+	}
 	rows = rows[:r.Limit]
-	c := at(r.Limit - 1)
-	key, err := marshalKey(r.Table, r.Key(rows[r.Limit-1]))
+	cur, err := pos(r.Limit-1, rows[r.Limit-1])
 	if err != nil {
 		return Page[P]{}, err
 	}
-	c.key = key
-	return Page[P]{Rows: rows, Cursor: encodeCursor(fp, c, r.Sealer)}, nil
+	return Page[P]{Rows: rows, Cursor: cur, pos: pos}, nil
 }
 
 // readPartition reads up to limit rows of one partition in clustering

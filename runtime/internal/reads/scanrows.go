@@ -33,13 +33,13 @@ const scanCursor byte = 's'
 // read paths' arena and go out through pageOf, as a read's do.
 func Scan[T any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, o *cqlgen.ScanOptions, entity string, t *desc.Table, scan func(cqldriver.Iter, *T) bool) (cqlgen.Page[T], error) {
 	pg, err := scanRows(ctx, s, base, o, entity, t, RowArena[*T](), scan)
-	return PageOf(pg), err
+	return PageOf(ctx, pg), err
 }
 
 // scanRows is Scan over P = *T.
 func scanRows[P any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, o *cqlgen.ScanOptions, entity string, t *desc.Table, newRow func() P, scan func(cqldriver.Iter, P) bool) (Page[P], error) {
 	var rows []P
-	cur, err := ScanRows(ctx, s, base, o, entity, t, func(it cqldriver.Iter) bool {
+	sc, err := ScanRows(ctx, s, base, o, entity, t, func(it cqldriver.Iter) bool {
 		p := newRow()
 		if !scan(it, p) {
 			return false
@@ -50,31 +50,76 @@ func scanRows[P any](ctx context.Context, s cqlgen.Session, base cqlgen.Options,
 	if err != nil {
 		return Page[P]{}, err
 	}
-	return Page[P]{Rows: rows, Cursor: cur}, nil
+	// The rows a cursor of a stream said to skip were read again, and
+	// go now.
+	rows = rows[min(sc.Skip, len(rows)):]
+	pg := Page[P]{Rows: rows, Cursor: sc.Cursor}
+	if len(rows) > 0 {
+		pg.pos = func(i int, _ P) (string, error) { return sc.At(i), nil }
+	}
+	return pg, nil
+}
+
+// Scanned is what a page of a scan read: the cursor after it ("" once
+// the share is read to its end), and how many of the rows handed to the
+// row function come before the page, from a cursor of a stream that
+// stopped within a page of the driver's (the caller drops them).
+type Scanned struct {
+	Cursor string
+	Skip   int
+
+	fp     uint64
+	sealer *Sealer
+	starts []scanStart
+}
+
+// scanStart is where one request of a page began: its paging state (nil
+// at the share's start) and the index, among the rows read, skipped ones
+// included, of its first row.
+type scanStart struct {
+	state []byte
+	first int
+}
+
+// At is the cursor after the i-th row of the page, skipped rows not
+// counted: the paging state of the request that read it, and how many
+// rows of that request to skip. A resumed scan reads that request's
+// rows again and drops as many, so it lands after the row as long as
+// they did not change meanwhile (a scan is no snapshot; see
+// docs/repositories.md, "Streams").
+func (sc *Scanned) At(i int) string {
+	j := i + sc.Skip
+	k := len(sc.starts) - 1
+	for k > 0 && sc.starts[k].first > j {
+		k--
+	}
+	st := sc.starts[k]
+	skip := binary.AppendUvarint(nil, uint64(j-st.first+1))
+	return encodeCursor(sc.fp, cursor{kind: scanCursor, key: [][]byte{st.state, skip}}, sc.sealer)
 }
 
 // ScanRows runs one page of a scan, type-erased: row reads the next row
 // of an iterator into the caller's page and reports whether there was
 // one. It returns the cursor after the page, "" once the share is read to
 // its end.
-func ScanRows(ctx context.Context, s cqlgen.Session, base cqlgen.Options, o *cqlgen.ScanOptions, entity string, t *desc.Table, row func(cqldriver.Iter) bool) (_ string, err error) {
+func ScanRows(ctx context.Context, s cqlgen.Session, base cqlgen.Options, o *cqlgen.ScanOptions, entity string, t *desc.Table, row func(cqldriver.Iter) bool) (_ Scanned, err error) {
 	defer desc.Observe(&ctx, s, entity, "Scan"+t.Spec.Pattern).End(&err)
 	if o == nil {
 		o = &cqlgen.ScanOptions{}
 	}
 	if t.ScanRows == nil {
-		return "", fmt.Errorf("cqlgen: %s has no scan statement: regenerate the package", t.Spec.Name)
+		return Scanned{}, fmt.Errorf("cqlgen: %s has no scan statement: regenerate the package", t.Spec.Name)
 	}
 	lo, hi, err := share(o.Split, o.Of)
 	if err != nil {
-		return "", err
+		return Scanned{}, err
 	}
 	limit, err := pageLimit(o.Limit, base.MaxLimit)
 	if err != nil {
-		return "", err
+		return Scanned{}, err
 	}
 	if base.ScanRate < 0 {
-		return "", &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "ScanRate", Reason: fmt.Sprintf("%d rows a second is negative", base.ScanRate)}
+		return Scanned{}, &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "ScanRate", Reason: fmt.Sprintf("%d rows a second is negative", base.ScanRate)}
 	}
 	return scanPage(ctx, s, base, o.Cursor, limit, t, lo, hi, scanFingerprint(t, o.Split, o.Of), row)
 }
@@ -82,30 +127,50 @@ func ScanRows(ctx context.Context, s cqlgen.Session, base cqlgen.Options, o *cql
 // scanPage reads up to limit rows of t whose tokens are in (lo, hi], from
 // the start or after cursor, and returns the cursor after them ("" at the
 // range's end). fp is the fingerprint of the scan the cursor belongs to.
-func scanPage(ctx context.Context, s cqlgen.Session, base cqlgen.Options, cur string, limit int, t *desc.Table, lo, hi int64, fp uint64, row func(cqldriver.Iter) bool) (string, error) {
+//
+// A cursor holds a paging state, Cassandra's, and, when a stream stopped
+// within a request's rows (Scanned.At), how many rows after that state
+// to skip: those rows are read again, handed to row, and counted in
+// Scanned.Skip for the caller to drop.
+func scanPage(ctx context.Context, s cqlgen.Session, base cqlgen.Options, cur string, limit int, t *desc.Table, lo, hi int64, fp uint64, row func(cqldriver.Iter) bool) (Scanned, error) {
 	sl := sealerFor(base.CursorKey)
 	q := cqldriver.Query{Stmt: t.ScanRows, Values: []any{lo, hi}}
+	out := Scanned{fp: fp, sealer: sl}
 	if cur != "" {
 		c, err := decodeCursor(t.Spec.Pattern, fp, scanCursor, cur, sl)
 		if err != nil {
-			return "", err
+			return Scanned{}, err
 		}
-		if len(c.key) != 1 || len(c.key[0]) == 0 {
-			return "", &cqlgen.InputError{Err: cqlgen.ErrInvalidCursor, Name: t.Spec.Pattern, Reason: "corrupted"}
+		switch {
+		case len(c.key) == 1 && len(c.key[0]) > 0:
+			q.PageState = c.key[0]
+		case len(c.key) == 2:
+			v, n := binary.Uvarint(c.key[1])
+			// A request reads no more rows than the largest page.
+			if n <= 0 || n != len(c.key[1]) || v > uint64(max(base.MaxLimit, cqlgen.DefaultMaxLimit)) {
+				return Scanned{}, &cqlgen.InputError{Err: cqlgen.ErrInvalidCursor, Name: t.Spec.Pattern, Reason: "corrupted"}
+			}
+			if len(c.key[0]) > 0 {
+				q.PageState = c.key[0]
+			}
+			out.Skip = int(v)
+		default:
+			return Scanned{}, &cqlgen.InputError{Err: cqlgen.ErrInvalidCursor, Name: t.Spec.Pattern, Reason: "corrupted"}
 		}
-		q.PageState = c.key[0]
 	}
 	resumed := q.PageState != nil
+	want := limit + out.Skip // the rows to read, skipped ones included
 	n := 0
-	for n < limit {
-		q.PageSize = limit - n
+	for n < want {
+		q.PageSize = want - n
 		if l := base.ScanLimiter; l != nil {
 			if err := l.WaitN(ctx, q.PageSize); err != nil {
-				return "", err
+				return Scanned{}, err
 			}
 		}
+		out.starts = append(out.starts, scanStart{state: q.PageState, first: n})
 		it := s.Iter(ctx, q)
-		for n < limit && row(it) {
+		for n < want && row(it) {
 			n++
 		}
 		state := it.PageState()
@@ -113,17 +178,18 @@ func scanPage(ctx context.Context, s cqlgen.Session, base cqlgen.Options, cur st
 			if resumed && refusedState(err) {
 				// The paging state came from the caller's cursor, which
 				// passed its checksum: forged, or from another cluster.
-				return "", &cqlgen.InputError{Err: cqlgen.ErrInvalidCursor, Name: t.Spec.Pattern, Reason: "Cassandra refused its paging state: " + err.Error()}
+				return Scanned{}, &cqlgen.InputError{Err: cqlgen.ErrInvalidCursor, Name: t.Spec.Pattern, Reason: "Cassandra refused its paging state: " + err.Error()}
 			}
-			return "", err
+			return Scanned{}, err
 		}
 		resumed = false
 		if len(state) == 0 {
-			return "", nil
+			return out, nil
 		}
 		q.PageState = state
 	}
-	return encodeCursor(fp, cursor{kind: scanCursor, key: [][]byte{q.PageState}}, sl), nil
+	out.Cursor = encodeCursor(fp, cursor{kind: scanCursor, key: [][]byte{q.PageState}}, sl)
+	return out, nil
 }
 
 // refusedState reports the error Cassandra replies to a paging state it

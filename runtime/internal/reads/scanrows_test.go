@@ -68,8 +68,7 @@ func readShare(t *testing.T, s cqlgen.Session, tb *desc.Table, lo, hi int64, lim
 		if pages > 1000 {
 			t.Fatalf("(%d, %d]: no end", lo, hi)
 		}
-		var err error
-		cur, err = scanPage(context.Background(), s, cqlgen.Options{}, cur, limit, tb, lo, hi, 1, func(it cqldriver.Iter) bool {
+		sc, err := scanPage(context.Background(), s, cqlgen.Options{}, cur, limit, tb, lo, hi, 1, func(it cqldriver.Iter) bool {
 			var r kv
 			if !it.Scan(&r.k, &r.c, &r.v) {
 				return false
@@ -80,7 +79,7 @@ func readShare(t *testing.T, s cqlgen.Session, tb *desc.Table, lo, hi int64, lim
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cur == "" {
+		if cur = sc.Cursor; cur == "" {
 			return rows
 		}
 	}
