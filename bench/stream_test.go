@@ -1,0 +1,216 @@
+package bench_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/metrics"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlgen/cqlgen/bench/internal/benchenv"
+	"github.com/cqlgen/cqlgen/bench/model"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
+)
+
+// Issue 37, item 5: a stream's memory is flat. One partition of
+// events_by_stream of 100,000 rows and one of 1,000,000, written by an
+// unlogged concurrent loader into a keyspace of this benchmark's own
+// (dropped after), each read to its end three ways, pages of 1,000 rows:
+//
+//   - pages: the page API's loop over cursors, each page dropped;
+//   - stream: cqlgen.Stream over EventsByStream, each row counted and
+//     dropped;
+//   - collect: every row appended to one slice, what a caller without
+//     either holds.
+//
+// peak-heap-MB is the most the heap's objects (runtime/metrics
+// /memory/classes/heap/objects:bytes, live and not yet swept) rose above
+// what they were after a GC before the read, sampled every 500 µs by a
+// goroutine during it. The target: a stream's peak at 1M rows at most
+// 1.2× its peak at 100k. With -short: 1,000 and 10,000 rows.
+func BenchmarkStreamMemory(b *testing.B) {
+	hosts := benchenv.Hosts()
+	if len(hosts) == 0 {
+		if os.Getenv("CI") == "true" {
+			b.Fatal("no Cassandra: set " + benchenv.EnvHosts)
+		}
+		b.Skip("no Cassandra: set " + benchenv.EnvHosts)
+	}
+	env, err := benchenv.Open(hosts, "cqlgen_stream", model.Schema)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		if err := env.Close(); err != nil {
+			// A drop on a busy node can outlast the driver's timeout and
+			// apply all the same: asked again, with time to answer.
+			c := benchenv.NewCluster(hosts, "", 0)
+			c.Timeout = time.Minute
+			s, err := c.CreateSession()
+			if err == nil {
+				err = s.Query("DROP KEYSPACE IF EXISTS " + env.Keyspace).Exec()
+				s.Close()
+			}
+			if err != nil {
+				b.Errorf("dropping %s: %v", env.Keyspace, err)
+			}
+		}
+	}()
+	raw := env.Session(benchenv.Coalescing[0])
+	sizes := []int{100_000, 1_000_000}
+	if benchenv.Small() {
+		sizes = []int{1_000, 10_000}
+	}
+	for _, n := range sizes {
+		start := time.Now()
+		if err := loadStream(raw, streamID(n), n); err != nil {
+			b.Fatal(err)
+		}
+		fmt.Fprintf(os.Stderr, "stream bench: %d rows written in %v\n", n, time.Since(start).Round(time.Millisecond))
+	}
+	if !benchenv.Small() {
+		// The node flushes and compacts what was written in the seconds
+		// after: the first read measured would pay for it.
+		time.Sleep(10 * time.Second)
+	}
+	repo := model.NewEventRepo(gocqlv1.NewSession(raw, nil))
+	const limit = 1000
+	ctx := context.Background()
+	modes := []struct {
+		name string
+		read func(id string) (int, error)
+	}{
+		{"pages", func(id string) (int, error) {
+			n, c := 0, ""
+			for {
+				pg, err := repo.EventsByStream(ctx, id, &model.EventsByStreamOptions{Limit: limit, Cursor: c})
+				if err != nil {
+					return n, err
+				}
+				n += len(pg.Rows)
+				if c = pg.Cursor; c == "" {
+					return n, nil
+				}
+			}
+		}},
+		{"stream", func(id string) (int, error) {
+			rows, _ := cqlgen.Stream(ctx, "", func(ctx context.Context, c string) (cqlgen.Page[model.Event], error) {
+				return repo.EventsByStream(ctx, id, &model.EventsByStreamOptions{Limit: limit, Cursor: c})
+			})
+			n := 0
+			for _, err := range rows {
+				if err != nil {
+					return n, err
+				}
+				n++
+			}
+			return n, nil
+		}},
+		{"collect", func(id string) (int, error) {
+			var all []model.Event
+			c := ""
+			for {
+				pg, err := repo.EventsByStream(ctx, id, &model.EventsByStreamOptions{Limit: limit, Cursor: c})
+				if err != nil {
+					return len(all), err
+				}
+				all = append(all, pg.Rows...)
+				if c = pg.Cursor; c == "" {
+					runtime.KeepAlive(all)
+					return len(all), nil
+				}
+			}
+		}},
+	}
+	for _, n := range sizes {
+		for _, m := range modes {
+			b.Run(fmt.Sprintf("rows=%d/%s", n, m.name), func(b *testing.B) {
+				b.ReportAllocs()
+				var peak uint64
+				for b.Loop() {
+					p := watchHeap()
+					got, err := m.read(streamID(n))
+					peak = max(peak, p.stop())
+					if err != nil {
+						b.Fatal(err)
+					}
+					if got != n {
+						b.Fatalf("%d rows read, want %d", got, n)
+					}
+				}
+				b.ReportMetric(float64(peak)/1e6, "peak-heap-MB")
+				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+			})
+		}
+	}
+}
+
+func streamID(n int) string { return fmt.Sprintf("stream-bench-%d", n) }
+
+// loadStream writes n small events into partition id, in unlogged
+// batches of one partition, 16 at once.
+func loadStream(s *gocql.Session, id string, n int) error {
+	const stmt = "INSERT INTO events_by_stream (stream_id, at, event_id, kind, payload, value) VALUES (?, ?, ?, ?, ?, ?)"
+	const per = 100
+	epoch := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	return benchenv.Parallel((n+per-1)/per, 16, func(k int) error {
+		batch := s.NewBatch(gocql.UnloggedBatch)
+		for i := k * per; i < min(n, (k+1)*per); i++ {
+			batch.Query(stmt, id, epoch.Add(time.Duration(i)*time.Millisecond), fmt.Sprintf("e%07d", i), "view", "p", float64(i))
+		}
+		return s.ExecuteBatch(batch)
+	})
+}
+
+// heapWatch samples the heap's objects every 500 µs until stopped.
+type heapWatch struct {
+	base, peak atomic.Uint64
+	done       chan struct{}
+	stopped    chan struct{}
+}
+
+func heapObjects() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// watchHeap collects garbage, notes the heap's objects as the base, and
+// starts sampling.
+func watchHeap() *heapWatch {
+	runtime.GC()
+	w := &heapWatch{done: make(chan struct{}), stopped: make(chan struct{})}
+	w.base.Store(heapObjects())
+	go func() {
+		defer close(w.stopped)
+		t := time.NewTicker(500 * time.Microsecond)
+		defer t.Stop()
+		for {
+			if v := heapObjects(); v > w.peak.Load() {
+				w.peak.Store(v)
+			}
+			select {
+			case <-w.done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return w
+}
+
+// stop ends the sampling and returns the peak above the base.
+func (w *heapWatch) stop() uint64 {
+	if v := heapObjects(); v > w.peak.Load() {
+		w.peak.Store(v)
+	}
+	close(w.done)
+	<-w.stopped
+	return max(w.peak.Load(), w.base.Load()) - w.base.Load()
+}
