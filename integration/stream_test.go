@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/cqlgen/cqlgen/integration/testmodel"
-	"github.com/cqlgen/cqlgen/runtime/cqlscript"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
+	"github.com/cqlgen/cqlgen/runtime/cqlscript"
 )
 
 // streamKeys ranges over a whole stream, failing on an error.
