@@ -289,3 +289,77 @@ func TestStreamRefusesAReadWithoutItsContext(t *testing.T) {
 	}
 	t.Fatal("nothing yielded")
 }
+
+// With a cursor key, a stream's cursors are sealed as a page's are, and
+// resume the same: exactly the rest, over hash buckets and a scan.
+func TestStreamSealedCursors(t *testing.T) {
+	ctx := context.Background()
+	s := session(t)
+	key := cqlgen.WithCursorKey([]byte("stream secret"))
+	repo := fixture.NewReadingRepo(s, key)
+	insertAll(t, repo.Insert, readings(150, 4, 11))
+	prepo := fixture.NewProfileRepo(s, key)
+	for i := range 90 {
+		must(t, prepo.Insert(ctx, &fixture.Profile{Org: fmt.Sprint("o", i%7), UserID: fmt.Sprint(i)}))
+	}
+	check := func(name string, n int, k int, key func(int) string, stream func(from string) (func(func(int, error) bool), func() string)) {
+		t.Helper()
+		var all []string
+		rows, _ := stream("")
+		for i, err := range rows {
+			must(t, err)
+			all = append(all, key(i))
+		}
+		if len(all) != n {
+			t.Fatalf("%s: %d rows, want %d", name, len(all), n)
+		}
+		rows, cursor := stream("")
+		var got []string
+		for i, err := range rows {
+			must(t, err)
+			if got = append(got, key(i)); len(got) == k {
+				break
+			}
+		}
+		c := cursor()
+		if _, err := fixture.NewReadingRepo(s).Readings16(ctx, "s1", &fixture.Readings16Options{Cursor: c}); !errors.Is(err, cqlgen.ErrInvalidCursor) {
+			t.Errorf("%s: a sealed cursor read without the key: %v", name, err)
+		}
+		rest, _ := stream(c)
+		for i, err := range rest {
+			must(t, err)
+			got = append(got, key(i))
+		}
+		if !slices.Equal(got, all) {
+			t.Errorf("%s: broken after %d rows and resumed: %d rows, want %d", name, k, len(got), len(all))
+		}
+	}
+	var readingsSeen []fixture.Reading
+	check("readings_16, sealed", 150, 33, func(i int) string { return fmt.Sprint(readingsSeen[i].Seq) }, func(from string) (func(func(int, error) bool), func() string) {
+		rows, cursor := cqlgen.Stream(ctx, from, func(ctx context.Context, c string) (cqlgen.Page[fixture.Reading], error) {
+			return repo.Readings16(ctx, "s1", &fixture.Readings16Options{Limit: 20, Cursor: c})
+		})
+		return func(y func(int, error) bool) {
+			for r, err := range rows {
+				readingsSeen = append(readingsSeen, r)
+				if !y(len(readingsSeen)-1, err) {
+					return
+				}
+			}
+		}, cursor
+	})
+	var profilesSeen []fixture.Profile
+	check("scan of profiles, sealed", 90, 29, func(i int) string { return profilesSeen[i].Org + "/" + profilesSeen[i].UserID }, func(from string) (func(func(int, error) bool), func() string) {
+		rows, cursor := cqlgen.Stream(ctx, from, func(ctx context.Context, c string) (cqlgen.Page[fixture.Profile], error) {
+			return prepo.ScanProfiles(ctx, &cqlgen.ScanOptions{Limit: 20, Cursor: c})
+		})
+		return func(y func(int, error) bool) {
+			for r, err := range rows {
+				profilesSeen = append(profilesSeen, r)
+				if !y(len(profilesSeen)-1, err) {
+					return
+				}
+			}
+		}, cursor
+	})
+}

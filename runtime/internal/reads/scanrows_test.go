@@ -2,6 +2,7 @@ package reads
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -219,5 +220,67 @@ func TestPacerKeepsTheRate(t *testing.T) {
 	}
 	if o := desc.NewOptions(); o.ScanLimiter != nil {
 		t.Error("a limiter without WithScanRate")
+	}
+}
+
+// The cursor after any row of a scan's page (Scanned.At: a request's
+// paging state and the rows of it to skip) resumes after exactly that
+// row, in a page read of requests of any size; a skip larger than any
+// request holds is refused.
+func TestScanCursorAfterAnyRow(t *testing.T) {
+	ctx := context.Background()
+	s, tb := kvTable(t)
+	for i := range 30 {
+		for c := range 4 {
+			if err := s.Exec(ctx, cqldriver.Query{Stmt: tb.Insert, Values: []any{fmt.Sprint("k", i), int32(c), "v", int64(1)}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+	want := readShare(t, s, tb, lo, hi, 1000)
+	page := func(cur string, limit int) ([]kv, Scanned) {
+		var rows []kv
+		sc, err := scanPage(ctx, s, cqlgen.Options{}, cur, limit, tb, lo, hi, 1, func(it cqldriver.Iter) bool {
+			var r kv
+			if !it.Scan(&r.k, &r.c, &r.v) {
+				return false
+			}
+			rows = append(rows, r)
+			return true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows[sc.Skip:], sc
+	}
+	// Pages of 7 from the start, then of 11: the cursor after each row
+	// of the second page resumes there.
+	first, sc := page("", 7)
+	second, sc2 := page(sc.Cursor, 11)
+	if !slices.Equal(append(first, second...), want[:18]) {
+		t.Fatalf("pages of 7 and 11: %v", append(first, second...))
+	}
+	for i := range second {
+		c := sc2.At(i)
+		var rest []kv
+		for cur, limit := c, 5; ; limit = 13 {
+			rows, next := page(cur, limit)
+			rest = append(rest, rows...)
+			if cur = next.Cursor; cur == "" {
+				break
+			}
+		}
+		if !slices.Equal(rest, want[7+i+1:]) {
+			t.Errorf("from the cursor after row %d of the second page: %d rows, want %d", i, len(rest), len(want)-(7+i+1))
+		}
+	}
+	// At the first page's rows, the share's start and a skip.
+	if rows, _ := page(sc.At(2), 3); !slices.Equal(rows, want[3:6]) {
+		t.Errorf("after the third row of the share: %v, want %v", rows, want[3:6])
+	}
+	forged := encodeCursor(1, cursor{kind: scanCursor, key: [][]byte{nil, binary.AppendUvarint(nil, 1<<20)}}, nil)
+	if _, err := scanPage(ctx, s, cqlgen.Options{}, forged, 10, tb, lo, hi, 1, func(cqldriver.Iter) bool { return false }); !errors.Is(err, cqlgen.ErrInvalidCursor) {
+		t.Errorf("a skip of 2^20 rows: %v, want ErrInvalidCursor", err)
 	}
 }
