@@ -43,6 +43,13 @@
 // per key. docs/runtime.md in the cqlgen repository states every
 // guarantee.
 //
+// # Reading
+//
+// A generated read method returns a Page: rows and the cursor after
+// them. Stream turns any of them into an iter.Seq2 that pages
+// underneath, holding one page at a time, with the cursor after any row
+// it yielded (docs/repositories.md, "Streams").
+//
 // # What is elsewhere
 //
 // Package cqldriver holds the statement and driver interface that
