@@ -326,7 +326,7 @@ bench-generate:
 # writes 1.1M rows into a keyspace of its own, dropped after. A few minutes.
 .PHONY: bench-stream
 bench-stream:
-	$(WITH_CASSANDRA) sh -c 'uptime; cd bench && $(GO) test -count=1 -run "^$$" -bench "^BenchmarkStreamMemory$$" -benchtime=2x -timeout 30m .; rc=$$?; uptime; exit $$rc'
+	$(WITH_CASSANDRA) sh -c 'uptime; cd bench && $(GO) test -count=1 -run "^$$" -bench "^BenchmarkStreamMemory$$" -benchtime=1x -timeout 30m .; rc=$$?; uptime; exit $$rc'
 
 # The shape of generated code (issue 25): lines and bytes a pattern of the
 # examples' generated Go, runtime/cqlgen's exported funcs and types, and

@@ -1,6 +1,7 @@
 package bench_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -36,8 +37,12 @@ import (
 // the GC's pacing (a heap goal of at least 4 MB) dominates for small
 // live heaps. peak-live-MB is the most the live heap the last GC marked
 // (/gc/heap/live:bytes) rose above its value after that GC: what the read
-// kept reachable. The target: a stream's peak at 1M rows at most 1.2×
-// its peak at 100k. With -short: 1,000 and 10,000 rows.
+// kept reachable. Both are the largest of many samples, each caught at
+// whatever point of a page the GC or the sampler met it, so a longer
+// read, with more GC cycles, tends to catch a larger one: the -held
+// runs measure instead after a full GC every 10,000 rows, at the same
+// point each time (held-MB). The target: a stream's peak at 1M rows at
+// most 1.2× its peak at 100k. With -short: 1,000 and 10,000 rows.
 func BenchmarkStreamMemory(b *testing.B) {
 	hosts := benchenv.Hosts()
 	if len(hosts) == 0 {
@@ -88,9 +93,12 @@ func BenchmarkStreamMemory(b *testing.B) {
 	ctx := context.Background()
 	modes := []struct {
 		name string
-		read func(id string) (int, error)
+		// read reads partition id to its end, calling probe with the
+		// rows handled so far after each row (after each page, for
+		// pages).
+		read func(id string, probe func(n int)) (int, error)
 	}{
-		{"pages", func(id string) (int, error) {
+		{"pages", func(id string, probe func(int)) (int, error) {
 			n, c := 0, ""
 			for {
 				pg, err := repo.EventsByStream(ctx, id, &model.EventsByStreamOptions{Limit: limit, Cursor: c})
@@ -98,12 +106,13 @@ func BenchmarkStreamMemory(b *testing.B) {
 					return n, err
 				}
 				n += len(pg.Rows)
+				probe(n)
 				if c = pg.Cursor; c == "" {
 					return n, nil
 				}
 			}
 		}},
-		{"stream", func(id string) (int, error) {
+		{"stream", func(id string, probe func(int)) (int, error) {
 			rows, _ := cqlgen.Stream(ctx, "", func(ctx context.Context, c string) (cqlgen.Page[model.Event], error) {
 				return repo.EventsByStream(ctx, id, &model.EventsByStreamOptions{Limit: limit, Cursor: c})
 			})
@@ -113,10 +122,11 @@ func BenchmarkStreamMemory(b *testing.B) {
 					return n, err
 				}
 				n++
+				probe(n)
 			}
 			return n, nil
 		}},
-		{"collect", func(id string) (int, error) {
+		{"collect", func(id string, probe func(int)) (int, error) {
 			var all []model.Event
 			c := ""
 			for {
@@ -124,13 +134,37 @@ func BenchmarkStreamMemory(b *testing.B) {
 				if err != nil {
 					return len(all), err
 				}
-				all = append(all, pg.Rows...)
+				for _, e := range pg.Rows {
+					all = append(all, e)
+					probe(len(all))
+				}
 				if c = pg.Cursor; c == "" {
 					runtime.KeepAlive(all)
 					return len(all), nil
 				}
 			}
 		}},
+	}
+	// Every mode's first read, before any is measured: the session's
+	// first use of the statements (preparing them, its caches) would
+	// count against whichever mode came first.
+	for _, n := range sizes {
+		pg, err := repo.EventsByStream(ctx, streamID(n), &model.EventsByStreamOptions{Limit: limit})
+		if err == nil {
+			_, err = repo.EventsByStream(ctx, streamID(n), &model.EventsByStreamOptions{Limit: limit, Cursor: pg.Cursor})
+		}
+		rows, _ := cqlgen.Stream(ctx, "", func(ctx context.Context, c string) (cqlgen.Page[model.Event], error) {
+			return repo.EventsByStream(ctx, streamID(n), &model.EventsByStreamOptions{Limit: limit, Cursor: c})
+		})
+		k := 0
+		for _, e := range rows {
+			if err, k = cmp.Or(err, e), k+1; err != nil || k == 2*limit {
+				break
+			}
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
 	}
 	for _, n := range sizes {
 		for _, m := range modes {
@@ -139,7 +173,7 @@ func BenchmarkStreamMemory(b *testing.B) {
 				var peak, live uint64
 				for b.Loop() {
 					w := watchHeap()
-					got, err := m.read(streamID(n))
+					got, err := m.read(streamID(n), func(int) {})
 					p, l := w.stop()
 					peak, live = max(peak, p), max(live, l)
 					if err != nil {
@@ -152,6 +186,41 @@ func BenchmarkStreamMemory(b *testing.B) {
 				b.ReportMetric(float64(peak)/1e6, "peak-heap-MB")
 				b.ReportMetric(float64(live)/1e6, "peak-live-MB")
 				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+			})
+		}
+	}
+	// held-MB: a full GC every 10,000 rows (a tenth of a short run's), at the same point of the
+	// read each time (right after the row, or the page, that reaches the
+	// multiple), and the live heap it leaves above the one a GC left
+	// before the read: what the read keeps reachable as it goes, free of
+	// the GC's pacing and of the phase a sampled GC happened to catch.
+	for _, n := range sizes {
+		for _, m := range modes {
+			b.Run(fmt.Sprintf("rows=%d/%s-held", n, m.name), func(b *testing.B) {
+				var held uint64
+				for b.Loop() {
+					runtime.GC()
+					_, base := heapSample()
+					step := min(10_000, n/10)
+					next := step
+					got, err := m.read(streamID(n), func(k int) {
+						if k < next {
+							return
+						}
+						next += step
+						runtime.GC()
+						if _, l := heapSample(); l > base {
+							held = max(held, l-base)
+						}
+					})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if got != n {
+						b.Fatalf("%d rows read, want %d", got, n)
+					}
+				}
+				b.ReportMetric(float64(held)/1e6, "held-MB")
 			})
 		}
 	}
