@@ -189,11 +189,12 @@ func BenchmarkStreamMemory(b *testing.B) {
 			})
 		}
 	}
-	// held-MB: a full GC every 10,000 rows (a tenth of a short run's), at the same point of the
-	// read each time (right after the row, or the page, that reaches the
-	// multiple), and the live heap it leaves above the one a GC left
-	// before the read: what the read keeps reachable as it goes, free of
-	// the GC's pacing and of the phase a sampled GC happened to catch.
+	// held-MB: a full GC every 10,000 rows (a tenth of a short run's),
+	// at the same point of the read each time (right after the row, or
+	// the page, that reaches the multiple), and the live heap it leaves
+	// above the one a GC left before the read: what the read keeps
+	// reachable as it goes, free of the GC's pacing and of the phase a
+	// sampled GC happened to catch.
 	for _, n := range sizes {
 		for _, m := range modes {
 			b.Run(fmt.Sprintf("rows=%d/%s-held", n, m.name), func(b *testing.B) {

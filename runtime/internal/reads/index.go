@@ -102,12 +102,13 @@ func readIndex[P any](ctx context.Context, s cqlgen.Session, r indexRead[P], new
 	if err != nil {
 		return Page[P]{}, err
 	}
+	rowKey, sealer := r.Key, spec.Sealer
 	pos := func(_ int, row P) (string, error) {
-		key, err := marshalPrimaryKey(t, r.Key(row))
+		key, err := marshalPrimaryKey(t, rowKey(row))
 		if err != nil {
 			return "", err
 		}
-		return encodeCursor(fp, cursor{kind: scatterCursor, key: key}, spec.Sealer), nil
+		return encodeCursor(fp, cursor{kind: scatterCursor, key: key}, sealer), nil
 	}
 	if len(rows) == 0 {
 		return Page[P]{Rows: rows}, nil

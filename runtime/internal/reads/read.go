@@ -89,9 +89,11 @@ func PageOf[T any](ctx context.Context, pg Page[*T]) cqlgen.Page[T] {
 			out.Rows[i] = *p
 		}
 	}
-	if pg.pos != nil {
+	if pos := pg.pos; pos != nil {
+		// The closure holds the copy alone: pg's own rows, and the
+		// arena they came from, go.
 		rows := out.Rows
-		base.RecordPositions(ctx, len(rows), func(i int) (string, error) { return pg.pos(i, &rows[i]) })
+		base.RecordPositions(ctx, len(rows), func(i int) (string, error) { return pos(i, &rows[i]) })
 	}
 	return out
 }
@@ -182,14 +184,17 @@ func pageLimit(limit, max int) (int, error) {
 // finish trims a read to its limit and makes the cursor of the last row;
 // the page's pos makes that of any row, as a stream asks.
 func finish[P any](r ReadSpecOf[P], fp uint64, rows []P, at func(i int) cursor) (Page[P], error) {
+	// pos holds what it needs of r, not r, whose NewRow holds the
+	// read's arena.
+	table, rowKey, sealer := r.Table, r.Key, r.Sealer
 	pos := func(i int, row P) (string, error) {
 		c := at(i)
-		key, err := marshalKey(r.Table, r.Key(row))
+		key, err := marshalKey(table, rowKey(row))
 		if err != nil {
 			return "", err
 		}
 		c.key = key
-		return encodeCursor(fp, c, r.Sealer), nil
+		return encodeCursor(fp, c, sealer), nil
 	}
 	if len(rows) == 0 {
 		return Page[P]{Rows: rows}, nil
