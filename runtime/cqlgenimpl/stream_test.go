@@ -17,7 +17,9 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqltest"
 )
 
-// Streams (cqlgen.Stream) over each kind of read, on cqltest: every row
+// Streams (cqlgen.Stream) over each kind of read (one partition, a prefix
+// and a range, hash buckets, time buckets, an index, a scan), on
+// cqltest: every row
 // of the page API, in its order; a break after any row and a stream
 // resumed from the cursor give exactly the rest; ranging again after a
 // break goes on where it stopped; cancellation and an error mid-stream
@@ -134,7 +136,7 @@ func TestStreamEveryKindOfRead(t *testing.T) {
 	orepo := fixture.NewOrderRepo(s)
 	prepo := fixture.NewProfileRepo(s)
 	for i := range 240 {
-		o := &fixture.Order{UserID: fmt.Sprintf("u%d", i%13), PlacedAt: day0.Add(time.Duration(i%17) * time.Hour), OrderID: fmt.Sprint(i), Status: "new", Items: int32(i % 5), Event: gocql.UUIDFromTime(day0.Add(time.Duration(i) * time.Second))}
+		o := &fixture.Order{UserID: fmt.Sprintf("u%d", i%3), PlacedAt: day0.Add(time.Duration(i%17) * time.Hour), OrderID: fmt.Sprint(i), Status: []string{"new", "paid"}[i%2], Items: int32(i % 5), Event: gocql.UUIDFromTime(day0.Add(time.Duration(i) * time.Second))}
 		must(t, orepo.Insert(ctx, o))
 		must(t, prepo.Insert(ctx, &fixture.Profile{Org: fmt.Sprintf("o%d", i%11), UserID: fmt.Sprint(i), Name: fmt.Sprint(i % 7)}))
 	}
@@ -145,6 +147,17 @@ func TestStreamEveryKindOfRead(t *testing.T) {
 			return orepo.OrdersByItems(ctx, math.MinInt32, math.MaxInt32, &fixture.OrdersByItemsOptions{Limit: limit, Cursor: c})
 		}
 		checkStream(t, fmt.Sprintf("orders_by_items, limit %d", limit), pages(t, func(c string) (cqlgen.Page[fixture.Order], error) { return index(ctx, c) }), okey, index)
+		// A prefix fixed and a range under it, in one partition and over
+		// 4 hash buckets.
+		paid, from, to := "paid", day0.Add(15*time.Hour), day0.Add(2*time.Hour) // placed_at desc: From is the later
+		prefix := func(ctx context.Context, c string) (cqlgen.Page[fixture.Order], error) {
+			return orepo.OrdersByStatus(ctx, "u1", &fixture.OrdersByStatusOptions{Limit: limit, Cursor: c, StatusEq: &paid, PlacedAtFrom: &from, PlacedAtTo: &to, PlacedAtToInclusive: true})
+		}
+		checkStream(t, fmt.Sprintf("orders_by_status = paid, placed_at in a range, limit %d", limit), pages(t, func(c string) (cqlgen.Page[fixture.Order], error) { return prefix(ctx, c) }), okey, prefix)
+		prefix4 := func(ctx context.Context, c string) (cqlgen.Page[fixture.Order], error) {
+			return orepo.Orders4(ctx, "u1", &fixture.Orders4Options{Limit: limit, Cursor: c, StatusEq: &paid, PlacedAtFrom: &from, PlacedAtTo: &to})
+		}
+		checkStream(t, fmt.Sprintf("orders_4 status = paid, placed_at in a range, limit %d", limit), pages(t, func(c string) (cqlgen.Page[fixture.Order], error) { return prefix4(ctx, c) }), okey, prefix4)
 		for _, of := range []int{1, 3} {
 			scan := func(ctx context.Context, c string) (cqlgen.Page[fixture.Profile], error) {
 				return prepo.ScanProfiles(ctx, &cqlgen.ScanOptions{Limit: limit, Cursor: c, Split: of - 1, Of: of})
