@@ -102,7 +102,7 @@ func checkStream[T any](t *testing.T, name string, want []T, key func(T) string,
 func TestStreamEveryKindOfRead(t *testing.T) {
 	ctx := context.Background()
 	s := session(t)
-	rs := readings(700, 9, 7)
+	rs := readings(400, 9, 7)
 	rrepo := fixture.NewReadingRepo(s)
 	insertAll(t, rrepo.Insert, rs)
 	key := func(r fixture.Reading) string { return fmt.Sprint(r.Seq) }
