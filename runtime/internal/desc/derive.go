@@ -207,22 +207,8 @@ func projectionFuncs[P any](p *ProjectionOf[P], canon *Table, index map[string]i
 	for _, c := range append(append([]Column(nil), t.Spec.PartitionKey...), t.Spec.Clustering...) {
 		keys = append(keys, column(c.Name))
 	}
-	pick := func(vs []any, plan []int, ts int64) []any {
-		out := make([]any, len(plan))
-		for i, p := range plan {
-			switch p {
-			case bindTS:
-				out[i] = ts
-			case bindBucket:
-				out[i] = bucket(vs[src])
-			default:
-				out[i] = vs[p]
-			}
-		}
-		return out
-	}
-	row = func(e P, ts int64, unset bool) []any { return pick(values(e, unset), plan, ts) }
-	key = func(e P) []any { return pick(values(e, false), keys, 0) }
+	row = func(e P, ts int64, unset bool) []any { return pick(values(e, unset), plan, ts, bucket, src) }
+	key = func(e P) []any { return pick(values(e, false), keys, 0, bucket, src) }
 	return row, key
 }
 
@@ -391,6 +377,24 @@ func checks[P any](ent *EntityOf[P], index map[string]int) (check, checkKey func
 		}
 	}
 	return run(all, true), run(canon, false)
+}
+
+// pick is the values a plan binds, in its order: a place of vs, the
+// timestamp ts (bindTS), or the bucket of the value at vs[bucketSrc]
+// (bindBucket).
+func pick(vs []any, plan []int, ts int64, bucket func(any) any, bucketSrc int) []any {
+	out := make([]any, len(plan))
+	for i, p := range plan {
+		switch p {
+		case bindTS:
+			out[i] = ts
+		case bindBucket:
+			out[i] = bucket(vs[bucketSrc])
+		default:
+			out[i] = vs[p]
+		}
+	}
+	return out
 }
 
 // What a placeholder of the protocol's statements binds besides a
