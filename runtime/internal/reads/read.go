@@ -16,11 +16,12 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/internal/desc"
 )
 
-// ReadSpecOf is ReadSpec with P = *T, field for field (ReadPage converts
-// one to the other): the read paths are generic over P alone, so that
-// they compile once for every entity; see Entity.
+// ReadSpecOf is what a generated read hands the runtime (impl.ReadSpec,
+// whose type is this one with P = *T): the query, and how to scan, key and
+// order rows of the pattern. The read paths are generic over P alone, so
+// that they compile once for every entity; see Entity.
 type ReadSpecOf[P any] struct {
-	Entity    string // the entity's name, for observers
+	Entity    string // the entity's name, for observers ("": Of's)
 	Table     *desc.Table
 	Partition []any // partition key values, the bucket excluded
 	// Prefix fixes the first len(Prefix) clustering columns to these
@@ -42,7 +43,9 @@ type ReadSpecOf[P any] struct {
 	Scan func(cqldriver.Iter, P) bool
 	// Key returns a row's clustering values, in order.
 	Key func(P) []any
-	// Of, in place of Scan and Key: see ReadSpec.
+	// Of, in place of Scan and Key, is the entity whose Fields and Values
+	// the runtime derives them from (a table of the entity's own rows,
+	// each column a field of its source of truth).
 	Of *desc.EntityOf[P]
 	// Compare orders rows as the table's clustering order does.
 	Compare func(a, b P) int
@@ -64,7 +67,7 @@ type ReadSpecOf[P any] struct {
 	Start       time.Time
 	LookBack    int
 
-	NewRow func() P
+	NewRow func() P // set by ReadPage: a new zero row (RowArena)
 }
 
 // Page is cqlgen.Page of the read paths, whose rows are pointers.
