@@ -358,33 +358,16 @@ func fieldChecks[P any](ent *EntityOf[P], findex map[string]int) (check, checkKe
 		}
 		return fieldCheck{table: t.Spec.Name, column: c.Name, typ: c.Type, off: uintptr(pv.UnsafePointer()) - base, rt: pv.Type().Elem()}
 	}
-	var all []fieldCheck
-	seen := map[string]bool{}
-	add := func(t *Table) {
-		pk := t.Spec.PartitionKey
-		if t.Spec.Bucket != cqlspec.BucketNone {
-			pk = pk[:len(pk)-1]
-		}
-		for _, c := range pk {
-			if !seen[c.Name] {
-				seen[c.Name] = true
-				all = append(all, at(t, c))
-			}
-		}
+	keys, canonKeys, vectors := checkedColumns(ent)
+	var all, vecs []fieldCheck
+	for _, k := range keys {
+		all = append(all, at(k.t, k.c))
 	}
-	add(ent.Canonical)
-	canon := all
-	for i := range ent.Projections {
-		add(ent.Projections[i].Table)
-	}
-	var vecs []fieldCheck
-	for _, c := range ent.Canonical.Spec.Columns {
-		var dim int
-		if _, err := fmt.Sscanf(c.Type, "vector<float, %d>", &dim); err == nil {
-			v := at(ent.Canonical, c)
-			v.dim = dim
-			vecs = append(vecs, v)
-		}
+	canon := all[:canonKeys]
+	for _, v := range vectors {
+		f := at(ent.Canonical, v.c)
+		f.dim = v.dim
+		vecs = append(vecs, f)
 	}
 	run := func(keys, vecs []fieldCheck) func(P) error {
 		return func(e P) error {
