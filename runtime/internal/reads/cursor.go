@@ -168,11 +168,7 @@ func fingerprint(t *desc.Table, partition []any, prefix ...any) (uint64, error) 
 	h.Write([]byte{0})
 	h.Write([]byte(t.Spec.Pattern))
 	for i, v := range partition {
-		typ, err := cqldriver.ParseType(t.Spec.PartitionKey[i].Type)
-		if err != nil {
-			return 0, err
-		}
-		b, err := cqldriver.Marshal(typ, v)
+		b, err := cqldriver.MarshalType(t.Spec.PartitionKey[i].Type, v)
 		if err != nil {
 			return 0, err
 		}
@@ -180,11 +176,7 @@ func fingerprint(t *desc.Table, partition []any, prefix ...any) (uint64, error) 
 		h.Write(b)
 	}
 	for i, v := range prefix {
-		typ, err := cqldriver.ParseType(t.Spec.Clustering[i].Type)
-		if err != nil {
-			return 0, err
-		}
-		b, err := cqldriver.Marshal(typ, v)
+		b, err := cqldriver.MarshalType(t.Spec.Clustering[i].Type, v)
 		if err != nil {
 			return 0, err
 		}
@@ -198,11 +190,8 @@ func fingerprint(t *desc.Table, partition []any, prefix ...any) (uint64, error) 
 func marshalKey(t *desc.Table, values []any) ([][]byte, error) {
 	key := make([][]byte, len(values))
 	for i, v := range values {
-		typ, err := cqldriver.ParseType(t.Spec.Clustering[i].Type)
-		if err != nil {
-			return nil, err
-		}
-		if key[i], err = cqldriver.Marshal(typ, v); err != nil {
+		var err error
+		if key[i], err = cqldriver.MarshalType(t.Spec.Clustering[i].Type, v); err != nil {
 			return nil, err
 		}
 	}
