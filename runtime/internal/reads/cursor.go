@@ -17,6 +17,7 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/internal/desc"
+	"github.com/cqlgen/cqlgen/runtime/internal/value"
 )
 
 // A cursor is where a read stopped: the clustering key of the last row it
@@ -110,43 +111,27 @@ func decodeCursor(pattern string, fp uint64, kind byte, s string, sl *Sealer) (c
 		return bad("it belongs to another kind of query")
 	}
 	r := body[10:]
-	next := func() (uint64, bool) {
-		v, n := binary.Uvarint(r)
-		if n <= 0 {
-			return 0, false
-		}
-		r = r[n:]
-		return v, true
-	}
-	nextInt := func() (int64, bool) {
-		v, n := binary.Varint(r)
-		if n <= 0 {
-			return 0, false
-		}
-		r = r[n:]
-		return v, true
-	}
 	switch c.kind {
 	case hashCursor:
-		v, ok := next()
+		v, ok := value.Uvarint(&r)
 		if !ok || v > 1<<20 {
 			return bad("corrupted")
 		}
 		c.bucket = int(v)
 	case timeCursor:
-		at, ok1 := nextInt()
-		oldest, ok2 := nextInt()
+		at, ok1 := value.Varint(&r)
+		oldest, ok2 := value.Varint(&r)
 		if !ok1 || !ok2 {
 			return bad("corrupted")
 		}
 		c.at, c.oldest = time.UnixMicro(at).UTC(), time.UnixMicro(oldest).UTC()
 	}
-	n, ok := next()
+	n, ok := value.Uvarint(&r)
 	if !ok || n > 64 {
 		return bad("corrupted")
 	}
 	for range n {
-		l, ok := next()
+		l, ok := value.Uvarint(&r)
 		if !ok || l > uint64(len(r)) {
 			return bad("corrupted")
 		}
