@@ -152,21 +152,23 @@ func fingerprint(t *desc.Table, partition []any, prefix ...any) (uint64, error) 
 	h.Write([]byte(t.Spec.Name))
 	h.Write([]byte{0})
 	h.Write([]byte(t.Spec.Pattern))
+	// Each value after a separator: 0 before a partition key value, 0xff
+	// before a clustering value.
+	write := func(sep byte, cqlType string, v any) error {
+		b, err := cqldriver.MarshalType(cqlType, v)
+		h.Write([]byte{sep})
+		h.Write(b)
+		return err
+	}
 	for i, v := range partition {
-		b, err := cqldriver.MarshalType(t.Spec.PartitionKey[i].Type, v)
-		if err != nil {
+		if err := write(0, t.Spec.PartitionKey[i].Type, v); err != nil {
 			return 0, err
 		}
-		h.Write([]byte{0})
-		h.Write(b)
 	}
 	for i, v := range prefix {
-		b, err := cqldriver.MarshalType(t.Spec.Clustering[i].Type, v)
-		if err != nil {
+		if err := write(0xff, t.Spec.Clustering[i].Type, v); err != nil {
 			return 0, err
 		}
-		h.Write([]byte{0xff})
-		h.Write(b)
 	}
 	return h.Sum64(), nil
 }
