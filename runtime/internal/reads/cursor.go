@@ -185,15 +185,6 @@ func marshalKey(t *desc.Table, values []any) ([][]byte, error) {
 	return key, nil
 }
 
-// rawKey binds already encoded values as they are.
-func rawKey(key [][]byte) []any {
-	vs := make([]any, len(key))
-	for i, k := range key {
-		vs[i] = cqldriver.Encoded(k)
-	}
-	return vs
-}
-
 // Sealer seals cursors with a key the application supplies
 // (cqlgen.WithCursorKey): AES-256-GCM under SHA-256 of the key, so that a
 // cursor can be neither read (a key value, an email say, never shows in a

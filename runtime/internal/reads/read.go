@@ -14,6 +14,7 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/internal/desc"
+	"github.com/cqlgen/cqlgen/runtime/internal/value"
 )
 
 // ReadSpecOf is what a generated read hands the runtime (impl.ReadSpec,
@@ -216,7 +217,7 @@ func readPartition[P any](ctx context.Context, s cqlgen.Session, r ReadSpecOf[P]
 	if err := checkPosition(r, pg, pos); err != nil {
 		return nil, err
 	}
-	key := rawKey(pos)
+	key := value.Encoded(pos)
 	last := len(pg.Runs) - 1
 	for k := last; k >= 0 && len(rows) < limit; k-- {
 		end := n
@@ -597,7 +598,7 @@ func scatterBuckets[P any](ctx context.Context, s cqlgen.Session, r ReadSpecOf[P
 		if err := checkPosition(r, pg, pos); err != nil {
 			return nil, err
 		}
-		key := rawKey(pos)
+		key := value.Encoded(pos)
 		deepest := len(pg.Runs) - 1
 		for k := deepest; k >= 0; k-- {
 			end := len(pos)

@@ -427,3 +427,13 @@ func Varint(r *[]byte) (int64, bool) {
 	*r = (*r)[n:]
 	return v, true
 }
+
+// Encoded binds values already encoded (read from a row, or decoded from a
+// cursor) as they are: each a cqldriver.Encoded.
+func Encoded(bs [][]byte) []any {
+	vs := make([]any, len(bs))
+	for i, b := range bs {
+		vs[i] = cqldriver.Encoded(b)
+	}
+	return vs
+}
