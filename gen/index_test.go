@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/internal/model"
 	"github.com/cqlgen/cqlgen/internal/pipeline"
 )
@@ -25,7 +26,7 @@ func TestIndexStatementBinds(t *testing.T) {
 				hasNext := false
 				for _, s := range ix.Statements() {
 					n++
-					hasNext = hasNext || s.Slot == model.SlotNext
+					hasNext = hasNext || s.Slot == cqlspec.SlotNext
 					if q := strings.Count(s.CQL(), "?"); q != len(s.Binds) {
 						t.Errorf("%s %s: %d placeholders, %d binds\n%s", ix.Name, s.Slot, q, len(s.Binds), s.CQL())
 					}

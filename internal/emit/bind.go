@@ -3,6 +3,7 @@ package emit
 import (
 	"github.com/dave/jennifer/jen"
 
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/internal/model"
 )
 
@@ -24,17 +25,17 @@ func values(s *model.Statement, b binding) []jen.Code {
 	var vs []jen.Code
 	for _, bd := range s.Binds {
 		switch bd.Kind {
-		case model.BindTimestamp:
+		case cqlspec.BindTimestamp:
 			vs = append(vs, b.ts)
-		case model.BindOldVersion:
+		case cqlspec.BindOldVersion:
 			vs = append(vs, b.old)
-		case model.BindPending:
+		case cqlspec.BindPending:
 			vs = append(vs, b.pending)
-		case model.BindStaticTS:
+		case cqlspec.BindStaticTS:
 			vs = append(vs, b.static)
-		case model.BindOldStatic:
+		case cqlspec.BindOldStatic:
 			vs = append(vs, b.oldStat)
-		case model.BindWrites:
+		case cqlspec.BindWrites:
 			vs = append(vs, b.writes)
 		default:
 			vs = append(vs, columnValue(bd.Column, b))
@@ -239,7 +240,7 @@ func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
 	n := t.Names
 	cur := binding{recv: jen.Id("e")}
 	switch s.Slot {
-	case model.SlotState:
+	case cqlspec.SlotState:
 		f.Func().Id(n.State).Params(jen.Id("e").Op("*").Id(e.GoName)).Index().Any().Block(
 			jen.Return(jen.Index().Any().Values(values(s, cur)...)))
 		var dest []jen.Code
@@ -287,12 +288,12 @@ func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
 		f.Func().Id(n.Data).Params(jen.Id("e").Op("*").Id(e.GoName)).Index().Any().Block(
 			jen.Return(jen.Index().Any().Values(data...)))
 		mergeFunc(f, t)
-	case model.SlotChange, model.SlotRemove:
+	case cqlspec.SlotChange, cqlspec.SlotRemove:
 		c := jen.Id("c")
 		b := binding{recv: jen.Id("e"), ts: c.Clone().Dot("TS"), old: c.Clone().Dot("Old"), pending: c.Clone().Dot("Pending"),
 			writes: c.Clone().Dot("Writes"), static: c.Clone().Dot("Static"), oldStat: c.Clone().Dot("OldStatic")}
 		name, words := n.Change, "sets e's values"
-		if s.Slot == model.SlotChange {
+		if s.Slot == cqlspec.SlotChange {
 			if t.HasUnsettable() {
 				b.unset = c.Clone().Dot("Unset")
 				words += ", leaving nil pointers and empty collections unset with c.Unset"
@@ -303,13 +304,13 @@ func protocolFuncs(f *jen.File, t *model.Table, s *model.Statement) {
 		cond := "the version is still c.Old"
 		if t.HasStatics() {
 			cond += " and the statics' version c.OldStatic"
-			if s.Slot == model.SlotChange {
+			if s.Slot == cqlspec.SlotChange {
 				words += ", and the statics' version to c.Static"
 			}
 		}
 		f.Func().Id(name).Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id("c").Qual(impl, "Change")).Index().Any().Block(
 			jen.Return(jen.Index().Any().Values(values(s, b)...)))
-	case model.SlotClearPending:
+	case cqlspec.SlotClearPending:
 		f.Func().Id(n.Settle).Params(jen.Id("e").Op("*").Id(e.GoName), jen.Id("version").Int64()).Index().Any().Block(
 			jen.Return(jen.Index().Any().Values(values(s, binding{recv: jen.Id("e"), old: jen.Id("version")})...)))
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/internal/model"
 )
 
@@ -46,7 +47,7 @@ func lookup(f *jen.File, t *model.Table, name, docText string) {
 	e := t.Entity
 	key := append(t.PartitionKey(), t.Clustering()...)
 	params, _ := keyParams(t, key, nil)
-	get := stmt(t, model.SlotGet)
+	get := stmt(t, cqlspec.SlotGet)
 	var vals []jen.Code
 	for _, bd := range get.Binds {
 		c := bd.Column

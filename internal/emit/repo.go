@@ -74,18 +74,18 @@ func tableDecls(f *jen.File, t *model.Table) {
 		valuesFuncs(f, t)
 	}
 	for _, s := range stmts {
-		if valuesMode(t) && (s.Slot != model.SlotInsert || !e.Versioned()) || derivedRow(t) && s.Slot == model.SlotInsert {
+		if valuesMode(t) && (s.Slot != cqlspec.SlotInsert || !e.Versioned()) || derivedRow(t) && s.Slot == cqlspec.SlotInsert {
 			continue
 		}
 		switch s.Slot {
-		case model.SlotInsert:
+		case cqlspec.SlotInsert:
 			rowFunc(f, t, s)
 			keyFunc(f, t)
-		case model.SlotGet:
+		case cqlspec.SlotGet:
 			if !t.Unique {
 				scanFunc(f, t)
 			}
-		case model.SlotState, model.SlotChange, model.SlotRemove, model.SlotClearPending:
+		case cqlspec.SlotState, cqlspec.SlotChange, cqlspec.SlotRemove, cqlspec.SlotClearPending:
 			protocolFuncs(f, t, s)
 		}
 	}

@@ -5,11 +5,12 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
 	"github.com/cqlgen/cqlgen/internal/model"
 )
 
 // stmt finds one of t's statements.
-func stmt(t *model.Table, slot model.Slot) *model.Statement {
+func stmt(t *model.Table, slot cqlspec.Slot) *model.Statement {
 	for _, s := range t.Statements() {
 		if s.Slot == slot {
 			return s

@@ -472,33 +472,26 @@ func protocolColumn(c cqlspec.Col) *Column {
 
 // describe words an access pattern when the tag gives no doc.
 func describe(e *Entity, t *Table) string {
-	var b strings.Builder
-	b.WriteString(e.GoName)
-	b.WriteString(" rows by ")
+	s := e.GoName + " rows by "
 	if len(t.PK) == 0 && t.Bucket != nil {
-		b.WriteString(t.Bucket.Expr())
+		s += t.Bucket.Expr()
 	}
+	pk := make([]string, len(t.PK))
 	for i, r := range t.PK {
-		if i > 0 {
-			b.WriteString(" and ")
-		}
-		b.WriteString(r.Name)
+		pk[i] = r.Name
 	}
+	s += strings.Join(pk, " and ")
 	if len(t.CK) > 0 {
-		b.WriteString(", ordered by ")
+		ck := make([]string, len(t.CK))
 		for i, r := range t.CK {
-			if i > 0 {
-				b.WriteString(", then ")
-			}
-			b.WriteString(r.Name)
+			ck[i] = r.Name + " ascending"
 			if r.Desc {
-				b.WriteString(" descending")
-			} else {
-				b.WriteString(" ascending")
+				ck[i] = r.Name + " descending"
 			}
 		}
+		s += ", ordered by " + strings.Join(ck, ", then ")
 	}
-	return b.String()
+	return s
 }
 
 // SnakeCase derives a column name from a Go field name the way gocqlx's

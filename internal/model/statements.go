@@ -9,7 +9,7 @@ import (
 // Both come from one description here, so the emitted CQL and the code
 // that binds it cannot disagree.
 type Statement struct {
-	Slot Slot
+	Slot cqlspec.Slot
 	// Depth is, for a page statement, how many clustering columns, from
 	// the first, it fixes by equality: 0, or up to the table's
 	// PrefixDepth.
@@ -30,110 +30,50 @@ func (s *Statement) CQL() string {
 	return (&cqlspec.Statement{Clauses: s.Clauses}).CQL()
 }
 
-// Slot names a statement's role (see cqlspec.Slot).
-type Slot = cqlspec.Slot
-
-const (
-	SlotInsert      = cqlspec.SlotInsert
-	SlotInsertTTL   = cqlspec.SlotInsertTTL
-	SlotCreate      = cqlspec.SlotCreate
-	SlotAdd         = cqlspec.SlotAdd
-	SlotDelete      = cqlspec.SlotDelete
-	SlotGet         = cqlspec.SlotGet
-	SlotGetMany     = cqlspec.SlotGetMany
-	SlotState       = cqlspec.SlotState
-	SlotPartition   = cqlspec.SlotPartition
-	SlotChange      = cqlspec.SlotChange
-	SlotRemove      = cqlspec.SlotRemove
-	SlotFenceLive   = cqlspec.SlotFenceLive
-	SlotFenceGrave  = cqlspec.SlotFenceGrave
-	SlotTake        = cqlspec.SlotTake
-	SlotRelease     = cqlspec.SlotRelease
-	SlotScan        = cqlspec.SlotScan
-	SlotScanRows    = cqlspec.SlotScanRows
-	SlotFirst       = cqlspec.SlotFirst
-	SlotFirstFrom   = cqlspec.SlotFirstFrom
-	SlotFirstTo     = cqlspec.SlotFirstTo
-	SlotFirstFromTo = cqlspec.SlotFirstFromTo
-	SlotAfter       = cqlspec.SlotAfter
-	SlotAfterTo     = cqlspec.SlotAfterTo
-	SlotAtOrAfter   = cqlspec.SlotAtOrAfter
-	SlotAtOrAfterTo = cqlspec.SlotAtOrAfterTo
-	SlotNext        = cqlspec.SlotNext
-	SlotNearest     = cqlspec.SlotNearest
-)
-
-const SlotClearPending = cqlspec.SlotClearPending
-
-// BindKind tells what a placeholder binds (see cqlspec.BindKind).
-type BindKind = cqlspec.BindKind
-
-const (
-	BindColumn       = cqlspec.BindColumn
-	BindTimestamp    = cqlspec.BindTimestamp
-	BindOldVersion   = cqlspec.BindOldVersion
-	BindPending      = cqlspec.BindPending
-	BindWrites       = cqlspec.BindWrites
-	BindFrom         = cqlspec.BindFrom
-	BindTo           = cqlspec.BindTo
-	BindTokenLo      = cqlspec.BindTokenLo
-	BindTokenHi      = cqlspec.BindTokenHi
-	BindHeld         = cqlspec.BindHeld
-	BindChange       = cqlspec.BindChange
-	BindDelta        = cqlspec.BindDelta
-	BindKeys         = cqlspec.BindKeys
-	BindTTL          = cqlspec.BindTTL
-	BindPerPartition = cqlspec.BindPerPartition
-	BindStaticTS     = cqlspec.BindStaticTS
-	BindOldStatic    = cqlspec.BindOldStatic
-	BindValue        = cqlspec.BindValue
-	BindLimit        = cqlspec.BindLimit
-)
-
 // Bind is one placeholder.
 type Bind struct {
-	Kind   BindKind
-	Column *Column // for BindColumn, and the column a bound restricts
+	Kind   cqlspec.BindKind
+	Column *Column // for cqlspec.BindColumn, and the column a bound restricts
 }
 
 // Words describes the placeholder for a comment.
 func (b Bind) Words() string {
 	switch b.Kind {
-	case BindTimestamp:
+	case cqlspec.BindTimestamp:
 		return "the write timestamp"
-	case BindOldVersion:
+	case cqlspec.BindOldVersion:
 		return "the version read"
-	case BindPending:
+	case cqlspec.BindPending:
 		return "the pending record"
-	case BindWrites:
+	case cqlspec.BindWrites:
 		return "the record of the last changes"
-	case BindFrom:
+	case cqlspec.BindFrom:
 		return "From"
-	case BindTo:
+	case cqlspec.BindTo:
 		return "To"
-	case BindTokenLo:
+	case cqlspec.BindTokenLo:
 		return "the lower token (excluded)"
-	case BindTokenHi:
+	case cqlspec.BindTokenHi:
 		return "the upper token"
-	case BindHeld:
+	case cqlspec.BindHeld:
 		return b.Column.Name + " as read"
-	case BindChange:
+	case cqlspec.BindChange:
 		return "the version of the change"
-	case BindDelta:
+	case cqlspec.BindDelta:
 		return "the amount added to " + b.Column.Name
-	case BindTTL:
+	case cqlspec.BindTTL:
 		return "the TTL in seconds (unset: the table's default)"
-	case BindValue:
+	case cqlspec.BindValue:
 		return "the value of " + b.Column.Name + " looked for"
-	case BindKeys:
+	case cqlspec.BindKeys:
 		return "the list of " + b.Column.Name + " values"
-	case BindLimit:
+	case cqlspec.BindLimit:
 		return "the limit"
-	case BindPerPartition:
+	case cqlspec.BindPerPartition:
 		return "the most rows per bucket"
-	case BindStaticTS:
+	case cqlspec.BindStaticTS:
 		return "the statics' new version (unset: unchanged)"
-	case BindOldStatic:
+	case cqlspec.BindOldStatic:
 		return "the statics' version read"
 	}
 	if b.Column.Kind == Claim {
@@ -209,7 +149,7 @@ func (t *Table) convert(rendered []cqlspec.Statement, prefix string) []*Statemen
 			name += "Eq" + itoa(int64(r.Depth))
 		}
 		name += string(r.Slot)
-		if r.Slot == SlotAfter {
+		if r.Slot == cqlspec.SlotAfter {
 			name += itoa(int64(r.Level))
 		}
 		binds := make([]Bind, len(r.Binds))

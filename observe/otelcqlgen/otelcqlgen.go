@@ -31,6 +31,7 @@
 package otelcqlgen
 
 import (
+	"cmp"
 	"context"
 	"net"
 	"strconv"
@@ -85,21 +86,16 @@ func New(opts ...Option) (*Observer, error) {
 	}
 	m := c.mp.Meter(ScopeName)
 	o := &Observer{tracer: c.tp.Tracer(ScopeName)}
-	var err error
-	if o.calls, err = m.Float64Histogram("cqlgen.call.duration", metric.WithUnit("s"),
-		metric.WithDescription("Duration of repository calls, every statement and retry included.")); err != nil {
-		return nil, err
-	}
-	if o.attempts, err = m.Float64Histogram("db.client.operation.duration", metric.WithUnit("s"),
-		metric.WithDescription("Duration of each attempt of a statement.")); err != nil {
-		return nil, err
-	}
-	if o.rows, err = m.Int64Histogram("db.client.response.returned_rows", metric.WithUnit("{row}"),
-		metric.WithDescription("Rows returned by each read attempt.")); err != nil {
-		return nil, err
-	}
-	if o.retries, err = m.Int64Counter("cqlgen.retries", metric.WithUnit("{attempt}"),
-		metric.WithDescription("Attempts of statements that were retries.")); err != nil {
+	var errs [4]error
+	o.calls, errs[0] = m.Float64Histogram("cqlgen.call.duration", metric.WithUnit("s"),
+		metric.WithDescription("Duration of repository calls, every statement and retry included."))
+	o.attempts, errs[1] = m.Float64Histogram("db.client.operation.duration", metric.WithUnit("s"),
+		metric.WithDescription("Duration of each attempt of a statement."))
+	o.rows, errs[2] = m.Int64Histogram("db.client.response.returned_rows", metric.WithUnit("{row}"),
+		metric.WithDescription("Rows returned by each read attempt."))
+	o.retries, errs[3] = m.Int64Counter("cqlgen.retries", metric.WithUnit("{attempt}"),
+		metric.WithDescription("Attempts of statements that were retries."))
+	if err := cmp.Or(errs[:]...); err != nil { // the first instrument that failed
 		return nil, err
 	}
 	return o, nil

@@ -171,9 +171,28 @@ func IsOwnValue(v any) bool {
 // when there is one: most statements' values go to the driver as they
 // are, without an allocation.
 func ConvertValues(vs []any, convert func(any) any) []any {
+	return ConvertWhere(vs, needsConverting, convert)
+}
+
+func needsConverting(v any) bool { return IsOwnValue(v) || MayHoldUnordered(v) }
+
+// ConvertDests returns ds with convert applied to each scan destination
+// that is a ValueUnmarshaler, copying the slice only when there is one.
+func ConvertDests(ds []any, convert func(any) any) []any {
+	return ConvertWhere(ds, isValueUnmarshaler, convert)
+}
+
+func isValueUnmarshaler(d any) bool { _, ok := d.(ValueUnmarshaler); return ok }
+
+// ConvertWhere returns vs with convert applied to each value that needs
+// reports, copying the slice only when there is one. ConvertValues and
+// ConvertDests are its common uses; an adapter whose driver needs more of
+// its scan destinations converted (a driver that cannot scan a null into
+// some type, say) gives its own needs.
+func ConvertWhere(vs []any, needs func(any) bool, convert func(any) any) []any {
 	var out []any
 	for i, v := range vs {
-		if !IsOwnValue(v) && !MayHoldUnordered(v) {
+		if !needs(v) {
 			continue
 		}
 		if out == nil {
@@ -183,25 +202,6 @@ func ConvertValues(vs []any, convert func(any) any) []any {
 	}
 	if out == nil {
 		return vs
-	}
-	return out
-}
-
-// ConvertDests returns ds with convert applied to each scan destination
-// that is a ValueUnmarshaler, copying the slice only when there is one.
-func ConvertDests(ds []any, convert func(any) any) []any {
-	var out []any
-	for i, d := range ds {
-		if _, ok := d.(ValueUnmarshaler); !ok {
-			continue
-		}
-		if out == nil {
-			out = append([]any(nil), ds...)
-		}
-		out[i] = convert(d)
-	}
-	if out == nil {
-		return ds
 	}
 	return out
 }

@@ -42,4 +42,9 @@ func TestConvertValuesAndDests(t *testing.T) {
 	if out := ConvertDests(plainDests, mark); &out[0] != &plainDests[0] {
 		t.Error("dests with no ValueUnmarshaler were copied")
 	}
+	// An adapter's own needs: here the *string destination alone.
+	isString := func(v any) bool { _, ok := v.(*string); return ok }
+	if out := ConvertWhere(ds, isString, mark); out[0] != "converted" || out[1] != any(d) || ds[0] != any(&s) {
+		t.Errorf("ConvertWhere: %v from %v", out, ds)
+	}
 }

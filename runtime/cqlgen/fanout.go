@@ -72,13 +72,19 @@ func (b batchStrategy) Name() string { return b.name }
 func (batchStrategy) OwnStrategy(base.Own) {}
 
 func (b batchStrategy) Apply(ctx context.Context, s Session, qs []cqldriver.Query) error {
-	switch len(qs) {
-	case 0:
-		return nil
-	case 1:
-		return s.Exec(ctx, qs[0])
+	if len(qs) < 2 {
+		return applyOne(ctx, s, qs)
 	}
 	return s.Batch(ctx, b.kind, qs)
+}
+
+// applyOne runs qs, of one statement or none, as every strategy does: the
+// statement on its own, without a batch or a goroutine.
+func applyOne(ctx context.Context, s Session, qs []cqldriver.Query) error {
+	if len(qs) == 0 {
+		return nil
+	}
+	return s.Exec(ctx, qs[0])
 }
 
 // DefaultConcurrency bounds the statements Concurrent(0) runs at once.
@@ -115,11 +121,8 @@ func (concurrent) OwnStrategy(base.Own) {}
 func (c concurrent) Name() string { return fmt.Sprintf("concurrent(%d)", c.limit) }
 
 func (c concurrent) Apply(ctx context.Context, s Session, qs []cqldriver.Query) error {
-	switch len(qs) {
-	case 0:
-		return nil
-	case 1:
-		return s.Exec(ctx, qs[0])
+	if len(qs) < 2 {
+		return applyOne(ctx, s, qs)
 	}
 	limit := c.limit
 	if limit <= 0 { // a zero concurrent{} made without Concurrent

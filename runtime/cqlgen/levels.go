@@ -1,6 +1,7 @@
 package cqlgen
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
@@ -39,16 +40,7 @@ type Levels struct {
 
 // over returns l with the zero fields taken from outer.
 func (l Levels) over(outer Levels) Levels {
-	if l.Read == 0 {
-		l.Read = outer.Read
-	}
-	if l.Write == 0 {
-		l.Write = outer.Write
-	}
-	if l.Serial == 0 {
-		l.Serial = outer.Serial
-	}
-	return l
+	return Levels{Read: cmp.Or(l.Read, outer.Read), Write: cmp.Or(l.Write, outer.Write), Serial: cmp.Or(l.Serial, outer.Serial)}
 }
 
 // WithLevels returns a context whose repository calls, and every statement

@@ -532,28 +532,30 @@ var errNotLiteral = &unsupportedError{what: "this kind of value"}
 // parseUsing reads USING TTL x AND TIMESTAMP y, in either order, either
 // alone.
 func parseUsing(p *parser, st *prepared) error {
+	// using reads the value of one, which only one definition may set.
+	using := func(dest **term, keyword string, typ *cqlType, name string) error {
+		if *dest != nil {
+			return invalidf("Multiple definitions of %s", keyword)
+		}
+		t, err := parseTerm(p, st, typ, name)
+		if err != nil {
+			return err
+		}
+		*dest = &t
+		return nil
+	}
 	for {
+		var err error
 		switch {
 		case p.keyword("ttl"):
-			if st.ttl != nil {
-				return invalidf("Multiple definitions of TTL")
-			}
-			t, err := parseTerm(p, st, intType, "[ttl]")
-			if err != nil {
-				return err
-			}
-			st.ttl = &t
+			err = using(&st.ttl, "TTL", intType, "[ttl]")
 		case p.keyword("timestamp"):
-			if st.ts != nil {
-				return invalidf("Multiple definitions of TIMESTAMP")
-			}
-			t, err := parseTerm(p, st, bigintType, "[timestamp]")
-			if err != nil {
-				return err
-			}
-			st.ts = &t
+			err = using(&st.ts, "TIMESTAMP", bigintType, "[timestamp]")
 		default:
 			return p.errorf("expecting TTL or TIMESTAMP")
+		}
+		if err != nil {
+			return err
 		}
 		if !p.keyword("and") {
 			return nil

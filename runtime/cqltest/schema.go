@@ -198,27 +198,27 @@ func parseCreateTable(p *parser, udts map[string]*cqlType) (*table, bool, error)
 	if pkNames == nil {
 		return nil, false, fmt.Errorf("no PRIMARY KEY specified for table %s (exactly one required)", name)
 	}
-	for i, n := range pkNames {
-		c, ok := t.byName[n]
-		if !ok {
-			return nil, false, fmt.Errorf("unknown definition %s referenced in PRIMARY KEY", n)
+	// The key columns, named in PRIMARY KEY, of kind in order.
+	keys := func(names []string, kind colKind) ([]*column, error) {
+		var cs []*column
+		for i, n := range names {
+			c, ok := t.byName[n]
+			if !ok {
+				return nil, fmt.Errorf("unknown definition %s referenced in PRIMARY KEY", n)
+			}
+			if c.kind != regularCol {
+				return nil, fmt.Errorf("column %s appears twice in PRIMARY KEY", n)
+			}
+			c.kind, c.pos = kind, i
+			cs = append(cs, c)
 		}
-		if c.kind != regularCol {
-			return nil, false, fmt.Errorf("column %s appears twice in PRIMARY KEY", n)
-		}
-		c.kind, c.pos = partitionKey, i
-		t.pk = append(t.pk, c)
+		return cs, nil
 	}
-	for i, n := range ckNames {
-		c, ok := t.byName[n]
-		if !ok {
-			return nil, false, fmt.Errorf("unknown definition %s referenced in PRIMARY KEY", n)
-		}
-		if c.kind != regularCol {
-			return nil, false, fmt.Errorf("column %s appears twice in PRIMARY KEY", n)
-		}
-		c.kind, c.pos = clusteringKey, i
-		t.ck = append(t.ck, c)
+	if t.pk, err = keys(pkNames, partitionKey); err != nil {
+		return nil, false, err
+	}
+	if t.ck, err = keys(ckNames, clusteringKey); err != nil {
+		return nil, false, err
 	}
 	for _, c := range append(append([]*column(nil), t.pk...), t.ck...) {
 		switch {

@@ -67,32 +67,24 @@ func (t *cqlType) multiCell() bool { return t.isCollection() && !t.frozen }
 // hasDuration tells whether the type is or contains duration, which has
 // no order: Cassandra refuses it in keys, sets and map keys.
 func (t *cqlType) hasDuration() bool {
-	switch {
-	case t.kind == cqldriver.TypeDuration:
-		return true
-	case t.isCollection():
-		return t.elem.hasDuration() || (t.key != nil && t.key.hasDuration())
-	case t.isUDT():
-		for _, f := range t.fields {
-			if f.typ.hasDuration() {
-				return true
-			}
-		}
-	}
-	return false
+	return t.contains(func(t *cqlType) bool { return t.kind == cqldriver.TypeDuration })
 }
 
 // hasCounter tells whether the type is or contains counter, which only a
 // column of a counter table may be.
-func (t *cqlType) hasCounter() bool {
+func (t *cqlType) hasCounter() bool { return t.contains((*cqlType).isCounter) }
+
+// contains tells whether the type, or a type within it (an element, a
+// key, a field), is one is reports true for.
+func (t *cqlType) contains(is func(*cqlType) bool) bool {
 	switch {
-	case t.isCounter():
+	case is(t):
 		return true
 	case t.isCollection():
-		return t.elem.hasCounter() || (t.key != nil && t.key.hasCounter())
+		return t.elem.contains(is) || (t.key != nil && t.key.contains(is))
 	case t.isUDT():
 		for _, f := range t.fields {
-			if f.typ.hasCounter() {
+			if f.typ.contains(is) {
 				return true
 			}
 		}

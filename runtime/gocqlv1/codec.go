@@ -196,23 +196,15 @@ func (d inetDest) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
 }
 
 // dests converts ds with Dest, copying the slice only when one changes.
-func dests(ds []any) []any {
-	var out []any
-	for i, d := range ds {
-		switch d.(type) {
-		case cqldriver.ValueUnmarshaler, *net.IP, *[16]byte:
-		default:
-			continue
-		}
-		if out == nil {
-			out = append([]any(nil), ds...)
-		}
-		out[i] = Dest(d)
+func dests(ds []any) []any { return cqldriver.ConvertWhere(ds, needsDest, Dest) }
+
+// needsDest reports the destinations Dest converts.
+func needsDest(d any) bool {
+	switch d.(type) {
+	case cqldriver.ValueUnmarshaler, *net.IP, *[16]byte:
+		return true
 	}
-	if out == nil {
-		return ds
-	}
-	return out
+	return false
 }
 
 type encoded []byte

@@ -79,7 +79,7 @@ func (d *driver) query(r *cqldriver.Request) *gocql.Query {
 	if h := r.Hooks; h != nil {
 		q.RetryPolicy(&retryPolicy{h: h})
 		if h.Observed() {
-			q.Observer(queryObserver{h, d.chainQuery})
+			q.Observer(observer{h, d})
 		}
 	} else {
 		q.RetryPolicy(nil)
@@ -139,7 +139,7 @@ func (d *driver) Batch(ctx context.Context, r *cqldriver.BatchRequest) error {
 	if h := r.Hooks; h != nil {
 		b.RetryPolicy(&retryPolicy{h: h})
 		if h.Observed() {
-			b.Observer(batchObserver{h, d.chainBatch})
+			b.Observer(observer{h, d})
 		}
 	} else {
 		b.RetryPolicy(nil)
@@ -235,34 +235,33 @@ func (p *retryPolicy) GetRetryType(err error) gocql.RetryType {
 	return gocql.Rethrow
 }
 
-type queryObserver struct {
-	h     cqldriver.AttemptHooks
-	chain gocql.QueryObserver
+// observer is a request's hooks as the driver's QueryObserver and
+// BatchObserver; the cluster's own observers (the driver's chainQuery and
+// chainBatch) see each attempt first.
+type observer struct {
+	h cqldriver.AttemptHooks
+	d *driver
 }
 
-func (o queryObserver) ObserveQuery(ctx context.Context, q gocql.ObservedQuery) {
-	if o.chain != nil {
-		o.chain.ObserveQuery(ctx, q)
+func (o observer) ObserveQuery(ctx context.Context, q gocql.ObservedQuery) {
+	if o.d.chainQuery != nil {
+		o.d.chainQuery.ObserveQuery(ctx, q)
 	}
-	o.h.Observe(ctx, cqldriver.Attempt{
-		N: q.Attempt, Start: q.Start, End: q.End, Err: classify(q.Err),
-		Host: hostPort(q.Host), Keyspace: q.Keyspace, Rows: q.Rows,
-	})
+	o.observe(ctx, cqldriver.Attempt{N: q.Attempt, Start: q.Start, End: q.End, Err: q.Err, Keyspace: q.Keyspace, Rows: q.Rows}, q.Host)
 }
 
-type batchObserver struct {
-	h     cqldriver.AttemptHooks
-	chain gocql.BatchObserver
-}
-
-func (o batchObserver) ObserveBatch(ctx context.Context, b gocql.ObservedBatch) {
-	if o.chain != nil {
-		o.chain.ObserveBatch(ctx, b)
+func (o observer) ObserveBatch(ctx context.Context, b gocql.ObservedBatch) {
+	if o.d.chainBatch != nil {
+		o.d.chainBatch.ObserveBatch(ctx, b)
 	}
-	o.h.Observe(ctx, cqldriver.Attempt{
-		N: b.Attempt, Start: b.Start, End: b.End, Err: classify(b.Err),
-		Host: hostPort(b.Host), Keyspace: b.Keyspace,
-	})
+	o.observe(ctx, cqldriver.Attempt{N: b.Attempt, Start: b.Start, End: b.End, Err: b.Err, Keyspace: b.Keyspace}, b.Host)
+}
+
+// observe reports an attempt to the hooks, its error classified and its
+// host as host:port.
+func (o observer) observe(ctx context.Context, a cqldriver.Attempt, host *gocql.HostInfo) {
+	a.Err, a.Host = classify(a.Err), hostPort(host)
+	o.h.Observe(ctx, a)
 }
 
 // hostPort is the address a host was reached at, as host:port.

@@ -208,11 +208,12 @@ func TestObserversReportAndChain(t *testing.T) {
 	h := &hooks{}
 	chained := &recordingObserver{}
 	start := time.Now()
-	queryObserver{h, chained}.ObserveQuery(context.Background(), gocql.ObservedQuery{
+	o := observer{h, &driver{chainQuery: chained, chainBatch: chained}}
+	o.ObserveQuery(context.Background(), gocql.ObservedQuery{
 		Keyspace: "ks", Start: start, End: start.Add(time.Millisecond), Rows: 3, Attempt: 1,
 		Err: &gocql.RequestErrReadTimeout{},
 	})
-	batchObserver{h, chained}.ObserveBatch(context.Background(), gocql.ObservedBatch{Keyspace: "ks", Attempt: 0})
+	o.ObserveBatch(context.Background(), gocql.ObservedBatch{Keyspace: "ks", Attempt: 0})
 	if chained.queries != 1 || chained.batches != 1 {
 		t.Errorf("the chained observer saw %d queries, %d batches", chained.queries, chained.batches)
 	}
@@ -227,8 +228,8 @@ func TestObserversReportAndChain(t *testing.T) {
 		t.Errorf("the attempt's error is not classified: %v", a.Err)
 	}
 	// Without a cluster observer, nothing is chained.
-	queryObserver{h: h}.ObserveQuery(context.Background(), gocql.ObservedQuery{})
-	batchObserver{h: h}.ObserveBatch(context.Background(), gocql.ObservedBatch{})
+	observer{h, &driver{}}.ObserveQuery(context.Background(), gocql.ObservedQuery{})
+	observer{h, &driver{}}.ObserveBatch(context.Background(), gocql.ObservedBatch{})
 }
 
 type recordingObserver struct{ queries, batches int }

@@ -30,15 +30,9 @@ func runApply(e *env, args []string) int {
 	if !parseTimed(e, fs, args, timeout) {
 		return ExitUsage
 	}
-	res, code, ok := generate(e, fs.Args(), false, "")
+	pkgs, code, ok := schemaPackages(e, fs.Args())
 	if !ok {
 		return code
-	}
-	var pkgs []*pipeline.Package
-	for _, p := range res.Packages {
-		if p.Files[pipeline.SchemaFile] != nil {
-			pkgs = append(pkgs, p)
-		}
 	}
 	if len(pkgs) == 0 {
 		fmt.Fprintln(e.stderr, "cqlgen apply: no package declares entities")

@@ -187,6 +187,21 @@ func generate(e *env, patterns []string, strict bool, driver string) (res *pipel
 	return res, ExitOK, true
 }
 
+// schemaPackages generates the packages patterns name and returns those
+// that declare entities (that have a schema.cql), as generate does.
+func schemaPackages(e *env, patterns []string) (pkgs []*pipeline.Package, code int, ok bool) {
+	res, code, ok := generate(e, patterns, false, "")
+	if !ok {
+		return nil, code, false
+	}
+	for _, p := range res.Packages {
+		if p.Files[pipeline.SchemaFile] != nil {
+			pkgs = append(pkgs, p)
+		}
+	}
+	return pkgs, code, true
+}
+
 // changes parses a subcommand's flags, generates in memory and compares
 // the result with the disk.
 func changes(e *env, fs *flag.FlagSet, args []string) ([]pipeline.Change, int, bool) {

@@ -43,15 +43,9 @@ func runDiff(e *env, args []string) int {
 	}
 	src.getenv, src.stderr = e.getenv, e.stderr
 	defer src.close()
-	res, code, ok := generate(m, fs.Args(), false, "")
+	pkgs, code, ok := schemaPackages(m, fs.Args())
 	if !ok {
 		return code
-	}
-	var pkgs []*pipeline.Package
-	for _, p := range res.Packages {
-		if p.Files[pipeline.SchemaFile] != nil {
-			pkgs = append(pkgs, p)
-		}
 	}
 	if src.base != "" && len(pkgs) != 1 {
 		fmt.Fprintf(e.stderr, "cqlgen diff: -base compares one package, and %d match\n", len(pkgs))

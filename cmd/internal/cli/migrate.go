@@ -375,43 +375,45 @@ type migrator struct {
 // readLedgers reads cqlgen's ledger and, if the keyspace has one,
 // gocqlx's. With create false, a missing ledger of cqlgen's is empty.
 func (m *migrator) readLedgers() (map[string]ledgerRow, map[string]gocqlxRow, error) {
-	ours := map[string]ledgerRow{}
-	if ok, err := tableExists(m.s, m.r, m.keyspace, ledgerTable); err != nil {
+	ours, err := readLedger(m, ledgerTable, "checksum, statements, done, applied", func(r *ledgerRow) []any {
+		return []any{&r.checksum, &r.statements, &r.done, &r.applied}
+	})
+	if err != nil {
 		return nil, nil, err
-	} else if ok {
-		err := m.r.do(context.Background(), mayRepeat, "reading "+ledgerTable, func(ctx context.Context) error {
-			clear(ours)
-			var name string
-			var r ledgerRow
-			it := m.s.Query(`SELECT name, checksum, statements, done, applied FROM ` + ledgerTable).WithContext(ctx).Iter()
-			for it.Scan(&name, &r.checksum, &r.statements, &r.done, &r.applied) {
-				ours[name] = r
-			}
-			return justCreated(it.Close())
-		})
-		if err != nil {
-			return nil, nil, fmt.Errorf("reading %s: %w", ledgerTable, err)
-		}
 	}
-	theirs := map[string]gocqlxRow{}
-	if ok, err := tableExists(m.s, m.r, m.keyspace, gocqlxTable); err != nil {
+	theirs, err := readLedger(m, gocqlxTable, "checksum, done", func(r *gocqlxRow) []any {
+		return []any{&r.checksum, &r.done}
+	})
+	if err != nil {
 		return nil, nil, err
-	} else if ok {
-		err := m.r.do(context.Background(), mayRepeat, "reading "+gocqlxTable, func(ctx context.Context) error {
-			clear(theirs)
-			var name string
-			var r gocqlxRow
-			it := m.s.Query(`SELECT name, checksum, done FROM ` + gocqlxTable).WithContext(ctx).Iter()
-			for it.Scan(&name, &r.checksum, &r.done) {
-				theirs[name] = r
-			}
-			return justCreated(it.Close())
-		})
-		if err != nil {
-			return nil, nil, fmt.Errorf("reading %s: %w", gocqlxTable, err)
-		}
 	}
 	return ours, theirs, nil
+}
+
+// readLedger reads the rows of a ledger table, by name, if the keyspace
+// has it (none if not): the columns after name, scanned into a row's
+// fields, where dest points.
+func readLedger[R any](m *migrator, table, columns string, dest func(*R) []any) (map[string]R, error) {
+	rows := map[string]R{}
+	ok, err := tableExists(m.s, m.r, m.keyspace, table)
+	if err != nil || !ok {
+		return rows, err
+	}
+	err = m.r.do(context.Background(), mayRepeat, "reading "+table, func(ctx context.Context) error {
+		clear(rows)
+		var name string
+		var r R
+		scan := append([]any{&name}, dest(&r)...)
+		it := m.s.Query(`SELECT name, ` + columns + ` FROM ` + table).WithContext(ctx).Iter()
+		for it.Scan(scan...) {
+			rows[name] = r
+		}
+		return justCreated(it.Close())
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", table, err)
+	}
+	return rows, nil
 }
 
 func (m *migrator) steps(files []*migration) ([]step, int) {

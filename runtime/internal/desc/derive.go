@@ -207,22 +207,8 @@ func projectionFuncs[P any](p *ProjectionOf[P], canon *Table, index map[string]i
 	for _, c := range append(append([]Column(nil), t.Spec.PartitionKey...), t.Spec.Clustering...) {
 		keys = append(keys, column(c.Name))
 	}
-	pick := func(vs []any, plan []int, ts int64) []any {
-		out := make([]any, len(plan))
-		for i, p := range plan {
-			switch p {
-			case bindTS:
-				out[i] = ts
-			case bindBucket:
-				out[i] = bucket(vs[src])
-			default:
-				out[i] = vs[p]
-			}
-		}
-		return out
-	}
-	row = func(e P, ts int64, unset bool) []any { return pick(values(e, unset), plan, ts) }
-	key = func(e P) []any { return pick(values(e, false), keys, 0) }
+	row = func(e P, ts int64, unset bool) []any { return pick(values(e, unset), plan, ts, bucket, src) }
+	key = func(e P) []any { return pick(values(e, false), keys, 0, bucket, src) }
 	return row, key
 }
 
@@ -318,6 +304,52 @@ func bucketFunc[P any](canon *Table, p *ProjectionOf[P]) func(any) any {
 	panic(fmt.Sprintf("cqlgenimpl: %s: no hash bucket derives from a column of type %q", t.Spec.Name, typ))
 }
 
+// tableColumn is a column of a table; vectorColumn a vector column and
+// its dimension.
+type (
+	tableColumn struct {
+		t *Table
+		c Column
+	}
+	vectorColumn struct {
+		c   Column
+		dim int
+	}
+)
+
+// checkedColumns are the columns an entity's Check looks at: keys, the
+// partition key columns (the bucket excluded) of the source of truth,
+// its first canon, then those of each other table not listed yet, which
+// must not be empty; and the vector columns of the source of truth,
+// whose values must be of their dimension.
+func checkedColumns[P any](ent *EntityOf[P]) (keys []tableColumn, canon int, vectors []vectorColumn) {
+	seen := map[string]bool{}
+	add := func(t *Table) {
+		pk := t.Spec.PartitionKey
+		if t.Spec.Bucket != cqlspec.BucketNone {
+			pk = pk[:len(pk)-1]
+		}
+		for _, c := range pk {
+			if !seen[c.Name] {
+				seen[c.Name] = true
+				keys = append(keys, tableColumn{t, c})
+			}
+		}
+	}
+	add(ent.Canonical)
+	canon = len(keys)
+	for i := range ent.Projections {
+		add(ent.Projections[i].Table)
+	}
+	for _, c := range ent.Canonical.Spec.Columns {
+		var dim int
+		if _, err := fmt.Sscanf(c.Type, "vector<float, %d>", &dim); err == nil {
+			vectors = append(vectors, vectorColumn{c, dim})
+		}
+	}
+	return keys, canon, vectors
+}
+
 // checkedKey is a partition key column Check refuses empty, and
 // checkedVector a vector column it checks the dimension of: i is the
 // column's place in Values. (Types of the package, not of checks: a type
@@ -340,35 +372,19 @@ type (
 // must be of its column's dimension. index maps a column of the source
 // of truth to its place in Values.
 func checks[P any](ent *EntityOf[P], index map[string]int) (check, checkKey func(P) error) {
-	var all, canon []checkedKey
-	seen := map[string]bool{}
-	add := func(t *Table) {
-		pk := t.Spec.PartitionKey
-		if t.Spec.Bucket != cqlspec.BucketNone {
-			pk = pk[:len(pk)-1]
+	keys, canonKeys, vectors := checkedColumns(ent)
+	var all []checkedKey
+	for _, k := range keys {
+		i, ok := index[k.c.Name]
+		if !ok {
+			panic(fmt.Sprintf("cqlgenimpl: %s: partition key column %s is not a column of %s", k.t.Spec.Name, k.c.Name, ent.Canonical.Spec.Name))
 		}
-		for _, c := range pk {
-			i, ok := index[c.Name]
-			if !ok {
-				panic(fmt.Sprintf("cqlgenimpl: %s: partition key column %s is not a column of %s", t.Spec.Name, c.Name, ent.Canonical.Spec.Name))
-			}
-			if !seen[c.Name] {
-				seen[c.Name] = true
-				all = append(all, checkedKey{t.Spec.Name, c.Name, c.Type, i})
-			}
-		}
+		all = append(all, checkedKey{k.t.Spec.Name, k.c.Name, k.c.Type, i})
 	}
-	add(ent.Canonical)
-	canon = all
-	for i := range ent.Projections {
-		add(ent.Projections[i].Table)
-	}
+	canon := all[:canonKeys]
 	var vecs []checkedVector
-	for _, c := range ent.Canonical.Spec.Columns {
-		var dim int
-		if _, err := fmt.Sscanf(c.Type, "vector<float, %d>", &dim); err == nil {
-			vecs = append(vecs, checkedVector{c.Name, dim, index[c.Name]})
-		}
+	for _, v := range vectors {
+		vecs = append(vecs, checkedVector{v.c.Name, v.dim, index[v.c.Name]})
 	}
 	run := func(keys []checkedKey, vectors bool) func(P) error {
 		return func(e P) error {
@@ -391,6 +407,24 @@ func checks[P any](ent *EntityOf[P], index map[string]int) (check, checkKey func
 		}
 	}
 	return run(all, true), run(canon, false)
+}
+
+// pick is the values a plan binds, in its order: a place of vs, the
+// timestamp ts (bindTS), or the bucket of the value at vs[bucketSrc]
+// (bindBucket).
+func pick(vs []any, plan []int, ts int64, bucket func(any) any, bucketSrc int) []any {
+	out := make([]any, len(plan))
+	for i, p := range plan {
+		switch p {
+		case bindTS:
+			out[i] = ts
+		case bindBucket:
+			out[i] = bucket(vs[bucketSrc])
+		default:
+			out[i] = vs[p]
+		}
+	}
+	return out
 }
 
 // What a placeholder of the protocol's statements binds besides a

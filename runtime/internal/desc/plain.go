@@ -203,29 +203,15 @@ func newBinds[P any](t *Table, src func(e P, ts int64, unset bool) []any, index 
 	for _, c := range append(append([]Column(nil), t.Spec.PartitionKey...), t.Spec.Clustering...) {
 		key = append(key, column(cqlspec.SlotGet, c.Name))
 	}
-	pick := func(vs []any, plan []int, ts int64) []any {
-		out := make([]any, len(plan))
-		for i, p := range plan {
-			switch p {
-			case bindTS:
-				out[i] = ts
-			case bindBucket:
-				out[i] = bucket(vs[bucketSrc])
-			default:
-				out[i] = vs[p]
-			}
-		}
-		return out
-	}
 	var b Binds[P]
 	if plan, ok := plans[cqlspec.SlotInsert]; ok {
 		b.Row = src
 		if !same {
-			b.Row = func(e P, ts int64, unset bool) []any { return pick(src(e, ts, unset), plan, ts) }
+			b.Row = func(e P, ts int64, unset bool) []any { return pick(src(e, ts, unset), plan, ts, bucket, bucketSrc) }
 			if raw != nil {
 				// The timestamp is the row's last value, boxed once.
 				b.RowOf = func(vs []any) []any {
-					out := pick(vs, plan, 0)
+					out := pick(vs, plan, 0, bucket, bucketSrc)
 					for i, p := range plan {
 						if p == bindTS {
 							out[i] = vs[len(vs)-1]
@@ -236,18 +222,18 @@ func newBinds[P any](t *Table, src func(e P, ts int64, unset bool) []any, index 
 			}
 		}
 	}
-	b.Key = func(e P) []any { return pick(src(e, 0, false), key, 0) }
+	b.Key = func(e P) []any { return pick(src(e, 0, false), key, 0, bucket, bucketSrc) }
 	if d := direct(key, index, raw); d != nil {
 		b.Key = func(e P) []any { return readDirect(e, d, 0) }
 	}
 	if plan, ok := plans[cqlspec.SlotDelete]; ok {
-		b.Remove = func(e P, ts int64) []any { return pick(src(e, ts, false), plan, ts) }
+		b.Remove = func(e P, ts int64) []any { return pick(src(e, ts, false), plan, ts, bucket, bucketSrc) }
 		if d := direct(plan, index, raw); d != nil {
 			b.Remove = func(e P, ts int64) []any { return readDirect(e, d, ts) }
 		}
 	}
 	if plan, ok := plans[cqlspec.SlotAdd]; ok {
-		b.Add = func(e P) []any { return pick(src(e, 0, false), plan, 0) }
+		b.Add = func(e P) []any { return pick(src(e, 0, false), plan, 0, bucket, bucketSrc) }
 		if d := direct(plan, index, raw); d != nil {
 			b.Add = func(e P) []any { return readDirect(e, d, 0) }
 		}
@@ -372,33 +358,16 @@ func fieldChecks[P any](ent *EntityOf[P], findex map[string]int) (check, checkKe
 		}
 		return fieldCheck{table: t.Spec.Name, column: c.Name, typ: c.Type, off: uintptr(pv.UnsafePointer()) - base, rt: pv.Type().Elem()}
 	}
-	var all []fieldCheck
-	seen := map[string]bool{}
-	add := func(t *Table) {
-		pk := t.Spec.PartitionKey
-		if t.Spec.Bucket != cqlspec.BucketNone {
-			pk = pk[:len(pk)-1]
-		}
-		for _, c := range pk {
-			if !seen[c.Name] {
-				seen[c.Name] = true
-				all = append(all, at(t, c))
-			}
-		}
+	keys, canonKeys, vectors := checkedColumns(ent)
+	var all, vecs []fieldCheck
+	for _, k := range keys {
+		all = append(all, at(k.t, k.c))
 	}
-	add(ent.Canonical)
-	canon := all
-	for i := range ent.Projections {
-		add(ent.Projections[i].Table)
-	}
-	var vecs []fieldCheck
-	for _, c := range ent.Canonical.Spec.Columns {
-		var dim int
-		if _, err := fmt.Sscanf(c.Type, "vector<float, %d>", &dim); err == nil {
-			v := at(ent.Canonical, c)
-			v.dim = dim
-			vecs = append(vecs, v)
-		}
+	canon := all[:canonKeys]
+	for _, v := range vectors {
+		f := at(ent.Canonical, v.c)
+		f.dim = v.dim
+		vecs = append(vecs, f)
 	}
 	run := func(keys, vecs []fieldCheck) func(P) error {
 		return func(e P) error {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
@@ -25,16 +26,7 @@ func LevelsOf(ctx context.Context) cqlgen.Levels {
 
 // over returns l with the zero fields taken from outer.
 func over(l, outer cqlgen.Levels) cqlgen.Levels {
-	if l.Read == 0 {
-		l.Read = outer.Read
-	}
-	if l.Write == 0 {
-		l.Write = outer.Write
-	}
-	if l.Serial == 0 {
-		l.Serial = outer.Serial
-	}
-	return l
+	return cqlgen.Levels{Read: cmp.Or(l.Read, outer.Read), Write: cmp.Or(l.Write, outer.Write), Serial: cmp.Or(l.Serial, outer.Serial)}
 }
 
 // SessionLevels is cqlgen.SessionLevels of a session made by NewSession:

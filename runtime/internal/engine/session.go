@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 
@@ -24,23 +25,13 @@ func NewSession(d cqldriver.Driver, opts *cqlgen.SessionOptions) cqldriver.Sessi
 	if opts != nil {
 		o = *opts
 	}
-	if o.ReadConsistency == 0 {
-		o.ReadConsistency = cqldriver.LocalQuorum
-	}
-	if o.WriteConsistency == 0 {
-		o.WriteConsistency = cqldriver.LocalQuorum
-	}
-	if o.SerialConsistency == 0 {
-		o.SerialConsistency = cqldriver.LocalSerial
-	}
+	o.ReadConsistency = cmp.Or(o.ReadConsistency, cqldriver.LocalQuorum)
+	o.WriteConsistency = cmp.Or(o.WriteConsistency, cqldriver.LocalQuorum)
+	o.SerialConsistency = cmp.Or(o.SerialConsistency, cqldriver.LocalSerial)
 	r := retryOf(&o).withDefaults()
 	o.MaxAttempts, o.BaseDelay, o.MaxDelay = r.MaxAttempts, r.BaseDelay, r.MaxDelay
-	if o.BatchWarnBytes == 0 {
-		o.BatchWarnBytes = cqlgen.DefaultBatchWarnBytes
-	}
-	if o.BatchFailBytes == 0 {
-		o.BatchFailBytes = cqlgen.DefaultBatchFailBytes
-	}
+	o.BatchWarnBytes = cmp.Or(o.BatchWarnBytes, cqlgen.DefaultBatchWarnBytes)
+	o.BatchFailBytes = cmp.Or(o.BatchFailBytes, cqlgen.DefaultBatchFailBytes)
 	g := &session{d: d, opts: o}
 	g.calls, _ = o.Observer.(cqlobserve.CallObserver)
 	return g

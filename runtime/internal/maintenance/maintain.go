@@ -950,26 +950,18 @@ func (v *verification) deleteClaim(ctx context.Context, i int, r *row) (bool, er
 	if cur.Version == 0 {
 		// Written outside the protocol: no cqlgen_claim, which the
 		// release's "cqlgen_claim < ?" never matches. Give it one first.
-		if ok, err := protocol.Take(ctx, v.s, o, t, key, rawCells(cur.Cols[r.nkey:len(t.Row)]), 1, cur); !ok || err != nil {
+		if ok, err := protocol.Take(ctx, v.s, o, t, key, value.Encoded(cur.Cols[r.nkey:len(t.Row)]), 1, cur); !ok || err != nil {
 			return false, err
 		}
 		cur.Version = 1
 	}
-	values := append(append([]any(nil), key...), rawCells(cur.Cols[r.nkey:len(t.Row)])...)
+	values := append(append([]any(nil), key...), value.Encoded(cur.Cols[r.nkey:len(t.Row)])...)
 	values = append(values, cur.Version+1)
 	applied, err := v.s.ExecCAS(ctx, cqldriver.Query{Stmt: t.Release, Values: values}, protocol.Sinks(len(t.Row)-r.nkey+1)...)
 	if err == nil && applied {
 		v.m.report("repair", 0, 0, 1, false)
 	}
 	return applied, err
-}
-
-func rawCells(cells [][]byte) []any {
-	vs := make([]any, len(cells))
-	for i, c := range cells {
-		vs[i] = cqldriver.Encoded(c)
-	}
-	return vs
 }
 
 // BackfillEntity writes every row the source of truth implies into one table,

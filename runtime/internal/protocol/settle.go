@@ -14,6 +14,7 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/internal/desc"
+	"github.com/cqlgen/cqlgen/runtime/internal/value"
 )
 
 // Settling a conditional write whose reply was lost.
@@ -125,32 +126,24 @@ func walkWrites(b []byte, visit func(i int, e writeEntry, end int) bool) (n int,
 		return 0, false
 	}
 	r := b[1:]
-	next := func() (uint64, bool) {
-		v, k := binary.Uvarint(r)
-		if k <= 0 {
-			return 0, false
-		}
-		r = r[k:]
-		return v, true
-	}
-	count, ok := next()
+	count, ok := value.Uvarint(&r)
 	if !ok || count == 0 || count > writesCap {
 		return 0, false
 	}
-	first, ok := next()
+	first, ok := value.Uvarint(&r)
 	if !ok || first > math.MaxInt64 {
 		return 0, false
 	}
 	version, before := int64(first), int64(0)
 	for i := range int(count) {
 		if i > 0 {
-			d, ok := next()
+			d, ok := value.Uvarint(&r)
 			if !ok || d == 0 || d > uint64(math.MaxInt64-version) {
 				return 0, false
 			}
 			version += int64(d)
 		}
-		p, ok := next()
+		p, ok := value.Uvarint(&r)
 		if !ok || len(r) < 8 {
 			return 0, false
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/internal/desc"
+	"github.com/cqlgen/cqlgen/runtime/internal/value"
 )
 
 // A cursor is where a read stopped: the clustering key of the last row it
@@ -110,43 +111,27 @@ func decodeCursor(pattern string, fp uint64, kind byte, s string, sl *Sealer) (c
 		return bad("it belongs to another kind of query")
 	}
 	r := body[10:]
-	next := func() (uint64, bool) {
-		v, n := binary.Uvarint(r)
-		if n <= 0 {
-			return 0, false
-		}
-		r = r[n:]
-		return v, true
-	}
-	nextInt := func() (int64, bool) {
-		v, n := binary.Varint(r)
-		if n <= 0 {
-			return 0, false
-		}
-		r = r[n:]
-		return v, true
-	}
 	switch c.kind {
 	case hashCursor:
-		v, ok := next()
+		v, ok := value.Uvarint(&r)
 		if !ok || v > 1<<20 {
 			return bad("corrupted")
 		}
 		c.bucket = int(v)
 	case timeCursor:
-		at, ok1 := nextInt()
-		oldest, ok2 := nextInt()
+		at, ok1 := value.Varint(&r)
+		oldest, ok2 := value.Varint(&r)
 		if !ok1 || !ok2 {
 			return bad("corrupted")
 		}
 		c.at, c.oldest = time.UnixMicro(at).UTC(), time.UnixMicro(oldest).UTC()
 	}
-	n, ok := next()
+	n, ok := value.Uvarint(&r)
 	if !ok || n > 64 {
 		return bad("corrupted")
 	}
 	for range n {
-		l, ok := next()
+		l, ok := value.Uvarint(&r)
 		if !ok || l > uint64(len(r)) {
 			return bad("corrupted")
 		}
@@ -167,29 +152,23 @@ func fingerprint(t *desc.Table, partition []any, prefix ...any) (uint64, error) 
 	h.Write([]byte(t.Spec.Name))
 	h.Write([]byte{0})
 	h.Write([]byte(t.Spec.Pattern))
-	for i, v := range partition {
-		typ, err := cqldriver.ParseType(t.Spec.PartitionKey[i].Type)
-		if err != nil {
-			return 0, err
-		}
-		b, err := cqldriver.Marshal(typ, v)
-		if err != nil {
-			return 0, err
-		}
-		h.Write([]byte{0})
+	// Each value after a separator: 0 before a partition key value, 0xff
+	// before a clustering value.
+	write := func(sep byte, cqlType string, v any) error {
+		b, err := cqldriver.MarshalType(cqlType, v)
+		h.Write([]byte{sep})
 		h.Write(b)
+		return err
+	}
+	for i, v := range partition {
+		if err := write(0, t.Spec.PartitionKey[i].Type, v); err != nil {
+			return 0, err
+		}
 	}
 	for i, v := range prefix {
-		typ, err := cqldriver.ParseType(t.Spec.Clustering[i].Type)
-		if err != nil {
+		if err := write(0xff, t.Spec.Clustering[i].Type, v); err != nil {
 			return 0, err
 		}
-		b, err := cqldriver.Marshal(typ, v)
-		if err != nil {
-			return 0, err
-		}
-		h.Write([]byte{0xff})
-		h.Write(b)
 	}
 	return h.Sum64(), nil
 }
@@ -198,24 +177,12 @@ func fingerprint(t *desc.Table, partition []any, prefix ...any) (uint64, error) 
 func marshalKey(t *desc.Table, values []any) ([][]byte, error) {
 	key := make([][]byte, len(values))
 	for i, v := range values {
-		typ, err := cqldriver.ParseType(t.Spec.Clustering[i].Type)
-		if err != nil {
-			return nil, err
-		}
-		if key[i], err = cqldriver.Marshal(typ, v); err != nil {
+		var err error
+		if key[i], err = cqldriver.MarshalType(t.Spec.Clustering[i].Type, v); err != nil {
 			return nil, err
 		}
 	}
 	return key, nil
-}
-
-// rawKey binds already encoded values as they are.
-func rawKey(key [][]byte) []any {
-	vs := make([]any, len(key))
-	for i, k := range key {
-		vs[i] = cqldriver.Encoded(k)
-	}
-	return vs
 }
 
 // Sealer seals cursors with a key the application supplies

@@ -8,6 +8,7 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/internal/desc"
+	"github.com/cqlgen/cqlgen/runtime/internal/value"
 )
 
 // scatterCursor marks the cursor of an index read over the whole
@@ -148,7 +149,7 @@ func readScatter[P any](ctx context.Context, s cqlgen.Session, r ReadSpecOf[P], 
 			return nil, &cqlgen.InputError{Err: cqlgen.ErrInvalidCursor, Name: t.Spec.Pattern, Reason: "its key does not decode as " + col.Type}
 		}
 	}
-	part := append(rawKey(pos[:npk]), values...)
+	part := append(value.Encoded(pos[:npk]), values...)
 	var rows []P
 	if len(t.Spec.Clustering) > 0 {
 		var err error

@@ -15,13 +15,15 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/internal/base"
 	"github.com/cqlgen/cqlgen/runtime/internal/desc"
+	"github.com/cqlgen/cqlgen/runtime/internal/value"
 )
 
-// ReadSpecOf is ReadSpec with P = *T, field for field (ReadPage converts
-// one to the other): the read paths are generic over P alone, so that
-// they compile once for every entity; see Entity.
+// ReadSpecOf is what a generated read hands the runtime (impl.ReadSpec,
+// whose type is this one with P = *T): the query, and how to scan, key and
+// order rows of the pattern. The read paths are generic over P alone, so
+// that they compile once for every entity; see Entity.
 type ReadSpecOf[P any] struct {
-	Entity    string // the entity's name, for observers
+	Entity    string // the entity's name, for observers ("": Of's)
 	Table     *desc.Table
 	Partition []any // partition key values, the bucket excluded
 	// Prefix fixes the first len(Prefix) clustering columns to these
@@ -43,7 +45,9 @@ type ReadSpecOf[P any] struct {
 	Scan func(cqldriver.Iter, P) bool
 	// Key returns a row's clustering values, in order.
 	Key func(P) []any
-	// Of, in place of Scan and Key: see ReadSpec.
+	// Of, in place of Scan and Key, is the entity whose Fields and Values
+	// the runtime derives them from (a table of the entity's own rows,
+	// each column a field of its source of truth).
 	Of *desc.EntityOf[P]
 	// Compare orders rows as the table's clustering order does.
 	Compare func(a, b P) int
@@ -65,7 +69,7 @@ type ReadSpecOf[P any] struct {
 	Start       time.Time
 	LookBack    int
 
-	NewRow func() P
+	NewRow func() P // set by ReadPage: a new zero row (RowArena)
 }
 
 // Page is cqlgen.Page of the read paths, whose rows are pointers.
@@ -240,7 +244,7 @@ func readPartition[P any](ctx context.Context, s cqlgen.Session, r ReadSpecOf[P]
 	if err := checkPosition(r, pg, pos); err != nil {
 		return nil, err
 	}
-	key := rawKey(pos)
+	key := value.Encoded(pos)
 	last := len(pg.Runs) - 1
 	for k := last; k >= 0 && len(rows) < limit; k-- {
 		end := n
@@ -621,7 +625,7 @@ func scatterBuckets[P any](ctx context.Context, s cqlgen.Session, r ReadSpecOf[P
 		if err := checkPosition(r, pg, pos); err != nil {
 			return nil, err
 		}
-		key := rawKey(pos)
+		key := value.Encoded(pos)
 		deepest := len(pg.Runs) - 1
 		for k := deepest; k >= 0; k-- {
 			end := len(pos)

@@ -405,3 +405,35 @@ func None[P any]() (zero P) { return }
 // comparable would give each pointer type a shape of its own), and so
 // the nil test cannot be p == nil.
 func IsNil[P any](p P) bool { return *(*unsafe.Pointer)(unsafe.Pointer(&p)) == nil }
+
+// Uvarint reads an unsigned varint off the front of *r and moves *r past
+// it; false when *r does not start with one. The runtime's own records
+// (a cursor, the record of the last changes) are read with it and Varint.
+func Uvarint(r *[]byte) (uint64, bool) {
+	v, n := binary.Uvarint(*r)
+	if n <= 0 {
+		return 0, false
+	}
+	*r = (*r)[n:]
+	return v, true
+}
+
+// Varint reads a signed varint off the front of *r, as Uvarint does.
+func Varint(r *[]byte) (int64, bool) {
+	v, n := binary.Varint(*r)
+	if n <= 0 {
+		return 0, false
+	}
+	*r = (*r)[n:]
+	return v, true
+}
+
+// Encoded binds values already encoded (read from a row, or decoded from a
+// cursor) as they are: each a cqldriver.Encoded.
+func Encoded(bs [][]byte) []any {
+	vs := make([]any, len(bs))
+	for i, b := range bs {
+		vs[i] = cqldriver.Encoded(b)
+	}
+	return vs
+}
