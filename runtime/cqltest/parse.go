@@ -622,6 +622,26 @@ func parseWhere(p *parser, st *prepared) ([]relation, []tokenRelation, error) {
 				}
 				continue
 			}
+			if p.keyword("between") {
+				// col BETWEEN ? AND ? (Cassandra 6.0): both ends
+				// inclusive, col >= ? AND col <= ?.
+				lo, err := parseTerm(p, st, col.typ, col.name)
+				if err != nil {
+					return nil, nil, err
+				}
+				if err := p.expectKeyword("and"); err != nil {
+					return nil, nil, err
+				}
+				hi, err := parseTerm(p, st, col.typ, col.name)
+				if err != nil {
+					return nil, nil, err
+				}
+				rels = append(rels, relation{col: col, op: ">=", val: lo}, relation{col: col, op: "<=", val: hi})
+				if !p.keyword("and") {
+					return rels, toks, nil
+				}
+				continue
+			}
 			typ := col.typ
 			var op string
 			if st.table.indexed[col] && (typ.kind == cqldriver.TypeSet || typ.kind == cqldriver.TypeList) && !typ.frozen && p.keyword("contains") {
