@@ -32,7 +32,7 @@ func (c *checker) filter(p *model.Package, e *model.Entity, f *model.Filter) {
 		}
 	}
 	if f.OrPos.IsValid() {
-		c.diags.Errorf(f.OrPos, diag.UnsupportedOperator, "%s", model.RefusedOr(p.Cassandra)+versionNote(p))
+		c.diags.Errorf(f.OrPos, diag.UnsupportedOperator, "filter %s: %s%s", f.Method, model.RefusedOr(p.Cassandra), versionNote(p))
 	}
 	t := f.On
 	if t == nil {
