@@ -25,6 +25,7 @@ var (
 	languages  = []string{"English", "French"}
 	ratings    = []string{"G", "PG", "R"}
 	tags       = []string{"tutorial", "programming", "cassandra", "live"}
+	labels     = []string{"hd", "captioned", "sponsored"}
 )
 
 // bounds is one choice of a range's ends: From exclusive, To inclusive.
@@ -211,6 +212,12 @@ func UserVideos(t *testing.T, s cqlgen.Session, seed uint64, n int) {
 			Category:      categories[r.IntN(len(categories))],
 			Views:         int64(r.IntN(8)) * 100,
 			LengthS:       int32(r.IntN(6)) * 60,
+			Labels:        map[string]int32{},
+		}
+		for _, l := range labels {
+			if r.IntN(3) == 0 {
+				v.Labels[l] = int32(r.IntN(100))
+			}
 		}
 		if err := repo.Insert(ctx, &v); err != nil {
 			t.Fatal(err)
@@ -279,6 +286,53 @@ func UserVideos(t *testing.T, s cqlgen.Session, seed uint64, n int) {
 			if !slices.Equal(got, exp) {
 				t.Errorf("UserVideosByTagViewsLength(%s, %s, views [%d, %d] %+v, length [%d, %d] %+v):\n got %v\nwant %v", user, tag, vlo, vhi, vb, llo, lhi, lb, got, exp)
 			}
+		}
+	}
+	// A map's keys, within a partition and over every partition.
+	for round := range 6 {
+		user := fmt.Sprintf("u%d", round%3)
+		label, cat, rating := labels[r.IntN(len(labels))], categories[r.IntN(len(categories))], ratings[r.IntN(len(ratings))]
+		limit := []int{1, 4, 1000}[round%3]
+		exp := want(func(v saimodel.UserVideo) bool {
+			_, ok := v.Labels[label]
+			return v.UserID == user && ok && v.Category == cat
+		})
+		matched += len(exp)
+		got := idsOf(pageAll(t, limit, func(c string) (cqlgen.Page[saimodel.UserVideo], error) {
+			return repo.UserVideosByLabelAndCategory(ctx, user, label, cat, &saimodel.UserVideosByLabelAndCategoryOptions{Limit: limit, Cursor: c})
+		}))
+		if !slices.Equal(got, exp) {
+			t.Errorf("UserVideosByLabelAndCategory(%s, %s, %s) limit %d:\n got %v\nwant %v", user, label, cat, limit, got, exp)
+		}
+		// The index's own read: the key alone.
+		exp = want(func(v saimodel.UserVideo) bool {
+			_, ok := v.Labels[label]
+			return v.UserID == user && ok
+		})
+		matched += len(exp)
+		got = idsOf(pageAll(t, limit, func(c string) (cqlgen.Page[saimodel.UserVideo], error) {
+			return repo.UserVideosLabelsIdx(ctx, user, label, &saimodel.UserVideosLabelsIdxOptions{Limit: limit, Cursor: c})
+		}))
+		if !slices.Equal(got, exp) {
+			t.Errorf("UserVideosLabelsIdx(%s, %s) limit %d:\n got %v\nwant %v", user, label, limit, got, exp)
+		}
+		vb := allBounds[round%4]
+		lo, hi := int64(100*(1+r.IntN(2))), int64(100*(4+r.IntN(3)))
+		exp = want(func(v saimodel.UserVideo) bool {
+			_, ok := v.Labels[label]
+			return ok && v.ContentRating == rating && vb.in(v.Views, lo, hi)
+		})
+		matched += len(exp)
+		// A scatter's order is the token's, which this check does not
+		// know for a table of several rows a partition: the rows as a set,
+		// each once.
+		got = idsOf(pageAll(t, limit, func(c string) (cqlgen.Page[saimodel.UserVideo], error) {
+			return repo.VideosByLabelRatingViews(ctx, label, rating, lo, hi, &saimodel.VideosByLabelRatingViewsOptions{Limit: limit, Cursor: c, ViewsFromExclusive: vb.fromX, ViewsToInclusive: vb.toI})
+		}))
+		slices.Sort(got)
+		slices.Sort(exp)
+		if !slices.Equal(got, exp) {
+			t.Errorf("VideosByLabelRatingViews(%s, %s, [%d, %d] %+v) limit %d:\n got %v\nwant %v", label, rating, lo, hi, vb, limit, got, exp)
 		}
 	}
 	if matched < 60 {

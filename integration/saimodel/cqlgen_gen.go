@@ -612,17 +612,17 @@ var userVideoUserVideos = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Pattern:      "UserVideos",
 	PartitionKey: cqlgenimpl.Cols("userid text"),
 	Clustering:   cqlgenimpl.Cols("added_date timestamp desc", "videoid text"),
-	Columns:      cqlgenimpl.Cols("name text", "tags set<text>", "content_rating text", "category text", "views bigint", "length_s int"),
+	Columns:      cqlgenimpl.Cols("name text", "tags set<text>", "content_rating text", "category text", "views bigint", "length_s int", "labels map<text, int>"),
 	Canonical:    true,
 	Single:       true,
 })
 
 func userVideoUserVideosRow(e *UserVideo, ts int64, unset bool) []any {
-	return []any{e.UserID, e.AddedDate, e.VideoID, e.Name, cqlgenimpl.SliceOrUnset(e.Tags, unset), e.ContentRating, e.Category, e.Views, e.LengthS, ts}
+	return []any{e.UserID, e.AddedDate, e.VideoID, e.Name, cqlgenimpl.SliceOrUnset(e.Tags, unset), e.ContentRating, e.Category, e.Views, e.LengthS, cqlgenimpl.MapOrUnset(e.Labels, unset), ts}
 }
 
 func userVideoFields(e *UserVideo, dst []any) []any {
-	return append(dst, &e.UserID, &e.AddedDate, &e.VideoID, &e.Name, &e.Tags, &e.ContentRating, &e.Category, &e.Views, &e.LengthS)
+	return append(dst, &e.UserID, &e.AddedDate, &e.VideoID, &e.Name, &e.Tags, &e.ContentRating, &e.Category, &e.Views, &e.LengthS, &e.Labels)
 }
 
 var userVideoUserVideosScan = cqlgenimpl.ScanLive(userVideoWrites)
@@ -706,7 +706,7 @@ var userVideoUserVideosCategoryIdx = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Pattern:      "UserVideosCategoryIdx",
 	PartitionKey: cqlgenimpl.Cols("userid text"),
 	Clustering:   cqlgenimpl.Cols("added_date timestamp desc", "videoid text"),
-	Columns:      cqlgenimpl.Cols("name text", "tags set<text>", "content_rating text", "category text", "views bigint", "length_s int"),
+	Columns:      cqlgenimpl.Cols("name text", "tags set<text>", "content_rating text", "category text", "views bigint", "length_s int", "labels map<text, int>"),
 	Index: &cqlgenimpl.IndexSpec{
 		Column: "category",
 	},
@@ -754,7 +754,7 @@ var userVideoUserVideosRatingIdx = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Pattern:      "UserVideosRatingIdx",
 	PartitionKey: cqlgenimpl.Cols("userid text"),
 	Clustering:   cqlgenimpl.Cols("added_date timestamp desc", "videoid text"),
-	Columns:      cqlgenimpl.Cols("name text", "tags set<text>", "content_rating text", "category text", "views bigint", "length_s int"),
+	Columns:      cqlgenimpl.Cols("name text", "tags set<text>", "content_rating text", "category text", "views bigint", "length_s int", "labels map<text, int>"),
 	Index: &cqlgenimpl.IndexSpec{
 		Column: "content_rating",
 	},
@@ -802,7 +802,7 @@ var userVideoUserVideosTagsIdx = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Pattern:      "UserVideosTagsIdx",
 	PartitionKey: cqlgenimpl.Cols("userid text"),
 	Clustering:   cqlgenimpl.Cols("added_date timestamp desc", "videoid text"),
-	Columns:      cqlgenimpl.Cols("name text", "tags set<text>", "content_rating text", "category text", "views bigint", "length_s int"),
+	Columns:      cqlgenimpl.Cols("name text", "tags set<text>", "content_rating text", "category text", "views bigint", "length_s int", "labels map<text, int>"),
 	Index: &cqlgenimpl.IndexSpec{
 		Column:   "tags",
 		Contains: true,
@@ -851,7 +851,7 @@ var userVideoUserVideosViewsIdx = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Pattern:      "UserVideosViewsIdx",
 	PartitionKey: cqlgenimpl.Cols("userid text"),
 	Clustering:   cqlgenimpl.Cols("added_date timestamp desc", "videoid text"),
-	Columns:      cqlgenimpl.Cols("name text", "tags set<text>", "content_rating text", "category text", "views bigint", "length_s int"),
+	Columns:      cqlgenimpl.Cols("name text", "tags set<text>", "content_rating text", "category text", "views bigint", "length_s int", "labels map<text, int>"),
 	Index: &cqlgenimpl.IndexSpec{
 		Column: "views",
 		Range:  true,
@@ -904,7 +904,7 @@ var userVideoUserVideosLengthIdx = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Pattern:      "UserVideosLengthIdx",
 	PartitionKey: cqlgenimpl.Cols("userid text"),
 	Clustering:   cqlgenimpl.Cols("added_date timestamp desc", "videoid text"),
-	Columns:      cqlgenimpl.Cols("name text", "tags set<text>", "content_rating text", "category text", "views bigint", "length_s int"),
+	Columns:      cqlgenimpl.Cols("name text", "tags set<text>", "content_rating text", "category text", "views bigint", "length_s int", "labels map<text, int>"),
 	Index: &cqlgenimpl.IndexSpec{
 		Column: "length_s",
 		Range:  true,
@@ -950,6 +950,55 @@ func (r *UserVideoRepo) UserVideosLengthIdx(ctx context.Context, userID string, 
 	})
 }
 
+// userVideoUserVideosLabelsIdx reads table user_videos through index
+// user_videos_labels_idx (statements in schema.md).
+var userVideoUserVideosLabelsIdx = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "user_videos",
+	Pattern:      "UserVideosLabelsIdx",
+	PartitionKey: cqlgenimpl.Cols("userid text"),
+	Clustering:   cqlgenimpl.Cols("added_date timestamp desc", "videoid text"),
+	Columns:      cqlgenimpl.Cols("name text", "tags set<text>", "content_rating text", "category text", "views bigint", "length_s int", "labels map<text, int>"),
+	Index: &cqlgenimpl.IndexSpec{
+		Column: "labels",
+		Keys:   true,
+	},
+	Values: cqlgenimpl.Cols("labels text"),
+})
+
+func userVideoUserVideosLabelsIdxKey(e *UserVideo) []any {
+	return []any{e.AddedDate, e.VideoID}
+}
+
+// UserVideosLabelsIdxOptions are the options of UserVideosLabelsIdx.
+type UserVideosLabelsIdxOptions struct {
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
+}
+
+// UserVideosLabelsIdx reads a user's videos with a label: the rows of
+// user_videos whose labels has the key, through index user_videos_labels_idx,
+// in pages, within one partition.
+func (r *UserVideoRepo) UserVideosLabelsIdx(ctx context.Context, userID string, labelKey string, o *UserVideosLabelsIdxOptions) (_ cqlgen.Page[UserVideo], err error) {
+	defer cqlgenimpl.Observe(&ctx, r.s, "UserVideo", "UserVideosLabelsIdx").End(&err)
+	if userID == "" {
+		return cqlgen.Page[UserVideo]{}, cqlgenimpl.EmptyKey("user_videos", "userid")
+	}
+	if o == nil {
+		o = &UserVideosLabelsIdxOptions{}
+	}
+	return cqlgenimpl.ReadIndex(ctx, r.s, cqlgenimpl.IndexRead[UserVideo]{
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       userVideoUserVideosLabelsIdxKey,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{userID},
+		Scan:      userVideoUserVideosScan,
+		Table:     userVideoUserVideosLabelsIdx,
+		Values:    []any{labelKey},
+	})
+}
+
 // userVideoUserVideosFiltered reads table user_videos through indexes
 // user_videos_category_idx, user_videos_rating_idx, user_videos_tags_idx
 // (statements in schema.md).
@@ -958,7 +1007,7 @@ var userVideoUserVideosFiltered = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Pattern:      "UserVideosFiltered",
 	PartitionKey: cqlgenimpl.Cols("userid text"),
 	Clustering:   cqlgenimpl.Cols("added_date timestamp desc", "videoid text"),
-	Columns:      cqlgenimpl.Cols("name text", "tags set<text>", "content_rating text", "category text", "views bigint", "length_s int"),
+	Columns:      cqlgenimpl.Cols("name text", "tags set<text>", "content_rating text", "category text", "views bigint", "length_s int", "labels map<text, int>"),
 	Index: &cqlgenimpl.IndexSpec{
 		Conds: []cqlgenimpl.IndexCond{{Column: "category", Op: "eq"}, {Column: "content_rating", Op: "eq"}, {Column: "tags", Op: "contains"}},
 	},
@@ -1009,7 +1058,7 @@ var userVideoUserVideosByTagViewsLength = cqlgenimpl.NewTable(cqlgenimpl.TableSp
 	Pattern:      "UserVideosByTagViewsLength",
 	PartitionKey: cqlgenimpl.Cols("userid text"),
 	Clustering:   cqlgenimpl.Cols("added_date timestamp desc", "videoid text"),
-	Columns:      cqlgenimpl.Cols("name text", "tags set<text>", "content_rating text", "category text", "views bigint", "length_s int"),
+	Columns:      cqlgenimpl.Cols("name text", "tags set<text>", "content_rating text", "category text", "views bigint", "length_s int", "labels map<text, int>"),
 	Index: &cqlgenimpl.IndexSpec{
 		Conds: []cqlgenimpl.IndexCond{{Column: "tags", Op: "contains"}, {Column: "views", Op: "range"}, {Column: "length_s", Op: "range"}},
 	},
@@ -1057,5 +1106,108 @@ func (r *UserVideoRepo) UserVideosByTagViewsLength(ctx context.Context, userID s
 		Scan:        userVideoUserVideosScan,
 		Table:       userVideoUserVideosByTagViewsLength,
 		Values:      []any{tag, viewsFrom, viewsTo, lengthSFrom, lengthSTo},
+	})
+}
+
+// userVideoUserVideosByLabelAndCategory reads table user_videos through
+// indexes user_videos_labels_idx, user_videos_category_idx (statements in
+// schema.md).
+var userVideoUserVideosByLabelAndCategory = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "user_videos",
+	Pattern:      "UserVideosByLabelAndCategory",
+	PartitionKey: cqlgenimpl.Cols("userid text"),
+	Clustering:   cqlgenimpl.Cols("added_date timestamp desc", "videoid text"),
+	Columns:      cqlgenimpl.Cols("name text", "tags set<text>", "content_rating text", "category text", "views bigint", "length_s int", "labels map<text, int>"),
+	Index: &cqlgenimpl.IndexSpec{
+		Conds: []cqlgenimpl.IndexCond{{Column: "labels", Op: "contains key"}, {Column: "category", Op: "eq"}},
+	},
+	Values: cqlgenimpl.Cols("labels text", "category text"),
+})
+
+func userVideoUserVideosByLabelAndCategoryKey(e *UserVideo) []any {
+	return []any{e.AddedDate, e.VideoID}
+}
+
+// UserVideosByLabelAndCategoryOptions are the options of
+// UserVideosByLabelAndCategory.
+type UserVideosByLabelAndCategoryOptions struct {
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
+}
+
+// UserVideosByLabelAndCategory reads a user's videos of a category with a
+// label: the rows of user_videos where labels CONTAINS KEY ? AND category = ?,
+// through indexes user_videos_labels_idx, user_videos_category_idx, in pages,
+// within one partition.
+func (r *UserVideoRepo) UserVideosByLabelAndCategory(ctx context.Context, userID string, labelKey string, category string, o *UserVideosByLabelAndCategoryOptions) (_ cqlgen.Page[UserVideo], err error) {
+	defer cqlgenimpl.Observe(&ctx, r.s, "UserVideo", "UserVideosByLabelAndCategory").End(&err)
+	if userID == "" {
+		return cqlgen.Page[UserVideo]{}, cqlgenimpl.EmptyKey("user_videos", "userid")
+	}
+	if o == nil {
+		o = &UserVideosByLabelAndCategoryOptions{}
+	}
+	return cqlgenimpl.ReadIndex(ctx, r.s, cqlgenimpl.IndexRead[UserVideo]{
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       userVideoUserVideosByLabelAndCategoryKey,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{userID},
+		Scan:      userVideoUserVideosScan,
+		Table:     userVideoUserVideosByLabelAndCategory,
+		Values:    []any{labelKey, category},
+	})
+}
+
+// userVideoVideosByLabelRatingViews reads table user_videos through indexes
+// user_videos_labels_idx, user_videos_rating_idx, user_videos_views_idx
+// (statements in schema.md).
+var userVideoVideosByLabelRatingViews = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "user_videos",
+	Pattern:      "VideosByLabelRatingViews",
+	PartitionKey: cqlgenimpl.Cols("userid text"),
+	Clustering:   cqlgenimpl.Cols("added_date timestamp desc", "videoid text"),
+	Columns:      cqlgenimpl.Cols("name text", "tags set<text>", "content_rating text", "category text", "views bigint", "length_s int", "labels map<text, int>"),
+	Index: &cqlgenimpl.IndexSpec{
+		Scatter: true,
+		Conds:   []cqlgenimpl.IndexCond{{Column: "labels", Op: "contains key"}, {Column: "content_rating", Op: "eq"}, {Column: "views", Op: "range"}},
+	},
+	Values: cqlgenimpl.Cols("labels text", "content_rating text", "views bigint", "views bigint"),
+})
+
+func userVideoVideosByLabelRatingViewsKey(e *UserVideo) []any {
+	return []any{e.UserID, e.AddedDate, e.VideoID}
+}
+
+// VideosByLabelRatingViewsOptions are the options of VideosByLabelRatingViews.
+type VideosByLabelRatingViewsOptions struct {
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
+	// ViewsFromExclusive and ViewsToInclusive flip the defaults of the views
+	// range.
+	ViewsFromExclusive, ViewsToInclusive bool
+}
+
+// VideosByLabelRatingViews reads every user's videos with a label, of a
+// content rating and a range of views: the rows of user_videos where labels
+// CONTAINS KEY ? AND content_rating = ? AND views >= ? AND views < ?, through
+// indexes user_videos_labels_idx, user_videos_rating_idx,
+// user_videos_views_idx, in pages, a scatter over the cluster.
+func (r *UserVideoRepo) VideosByLabelRatingViews(ctx context.Context, labelKey string, contentRating string, viewsFrom int64, viewsTo int64, o *VideosByLabelRatingViewsOptions) (_ cqlgen.Page[UserVideo], err error) {
+	defer cqlgenimpl.Observe(&ctx, r.s, "UserVideo", "VideosByLabelRatingViews").End(&err)
+	if o == nil {
+		o = &VideosByLabelRatingViewsOptions{}
+	}
+	return cqlgenimpl.ReadIndex(ctx, r.s, cqlgenimpl.IndexRead[UserVideo]{
+		Cursor:      o.Cursor,
+		CursorKey:   r.opts.CursorKey,
+		Key:         userVideoVideosByLabelRatingViewsKey,
+		Limit:       o.Limit,
+		MaxLimit:    r.opts.MaxLimit,
+		RangeBounds: []bool{o.ViewsFromExclusive, o.ViewsToInclusive},
+		Scan:        userVideoUserVideosScan,
+		Table:       userVideoVideosByLabelRatingViews,
+		Values:      []any{labelKey, contentRating, viewsFrom, viewsTo},
 	})
 }

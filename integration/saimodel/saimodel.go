@@ -4,7 +4,7 @@
 // category; category, content rating and tag; category, language and
 // content rating; a tag and a range of dates), and a user's videos, read
 // within one partition by conditions on several indexed columns with two
-// ranges at once. Its fields are of types both Go drivers bind alike, so
+// ranges at once, and by the keys of a map. Its fields are of types both Go drivers bind alike, so
 // the v1 and v2 suites run the same generated code.
 package saimodel
 
@@ -52,7 +52,7 @@ type Video struct {
 
 // UserVideo is a video in the list of the user who added it, newest
 // first; its filters read one user's videos by conditions on several
-// indexed columns.
+// indexed columns, a map's keys among them, and every user's by a label.
 type UserVideo struct {
 	_ cqlgen.Pattern `table:"user_videos" pk:"userid" ck:"added_date desc, videoid" size:"rows=1000"`
 	_ cqlgen.Pattern `index:"user_videos_category_idx" col:"category" pk:"userid" doc:"a user's videos of a category"`
@@ -62,6 +62,9 @@ type UserVideo struct {
 	_ cqlgen.Pattern `index:"user_videos_length_idx" col:"length_s" match:"range" pk:"userid" doc:"a user's videos of a range of lengths"`
 	_ cqlgen.Pattern `filter:"category eq and content_rating eq and tags contains" pk:"userid" name:"UserVideosFiltered" doc:"a user's videos of a category and a content rating with a tag"`
 	_ cqlgen.Pattern `filter:"tags contains and views range and length_s range" pk:"userid" name:"UserVideosByTagViewsLength" doc:"a user's videos with a tag, in a range of views and a range of lengths"`
+	_ cqlgen.Pattern `index:"user_videos_labels_idx" col:"keys(labels)" pk:"userid" doc:"a user's videos with a label"`
+	_ cqlgen.Pattern `filter:"labels contains key and category eq" pk:"userid" name:"UserVideosByLabelAndCategory" doc:"a user's videos of a category with a label"`
+	_ cqlgen.Pattern `filter:"labels contains key and content_rating eq and views range" name:"VideosByLabelRatingViews" doc:"every user's videos with a label, of a content rating and a range of views"`
 
 	UserID        string    `db:"userid"`
 	AddedDate     time.Time `db:"added_date"`
@@ -72,4 +75,7 @@ type UserVideo struct {
 	Category      string    `db:"category"`
 	Views         int64     `db:"views"`
 	LengthS       int32     `db:"length_s"`
+	// Labels are a video's labels, each with a weight; an index on the
+	// map's keys finds the videos with a label.
+	Labels map[string]int32 `db:"labels"`
 }

@@ -538,6 +538,8 @@ func (r *renderer) index() []Statement {
 	case ix.Range:
 		icond = []string{qc + " >= ? AND " + qc + " < ?"}
 		ibinds = []Bind{{Kind: BindFrom, Column: c}, {Kind: BindTo, Column: c}}
+	case ix.Keys:
+		icond = []string{qc + " CONTAINS KEY ?"}
 	case ix.Contains:
 		icond = []string{qc + " CONTAINS ?"}
 	}

@@ -127,6 +127,7 @@ type Table struct {
 type Index struct {
 	Column   string // the indexed column
 	Contains bool   // a collection's element: CONTAINS ?
+	Keys     bool   // a map's key, through an index on KEYS(col): CONTAINS KEY ?
 	Range    bool   // a range: >= ? AND < ?
 	ANN      bool   // a vector's nearest rows: ORDER BY ANN OF ? LIMIT ?
 	Scatter  bool   // over the whole table, not within a partition

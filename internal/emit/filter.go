@@ -59,11 +59,13 @@ func filterDecls(f *jen.File, fl *model.Filter) {
 		switch c.Op {
 		case tag.OpRange, tag.OpBetween:
 			names = []string{free(base + "From"), free(base + "To")}
-		case tag.OpContains, tag.OpContainsKey:
+		case tag.OpContains:
 			if len(base) > 1 && strings.HasSuffix(base, "s") {
 				base = strings.TrimSuffix(base, "s")
 			}
 			names = []string{free(base)}
+		case tag.OpContainsKey:
+			names = []string{free(strings.TrimSuffix(base, "s") + "Key")}
 		default:
 			names = []string{free(base)}
 		}

@@ -54,6 +54,9 @@ func valueParams(ix *model.Index, taken map[string]bool) []string {
 	if ix.Range {
 		return []string{free(base + "From"), free(base + "To")}
 	}
+	if ix.Keys {
+		return []string{free(strings.TrimSuffix(base, "s") + "Key")}
+	}
 	if ix.Contains() && len(base) > 1 && strings.HasSuffix(base, "s") {
 		return []string{free(strings.TrimSuffix(base, "s"))}
 	}
@@ -113,6 +116,8 @@ func indexRead(f *jen.File, ix *model.Index) {
 	)
 	match := "whose " + ix.Column.Name + " equals the value"
 	switch {
+	case ix.Keys:
+		match = "whose " + ix.Column.Name + " has the key"
 	case ix.Contains():
 		match = "whose " + ix.Column.Name + " contains the value"
 	case ix.Range:

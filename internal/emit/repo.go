@@ -289,6 +289,7 @@ func specLit(s *cqlspec.Table) jen.Code {
 		index = jen.Op("&").Qual(impl, "IndexSpec").Add(keyed(
 			jen.Id("Column"), col,
 			jen.Id("Contains"), flag(ix.Contains),
+			jen.Id("Keys"), flag(ix.Keys),
 			jen.Id("Range"), flag(ix.Range),
 			jen.Id("ANN"), flag(ix.ANN),
 			jen.Id("Scatter"), flag(ix.Scatter),

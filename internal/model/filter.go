@@ -217,7 +217,7 @@ func resolveFilter(e *Entity, f *Filter) {
 	}
 	for _, c := range f.Conds {
 		for _, ix := range e.Indexes {
-			if ix.On == f.On && f.On != nil && c.Column.Field != nil && ix.Column.Field == c.Column.Field && !ix.ANN {
+			if ix.On == f.On && f.On != nil && c.Column.Field != nil && ix.Column.Field == c.Column.Field && !ix.ANN && ix.Keys == (c.Op == tag.OpContainsKey) {
 				c.Index = ix
 			}
 		}

@@ -121,7 +121,7 @@ func (c *checker) filterCond(p *model.Package, e *model.Entity, f *model.Filter,
 	case col == nil:
 		c.diags.Errorf(fc.Column.Pos, diag.BadIndex, "filter %s: column %s is not stored in %s; read a table that stores it with on:\"...\"", f.Method, fc.Column.Name, t.Name)
 	case isMap:
-		c.diags.Errorf(fc.Column.Pos, diag.BadIndex, "filter %s: column %s of %s has no index on its keys: cqlgen does not declare map indexes (KEYS(%s)) yet; a set of the keys you search for can be indexed and read by contains", f.Method, fc.Column.Name, t.Name, fc.Column.Name)
+		c.diags.Errorf(fc.Column.Pos, diag.BadIndex, "filter %s: column %s of %s has no index on its keys, so Cassandra would filter every row of the read to serve it; declare one: _ cqlgen.Pattern `index:\"%s_by_%s_key\" col:\"keys(%s)\"`", f.Method, fc.Column.Name, t.Name, t.Name, fc.Column.Name, fc.Column.Name)
 	case col.Kind == model.PartitionKey:
 		c.diags.Errorf(fc.Column.Pos, diag.BadIndex, "filter %s: column %s is in the partition key of %s, which pk:\"...\" restricts by equality; drop it from the filter", f.Method, fc.Column.Name, t.Name)
 	default:

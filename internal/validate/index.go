@@ -90,6 +90,22 @@ func (c *checker) index(p *model.Package, e *model.Entity, ix *model.Index) bool
 	if f.Type == nil {
 		return true
 	}
+	if ix.Keys {
+		switch {
+		case f.Type.Name != "map" || f.Type.Frozen:
+			c.diags.Errorf(ix.Column.Pos, diag.BadIndex, "col:\"keys(%s)\" indexes the keys of a map, and %s is a %s: write col:\"%s\"", ix.Column.Name, ix.Column.Name, f.Type, ix.Column.Name)
+			return false
+		case ix.Range || ix.ANN:
+			c.diags.Errorf(ix.MatchPos, diag.BadIndex, "an index on the keys of %s is read by contains key: drop match", ix.Column.Name)
+		default:
+			if ok, why := model.Indexable(f.Type.Params[0]); !ok || f.Type.Params[0].IsCollection() {
+				c.diags.Errorf(ix.Column.Pos, diag.UnsupportedType, "the keys of %s are %s: a storage-attached index cannot serve them", ix.Column.Name, why)
+				return true
+			}
+			c.indexPartition(p, ix)
+		}
+		return true
+	}
 	if ok, why := model.Indexable(f.Type); !ok {
 		c.diags.Errorf(ix.Column.Pos, diag.UnsupportedType, "column %s is %s: a storage-attached index cannot serve it; index another column, or serve the read with a table", ix.Column.Name, why)
 		return true

@@ -647,6 +647,9 @@ func parseWhere(p *parser, st *prepared) ([]relation, []tokenRelation, error) {
 			if st.table.indexed[col] && (typ.kind == cqldriver.TypeSet || typ.kind == cqldriver.TypeList) && !typ.frozen && p.keyword("contains") {
 				// col CONTAINS ?, through an index: an element's value.
 				op, typ = "contains", typ.elem
+			} else if st.table.indexedKeys[col] && p.keywords("contains", "key") {
+				// col CONTAINS KEY ?, through an index on KEYS(col).
+				op, typ = "contains key", typ.key
 			} else if op, err = parseOperator(p, "relation"); err != nil {
 				return nil, nil, err
 			}

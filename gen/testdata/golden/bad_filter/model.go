@@ -39,6 +39,9 @@ type Item struct {
 	_ cqlgen.Pattern `filter:"org eq and n eq" pk:"org" name:"PartitionKey"`
 	_ cqlgen.Pattern `filter:"title eq and n eq" pk:"org" name:"lower"`
 	_ cqlgen.Pattern `filter:"title eq and n eq" pk:"org" name:"Ignored" ignore:"growth-unknown: no"`
+	_ cqlgen.Pattern `index:"i_keys_title" col:"keys(title)" pk:"org"`
+	_ cqlgen.Pattern `index:"i_values" col:"values(attrs)" pk:"org"`
+	_ cqlgen.Pattern `index:"i_keys_range" col:"keys(attrs)" match:"range" pk:"org"`
 
 	Org    string            `db:"org"`
 	At     time.Time         `db:"at"`

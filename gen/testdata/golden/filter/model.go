@@ -32,14 +32,17 @@ type Video struct {
 type Upload struct {
 	_ cqlgen.Pattern `table:"uploads" pk:"user_id" ck:"at desc, id" size:"rows=1k"`
 	_ cqlgen.Pattern `index:"uploads_views_idx" col:"views" match:"range" pk:"user_id"`
-	_ cqlgen.Pattern `index:"uploads_length_idx" col:"length" match:"range" pk:"user_id"`
+	_ cqlgen.Pattern `index:"uploads_length_idx" col:"length_s" match:"range" pk:"user_id"`
 	_ cqlgen.Pattern `index:"uploads_tags_idx" col:"tags" pk:"user_id"`
-	_ cqlgen.Pattern `filter:"tags contains and views range and length range" pk:"user_id" name:"UploadsByViewsAndLength"`
+	_ cqlgen.Pattern `filter:"tags contains and views range and length_s range" pk:"user_id" name:"UploadsByViewsAndLength"`
+	_ cqlgen.Pattern `index:"uploads_labels_idx" col:"keys(labels)" pk:"user_id"`
+	_ cqlgen.Pattern `filter:"labels contains key and views range" name:"UploadsByLabelAndViews"`
 
-	UserID string    `db:"user_id"`
-	At     time.Time `db:"at"`
-	ID     int64     `db:"id"`
-	Tags   []string  `db:"tags" cql:"set<text>"`
-	Views  int64     `db:"views"`
-	Length int32     `db:"length"`
+	UserID string           `db:"user_id"`
+	At     time.Time        `db:"at"`
+	ID     int64            `db:"id"`
+	Tags   []string         `db:"tags" cql:"set<text>"`
+	Views  int64            `db:"views"`
+	Length int32            `db:"length_s"`
+	Labels map[string]int32 `db:"labels"`
 }
