@@ -82,6 +82,10 @@ func (c *checker) filterCond(p *model.Package, e *model.Entity, f *model.Filter,
 	typ := fd.Type
 	isColl := (typ.Name == "set" || typ.Name == "list") && !typ.Frozen
 	isMap := typ.Name == "map" && !typ.Frozen
+	if typ.IsVector() {
+		c.diags.Errorf(fc.Column.Pos, diag.BadIndex, "filter %s: column %s is a %s, which an index reads by nearness alone (an index pattern with match:\"ann\"): leave it out of the filter", f.Method, fc.Column.Name, typ)
+		return false
+	}
 	switch fc.Op {
 	case tag.OpContains:
 		if !isColl {

@@ -12,7 +12,7 @@ import (
 
 // Item breaks each rule of filter patterns once.
 type Item struct {
-	_ cqlgen.Pattern `table:"items,canonical" pk:"org" ck:"at, id" cols:"title, tags, attrs, n, flag" size:"rows=1k"`
+	_ cqlgen.Pattern `table:"items,canonical" pk:"org" ck:"at, id" cols:"title, tags, attrs, n, flag, vec" size:"rows=1k"`
 	_ cqlgen.Pattern `table:"items_by_day" pk:"org" ck:"at, id" bucket:"day(at)" cols:"n, title"`
 	_ cqlgen.Pattern `index:"i_title" col:"title" pk:"org"`
 	_ cqlgen.Pattern `index:"i_tags" col:"tags" pk:"org"`
@@ -42,6 +42,8 @@ type Item struct {
 	_ cqlgen.Pattern `index:"i_keys_title" col:"keys(title)" pk:"org"`
 	_ cqlgen.Pattern `index:"i_values" col:"values(attrs)" pk:"org"`
 	_ cqlgen.Pattern `index:"i_keys_range" col:"keys(attrs)" match:"range" pk:"org"`
+	_ cqlgen.Pattern `index:"i_vec" col:"vec" match:"ann" pk:"org"`
+	_ cqlgen.Pattern `filter:"vec eq and n eq" pk:"org" name:"Vector"`
 
 	Org    string            `db:"org"`
 	At     time.Time         `db:"at"`
@@ -52,4 +54,5 @@ type Item struct {
 	N      int               `db:"n"`
 	Flag   bool              `db:"flag"`
 	Hidden string            `db:"hidden"`
+	Vec    []float32         `db:"vec" cql:"vector<float, 3>"`
 }
