@@ -8,6 +8,7 @@ package filtercheck
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -186,6 +187,16 @@ func Videos(t *testing.T, s cqlgen.Session, seed uint64, n int) {
 				})
 			}), exp)
 		}
+	}
+	// A cursor belongs to its read's values: another tag refuses it.
+	page, err := repo.VideosByTagAddedBetween(ctx, "tutorial", day(0), day(30), &saimodel.VideosByTagAddedBetweenOptions{Limit: 1})
+	if err != nil || page.Cursor == "" {
+		t.Fatalf("a first page of one row: %v, cursor %q", err, page.Cursor)
+	}
+	_, err = repo.VideosByTagAddedBetween(ctx, "live", day(0), day(30), &saimodel.VideosByTagAddedBetweenOptions{Limit: 1, Cursor: page.Cursor})
+	var bad *cqlgen.InputError
+	if !errors.As(err, &bad) || !errors.Is(err, cqlgen.ErrInvalidCursor) {
+		t.Errorf("a cursor of tag tutorial given for tag live: %v, want an ErrInvalidCursor", err)
 	}
 	if matched < 100 {
 		t.Fatalf("the reads matched %d rows in all: too few to check paging", matched)
