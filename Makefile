@@ -31,13 +31,13 @@ vet:
 # `go tool cqlgen generate .` in each example package.
 generate:
 	$(GO) generate $(EXAMPLES)
-	cd integration && $(GO) generate ./testmodel ./typemodel ./v2model ./txnmodel
+	cd integration && $(GO) generate ./testmodel ./typemodel ./v2model ./txnmodel ./saimodel ./sai6model
 	cd integration/adapter && $(GO) generate ./model
 
 # Fail when a committed generated file is stale, missing or orphaned.
 check:
 	$(GO) run ./cmd/cqlgen check $(EXAMPLES)
-	cd integration && $(GO) run github.com/cqlgen/cqlgen/cmd/cqlgen check ./testmodel ./typemodel ./v2model ./txnmodel
+	cd integration && $(GO) run github.com/cqlgen/cqlgen/cmd/cqlgen check ./testmodel ./typemodel ./v2model ./txnmodel ./saimodel ./sai6model
 	cd integration/adapter && $(GO) tool cqlgen check ./model
 
 # Every test, as suites that each run to their end whatever the others

@@ -75,3 +75,51 @@ func TestRecommendedWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestFilterStatementBinds is TestIndexStatementBinds for filter
+// patterns: every placeholder has its bind, each condition's relations
+// are in every statement, a scatter has its Next statement, and the
+// binds after the partition key are the conditions' values in order.
+func TestFilterStatementBinds(t *testing.T) {
+	pkgs, _, _ := pipeline.Models(pipeline.Options{Patterns: []string{"./" + filepath.Join(goldenDir, "filter"), "./" + filepath.Join(goldenDir, "filter6")}})
+	n, filters := 0, 0
+	for _, p := range pkgs {
+		for _, e := range p.Entities {
+			for _, f := range e.Filters {
+				filters++
+				hasNext := false
+				for _, s := range f.Statements() {
+					n++
+					hasNext = hasNext || s.Slot == model.SlotNext
+					cql := strings.Join(strings.Fields(s.CQL()), " ")
+					if q := strings.Count(cql, "?"); q != len(s.Binds) {
+						t.Errorf("%s %s: %d placeholders, %d binds\n%s", f.Method, s.Slot, q, len(s.Binds), cql)
+					}
+					if !strings.Contains(cql, f.Condition()) {
+						t.Errorf("%s %s lacks %s:\n%s", f.Method, s.Slot, f.Condition(), cql)
+					}
+				}
+				if hasNext != f.Scatter() {
+					t.Errorf("%s: scatter %v, Next statement %v", f.Method, f.Scatter(), hasNext)
+				}
+				var want []string
+				for _, c := range f.Conds {
+					want = append(want, c.Column.Name)
+					if c.Bounded() {
+						want = append(want, c.Column.Name)
+					}
+				}
+				var got []string
+				for _, v := range f.Spec().Values {
+					got = append(got, v.Name)
+				}
+				if strings.Join(got, ",") != strings.Join(want, ",") {
+					t.Errorf("%s: values %v, want %v", f.Method, got, want)
+				}
+			}
+		}
+	}
+	if filters < 5 || n < 10 {
+		t.Errorf("checked %d filters, %d statements; the cases did not load", filters, n)
+	}
+}

@@ -200,7 +200,7 @@ func TestReviewDiagrams(t *testing.T) {
 		}
 		t.Run(filepath.Base(p.Dir), func(t *testing.T) {
 			ds := parseDiagrams(t, page)
-			nodes := 0
+			nodes, filters := 0, 0
 			for _, e := range p.Model.Entities {
 				nodes += len(e.Tables)
 				for _, ix := range e.Indexes {
@@ -291,18 +291,34 @@ func TestReviewDiagrams(t *testing.T) {
 					}
 					seen["indexes"]++
 				}
+				// A filter is a pattern alone, with an arrow to each
+				// index it goes through.
+				for _, f := range e.Filters {
+					filters++
+					d, n := find("q_f_" + f.Method)
+					if n == nil || !strings.Contains(n.label, htmlText(f.Condition())) {
+						t.Errorf("filter %s is not drawn with its condition", f.Method)
+						continue
+					}
+					for _, c := range f.Conds {
+						if _, ok := d.edges["q_f_"+f.Method+"->ix_"+c.Index.Name]; !ok {
+							t.Errorf("filter %s does not point at index %s", f.Method, c.Index.Name)
+						}
+					}
+					seen["filters"]++
+				}
 			}
 			count := 0
 			for _, d := range ds {
 				count += len(d.nodes)
 			}
-			if want := 2 * nodes; count != want {
-				t.Errorf("%d nodes drawn, want %d: one a table or index and one its pattern", count, want)
+			if want := 2*nodes + filters; count != want {
+				t.Errorf("%d nodes drawn, want %d: one a table or index and one its pattern, and one a filter", count, want)
 			}
 		})
 	}
 	// The cases must have exercised every kind the page draws.
-	for _, k := range []string{"split", "patterns", "indexes", "deprecated", "unique", "counter", "sparse", "bucket", "ttl", "static", "silenced"} {
+	for _, k := range []string{"split", "patterns", "indexes", "filters", "deprecated", "unique", "counter", "sparse", "bucket", "ttl", "static", "silenced"} {
 		if seen[k] == 0 {
 			t.Errorf("no review page drew a %s; the cases did not load", k)
 		}

@@ -533,9 +533,13 @@ func (r *renderer) index() []Statement {
 	icond := []string{qc + " = ?"}
 	ibinds := []Bind{{Kind: BindValue, Column: c}}
 	switch {
+	case len(ix.Conds) > 0:
+		icond, ibinds = filterConds(ix.Conds)
 	case ix.Range:
 		icond = []string{qc + " >= ? AND " + qc + " < ?"}
 		ibinds = []Bind{{Kind: BindFrom, Column: c}, {Kind: BindTo, Column: c}}
+	case ix.Keys:
+		icond = []string{qc + " CONTAINS KEY ?"}
 	case ix.Contains:
 		icond = []string{qc + " CONTAINS ?"}
 	}
@@ -563,6 +567,28 @@ func (r *renderer) index() []Statement {
 		add(SlotNext, 0, append([]string{tok}, icond...), append(binds, ibinds...))
 	}
 	return r.out
+}
+
+// filterConds are the relations of a filter read's conditions and what
+// they bind, in order.
+func filterConds(cs []Cond) ([]string, []Bind) {
+	var rels []string
+	var binds []Bind
+	for _, c := range cs {
+		q := Quote(c.Column)
+		switch c.Op {
+		case "range":
+			rels = append(rels, q+" >= ?", q+" < ?")
+			binds = append(binds, Bind{Kind: BindFrom, Column: c.Column}, Bind{Kind: BindTo, Column: c.Column})
+		case "between":
+			rels = append(rels, q+" BETWEEN ? AND ?")
+			binds = append(binds, Bind{Kind: BindFrom, Column: c.Column}, Bind{Kind: BindTo, Column: c.Column})
+		default:
+			rels = append(rels, q+" "+FilterOps[c.Op]+" ?")
+			binds = append(binds, Bind{Kind: BindValue, Column: c.Column})
+		}
+	}
+	return rels, binds
 }
 
 // equal is a WHERE clause with an equality per column.

@@ -122,14 +122,33 @@ type Table struct {
 	Values []Column
 }
 
-// Index is a storage-attached index a read goes through.
+// Index is a storage-attached index a read goes through, or, with
+// Conds, the several indexes a filter read combines.
 type Index struct {
 	Column   string // the indexed column
 	Contains bool   // a collection's element: CONTAINS ?
+	Keys     bool   // a map's key, through an index on KEYS(col): CONTAINS KEY ?
 	Range    bool   // a range: >= ? AND < ?
 	ANN      bool   // a vector's nearest rows: ORDER BY ANN OF ? LIMIT ?
 	Scatter  bool   // over the whole table, not within a partition
+	// Conds are a filter read's conditions, ANDed in this order, each on
+	// an indexed column; Column, Contains and Range are then unset.
+	Conds []Cond
 }
+
+// Cond is a condition of a filter read: a column and its operator, as
+// the tag names it (eq, range, contains, contains key, between).
+type Cond struct {
+	Column string
+	Op     string
+}
+
+// FilterOps are the CQL operators of a filter's one-value conditions, by
+// the tag's name.
+var FilterOps = map[string]string{"eq": "=", "contains": "CONTAINS", "contains key": "CONTAINS KEY", "in": "IN", "not in": "NOT IN", "like": "LIKE"}
+
+// Bounded reports a condition that binds two values: range or between.
+func (c Cond) Bounded() bool { return c.Op == "range" || c.Op == "between" }
 
 // GraveTTL is the TTL of a grave in t: GraveTTLSeconds, or the table's
 // own TTL when shorter.

@@ -80,6 +80,7 @@ const (
 	BuildConstraint     Code = "build-constraint"     // an entity in a file that not every build includes
 	GeneratedSize       Code = "generated-size"       // a package whose generated file would slow every build
 	BadIndex            Code = "bad-index"            // an index pattern that cannot work, or cannot help
+	UnsupportedOperator Code = "unsupported-operator" // an operator the target Cassandra version's indexes do not serve
 	BadMask             Code = "bad-mask"             // a mask:"..." that is no masking function, or does not fit the column's type
 	TableOption         Code = "table-option"         // a warning: a compaction strategy that does not fit the table
 	GCGrace             Code = "gc-grace"             // a warning: a gc_grace short enough to bring deleted rows back

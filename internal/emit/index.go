@@ -19,8 +19,16 @@ func indexDecls(f *jen.File, ix *model.Index) {
 		nearestRead(f, ix)
 		return
 	}
+	cursorKeyFunc(f, t, n.Key, ix.Scatter())
+	indexRead(f, ix)
+}
+
+// cursorKeyFunc writes the cursor key of a row of a read through
+// indexes: its clustering values, after its partition key's for a
+// scatter.
+func cursorKeyFunc(f *jen.File, t *model.Table, name string, scatter bool) {
 	var key []jen.Code
-	if ix.Scatter() {
+	if scatter {
 		for _, c := range t.PartitionKey() {
 			key = append(key, field("e", c.Field))
 		}
@@ -28,10 +36,9 @@ func indexDecls(f *jen.File, ix *model.Index) {
 	for _, c := range t.Clustering() {
 		key = append(key, field("e", c.Field))
 	}
-	f.Func().Id(n.Key).Params(jen.Id("e").Op("*").Id(t.Names.RowType)).Index().Any().Block(
+	f.Func().Id(name).Params(jen.Id("e").Op("*").Id(t.Names.RowType)).Index().Any().Block(
 		jen.Return(jen.Index().Any().Values(key...)),
 	)
-	indexRead(f, ix)
 }
 
 // valueParams are the parameters of the values an index read looks for.
@@ -46,6 +53,9 @@ func valueParams(ix *model.Index, taken map[string]bool) []string {
 	}
 	if ix.Range {
 		return []string{free(base + "From"), free(base + "To")}
+	}
+	if ix.Keys {
+		return []string{free(strings.TrimSuffix(base, "s") + "Key")}
 	}
 	if ix.Contains() && len(base) > 1 && strings.HasSuffix(base, "s") {
 		return []string{free(strings.TrimSuffix(base, "s"))}
@@ -106,6 +116,8 @@ func indexRead(f *jen.File, ix *model.Index) {
 	)
 	match := "whose " + ix.Column.Name + " equals the value"
 	switch {
+	case ix.Keys:
+		match = "whose " + ix.Column.Name + " has the key"
 	case ix.Contains():
 		match = "whose " + ix.Column.Name + " contains the value"
 	case ix.Range:

@@ -49,6 +49,11 @@ func entity(f *jen.File, e *model.Entity) {
 			indexDecls(f, ix)
 		}
 	}
+	for _, fl := range e.Filters {
+		if fl.On != nil {
+			filterDecls(f, fl)
+		}
+	}
 }
 
 // tableDecls writes the runtime's description of a table, from which it
@@ -269,12 +274,26 @@ func specLit(s *cqlspec.Table) jen.Code {
 		bucket = jen.Qual(impl, "BucketTime")
 	}
 	if ix := s.Index; ix != nil {
+		var conds jen.Code
+		if len(ix.Conds) > 0 {
+			var cs []jen.Code
+			for _, c := range ix.Conds {
+				cs = append(cs, jen.Values(jen.Id("Column").Op(":").Lit(c.Column), jen.Id("Op").Op(":").Lit(c.Op)))
+			}
+			conds = jen.Index().Qual(impl, "IndexCond").Values(cs...)
+		}
+		var col jen.Code
+		if ix.Column != "" {
+			col = jen.Lit(ix.Column)
+		}
 		index = jen.Op("&").Qual(impl, "IndexSpec").Add(keyed(
-			jen.Id("Column"), jen.Lit(ix.Column),
+			jen.Id("Column"), col,
 			jen.Id("Contains"), flag(ix.Contains),
+			jen.Id("Keys"), flag(ix.Keys),
 			jen.Id("Range"), flag(ix.Range),
 			jen.Id("ANN"), flag(ix.ANN),
 			jen.Id("Scatter"), flag(ix.Scatter),
+			jen.Id("Conds"), conds,
 		))
 	}
 	return jen.Qual(impl, "TableSpec").Add(keyed(

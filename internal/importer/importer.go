@@ -619,6 +619,9 @@ func (im *importer) indexes(tables []*table, entities []*entity) {
 		}
 		col, ok := tb.cols[ix.Column]
 		typ, _ := parseType(col.Type)
+		// keysOfMap: an index on a map's keys, col:"keys(m)", read by
+		// contains key.
+		keysOfMap := typ != nil && typ.name == "map" && ix.Target == "keys("+ix.Column+")"
 		switch {
 		case needsQuotes(ix.Name):
 			skip("its name needs quotes, which cqlgen writes for the columns of a table only")
@@ -639,10 +642,10 @@ func (im *importer) indexes(tables []*table, entities []*entity) {
 		case slices.Contains(tb.t.PartitionKey, ix.Column):
 			skip("it indexes a partition key column, which cqlgen refuses (a read already restricts it)")
 			continue
-		case ix.Target != ix.Column && ix.Target != "values("+ix.Column+")":
-			skip("it indexes %s, and cqlgen indexes a column's value, or a list's or set's elements", ix.Target)
+		case ix.Target != ix.Column && ix.Target != "values("+ix.Column+")" && !keysOfMap:
+			skip("it indexes %s, and cqlgen indexes a column's value, a list's or set's elements, or a map's keys", ix.Target)
 			continue
-		case typ.name == "map" || typ.name == "frozen" || typ.name == "counter" || typ.name == "duration" || typ.name == "blob":
+		case typ.name == "map" && !keysOfMap || typ.name == "frozen" || typ.name == "counter" || typ.name == "duration" || typ.name == "blob":
 			skip("cqlgen does not index a column of type %s", col.Type)
 			continue
 		case seen[ix.Table+"."+ix.Column]:
@@ -651,6 +654,9 @@ func (im *importer) indexes(tables []*table, entities []*entity) {
 		}
 		seen[ix.Table+"."+ix.Column] = true
 		tag := fmt.Sprintf("index:%q col:%q", ix.Name, ix.Column)
+		if ix.Target == "keys("+ix.Column+")" {
+			tag = fmt.Sprintf("index:%q col:%q", ix.Name, ix.Target)
+		}
 		if e := owner[tb]; e.tables[0] != tb {
 			tag += fmt.Sprintf(" on:%q", tb.t.Name)
 		}

@@ -326,3 +326,23 @@ CREATE TABLE valued (id int PRIMARY KEY, o frozen<outer_t>);
 		t.Errorf("notes %v", res.Notes)
 	}
 }
+
+// An index on a map's keys is imported as col:"keys(m)"; one on its
+// values or entries is not, with a note that says why.
+func TestImportMapKeysIndex(t *testing.T) {
+	res := importScript(t, `CREATE TABLE items (org text, id int, labels map<text, int>, attrs map<text, text>, PRIMARY KEY (org, id));
+CREATE CUSTOM INDEX items_labels ON items (KEYS(labels)) USING 'StorageAttachedIndex';
+CREATE CUSTOM INDEX items_attrs ON items (VALUES(attrs)) USING 'StorageAttachedIndex';
+`)
+	src := string(res.Source)
+	if !strings.Contains(src, "`index:\"items_labels\" col:\"keys(labels)\"") {
+		t.Errorf("the keys index is not imported:\n%s", src)
+	}
+	var notes []string
+	for _, n := range res.Notes {
+		notes = append(notes, n.String())
+	}
+	if strings.Contains(src, "`index:\"items_attrs\"") || !strings.Contains(strings.Join(notes, "\n"), "index items_attrs on items: cqlgen does not index a column of type map<text, text>") {
+		t.Errorf("the values index is imported, or not noted:\n%s\n%s", src, notes)
+	}
+}

@@ -30,7 +30,7 @@ func (t *Table) ReadMethod() string {
 // field's type, pointer dereferenced.
 func (ix *Index) ValueGoType() *GoType {
 	g := ix.Column.Field.GoType.Deref()
-	if g == nil || !ix.Contains() {
+	if g == nil || !ix.Contains() && !ix.Keys {
 		return g
 	}
 	switch u := g.Underlying(); u.Kind {

@@ -24,6 +24,7 @@ func Build(lp *load.Package, cfg Config) (*Package, diag.List) {
 		b.diags.Errorf(e.Pos, diag.Load, "%s", e.Msg)
 	}
 	p.Keyspace, p.Tenant = b.directives()
+	p.Cassandra, p.CassandraPos = b.cassandraVersion()
 	for _, s := range lp.Entities {
 		if e := b.entity(s); e != nil {
 			p.Entities = append(p.Entities, e)
@@ -115,11 +116,36 @@ func (b *builder) directives() (*Keyspace, *Tenant) {
 			}
 		case "udt":
 			b.udtDirective(d)
+		case "cassandra":
+			// read by cassandraVersion
 		default:
-			b.diags.Errorf(d.Pos, diag.BadDirective, "unknown directive //cqlgen:%s (there are //cqlgen:keyspace, //cqlgen:tenant and //cqlgen:udt)", d.Name)
+			b.diags.Errorf(d.Pos, diag.BadDirective, "unknown directive //cqlgen:%s (there are //cqlgen:keyspace, //cqlgen:tenant, //cqlgen:cassandra and //cqlgen:udt)", d.Name)
 		}
 	}
 	return ks, tenant
+}
+
+// cassandraVersion reads the //cqlgen:cassandra directive: the version
+// the package targets, DefaultCassandra without one.
+func (b *builder) cassandraVersion() (string, token.Position) {
+	v, pos, seen := DefaultCassandra, token.Position{}, false
+	for _, d := range b.lp.Directives {
+		if d.Name != "cassandra" {
+			continue
+		}
+		switch {
+		case seen:
+			b.diags.Errorf(d.Pos, diag.BadDirective, "a second //cqlgen:cassandra directive; the first is at %s", diag.Short(pos))
+		case !slices.Contains(CassandraVersions, d.Args):
+			b.diags.Errorf(d.Pos, diag.BadDirective, "//cqlgen:cassandra %q: the versions cqlgen targets are %s (the default is %s); write e.g. //cqlgen:cassandra 6.0", d.Args, strings.Join(CassandraVersions, " and "), DefaultCassandra)
+		default:
+			v = d.Args
+		}
+		if !seen {
+			seen, pos = true, d.Pos
+		}
+	}
+	return v, pos
 }
 
 func (b *builder) entity(s *load.Struct) *Entity {
@@ -187,6 +213,9 @@ func (b *builder) entity(s *load.Struct) *Entity {
 	}
 	for _, ix := range e.Indexes {
 		resolveOn(e, ix)
+	}
+	for _, f := range e.Filters {
+		resolveFilter(e, f)
 	}
 	return e
 }
@@ -271,6 +300,10 @@ func (b *builder) table(e *Entity, lf *load.Field, byColumn map[string]*Field) *
 		if ix := b.index(e, lf, tp, byColumn); ix != nil {
 			e.Indexes = append(e.Indexes, ix)
 		}
+		return nil
+	}
+	if tp.Filter != nil {
+		e.Filters = append(e.Filters, b.filter(e, lf, tp, byColumn))
 		return nil
 	}
 	pos := func(off int) token.Position { return b.tagPos(lf, off) }

@@ -25,6 +25,9 @@ func tableOptions(tp *tag.Pattern, pos func(int) token.Position) TableOptions {
 func (b *builder) index(e *Entity, lf *load.Field, tp *tag.Pattern, byColumn map[string]*Field) *Index {
 	pos := func(off int) token.Position { return b.tagPos(lf, off) }
 	ti := tp.Index
+	if ti.Col.Name == "" {
+		return nil // col could not be read: reported by the tag's parser
+	}
 	ix := &Index{
 		Entity:     e,
 		Name:       ti.Name.Name,
@@ -33,6 +36,7 @@ func (b *builder) index(e *Entity, lf *load.Field, tp *tag.Pattern, byColumn map
 		OnPos:      pos(ti.On.Off),
 		Column:     Ref{Name: ti.Col.Name, Pos: pos(ti.Col.Off), Field: byColumn[ti.Col.Name]},
 		Range:      ti.Range,
+		Keys:       ti.Keys,
 		MatchPos:   pos(ti.MatchOff),
 		ANN:        ti.ANN,
 		Similarity: ti.Similarity,
@@ -75,6 +79,8 @@ func resolveOn(e *Entity, ix *Index) {
 func describeIndex(e *Entity, ix *Index) string {
 	what := e.GoName + " rows whose " + ix.Column.Name
 	switch {
+	case ix.Keys:
+		what += " has a key"
 	case ix.Contains():
 		what += " contains a value"
 	case ix.Range:

@@ -100,6 +100,9 @@ type Index struct {
 	OnName string
 	OnPos  token.Position
 	Column Ref
+	// Keys indexes the keys of a map (col:"keys(col)"), which a read asks
+	// for by CONTAINS KEY.
+	Keys bool
 	// Range reads the column between two values rather than by equality
 	// (match:"range"); a set or list column is always read by CONTAINS.
 	Range     bool
@@ -142,7 +145,7 @@ func (ix *Index) Contains() bool {
 // set or list, else the column's type.
 func (ix *Index) ValueType() *Type {
 	t := ix.Column.Field.Type
-	if ix.Contains() {
+	if ix.Contains() || ix.Keys && len(t.Params) > 0 {
 		return t.Params[0]
 	}
 	return t
@@ -151,6 +154,8 @@ func (ix *Index) ValueType() *Type {
 // Op is the relation a read puts on the indexed column.
 func (ix *Index) Op() string {
 	switch {
+	case ix.Keys:
+		return "CONTAINS KEY"
 	case ix.Contains():
 		return "CONTAINS"
 	case ix.Range:
@@ -193,7 +198,7 @@ func Indexable(t *Type) (bool, string) {
 	case t.Frozen:
 		return false, "a frozen collection, which SAI indexes only whole (full(...)), a form cqlgen does not generate reads for yet"
 	case t.Name == "map":
-		return false, "a map, whose keys, values or entries cqlgen does not index yet; a set of the values you search for can be"
+		return false, "a map, whose values or entries cqlgen does not index yet; index its keys with col:\"keys(column)\" (read by contains key), or keep the values you search for in a set"
 	case t.IsVector():
 		return true, ""
 	case t.IsCollection():
@@ -240,7 +245,7 @@ func (ix *Index) Spec() *cqlspec.Table {
 	s := t.Spec()
 	// The index's statements need the columns a read selects alone.
 	s.Pattern, s.Canonical, s.Single, s.Maintained, s.Fenced, s.Unique, s.Prefix, s.TTL = ix.Method, false, false, false, false, false, 0, 0
-	s.Index = &cqlspec.Index{Column: col.Name, Contains: ix.Contains(), Range: ix.Range, ANN: ix.ANN, Scatter: ix.Scatter()}
+	s.Index = &cqlspec.Index{Column: col.Name, Contains: ix.Contains(), Keys: ix.Keys, Range: ix.Range, ANN: ix.ANN, Scatter: ix.Scatter()}
 	v := cqlspec.Column{Name: ix.Column.Name, Type: ix.ValueType().String()}
 	s.Values = []cqlspec.Column{v}
 	if ix.Range {

@@ -24,7 +24,12 @@ type Package struct {
 	Dir      string
 	Keyspace *Keyspace
 	Tenant   *Tenant
-	Entities []*Entity // in source order
+	// Cassandra is the version the package targets (//cqlgen:cassandra;
+	// DefaultCassandra without one): it decides the operators a read
+	// may use. CassandraPos is the directive's position.
+	Cassandra    string
+	CassandraPos token.Position
+	Entities     []*Entity // in source order
 	// UDTs are the user-defined types the entities' fields hold, each
 	// after the types its own fields hold.
 	UDTs []*UDT
@@ -83,6 +88,9 @@ type Entity struct {
 	TransactionalPos token.Position
 	// Indexes are the entity's index patterns, in source order.
 	Indexes []*Index
+	// Filters are the entity's filter patterns, in source order: reads
+	// that combine several indexed columns.
+	Filters []*Filter
 }
 
 // Identity returns the fields that tell two entities apart: the canonical

@@ -83,6 +83,10 @@ func assignNames(p *Package) {
 			v := low + ix.Method
 			ix.Names = IndexNames{Var: v, Key: v + "Key", Options: ix.Method + "Options"}
 		}
+		for _, f := range e.Filters {
+			v := low + f.Method
+			f.Names = IndexNames{Var: v, Key: v + "Key", Options: f.Method + "Options"}
+		}
 	}
 }
 
@@ -133,6 +137,9 @@ func (p *Package) Idents() []Ident {
 		}
 		for _, ix := range e.Indexes {
 			ids = append(ids, ix.idents()...)
+		}
+		for _, f := range e.Filters {
+			ids = append(ids, f.idents()...)
 		}
 	}
 	return ids

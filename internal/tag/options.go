@@ -82,6 +82,7 @@ type Index struct {
 	Name     Ident // the index name
 	On       Ident // the table; empty when defaulted to the source of truth
 	Col      Ident // the indexed column
+	Keys     bool  // col:"keys(col)": the keys of a map, read by CONTAINS KEY
 	Range    bool  // match:"range": a range read on the column instead of equality
 	MatchOff int
 	// ANN is match:"ann": the rows nearest a vector, by the similarity
@@ -107,15 +108,34 @@ func (p *Pattern) parseIndexKey(key string, v Value) *Error {
 	}
 	ix := p.Index
 	switch key {
-	case "index", "on", "col":
+	case "col":
+		// col:"name", or col:"keys(name)" for the keys of a map.
+		lx := newLexer(v)
+		id, err := lx.ident("bad-value", key)
+		if err != nil {
+			return err
+		}
+		if lx.accept("(") {
+			if id.Name != "keys" {
+				return &Error{Off: id.Off, Code: "bad-value", Msg: fmt.Sprintf("col: %s(...) is not an index target cqlgen declares; write the column, or keys(column) for a map's keys (read by contains key)", id.Name)}
+			}
+			if id, err = lx.ident("bad-value", "col:\"keys(column)\""); err != nil {
+				return err
+			}
+			if err := lx.expect(")", "bad-value", "col:\"keys(column)\""); err != nil {
+				return err
+			}
+			ix.Keys = true
+		}
+		ix.Col = id
+		return lx.end("bad-value", key)
+	case "index", "on":
 		id, err := soleIdent(v, key)
 		switch key {
 		case "index":
 			ix.Name = id
 		case "on":
 			ix.On = id
-		case "col":
-			ix.Col = id
 		}
 		return err
 	}

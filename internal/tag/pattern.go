@@ -134,6 +134,9 @@ type Pattern struct {
 	// Index is set on an index pattern (index:"name"), which declares no
 	// table of its own: Table is then empty.
 	Index *Index
+	// Filter is set on a filter pattern (filter:"..."): a read combining
+	// several indexed columns, which declares no table nor index.
+	Filter *Filter
 
 	// Deprecated marks a table on its way out (table:"...,deprecated"):
 	// still written, its read method deprecated, dropped by hand once
@@ -173,7 +176,7 @@ type Cond struct {
 }
 
 // PatternKeys are the keys a pattern tag may use, in documentation order.
-var PatternKeys = []string{"table", "pk", "ck", "prefix", "bucket", "ttl", "cols", "static", "id", "where", "name", "doc", "size", "ignore", "compaction", "gc_grace", "comment", "replaced_by", "index", "on", "col", "match"}
+var PatternKeys = []string{"table", "pk", "ck", "prefix", "bucket", "ttl", "cols", "static", "id", "where", "name", "doc", "size", "ignore", "compaction", "gc_grace", "comment", "replaced_by", "index", "on", "col", "match", "filter"}
 
 // MaxTTL is Cassandra's largest TTL: 20 years, in seconds.
 const MaxTTL = 20 * 365 * 24 * 3600
@@ -283,6 +286,10 @@ func ParsePattern(lit string) (*Pattern, []*Error) {
 			add(e)
 		case "index", "on", "col", "match":
 			add(p.parseIndexKey(kv.Key, v))
+		case "filter":
+			var e *Error
+			p.Filter, e = parseFilter(v)
+			add(e)
 		default:
 			msg := fmt.Sprintf("unknown key %q in a pattern tag", kv.Key)
 			if s := suggest.Closest(strings.ToLower(kv.Key), PatternKeys); s != "" {
@@ -292,6 +299,25 @@ func ParsePattern(lit string) (*Pattern, []*Error) {
 			}
 			add(&Error{Off: kv.KeyOff, Code: "unknown-key", Msg: msg})
 		}
+	}
+	if _, ok := p.KeyOffs["filter"]; ok {
+		if p.Index != nil {
+			if p.Filter != nil {
+				p.Filter.On = p.Index.On
+			}
+			p.Index = nil
+		}
+		shape := p.checkFilterPattern()
+		for _, e := range shape {
+			add(e)
+		}
+		if p.Filter == nil || len(shape) > 0 {
+			return nil, errs
+		}
+		if _, ok := p.KeyOffs["pk"]; !ok {
+			p.PKOff = p.KeyOffs["filter"]
+		}
+		return p, errs
 	}
 	shape := p.checkIndexPattern()
 	for _, e := range shape {

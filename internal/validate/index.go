@@ -90,6 +90,22 @@ func (c *checker) index(p *model.Package, e *model.Entity, ix *model.Index) bool
 	if f.Type == nil {
 		return true
 	}
+	if ix.Keys {
+		switch {
+		case f.Type.Name != "map" || f.Type.Frozen:
+			c.diags.Errorf(ix.Column.Pos, diag.BadIndex, "col:\"keys(%s)\" indexes the keys of a map, and %s is a %s: write col:\"%s\"", ix.Column.Name, ix.Column.Name, f.Type, ix.Column.Name)
+			return false
+		case ix.Range || ix.ANN:
+			c.diags.Errorf(ix.MatchPos, diag.BadIndex, "an index on the keys of %s is read by contains key: drop match", ix.Column.Name)
+		default:
+			if ok, why := model.Indexable(f.Type.Params[0]); !ok || f.Type.Params[0].IsCollection() {
+				c.diags.Errorf(ix.Column.Pos, diag.UnsupportedType, "the keys of %s are %s: a storage-attached index cannot serve them", ix.Column.Name, why)
+				return true
+			}
+			c.indexPartition(p, ix)
+		}
+		return true
+	}
 	if ok, why := model.Indexable(f.Type); !ok {
 		c.diags.Errorf(ix.Column.Pos, diag.UnsupportedType, "column %s is %s: a storage-attached index cannot serve it; index another column, or serve the read with a table", ix.Column.Name, why)
 		return true
@@ -117,29 +133,35 @@ func (c *checker) index(p *model.Package, e *model.Entity, ix *model.Index) bool
 // indexPartition checks the partition an index read is restricted to:
 // none (a scatter), or exactly the partition key of the table.
 func (c *checker) indexPartition(p *model.Package, ix *model.Index) {
-	t := ix.On
-	if ix.Scatter() {
-		if p.Tenant != nil && !slices.ContainsFunc(ix.Ignores, func(ig model.Ignore) bool { return diag.Code(ig.Code) == diag.TenantKey }) {
-			c.diags.Errorf(ix.PKPos, diag.TenantKey, "index %s reads without a partition key, over every tenant's rows, which //cqlgen:tenant at %s forbids: restrict it to a partition of %s with pk:\"%s\", or, for data every tenant shares, ignore:\"tenant-key: why\"",
-				ix.Name, diag.Short(p.Tenant.Pos), t.Name, pkNames(t))
+	c.readPartition(p, "index "+ix.Name, ix.On, ix.Entity, ix.PK, ix.PKPos, ix.Ignores)
+}
+
+// readPartition checks the partition a read through indexes (what: an
+// index or a filter) is restricted to: none (a scatter), or exactly the
+// partition key of t.
+func (c *checker) readPartition(p *model.Package, what string, t *model.Table, e *model.Entity, pk []model.Ref, pkPos token.Position, ignores []model.Ignore) {
+	if len(pk) == 0 {
+		if p.Tenant != nil && !slices.ContainsFunc(ignores, func(ig model.Ignore) bool { return diag.Code(ig.Code) == diag.TenantKey }) {
+			c.diags.Errorf(pkPos, diag.TenantKey, "%s reads without a partition key, over every tenant's rows, which //cqlgen:tenant at %s forbids: restrict it to a partition of %s with pk:\"%s\", or, for data every tenant shares, ignore:\"tenant-key: why\"",
+				what, diag.Short(p.Tenant.Pos), t.Name, pkNames(t))
 		}
 		return
 	}
 	if t.Bucket != nil {
-		c.diags.Errorf(ix.PKPos, diag.BadIndex, "index %s: table %s is bucketed (%s), so its partition key includes a bucket a read cannot name; drop pk for a scatter read, or put the index on a table without a bucket", ix.Name, t.Name, t.Bucket.Expr())
+		c.diags.Errorf(pkPos, diag.BadIndex, "%s: table %s is bucketed (%s), so its partition key includes a bucket a read cannot name; drop pk for a scatter read, or put the index on a table without a bucket", what, t.Name, t.Bucket.Expr())
 		return
 	}
 	var got []string
-	for _, r := range ix.PK {
+	for _, r := range pk {
 		if r.Field == nil {
-			c.unknownColumn(r, "pk", ix.Entity)
+			c.unknownColumn(r, "pk", e)
 			return
 		}
 		got = append(got, r.Name)
 	}
 	if strings.Join(got, ", ") != pkNames(t) {
-		c.diags.Errorf(ix.PKPos, diag.BadIndex, "index %s: pk (%s) must be the whole partition key of %s, (%s), in order: an index read is cheap within one partition, and any other restriction makes Cassandra filter; write pk:\"%s\", or drop pk for a scatter over the cluster",
-			ix.Name, strings.Join(got, ", "), t.Name, pkNames(t), pkNames(t))
+		c.diags.Errorf(pkPos, diag.BadIndex, "%s: pk (%s) must be the whole partition key of %s, (%s), in order: an index read is cheap within one partition, and any other restriction makes Cassandra filter; write pk:\"%s\", or drop pk for a scatter over the cluster",
+			what, strings.Join(got, ", "), t.Name, pkNames(t), pkNames(t))
 	}
 }
 

@@ -44,6 +44,7 @@ func Check(p *model.Package) diag.List {
 		}
 	}
 	c.indexes(p)
+	c.filters(p)
 	c.goNames(p)
 	c.size(p)
 	return c.diags

@@ -25,6 +25,7 @@ type (
 	TableSpec = desc.TableSpec
 	Column    = desc.Column
 	IndexSpec = desc.IndexSpec
+	IndexCond = desc.IndexCond
 	Bucket    = desc.Bucket
 	Table     = desc.Table
 )

@@ -66,8 +66,9 @@
 // with nothing else in the WHERE clause but restrictions on indexed
 // columns. A column with an index (CREATE [CUSTOM] INDEX, taken as a
 // storage-attached index) may be restricted in a SELECT as SAI allows,
-// whether the partition key is restricted or not: =, <, <=, >, >=, and
-// CONTAINS on a set or list; a row without a value never matches, and the
+// whether the partition key is restricted or not: =, <, <=, >, >=,
+// BETWEEN ? AND ? (Cassandra 6.0's, both ends inclusive), and CONTAINS
+// on a set or list, several of them ANDed; a row without a value never matches, and the
 // rows are filtered before the page size and PER PARTITION LIMIT count
 // them. PER
 // PARTITION LIMIT takes an int marker, [per_partition_limit], or an

@@ -1,5 +1,7 @@
 package cqltest
 
+import "github.com/cqlgen/cqlgen/runtime/cqldriver"
+
 // parseCreateIndex reads the rest of CREATE [CUSTOM] INDEX, after its
 // keywords: [IF NOT EXISTS] [name] ON table (column) [USING 'class']
 // [WITH OPTIONS = {...}]. The
@@ -28,9 +30,22 @@ func parseCreateIndex(p *parser, tables map[string]*table) error {
 	if err := p.expectPunct("("); err != nil {
 		return err
 	}
+	// KEYS(m): the keys of a map, which a SELECT reads by CONTAINS KEY.
+	keys := isCall(p, "keys")
+	if keys {
+		p.i += 2 // keys (
+	}
 	c, err := p.column(t)
 	if err != nil {
 		return err
+	}
+	if keys {
+		if c.typ.kind != cqldriver.TypeMap || c.typ.frozen {
+			return invalidf("Cannot create index on keys of column %s with non-map type", c.name)
+		}
+		if err := p.expectPunct(")"); err != nil {
+			return err
+		}
 	}
 	if err := p.expectPunct(")"); err != nil {
 		return err
@@ -55,6 +70,10 @@ func parseCreateIndex(p *parser, tables map[string]*table) error {
 	}
 	if t.indexed == nil {
 		t.indexed = map[*column]bool{}
+		t.indexedKeys = map[*column]bool{}
+	}
+	if keys {
+		t.indexedKeys[c] = true
 	}
 	t.indexed[c] = true
 	return nil

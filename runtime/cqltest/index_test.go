@@ -165,3 +165,35 @@ func cmpInt[T int32 | int64](a, b T) int {
 	}
 	return 0
 }
+
+// BETWEEN ? AND ? (Cassandra 6.0) on an indexed column reads both ends
+// inclusive, the rows of >= ? AND <= ?, alone and ANDed with other
+// indexed columns, within a partition and over every partition.
+func TestIndexBetween(t *testing.T) {
+	s := newSession(t, indexSchema)
+	for sp := range 3 {
+		for i := range 15 {
+			mustExec(t, s, "INSERT INTO notes (space, at, seq, size, author, tags) VALUES (?, ?, ?, ?, ?, ?)",
+				fmt.Sprintf("s%d", sp), i%4, i, i%7, []string{"ann", "bob"}[i%2], []string{fmt.Sprint("t", i%3)})
+		}
+	}
+	for _, c := range []struct {
+		between, ranged string
+		vals            []any
+	}{
+		{"space = ? AND size BETWEEN ? AND ?", "space = ? AND size >= ? AND size <= ?", []any{"s1", 2, 5}},
+		{"size BETWEEN ? AND ? AND author = ?", "size >= ? AND size <= ? AND author = ?", []any{1, 4, "bob"}},
+		{"tags CONTAINS ? AND size BETWEEN ? AND ?", "tags CONTAINS ? AND size >= ? AND size <= ?", []any{"t1", 0, 3}},
+	} {
+		want := selectAll(t, s, 100, 2, "SELECT space, seq FROM notes WHERE "+c.ranged, c.vals...)
+		if len(want) < 3 {
+			t.Fatalf("%s: %d rows, too few to tell", c.ranged, len(want))
+		}
+		for _, ps := range []int{1, 4, 100} {
+			got := selectAll(t, s, ps, 2, "SELECT space, seq FROM notes WHERE "+c.between, c.vals...)
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s, pages of %d:\n got %q\nwant %q", c.between, ps, got, want)
+			}
+		}
+	}
+}

@@ -624,11 +624,34 @@ func parseWhere(p *parser, st *prepared) ([]relation, []tokenRelation, error) {
 				}
 				continue
 			}
+			if p.keyword("between") {
+				// col BETWEEN ? AND ? (Cassandra 6.0): both ends
+				// inclusive, col >= ? AND col <= ?.
+				lo, err := parseTerm(p, st, col.typ, col.name)
+				if err != nil {
+					return nil, nil, err
+				}
+				if err := p.expectKeyword("and"); err != nil {
+					return nil, nil, err
+				}
+				hi, err := parseTerm(p, st, col.typ, col.name)
+				if err != nil {
+					return nil, nil, err
+				}
+				rels = append(rels, relation{col: col, op: ">=", val: lo}, relation{col: col, op: "<=", val: hi})
+				if !p.keyword("and") {
+					return rels, toks, nil
+				}
+				continue
+			}
 			typ := col.typ
 			var op string
 			if st.table.indexed[col] && (typ.kind == cqldriver.TypeSet || typ.kind == cqldriver.TypeList) && !typ.frozen && p.keyword("contains") {
 				// col CONTAINS ?, through an index: an element's value.
 				op, typ = "contains", typ.elem
+			} else if st.table.indexedKeys[col] && p.keywords("contains", "key") {
+				// col CONTAINS KEY ?, through an index on KEYS(col).
+				op, typ = "contains key", typ.key
 			} else if op, err = parseOperator(p, "relation"); err != nil {
 				return nil, nil, err
 			}

@@ -458,6 +458,17 @@ func (st *prepared) passes(p *partition, r *row, fv [][]byte, now int64) bool {
 		if v == nil {
 			return false
 		}
+		if f.op == "contains key" {
+			es, _ := f.col.typ.elements(v) // a map's keys and values, in turn
+			found := false
+			for k := 0; k+1 < len(es); k += 2 {
+				found = found || compareValues(f.col.typ.key, es[k], fv[i]) == 0
+			}
+			if !found {
+				return false
+			}
+			continue
+		}
 		if f.op == "contains" {
 			es, _ := listElements(v)
 			if !slices.ContainsFunc(es, func(e []byte) bool { return compareValues(f.col.typ.elem, e, fv[i]) == 0 }) {

@@ -43,6 +43,9 @@ type table struct {
 	// CREATE CUSTOM INDEX): a SELECT may restrict them as a
 	// storage-attached index does (see filter).
 	indexed map[*column]bool
+	// indexedKeys are the map columns whose index is on their keys
+	// (KEYS(m)), which CONTAINS KEY reads.
+	indexedKeys map[*column]bool
 
 	partitions map[string]*partition // by encoded partition key
 	ring       []*partition          // the same, in token order (see ringSearch)

@@ -50,6 +50,9 @@ func indexes(t *model.Table) []indexView {
 			Name: ix.Name, Entity: t.Entity.GoName, Method: ix.Method, Doc: strings.TrimRight(ix.Doc, "."),
 			Table: t.Name, Column: cqlspec.Quote(ix.Column.Name), Cost: indexCost(ix), Similarity: ix.Similarity,
 		})
+		if ix.Keys {
+			out[len(out)-1].Column = "KEYS(" + cqlspec.Quote(ix.Column.Name) + ")"
+		}
 	}
 	return out
 }

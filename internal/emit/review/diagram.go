@@ -99,6 +99,18 @@ func diagram(heading string, entities []*model.Entity, verdicts map[*model.Table
 			g.Patterns = append(g.Patterns, reviewPattern{ID: "q_" + id, Label: indexPatternLabel(ix)})
 			d.Edges = append(d.Edges, reviewEdge{From: "q_" + id, To: id}, reviewEdge{From: id, To: tableNodeID(ix.On)})
 		}
+		for _, f := range e.Filters {
+			if f.On == nil {
+				continue
+			}
+			id := "q_f_" + f.Method
+			g.Patterns = append(g.Patterns, reviewPattern{ID: id, Label: filterPatternLabel(f)})
+			for _, c := range f.Conds {
+				if c.Index != nil {
+					d.Edges = append(d.Edges, reviewEdge{From: id, To: "ix_" + c.Index.Name})
+				}
+			}
+		}
 		d.Groups = append(d.Groups, g)
 	}
 	d.Edges = append(d.Edges, writes...)
@@ -284,6 +296,22 @@ func indexPatternLabel(ix *model.Index) string {
 	params = append(params, ix.Column.Name)
 	where = append(where, ix.Condition())
 	call := fmt.Sprintf("%s.%s(%s)", ix.Entity.GoName, ix.Method, strings.Join(params, ", "))
+	return call + "<br/>where " + mermaidText(strings.Join(where, " AND "))
+}
+
+// filterPatternLabel is a filter pattern's node: its method and the
+// restriction it reads with, an arrow to each index it goes through.
+func filterPatternLabel(f *model.Filter) string {
+	var params, where []string
+	for _, r := range f.PK {
+		params = append(params, r.Name)
+		where = append(where, r.Name+" = ?")
+	}
+	for _, c := range f.Conds {
+		params = append(params, c.Column.Name)
+	}
+	where = append(where, f.Condition())
+	call := fmt.Sprintf("%s.%s(%s)", f.Entity.GoName, f.Method, strings.Join(params, ", "))
 	return call + "<br/>where " + mermaidText(strings.Join(where, " AND "))
 }
 

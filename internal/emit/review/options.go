@@ -79,3 +79,33 @@ func reviewOptions(p *model.Package) []reviewOption {
 	}
 	return out
 }
+
+// reviewFilterRow is a filter's line on the review page: the conditions
+// it ANDs, the indexes that serve them, and what the read costs.
+func reviewFilterRow(f *model.Filter) reviewIndex {
+	var names []string
+	for _, c := range f.Conds {
+		if c.Index != nil {
+			names = append(names, c.Index.Name)
+		}
+	}
+	r := reviewIndex{
+		Pattern: strings.ReplaceAll(fmt.Sprintf("%s.%s: %s", f.Entity.GoName, f.Method, strings.TrimRight(f.Doc, ".")), "|", "\\|"),
+		Name:    strings.Join(names, "`, `"),
+		Table:   f.On.Name,
+		Query:   "`" + f.Condition() + "`",
+	}
+	var pk []string
+	for _, p := range f.PK {
+		pk = append(pk, p.Name)
+	}
+	n := fmt.Sprint(len(names))
+	if f.Scatter() {
+		r.Cost = "a scatter: every query visits every token range on every node, and on each intersects " + n + " indexes' matches; a write also updates each index (small)"
+		r.Verdict = "⚠️ scatter: keep it for rare or ad hoc reads; a table keyed by the equality columns beats it for frequent reads or large results"
+	} else {
+		r.Cost = "one partition (" + strings.Join(pk, ", ") + "): its replicas intersect " + n + " indexes' matches, about a table read; a write also updates each index (small)"
+		r.Verdict = "✅ within one partition; a table keyed by (" + strings.Join(pk, ", ") + ", the equality columns) beats it for frequent reads or large results"
+	}
+	return r
+}

@@ -98,6 +98,17 @@ func entityStatements(e *model.Entity) []byte {
 			listing(&b, fmt.Sprintf("`%s` through index `%s` (%s.%s)", ix.On.Name, ix.Name, e.GoName, ix.Method), cqlspec.Render(s))
 		}
 	}
+	for _, f := range e.Filters {
+		if s := f.Spec(); s != nil {
+			var names []string
+			for _, c := range f.Conds {
+				if c.Index != nil {
+					names = append(names, "`"+c.Index.Name+"`")
+				}
+			}
+			listing(&b, fmt.Sprintf("`%s` through indexes %s (%s.%s)", f.On.Name, strings.Join(names, ", "), e.GoName, f.Method), cqlspec.Render(s))
+		}
+	}
 	return []byte(b.String())
 }
 
@@ -143,6 +154,11 @@ func ReviewCached(p *model.Package, verdicts map[*model.Table][]model.Verdict, c
 		}
 		for _, ix := range e.ReadIndexes() {
 			v.Indexes = append(v.Indexes, reviewIndexRow(ix))
+		}
+		for _, f := range e.Filters {
+			if f.On != nil {
+				v.Indexes = append(v.Indexes, reviewFilterRow(f))
+			}
 		}
 		var stmts []byte
 		ok := false

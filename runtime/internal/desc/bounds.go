@@ -34,6 +34,74 @@ type boundVariants struct {
 	once [3]sync.Once
 	t    [3]*Table
 	err  [3]error
+	// filter are a filter read's variants, by the mask of its range
+	// conditions' choices (see WithRangeBounds).
+	filter sync.Map // uint64 -> *filterVariant
+}
+
+type filterVariant struct {
+	once sync.Once
+	t    *Table
+	err  error
+}
+
+// WithRangeBounds is t, a filter read, or the variant of it whose range
+// conditions take the bounds given: bounds holds, for each range
+// condition in order, whether its From is exclusive then whether its To
+// is inclusive. Each condition's relations change alone, as WithBounds
+// changes a single range's.
+func (t *Table) WithRangeBounds(bounds []bool) (*Table, error) {
+	ix := t.Spec.Index
+	var ranges []string
+	if ix != nil {
+		for _, c := range ix.Conds {
+			if c.Op == "range" {
+				ranges = append(ranges, c.Column)
+			}
+		}
+	}
+	if len(bounds) != 2*len(ranges) || len(ranges) > 32 {
+		return nil, fmt.Errorf("cqlgen: %s: %d range bounds for %d range conditions: regenerate the package", t.Spec.Pattern, len(bounds), len(ranges))
+	}
+	var mask uint64
+	for i, b := range bounds {
+		if b {
+			mask |= 1 << i
+		}
+	}
+	if mask == 0 {
+		return t, nil
+	}
+	v, _ := t.bounds.filter.LoadOrStore(mask, &filterVariant{})
+	fv := v.(*filterVariant)
+	fv.once.Do(func() {
+		c := slices.Clone(t.cql)
+		for i := range c {
+			s := &c[i]
+			if s.Slot != cqlspec.SlotFirst && s.Slot != cqlspec.SlotNext && s.Slot != cqlspec.SlotAfter {
+				continue
+			}
+			for k, col := range ranges {
+				q := cqlspec.Quote(col)
+				for _, ch := range []struct {
+					on       bool
+					old, new string
+				}{{bounds[2*k], ">=", ">"}, {bounds[2*k+1], "<", "<="}} {
+					if !ch.on || fv.err != nil {
+						continue
+					}
+					var ok bool
+					if s.Text, ok = rebound(s.Text, q, ch.old, ch.new); !ok {
+						fv.err = fmt.Errorf("cqlgen: %s: a statement of %s without one relation %s %s ?: regenerate the package", t.Spec.Pattern, t.Spec.Name, q, ch.old)
+					}
+				}
+			}
+		}
+		if fv.err == nil {
+			fv.t = NewTableFrom(t.Spec, c)
+		}
+	})
+	return fv.t, fv.err
 }
 
 // WithBounds is t, or the variant of t whose bounds exclude From
@@ -79,7 +147,7 @@ func boundCQL(spec TableSpec, c TableCQL, fromExcl, toIncl bool) (TableCQL, erro
 	}
 	for i := range c {
 		s := &c[i]
-		if len(spec.Values) == 2 {
+		if len(spec.Values) == 2 && (spec.Index == nil || len(spec.Index.Conds) == 0) {
 			// A range read through an index: col >= ? AND col < ? in
 			// every statement, whatever the clustering order.
 			if s.Depth > 0 || s.Scatter || s.Slot != cqlspec.SlotFirst && s.Slot != cqlspec.SlotNext && s.Slot != cqlspec.SlotAfter {

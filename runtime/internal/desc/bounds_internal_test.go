@@ -1,6 +1,7 @@
 package desc
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/cqlgen/cqlgen/internal/cqlspec"
@@ -40,5 +41,38 @@ func TestBoundsOfStatementsThatDoNotMatch(t *testing.T) {
 	}
 	if v, err := tb.WithBounds(false, false); v != tb || err != nil {
 		t.Errorf("the default bounds: %v, %v", v, err)
+	}
+}
+
+// A filter read's variants change each range condition's relations
+// alone, as its bounds say, in every statement; the others stay; a
+// choice of the wrong length is an error.
+func TestWithRangeBounds(t *testing.T) {
+	spec := TableSpec{Name: "v", Pattern: "P", PartitionKey: []Column{{Name: "k", Type: "text"}}, Clustering: []Column{{Name: "c", Type: "int"}},
+		Columns: []Column{{Name: "a", Type: "int"}, {Name: "b", Type: "int"}, {Name: "tag", Type: "text"}},
+		Index:   &IndexSpec{Scatter: true, Conds: []IndexCond{{Column: "a", Op: "range"}, {Column: "tag", Op: "eq"}, {Column: "b", Op: "range"}}},
+		Values:  []Column{{Name: "a", Type: "int"}, {Name: "a", Type: "int"}, {Name: "tag", Type: "text"}, {Name: "b", Type: "int"}, {Name: "b", Type: "int"}}}
+	tb := NewTable(spec)
+	if v, err := tb.WithRangeBounds([]bool{false, false, false, false}); v != tb || err != nil {
+		t.Errorf("the default bounds: %v, %v", v, err)
+	}
+	v, err := tb.WithRangeBounds([]bool{true, false, false, true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range v.cql {
+		if !strings.Contains(strings.Join(strings.Fields(s.Text), " "), "a > ? AND a < ? AND tag = ? AND b >= ? AND b <= ?") {
+			t.Errorf("%s: %s", s.Slot, s.Text)
+		}
+	}
+	if again, _ := tb.WithRangeBounds([]bool{true, false, false, true}); again != v {
+		t.Error("a variant built twice")
+	}
+	v, _ = tb.WithRangeBounds([]bool{false, true, true, false})
+	if s := strings.Join(strings.Fields(v.cql[0].Text), " "); !strings.Contains(s, "a >= ? AND a <= ? AND tag = ? AND b > ? AND b < ?") {
+		t.Errorf("first: %s", s)
+	}
+	if _, err := tb.WithRangeBounds([]bool{true, false}); err == nil {
+		t.Error("two bounds for two ranges made a variant")
 	}
 }

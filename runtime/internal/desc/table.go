@@ -29,6 +29,9 @@ func Cols(cols ...string) []Column { return cqlspec.Cols(cols...) }
 // IndexSpec is the storage-attached index a read goes through.
 type IndexSpec = cqlspec.Index
 
+// IndexCond is a condition of a filter read (IndexSpec.Conds).
+type IndexCond = cqlspec.Cond
+
 // Bucket is how a table's partitions are split over buckets.
 type Bucket = cqlspec.Bucket
 

@@ -38,6 +38,9 @@ type indexRead[P any] struct {
 	// out rows at the first, and take in rows at the second: by default
 	// a range is From inclusive, To exclusive.
 	FromExclusive, ToInclusive bool
+	// RangeBounds are a filter read's choices for its range conditions,
+	// in order: each one's FromExclusive, then its ToInclusive.
+	RangeBounds []bool
 
 	Limit     int
 	MaxLimit  int
@@ -61,7 +64,12 @@ func ReadIndex[T any](ctx context.Context, s cqlgen.Session, r IndexRead[T]) (cq
 // and values, sealed with the repository's cursor key when it has one.
 func readIndex[P any](ctx context.Context, s cqlgen.Session, r indexRead[P], newRow func() P) (Page[P], error) {
 	t := r.Table
-	if len(t.Spec.Values) == 2 {
+	if ix := t.Spec.Index; ix != nil && len(ix.Conds) > 0 {
+		var err error
+		if t, err = t.WithRangeBounds(r.RangeBounds); err != nil {
+			return Page[P]{}, err
+		}
+	} else if len(t.Spec.Values) == 2 {
 		var err error
 		if t, err = t.WithBounds(r.FromExclusive, r.ToInclusive); err != nil {
 			return Page[P]{}, err
