@@ -90,7 +90,7 @@ func TestFilterStatementBinds(t *testing.T) {
 				hasNext := false
 				for _, s := range f.Statements() {
 					n++
-					hasNext = hasNext || s.Slot == model.SlotNext
+					hasNext = hasNext || s.Slot == cqlspec.SlotNext
 					cql := strings.Join(strings.Fields(s.CQL()), " ")
 					if q := strings.Count(cql, "?"); q != len(s.Binds) {
 						t.Errorf("%s %s: %d placeholders, %d binds\n%s", f.Method, s.Slot, q, len(s.Binds), cql)
