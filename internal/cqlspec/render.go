@@ -516,11 +516,16 @@ func (r *renderer) index() []Statement {
 	t, ix := r.t, r.t.Index
 	sel := "SELECT " + strings.Join(r.selected(), ", ")
 	if ix.ANN {
-		var clauses = []string{sel, "FROM " + t.Name}
 		var binds []Bind
+		if ix.Score != "" {
+			// The score is selected last; its vector is bound first.
+			sel += ", similarity_" + ix.Score + "(" + Quote(ix.Column) + ", ?)"
+			binds = append(binds, Bind{Kind: BindValue, Column: ix.Column})
+		}
+		var clauses = []string{sel, "FROM " + t.Name}
 		if !ix.Scatter {
 			cs, bs := conds(r.kind(KindPartition))
-			clauses, binds = append(clauses, "WHERE "+strings.Join(cs, " AND ")), bs
+			clauses, binds = append(clauses, "WHERE "+strings.Join(cs, " AND ")), append(binds, bs...)
 		}
 		clauses = append(clauses, "ORDER BY "+Quote(ix.Column)+" ANN OF ?", "LIMIT ?")
 		binds = append(binds, Bind{Kind: BindValue, Column: ix.Column}, Bind{Kind: BindLimit})

@@ -129,6 +129,10 @@ type Index struct {
 	Range    bool   // a range: >= ? AND < ?
 	ANN      bool   // a vector's nearest rows: ORDER BY ANN OF ? LIMIT ?
 	Scatter  bool   // over the whole table, not within a partition
+	// Score, on an ANN read, is the similarity function (cosine,
+	// dot_product, euclidean) whose value each row is read with, selected
+	// last as similarity_<Score>(column, ?); empty: none.
+	Score string
 }
 
 // GraveTTL is the TTL of a grave in t: GraveTTLSeconds, or the table's

@@ -130,7 +130,10 @@ func nearestRead(f *jen.File, ix *model.Index) {
 	doc(f, "%s are the options of %s.", n.Options, ix.Method)
 	f.Type().Id(n.Options).Struct(opts...)
 
-	rows := jen.Index().Id(t.Names.RowType)
+	rows, call := jen.Index().Id(t.Names.RowType), "ReadNearest"
+	if ix.Score != "" {
+		rows, call = jen.Index().Qual(rt, "Scored").Types(jen.Id(t.Names.RowType)), "ReadNearestScored"
+	}
 	var params, checks, part []jen.Code
 	taken := map[string]bool{}
 	if !ix.Scatter() {
@@ -154,13 +157,17 @@ func nearestRead(f *jen.File, ix *model.Index) {
 	}
 	body := append(checks,
 		jen.If(jen.Id("o").Op("==").Nil()).Block(jen.Id("o").Op("=").Op("&").Id(n.Options).Values()),
-		jen.Return(jen.Qual(impl, "ReadNearest").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Qual(impl, "NearestRead").Types(jen.Id(t.Names.RowType)).Values(spec))),
+		jen.Return(jen.Qual(impl, call).Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Qual(impl, "NearestRead").Types(jen.Id(t.Names.RowType)).Values(spec))),
 	)
 	where := "within one partition, searched on its replicas"
 	if ix.Scatter() {
 		where = "over every node's index: a scatter"
 	}
-	doc(f, "%s reads %s: the rows of %s whose %s (%d dimensions) is nearest the vector by %s similarity, nearest first, %s (docs/repositories.md, Nearest rows).",
-		ix.Method, strings.TrimRight(ix.Doc, "."), t.Name, ix.Column.Name, ix.Column.Field.Type.Dim, ix.Similarity, where)
+	score := ""
+	if ix.Score != "" {
+		score = ", each with its " + ix.Score + " similarity as Cassandra computed it"
+	}
+	doc(f, "%s reads %s: the rows of %s whose %s (%d dimensions) is nearest the vector by %s similarity, nearest first%s, %s (docs/repositories.md, Nearest rows).",
+		ix.Method, strings.TrimRight(ix.Doc, "."), t.Name, ix.Column.Name, ix.Column.Field.Type.Dim, ix.Similarity, score, where)
 	callMethod(f, e, ix.Method, append(params, jen.Id("o").Op("*").Id(n.Options)), []jen.Code{rows, jen.Error()}, body)
 }

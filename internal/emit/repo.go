@@ -269,12 +269,17 @@ func specLit(s *cqlspec.Table) jen.Code {
 		bucket = jen.Qual(impl, "BucketTime")
 	}
 	if ix := s.Index; ix != nil {
+		var score jen.Code
+		if ix.Score != "" {
+			score = jen.Lit(ix.Score)
+		}
 		index = jen.Op("&").Qual(impl, "IndexSpec").Add(keyed(
 			jen.Id("Column"), jen.Lit(ix.Column),
 			jen.Id("Contains"), flag(ix.Contains),
 			jen.Id("Range"), flag(ix.Range),
 			jen.Id("ANN"), flag(ix.ANN),
 			jen.Id("Scatter"), flag(ix.Scatter),
+			jen.Id("Score"), score,
 		))
 	}
 	return jen.Qual(impl, "TableSpec").Add(keyed(

@@ -36,8 +36,13 @@ func (b *builder) index(e *Entity, lf *load.Field, tp *tag.Pattern, byColumn map
 		MatchPos:   pos(ti.MatchOff),
 		ANN:        ti.ANN,
 		Similarity: ti.Similarity,
+		Score:      ti.Score,
+		ScorePos:   pos(ti.ScoreOff),
 		PKPos:      pos(tp.PKOff),
 		Doc:        tp.Doc,
+	}
+	if ix.Score == "index" {
+		ix.Score = ix.Similarity
 	}
 	if ti.On.Name == "" {
 		ix.OnPos = ix.Pos

@@ -116,6 +116,10 @@ type Index struct {
 	// (match:"ann"), by Similarity: cosine, dot_product or euclidean.
 	ANN        bool
 	Similarity string
+	// Score is the similarity function whose value an ANN read returns
+	// with each row (score:"similarity"); empty: rows alone.
+	Score    string
+	ScorePos token.Position
 
 	stmts []*Statement `cache:"-"` // built by Statements; no part of a cache key
 }
@@ -240,7 +244,7 @@ func (ix *Index) Spec() *cqlspec.Table {
 	s := t.Spec()
 	// The index's statements need the columns a read selects alone.
 	s.Pattern, s.Canonical, s.Single, s.Maintained, s.Fenced, s.Unique, s.Prefix, s.TTL = ix.Method, false, false, false, false, false, 0, 0
-	s.Index = &cqlspec.Index{Column: col.Name, Contains: ix.Contains(), Range: ix.Range, ANN: ix.ANN, Scatter: ix.Scatter()}
+	s.Index = &cqlspec.Index{Column: col.Name, Contains: ix.Contains(), Range: ix.Range, ANN: ix.ANN, Score: ix.Score, Scatter: ix.Scatter()}
 	v := cqlspec.Column{Name: ix.Column.Name, Type: ix.ValueType().String()}
 	s.Values = []cqlspec.Column{v}
 	if ix.Range {

@@ -71,6 +71,10 @@ func ReadNearest[T any](ctx context.Context, s cqlgen.Session, r NearestRead[T])
 	return reads.ReadNearest(ctx, s, r)
 }
 
+func ReadNearestScored[T any](ctx context.Context, s cqlgen.Session, r NearestRead[T]) ([]cqlgen.Scored[T], error) {
+	return reads.ReadNearestScored(ctx, s, r)
+}
+
 func Scan[T any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, o *cqlgen.ScanOptions, entity string, t *Table, scan func(cqldriver.Iter, *T) bool) (cqlgen.Page[T], error) {
 	return reads.Scan(ctx, s, base, o, entity, t, scan)
 }

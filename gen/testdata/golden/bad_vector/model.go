@@ -8,9 +8,11 @@ import (
 type Item struct {
 	_ cqlgen.Pattern `table:"items,canonical" pk:"shop" ck:"item_id" size:"rows=100"`
 	_ cqlgen.Pattern `table:"items_by_embedding" pk:"shop, embedding" ck:"item_id" size:"rows=1"`
-	_ cqlgen.Pattern `index:"items_by_name" col:"name" match:"ann" pk:"shop"`
+	_ cqlgen.Pattern `index:"items_by_name" col:"name" match:"ann" pk:"shop" score:"similarity(l1)"`
 	_ cqlgen.Pattern `index:"items_by_vec" col:"vec" pk:"shop"`
 	_ cqlgen.Pattern `index:"items_by_vec2" col:"vec" match:"ann(manhattan)" pk:"shop"`
+	_ cqlgen.Pattern `index:"items_by_price" col:"price" match:"range" pk:"shop" score:"similarity"`
+	_ cqlgen.Pattern `index:"items_near" col:"embedding" match:"ann" score:"distance"`
 
 	Shop      string     `db:"shop"`
 	ItemID    string     `db:"item_id"`
@@ -23,6 +25,7 @@ type Item struct {
 	Ints      []float32  `db:"ints" cql:"vector<int, 3>"`
 	Pointer   *[]float32 `db:"pointer" cql:"vector<float, 3>"`
 	Part      Part       `db:"part"`
+	Price     int64      `db:"price"`
 }
 
 // Part is a user-defined type, which cannot hold a vector.

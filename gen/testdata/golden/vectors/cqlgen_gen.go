@@ -283,6 +283,188 @@ func (r *VideoRepo) VideosByThumbnail(ctx context.Context, thumbnail []float32, 
 	})
 }
 
+// clipClips is table clips, the source of truth (schema.md).
+var clipClips = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "clips",
+	Pattern:      "Clips",
+	PartitionKey: cqlgenimpl.Cols("channel_id text"),
+	Clustering:   cqlgenimpl.Cols("clip_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("title text", "embedding vector<float, 8>", "frame vector<float, 4>"),
+	Canonical:    true,
+	Single:       true,
+})
+
+func clipClipsRow(e *Clip, ts int64, unset bool) []any {
+	return []any{e.ChannelID, e.ClipID, e.Title, cqlgenimpl.VectorOrUnset(e.Embedding, unset), cqlgenimpl.VectorOrUnset(e.Frame, unset), ts}
+}
+
+func clipFields(e *Clip, dst []any) []any {
+	return append(dst, &e.ChannelID, &e.ClipID, &e.Title, (*cqlgenimpl.Vector)(&e.Embedding), (*cqlgenimpl.Vector)(&e.Frame))
+}
+
+var clipClipsScan = cqlgenimpl.ScanLive(clipWrites)
+
+func clipClipsClustering(e *Clip) []any {
+	return []any{e.ClipID}
+}
+
+// ClipRepo reads and writes Clip in table clips.
+type ClipRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewClipRepo returns a repository of Clip on s.
+func NewClipRepo(s cqlgen.Session, opts ...cqlgen.Option) *ClipRepo {
+	return &ClipRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
+}
+
+var clipWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Clip]{
+	Name:      "Clip",
+	Canonical: clipClips,
+	Row:       clipClipsRow,
+	Fields:    clipFields,
+})
+
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *ClipRepo) Insert(ctx context.Context, e *Clip, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Insert(ctx, clipWrites, r.s, r.opts, opts, e)
+}
+
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *ClipRepo) InsertIfAbsent(ctx context.Context, e *Clip, opts ...cqlgen.Option) (cqlgen.Inserted[Clip], error) {
+	return cqlgenimpl.InsertIfAbsent(ctx, clipWrites, r.s, r.opts, opts, e)
+}
+
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *ClipRepo) Update(ctx context.Context, e *Clip, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Update(ctx, clipWrites, r.s, r.opts, opts, e)
+}
+
+// Delete removes the row with e's key.
+func (r *ClipRepo) Delete(ctx context.Context, e *Clip, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, clipWrites, r.s, r.opts, opts, e)
+}
+
+// Get reads the Clip with the given key; cqlgen.ErrNotFound if none.
+func (r *ClipRepo) Get(ctx context.Context, channelID string, clipID gocql.UUID) (*Clip, error) {
+	return cqlgenimpl.GetOf(ctx, clipWrites, r.s, []any{channelID, clipID})
+}
+
+// ClipsOptions are the options of Clips.
+type ClipsOptions struct {
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
+	// ClipIDFrom (inclusive) and ClipIDTo (exclusive) bound clip_id; nil:
+	// open.
+	ClipIDFrom, ClipIDTo *gocql.UUID
+	// ClipIDFromExclusive and ClipIDToInclusive flip the defaults.
+	ClipIDFromExclusive, ClipIDToInclusive bool
+}
+
+var clipClipsRead = &cqlgenimpl.ReadSpec[Clip]{
+	Entity: "Clip",
+	Table:  clipClips,
+	Scan:   clipClipsScan,
+	Key:    clipClipsClustering,
+}
+
+// Clips reads Clip rows by channel_id, ordered by clip_id ascending from
+// clips, in pages.
+func (r *ClipRepo) Clips(ctx context.Context, channelID string, o *ClipsOptions) (cqlgen.Page[Clip], error) {
+	o = cqlgenimpl.Or(o)
+	return clipClipsRead.Page(ctx, r.s, r.opts, []any{channelID}, o.Limit, o.Cursor, cqlgenimpl.Range(o.ClipIDFrom, o.ClipIDTo, o.ClipIDFromExclusive, o.ClipIDToInclusive))
+}
+
+// clipClipsLike reads table clips through index clips_like (statements in
+// schema.md).
+var clipClipsLike = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "clips",
+	Pattern:      "ClipsLike",
+	PartitionKey: cqlgenimpl.Cols("channel_id text"),
+	Clustering:   cqlgenimpl.Cols("clip_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("title text", "embedding vector<float, 8>", "frame vector<float, 4>"),
+	Index: &cqlgenimpl.IndexSpec{
+		Column: "embedding",
+		ANN:    true,
+		Score:  "cosine",
+	},
+	Values: cqlgenimpl.Cols("embedding vector<float, 8>"),
+})
+
+// ClipsLikeOptions are the options of ClipsLike.
+type ClipsLikeOptions struct {
+	// Limit is the most rows to return, nearest first (0:
+	// cqlgen.DefaultLimit); there are no pages.
+	Limit int
+}
+
+// ClipsLike reads Clip rows whose embedding is nearest a vector, by cosine
+// similarity, within one partition: the rows of clips whose embedding (8
+// dimensions) is nearest the vector by cosine similarity, nearest first, each
+// with its cosine similarity as Cassandra computed it, within one partition,
+// searched on its replicas (docs/repositories.md, Nearest rows).
+func (r *ClipRepo) ClipsLike(ctx context.Context, channelID string, embedding []float32, o *ClipsLikeOptions) (_ []cqlgen.Scored[Clip], err error) {
+	defer cqlgenimpl.Observe(&ctx, r.s, "Clip", "ClipsLike").End(&err)
+	if channelID == "" {
+		return nil, cqlgenimpl.EmptyKey("clips", "channel_id")
+	}
+	if o == nil {
+		o = &ClipsLikeOptions{}
+	}
+	return cqlgenimpl.ReadNearestScored(ctx, r.s, cqlgenimpl.NearestRead[Clip]{
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{channelID},
+		Scan:      clipClipsScan,
+		Table:     clipClipsLike,
+		Vector:    embedding,
+	})
+}
+
+// clipClipsByFrame reads table clips through index clips_by_frame (statements
+// in schema.md).
+var clipClipsByFrame = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "clips",
+	Pattern:      "ClipsByFrame",
+	PartitionKey: cqlgenimpl.Cols("channel_id text"),
+	Clustering:   cqlgenimpl.Cols("clip_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("title text", "embedding vector<float, 8>", "frame vector<float, 4>"),
+	Index: &cqlgenimpl.IndexSpec{
+		Column:  "frame",
+		ANN:     true,
+		Scatter: true,
+		Score:   "euclidean",
+	},
+	Values: cqlgenimpl.Cols("frame vector<float, 4>"),
+})
+
+// ClipsByFrameOptions are the options of ClipsByFrame.
+type ClipsByFrameOptions struct {
+	// Limit is the most rows to return, nearest first (0:
+	// cqlgen.DefaultLimit); there are no pages.
+	Limit int
+}
+
+// ClipsByFrame reads Clip rows whose frame is nearest a vector, by dot_product
+// similarity: the rows of clips whose frame (4 dimensions) is nearest the
+// vector by dot_product similarity, nearest first, each with its euclidean
+// similarity as Cassandra computed it, over every node's index: a scatter
+// (docs/repositories.md, Nearest rows).
+func (r *ClipRepo) ClipsByFrame(ctx context.Context, frame []float32, o *ClipsByFrameOptions) (_ []cqlgen.Scored[Clip], err error) {
+	defer cqlgenimpl.Observe(&ctx, r.s, "Clip", "ClipsByFrame").End(&err)
+	if o == nil {
+		o = &ClipsByFrameOptions{}
+	}
+	return cqlgenimpl.ReadNearestScored(ctx, r.s, cqlgenimpl.NearestRead[Clip]{
+		Limit:    o.Limit,
+		MaxLimit: r.opts.MaxLimit,
+		Scan:     clipClipsScan,
+		Table:    clipClipsByFrame,
+		Vector:   frame,
+	})
+}
+
 // accountAccounts is table accounts, the source of truth (schema.md).
 var accountAccounts = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "accounts",
