@@ -523,9 +523,20 @@ func (r *renderer) index() []Statement {
 			binds = append(binds, Bind{Kind: BindValue, Column: ix.Column})
 		}
 		var clauses = []string{sel, "FROM " + t.Name}
+		var cs []string
 		if !ix.Scatter {
-			cs, bs := conds(r.kind(KindPartition))
-			clauses, binds = append(clauses, "WHERE "+strings.Join(cs, " AND ")), append(binds, bs...)
+			pcs, bs := conds(r.kind(KindPartition))
+			cs, binds = pcs, append(binds, bs...)
+		}
+		if ix.Filter != "" {
+			op := " = ?"
+			if ix.FilterContains {
+				op = " CONTAINS ?"
+			}
+			cs, binds = append(cs, Quote(ix.Filter)+op), append(binds, Bind{Kind: BindValue, Column: ix.Filter})
+		}
+		if len(cs) > 0 {
+			clauses = append(clauses, "WHERE "+strings.Join(cs, " AND "))
 		}
 		clauses = append(clauses, "ORDER BY "+Quote(ix.Column)+" ANN OF ?", "LIMIT ?")
 		binds = append(binds, Bind{Kind: BindValue, Column: ix.Column}, Bind{Kind: BindLimit})

@@ -133,6 +133,11 @@ type Index struct {
 	// dot_product, euclidean) whose value each row is read with, selected
 	// last as similarity_<Score>(column, ?); empty: none.
 	Score string
+	// Filter, on an ANN read, is a column with an index of its own that
+	// narrows the rows searched: Filter = ?, or CONTAINS ? when
+	// FilterContains. Its value is bound after the partition key.
+	Filter         string
+	FilterContains bool
 }
 
 // GraveTTL is the TTL of a grave in t: GraveTTLSeconds, or the table's

@@ -143,6 +143,12 @@ func nearestRead(f *jen.File, ix *model.Index) {
 			part = append(part, jen.Id(param(c.Field)))
 		}
 	}
+	var filter []jen.Code
+	if fx := ix.FilterIndex; fx != nil {
+		fname := valueParams(fx, taken)[0]
+		params = append(params, jen.Id(fname).Add(goType(fx.ValueGoType())))
+		filter = append(filter, jen.Id(fname))
+	}
 	name := valueParams(ix, taken)[0]
 	params = append(params, jen.Id(name).Index().Float32())
 	spec := jen.Dict{
@@ -155,6 +161,9 @@ func nearestRead(f *jen.File, ix *model.Index) {
 	if !ix.Scatter() {
 		spec[jen.Id("Partition")] = jen.Index().Any().Values(part...)
 	}
+	if filter != nil {
+		spec[jen.Id("Filter")] = jen.Index().Any().Values(filter...)
+	}
 	body := append(checks,
 		jen.If(jen.Id("o").Op("==").Nil()).Block(jen.Id("o").Op("=").Op("&").Id(n.Options).Values()),
 		jen.Return(jen.Qual(impl, call).Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Qual(impl, "NearestRead").Types(jen.Id(t.Names.RowType)).Values(spec))),
@@ -164,8 +173,11 @@ func nearestRead(f *jen.File, ix *model.Index) {
 		where = "over every node's index: a scatter"
 	}
 	score := ""
+	if fx := ix.FilterIndex; fx != nil {
+		score = " among those whose " + fx.Column.Name + " " + map[bool]string{true: "contains", false: "equals"}[fx.Contains()] + " the value (index " + fx.Name + ")"
+	}
 	if ix.Score != "" {
-		score = ", each with its " + ix.Score + " similarity as Cassandra computed it"
+		score += ", each with its " + ix.Score + " similarity as Cassandra computed it"
 	}
 	doc(f, "%s reads %s: the rows of %s whose %s (%d dimensions) is nearest the vector by %s similarity, nearest first%s, %s (docs/repositories.md, Nearest rows).",
 		ix.Method, strings.TrimRight(ix.Doc, "."), t.Name, ix.Column.Name, ix.Column.Field.Type.Dim, ix.Similarity, score, where)

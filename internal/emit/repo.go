@@ -269,9 +269,12 @@ func specLit(s *cqlspec.Table) jen.Code {
 		bucket = jen.Qual(impl, "BucketTime")
 	}
 	if ix := s.Index; ix != nil {
-		var score jen.Code
+		var score, filter jen.Code
 		if ix.Score != "" {
 			score = jen.Lit(ix.Score)
+		}
+		if ix.Filter != "" {
+			filter = jen.Lit(ix.Filter)
 		}
 		index = jen.Op("&").Qual(impl, "IndexSpec").Add(keyed(
 			jen.Id("Column"), jen.Lit(ix.Column),
@@ -280,6 +283,8 @@ func specLit(s *cqlspec.Table) jen.Code {
 			jen.Id("ANN"), flag(ix.ANN),
 			jen.Id("Scatter"), flag(ix.Scatter),
 			jen.Id("Score"), score,
+			jen.Id("Filter"), filter,
+			jen.Id("FilterContains"), flag(ix.FilterContains),
 		))
 	}
 	return jen.Qual(impl, "TableSpec").Add(keyed(

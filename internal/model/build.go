@@ -188,6 +188,9 @@ func (b *builder) entity(s *load.Struct) *Entity {
 	for _, ix := range e.Indexes {
 		resolveOn(e, ix)
 	}
+	for _, ix := range e.Indexes {
+		resolveFilter(e, ix)
+	}
 	return e
 }
 

@@ -120,6 +120,11 @@ type Index struct {
 	// with each row (score:"similarity"); empty: rows alone.
 	Score    string
 	ScorePos token.Position
+	// Filter, on an ANN read (filter:"column"), names a column whose own
+	// index pattern on the same table (FilterIndex, once resolved)
+	// narrows the rows searched by its condition: = or CONTAINS.
+	Filter      Ref
+	FilterIndex *Index
 
 	stmts []*Statement `cache:"-"` // built by Statements; no part of a cache key
 }
@@ -249,6 +254,10 @@ func (ix *Index) Spec() *cqlspec.Table {
 	s.Values = []cqlspec.Column{v}
 	if ix.Range {
 		s.Values = append(s.Values, v)
+	}
+	if fx := ix.FilterIndex; fx != nil && fx.Column.Field != nil {
+		s.Index.Filter, s.Index.FilterContains = fx.Column.Name, fx.Contains()
+		s.Values = append(s.Values, cqlspec.Column{Name: fx.Column.Name, Type: fx.ValueType().String()})
 	}
 	return s
 }

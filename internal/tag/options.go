@@ -94,13 +94,16 @@ type Index struct {
 	// Similarity unless score:"similarity(f)" says); empty: no score.
 	Score    string
 	ScoreOff int
+	// Filter is filter:"column" on an ANN read: the rows searched are
+	// those whose column passes its own index pattern's condition.
+	Filter Ident
 }
 
 // similarities are the functions an ANN index compares vectors with.
 var similarities = []string{"cosine", "dot_product", "euclidean"}
 
 // IndexKeys are the keys an index pattern may use.
-var IndexKeys = []string{"index", "on", "col", "match", "score", "pk", "name", "doc", "ignore"}
+var IndexKeys = []string{"index", "on", "col", "match", "score", "filter", "pk", "name", "doc", "ignore"}
 
 // tableOnlyKeys are the keys of a table pattern an index pattern refuses.
 var tableOnlyKeys = []string{"table", "ck", "prefix", "bucket", "ttl", "cols", "static", "id", "size", "compaction", "gc_grace", "comment"}
@@ -112,9 +115,11 @@ func (p *Pattern) parseIndexKey(key string, v Value) *Error {
 	}
 	ix := p.Index
 	switch key {
-	case "index", "on", "col":
+	case "index", "on", "col", "filter":
 		id, err := soleIdent(v, key)
 		switch key {
+		case "filter":
+			ix.Filter = id
 		case "index":
 			ix.Name = id
 		case "on":
@@ -197,7 +202,7 @@ func (ix *Index) parseScore(v Value) *Error {
 func (p *Pattern) checkIndexPattern() []*Error {
 	var errs []*Error
 	_, isIndex := p.KeyOffs["index"]
-	for _, k := range []string{"on", "col", "match", "score"} {
+	for _, k := range []string{"on", "col", "match", "score", "filter"} {
 		if off, ok := p.KeyOffs[k]; ok && !isIndex {
 			errs = append(errs, &Error{Off: off, Code: "bad-value", Msg: fmt.Sprintf("%s belongs to an index pattern, which names its index with index:\"name\"", k)})
 		}
@@ -216,6 +221,9 @@ func (p *Pattern) checkIndexPattern() []*Error {
 	}
 	if off, ok := p.KeyOffs["score"]; ok && p.Index != nil && !p.Index.ANN {
 		errs = append(errs, &Error{Off: off, Code: "bad-value", Msg: `score belongs to an ANN read (match:"ann"): the similarity of each row to the vector searched`})
+	}
+	if off, ok := p.KeyOffs["filter"]; ok && p.Index != nil && !p.Index.ANN {
+		errs = append(errs, &Error{Off: off, Code: "bad-value", Msg: `filter belongs to an ANN read (match:"ann"): the column whose own index narrows the rows searched`})
 	}
 	if _, ok := p.KeyOffs["col"]; !ok {
 		errs = append(errs, &Error{Off: p.KeyOffs["index"], Code: "bad-value", Msg: "an index pattern needs the column it indexes: col:\"name\""})

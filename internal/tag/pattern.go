@@ -173,7 +173,7 @@ type Cond struct {
 }
 
 // PatternKeys are the keys a pattern tag may use, in documentation order.
-var PatternKeys = []string{"table", "pk", "ck", "prefix", "bucket", "ttl", "cols", "static", "id", "where", "name", "doc", "size", "ignore", "compaction", "gc_grace", "comment", "replaced_by", "index", "on", "col", "match", "score"}
+var PatternKeys = []string{"table", "pk", "ck", "prefix", "bucket", "ttl", "cols", "static", "id", "where", "name", "doc", "size", "ignore", "compaction", "gc_grace", "comment", "replaced_by", "index", "on", "col", "match", "score", "filter"}
 
 // MaxTTL is Cassandra's largest TTL: 20 years, in seconds.
 const MaxTTL = 20 * 365 * 24 * 3600
@@ -281,7 +281,7 @@ func ParsePattern(lit string) (*Pattern, []*Error) {
 			var e *Error
 			p.ReplacedBy, e = soleIdent(v, "replaced_by")
 			add(e)
-		case "index", "on", "col", "match", "score":
+		case "index", "on", "col", "match", "score", "filter":
 			add(p.parseIndexKey(kv.Key, v))
 		default:
 			msg := fmt.Sprintf("unknown key %q in a pattern tag", kv.Key)

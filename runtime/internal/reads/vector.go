@@ -14,6 +14,7 @@ import (
 type NearestRead[T any] struct {
 	Table     *desc.Table // the index read's statements: Nearest
 	Partition []any       // the partition key values; nil for a scatter
+	Filter    []any       // the value of the filter's condition, if any (IndexSpec.Filter)
 	Vector    []float32
 	Limit     int // 0: cqlgen.DefaultLimit
 	MaxLimit  int
@@ -53,18 +54,18 @@ func readNearest[T, R any](ctx context.Context, s cqlgen.Session, r NearestRead[
 	if err != nil {
 		return nil, err
 	}
-	if len(t.Spec.Values) != 1 || t.Nearest == nil || t.Spec.Index == nil || (t.Spec.Index.Score != "") != scored {
+	if len(t.Spec.Values) != 1+len(r.Filter) || t.Nearest == nil || t.Spec.Index == nil || (t.Spec.Index.Score != "") != scored {
 		return nil, fmt.Errorf("cqlgen: %s: not an ANN read of this kind: regenerate the package", t.Spec.Pattern)
 	}
 	col := t.Spec.Values[0]
 	if dim := value.VectorDim(col.Type); len(r.Vector) != dim {
 		return nil, &cqlgen.InputError{Err: cqlgen.ErrVectorDimension, Table: t.Spec.Name, Name: col.Name, Reason: fmt.Sprintf("the column holds vectors of %d floats; this one has %d", dim, len(r.Vector))}
 	}
-	values := make([]any, 0, len(r.Partition)+3)
+	values := make([]any, 0, len(r.Partition)+len(r.Filter)+3)
 	if scored {
 		values = append(values, value.Vector(r.Vector)) // the score's, selected
 	}
-	values = append(append(values, r.Partition...), value.Vector(r.Vector), limit)
+	values = append(append(append(values, r.Partition...), r.Filter...), value.Vector(r.Vector), limit)
 	it := s.Iter(ctx, cqldriver.Query{Stmt: t.Nearest, Values: values, PageSize: limit})
 	scan := &scoreIter{Iter: it}
 	rows := make([]R, 0, limit)

@@ -13,6 +13,10 @@ type Item struct {
 	_ cqlgen.Pattern `index:"items_by_vec2" col:"vec" match:"ann(manhattan)" pk:"shop"`
 	_ cqlgen.Pattern `index:"items_by_price" col:"price" match:"range" pk:"shop" score:"similarity"`
 	_ cqlgen.Pattern `index:"items_near" col:"embedding" match:"ann" score:"distance"`
+	_ cqlgen.Pattern `index:"items_by_part" col:"price" filter:"name"`
+	_ cqlgen.Pattern `index:"items_by_shape" col:"shape_vec" match:"ann" filter:"label"`
+	_ cqlgen.Pattern `index:"items_by_shape2" col:"shape_vec2" match:"ann" filter:"price"`
+	_ cqlgen.Pattern `index:"items_by_shape3" col:"shape_vec3" match:"ann" filter:"nowhere"`
 
 	Shop      string     `db:"shop"`
 	ItemID    string     `db:"item_id"`
@@ -26,6 +30,10 @@ type Item struct {
 	Pointer   *[]float32 `db:"pointer" cql:"vector<float, 3>"`
 	Part      Part       `db:"part"`
 	Price     int64      `db:"price"`
+	Label     string     `db:"label"`
+	ShapeVec  []float32  `db:"shape_vec" cql:"vector<float, 3>"`
+	ShapeVec2 []float32  `db:"shape_vec2" cql:"vector<float, 3>"`
+	ShapeVec3 []float32  `db:"shape_vec3" cql:"vector<float, 3>"`
 }
 
 // Part is a user-defined type, which cannot hold a vector.

@@ -289,17 +289,17 @@ var clipClips = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Pattern:      "Clips",
 	PartitionKey: cqlgenimpl.Cols("channel_id text"),
 	Clustering:   cqlgenimpl.Cols("clip_id timeuuid"),
-	Columns:      cqlgenimpl.Cols("title text", "embedding vector<float, 8>", "frame vector<float, 4>"),
+	Columns:      cqlgenimpl.Cols("title text", "embedding vector<float, 8>", "frame vector<float, 4>", "near vector<float, 2>", "tags set<text>", "lang text"),
 	Canonical:    true,
 	Single:       true,
 })
 
 func clipClipsRow(e *Clip, ts int64, unset bool) []any {
-	return []any{e.ChannelID, e.ClipID, e.Title, cqlgenimpl.VectorOrUnset(e.Embedding, unset), cqlgenimpl.VectorOrUnset(e.Frame, unset), ts}
+	return []any{e.ChannelID, e.ClipID, e.Title, cqlgenimpl.VectorOrUnset(e.Embedding, unset), cqlgenimpl.VectorOrUnset(e.Frame, unset), cqlgenimpl.VectorOrUnset(e.Near, unset), cqlgenimpl.SliceOrUnset(e.Tags, unset), e.Lang, ts}
 }
 
 func clipFields(e *Clip, dst []any) []any {
-	return append(dst, &e.ChannelID, &e.ClipID, &e.Title, (*cqlgenimpl.Vector)(&e.Embedding), (*cqlgenimpl.Vector)(&e.Frame))
+	return append(dst, &e.ChannelID, &e.ClipID, &e.Title, (*cqlgenimpl.Vector)(&e.Embedding), (*cqlgenimpl.Vector)(&e.Frame), (*cqlgenimpl.Vector)(&e.Near), &e.Tags, &e.Lang)
 }
 
 var clipClipsScan = cqlgenimpl.ScanLive(clipWrites)
@@ -383,7 +383,7 @@ var clipClipsLike = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Pattern:      "ClipsLike",
 	PartitionKey: cqlgenimpl.Cols("channel_id text"),
 	Clustering:   cqlgenimpl.Cols("clip_id timeuuid"),
-	Columns:      cqlgenimpl.Cols("title text", "embedding vector<float, 8>", "frame vector<float, 4>"),
+	Columns:      cqlgenimpl.Cols("title text", "embedding vector<float, 8>", "frame vector<float, 4>", "near vector<float, 2>", "tags set<text>", "lang text"),
 	Index: &cqlgenimpl.IndexSpec{
 		Column: "embedding",
 		ANN:    true,
@@ -429,14 +429,16 @@ var clipClipsByFrame = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Pattern:      "ClipsByFrame",
 	PartitionKey: cqlgenimpl.Cols("channel_id text"),
 	Clustering:   cqlgenimpl.Cols("clip_id timeuuid"),
-	Columns:      cqlgenimpl.Cols("title text", "embedding vector<float, 8>", "frame vector<float, 4>"),
+	Columns:      cqlgenimpl.Cols("title text", "embedding vector<float, 8>", "frame vector<float, 4>", "near vector<float, 2>", "tags set<text>", "lang text"),
 	Index: &cqlgenimpl.IndexSpec{
-		Column:  "frame",
-		ANN:     true,
-		Scatter: true,
-		Score:   "euclidean",
+		Column:         "frame",
+		ANN:            true,
+		Scatter:        true,
+		Score:          "euclidean",
+		Filter:         "tags",
+		FilterContains: true,
 	},
-	Values: cqlgenimpl.Cols("frame vector<float, 4>"),
+	Values: cqlgenimpl.Cols("frame vector<float, 4>", "tags text"),
 })
 
 // ClipsByFrameOptions are the options of ClipsByFrame.
@@ -448,20 +450,163 @@ type ClipsByFrameOptions struct {
 
 // ClipsByFrame reads Clip rows whose frame is nearest a vector, by dot_product
 // similarity: the rows of clips whose frame (4 dimensions) is nearest the
-// vector by dot_product similarity, nearest first, each with its euclidean
-// similarity as Cassandra computed it, over every node's index: a scatter
+// vector by dot_product similarity, nearest first among those whose tags
+// contains the value (index clips_by_tag), each with its euclidean similarity
+// as Cassandra computed it, over every node's index: a scatter
 // (docs/repositories.md, Nearest rows).
-func (r *ClipRepo) ClipsByFrame(ctx context.Context, frame []float32, o *ClipsByFrameOptions) (_ []cqlgen.Scored[Clip], err error) {
+func (r *ClipRepo) ClipsByFrame(ctx context.Context, tag string, frame []float32, o *ClipsByFrameOptions) (_ []cqlgen.Scored[Clip], err error) {
 	defer cqlgenimpl.Observe(&ctx, r.s, "Clip", "ClipsByFrame").End(&err)
 	if o == nil {
 		o = &ClipsByFrameOptions{}
 	}
 	return cqlgenimpl.ReadNearestScored(ctx, r.s, cqlgenimpl.NearestRead[Clip]{
+		Filter:   []any{tag},
 		Limit:    o.Limit,
 		MaxLimit: r.opts.MaxLimit,
 		Scan:     clipClipsScan,
 		Table:    clipClipsByFrame,
 		Vector:   frame,
+	})
+}
+
+// clipClipsByTag reads table clips through index clips_by_tag (statements in
+// schema.md).
+var clipClipsByTag = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "clips",
+	Pattern:      "ClipsByTag",
+	PartitionKey: cqlgenimpl.Cols("channel_id text"),
+	Clustering:   cqlgenimpl.Cols("clip_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("title text", "embedding vector<float, 8>", "frame vector<float, 4>", "near vector<float, 2>", "tags set<text>", "lang text"),
+	Index: &cqlgenimpl.IndexSpec{
+		Column:   "tags",
+		Contains: true,
+	},
+	Values: cqlgenimpl.Cols("tags text"),
+})
+
+func clipClipsByTagKey(e *Clip) []any {
+	return []any{e.ClipID}
+}
+
+// ClipsByTagOptions are the options of ClipsByTag.
+type ClipsByTagOptions struct {
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
+}
+
+// ClipsByTag reads Clip rows whose tags contains a value, within one
+// partition: the rows of clips whose tags contains the value, through index
+// clips_by_tag, in pages, within one partition.
+func (r *ClipRepo) ClipsByTag(ctx context.Context, channelID string, tag string, o *ClipsByTagOptions) (_ cqlgen.Page[Clip], err error) {
+	defer cqlgenimpl.Observe(&ctx, r.s, "Clip", "ClipsByTag").End(&err)
+	if channelID == "" {
+		return cqlgen.Page[Clip]{}, cqlgenimpl.EmptyKey("clips", "channel_id")
+	}
+	if o == nil {
+		o = &ClipsByTagOptions{}
+	}
+	return cqlgenimpl.ReadIndex(ctx, r.s, cqlgenimpl.IndexRead[Clip]{
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       clipClipsByTagKey,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{channelID},
+		Scan:      clipClipsScan,
+		Table:     clipClipsByTag,
+		Values:    []any{tag},
+	})
+}
+
+// clipClipsByLang reads table clips through index clips_by_lang (statements in
+// schema.md).
+var clipClipsByLang = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "clips",
+	Pattern:      "ClipsByLang",
+	PartitionKey: cqlgenimpl.Cols("channel_id text"),
+	Clustering:   cqlgenimpl.Cols("clip_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("title text", "embedding vector<float, 8>", "frame vector<float, 4>", "near vector<float, 2>", "tags set<text>", "lang text"),
+	Index: &cqlgenimpl.IndexSpec{
+		Column:  "lang",
+		Scatter: true,
+	},
+	Values: cqlgenimpl.Cols("lang text"),
+})
+
+func clipClipsByLangKey(e *Clip) []any {
+	return []any{e.ChannelID, e.ClipID}
+}
+
+// ClipsByLangOptions are the options of ClipsByLang.
+type ClipsByLangOptions struct {
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
+}
+
+// ClipsByLang reads Clip rows whose lang equals a value: the rows of clips
+// whose lang equals the value, through index clips_by_lang, in pages, a
+// scatter over the cluster.
+func (r *ClipRepo) ClipsByLang(ctx context.Context, lang string, o *ClipsByLangOptions) (_ cqlgen.Page[Clip], err error) {
+	defer cqlgenimpl.Observe(&ctx, r.s, "Clip", "ClipsByLang").End(&err)
+	if o == nil {
+		o = &ClipsByLangOptions{}
+	}
+	return cqlgenimpl.ReadIndex(ctx, r.s, cqlgenimpl.IndexRead[Clip]{
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       clipClipsByLangKey,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Scan:      clipClipsScan,
+		Table:     clipClipsByLang,
+		Values:    []any{lang},
+	})
+}
+
+// clipClipsNear reads table clips through index clips_near (statements in
+// schema.md).
+var clipClipsNear = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "clips",
+	Pattern:      "ClipsNear",
+	PartitionKey: cqlgenimpl.Cols("channel_id text"),
+	Clustering:   cqlgenimpl.Cols("clip_id timeuuid"),
+	Columns:      cqlgenimpl.Cols("title text", "embedding vector<float, 8>", "frame vector<float, 4>", "near vector<float, 2>", "tags set<text>", "lang text"),
+	Index: &cqlgenimpl.IndexSpec{
+		Column: "near",
+		ANN:    true,
+		Filter: "lang",
+	},
+	Values: cqlgenimpl.Cols("near vector<float, 2>", "lang text"),
+})
+
+// ClipsNearOptions are the options of ClipsNear.
+type ClipsNearOptions struct {
+	// Limit is the most rows to return, nearest first (0:
+	// cqlgen.DefaultLimit); there are no pages.
+	Limit int
+}
+
+// ClipsNear reads Clip rows whose near is nearest a vector, by euclidean
+// similarity, within one partition: the rows of clips whose near (2
+// dimensions) is nearest the vector by euclidean similarity, nearest first
+// among those whose lang equals the value (index clips_by_lang), within one
+// partition, searched on its replicas (docs/repositories.md, Nearest rows).
+func (r *ClipRepo) ClipsNear(ctx context.Context, channelID string, lang string, near []float32, o *ClipsNearOptions) (_ []Clip, err error) {
+	defer cqlgenimpl.Observe(&ctx, r.s, "Clip", "ClipsNear").End(&err)
+	if channelID == "" {
+		return nil, cqlgenimpl.EmptyKey("clips", "channel_id")
+	}
+	if o == nil {
+		o = &ClipsNearOptions{}
+	}
+	return cqlgenimpl.ReadNearest(ctx, r.s, cqlgenimpl.NearestRead[Clip]{
+		Filter:    []any{lang},
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{channelID},
+		Scan:      clipClipsScan,
+		Table:     clipClipsNear,
+		Vector:    near,
 	})
 }
 
