@@ -10,15 +10,18 @@ import (
 
 	"github.com/cqlgen/cqlgen/integration/annref"
 	"github.com/cqlgen/cqlgen/integration/testmodel"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // TestNearestScored runs the scored ANN reads on the node, through gocql
-// v1: each similarity function's score, with a partition key, with a SAI
-// filter by equality and by CONTAINS, and scored by another function than
-// the index orders by, against the reference computed in Go.
+// v1, and on cqltest: each similarity function's score, with a partition
+// key, with a SAI filter by equality and by CONTAINS, and scored by
+// another function than the index orders by, against the reference
+// computed in Go.
 func TestNearestScored(t *testing.T) {
-	_, s := repoSession(t, testmodel.Schema)
-	annref.Check(t, testmodel.NewEmbeddingRepo(s))
+	onBoth(t, testmodel.Schema, func(t *testing.T, _ *gocql.Session, s cqlgen.Session) {
+		annref.Check(t, testmodel.NewEmbeddingRepo(s))
+	})
 }
 
 // TestKillrVideoSimilarity serves KillrVideo v5's similarity queries

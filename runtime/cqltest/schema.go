@@ -43,6 +43,10 @@ type table struct {
 	// CREATE CUSTOM INDEX): a SELECT may restrict them as a
 	// storage-attached index does (see filter).
 	indexed map[*column]bool
+	// similarity is the similarity function of a vector column's index
+	// (WITH OPTIONS = {'similarity_function': ...}; cosine by default),
+	// which an ANN query orders by.
+	similarity map[*column]string
 
 	partitions map[string]*partition // by encoded partition key
 	ring       []*partition          // the same, in token order (see ringSearch)
