@@ -1407,17 +1407,18 @@ var videoVideos = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "videos",
 	Pattern:      "Videos",
 	PartitionKey: cqlgenimpl.Cols("videoid uuid"),
-	Columns:      cqlgenimpl.Cols("name text", "category text", "content_features vector<float, 16>"),
+	Columns:      cqlgenimpl.Cols("description text", "name text", "category text", "content_features vector<float, 16>"),
 	Canonical:    true,
 	Single:       true,
+	Times:        []string{"ttl(description)", "writetime(description)"},
 })
 
 func videoVideosRow(e *Video, ts int64, unset bool) []any {
-	return []any{e.VideoID, e.Name, e.Category, cqlgenimpl.VectorOrUnset(e.ContentFeatures, unset), ts}
+	return []any{e.VideoID, e.Description, e.Name, e.Category, cqlgenimpl.VectorOrUnset(e.ContentFeatures, unset), ts}
 }
 
 func videoFields(e *Video, dst []any) []any {
-	return append(dst, &e.VideoID, &e.Name, &e.Category, (*cqlgenimpl.Vector)(&e.ContentFeatures))
+	return append(dst, &e.VideoID, &e.Description, &e.Name, &e.Category, (*cqlgenimpl.Vector)(&e.ContentFeatures))
 }
 
 var videoVideosScan = cqlgenimpl.ScanLive(videoWrites)
@@ -1465,6 +1466,23 @@ func (r *VideoRepo) Get(ctx context.Context, videoID gocql.UUID) (*Video, error)
 	return cqlgenimpl.GetOf(ctx, videoWrites, r.s, []any{videoID})
 }
 
+// VideoTimes are what GetTimes reads beside a Video (docs/repositories.md, TTL
+// and write time).
+type VideoTimes struct {
+	// TTL(description): the time it has left to live; 0 without a TTL, or null.
+	DescriptionTTL time.Duration
+	// WRITETIME(description): its write timestamp; the zero time if null.
+	DescriptionWritetime time.Time
+}
+
+// GetTimes reads the Video with the given key, as Get does, and the TTL and
+// write time of the columns its fields' cqlgen tags name.
+func (r *VideoRepo) GetTimes(ctx context.Context, videoID gocql.UUID) (*Video, VideoTimes, error) {
+	return cqlgenimpl.GetTimes(ctx, videoWrites, r.s, []any{videoID}, func(m *VideoTimes) []any {
+		return []any{&m.DescriptionTTL, &m.DescriptionWritetime}
+	})
+}
+
 // GetMany reads the Videos of the given videoid values: Rows[i] is
 // videoIDs[i]'s or nil.
 func (r *VideoRepo) GetMany(ctx context.Context, videoIDs []gocql.UUID) (cqlgen.Found[Video], error) {
@@ -1479,7 +1497,7 @@ var videoSimilarVideos = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "videos",
 	Pattern:      "SimilarVideos",
 	PartitionKey: cqlgenimpl.Cols("videoid uuid"),
-	Columns:      cqlgenimpl.Cols("name text", "category text", "content_features vector<float, 16>"),
+	Columns:      cqlgenimpl.Cols("description text", "name text", "category text", "content_features vector<float, 16>"),
 	Index: &cqlgenimpl.IndexSpec{
 		Column:  "content_features",
 		ANN:     true,
@@ -1670,6 +1688,179 @@ func (r *TagRepo) SimilarTags(ctx context.Context, tagVector []float32, o *Simil
 		Table:    tagSimilarTags,
 		Vector:   tagVector,
 	})
+}
+
+// noticeNotices is table notices, the source of truth (schema.md).
+var noticeNotices = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "notices",
+	Pattern:      "Notices",
+	PartitionKey: cqlgenimpl.Cols("id text"),
+	Columns:      cqlgenimpl.Cols("board text", "body text", "labels frozen<set<text>>"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
+	TTL:          int64(86400),
+	Times:        []string{"ttl(body)", "writetime(body)", "writetime(labels)"},
+})
+
+func noticeValues(e *Notice, unset bool) []any {
+	return []any{e.ID, e.Board, e.Body, cqlgenimpl.SliceOrUnset(e.Labels, unset)}
+}
+
+func noticeFields(e *Notice, dst []any) []any {
+	return append(dst, &e.ID, &e.Board, &e.Body, &e.Labels)
+}
+
+var noticeNoticesScan = cqlgenimpl.ScanLive(noticeWrites)
+
+func noticeMerge(cur, e *Notice) *Notice {
+	m := *e
+	if len(m.Labels) == 0 {
+		m.Labels = cur.Labels
+	}
+	return &m
+}
+
+// noticeNoticesByBoard is table notices_by_board, serving NoticesByBoard
+// (schema.md).
+var noticeNoticesByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "notices_by_board",
+	Pattern:      "NoticesByBoard",
+	PartitionKey: cqlgenimpl.Cols("board text"),
+	Clustering:   cqlgenimpl.Cols("id text"),
+	Columns:      cqlgenimpl.Cols("body text", "labels frozen<set<text>>"),
+	Maintained:   true,
+})
+
+// NoticeRepo reads and writes Notice in tables notices, notices_by_board.
+type NoticeRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewNoticeRepo returns a repository of Notice on s.
+func NewNoticeRepo(s cqlgen.Session, opts ...cqlgen.Option) *NoticeRepo {
+	return &NoticeRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
+}
+
+var noticeWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Notice]{
+	Name:      "Notice",
+	Canonical: noticeNotices,
+	Values:    noticeValues,
+	Fields:    noticeFields,
+	Merge:     noticeMerge,
+	Projections: []cqlgenimpl.Projection[Notice]{
+		{
+			Table:      noticeNoticesByBoard,
+			Writetimes: 2,
+			Owner:      []int{1},
+		},
+	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *NoticeRepo) Insert(ctx context.Context, e *Notice, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Insert(ctx, noticeWrites, r.s, r.opts, opts, e)
+}
+
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *NoticeRepo) Update(ctx context.Context, e *Notice, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Update(ctx, noticeWrites, r.s, r.opts, opts, e)
+}
+
+// Delete removes e, given its key alone, from every table.
+func (r *NoticeRepo) Delete(ctx context.Context, e *Notice, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, noticeWrites, r.s, r.opts, opts, e)
+}
+
+// GetVersioned reads the Notice with the given key and its version.
+func (r *NoticeRepo) GetVersioned(ctx context.Context, id string) (*Notice, int64, error) {
+	return cqlgenimpl.GetVersioned(ctx, noticeWrites, r.s, &Notice{ID: id})
+}
+
+// Modify edits the Notice with the given key by change, retrying on conflict.
+func (r *NoticeRepo) Modify(ctx context.Context, id string, change func(*Notice) error, opts ...cqlgen.Option) (*Notice, error) {
+	return cqlgenimpl.Modify(ctx, noticeWrites, r.s, r.opts, opts, &Notice{ID: id}, change)
+}
+
+// Entity is Notice.
+func (r *NoticeRepo) Entity() string {
+	return "Notice"
+}
+
+// Tables lists the tables Repair and Backfill write.
+func (r *NoticeRepo) Tables() []string {
+	return cqlgenimpl.Tables(noticeWrites)
+}
+
+// Verify reports rows missing, stale or orphaned against notices.
+func (r *NoticeRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return cqlgenimpl.Verify(ctx, noticeWrites, r.s, o)
+}
+
+// Repair mends what Verify finds.
+func (r *NoticeRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return cqlgenimpl.Repair(ctx, noticeWrites, r.s, o)
+}
+
+// Backfill writes every row notices implies into table.
+func (r *NoticeRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return cqlgenimpl.Backfill(ctx, noticeWrites, r.s, table, o)
+}
+
+// Get reads the Notice with the given key; cqlgen.ErrNotFound if none.
+func (r *NoticeRepo) Get(ctx context.Context, id string) (*Notice, error) {
+	return cqlgenimpl.GetOf(ctx, noticeWrites, r.s, []any{id})
+}
+
+// NoticeTimes are what GetTimes reads beside a Notice (docs/repositories.md,
+// TTL and write time).
+type NoticeTimes struct {
+	// TTL(body): the time it has left to live; 0 without a TTL, or null.
+	BodyTTL time.Duration
+	// WRITETIME(body): its write timestamp; the zero time if null.
+	BodyWritetime time.Time
+	// WRITETIME(labels): its write timestamp; the zero time if null.
+	LabelsWritetime time.Time
+}
+
+// GetTimes reads the Notice with the given key, as Get does, and the TTL and
+// write time of the columns its fields' cqlgen tags name.
+func (r *NoticeRepo) GetTimes(ctx context.Context, id string) (*Notice, NoticeTimes, error) {
+	return cqlgenimpl.GetTimes(ctx, noticeWrites, r.s, []any{id}, func(m *NoticeTimes) []any {
+		return []any{&m.BodyTTL, &m.BodyWritetime, &m.LabelsWritetime}
+	})
+}
+
+// GetMany reads the Notices of the given id values: Rows[i] is ids[i]'s or
+// nil.
+func (r *NoticeRepo) GetMany(ctx context.Context, ids []string) (cqlgen.Found[Notice], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Notice", noticeNotices, []any{}, ids, noticeNoticesScan, func(e *Notice) string {
+		return e.ID
+	})
+}
+
+// NoticesByBoardOptions are the options of NoticesByBoard.
+type NoticesByBoardOptions struct {
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
+	// IDFrom (inclusive) and IDTo (exclusive) bound id; nil: open.
+	IDFrom, IDTo *string
+	// IDFromExclusive and IDToInclusive flip the defaults.
+	IDFromExclusive, IDToInclusive bool
+}
+
+var noticeNoticesByBoardRead = &cqlgenimpl.ReadSpec[Notice]{
+	Table: noticeNoticesByBoard,
+	Of:    noticeWrites,
+}
+
+// NoticesByBoard reads Notice rows by board, ordered by id ascending from
+// notices_by_board, in pages.
+func (r *NoticeRepo) NoticesByBoard(ctx context.Context, board string, o *NoticesByBoardOptions) (cqlgen.Page[Notice], error) {
+	o = cqlgenimpl.Or(o)
+	return noticeNoticesByBoardRead.Page(ctx, r.s, r.opts, []any{board}, o.Limit, o.Cursor, cqlgenimpl.Range(o.IDFrom, o.IDTo, o.IDFromExclusive, o.IDToInclusive))
 }
 
 // readingReadingsByDay is table readings_by_day, the source of truth

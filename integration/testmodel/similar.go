@@ -42,6 +42,7 @@ type Video struct {
 	_ cqlgen.Pattern `index:"videos_content_features_idx" col:"content_features" match:"ann" score:"similarity" name:"SimilarVideos" doc:"KillrVideo's similar videos (queries 1, 2, 4 and 5a): the videos whose content features are nearest a vector, each with its cosine similarity"`
 
 	VideoID         gocql.UUID `db:"videoid"`
+	Description     string     `db:"description" cqlgen:"ttl, writetime"`
 	Name            string     `db:"name"`
 	Category        string     `db:"category"`
 	ContentFeatures []float32  `db:"content_features" cql:"vector<float, 16>"`
@@ -56,4 +57,17 @@ type Tag struct {
 	Tag       string    `db:"tag"`
 	TagVector []float32 `db:"tag_vector" cql:"vector<float, 8>"`
 	Category  string    `db:"category"`
+}
+
+// Notice is stored in two tables by the write protocol, with a table TTL,
+// for the tests of GetTimes on a versioned entity: the TTL and write time
+// of its body, and the write time of a frozen set.
+type Notice struct {
+	_ cqlgen.Pattern `table:"notices,canonical" pk:"id" ttl:"1d"`
+	_ cqlgen.Pattern `table:"notices_by_board" pk:"board" ck:"id" ttl:"1d"`
+
+	ID     string   `db:"id"`
+	Board  string   `db:"board"`
+	Body   string   `db:"body" cqlgen:"ttl, writetime"`
+	Labels []string `db:"labels" cql:"frozen<set<text>>" cqlgen:"writetime"`
 }

@@ -19,3 +19,12 @@ func TestNearestScoredV2(t *testing.T) {
 	s := gocqlv2.NewSession(v2Session(t, ks), nil)
 	annref.Check(t, testmodel.NewEmbeddingRepo(s))
 }
+
+// TestGetTimesV2 reads TTL() and WRITETIME() through GetTimes on the ASF
+// driver v2, rows written by plain gocql v1 included.
+func TestGetTimesV2(t *testing.T) {
+	raw, ks := cassandratest.Keyspace(t)
+	cassandratest.MustApplyCQL(t, raw, testmodel.Schema)
+	s := gocqlv2.NewSession(v2Session(t, ks), nil)
+	annref.CheckTimes(t, s, func(cql string, args ...any) error { return raw.Query(cql, args...).Exec() }, false)
+}

@@ -129,6 +129,9 @@ func (r *renderer) table() []Statement {
 	if t.Canonical || t.ReadsOne() {
 		r.add(Statement{Slot: SlotGet, Clauses: []string{sel, "FROM " + t.Name, where}, Binds: keyBinds})
 	}
+	if t.Canonical && len(t.Times) > 0 && !t.HasCounters() {
+		r.add(Statement{Slot: SlotTimes, Clauses: []string{sel + ", " + strings.Join(t.Times, ", "), "FROM " + t.Name, where}, Binds: keyBinds})
+	}
 	if t.HasGetMany() {
 		pk := r.kind(KindPartition)
 		last := pk[len(pk)-1]

@@ -114,6 +114,11 @@ type Table struct {
 	// grave lives no longer.
 	TTL int64
 
+	// Times, on the source of truth, are the TTL() and WRITETIME()
+	// selectors (ttl(c), writetime(c)) the entity's GetTimes reads after
+	// Get's columns (SlotTimes); nil for none.
+	Times []string
+
 	// Index, on the description of a read through a storage-attached
 	// index, is that index; the table then has the index's statements
 	// alone. Values lists the types of the values such a read binds
@@ -256,6 +261,7 @@ const (
 	SlotAtOrAfterTo Slot = "AtOrAfterTo"
 	SlotNext        Slot = "Next"    // an index's scatter read after the partition of a row
 	SlotNearest     Slot = "Nearest" // an ANN read
+	SlotTimes       Slot = "Times"   // Get's columns, then the TTL() and WRITETIME() of Table.Times
 )
 
 // SlotClearPending clears the pending record of a change carried out, IF

@@ -28,6 +28,7 @@ func entity(f *jen.File, e *model.Entity) {
 		maintenance(f, e)
 	}
 	get(f, e)
+	getTimes(f, e)
 	if e.Canonical.HasGetMany() {
 		getMany(f, e)
 	}
@@ -268,6 +269,14 @@ func specLit(s *cqlspec.Table) jen.Code {
 	case cqlspec.BucketTime:
 		bucket = jen.Qual(impl, "BucketTime")
 	}
+	var times jen.Code
+	if len(s.Times) > 0 {
+		var lits []jen.Code
+		for _, x := range s.Times {
+			lits = append(lits, jen.Lit(x))
+		}
+		times = jen.Index().String().Values(lits...)
+	}
 	if ix := s.Index; ix != nil {
 		var score, filter jen.Code
 		if ix.Score != "" {
@@ -306,6 +315,7 @@ func specLit(s *cqlspec.Table) jen.Code {
 		jen.Id("TTL"), ttl,
 		jen.Id("Index"), index,
 		jen.Id("Values"), cols(s.Values),
+		jen.Id("Times"), times,
 	))
 }
 

@@ -248,6 +248,7 @@ func (ix *Index) Spec() *cqlspec.Table {
 	}
 	s := t.Spec()
 	// The index's statements need the columns a read selects alone.
+	s.Times = nil
 	s.Pattern, s.Canonical, s.Single, s.Maintained, s.Fenced, s.Unique, s.Prefix, s.TTL = ix.Method, false, false, false, false, false, 0, 0
 	s.Index = &cqlspec.Index{Column: col.Name, Contains: ix.Contains(), Range: ix.Range, ANN: ix.ANN, Score: ix.Score, Scatter: ix.Scatter()}
 	v := cqlspec.Column{Name: ix.Column.Name, Type: ix.ValueType().String()}

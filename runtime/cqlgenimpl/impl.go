@@ -221,6 +221,10 @@ func GetOf[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, 
 	return impl.GetOf(ctx, ent, s, key)
 }
 
+func GetTimes[P, M any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, key []any, times func(*M) []any) (P, M, error) {
+	return impl.GetTimes(ctx, ent, s, key, times)
+}
+
 func Many[T, K any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, entity string, t *Table, prefix []any, keys []K, scan func(cqldriver.Iter, *T) bool, key func(*T) K) (cqlgen.Found[T], error) {
 	return impl.Many(ctx, s, base, entity, t, prefix, keys, scan, key)
 }
