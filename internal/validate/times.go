@@ -1,6 +1,8 @@
 package validate
 
 import (
+	"strings"
+
 	"github.com/cqlgen/cqlgen/internal/diag"
 	"github.com/cqlgen/cqlgen/internal/model"
 )
@@ -26,7 +28,7 @@ func (c *checker) times(e *model.Entity) {
 		case col == nil || f.Type == nil:
 			continue
 		case col.Kind == model.PartitionKey || col.Kind == model.Clustering:
-			c.diags.Errorf(pos, diag.BadValue, "field %s: column %s is in the primary key of %s, and Cassandra refuses %s on a primary key column (\"Cannot use selection function ttl on PRIMARY KEY part %s\"): its cells are the row's; tag a regular column", f.GoName, col.Name, t.Name, fn, col.Name)
+			c.diags.Errorf(pos, diag.BadValue, "field %s: column %s is in the primary key of %s, and Cassandra refuses %s on a primary key column (\"Cannot use selection function %s on PRIMARY KEY part %s\"): its cells are the row's; tag a regular column", f.GoName, col.Name, t.Name, fn, strings.ToLower(strings.TrimSuffix(fn, "()")), col.Name)
 		case f.Type.Name == "counter":
 			c.diags.Errorf(pos, diag.UnsupportedType, "field %s: column %s is a counter, which cannot expire (Cassandra 5.0 answers TTL() with null) and whose WRITETIME() is its last increment's on the replica read; cqlgen reads neither", f.GoName, col.Name)
 		case (f.Type.Name == "list" || f.Type.Name == "set" || f.Type.Name == "map") && !f.Type.Frozen:
