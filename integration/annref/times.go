@@ -104,8 +104,8 @@ func checkNoticeTimes(t *testing.T, s cqlgen.Session, plain func(cql string, arg
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !near(nt.BodyTTL, 24*time.Hour) {
-		t.Errorf("a notice's TTL: %v, want the table's day", nt.BodyTTL)
+	if !near(nt.BodyTTL, 30*24*time.Hour) {
+		t.Errorf("a notice's TTL: %v, want the table's 30 days", nt.BodyTTL)
 	}
 	closeTo := func(w time.Time, v int64) bool {
 		d := w.Sub(time.UnixMicro(v))

@@ -63,8 +63,8 @@ type Tag struct {
 // for the tests of GetTimes on a versioned entity: the TTL and write time
 // of its body, and the write time of a frozen set.
 type Notice struct {
-	_ cqlgen.Pattern `table:"notices,canonical" pk:"id" ttl:"1d"`
-	_ cqlgen.Pattern `table:"notices_by_board" pk:"board" ck:"id" ttl:"1d"`
+	_ cqlgen.Pattern `table:"notices,canonical" pk:"id" ttl:"30d"`
+	_ cqlgen.Pattern `table:"notices_by_board" pk:"board" ck:"id" ttl:"30d"`
 
 	ID     string   `db:"id"`
 	Board  string   `db:"board"`

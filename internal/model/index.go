@@ -168,9 +168,13 @@ func (ix *Index) Op() string {
 	return "="
 }
 
-// Condition is the index's restriction in a WHERE clause.
+// Condition is the index's restriction in a WHERE clause; for an ANN
+// index, its ordering.
 func (ix *Index) Condition() string {
 	c := ix.Column.Name
+	if ix.ANN {
+		return c + " ANN OF ?" // in ORDER BY, not in WHERE
+	}
 	if ix.Range {
 		return c + " >= ? AND " + c + " < ?"
 	}

@@ -293,7 +293,7 @@ func indexPatternLabel(ix *model.Index) string {
 	}
 	params = append(params, ix.Column.Name)
 	call := fmt.Sprintf("%s.%s(%s)", ix.Entity.GoName, ix.Method, strings.Join(params, ", "))
-	q := "order by " + ix.Column.Name + " ANN OF ?"
+	q := "order by " + ix.Condition()
 	if len(where) > 0 {
 		q = "where " + strings.Join(where, " AND ") + " " + q
 	}

@@ -130,7 +130,6 @@ var noticeNotices = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Canonical:    true,
 	Versioned:    true,
 	Maintained:   true,
-	TTL:          int64(86400),
 	Times:        []string{"ttl(body)", "writetime(labels)"},
 })
 

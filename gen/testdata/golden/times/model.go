@@ -21,8 +21,8 @@ type Session struct {
 
 // Notice is stored in two tables by the write protocol.
 type Notice struct {
-	_ cqlgen.Pattern `table:"notices,canonical" pk:"id" ttl:"1d"`
-	_ cqlgen.Pattern `table:"notices_by_board" pk:"board" ck:"id" ttl:"1d"`
+	_ cqlgen.Pattern `table:"notices,canonical" pk:"id" ttl:"30d"`
+	_ cqlgen.Pattern `table:"notices_by_board" pk:"board" ck:"id" ttl:"30d"`
 
 	ID     string   `db:"id"`
 	Board  string   `db:"board"`
