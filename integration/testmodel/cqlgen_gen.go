@@ -1033,11 +1033,12 @@ var embeddingEmbeddings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Clustering:   cqlgenimpl.Cols("id int"),
 	Columns:      cqlgenimpl.Cols("kind text", "labels set<text>", "cos vector<float, 3>", "dot vector<float, 3>", "euc vector<float, 3>", "mix vector<float, 3>"),
 	Canonical:    true,
-	Single:       true,
+	Versioned:    true,
+	Maintained:   true,
 })
 
-func embeddingEmbeddingsRow(e *Embedding, ts int64, unset bool) []any {
-	return []any{e.Space, e.ID, e.Kind, cqlgenimpl.SliceOrUnset(e.Labels, unset), cqlgenimpl.VectorOrUnset(e.Cos, unset), cqlgenimpl.VectorOrUnset(e.Dot, unset), cqlgenimpl.VectorOrUnset(e.Euc, unset), cqlgenimpl.VectorOrUnset(e.Mix, unset), ts}
+func embeddingValues(e *Embedding, unset bool) []any {
+	return []any{e.Space, e.ID, e.Kind, cqlgenimpl.SliceOrUnset(e.Labels, unset), cqlgenimpl.VectorOrUnset(e.Cos, unset), cqlgenimpl.VectorOrUnset(e.Dot, unset), cqlgenimpl.VectorOrUnset(e.Euc, unset), cqlgenimpl.VectorOrUnset(e.Mix, unset)}
 }
 
 func embeddingFields(e *Embedding, dst []any) []any {
@@ -1046,11 +1047,43 @@ func embeddingFields(e *Embedding, dst []any) []any {
 
 var embeddingEmbeddingsScan = cqlgenimpl.ScanLive(embeddingWrites)
 
+func embeddingMerge(cur, e *Embedding) *Embedding {
+	m := *e
+	if len(m.Labels) == 0 {
+		m.Labels = cur.Labels
+	}
+	if len(m.Cos) == 0 {
+		m.Cos = cur.Cos
+	}
+	if len(m.Dot) == 0 {
+		m.Dot = cur.Dot
+	}
+	if len(m.Euc) == 0 {
+		m.Euc = cur.Euc
+	}
+	if len(m.Mix) == 0 {
+		m.Mix = cur.Mix
+	}
+	return &m
+}
+
 func embeddingEmbeddingsClustering(e *Embedding) []any {
 	return []any{e.ID}
 }
 
-// EmbeddingRepo reads and writes Embedding in table embeddings.
+// embeddingEmbeddingsOfKind is table embeddings_of_kind, serving
+// EmbeddingsOfKind (schema.md).
+var embeddingEmbeddingsOfKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "embeddings_of_kind",
+	Pattern:      "EmbeddingsOfKind",
+	PartitionKey: cqlgenimpl.Cols("kind text"),
+	Clustering:   cqlgenimpl.Cols("space text", "id int"),
+	Columns:      cqlgenimpl.Cols("labels set<text>", "cos vector<float, 3>", "dot vector<float, 3>", "euc vector<float, 3>", "mix vector<float, 3>"),
+	Maintained:   true,
+})
+
+// EmbeddingRepo reads and writes Embedding in tables embeddings,
+// embeddings_of_kind.
 type EmbeddingRepo struct {
 	s    cqlgen.Session
 	opts cqlgen.Options
@@ -1064,28 +1097,68 @@ func NewEmbeddingRepo(s cqlgen.Session, opts ...cqlgen.Option) *EmbeddingRepo {
 var embeddingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Embedding]{
 	Name:      "Embedding",
 	Canonical: embeddingEmbeddings,
-	Row:       embeddingEmbeddingsRow,
+	Values:    embeddingValues,
 	Fields:    embeddingFields,
+	Merge:     embeddingMerge,
+	Projections: []cqlgenimpl.Projection[Embedding]{
+		{
+			Table:      embeddingEmbeddingsOfKind,
+			Writetimes: 4,
+			Owner:      []int{1, 2},
+		},
+	},
 })
 
-// Insert writes e; nil pointers and empty collections stay unset.
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
 func (r *EmbeddingRepo) Insert(ctx context.Context, e *Embedding, opts ...cqlgen.Option) error {
 	return cqlgenimpl.Insert(ctx, embeddingWrites, r.s, r.opts, opts, e)
 }
 
-// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
-func (r *EmbeddingRepo) InsertIfAbsent(ctx context.Context, e *Embedding, opts ...cqlgen.Option) (cqlgen.Inserted[Embedding], error) {
-	return cqlgenimpl.InsertIfAbsent(ctx, embeddingWrites, r.s, r.opts, opts, e)
-}
-
-// Update writes e over its row; nil pointers and empty collections clear.
+// Update replaces e in every table; nil pointers and empty collections clear.
 func (r *EmbeddingRepo) Update(ctx context.Context, e *Embedding, opts ...cqlgen.Option) error {
 	return cqlgenimpl.Update(ctx, embeddingWrites, r.s, r.opts, opts, e)
 }
 
-// Delete removes the row with e's key.
+// Delete removes e, given its key alone, from every table.
 func (r *EmbeddingRepo) Delete(ctx context.Context, e *Embedding, opts ...cqlgen.Option) error {
 	return cqlgenimpl.Delete(ctx, embeddingWrites, r.s, r.opts, opts, e)
+}
+
+// GetVersioned reads the Embedding with the given key and its version.
+func (r *EmbeddingRepo) GetVersioned(ctx context.Context, space string, id int32) (*Embedding, int64, error) {
+	return cqlgenimpl.GetVersioned(ctx, embeddingWrites, r.s, &Embedding{Space: space, ID: id})
+}
+
+// Modify edits the Embedding with the given key by change, retrying on
+// conflict.
+func (r *EmbeddingRepo) Modify(ctx context.Context, space string, id int32, change func(*Embedding) error, opts ...cqlgen.Option) (*Embedding, error) {
+	return cqlgenimpl.Modify(ctx, embeddingWrites, r.s, r.opts, opts, &Embedding{Space: space, ID: id}, change)
+}
+
+// Entity is Embedding.
+func (r *EmbeddingRepo) Entity() string {
+	return "Embedding"
+}
+
+// Tables lists the tables Repair and Backfill write.
+func (r *EmbeddingRepo) Tables() []string {
+	return cqlgenimpl.Tables(embeddingWrites)
+}
+
+// Verify reports rows missing, stale or orphaned against embeddings.
+func (r *EmbeddingRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return cqlgenimpl.Verify(ctx, embeddingWrites, r.s, o)
+}
+
+// Repair mends what Verify finds.
+func (r *EmbeddingRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return cqlgenimpl.Repair(ctx, embeddingWrites, r.s, o)
+}
+
+// Backfill writes every row embeddings implies into table.
+func (r *EmbeddingRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return cqlgenimpl.Backfill(ctx, embeddingWrites, r.s, table, o)
 }
 
 // Get reads the Embedding with the given key; cqlgen.ErrNotFound if none.
@@ -1117,6 +1190,28 @@ func (r *EmbeddingRepo) Embeddings(ctx context.Context, space string, o *Embeddi
 	return embeddingEmbeddingsRead.Page(ctx, r.s, r.opts, []any{space}, o.Limit, o.Cursor, cqlgenimpl.Range(o.IDFrom, o.IDTo, o.IDFromExclusive, o.IDToInclusive))
 }
 
+// EmbeddingsOfKindOptions are the options of EmbeddingsOfKind.
+type EmbeddingsOfKindOptions struct {
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
+	// SpaceFrom (inclusive) and SpaceTo (exclusive) bound space; nil: open.
+	SpaceFrom, SpaceTo *string
+	// SpaceFromExclusive and SpaceToInclusive flip the defaults.
+	SpaceFromExclusive, SpaceToInclusive bool
+}
+
+var embeddingEmbeddingsOfKindRead = &cqlgenimpl.ReadSpec[Embedding]{
+	Table: embeddingEmbeddingsOfKind,
+	Of:    embeddingWrites,
+}
+
+// EmbeddingsOfKind reads Embedding rows by kind, ordered by space ascending,
+// then id ascending from embeddings_of_kind, in pages.
+func (r *EmbeddingRepo) EmbeddingsOfKind(ctx context.Context, kind string, o *EmbeddingsOfKindOptions) (cqlgen.Page[Embedding], error) {
+	o = cqlgenimpl.Or(o)
+	return embeddingEmbeddingsOfKindRead.Page(ctx, r.s, r.opts, []any{kind}, o.Limit, o.Cursor, cqlgenimpl.Range(o.SpaceFrom, o.SpaceTo, o.SpaceFromExclusive, o.SpaceToInclusive))
+}
+
 // embeddingEmbeddingsByKind reads table embeddings through index
 // embeddings_by_kind (statements in schema.md).
 var embeddingEmbeddingsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
@@ -1125,6 +1220,7 @@ var embeddingEmbeddingsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	PartitionKey: cqlgenimpl.Cols("space text"),
 	Clustering:   cqlgenimpl.Cols("id int"),
 	Columns:      cqlgenimpl.Cols("kind text", "labels set<text>", "cos vector<float, 3>", "dot vector<float, 3>", "euc vector<float, 3>", "mix vector<float, 3>"),
+	Versioned:    true,
 	Index: &cqlgenimpl.IndexSpec{
 		Column:  "kind",
 		Scatter: true,
@@ -1170,6 +1266,7 @@ var embeddingEmbeddingsByLabel = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	PartitionKey: cqlgenimpl.Cols("space text"),
 	Clustering:   cqlgenimpl.Cols("id int"),
 	Columns:      cqlgenimpl.Cols("kind text", "labels set<text>", "cos vector<float, 3>", "dot vector<float, 3>", "euc vector<float, 3>", "mix vector<float, 3>"),
+	Versioned:    true,
 	Index: &cqlgenimpl.IndexSpec{
 		Column:   "labels",
 		Contains: true,
@@ -1219,6 +1316,7 @@ var embeddingNearestCos = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	PartitionKey: cqlgenimpl.Cols("space text"),
 	Clustering:   cqlgenimpl.Cols("id int"),
 	Columns:      cqlgenimpl.Cols("kind text", "labels set<text>", "cos vector<float, 3>", "dot vector<float, 3>", "euc vector<float, 3>", "mix vector<float, 3>"),
+	Versioned:    true,
 	Index: &cqlgenimpl.IndexSpec{
 		Column: "cos",
 		ANN:    true,
@@ -1265,6 +1363,7 @@ var embeddingNearestDot = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	PartitionKey: cqlgenimpl.Cols("space text"),
 	Clustering:   cqlgenimpl.Cols("id int"),
 	Columns:      cqlgenimpl.Cols("kind text", "labels set<text>", "cos vector<float, 3>", "dot vector<float, 3>", "euc vector<float, 3>", "mix vector<float, 3>"),
+	Versioned:    true,
 	Index: &cqlgenimpl.IndexSpec{
 		Column: "dot",
 		ANN:    true,
@@ -1314,6 +1413,7 @@ var embeddingNearestEuc = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	PartitionKey: cqlgenimpl.Cols("space text"),
 	Clustering:   cqlgenimpl.Cols("id int"),
 	Columns:      cqlgenimpl.Cols("kind text", "labels set<text>", "cos vector<float, 3>", "dot vector<float, 3>", "euc vector<float, 3>", "mix vector<float, 3>"),
+	Versioned:    true,
 	Index: &cqlgenimpl.IndexSpec{
 		Column:  "euc",
 		ANN:     true,
@@ -1360,6 +1460,7 @@ var embeddingNearestMix = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	PartitionKey: cqlgenimpl.Cols("space text"),
 	Clustering:   cqlgenimpl.Cols("id int"),
 	Columns:      cqlgenimpl.Cols("kind text", "labels set<text>", "cos vector<float, 3>", "dot vector<float, 3>", "euc vector<float, 3>", "mix vector<float, 3>"),
+	Versioned:    true,
 	Index: &cqlgenimpl.IndexSpec{
 		Column:         "mix",
 		ANN:            true,

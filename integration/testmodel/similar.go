@@ -6,13 +6,15 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
-// Embedding is a row with one vector a similarity function, for the
-// tests of ANN reads that return Cassandra's score: within a space
+// Embedding is a row with one vector a similarity function, written by
+// the protocol (two tables), for the tests of ANN reads that return
+// Cassandra's score, the scan of each row skipping graves: within a space
 // (cosine), within a space among one kind (dot product), over every space
 // among one kind (euclidean), and ordered by one function while scored by
 // another, among rows with a label.
 type Embedding struct {
-	_ cqlgen.Pattern `table:"embeddings" pk:"space" ck:"id" size:"rows=100"`
+	_ cqlgen.Pattern `table:"embeddings,canonical" pk:"space" ck:"id" size:"rows=100"`
+	_ cqlgen.Pattern `table:"embeddings_of_kind" pk:"kind" ck:"space, id" size:"rows=100"`
 	_ cqlgen.Pattern `index:"embeddings_by_kind" col:"kind" doc:"the rows of a kind, over every space"`
 	_ cqlgen.Pattern `index:"embeddings_by_label" col:"labels" pk:"space" doc:"a space's rows with a label"`
 	_ cqlgen.Pattern `index:"embeddings_cos" col:"cos" match:"ann" pk:"space" score:"similarity" name:"NearestCos" doc:"a space's rows nearest a vector, with their cosine similarity"`
