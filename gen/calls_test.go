@@ -80,7 +80,7 @@ func startsCall(fn *ast.FuncDecl) bool {
 var observed = map[string]bool{
 	"Insert": true, "InsertIfAbsent": true, "Update": true, "Delete": true, "Add": true,
 	"GetVersioned": true, "Modify": true, "Verify": true, "Repair": true, "Backfill": true,
-	"Page": true, "Get": true, "GetOf": true, "Many": true, "Scan": true,
+	"Page": true, "Get": true, "GetOf": true, "GetTimes": true, "Many": true, "Scan": true,
 }
 
 // delegates reports whether fn is `return X.M(ctx, ...)`, M an observed

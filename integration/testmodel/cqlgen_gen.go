@@ -1025,6 +1025,944 @@ func (r *TickRepo) TicksBySymbol(ctx context.Context, symbol string, o *TicksByS
 	return tickTicksBySymbolRead.Page(ctx, r.s, r.opts, []any{symbol}, o.Limit, o.Cursor, cqlgenimpl.Prefixed([]string{"Kind", "At"}, []bool{o.KindEq != nil}, []bool{o.KindFrom != nil || o.KindTo != nil, o.AtFrom != nil || o.AtTo != nil}), cqlgenimpl.Eq(o.KindEq, ""), cqlgenimpl.Walk(o.Start, o.LookBack), cqlgenimpl.Range(o.KindFrom, o.KindTo, o.KindFromExclusive, o.KindToInclusive), cqlgenimpl.Range(o.AtFrom, o.AtTo, o.AtFromExclusive, o.AtToInclusive))
 }
 
+// embeddingEmbeddings is table embeddings, the source of truth (schema.md).
+var embeddingEmbeddings = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "embeddings",
+	Pattern:      "Embeddings",
+	PartitionKey: cqlgenimpl.Cols("space text"),
+	Clustering:   cqlgenimpl.Cols("id int"),
+	Columns:      cqlgenimpl.Cols("kind text", "labels set<text>", "cos vector<float, 3>", "dot vector<float, 3>", "euc vector<float, 3>", "mix vector<float, 3>"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
+})
+
+func embeddingValues(e *Embedding, unset bool) []any {
+	return []any{e.Space, e.ID, e.Kind, cqlgenimpl.SliceOrUnset(e.Labels, unset), cqlgenimpl.VectorOrUnset(e.Cos, unset), cqlgenimpl.VectorOrUnset(e.Dot, unset), cqlgenimpl.VectorOrUnset(e.Euc, unset), cqlgenimpl.VectorOrUnset(e.Mix, unset)}
+}
+
+func embeddingFields(e *Embedding, dst []any) []any {
+	return append(dst, &e.Space, &e.ID, &e.Kind, &e.Labels, (*cqlgenimpl.Vector)(&e.Cos), (*cqlgenimpl.Vector)(&e.Dot), (*cqlgenimpl.Vector)(&e.Euc), (*cqlgenimpl.Vector)(&e.Mix))
+}
+
+var embeddingEmbeddingsScan = cqlgenimpl.ScanLive(embeddingWrites)
+
+func embeddingMerge(cur, e *Embedding) *Embedding {
+	m := *e
+	if len(m.Labels) == 0 {
+		m.Labels = cur.Labels
+	}
+	if len(m.Cos) == 0 {
+		m.Cos = cur.Cos
+	}
+	if len(m.Dot) == 0 {
+		m.Dot = cur.Dot
+	}
+	if len(m.Euc) == 0 {
+		m.Euc = cur.Euc
+	}
+	if len(m.Mix) == 0 {
+		m.Mix = cur.Mix
+	}
+	return &m
+}
+
+func embeddingEmbeddingsClustering(e *Embedding) []any {
+	return []any{e.ID}
+}
+
+// embeddingEmbeddingsOfKind is table embeddings_of_kind, serving
+// EmbeddingsOfKind (schema.md).
+var embeddingEmbeddingsOfKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "embeddings_of_kind",
+	Pattern:      "EmbeddingsOfKind",
+	PartitionKey: cqlgenimpl.Cols("kind text"),
+	Clustering:   cqlgenimpl.Cols("space text", "id int"),
+	Columns:      cqlgenimpl.Cols("labels set<text>", "cos vector<float, 3>", "dot vector<float, 3>", "euc vector<float, 3>", "mix vector<float, 3>"),
+	Maintained:   true,
+})
+
+// EmbeddingRepo reads and writes Embedding in tables embeddings,
+// embeddings_of_kind.
+type EmbeddingRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewEmbeddingRepo returns a repository of Embedding on s.
+func NewEmbeddingRepo(s cqlgen.Session, opts ...cqlgen.Option) *EmbeddingRepo {
+	return &EmbeddingRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
+}
+
+var embeddingWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Embedding]{
+	Name:      "Embedding",
+	Canonical: embeddingEmbeddings,
+	Values:    embeddingValues,
+	Fields:    embeddingFields,
+	Merge:     embeddingMerge,
+	Projections: []cqlgenimpl.Projection[Embedding]{
+		{
+			Table:      embeddingEmbeddingsOfKind,
+			Writetimes: 4,
+			Owner:      []int{1, 2},
+		},
+	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *EmbeddingRepo) Insert(ctx context.Context, e *Embedding, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Insert(ctx, embeddingWrites, r.s, r.opts, opts, e)
+}
+
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *EmbeddingRepo) Update(ctx context.Context, e *Embedding, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Update(ctx, embeddingWrites, r.s, r.opts, opts, e)
+}
+
+// Delete removes e, given its key alone, from every table.
+func (r *EmbeddingRepo) Delete(ctx context.Context, e *Embedding, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, embeddingWrites, r.s, r.opts, opts, e)
+}
+
+// GetVersioned reads the Embedding with the given key and its version.
+func (r *EmbeddingRepo) GetVersioned(ctx context.Context, space string, id int32) (*Embedding, int64, error) {
+	return cqlgenimpl.GetVersioned(ctx, embeddingWrites, r.s, &Embedding{Space: space, ID: id})
+}
+
+// Modify edits the Embedding with the given key by change, retrying on
+// conflict.
+func (r *EmbeddingRepo) Modify(ctx context.Context, space string, id int32, change func(*Embedding) error, opts ...cqlgen.Option) (*Embedding, error) {
+	return cqlgenimpl.Modify(ctx, embeddingWrites, r.s, r.opts, opts, &Embedding{Space: space, ID: id}, change)
+}
+
+// Entity is Embedding.
+func (r *EmbeddingRepo) Entity() string {
+	return "Embedding"
+}
+
+// Tables lists the tables Repair and Backfill write.
+func (r *EmbeddingRepo) Tables() []string {
+	return cqlgenimpl.Tables(embeddingWrites)
+}
+
+// Verify reports rows missing, stale or orphaned against embeddings.
+func (r *EmbeddingRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return cqlgenimpl.Verify(ctx, embeddingWrites, r.s, o)
+}
+
+// Repair mends what Verify finds.
+func (r *EmbeddingRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return cqlgenimpl.Repair(ctx, embeddingWrites, r.s, o)
+}
+
+// Backfill writes every row embeddings implies into table.
+func (r *EmbeddingRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return cqlgenimpl.Backfill(ctx, embeddingWrites, r.s, table, o)
+}
+
+// Get reads the Embedding with the given key; cqlgen.ErrNotFound if none.
+func (r *EmbeddingRepo) Get(ctx context.Context, space string, id int32) (*Embedding, error) {
+	return cqlgenimpl.GetOf(ctx, embeddingWrites, r.s, []any{space, id})
+}
+
+// EmbeddingsOptions are the options of Embeddings.
+type EmbeddingsOptions struct {
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
+	// IDFrom (inclusive) and IDTo (exclusive) bound id; nil: open.
+	IDFrom, IDTo *int32
+	// IDFromExclusive and IDToInclusive flip the defaults.
+	IDFromExclusive, IDToInclusive bool
+}
+
+var embeddingEmbeddingsRead = &cqlgenimpl.ReadSpec[Embedding]{
+	Entity: "Embedding",
+	Table:  embeddingEmbeddings,
+	Scan:   embeddingEmbeddingsScan,
+	Key:    embeddingEmbeddingsClustering,
+}
+
+// Embeddings reads Embedding rows by space, ordered by id ascending from
+// embeddings, in pages.
+func (r *EmbeddingRepo) Embeddings(ctx context.Context, space string, o *EmbeddingsOptions) (cqlgen.Page[Embedding], error) {
+	o = cqlgenimpl.Or(o)
+	return embeddingEmbeddingsRead.Page(ctx, r.s, r.opts, []any{space}, o.Limit, o.Cursor, cqlgenimpl.Range(o.IDFrom, o.IDTo, o.IDFromExclusive, o.IDToInclusive))
+}
+
+// EmbeddingsOfKindOptions are the options of EmbeddingsOfKind.
+type EmbeddingsOfKindOptions struct {
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
+	// SpaceFrom (inclusive) and SpaceTo (exclusive) bound space; nil: open.
+	SpaceFrom, SpaceTo *string
+	// SpaceFromExclusive and SpaceToInclusive flip the defaults.
+	SpaceFromExclusive, SpaceToInclusive bool
+}
+
+var embeddingEmbeddingsOfKindRead = &cqlgenimpl.ReadSpec[Embedding]{
+	Table: embeddingEmbeddingsOfKind,
+	Of:    embeddingWrites,
+}
+
+// EmbeddingsOfKind reads Embedding rows by kind, ordered by space ascending,
+// then id ascending from embeddings_of_kind, in pages.
+func (r *EmbeddingRepo) EmbeddingsOfKind(ctx context.Context, kind string, o *EmbeddingsOfKindOptions) (cqlgen.Page[Embedding], error) {
+	o = cqlgenimpl.Or(o)
+	return embeddingEmbeddingsOfKindRead.Page(ctx, r.s, r.opts, []any{kind}, o.Limit, o.Cursor, cqlgenimpl.Range(o.SpaceFrom, o.SpaceTo, o.SpaceFromExclusive, o.SpaceToInclusive))
+}
+
+// embeddingEmbeddingsByKind reads table embeddings through index
+// embeddings_by_kind (statements in schema.md).
+var embeddingEmbeddingsByKind = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "embeddings",
+	Pattern:      "EmbeddingsByKind",
+	PartitionKey: cqlgenimpl.Cols("space text"),
+	Clustering:   cqlgenimpl.Cols("id int"),
+	Columns:      cqlgenimpl.Cols("kind text", "labels set<text>", "cos vector<float, 3>", "dot vector<float, 3>", "euc vector<float, 3>", "mix vector<float, 3>"),
+	Versioned:    true,
+	Index: &cqlgenimpl.IndexSpec{
+		Column:  "kind",
+		Scatter: true,
+	},
+	Values: cqlgenimpl.Cols("kind text"),
+})
+
+func embeddingEmbeddingsByKindKey(e *Embedding) []any {
+	return []any{e.Space, e.ID}
+}
+
+// EmbeddingsByKindOptions are the options of EmbeddingsByKind.
+type EmbeddingsByKindOptions struct {
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
+}
+
+// EmbeddingsByKind reads the rows of a kind, over every space: the rows of
+// embeddings whose kind equals the value, through index embeddings_by_kind, in
+// pages, a scatter over the cluster.
+func (r *EmbeddingRepo) EmbeddingsByKind(ctx context.Context, kind string, o *EmbeddingsByKindOptions) (_ cqlgen.Page[Embedding], err error) {
+	defer cqlgenimpl.Observe(&ctx, r.s, "Embedding", "EmbeddingsByKind").End(&err)
+	if o == nil {
+		o = &EmbeddingsByKindOptions{}
+	}
+	return cqlgenimpl.ReadIndex(ctx, r.s, cqlgenimpl.IndexRead[Embedding]{
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       embeddingEmbeddingsByKindKey,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Scan:      embeddingEmbeddingsScan,
+		Table:     embeddingEmbeddingsByKind,
+		Values:    []any{kind},
+	})
+}
+
+// embeddingEmbeddingsByLabel reads table embeddings through index
+// embeddings_by_label (statements in schema.md).
+var embeddingEmbeddingsByLabel = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "embeddings",
+	Pattern:      "EmbeddingsByLabel",
+	PartitionKey: cqlgenimpl.Cols("space text"),
+	Clustering:   cqlgenimpl.Cols("id int"),
+	Columns:      cqlgenimpl.Cols("kind text", "labels set<text>", "cos vector<float, 3>", "dot vector<float, 3>", "euc vector<float, 3>", "mix vector<float, 3>"),
+	Versioned:    true,
+	Index: &cqlgenimpl.IndexSpec{
+		Column:   "labels",
+		Contains: true,
+	},
+	Values: cqlgenimpl.Cols("labels text"),
+})
+
+func embeddingEmbeddingsByLabelKey(e *Embedding) []any {
+	return []any{e.ID}
+}
+
+// EmbeddingsByLabelOptions are the options of EmbeddingsByLabel.
+type EmbeddingsByLabelOptions struct {
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
+}
+
+// EmbeddingsByLabel reads a space's rows with a label: the rows of embeddings
+// whose labels contains the value, through index embeddings_by_label, in
+// pages, within one partition.
+func (r *EmbeddingRepo) EmbeddingsByLabel(ctx context.Context, space string, label string, o *EmbeddingsByLabelOptions) (_ cqlgen.Page[Embedding], err error) {
+	defer cqlgenimpl.Observe(&ctx, r.s, "Embedding", "EmbeddingsByLabel").End(&err)
+	if space == "" {
+		return cqlgen.Page[Embedding]{}, cqlgenimpl.EmptyKey("embeddings", "space")
+	}
+	if o == nil {
+		o = &EmbeddingsByLabelOptions{}
+	}
+	return cqlgenimpl.ReadIndex(ctx, r.s, cqlgenimpl.IndexRead[Embedding]{
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       embeddingEmbeddingsByLabelKey,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{space},
+		Scan:      embeddingEmbeddingsScan,
+		Table:     embeddingEmbeddingsByLabel,
+		Values:    []any{label},
+	})
+}
+
+// embeddingNearestCos reads table embeddings through index embeddings_cos
+// (statements in schema.md).
+var embeddingNearestCos = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "embeddings",
+	Pattern:      "NearestCos",
+	PartitionKey: cqlgenimpl.Cols("space text"),
+	Clustering:   cqlgenimpl.Cols("id int"),
+	Columns:      cqlgenimpl.Cols("kind text", "labels set<text>", "cos vector<float, 3>", "dot vector<float, 3>", "euc vector<float, 3>", "mix vector<float, 3>"),
+	Versioned:    true,
+	Index: &cqlgenimpl.IndexSpec{
+		Column: "cos",
+		ANN:    true,
+		Score:  "cosine",
+	},
+	Values: cqlgenimpl.Cols("cos vector<float, 3>"),
+})
+
+// NearestCosOptions are the options of NearestCos.
+type NearestCosOptions struct {
+	// Limit is the most rows to return, nearest first (0:
+	// cqlgen.DefaultLimit); there are no pages.
+	Limit int
+}
+
+// NearestCos reads a space's rows nearest a vector, with their cosine
+// similarity: the rows of embeddings whose cos (3 dimensions) is nearest the
+// vector by cosine similarity, nearest first, each with its cosine similarity
+// as Cassandra computed it, within one partition, searched on its replicas
+// (docs/repositories.md, Nearest rows).
+func (r *EmbeddingRepo) NearestCos(ctx context.Context, space string, cos []float32, o *NearestCosOptions) (_ []cqlgen.Scored[Embedding], err error) {
+	defer cqlgenimpl.Observe(&ctx, r.s, "Embedding", "NearestCos").End(&err)
+	if space == "" {
+		return nil, cqlgenimpl.EmptyKey("embeddings", "space")
+	}
+	if o == nil {
+		o = &NearestCosOptions{}
+	}
+	return cqlgenimpl.ReadNearestScored(ctx, r.s, cqlgenimpl.NearestRead[Embedding]{
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{space},
+		Scan:      embeddingEmbeddingsScan,
+		Table:     embeddingNearestCos,
+		Vector:    cos,
+	})
+}
+
+// embeddingNearestDot reads table embeddings through index embeddings_dot
+// (statements in schema.md).
+var embeddingNearestDot = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "embeddings",
+	Pattern:      "NearestDot",
+	PartitionKey: cqlgenimpl.Cols("space text"),
+	Clustering:   cqlgenimpl.Cols("id int"),
+	Columns:      cqlgenimpl.Cols("kind text", "labels set<text>", "cos vector<float, 3>", "dot vector<float, 3>", "euc vector<float, 3>", "mix vector<float, 3>"),
+	Versioned:    true,
+	Index: &cqlgenimpl.IndexSpec{
+		Column: "dot",
+		ANN:    true,
+		Score:  "dot_product",
+		Filter: "kind",
+	},
+	Values: cqlgenimpl.Cols("dot vector<float, 3>", "kind text"),
+})
+
+// NearestDotOptions are the options of NearestDot.
+type NearestDotOptions struct {
+	// Limit is the most rows to return, nearest first (0:
+	// cqlgen.DefaultLimit); there are no pages.
+	Limit int
+}
+
+// NearestDot reads a space's rows of a kind nearest a vector, with their dot
+// product similarity: the rows of embeddings whose dot (3 dimensions) is
+// nearest the vector by dot_product similarity, nearest first among those
+// whose kind equals the value (index embeddings_by_kind), each with its
+// dot_product similarity as Cassandra computed it, within one partition,
+// searched on its replicas (docs/repositories.md, Nearest rows).
+func (r *EmbeddingRepo) NearestDot(ctx context.Context, space string, kind string, dot []float32, o *NearestDotOptions) (_ []cqlgen.Scored[Embedding], err error) {
+	defer cqlgenimpl.Observe(&ctx, r.s, "Embedding", "NearestDot").End(&err)
+	if space == "" {
+		return nil, cqlgenimpl.EmptyKey("embeddings", "space")
+	}
+	if o == nil {
+		o = &NearestDotOptions{}
+	}
+	return cqlgenimpl.ReadNearestScored(ctx, r.s, cqlgenimpl.NearestRead[Embedding]{
+		Filter:    []any{kind},
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{space},
+		Scan:      embeddingEmbeddingsScan,
+		Table:     embeddingNearestDot,
+		Vector:    dot,
+	})
+}
+
+// embeddingNearestEuc reads table embeddings through index embeddings_euc
+// (statements in schema.md).
+var embeddingNearestEuc = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "embeddings",
+	Pattern:      "NearestEuc",
+	PartitionKey: cqlgenimpl.Cols("space text"),
+	Clustering:   cqlgenimpl.Cols("id int"),
+	Columns:      cqlgenimpl.Cols("kind text", "labels set<text>", "cos vector<float, 3>", "dot vector<float, 3>", "euc vector<float, 3>", "mix vector<float, 3>"),
+	Versioned:    true,
+	Index: &cqlgenimpl.IndexSpec{
+		Column:  "euc",
+		ANN:     true,
+		Scatter: true,
+		Score:   "euclidean",
+		Filter:  "kind",
+	},
+	Values: cqlgenimpl.Cols("euc vector<float, 3>", "kind text"),
+})
+
+// NearestEucOptions are the options of NearestEuc.
+type NearestEucOptions struct {
+	// Limit is the most rows to return, nearest first (0:
+	// cqlgen.DefaultLimit); there are no pages.
+	Limit int
+}
+
+// NearestEuc reads the rows of a kind nearest a vector over every space, with
+// their euclidean similarity: the rows of embeddings whose euc (3 dimensions)
+// is nearest the vector by euclidean similarity, nearest first among those
+// whose kind equals the value (index embeddings_by_kind), each with its
+// euclidean similarity as Cassandra computed it, over every node's index: a
+// scatter (docs/repositories.md, Nearest rows).
+func (r *EmbeddingRepo) NearestEuc(ctx context.Context, kind string, euc []float32, o *NearestEucOptions) (_ []cqlgen.Scored[Embedding], err error) {
+	defer cqlgenimpl.Observe(&ctx, r.s, "Embedding", "NearestEuc").End(&err)
+	if o == nil {
+		o = &NearestEucOptions{}
+	}
+	return cqlgenimpl.ReadNearestScored(ctx, r.s, cqlgenimpl.NearestRead[Embedding]{
+		Filter:   []any{kind},
+		Limit:    o.Limit,
+		MaxLimit: r.opts.MaxLimit,
+		Scan:     embeddingEmbeddingsScan,
+		Table:    embeddingNearestEuc,
+		Vector:   euc,
+	})
+}
+
+// embeddingNearestMix reads table embeddings through index embeddings_mix
+// (statements in schema.md).
+var embeddingNearestMix = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "embeddings",
+	Pattern:      "NearestMix",
+	PartitionKey: cqlgenimpl.Cols("space text"),
+	Clustering:   cqlgenimpl.Cols("id int"),
+	Columns:      cqlgenimpl.Cols("kind text", "labels set<text>", "cos vector<float, 3>", "dot vector<float, 3>", "euc vector<float, 3>", "mix vector<float, 3>"),
+	Versioned:    true,
+	Index: &cqlgenimpl.IndexSpec{
+		Column:         "mix",
+		ANN:            true,
+		Score:          "euclidean",
+		Filter:         "labels",
+		FilterContains: true,
+	},
+	Values: cqlgenimpl.Cols("mix vector<float, 3>", "labels text"),
+})
+
+// NearestMixOptions are the options of NearestMix.
+type NearestMixOptions struct {
+	// Limit is the most rows to return, nearest first (0:
+	// cqlgen.DefaultLimit); there are no pages.
+	Limit int
+}
+
+// NearestMix reads a space's rows with a label nearest a vector by cosine,
+// with their euclidean similarity: the rows of embeddings whose mix (3
+// dimensions) is nearest the vector by cosine similarity, nearest first among
+// those whose labels contains the value (index embeddings_by_label), each with
+// its euclidean similarity as Cassandra computed it, within one partition,
+// searched on its replicas (docs/repositories.md, Nearest rows).
+func (r *EmbeddingRepo) NearestMix(ctx context.Context, space string, label string, mix []float32, o *NearestMixOptions) (_ []cqlgen.Scored[Embedding], err error) {
+	defer cqlgenimpl.Observe(&ctx, r.s, "Embedding", "NearestMix").End(&err)
+	if space == "" {
+		return nil, cqlgenimpl.EmptyKey("embeddings", "space")
+	}
+	if o == nil {
+		o = &NearestMixOptions{}
+	}
+	return cqlgenimpl.ReadNearestScored(ctx, r.s, cqlgenimpl.NearestRead[Embedding]{
+		Filter:    []any{label},
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Partition: []any{space},
+		Scan:      embeddingEmbeddingsScan,
+		Table:     embeddingNearestMix,
+		Vector:    mix,
+	})
+}
+
+// videoVideos is table videos, the source of truth (schema.md).
+var videoVideos = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "videos",
+	Pattern:      "Videos",
+	PartitionKey: cqlgenimpl.Cols("videoid uuid"),
+	Columns:      cqlgenimpl.Cols("description text", "name text", "category text", "content_features vector<float, 16>"),
+	Canonical:    true,
+	Single:       true,
+	Times:        []string{"ttl(description)", "writetime(description)"},
+})
+
+func videoVideosRow(e *Video, ts int64, unset bool) []any {
+	return []any{e.VideoID, e.Description, e.Name, e.Category, cqlgenimpl.VectorOrUnset(e.ContentFeatures, unset), ts}
+}
+
+func videoFields(e *Video, dst []any) []any {
+	return append(dst, &e.VideoID, &e.Description, &e.Name, &e.Category, (*cqlgenimpl.Vector)(&e.ContentFeatures))
+}
+
+var videoVideosScan = cqlgenimpl.ScanLive(videoWrites)
+
+// VideoRepo reads and writes Video in table videos.
+type VideoRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewVideoRepo returns a repository of Video on s.
+func NewVideoRepo(s cqlgen.Session, opts ...cqlgen.Option) *VideoRepo {
+	return &VideoRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
+}
+
+var videoWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Video]{
+	Name:      "Video",
+	Canonical: videoVideos,
+	Row:       videoVideosRow,
+	Fields:    videoFields,
+})
+
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *VideoRepo) Insert(ctx context.Context, e *Video, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Insert(ctx, videoWrites, r.s, r.opts, opts, e)
+}
+
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *VideoRepo) InsertIfAbsent(ctx context.Context, e *Video, opts ...cqlgen.Option) (cqlgen.Inserted[Video], error) {
+	return cqlgenimpl.InsertIfAbsent(ctx, videoWrites, r.s, r.opts, opts, e)
+}
+
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *VideoRepo) Update(ctx context.Context, e *Video, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Update(ctx, videoWrites, r.s, r.opts, opts, e)
+}
+
+// Delete removes the row with e's key.
+func (r *VideoRepo) Delete(ctx context.Context, e *Video, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, videoWrites, r.s, r.opts, opts, e)
+}
+
+// Get reads the Video with the given key; cqlgen.ErrNotFound if none.
+func (r *VideoRepo) Get(ctx context.Context, videoID gocql.UUID) (*Video, error) {
+	return cqlgenimpl.GetOf(ctx, videoWrites, r.s, []any{videoID})
+}
+
+// VideoTimes are what GetTimes reads beside a Video (docs/repositories.md, TTL
+// and write time).
+type VideoTimes struct {
+	// TTL(description): the time it has left to live; 0 without a TTL, or null.
+	DescriptionTTL time.Duration
+	// WRITETIME(description): its write timestamp; the zero time if null.
+	DescriptionWritetime time.Time
+}
+
+// GetTimes reads the Video with the given key, as Get does, and the TTL and
+// write time of the columns its fields' cqlgen tags name.
+func (r *VideoRepo) GetTimes(ctx context.Context, videoID gocql.UUID) (*Video, VideoTimes, error) {
+	return cqlgenimpl.GetTimes(ctx, videoWrites, r.s, []any{videoID}, func(m *VideoTimes) []any {
+		return []any{&m.DescriptionTTL, &m.DescriptionWritetime}
+	})
+}
+
+// GetMany reads the Videos of the given videoid values: Rows[i] is
+// videoIDs[i]'s or nil.
+func (r *VideoRepo) GetMany(ctx context.Context, videoIDs []gocql.UUID) (cqlgen.Found[Video], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Video", videoVideos, []any{}, videoIDs, videoVideosScan, func(e *Video) gocql.UUID {
+		return e.VideoID
+	})
+}
+
+// videoSimilarVideos reads table videos through index
+// videos_content_features_idx (statements in schema.md).
+var videoSimilarVideos = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "videos",
+	Pattern:      "SimilarVideos",
+	PartitionKey: cqlgenimpl.Cols("videoid uuid"),
+	Columns:      cqlgenimpl.Cols("description text", "name text", "category text", "content_features vector<float, 16>"),
+	Index: &cqlgenimpl.IndexSpec{
+		Column:  "content_features",
+		ANN:     true,
+		Scatter: true,
+		Score:   "cosine",
+	},
+	Values: cqlgenimpl.Cols("content_features vector<float, 16>"),
+})
+
+// SimilarVideosOptions are the options of SimilarVideos.
+type SimilarVideosOptions struct {
+	// Limit is the most rows to return, nearest first (0:
+	// cqlgen.DefaultLimit); there are no pages.
+	Limit int
+}
+
+// SimilarVideos reads KillrVideo's similar videos (queries 1, 2, 4 and 5a):
+// the videos whose content features are nearest a vector, each with its cosine
+// similarity: the rows of videos whose content_features (16 dimensions) is
+// nearest the vector by cosine similarity, nearest first, each with its cosine
+// similarity as Cassandra computed it, over every node's index: a scatter
+// (docs/repositories.md, Nearest rows).
+func (r *VideoRepo) SimilarVideos(ctx context.Context, contentFeatures []float32, o *SimilarVideosOptions) (_ []cqlgen.Scored[Video], err error) {
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "SimilarVideos").End(&err)
+	if o == nil {
+		o = &SimilarVideosOptions{}
+	}
+	return cqlgenimpl.ReadNearestScored(ctx, r.s, cqlgenimpl.NearestRead[Video]{
+		Limit:    o.Limit,
+		MaxLimit: r.opts.MaxLimit,
+		Scan:     videoVideosScan,
+		Table:    videoSimilarVideos,
+		Vector:   contentFeatures,
+	})
+}
+
+// tagTags is table tags, the source of truth (schema.md).
+var tagTags = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "tags",
+	Pattern:      "Tags",
+	PartitionKey: cqlgenimpl.Cols("tag text"),
+	Columns:      cqlgenimpl.Cols("tag_vector vector<float, 8>", "category text"),
+	Canonical:    true,
+	Single:       true,
+})
+
+func tagTagsRow(e *Tag, ts int64, unset bool) []any {
+	return []any{e.Tag, cqlgenimpl.VectorOrUnset(e.TagVector, unset), e.Category, ts}
+}
+
+func tagFields(e *Tag, dst []any) []any {
+	return append(dst, &e.Tag, (*cqlgenimpl.Vector)(&e.TagVector), &e.Category)
+}
+
+var tagTagsScan = cqlgenimpl.ScanLive(tagWrites)
+
+// TagRepo reads and writes Tag in table tags.
+type TagRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewTagRepo returns a repository of Tag on s.
+func NewTagRepo(s cqlgen.Session, opts ...cqlgen.Option) *TagRepo {
+	return &TagRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
+}
+
+var tagWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Tag]{
+	Name:      "Tag",
+	Canonical: tagTags,
+	Row:       tagTagsRow,
+	Fields:    tagFields,
+})
+
+// Insert writes e; nil pointers and empty collections stay unset.
+func (r *TagRepo) Insert(ctx context.Context, e *Tag, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Insert(ctx, tagWrites, r.s, r.opts, opts, e)
+}
+
+// InsertIfAbsent writes e unless a row has its key (IF NOT EXISTS).
+func (r *TagRepo) InsertIfAbsent(ctx context.Context, e *Tag, opts ...cqlgen.Option) (cqlgen.Inserted[Tag], error) {
+	return cqlgenimpl.InsertIfAbsent(ctx, tagWrites, r.s, r.opts, opts, e)
+}
+
+// Update writes e over its row; nil pointers and empty collections clear.
+func (r *TagRepo) Update(ctx context.Context, e *Tag, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Update(ctx, tagWrites, r.s, r.opts, opts, e)
+}
+
+// Delete removes the row with e's key.
+func (r *TagRepo) Delete(ctx context.Context, e *Tag, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, tagWrites, r.s, r.opts, opts, e)
+}
+
+// Get reads the Tag with the given key; cqlgen.ErrNotFound if none.
+func (r *TagRepo) Get(ctx context.Context, tag string) (*Tag, error) {
+	return cqlgenimpl.GetOf(ctx, tagWrites, r.s, []any{tag})
+}
+
+// GetMany reads the Tags of the given tag values: Rows[i] is tags[i]'s or nil.
+func (r *TagRepo) GetMany(ctx context.Context, tags []string) (cqlgen.Found[Tag], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Tag", tagTags, []any{}, tags, tagTagsScan, func(e *Tag) string {
+		return e.Tag
+	})
+}
+
+// tagTagsCategoryIdx reads table tags through index tags_category_idx
+// (statements in schema.md).
+var tagTagsCategoryIdx = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "tags",
+	Pattern:      "TagsCategoryIdx",
+	PartitionKey: cqlgenimpl.Cols("tag text"),
+	Columns:      cqlgenimpl.Cols("tag_vector vector<float, 8>", "category text"),
+	Index: &cqlgenimpl.IndexSpec{
+		Column:  "category",
+		Scatter: true,
+	},
+	Values: cqlgenimpl.Cols("category text"),
+})
+
+func tagTagsCategoryIdxKey(e *Tag) []any {
+	return []any{e.Tag}
+}
+
+// TagsCategoryIdxOptions are the options of TagsCategoryIdx.
+type TagsCategoryIdxOptions struct {
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
+}
+
+// TagsCategoryIdx reads the tags of a category: the rows of tags whose
+// category equals the value, through index tags_category_idx, in pages, a
+// scatter over the cluster.
+func (r *TagRepo) TagsCategoryIdx(ctx context.Context, category string, o *TagsCategoryIdxOptions) (_ cqlgen.Page[Tag], err error) {
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tag", "TagsCategoryIdx").End(&err)
+	if o == nil {
+		o = &TagsCategoryIdxOptions{}
+	}
+	return cqlgenimpl.ReadIndex(ctx, r.s, cqlgenimpl.IndexRead[Tag]{
+		Cursor:    o.Cursor,
+		CursorKey: r.opts.CursorKey,
+		Key:       tagTagsCategoryIdxKey,
+		Limit:     o.Limit,
+		MaxLimit:  r.opts.MaxLimit,
+		Scan:      tagTagsScan,
+		Table:     tagTagsCategoryIdx,
+		Values:    []any{category},
+	})
+}
+
+// tagSimilarTags reads table tags through index tags_vector_idx (statements in
+// schema.md).
+var tagSimilarTags = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "tags",
+	Pattern:      "SimilarTags",
+	PartitionKey: cqlgenimpl.Cols("tag text"),
+	Columns:      cqlgenimpl.Cols("tag_vector vector<float, 8>", "category text"),
+	Index: &cqlgenimpl.IndexSpec{
+		Column:  "tag_vector",
+		ANN:     true,
+		Scatter: true,
+		Score:   "cosine",
+	},
+	Values: cqlgenimpl.Cols("tag_vector vector<float, 8>"),
+})
+
+// SimilarTagsOptions are the options of SimilarTags.
+type SimilarTagsOptions struct {
+	// Limit is the most rows to return, nearest first (0:
+	// cqlgen.DefaultLimit); there are no pages.
+	Limit int
+}
+
+// SimilarTags reads KillrVideo's similar tags (query 3): the tags whose vector
+// is nearest one, each with its cosine similarity: the rows of tags whose
+// tag_vector (8 dimensions) is nearest the vector by cosine similarity,
+// nearest first, each with its cosine similarity as Cassandra computed it,
+// over every node's index: a scatter (docs/repositories.md, Nearest rows).
+func (r *TagRepo) SimilarTags(ctx context.Context, tagVector []float32, o *SimilarTagsOptions) (_ []cqlgen.Scored[Tag], err error) {
+	defer cqlgenimpl.Observe(&ctx, r.s, "Tag", "SimilarTags").End(&err)
+	if o == nil {
+		o = &SimilarTagsOptions{}
+	}
+	return cqlgenimpl.ReadNearestScored(ctx, r.s, cqlgenimpl.NearestRead[Tag]{
+		Limit:    o.Limit,
+		MaxLimit: r.opts.MaxLimit,
+		Scan:     tagTagsScan,
+		Table:    tagSimilarTags,
+		Vector:   tagVector,
+	})
+}
+
+// noticeNotices is table notices, the source of truth (schema.md).
+var noticeNotices = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "notices",
+	Pattern:      "Notices",
+	PartitionKey: cqlgenimpl.Cols("id text"),
+	Columns:      cqlgenimpl.Cols("board text", "body text", "labels frozen<set<text>>"),
+	Canonical:    true,
+	Versioned:    true,
+	Maintained:   true,
+	Times:        []string{"ttl(body)", "writetime(body)", "writetime(labels)"},
+})
+
+func noticeValues(e *Notice, unset bool) []any {
+	return []any{e.ID, e.Board, e.Body, cqlgenimpl.SliceOrUnset(e.Labels, unset)}
+}
+
+func noticeFields(e *Notice, dst []any) []any {
+	return append(dst, &e.ID, &e.Board, &e.Body, &e.Labels)
+}
+
+var noticeNoticesScan = cqlgenimpl.ScanLive(noticeWrites)
+
+func noticeMerge(cur, e *Notice) *Notice {
+	m := *e
+	if len(m.Labels) == 0 {
+		m.Labels = cur.Labels
+	}
+	return &m
+}
+
+// noticeNoticesByBoard is table notices_by_board, serving NoticesByBoard
+// (schema.md).
+var noticeNoticesByBoard = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "notices_by_board",
+	Pattern:      "NoticesByBoard",
+	PartitionKey: cqlgenimpl.Cols("board text"),
+	Clustering:   cqlgenimpl.Cols("id text"),
+	Columns:      cqlgenimpl.Cols("body text", "labels frozen<set<text>>"),
+	Maintained:   true,
+})
+
+// NoticeRepo reads and writes Notice in tables notices, notices_by_board.
+type NoticeRepo struct {
+	s    cqlgen.Session
+	opts cqlgen.Options
+}
+
+// NewNoticeRepo returns a repository of Notice on s.
+func NewNoticeRepo(s cqlgen.Session, opts ...cqlgen.Option) *NoticeRepo {
+	return &NoticeRepo{s: s, opts: cqlgenimpl.NewOptions(opts...)}
+}
+
+var noticeWrites = cqlgenimpl.NewEntity(&cqlgenimpl.Entity[Notice]{
+	Name:      "Notice",
+	Canonical: noticeNotices,
+	Values:    noticeValues,
+	Fields:    noticeFields,
+	Merge:     noticeMerge,
+	Projections: []cqlgenimpl.Projection[Notice]{
+		{
+			Table:      noticeNoticesByBoard,
+			Writetimes: 2,
+			Owner:      []int{1},
+		},
+	},
+})
+
+// Insert writes e to every table; nil pointers and empty collections stay
+// unset.
+func (r *NoticeRepo) Insert(ctx context.Context, e *Notice, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Insert(ctx, noticeWrites, r.s, r.opts, opts, e)
+}
+
+// Update replaces e in every table; nil pointers and empty collections clear.
+func (r *NoticeRepo) Update(ctx context.Context, e *Notice, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Update(ctx, noticeWrites, r.s, r.opts, opts, e)
+}
+
+// Delete removes e, given its key alone, from every table.
+func (r *NoticeRepo) Delete(ctx context.Context, e *Notice, opts ...cqlgen.Option) error {
+	return cqlgenimpl.Delete(ctx, noticeWrites, r.s, r.opts, opts, e)
+}
+
+// GetVersioned reads the Notice with the given key and its version.
+func (r *NoticeRepo) GetVersioned(ctx context.Context, id string) (*Notice, int64, error) {
+	return cqlgenimpl.GetVersioned(ctx, noticeWrites, r.s, &Notice{ID: id})
+}
+
+// Modify edits the Notice with the given key by change, retrying on conflict.
+func (r *NoticeRepo) Modify(ctx context.Context, id string, change func(*Notice) error, opts ...cqlgen.Option) (*Notice, error) {
+	return cqlgenimpl.Modify(ctx, noticeWrites, r.s, r.opts, opts, &Notice{ID: id}, change)
+}
+
+// Entity is Notice.
+func (r *NoticeRepo) Entity() string {
+	return "Notice"
+}
+
+// Tables lists the tables Repair and Backfill write.
+func (r *NoticeRepo) Tables() []string {
+	return cqlgenimpl.Tables(noticeWrites)
+}
+
+// Verify reports rows missing, stale or orphaned against notices.
+func (r *NoticeRepo) Verify(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return cqlgenimpl.Verify(ctx, noticeWrites, r.s, o)
+}
+
+// Repair mends what Verify finds.
+func (r *NoticeRepo) Repair(ctx context.Context, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return cqlgenimpl.Repair(ctx, noticeWrites, r.s, o)
+}
+
+// Backfill writes every row notices implies into table.
+func (r *NoticeRepo) Backfill(ctx context.Context, table string, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
+	return cqlgenimpl.Backfill(ctx, noticeWrites, r.s, table, o)
+}
+
+// Get reads the Notice with the given key; cqlgen.ErrNotFound if none.
+func (r *NoticeRepo) Get(ctx context.Context, id string) (*Notice, error) {
+	return cqlgenimpl.GetOf(ctx, noticeWrites, r.s, []any{id})
+}
+
+// NoticeTimes are what GetTimes reads beside a Notice (docs/repositories.md,
+// TTL and write time).
+type NoticeTimes struct {
+	// TTL(body): the time it has left to live; 0 without a TTL, or null.
+	BodyTTL time.Duration
+	// WRITETIME(body): its write timestamp; the zero time if null.
+	BodyWritetime time.Time
+	// WRITETIME(labels): its write timestamp; the zero time if null.
+	LabelsWritetime time.Time
+}
+
+// GetTimes reads the Notice with the given key, as Get does, and the TTL and
+// write time of the columns its fields' cqlgen tags name.
+func (r *NoticeRepo) GetTimes(ctx context.Context, id string) (*Notice, NoticeTimes, error) {
+	return cqlgenimpl.GetTimes(ctx, noticeWrites, r.s, []any{id}, func(m *NoticeTimes) []any {
+		return []any{&m.BodyTTL, &m.BodyWritetime, &m.LabelsWritetime}
+	})
+}
+
+// GetMany reads the Notices of the given id values: Rows[i] is ids[i]'s or
+// nil.
+func (r *NoticeRepo) GetMany(ctx context.Context, ids []string) (cqlgen.Found[Notice], error) {
+	return cqlgenimpl.Many(ctx, r.s, r.opts, "Notice", noticeNotices, []any{}, ids, noticeNoticesScan, func(e *Notice) string {
+		return e.ID
+	})
+}
+
+// NoticesByBoardOptions are the options of NoticesByBoard.
+type NoticesByBoardOptions struct {
+	Limit  int    // the most rows to return (0: cqlgen.DefaultLimit)
+	Cursor string // continues after the previous page ("": from the start)
+	// IDFrom (inclusive) and IDTo (exclusive) bound id; nil: open.
+	IDFrom, IDTo *string
+	// IDFromExclusive and IDToInclusive flip the defaults.
+	IDFromExclusive, IDToInclusive bool
+}
+
+var noticeNoticesByBoardRead = &cqlgenimpl.ReadSpec[Notice]{
+	Table: noticeNoticesByBoard,
+	Of:    noticeWrites,
+}
+
+// NoticesByBoard reads Notice rows by board, ordered by id ascending from
+// notices_by_board, in pages.
+func (r *NoticeRepo) NoticesByBoard(ctx context.Context, board string, o *NoticesByBoardOptions) (cqlgen.Page[Notice], error) {
+	o = cqlgenimpl.Or(o)
+	return noticeNoticesByBoardRead.Page(ctx, r.s, r.opts, []any{board}, o.Limit, o.Cursor, cqlgenimpl.Range(o.IDFrom, o.IDTo, o.IDFromExclusive, o.IDToInclusive))
+}
+
 // readingReadingsByDay is table readings_by_day, the source of truth
 // (schema.md).
 var readingReadingsByDay = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{

@@ -129,6 +129,9 @@ func (r *renderer) table() []Statement {
 	if t.Canonical || t.ReadsOne() {
 		r.add(Statement{Slot: SlotGet, Clauses: []string{sel, "FROM " + t.Name, where}, Binds: keyBinds})
 	}
+	if t.Canonical && len(t.Times) > 0 && !t.HasCounters() {
+		r.add(Statement{Slot: SlotTimes, Clauses: []string{sel + ", " + strings.Join(t.Times, ", "), "FROM " + t.Name, where}, Binds: keyBinds})
+	}
 	if t.HasGetMany() {
 		pk := r.kind(KindPartition)
 		last := pk[len(pk)-1]
@@ -516,11 +519,27 @@ func (r *renderer) index() []Statement {
 	t, ix := r.t, r.t.Index
 	sel := "SELECT " + strings.Join(r.selected(), ", ")
 	if ix.ANN {
-		var clauses = []string{sel, "FROM " + t.Name}
 		var binds []Bind
+		if ix.Score != "" {
+			// The score is selected last; its vector is bound first.
+			sel += ", similarity_" + ix.Score + "(" + Quote(ix.Column) + ", ?)"
+			binds = append(binds, Bind{Kind: BindValue, Column: ix.Column})
+		}
+		var clauses = []string{sel, "FROM " + t.Name}
+		var cs []string
 		if !ix.Scatter {
-			cs, bs := conds(r.kind(KindPartition))
-			clauses, binds = append(clauses, "WHERE "+strings.Join(cs, " AND ")), bs
+			pcs, bs := conds(r.kind(KindPartition))
+			cs, binds = pcs, append(binds, bs...)
+		}
+		if ix.Filter != "" {
+			op := " = ?"
+			if ix.FilterContains {
+				op = " CONTAINS ?"
+			}
+			cs, binds = append(cs, Quote(ix.Filter)+op), append(binds, Bind{Kind: BindValue, Column: ix.Filter})
+		}
+		if len(cs) > 0 {
+			clauses = append(clauses, "WHERE "+strings.Join(cs, " AND "))
 		}
 		clauses = append(clauses, "ORDER BY "+Quote(ix.Column)+" ANN OF ?", "LIMIT ?")
 		binds = append(binds, Bind{Kind: BindValue, Column: ix.Column}, Bind{Kind: BindLimit})

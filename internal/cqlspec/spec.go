@@ -114,6 +114,11 @@ type Table struct {
 	// grave lives no longer.
 	TTL int64
 
+	// Times, on the source of truth, are the TTL() and WRITETIME()
+	// selectors (ttl(c), writetime(c)) the entity's GetTimes reads after
+	// Get's columns (SlotTimes); nil for none.
+	Times []string
+
 	// Index, on the description of a read through a storage-attached
 	// index, is that index; the table then has the index's statements
 	// alone. Values lists the types of the values such a read binds
@@ -134,6 +139,15 @@ type Index struct {
 	// Conds are a filter read's conditions, ANDed in this order, each on
 	// an indexed column; Column, Contains and Range are then unset.
 	Conds []Cond
+	// Score, on an ANN read, is the similarity function (cosine,
+	// dot_product, euclidean) whose value each row is read with, selected
+	// last as similarity_<Score>(column, ?); empty: none.
+	Score string
+	// Filter, on an ANN read, is a column with an index of its own that
+	// narrows the rows searched: Filter = ?, or CONTAINS ? when
+	// FilterContains. Its value is bound after the partition key.
+	Filter         string
+	FilterContains bool
 }
 
 // Cond is a condition of a filter read: a column and its operator, as
@@ -266,6 +280,7 @@ const (
 	SlotAtOrAfterTo Slot = "AtOrAfterTo"
 	SlotNext        Slot = "Next"    // an index's scatter read after the partition of a row
 	SlotNearest     Slot = "Nearest" // an ANN read
+	SlotTimes       Slot = "Times"   // Get's columns, then the TTL() and WRITETIME() of Table.Times
 )
 
 // SlotClearPending clears the pending record of a change carried out, IF

@@ -142,7 +142,10 @@ func nearestRead(f *jen.File, ix *model.Index) {
 	doc(f, "%s are the options of %s.", n.Options, ix.Method)
 	f.Type().Id(n.Options).Struct(opts...)
 
-	rows := jen.Index().Id(t.Names.RowType)
+	rows, call := jen.Index().Id(t.Names.RowType), "ReadNearest"
+	if ix.Score != "" {
+		rows, call = jen.Index().Qual(rt, "Scored").Types(jen.Id(t.Names.RowType)), "ReadNearestScored"
+	}
 	var params, checks, part []jen.Code
 	taken := map[string]bool{}
 	if !ix.Scatter() {
@@ -151,6 +154,12 @@ func nearestRead(f *jen.File, ix *model.Index) {
 			taken[param(c.Field)] = true
 			part = append(part, jen.Id(param(c.Field)))
 		}
+	}
+	var filter []jen.Code
+	if fx := ix.FilterIndex; fx != nil {
+		fname := valueParams(fx, taken)[0]
+		params = append(params, jen.Id(fname).Add(goType(fx.ValueGoType())))
+		filter = append(filter, jen.Id(fname))
 	}
 	name := valueParams(ix, taken)[0]
 	params = append(params, jen.Id(name).Index().Float32())
@@ -164,15 +173,25 @@ func nearestRead(f *jen.File, ix *model.Index) {
 	if !ix.Scatter() {
 		spec[jen.Id("Partition")] = jen.Index().Any().Values(part...)
 	}
+	if filter != nil {
+		spec[jen.Id("Filter")] = jen.Index().Any().Values(filter...)
+	}
 	body := append(checks,
 		jen.If(jen.Id("o").Op("==").Nil()).Block(jen.Id("o").Op("=").Op("&").Id(n.Options).Values()),
-		jen.Return(jen.Qual(impl, "ReadNearest").Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Qual(impl, "NearestRead").Types(jen.Id(t.Names.RowType)).Values(spec))),
+		jen.Return(jen.Qual(impl, call).Call(jen.Id("ctx"), jen.Id("r").Dot("s"), jen.Qual(impl, "NearestRead").Types(jen.Id(t.Names.RowType)).Values(spec))),
 	)
 	where := "within one partition, searched on its replicas"
 	if ix.Scatter() {
 		where = "over every node's index: a scatter"
 	}
-	doc(f, "%s reads %s: the rows of %s whose %s (%d dimensions) is nearest the vector by %s similarity, nearest first, %s (docs/repositories.md, Nearest rows).",
-		ix.Method, strings.TrimRight(ix.Doc, "."), t.Name, ix.Column.Name, ix.Column.Field.Type.Dim, ix.Similarity, where)
+	score := ""
+	if fx := ix.FilterIndex; fx != nil {
+		score = " among those whose " + fx.Column.Name + " " + map[bool]string{true: "contains", false: "equals"}[fx.Contains()] + " the value (index " + fx.Name + ")"
+	}
+	if ix.Score != "" {
+		score += ", each with its " + ix.Score + " similarity as Cassandra computed it"
+	}
+	doc(f, "%s reads %s: the rows of %s whose %s (%d dimensions) is nearest the vector by %s similarity, nearest first%s, %s (docs/repositories.md, Nearest rows).",
+		ix.Method, strings.TrimRight(ix.Doc, "."), t.Name, ix.Column.Name, ix.Column.Field.Type.Dim, ix.Similarity, score, where)
 	callMethod(f, e, ix.Method, append(params, jen.Id("o").Op("*").Id(n.Options)), []jen.Code{rows, jen.Error()}, body)
 }

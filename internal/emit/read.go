@@ -91,6 +91,41 @@ func keyValue(c *model.Column, v *jen.Statement) jen.Code {
 	return v
 }
 
+// getTimes writes, for an entity with fields tagged cqlgen:"ttl,
+// writetime", the type of what GetTimes reads beside the entity, and
+// GetTimes: Get with the TTL() and WRITETIME() of those columns.
+func getTimes(f *jen.File, e *model.Entity) {
+	fields := e.TimedFields()
+	t := e.Canonical
+	if len(fields) == 0 || !valuesMode(t) {
+		return
+	}
+	var members, ptrs []jen.Code
+	for _, fl := range fields {
+		col := t.ColumnOf(fl).Name
+		if fl.TTL {
+			members = append(members, jen.Comment("TTL("+col+"): the time it has left to live; 0 without a TTL, or null."), jen.Id(fl.GoName+"TTL").Qual("time", "Duration"))
+			ptrs = append(ptrs, jen.Op("&").Id("m").Dot(fl.GoName+"TTL"))
+		}
+		if fl.Writetime {
+			members = append(members, jen.Comment("WRITETIME("+col+"): its write timestamp; the zero time if null."), jen.Id(fl.GoName+"Writetime").Qual("time", "Time"))
+			ptrs = append(ptrs, jen.Op("&").Id("m").Dot(fl.GoName+"Writetime"))
+		}
+	}
+	doc(f, "%s are what GetTimes reads beside a %s (docs/repositories.md, TTL and write time).", e.Names.Times, e.GoName)
+	f.Type().Id(e.Names.Times).Struct(members...)
+	key := append(t.PartitionKey(), t.Clustering()...)
+	params, _ := keyParams(t, key, nil)
+	var vals []jen.Code
+	for _, c := range key {
+		vals = append(vals, keyValue(c, jen.Id(param(c.Field))))
+	}
+	times := jen.Func().Params(jen.Id("m").Op("*").Id(e.Names.Times)).Index().Any().Block(jen.Return(jen.Index().Any().Values(ptrs...)))
+	doc(f, "GetTimes reads the %s with the given key, as Get does, and the TTL and write time of the columns its fields' cqlgen tags name.", e.GoName)
+	thinMethod(f, e, "GetTimes", params, []jen.Code{jen.Op("*").Id(t.Names.RowType), jen.Id(e.Names.Times), jen.Error()},
+		entityCall(e, "GetTimes", r("s"), jen.Index().Any().Values(vals...), times))
+}
+
 func get(f *jen.File, e *model.Entity) {
 	t := e.Canonical
 	lookup(f, t, "Get", "Get reads the "+e.GoName+" with the given key; cqlgen.ErrNotFound if none.")

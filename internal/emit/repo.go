@@ -28,6 +28,7 @@ func entity(f *jen.File, e *model.Entity) {
 		maintenance(f, e)
 	}
 	get(f, e)
+	getTimes(f, e)
 	if e.Canonical.HasGetMany() {
 		getMany(f, e)
 	}
@@ -273,6 +274,14 @@ func specLit(s *cqlspec.Table) jen.Code {
 	case cqlspec.BucketTime:
 		bucket = jen.Qual(impl, "BucketTime")
 	}
+	var times jen.Code
+	if len(s.Times) > 0 {
+		var lits []jen.Code
+		for _, x := range s.Times {
+			lits = append(lits, jen.Lit(x))
+		}
+		times = jen.Index().String().Values(lits...)
+	}
 	if ix := s.Index; ix != nil {
 		var conds jen.Code
 		if len(ix.Conds) > 0 {
@@ -286,6 +295,13 @@ func specLit(s *cqlspec.Table) jen.Code {
 		if ix.Column != "" {
 			col = jen.Lit(ix.Column)
 		}
+		var score, filter jen.Code
+		if ix.Score != "" {
+			score = jen.Lit(ix.Score)
+		}
+		if ix.Filter != "" {
+			filter = jen.Lit(ix.Filter)
+		}
 		index = jen.Op("&").Qual(impl, "IndexSpec").Add(keyed(
 			jen.Id("Column"), col,
 			jen.Id("Contains"), flag(ix.Contains),
@@ -294,6 +310,9 @@ func specLit(s *cqlspec.Table) jen.Code {
 			jen.Id("ANN"), flag(ix.ANN),
 			jen.Id("Scatter"), flag(ix.Scatter),
 			jen.Id("Conds"), conds,
+			jen.Id("Score"), score,
+			jen.Id("Filter"), filter,
+			jen.Id("FilterContains"), flag(ix.FilterContains),
 		))
 	}
 	return jen.Qual(impl, "TableSpec").Add(keyed(
@@ -315,6 +334,7 @@ func specLit(s *cqlspec.Table) jen.Code {
 		jen.Id("TTL"), ttl,
 		jen.Id("Index"), index,
 		jen.Id("Values"), cols(s.Values),
+		jen.Id("Times"), times,
 	))
 }
 

@@ -217,6 +217,9 @@ func (b *builder) entity(s *load.Struct) *Entity {
 	for _, f := range e.Filters {
 		resolveFilter(e, f)
 	}
+	for _, ix := range e.Indexes {
+		resolveANNFilter(e, ix)
+	}
 	return e
 }
 
@@ -277,6 +280,12 @@ func (b *builder) field(lf *load.Field) *Field {
 	}
 	if ft.Unique != nil {
 		f.Unique, f.UniquePos = true, b.tagPos(lf, ft.Unique.Off)
+	}
+	if ft.TTL != nil {
+		f.TTL, f.TTLPos = true, b.tagPos(lf, ft.TTL.Off)
+	}
+	if ft.Writetime != nil {
+		f.Writetime, f.WritetimePos = true, b.tagPos(lf, ft.Writetime.Off)
 	}
 	if ft.Mask != nil {
 		f.MaskPos = b.tagPos(lf, ft.Mask.Off)

@@ -40,8 +40,15 @@ func (b *builder) index(e *Entity, lf *load.Field, tp *tag.Pattern, byColumn map
 		MatchPos:   pos(ti.MatchOff),
 		ANN:        ti.ANN,
 		Similarity: ti.Similarity,
+		Score:      ti.Score,
+		ScorePos:   pos(ti.ScoreOff),
+		Filter:     Ref{Name: ti.Filter.Name, Pos: pos(ti.Filter.Off), Field: byColumn[ti.Filter.Name]},
+		FilterOp:   string(ti.FilterOp),
 		PKPos:      pos(tp.PKOff),
 		Doc:        tp.Doc,
+	}
+	if ix.Score == "index" {
+		ix.Score = ix.Similarity
 	}
 	if ti.On.Name == "" {
 		ix.OnPos = ix.Pos
@@ -72,6 +79,19 @@ func resolveOn(e *Entity, ix *Index) {
 	}
 	if ix.Doc == "" {
 		ix.Doc = describeIndex(e, ix)
+	}
+}
+
+// resolveANNFilter finds the index pattern an ANN read's filter:"column"
+// goes through: the one on the same table and column, not an ANN one.
+func resolveANNFilter(e *Entity, ix *Index) {
+	if ix.Filter.Name == "" || ix.On == nil {
+		return
+	}
+	for _, fx := range e.Indexes {
+		if fx != ix && fx.On == ix.On && fx.Column.Name == ix.Filter.Name && !fx.ANN && !fx.Range {
+			ix.FilterIndex = fx
+		}
 	}
 }
 

@@ -119,6 +119,17 @@ type Index struct {
 	// (match:"ann"), by Similarity: cosine, dot_product or euclidean.
 	ANN        bool
 	Similarity string
+	// Score is the similarity function whose value an ANN read returns
+	// with each row (score:"similarity"); empty: rows alone.
+	Score    string
+	ScorePos token.Position
+	// Filter, on an ANN read (filter:"column eq|contains"), names a
+	// column whose own index pattern on the same table (FilterIndex, once
+	// resolved) narrows the rows searched by its condition, FilterOp: eq
+	// (=) or contains (CONTAINS).
+	Filter      Ref
+	FilterOp    string
+	FilterIndex *Index
 
 	stmts []*Statement `cache:"-"` // built by Statements; no part of a cache key
 }
@@ -164,9 +175,13 @@ func (ix *Index) Op() string {
 	return "="
 }
 
-// Condition is the index's restriction in a WHERE clause.
+// Condition is the index's restriction in a WHERE clause; for an ANN
+// index, its ordering.
 func (ix *Index) Condition() string {
 	c := ix.Column.Name
+	if ix.ANN {
+		return c + " ANN OF ?" // in ORDER BY, not in WHERE
+	}
 	if ix.Range {
 		return c + " >= ? AND " + c + " < ?"
 	}
@@ -244,12 +259,17 @@ func (ix *Index) Spec() *cqlspec.Table {
 	}
 	s := t.Spec()
 	// The index's statements need the columns a read selects alone.
+	s.Times = nil
 	s.Pattern, s.Canonical, s.Single, s.Maintained, s.Fenced, s.Unique, s.Prefix, s.TTL = ix.Method, false, false, false, false, false, 0, 0
-	s.Index = &cqlspec.Index{Column: col.Name, Contains: ix.Contains(), Keys: ix.Keys, Range: ix.Range, ANN: ix.ANN, Scatter: ix.Scatter()}
+	s.Index = &cqlspec.Index{Column: col.Name, Contains: ix.Contains(), Keys: ix.Keys, Range: ix.Range, ANN: ix.ANN, Score: ix.Score, Scatter: ix.Scatter()}
 	v := cqlspec.Column{Name: ix.Column.Name, Type: ix.ValueType().String()}
 	s.Values = []cqlspec.Column{v}
 	if ix.Range {
 		s.Values = append(s.Values, v)
+	}
+	if fx := ix.FilterIndex; fx != nil && fx.Column.Field != nil {
+		s.Index.Filter, s.Index.FilterContains = fx.Column.Name, fx.Contains()
+		s.Values = append(s.Values, cqlspec.Column{Name: fx.Column.Name, Type: fx.ValueType().String()})
 	}
 	return s
 }

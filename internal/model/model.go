@@ -164,6 +164,11 @@ type Field struct {
 	// writes it after MASKED WITH: mask_inner(1, 1). "" for none.
 	Mask    string
 	MaskPos token.Position
+	// TTL and Writetime: cqlgen:"ttl, writetime" asks the entity's
+	// GetTimes for the column's TTL() and WRITETIME(); the positions are
+	// the options'.
+	TTL, Writetime       bool
+	TTLPos, WritetimePos token.Position
 	// OpenListPos is where a cql:"list<...>" tag declares a non-frozen
 	// list column, whose elements a rewrite at the same timestamp adds
 	// again (validate warns); zero for every other field.

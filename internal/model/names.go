@@ -19,6 +19,7 @@ type EntityNames struct {
 	Writes   string // the write protocol's description of the entity
 	One      string // the description of an entity stored in one table, for its writes
 	Merge    string // an Insert over a live entity: what it keeps
+	Times    string // what GetTimes reads beside the entity: TrackTimes
 }
 
 // TableNames are the Go identifiers generated code declares for a table,
@@ -64,7 +65,7 @@ func assignNames(p *Package) {
 	for _, e := range p.Entities {
 		low := LowerFirst(e.GoName)
 		e.Names = EntityNames{Repo: e.GoName + "Repo", NewRepo: "New" + e.GoName + "Repo", Check: low + "Check", CheckKey: low + "CheckKey", Low: low,
-			Writes: low + "Writes", Merge: low + "Merge", One: low + "One"}
+			Writes: low + "Writes", Merge: low + "Merge", One: low + "One", Times: e.GoName + "Times"}
 		for _, t := range e.Tables {
 			v := low + t.Method
 			t.Names = TableNames{
@@ -125,6 +126,10 @@ func (p *Package) Idents() []Ident {
 		}
 		if e.Single() {
 			methods = append(methods, "InsertIfAbsent")
+		}
+		if len(e.TimedFields()) > 0 {
+			methods = append(methods, "GetTimes")
+			ids = append(ids, Ident{Name: n.Times, Pos: e.Pos, What: "the type of what GetTimes reads beside " + e.GoName})
 		}
 		if e.Maintained() {
 			methods = append(methods, "Entity", "Tables", "Verify", "Repair", "Backfill")

@@ -216,6 +216,12 @@ func (t *Table) Spec() *cqlspec.Table {
 			s.Clustering = append(s.Clustering, col(c))
 		case Regular, Static:
 			s.Columns = append(s.Columns, col(c))
+			if f := c.Field; s.Canonical && f != nil && f.TTL {
+				s.Times = append(s.Times, "ttl("+cqlspec.Quote(c.Name)+")")
+			}
+			if f := c.Field; s.Canonical && f != nil && f.Writetime {
+				s.Times = append(s.Times, "writetime("+cqlspec.Quote(c.Name)+")")
+			}
 		}
 	}
 	return s
@@ -262,3 +268,19 @@ func (t *Table) GraveTTL() int64 { return t.Spec().GraveTTL() }
 // Scatters reports whether the table's reads get the scatter form of their
 // page statements (see cqlspec.Table.Scatters).
 func (t *Table) Scatters() bool { return t.Spec().Scatters() }
+
+// TimedFields are the fields of e whose column's TTL() or WRITETIME()
+// GetTimes reads (cqlgen:"ttl, writetime"), in the source of truth's
+// column order.
+func (e *Entity) TimedFields() []*Field {
+	var out []*Field
+	if e.Canonical == nil {
+		return nil
+	}
+	for _, c := range e.Canonical.Columns {
+		if f := c.Field; f != nil && (f.TTL || f.Writetime) && (c.Kind == Regular || c.Kind == Static) {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -48,6 +48,10 @@ type Field struct {
 	// Mask is mask:"...", the column's dynamic data mask; nil when the
 	// tag gives none.
 	Mask *Mask
+	// TTL and Writetime are the options of cqlgen:"ttl, writetime": the
+	// entity's GetTimes reads the remaining time to live and the write
+	// time of the field's column. Nil when not given.
+	TTL, Writetime *Ident
 }
 
 // Mask is a masking function as mask:"..." names it: default, null,
@@ -106,7 +110,7 @@ func ParseField(lit string) (Field, []*Error) {
 	var errs []*Error
 	seen := map[string]bool{}
 	for _, kv := range pairs {
-		if kv.Key != "db" && kv.Key != "cql" && kv.Key != "mask" {
+		if kv.Key != "db" && kv.Key != "cql" && kv.Key != "mask" && kv.Key != "cqlgen" {
 			continue
 		}
 		if seen[kv.Key] {
@@ -134,6 +138,8 @@ func ParseField(lit string) (Field, []*Error) {
 			default:
 				f.Column = &Ident{Name: name, Off: kv.Value.Off(0)}
 			}
+		case "cqlgen":
+			errs = append(errs, f.parseTimes(kv.Value)...)
 		case "mask":
 			m, e := parseMask(kv.Value)
 			if e != nil {
@@ -213,4 +219,31 @@ func parseType(lx *lexer, depth int) (*TypeExpr, *Error) {
 			return nil, err
 		}
 	}
+}
+
+// parseTimes reads cqlgen:"ttl", cqlgen:"writetime" or both, separated
+// by a comma.
+func (f *Field) parseTimes(v Value) []*Error {
+	lx := newLexer(v)
+	for {
+		id, err := lx.ident("bad-value", "cqlgen")
+		if err != nil {
+			return []*Error{err}
+		}
+		switch id.Name {
+		case "ttl":
+			f.TTL = &id
+		case "writetime":
+			f.Writetime = &id
+		default:
+			return []*Error{{Off: id.Off, Code: "bad-value", Msg: fmt.Sprintf("cqlgen: unknown option %q; a field takes ttl and writetime (cqlgen:\"ttl, writetime\"): its column's remaining time to live and write time, which GetTimes reads", id.Name)}}
+		}
+		if !lx.accept(",") {
+			break
+		}
+	}
+	if err := lx.end("bad-value", "cqlgen"); err != nil {
+		return []*Error{err}
+	}
+	return nil
 }

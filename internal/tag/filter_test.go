@@ -63,7 +63,7 @@ func TestParseFilterErrors(t *testing.T) {
 		{"`filter:\"c not like\" name:\"X\"`", "like", "expected \"not in\""},
 		{"`filter:\"a eq and b eq\"`", "filter", "needs its read method's name"},
 		{"`filter:\"a eq and b eq\" name:\"X\" ttl:\"1d\"`", "ttl", "a filter pattern takes"},
-		{"`filter:\"a eq and b eq\" name:\"X\" index:\"i\"`", "index", "one of them"},
+		{"`filter:\"a eq and b eq\" name:\"X\" index:\"i\"`", "a eq and b eq", "filter on an ANN read is one condition"},
 		{"`filter:\"a eq and b eq\" name:\"X\" col:\"a\"`", "col", "a filter pattern takes filter, on, pk, name, doc, ignore, not col"},
 	} {
 		p, errs := ParsePattern(c.lit)

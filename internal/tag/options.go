@@ -90,13 +90,23 @@ type Index struct {
 	// ann(euclidean) says).
 	ANN        bool
 	Similarity string
+	// Score is score:"similarity": an ANN read returns each row with the
+	// similarity Cassandra computed, by this function (the index's
+	// Similarity unless score:"similarity(f)" says); empty: no score.
+	Score    string
+	ScoreOff int
+	// Filter is filter:"column eq|contains" on an ANN read: the rows
+	// searched are those whose column passes that condition, which the
+	// column's own index pattern serves.
+	Filter   Ident
+	FilterOp FilterOp
 }
 
 // similarities are the functions an ANN index compares vectors with.
 var similarities = []string{"cosine", "dot_product", "euclidean"}
 
 // IndexKeys are the keys an index pattern may use.
-var IndexKeys = []string{"index", "on", "col", "match", "pk", "name", "doc", "ignore"}
+var IndexKeys = []string{"index", "on", "col", "match", "score", "filter", "pk", "name", "doc", "ignore"}
 
 // tableOnlyKeys are the keys of a table pattern an index pattern refuses.
 var tableOnlyKeys = []string{"table", "ck", "prefix", "bucket", "ttl", "cols", "static", "id", "size", "compaction", "gc_grace", "comment"}
@@ -129,6 +139,19 @@ func (p *Pattern) parseIndexKey(key string, v Value) *Error {
 		}
 		ix.Col = id
 		return lx.end("bad-value", key)
+	case "filter":
+		// filter:"column eq" or filter:"column contains" on an ANN read:
+		// the filter patterns' words, one condition its own index serves.
+		f, err := parseFilter(v)
+		if err != nil {
+			return err
+		}
+		c := f.Conds[0]
+		if len(f.Conds) > 1 || f.OrOff >= 0 || (c.Op != OpEq && c.Op != OpContains) {
+			return &Error{Off: f.Off, Code: "bad-value", Msg: `filter on an ANN read is one condition, "column eq" or "column contains", on a column with an index of its own`}
+		}
+		ix.Filter, ix.FilterOp = c.Column, c.Op
+		return nil
 	case "index", "on":
 		id, err := soleIdent(v, key)
 		switch key {
@@ -138,6 +161,9 @@ func (p *Pattern) parseIndexKey(key string, v Value) *Error {
 			ix.On = id
 		}
 		return err
+	}
+	if key == "score" {
+		return ix.parseScore(v)
 	}
 	// match
 	lx := newLexer(v)
@@ -175,12 +201,41 @@ func (p *Pattern) parseIndexKey(key string, v Value) *Error {
 	return nil
 }
 
+// parseScore reads score:"similarity" or score:"similarity(f)".
+func (ix *Index) parseScore(v Value) *Error {
+	const want = `score:"similarity" (by the index's function) or score:"similarity(f)" (f: cosine, dot_product or euclidean)`
+	lx := newLexer(v)
+	id, err := lx.ident("bad-value", want)
+	if err != nil {
+		return err
+	}
+	ix.ScoreOff = id.Off
+	if id.Name != "similarity" {
+		return &Error{Off: id.Off, Code: "bad-value", Msg: fmt.Sprintf("score: %q is not a score an ANN read returns; say %s", id.Name, want)}
+	}
+	ix.Score = "index"
+	if lx.accept("(") {
+		fn, err := lx.ident("bad-value", want)
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(similarities, fn.Name) {
+			return &Error{Off: fn.Off, Code: "bad-value", Msg: fmt.Sprintf("score: %q is not a similarity function; similarity takes cosine, dot_product or euclidean", fn.Name)}
+		}
+		ix.Score = fn.Name
+		if err := lx.expect(")", "bad-value", want); err != nil {
+			return err
+		}
+	}
+	return lx.end("bad-value", want)
+}
+
 // checkIndexPattern reports the keys an index pattern cannot take, and
 // the ones it needs, once the whole tag is read.
 func (p *Pattern) checkIndexPattern() []*Error {
 	var errs []*Error
 	_, isIndex := p.KeyOffs["index"]
-	for _, k := range []string{"on", "col", "match"} {
+	for _, k := range []string{"on", "col", "match", "score", "filter"} {
 		if off, ok := p.KeyOffs[k]; ok && !isIndex {
 			errs = append(errs, &Error{Off: off, Code: "bad-value", Msg: fmt.Sprintf("%s belongs to an index pattern, which names its index with index:\"name\"", k)})
 		}
@@ -196,6 +251,12 @@ func (p *Pattern) checkIndexPattern() []*Error {
 			}
 			errs = append(errs, &Error{Off: off, Code: "bad-value", Msg: msg})
 		}
+	}
+	if off, ok := p.KeyOffs["score"]; ok && p.Index != nil && !p.Index.ANN {
+		errs = append(errs, &Error{Off: off, Code: "bad-value", Msg: `score belongs to an ANN read (match:"ann"): the similarity of each row to the vector searched`})
+	}
+	if off, ok := p.KeyOffs["filter"]; ok && p.Index != nil && !p.Index.ANN {
+		errs = append(errs, &Error{Off: off, Code: "bad-value", Msg: `filter belongs to an ANN read (match:"ann"): the column whose own index narrows the rows searched`})
 	}
 	if _, ok := p.KeyOffs["col"]; !ok {
 		errs = append(errs, &Error{Off: p.KeyOffs["index"], Code: "bad-value", Msg: "an index pattern needs the column it indexes: col:\"name\""})

@@ -176,7 +176,7 @@ type Cond struct {
 }
 
 // PatternKeys are the keys a pattern tag may use, in documentation order.
-var PatternKeys = []string{"table", "pk", "ck", "prefix", "bucket", "ttl", "cols", "static", "id", "where", "name", "doc", "size", "ignore", "compaction", "gc_grace", "comment", "replaced_by", "index", "on", "col", "match", "filter"}
+var PatternKeys = []string{"table", "pk", "ck", "prefix", "bucket", "ttl", "cols", "static", "id", "where", "name", "doc", "size", "ignore", "compaction", "gc_grace", "comment", "replaced_by", "index", "on", "col", "match", "score", "filter"}
 
 // MaxTTL is Cassandra's largest TTL: 20 years, in seconds.
 const MaxTTL = 20 * 365 * 24 * 3600
@@ -196,6 +196,7 @@ func ParsePattern(lit string) (*Pattern, []*Error) {
 			errs = append(errs, e)
 		}
 	}
+	isIndex := slices.ContainsFunc(pairs, func(kv Pair) bool { return kv.Key == "index" })
 	for _, kv := range pairs {
 		if _, dup := p.KeyOffs[kv.Key]; dup && slices.Contains(PatternKeys, kv.Key) {
 			add(&Error{Off: kv.KeyOff, Code: "tag-syntax", Msg: fmt.Sprintf("%s is given twice", kv.Key)})
@@ -284,12 +285,18 @@ func ParsePattern(lit string) (*Pattern, []*Error) {
 			var e *Error
 			p.ReplacedBy, e = soleIdent(v, "replaced_by")
 			add(e)
-		case "index", "on", "col", "match":
-			add(p.parseIndexKey(kv.Key, v))
 		case "filter":
+			// An index pattern's filter narrows its ANN read; without
+			// index:"...", filter:"..." is a filter pattern.
+			if isIndex {
+				add(p.parseIndexKey(kv.Key, v))
+				break
+			}
 			var e *Error
 			p.Filter, e = parseFilter(v)
 			add(e)
+		case "index", "on", "col", "match", "score":
+			add(p.parseIndexKey(kv.Key, v))
 		default:
 			msg := fmt.Sprintf("unknown key %q in a pattern tag", kv.Key)
 			if s := suggest.Closest(strings.ToLower(kv.Key), PatternKeys); s != "" {
@@ -300,7 +307,7 @@ func ParsePattern(lit string) (*Pattern, []*Error) {
 			add(&Error{Off: kv.KeyOff, Code: "unknown-key", Msg: msg})
 		}
 	}
-	if _, ok := p.KeyOffs["filter"]; ok {
+	if _, ok := p.KeyOffs["filter"]; ok && !isIndex {
 		if p.Index != nil {
 			if p.Filter != nil {
 				p.Filter.On = p.Index.On

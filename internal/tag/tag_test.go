@@ -314,3 +314,51 @@ func FuzzParsePattern(f *testing.F) {
 		}
 	})
 }
+
+// cqlgen:"ttl, writetime" asks GetTimes for either or both; the offsets
+// point at each option.
+func TestParseFieldTimes(t *testing.T) {
+	lit := "`db:\"body\" cqlgen:\"writetime, ttl\"`"
+	f, errs := ParseField(lit)
+	if len(errs) > 0 {
+		t.Fatal(errs[0])
+	}
+	if f.TTL == nil || f.Writetime == nil || lit[f.TTL.Off:f.TTL.Off+3] != "ttl" || lit[f.Writetime.Off:f.Writetime.Off+9] != "writetime" {
+		t.Fatalf("ttl %+v, writetime %+v", f.TTL, f.Writetime)
+	}
+	if f, _ := ParseField("`cqlgen:\"ttl\"`"); f.TTL == nil || f.Writetime != nil {
+		t.Errorf("ttl alone: %+v", f)
+	}
+	for _, bad := range []string{"`cqlgen:\"expiry\"`", "`cqlgen:\"ttl writetime\"`", "`cqlgen:\"ttl,\"`", "`cqlgen:\"\"`"} {
+		if _, errs := ParseField(bad); len(errs) != 1 || errs[0].Code != "bad-value" {
+			t.Errorf("%s: errors %v, want one bad-value", bad, errs)
+		}
+	}
+}
+
+// score and filter go on an ANN index pattern: score:"similarity" by
+// the index's function, score:"similarity(f)" by another.
+func TestParseScoreAndFilter(t *testing.T) {
+	p, errs := ParsePattern("`index:\"v_idx\" col:\"v\" match:\"ann(euclidean)\" score:\"similarity\" filter:\"kind contains\"`")
+	if len(errs) > 0 {
+		t.Fatal(errs[0])
+	}
+	if ix := p.Index; ix == nil || ix.Score != "index" || ix.Filter.Name != "kind" || ix.FilterOp != OpContains || ix.Similarity != "euclidean" {
+		t.Fatalf("index %+v", p.Index)
+	}
+	p, errs = ParsePattern("`index:\"v_idx\" col:\"v\" match:\"ann\" score:\"similarity(dot_product)\"`")
+	if len(errs) > 0 || p.Index.Score != "dot_product" {
+		t.Fatalf("score %q, %v", p.Index.Score, errs)
+	}
+	for _, bad := range []string{
+		"`index:\"i\" col:\"c\" score:\"similarity\"`",
+		"`index:\"i\" col:\"c\" filter:\"k eq\"`",
+		"`index:\"i\" col:\"c\" match:\"ann\" score:\"distance\"`",
+		"`index:\"i\" col:\"c\" match:\"ann\" score:\"similarity(l2)\"`",
+		"`table:\"t\" pk:\"k\" score:\"similarity\"`",
+	} {
+		if _, errs := ParsePattern(bad); len(errs) != 1 || errs[0].Code != "bad-value" {
+			t.Errorf("%s: errors %v, want one bad-value", bad, errs)
+		}
+	}
+}

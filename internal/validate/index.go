@@ -118,6 +118,9 @@ func (c *checker) index(p *model.Package, e *model.Entity, ix *model.Index) bool
 		c.diags.Errorf(ix.Column.Pos, diag.BadIndex, "column %s is a %s: an index on a vector serves only a read of the rows nearest a vector; say match:\"ann\" (cosine similarity), ann(dot_product) or ann(euclidean)", ix.Column.Name, f.Type)
 		return true
 	}
+	if ix.ANN && ix.Filter.Name != "" {
+		c.annFilter(e, ix)
+	}
 	if ix.Range {
 		switch {
 		case ix.Contains():
@@ -219,4 +222,31 @@ func plural(n int64, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// annFilter checks an ANN read's filter:"column eq|contains": the column
+// has an index pattern of its own on the same table that serves that
+// condition, as Cassandra restricts an ANN search only by indexed columns.
+func (c *checker) annFilter(e *model.Entity, ix *model.Index) {
+	if ix.Filter.Field == nil {
+		c.unknownColumn(ix.Filter, "filter", e)
+		return
+	}
+	if fx := ix.FilterIndex; fx != nil {
+		if want := map[bool]string{true: "contains", false: "eq"}[fx.Contains()]; ix.FilterOp != want {
+			c.diags.Errorf(ix.Filter.Pos, diag.BadIndex, "filter:\"%s %s\": index %s on %s, a %s, is read by %s; write filter:\"%s %s\"", ix.Filter.Name, ix.FilterOp, fx.Name, ix.Filter.Name, ix.Filter.Field.Type, want, ix.Filter.Name, want)
+		}
+		return
+	}
+	for _, fx := range e.Indexes {
+		if fx != ix && fx.On == ix.On && fx.Column.Name == ix.Filter.Name {
+			what := "a range (match:\"range\")"
+			if fx.ANN {
+				what = "another ANN index"
+			}
+			c.diags.Errorf(ix.Filter.Pos, diag.BadIndex, "filter:\"%s %s\": index %s reads %s; an ANN read is narrowed by an equality or CONTAINS condition on an indexed column", ix.Filter.Name, ix.FilterOp, fx.Name, what)
+			return
+		}
+	}
+	c.diags.Errorf(ix.Filter.Pos, diag.BadIndex, "filter:\"%s %s\": %s has no index pattern on %s, and Cassandra narrows an ANN search only by indexed columns (\"ANN ordering by vector requires all restricted column(s) to be indexed\"): declare index:\"...\" col:%q on it", ix.Filter.Name, ix.FilterOp, ix.Filter.Name, ix.On.Name, ix.Filter.Name)
 }

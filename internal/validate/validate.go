@@ -173,6 +173,7 @@ func (c *checker) entity(e *model.Entity) {
 	c.transactional(e)
 	c.sharedStatics(e)
 	c.counterEntity(e)
+	c.times(e)
 }
 
 // sharedStatics refuses a static column that another table of the entity

@@ -14,8 +14,10 @@ import (
 // and variables not). The driver interface, the engine, observers,
 // buckets, maintenance and generated-code helpers live elsewhere
 // (cqldriver, runtime/internal, cqlobserve, cqlbucket, cqlmaintain,
-// cqlgenimpl).
-const maxUserAPI = 60
+// cqlgenimpl). 61 since issue 37: Stream, the iterator over any paged
+// read, and Scored, the row of an ANN read with its similarity, are read
+// by users and returned to them.
+const maxUserAPI = 61
 
 // userAPI is the package's funcs, methods and types, one a line, as go doc
 // -all prints them.

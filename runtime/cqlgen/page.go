@@ -42,3 +42,16 @@ type Inserted[T any] struct {
 	// is true; nil when the call created it.
 	Current *T
 }
+
+// Scored is a row an ANN read declared with score:"similarity" returns:
+// the row, and the similarity Cassandra computed between its vector and
+// the one searched (similarity_cosine, similarity_dot_product or
+// similarity_euclidean in the SELECT). Higher is nearer, and the rows come
+// nearest first when the score's function is the index's. Cosine is
+// (1+cos θ)/2, in [0, 1]; dot product (1+a·b)/2, in [0, 1] for vectors of
+// length 1; euclidean 1/(1+d²), in (0, 1] (docs/grammar.md, Vectors and
+// similarity search).
+type Scored[T any] struct {
+	Row   T
+	Score float32
+}

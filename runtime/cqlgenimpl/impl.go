@@ -72,6 +72,10 @@ func ReadNearest[T any](ctx context.Context, s cqlgen.Session, r NearestRead[T])
 	return reads.ReadNearest(ctx, s, r)
 }
 
+func ReadNearestScored[T any](ctx context.Context, s cqlgen.Session, r NearestRead[T]) ([]cqlgen.Scored[T], error) {
+	return reads.ReadNearestScored(ctx, s, r)
+}
+
 func Scan[T any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, o *cqlgen.ScanOptions, entity string, t *Table, scan func(cqldriver.Iter, *T) bool) (cqlgen.Page[T], error) {
 	return reads.Scan(ctx, s, base, o, entity, t, scan)
 }
@@ -216,6 +220,10 @@ func Get[P any](ctx context.Context, s cqlgen.Session, entity, method string, t 
 
 func GetOf[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, key []any) (P, error) {
 	return impl.GetOf(ctx, ent, s, key)
+}
+
+func GetTimes[P, M any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, key []any, times func(*M) []any) (P, M, error) {
+	return impl.GetTimes(ctx, ent, s, key, times)
 }
 
 func Many[T, K any](ctx context.Context, s cqlgen.Session, base cqlgen.Options, entity string, t *Table, prefix []any, keys []K, scan func(cqldriver.Iter, *T) bool, key func(*T) K) (cqlgen.Found[T], error) {

@@ -38,7 +38,7 @@
 // cell: two whole writes at one timestamp do not merge field by field, and
 // a field cannot be set alone); counter, in a counter table (every column
 // outside the key a counter, no default_time_to_live, as Cassandra
-// requires); and vector<float, n>, stored and read (no ANN query). MASKED
+// requires); and vector<float, n>, stored, read and searched (ANN, below). MASKED
 // WITH is accepted and does nothing: reads return what a user allowed to
 // UNMASK sees. Tuples are not supported.
 //
@@ -77,9 +77,22 @@
 // no limit, and null or a value below 1 is refused with LIMIT's messages.
 // LIMIT, alike, bounds a SELECT of one partition (not a scan nor a
 // multi-get). A DELETE may name a clustering prefix (a range deletion) or
-// none (a partition deletion). Not supported: IN elsewhere, ALLOW
-// FILTERING, LIMIT over several partitions, ORDER
-// BY, token(...) = ?, collection element updates (c = c + ? on a
+// none (a partition deletion).
+//
+// An ANN query, SELECT ..., similarity_f(v, ?) FROM t [WHERE ...] ORDER
+// BY v ANN OF ? LIMIT ?, on a vector column with an index, returns the
+// live rows the WHERE clause selects (one partition, or every one, each
+// restricted as above) that hold a vector, nearest first by the index's
+// similarity_function (cosine unless its options say dot_product or
+// euclidean), up to LIMIT, in one page; similarity_cosine,
+// similarity_dot_product and similarity_euclidean compute Cassandra 5.0's
+// scores ((1+cos)/2, (1+a·b)/2, 1/(1+d²)) in float32. The search is
+// exact where Cassandra's graph is approximate. A similarity function
+// outside an ANN query is not supported.
+//
+// Not supported: IN elsewhere, ALLOW
+// FILTERING, LIMIT over several partitions but in an ANN query, ORDER
+// BY but ANN OF, token(...) = ?, collection element updates (c = c + ? on a
 // collection), setting a UDT's field alone (u.f = ?), tuples, conditional
 // batches.
 //

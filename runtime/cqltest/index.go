@@ -1,6 +1,10 @@
 package cqltest
 
-import "github.com/cqlgen/cqlgen/runtime/cqldriver"
+import (
+	"strings"
+
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+)
 
 // parseCreateIndex reads the rest of CREATE [CUSTOM] INDEX, after its
 // keywords: [IF NOT EXISTS] [name] ON table (column) [USING 'class']
@@ -64,8 +68,15 @@ func parseCreateIndex(p *parser, tables map[string]*table) error {
 		if err := p.expectPunct("="); err != nil {
 			return err
 		}
+		start := p.i
 		if err := skipOptionValue(p); err != nil {
 			return err
+		}
+		if sim := similarityOption(p.toks[start:p.i]); sim != "" {
+			if t.similarity == nil {
+				t.similarity = map[*column]string{}
+			}
+			t.similarity[c] = sim
 		}
 	}
 	if t.indexed == nil {
@@ -77,4 +88,15 @@ func parseCreateIndex(p *parser, tables map[string]*table) error {
 	}
 	t.indexed[c] = true
 	return nil
+}
+
+// similarityOption is the value of 'similarity_function' in the tokens of
+// an index's options, in lower case; empty when they do not name one.
+func similarityOption(toks []token) string {
+	for i := 0; i+2 < len(toks); i++ {
+		if toks[i].kind == tString && strings.EqualFold(toks[i].text, "similarity_function") && toks[i+1].text == ":" && toks[i+2].kind == tString {
+			return strings.ToLower(toks[i+2].text)
+		}
+	}
+	return ""
 }

@@ -19,6 +19,7 @@ func parseSelect(p *parser, tables map[string]*table, st *prepared) error {
 	}
 	type rawSel struct {
 		fn, col, alias string
+		arg            int // a similarity function's vector: its token
 	}
 	var raws []rawSel
 	star := p.punct("*")
@@ -29,12 +30,24 @@ func parseSelect(p *parser, tables map[string]*table, st *prepared) error {
 		}
 		r := rawSel{col: name}
 		if p.punct("(") {
-			if name != "writetime" && name != "ttl" {
+			_, sim := similarities[name]
+			if name != "writetime" && name != "ttl" && !sim {
 				return unsupportedf("the function %s() in a selection", name)
 			}
 			r.fn = name
 			if r.col, err = p.ident("a column name"); err != nil {
 				return err
+			}
+			if sim {
+				// similarity_f(column, vector): the vector is read once
+				// the table, and so the column's type, is known.
+				if err := p.expectPunct(","); err != nil {
+					return err
+				}
+				r.arg = p.i
+				if err := skipTerm(p); err != nil {
+					return err
+				}
 			}
 			if err := p.expectPunct(")"); err != nil {
 				return err
@@ -75,7 +88,11 @@ func parseSelect(p *parser, tables map[string]*table, st *prepared) error {
 		case "ttl":
 			s.name, s.typ = "ttl("+c.name+")", intType
 		}
-		if r.fn != "" {
+		if _, sim := similarities[r.fn]; sim {
+			if s, err = similaritySelector(p, st, s, r.arg); err != nil {
+				return err
+			}
+		} else if r.fn != "" {
 			if c.isKey() {
 				return invalidf("Cannot use selection function %s on PRIMARY KEY part %s", r.fn, c.name)
 			}
@@ -92,6 +109,11 @@ func parseSelect(p *parser, tables map[string]*table, st *prepared) error {
 	var toks []tokenRelation
 	if p.peek().kind == tIdent && p.peek().text == "where" {
 		if rels, toks, err = parseWhere(p, st); err != nil {
+			return err
+		}
+	}
+	if p.keywords("order", "by") {
+		if err := parseANN(p, st); err != nil {
 			return err
 		}
 	}
@@ -114,6 +136,9 @@ func parseSelect(p *parser, tables map[string]*table, st *prepared) error {
 		if p.keywords(kws...) {
 			return unsupportedf("%s in a SELECT", strings.ToUpper(strings.Join(kws, " ")))
 		}
+	}
+	if err := st.checkANN(); err != nil {
+		return err
 	}
 	return keyRestrictions(st, rels, toks)
 }

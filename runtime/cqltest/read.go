@@ -164,6 +164,9 @@ func limitOf(t *term, vals []value) (int, error) {
 // return; this package's counts again, after a paging state, the rows
 // that match up to the state's, included.
 func (st *prepared) selectPage(vals []value, now int64, pageSize int, state []byte) (*result, error) {
+	if st.ann != nil {
+		return st.annPage(vals, now)
+	}
 	limit, err := st.perPartitionLimit(vals)
 	if err != nil {
 		return nil, err

@@ -46,6 +46,10 @@ type table struct {
 	// indexedKeys are the map columns whose index is on their keys
 	// (KEYS(m)), which CONTAINS KEY reads.
 	indexedKeys map[*column]bool
+	// similarity is the similarity function of a vector column's index
+	// (WITH OPTIONS = {'similarity_function': ...}; cosine by default),
+	// which an ANN query orders by.
+	similarity map[*column]string
 
 	partitions map[string]*partition // by encoded partition key
 	ring       []*partition          // the same, in token order (see ringSearch)

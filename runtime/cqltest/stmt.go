@@ -64,7 +64,8 @@ type bound struct {
 // ttl(column).
 type selector struct {
 	col  *column
-	fn   string   // "", "writetime" or "ttl"
+	fn   string   // "", "writetime", "ttl" or a similarity function (see ann.go)
+	arg  term     // a similarity function's vector
 	name string   // the result column's name
 	typ  *cqlType // the result column's type
 }
@@ -99,6 +100,9 @@ type prepared struct {
 
 	// SELECT
 	sel []selector
+	// ann is ORDER BY column ANN OF vector: the rows nearest the vector
+	// (see ann.go).
+	ann *annOrder
 	// perPartition is the value of PER PARTITION LIMIT, if any: the most
 	// rows each partition returns.
 	perPartition *term

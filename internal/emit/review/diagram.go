@@ -293,10 +293,26 @@ func indexPatternLabel(ix *model.Index) string {
 		params = append(params, r.Name)
 		where = append(where, r.Name+" = ?")
 	}
+	if !ix.ANN {
+		params = append(params, ix.Column.Name)
+		where = append(where, ix.Condition())
+		call := fmt.Sprintf("%s.%s(%s)", ix.Entity.GoName, ix.Method, strings.Join(params, ", "))
+		return call + "<br/>where " + mermaidText(strings.Join(where, " AND "))
+	}
+	if fx := ix.FilterIndex; fx != nil {
+		params = append(params, fx.Column.Name)
+		where = append(where, fx.Condition())
+	}
 	params = append(params, ix.Column.Name)
-	where = append(where, ix.Condition())
 	call := fmt.Sprintf("%s.%s(%s)", ix.Entity.GoName, ix.Method, strings.Join(params, ", "))
-	return call + "<br/>where " + mermaidText(strings.Join(where, " AND "))
+	q := "order by " + ix.Condition()
+	if len(where) > 0 {
+		q = "where " + strings.Join(where, " AND ") + " " + q
+	}
+	if ix.Score != "" {
+		q += ", with similarity_" + ix.Score
+	}
+	return call + "<br/>" + mermaidText(q)
 }
 
 // filterPatternLabel is a filter pattern's node: its method and the

@@ -25,6 +25,12 @@ func reviewIndexRow(ix *model.Index) reviewIndex {
 	}
 	if ix.ANN {
 		r.Query = "`ORDER BY " + ix.Column.Name + " ANN OF ? LIMIT ?` (" + ix.Similarity + ")"
+		if fx := ix.FilterIndex; fx != nil {
+			r.Query = "`WHERE " + fx.Column.Name + " " + fx.Op() + " ? ORDER BY " + ix.Column.Name + " ANN OF ? LIMIT ?` (" + ix.Similarity + ")"
+		}
+		if ix.Score != "" {
+			r.Query += ", each row with `similarity_" + ix.Score + "(" + ix.Column.Name + ", ?)`"
+		}
 	}
 	var pk []string
 	for _, p := range ix.PK {

@@ -101,6 +101,8 @@ type Table struct {
 	Scatter []Pages
 	Next    *cqldriver.Statement
 	Nearest *cqldriver.Statement
+	// Times is Get with the TTL() and WRITETIME() of Spec.Times last.
+	Times *cqldriver.Statement
 	// bounds are the variants of the statements for bounds other than
 	// From inclusive and To exclusive (see withBounds).
 	bounds *boundVariants
@@ -199,6 +201,7 @@ func NewTableFrom(spec TableSpec, c TableCQL) *Table {
 		cqlspec.SlotScanRows:     {[]**cqldriver.Statement{&t.ScanRows}, []cqldriver.StatementKind{cqlgen.Read}},
 		cqlspec.SlotNext:         {[]**cqldriver.Statement{&t.Next}, []cqldriver.StatementKind{cqlgen.Read}},
 		cqlspec.SlotNearest:      {[]**cqldriver.Statement{&t.Nearest}, []cqldriver.StatementKind{cqlgen.Read}},
+		cqlspec.SlotTimes:        {[]**cqldriver.Statement{&t.Times}, []cqldriver.StatementKind{cqlgen.Read}},
 	}
 	for _, s := range c {
 		if s.Depth > 0 || s.Scatter {

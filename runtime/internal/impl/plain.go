@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
@@ -127,6 +128,60 @@ func GetOf[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, 
 	}
 	return Get(ctx, s, ent.Name, "Get", ent.Canonical, key, ent.Live)
 }
+
+// GetTimes is the GetTimes method: Get, through the source of truth's
+// Times statement, which selects Get's columns, then the TTL() and
+// WRITETIME() of the columns tagged cqlgen:"ttl, writetime" (Spec.Times),
+// into what times points at, in that order: a *time.Duration for a TTL,
+// the seconds the cell has left (0 when it has none, or is null), and a
+// *time.Time for a write time, the cell's timestamp in µs (the zero time
+// when null).
+func GetTimes[P, M any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, key []any, times func(*M) []any) (_ P, m M, err error) {
+	defer desc.Observe(&ctx, s, ent.Name, "GetTimes").End(&err)
+	t := ent.Canonical
+	dst := times(&m)
+	if ent.Live == nil || t.Times == nil || len(dst) != len(t.Spec.Times) {
+		return value.None[P](), m, fmt.Errorf("cqlgen: %s: GetTimes does not fit the table's description: regenerate the package", ent.Name)
+	}
+	if err := checkPartition(t, key); err != nil {
+		return value.None[P](), m, err
+	}
+	if err := protocol.AccordCheck(t, ctx, 0, false); err != nil {
+		return value.None[P](), m, err
+	}
+	defer protocol.AccordEnd(t, &err)
+	raw := make([]*int64, len(dst))
+	extra := make([]any, len(dst))
+	for i := range raw {
+		extra[i] = &raw[i]
+	}
+	scan := func(it cqldriver.Iter, e P) bool { return ent.Live(&trailing{Iter: it, dest: extra}, e) }
+	row := desc.NewRowOf[P]()
+	if err := protocol.FetchRow(ctx, s, cqldriver.Query{Stmt: t.Times, Values: key}, scan, row); err != nil {
+		return value.None[P](), m, err
+	}
+	for i, d := range dst {
+		if raw[i] == nil {
+			continue
+		}
+		switch d := d.(type) {
+		case *time.Duration:
+			*d = time.Duration(*raw[i]) * time.Second
+		case *time.Time:
+			*d = time.UnixMicro(*raw[i]).UTC()
+		}
+	}
+	return row, m, nil
+}
+
+// trailing scans the columns a statement selects after those a row's own
+// scan asks for into dest.
+type trailing struct {
+	cqldriver.Iter
+	dest []any
+}
+
+func (it *trailing) Scan(dest ...any) bool { return it.Iter.Scan(append(dest, it.dest...)...) }
 
 // Add is the Add method of an entity stored in a counter table: e's
 // counter fields added to its row in one update, sent once (see
