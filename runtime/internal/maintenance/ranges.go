@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cqlgen/cqlgen/internal/cqlspec"
@@ -138,7 +137,7 @@ func (v *verification) byRange(ctx context.Context, repair bool) (*cqlmaintain.R
 		if err := v.s.Exec(ctx, cqldriver.Query{Stmt: progressWrite, Values: []any{job, i, n.live}}); err != nil {
 			return err
 		}
-		m.report("check", m.ranges(), 1, 0, false)
+		m.report("check", m.ranges(), 1, n.live, false)
 		return nil
 	})
 	read.into(v.rep)
@@ -367,7 +366,6 @@ func jobStatus(ctx context.Context, s cqlgen.Session, ent *entityView, entity st
 		t := ent.projections[i].table.Spec.Name
 		keys = append(keys, key{"backfill", t, backfillKey(m.Job, t, m.Ranges)})
 	}
-	var mu sync.Mutex
 	for _, k := range keys {
 		j := cqlmaintain.JobStatus{Kind: k.kind, Table: k.table, Key: k.key, Ranges: m.Ranges}
 		it := s.Iter(ctx, cqldriver.Query{Stmt: progressStatus, Values: []any{k.key}})
@@ -397,10 +395,8 @@ func jobStatus(ctx context.Context, s cqlgen.Session, ent *entityView, entity st
 		for _, d := range drift {
 			j.Drift += d
 		}
-		mu.Lock()
 		rep.Jobs = append(rep.Jobs, j)
 		rep.Resumed += j.Done
-		mu.Unlock()
 	}
 	return rep, nil
 }
