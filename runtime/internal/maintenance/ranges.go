@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cqlgen/cqlgen/internal/cqlspec"
@@ -198,48 +199,128 @@ func (c *rangeCheck) sample(keys *[]string, t int, r *row) {
 	}
 }
 
+// lookupsPerRange is how many reads by key a range runs at once: a read
+// by key waits a round trip, and a range's rows are independent.
+const lookupsPerRange = 8
+
+// lookups runs a range's checks of single rows, lookupsPerRange at once,
+// and keeps the first error; what they find goes into the rangeCheck
+// under mu.
+type lookups struct {
+	sem  chan struct{}
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	err  error
+	stop context.CancelFunc
+}
+
+func newLookups(ctx context.Context) (*lookups, context.Context) {
+	ctx, cancel := context.WithCancel(ctx)
+	return &lookups{sem: make(chan struct{}, lookupsPerRange), stop: cancel}, ctx
+}
+
+// run runs f once a slot is free; false once one failed (or ctx ended).
+func (l *lookups) run(ctx context.Context, f func() error) bool {
+	select {
+	case l.sem <- struct{}{}:
+	case <-ctx.Done():
+		l.fail(ctx.Err())
+		return false
+	}
+	l.wg.Go(func() {
+		defer func() { <-l.sem }()
+		if err := f(); err != nil {
+			l.fail(err)
+		}
+	})
+	return l.failed() == nil
+}
+
+func (l *lookups) fail(err error) {
+	l.mu.Lock()
+	if l.err == nil {
+		l.err = err
+		l.stop()
+	}
+	l.mu.Unlock()
+}
+
+func (l *lookups) failed() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+// wait waits for every check and returns the first error.
+func (l *lookups) wait() error {
+	l.wg.Wait()
+	l.stop()
+	return l.err
+}
+
 // source reads the source of truth's range and every row each entity
 // implies, by key: missing or stale.
 func (c *rangeCheck) source(ctx context.Context, lo, hi int64, n *scanned) error {
 	v := c.v
-	return v.scanCanonical(ctx, lo, hi, n, func(st *stateView) error {
-		for k, i := range v.tables {
-			if !v.ent.holds(i, st.row) {
-				continue
-			}
-			want, _, err := v.ent.expected(i, st)
-			if err != nil {
-				return err
-			}
-			if err := v.m.limiter.wait(ctx); err != nil {
-				return err
-			}
-			got, err := c.readKey(ctx, i, want)
-			if err != nil {
-				return err
-			}
-			f := &c.found[k]
-			f.Expected++
-			f.Compared++
-			switch {
-			case got == nil:
-				f.Missing++
-				c.sample(&f.MissingKeys, i, want)
-			case got.hash() != want.hash():
-				f.Stale++
-				c.sample(&f.StaleKeys, i, want)
-			default:
-				continue
-			}
-			if c.repair {
-				if err := v.repairRow(ctx, i, st, got); err != nil {
-					return err
-				}
-				f.Inserted++
-			}
+	l, lctx := newLookups(ctx)
+	errStop := errors.New("stopped")
+	// The scan on lctx too: a failed check ends it.
+	err := v.scanCanonical(lctx, lo, hi, n, func(st *stateView) error {
+		if !l.run(lctx, func() error { return c.entity(lctx, l, st) }) {
+			return errStop
 		}
 		return nil
 	})
+	if lerr := l.wait(); lerr != nil {
+		return lerr
+	}
+	return err
+}
+
+// entity checks the rows one entity implies.
+func (c *rangeCheck) entity(ctx context.Context, l *lookups, st *stateView) error {
+	v := c.v
+	for k, i := range v.tables {
+		if !v.ent.holds(i, st.row) {
+			continue
+		}
+		want, _, err := v.ent.expected(i, st)
+		if err != nil {
+			return err
+		}
+		if err := v.m.limiter.wait(ctx); err != nil {
+			return err
+		}
+		got, err := c.readKey(ctx, i, want)
+		if err != nil {
+			return err
+		}
+		l.mu.Lock()
+		f := &c.found[k]
+		f.Expected++
+		f.Compared++
+		drift := true
+		switch {
+		case got == nil:
+			f.Missing++
+			c.sample(&f.MissingKeys, i, want)
+		case got.hash() != want.hash():
+			f.Stale++
+			c.sample(&f.StaleKeys, i, want)
+		default:
+			drift = false
+		}
+		l.mu.Unlock()
+		if drift && c.repair {
+			if err := v.repairRow(ctx, i, st, got); err != nil {
+				return err
+			}
+			l.mu.Lock()
+			f.Inserted++
+			l.mu.Unlock()
+		}
+	}
+	return nil
 }
 
 // readKey reads the row of projection i with want's key; nil if none.
@@ -264,9 +345,8 @@ func (c *rangeCheck) table(ctx context.Context, k int, lo, hi int64) error {
 	v := c.v
 	i := v.tables[k]
 	p := v.ent.projections[i]
-	f := &c.found[k]
-	var ferr error
-	err := scanRange(ctx, v.s, p.table.Scan, lo, hi, func(it cqldriver.Iter) bool {
+	l, lctx := newLookups(ctx)
+	err := scanRange(lctx, v.s, p.table.Scan, lo, hi, func(it cqldriver.Iter) bool {
 		r, ok := readProjection(it, p.table, p.writetimes)
 		if !ok {
 			return false
@@ -274,30 +354,39 @@ func (c *rangeCheck) table(ctx context.Context, k int, lo, hi int64) error {
 		if r == nil {
 			return true
 		}
-		f.Present++
-		if ferr = v.m.limiter.wait(ctx); ferr != nil {
-			return false
-		}
-		orphan, err := c.orphan(ctx, i, r)
-		if ferr = err; err != nil || !orphan {
-			return err == nil
-		}
+		return l.run(lctx, func() error { return c.row(lctx, l, k, r) })
+	})
+	if lerr := l.wait(); lerr != nil {
+		return lerr
+	}
+	return err
+}
+
+// row checks one row of the k-th table against its entity.
+func (c *rangeCheck) row(ctx context.Context, l *lookups, k int, r *row) error {
+	v := c.v
+	i := v.tables[k]
+	f := &c.found[k]
+	if err := v.m.limiter.wait(ctx); err != nil {
+		return err
+	}
+	orphan, err := c.orphan(ctx, i, r)
+	l.mu.Lock()
+	f.Present++
+	if err == nil && orphan {
 		f.Compared++
 		f.Orphans++
 		c.sample(&f.OrphanKeys, i, r)
-		if c.repair {
-			deleted, err := v.deleteOrphan(ctx, i, r)
-			if ferr = err; err != nil {
-				return false
-			}
-			if deleted {
-				f.Deleted++
-			}
-		}
-		return true
-	})
-	if ferr != nil {
-		return ferr
+	}
+	l.mu.Unlock()
+	if err != nil || !orphan || !c.repair {
+		return err
+	}
+	deleted, err := v.deleteOrphan(ctx, i, r)
+	if deleted {
+		l.mu.Lock()
+		f.Deleted++
+		l.mu.Unlock()
 	}
 	return err
 }
