@@ -129,8 +129,9 @@ func (v *verification) byRange(ctx context.Context, repair bool) (*cqlmaintain.R
 			d += t.Drift()
 		}
 		// The drift first: a range recorded done has its drift
-		// recorded.
-		if d > 0 {
+		// recorded (and a run killed after recording it, before the
+		// range, does not leave its count behind).
+		if _, before := drift[i]; d > 0 || before {
 			if err := v.s.Exec(ctx, cqldriver.Query{Stmt: progressWrite, Values: []any{driftKey(job), i, d}}); err != nil {
 				return err
 			}
