@@ -208,7 +208,7 @@ func TestWorkersKilledAndRestarted(t *testing.T) {
 // loadTracks writes n tracks of example/music straight into their source
 // of truth, each with a version as the write protocol gives it, and
 // nothing in top_tracks_by_artist: a new access pattern to backfill.
-func loadTracks(t *testing.T, raw *gocql.Session, n int) {
+func loadTracks(t testing.TB, raw *gocql.Session, n int) {
 	t.Helper()
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
@@ -227,5 +227,63 @@ func loadTracks(t *testing.T, raw *gocql.Session, n int) {
 	close(errs)
 	for err := range errs {
 		t.Fatal(err)
+	}
+}
+
+// BenchmarkMaintainWorkers is issue 38's scaling on the node: a backfill
+// of CQLGEN_WORKER_ROWS tracks (20,000) by 1, 2 and 4 worker processes of
+// example/maintain, unthrottled, each with -concurrency 4 over its share
+// of 256 ranges; rows/s is the job's, from the first worker's start to
+// the last one's end. With -count n the three sizes run in turn, n times
+// (bench/README.md, "Maintenance across workers"):
+//
+//	cd integration && CASSANDRA_HOSTS=127.0.0.1:9042 go test -run '^$' -bench BenchmarkMaintainWorkers -benchtime=1x -count=3 .
+func BenchmarkMaintainWorkers(b *testing.B) {
+	raw, ks := cassandratest.Keyspace(b)
+	cassandratest.MustApplyCQL(b, raw, music.Schema)
+	n := 20_000
+	if v := os.Getenv("CQLGEN_WORKER_ROWS"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n <= 0 {
+			b.Fatalf("CQLGEN_WORKER_ROWS=%q", v)
+		}
+	}
+	loadTracks(b, raw, n)
+	bin := filepath.Join(b.TempDir(), "maintain")
+	build := exec.Command("go", "build", "-o", bin, "./example/maintain")
+	build.Dir = repoRoot
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("building example/maintain: %v\n%s", err, out)
+	}
+	hosts := "CASSANDRA_HOSTS=" + strings.Join(cassandratest.Hosts(b), ",")
+	job := 0
+	for _, workers := range []int{1, 2, 4} {
+		b.Run(fmt.Sprintf("backfill/rows=%d/workers=%d", n, workers), func(b *testing.B) {
+			for b.Loop() {
+				if err := raw.Query("TRUNCATE top_tracks_by_artist").Exec(); err != nil {
+					b.Fatal(err)
+				}
+				job++
+				start := time.Now()
+				cmds := make([]*exec.Cmd, workers)
+				outs := make([]bytes.Buffer, workers)
+				for k := range workers {
+					cmds[k] = exec.Command(bin, "backfill", "-entity", "Track", "-table", "top_tracks_by_artist",
+						"-job", fmt.Sprintf("scale-%d", job), "-ranges", "256", "-concurrency", "4",
+						"-shard", fmt.Sprintf("%d/%d", k, workers))
+					cmds[k].Env = append(os.Environ(), hosts, "CQLGEN_KEYSPACE="+ks)
+					cmds[k].Stdout, cmds[k].Stderr = &outs[k], &outs[k]
+					if err := cmds[k].Start(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				for k, c := range cmds {
+					if err := c.Wait(); err != nil {
+						b.Fatalf("worker %d of %d: %v\n%s", k, workers, err, outs[k].String())
+					}
+				}
+				b.ReportMetric(float64(n)/time.Since(start).Seconds(), "rows/s")
+			}
+		})
 	}
 }
