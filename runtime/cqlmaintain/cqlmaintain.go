@@ -117,10 +117,10 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Mai
 	if o.Shard, o.Shards, err = shardOf(*shard, os.Getenv); err != nil {
 		return usage("%v", err)
 	}
-	if o.Shards > 1 && o.Job == "" {
+	if o.Shards >= 1 && o.Job == "" {
 		return usage("-shard %d/%d needs a -job, under which each worker records the ranges it finished", o.Shard, o.Shards)
 	}
-	if o.Shards > 1 && cmd == "status" {
+	if cmd == "status" {
 		o.Shard, o.Shards = 0, 0 // status reads every worker's ranges
 	}
 	if *level != "" {
@@ -366,7 +366,7 @@ func printReport(w io.Writer, r *Report, cmd string, asJSON bool) {
 			fmt.Fprintf(w, "; skipped %d token ranges an earlier run of the job finished", r.Resumed)
 		}
 		fmt.Fprintln(w)
-		if r.Shards > 1 {
+		if r.Shards >= 1 {
 			fmt.Fprintf(w, "  shard %d/%d of the job: verify it (verify -job) once every shard is done\n", r.Shard, r.Shards)
 		}
 		if cmd == "adopt" {
@@ -381,7 +381,7 @@ func printReport(w io.Writer, r *Report, cmd string, asJSON bool) {
 		return
 	}
 	fmt.Fprintf(w, "%s %s: read %s, %v", cmd, r.Entity, readWords(r), r.Elapsed.Round(time.Millisecond))
-	if r.Shards > 1 {
+	if r.Shards >= 1 {
 		fmt.Fprintf(w, "; shard %d/%d", r.Shard, r.Shards)
 	}
 	if r.Resumed > 0 {

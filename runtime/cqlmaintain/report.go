@@ -27,10 +27,11 @@ type Options struct {
 	// Shard and Shards split a Job's token ranges among Shards workers:
 	// this one runs range i when i%Shards == Shard, and records each it
 	// finishes under the Job, so that a worker restarted with the same
-	// Shard skips them. Zero Shards: one worker runs every range. A
-	// sharded run skips the verify after a backfill or adopt, which would
-	// find the other shards' ranges not yet done: verify the job when all
-	// its shards are (docs/runbook.md, "Maintenance across workers").
+	// Shard skips them. Zero Shards: one worker runs every range. A run
+	// given its share (Shards 1 included) skips the verify after a
+	// backfill or adopt, which would find the other shards' ranges not
+	// yet done: verify the job when all its shards are (docs/runbook.md,
+	// "Maintenance across workers").
 	Shard, Shards int
 	// Adopt makes Repair give every row written outside the write
 	// protocol (cqlgen_version null) a version, by the protocol's

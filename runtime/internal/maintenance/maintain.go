@@ -80,8 +80,10 @@ func newMaintain(o *cqlmaintain.Options) *maintain {
 	return m
 }
 
-// sharded reports whether the run is one worker of several.
-func (m *maintain) sharded() bool { return m.Shards > 1 }
+// sharded reports whether the run is a worker of a job given its share
+// (of one worker, or of several): the job, not the worker, is verified
+// once every share is done.
+func (m *maintain) sharded() bool { return m.Shards >= 1 }
 
 // mine reports whether token range i is this worker's: every range
 // unsharded, else every Shards-th from Shard, so that each worker's
