@@ -8,10 +8,11 @@ EXAMPLES  := ./example/... ./runtime/cqlgenimpl/internal/fixture
 # Nested modules that make test and make vet cover beside the main one:
 # each keeps its dependencies (OpenTelemetry, Prometheus, testcontainers)
 # out of the main module's (runtime/gocqlv2 keeps the ASF driver out).
-# NESTED_CASSANDRA's tests need a Cassandra. integration/adapter is a
+# NESTED_CASSANDRA's tests need a Cassandra. example/maintain/k8s keeps
+# the Kubernetes API types its manifest test decodes with. integration/adapter is a
 # module outside cqlgen's import path: a driver adapter written as anyone
 # else would write one (docs/runtime.md, "Writing an adapter").
-NESTED    := observe/otelcqlgen observe/promcqlgen cqlgentest/container
+NESTED    := observe/otelcqlgen observe/promcqlgen cqlgentest/container example/maintain/k8s
 NESTED_CASSANDRA := cqlgentest runtime/gocqlv2 integration/adapter
 
 .PHONY: all build vet generate check test test-unit test-integration test-integration-other fuzz demo cassandra-start cassandra-stop cassandra-status
@@ -225,6 +226,15 @@ robust-cluster:
 	$(CLUSTER_ENV) $(CLUSTER) start
 	cd integration && $(CLUSTER_ENV) CQLGEN_CLUSTER_HOSTS=$$($(CLUSTER) hosts) CQLGEN_CLUSTER_SCRIPT=$(CLUSTER) $(ROBUST_ENV) \
 		$(GO) test -count=1 -v -timeout 0 -run '^TestLinearizableCluster$$' ./cluster; rc=$$?; $(CLUSTER) stop; exit $$rc
+
+# Sharded maintenance at length (issue 38; docs/runbook.md, "Maintenance
+# across workers"): 4 worker processes of example/maintain backfill one
+# job of WORKER_ROWS tracks, 2 are killed and restarted, then 4 verify
+# it (make test runs 20,000 rows, in about 30 s).
+WORKER_ROWS ?= 200000
+.PHONY: maintain-workers
+maintain-workers:
+	$(WITH_CASSANDRA) sh -c 'cd integration && CQLGEN_WORKER_ROWS=$(WORKER_ROWS) $(GO) test -count=1 -v -timeout 60m -run "^TestWorkersKilledAndRestarted$$" .'
 
 # Fuzz the tag parsers; FUZZTIME=5m for a longer run.
 FUZZTIME ?= 1m

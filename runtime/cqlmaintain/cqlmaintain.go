@@ -13,10 +13,13 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cqlgen/cqlgen/internal/suggest"
+	"github.com/cqlgen/cqlgen/runtime/cqldriver"
+	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
 // ErrUnread: a run read no entity from a source of truth that holds
@@ -35,14 +38,19 @@ var ErrUnread = errors.New("cqlmaintain: rows of the source of truth were not re
 //
 // The command line:
 //
-//	verify   [-entity E] [-table T]... [-json] [-show-keys] [flags]   report drift; exit 1 if any
-//	repair   [-entity E] [-table T]... [-json] [-show-keys] [flags]   repair it, then verify
-//	backfill [-entity E] -table T -job NAME [-rate N] [flags]         fill a table, resumably, then verify it
-//	adopt    [-entity E] [-job NAME] [-rate N] [flags]                give rows written outside cqlgen a version, resumably
-//	status   [-entity E] [-table T] -job NAME [-ranges N]             how far a backfill (with -table) or an adopt has come
+//	verify   [-entity E] [-table T]... [-job NAME] [-json] [-show-keys] [flags]   report drift; exit 1 if any
+//	repair   [-entity E] [-table T]... [-job NAME] [-json] [-show-keys] [flags]   repair it, then verify
+//	backfill [-entity E] -table T -job NAME [-rate N] [flags]                     fill a table, resumably, then verify it
+//	adopt    [-entity E] [-job NAME] [-rate N] [flags]                            give rows written outside cqlgen a version, resumably
+//	status   [-entity E] [-table T] -job NAME [-ranges N]                         how far every run of the job has come, across workers
 //
-// with -ranges, -concurrency, -buckets, -rate and -show-keys as in
-// Options. A report's sample keys have their values redacted
+// with -ranges, -concurrency, -buckets, -rate, -job, -shard and
+// -show-keys as in Options. -shard i/n makes the run worker i of n of
+// its -job (Options.Shard); without it, a Kubernetes Indexed Job's
+// JOB_COMPLETION_INDEX, with CQLGEN_SHARDS the Job's completions, says
+// the same. -rate is the whole job's, split among its n workers.
+// -consistency LEVEL runs every read and write at LEVEL (ALL, QUORUM,
+// LOCAL_QUORUM, ONE...; default the session's) through cqlgen.WithLevels. A report's sample keys have their values redacted
 // unless -show-keys. An -entity or a -table that names nothing there is
 // is a bad command line, which names the entities or tables there are.
 // Every report says how many rows of the source of truth it read, how
@@ -63,7 +71,7 @@ var ErrUnread = errors.New("cqlmaintain: rows of the source of truth were not re
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Maintainer) int {
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "maintenance: "+format+"\n", a...)
-		fmt.Fprintln(stderr, "usage: verify|repair|backfill|adopt|status [-entity E] [-table T]... [-job NAME] [-rate N] [-ranges N] [-concurrency N] [-buckets N] [-json] [-show-keys]")
+		fmt.Fprintln(stderr, "usage: verify|repair|backfill|adopt|status [-entity E] [-table T]... [-job NAME] [-shard I/N] [-rate N] [-consistency LEVEL] [-ranges N] [-concurrency N] [-buckets N] [-json] [-show-keys]")
 		return 2
 	}
 	if len(args) == 0 {
@@ -88,8 +96,10 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Mai
 	fs.IntVar(&o.Ranges, "ranges", 0, "token ranges per table (default 64)")
 	fs.IntVar(&o.Concurrency, "concurrency", 0, "ranges at once (default 4)")
 	fs.IntVar(&o.Buckets, "buckets", 0, "digest buckets per table (default 4096)")
-	fs.IntVar(&o.Rate, "rate", 0, "rows written a second at most (default: no bound)")
-	fs.StringVar(&o.Job, "job", "", "the backfill's checkpoint name")
+	fs.IntVar(&o.Rate, "rate", 0, "rows written a second at most, by the whole job (default: no bound)")
+	fs.StringVar(&o.Job, "job", "", "the job's checkpoint name: run again, it resumes")
+	shard := fs.String("shard", "", "this worker's share `i/n` of the job's ranges (default: JOB_COMPLETION_INDEX of CQLGEN_SHARDS, or all)")
+	level := fs.String("consistency", "", "the consistency `level` of every read and write (default: the session's)")
 	if err := fs.Parse(args[1:]); err != nil {
 		var names []string
 		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
@@ -102,6 +112,23 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Mai
 	}
 	if fs.NArg() > 0 {
 		return usage("unexpected %q", fs.Arg(0))
+	}
+	var err error
+	if o.Shard, o.Shards, err = shardOf(*shard, os.Getenv); err != nil {
+		return usage("%v", err)
+	}
+	if o.Shards >= 1 && o.Job == "" {
+		return usage("-shard %d/%d needs a -job, under which each worker records the ranges it finished", o.Shard, o.Shards)
+	}
+	if cmd == "status" {
+		o.Shard, o.Shards = 0, 0 // status reads every worker's ranges
+	}
+	if *level != "" {
+		c, err := ParseConsistency(*level)
+		if err != nil {
+			return usage("-consistency: %v", err)
+		}
+		ctx = cqlgen.WithLevels(ctx, cqlgen.Levels{Read: c, Write: c})
 	}
 	var chosen []Maintainer
 	for _, m := range ms {
@@ -140,7 +167,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Mai
 	if cmd == "status" && (o.Job == "" || len(tables) > 1 || (len(tables) == 1 && len(chosen) != 1)) {
 		return usage("status needs a -job name, and at most one -table (a backfill's; none for an adopt)")
 	}
-	o.Adopt = cmd == "adopt" || (cmd == "status" && len(tables) == 0)
+	o.Adopt = cmd == "adopt"
 	o.Status = cmd == "status"
 	o.Progress = progressPrinter(stderr, cmd)
 	code := 0
@@ -156,7 +183,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Mai
 		switch {
 		case cmd == "verify":
 			rep, err = m.Verify(ctx, &o)
-		case cmd == "repair", o.Adopt:
+		case cmd == "repair", o.Adopt, o.Status:
 			rep, err = m.Repair(ctx, &o)
 		default:
 			rep, err = m.Backfill(ctx, o.Tables[0], &o)
@@ -170,11 +197,11 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Mai
 			return 7
 		case err != nil:
 			fmt.Fprintf(stderr, "%s %s: %v\n", cmd, m.Entity(), err)
-			if o.Job != "" && (cmd == "backfill" || cmd == "adopt") {
+			if o.Job != "" && cmd != "status" {
 				fmt.Fprintf(stderr, "the ranges it finished are recorded: run the same command again to resume job %q\n", o.Job)
 			}
 			return 4
-		case cmd == "verify" && rep.Drift() > 0:
+		case cmd == "verify" && rep.Drift()+rep.ResumedDrift > 0:
 			code = 1
 		case rep.Left() > 0:
 			fmt.Fprintf(stderr, "%s %s: the verify after it finds %d rows out of step; run repair%s to write them at a new version\n", cmd, m.Entity(), rep.Left(), tableArgs(o.Tables))
@@ -182,6 +209,51 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Mai
 		}
 	}
 	return code
+}
+
+// shardOf reads a worker's share of a job: flag, as i/n; else a
+// Kubernetes Indexed Job's JOB_COMPLETION_INDEX, with CQLGEN_SHARDS its
+// completions (which Kubernetes does not pass on by itself: the manifest
+// sets it); else none (0, 0).
+func shardOf(flag string, getenv func(string) string) (shard, shards int, err error) {
+	from := "-shard"
+	if flag == "" {
+		idx, n := getenv("JOB_COMPLETION_INDEX"), getenv("CQLGEN_SHARDS")
+		switch {
+		case idx == "" && n == "":
+			return 0, 0, nil
+		case n == "":
+			return 0, 0, errors.New("JOB_COMPLETION_INDEX is set but CQLGEN_SHARDS is not: set it to the Job's completions (or give -shard i/n)")
+		case idx == "":
+			return 0, 0, errors.New("CQLGEN_SHARDS is set but JOB_COMPLETION_INDEX is not: run as an Indexed Job (or give -shard i/n)")
+		}
+		flag, from = idx+"/"+n, "JOB_COMPLETION_INDEX/CQLGEN_SHARDS"
+	}
+	i, n, ok := strings.Cut(flag, "/")
+	shard, err1 := strconv.Atoi(i)
+	shards, err2 := strconv.Atoi(n)
+	if !ok || err1 != nil || err2 != nil || shards < 1 || shard < 0 || shard >= shards {
+		return 0, 0, fmt.Errorf("%s %q: want i/n, 0 <= i < n (worker i of n)", from, flag)
+	}
+	return shard, shards, nil
+}
+
+// ParseConsistency reads a consistency level by its CQL name (ALL,
+// QUORUM, LOCAL_QUORUM, ONE, LOCAL_ONE, TWO, THREE, EACH_QUORUM), in any
+// case. ANY and the serial levels are refused: a read cannot run at ANY,
+// and the serial levels are the Paxos phase's, not a run's.
+func ParseConsistency(name string) (cqldriver.Consistency, error) {
+	var names []string
+	for c := cqldriver.One; c <= cqldriver.LocalOne; c++ {
+		if c.IsSerial() {
+			continue
+		}
+		if strings.EqualFold(name, c.String()) {
+			return c, nil
+		}
+		names = append(names, c.String())
+	}
+	return 0, fmt.Errorf("%q is not a level a run can take (%s)", name, strings.Join(names, ", "))
 }
 
 // commands are Run's commands.
@@ -269,7 +341,22 @@ func printReport(w io.Writer, r *Report, cmd string, asJSON bool) {
 	}
 	switch cmd {
 	case "status":
-		fmt.Fprintf(w, "status %s: %d token ranges of the job done\n", r.Entity, r.Resumed)
+		if len(r.Jobs) == 0 {
+			fmt.Fprintf(w, "status %s: no range recorded under the job (give status the -ranges the runs had)\n", r.Entity)
+			return
+		}
+		for _, j := range r.Jobs {
+			what := j.Kind
+			if j.Table != "" {
+				what += " " + j.Table
+			}
+			eta := ""
+			if d := j.ETA(); d > 0 {
+				eta = ", ETA " + d.Round(time.Second).String()
+			}
+			fmt.Fprintf(w, "status %s: %s: %d/%d token ranges done, %d rows, %.0f rows/s%s, drift %d; last range recorded %v ago\n",
+				r.Entity, what, j.Done, j.Ranges, j.Rows, j.Rate(), eta, j.Drift, time.Since(j.Last).Round(time.Second))
+		}
 		return
 	case "backfill", "adopt":
 		// A backfill compares nothing: what it read, and what it wrote;
@@ -279,6 +366,9 @@ func printReport(w io.Writer, r *Report, cmd string, asJSON bool) {
 			fmt.Fprintf(w, "; skipped %d token ranges an earlier run of the job finished", r.Resumed)
 		}
 		fmt.Fprintln(w)
+		if r.Shards >= 1 {
+			fmt.Fprintf(w, "  shard %d/%d of the job: verify it (verify -job) once every shard is done\n", r.Shard, r.Shards)
+		}
 		if cmd == "adopt" {
 			fmt.Fprintf(w, "  gave %d rows written outside cqlgen a version, and wrote them in every table\n", r.Adopted)
 		}
@@ -290,7 +380,14 @@ func printReport(w io.Writer, r *Report, cmd string, asJSON bool) {
 		}
 		return
 	}
-	fmt.Fprintf(w, "%s %s: read %s, %v\n", cmd, r.Entity, readWords(r), r.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "%s %s: read %s, %v", cmd, r.Entity, readWords(r), r.Elapsed.Round(time.Millisecond))
+	if r.Shards >= 1 {
+		fmt.Fprintf(w, "; shard %d/%d", r.Shard, r.Shards)
+	}
+	if r.Resumed > 0 {
+		fmt.Fprintf(w, "; skipped %d token ranges an earlier run of the job finished, which found %d rows out of step", r.Resumed, r.ResumedDrift)
+	}
+	fmt.Fprintln(w)
 	for _, t := range r.Tables {
 		fmt.Fprintf(w, "  %-28s should hold %d rows, holds %d; %d missing, %d stale, %d orphans", t.Table, t.Expected, t.Present, t.Missing, t.Stale, t.Orphans)
 		if cmd == "repair" {

@@ -183,26 +183,111 @@ func TestRunExitCodes(t *testing.T) {
 	}
 }
 
-// adopt and status run as Repair and Backfill with their options.
+// adopt and status run as Repair with their options; status reads every
+// kind of run of the job, a backfill's of the table given too.
 func TestRunAdoptAndStatus(t *testing.T) {
 	f := &fake{entity: "Order", tables: []string{"orders_by_day"}}
 	run("adopt -job a -rate 10", f)
 	run("status -job a", f)
 	run("status -job b -table orders_by_day", f)
-	if len(f.calls) != 3 || f.calls[0] != "repair" || f.calls[1] != "repair" || f.calls[2] != "backfill orders_by_day" {
+	if len(f.calls) != 3 || f.calls[0] != "repair" || f.calls[1] != "repair" || f.calls[2] != "repair" {
 		t.Fatalf("calls %v", f.calls)
 	}
 	if o := f.opts[0]; !o.Adopt || o.Status || o.Job != "a" || o.Rate != 10 {
 		t.Errorf("adopt ran with %+v", o)
 	}
-	if o := f.opts[1]; !o.Adopt || !o.Status {
-		t.Errorf("status of an adopt ran with %+v", o)
+	if o := f.opts[1]; o.Adopt || !o.Status || o.Job != "a" {
+		t.Errorf("status ran with %+v", o)
 	}
-	if o := f.opts[2]; o.Adopt || !o.Status || o.Job != "b" {
-		t.Errorf("status of a backfill ran with %+v", o)
+	if o := f.opts[2]; o.Adopt || !o.Status || o.Job != "b" || len(o.Tables) != 1 {
+		t.Errorf("status of a table ran with %+v", o)
 	}
 	if code, _, errs := run("status", f); code != 2 || !strings.Contains(errs, "-job") {
 		t.Errorf("status without a job: exit %d, %s", code, errs)
+	}
+}
+
+// A worker's share of a job comes from -shard, or from an Indexed Job's
+// JOB_COMPLETION_INDEX and CQLGEN_SHARDS; a share that names no worker,
+// or half of the environment, is a bad command line.
+func TestRunShards(t *testing.T) {
+	f := &fake{entity: "Order", tables: []string{"orders_by_day"}}
+	if code, _, errs := run("backfill -table orders_by_day -job j -shard 2/4 -rate 400", f); code != 0 {
+		t.Fatalf("backfill -shard 2/4: exit %d\n%s", code, errs)
+	}
+	if o := f.opts[0]; o.Shard != 2 || o.Shards != 4 || o.Rate != 400 || o.Job != "j" {
+		t.Errorf("backfill -shard 2/4 ran with %+v", o)
+	}
+	t.Setenv("JOB_COMPLETION_INDEX", "3")
+	t.Setenv("CQLGEN_SHARDS", "8")
+	if code, _, errs := run("verify -job v", f); code != 0 {
+		t.Fatalf("verify in an Indexed Job: exit %d\n%s", code, errs)
+	}
+	if o := f.opts[1]; o.Shard != 3 || o.Shards != 8 {
+		t.Errorf("verify with JOB_COMPLETION_INDEX=3 CQLGEN_SHARDS=8 ran with %+v", o)
+	}
+	// -shard wins over the environment; status reads every shard's ranges.
+	run("verify -job v -shard 1/2", f)
+	run("status -job v", f)
+	if o := f.opts[2]; o.Shard != 1 || o.Shards != 2 {
+		t.Errorf("-shard 1/2 in an Indexed Job ran with %+v", o)
+	}
+	if o := f.opts[3]; o.Shards != 0 {
+		t.Errorf("status in an Indexed Job ran with %+v", o)
+	}
+	for args, want := range map[string]string{
+		"verify -shard 1/2":        "needs a -job",
+		"verify -job v -shard 2/2": "want i/n, 0 <= i < n",
+		"verify -job v -shard 1":   "want i/n",
+		"verify -job v -shard a/b": "want i/n",
+	} {
+		if code, _, errs := run(args, f); code != 2 || !strings.Contains(errs, want) {
+			t.Errorf("%s: exit %d, want 2 and %q in\n%s", args, code, want, errs)
+		}
+	}
+	t.Setenv("CQLGEN_SHARDS", "")
+	if code, _, errs := run("verify -job v", f); code != 2 || !strings.Contains(errs, "set it to the Job's completions") {
+		t.Errorf("JOB_COMPLETION_INDEX without CQLGEN_SHARDS: exit %d\n%s", code, errs)
+	}
+}
+
+// -consistency takes a level's CQL name, in any case, but not ANY nor a
+// serial level; each run is given it on its context.
+func TestRunConsistency(t *testing.T) {
+	for name, want := range map[string]string{"ALL": "ALL", "local_quorum": "LOCAL_QUORUM", "One": "ONE", "EACH_QUORUM": "EACH_QUORUM"} {
+		c, err := ParseConsistency(name)
+		if err != nil || c.String() != want {
+			t.Errorf("ParseConsistency(%q) = %v, %v; want %s", name, c, err, want)
+		}
+	}
+	for _, name := range []string{"ANY", "SERIAL", "local_serial", "most"} {
+		if _, err := ParseConsistency(name); err == nil {
+			t.Errorf("ParseConsistency(%q) took it", name)
+		}
+	}
+	f := &fake{entity: "Order", tables: []string{"orders_by_day"}}
+	if code, _, errs := run("verify -consistency SERIAL", f); code != 2 || !strings.Contains(errs, "not a level a run can take") {
+		t.Errorf("verify -consistency SERIAL: exit %d\n%s", code, errs)
+	}
+}
+
+// A verify by job exits 1 on drift an earlier run of the job recorded in
+// the ranges it skipped; status prints each kind of run of the job.
+func TestRunJobReports(t *testing.T) {
+	f := &fake{entity: "Order", tables: []string{"orders_by_day"}, rep: func(string) *Report {
+		return &Report{Entity: "Order", Source: "orders", Rows: 5, Resumed: 3, ResumedDrift: 2, Shard: 1, Shards: 2, Tables: []TableReport{{Table: "orders_by_day"}}}
+	}}
+	code, out, _ := run("verify -job v -shard 1/2", f)
+	if code != 1 || !strings.Contains(out, "shard 1/2; skipped 3 token ranges an earlier run of the job finished, which found 2 rows out of step") {
+		t.Errorf("verify resumed over drift: exit %d\n%s", code, out)
+	}
+	now := time.Now()
+	f.rep = func(string) *Report {
+		return &Report{Entity: "Order", Jobs: []JobStatus{{Kind: "backfill", Table: "orders_by_day", Ranges: 8, Done: 3, Rows: 300, First: now.Add(-2 * time.Second), Last: now}}}
+	}
+	code, out, _ = run("status -job v", f)
+	if code != 0 || !strings.Contains(out, "status Order: backfill orders_by_day: 3/8 token ranges done, 300 rows, 100 rows/s, ETA 5s, drift 0;") {
+		t.Errorf("status: exit %d\n%s", code, out)
 	}
 }
 

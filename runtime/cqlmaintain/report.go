@@ -20,8 +20,19 @@ type Options struct {
 	// source of truth); none means all of them.
 	Tables []string
 	// Rate bounds the rows a repair or backfill writes a second; 0 means
-	// no bound.
+	// no bound. A verify or repair with a Job also counts the rows it
+	// reads by key. It is the whole job's: with Shards, each worker takes
+	// Rate/Shards.
 	Rate int
+	// Shard and Shards split a Job's token ranges among Shards workers:
+	// this one runs range i when i%Shards == Shard, and records each it
+	// finishes under the Job, so that a worker restarted with the same
+	// Shard skips them. Zero Shards: one worker runs every range. A run
+	// given its share (Shards 1 included) skips the verify after a
+	// backfill or adopt, which would find the other shards' ranges not
+	// yet done: verify the job when all its shards are (docs/runbook.md,
+	// "Maintenance across workers").
+	Shard, Shards int
 	// Adopt makes Repair give every row written outside the write
 	// protocol (cqlgen_version null) a version, by the protocol's
 	// conditional write, and write its rows in every table, range by
@@ -32,9 +43,16 @@ type Options struct {
 	// Status makes Backfill (or an Adopt) report how far its Job has
 	// come, writing nothing.
 	Status bool
-	// Job names a backfill's checkpoint: the token ranges it finished are
-	// recorded in ProgressTable under this name, and a backfill run again
-	// with it skips them. Empty: no checkpoint.
+	// Job names a run's checkpoint: the token ranges it finished are
+	// recorded in ProgressTable under this name (with the kind of run,
+	// the source of truth or table, and Ranges), and a run again with it
+	// skips them. Empty: no checkpoint. A Verify or Repair with a Job
+	// checks range by range, each row of the source of truth against its
+	// rows read by key and each row of a table against its entity read by
+	// key, instead of comparing digests of whole tables: it holds one
+	// range's rows at most, whatever the table's size, records the drift
+	// each range found, and shards (Shard, Shards); it reads about two
+	// rows by key for each row of a table.
 	Job string
 	// Samples is how many keys of each kind of drift a report keeps;
 	// default 10.
@@ -104,6 +122,15 @@ type Report struct {
 	// Resumed is the token ranges a Backfill skipped because an earlier
 	// run of its job finished them.
 	Resumed int `json:"resumed_ranges,omitempty"`
+	// ResumedDrift is the drift an earlier run of a Verify's or
+	// Repair's job recorded in the ranges this one skipped.
+	ResumedDrift int64 `json:"resumed_drift,omitempty"`
+	// Shard and Shards are the worker's share of a sharded run (Options).
+	Shard  int `json:"shard,omitempty"`
+	Shards int `json:"shards,omitempty"`
+	// Jobs is what a status found recorded under its job, across every
+	// worker: one entry a kind of run (and table) that recorded a range.
+	Jobs []JobStatus `json:"jobs,omitempty"`
 	// Elapsed is how long it took.
 	Elapsed time.Duration `json:"elapsed_ns"`
 }
@@ -144,6 +171,43 @@ func (r *Report) Left() int64 {
 		return 0
 	}
 	return r.After.Drift()
+}
+
+// JobStatus is how far a job of one kind has come, from the ranges its
+// workers recorded in ProgressTable: the rows each range read (a verify),
+// or wrote (a backfill or adopt), and the drift each found.
+type JobStatus struct {
+	Kind   string `json:"kind"`            // verify, repair, backfill or adopt
+	Table  string `json:"table,omitempty"` // a backfill's table
+	Key    string `json:"key"`             // the job's key in ProgressTable
+	Ranges int    `json:"ranges"`
+	Done   int    `json:"done"`
+	Rows   int64  `json:"rows"`
+	Drift  int64  `json:"drift"`
+	// First and Last are when the first and the last range done were
+	// recorded (their write times).
+	First time.Time `json:"first"`
+	Last  time.Time `json:"last"`
+}
+
+// Rate is rows a second between the first range recorded and the last;
+// 0 with fewer than two.
+func (j JobStatus) Rate() float64 {
+	if d := j.Last.Sub(j.First); j.Done > 1 && d > 0 {
+		return float64(j.Rows) * float64(j.Done-1) / float64(j.Done) / d.Seconds()
+	}
+	return 0
+}
+
+// ETA is the time left at the pace the ranges were recorded so far; 0
+// when done or unknown. A job no worker runs keeps its ETA: compare Last
+// with the clock.
+func (j JobStatus) ETA() time.Duration {
+	if j.Done < 2 || j.Done >= j.Ranges {
+		return 0
+	}
+	per := j.Last.Sub(j.First) / time.Duration(j.Done-1)
+	return per * time.Duration(j.Ranges-j.Done)
 }
 
 // Drift is the number of rows out of step in every table.

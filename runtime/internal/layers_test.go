@@ -37,7 +37,7 @@ var allowed = []allowedRow{
 		"runtime/internal/desc", "runtime/internal/value"}},
 	{"runtime/internal/protocol", []string{"runtime/cqldriver", "runtime/cqlgen",
 		"runtime/internal/base", "runtime/internal/desc", "runtime/internal/engine", "runtime/internal/value"}},
-	{"runtime/internal/maintenance", []string{"runtime/cqldriver", "runtime/cqlgen", "runtime/cqlmaintain", "runtime/internal/engine",
+	{"runtime/internal/maintenance", []string{"internal/cqlspec", "runtime/cqldriver", "runtime/cqlgen", "runtime/cqlmaintain", "runtime/internal/engine",
 		"runtime/internal/desc", "runtime/internal/protocol", "runtime/internal/value"}},
 	{"runtime/internal/impl", []string{"internal/cqlspec", "runtime/cqldriver", "runtime/cqlgen", "runtime/cqlmaintain",
 		"runtime/internal/base", "runtime/internal/bucket", "runtime/internal/engine",

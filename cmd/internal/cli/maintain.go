@@ -41,8 +41,10 @@ type maintainFlag struct {
 var maintainFlags = []maintainFlag{
 	{"entity", "the `entity` (default: every one)", 's'},
 	{"table", "a `table` to work on (repeatable; default: every one)", 'r'},
-	{"job", "the `name` of a job (backfill, adopt): run again, it resumes; status reports it", 's'},
-	{"rate", "`rows` written a second at most (default: no bound)", 'i'},
+	{"job", "the `name` of a job: run again, it resumes; status reports it across workers", 's'},
+	{"shard", "this worker's share `i/n` of the job's ranges (default: JOB_COMPLETION_INDEX of CQLGEN_SHARDS, or all)", 's'},
+	{"rate", "`rows` written a second at most, by the whole job (default: no bound)", 'i'},
+	{"consistency", "the consistency `level` of every read and write (default: the session's)", 's'},
 	{"ranges", "token `ranges` per table (default 64)", 'i'},
 	{"concurrency", "`ranges` at once (default 4)", 'i'},
 	{"buckets", "digest `buckets` per table (default 4096)", 'i'},

@@ -74,9 +74,46 @@ func newMaintain(o *cqlmaintain.Options) *maintain {
 	}
 	m.defaults()
 	if m.Rate > 0 {
-		m.limiter = &limiter{per: time.Second / time.Duration(m.Rate)}
+		// The job's rate, split among its workers.
+		m.limiter = &limiter{per: time.Second * time.Duration(max(m.Shards, 1)) / time.Duration(m.Rate)}
 	}
 	return m
+}
+
+// sharded reports whether the run is a worker of a job given its share
+// (of one worker, or of several): the job, not the worker, is verified
+// once every share is done.
+func (m *maintain) sharded() bool { return m.Shards >= 1 }
+
+// mine reports whether token range i is this worker's: every range
+// unsharded, else every Shards-th from Shard, so that each worker's
+// ranges spread over the ring.
+func (m *maintain) mine(i int) bool { return m.Shards <= 1 || i%m.Shards == m.Shard }
+
+// ranges is how many token ranges are this worker's.
+func (m *maintain) ranges() int {
+	if !m.sharded() {
+		return m.Ranges
+	}
+	n := m.Ranges / m.Shards
+	if m.Shard < m.Ranges%m.Shards {
+		n++
+	}
+	return n
+}
+
+// checkShard refuses a shard that names no worker of the run, or more
+// workers than ranges.
+func (m *maintain) checkShard() error {
+	switch {
+	case m.Shards < 0 || m.Shard < 0 || (m.Shards > 0 && m.Shard >= m.Shards):
+		return fmt.Errorf("cqlgen: shard %d of %d: want 0 <= shard < shards", m.Shard, m.Shards)
+	case m.Shards > m.Ranges:
+		return fmt.Errorf("cqlgen: %d shards of %d token ranges: some workers would have none; give more ranges", m.Shards, m.Ranges)
+	case m.sharded() && m.Job == "":
+		return errors.New("cqlgen: a sharded run needs a job, under which each worker records the ranges it finished")
+	}
+	return nil
 }
 
 // report advances the progress and calls the callback at most once a
@@ -159,7 +196,7 @@ func (m *maintain) eachRange(ctx context.Context, skip func(int) bool, f func(ct
 	var wg sync.WaitGroup
 	errs := make([]error, m.Ranges)
 	for i := range m.Ranges {
-		if skip != nil && skip(i) {
+		if !m.mine(i) || (skip != nil && skip(i)) {
 			continue
 		}
 		select {
@@ -418,7 +455,10 @@ func Maintain[P any](ctx context.Context, s cqlgen.Session, ent *desc.EntityOf[P
 }
 
 func maintainView(ctx context.Context, s cqlgen.Session, ent *entityView, entity string, repair bool, o *cqlmaintain.Options) (*cqlmaintain.Report, error) {
-	if repair && o != nil && (o.Adopt || o.Status) {
+	if o != nil && o.Status {
+		return jobStatus(ctx, s, ent, entity, o)
+	}
+	if repair && o != nil && o.Adopt {
 		return adopt(ctx, s, ent, entity, o)
 	}
 	v := &verification{ent: ent, s: s, m: newMaintain(o), rep: &cqlmaintain.Report{Entity: entity, Source: ent.canonical.Spec.Name}}
@@ -426,8 +466,14 @@ func maintainView(ctx context.Context, s cqlgen.Session, ent *entityView, entity
 	if v.tables, err = ent.selectTables(v.m.Tables); err != nil {
 		return nil, err
 	}
+	if err := v.m.checkShard(); err != nil {
+		return nil, err
+	}
 	for _, i := range v.tables {
 		v.rep.Tables = append(v.rep.Tables, cqlmaintain.TableReport{Table: ent.projections[i].table.Spec.Name})
+	}
+	if v.m.Job != "" {
+		return v.byRange(ctx, repair)
 	}
 	err = v.run(ctx, repair)
 	if err == nil && v.rep.Rows == 0 {
@@ -639,42 +685,55 @@ func (n *nullable) UnmarshalCQLValue(t *cqldriver.Type, data []byte) error {
 
 // scanProjection reads the rows of a projection in a range.
 func scanProjection(ctx context.Context, s cqlgen.Session, p *desc.Table, writetimes int, lo, hi int64, f func(*row)) error {
-	n := len(p.Row)
 	return scanRange(ctx, s, p.Scan, lo, hi, func(it cqldriver.Iter) bool {
-		r := &row{cols: make([][]byte, n), nkey: len(p.Spec.PartitionKey) + len(p.Spec.Clustering)}
-		cells := make([]value.Cell, n)
-		dest := make([]any, n, n+writetimes)
-		for i := range cells {
-			dest[i] = &cells[i]
-		}
-		wt := make([]*int64, writetimes)
-		for i := range wt {
-			dest = append(dest, &wt[i])
-		}
-		if !it.Scan(dest...) {
+		r, ok := readProjection(it, p, writetimes)
+		if !ok {
 			return false
 		}
-		for i, c := range cells {
-			if c != nil {
-				// A set or map inside a frozen user-defined type is
-				// stored in the order it was sent in; compared in
-				// Cassandra's, as encodeRow encodes the expected row.
-				r.cols[i] = sortedCell(p.Row[i].Type, c)
-			}
-			if isCollection(p.Row[i].Type) && len(c) == 4 && binary.BigEndian.Uint32(c) == 0 {
-				r.cols[i] = nil
-			}
+		if r != nil {
+			f(r)
 		}
-		r.writetime = value.Latest(wt...)
-		if len(p.Spec.Clustering) > 0 && r.cols[len(p.Spec.PartitionKey)] == nil {
-			// No row: a partition's static values, which a scan returns
-			// as a row with null clustering columns once its rows are
-			// gone.
-			return true
-		}
-		f(r)
 		return true
 	})
+}
+
+// readProjection reads one row of a projection, as its Scan (or keyRead)
+// selects it: false at the end, a nil row for a partition's statics with
+// no row.
+func readProjection(it cqldriver.Iter, p *desc.Table, writetimes int) (*row, bool) {
+	n := len(p.Row)
+	r := &row{cols: make([][]byte, n), nkey: len(p.Spec.PartitionKey) + len(p.Spec.Clustering)}
+	cells := make([]value.Cell, n)
+	dest := make([]any, n, n+writetimes)
+	for i := range cells {
+		dest[i] = &cells[i]
+	}
+	wt := make([]*int64, writetimes)
+	for i := range wt {
+		dest = append(dest, &wt[i])
+	}
+	if !it.Scan(dest...) {
+		return nil, false
+	}
+	for i, c := range cells {
+		if c != nil {
+			// A set or map inside a frozen user-defined type is
+			// stored in the order it was sent in; compared in
+			// Cassandra's, as encodeRow encodes the expected row.
+			r.cols[i] = sortedCell(p.Row[i].Type, c)
+		}
+		if isCollection(p.Row[i].Type) && len(c) == 4 && binary.BigEndian.Uint32(c) == 0 {
+			r.cols[i] = nil
+		}
+	}
+	r.writetime = value.Latest(wt...)
+	if len(p.Spec.Clustering) > 0 && r.cols[len(p.Spec.PartitionKey)] == nil {
+		// No row: a partition's static values, which a scan returns
+		// as a row with null clustering columns once its rows are
+		// gone.
+		return nil, true
+	}
+	return r, true
 }
 
 func (v *verification) run(ctx context.Context, repair bool) error {
@@ -814,29 +873,12 @@ func (v *verification) compare(ctx context.Context, k, i int, want, have *digest
 			}
 			v.mu.Unlock()
 			if (!ok || got.hash() != r.hash()) && repair {
-				if err := m.limiter.wait(ctx); err != nil {
-					return err
-				}
-				if ent.immutable {
-					// The row as the entity's Insert wrote it, at its
-					// timestamp, or just after a stale row's, which the
-					// entity's Delete, later still, wins over.
-					ts := st.version + 1
-					if ok && got.writetime >= ts {
-						ts = got.writetime + 1
-					}
-					if err := v.s.Exec(ctx, cqldriver.Query{Stmt: p.table.Insert, Values: ent.row(i, st.row, ts)}); err != nil {
-						return err
-					}
-				} else if err := ent.touch(ctx, v.s, st.row); err != nil {
-					// Through the write protocol: the entity, unchanged, at a
-					// new version, which every table then gets.
+				if err := v.repairRow(ctx, i, st, got); err != nil {
 					return err
 				}
 				v.mu.Lock()
 				tr.Inserted++
 				v.mu.Unlock()
-				m.report("repair", 0, 0, 1, false)
 			}
 			return nil
 		})
@@ -861,6 +903,33 @@ func (v *verification) compare(ctx context.Context, k, i int, want, have *digest
 			tr.Deleted++
 		}
 	}
+	return nil
+}
+
+// repairRow writes the row of projection i that the entity st implies,
+// missing (got nil) or stale (got, as read).
+func (v *verification) repairRow(ctx context.Context, i int, st *stateView, got *row) error {
+	ent, p := v.ent, v.ent.projections[i]
+	if err := v.m.limiter.wait(ctx); err != nil {
+		return err
+	}
+	if ent.immutable {
+		// The row as the entity's Insert wrote it, at its timestamp, or
+		// just after a stale row's, which the entity's Delete, later
+		// still, wins over.
+		ts := st.version + 1
+		if got != nil && got.writetime >= ts {
+			ts = got.writetime + 1
+		}
+		if err := v.s.Exec(ctx, cqldriver.Query{Stmt: p.table.Insert, Values: ent.row(i, st.row, ts)}); err != nil {
+			return err
+		}
+	} else if err := ent.touch(ctx, v.s, st.row); err != nil {
+		// Through the write protocol: the entity, unchanged, at a new
+		// version, which every table then gets.
+		return err
+	}
+	v.m.report("repair", 0, 0, 1, false)
 	return nil
 }
 
@@ -984,7 +1053,7 @@ func backfill(ctx context.Context, s cqlgen.Session, ent *entityView, entity, ta
 	rep := &cqlmaintain.Report{Entity: entity, Source: ent.canonical.Spec.Name, Tables: []cqlmaintain.TableReport{{Table: table}}}
 	job := ""
 	if m.Job != "" {
-		job = fmt.Sprintf("%s/%s/%d", m.Job, table, m.Ranges)
+		job = backfillKey(m.Job, table, m.Ranges)
 	}
 	holds := func(st *stateView) bool { return ent.holds(pi, st.row) }
 	n, err := m.rangeJob(ctx, s, ent, job, "backfill", rep, holds, func(ctx context.Context, st *stateView) error {
@@ -1000,7 +1069,9 @@ func backfill(ctx context.Context, s cqlgen.Session, ent *entityView, entity, ta
 	if m.Status {
 		return rep, err
 	}
-	if err == nil {
+	// A shard's verify after would find the other shards' ranges not
+	// done yet: the job is verified once every shard is.
+	if err == nil && !m.sharded() {
 		// Check what it wrote: a row shadowed by a later delete (made
 		// by hand, at a timestamp past the entity's version) is missing
 		// still, and only a repair, at a new version, writes it.
@@ -1013,21 +1084,6 @@ func backfill(ctx context.Context, s cqlgen.Session, ent *entityView, entity, ta
 	return rep, err
 }
 
-// rangesDone reads the token ranges a job recorded as finished; none
-// without a job.
-func rangesDone(ctx context.Context, s cqlgen.Session, job string) (map[int]bool, error) {
-	done := map[int]bool{}
-	if job == "" {
-		return done, nil
-	}
-	it := s.Iter(ctx, cqldriver.Query{Stmt: progressRead, Values: []any{job}})
-	var i int
-	for it.Scan(&i) {
-		done[i] = true
-	}
-	return done, it.Close()
-}
-
 // rangeJob is what Backfill and Adopt share: it hands every live row of
 // the source of truth that wants takes to write, range by range, at most
 // m.Rate rows a second, and returns how many it wrote; a range is
@@ -1036,12 +1092,20 @@ func rangesDone(ctx context.Context, s cqlgen.Session, job string) (map[int]bool
 // read no entity is checked against the table (unread). With m.Status
 // it only reports, in rep.Resumed, the ranges done.
 func (m *maintain) rangeJob(ctx context.Context, s cqlgen.Session, ent *entityView, job, phase string, rep *cqlmaintain.Report, wants func(*stateView) bool, write func(context.Context, *stateView) error) (int64, error) {
-	done, err := rangesDone(ctx, s, job)
+	if err := m.checkShard(); err != nil {
+		return 0, err
+	}
+	rep.Shard, rep.Shards = m.Shard, m.Shards
+	done, err := rangeRecords(ctx, s, job)
 	if err != nil {
 		return 0, err
 	}
-	m.progress.Done = len(done)
-	rep.Resumed = len(done)
+	for i := range done {
+		if m.mine(i) {
+			rep.Resumed++
+		}
+	}
+	m.progress.Done = rep.Resumed
 	if m.Status {
 		return 0, nil
 	}
@@ -1049,7 +1113,7 @@ func (m *maintain) rangeJob(ctx context.Context, s cqlgen.Session, ent *entityVi
 	var mu sync.Mutex
 	var all scanned
 	var written int64
-	err = m.eachRange(ctx, func(i int) bool { return done[i] }, func(ctx context.Context, i int, lo, hi int64) error {
+	err = m.eachRange(ctx, func(i int) bool { _, ok := done[i]; return ok }, func(ctx context.Context, i int, lo, hi int64) error {
 		var read scanned
 		var n int64
 		err := v.scanCanonical(ctx, lo, hi, &read, func(st *stateView) error {
@@ -1063,7 +1127,7 @@ func (m *maintain) rangeJob(ctx context.Context, s cqlgen.Session, ent *entityVi
 				return err
 			}
 			n++
-			m.report(phase, m.Ranges, 0, 1, false)
+			m.report(phase, m.ranges(), 0, 1, false)
 			return nil
 		})
 		mu.Lock()
@@ -1078,11 +1142,13 @@ func (m *maintain) rangeJob(ctx context.Context, s cqlgen.Session, ent *entityVi
 				return err
 			}
 		}
-		m.report(phase, m.Ranges, 1, 0, false)
+		m.report(phase, m.ranges(), 1, 0, false)
 		return nil
 	})
 	all.into(rep)
-	if err == nil && rep.Rows == 0 && rep.Resumed == 0 {
+	// One worker's ranges may hold no row of a small table: the check
+	// of a run that read none is the unsharded run's.
+	if err == nil && rep.Rows == 0 && rep.Resumed == 0 && !m.sharded() {
 		err = v.unread(ctx)
 	}
 	return written, err
@@ -1101,7 +1167,7 @@ func adopt(ctx context.Context, s cqlgen.Session, ent *entityView, entity string
 	}
 	job := ""
 	if m.Job != "" {
-		job = fmt.Sprintf("adopt:%s/%s/%d", m.Job, ent.canonical.Spec.Name, m.Ranges)
+		job = adoptKey(m.Job, ent.canonical.Spec.Name, m.Ranges)
 	}
 	unversioned := func(st *stateView) bool { return st.version == 0 }
 	n, err := m.rangeJob(ctx, s, ent, job, "adopt", rep, unversioned, func(ctx context.Context, st *stateView) error {
@@ -1114,7 +1180,7 @@ func adopt(ctx context.Context, s cqlgen.Session, ent *entityView, entity string
 	if m.Status {
 		return rep, err
 	}
-	if err == nil {
+	if err == nil && !m.sharded() {
 		after := quiet(o)
 		after.Job, after.Adopt = "", false
 		rep.After, err = verifyAfter(ctx, s, ent, entity, &after)
@@ -1126,7 +1192,7 @@ func adopt(ctx context.Context, s cqlgen.Session, ent *entityView, entity string
 
 var (
 	progressRead = &cqldriver.Statement{
-		CQL:   "SELECT range_index FROM " + cqlgen.ProgressTable + " WHERE job = ?",
+		CQL:   "SELECT range_index, rows FROM " + cqlgen.ProgressTable + " WHERE job = ?",
 		Table: cqlgen.ProgressTable, Pattern: "backfill.progress", Kind: cqlgen.Read, Idempotent: true,
 	}
 	progressWrite = &cqldriver.Statement{
