@@ -75,19 +75,7 @@ func filterDecls(f *jen.File, fl *model.Filter) {
 		}
 		match = append(match, c.Relation())
 	}
-	spec := jen.Dict{
-		jen.Id("Table"):     jen.Id(n.Var),
-		jen.Id("Values"):    jen.Index().Any().Values(vals...),
-		jen.Id("Limit"):     jen.Id("o").Dot("Limit"),
-		jen.Id("MaxLimit"):  jen.Id("r").Dot("opts").Dot("MaxLimit"),
-		jen.Id("CursorKey"): jen.Id("r").Dot("opts").Dot("CursorKey"),
-		jen.Id("Cursor"):    jen.Id("o").Dot("Cursor"),
-		jen.Id("Scan"):      jen.Id(t.Names.Scan),
-		jen.Id("Key"):       jen.Id(n.Key),
-	}
-	if !fl.Scatter() {
-		spec[jen.Id("Partition")] = jen.Index().Any().Values(part...)
-	}
+	spec := indexReadSpec(n, t, vals, part, !fl.Scatter())
 	if len(bounds) > 0 {
 		spec[jen.Id("RangeBounds")] = jen.Index().Bool().Values(bounds...)
 	}

@@ -92,19 +92,7 @@ func indexRead(f *jen.File, ix *model.Index) {
 		params = append(params, jen.Id(name).Add(goType(ix.ValueGoType())))
 		vals = append(vals, jen.Id(name))
 	}
-	spec := jen.Dict{
-		jen.Id("Table"):     jen.Id(n.Var),
-		jen.Id("Values"):    jen.Index().Any().Values(vals...),
-		jen.Id("Limit"):     jen.Id("o").Dot("Limit"),
-		jen.Id("MaxLimit"):  jen.Id("r").Dot("opts").Dot("MaxLimit"),
-		jen.Id("CursorKey"): jen.Id("r").Dot("opts").Dot("CursorKey"),
-		jen.Id("Cursor"):    jen.Id("o").Dot("Cursor"),
-		jen.Id("Scan"):      jen.Id(t.Names.Scan),
-		jen.Id("Key"):       jen.Id(n.Key),
-	}
-	if !ix.Scatter() {
-		spec[jen.Id("Partition")] = jen.Index().Any().Values(part...)
-	}
+	spec := indexReadSpec(n, t, vals, part, !ix.Scatter())
 	if ix.Range {
 		g := ix.Column.Field.GoName
 		spec[jen.Id("FromExclusive")] = jen.Id("o").Dot(g + "FromExclusive")
@@ -194,4 +182,24 @@ func nearestRead(f *jen.File, ix *model.Index) {
 	doc(f, "%s reads %s: the rows of %s whose %s (%d dimensions) is nearest the vector by %s similarity, nearest first%s, %s (docs/repositories.md, Nearest rows).",
 		ix.Method, strings.TrimRight(ix.Doc, "."), t.Name, ix.Column.Name, ix.Column.Field.Type.Dim, ix.Similarity, score, where)
 	callMethod(f, e, ix.Method, append(params, jen.Id("o").Op("*").Id(n.Options)), []jen.Code{rows, jen.Error()}, body)
+}
+
+// indexReadSpec is the IndexRead of a read through indexes, an index
+// pattern's or a filter's: its table, values, page options, scan and key,
+// and its partition's values unless it is a scatter.
+func indexReadSpec(n model.IndexNames, t *model.Table, vals, part []jen.Code, inPartition bool) jen.Dict {
+	spec := jen.Dict{
+		jen.Id("Table"):     jen.Id(n.Var),
+		jen.Id("Values"):    jen.Index().Any().Values(vals...),
+		jen.Id("Limit"):     jen.Id("o").Dot("Limit"),
+		jen.Id("MaxLimit"):  jen.Id("r").Dot("opts").Dot("MaxLimit"),
+		jen.Id("CursorKey"): jen.Id("r").Dot("opts").Dot("CursorKey"),
+		jen.Id("Cursor"):    jen.Id("o").Dot("Cursor"),
+		jen.Id("Scan"):      jen.Id(t.Names.Scan),
+		jen.Id("Key"):       jen.Id(n.Key),
+	}
+	if inPartition {
+		spec[jen.Id("Partition")] = jen.Index().Any().Values(part...)
+	}
+	return spec
 }
