@@ -33,6 +33,12 @@ func (ix *Index) ValueGoType() *GoType {
 	if g == nil || !ix.Contains() && !ix.Keys {
 		return g
 	}
+	return member(g)
+}
+
+// member is the type of what CONTAINS (a slice's element) or CONTAINS
+// KEY (a map's key) reads in a collection of type g; g itself otherwise.
+func member(g *GoType) *GoType {
 	switch u := g.Underlying(); u.Kind {
 	case GoSlice:
 		return u.Elem

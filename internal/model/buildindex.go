@@ -69,14 +69,7 @@ func (b *builder) index(e *Entity, lf *load.Field, tp *tag.Pattern, byColumn map
 // resolveOn finds the table an index is on: the one on:"..." names, or
 // the source of truth. It also words the pattern when the tag gives no doc.
 func resolveOn(e *Entity, ix *Index) {
-	if ix.OnName == "" {
-		ix.On = e.Canonical
-	}
-	for _, t := range e.Tables {
-		if t.Name == ix.OnName {
-			ix.On = t
-		}
-	}
+	ix.On = e.tableOn(ix.OnName)
 	if ix.Doc == "" {
 		ix.Doc = describeIndex(e, ix)
 	}
@@ -114,4 +107,18 @@ func describeIndex(e *Entity, ix *Index) string {
 		what += ", within one partition"
 	}
 	return what
+}
+
+// tableOn is the table an on:"name" names: the source of truth when name
+// is empty, nil when no table of the entity has that name.
+func (e *Entity) tableOn(name string) *Table {
+	if name == "" {
+		return e.Canonical
+	}
+	for _, t := range e.Tables {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
 }

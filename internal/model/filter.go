@@ -84,14 +84,8 @@ func (c *FilterCond) ValueGoType() *GoType {
 	if g == nil {
 		return g
 	}
-	switch c.Op {
-	case tag.OpContains, tag.OpContainsKey:
-		switch u := g.Underlying(); u.Kind {
-		case GoSlice:
-			return u.Elem
-		case GoMap:
-			return u.Key
-		}
+	if c.Op == tag.OpContains || c.Op == tag.OpContainsKey {
+		return member(g)
 	}
 	return g
 }
@@ -207,14 +201,7 @@ func (b *builder) filter(e *Entity, lf *load.Field, tp *tag.Pattern, byColumn ma
 // each of its columns there; it words the pattern when the tag gives no
 // doc.
 func resolveFilter(e *Entity, f *Filter) {
-	if f.OnName == "" {
-		f.On = e.Canonical
-	}
-	for _, t := range e.Tables {
-		if t.Name == f.OnName {
-			f.On = t
-		}
-	}
+	f.On = e.tableOn(f.OnName)
 	for _, c := range f.Conds {
 		for _, ix := range e.Indexes {
 			if ix.On == f.On && f.On != nil && c.Column.Field != nil && ix.Column.Field == c.Column.Field && !ix.ANN && ix.Keys == (c.Op == tag.OpContainsKey) {
