@@ -290,8 +290,15 @@ func primaryKeyWords(t *model.Table) string {
 // indexLabel is an index's node: its name, the column it indexes and the
 // cost of a read through it.
 func indexLabel(ix *model.Index) string {
+	scatter, within := false, false
+	for _, r := range ix.IndexReads() {
+		scatter, within = scatter || r.Scatter(), within || !r.Scatter()
+	}
 	cost := "✅ within one partition"
-	if ix.Scatter() {
+	switch {
+	case scatter && within:
+		cost = "✅ within one partition, ⚠️ and a scatter over the cluster"
+	case scatter:
 		cost = "⚠️ scatter over the cluster"
 	}
 	return "<b>" + ix.Name + "</b> · index<br/>on " + ix.On.Name + "." + ix.Column.Name + "<br/>" + cost
