@@ -66,6 +66,40 @@ func TestKillrVideoSimilarity(t *testing.T) {
 		}
 	}
 
+	// Queries 5b and 5c score the same rows by euclidean and dot product:
+	// two more reads through videos_content_features_idx, which orders by
+	// cosine, each row's score the one the published query computes.
+	for _, m := range []struct {
+		fn   string
+		read func() ([]cqlgen.Scored[testmodel.Video], error)
+	}{
+		{"euclidean", func() ([]cqlgen.Scored[testmodel.Video], error) {
+			return videos.SimilarVideosEuclidean(ctx, q, &testmodel.SimilarVideosEuclideanOptions{Limit: 3})
+		}},
+		{"dot_product", func() ([]cqlgen.Scored[testmodel.Video], error) {
+			return videos.SimilarVideosDotProduct(ctx, q, &testmodel.SimilarVideosDotProductOptions{Limit: 3})
+		}},
+	} {
+		got, err := m.read()
+		must(t, err)
+		if len(got) != 3 {
+			t.Fatalf("similarity_%s, limit 3: %d rows", m.fn, len(got))
+		}
+		for i, g := range got {
+			if g.Row.VideoID != all[i].VideoID {
+				t.Fatalf("similarity_%s: row %d is %s, want %s (the index orders by cosine)", m.fn, i, g.Row.Name, all[i].Name)
+			}
+			var published float32
+			must(t, raw.Query(`SELECT similarity_`+m.fn+`(content_features, [0.2, 0.3, 0.1, 0.4, 0.6, 0.2, 0.1, 0.5, 0.3, 0.7, 0.8, 0.1, 0.2, 0.3, 0.4, 0.5]) FROM videos WHERE videoid = ?`, g.Row.VideoID).Scan(&published))
+			if g.Score != published {
+				t.Errorf("similarity_%s: %s scored %v, the published query %v", m.fn, g.Row.Name, g.Score, published)
+			}
+			if ref := annref.Similarity(m.fn, g.Row.ContentFeatures, q); math.Abs(float64(g.Score)-ref) > 1e-5 {
+				t.Errorf("similarity_%s: %s scored %v, the reference in Go %v", m.fn, g.Row.Name, g.Score, ref)
+			}
+		}
+	}
+
 	tags := testmodel.NewTagRepo(s)
 	for i, name := range []string{"cassandra", "databases", "cooking", "nosql", "baking", "java"} {
 		v := make([]float32, 8)

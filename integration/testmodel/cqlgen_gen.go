@@ -1635,6 +1635,92 @@ func (r *VideoRepo) SimilarVideos(ctx context.Context, contentFeatures []float32
 	})
 }
 
+// videoSimilarVideosEuclidean reads table videos through index
+// videos_content_features_idx (statements in schema.md).
+var videoSimilarVideosEuclidean = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "videos",
+	Pattern:      "SimilarVideosEuclidean",
+	PartitionKey: cqlgenimpl.Cols("videoid uuid"),
+	Columns:      cqlgenimpl.Cols("description text", "name text", "category text", "content_features vector<float, 16>"),
+	Index: &cqlgenimpl.IndexSpec{
+		Column:  "content_features",
+		ANN:     true,
+		Scatter: true,
+		Score:   "euclidean",
+	},
+	Values: cqlgenimpl.Cols("content_features vector<float, 16>"),
+})
+
+// SimilarVideosEuclideanOptions are the options of SimilarVideosEuclidean.
+type SimilarVideosEuclideanOptions struct {
+	// Limit is the most rows to return, nearest first (0:
+	// cqlgen.DefaultLimit); there are no pages.
+	Limit int
+}
+
+// SimilarVideosEuclidean reads KillrVideo's query 5b: the videos whose content
+// features are nearest a vector, each with its euclidean similarity: the rows
+// of videos whose content_features (16 dimensions) is nearest the vector by
+// cosine similarity, nearest first, each with its euclidean similarity as
+// Cassandra computed it, over every node's index: a scatter
+// (docs/repositories.md, Nearest rows).
+func (r *VideoRepo) SimilarVideosEuclidean(ctx context.Context, contentFeatures []float32, o *SimilarVideosEuclideanOptions) (_ []cqlgen.Scored[Video], err error) {
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "SimilarVideosEuclidean").End(&err)
+	if o == nil {
+		o = &SimilarVideosEuclideanOptions{}
+	}
+	return cqlgenimpl.ReadNearestScored(ctx, r.s, cqlgenimpl.NearestRead[Video]{
+		Limit:    o.Limit,
+		MaxLimit: r.opts.MaxLimit,
+		Scan:     videoVideosScan,
+		Table:    videoSimilarVideosEuclidean,
+		Vector:   contentFeatures,
+	})
+}
+
+// videoSimilarVideosDotProduct reads table videos through index
+// videos_content_features_idx (statements in schema.md).
+var videoSimilarVideosDotProduct = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
+	Name:         "videos",
+	Pattern:      "SimilarVideosDotProduct",
+	PartitionKey: cqlgenimpl.Cols("videoid uuid"),
+	Columns:      cqlgenimpl.Cols("description text", "name text", "category text", "content_features vector<float, 16>"),
+	Index: &cqlgenimpl.IndexSpec{
+		Column:  "content_features",
+		ANN:     true,
+		Scatter: true,
+		Score:   "dot_product",
+	},
+	Values: cqlgenimpl.Cols("content_features vector<float, 16>"),
+})
+
+// SimilarVideosDotProductOptions are the options of SimilarVideosDotProduct.
+type SimilarVideosDotProductOptions struct {
+	// Limit is the most rows to return, nearest first (0:
+	// cqlgen.DefaultLimit); there are no pages.
+	Limit int
+}
+
+// SimilarVideosDotProduct reads KillrVideo's query 5c: the videos whose
+// content features are nearest a vector, each with its dot product similarity:
+// the rows of videos whose content_features (16 dimensions) is nearest the
+// vector by cosine similarity, nearest first, each with its dot_product
+// similarity as Cassandra computed it, over every node's index: a scatter
+// (docs/repositories.md, Nearest rows).
+func (r *VideoRepo) SimilarVideosDotProduct(ctx context.Context, contentFeatures []float32, o *SimilarVideosDotProductOptions) (_ []cqlgen.Scored[Video], err error) {
+	defer cqlgenimpl.Observe(&ctx, r.s, "Video", "SimilarVideosDotProduct").End(&err)
+	if o == nil {
+		o = &SimilarVideosDotProductOptions{}
+	}
+	return cqlgenimpl.ReadNearestScored(ctx, r.s, cqlgenimpl.NearestRead[Video]{
+		Limit:    o.Limit,
+		MaxLimit: r.opts.MaxLimit,
+		Scan:     videoVideosScan,
+		Table:    videoSimilarVideosDotProduct,
+		Vector:   contentFeatures,
+	})
+}
+
 // tagTags is table tags, the source of truth (schema.md).
 var tagTags = cqlgenimpl.NewTable(cqlgenimpl.TableSpec{
 	Name:         "tags",

@@ -35,13 +35,17 @@ type Embedding struct {
 // KillrVideo v5's similarity queries, declared from their published
 // descriptions (killrvideo-data, examples/schema-v5-query-examples.cql,
 // "Vector Search (ANN) Queries"): videos and tags nearest a vector, each
-// with its cosine similarity as Cassandra computes it.
+// with its cosine similarity as Cassandra computes it, and videos with
+// their euclidean or dot product similarity, three reads through one
+// index.
 
 // Video is KillrVideo v5's videos table, the columns its similarity
 // queries read.
 type Video struct {
 	_ cqlgen.Pattern `table:"videos" pk:"videoid" comment:""`
 	_ cqlgen.Pattern `index:"videos_content_features_idx" col:"content_features" match:"ann" score:"similarity" name:"SimilarVideos" doc:"KillrVideo's similar videos (queries 1, 2, 4 and 5a): the videos whose content features are nearest a vector, each with its cosine similarity"`
+	_ cqlgen.Pattern `index:"videos_content_features_idx" col:"content_features" match:"ann" score:"similarity(euclidean)" name:"SimilarVideosEuclidean" doc:"KillrVideo's query 5b: the videos whose content features are nearest a vector, each with its euclidean similarity"`
+	_ cqlgen.Pattern `index:"videos_content_features_idx" col:"content_features" match:"ann" score:"similarity(dot_product)" name:"SimilarVideosDotProduct" doc:"KillrVideo's query 5c: the videos whose content features are nearest a vector, each with its dot product similarity"`
 
 	VideoID         gocql.UUID `db:"videoid"`
 	Description     string     `db:"description" cqlgen:"ttl, writetime"`

@@ -16,6 +16,19 @@ func (e *Entity) ReadIndexes() []*Index {
 	return ixs
 }
 
+// IndexReads are the reads through ix's index: ix, the pattern that
+// declares it, then each later pattern that names the same index, in
+// source order.
+func (ix *Index) IndexReads() []*Index {
+	reads := []*Index{ix}
+	for _, r := range ix.Entity.Indexes {
+		if r.Declared == ix {
+			reads = append(reads, r)
+		}
+	}
+	return reads
+}
+
 // ReadMethod is the repository method that serves t's access pattern: its
 // read method, or Get where that already reads the pattern's one row.
 func (t *Table) ReadMethod() string {

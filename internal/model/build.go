@@ -307,6 +307,11 @@ func (b *builder) table(e *Entity, lf *load.Field, byColumn map[string]*Field) *
 	}
 	if tp.Index != nil {
 		if ix := b.index(e, lf, tp, byColumn); ix != nil {
+			for _, d := range e.Indexes {
+				if d.Name == ix.Name && d.Declares() {
+					ix.Declared = d
+				}
+			}
 			e.Indexes = append(e.Indexes, ix)
 		}
 		return nil

@@ -130,6 +130,12 @@ type Index struct {
 	Filter      Ref
 	FilterOp    string
 	FilterIndex *Index
+	// Declared is the index pattern that declares this one's index, when
+	// an earlier pattern of the entity names the same index: this one
+	// adds a read through it (its own name, pk, score, filter and doc),
+	// and the DDL is the declaring pattern's alone. Nil: this pattern
+	// declares its index.
+	Declared *Index
 
 	stmts []*Statement `cache:"-"` // built by Statements; no part of a cache key
 }
@@ -140,6 +146,10 @@ type IndexNames struct {
 	Key     string // a row's cursor key
 	Options string // the read method's options type (exported)
 }
+
+// Declares reports an index pattern that declares its index (and emits
+// its DDL), rather than adding a read through one declared before.
+func (ix *Index) Declares() bool { return ix.Declared == nil }
 
 // Scatter reports an index read not restricted to one partition: every
 // query visits every token range of the cluster.

@@ -19,22 +19,72 @@ func (c *checker) indexes(p *model.Package) {
 	cols := map[onCol]*model.Index{}
 	for _, e := range p.Entities {
 		for _, ix := range e.Indexes {
-			if first, dup := names[ix.Name]; dup {
+			if first, dup := names[ix.Name]; dup && first.Entity != e {
 				c.diags.Errorf(ix.Pos, diag.BadIndex, "index %s is declared twice; the first is on %s at %s: index names are unique in a keyspace", ix.Name, first.Entity.GoName, diag.Short(first.Pos))
-			} else {
+			} else if !dup {
 				names[ix.Name] = ix
 			}
-			if !c.index(p, e, ix) {
+			if d := ix.Declared; d != nil {
+				c.sharedIndex(d, ix)
+			}
+			if !c.index(p, e, ix) || !ix.Declares() {
 				continue
 			}
 			k := onCol{ix.On.Name, ix.Column.Name}
 			if first, dup := cols[k]; dup {
-				c.diags.Errorf(ix.Column.Pos, diag.BadIndex, "column %s of %s is already indexed by %s at %s; Cassandra takes one storage-attached index a column: give this read to %s with name:\"...\", or drop one", ix.Column.Name, ix.On.Name, first.Name, diag.Short(first.Pos), first.Name)
+				c.diags.Errorf(ix.Column.Pos, diag.BadIndex, "column %s of %s is already indexed by %s at %s; Cassandra takes one storage-attached index a column: read through it with index:\"%s\" (its col and match) and name:\"...\", or drop one", ix.Column.Name, ix.On.Name, first.Name, diag.Short(first.Pos), first.Name)
 				continue
 			}
 			cols[k] = ix
 		}
 	}
+}
+
+// sharedIndex checks a pattern that names an index d declares: it adds a
+// read through that index, so it must say what d says of the index
+// itself (on, col and match), which the DDL takes from d alone.
+func (c *checker) sharedIndex(d, ix *model.Index) {
+	var diffs []string
+	if onTag(ix) != onTag(d) {
+		diffs = append(diffs, fmt.Sprintf("on:%q, not on:%q", onTag(ix), onTag(d)))
+	}
+	if ix.Column.Name != d.Column.Name || ix.Keys != d.Keys {
+		diffs = append(diffs, fmt.Sprintf("col:%q, not col:%q", colTag(ix), colTag(d)))
+	}
+	if m, dm := matchTag(ix), matchTag(d); m != dm {
+		diffs = append(diffs, m+", not "+dm)
+	}
+	if len(diffs) > 0 {
+		c.diags.Errorf(ix.Pos, diag.BadIndex, "index %s is declared at %s, and this pattern says %s: a second pattern naming an index adds a read through it and repeats its on, col and match; give this index another name for another index", ix.Name, diag.Short(d.Pos), strings.Join(diffs, ", "))
+	}
+}
+
+// onTag, colTag and matchTag write back what an index pattern's on, col
+// and match say, for a diagnostic.
+func onTag(ix *model.Index) string {
+	if ix.On != nil {
+		return ix.On.Name
+	}
+	return ix.OnName
+}
+
+func colTag(ix *model.Index) string {
+	if ix.Keys {
+		return "keys(" + ix.Column.Name + ")"
+	}
+	return ix.Column.Name
+}
+
+func matchTag(ix *model.Index) string {
+	switch {
+	case ix.ANN && ix.Similarity != "cosine":
+		return `match:"ann(` + ix.Similarity + `)"`
+	case ix.ANN:
+		return `match:"ann"`
+	case ix.Range:
+		return `match:"range"`
+	}
+	return "no match (equality)"
 }
 
 // index checks one index pattern; it reports whether the index names a

@@ -37,19 +37,29 @@ func Quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'
 type indexView struct {
 	Name, Entity, Method, Doc, Table, Column, Cost string
 	Similarity                                     string // an ANN index's similarity function
+	// Also are the other reads through the index ("Entity.Method: doc"),
+	// from the patterns that name it after the one declaring it.
+	Also []string
 }
 
 // indexes are the index patterns on t, for the DDL after it.
 func indexes(t *model.Table) []indexView {
 	var out []indexView
 	for _, ix := range t.Entity.Indexes {
-		if ix.On != t {
+		if ix.On != t || !ix.Declares() {
 			continue
 		}
 		out = append(out, indexView{
 			Name: ix.Name, Entity: t.Entity.GoName, Method: ix.Method, Doc: strings.TrimRight(ix.Doc, "."),
 			Table: t.Name, Column: cqlspec.Quote(ix.Column.Name), Cost: indexCost(ix), Similarity: ix.Similarity,
 		})
+		v := &out[len(out)-1]
+		for _, r := range ix.IndexReads()[1:] {
+			v.Also = append(v.Also, t.Entity.GoName+"."+r.Method+": "+strings.TrimRight(r.Doc, "."))
+			if c := indexCost(r); !strings.Contains(v.Cost, c) {
+				v.Cost += ".\n-- " + c
+			}
+		}
 		if ix.Keys {
 			out[len(out)-1].Column = "KEYS(" + cqlspec.Quote(ix.Column.Name) + ")"
 		}

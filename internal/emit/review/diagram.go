@@ -56,7 +56,12 @@ type reviewClass struct{ Name, Style, IDs string }
 func diagrams(p *model.Package, verdicts map[*model.Table][]model.Verdict) []reviewDiagram {
 	nodes := 0
 	for _, e := range p.Entities {
-		nodes += len(e.Tables) + len(e.ReadIndexes())
+		nodes += len(e.Tables)
+		for _, ix := range e.ReadIndexes() {
+			if ix.Declares() {
+				nodes++
+			}
+		}
 	}
 	if nodes <= DiagramLimit {
 		return []reviewDiagram{diagram("", p.Entities, verdicts)}
@@ -95,6 +100,13 @@ func diagram(heading string, entities []*model.Entity, verdicts map[*model.Table
 		}
 		for _, ix := range e.ReadIndexes() {
 			id := "ix_" + ix.Name
+			if !ix.Declares() {
+				// Another read through an index drawn once.
+				q := "q_" + id + "_" + ix.Method
+				g.Patterns = append(g.Patterns, reviewPattern{ID: q, Label: indexPatternLabel(ix)})
+				d.Edges = append(d.Edges, reviewEdge{From: q, To: id})
+				continue
+			}
 			g.Nodes = append(g.Nodes, reviewNode{ID: id, Open: "{{\"", Label: indexLabel(ix), Close: "\"}}"})
 			g.Patterns = append(g.Patterns, reviewPattern{ID: "q_" + id, Label: indexPatternLabel(ix)})
 			d.Edges = append(d.Edges, reviewEdge{From: "q_" + id, To: id}, reviewEdge{From: id, To: tableNodeID(ix.On)})
@@ -278,8 +290,15 @@ func primaryKeyWords(t *model.Table) string {
 // indexLabel is an index's node: its name, the column it indexes and the
 // cost of a read through it.
 func indexLabel(ix *model.Index) string {
+	scatter, within := false, false
+	for _, r := range ix.IndexReads() {
+		scatter, within = scatter || r.Scatter(), within || !r.Scatter()
+	}
 	cost := "✅ within one partition"
-	if ix.Scatter() {
+	switch {
+	case scatter && within:
+		cost = "✅ within one partition, ⚠️ and a scatter over the cluster"
+	case scatter:
 		cost = "⚠️ scatter over the cluster"
 	}
 	return "<b>" + ix.Name + "</b> · index<br/>on " + ix.On.Name + "." + ix.Column.Name + "<br/>" + cost

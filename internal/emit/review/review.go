@@ -153,7 +153,14 @@ func ReviewCached(p *model.Package, verdicts map[*model.Table][]model.Verdict, c
 			v.Scans = v.Scans || t.Spec().Scanned
 		}
 		for _, ix := range e.ReadIndexes() {
-			v.Indexes = append(v.Indexes, reviewIndexRow(ix))
+			if !ix.Declares() {
+				continue // listed under the index it reads through
+			}
+			for _, r := range ix.IndexReads() {
+				if r.On != nil {
+					v.Indexes = append(v.Indexes, reviewIndexRow(r))
+				}
+			}
 		}
 		for _, f := range e.Filters {
 			if f.On != nil {
