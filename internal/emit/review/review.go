@@ -6,6 +6,7 @@
 package review
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,15 +16,18 @@ import (
 	"github.com/cqlgen/cqlgen/templates"
 )
 
+// reviewView is the page. Its rows and diagrams are rendered entity by
+// entity (templates/schema.md.entity.tmpl), each entity's one string a
+// section, so that an entity's can come from the cache (entityPart).
 type reviewView struct {
 	Package  string
-	Tables   []reviewTable
-	Entities []reviewEntity
-	Indexes  []reviewIndex
-	Options  []reviewOption
-	Readers  []reviewReader
-	Statics  bool // some table of Readers has static columns
-	Diagrams []reviewDiagram
+	Tables   []string
+	Entities []string // the fan-out
+	Indexes  []string // of the entities that have some
+	Options  []string
+	Readers  []string // of the entities that have some
+	Statics  bool     // some table of Readers has static columns
+	Diagrams []string
 	// Costs lists, per entity, what each write method sends.
 	Costs []reviewCosts
 	Limit int // DiagramLimit, which the page states when it splits
@@ -101,12 +105,119 @@ func entityStatements(e *model.Entity) []byte {
 	return []byte(b.String())
 }
 
-// Cache keeps the parts of the page that depend on one entity's model
-// alone (today its statements), from one run to the next: Get returns
-// what Put stored for an entity of the same model. A nil Cache is none.
+// Cache keeps an entity's part of the page from one run to the next: Get
+// returns what Put stored for an entity of the same model. A nil Cache is
+// none. The part is the entity's sections (entityPart), whose first says
+// what else they were rendered from: the verdicts of the entity's tables
+// (validation's) and whether the package is drawn a diagram an entity.
+// A part whose first differs from this run's is rendered again.
 type Cache interface {
-	Get(e *model.Entity) ([]byte, bool)
-	Put(e *model.Entity, part []byte)
+	Get(e *model.Entity) ([][]byte, bool)
+	Put(e *model.Entity, part [][]byte)
+}
+
+// The sections of an entity's part of the page.
+const (
+	partCheck      = iota // entityCheck: what the part depends on beyond the entity's model
+	partTables            // its rows of the access patterns
+	partIndexes           // of the indexes
+	partOptions           // of the table options
+	partFanOut            // its row of the fan-out
+	partReaders           // its rows of the other readers
+	partDiagram           // its diagram, when the package has one an entity
+	partStatements        // its statements (entityStatements)
+	partFlags             // flagStatics, flagScans
+	entityParts
+)
+
+const (
+	flagStatics = 's' // some table of the entity's readers has static columns
+	flagScans   = 'c' // some table of the entity has the table option scan
+)
+
+// entityCheck is what e's part is rendered from beyond e's model: its
+// tables' verdicts, and whether the package is drawn a diagram an entity.
+func entityCheck(e *model.Entity, verdicts map[*model.Table][]model.Verdict, perEntity bool) []byte {
+	b := []byte{'1'}
+	if !perEntity {
+		b[0] = '0'
+	}
+	for _, t := range e.Tables {
+		b = append(b, '\n')
+		for _, v := range verdicts[t] {
+			b = append(b, v.Code...)
+			if v.Error {
+				b = append(b, " error"...)
+			}
+			b = append(b, 0)
+			b = append(b, v.Silenced...)
+			b = append(b, 0)
+		}
+	}
+	return b
+}
+
+// entityPart renders e's sections of the page.
+func entityPart(e *model.Entity, verdicts map[*model.Table][]model.Verdict, perEntity bool, check []byte) ([][]byte, error) {
+	part := make([][]byte, entityParts)
+	part[partCheck] = check
+	var rows []reviewTable
+	var names []string
+	var flags []byte
+	for _, t := range e.Tables {
+		name := "`" + t.Name + "`"
+		if t.Deprecated {
+			name += " (deprecated)"
+		}
+		names = append(names, name)
+		rows = append(rows, reviewRow(e, t, verdicts))
+		if t.Spec().Scanned && !slices.Contains(flags, flagScans) {
+			flags = append(flags, flagScans)
+		}
+	}
+	var indexes []reviewIndex
+	for _, ix := range e.ReadIndexes() {
+		indexes = append(indexes, reviewIndexRow(ix))
+	}
+	fanOut := reviewEntity{Name: e.GoName, Canonical: e.Canonical.Name, Tables: strings.Join(names, ", ")}
+	if len(names) > 1 {
+		fanOut.Tables += fmt.Sprintf(" (%d tables)", len(names))
+	}
+	if e.Transactional {
+		fanOut.Tables += ", in one transaction"
+	}
+	readers := reviewReaders(e)
+	if slices.ContainsFunc(readers, func(r reviewReader) bool { return r.static }) {
+		flags = append(flags, flagStatics)
+	}
+	sections := []struct {
+		part     int
+		template string
+		data     any
+	}{
+		{partTables, "schema.md.tables", rows},
+		{partIndexes, "schema.md.indexes", indexes},
+		{partOptions, "schema.md.options", reviewOptions(e.Tables)},
+		{partFanOut, "schema.md.fanout", fanOut},
+		{partReaders, "schema.md.readers", readers},
+	}
+	if perEntity {
+		sections = append(sections, struct {
+			part     int
+			template string
+			data     any
+		}{partDiagram, "schema.md.diagram", diagram(e.GoName, []*model.Entity{e}, verdicts)})
+	}
+	for _, s := range sections {
+		out, err := templates.Render(s.template, s.data)
+		if err != nil {
+			return nil, err
+		}
+		part[s.part] = out
+	}
+	part[partStatements] = entityStatements(e)
+	part[partFlags] = flags
+	return part, nil
 }
 
 type reviewTable struct {
@@ -125,56 +236,54 @@ func Review(p *model.Package, verdicts map[*model.Table][]model.Verdict) ([]byte
 	return ReviewCached(p, verdicts, nil)
 }
 
-// ReviewCached is Review taking each entity's statements from c when it
-// has them, and putting there those it renders. The page is the same.
+// ReviewCached is Review taking each entity's part of the page from c
+// when it has it, and putting there those it renders. The page is the
+// same.
 func ReviewCached(p *model.Package, verdicts map[*model.Table][]model.Verdict, c Cache) ([]byte, error) {
 	v := reviewView{Package: p.Path, Limit: DiagramLimit}
+	perEntity := diagramNodes(p) > DiagramLimit
 	for _, e := range p.Entities {
-		re := reviewEntity{Name: e.GoName, Canonical: e.Canonical.Name}
-		var names []string
-		for _, t := range e.Tables {
-			name := "`" + t.Name + "`"
-			if t.Deprecated {
-				name += " (deprecated)"
-			}
-			names = append(names, name)
-			v.Tables = append(v.Tables, reviewRow(e, t, verdicts))
-			v.Scans = v.Scans || t.Spec().Scanned
-		}
-		for _, ix := range e.ReadIndexes() {
-			v.Indexes = append(v.Indexes, reviewIndexRow(ix))
-		}
-		var stmts []byte
+		check := entityCheck(e, verdicts, perEntity)
+		var part [][]byte
 		ok := false
 		if c != nil {
-			stmts, ok = c.Get(e)
+			part, ok = c.Get(e)
+			ok = ok && len(part) == entityParts && bytes.Equal(part[partCheck], check)
 		}
 		if !ok {
-			stmts = entityStatements(e)
+			var err error
+			if part, err = entityPart(e, verdicts, perEntity, check); err != nil {
+				return nil, err
+			}
 			if c != nil {
-				c.Put(e, stmts)
+				c.Put(e, part)
 			}
 		}
-		if len(stmts) > 0 {
-			v.Statements = append(v.Statements, string(stmts))
+		v.Tables = append(v.Tables, string(part[partTables]))
+		v.Options = append(v.Options, string(part[partOptions]))
+		v.Entities = append(v.Entities, string(part[partFanOut]))
+		for _, s := range []struct {
+			to   *[]string
+			part int
+		}{{&v.Indexes, partIndexes}, {&v.Readers, partReaders}, {&v.Diagrams, partDiagram}, {&v.Statements, partStatements}} {
+			if len(part[s.part]) > 0 {
+				*s.to = append(*s.to, string(part[s.part]))
+			}
 		}
-		re.Tables = strings.Join(names, ", ")
-		if len(names) > 1 {
-			re.Tables += fmt.Sprintf(" (%d tables)", len(names))
-		}
+		v.Statics = v.Statics || bytes.IndexByte(part[partFlags], flagStatics) >= 0
+		v.Scans = v.Scans || bytes.IndexByte(part[partFlags], flagScans) >= 0
 		if e.Transactional {
-			re.Tables += ", in one transaction"
 			v.Transactions = append(v.Transactions, transaction(e))
 		}
-		v.Entities = append(v.Entities, re)
 		v.Costs = addCosts(v.Costs, costs(e))
 	}
-	v.Options = reviewOptions(p)
-	v.Readers = reviewReaders(p)
-	for _, r := range v.Readers {
-		v.Statics = v.Statics || r.static
+	if !perEntity {
+		d, err := templates.Render("schema.md.diagram", diagram("", p.Entities, verdicts))
+		if err != nil {
+			return nil, err
+		}
+		v.Diagrams = []string{string(d)}
 	}
-	v.Diagrams = diagrams(p, verdicts)
 	return templates.Render("schema.md.tmpl", v)
 }
 
@@ -263,53 +372,51 @@ type reviewReader struct {
 	static               bool
 }
 
-// reviewReaders lists the tables with bookkeeping: a canonical table's
+// reviewReaders lists e's tables with bookkeeping: a canonical table's
 // graves and version columns, a unique table's claims.
-func reviewReaders(p *model.Package) []reviewReader {
+func reviewReaders(e *model.Entity) []reviewReader {
 	var out []reviewReader
-	for _, e := range p.Entities {
-		for _, t := range e.Tables {
-			var cols []string
-			var grave, claim, static bool
-			for _, c := range t.Columns {
-				switch c.Kind {
-				case model.Static:
-					static = true
-					continue
-				case model.PartitionKey, model.Clustering, model.Regular:
-					continue
-				case model.Deleted:
-					grave = true
-				case model.Claim:
-					claim = true
-				}
-				cols = append(cols, "`"+c.Name+"`")
-			}
-			if len(cols) == 0 {
+	for _, t := range e.Tables {
+		var cols []string
+		var grave, claim, static bool
+		for _, c := range t.Columns {
+			switch c.Kind {
+			case model.Static:
+				static = true
 				continue
+			case model.PartitionKey, model.Clustering, model.Regular:
+				continue
+			case model.Deleted:
+				grave = true
+			case model.Claim:
+				claim = true
 			}
-			var rules []string
-			switch {
-			case e.Transactional:
-				// Written by transactions: a delete removes the row, and
-				// a claim lands with its owner's change or not at all.
-				rules = append(rules, "none written by the transactional mode")
-			case grave:
-				rules = append(rules, fmt.Sprintf("graves: `%s = true`, kept %s", cqlspec.DeletedColumn, model.HumanDuration(t.GraveTTL())))
-			case claim:
-				rules = append(rules, fmt.Sprintf("claims left by a failed write: confirm each in `%s`", e.Canonical.Name))
-			}
-			if static {
-				// Once its rows are gone (the graves expired), a partition's
-				// statics read as one row, its clustering columns null.
-				rules = append(rules, fmt.Sprintf("a partition's statics alone: `%s` null", t.Clustering()[0].Name))
-			}
-			rule := strings.Join(rules, "; ")
-			if rule == "" {
-				rule = "—"
-			}
-			out = append(out, reviewReader{Table: t.Name, Columns: strings.Join(cols, ", "), Rule: rule, static: static})
+			cols = append(cols, "`"+c.Name+"`")
 		}
+		if len(cols) == 0 {
+			continue
+		}
+		var rules []string
+		switch {
+		case e.Transactional:
+			// Written by transactions: a delete removes the row, and
+			// a claim lands with its owner's change or not at all.
+			rules = append(rules, "none written by the transactional mode")
+		case grave:
+			rules = append(rules, fmt.Sprintf("graves: `%s = true`, kept %s", cqlspec.DeletedColumn, model.HumanDuration(t.GraveTTL())))
+		case claim:
+			rules = append(rules, fmt.Sprintf("claims left by a failed write: confirm each in `%s`", e.Canonical.Name))
+		}
+		if static {
+			// Once its rows are gone (the graves expired), a partition's
+			// statics read as one row, its clustering columns null.
+			rules = append(rules, fmt.Sprintf("a partition's statics alone: `%s` null", t.Clustering()[0].Name))
+		}
+		rule := strings.Join(rules, "; ")
+		if rule == "" {
+			rule = "—"
+		}
+		out = append(out, reviewReader{Table: t.Name, Columns: strings.Join(cols, ", "), Rule: rule, static: static})
 	}
 	return out
 }
