@@ -126,6 +126,7 @@ const (
 	partReaders           // its rows of the other readers
 	partDiagram           // its diagram, when the package has one an entity
 	partStatements        // its statements (entityStatements)
+	partCosts             // the rows of its table of what a write costs
 	partFlags             // flagStatics, flagScans
 	entityParts
 )
@@ -215,6 +216,11 @@ func entityPart(e *model.Entity, verdicts map[*model.Table][]model.Verdict, perE
 		}
 		part[s.part] = out
 	}
+	costRows, err := templates.Render("schema.md.costs", cqlspec.Costs(e.CostShape()))
+	if err != nil {
+		return nil, err
+	}
+	part[partCosts] = costRows
 	part[partStatements] = entityStatements(e)
 	part[partFlags] = flags
 	return part, nil
@@ -275,7 +281,7 @@ func ReviewCached(p *model.Package, verdicts map[*model.Table][]model.Verdict, c
 		if e.Transactional {
 			v.Transactions = append(v.Transactions, transaction(e))
 		}
-		v.Costs = addCosts(v.Costs, costs(e))
+		v.Costs = addCosts(v.Costs, reviewCosts{Entity: e.GoName, Rows: string(part[partCosts])})
 	}
 	if !perEntity {
 		d, err := templates.Render("schema.md.diagram", diagram("", p.Entities, verdicts))
@@ -425,25 +431,19 @@ func reviewReaders(e *model.Entity) []reviewReader {
 // cost: entities whose writes cost the same share one.
 type reviewCosts struct {
 	Entity string // their names, joined by commas
-	Rows   []cqlspec.Cost
+	Rows   string // its rows (schema.md.costs); "" for an entity without writes
 }
 
-// addCosts adds c to list, or its entity to the table of the same costs.
+// addCosts adds c to list, or its entity to the table of the same rows.
 func addCosts(list []reviewCosts, c reviewCosts) []reviewCosts {
-	if len(c.Rows) == 0 {
+	if c.Rows == "" {
 		return list
 	}
 	for i := range list {
-		if slices.Equal(list[i].Rows, c.Rows) {
+		if list[i].Rows == c.Rows {
 			list[i].Entity += ", " + c.Entity
 			return list
 		}
 	}
 	return append(list, c)
-}
-
-// costs derives what e's writes send from its tables' descriptions, as
-// the runtime writes them (cqlspec.Costs).
-func costs(e *model.Entity) reviewCosts {
-	return reviewCosts{Entity: e.GoName, Rows: cqlspec.Costs(e.CostShape())}
 }
