@@ -21,20 +21,21 @@ import (
 // section, so that an entity's can come from the cache (entityPart).
 type reviewView struct {
 	Package  string
-	Tables   []string
-	Entities []string // the fan-out
-	Indexes  []string // of the entities that have some
-	Options  []string
-	Readers  []string // of the entities that have some
-	Statics  bool     // some table of Readers has static columns
-	Diagrams []string
+	Tables   string
+	Entities string // the fan-out
+	Indexes  string
+	Options  string
+	Readers  string
+	Statics  bool // some table of Readers has static columns
+	Diagrams string
+	Several  bool // one diagram an entity, of several entities
 	// Costs lists, per entity, what each write method sends.
 	Costs []reviewCosts
 	Limit int // DiagramLimit, which the page states when it splits
-	// Statements holds, per entity, the text of the Statements section
-	// for its tables and index reads (entityStatements): every statement
+	// Statements holds the text of the Statements section for each
+	// entity's tables and index reads (entityStatements): every statement
 	// the repository can send, rendered as the runtime renders them.
-	Statements []string
+	Statements string
 	// Transactions shows, per entity in the transactional mode, its
 	// widest transaction, composed from the parts Statements lists.
 	Transactions []reviewTransaction
@@ -158,11 +159,31 @@ func entityCheck(e *model.Entity, verdicts map[*model.Table][]model.Verdict, per
 	return b
 }
 
-// entityPart renders e's sections of the page.
+// entityView is an entity's part of the page, for the template
+// schema.md.entity, which closes each section with End.
+type entityView struct {
+	Tables  []reviewTable
+	Indexes []reviewIndex
+	Options []reviewOption
+	FanOut  reviewEntity
+	Readers []reviewReader
+	Costs   []cqlspec.Cost
+	Diagram *reviewDiagram // nil when the package has one diagram
+	out     *bytes.Buffer
+	ends    []int
+}
+
+// End notes where a section ends in the output.
+func (v *entityView) End() string {
+	v.ends = append(v.ends, v.out.Len())
+	return ""
+}
+
+// entityPart renders e's sections of the page, in one execution of
+// schema.md.entity.
 func entityPart(e *model.Entity, verdicts map[*model.Table][]model.Verdict, perEntity bool, check []byte) ([][]byte, error) {
-	part := make([][]byte, entityParts)
-	part[partCheck] = check
-	var rows []reviewTable
+	var out bytes.Buffer
+	v := &entityView{out: &out, ends: make([]int, 0, 8)}
 	var names []string
 	var flags []byte
 	for _, t := range e.Tables {
@@ -171,56 +192,46 @@ func entityPart(e *model.Entity, verdicts map[*model.Table][]model.Verdict, perE
 			name += " (deprecated)"
 		}
 		names = append(names, name)
-		rows = append(rows, reviewRow(e, t, verdicts))
+		v.Tables = append(v.Tables, reviewRow(e, t, verdicts))
 		if t.Spec().Scanned && !slices.Contains(flags, flagScans) {
 			flags = append(flags, flagScans)
 		}
 	}
-	var indexes []reviewIndex
 	for _, ix := range e.ReadIndexes() {
-		indexes = append(indexes, reviewIndexRow(ix))
+		v.Indexes = append(v.Indexes, reviewIndexRow(ix))
 	}
-	fanOut := reviewEntity{Name: e.GoName, Canonical: e.Canonical.Name, Tables: strings.Join(names, ", ")}
+	v.FanOut = reviewEntity{Name: e.GoName, Canonical: e.Canonical.Name, Tables: strings.Join(names, ", ")}
 	if len(names) > 1 {
-		fanOut.Tables += fmt.Sprintf(" (%d tables)", len(names))
+		v.FanOut.Tables += fmt.Sprintf(" (%d tables)", len(names))
 	}
 	if e.Transactional {
-		fanOut.Tables += ", in one transaction"
+		v.FanOut.Tables += ", in one transaction"
 	}
-	readers := reviewReaders(e)
-	if slices.ContainsFunc(readers, func(r reviewReader) bool { return r.static }) {
+	v.Options = reviewOptions(e.Tables)
+	v.Readers = reviewReaders(e)
+	if slices.ContainsFunc(v.Readers, func(r reviewReader) bool { return r.static }) {
 		flags = append(flags, flagStatics)
 	}
-	sections := []struct {
-		part     int
-		template string
-		data     any
-	}{
-		{partTables, "schema.md.tables", rows},
-		{partIndexes, "schema.md.indexes", indexes},
-		{partOptions, "schema.md.options", reviewOptions(e.Tables)},
-		{partFanOut, "schema.md.fanout", fanOut},
-		{partReaders, "schema.md.readers", readers},
-	}
+	v.Costs = cqlspec.Costs(e.CostShape())
 	if perEntity {
-		sections = append(sections, struct {
-			part     int
-			template string
-			data     any
-		}{partDiagram, "schema.md.diagram", diagram(e.GoName, []*model.Entity{e}, verdicts)})
+		d := diagram(e.GoName, []*model.Entity{e}, verdicts)
+		v.Diagram = &d
 	}
-	for _, s := range sections {
-		out, err := templates.Render(s.template, s.data)
-		if err != nil {
-			return nil, err
-		}
-		part[s.part] = out
-	}
-	costRows, err := templates.Render("schema.md.costs", cqlspec.Costs(e.CostShape()))
-	if err != nil {
+	if err := templates.Execute(&out, "schema.md.entity", v); err != nil {
 		return nil, err
 	}
-	part[partCosts] = costRows
+	sections := []int{partTables, partIndexes, partOptions, partFanOut, partReaders, partCosts, partDiagram}
+	ends := v.ends
+	if len(ends) != len(sections) {
+		return nil, fmt.Errorf("rendering schema.md.entity: %d sections, want %d", len(ends), len(sections))
+	}
+	part := make([][]byte, entityParts)
+	part[partCheck] = check
+	b, start := out.Bytes(), 0
+	for i, end := range ends {
+		part[sections[i]] = b[start:end:end]
+		start = end
+	}
 	part[partStatements] = entityStatements(e)
 	part[partFlags] = flags
 	return part, nil
@@ -237,7 +248,7 @@ type reviewEntity struct {
 // Review renders schema.md, the page a reviewer reads in a pull request:
 // the access-pattern table with partition estimates and verdicts, the
 // fan-out of each entity, and Mermaid diagrams of tables, indexes and
-// patterns (see diagrams).
+// patterns (see diagram).
 func Review(p *model.Package, verdicts map[*model.Table][]model.Verdict) ([]byte, error) {
 	return ReviewCached(p, verdicts, nil)
 }
@@ -248,11 +259,13 @@ func Review(p *model.Package, verdicts map[*model.Table][]model.Verdict) ([]byte
 func ReviewCached(p *model.Package, verdicts map[*model.Table][]model.Verdict, c Cache) ([]byte, error) {
 	v := reviewView{Package: p.Path, Limit: DiagramLimit}
 	perEntity := diagramNodes(p) > DiagramLimit
-	for _, e := range p.Entities {
-		check := entityCheck(e, verdicts, perEntity)
+	parts := make([][][]byte, len(p.Entities))
+	for i, e := range p.Entities {
+		var check []byte
 		var part [][]byte
 		ok := false
 		if c != nil {
+			check = entityCheck(e, verdicts, perEntity)
 			part, ok = c.Get(e)
 			ok = ok && len(part) == entityParts && bytes.Equal(part[partCheck], check)
 		}
@@ -265,30 +278,37 @@ func ReviewCached(p *model.Package, verdicts map[*model.Table][]model.Verdict, c
 				c.Put(e, part)
 			}
 		}
-		v.Tables = append(v.Tables, string(part[partTables]))
-		v.Options = append(v.Options, string(part[partOptions]))
-		v.Entities = append(v.Entities, string(part[partFanOut]))
-		for _, s := range []struct {
-			to   *[]string
-			part int
-		}{{&v.Indexes, partIndexes}, {&v.Readers, partReaders}, {&v.Diagrams, partDiagram}, {&v.Statements, partStatements}} {
-			if len(part[s.part]) > 0 {
-				*s.to = append(*s.to, string(part[s.part]))
-			}
-		}
+		parts[i] = part
 		v.Statics = v.Statics || bytes.IndexByte(part[partFlags], flagStatics) >= 0
 		v.Scans = v.Scans || bytes.IndexByte(part[partFlags], flagScans) >= 0
 		if e.Transactional {
 			v.Transactions = append(v.Transactions, transaction(e))
 		}
-		v.Costs = addCosts(v.Costs, reviewCosts{Entity: e.GoName, Rows: string(part[partCosts])})
+		v.Costs = addCosts(v.Costs, e.GoName, part[partCosts])
 	}
-	if !perEntity {
-		d, err := templates.Render("schema.md.diagram", diagram("", p.Entities, verdicts))
-		if err != nil {
+	// Each section of the page: the entities' parts of it, in order.
+	join := func(section int) string {
+		n := 0
+		for _, part := range parts {
+			n += len(part[section])
+		}
+		var b strings.Builder
+		b.Grow(n)
+		for _, part := range parts {
+			b.Write(part[section])
+		}
+		return b.String()
+	}
+	v.Tables, v.Indexes, v.Options = join(partTables), join(partIndexes), join(partOptions)
+	v.Entities, v.Readers, v.Statements = join(partFanOut), join(partReaders), join(partStatements)
+	if perEntity {
+		v.Diagrams, v.Several = join(partDiagram), len(p.Entities) > 1
+	} else {
+		var d strings.Builder
+		if err := templates.Execute(&d, "schema.md.diagram", diagram("", p.Entities, verdicts)); err != nil {
 			return nil, err
 		}
-		v.Diagrams = []string{string(d)}
+		v.Diagrams = d.String()
 	}
 	return templates.Render("schema.md.tmpl", v)
 }
@@ -434,16 +454,17 @@ type reviewCosts struct {
 	Rows   string // its rows (schema.md.costs); "" for an entity without writes
 }
 
-// addCosts adds c to list, or its entity to the table of the same rows.
-func addCosts(list []reviewCosts, c reviewCosts) []reviewCosts {
-	if c.Rows == "" {
+// addCosts adds entity's rows to list, to the table of the same rows or
+// to a new one.
+func addCosts(list []reviewCosts, entity string, rows []byte) []reviewCosts {
+	if len(rows) == 0 {
 		return list
 	}
 	for i := range list {
-		if list[i].Rows == c.Rows {
-			list[i].Entity += ", " + c.Entity
+		if list[i].Rows == string(rows) {
+			list[i].Entity += ", " + entity
 			return list
 		}
 	}
-	return append(list, c)
+	return append(list, reviewCosts{Entity: entity, Rows: string(rows)})
 }
