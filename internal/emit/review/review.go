@@ -169,13 +169,18 @@ type entityView struct {
 	Readers []reviewReader
 	Costs   []cqlspec.Cost
 	Diagram *reviewDiagram // nil when the package has one diagram
-	out     *bytes.Buffer
-	ends    []int
+	Ends    *sectionEnds
 }
 
-// End notes where a section ends in the output.
-func (v *entityView) End() string {
-	v.ends = append(v.ends, v.out.Len())
+// sectionEnds notes where each section of an entity's part ends in out.
+type sectionEnds struct {
+	out  *bytes.Buffer
+	ends []int
+}
+
+// End notes where a section ends.
+func (s *sectionEnds) End() string {
+	s.ends = append(s.ends, s.out.Len())
 	return ""
 }
 
@@ -183,7 +188,7 @@ func (v *entityView) End() string {
 // schema.md.entity.
 func entityPart(e *model.Entity, verdicts map[*model.Table][]model.Verdict, perEntity bool, check []byte) ([][]byte, error) {
 	var out bytes.Buffer
-	v := &entityView{out: &out, ends: make([]int, 0, 8)}
+	v := entityView{Ends: &sectionEnds{out: &out, ends: make([]int, 0, 8)}}
 	var names []string
 	var flags []byte
 	for _, t := range e.Tables {
@@ -221,7 +226,7 @@ func entityPart(e *model.Entity, verdicts map[*model.Table][]model.Verdict, perE
 		return nil, err
 	}
 	sections := []int{partTables, partIndexes, partOptions, partFanOut, partReaders, partCosts, partDiagram}
-	ends := v.ends
+	ends := v.Ends.ends
 	if len(ends) != len(sections) {
 		return nil, fmt.Errorf("rendering schema.md.entity: %d sections, want %d", len(ends), len(sections))
 	}
