@@ -16,9 +16,9 @@ import (
 	"github.com/cqlgen/cqlgen/templates"
 )
 
-// reviewView is the page. Its rows and diagrams are rendered entity by
-// entity (templates/schema.md.entity.tmpl), each entity's one string a
-// section, so that an entity's can come from the cache (entityPart).
+// reviewView is the page. Its rows, diagrams and statements are rendered
+// entity by entity (entityPart, templates/schema.md.entity.tmpl), so that
+// an entity's can come from the cache, and joined section by section.
 type reviewView struct {
 	Package  string
 	Tables   string
