@@ -111,7 +111,7 @@ func sameFiles(t *testing.T, what string, got, want map[string][]byte) {
 // golden case and example, a run with an empty cache, a run on the
 // unchanged packages (every package served whole from the cache), and a
 // run after one entity of each package changed (that entity's code
-// built again, every other entity's code, DDL and review-page statements
+// built again, every other entity's code, DDL and review-page sections (rows, diagram, statements)
 // taken from the cache, though the edit moved every entity below it down
 // a line) each write exactly what a
 // run without the cache writes. A cache whose every entry is damaged
@@ -189,7 +189,7 @@ func TestCacheSameOutput(t *testing.T) {
 	edits, st := generateAll(t, dir, cache)
 	sameFiles(t, "one entity changed", edits, coldEdited)
 	if st.Packages != 0 || st.Emitted != pkgs || st.Entities != entities-pkgs || st.Sections != 2*(entities-pkgs) {
-		t.Errorf("with one entity changed in each of %d packages (%d entities) the cache served %+v, want every other entity's code, DDL and review statements", pkgs, entities, st)
+		t.Errorf("with one entity changed in each of %d packages (%d entities) the cache served %+v, want every other entity's code, DDL and review sections", pkgs, entities, st)
 	}
 
 	// Damage every entry: flip a byte, cut one short, empty another.

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"io"
 	"sync"
 	"text/template"
 )
@@ -32,4 +33,16 @@ func Render(name string, data any) ([]byte, error) {
 		return nil, fmt.Errorf("rendering %s: %w", name, err)
 	}
 	return buf.Bytes(), nil
+}
+
+// Execute executes the template of the given name on data, writing to w.
+func Execute(w io.Writer, name string, data any) error {
+	t, err := parsed()
+	if err != nil {
+		return fmt.Errorf("parsing templates: %w", err)
+	}
+	if err := t.ExecuteTemplate(w, name, data); err != nil {
+		return fmt.Errorf("rendering %s: %w", name, err)
+	}
+	return nil
 }

@@ -28,7 +28,9 @@ import (
 //     builds the others; the schema and the review page, which look at
 //     the whole package, are made again, with the parts of each
 //     unchanged entity from the cache: its tables' DDL (cqlschema.Cache)
-//     and its statements on the review page (review.Cache).
+//     and its rows, diagram and statements on the review page
+//     (review.Cache, which renders again an entity's part whose tables'
+//     verdicts changed).
 //
 // Keys are hashes of the model (gencache.Hasher) and of the generator's
 // build (gencache.Version), never of generated text, and they are made
@@ -237,7 +239,7 @@ func (c *packageCache) putFiles(files map[string][]byte) {
 
 // An entity's entry holds its four parts, each emitter's: the Go code's
 // imports and code (emit.Cache), its tables' DDL (cqlschema.Cache) and
-// its statements on the review page (review.Cache). It is read once, by
+// its sections of the review page (review.Cache). It is read once, by
 // whichever emitter asks first, and written once, when every emitter has
 // put its part (flush): one file an entity, not three.
 const (
@@ -375,7 +377,28 @@ func (c *packageCache) review() review.Cache {
 	if c == nil {
 		return nil
 	}
-	return partCache{c, partReview}
+	return reviewCache{c}
+}
+
+// reviewCache keeps an entity's sections of the review page as one part
+// of its entry.
+type reviewCache struct{ c *packageCache }
+
+func (rc reviewCache) Get(e *model.Entity) ([][]byte, bool) {
+	b, ok := rc.c.get(e, partReview)
+	if !ok {
+		return nil, false
+	}
+	sections, err := gencache.Decode(b)
+	if err != nil {
+		return nil, false
+	}
+	rc.c.parts.Add(1)
+	return sections, true
+}
+
+func (rc reviewCache) Put(e *model.Entity, sections [][]byte) {
+	rc.c.set(e, partReview, gencache.Encode(sections...))
 }
 
 // schema is the cache of each entity's DDL, for cqlschema.SchemaCached;

@@ -50,10 +50,10 @@ type reviewEdge struct {
 // reviewClass styles some nodes: the sources of truth, the deprecated.
 type reviewClass struct{ Name, Style, IDs string }
 
-// diagrams are the review page's Mermaid diagrams: one for the package,
-// or one per entity when the package has more than DiagramLimit tables
-// and indexes.
-func diagrams(p *model.Package, verdicts map[*model.Table][]model.Verdict) []reviewDiagram {
+// diagramNodes counts the package's tables and indexes: the review page
+// draws one Mermaid diagram for the package, or one per entity when it
+// has more than DiagramLimit.
+func diagramNodes(p *model.Package) int {
 	nodes := 0
 	for _, e := range p.Entities {
 		nodes += len(e.Tables)
@@ -63,14 +63,7 @@ func diagrams(p *model.Package, verdicts map[*model.Table][]model.Verdict) []rev
 			}
 		}
 	}
-	if nodes <= DiagramLimit {
-		return []reviewDiagram{diagram("", p.Entities, verdicts)}
-	}
-	var ds []reviewDiagram
-	for _, e := range p.Entities {
-		ds = append(ds, diagram(e.GoName, []*model.Entity{e}, verdicts))
-	}
-	return ds
+	return nodes
 }
 
 // diagram draws the entities' tables, indexes and access patterns.

@@ -62,9 +62,9 @@ type reviewOption struct {
 
 // reviewOptions are the tables' options on the review page, with the
 // TWCS recommendation for a time series with a TTL that does not use it.
-func reviewOptions(p *model.Package) []reviewOption {
+func reviewOptions(tables []*model.Table) []reviewOption {
 	var out []reviewOption
-	for _, t := range p.Tables() {
+	for _, t := range tables {
 		o := t.Options
 		r := reviewOption{Table: t.Name, Compaction: "stcs (default)", GCGrace: "10 days (default)", Advice: "—"}
 		if o.Compaction != nil {

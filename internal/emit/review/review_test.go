@@ -2,6 +2,8 @@ package review
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -160,18 +162,24 @@ func TestDiagramsSplit(t *testing.T) {
 	for len(many.Entities)*nodes <= DiagramLimit {
 		many.Entities = append(many.Entities, e)
 	}
-	ds := diagrams(&many, nil)
-	if len(ds) != len(many.Entities) {
-		t.Fatalf("%d diagrams for %d entities of %d nodes each, want one each", len(ds), len(many.Entities), nodes)
+	out, err := Review(&many, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, d := range ds {
-		if d.Heading != "Track" || len(d.Groups) != 1 {
-			t.Errorf("diagram %q has %d groups, want Track's alone", d.Heading, len(d.Groups))
-		}
+	ds := section(t, string(out), "## Diagrams")
+	if n := strings.Count(ds, "```mermaid"); n != len(many.Entities) {
+		t.Fatalf("%d diagrams for %d entities of %d nodes each, want one each", n, len(many.Entities), nodes)
+	}
+	if n, m := strings.Count(ds, "\n### Track\n"), strings.Count(ds, "\n  subgraph "); n != len(many.Entities) || m != n {
+		t.Errorf("%d diagrams under Track's name and %d groups, want %d of each, Track's alone", n, m, len(many.Entities))
 	}
 	one := model.Package{Entities: many.Entities[:1]}
-	if ds := diagrams(&one, nil); len(ds) != 1 || ds[0].Heading != "" {
-		t.Errorf("a small package's diagram: %d, heading %q; want one without heading", len(ds), ds[0].Heading)
+	out, err = Review(&one, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := section(t, string(out), "## Diagram"); strings.Count(d, "```mermaid") != 1 || strings.Contains(d, "\n### ") {
+		t.Errorf("a small package's diagram, want one without heading:\n%s", d)
 	}
 }
 
@@ -180,5 +188,89 @@ func TestDiagramsSplit(t *testing.T) {
 func TestMermaidText(t *testing.T) {
 	if got, want := mermaidText(`say "hi" #1 <b> & x`), "say #quot;hi#quot; #35;1 &lt;b&gt; &amp; x"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// mapCache is a Cache in memory, counting the parts rendered (put).
+type mapCache struct {
+	parts    map[*model.Entity][][]byte
+	rendered int
+}
+
+func (c *mapCache) Get(e *model.Entity) ([][]byte, bool) {
+	p, ok := c.parts[e]
+	return p, ok
+}
+
+func (c *mapCache) Put(e *model.Entity, p [][]byte) {
+	c.parts[e] = p
+	c.rendered++
+}
+
+// An entity's part of the page comes from the cache only when it was
+// rendered from what this run's would be: the same verdicts of its
+// tables (validation's, not its model's) and the same diagram layout (a
+// package that grows past DiagramLimit draws a diagram an entity). Each
+// page is the one a run without the cache renders.
+func TestReviewCached(t *testing.T) {
+	p, want := page(t)
+	c := &mapCache{parts: map[*model.Entity][][]byte{}}
+	verdicts := validate.Verdicts(p)
+	same := func(what string, p *model.Package, verdicts map[*model.Table][]model.Verdict, want string) {
+		t.Helper()
+		got, err := ReviewCached(p, verdicts, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want {
+			t.Errorf("%s: the page differs from one rendered without the cache:\n%s\nwant:\n%s", what, got, want)
+		}
+	}
+	same("an empty cache", p, verdicts, want)
+	if c.rendered != len(p.Entities) || len(c.parts) != len(p.Entities) {
+		t.Fatalf("an empty cache: %d parts rendered and %d kept, want %d", c.rendered, len(c.parts), len(p.Entities))
+	}
+	same("a full cache", p, verdicts, want)
+	if c.rendered != len(p.Entities) {
+		t.Fatalf("a full cache: %d parts rendered again, want none", c.rendered-len(p.Entities))
+	}
+
+	// Another verdict on the first entity's first table.
+	e := p.Entities[0]
+	other := map[*model.Table][]model.Verdict{}
+	for k, v := range verdicts {
+		other[k] = v
+	}
+	other[e.Tables[0]] = append(slices.Clone(other[e.Tables[0]]), model.Verdict{Code: "CQLG999", Silenced: "a test"})
+	fresh, err := Review(p, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(fresh), "CQLG999") {
+		t.Fatal("the verdict is not on the page")
+	}
+	c.rendered = 0
+	same("another verdict", p, other, string(fresh))
+	if c.rendered != 1 {
+		t.Errorf("with another verdict on %s's table %d parts were rendered again, want its own alone", e.GoName, c.rendered)
+	}
+
+	// The first entity alone (one diagram), then as many times as it takes
+	// to pass DiagramLimit (a diagram each), on the same cache.
+	one := model.Package{Path: p.Path, Entities: []*model.Entity{e}}
+	many := model.Package{Path: p.Path}
+	for len(many.Entities)*(len(e.Tables)+len(e.ReadIndexes())) <= DiagramLimit {
+		many.Entities = append(many.Entities, e)
+	}
+	for _, q := range []*model.Package{&one, &many} {
+		fresh, err := Review(q, verdicts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.rendered = 0
+		same(fmt.Sprintf("%d entities", len(q.Entities)), q, verdicts, string(fresh))
+		if c.rendered == 0 {
+			t.Errorf("%d entities: the part of the other layout was taken", len(q.Entities))
+		}
 	}
 }
