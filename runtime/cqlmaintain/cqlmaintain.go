@@ -71,7 +71,7 @@ var ErrUnread = errors.New("cqlmaintain: rows of the source of truth were not re
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Maintainer) int {
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "maintenance: "+format+"\n", a...)
-		fmt.Fprintln(stderr, "usage: verify|repair|backfill|adopt|status [-entity E] [-table T]... [-job NAME] [-shard I/N] [-rate N] [-consistency LEVEL] [-ranges N] [-concurrency N] [-buckets N] [-json] [-show-keys]")
+		fmt.Fprintln(stderr, "usage: verify|repair|backfill|adopt|status [-entity E] [-table T]... [-job NAME] [-shard I/N] [-rate N] [-consistency LEVEL] [-ranges N] [-concurrency N] [-writes N] [-buckets N] [-json] [-show-keys]")
 		return 2
 	}
 	if len(args) == 0 {
@@ -95,6 +95,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Mai
 	fs.BoolVar(&o.ShowKeys, "show-keys", false, "show the sample keys' values (default: each redacted to a short hash)")
 	fs.IntVar(&o.Ranges, "ranges", 0, "token ranges per table (default 64)")
 	fs.IntVar(&o.Concurrency, "concurrency", 0, "ranges at once (default 4)")
+	fs.IntVar(&o.Writes, "writes", 0, "rows a backfill or adopt writes at once (default: adapts to the cluster's latency, 8 to 256)")
 	fs.IntVar(&o.Buckets, "buckets", 0, "digest buckets per table (default 4096)")
 	fs.IntVar(&o.Rate, "rate", 0, "rows written a second at most, by the whole job (default: no bound)")
 	fs.StringVar(&o.Job, "job", "", "the job's checkpoint name: run again, it resumes")

@@ -11,6 +11,13 @@ type Options struct {
 	// Ranges is how many token ranges each table is scanned in; default
 	// 64. Concurrency is how many are scanned at once; default 4.
 	Ranges, Concurrency int
+	// Writes bounds the rows a backfill or adopt writes at once, across
+	// its ranges. Zero adapts it: it starts at 8 and doubles while the
+	// writes' latency holds, then rises by one, and halves when the
+	// latency climbs past twice the best seen or the cluster answers
+	// timed out, overloaded or unavailable (at most 256; always under
+	// Rate).
+	Writes int
 	// Buckets is how many digests each table's rows are summed into
 	// before rows are compared; default 4096. Only the rows of buckets
 	// whose digests differ are compared one by one, so a verify of a

@@ -7,11 +7,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cqlgen/cqlgen/runtime/internal/engine"
@@ -239,28 +239,48 @@ func (r *row) key() string {
 	return string(b)
 }
 
+// hash is FNV-1a over the row's columns, each length-prefixed (null:
+// 0xff), computed in place: no allocation a row.
 func (r *row) hash() uint64 {
-	h := fnv.New64a()
+	h := fnvOffset
 	var n [binary.MaxVarintLen64]byte
 	for _, c := range r.cols {
 		if c == nil {
-			h.Write([]byte{0xff})
+			h = fnvAdd(h, []byte{0xff})
 			continue
 		}
-		h.Write(n[:binary.PutUvarint(n[:], uint64(len(c)))])
-		h.Write(c)
+		h = fnvAdd(h, n[:binary.PutUvarint(n[:], uint64(len(c)))])
+		h = fnvAdd(h, c)
 	}
-	return h.Sum64()
+	return h
 }
 
+// bucket is FNV-1a of the row's key (as key encodes it) modulo n,
+// without building the key.
 func (r *row) bucket(n int) int {
-	h := fnv.New64a()
-	h.Write([]byte(r.key()))
-	return int(h.Sum64() % uint64(n))
+	h := fnvOffset
+	var l [binary.MaxVarintLen64]byte
+	for _, c := range r.cols[:r.nkey] {
+		h = fnvAdd(h, l[:binary.PutUvarint(l[:], uint64(len(c)))])
+		h = fnvAdd(h, c)
+	}
+	return int(h % uint64(n))
 }
 
-// keyWords renders a row's key for a report: its columns by name, each
-// value as a person reads it with show, else redacted (redactValue).
+const (
+	fnvOffset uint64 = 14695981039346656037
+	fnvPrime         = 1099511628211
+)
+
+// fnvAdd is hash/fnv's New64a written b, on h.
+func fnvAdd(h uint64, b []byte) uint64 {
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= fnvPrime
+	}
+	return h
+}
+
 func (r *row) keyWords(t *desc.Table, show bool) string {
 	var parts []string
 	for i, c := range r.cols[:r.nkey] {
@@ -1113,32 +1133,55 @@ func (m *maintain) rangeJob(ctx context.Context, s cqlgen.Session, ent *entityVi
 	var mu sync.Mutex
 	var all scanned
 	var written int64
+	// The writes run beside the scans, as many at once as the bound
+	// allows across all ranges (Writes, or adapting to the cluster).
+	slots := newAdaptive(adaptiveStart, adaptiveMax)
+	if m.Writes > 0 {
+		slots = newAdaptive(m.Writes, m.Writes)
+	}
 	err = m.eachRange(ctx, func(i int) bool { _, ok := done[i]; return ok }, func(ctx context.Context, i int, lo, hi int64) error {
 		var read scanned
-		var n int64
-		err := v.scanCanonical(ctx, lo, hi, &read, func(st *stateView) error {
+		var n atomic.Int64
+		l, lctx := newLookups(ctx)
+		err := v.scanCanonical(lctx, lo, hi, &read, func(st *stateView) error {
 			if !wants(st) {
 				return nil
 			}
-			if err := m.limiter.wait(ctx); err != nil {
+			if err := l.failed(); err != nil {
 				return err
 			}
-			if err := write(ctx, st); err != nil {
+			if err := m.limiter.wait(lctx); err != nil {
 				return err
 			}
-			n++
-			m.report(phase, m.ranges(), 0, 1, false)
+			if err := slots.acquire(lctx); err != nil {
+				return err
+			}
+			l.wg.Go(func() {
+				t := time.Now()
+				err := write(lctx, st)
+				slots.release(time.Since(t), err)
+				if err != nil {
+					l.fail(err)
+					return
+				}
+				n.Add(1)
+				m.report(phase, m.ranges(), 0, 1, false)
+			})
 			return nil
 		})
+		if werr := l.wait(); werr != nil {
+			// A write's error, the cause of the scan's cancellation.
+			err = werr
+		}
 		mu.Lock()
 		all.add(read)
-		written += n
+		written += n.Load()
 		mu.Unlock()
 		if err != nil {
 			return err
 		}
 		if job != "" {
-			if err := s.Exec(ctx, cqldriver.Query{Stmt: progressWrite, Values: []any{job, i, n}}); err != nil {
+			if err := s.Exec(ctx, cqldriver.Query{Stmt: progressWrite, Values: []any{job, i, n.Load()}}); err != nil {
 				return err
 			}
 		}
