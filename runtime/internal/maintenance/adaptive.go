@@ -15,13 +15,14 @@ import (
 // windows of writes (as many as the bound, at least 16): their rows a
 // second and mean latency. From a start it doubles while each window
 // holds, then rises by one a window. It halves when a write comes back
-// timed out, overloaded or unavailable, or when the latency climbs past
-// twice the latency of the best window (the most rows a second, by 5%
-// at least) without more rows a second: more writes at once only queue.
-// The best decays by 1% each window, so that a cluster slower since (or busier with
-// other work) is measured afresh. The rate bound (-rate) is applied
-// before a write asks for a slot, so the bound never lifts a run past
-// it.
+// timed out, overloaded or unavailable (once for the writes that were in
+// flight together: their replies tell of one moment of the cluster's),
+// or when the latency climbs past twice the latency of the best window
+// (the most rows a second, by 5% at least) without more rows a second:
+// more writes at once only queue. The best decays by 1% each window, so
+// that a cluster slower since (or busier with other work) is measured
+// afresh. The rate bound (-rate) is applied before a write asks for a
+// slot, so the bound never lifts a run past it.
 type adaptive struct {
 	mu       sync.Mutex
 	cond     *sync.Cond
@@ -29,6 +30,9 @@ type adaptive struct {
 	inflight int
 	lo, hi   int
 	slow     bool // past the start: rise by one, not double
+	// grace counts the writes still in flight at the last decrease: sent
+	// under the bound before it, their pushbacks do not halve it again.
+	grace int
 
 	n     int           // writes in the window
 	sum   time.Duration // their latency
@@ -75,8 +79,14 @@ func (a *adaptive) release(d time.Duration, err error) {
 	defer a.mu.Unlock()
 	a.inflight--
 	defer a.cond.Broadcast()
+	sentBefore := a.grace > 0
+	if sentBefore {
+		a.grace--
+	}
 	if pushedBack(err) {
-		a.decrease(now)
+		if !sentBefore {
+			a.decrease(now)
+		}
 		return
 	}
 	if err != nil {
@@ -114,6 +124,7 @@ func (a *adaptive) increase() {
 func (a *adaptive) decrease(now time.Time) {
 	a.slow = true
 	a.limit = max(a.lo, a.limit/2)
+	a.grace = a.inflight
 	a.n, a.sum, a.since = 0, 0, now
 }
 

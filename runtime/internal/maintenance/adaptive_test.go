@@ -93,6 +93,30 @@ func TestAdaptiveHalvesWhenPushedBack(t *testing.T) {
 	}
 }
 
+// Writes in flight together that come back pushed back tell of one
+// moment of the cluster's: they halve the bound once, not once each. A
+// write sent after that decrease and pushed back halves it again.
+func TestAdaptiveHalvesOnceForWritesInFlightTogether(t *testing.T) {
+	a := newAdaptive(64, 256)
+	ctx := context.Background()
+	overloaded := &cqldriver.DriverError{Kind: cqldriver.ErrorServer, Code: cqldriver.CodeOverloaded, Err: errors.New("overloaded")}
+	for range 10 {
+		if err := a.acquire(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 10 {
+		a.release(time.Millisecond, overloaded)
+	}
+	if got := a.current(); got != 32 {
+		t.Fatalf("after 10 writes in flight together pushed back: bound %d, want 32 (halved once)", got)
+	}
+	run(t, a, nil, 1, time.Millisecond, 0, overloaded)
+	if got := a.current(); got != 16 {
+		t.Fatalf("a write sent after the decrease, pushed back: bound %d, want 16", got)
+	}
+}
+
 func TestAdaptiveBoundsInFlight(t *testing.T) {
 	a := newAdaptive(2, 2)
 	ctx := context.Background()
