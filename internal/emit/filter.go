@@ -35,15 +35,7 @@ func filterDecls(f *jen.File, fl *model.Filter) {
 	f.Type().Id(n.Options).Struct(opts...)
 
 	page := jen.Qual(rt, "Page").Types(jen.Id(t.Names.RowType))
-	var params, checks, part []jen.Code
-	taken := map[string]bool{}
-	if !fl.Scatter() {
-		params, checks = keyParams(t, t.PartitionKey(), page.Clone().Values())
-		for _, c := range t.PartitionKey() {
-			taken[param(c.Field)] = true
-			part = append(part, jen.Id(param(c.Field)))
-		}
-	}
+	params, checks, part, taken := partitionParams(t, !fl.Scatter(), page)
 	free := func(name string) string {
 		for taken[name] {
 			name += "Value"

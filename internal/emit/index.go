@@ -78,15 +78,7 @@ func indexRead(f *jen.File, ix *model.Index) {
 	f.Type().Id(n.Options).Struct(opts...)
 
 	page := jen.Qual(rt, "Page").Types(jen.Id(t.Names.RowType))
-	var params, checks, part []jen.Code
-	taken := map[string]bool{}
-	if !ix.Scatter() {
-		params, checks = keyParams(t, t.PartitionKey(), page.Clone().Values())
-		for _, c := range t.PartitionKey() {
-			taken[param(c.Field)] = true
-			part = append(part, jen.Id(param(c.Field)))
-		}
-	}
+	params, checks, part, taken := partitionParams(t, !ix.Scatter(), page)
 	var vals []jen.Code
 	for _, name := range valueParams(ix, taken) {
 		params = append(params, jen.Id(name).Add(goType(ix.ValueGoType())))
@@ -202,4 +194,21 @@ func indexReadSpec(n model.IndexNames, t *model.Table, vals, part []jen.Code, in
 		spec[jen.Id("Partition")] = jen.Index().Any().Values(part...)
 	}
 	return spec
+}
+
+// partitionParams are the parameters of a read through indexes restricted
+// to one partition of t (none for a scatter): the key's parameters, their
+// checks (returning an empty page), their values in key order, and the
+// parameter names they take.
+func partitionParams(t *model.Table, inPartition bool, page *jen.Statement) (params, checks, part []jen.Code, taken map[string]bool) {
+	taken = map[string]bool{}
+	if !inPartition {
+		return nil, nil, nil, taken
+	}
+	params, checks = keyParams(t, t.PartitionKey(), page.Clone().Values())
+	for _, c := range t.PartitionKey() {
+		taken[param(c.Field)] = true
+		part = append(part, jen.Id(param(c.Field)))
+	}
+	return params, checks, part, taken
 }
