@@ -3,6 +3,7 @@ package desc
 import (
 	"fmt"
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/cqlgen/cqlgen/internal/cqlspec"
@@ -234,15 +235,22 @@ func readFuncs[P any](t *Table, vindex, findex map[string]int, n int, fields fun
 			ck = append(ck, vindex[c.Name])
 		}
 	}
+	// One array a row, the entity's fields then the row's destinations,
+	// taken from a pool: a page of rows would otherwise allocate it once
+	// a row, twice what a hand-written Scan's arguments take.
+	bufs := sync.Pool{New: func() any { b := make([]any, n+len(sel)); return &b }}
 	scan = func(it cqldriver.Iter, e P) bool {
-		// One array: the entity's fields, then the row's destinations.
-		buf := make([]any, n+len(sel))
+		bp := bufs.Get().(*[]any)
+		buf := *bp
 		all := fields(e, buf[:0:n])
 		dest := buf[n:]
 		for j, i := range sel {
 			dest[j] = all[i]
 		}
-		return it.Scan(dest...)
+		ok := it.Scan(dest...)
+		clear(buf) // hold no pointer into e
+		bufs.Put(bp)
+		return ok
 	}
 	clustering = func(e P) []any {
 		vs := values(e, false)
@@ -451,16 +459,32 @@ func scanLive[P any](ent *EntityOf[P], it cqldriver.Iter, e P) bool {
 	if ent.Plain != nil {
 		return ent.Plain.Scan(it, e) // no graves
 	}
-	n := len(ent.Canonical.Spec.PartitionKey) + len(ent.Canonical.Spec.Clustering) + len(ent.Canonical.Spec.Columns)
+	d, _ := liveScans.Get().(*liveScan)
+	if d == nil {
+		d = new(liveScan)
+	}
+	defer liveScans.Put(d)
 	for {
-		var deleted bool
-		dest := ent.Fields(e, make([]any, 0, n+1))
-		if !it.Scan(append(dest, &deleted)...) {
+		d.deleted = false
+		dest := append(ent.Fields(e, d.dest[:0]), &d.deleted)
+		ok := it.Scan(dest...)
+		d.dest = dest
+		clear(dest) // hold no pointer into e
+		if !ok {
 			return false
 		}
-		if !deleted {
+		if !d.deleted {
 			return true
 		}
 		ent.copyRow(e, ent.zero)
 	}
 }
+
+// liveScan is scanLive's destinations, pooled: a page would otherwise
+// allocate them, and the flag, once a row.
+type liveScan struct {
+	dest    []any
+	deleted bool
+}
+
+var liveScans sync.Pool
