@@ -42,34 +42,86 @@ func run(t *testing.T, a *adaptive, f *fake, n int, d, every time.Duration, err 
 func TestAdaptiveRisesWhileLatencyHolds(t *testing.T) {
 	a, f := newFake(8, 256)
 	ms := time.Millisecond
-	run(t, a, f, 16, ms, ms, nil)
+	run(t, a, f, 16, ms, 10*ms, nil)
 	if got := a.current(); got != 16 {
-		t.Fatalf("after a window at the best latency: bound %d, want 16 (doubled)", got)
+		t.Fatalf("after a window at the baseline latency: bound %d, want 16 (doubled)", got)
 	}
-	run(t, a, f, 16+32+64+128, ms, ms, nil)
+	run(t, a, f, 16+32+64+128, ms, 10*ms, nil)
 	if got := a.current(); got != 256 {
 		t.Fatalf("bound %d, want the cap 256", got)
 	}
 }
 
-func TestAdaptiveHalvesWhenLatencyClimbs(t *testing.T) {
+// A window is at least adaptiveWindow long: writes that come back
+// together (one instant on the clock) close none.
+func TestAdaptiveWindowIsTimed(t *testing.T) {
+	a, f := newFake(8, 256)
+	run(t, a, f, 1000, time.Millisecond, 0, nil)
+	if got := a.current(); got != 8 {
+		t.Fatalf("after 1,000 writes in one instant: bound %d, want 8 (no window closed)", got)
+	}
+	f.now = f.now.Add(adaptiveWindow)
+	run(t, a, f, 1, time.Millisecond, 0, nil)
+	if got := a.current(); got != 16 {
+		t.Fatalf("bound %d, want 16", got)
+	}
+}
+
+func TestAdaptiveFallsWhenLatencyClimbs(t *testing.T) {
 	a, f := newFake(8, 256)
 	ms := time.Millisecond
-	run(t, a, f, 16, ms, ms, nil) // best: 1,000 writes/s at 1ms; bound 16
+	run(t, a, f, 16, ms, 10*ms, nil) // baseline 1ms; bound 16
+	run(t, a, f, 16, ms, 10*ms, nil) // bound 32
 	// Three times the latency, no more writes a second: a queue.
-	run(t, a, f, 16, 3*ms, ms, nil)
-	if got := a.current(); got != 8 {
-		t.Fatalf("after a window at 3x the latency: bound %d, want 8", got)
+	run(t, a, f, 32, 3*ms, 10*ms, nil)
+	if got := a.current(); got != 24 {
+		t.Fatalf("after a window at 3x the latency: bound %d, want 24 (a quarter off)", got)
 	}
-	// Past the first decrease it rises by one a window.
-	run(t, a, f, 16, ms, ms, nil)
-	if got := a.current(); got != 9 {
-		t.Fatalf("bound %d, want 9", got)
+	// Past the first decrease it rises by an eighth a window.
+	run(t, a, f, 24, ms, 10*ms, nil)
+	if got := a.current(); got != 27 {
+		t.Fatalf("bound %d, want 27", got)
 	}
 	// The latency climbs, but the rows a second with it: still rising.
-	run(t, a, f, 16, 3*ms, ms/2, nil)
-	if got := a.current(); got != 10 {
-		t.Fatalf("bound %d, want 10: more writes a second at a higher latency", got)
+	run(t, a, f, 27, 3*ms, 4*ms, nil)
+	if got := a.current(); got != 30 {
+		t.Fatalf("bound %d, want 30: more writes a second at a higher latency", got)
+	}
+}
+
+// A cluster that turns slower for all its clients (another workload,
+// a compaction) raises the latency whatever the bound. The bound falls,
+// but latency alone takes it no lower than the start, and the baseline
+// rises until the latency holds again: then the bound rises. Halving on
+// each window against the latency of the best one, the first version
+// fell to 1 and stayed near it.
+func TestAdaptiveSlowerClusterDoesNotCollapse(t *testing.T) {
+	a, f := newFake(8, 256)
+	ms := time.Millisecond
+	for range 3 {
+		n := max(a.current(), 16)
+		run(t, a, f, n, ms, 100*ms/time.Duration(n), nil)
+	}
+	if got := a.current(); got != 64 {
+		t.Fatalf("bound %d, want 64", got)
+	}
+	low, rose := a.current(), false
+	for range 60 {
+		before := a.current()
+		// Five times the latency; the writes a second follow the
+		// bound, as they do when the cluster is the limit.
+		n := max(before, 16)
+		run(t, a, f, n, 5*ms, 100*ms/time.Duration(n), nil)
+		low = min(low, a.current())
+		if a.current() > before && low == 8 {
+			rose = true
+		}
+	}
+	if low != 8 {
+		t.Fatalf("the bound fell to %d under a slower cluster; want the start, 8", low)
+	}
+	if !rose {
+		t.Fatalf("the bound stayed at %d: the baseline never caught up with the slower cluster", a.current())
 	}
 }
 
