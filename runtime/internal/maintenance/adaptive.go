@@ -13,34 +13,39 @@ import (
 // across all its ranges, and moves the bound with what the cluster
 // answers. It measures windows of writes (as many as the bound, at least
 // 16, and at least adaptiveWindow long): their rows a second and mean
-// latency. From a start it doubles while each window holds, then rises
-// by an eighth (at least one) a window. It halves when a write comes
-// back timed out, overloaded or unavailable (once for the writes that
-// were in flight together: their replies tell of one moment of the
-// cluster's). It falls by a quarter, but not below the start, when the
-// latency climbs past twice the baseline (the lowest window's latency)
-// without more rows a second than the window before: more writes at once
-// only queue. The baseline rises by 5% a window, so that a cluster slower
-// since (or busier with other work) is measured afresh. The rate bound
-// (-rate) is applied before a write asks for a slot, so the bound never
-// lifts a run past it.
+// latency. From the start (32: what a hand-written copy runs) it doubles
+// while each window holds, then rises by an eighth (at least one) a
+// window; it rises only while the writes in flight (rows a second times
+// latency) fill half the bound at least: fewer, and the scan is what
+// holds the writes back. It halves when a write comes back timed out,
+// overloaded or unavailable (once for the writes that were in flight
+// together: their replies tell of one moment of the cluster's). It falls
+// by an eighth, but not below the start, when the latency stays past
+// twice the baseline (the lowest window's latency) for two windows in a
+// row without 10% more rows a second than the windows before (smoothed):
+// more writes at once only queue. The baseline rises by 1% a window
+// (doubles in 7 seconds), so that a cluster
+// slower since (or busier with other work) is measured afresh. The rate
+// bound (-rate) is applied before a write asks for a slot, so the bound
+// never lifts a run past it.
 //
-// Windows are measured in time as well as in writes: replies come in
-// bursts (a page of the scan, a pause of the collector), and a window of
-// a few dozen writes that came back together measured hundreds of
-// thousands of rows a second. Compared with such a best, every later
-// window looked slow, and the bound was halved to a few writes while the
-// node sat idle (traced: 0.39-0.67 times the hand-written copy at 100,000
-// rows). Latency alone does not take the bound below the start: with a
-// few writes in flight, a higher latency is the cluster's, which fewer
-// writes do not lower; only its pushback does.
+// What the first version got wrong, traced at 100,000 rows on a shared
+// node (0.32-0.67 times the hand-written copy in some rounds): windows
+// counted in writes alone measured a burst of replies that came back
+// together as hundreds of thousands of rows a second; compared with
+// that best, every later window looked slow. And one slow window, a
+// stall of a node whose cores other work shares, halved the bound: it
+// fell to a few writes, and the rows a second with it (Little's law),
+// while the copy kept 32 in flight. Latency alone now never takes the
+// bound below the start, nor does a single window; only the cluster's
+// pushback does.
 type adaptive struct {
 	mu       sync.Mutex
 	cond     *sync.Cond
 	limit    int
 	inflight int
 	lo, hi   int
-	start    int  // the bound latency alone does not go below
+	start    int  // the bound latency alone does not take it below
 	slow     bool // past the start: rise by an eighth, not double
 	// grace counts the writes still in flight at the last decrease: sent
 	// under the bound before it, their pushbacks do not halve it again.
@@ -49,16 +54,19 @@ type adaptive struct {
 	n     int           // writes in the window
 	sum   time.Duration // their latency
 	since time.Time     // the window's start
-	prev  float64       // the window before's writes a second
-	base  time.Duration // the lowest window's mean latency, rising
-	clock func() time.Time
+	avg   float64       // the windows' writes a second, smoothed
+	// strikes counts the windows in a row whose latency climbed
+	// without more rows a second.
+	strikes int
+	base    time.Duration // the lowest window's mean latency, rising
+	clock   func() time.Time
 }
 
 const (
-	adaptiveStart  = 8
+	adaptiveStart  = 32
 	adaptiveMax    = 256
 	adaptiveWindow = 100 * time.Millisecond
-	adaptiveAging  = 1.05
+	adaptiveAging  = 1.01
 )
 
 func newAdaptive(start, hi int) *adaptive {
@@ -117,17 +125,34 @@ func (a *adaptive) release(d time.Duration, err error) {
 	if a.base == 0 || mean < a.base {
 		a.base = mean
 	}
+	holds := mean <= 2*a.base || (a.avg > 0 && rate > a.avg*1.1)
+	if holds {
+		a.strikes = 0
+	} else {
+		a.strikes++
+	}
 	switch {
-	case mean <= 2*a.base, rate > a.prev*1.05:
-		// The latency holds, or more rows a second came with it.
+	case holds && rate*mean.Seconds() >= float64(a.limit)/2:
+		// The latency holds, or more rows a second came with it,
+		// with the writes in flight (by Little's law) filling half
+		// the bound at least. Fewer, and the scan is what holds
+		// the writes back: a higher bound would change nothing
+		// now, and let a burst through later.
 		a.increase()
-	default:
+	case holds:
+	case a.strikes >= 2:
+		// A queue, which lasts; one slow window is a stall of the
+		// cluster's or of this process's, which fewer writes do not
+		// shorten.
 		a.slow = true
 		// Not below the start, nor up to it from a bound pushed
 		// below it.
-		a.limit = max(min(a.limit, a.start), a.limit-a.limit/4)
+		a.limit = max(min(a.limit, a.start), a.limit-max(1, a.limit/8))
 	}
-	a.prev = rate
+	if a.avg == 0 {
+		a.avg = rate
+	}
+	a.avg += (rate - a.avg) / 4
 	a.base = time.Duration(float64(a.base) * adaptiveAging)
 }
 
