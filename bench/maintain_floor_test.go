@@ -1,9 +1,11 @@
 package bench_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"sync"
@@ -82,14 +84,19 @@ func BenchmarkMaintainFloor(b *testing.B) {
 		for r := range rounds {
 			must(s.Query("TRUNCATE tallies_by_board").Exec())
 			start, c0 := time.Now(), used()
-			copied, err := handCopy(s, 64, 4, 32)
+			var copied int64
+			var err error
+			pprof.Do(ctx, pprof.Labels("side", "copy"), func(context.Context) { copied, err = handCopy(s, 64, 4, 32) })
 			must(err)
 			c := float64(copied) / time.Since(start).Seconds()
 			cpu[0], perRow[0] = cpu[0]+used()-c0, perRow[0]+copied
 
 			must(s.Query("TRUNCATE tallies_by_board").Exec())
 			start, c0 = time.Now(), used()
-			rep, err := repo.Backfill(ctx, "tallies_by_board", &cqlmaintain.Options{})
+			var rep *cqlmaintain.Report
+			pprof.Do(ctx, pprof.Labels("side", "backfill"), func(ctx context.Context) {
+				rep, err = repo.Backfill(ctx, "tallies_by_board", &cqlmaintain.Options{})
+			})
 			must(err)
 			took := time.Since(start)
 			bf := float64(rep.Rows) / took.Seconds()
@@ -105,13 +112,15 @@ func BenchmarkMaintainFloor(b *testing.B) {
 			}
 
 			start, c0 = time.Now(), used()
-			read, err := handScan(s, 64, 4)
+			var read int64
+			pprof.Do(ctx, pprof.Labels("side", "scan"), func(context.Context) { read, err = handScan(s, 64, 4) })
 			must(err)
 			sc := float64(read) / time.Since(start).Seconds()
 			cpu[2], perRow[2] = cpu[2]+used()-c0, perRow[2]+read/2
 
 			start, c0 = time.Now(), used()
-			vrep, err := repo.Verify(ctx, nil)
+			var vrep *cqlmaintain.Report
+			pprof.Do(ctx, pprof.Labels("side", "verify"), func(ctx context.Context) { vrep, err = repo.Verify(ctx, nil) })
 			must(err)
 			vf := float64(vrep.Rows) / time.Since(start).Seconds()
 			cpu[3], perRow[3] = cpu[3]+used()-c0, perRow[3]+vrep.Rows

@@ -95,7 +95,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Mai
 	fs.BoolVar(&o.ShowKeys, "show-keys", false, "show the sample keys' values (default: each redacted to a short hash)")
 	fs.IntVar(&o.Ranges, "ranges", 0, "token ranges per table (default 64)")
 	fs.IntVar(&o.Concurrency, "concurrency", 0, "ranges at once (default 4)")
-	fs.IntVar(&o.Writes, "writes", 0, "rows a backfill or adopt writes at once (default: adapts to the cluster's latency, 8 to 256)")
+	fs.IntVar(&o.Writes, "writes", 0, "rows a backfill or adopt writes at once (default: adapts to the cluster's latency, from 32, at most 256)")
 	fs.IntVar(&o.Buckets, "buckets", 0, "digest buckets per table (default 4096)")
 	fs.IntVar(&o.Rate, "rate", 0, "rows written a second at most, by the whole job (default: no bound)")
 	fs.StringVar(&o.Job, "job", "", "the job's checkpoint name: run again, it resumes")

@@ -12,11 +12,12 @@ type Options struct {
 	// 64. Concurrency is how many are scanned at once; default 4.
 	Ranges, Concurrency int
 	// Writes bounds the rows a backfill or adopt writes at once, across
-	// its ranges. Zero adapts it: it starts at 8 and doubles while the
-	// writes' latency holds, then rises by one, and halves when the
-	// latency climbs past twice the best seen or the cluster answers
-	// timed out, overloaded or unavailable (at most 256; always under
-	// Rate).
+	// its ranges. Zero adapts it: it starts at 32 and doubles while the
+	// writes' latency holds, then rises by an eighth; it falls by an
+	// eighth, not below 32, when the latency stays past twice its
+	// baseline without more rows a second, and halves when the cluster
+	// answers timed out, overloaded or unavailable (at most 256; always
+	// under Rate).
 	Writes int
 	// Buckets is how many digests each table's rows are summed into
 	// before rows are compared; default 4096. Only the rows of buckets

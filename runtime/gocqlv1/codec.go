@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/gocql/gocql"
@@ -91,6 +92,19 @@ func buildInfo(t *cqldriver.Type) (gocql.TypeInfo, error) {
 // cqldriver.ParseType, so that each type has one *cqldriver.Type, which infos
 // caches once.
 func cqlType(info gocql.TypeInfo) *cqldriver.Type {
+	// A native type, the most common, by its kind alone: a scan decodes
+	// every cell of every row through here.
+	native, isNative := info.(gocql.NativeType)
+	k := info.Type()
+	if isNative && k != gocql.TypeCustom && int(k) < len(nativeTypes) {
+		if t := nativeTypes[k].Load(); t != nil {
+			return t
+		}
+		if t, err := cqldriver.ParseType(native.Type().String()); err == nil {
+			nativeTypes[k].Store(t)
+			return t
+		}
+	}
 	s := cqlString(info)
 	if t, err := cqldriver.ParseType(s); err == nil {
 		return t
@@ -98,6 +112,9 @@ func cqlType(info gocql.TypeInfo) *cqldriver.Type {
 	// A type ParseType does not read (a tuple): described, not cached.
 	return &cqldriver.Type{Kind: cqldriver.TypeKind(info.Type()), CQL: s}
 }
+
+// nativeTypes are the native types cqlType has parsed, by kind.
+var nativeTypes [0x40]atomic.Pointer[cqldriver.Type]
 
 // cqlString writes info the way cqldriver.ParseType reads types.
 func cqlString(info gocql.TypeInfo) string {

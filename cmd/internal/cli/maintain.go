@@ -47,7 +47,7 @@ var maintainFlags = []maintainFlag{
 	{"consistency", "the consistency `level` of every read and write (default: the session's)", 's'},
 	{"ranges", "token `ranges` per table (default 64)", 'i'},
 	{"concurrency", "`ranges` at once (default 4)", 'i'},
-	{"writes", "`rows` a backfill or adopt writes at once (default: adapts to the cluster's latency, 8 to 256)", 'i'},
+	{"writes", "`rows` a backfill or adopt writes at once (default: adapts to the cluster's latency, from 32, at most 256)", 'i'},
 	{"buckets", "digest `buckets` per table (default 4096)", 'i'},
 	{"json", "print the report as JSON", 'b'},
 	{"show-keys", "show the sample keys' values (default: each redacted to a short hash)", 'b'},

@@ -11,25 +11,42 @@ import (
 
 // adaptive bounds the writes in flight of a backfill or an adoption,
 // across all its ranges, and moves the bound with what the cluster
-// answers (additive increase, multiplicative decrease). It measures
-// windows of writes (as many as the bound, at least 16): their rows a
-// second and mean latency. From a start it doubles while each window
-// holds, then rises by one a window. It halves when a write comes back
-// timed out, overloaded or unavailable (once for the writes that were in
-// flight together: their replies tell of one moment of the cluster's),
-// or when the latency climbs past twice the latency of the best window
-// (the most rows a second, by 5% at least) without more rows a second:
-// more writes at once only queue. The best decays by 1% each window, so
-// that a cluster slower since (or busier with other work) is measured
-// afresh. The rate bound (-rate) is applied before a write asks for a
-// slot, so the bound never lifts a run past it.
+// answers. It measures windows of writes (as many as the bound, at least
+// 16, and at least adaptiveWindow long): their rows a second and mean
+// latency. From the start (32: what a hand-written copy runs) it doubles
+// while each window holds, then rises by an eighth (at least one) a
+// window; it rises only while the writes in flight (rows a second times
+// latency) fill half the bound at least: fewer, and the scan is what
+// holds the writes back. It halves when a write comes back timed out,
+// overloaded or unavailable (once for the writes that were in flight
+// together: their replies tell of one moment of the cluster's). It falls
+// by an eighth, but not below the start, when the latency stays past
+// twice the baseline (the lowest window's latency) for two windows in a
+// row without 10% more rows a second than the windows before (smoothed):
+// more writes at once only queue. The baseline rises by 1% a window
+// (doubles in 7 seconds), so that a cluster
+// slower since (or busier with other work) is measured afresh. The rate
+// bound (-rate) is applied before a write asks for a slot, so the bound
+// never lifts a run past it.
+//
+// What the first version got wrong, traced at 100,000 rows on a shared
+// node (0.32-0.67 times the hand-written copy in some rounds): windows
+// counted in writes alone measured a burst of replies that came back
+// together as hundreds of thousands of rows a second; compared with
+// that best, every later window looked slow. And one slow window, a
+// stall of a node whose cores other work shares, halved the bound: it
+// fell to a few writes, and the rows a second with it (Little's law),
+// while the copy kept 32 in flight. Latency alone now never takes the
+// bound below the start, nor does a single window; only the cluster's
+// pushback does.
 type adaptive struct {
 	mu       sync.Mutex
 	cond     *sync.Cond
 	limit    int
 	inflight int
 	lo, hi   int
-	slow     bool // past the start: rise by one, not double
+	start    int  // the bound latency alone does not take it below
+	slow     bool // past the start: rise by an eighth, not double
 	// grace counts the writes still in flight at the last decrease: sent
 	// under the bound before it, their pushbacks do not halve it again.
 	grace int
@@ -37,19 +54,23 @@ type adaptive struct {
 	n     int           // writes in the window
 	sum   time.Duration // their latency
 	since time.Time     // the window's start
-	best  float64       // the best window's writes a second, decaying
-	ref   time.Duration // its mean latency
-	clock func() time.Time
+	avg   float64       // the windows' writes a second, smoothed
+	// strikes counts the windows in a row whose latency climbed
+	// without more rows a second.
+	strikes int
+	base    time.Duration // the lowest window's mean latency, rising
+	clock   func() time.Time
 }
 
 const (
-	adaptiveStart = 8
-	adaptiveMax   = 256
-	adaptiveDecay = 0.99
+	adaptiveStart  = 32
+	adaptiveMax    = 256
+	adaptiveWindow = 100 * time.Millisecond
+	adaptiveAging  = 1.01
 )
 
 func newAdaptive(start, hi int) *adaptive {
-	a := &adaptive{limit: min(start, hi), lo: 1, hi: hi, since: time.Now(), clock: time.Now}
+	a := &adaptive{limit: min(start, hi), start: min(start, hi), lo: 1, hi: hi, since: time.Now(), clock: time.Now}
 	a.cond = sync.NewCond(&a.mu)
 	return a
 }
@@ -94,33 +115,57 @@ func (a *adaptive) release(d time.Duration, err error) {
 	}
 	a.n++
 	a.sum += d
-	if a.n < max(a.limit, 16) {
+	elapsed := now.Sub(a.since)
+	if a.n < max(a.limit, 16) || elapsed < adaptiveWindow {
 		return
 	}
 	mean := a.sum / time.Duration(a.n)
-	rate := float64(a.n) / max(now.Sub(a.since).Seconds(), 1e-9)
+	rate := float64(a.n) / elapsed.Seconds()
 	a.n, a.sum, a.since = 0, 0, now
-	switch {
-	case a.best == 0 || rate > a.best*1.05:
-		a.best, a.ref = rate, mean
-		a.increase()
-	case mean > 2*a.ref:
-		a.decrease(now)
-	default:
-		a.increase()
+	if a.base == 0 || mean < a.base {
+		a.base = mean
 	}
-	a.best *= adaptiveDecay
+	holds := mean <= 2*a.base || (a.avg > 0 && rate > a.avg*1.1)
+	if holds {
+		a.strikes = 0
+	} else {
+		a.strikes++
+	}
+	switch {
+	case holds && rate*mean.Seconds() >= float64(a.limit)/2:
+		// The latency holds, or more rows a second came with it,
+		// with the writes in flight (by Little's law) filling half
+		// the bound at least. Fewer, and the scan is what holds
+		// the writes back: a higher bound would change nothing
+		// now, and let a burst through later.
+		a.increase()
+	case holds:
+	case a.strikes >= 2:
+		// A queue, which lasts; one slow window is a stall of the
+		// cluster's or of this process's, which fewer writes do not
+		// shorten.
+		a.slow = true
+		// Not below the start, nor up to it from a bound pushed
+		// below it.
+		a.limit = max(min(a.limit, a.start), a.limit-max(1, a.limit/8))
+	}
+	if a.avg == 0 {
+		a.avg = rate
+	}
+	a.avg += (rate - a.avg) / 4
+	a.base = time.Duration(float64(a.base) * adaptiveAging)
 }
 
 func (a *adaptive) increase() {
 	if a.slow {
-		a.limit++
+		a.limit += max(1, a.limit/8)
 	} else {
 		a.limit *= 2
 	}
 	a.limit = min(a.limit, a.hi)
 }
 
+// decrease halves the bound: the cluster pushed back.
 func (a *adaptive) decrease(now time.Time) {
 	a.slow = true
 	a.limit = max(a.lo, a.limit/2)

@@ -39,37 +39,125 @@ func run(t *testing.T, a *adaptive, f *fake, n int, d, every time.Duration, err 
 	}
 }
 
+// window completes one window of writes (adaptiveWindow long) of
+// latency d, at perSecond writes a second.
+func window(t *testing.T, a *adaptive, f *fake, d time.Duration, perSecond int) {
+	t.Helper()
+	n := perSecond * int(adaptiveWindow) / int(time.Second)
+	if n < max(a.current(), 16) {
+		t.Fatalf("a window of %d writes at a bound of %d: too few to close it", n, a.current())
+	}
+	run(t, a, f, n, d, (adaptiveWindow+time.Duration(n)-1)/time.Duration(n), nil)
+}
+
+// full is the writes a second of a bound of n writes in flight, each of
+// latency d: a pipeline kept full (Little's law).
+func full(n int, d time.Duration) int { return int(float64(n) / d.Seconds()) }
+
 func TestAdaptiveRisesWhileLatencyHolds(t *testing.T) {
 	a, f := newFake(8, 256)
 	ms := time.Millisecond
-	run(t, a, f, 16, ms, ms, nil)
+	window(t, a, f, ms, full(8, ms))
 	if got := a.current(); got != 16 {
-		t.Fatalf("after a window at the best latency: bound %d, want 16 (doubled)", got)
+		t.Fatalf("after a window at the baseline latency: bound %d, want 16 (doubled)", got)
 	}
-	run(t, a, f, 16+32+64+128, ms, ms, nil)
+	for range 4 {
+		window(t, a, f, ms, full(a.current(), ms))
+	}
 	if got := a.current(); got != 256 {
 		t.Fatalf("bound %d, want the cap 256", got)
 	}
 }
 
-func TestAdaptiveHalvesWhenLatencyClimbs(t *testing.T) {
+// A window is at least adaptiveWindow long: writes that come back
+// together (one instant on the clock) close none.
+func TestAdaptiveWindowIsTimed(t *testing.T) {
+	a, f := newFake(8, 256)
+	run(t, a, f, 1000, time.Millisecond, 0, nil)
+	if got := a.current(); got != 8 {
+		t.Fatalf("after 1,000 writes in one instant: bound %d, want 8 (no window closed)", got)
+	}
+	f.now = f.now.Add(adaptiveWindow)
+	run(t, a, f, 1, time.Millisecond, 0, nil)
+	if got := a.current(); got != 16 {
+		t.Fatalf("bound %d, want 16", got)
+	}
+}
+
+// Writes the scan holds back (fewer in flight than half the bound) do not
+// raise it: it would let a burst through later.
+func TestAdaptiveHoldsWhileTheScanIsTheLimit(t *testing.T) {
 	a, f := newFake(8, 256)
 	ms := time.Millisecond
-	run(t, a, f, 16, ms, ms, nil) // best: 1,000 writes/s at 1ms; bound 16
-	// Three times the latency, no more writes a second: a queue.
-	run(t, a, f, 16, 3*ms, ms, nil)
-	if got := a.current(); got != 8 {
-		t.Fatalf("after a window at 3x the latency: bound %d, want 8", got)
+	for range 10 {
+		window(t, a, f, ms, full(2, ms)) // 2 writes in flight
 	}
-	// Past the first decrease it rises by one a window.
-	run(t, a, f, 16, ms, ms, nil)
-	if got := a.current(); got != 9 {
-		t.Fatalf("bound %d, want 9", got)
+	if got := a.current(); got != 8 {
+		t.Fatalf("bound %d with 2 writes in flight; want 8, held", got)
+	}
+}
+
+func TestAdaptiveFallsWhenLatencyClimbs(t *testing.T) {
+	a, f := newFake(8, 256)
+	ms := time.Millisecond
+	window(t, a, f, ms, full(8, ms))  // baseline 1ms; bound 16
+	window(t, a, f, ms, full(16, ms)) // bound 32
+	// The rows a second have held at 16,000 a while.
+	a.avg = float64(full(16, ms))
+	// Three times the latency, no more writes a second: one window is
+	// a stall, and the bound holds.
+	window(t, a, f, 3*ms, full(16, ms))
+	if got := a.current(); got != 32 {
+		t.Fatalf("after one window at 3x the latency: bound %d, want 32 (held)", got)
+	}
+	// Two are a queue: an eighth off.
+	window(t, a, f, 3*ms, full(16, ms))
+	if got := a.current(); got != 28 {
+		t.Fatalf("after two windows at 3x the latency: bound %d, want 28", got)
+	}
+	// Past the first decrease it rises by an eighth a window.
+	window(t, a, f, ms, full(28, ms))
+	if got := a.current(); got != 31 {
+		t.Fatalf("bound %d, want 31", got)
 	}
 	// The latency climbs, but the rows a second with it: still rising.
-	run(t, a, f, 16, 3*ms, ms/2, nil)
-	if got := a.current(); got != 10 {
-		t.Fatalf("bound %d, want 10: more writes a second at a higher latency", got)
+	window(t, a, f, 3*ms, full(28, ms)*2)
+	if got := a.current(); got != 34 {
+		t.Fatalf("bound %d, want 34: more writes a second at a higher latency", got)
+	}
+}
+
+// A cluster that turns slower for all its clients (another workload,
+// a compaction) raises the latency whatever the bound. The bound falls,
+// but latency alone takes it no lower than the start, and the baseline
+// rises until the latency holds again: then the bound rises. Halving on
+// each window against the latency of the best one, the first version
+// fell to 1 and stayed near it.
+func TestAdaptiveSlowerClusterDoesNotCollapse(t *testing.T) {
+	a, f := newFake(8, 256)
+	ms := time.Millisecond
+	for range 3 {
+		window(t, a, f, ms, full(a.current(), ms))
+	}
+	if got := a.current(); got != 64 {
+		t.Fatalf("bound %d, want 64", got)
+	}
+	low, rose := a.current(), false
+	for range 200 {
+		before := a.current()
+		// Five times the latency; the writes a second follow the
+		// bound, as they do when the cluster is the limit.
+		window(t, a, f, 5*ms, full(before, 5*ms))
+		low = min(low, a.current())
+		if low < 64 && a.current() > before {
+			rose = true
+		}
+	}
+	if low < 8 || low == 64 {
+		t.Fatalf("the bound went down to %d under a slower cluster; want it to fall, and no lower than the start, 8", low)
+	}
+	if !rose {
+		t.Fatalf("the bound stayed at %d: the baseline never caught up with the slower cluster", a.current())
 	}
 }
 

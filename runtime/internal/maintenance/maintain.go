@@ -310,26 +310,7 @@ func redactValue(b []byte) string {
 // as Cassandra stores them: an empty collection is no value, and sets and
 // maps are in Cassandra's order (see marshalSorted).
 func encodeRow(t *desc.Table, values []any) (*row, error) {
-	cols := t.Row
-	if len(values) != len(cols)+1 {
-		return nil, fmt.Errorf("cqlgen: %s: %d values for %d columns", t.Spec.Name, len(values)-1, len(cols))
-	}
-	r := &row{nkey: len(t.Spec.PartitionKey) + len(t.Spec.Clustering)}
-	for i, c := range cols {
-		typ, err := cqldriver.ParseType(c.Type)
-		if err != nil {
-			return nil, err
-		}
-		b, err := value.MarshalSorted(typ, values[i])
-		if err != nil {
-			return nil, fmt.Errorf("cqlgen: %s: column %s: %w", t.Spec.Name, c.Name, err)
-		}
-		if isCollection(c.Type) && len(b) == 4 && binary.BigEndian.Uint32(b) == 0 {
-			b = nil
-		}
-		r.cols = append(r.cols, b)
-	}
-	return r, nil
+	return new(rowEncoder).encode(t, values)
 }
 
 // sortedCell is cqldriver.Canonical for a column's value as read; a type that
@@ -721,39 +702,7 @@ func scanProjection(ctx context.Context, s cqlgen.Session, p *desc.Table, writet
 // selects it: false at the end, a nil row for a partition's statics with
 // no row.
 func readProjection(it cqldriver.Iter, p *desc.Table, writetimes int) (*row, bool) {
-	n := len(p.Row)
-	r := &row{cols: make([][]byte, n), nkey: len(p.Spec.PartitionKey) + len(p.Spec.Clustering)}
-	cells := make([]value.Cell, n)
-	dest := make([]any, n, n+writetimes)
-	for i := range cells {
-		dest[i] = &cells[i]
-	}
-	wt := make([]*int64, writetimes)
-	for i := range wt {
-		dest = append(dest, &wt[i])
-	}
-	if !it.Scan(dest...) {
-		return nil, false
-	}
-	for i, c := range cells {
-		if c != nil {
-			// A set or map inside a frozen user-defined type is
-			// stored in the order it was sent in; compared in
-			// Cassandra's, as encodeRow encodes the expected row.
-			r.cols[i] = sortedCell(p.Row[i].Type, c)
-		}
-		if isCollection(p.Row[i].Type) && len(c) == 4 && binary.BigEndian.Uint32(c) == 0 {
-			r.cols[i] = nil
-		}
-	}
-	r.writetime = value.Latest(wt...)
-	if len(p.Spec.Clustering) > 0 && r.cols[len(p.Spec.PartitionKey)] == nil {
-		// No row: a partition's static values, which a scan returns
-		// as a row with null clustering columns once its rows are
-		// gone.
-		return nil, true
-	}
-	return r, true
+	return newProjectionReader(p, writetimes).read(it)
 }
 
 func (v *verification) run(ctx context.Context, repair bool) error {
@@ -772,12 +721,15 @@ func (v *verification) run(ctx context.Context, repair bool) error {
 			local[i] = newDigests(m.Buckets)
 		}
 		var n scanned
+		// Each row is hashed and let go: one encoder's memory serves
+		// the whole range.
+		enc := new(rowEncoder)
 		err := v.scanCanonical(ctx, lo, hi, &n, func(st *stateView) error {
 			for _, i := range v.tables {
 				if !ent.holds(i, st.row) {
 					continue
 				}
-				r, _, err := ent.expected(i, st)
+				r, err := enc.encode(ent.projections[i].table, ent.row(i, st.row, st.version+1))
 				if err != nil {
 					return err
 				}
@@ -805,11 +757,19 @@ func (v *verification) run(ctx context.Context, repair bool) error {
 		err := m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
 			local := newDigests(m.Buckets)
 			var n int64
-			err := scanProjection(ctx, v.s, p.table, p.writetimes, lo, hi, func(r *row) {
+			rd := newProjectionReader(p.table, p.writetimes)
+			err := scanRange(ctx, v.s, p.table.Scan, lo, hi, func(it cqldriver.Iter) bool {
+				r, ok := rd.read(it)
+				if !ok || r == nil {
+					return ok
+				}
+				// Hashed and let go: the reader's next row reuses
+				// its memory.
 				b := r.bucket(m.Buckets)
 				local.sum[b] += r.hash()
 				local.count[b]++
 				n++
+				return true
 			})
 			v.mu.Lock()
 			have[i].add(local)
