@@ -194,7 +194,8 @@ func genImpls(b *testing.B) []benchenv.Impl {
 }
 
 // BenchmarkGenerateCache alternates, call by call, a bare Load of a
-// synthetic package of its own with four runs of gen.Generate on it:
+// synthetic package (a copy never edited) with four runs of gen.Generate
+// on another copy:
 // cold (the cache off), first (an empty cache, which the run fills:
 // a first run, or one after the generator changed), warm (the package
 // unchanged since the last run,

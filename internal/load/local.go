@@ -28,7 +28,8 @@ import (
 // is asked only for the packages they import, which it finds built.
 //
 // It serves only what it reads the same as the go command: directories
-// of a module whose files carry no build constraint (no //go:build line,
+// in the module of the go command's working directory, whose files carry
+// no build constraint (no //go:build line,
 // no _GOOS or _GOARCH file name), no cgo, no flag for the go command
 // (BuildFlags, $GOFLAGS, or a go env file that sets what selects files),
 // and where every import loads without error. It reports false for
@@ -58,6 +59,14 @@ func loadLocal(cfg Config, patterns []string, stubs map[string]bool) ([]*package
 			dirs = append(dirs, d)
 		}
 	}
+	absBase, err := filepath.Abs(base)
+	if err != nil {
+		return nil, false
+	}
+	baseMod, _, _, ok := module(absBase)
+	if !ok {
+		return nil, false
+	}
 	fset := token.NewFileSet()
 	roots := make([]*packages.Package, 0, len(dirs))
 	imports := map[string]bool{}
@@ -75,8 +84,10 @@ func loadLocal(cfg Config, patterns []string, stubs map[string]bool) ([]*package
 				imports[path] = true
 			}
 		}
-		if len(roots) > 0 && root.Module.GoMod != roots[0].Module.GoMod {
-			return nil, false // the imports are listed from one module
+		if root.Module.GoMod != baseMod {
+			// The go command, run in base, reads the module there: one
+			// in another (a workspace's, or none) is its to resolve.
+			return nil, false
 		}
 		roots = append(roots, root)
 	}
@@ -90,7 +101,7 @@ func loadLocal(cfg Config, patterns []string, stubs map[string]bool) ([]*package
 	if len(imports) > 0 {
 		pkgs, err := packages.Load(&packages.Config{
 			Mode: packages.NeedName | packages.NeedTypes,
-			Dir:  dirs[0],
+			Dir:  cfg.Dir,
 			Fset: fset,
 		}, slicesSorted(imports)...)
 		if err != nil || len(pkgs) != len(imports) {

@@ -135,18 +135,21 @@ func TestLoadLocalDeclines(t *testing.T) {
 		files map[string]string
 		env   map[string]string
 		ok    bool
+		dir   string // the pattern: "." when empty
 	}{
-		{"plain", map[string]string{"m.go": plain}, nil, true},
-		{"go:build", map[string]string{"m.go": plain, "b.go": "//go:build !nothing\n\npackage m\n"}, nil, false},
-		{"for linux", map[string]string{"m.go": plain, "b_linux.go": "package m\n"}, nil, false},
-		{"for windows", map[string]string{"m.go": plain, "b_windows.go": "package m\n"}, nil, false},
-		{"-tags", map[string]string{"m.go": plain}, map[string]string{"GOFLAGS": "-tags=x"}, false},
-		{"-buildvcs", map[string]string{"m.go": plain}, map[string]string{"GOFLAGS": "-buildvcs=false"}, true},
-		{"GOOS in go env", map[string]string{"m.go": plain, "goenv": "GOOS=linux\n"}, map[string]string{"GOENV": "goenv"}, false},
-		{"cgo", map[string]string{"m.go": plain, "c.go": "package m\n\nimport \"C\"\n"}, nil, false},
-		{"internal", map[string]string{"m.go": plain, "x.go": "package m\n\nimport _ \"example.com/m/internal/i\"\n", "internal/i/i.go": "package i\n"}, nil, false},
-		{"syntax error", map[string]string{"m.go": plain, "x.go": "package m\n\nfunc {\n"}, nil, false},
-		{"import fails", map[string]string{"m.go": plain, "x.go": "package m\n\nimport _ \"example.com/none\"\n"}, nil, false},
+		{"plain", map[string]string{"m.go": plain}, nil, true, ""},
+		{"go:build", map[string]string{"m.go": plain, "b.go": "//go:build !nothing\n\npackage m\n"}, nil, false, ""},
+		{"for linux", map[string]string{"m.go": plain, "b_linux.go": "package m\n"}, nil, false, ""},
+		{"for windows", map[string]string{"m.go": plain, "b_windows.go": "package m\n"}, nil, false, ""},
+		{"-tags", map[string]string{"m.go": plain}, map[string]string{"GOFLAGS": "-tags=x"}, false, ""},
+		{"-buildvcs", map[string]string{"m.go": plain}, map[string]string{"GOFLAGS": "-buildvcs=false"}, true, ""},
+		{"GOOS in go env", map[string]string{"m.go": plain, "goenv": "GOOS=linux\n"}, map[string]string{"GOENV": "goenv"}, false, ""},
+		{"cgo", map[string]string{"m.go": plain, "c.go": "package m\n\nimport \"C\"\n"}, nil, false, ""},
+		{"internal", map[string]string{"m.go": plain, "x.go": "package m\n\nimport _ \"example.com/m/internal/i\"\n", "internal/i/i.go": "package i\n"}, nil, false, ""},
+		{"syntax error", map[string]string{"m.go": plain, "x.go": "package m\n\nfunc {\n"}, nil, false, ""},
+		{"import fails", map[string]string{"m.go": plain, "x.go": "package m\n\nimport _ \"example.com/none\"\n"}, nil, false, ""},
+		{"subdirectory", map[string]string{"m.go": plain, "sub/s.go": plain}, nil, true, "./sub"},
+		{"another module", map[string]string{"m.go": plain, "sub/s.go": plain, "sub/go.mod": "module example.com/sub\n\ngo 1.22\n"}, nil, false, "./sub"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writeModule(t, tc.files)
@@ -156,12 +159,16 @@ func TestLoadLocalDeclines(t *testing.T) {
 				}
 				t.Setenv(k, v)
 			}
-			cfg := Config{Dir: dir, Patterns: []string{"."}}
+			pattern, path := ".", "example.com/m"
+			if tc.dir != "" {
+				pattern, path = tc.dir, "example.com/m/sub"
+			}
+			cfg := Config{Dir: dir, Patterns: []string{pattern}}
 			pkgs, ok := loadLocal(cfg, cfg.Patterns, map[string]bool{})
 			if ok != tc.ok {
 				t.Fatalf("served: %v, want %v", ok, tc.ok)
 			}
-			if ok && (len(pkgs) != 1 || pkgs[0].PkgPath != "example.com/m" || len(pkgs[0].Errors) > 0) {
+			if ok && (len(pkgs) != 1 || pkgs[0].PkgPath != path || len(pkgs[0].Errors) > 0) {
 				t.Errorf("%d packages: %+v", len(pkgs), pkgs)
 			}
 		})
