@@ -124,8 +124,13 @@ func (p *Package) TagPosition(f *Field, off int) token.Position {
 	return p.Fset.Position(f.TagPos + token.Pos(off))
 }
 
-// Load loads the packages matched by cfg.Patterns with one packages.Load.
-func Load(cfg Config) ([]*Package, error) {
+// Load loads the packages matched by cfg.Patterns: those named by
+// directory in the process, with one packages.Load of what they import
+// (loadLocal), or else all with one packages.Load.
+func Load(cfg Config) ([]*Package, error) { return loadWith(cfg, true) }
+
+// loadWith is Load, trying loadLocal first when local is true.
+func loadWith(cfg Config, local bool) ([]*Package, error) {
 	pcfg := &packages.Config{
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
 			packages.NeedTypes | packages.NeedTypesInfo | packages.NeedModule,
@@ -153,9 +158,16 @@ func Load(cfg Config) ([]*Package, error) {
 		}
 		return parser.ParseFile(fset, filename, src, mode)
 	}
-	pkgs, err := packages.Load(pcfg, patterns...)
-	if err != nil {
-		return nil, err
+	var pkgs []*packages.Package
+	ok := false
+	if local {
+		pkgs, ok = loadLocal(cfg, patterns, stubs)
+	}
+	if !ok {
+		var err error
+		if pkgs, err = packages.Load(pcfg, patterns...); err != nil {
+			return nil, err
+		}
 	}
 	var out []*Package
 	var listErrs []string
