@@ -236,6 +236,30 @@ WORKER_ROWS ?= 200000
 maintain-workers:
 	$(WITH_CASSANDRA) sh -c 'cd integration && CQLGEN_WORKER_ROWS=$(WORKER_ROWS) $(GO) test -count=1 -v -timeout 60m -run "^TestWorkersKilledAndRestarted$$" .'
 
+# Scaling across workers (issue 38, item 5; bench/README.md, "Maintenance
+# across workers"): BenchmarkMaintainWorkers' backfill and verify by job
+# of SCALE_ROWS tracks and adopt of SCALE_ADOPT_ROWS (a Paxos round a
+# row) by 1, 2 and 4 worker processes, SCALE_ROUNDS rounds of the three
+# modes in turn, with the load, rows/s and the CPU of the machine, the
+# workers and the Cassandra nodes. maintain-scale runs on the node;
+# maintain-scale-cluster on the three-node cluster (started afresh and
+# stopped; RF 3, dc1 2 + dc2 1; the workers in dc1): wrap it in flock
+# /tmp/cqlgen-cluster.lock.
+SCALE_ROWS ?= 20000
+SCALE_ADOPT_ROWS ?= 5000
+SCALE_ROUNDS ?= 2
+SCALE_ENV = SCALE_ROWS=$(SCALE_ROWS) SCALE_ADOPT_ROWS=$(SCALE_ADOPT_ROWS) SCALE_ROUNDS=$(SCALE_ROUNDS)
+.PHONY: maintain-scale maintain-scale-cluster
+maintain-scale:
+	$(SCALE_ENV) CQLGEN_WORKER_PIDFILES="$${CQLGEN_CASSANDRA_DIR:-/tmp/cqlgen-cassandra}/cassandra.pid" \
+		$(WITH_CASSANDRA) integration/maintain-scale.sh
+
+maintain-scale-cluster:
+	$(CLUSTER_ENV) $(CLUSTER) start || { $(CLUSTER) stop; exit 1; }
+	$(SCALE_ENV) CASSANDRA_HOSTS=$$($(CLUSTER) hosts) CASSANDRA_LOCAL_DC=dc1 \
+		CQLGEN_WORKER_PIDFILES="$${CQLGEN_CLUSTER_DIR:-/tmp/cqlgen-cluster}/node*/cassandra.pid" \
+		integration/maintain-scale.sh; rc=$$?; $(CLUSTER) stop; exit $$rc
+
 # Fuzz the tag parsers; FUZZTIME=5m for a longer run.
 FUZZTIME ?= 1m
 fuzz:
