@@ -98,3 +98,38 @@ func readTLS(getenv func(string) string) (*tls.Config, error) {
 	}
 	return cfg, nil
 }
+
+// Driver is how a driver adapter makes its cluster configuration C, in
+// its driver's own types, for Cluster, which decides what to call from
+// the environment: NewCluster on the hosts, or NewClusterDC when a local
+// datacenter is named; then Password when a user is named, and TLS when
+// TLS is asked for.
+type Driver[C any] struct {
+	NewCluster   func(hosts ...string) C
+	NewClusterDC func(localDC string, hosts ...string) C
+	Password     func(c C, username, password string)
+	TLS          func(c C, cfg *tls.Config)
+}
+
+// Cluster returns the cluster configuration that the CASSANDRA_*
+// variables, read through getenv (Read), describe.
+func (d Driver[C]) Cluster(getenv func(string) string) (C, error) {
+	env, err := Read(getenv)
+	if err != nil {
+		var none C
+		return none, err
+	}
+	var c C
+	if env.LocalDC != "" {
+		c = d.NewClusterDC(env.LocalDC, env.Hosts...)
+	} else {
+		c = d.NewCluster(env.Hosts...)
+	}
+	if env.Username != "" {
+		d.Password(c, env.Username, env.Password)
+	}
+	if env.TLS != nil {
+		d.TLS(c, env.TLS)
+	}
+	return c, nil
+}

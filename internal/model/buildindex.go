@@ -29,23 +29,22 @@ func (b *builder) index(e *Entity, lf *load.Field, tp *tag.Pattern, byColumn map
 		return nil // col could not be read: reported by the tag's parser
 	}
 	ix := &Index{
-		Entity:     e,
-		Name:       ti.Name.Name,
-		Pos:        pos(ti.Name.Off),
-		OnName:     ti.On.Name,
-		OnPos:      pos(ti.On.Off),
-		Column:     Ref{Name: ti.Col.Name, Pos: pos(ti.Col.Off), Field: byColumn[ti.Col.Name]},
-		Range:      ti.Range,
-		Keys:       ti.Keys,
-		MatchPos:   pos(ti.MatchOff),
-		ANN:        ti.ANN,
-		Similarity: ti.Similarity,
-		Score:      ti.Score,
-		ScorePos:   pos(ti.ScoreOff),
-		Filter:     Ref{Name: ti.Filter.Name, Pos: pos(ti.Filter.Off), Field: byColumn[ti.Filter.Name]},
-		FilterOp:   string(ti.FilterOp),
-		PKPos:      pos(tp.PKOff),
-		Doc:        tp.Doc,
+		Entity:      e,
+		Name:        ti.Name.Name,
+		Pos:         pos(ti.Name.Off),
+		OnName:      ti.On.Name,
+		OnPos:       pos(ti.On.Off),
+		Column:      Ref{Name: ti.Col.Name, Pos: pos(ti.Col.Off), Field: byColumn[ti.Col.Name]},
+		Range:       ti.Range,
+		Keys:        ti.Keys,
+		MatchPos:    pos(ti.MatchOff),
+		ANN:         ti.ANN,
+		Similarity:  ti.Similarity,
+		Score:       ti.Score,
+		ScorePos:    pos(ti.ScoreOff),
+		Filter:      Ref{Name: ti.Filter.Name, Pos: pos(ti.Filter.Off), Field: byColumn[ti.Filter.Name]},
+		FilterOp:    string(ti.FilterOp),
+		IndexedRead: b.indexedRead(lf, tp, byColumn),
 	}
 	if ix.Score == "index" {
 		ix.Score = ix.Similarity
@@ -53,17 +52,24 @@ func (b *builder) index(e *Entity, lf *load.Field, tp *tag.Pattern, byColumn map
 	if ti.On.Name == "" {
 		ix.OnPos = ix.Pos
 	}
-	for _, id := range tp.PK {
-		ix.PK = append(ix.PK, Ref{Name: id.Name, Pos: pos(id.Off), Field: byColumn[id.Name]})
-	}
-	for _, ig := range tp.Ignores {
-		ix.Ignores = append(ix.Ignores, Ignore{Code: ig.Code, Reason: ig.Reason, Pos: pos(ig.Off)})
-	}
-	ix.Method, ix.MethodPos = GoName(ix.Name), ix.Pos
-	if tp.Name.Name != "" {
-		ix.Method, ix.MethodPos = tp.Name.Name, pos(tp.Name.Off)
+	if tp.Name.Name == "" {
+		ix.Method, ix.MethodPos = GoName(ix.Name), ix.Pos
 	}
 	return ix
+}
+
+// indexedRead reads what tp, an index or a filter pattern, declares of
+// its read: the partition, the doc, the ignores and the method's name.
+func (b *builder) indexedRead(lf *load.Field, tp *tag.Pattern, byColumn map[string]*Field) IndexedRead {
+	pos := func(off int) token.Position { return b.tagPos(lf, off) }
+	r := IndexedRead{PKPos: pos(tp.PKOff), Doc: tp.Doc, Method: tp.Name.Name, MethodPos: pos(tp.Name.Off)}
+	for _, id := range tp.PK {
+		r.PK = append(r.PK, Ref{Name: id.Name, Pos: pos(id.Off), Field: byColumn[id.Name]})
+	}
+	for _, ig := range tp.Ignores {
+		r.Ignores = append(r.Ignores, Ignore{Code: ig.Code, Reason: ig.Reason, Pos: pos(ig.Off)})
+	}
+	return r
 }
 
 // resolveOn finds the table an index is on: the one on:"..." names, or

@@ -24,14 +24,8 @@ type Filter struct {
 	Conds  []*FilterCond
 	// OrPos is where an or joins two conditions; zero when none does
 	// (validation refuses it with the target version's reason).
-	OrPos     token.Position
-	PK        []Ref // the partition the read is restricted to; nil: a scatter
-	PKPos     token.Position
-	Method    string
-	MethodPos token.Position
-	Doc       string
-	Ignores   []Ignore
-	Names     IndexNames
+	OrPos token.Position
+	IndexedRead
 
 	stmts []*Statement `cache:"-"` // built by Statements; no part of a cache key
 }
@@ -168,13 +162,11 @@ func (b *builder) filter(e *Entity, lf *load.Field, tp *tag.Pattern, byColumn ma
 	pos := func(off int) token.Position { return b.tagPos(lf, off) }
 	tf := tp.Filter
 	f := &Filter{
-		Entity: e,
-		Pos:    pos(tf.Off),
-		OnName: tf.On.Name,
-		OnPos:  pos(tf.On.Off),
-		PKPos:  pos(tp.PKOff),
-		Doc:    tp.Doc,
-		Method: tp.Name.Name, MethodPos: pos(tp.Name.Off),
+		Entity:      e,
+		Pos:         pos(tf.Off),
+		OnName:      tf.On.Name,
+		OnPos:       pos(tf.On.Off),
+		IndexedRead: b.indexedRead(lf, tp, byColumn),
 	}
 	if tf.On.Name == "" {
 		f.OnPos = f.Pos
@@ -187,12 +179,6 @@ func (b *builder) filter(e *Entity, lf *load.Field, tp *tag.Pattern, byColumn ma
 			Column: Ref{Name: c.Column.Name, Pos: pos(c.Column.Off), Field: byColumn[c.Column.Name]},
 			Op:     c.Op, OpPos: pos(c.OpOff),
 		})
-	}
-	for _, id := range tp.PK {
-		f.PK = append(f.PK, Ref{Name: id.Name, Pos: pos(id.Off), Field: byColumn[id.Name]})
-	}
-	for _, ig := range tp.Ignores {
-		f.Ignores = append(f.Ignores, Ignore{Code: ig.Code, Reason: ig.Reason, Pos: pos(ig.Off)})
 	}
 	return f
 }

@@ -105,15 +105,9 @@ type Index struct {
 	Keys bool
 	// Range reads the column between two values rather than by equality
 	// (match:"range"); a set or list column is always read by CONTAINS.
-	Range     bool
-	MatchPos  token.Position
-	PK        []Ref // the partition the read is restricted to; nil: a scatter
-	PKPos     token.Position
-	Method    string
-	MethodPos token.Position
-	Doc       string
-	Ignores   []Ignore
-	Names     IndexNames
+	Range    bool
+	MatchPos token.Position
+	IndexedRead
 
 	// ANN reads the rows whose vector is nearest a given one
 	// (match:"ann"), by Similarity: cosine, dot_product or euclidean.
@@ -138,6 +132,20 @@ type Index struct {
 	Declared *Index
 
 	stmts []*Statement `cache:"-"` // built by Statements; no part of a cache key
+}
+
+// IndexedRead is what a read through indexes declares besides its
+// conditions, alike for an index pattern and a filter pattern: the
+// partition it is restricted to, its read method and doc, the warnings it
+// silences, and the names generated code declares for it.
+type IndexedRead struct {
+	PK        []Ref // the partition the read is restricted to; nil: a scatter
+	PKPos     token.Position
+	Method    string
+	MethodPos token.Position
+	Doc       string
+	Ignores   []Ignore
+	Names     IndexNames
 }
 
 // IndexNames are the Go identifiers generated code declares for an index.

@@ -90,7 +90,7 @@ func Merge[T any](lists [][]T, cmp func(a, b *T) int, limit int) ([]T, []int) {
 
 // A counter update, sent once (the Add of a counter table's entity).
 func AddCounters(ctx context.Context, s cqlgen.Session, o cqlgen.Options, q cqldriver.Query) error {
-	return protocol.AddCounters(ctx, s, o, q)
+	return impl.AddCounters(ctx, s, o, q)
 }
 
 // The write protocol (docs/protocol.md): an entity's tables (Entity,

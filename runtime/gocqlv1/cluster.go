@@ -1,11 +1,14 @@
 package gocqlv1
 
 import (
+	"crypto/tls"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/cqlgen/cqlgen/internal/clusterenv"
 )
 
 // NewCluster returns a gocql cluster configuration with the defaults
@@ -55,6 +58,35 @@ func NewClusterDC(localDC string, hosts ...string) *gocql.ClusterConfig {
 	}, hosts)
 	c.HostFilter = gocql.DataCentreHostFilter(localDC)
 	return c
+}
+
+// ClusterFromEnv returns the cluster configuration that the CASSANDRA_*
+// environment variables, read through getenv (os.Getenv), describe, as
+// the cqlgen command reads them (docs/runbook.md, "Reaching a cluster"):
+// NewCluster on CASSANDRA_HOSTS, or NewClusterDC with CASSANDRA_LOCAL_DC;
+// password authentication with CASSANDRA_USERNAME and CASSANDRA_PASSWORD;
+// TLS, the nodes' certificates verified, with CASSANDRA_TLS,
+// CASSANDRA_TLS_CA, CASSANDRA_TLS_CERT and CASSANDRA_TLS_KEY, and
+// CASSANDRA_TLS_SERVER_NAME. It is how the maintenance program cqlgen
+// maintain builds connects. A missing CASSANDRA_HOSTS, or a variable set
+// without its partner, is an error that names it.
+func ClusterFromEnv(getenv func(string) string) (*gocql.ClusterConfig, error) {
+	return fromEnv.Cluster(getenv)
+}
+
+// fromEnv makes what ClusterFromEnv returns, in the driver's types.
+var fromEnv = clusterenv.Driver[*gocql.ClusterConfig]{
+	NewCluster:   NewCluster,
+	NewClusterDC: NewClusterDC,
+	Password: func(c *gocql.ClusterConfig, username, password string) {
+		c.Authenticator = gocql.PasswordAuthenticator{Username: username, Password: password}
+	},
+	TLS: func(c *gocql.ClusterConfig, cfg *tls.Config) {
+		// With a Config of its own, gocql verifies the nodes'
+		// certificates unless the Config says otherwise, which this one
+		// never does.
+		c.SslOpts = &gocql.SslOptions{Config: cfg, EnableHostVerification: true}
+	},
 }
 
 // made remembers, for the configurations NewCluster and NewClusterDC

@@ -72,17 +72,22 @@ func (d *driver) query(ctx context.Context, r *cqldriver.Request) (*gocql.Query,
 		// Also turns gocql's automatic paging off.
 		q.PageState(r.PageState)
 	}
-	var p *retryPolicy
-	if h := r.Hooks; h != nil {
-		p = newRetryPolicy(h)
-		q.RetryPolicy(p)
-		if h.Observed() {
-			q.Observer(observer{h, d})
-		}
-	} else {
-		q.RetryPolicy(nil)
+	p, o, observed := d.hooks(r.Hooks)
+	q.RetryPolicy(p.policy())
+	if observed {
+		q.Observer(o)
 	}
 	return q, p
+}
+
+// hooks are what a request with hooks h runs with: its retry policy,
+// pooled (give it back with release; nil without hooks, for one attempt),
+// and, when h observes the attempts, its observer (observed false: none).
+func (d *driver) hooks(h cqldriver.AttemptHooks) (p *retryPolicy, o observer, observed bool) {
+	if h == nil {
+		return nil, observer{}, false
+	}
+	return newRetryPolicy(h), observer{h, d}, h.Observed()
 }
 
 // release returns q, and its retry policy, to their pools.
@@ -185,13 +190,10 @@ func (d *driver) Batch(ctx context.Context, r *cqldriver.BatchRequest) error {
 	if r.SerialConsistency != 0 {
 		b.SerialConsistency(gocql.SerialConsistency(r.SerialConsistency))
 	}
-	var p *retryPolicy
-	if h := r.Hooks; h != nil {
-		p = newRetryPolicy(h)
-		b.RetryPolicy(p)
-		if h.Observed() {
-			b.Observer(observer{h, d})
-		}
+	p, o, observed := d.hooks(r.Hooks)
+	b.RetryPolicy(p.policy())
+	if observed {
+		b.Observer(o)
 	}
 	err := d.s.ExecuteBatch(b)
 	p.release()
@@ -224,6 +226,14 @@ func (p *retryPolicy) release() {
 		p.h = nil
 		retryPolicies.Put(p)
 	}
+}
+
+// policy is p as gocql's RetryPolicy: none for a nil p.
+func (p *retryPolicy) policy() gocql.RetryPolicy {
+	if p == nil {
+		return nil
+	}
+	return p
 }
 
 func (p *retryPolicy) Attempt(q gocql.RetryableQuery) bool {

@@ -76,15 +76,22 @@ func (d *driver) query(r *cqldriver.Request) *gocql.Query {
 		// the iterator returns.
 		q.PageState(r.PageState)
 	}
-	if h := r.Hooks; h != nil {
-		q.RetryPolicy(&retryPolicy{h: h})
-		if h.Observed() {
-			q.Observer(observer{h, d})
-		}
-	} else {
-		q.RetryPolicy(nil)
+	p, o, observed := d.hooks(r.Hooks)
+	q.RetryPolicy(p)
+	if observed {
+		q.Observer(o)
 	}
 	return q
+}
+
+// hooks are what a request with hooks h runs with: its retry policy
+// (nil without hooks, for one attempt) and, when h observes the
+// attempts, its observer (observed false: none).
+func (d *driver) hooks(h cqldriver.AttemptHooks) (p gocql.RetryPolicy, o observer, observed bool) {
+	if h == nil {
+		return nil, observer{}, false
+	}
+	return &retryPolicy{h: h}, observer{h, d}, h.Observed()
 }
 
 // Queries are not pooled in v2 (there is no Query.Release): each request
@@ -136,13 +143,10 @@ func (d *driver) Batch(ctx context.Context, r *cqldriver.BatchRequest) error {
 	if r.SerialConsistency != 0 {
 		b.SerialConsistency(gocql.Consistency(r.SerialConsistency))
 	}
-	if h := r.Hooks; h != nil {
-		b.RetryPolicy(&retryPolicy{h: h})
-		if h.Observed() {
-			b.Observer(observer{h, d})
-		}
-	} else {
-		b.RetryPolicy(nil)
+	p, o, observed := d.hooks(r.Hooks)
+	b.RetryPolicy(p)
+	if observed {
+		b.Observer(o)
 	}
 	return classify(b.ExecContext(ctx))
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,8 +23,7 @@ import (
 // leaves a table of another shape as it is: it runs the additive changes
 // that diff would propose (ALTER TABLE ... ADD, ... WITH an option or the
 // comment of a deprecated table), and reports the breaking ones.
-func runApply(e *env, args []string) int {
-	fs := newFlags(e, "apply", "[packages]")
+func runApply(e *env, fs *flag.FlagSet, args []string) int {
 	keyspace := fs.String("keyspace", "", "create the tables in this keyspace, which must exist (default: the package's //cqlgen:keyspace, created if missing)")
 	dryRun := fs.Bool("n", false, "print the statements and connect to nothing")
 	timeout := timeoutFlag(fs)

@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -28,22 +29,26 @@ const (
 	ExitInternal = 5 // a bug in cqlgen; please report it
 )
 
+// command is a subcommand. Main makes its flag set, named after it and
+// with a usage line from args (or usage, where the list's column is too
+// narrow for the command's own), and run declares its flags in it.
 type command struct {
 	name    string
 	args    string
 	summary string
-	run     func(env *env, args []string) int
+	run     func(env *env, fs *flag.FlagSet, args []string) int
+	usage   string // the arguments of its usage line, when not args
 }
 
 var commands = []command{
-	{"generate", "[packages]", "generate schema.cql (and code) for the packages; writes only if every stage succeeds", runGenerate},
-	{"check", "[packages]", "exit 1, with a diff, if a generated file is stale, missing or orphaned", runCheck},
-	{"diff", "[packages]", "classify the changes against the committed schema.cql (or -base-rev, -base or -live) and write migrations\n\t                          (-migrations DIR: a relative DIR is inside each package's folder)", runDiff},
-	{"apply", "[packages]", "create the packages' tables (schema.cql, all IF NOT EXISTS) on the cluster CASSANDRA_HOSTS names, and make the additive changes diff proposes", runApply},
-	{"migrate", "-keyspace K DIR", "apply the numbered migrations of DIR (diff -migrations writes them) in order, once each, under a lock", runMigrate},
-	{"maintain", "SUB [package]", "verify, repair, backfill, adopt or status: cqlmaintain.Run on the package's entities stored in several tables, on the cluster CASSANDRA_HOSTS names, with no program of your own", runMaintain},
-	{"import", "FILE.cql", "write cqlgen declarations for an existing schema: a CQL file, or -keyspace K on the cluster CASSANDRA_HOSTS names", runImport},
-	{"version", "", "print the version", runVersion},
+	{"generate", "[packages]", "generate schema.cql (and code) for the packages; writes only if every stage succeeds", runGenerate, ""},
+	{"check", "[packages]", "exit 1, with a diff, if a generated file is stale, missing or orphaned", runCheck, ""},
+	{"diff", "[packages]", "classify the changes against the committed schema.cql (or -base-rev, -base or -live) and write migrations\n\t                          (-migrations DIR: a relative DIR is inside each package's folder)", runDiff, ""},
+	{"apply", "[packages]", "create the packages' tables (schema.cql, all IF NOT EXISTS) on the cluster CASSANDRA_HOSTS names, and make the additive changes diff proposes", runApply, ""},
+	{"migrate", "-keyspace K DIR", "apply the numbered migrations of DIR (diff -migrations writes them) in order, once each, under a lock", runMigrate, ""},
+	{"maintain", "SUB [package]", "verify, repair, backfill, adopt or status: cqlmaintain.Run on the package's entities stored in several tables, on the cluster CASSANDRA_HOSTS names, with no program of your own", runMaintain, ""},
+	{"import", "FILE.cql", "write cqlgen declarations for an existing schema: a CQL file, or -keyspace K on the cluster CASSANDRA_HOSTS names", runImport, "FILE.cql | -keyspace K"},
+	{"version", "", "print the version", runVersion, ""},
 }
 
 type env struct {
@@ -79,7 +84,7 @@ func Main(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	for _, c := range commands {
 		if c.name == args[0] {
-			return c.run(e, args[1:])
+			return c.run(e, newFlags(e, c.name, cmp.Or(c.usage, c.args)), args[1:])
 		}
 	}
 	var names []string
@@ -144,7 +149,8 @@ Exit codes:
 `)
 }
 
-// newFlags makes a subcommand's flag set that reports to stderr.
+// newFlags makes a subcommand's flag set that reports to stderr; its
+// usage line names the command and its arguments, args.
 func newFlags(e *env, name, args string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)

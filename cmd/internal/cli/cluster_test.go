@@ -176,11 +176,11 @@ func TestApplyNeedsHosts(t *testing.T) {
 	t.Chdir(repoRoot)
 	var out, errb strings.Builder
 	e := &env{stdout: &out, stderr: &errb, dir: repoRoot, getenv: envOf(nil)}
-	if code := runApply(e, []string{"./example/music"}); code != ExitFailure || !strings.Contains(errb.String(), "CASSANDRA_HOSTS is not set") {
+	if code := runApply(e, newFlags(e, "apply", ""), []string{"./example/music"}); code != ExitFailure || !strings.Contains(errb.String(), "CASSANDRA_HOSTS is not set") {
 		t.Errorf("apply without hosts = %d\n%s", code, errb.String())
 	}
 	errb.Reset()
-	if code := runDiff(e, []string{"-live", "./example/music"}); code != ExitFailure || !strings.Contains(errb.String(), "CASSANDRA_HOSTS is not set") {
+	if code := runDiff(e, newFlags(e, "diff", ""), []string{"-live", "./example/music"}); code != ExitFailure || !strings.Contains(errb.String(), "CASSANDRA_HOSTS is not set") {
 		t.Errorf("diff -live without hosts = %d\n%s", code, errb.String())
 	}
 }

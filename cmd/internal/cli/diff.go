@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -22,8 +23,7 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqlscript"
 )
 
-func runDiff(e *env, args []string) int {
-	fs := newFlags(e, "diff", "[packages]")
+func runDiff(e *env, fs *flag.FlagSet, args []string) int {
 	var src source
 	fs.StringVar(&src.base, "base", "", "compare with this schema file instead of the committed schema.cql (one package only)")
 	fs.StringVar(&src.rev, "base-rev", "", "compare with each package's schema.cql at this git revision (origin/main, a tag, a commit): the pull-request gate")

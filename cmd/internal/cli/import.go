@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"go/token"
 	iofs "io/fs"
@@ -24,8 +25,7 @@ import (
 
 // runImport writes the declarations of an existing keyspace, read from a
 // CQL file or from the cluster CASSANDRA_HOSTS names, as a Go package.
-func runImport(e *env, args []string) int {
-	fs := newFlags(e, "import", "FILE.cql | -keyspace K")
+func runImport(e *env, fs *flag.FlagSet, args []string) int {
 	keyspace := fs.String("keyspace", "", "read the keyspace K from the cluster CASSANDRA_HOSTS names, instead of a CQL file")
 	out := fs.String("o", ".", "the folder of the package to write")
 	pkg := fs.String("package", "", "the Go package name (default: the folder's name, else the keyspace's, else model)")

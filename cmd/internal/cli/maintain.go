@@ -61,7 +61,7 @@ const maintainArgs = "verify|repair|backfill|adopt|status [-entity E] [-table T]
 // CASSANDRA_* variables and calls cqlmaintain.Run, builds it in the
 // package's own module (its go.mod, replace lines and driver), and runs
 // it with the subcommand and flags, returning its exit code.
-func runMaintain(e *env, args []string) int {
+func runMaintain(e *env, fs *flag.FlagSet, args []string) int {
 	bad := func(format string, a ...any) int {
 		fmt.Fprintf(e.stderr, "cqlgen maintain: "+format+"\n", a...)
 		fmt.Fprintf(e.stderr, "usage: cqlgen maintain %s (cqlgen maintain -h for the flags)\n", maintainArgs)
@@ -71,7 +71,6 @@ func runMaintain(e *env, args []string) int {
 		return bad("no subcommand: name one of %s", strings.Join(maintainCommands, ", "))
 	}
 	sub := args[0]
-	fs := newFlags(e, "maintain", maintainArgs)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: cqlgen maintain %s\n\n%s", maintainArgs, maintainHelp)
 		fs.PrintDefaults()

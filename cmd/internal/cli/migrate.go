@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -64,8 +65,7 @@ import (
 //     run does); nothing else (an UPDATE of a counter would count twice),
 //     unless the coordinator said it did not run it (unavailable,
 //     overloaded).
-func runMigrate(e *env, args []string) int {
-	fs := newFlags(e, "migrate", "-keyspace K DIR")
+func runMigrate(e *env, fs *flag.FlagSet, args []string) int {
 	keyspace := fs.String("keyspace", "", "the keyspace to migrate, which must exist (required)")
 	wait := fs.Duration("wait", 5*time.Minute, "how long to wait for the lock another run holds; 0: fail at once")
 	lease := fs.Duration("lease", time.Minute, "the lock's lease: a run that stops renewing it (a crash) frees the lock this long after its last renewal")

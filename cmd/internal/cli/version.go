@@ -1,14 +1,14 @@
 package cli
 
 import (
+	"flag"
 	"fmt"
 	"runtime/debug"
 
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 )
 
-func runVersion(e *env, args []string) int {
-	fs := newFlags(e, "version", "")
+func runVersion(e *env, fs *flag.FlagSet, args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return ExitUsage
 	}

@@ -69,9 +69,9 @@ func shop() *model.Package {
 	order.Tables = []*model.Table{orders, open, cards}
 	order.Canonical = orders
 	order.Indexes = []*model.Index{
-		{Entity: order, Name: "orders_by_tag", On: orders, Column: model.Ref{Name: "tags", Field: tags}, PK: []model.Ref{{Name: "customer_id", Field: customer}}, Method: "OrdersByTag", Doc: "a customer's orders with a tag."},
-		{Entity: order, Name: "orders_by_status", On: orders, Column: model.Ref{Name: "status", Field: status}, Method: "OrdersByStatus", Doc: "orders in a status."},
-		{Entity: order, Name: "nowhere", OnName: "missing", Column: model.Ref{Name: "status", Field: status}, Method: "Nowhere", Doc: "not generated."},
+		{Entity: order, Name: "orders_by_tag", On: orders, Column: model.Ref{Name: "tags", Field: tags}, IndexedRead: model.IndexedRead{PK: []model.Ref{{Name: "customer_id", Field: customer}}, Method: "OrdersByTag", Doc: "a customer's orders with a tag."}},
+		{Entity: order, Name: "orders_by_status", On: orders, Column: model.Ref{Name: "status", Field: status}, IndexedRead: model.IndexedRead{Method: "OrdersByStatus", Doc: "orders in a status."}},
+		{Entity: order, Name: "nowhere", OnName: "missing", Column: model.Ref{Name: "status", Field: status}, IndexedRead: model.IndexedRead{Method: "Nowhere", Doc: "not generated."}},
 	}
 
 	page := &model.Field{GoName: "Page", Column: "page", Type: typ("text")}

@@ -183,6 +183,19 @@ type trailing struct {
 
 func (it *trailing) Scan(dest ...any) bool { return it.Iter.Scan(append(dest, it.dest...)...) }
 
+// AddCounters runs a counter update once, for a repository's Add: it
+// refuses an idempotency key (the key's machinery may run a command more
+// than once, which would count twice) with an *InputError (ErrInvalidOption) before
+// anything is sent, and returns what ExecCounter returns. The
+// strategy and the clock do not apply: a counter update is one statement,
+// and Cassandra refuses a client timestamp on it.
+func AddCounters(ctx context.Context, s cqlgen.Session, o cqlgen.Options, q cqldriver.Query) error {
+	if o.Idempotency.Key != "" {
+		return &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "IdempotencyKey", Reason: "a counter update cannot take one: it is not idempotent, and an idempotency key's command may run again after a failed run, counting twice"}
+	}
+	return engine.ExecCounter(ctx, s, q)
+}
+
 // Add is the Add method of an entity stored in a counter table: e's
 // counter fields added to its row in one update, sent once (see
 // AddCounters).
@@ -195,5 +208,5 @@ func Add[P any](ctx context.Context, ent *desc.EntityOf[P], s cqlgen.Session, ba
 	if err != nil {
 		return err
 	}
-	return protocol.AddCounters(ctx, s, o, cqldriver.Query{Stmt: ent.Canonical.Add, Values: ent.Plain.Canon.Add(e)})
+	return AddCounters(ctx, s, o, cqldriver.Query{Stmt: ent.Canonical.Add, Values: ent.Plain.Canon.Add(e)})
 }

@@ -837,3 +837,16 @@ func nextRow[P any](ent *desc.EntityOf[P], op desc.Op, e P, st *desc.State[P], l
 	}
 	return e, true
 }
+
+// casBackoff spaces out writers that lost a conditional write to each other.
+var casBackoff = backoff{BaseDelay: 2 * time.Millisecond, MaxDelay: 500 * time.Millisecond}
+
+// backoff paces the runtime's own retries, as SessionOptions' retry
+// fields pace a session's.
+type backoff engine.RetryOptions
+
+// Wait sleeps for the backoff after the given number of failed attempts
+// (from 1), or until ctx ends.
+func (b backoff) Wait(ctx context.Context, failed int) error {
+	return engine.Wait(ctx, engine.RetryOptions(b), failed)
+}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/cqlgen/cqlgen/runtime/internal/engine"
-
 	"github.com/cqlgen/cqlgen/runtime/cqldriver"
 	"github.com/cqlgen/cqlgen/runtime/cqlgen"
 	"github.com/cqlgen/cqlgen/runtime/internal/desc"
@@ -116,34 +114,8 @@ func oneRow(it cqldriver.Iter, found bool) error {
 	return nil
 }
 
-// casBackoff spaces out writers that lost a conditional write to each other.
-var casBackoff = backoff{BaseDelay: 2 * time.Millisecond, MaxDelay: 500 * time.Millisecond}
-
 // nextVersion is the write timestamp of a change of an entity whose last
 // write had timestamp old: now, but always at least old+2, so that the
 // change (whose inserts go at +1, see DeleteThenInsert) wins over every
 // statement of the last write even when clocks disagree.
 func nextVersion(old, now int64) int64 { return max(now, old+2) }
-
-// AddCounters runs a counter update once, for a repository's Add: it
-// refuses an idempotency key (the key's machinery may run a command more
-// than once, which would count twice) with an *InputError (ErrInvalidOption) before
-// anything is sent, and returns what ExecCounter returns. The
-// strategy and the clock do not apply: a counter update is one statement,
-// and Cassandra refuses a client timestamp on it.
-func AddCounters(ctx context.Context, s cqlgen.Session, o cqlgen.Options, q cqldriver.Query) error {
-	if o.Idempotency.Key != "" {
-		return &cqlgen.InputError{Err: cqlgen.ErrInvalidOption, Name: "IdempotencyKey", Reason: "a counter update cannot take one: it is not idempotent, and an idempotency key's command may run again after a failed run, counting twice"}
-	}
-	return engine.ExecCounter(ctx, s, q)
-}
-
-// backoff paces the runtime's own retries, as SessionOptions' retry
-// fields pace a session's.
-type backoff engine.RetryOptions
-
-// Wait sleeps for the backoff after the given number of failed attempts
-// (from 1), or until ctx ends.
-func (b backoff) Wait(ctx context.Context, failed int) error {
-	return engine.Wait(ctx, engine.RetryOptions(b), failed)
-}
