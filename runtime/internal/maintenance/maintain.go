@@ -32,7 +32,8 @@ import (
 // present, are hashed and summed into buckets (by primary key); only the
 // buckets whose sums differ are compared row by row, in a second scan.
 // A table in step is read once and no row is held in memory; a table
-// with drift holds the rows of its mismatched buckets only.
+// with drift holds at most Options.Hold rows, its mismatched buckets
+// narrowed to the sub-buckets that differ first (narrow.go).
 //
 // Repair rewrites the entity of a missing or stale row through the write
 // protocol: one conditional write sets a new version (at least now), and
@@ -55,6 +56,9 @@ func (o *maintain) defaults() {
 	}
 	if o.Samples <= 0 {
 		o.Samples = 10
+	}
+	if o.Hold <= 0 {
+		o.Hold = 8192
 	}
 }
 
@@ -842,18 +846,36 @@ func (v *verification) run(ctx context.Context, repair bool) error {
 }
 
 // compare finds the drift of projection i in its mismatched buckets and,
-// with repair, writes it away.
+// with repair, writes it away: narrowed to the sub-buckets that differ,
+// and in batches of at most Hold rows held (narrow.go).
 func (v *verification) compare(ctx context.Context, k, i int, want, have *digests, repair bool) error {
+	s, err := v.narrow(ctx, k, i, want, have)
+	if err != nil {
+		return err
+	}
+	of, n := s.batches(int64(v.m.Hold))
+	for b := range n {
+		in := func(r *row) bool {
+			j, ok := s.of(r.keyHash())
+			return ok && of[j] == b
+		}
+		if err := v.compareBatch(ctx, k, i, in, repair); err != nil {
+			return err
+		}
+		v.rep.Tables[k].Rounds++
+	}
+	return nil
+}
+
+// compareBatch compares, row by row, the rows of projection i that in
+// takes, holding the table's while it reads the source of truth.
+func (v *verification) compareBatch(ctx context.Context, k, i int, in func(*row) bool, repair bool) error {
 	m, ent, p := v.m, v.ent, v.ent.projections[i]
 	tr := &v.rep.Tables[k]
-	mismatched := make([]bool, m.Buckets)
-	for b := range mismatched {
-		mismatched[b] = want.sum[b] != have.sum[b] || want.count[b] != have.count[b]
-	}
 	present := map[string]*row{}
 	err := m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
 		return scanProjection(ctx, v.s, p.table, p.writetimes, lo, hi, func(r *row) {
-			if mismatched[r.bucket(m.Buckets)] {
+			if in(r) {
 				v.mu.Lock()
 				present[r.key()] = r
 				v.mu.Unlock()
@@ -863,6 +885,7 @@ func (v *verification) compare(ctx context.Context, k, i int, want, have *digest
 	if err != nil {
 		return err
 	}
+	tr.Held = max(tr.Held, int64(len(present)))
 	sample := func(keys *[]string, r *row) {
 		if len(*keys) < m.Samples {
 			*keys = append(*keys, r.keyWords(p.table, m.ShowKeys))
@@ -875,7 +898,7 @@ func (v *verification) compare(ctx context.Context, k, i int, want, have *digest
 				return nil
 			}
 			r, _, err := ent.expected(i, st)
-			if err != nil || !mismatched[r.bucket(m.Buckets)] {
+			if err != nil || !in(r) {
 				return err
 			}
 			key := r.key()
