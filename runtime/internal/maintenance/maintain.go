@@ -868,16 +868,17 @@ func (v *verification) compare(ctx context.Context, k, i int, want, have *digest
 }
 
 // compareBatch compares, row by row, the rows of projection i that in
-// takes, holding the table's while it reads the source of truth.
+// takes, holding the table's (by key, hash and last write: held) while it
+// reads the source of truth.
 func (v *verification) compareBatch(ctx context.Context, k, i int, in func(*row) bool, repair bool) error {
 	m, ent, p := v.m, v.ent, v.ent.projections[i]
 	tr := &v.rep.Tables[k]
-	present := map[string]*row{}
+	present := map[string]held{}
 	err := m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
 		return scanProjection(ctx, v.s, p.table, p.writetimes, lo, hi, func(r *row) {
 			if in(r) {
 				v.mu.Lock()
-				present[r.key()] = r
+				present[r.key()] = held{hash: r.hash(), writetime: r.writetime}
 				v.mu.Unlock()
 			}
 		})
@@ -906,17 +907,22 @@ func (v *verification) compareBatch(ctx context.Context, k, i int, in func(*row)
 			got, ok := present[key]
 			delete(present, key)
 			tr.Compared++
+			stale := ok && got.hash != r.hash()
 			switch {
 			case !ok:
 				tr.Missing++
 				sample(&tr.MissingKeys, r)
-			case got.hash() != r.hash():
+			case stale:
 				tr.Stale++
 				sample(&tr.StaleKeys, r)
 			}
 			v.mu.Unlock()
-			if (!ok || got.hash() != r.hash()) && repair {
-				if err := v.repairRow(ctx, i, st, got); err != nil {
+			if (!ok || stale) && repair {
+				var was *row // missing
+				if ok {
+					was = &row{writetime: got.writetime}
+				}
+				if err := v.repairRow(ctx, i, st, was); err != nil {
 					return err
 				}
 				v.mu.Lock()
@@ -929,15 +935,28 @@ func (v *verification) compareBatch(ctx context.Context, k, i int, in func(*row)
 	if err != nil {
 		return err
 	}
-	for _, r := range present {
+	for key := range present {
 		tr.Compared++
 		tr.Orphans++
-		sample(&tr.OrphanKeys, r)
+		if len(tr.OrphanKeys) < m.Samples {
+			sample(&tr.OrphanKeys, keyRow(key, p.table))
+		}
 	}
 	if !repair {
 		return nil
 	}
-	for _, r := range present {
+	read := keyRead(p)
+	for key := range present {
+		// The orphan as it is now, by its key: gone since, it is left.
+		r, err := protocol.GetValue(ctx, v.s, cqldriver.Query{Stmt: read, Values: keyRow(key, p.table).keyValues()}, func(it cqldriver.Iter) (*row, bool) {
+			return readProjection(it, p.table, p.writetimes)
+		})
+		if errors.Is(err, cqlgen.ErrNotFound) || (err == nil && r == nil) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
 		deleted, err := v.deleteOrphan(ctx, i, r)
 		if err != nil {
 			return err
@@ -947,6 +966,36 @@ func (v *verification) compareBatch(ctx context.Context, k, i int, in func(*row)
 		}
 	}
 	return nil
+}
+
+// held is a row of a table held to compare it: what tells a stale row,
+// and what its repair needs. An orphan is read again by its key to be
+// deleted.
+type held struct {
+	hash      uint64
+	writetime int64
+}
+
+// keyRow is the row of table t whose key key (as row.key encodes it)
+// holds: its key columns only.
+func keyRow(key string, t *desc.Table) *row {
+	r := &row{nkey: len(t.Spec.PartitionKey) + len(t.Spec.Clustering)}
+	b := []byte(key)
+	for range r.nkey {
+		n, w := binary.Uvarint(b)
+		r.cols = append(r.cols, b[w:w+int(n)])
+		b = b[w+int(n):]
+	}
+	return r
+}
+
+// keyValues are the row's key columns, to bind.
+func (r *row) keyValues() []any {
+	key := make([]any, r.nkey)
+	for j, c := range r.cols[:r.nkey] {
+		key[j] = cqldriver.Encoded(c)
+	}
+	return key
 }
 
 // repairRow writes the row of projection i that the entity st implies,

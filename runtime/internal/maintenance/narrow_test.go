@@ -1,17 +1,21 @@
 package maintenance
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
+
+	"github.com/cqlgen/cqlgen/internal/cqlspec"
+	"github.com/cqlgen/cqlgen/runtime/internal/desc"
 )
 
-func keyRow(k string) *row { return &row{cols: [][]byte{[]byte(k), nil}, nkey: 1} }
+func testRow(k string) *row { return &row{cols: [][]byte{[]byte(k), nil}, nkey: 1} }
 
 // keyHash is the hash bucket takes modulo the buckets: the buckets of
 // the digests and of the narrowing are the same.
 func TestKeyHashIsBucketsHash(t *testing.T) {
 	for i := range 1000 {
-		r := keyRow(fmt.Sprint("key-", i))
+		r := testRow(fmt.Sprint("key-", i))
 		for _, n := range []int{1, 7, 4096} {
 			if got, want := int(r.keyHash()%uint64(n)), r.bucket(n); got != want {
 				t.Fatalf("key %d, %d buckets: keyHash gives bucket %d, bucket %d", i, n, got, want)
@@ -37,7 +41,7 @@ func TestSplitNamesTheChildOfEachRow(t *testing.T) {
 			}
 		}
 		for i := range 5000 {
-			kh := keyRow(fmt.Sprint("k", i)).keyHash()
+			kh := testRow(fmt.Sprint("k", i)).keyHash()
 			x, in := s.child(kh, f)
 			got, inChild := children.of(kh)
 			if in != inChild {
@@ -109,5 +113,23 @@ func TestFanout(t *testing.T) {
 	}
 	if f := full.fanout(); f != 0 {
 		t.Errorf("%d nodes: split by %d bits, past nodeCap", nodeCap, f)
+	}
+}
+
+// keyRow decodes what key encodes: a held row's key columns, null or
+// empty included.
+func TestKeyRowDecodesKey(t *testing.T) {
+	tab := &desc.Table{}
+	tab.Spec.PartitionKey = make([]cqlspec.Column, 2)
+	tab.Spec.Clustering = make([]cqlspec.Column, 1)
+	r := &row{cols: [][]byte{[]byte("board-3"), {}, bytes.Repeat([]byte{7}, 300), []byte("value")}, nkey: 3}
+	got := keyRow(r.key(), tab)
+	if got.nkey != 3 || len(got.cols) != 3 || got.key() != r.key() {
+		t.Fatalf("keyRow(key) = %q (%d columns), want the key columns of %q", got.cols, len(got.cols), r.cols[:3])
+	}
+	for j := range 3 {
+		if !bytes.Equal(got.cols[j], r.cols[j]) {
+			t.Errorf("column %d: %q, want %q", j, got.cols[j], r.cols[j])
+		}
 	}
 }
