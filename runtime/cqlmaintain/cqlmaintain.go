@@ -97,7 +97,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Mai
 	fs.IntVar(&o.Concurrency, "concurrency", 0, "ranges at once (default 4)")
 	fs.IntVar(&o.Writes, "writes", 0, "rows a backfill or adopt writes at once (default: adapts to the cluster's latency, 8 to 256)")
 	fs.IntVar(&o.Buckets, "buckets", 0, "digest buckets per table (default 4096)")
-	fs.IntVar(&o.Hold, "hold", 0, "rows a verify or repair without -job holds at once to compare (default 8192)")
+	fs.IntVar(&o.Hold, "hold", 0, "rows a verify or repair without -job holds at once to compare (default 4096)")
 	fs.IntVar(&o.Rate, "rate", 0, "rows written a second at most, by the whole job (default: no bound)")
 	fs.StringVar(&o.Job, "job", "", "the job's checkpoint name: run again, it resumes")
 	shard := fs.String("shard", "", "this worker's share `i/n` of the job's ranges (default: JOB_COMPLETION_INDEX of CQLGEN_SHARDS, or all)")

@@ -24,7 +24,7 @@ type Options struct {
 	// table in step reads each table once and holds no row.
 	Buckets int
 	// Hold bounds the rows of a table a Verify or Repair without a Job
-	// holds at once to compare them; default 8192. Past it, the
+	// holds at once to compare them; default 4096. Past it, the
 	// mismatched buckets are split into sub-buckets by their keys'
 	// hashes, and their digests compared again, until the drift is
 	// narrowed to Hold rows; drift of more rows than that is compared

@@ -58,7 +58,7 @@ func (o *maintain) defaults() {
 		o.Samples = 10
 	}
 	if o.Hold <= 0 {
-		o.Hold = 8192
+		o.Hold = 4096
 	}
 }
 

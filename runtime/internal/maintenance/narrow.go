@@ -3,7 +3,6 @@ package maintenance
 import (
 	"context"
 	"encoding/binary"
-	"math/bits"
 	"slices"
 	"sync/atomic"
 )
@@ -33,12 +32,12 @@ import (
 // differing bucket was.
 
 // nodeCap bounds the sub-buckets a refinement sums digests for (32 bytes
-// each, both sides).
-const nodeCap = 1 << 16
+// each, both sides): 1 MB.
+const nodeCap = 1 << 15
 
-// maxSubBits bounds how far buckets are split: 48 bits of the mixed key
-// hash under each bucket separate any two keys but for a collision.
-const maxSubBits = 48
+// maxSplit bounds how far a bucket is split: 2^48 sub-buckets under each
+// bucket separate any two keys but for a collision.
+const maxSplit = 1 << 48
 
 // keyHash is FNV-1a of the row's key as key encodes it (the hash bucket
 // takes modulo the buckets), without building the key.
@@ -62,17 +61,18 @@ func mix(h uint64) uint64 {
 	return h ^ h>>31
 }
 
-// node is a (sub-)bucket: the keys of bucket b whose mixed key hash's low
-// bits (nodes.bits of them) are sub.
+// node is a (sub-)bucket: the keys of bucket b whose mixed key hash is
+// sub modulo nodes.split.
 type node struct {
 	b   int
 	sub uint64
 }
 
-// nodes are the (sub-)buckets under comparison, all split alike.
+// nodes are the (sub-)buckets under comparison, all split alike: each
+// bucket into split sub-buckets (the product of the fanouts so far).
 type nodes struct {
 	buckets int
-	bits    uint
+	split   uint64
 	top     []bool // the buckets with a node, to pass over the others fast
 	index   map[node]int
 	list    []node
@@ -80,8 +80,8 @@ type nodes struct {
 	rows    []int64 // rows of both sides, by node
 }
 
-func newNodes(buckets int, bits uint) *nodes {
-	return &nodes{buckets: buckets, bits: bits, top: make([]bool, buckets), index: map[node]int{}}
+func newNodes(buckets int, split uint64) *nodes {
+	return &nodes{buckets: buckets, split: split, top: make([]bool, buckets), index: map[node]int{}}
 }
 
 func (s *nodes) add(n node, present, rows int64) {
@@ -99,8 +99,8 @@ func (s *nodes) of(kh uint64) (int, bool) {
 		return 0, false
 	}
 	n := node{b: b}
-	if s.bits > 0 {
-		n.sub = mix(kh) & (1<<s.bits - 1)
+	if s.split > 1 {
+		n.sub = mix(kh) % s.split
 	}
 	i, ok := s.index[n]
 	return i, ok
@@ -117,7 +117,7 @@ func (s *nodes) held() int64 {
 
 // mismatchedBuckets are the buckets whose digests differ, as nodes.
 func mismatchedBuckets(want, have *digests) *nodes {
-	s := newNodes(len(want.sum), 0)
+	s := newNodes(len(want.sum), 1)
 	for b := range want.sum {
 		if want.sum[b] != have.sum[b] || want.count[b] != have.count[b] {
 			s.add(node{b: b}, have.count[b], want.count[b]+have.count[b])
@@ -126,24 +126,24 @@ func mismatchedBuckets(want, have *digests) *nodes {
 	return s
 }
 
-// fanout is how many bits to split every node by next: as many as keep
-// the sub-buckets within nodeCap, and no more than bring them to about
-// one present row each; 0 when they cannot be split further.
-func (s *nodes) fanout() uint {
-	if len(s.list) == 0 || s.bits >= maxSubBits {
+// fanout is how many sub-buckets to split every node into next: as many
+// as keep them within nodeCap, and no more than bring them to about one
+// present row each; 0 when they cannot be split further.
+func (s *nodes) fanout() int {
+	if len(s.list) == 0 {
 		return 0
 	}
-	room := nodeCap / len(s.list)
-	if room < 2 {
-		return 0
-	}
-	f := uint(bits.Len(uint(room))) - 1 // the largest 2^f <= room
-	if per := s.held()/int64(len(s.list)) + 1; per > 1 {
-		f = min(f, uint(bits.Len64(uint64(per-1)))) // the smallest 2^f >= per
+	f := min(nodeCap/len(s.list), int(maxSplit/s.split))
+	n := int64(len(s.list))
+	if per := (s.held() + n - 1) / n; per >= 2 {
+		f = min(f, int(per))
 	} else {
-		f = 1
+		f = min(f, 2)
 	}
-	return min(max(f, 1), maxSubBits-s.bits)
+	if f < 2 {
+		return 0
+	}
+	return f
 }
 
 // narrow splits the mismatched buckets of projection i (the k-th under
@@ -173,13 +173,12 @@ func (v *verification) narrow(ctx context.Context, k, i int, want, have *digests
 	return s, nil
 }
 
-// refine splits every node of s by f more bits: both tables are scanned,
+// refine splits every node of s into f: both tables are scanned,
 // the digests of the split nodes' rows summed by sub-bucket, and the
 // sub-buckets that differ returned.
-func (v *verification) refine(ctx context.Context, i int, s *nodes, f uint) (*nodes, error) {
+func (v *verification) refine(ctx context.Context, i int, s *nodes, f int) (*nodes, error) {
 	m, ent, p := v.m, v.ent, v.ent.projections[i]
-	fan := 1 << f
-	want, have := newDigests(len(s.list)*fan), newDigests(len(s.list)*fan)
+	want, have := newDigests(len(s.list)*f), newDigests(len(s.list)*f)
 	add := func(d *digests, r *row) {
 		if c, ok := s.child(r.keyHash(), f); ok {
 			atomic.AddUint64(&d.sum[c], r.hash())
@@ -208,33 +207,33 @@ func (v *verification) refine(ctx context.Context, i int, s *nodes, f uint) (*no
 	if err != nil {
 		return nil, err
 	}
-	out := newNodes(s.buckets, s.bits+f)
+	out := newNodes(s.buckets, s.split*uint64(f))
 	for j := range s.list {
-		for c := range fan {
-			x := j<<f | c
+		for c := range f {
+			x := j*f + c
 			if want.sum[x] != have.sum[x] || want.count[x] != have.count[x] {
-				out.add(s.split(j, f, c), have.count[x], want.count[x]+have.count[x])
+				out.add(s.splitNode(j, f, c), have.count[x], want.count[x]+have.count[x])
 			}
 		}
 	}
 	return out, nil
 }
 
-// child is the index, among the nodes of s each split by f bits (node j's
-// at j<<f to j<<f + 2^f - 1), of the sub-bucket a row of key hash kh
-// falls in, if its node is in s.
-func (s *nodes) child(kh uint64, f uint) (int, bool) {
+// child is the index, among the nodes of s each split into f (node j's
+// at j*f to j*f + f-1), of the sub-bucket a row of key hash kh falls in,
+// if its node is in s.
+func (s *nodes) child(kh uint64, f int) (int, bool) {
 	j, ok := s.of(kh)
 	if !ok {
 		return 0, false
 	}
-	return j<<f | int(mix(kh)>>s.bits&(1<<f-1)), true
+	return j*f + int(mix(kh)/s.split%uint64(f)), true
 }
 
-// split is the c-th of the 2^f sub-buckets node j is split into.
-func (s *nodes) split(j int, f uint, c int) node {
+// splitNode is the c-th of the f sub-buckets node j is split into.
+func (s *nodes) splitNode(j, f, c int) node {
 	n := s.list[j]
-	return node{b: n.b, sub: n.sub | uint64(c)<<s.bits}
+	return node{b: n.b, sub: n.sub + uint64(c)*s.split}
 }
 
 // batches groups the nodes, in order, into batches of at most hold

@@ -24,20 +24,20 @@ func TestKeyHashIsBucketsHash(t *testing.T) {
 	}
 }
 
-// A row falls, after a split, in the sub-bucket split names for the
+// A row falls, after a split, in the sub-bucket splitNode names for the
 // index child gives it, and in no other node: the sums refine adds up by
 // child index are the rows of the nodes it returns.
 func TestSplitNamesTheChildOfEachRow(t *testing.T) {
 	const buckets = 16
-	s := newNodes(buckets, 0)
+	s := newNodes(buckets, 1)
 	for b := 0; b < buckets; b += 3 { // some buckets only
 		s.add(node{b: b}, 0, 0)
 	}
-	for depth, f := range []uint{3, 1, 5} {
-		children := newNodes(buckets, s.bits+f)
+	for depth, f := range []int{8, 3, 2, 5} {
+		children := newNodes(buckets, s.split*uint64(f))
 		for j := range s.list {
-			for c := range 1 << f {
-				children.add(s.split(j, f, c), 0, 0)
+			for c := range f {
+				children.add(s.splitNode(j, f, c), 0, 0)
 			}
 		}
 		for i := range 5000 {
@@ -47,12 +47,12 @@ func TestSplitNamesTheChildOfEachRow(t *testing.T) {
 			if in != inChild {
 				t.Fatalf("depth %d, key %d: in a node %v, in its children %v", depth, i, in, inChild)
 			}
-			if in && children.list[got] != s.split(x>>f, f, x&(1<<f-1)) {
-				t.Fatalf("depth %d, key %d: child %d is node %+v, the row is in %+v", depth, i, x, s.split(x>>f, f, x&(1<<f-1)), children.list[got])
+			if in && children.list[got] != s.splitNode(x/f, f, x%f) {
+				t.Fatalf("depth %d, key %d: child %d is node %+v, the row is in %+v", depth, i, x, s.splitNode(x/f, f, x%f), children.list[got])
 			}
 		}
 		// Keep every other child, as a refinement keeps those that differ.
-		next := newNodes(buckets, children.bits)
+		next := newNodes(buckets, children.split)
 		for j, n := range children.list {
 			if j%2 == 0 {
 				next.add(n, 0, 0)
@@ -65,7 +65,7 @@ func TestSplitNamesTheChildOfEachRow(t *testing.T) {
 // Batches hold at most hold present rows, but for a node of more alone,
 // and each node is in exactly one.
 func TestBatchesBoundThePresentRows(t *testing.T) {
-	s := newNodes(64, 0)
+	s := newNodes(64, 1)
 	present := []int64{3, 9, 0, 4, 12, 1, 1, 1, 7, 2}
 	for b, p := range present {
 		s.add(node{b: b * 5}, p, 2*p)
@@ -88,36 +88,41 @@ func TestBatchesBoundThePresentRows(t *testing.T) {
 	if n < 5 { // 40 rows, one node of 12
 		t.Errorf("%d batches for 40 rows at 10 a batch", n)
 	}
-	if _, n := newNodes(4, 0).batches(10); n != 0 {
+	if _, n := newNodes(4, 1).batches(10); n != 0 {
 		t.Errorf("no node: %d batches", n)
 	}
 }
 
 // Splitting keeps within nodeCap and stops at about one row a node.
 func TestFanout(t *testing.T) {
-	s := newNodes(4096, 0)
+	s := newNodes(4096, 1)
 	for b := range 4096 {
 		s.add(node{b: b}, 250, 500)
 	}
-	if f := s.fanout(); 4096<<f > nodeCap || f < 1 {
-		t.Errorf("4096 nodes of 250 rows: split by %d bits", f)
+	if f := s.fanout(); 4096*f > nodeCap || f < 2 {
+		t.Errorf("4096 nodes of 250 rows: split into %d", f)
 	}
-	one := newNodes(4, 0)
+	one := newNodes(4, 1)
 	one.add(node{b: 1}, 1000, 2000)
-	if f := one.fanout(); f != 10 {
-		t.Errorf("one node of 1000 rows: split by %d bits, want 10 (1024 sub-buckets)", f)
+	if f := one.fanout(); f != 1000 {
+		t.Errorf("one node of 1000 rows: split into %d, want 1000", f)
 	}
-	full := newNodes(nodeCap, 0)
-	for b := range nodeCap {
+	full := newNodes(nodeCap, 1)
+	for b := range nodeCap/2 + 1 {
 		full.add(node{b: b}, 2, 4)
 	}
 	if f := full.fanout(); f != 0 {
-		t.Errorf("%d nodes: split by %d bits, past nodeCap", nodeCap, f)
+		t.Errorf("%d nodes: split into %d, past nodeCap", len(full.list), f)
+	}
+	deep := newNodes(4, maxSplit/3)
+	deep.add(node{b: 1}, 1000, 2000)
+	if f := deep.fanout(); f != 3 {
+		t.Errorf("split %d times already: split into %d, want 3 (at most %d in all)", deep.split, f, uint64(maxSplit))
 	}
 }
 
-// keyRow decodes what key encodes: a held row's key columns, null or
-// empty included.
+// keyRow decodes what key encodes: a held row's key columns, empty
+// included.
 func TestKeyRowDecodesKey(t *testing.T) {
 	tab := &desc.Table{}
 	tab.Spec.PartitionKey = make([]cqlspec.Column, 2)
