@@ -31,8 +31,8 @@ import (
 // every row of a differing sub-bucket is compared, as every row of a
 // differing bucket was.
 
-// nodeCap bounds the sub-buckets a refinement sums digests for (32 bytes
-// each, both sides): 1 MB.
+// nodeCap bounds the sub-buckets a refinement sums digests for (24 bytes
+// each, both sides): 768 KB.
 const nodeCap = 1 << 15
 
 // maxSplit bounds how far a bucket is split: 2^48 sub-buckets under each
@@ -77,19 +77,19 @@ type nodes struct {
 	index   map[node]int
 	list    []node
 	present []int64 // rows the table holds, by node
-	rows    []int64 // rows of both sides, by node
 }
 
-func newNodes(buckets int, split uint64) *nodes {
-	return &nodes{buckets: buckets, split: split, top: make([]bool, buckets), index: map[node]int{}}
+// newNodes makes room for n nodes: sized once, no garbage of growing.
+func newNodes(buckets int, split uint64, n int) *nodes {
+	return &nodes{buckets: buckets, split: split, top: make([]bool, buckets), index: make(map[node]int, n),
+		list: make([]node, 0, n), present: make([]int64, 0, n)}
 }
 
-func (s *nodes) add(n node, present, rows int64) {
+func (s *nodes) add(n node, present int64) {
 	s.top[n.b] = true
 	s.index[n] = len(s.list)
 	s.list = append(s.list, n)
 	s.present = append(s.present, present)
-	s.rows = append(s.rows, rows)
 }
 
 // of is the node a row of key hash kh falls in, if any.
@@ -117,10 +117,17 @@ func (s *nodes) held() int64 {
 
 // mismatchedBuckets are the buckets whose digests differ, as nodes.
 func mismatchedBuckets(want, have *digests) *nodes {
-	s := newNodes(len(want.sum), 1)
+	differ := func(b int) bool { return want.sum[b] != have.sum[b] || want.count[b] != have.count[b] }
+	n := 0
 	for b := range want.sum {
-		if want.sum[b] != have.sum[b] || want.count[b] != have.count[b] {
-			s.add(node{b: b}, have.count[b], want.count[b]+have.count[b])
+		if differ(b) {
+			n++
+		}
+	}
+	s := newNodes(len(want.sum), 1, n)
+	for b := range want.sum {
+		if differ(b) {
+			s.add(node{b: b}, have.count[b])
 		}
 	}
 	return s
@@ -178,11 +185,11 @@ func (v *verification) narrow(ctx context.Context, k, i int, want, have *digests
 // sub-buckets that differ returned.
 func (v *verification) refine(ctx context.Context, i int, s *nodes, f int) (*nodes, error) {
 	m, ent, p := v.m, v.ent, v.ent.projections[i]
-	want, have := newDigests(len(s.list)*f), newDigests(len(s.list)*f)
-	add := func(d *digests, r *row) {
+	want, have := newSubDigests(len(s.list)*f), newSubDigests(len(s.list)*f)
+	add := func(d *subDigests, r *row) {
 		if c, ok := s.child(r.keyHash(), f); ok {
 			atomic.AddUint64(&d.sum[c], r.hash())
-			atomic.AddInt64(&d.count[c], 1)
+			atomic.AddInt32(&d.count[c], 1)
 		}
 	}
 	err := m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
@@ -207,16 +214,32 @@ func (v *verification) refine(ctx context.Context, i int, s *nodes, f int) (*nod
 	if err != nil {
 		return nil, err
 	}
-	out := newNodes(s.buckets, s.split*uint64(f))
-	for j := range s.list {
-		for c := range f {
-			x := j*f + c
-			if want.sum[x] != have.sum[x] || want.count[x] != have.count[x] {
-				out.add(s.splitNode(j, f, c), have.count[x], want.count[x]+have.count[x])
-			}
+	differ := func(x int) bool { return want.sum[x] != have.sum[x] || want.count[x] != have.count[x] }
+	n := 0
+	for x := range want.sum {
+		if differ(x) {
+			n++
+		}
+	}
+	out := newNodes(s.buckets, s.split*uint64(f), n)
+	for x := range want.sum {
+		if differ(x) {
+			out.add(s.splitNode(x/f, f, x%f), int64(have.count[x]))
 		}
 	}
 	return out, nil
+}
+
+// subDigests are the digests of sub-buckets: 12 bytes each (a sub-bucket
+// holds fewer than 2^31 rows: a bucket is split only past Hold rows, into
+// more sub-buckets than it holds rows).
+type subDigests struct {
+	sum   []uint64
+	count []int32
+}
+
+func newSubDigests(n int) *subDigests {
+	return &subDigests{sum: make([]uint64, n), count: make([]int32, n)}
 }
 
 // child is the index, among the nodes of s each split into f (node j's

@@ -29,15 +29,15 @@ func TestKeyHashIsBucketsHash(t *testing.T) {
 // child index are the rows of the nodes it returns.
 func TestSplitNamesTheChildOfEachRow(t *testing.T) {
 	const buckets = 16
-	s := newNodes(buckets, 1)
+	s := newNodes(buckets, 1, 0)
 	for b := 0; b < buckets; b += 3 { // some buckets only
-		s.add(node{b: b}, 0, 0)
+		s.add(node{b: b}, 0)
 	}
 	for depth, f := range []int{8, 3, 2, 5} {
-		children := newNodes(buckets, s.split*uint64(f))
+		children := newNodes(buckets, s.split*uint64(f), 0)
 		for j := range s.list {
 			for c := range f {
-				children.add(s.splitNode(j, f, c), 0, 0)
+				children.add(s.splitNode(j, f, c), 0)
 			}
 		}
 		for i := range 5000 {
@@ -52,10 +52,10 @@ func TestSplitNamesTheChildOfEachRow(t *testing.T) {
 			}
 		}
 		// Keep every other child, as a refinement keeps those that differ.
-		next := newNodes(buckets, children.split)
+		next := newNodes(buckets, children.split, 0)
 		for j, n := range children.list {
 			if j%2 == 0 {
-				next.add(n, 0, 0)
+				next.add(n, 0)
 			}
 		}
 		s = next
@@ -65,10 +65,10 @@ func TestSplitNamesTheChildOfEachRow(t *testing.T) {
 // Batches hold at most hold present rows, but for a node of more alone,
 // and each node is in exactly one.
 func TestBatchesBoundThePresentRows(t *testing.T) {
-	s := newNodes(64, 1)
+	s := newNodes(64, 1, 0)
 	present := []int64{3, 9, 0, 4, 12, 1, 1, 1, 7, 2}
 	for b, p := range present {
-		s.add(node{b: b * 5}, p, 2*p)
+		s.add(node{b: b * 5}, p)
 	}
 	of, n := s.batches(10)
 	sums := make([]int64, n)
@@ -88,34 +88,34 @@ func TestBatchesBoundThePresentRows(t *testing.T) {
 	if n < 5 { // 40 rows, one node of 12
 		t.Errorf("%d batches for 40 rows at 10 a batch", n)
 	}
-	if _, n := newNodes(4, 1).batches(10); n != 0 {
+	if _, n := newNodes(4, 1, 0).batches(10); n != 0 {
 		t.Errorf("no node: %d batches", n)
 	}
 }
 
 // Splitting keeps within nodeCap and stops at about one row a node.
 func TestFanout(t *testing.T) {
-	s := newNodes(4096, 1)
+	s := newNodes(4096, 1, 0)
 	for b := range 4096 {
-		s.add(node{b: b}, 250, 500)
+		s.add(node{b: b}, 250)
 	}
 	if f := s.fanout(); 4096*f > nodeCap || f < 2 {
 		t.Errorf("4096 nodes of 250 rows: split into %d", f)
 	}
-	one := newNodes(4, 1)
-	one.add(node{b: 1}, 1000, 2000)
+	one := newNodes(4, 1, 0)
+	one.add(node{b: 1}, 1000)
 	if f := one.fanout(); f != 1000 {
 		t.Errorf("one node of 1000 rows: split into %d, want 1000", f)
 	}
-	full := newNodes(nodeCap, 1)
+	full := newNodes(nodeCap, 1, 0)
 	for b := range nodeCap/2 + 1 {
-		full.add(node{b: b}, 2, 4)
+		full.add(node{b: b}, 2)
 	}
 	if f := full.fanout(); f != 0 {
 		t.Errorf("%d nodes: split into %d, past nodeCap", len(full.list), f)
 	}
-	deep := newNodes(4, maxSplit/3)
-	deep.add(node{b: 1}, 1000, 2000)
+	deep := newNodes(4, maxSplit/3, 0)
+	deep.add(node{b: 1}, 1000)
 	if f := deep.fanout(); f != 3 {
 		t.Errorf("split %d times already: split into %d, want 3 (at most %d in all)", deep.split, f, uint64(maxSplit))
 	}
