@@ -44,7 +44,7 @@ var ErrUnread = errors.New("cqlmaintain: rows of the source of truth were not re
 //	adopt    [-entity E] [-job NAME] [-rate N] [flags]                            give rows written outside cqlgen a version, resumably
 //	status   [-entity E] [-table T] -job NAME [-ranges N]                         how far every run of the job has come, across workers
 //
-// with -ranges, -concurrency, -buckets, -rate, -job, -shard and
+// with -ranges, -concurrency, -buckets, -hold, -rate, -job, -shard and
 // -show-keys as in Options. -shard i/n makes the run worker i of n of
 // its -job (Options.Shard); without it, a Kubernetes Indexed Job's
 // JOB_COMPLETION_INDEX, with CQLGEN_SHARDS the Job's completions, says
@@ -71,7 +71,7 @@ var ErrUnread = errors.New("cqlmaintain: rows of the source of truth were not re
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Maintainer) int {
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "maintenance: "+format+"\n", a...)
-		fmt.Fprintln(stderr, "usage: verify|repair|backfill|adopt|status [-entity E] [-table T]... [-job NAME] [-shard I/N] [-rate N] [-consistency LEVEL] [-ranges N] [-concurrency N] [-writes N] [-buckets N] [-json] [-show-keys]")
+		fmt.Fprintln(stderr, "usage: verify|repair|backfill|adopt|status [-entity E] [-table T]... [-job NAME] [-shard I/N] [-rate N] [-consistency LEVEL] [-ranges N] [-concurrency N] [-writes N] [-buckets N] [-hold N] [-json] [-show-keys]")
 		return 2
 	}
 	if len(args) == 0 {
@@ -97,6 +97,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, ms ...Mai
 	fs.IntVar(&o.Concurrency, "concurrency", 0, "ranges at once (default 4)")
 	fs.IntVar(&o.Writes, "writes", 0, "rows a backfill or adopt writes at once (default: adapts to the cluster's latency, from 32, at most 256)")
 	fs.IntVar(&o.Buckets, "buckets", 0, "digest buckets per table (default 4096)")
+	fs.IntVar(&o.Hold, "hold", 0, "rows a verify or repair without -job holds at once to compare (default 4096)")
 	fs.IntVar(&o.Rate, "rate", 0, "rows written a second at most, by the whole job (default: no bound)")
 	fs.StringVar(&o.Job, "job", "", "the job's checkpoint name: run again, it resumes")
 	shard := fs.String("shard", "", "this worker's share `i/n` of the job's ranges (default: JOB_COMPLETION_INDEX of CQLGEN_SHARDS, or all)")

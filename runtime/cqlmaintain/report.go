@@ -24,6 +24,15 @@ type Options struct {
 	// whose digests differ are compared one by one, so a verify of a
 	// table in step reads each table once and holds no row.
 	Buckets int
+	// Hold bounds the rows of a table a Verify or Repair without a Job
+	// holds at once to compare them; default 4096. Past it, the
+	// mismatched buckets are split into sub-buckets by their keys'
+	// hashes, and their digests compared again, until the drift is
+	// narrowed to Hold rows; drift of more rows than that is compared
+	// Hold at a time. Each split and each batch is a scan of the table
+	// and of its source of truth: a smaller Hold costs scans, not drift
+	// found.
+	Hold int
 	// Tables restricts the work to these tables of the entity (not its
 	// source of truth); none means all of them.
 	Tables []string
@@ -152,6 +161,12 @@ type TableReport struct {
 	// Buckets whose digests differed, and the rows compared in them.
 	Mismatched int   `json:"mismatched_buckets"`
 	Compared   int64 `json:"compared"`
+	// Held is the most rows of the table held at once to compare them
+	// (at most Options.Hold, but for a sub-bucket of more rows alone);
+	// Rounds is how many scans of both tables narrowing and comparing
+	// the mismatched buckets took, beyond the digests' first.
+	Held   int64 `json:"held,omitempty"`
+	Rounds int   `json:"rounds,omitempty"`
 	// Drift: rows the table lacks, rows with other values, and rows no
 	// entity implies.
 	Missing int64 `json:"missing"`

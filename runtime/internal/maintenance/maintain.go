@@ -32,7 +32,8 @@ import (
 // present, are hashed and summed into buckets (by primary key); only the
 // buckets whose sums differ are compared row by row, in a second scan.
 // A table in step is read once and no row is held in memory; a table
-// with drift holds the rows of its mismatched buckets only.
+// with drift holds at most Options.Hold rows, its mismatched buckets
+// narrowed to the sub-buckets that differ first (narrow.go).
 //
 // Repair rewrites the entity of a missing or stale row through the write
 // protocol: one conditional write sets a new version (at least now), and
@@ -55,6 +56,9 @@ func (o *maintain) defaults() {
 	}
 	if o.Samples <= 0 {
 		o.Samples = 10
+	}
+	if o.Hold <= 0 {
+		o.Hold = 4096
 	}
 }
 
@@ -802,20 +806,39 @@ func (v *verification) run(ctx context.Context, repair bool) error {
 }
 
 // compare finds the drift of projection i in its mismatched buckets and,
-// with repair, writes it away.
+// with repair, writes it away: narrowed to the sub-buckets that differ,
+// and in batches of at most Hold rows held (narrow.go).
 func (v *verification) compare(ctx context.Context, k, i int, want, have *digests, repair bool) error {
+	s, err := v.narrow(ctx, k, i, want, have)
+	if err != nil {
+		return err
+	}
+	of, n := s.batches(int64(v.m.Hold))
+	for b := range n {
+		in := func(r *row) bool {
+			j, ok := s.of(r.keyHash())
+			return ok && of[j] == b
+		}
+		if err := v.compareBatch(ctx, k, i, in, repair); err != nil {
+			return err
+		}
+		v.rep.Tables[k].Rounds++
+	}
+	return nil
+}
+
+// compareBatch compares, row by row, the rows of projection i that in
+// takes, holding the table's (by key, hash and last write: held) while it
+// reads the source of truth.
+func (v *verification) compareBatch(ctx context.Context, k, i int, in func(*row) bool, repair bool) error {
 	m, ent, p := v.m, v.ent, v.ent.projections[i]
 	tr := &v.rep.Tables[k]
-	mismatched := make([]bool, m.Buckets)
-	for b := range mismatched {
-		mismatched[b] = want.sum[b] != have.sum[b] || want.count[b] != have.count[b]
-	}
-	present := map[string]*row{}
+	present := map[string]held{}
 	err := m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
 		return scanProjection(ctx, v.s, p.table, p.writetimes, lo, hi, func(r *row) {
-			if mismatched[r.bucket(m.Buckets)] {
+			if in(r) {
 				v.mu.Lock()
-				present[r.key()] = r
+				present[r.key()] = held{hash: r.hash(), writetime: r.writetime}
 				v.mu.Unlock()
 			}
 		})
@@ -823,6 +846,7 @@ func (v *verification) compare(ctx context.Context, k, i int, want, have *digest
 	if err != nil {
 		return err
 	}
+	tr.Held = max(tr.Held, int64(len(present)))
 	sample := func(keys *[]string, r *row) {
 		if len(*keys) < m.Samples {
 			*keys = append(*keys, r.keyWords(p.table, m.ShowKeys))
@@ -835,7 +859,7 @@ func (v *verification) compare(ctx context.Context, k, i int, want, have *digest
 				return nil
 			}
 			r, _, err := ent.expected(i, st)
-			if err != nil || !mismatched[r.bucket(m.Buckets)] {
+			if err != nil || !in(r) {
 				return err
 			}
 			key := r.key()
@@ -843,17 +867,22 @@ func (v *verification) compare(ctx context.Context, k, i int, want, have *digest
 			got, ok := present[key]
 			delete(present, key)
 			tr.Compared++
+			stale := ok && got.hash != r.hash()
 			switch {
 			case !ok:
 				tr.Missing++
 				sample(&tr.MissingKeys, r)
-			case got.hash() != r.hash():
+			case stale:
 				tr.Stale++
 				sample(&tr.StaleKeys, r)
 			}
 			v.mu.Unlock()
-			if (!ok || got.hash() != r.hash()) && repair {
-				if err := v.repairRow(ctx, i, st, got); err != nil {
+			if (!ok || stale) && repair {
+				var was *row // missing
+				if ok {
+					was = &row{writetime: got.writetime}
+				}
+				if err := v.repairRow(ctx, i, st, was); err != nil {
 					return err
 				}
 				v.mu.Lock()
@@ -866,15 +895,28 @@ func (v *verification) compare(ctx context.Context, k, i int, want, have *digest
 	if err != nil {
 		return err
 	}
-	for _, r := range present {
+	for key := range present {
 		tr.Compared++
 		tr.Orphans++
-		sample(&tr.OrphanKeys, r)
+		if len(tr.OrphanKeys) < m.Samples {
+			sample(&tr.OrphanKeys, keyRow(key, p.table))
+		}
 	}
 	if !repair {
 		return nil
 	}
-	for _, r := range present {
+	read := keyRead(p)
+	for key := range present {
+		// The orphan as it is now, by its key: gone since, it is left.
+		r, err := protocol.GetValue(ctx, v.s, cqldriver.Query{Stmt: read, Values: keyRow(key, p.table).keyValues()}, func(it cqldriver.Iter) (*row, bool) {
+			return readProjection(it, p.table, p.writetimes)
+		})
+		if errors.Is(err, cqlgen.ErrNotFound) || (err == nil && r == nil) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
 		deleted, err := v.deleteOrphan(ctx, i, r)
 		if err != nil {
 			return err
@@ -884,6 +926,36 @@ func (v *verification) compare(ctx context.Context, k, i int, want, have *digest
 		}
 	}
 	return nil
+}
+
+// held is a row of a table held to compare it: what tells a stale row,
+// and what its repair needs. An orphan is read again by its key to be
+// deleted.
+type held struct {
+	hash      uint64
+	writetime int64
+}
+
+// keyRow is the row of table t whose key key (as row.key encodes it)
+// holds: its key columns only.
+func keyRow(key string, t *desc.Table) *row {
+	r := &row{nkey: len(t.Spec.PartitionKey) + len(t.Spec.Clustering)}
+	b := []byte(key)
+	for range r.nkey {
+		n, w := binary.Uvarint(b)
+		r.cols = append(r.cols, b[w:w+int(n)])
+		b = b[w+int(n):]
+	}
+	return r
+}
+
+// keyValues are the row's key columns, to bind.
+func (r *row) keyValues() []any {
+	key := make([]any, r.nkey)
+	for j, c := range r.cols[:r.nkey] {
+		key[j] = cqldriver.Encoded(c)
+	}
+	return key
 }
 
 // repairRow writes the row of projection i that the entity st implies,
