@@ -70,10 +70,11 @@ func BenchmarkMaintainMemory(b *testing.B) {
 				var err error
 				runtime.GC()
 				start := time.Now()
-				peak := peakHeap(func() { rep, err = f() })
+				peak, live := peakHeapLive(func() { rep, err = f() })
 				must(err)
 				b.ReportMetric(float64(rep.Rows)/time.Since(start).Seconds(), "rows/s")
 				b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+				b.ReportMetric(float64(live)/(1<<20), "peak-live-MB")
 				var t cqlmaintain.TableReport
 				if len(rep.Tables) > 0 {
 					t = rep.Tables[0]

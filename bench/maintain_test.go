@@ -5,6 +5,7 @@ import (
 	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,15 +40,30 @@ func maintainRows(b *testing.B) int {
 
 // peakHeap samples the heap in use while f runs and returns its peak.
 func peakHeap(f func()) uint64 {
-	var peak atomic.Uint64
+	inuse, _ := peakHeapLive(f)
+	return inuse
+}
+
+// peakHeapLive is peakHeap's HeapInuse beside the peak of the live heap,
+// the bytes the last collection found reachable (runtime/metrics'
+// /gc/heap/live:bytes): HeapInuse also holds what became garbage since,
+// which grows with how much a run allocates between collections (a
+// repair's writes), not with what it keeps.
+func peakHeapLive(f func()) (inuse, live uint64) {
+	var peak, peakLive atomic.Uint64
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		var ms runtime.MemStats
+		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 		for {
 			runtime.ReadMemStats(&ms)
 			if ms.HeapInuse > peak.Load() {
 				peak.Store(ms.HeapInuse)
+			}
+			metrics.Read(sample)
+			if v := sample[0].Value.Uint64(); v > peakLive.Load() {
+				peakLive.Store(v)
 			}
 			select {
 			case <-done:
@@ -59,7 +75,7 @@ func peakHeap(f func()) uint64 {
 	f()
 	close(done)
 	wg.Wait()
-	return peak.Load()
+	return peak.Load(), peakLive.Load()
 }
 
 // maintainRates are the rates of the backfills: CQLGEN_BENCH_MAINTAIN_RATES,
