@@ -49,6 +49,7 @@ var maintainFlags = []maintainFlag{
 	{"concurrency", "`ranges` at once (default 4)", 'i'},
 	{"writes", "`rows` a backfill or adopt writes at once (default: adapts to the cluster's latency, from 32, at most 256)", 'i'},
 	{"buckets", "digest `buckets` per table (default 4096)", 'i'},
+	{"hold", "`rows` a verify or repair without -job holds at once to compare (default 4096)", 'i'},
 	{"json", "print the report as JSON", 'b'},
 	{"show-keys", "show the sample keys' values (default: each redacted to a short hash)", 'b'},
 }
