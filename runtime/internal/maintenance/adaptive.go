@@ -28,17 +28,6 @@ import (
 // slower since (or busier with other work) is measured afresh. The rate
 // bound (-rate) is applied before a write asks for a slot, so the bound
 // never lifts a run past it.
-//
-// What the first version got wrong, traced at 100,000 rows on a shared
-// node (0.32-0.67 times the hand-written copy in some rounds): windows
-// counted in writes alone measured a burst of replies that came back
-// together as hundreds of thousands of rows a second; compared with
-// that best, every later window looked slow. And one slow window, a
-// stall of a node whose cores other work shares, halved the bound: it
-// fell to a few writes, and the rows a second with it (Little's law),
-// while the copy kept 32 in flight. Latency alone now never takes the
-// bound below the start, nor does a single window; only the cluster's
-// pushback does.
 type adaptive struct {
 	mu       sync.Mutex
 	cond     *sync.Cond
