@@ -262,13 +262,7 @@ func (r *row) hash() uint64 {
 // bucket is FNV-1a of the row's key (as key encodes it) modulo n,
 // without building the key.
 func (r *row) bucket(n int) int {
-	h := fnvOffset
-	var l [binary.MaxVarintLen64]byte
-	for _, c := range r.cols[:r.nkey] {
-		h = fnvAdd(h, l[:binary.PutUvarint(l[:], uint64(len(c)))])
-		h = fnvAdd(h, c)
-	}
-	return int(h % uint64(n))
+	return int(r.keyHash() % uint64(n))
 }
 
 const (
