@@ -1,6 +1,7 @@
 package maintenance
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"slices"
@@ -31,8 +32,8 @@ import (
 // every row of a differing sub-bucket is compared, as every row of a
 // differing bucket was.
 
-// nodeCap bounds the sub-buckets a refinement sums digests for (24 bytes
-// each, both sides): 768 KB.
+// nodeCap bounds the sub-buckets a refinement sums digests for (16 bytes
+// each): 512 KB, and the nodes it returns (16 bytes each).
 const nodeCap = 1 << 15
 
 // maxSplit bounds how far a bucket is split: 2^48 sub-buckets under each
@@ -61,56 +62,71 @@ func mix(h uint64) uint64 {
 	return h ^ h>>31
 }
 
-// node is a (sub-)bucket: the keys of bucket b whose mixed key hash is
-// sub modulo nodes.split.
+// node is a (sub-)bucket of a bucket: the keys whose mixed key hash is
+// sub modulo nodes.split, and the rows the table holds there.
 type node struct {
-	b   int
-	sub uint64
+	sub     uint64
+	present int64
 }
 
 // nodes are the (sub-)buckets under comparison, all split alike: each
 // bucket into split sub-buckets (the product of the fanouts so far).
+// They are listed bucket by bucket, by sub within a bucket: bucket b's
+// are list[first[b]:first[b+1]], found by a binary search. 16 bytes a
+// node and 4 a bucket, and no garbage of growing: the count is known
+// before the list is made.
 type nodes struct {
-	buckets int
-	split   uint64
-	top     []bool // the buckets with a node, to pass over the others fast
-	index   map[node]int
-	list    []node
-	present []int64 // rows the table holds, by node
+	split uint64
+	first []int32
+	list  []node
+	last  int // the bucket of the last node added
 }
 
-// newNodes makes room for n nodes: sized once, no garbage of growing.
+// newNodes makes room for n nodes under buckets buckets, added with add
+// in order and closed with done.
 func newNodes(buckets int, split uint64, n int) *nodes {
-	return &nodes{buckets: buckets, split: split, top: make([]bool, buckets), index: make(map[node]int, n),
-		list: make([]node, 0, n), present: make([]int64, 0, n)}
+	return &nodes{split: split, first: make([]int32, buckets+1), list: make([]node, 0, n), last: -1}
 }
 
-func (s *nodes) add(n node, present int64) {
-	s.top[n.b] = true
-	s.index[n] = len(s.list)
+func (s *nodes) buckets() int { return len(s.first) - 1 }
+
+// add appends a node of bucket b: b no less than the last node's, sub
+// more than its if b is the same.
+func (s *nodes) add(b int, n node) {
+	for ; s.last < b; s.last++ {
+		s.first[s.last+1] = int32(len(s.list))
+	}
 	s.list = append(s.list, n)
-	s.present = append(s.present, present)
 }
 
-// of is the node a row of key hash kh falls in, if any.
+// done closes the list: the buckets past the last node's have none.
+func (s *nodes) done() *nodes {
+	for ; s.last < s.buckets(); s.last++ {
+		s.first[s.last+1] = int32(len(s.list))
+	}
+	return s
+}
+
+// of is the index of the node a row of key hash kh falls in, if any.
 func (s *nodes) of(kh uint64) (int, bool) {
-	b := int(kh % uint64(s.buckets))
-	if !s.top[b] {
+	b := kh % uint64(s.buckets())
+	lo, hi := int(s.first[b]), int(s.first[b+1])
+	if lo == hi {
 		return 0, false
 	}
-	n := node{b: b}
-	if s.split > 1 {
-		n.sub = mix(kh) % s.split
+	if s.split == 1 {
+		return lo, true
 	}
-	i, ok := s.index[n]
-	return i, ok
+	sub := mix(kh) % s.split
+	j, ok := slices.BinarySearchFunc(s.list[lo:hi], sub, func(n node, sub uint64) int { return cmp.Compare(n.sub, sub) })
+	return lo + j, ok
 }
 
 // held is how many present rows a comparison of every node would hold.
 func (s *nodes) held() int64 {
 	var n int64
-	for _, p := range s.present {
-		n += p
+	for _, x := range s.list {
+		n += x.present
 	}
 	return n
 }
@@ -127,10 +143,10 @@ func mismatchedBuckets(want, have *digests) *nodes {
 	s := newNodes(len(want.sum), 1, n)
 	for b := range want.sum {
 		if differ(b) {
-			s.add(node{b: b}, have.count[b])
+			s.add(b, node{present: have.count[b]})
 		}
 	}
-	return s
+	return s.done()
 }
 
 // fanout is how many sub-buckets to split every node into next: as many
@@ -185,13 +201,7 @@ func (v *verification) narrow(ctx context.Context, k, i int, want, have *digests
 // sub-buckets that differ returned.
 func (v *verification) refine(ctx context.Context, i int, s *nodes, f int) (*nodes, error) {
 	m, ent, p := v.m, v.ent, v.ent.projections[i]
-	want, have := newSubDigests(len(s.list)*f), newSubDigests(len(s.list)*f)
-	add := func(d *subDigests, r *row) {
-		if c, ok := s.child(r.keyHash(), f); ok {
-			atomic.AddUint64(&d.sum[c], r.hash())
-			atomic.AddInt32(&d.count[c], 1)
-		}
-	}
+	d := newSubDigests(len(s.list) * f)
 	err := m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
 		var n scanned
 		return v.scanCanonical(ctx, lo, hi, &n, func(st *stateView) error {
@@ -200,7 +210,9 @@ func (v *verification) refine(ctx context.Context, i int, s *nodes, f int) (*nod
 			}
 			r, _, err := ent.expected(i, st)
 			if err == nil {
-				add(want, r)
+				if c, ok := s.child(r.keyHash(), f); ok {
+					d.want(c, r.hash())
+				}
 			}
 			return err
 		})
@@ -209,38 +221,65 @@ func (v *verification) refine(ctx context.Context, i int, s *nodes, f int) (*nod
 		return nil, err
 	}
 	err = m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
-		return scanProjection(ctx, v.s, p.table, p.writetimes, lo, hi, func(r *row) { add(have, r) })
+		return scanProjection(ctx, v.s, p.table, p.writetimes, lo, hi, func(r *row) {
+			if c, ok := s.child(r.keyHash(), f); ok {
+				d.have(c, r.hash())
+			}
+		})
 	})
 	if err != nil {
 		return nil, err
 	}
-	differ := func(x int) bool { return want.sum[x] != have.sum[x] || want.count[x] != have.count[x] }
 	n := 0
-	for x := range want.sum {
-		if differ(x) {
+	for x := range d.sum {
+		if d.differ(x) {
 			n++
 		}
 	}
-	out := newNodes(s.buckets, s.split*uint64(f), n)
-	for x := range want.sum {
-		if differ(x) {
-			out.add(s.splitNode(x/f, f, x%f), int64(have.count[x]))
+	out := newNodes(s.buckets(), s.split*uint64(f), n)
+	for b := range s.buckets() {
+		from := len(out.list)
+		for j := int(s.first[b]); j < int(s.first[b+1]); j++ {
+			for c := range f {
+				if x := j*f + c; d.differ(x) {
+					out.add(b, node{sub: s.splitSub(j, c), present: int64(d.present[x])})
+				}
+			}
 		}
+		// A node's children interleave with its neighbours'.
+		slices.SortFunc(out.list[from:], func(a, b node) int { return cmp.Compare(a.sub, b.sub) })
 	}
-	return out, nil
+	return out.done(), nil
 }
 
-// subDigests are the digests of sub-buckets: 12 bytes each (a sub-bucket
-// holds fewer than 2^31 rows: a bucket is split only past Hold rows, into
-// more sub-buckets than it holds rows).
+// subDigests are the digests of sub-buckets, both sides at once: the
+// sums and counts of the rows the source of truth implies less those of
+// the rows the table holds (zero both where they agree), and the table's
+// count. 16 bytes each (a sub-bucket holds fewer than 2^31 rows: a
+// bucket is split only past Hold rows, into more sub-buckets than it
+// holds rows).
 type subDigests struct {
-	sum   []uint64
-	count []int32
+	sum     []uint64
+	count   []int32
+	present []int32
 }
 
 func newSubDigests(n int) *subDigests {
-	return &subDigests{sum: make([]uint64, n), count: make([]int32, n)}
+	return &subDigests{sum: make([]uint64, n), count: make([]int32, n), present: make([]int32, n)}
 }
+
+func (d *subDigests) want(x int, h uint64) {
+	atomic.AddUint64(&d.sum[x], h)
+	atomic.AddInt32(&d.count[x], 1)
+}
+
+func (d *subDigests) have(x int, h uint64) {
+	atomic.AddUint64(&d.sum[x], -h)
+	atomic.AddInt32(&d.count[x], -1)
+	atomic.AddInt32(&d.present[x], 1)
+}
+
+func (d *subDigests) differ(x int) bool { return d.sum[x] != 0 || d.count[x] != 0 }
 
 // child is the index, among the nodes of s each split into f (node j's
 // at j*f to j*f + f-1), of the sub-bucket a row of key hash kh falls in,
@@ -253,47 +292,24 @@ func (s *nodes) child(kh uint64, f int) (int, bool) {
 	return j*f + int(mix(kh)/s.split%uint64(f)), true
 }
 
-// splitNode is the c-th of the f sub-buckets node j is split into.
-func (s *nodes) splitNode(j, f, c int) node {
-	n := s.list[j]
-	return node{b: n.b, sub: n.sub + uint64(c)*s.split}
-}
+// splitSub is the sub of the c-th of the sub-buckets node j is split
+// into.
+func (s *nodes) splitSub(j, c int) uint64 { return s.list[j].sub + uint64(c)*s.split }
 
 // batches groups the nodes, in order, into batches of at most hold
-// present rows (a node of more is a batch alone), and returns each
-// node's batch and the number of batches.
-func (s *nodes) batches(hold int64) ([]int, int) {
-	of := make([]int, len(s.list))
-	order := make([]int, len(s.list))
-	for j := range order {
-		order[j] = j
-	}
-	// Bucket by bucket, so that a batch's rows are near in hash order
-	// (only for a stable, readable split; any order bounds alike).
-	slices.SortFunc(order, func(a, b int) int {
-		na, nb := s.list[a], s.list[b]
-		if na.b != nb.b {
-			return na.b - nb.b
-		}
-		switch {
-		case na.sub < nb.sub:
-			return -1
-		case na.sub > nb.sub:
-			return 1
-		}
-		return 0
-	})
-	batch, in := 0, int64(0)
-	for _, j := range order {
-		if in > 0 && in+s.present[j] > hold {
-			batch++
+// present rows (a node of more is a batch alone): batch k is the nodes
+// from ends[k-1] (0 for the first) to ends[k].
+func (s *nodes) batches(hold int64) (ends []int) {
+	in := int64(0)
+	for j, n := range s.list {
+		if in > 0 && in+n.present > hold {
+			ends = append(ends, j)
 			in = 0
 		}
-		of[j] = batch
-		in += s.present[j]
+		in += n.present
 	}
-	if len(order) == 0 {
-		return of, 0
+	if len(s.list) > 0 {
+		ends = append(ends, len(s.list))
 	}
-	return of, batch + 1
+	return ends
 }
