@@ -2,6 +2,8 @@ package bench_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
@@ -28,6 +30,10 @@ import (
 // unbounded verify holds 576 MB at 1,000,000 rows): the load and the
 // drift are made whatever it matches.
 func BenchmarkMaintainMemory(b *testing.B) {
+	if os.Getenv("CQLGEN_BENCH_PEAK_PROFILES") != "" {
+		// A sample every 4 KB: the modes' few megabytes in detail.
+		runtime.MemProfileRate = 4096
+	}
 	env := shared.Get(b)
 	s := env.Session(benchenv.Coalescing[0])
 	n := maintainRows(b)
@@ -70,7 +76,12 @@ func BenchmarkMaintainMemory(b *testing.B) {
 				var err error
 				runtime.GC()
 				start := time.Now()
-				peak, live := peakHeapLive(func() { rep, err = f() })
+				// CQLGEN_BENCH_PEAK_PROFILES=dir: each mode's heap at its peak.
+				profile := ""
+				if dir := os.Getenv("CQLGEN_BENCH_PEAK_PROFILES"); dir != "" {
+					profile = filepath.Join(dir, fmt.Sprintf("%s-%d.pprof", name, n))
+				}
+				peak, live := peakHeapProfile(func() { rep, err = f() }, profile)
 				must(err)
 				b.ReportMetric(float64(rep.Rows)/time.Since(start).Seconds(), "rows/s")
 				b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")

@@ -2,10 +2,10 @@ package bench_test
 
 import (
 	"fmt"
-	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	"os"
 	"runtime"
 	"runtime/metrics"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/cqlgen/cqlgen/bench/internal/benchenv"
 	"github.com/cqlgen/cqlgen/bench/model"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	"github.com/cqlgen/cqlgen/runtime/gocqlv1"
 )
 
@@ -50,7 +51,15 @@ func peakHeap(f func()) uint64 {
 // which grows with how much a run allocates between collections (a
 // repair's writes), not with what it keeps.
 func peakHeapLive(f func()) (inuse, live uint64) {
+	return peakHeapProfile(f, "")
+}
+
+// peakHeapProfile is peakHeapLive that also writes, to profile (unless
+// ""), a heap profile each time the live heap peaks 2% over the last one
+// written: what was live at the peak, by where it was allocated.
+func peakHeapProfile(f func(), profile string) (inuse, live uint64) {
 	var peak, peakLive atomic.Uint64
+	var profiled uint64
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -64,6 +73,10 @@ func peakHeapLive(f func()) (inuse, live uint64) {
 			metrics.Read(sample)
 			if v := sample[0].Value.Uint64(); v > peakLive.Load() {
 				peakLive.Store(v)
+				if profile != "" && v > profiled+profiled/50 {
+					profiled = v
+					writeHeapProfile(profile)
+				}
 			}
 			select {
 			case <-done:
@@ -76,6 +89,19 @@ func peakHeapLive(f func()) (inuse, live uint64) {
 	close(done)
 	wg.Wait()
 	return peak.Load(), peakLive.Load()
+}
+
+func writeHeapProfile(path string) {
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.Lookup("heap").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "heap profile:", err)
+	}
 }
 
 // maintainRates are the rates of the backfills: CQLGEN_BENCH_MAINTAIN_RATES,

@@ -73,6 +73,14 @@ func TestVerifySpreadDriftWithinHold(t *testing.T) {
 	if b.Compared >= all.Compared {
 		t.Errorf("hold %d compared %d rows one by one, the unbounded %d: the split should narrow them", hold, b.Compared, all.Compared)
 	}
+	// Hold 4: the narrowing's budget (8 sub-buckets a row held, 32) is
+	// far less than the 120 sub-buckets the drift spreads over, so the
+	// drift is narrowed a part at a time; the same drift, 4 rows held.
+	w := check("hold 4", &cqlmaintain.Options{Buckets: buckets, Hold: 4, Tables: table})
+	if w.Held > 4 || w.Held == 0 || w.Rounds <= b.Rounds {
+		t.Errorf("hold 4: %d rows held, %d rounds; want at most 4, more than hold %d's %d", w.Held, w.Rounds, hold, b.Rounds)
+	}
+	t.Logf("hold 4: held %d, compared %d, %d rounds", w.Held, w.Compared, w.Rounds)
 	// The defaults (4096 buckets), every table: the same.
 	check("defaults", nil)
 

@@ -192,16 +192,27 @@ func cqlType(info gocql.TypeInfo) *cqldriver.Type {
 		return &cqldriver.Type{Kind: cqldriver.TypeTuple, CQL: "tuple"}
 	}
 	k := cqldriver.TypeKind(info.Type())
-	if k == cqldriver.TypeText || k == cqldriver.TypeVarchar {
-		// Cassandra reports text columns as varchar; ParseType reads
-		// both names as the one kind, and generated code writes text.
-		return &cqldriver.Type{Kind: cqldriver.TypeVarchar, CQL: "text"}
-	}
-	if name, ok := nativeNames[k]; ok {
-		return &cqldriver.Type{Kind: k, CQL: name}
+	if int(k) < len(nativeTypes) && nativeTypes[k] != nil {
+		// A scan decodes every cell of every row through here: one
+		// Type for each native kind, made once.
+		return nativeTypes[k]
 	}
 	return &cqldriver.Type{Kind: k, CQL: fmt.Sprintf("%T", info)}
 }
+
+// nativeTypes are the Types of the native kinds cqlType gives. Cassandra
+// reports text columns as varchar; ParseType reads both names as the
+// one kind, and generated code writes text.
+var nativeTypes = func() (ts [0x40]*cqldriver.Type) {
+	for k, name := range nativeNames {
+		if k == cqldriver.TypeText || k == cqldriver.TypeVarchar {
+			k, name = cqldriver.TypeVarchar, "text"
+		}
+		ts[k] = &cqldriver.Type{Kind: k, CQL: name}
+	}
+	ts[cqldriver.TypeText] = ts[cqldriver.TypeVarchar]
+	return ts
+}()
 
 // Value is v as the v2 driver binds it: the runtime's own values
 // (cqldriver.Unset, cqldriver.Encoded, a cqldriver.ValueMarshaler) become the

@@ -803,10 +803,14 @@ func (v *verification) run(ctx context.Context, repair bool) error {
 // with repair, writes it away: narrowed to the sub-buckets that differ,
 // and in batches of at most Hold rows held (narrow.go).
 func (v *verification) compare(ctx context.Context, k, i int, want, have *digests, repair bool) error {
-	s, err := v.narrow(ctx, k, i, want, have)
-	if err != nil {
-		return err
-	}
+	return v.narrow(ctx, k, i, mismatchedBuckets(want, have), func(s *nodes) error {
+		return v.compareNodes(ctx, k, i, s, repair)
+	})
+}
+
+// compareNodes compares the rows of the nodes s, in batches of at most
+// Hold rows held.
+func (v *verification) compareNodes(ctx context.Context, k, i int, s *nodes, repair bool) error {
 	from := 0
 	for _, to := range s.batches(int64(v.m.Hold)) {
 		in := func(r *row) bool {
@@ -855,11 +859,12 @@ func (v *verification) compareBatch(ctx context.Context, k, i int, in func(*row)
 	}
 	err = m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
 		var n scanned
+		enc := new(rowEncoder) // each row compared and let go
 		return v.scanCanonical(ctx, lo, hi, &n, func(st *stateView) error {
 			if !ent.holds(i, st.row) {
 				return nil
 			}
-			r, _, err := ent.expected(i, st)
+			r, err := enc.encode(p.table, ent.row(i, st.row, st.version+1))
 			if err != nil || !in(r) {
 				return err
 			}

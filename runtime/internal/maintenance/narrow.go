@@ -22,8 +22,10 @@ import (
 // counts), each batch a scan of the table and of the source of truth.
 //
 // Memory is then bounded whatever the table's size and its drift: the
-// sub-buckets' digests (nodeCap at most), and Hold rows. The cost is in
-// scans: a refinement is a scan of both tables, and so is each batch.
+// sub-buckets' digests and nodes (nodeCap at most, 8 a held row), and
+// Hold rows. The cost is in scans: a refinement is a scan of both
+// tables, and so is each batch; drift spread over more sub-buckets than
+// nodeCap is narrowed a part at a time (narrow), each part its scans.
 // With drift in a few buckets (their present rows Hold or fewer), the
 // comparison is the buckets', as before: one batch, no refinement.
 //
@@ -32,9 +34,11 @@ import (
 // every row of a differing sub-bucket is compared, as every row of a
 // differing bucket was.
 
-// nodeCap bounds the sub-buckets a refinement sums digests for (16 bytes
-// each): 512 KB, and the nodes it returns (16 bytes each).
-const nodeCap = 1 << 15
+// nodeCap bounds the sub-buckets a refinement sums digests for, and the
+// nodes it returns, 16 bytes each: 8 for each row Hold lets a comparison
+// hold (a held row takes about 100 bytes), so that Hold sizes all of the
+// narrowing's memory. At the default Hold, 32,768: 512 KB of digests.
+func (m *maintain) nodeCap() int { return min(max(m.Hold, 2), 1<<17) * 8 }
 
 // maxSplit bounds how far a bucket is split: 2^48 sub-buckets under each
 // bucket separate any two keys but for a collision.
@@ -152,7 +156,7 @@ func mismatchedBuckets(want, have *digests) *nodes {
 // fanout is how many sub-buckets to split every node into next: as many
 // as keep them within nodeCap, and no more than bring them to about one
 // present row each; 0 when they cannot be split further.
-func (s *nodes) fanout() int {
+func (s *nodes) fanout(nodeCap int) int {
 	if len(s.list) == 0 {
 		return 0
 	}
@@ -169,31 +173,63 @@ func (s *nodes) fanout() int {
 	return f
 }
 
-// narrow splits the mismatched buckets of projection i (the k-th under
-// check) until their present rows are at most Hold, or splitting no
-// longer thins them, and returns the sub-buckets whose digests differ.
-func (v *verification) narrow(ctx context.Context, k, i int, want, have *digests) (*nodes, error) {
-	s := mismatchedBuckets(want, have)
-	hold := int64(v.m.Hold)
+// narrow splits the sub-buckets s of projection i (the k-th under
+// check; at first its mismatched buckets) until their present rows are at
+// most Hold, or splitting no longer thins them, and hands the
+// sub-buckets whose digests differ to compare. A set of more nodes than
+// half the budget cannot be split at once: its drift is spread over
+// more sub-buckets than the budget holds. It is narrowed half after
+// half, each half compared before the next is split, so that memory
+// stays within the budget whatever the drift; the cost is more scans.
+func (v *verification) narrow(ctx context.Context, k, i int, s *nodes, compare func(*nodes) error) error {
+	hold, budget := int64(v.m.Hold), v.m.nodeCap()
 	for s.held() > hold {
-		f := s.fanout()
+		if len(s.list) > budget/2 {
+			if s.held() <= 4*hold {
+				break // a few batches cost less than splitting
+			}
+			a, b := s.halves()
+			if err := v.narrow(ctx, k, i, a, compare); err != nil {
+				return err
+			}
+			return v.narrow(ctx, k, i, b, compare)
+		}
+		f := s.fanout(budget)
 		if f == 0 {
 			break
 		}
 		next, err := v.refine(ctx, i, s, f)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		v.rep.Tables[k].Rounds++
-		// The drift itself is more than Hold rows (every row an
-		// orphan, say): splitting further would not thin it.
-		thin := next.held() <= s.held()*3/4
+		// Not thinner, though within the budget to split again: the
+		// drift itself is more than Hold rows (every row an orphan,
+		// say), and splitting further would not thin it. Not thinner
+		// for want of budget: halved next.
+		thin, wide := next.held() <= s.held()*3/4, len(next.list) > budget/2
 		s = next
-		if !thin {
+		if !thin && !wide {
 			break
 		}
 	}
-	return s, nil
+	return compare(s)
+}
+
+// halves splits s in two sets of nodes, the first half and the rest.
+func (s *nodes) halves() (*nodes, *nodes) {
+	m := len(s.list) / 2
+	a, b := newNodes(s.buckets(), s.split, m), newNodes(s.buckets(), s.split, len(s.list)-m)
+	for bk := range s.buckets() {
+		for j := int(s.first[bk]); j < int(s.first[bk+1]); j++ {
+			if j < m {
+				a.add(bk, s.list[j])
+			} else {
+				b.add(bk, s.list[j])
+			}
+		}
+	}
+	return a.done(), b.done()
 }
 
 // refine splits every node of s into f: both tables are scanned,
@@ -204,11 +240,12 @@ func (v *verification) refine(ctx context.Context, i int, s *nodes, f int) (*nod
 	d := newSubDigests(len(s.list) * f)
 	err := m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
 		var n scanned
+		enc := new(rowEncoder) // each row hashed and let go
 		return v.scanCanonical(ctx, lo, hi, &n, func(st *stateView) error {
 			if !ent.holds(i, st.row) {
 				return nil
 			}
-			r, _, err := ent.expected(i, st)
+			r, err := enc.encode(p.table, ent.row(i, st.row, st.version+1))
 			if err == nil {
 				if c, ok := s.child(r.keyHash(), f); ok {
 					d.want(c, r.hash())

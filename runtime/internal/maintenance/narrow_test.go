@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cqlgen/cqlgen/internal/cqlspec"
+	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
 	"github.com/cqlgen/cqlgen/runtime/internal/desc"
 )
 
@@ -184,30 +185,73 @@ func TestBatchesBoundThePresentRows(t *testing.T) {
 	}
 }
 
+// Halves are the first half of the nodes and the rest, each found in its
+// bucket as before.
+func TestHalves(t *testing.T) {
+	s := newNodes(8, 4, 0)
+	for b := range 8 {
+		for sub := range uint64(b % 4) {
+			s.add(b, node{sub: sub, present: int64(b*10) + int64(sub)})
+		}
+	}
+	s.done()
+	a, b := s.halves()
+	if len(a.list) != len(s.list)/2 || len(a.list)+len(b.list) != len(s.list) {
+		t.Fatalf("halves of %d nodes: %d and %d", len(s.list), len(a.list), len(b.list))
+	}
+	if a.held()+b.held() != s.held() {
+		t.Errorf("held %d + %d, want %d", a.held(), b.held(), s.held())
+	}
+	for i := range 3000 {
+		kh := testRow(fmt.Sprint("h", i)).keyHash()
+		j, in := s.of(kh)
+		ja, inA := a.of(kh)
+		jb, inB := b.of(kh)
+		switch {
+		case in != (inA || inB) || inA && inB:
+			t.Fatalf("key %d: in s %v, in the halves %v and %v", i, in, inA, inB)
+		case inA && a.list[ja] != s.list[j], inB && b.list[jb] != s.list[j]:
+			t.Fatalf("key %d: node %+v, in a half %+v %+v", i, s.list[j], a.list[ja], b.list[jb])
+		case inA && j >= len(a.list), inB && j < len(a.list):
+			t.Fatalf("key %d: node %d of %d in the wrong half", i, j, len(s.list))
+		}
+	}
+}
+
+// Hold sizes the narrowing's budget: 8 sub-buckets a row held.
+func TestNodeCapFollowsHold(t *testing.T) {
+	for hold, want := range map[int]int{4096: 1 << 15, 16: 128, 1: 16, 1 << 40: 1 << 20} {
+		if got := (&maintain{Options: cqlmaintain.Options{Hold: hold}}).nodeCap(); got != want {
+			t.Errorf("hold %d: nodeCap %d, want %d", hold, got, want)
+		}
+	}
+}
+
 // Splitting keeps within nodeCap and stops at about one row a node.
 func TestFanout(t *testing.T) {
+	const nodeCap = 1 << 15
 	s := newNodes(4096, 1, 0)
 	for b := range 4096 {
 		s.add(b, node{present: 250})
 	}
-	if f := s.done().fanout(); 4096*f > nodeCap || f < 2 {
+	if f := s.done().fanout(nodeCap); 4096*f > nodeCap || f < 2 {
 		t.Errorf("4096 nodes of 250 rows: split into %d", f)
 	}
 	one := newNodes(4, 1, 0)
 	one.add(1, node{present: 1000})
-	if f := one.done().fanout(); f != 1000 {
+	if f := one.done().fanout(nodeCap); f != 1000 {
 		t.Errorf("one node of 1000 rows: split into %d, want 1000", f)
 	}
 	full := newNodes(nodeCap, 1, 0)
 	for b := range nodeCap/2 + 1 {
 		full.add(b, node{present: 2})
 	}
-	if f := full.done().fanout(); f != 0 {
+	if f := full.done().fanout(nodeCap); f != 0 {
 		t.Errorf("%d nodes: split into %d, past nodeCap", len(full.list), f)
 	}
 	deep := newNodes(4, maxSplit/3, 0)
 	deep.add(1, node{present: 1000})
-	if f := deep.done().fanout(); f != 3 {
+	if f := deep.done().fanout(nodeCap); f != 3 {
 		t.Errorf("split %d times already: split into %d, want 3 (at most %d in all)", deep.split, f, uint64(maxSplit))
 	}
 }
