@@ -29,9 +29,11 @@ type Options struct {
 	// mismatched buckets are split into sub-buckets by their keys'
 	// hashes, and their digests compared again, until the drift is
 	// narrowed to Hold rows; drift of more rows than that is compared
-	// Hold at a time. Each split and each batch is a scan of the table
-	// and of its source of truth: a smaller Hold costs scans, not drift
-	// found.
+	// Hold at a time. Hold also sizes the splitting: at most 8
+	// sub-buckets a row (16 bytes each), and drift spread over more
+	// sub-buckets than that is narrowed a part at a time. Each split and
+	// each batch is a scan of the table and of its source of truth: a
+	// smaller Hold costs scans, not drift found.
 	Hold int
 	// Tables restricts the work to these tables of the entity (not its
 	// source of truth); none means all of them.
