@@ -576,6 +576,28 @@ func (ent *entityView) expected(p int, st *stateView) (*row, []any, error) {
 	return r, values, err
 }
 
+// eachExpected hands f, range by range (ranges at once), each live
+// entity of the source of truth that projection i holds and the row of i
+// it implies, encoded into memory the range reuses: r is valid during
+// the call only.
+func (v *verification) eachExpected(ctx context.Context, i int, f func(ctx context.Context, st *stateView, r *row) error) error {
+	ent, t := v.ent, v.ent.projections[i].table
+	return v.m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
+		var n scanned
+		enc := new(rowEncoder)
+		return v.scanCanonical(ctx, lo, hi, &n, func(st *stateView) error {
+			if !ent.holds(i, st.row) {
+				return nil
+			}
+			r, err := enc.encode(t, ent.row(i, st.row, st.version+1))
+			if err != nil {
+				return err
+			}
+			return f(ctx, st, r)
+		})
+	})
+}
+
 // scanned counts the rows a scan of the source of truth read, by what
 // they were: every row is counted once, so that none is skipped unseen.
 type scanned struct {
@@ -836,7 +858,7 @@ func (v *verification) compareNodes(ctx context.Context, k, i int, s *nodes, rep
 // takes (the digests counted size), holding the table's (by key, hash and
 // last write: held) while it reads the source of truth.
 func (v *verification) compareBatch(ctx context.Context, k, i int, in func(*row) bool, size int, repair bool) error {
-	m, ent, p := v.m, v.ent, v.ent.projections[i]
+	m, p := v.m, v.ent.projections[i]
 	tr := &v.rep.Tables[k]
 	present := make(map[string]held, size)
 	err := m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
@@ -857,46 +879,38 @@ func (v *verification) compareBatch(ctx context.Context, k, i int, in func(*row)
 			*keys = append(*keys, r.keyWords(p.table, m.ShowKeys))
 		}
 	}
-	err = m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
-		var n scanned
-		enc := new(rowEncoder) // each row compared and let go
-		return v.scanCanonical(ctx, lo, hi, &n, func(st *stateView) error {
-			if !ent.holds(i, st.row) {
-				return nil
+	err = v.eachExpected(ctx, i, func(ctx context.Context, st *stateView, r *row) error {
+		if !in(r) {
+			return nil
+		}
+		key := r.key()
+		v.mu.Lock()
+		got, ok := present[key]
+		delete(present, key)
+		tr.Compared++
+		stale := ok && got.hash != r.hash()
+		switch {
+		case !ok:
+			tr.Missing++
+			sample(&tr.MissingKeys, r)
+		case stale:
+			tr.Stale++
+			sample(&tr.StaleKeys, r)
+		}
+		v.mu.Unlock()
+		if (!ok || stale) && repair {
+			var was *row // missing
+			if ok {
+				was = &row{writetime: got.writetime}
 			}
-			r, err := enc.encode(p.table, ent.row(i, st.row, st.version+1))
-			if err != nil || !in(r) {
+			if err := v.repairRow(ctx, i, st, was); err != nil {
 				return err
 			}
-			key := r.key()
 			v.mu.Lock()
-			got, ok := present[key]
-			delete(present, key)
-			tr.Compared++
-			stale := ok && got.hash != r.hash()
-			switch {
-			case !ok:
-				tr.Missing++
-				sample(&tr.MissingKeys, r)
-			case stale:
-				tr.Stale++
-				sample(&tr.StaleKeys, r)
-			}
+			tr.Inserted++
 			v.mu.Unlock()
-			if (!ok || stale) && repair {
-				var was *row // missing
-				if ok {
-					was = &row{writetime: got.writetime}
-				}
-				if err := v.repairRow(ctx, i, st, was); err != nil {
-					return err
-				}
-				v.mu.Lock()
-				tr.Inserted++
-				v.mu.Unlock()
-			}
-			return nil
-		})
+		}
+		return nil
 	})
 	if err != nil {
 		return err

@@ -236,23 +236,13 @@ func (s *nodes) halves() (*nodes, *nodes) {
 // the digests of the split nodes' rows summed by sub-bucket, and the
 // sub-buckets that differ returned.
 func (v *verification) refine(ctx context.Context, i int, s *nodes, f int) (*nodes, error) {
-	m, ent, p := v.m, v.ent, v.ent.projections[i]
+	m, p := v.m, v.ent.projections[i]
 	d := newSubDigests(len(s.list) * f)
-	err := m.eachRange(ctx, nil, func(ctx context.Context, _ int, lo, hi int64) error {
-		var n scanned
-		enc := new(rowEncoder) // each row hashed and let go
-		return v.scanCanonical(ctx, lo, hi, &n, func(st *stateView) error {
-			if !ent.holds(i, st.row) {
-				return nil
-			}
-			r, err := enc.encode(p.table, ent.row(i, st.row, st.version+1))
-			if err == nil {
-				if c, ok := s.child(r.keyHash(), f); ok {
-					d.want(c, r.hash())
-				}
-			}
-			return err
-		})
+	err := v.eachExpected(ctx, i, func(_ context.Context, _ *stateView, r *row) error {
+		if c, ok := s.child(r.keyHash(), f); ok {
+			d.want(c, r.hash())
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
