@@ -135,6 +135,11 @@ func (c concurrent) Apply(ctx context.Context, s Session, qs []cqldriver.Query) 
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
+		}
+		// A slot freed as the context ended makes both cases ready, and
+		// select picks either: the context is asked again, so that no
+		// statement starts once it has ended.
+		if ctx.Err() != nil {
 			// Statements not started yet fail with the context's error;
 			// those running finish.
 			for j := i; j < len(qs); j++ {
