@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -78,6 +79,16 @@ func (c *clusterEnv) explainConnect(err error) error {
 		}
 		return false
 	}
+	if c.TLS != nil && !has("remote error: tls:", "x509:", "failed to verify certificate", "first record does not look like") &&
+		has("no response to connection startup", "i/o timeout", "EOF", "connection reset", "no connections were made") {
+		// With TLS 1.3 a node's refusal of the client's certificate
+		// (or of none) comes after the client's side of the handshake
+		// is done, in the first read: on a busy node, after gocql gave
+		// up waiting. Ask once more, waiting longer, for its alert.
+		if aerr := handshakeAlert(c.Hosts[0], c.TLS); aerr != nil {
+			msg += "; then: " + aerr.Error()
+		}
+	}
 	var why string
 	switch {
 	case has("authentication required"):
@@ -150,4 +161,31 @@ func speaksTLS(host string) bool {
 	err = tc.Handshake()
 	var alert tls.AlertError
 	return err == nil || errors.As(err, &alert) || strings.Contains(fmt.Sprint(err), "remote error: tls:")
+}
+
+// handshakeAlert connects to the node at host (host[:port], 9042 by
+// default) over TLS as the client does (cfg, the node's certificate
+// verified), sends an OPTIONS frame and waits, probeTimeout at most, for
+// the first byte of its answer: nil when the node answers (or says
+// nothing), else the error that ended the wait, a TLS alert from a node
+// that refused the client's certificate among them.
+func handshakeAlert(host string, cfg *tls.Config) error {
+	if _, _, err := net.SplitHostPort(host); err != nil {
+		host = net.JoinHostPort(host, "9042")
+	}
+	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: probeTimeout}, "tcp", host, cfg.Clone())
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(probeTimeout))
+	// Protocol v4, stream 0, OPTIONS, no body.
+	if _, err := conn.Write([]byte{0x04, 0, 0, 0, 0x05, 0, 0, 0, 0}); err != nil {
+		return err
+	}
+	var b [1]byte
+	if _, err := conn.Read(b[:]); err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+		return err
+	}
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"io"
 	"math/big"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -191,6 +192,38 @@ func TestConnectTLSMismatch(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "s3cret-pw") {
 			t.Errorf("%s: %v\nwant %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// A node that refuses the client's certificate says so after the
+// client's side of the TLS 1.3 handshake is done; when gocql gave up
+// before the alert came (a busy node), explainConnect asks again and
+// names the refusal, with a certificate the node does not trust and
+// with none.
+func TestExplainConnectAsksAgainAfterATimeout(t *testing.T) {
+	addr, nodePEM := tlsNode(t, tls.RequireAndVerifyClientCert)
+	pemBytes, err := os.ReadFile(nodePEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(pemBytes) {
+		t.Fatal("the node's certificate does not parse")
+	}
+	clientCert, _ := selfSigned(t) // signed by no CA the node trusts
+	timedOut := "gocql: unable to create session: unable to discover protocol version: gocql: no response to connection startup within timeout"
+	for _, tc := range []struct {
+		certs []tls.Certificate
+		want  string
+	}{
+		{[]tls.Certificate{clientCert}, "TLS: the node refused the client certificate of CASSANDRA_TLS_CERT"},
+		{nil, "TLS: the node requires a client certificate"},
+	} {
+		c := &clusterEnv{Hosts: []string{addr}, TLS: &tls.Config{RootCAs: roots, Certificates: tc.certs, MinVersion: tls.VersionTLS13}}
+		got := c.explainConnect(errors.New(timedOut)).Error()
+		if !strings.HasPrefix(got, tc.want) || !strings.Contains(got, timedOut) {
+			t.Errorf("%d client certificates:\n%s\nwant %q", len(tc.certs), got, tc.want)
 		}
 	}
 }
