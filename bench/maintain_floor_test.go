@@ -54,22 +54,10 @@ func BenchmarkMaintainFloor(b *testing.B) {
 		}
 	}
 	board := fmt.Sprintf("f%d-", time.Now().UnixNano())
-	must(s.Query("TRUNCATE tallies").Exec())
-	must(s.Query("TRUNCATE tallies_by_board").Exec())
-	var wg sync.WaitGroup
-	for w := range 16 {
-		wg.Go(func() {
-			for i := w; i < n; i += 16 {
-				t := tally(board, i)
-				if err := s.Query("INSERT INTO tallies (tally_id, board, points, name, cqlgen_version) VALUES (?, ?, ?, ?, ?)",
-					t.TallyID, t.Board, t.Points, t.Name, int64(1000+i)).Exec(); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
+	loadTallies(b, s, board, n, 16, versioned)
+	if b.Failed() {
+		return
 	}
-	wg.Wait()
 	repo := model.NewTallyRepo(gocqlv1.NewSession(s, nil))
 	var copyRate, backfillRate, writeRate, scanRate, verifyRate []float64
 	// The process's CPU (user and system) a row, for each side.

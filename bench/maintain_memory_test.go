@@ -43,27 +43,13 @@ func BenchmarkMaintainMemory(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	must(s.Query("TRUNCATE tallies").Exec())
-	must(s.Query("TRUNCATE tallies_by_board").Exec())
 	load := time.Now()
-	var wg sync.WaitGroup
-	for w := range 32 {
-		wg.Go(func() {
-			for i := w; i < n; i += 32 {
-				t := tally(board, i)
-				var version any = int64(1000 + i)
-				if i%100 == 37 {
-					version = nil // written outside the protocol: adopt's
-				}
-				if err := s.Query("INSERT INTO tallies (tally_id, board, points, name, cqlgen_version) VALUES (?, ?, ?, ?, ?)",
-					t.TallyID, t.Board, t.Points, t.Name, version).Exec(); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
+	loadTallies(b, s, board, n, 32, func(i int) any {
+		if i%100 == 37 {
+			return nil // written outside the protocol: adopt's
+		}
+		return versioned(i)
+	})
 	if b.Failed() {
 		return
 	}
@@ -103,6 +89,7 @@ func BenchmarkMaintainMemory(b *testing.B) {
 	// Spread drift: every 100th row missing, every 1000th changed, and
 	// an extra row for every 1000.
 	drift := time.Now()
+	var wg sync.WaitGroup
 	for w := range 16 {
 		wg.Go(func() {
 			for i := w; i < n; i += 16 {

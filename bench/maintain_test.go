@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gocql/gocql"
+
 	"github.com/cqlgen/cqlgen/bench/internal/benchenv"
 	"github.com/cqlgen/cqlgen/bench/model"
 	"github.com/cqlgen/cqlgen/runtime/cqlmaintain"
@@ -104,6 +106,35 @@ func writeHeapProfile(path string) {
 	}
 }
 
+// loadTallies empties tallies and tallies_by_board, then writes n tallies
+// of board into tallies by plain INSERTs, writers at once, each at the
+// version version(i) gives (nil: written outside the write protocol).
+// A failed write is reported on b; the caller checks b.Failed.
+func loadTallies(b *testing.B, s *gocql.Session, board string, n, writers int, version func(i int) any) {
+	for _, t := range []string{"tallies", "tallies_by_board"} {
+		if err := s.Query("TRUNCATE " + t).Exec(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := w; i < n; i += writers {
+				t := tally(board, i)
+				if err := s.Query("INSERT INTO tallies (tally_id, board, points, name, cqlgen_version) VALUES (?, ?, ?, ?, ?)",
+					t.TallyID, t.Board, t.Points, t.Name, version(i)).Exec(); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// versioned is the version of tally i loaded as the protocol wrote it.
+func versioned(i int) any { return int64(1000 + i) }
+
 // maintainRates are the rates of the backfills: CQLGEN_BENCH_MAINTAIN_RATES,
 // comma-separated, or 0 (unthrottled) and 2000. A backfill at 2000 rows a
 // second of a million rows takes 8 minutes: CQLGEN_BENCH_MAINTAIN_RATES=0
@@ -135,22 +166,10 @@ func BenchmarkMaintain(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	must(s.Query("TRUNCATE tallies").Exec())
-	must(s.Query("TRUNCATE tallies_by_board").Exec())
-	var wg sync.WaitGroup
-	for w := range 16 {
-		wg.Go(func() {
-			for i := w; i < n; i += 16 {
-				t := tally(board, i)
-				if err := s.Query("INSERT INTO tallies (tally_id, board, points, name, cqlgen_version) VALUES (?, ?, ?, ?, ?)",
-					t.TallyID, t.Board, t.Points, t.Name, int64(1000+i)).Exec(); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
+	loadTallies(b, s, board, n, 16, versioned)
+	if b.Failed() {
+		return
 	}
-	wg.Wait()
 	repo := model.NewTallyRepo(gocqlv1.NewSession(s, nil))
 	rowsPerSec := func(b *testing.B, rows int64, d time.Duration) {
 		b.ReportMetric(float64(rows)/d.Seconds(), "rows/s")
